@@ -1,0 +1,104 @@
+// Package tools is the contract between the harness and the evidence tools:
+// what an adapter declares, receives and returns. It holds no tool; the
+// implementations live in the sub-packages (knowledge, logs, sqlquery, skills)
+// and cmd wires them into the harness registry.
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/superbiz/superbiz/pkg/model"
+)
+
+// EvidenceStatus is the only verdict of an evidence call the model and the guards see.
+type EvidenceStatus string
+
+// The evidence statuses of SPEC section 5.
+const (
+	EvidenceFound EvidenceStatus = "EVIDENCE_FOUND"
+	NoEvidence    EvidenceStatus = "NO_EVIDENCE"
+	StatusError   EvidenceStatus = "ERROR"
+)
+
+// The stable error codes an ERROR observation may carry; nothing else reaches the model.
+const (
+	CodeInvalidInput = "INVALID_INPUT"
+	CodeNotReadOnly  = "NOT_READ_ONLY"
+	CodeTimeout      = "TIMEOUT"
+	CodeUnavailable  = "UNAVAILABLE"
+	CodeUnrecorded   = "UNRECORDED"
+	CodeInternal     = "INTERNAL"
+)
+
+// Call is what an adapter receives: the run's identity, the exact Tool Call ID
+// and the unwrapped, canonical business input.
+type Call struct {
+	SessionID  string
+	RunID      string
+	ToolCallID string
+	Tool       string
+	// Input is the canonical business input returned by Adapter.Canonical.
+	Input json.RawMessage
+	// Now is the run's clock (SUPERBIZ_NOW or recorded), for relative windows.
+	Now time.Time
+	// MaxBytes bounds the JSON encoding of Outcome.Result: shrink to fit.
+	MaxBytes int
+}
+
+// Outcome is an adapter's answer. Result is a whitelisted projection (a value
+// that marshals to a JSON object); Detail is internal and never reaches the model.
+type Outcome struct {
+	Status    EvidenceStatus
+	ErrorCode string
+	Result    any
+	Detail    error
+}
+
+// Canonical is a validated business input: the canonical JSON (defaults
+// applied, stable member order) and a one-line summary for timelines.
+type Canonical struct {
+	Input   json.RawMessage
+	Summary string
+}
+
+// Adapter is one evidence tool. Definition's Parameters is the schema of the
+// business input only; the harness wraps it in the progress envelope.
+type Adapter interface {
+	Definition() model.Tool
+	// Canonical strictly decodes and validates a business input. An error
+	// (wrapping ErrInvalidInput) becomes INVALID_INPUT without executing.
+	Canonical(input json.RawMessage) (Canonical, error)
+	Execute(ctx context.Context, call Call) Outcome
+}
+
+// ErrInvalidInput marks a business input the adapter refuses before running.
+var ErrInvalidInput = errors.New("invalid input")
+
+// InvalidInput builds an ErrInvalidInput error with a reason for the audit log.
+func InvalidInput(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrInvalidInput, fmt.Sprintf(format, args...))
+}
+
+// Failed is a convenience for an ERROR outcome with a stable code.
+func Failed(code string, detail error) Outcome {
+	return Outcome{Status: StatusError, ErrorCode: code, Detail: detail}
+}
+
+// Playbook is one diagnosis playbook (SKILL.md): guidance, never evidence.
+type Playbook struct {
+	Name        string
+	Description string
+	Body        string
+	// Source says where it came from ("builtin" or a file path), for `skills list`.
+	Source string
+}
+
+// Playbooks is the catalog read_skill and the prompt's compact catalog use.
+type Playbooks interface {
+	List() []Playbook
+	Get(name string) (Playbook, bool)
+}
