@@ -1,0 +1,74 @@
+package harness
+
+import (
+	"github.com/superbiz/superbiz/pkg/tools"
+)
+
+// Check is one completed evidence check as the snapshot and fallback show it.
+type Check struct {
+	Tool           string               `json:"tool"`
+	EvidenceStatus tools.EvidenceStatus `json:"evidence_status"`
+	ErrorCode      string               `json:"error_code,omitempty"`
+	Summary        string               `json:"summary"`
+}
+
+// ProgressSnapshot is the safe, bounded account of what a run checked; it
+// never holds raw results, so it may be shown when no draft is.
+type ProgressSnapshot struct {
+	Checks        []Check    `json:"checks"`
+	EvidenceFound int        `json:"evidence_found"`
+	NoEvidence    int        `json:"no_evidence"`
+	Errors        int        `json:"errors"`
+	Gained        int        `json:"gained"`
+	NoGain        int        `json:"no_gain"`
+	StopReason    StopReason `json:"stop_reason"`
+}
+
+// maxSnapshotChecks bounds the snapshot whatever the tool budget.
+const maxSnapshotChecks = 32
+
+// maxSummaryBytes bounds each check's one-line input summary.
+const maxSummaryBytes = 160
+
+// Snapshot builds the ProgressSnapshot of the run's READY checks.
+func (b *Boundary) Snapshot(reason StopReason) ProgressSnapshot {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	s := ProgressSnapshot{Checks: []Check{}, Gained: b.gained, NoGain: b.noGain, StopReason: reason}
+	for _, inv := range b.invocations {
+		if !inv.Ready() {
+			continue
+		}
+		switch inv.EvidenceStatus {
+		case tools.EvidenceFound:
+			s.EvidenceFound++
+		case tools.NoEvidence:
+			s.NoEvidence++
+		default:
+			s.Errors++
+		}
+		if len(s.Checks) < maxSnapshotChecks {
+			s.Checks = append(s.Checks, Check{Tool: inv.Tool, EvidenceStatus: inv.EvidenceStatus, ErrorCode: inv.ErrorCode, Summary: Truncate(inv.Summary, maxSummaryBytes)})
+		}
+	}
+	return s
+}
+
+// HasProgress reports whether any READY check exists to publish safely.
+func (s ProgressSnapshot) HasProgress() bool { return len(s.Checks) > 0 }
+
+// Truncate bounds s to n UTF-8 bytes on a rune boundary, marking the cut.
+func Truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	const ell = "…"
+	cut := n - len(ell)
+	if cut < 0 {
+		cut = 0
+	}
+	for cut > 0 && cut < len(s) && s[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return s[:cut] + ell
+}
