@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	jsonv2 "github.com/go-json-experiment/json"
@@ -74,7 +75,12 @@ const (
 
 // DraftSchema is the JSON Schema of Draft, generated from the Go types, for
 // the prompt and Ollama's `format`.
-func DraftSchema() json.RawMessage {
+func DraftSchema() json.RawMessage { return append(json.RawMessage(nil), draftSchema()...) }
+
+// draftSchema computes the schema once; it never changes after that.
+var draftSchema = sync.OnceValue(generateDraftSchema)
+
+func generateDraftSchema() json.RawMessage {
 	r := jsonschema.Reflector{DoNotReference: true, ExpandedStruct: true}
 	s := r.Reflect(&Draft{})
 	s.Version, s.ID = "", ""

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -353,7 +354,6 @@ func (b *Boundary) handleEvidence(adapter tools.Adapter, call model.ToolCall, in
 		return b.stopOn(err, base, inv)
 	}
 	b.seen[key] = call.ID
-	b.rc.budgetChanged()
 	limit := b.obsLimit - len(call.ID) - len(call.Name) - 96
 	out := adapter.Execute(b.rc.ctx, tools.Call{
 		SessionID: b.rc.sessionID, RunID: b.rc.runID, ToolCallID: call.ID, Tool: call.Name,
@@ -527,10 +527,9 @@ func projection(result any) (json.RawMessage, error) {
 
 // Sanitize rewrites every JSON string (keys and values) through redaction.
 func Sanitize(raw []byte) (json.RawMessage, error) {
-	dec := jsontext.NewDecoder(strings.NewReader(string(raw)))
-	var buf strings.Builder
-	buf.Grow(len(raw))
-	enc := jsontext.NewEncoder(&buf)
+	dec := jsontext.NewDecoder(bytes.NewReader(raw))
+	buf := bytes.NewBuffer(make([]byte, 0, len(raw)+16))
+	enc := jsontext.NewEncoder(buf)
 	for {
 		tok, err := dec.ReadToken()
 		if err != nil {
@@ -549,7 +548,7 @@ func Sanitize(raw []byte) (json.RawMessage, error) {
 			return nil, fmt.Errorf("sanitize projection: %w", err)
 		}
 	}
-	return json.RawMessage(strings.TrimSpace(buf.String())), nil
+	return json.RawMessage(bytes.TrimSpace(buf.Bytes())), nil
 }
 
 func mustMarshal(v any) json.RawMessage {

@@ -1,0 +1,309 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/adrg/xdg"
+)
+
+// Environment variables superbiz reads; named once so docs and tests agree.
+const (
+	EnvConfig     = "SUPERBIZ_CONFIG"
+	EnvDB         = "SUPERBIZ_DB"
+	EnvModel      = "SUPERBIZ_MODEL"
+	EnvOllamaHost = "OLLAMA_HOST"
+	EnvNow        = "SUPERBIZ_NOW"
+)
+
+// Overrides are the values given on the command line. A nil field means the
+// flag was not given, so "not given" differs from "given as zero"; cmd fills
+// them from cobra's Flags().Changed.
+type Overrides struct {
+	DBPath        *string        // --db
+	Model         *string        // --model
+	Host          *string        // --host
+	MaxModelCalls *int           // --max-model-calls
+	MaxToolCalls  *int           // --max-tool-calls
+	MaxTokens     *int           // --max-tokens
+	Timeout       *time.Duration // --timeout (budget.deadline)
+}
+
+// LoadOptions carries everything Load depends on, so nothing is read from
+// process-global state the caller did not pass.
+type LoadOptions struct {
+	// ConfigPath is the --config flag, "" when not given.
+	ConfigPath string
+	// WorkDir is where ./superbiz.toml is looked for and what relative flag and
+	// environment paths resolve against; "" means the process's directory.
+	WorkDir string
+	// Getenv reads the environment; nil means os.Getenv. An empty value is unset.
+	Getenv func(string) string
+	// Overrides are the flags the user gave.
+	Overrides Overrides
+}
+
+// Load finds, reads and validates the configuration, then applies the
+// environment and the flags. Every problem in the file is reported at once in
+// an *Error; the error never contains a password.
+func Load(opts LoadOptions) (*Config, error) {
+	getenv := opts.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	wd := opts.WorkDir
+	if wd == "" {
+		var err error
+		if wd, err = os.Getwd(); err != nil {
+			return nil, fmt.Errorf("config: find the working directory: %w", err)
+		}
+	}
+	wd, err := filepath.Abs(wd)
+	if err != nil {
+		return nil, fmt.Errorf("config: resolve working directory %q: %w", wd, err)
+	}
+
+	file, err := findFile(opts.ConfigPath, wd, getenv)
+	if err != nil {
+		return nil, &Error{Problems: []string{err.Error()}}
+	}
+	var data []byte
+	if file != "" {
+		if data, err = os.ReadFile(file); err != nil {
+			return nil, &Error{File: file, Problems: []string{fmt.Sprintf("read config file %s: %v", file, unwrapPath(err))}}
+		}
+	}
+	return load(data, file, wd, getenv, opts.Overrides)
+}
+
+// load builds the configuration from the file's bytes (none when file is "").
+func load(data []byte, file, wd string, getenv func(string) string, ov Overrides) (*Config, error) {
+	cfg := Defaults()
+	cfg.File = file
+	cfg.origins = map[string]string{}
+	base := wd
+	set := fileValues{}
+	if file != "" {
+		base = filepath.Dir(file)
+		var probs []string
+		var fatal bool
+		set, probs, fatal = decode(data, file, &cfg)
+		if fatal || len(probs) > 0 {
+			return nil, &Error{File: file, Problems: probs}
+		}
+	}
+	var probs []string
+	home := getenv("HOME")
+	resolve := func(p, from string) string { return resolvePath(p, from, home) }
+
+	if !set.knowledgePaths {
+		cfg.Knowledge.Paths = []string{DefaultKnowledgePath}
+	}
+	cfg.Knowledge.Paths = mapPaths(cfg.Knowledge.Paths, base, resolve)
+	cfg.Skills.Paths = mapPaths(cfg.Skills.Paths, base, resolve)
+	for i := range cfg.Logs {
+		cfg.Logs[i].Paths = mapPaths(cfg.Logs[i].Paths, base, resolve)
+	}
+	for i, db := range cfg.Databases {
+		if db.DSN.driver == DriverSQLite && db.DSN.raw != "" {
+			cfg.Databases[i].DSN.raw = resolve(db.DSN.raw, base)
+		}
+	}
+
+	// run store: flag > env > file > default
+	switch {
+	case ov.DBPath != nil:
+		cfg.DBPath = strings.TrimSpace(*ov.DBPath)
+		cfg.origins["db"] = "--db"
+		if cfg.DBPath != "" {
+			cfg.DBPath = resolve(cfg.DBPath, wd)
+		}
+	case getenv(EnvDB) != "":
+		cfg.DBPath = resolve(getenv(EnvDB), wd)
+		cfg.origins["db"] = "$" + EnvDB
+	case cfg.DBPath != "":
+		cfg.DBPath = resolve(cfg.DBPath, base)
+	default:
+		cfg.DBPath = filepath.Join(dataHome(getenv), "superbiz", "superbiz.db")
+	}
+
+	// model name: flag > env > file > default
+	switch {
+	case ov.Model != nil:
+		cfg.Model.Name = *ov.Model
+		cfg.origins["model.name"] = "--model"
+	case getenv(EnvModel) != "":
+		cfg.Model.Name = getenv(EnvModel)
+		cfg.origins["model.name"] = "$" + EnvModel
+	}
+
+	// host: flag > env > file > default, normalised like Ollama
+	hostFrom, hostRaw := "", ""
+	switch {
+	case ov.Host != nil:
+		hostFrom, hostRaw = "--host", *ov.Host
+	case getenv(EnvOllamaHost) != "":
+		hostFrom, hostRaw = "$"+EnvOllamaHost, getenv(EnvOllamaHost)
+	}
+	if hostFrom != "" {
+		cfg.origins["model.host"] = hostFrom
+		h, err := ParseHost(hostRaw)
+		if err != nil {
+			probs = append(probs, fmt.Sprintf("%s = %s: %v", hostFrom, showHost(hostRaw), err))
+		} else {
+			cfg.Model.Host = h
+		}
+	}
+
+	// budget flags (no environment)
+	if ov.MaxModelCalls != nil {
+		cfg.Budget.MaxModelCalls = *ov.MaxModelCalls
+		cfg.origins["budget.max_model_calls"] = "--max-model-calls"
+	}
+	if ov.MaxToolCalls != nil {
+		cfg.Budget.MaxToolCalls = *ov.MaxToolCalls
+		cfg.origins["budget.max_tool_calls"] = "--max-tool-calls"
+	}
+	if ov.MaxTokens != nil {
+		cfg.Budget.MaxTokens = *ov.MaxTokens
+		cfg.origins["budget.max_tokens"] = "--max-tokens"
+	}
+	if ov.Timeout != nil {
+		cfg.Budget.Deadline = *ov.Timeout
+		cfg.origins["budget.deadline"] = "--timeout"
+	}
+
+	if s := getenv(EnvNow); s != "" {
+		t, err := time.Parse(time.RFC3339, strings.TrimSpace(s))
+		if err != nil {
+			probs = append(probs, fmt.Sprintf("$%s = %s: not an RFC 3339 time, write e.g. \"2025-03-01T14:05:00+08:00\"", EnvNow, show(s)))
+		} else {
+			cfg.Now = t
+		}
+	}
+
+	if err := cfg.Validate(); err != nil {
+		var ve *Error
+		if errors.As(err, &ve) {
+			probs = append(probs, ve.Problems...)
+		} else {
+			probs = append(probs, err.Error())
+		}
+	}
+	if len(probs) > 0 {
+		return nil, &Error{File: file, Problems: probs}
+	}
+	return &cfg, nil
+}
+
+// findFile applies the lookup order --config, $SUPERBIZ_CONFIG,
+// ./superbiz.toml, $XDG_CONFIG_HOME/superbiz/config.toml. It returns "" when
+// no file exists; an explicitly named file that is missing is an error.
+func findFile(flagPath, wd string, getenv func(string) string) (string, error) {
+	home := getenv("HOME")
+	explicit := []struct{ path, from, fix string }{
+		{flagPath, "--config", "create it or drop --config"},
+		{getenv(EnvConfig), "$" + EnvConfig, "create it or unset " + EnvConfig},
+	}
+	for _, e := range explicit {
+		if e.path == "" {
+			continue
+		}
+		p := resolvePath(e.path, wd, home)
+		st, err := os.Stat(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return "", fmt.Errorf("config file %s (from %s) does not exist: %s", p, e.from, e.fix)
+		case err != nil:
+			return "", fmt.Errorf("config file %s (from %s): %v", p, e.from, unwrapPath(err))
+		case st.IsDir():
+			return "", fmt.Errorf("config file %s (from %s) is a directory: name the .toml file", p, e.from)
+		}
+		return p, nil
+	}
+	implicit := []string{
+		filepath.Join(wd, "superbiz.toml"),
+		filepath.Join(configHome(getenv), "superbiz", "config.toml"),
+	}
+	for _, p := range implicit {
+		st, err := os.Stat(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue
+		case err != nil:
+			return "", fmt.Errorf("config file %s: %v", p, unwrapPath(err))
+		case st.IsDir():
+			return "", fmt.Errorf("config file %s is a directory: remove it or use --config", p)
+		}
+		return p, nil
+	}
+	return "", nil
+}
+
+// configHome is $XDG_CONFIG_HOME from getenv, else adrg/xdg's platform default.
+func configHome(getenv func(string) string) string {
+	if v := getenv("XDG_CONFIG_HOME"); filepath.IsAbs(v) {
+		return v
+	}
+	return xdg.ConfigHome
+}
+
+// dataHome is $XDG_DATA_HOME from getenv, else adrg/xdg's platform default.
+func dataHome(getenv func(string) string) string {
+	if v := getenv("XDG_DATA_HOME"); filepath.IsAbs(v) {
+		return v
+	}
+	return xdg.DataHome
+}
+
+// DefaultDBPath is where the run store lives when nothing names it:
+// $XDG_DATA_HOME/superbiz/superbiz.db.
+func DefaultDBPath(getenv func(string) string) string {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	return filepath.Join(dataHome(getenv), "superbiz", "superbiz.db")
+}
+
+// resolvePath makes p absolute against base, expanding a leading "~/".
+func resolvePath(p, base, home string) string {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		if home != "" {
+			p = filepath.Join(home, p[1:])
+		}
+	}
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(base, p)
+}
+
+// mapPaths resolves every non-empty path; empty ones stay for Validate to report.
+func mapPaths(ps []string, base string, resolve func(p, base string) string) []string {
+	if ps == nil {
+		return nil
+	}
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		if strings.TrimSpace(p) == "" {
+			out[i] = p
+			continue
+		}
+		out[i] = resolve(p, base)
+	}
+	return out
+}
+
+// unwrapPath drops the *fs.PathError wrapper whose path the message already names.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
