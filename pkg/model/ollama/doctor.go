@@ -1,0 +1,81 @@
+package ollama
+
+import (
+	"context"
+	"strings"
+
+	"github.com/ollama/ollama/api"
+)
+
+// call runs one non-streamed API call under the request timeout and maps its
+// failure exactly as Chat does, so doctor reports the same kinds.
+func (c *Client) call(ctx context.Context, fn func(ctx context.Context) error) error {
+	rctx, cancel := context.WithTimeoutCause(ctx, c.opts.RequestTimeout, errRequestTimeout)
+	defer cancel()
+	rctx, ws := withWireState(rctx)
+	err := fn(rctx)
+	if err == nil {
+		return nil
+	}
+	if me := c.contextFailure(ctx, rctx); me != nil {
+		return me
+	}
+	return c.mapError(err, ws)
+}
+
+// Version asks /api/version, which proves the host is an Ollama server.
+func (c *Client) Version(ctx context.Context) (string, error) {
+	var v string
+	err := c.call(ctx, func(ctx context.Context) error {
+		var err error
+		v, err = c.api.Version(ctx)
+		return err
+	})
+	return v, err
+}
+
+// Show returns the capabilities /api/show reports for name (the configured
+// model when name is empty), e.g. ["completion","tools","thinking"], so
+// doctor can say whether native tool calling will work. An unknown model is
+// an ErrModelNotFound *model.Error.
+func (c *Client) Show(ctx context.Context, name string) ([]string, error) {
+	if name == "" {
+		name = c.opts.Model
+	}
+	var caps []string
+	err := c.call(ctx, func(ctx context.Context) error {
+		resp, err := c.api.Show(ctx, &api.ShowRequest{Model: name})
+		if err != nil {
+			return err
+		}
+		for _, cp := range resp.Capabilities {
+			caps = append(caps, string(cp))
+		}
+		return nil
+	})
+	return caps, err
+}
+
+// HasModel reports whether the configured model is pulled on the server
+// (/api/tags; a name without a tag matches ":latest" as Ollama resolves it).
+func (c *Client) HasModel(ctx context.Context) (bool, error) {
+	var found bool
+	err := c.call(ctx, func(ctx context.Context) error {
+		list, err := c.api.List(ctx)
+		if err != nil {
+			return err
+		}
+		want := c.opts.Model
+		if !strings.Contains(want, ":") {
+			want += ":latest"
+		}
+		for _, m := range list.Models {
+			if m.Name == c.opts.Model || m.Name == want || m.Model == c.opts.Model || m.Model == want {
+				found = true
+				return nil
+			}
+		}
+		return nil
+	})
+	return found, err
+}
