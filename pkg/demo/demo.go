@@ -1,0 +1,219 @@
+// Package demo is the built-in demo workspace behind `--demo`: Markdown
+// runbooks (English and Chinese), a day of logs from four services and MySQL,
+// and a SQLite orders database whose rows agree with the logs, so each of the
+// five built-in playbooks can be exercised end to end with no setup.
+//
+// Runbooks and the schema are embedded; logs and rows are generated
+// deterministically (fixed PCG seeds) from one incident model, so the bytes
+// written are identical on every machine and every call.
+package demo
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"time"
+)
+
+// Version names the content of the workspace; bump it whenever generated or
+// embedded content changes so Materialize rewrites stale workspaces.
+const Version = "superbiz-demo/1"
+
+// The fixed demo day and clock: every relative window ("since 1h") of the demo
+// query resolves against NowText, the way SUPERBIZ_NOW would.
+const (
+	Day     = "2026-11-28"
+	NowText = "2026-11-28T15:00:00Z"
+)
+
+// Query is the built-in demo query: the default when --demo is given no query,
+// and the only query the scripted demo transcript answers.
+const Query = "payment timeouts on order-service since 14:00, many 504s at checkout"
+
+// The incident windows in the demo logs and database (UTC, end exclusive),
+// one per built-in playbook; README.md tells the story of each.
+const (
+	JVMStart      = "2026-11-28T06:00:00Z" // payment-service heap > 85 %, Full GCs, OOMKilled at 06:46
+	JVMEnd        = "2026-11-28T06:48:00Z"
+	RedisStart    = "2026-11-28T09:10:00Z" // user-service Redis timeouts at 3000 ms
+	RedisEnd      = "2026-11-28T09:25:00Z"
+	SlowStart     = "2026-11-28T11:00:00Z" // gateway P99 > 3 s on /api/orders/history and /api/orders/search
+	SlowEnd       = "2026-11-28T11:30:00Z"
+	PaymentStart  = "2026-11-28T14:00:00Z" // payment timeouts: HikariPool-1 50/50, slow full scan on payments
+	PaymentEnd    = "2026-11-28T14:40:00Z"
+	LogsEndText   = NowText // the logs cover Day 00:00 up to the demo clock
+	DatabaseName  = "orders"
+	LogSourceName = "demo"
+)
+
+// Now is the demo clock as a time.
+func Now() time.Time { return mustTime(NowText) }
+
+// Incident is one diagnosable case in the demo data, for tests and docs.
+type Incident struct {
+	// Playbook is the built-in playbook that fits the case.
+	Playbook string
+	Service  string
+	Start    time.Time
+	End      time.Time
+}
+
+// Incidents lists the demo's cases in time order.
+func Incidents() []Incident {
+	return []Incident{
+		{"diagnose-jvm-memory-risk", "payment-service", mustTime(JVMStart), mustTime(JVMEnd)},
+		{"diagnose-redis-timeout", "user-service", mustTime(RedisStart), mustTime(RedisEnd)},
+		{"diagnose-slow-response", "gateway", mustTime(SlowStart), mustTime(SlowEnd)},
+		{"diagnose-payment-timeout", "order-service", mustTime(PaymentStart), mustTime(PaymentEnd)},
+		{"diagnose-mysql-connection-pool", "payment-service", mustTime(PaymentStart), mustTime(PaymentEnd)},
+	}
+}
+
+func mustTime(s string) time.Time {
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		panic(fmt.Sprintf("demo: bad built-in time %q: %v", s, err))
+	}
+	return t
+}
+
+// LogSource is one configured log source of the demo, in the shape the
+// config's [[logs]] table takes.
+type LogSource struct {
+	Name string
+	// Globs are absolute file patterns.
+	Globs    []string
+	Format   string
+	Timezone string
+}
+
+// Workspace is a materialized demo: absolute paths the demo config points the
+// three evidence tools at.
+type Workspace struct {
+	Root        string
+	RunbooksDir string
+	LogSources  []LogSource
+	// DBPath is the SQLite orders database; open it read-only.
+	DBPath string
+	// DBName is the database name the query_mysql tool exposes.
+	DBName string
+}
+
+//go:embed workspace
+var content embed.FS
+
+// markerName is the file whose content says a complete workspace of Version is present.
+const markerName = ".superbiz-demo"
+
+// Materialize writes the demo workspace under dir (created if needed) and
+// returns its paths. When dir already holds a complete workspace of this
+// Version it returns at once without writing; otherwise every file is
+// rewritten and the marker is written last, so an interrupted run is redone.
+func Materialize(ctx context.Context, dir string) (*Workspace, error) {
+	root, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("demo workspace %s: %w", dir, err)
+	}
+	ws := layout(root)
+	marker := filepath.Join(root, markerName)
+	if b, err := os.ReadFile(marker); err == nil && string(b) == Version+"\n" {
+		return ws, nil
+	}
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return nil, fmt.Errorf("create demo workspace: %w", err)
+	}
+	if err := os.Remove(marker); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("reset demo workspace marker: %w", err)
+	}
+	if err := writeRunbooks(root); err != nil {
+		return nil, err
+	}
+	data := generate()
+	for _, f := range data.files {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("write demo logs: %w", err)
+		}
+		if err := writeFile(filepath.Join(root, filepath.FromSlash(f.path)), f.data); err != nil {
+			return nil, fmt.Errorf("write demo logs: %w", err)
+		}
+	}
+	if err := buildDB(ctx, ws.DBPath, data); err != nil {
+		return nil, err
+	}
+	if err := writeFile(marker, []byte(Version+"\n")); err != nil {
+		return nil, fmt.Errorf("write demo workspace marker: %w", err)
+	}
+	return ws, nil
+}
+
+func layout(root string) *Workspace {
+	logs := filepath.Join(root, "logs")
+	return &Workspace{
+		Root:        root,
+		RunbooksDir: filepath.Join(root, "runbooks"),
+		LogSources: []LogSource{{
+			Name:     LogSourceName,
+			Globs:    []string{filepath.Join(logs, "*", "*.log"), filepath.Join(logs, "*", "*.log.*.gz")},
+			Format:   "auto",
+			Timezone: "UTC",
+		}},
+		DBPath: filepath.Join(root, "orders.db"),
+		DBName: DatabaseName,
+	}
+}
+
+func writeRunbooks(root string) error {
+	return fs.WalkDir(content, "workspace/runbooks", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return fmt.Errorf("read embedded runbooks: %w", err)
+		}
+		if d.IsDir() {
+			return nil
+		}
+		data, err := content.ReadFile(p)
+		if err != nil {
+			return fmt.Errorf("read embedded runbook %s: %w", p, err)
+		}
+		rel := path.Clean(p[len("workspace/"):])
+		if err := writeFile(filepath.Join(root, filepath.FromSlash(rel)), data); err != nil {
+			return fmt.Errorf("write demo runbook: %w", err)
+		}
+		return nil
+	})
+}
+
+// writeFile replaces name atomically (a uniquely named temp file, then a
+// rename, so two processes materializing the same directory cannot tear a
+// file) unless it already holds exactly data.
+func writeFile(name string, data []byte) error {
+	if old, err := os.ReadFile(name); err == nil && bytes.Equal(old, data) {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), name)
+	}
+	if err != nil {
+		return errors.Join(err, os.Remove(f.Name()))
+	}
+	return nil
+}

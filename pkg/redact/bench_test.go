@@ -1,0 +1,42 @@
+package redact
+
+import (
+	"strings"
+	"testing"
+)
+
+// benchInput builds about 8 KiB of log lines; withSecrets plants a few secrets.
+func benchInput(withSecrets bool) string {
+	var b strings.Builder
+	for i := 0; b.Len() < 8<<10; i++ {
+		b.WriteString(`{"ts":"2026-11-28T14:03:11Z","level":"INFO","service":"order-service","msg":"order created","order_id":"ORD-000042","trace_id":"a1b2c3d4e5f60718","duration_ms":12}` + "\n")
+		if withSecrets && i%10 == 0 {
+			b.WriteString("ts=2026-11-28T14:03:11Z level=warn msg=\"retry\" dsn=app:pw123@tcp(db:3306)/orders password=hunter2 Authorization: Bearer abcdef0123456789\n")
+		}
+	}
+	return b.String()
+}
+
+func BenchmarkString8KiBClean(b *testing.B) {
+	s := benchInput(false)
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		String(s)
+	}
+}
+
+func BenchmarkString8KiBSecrets(b *testing.B) {
+	s := benchInput(true)
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		String(s)
+	}
+}
+
+func BenchmarkStripControl8KiB(b *testing.B) {
+	s := strings.Repeat("plain log line with \x1b[31mcolor\x1b[0m and text\n", 200)
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		StripControl(s)
+	}
+}

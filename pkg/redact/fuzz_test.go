@@ -1,0 +1,54 @@
+package redact
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// plantedSecret is embedded in a DSN inside every fuzz input; it must never survive.
+const plantedSecret = "Pl4nt3dS3cr3t"
+
+func FuzzString(f *testing.F) {
+	for _, s := range []string{
+		"", "password=abc", "redis://:x@h:1", "Authorization: Bearer abc",
+		"Cookie: a=b", "eyJabcd.eyJabcd.sig", "-----BEGIN PRIVATE KEY-----\nabc",
+		`{"token":"a\"b"}`, "user:pw@tcp(h)/d", "connection pool 50/50",
+	} {
+		f.Add(s, s)
+	}
+	f.Fuzz(func(t *testing.T, prefix, suffix string) {
+		in := prefix + " app:" + plantedSecret + "@tcp(db:3306)/orders " + suffix
+		once := String(in)
+		if strings.Contains(once, plantedSecret) {
+			t.Fatalf("planted DSN secret survived:\n in %q\nout %q", in, once)
+		}
+		if twice := String(once); twice != once {
+			t.Fatalf("not idempotent:\n once %q\ntwice %q", once, twice)
+		}
+		plain := prefix + suffix
+		if twice, once := String(String(plain)), String(plain); twice != once {
+			t.Fatalf("not idempotent:\n once %q\ntwice %q", once, twice)
+		}
+	})
+}
+
+func FuzzStripControl(f *testing.F) {
+	for _, s := range []string{"", "a\x1b[31mb", "\x1b]0;t\x07", "\u009b1m", "a\xffb", "\u202e"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out := StripControl(s)
+		if !utf8.ValidString(out) {
+			t.Fatalf("invalid UTF-8 out of %q: %q", s, out)
+		}
+		for _, r := range out {
+			if isControl(r) || r == 0x1b {
+				t.Fatalf("control %U survived in %q", r, out)
+			}
+		}
+		if again := StripControl(out); again != out {
+			t.Fatalf("not idempotent: %q -> %q", out, again)
+		}
+	})
+}

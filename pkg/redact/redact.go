@@ -1,0 +1,326 @@
+// Package redact is the single redaction step every projection passes before
+// it reaches the model, the terminal or the run store: it masks credentials
+// (DSN and URL passwords, auth headers, cookies, cloud and SaaS tokens, JWTs,
+// private keys, key=value secrets) and strips terminal control sequences.
+//
+// The rules are compiled once into immutable package-level values; a cheap
+// literal prefilter decides which rules can possibly match, so ordinary log
+// text costs one lower-casing pass and a few substring searches.
+package redact
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Marker replaces every secret value; the key or scheme in front of it is kept
+// so a reader still sees what kind of value was there.
+const Marker = "[REDACTED]"
+
+// rule is one secret shape: a regexp, the submatch groups holding the secret
+// (0 for the whole match), literal triggers one of which must occur in the
+// text for the rule to run, and an optional check that rejects false hits.
+type rule struct {
+	name string
+	re   *regexp.Regexp
+	// groups are the submatch indexes replaced by Marker when they participate.
+	groups []int
+	// lower says the triggers are lower-case and are searched in the lower-cased text.
+	lower    bool
+	triggers []string
+	// multiline rules see the whole text; the others run line by line.
+	multiline bool
+	keep      func(secret string) bool
+}
+
+// keyNames are the key words whose value is a secret in key=value, key: value,
+// JSON and query-string forms. A key may carry any prefix (db_password,
+// X-Api-Key, aws_secret_access_key) because the match only needs its tail.
+const keyNames = `passwd|password|passphrase|pwd|secret[_-]?access[_-]?key|secret[_-]?key|secret|access[_-]?token|refresh[_-]?token|session[_-]?token|auth[_-]?token|token|api[_-]?key|apikey|private[_-]?key|credentials?`
+
+var rules = []rule{
+	{
+		name:      "private key block",
+		re:        regexp.MustCompile(`(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:(.*?)-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|(.*))`),
+		groups:    []int{1, 2},
+		triggers:  []string{"PRIVATE KEY"},
+		multiline: true,
+		keep:      isMarkerOrEmpty,
+	},
+	{
+		name:     "jwt",
+		re:       regexp.MustCompile(`eyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*`),
+		groups:   []int{0},
+		triggers: []string{"eyJ"},
+	},
+	{
+		name:     "github token",
+		re:       regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{20,255}|github_pat_[A-Za-z0-9_]{20,255})\b`),
+		groups:   []int{0},
+		triggers: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"},
+	},
+	{
+		name:     "slack token",
+		re:       regexp.MustCompile(`\bxox[abposre]-[A-Za-z0-9-]{10,}|\bxapp-[0-9]-[A-Za-z0-9-]{10,}`),
+		groups:   []int{0},
+		triggers: []string{"xox", "xapp-"},
+	},
+	{
+		name:     "aws access key id",
+		re:       regexp.MustCompile(`\b(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA)[A-Z0-9]{16}\b`),
+		groups:   []int{0},
+		triggers: []string{"AKIA", "ASIA", "AGPA", "AIDA", "AROA", "AIPA", "ANPA", "ANVA"},
+	},
+	{
+		name:     "google api key",
+		re:       regexp.MustCompile(`AIza[0-9A-Za-z_-]{35}`),
+		groups:   []int{0},
+		triggers: []string{"AIza"},
+	},
+	{
+		name:     "stripe key",
+		re:       regexp.MustCompile(`\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{10,}|\bwhsec_[0-9A-Za-z]{16,}`),
+		groups:   []int{0},
+		triggers: []string{"sk_live_", "sk_test_", "rk_live_", "rk_test_", "whsec_"},
+	},
+	{
+		// Authorization: Bearer x / Basic x keeps the scheme; any other scheme
+		// (Digest, custom) loses the whole value: up to the closing quote when it
+		// is quoted, else to the end of the line.
+		name:     "authorization header",
+		re:       regexp.MustCompile(`(?i)authorization["']?[ \t]*[:=][ \t]*(?:["']?(?:basic|bearer|token)\s+([^\s"',;]+)|"([^"\r\n]+)|'([^'\r\n]+)|([^\s"'][^\r\n]*))`),
+		groups:   []int{1, 2, 3, 4},
+		lower:    true,
+		triggers: []string{"authorization"},
+		keep:     isMarker,
+	},
+	{
+		name:     "cookie header",
+		re:       regexp.MustCompile(`(?i)\b(?:set-)?cookie["']?[ \t]*[:=][ \t]*(?:"([^"\r\n]+)|'([^'\r\n]+)|([^\s"'][^\r\n]*))`),
+		groups:   []int{1, 2, 3},
+		lower:    true,
+		triggers: []string{"cookie"},
+		keep:     isMarker,
+	},
+	{
+		// scheme://user:pass@host — postgres, mysql, redis (with or without a
+		// user), amqp, mongodb, http(s) and any other scheme.
+		name:     "url userinfo",
+		re:       regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@"'<>]*:([^\s/@"'<>]+)@`),
+		groups:   []int{1},
+		triggers: []string{"://"},
+		keep:     isMarker,
+	},
+	{
+		// Go MySQL driver DSN: user:pass@tcp(host)/db, user:pass@unix(/sock)/db, user:pass@/db.
+		name:     "go mysql dsn",
+		re:       regexp.MustCompile(`[A-Za-z0-9_.$-]+:([^\s@"'<>]+)@(?:tcp6?|unix|udp)?(?:\(|/)`),
+		groups:   []int{1},
+		triggers: []string{"@"},
+		keep:     isMarker,
+	},
+	{
+		name:     "sql identified by",
+		re:       regexp.MustCompile(`(?i)\bidentified\s+(?:with\s+\S+\s+)?by\s+(?:password\s+)?'([^']*)'`),
+		groups:   []int{1},
+		lower:    true,
+		triggers: []string{"identified"},
+		keep:     isMarkerOrEmpty,
+	},
+	{
+		// key=value, key: value, "key":"value", 'key': 'value', ?key=value&.
+		name:     "key value",
+		re:       regexp.MustCompile(`(?i)(?:` + keyNames + `)["']?[ \t]*[:=][ \t]*(?:"((?:[^"\\\r\n]|\\.)*)"|'([^'\r\n]*)'|([^\s"'&,;<>(){}\[\]]+|\[REDACTED\]))`),
+		groups:   []int{1, 2, 3},
+		lower:    true,
+		triggers: []string{"pass", "pwd", "secret", "token", "key", "credential"},
+		keep:     isMarkerOrEmpty,
+	},
+	{
+		// A bare bearer token outside an Authorization header ("using bearer
+		// abc123..."). Short or plain words ("bearer token") are kept.
+		name:     "bearer token",
+		re:       regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/-]+=*)`),
+		groups:   []int{1},
+		lower:    true,
+		triggers: []string{"bearer"},
+		keep:     func(s string) bool { return !looksLikeToken(s) },
+	},
+}
+
+func isMarker(s string) bool { return s == Marker }
+
+func isMarkerOrEmpty(s string) bool { return s == "" || s == Marker }
+
+// looksLikeToken separates credentials from prose: at least 16 characters
+// with a digit, or mixed case.
+func looksLikeToken(s string) bool {
+	if len(s) < 16 {
+		return false
+	}
+	var digit, upper, lower bool
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9':
+			digit = true
+		case c >= 'A' && c <= 'Z':
+			upper = true
+		case c >= 'a' && c <= 'z':
+			lower = true
+		}
+	}
+	return digit || (upper && lower)
+}
+
+// String returns s with every recognised secret value replaced by Marker,
+// keeping keys, schemes, user names and hosts. It is idempotent: redacting a
+// redacted string changes nothing.
+//
+// Each rule runs only when one of its literal triggers occurs, and then only
+// on the lines holding a trigger (the private key rule alone sees the whole
+// text), so the regexps work on short inputs.
+func String(s string) string {
+	var lowered string
+	haveLower := false
+	for i := range rules {
+		r := &rules[i]
+		hay := s
+		if r.lower {
+			if !haveLower {
+				lowered, haveLower = asciiLower(s), true
+			}
+			hay = lowered
+		}
+		if !containsAny(hay, r.triggers) {
+			continue
+		}
+		var out string
+		var changed bool
+		if r.multiline {
+			out, changed = r.apply(s)
+		} else {
+			out, changed = r.applyLines(s, hay)
+		}
+		if changed {
+			s = out
+			haveLower = false
+		}
+	}
+	return s
+}
+
+// asciiLower lower-cases ASCII letters only, so byte offsets stay aligned with s.
+func asciiLower(s string) string {
+	i := 0
+	for ; i < len(s); i++ {
+		if c := s[i]; c >= 'A' && c <= 'Z' {
+			break
+		}
+	}
+	if i == len(s) {
+		return s
+	}
+	b := []byte(s)
+	for ; i < len(b); i++ {
+		if c := b[i]; c >= 'A' && c <= 'Z' {
+			b[i] = c + ('a' - 'A')
+		}
+	}
+	return string(b)
+}
+
+// applyLines runs r on each line of s that contains a trigger in hay (s or
+// its ASCII lower-case form, same offsets), leaving the other lines as they are.
+func (r *rule) applyLines(s, hay string) (string, bool) {
+	var b strings.Builder
+	last := 0 // end of the text already copied to b
+	changed := false
+	for pos := 0; pos < len(s); {
+		at := -1
+		for _, t := range r.triggers {
+			if k := strings.Index(hay[pos:], t); k >= 0 && (at < 0 || pos+k < at) {
+				at = pos + k
+			}
+		}
+		if at < 0 {
+			break
+		}
+		lineStart := strings.LastIndexByte(s[:at], '\n') + 1
+		lineEnd := len(s)
+		if k := strings.IndexByte(s[at:], '\n'); k >= 0 {
+			lineEnd = at + k
+		}
+		if lineStart < pos {
+			lineStart = pos
+		}
+		if out, ok := r.apply(s[lineStart:lineEnd]); ok {
+			if !changed {
+				b.Grow(len(s) + 64)
+				changed = true
+			}
+			b.WriteString(s[last:lineStart])
+			b.WriteString(out)
+			last = lineEnd
+		}
+		pos = lineEnd + 1
+	}
+	if !changed {
+		return s, false
+	}
+	b.WriteString(s[last:])
+	return b.String(), true
+}
+
+// Bytes is String for byte slices; it returns b itself when nothing changed.
+func Bytes(b []byte) []byte {
+	s := string(b)
+	out := String(s)
+	if out == s {
+		return b
+	}
+	return []byte(out)
+}
+
+func containsAny(s string, subs []string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// apply replaces the secret groups of every match of r in s.
+func (r *rule) apply(s string) (string, bool) {
+	matches := r.re.FindAllStringSubmatchIndex(s, -1)
+	if len(matches) == 0 {
+		return s, false
+	}
+	var b strings.Builder
+	last := 0
+	changed := false
+	for _, m := range matches {
+		for _, g := range r.groups {
+			start, end := m[2*g], m[2*g+1]
+			if start < 0 || start < last {
+				continue
+			}
+			if r.keep != nil && r.keep(s[start:end]) {
+				continue
+			}
+			if !changed {
+				b.Grow(len(s))
+				changed = true
+			}
+			b.WriteString(s[last:start])
+			b.WriteString(Marker)
+			last = end
+		}
+	}
+	if !changed {
+		return s, false
+	}
+	b.WriteString(s[last:])
+	return b.String(), true
+}

@@ -1,0 +1,159 @@
+package redact
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestStringRemovesSecrets(t *testing.T) {
+	tests := []struct {
+		name   string
+		in     string
+		secret string
+		want   string // optional exact output
+	}{
+		{"go mysql dsn", `dsn=readonly:s3cretPw@tcp(127.0.0.1:3306)/orders`, "s3cretPw", `dsn=readonly:[REDACTED]@tcp(127.0.0.1:3306)/orders`},
+		{"go mysql dsn unix", `app:Hunter2!@unix(/var/run/mysqld.sock)/shop`, "Hunter2!", `app:[REDACTED]@unix(/var/run/mysqld.sock)/shop`},
+		{"go mysql dsn no net", `root:toor99@/orders?parseTime=true`, "toor99", `root:[REDACTED]@/orders?parseTime=true`},
+		{"postgres url", `postgres://svc:pgPass123@db.internal:5432/app?sslmode=disable`, "pgPass123", `postgres://svc:[REDACTED]@db.internal:5432/app?sslmode=disable`},
+		{"postgresql url", `connecting to postgresql://u:x9y8z7@10.0.0.5/db`, "x9y8z7", ""},
+		{"mysql url", `mysql://admin:AdminPw%21@mysql-0:3306/orders`, "AdminPw%21", `mysql://admin:[REDACTED]@mysql-0:3306/orders`},
+		{"redis url no user", `redis://:r3disPass@cache:6379/0`, "r3disPass", `redis://:[REDACTED]@cache:6379/0`},
+		{"rediss url", `rediss://default:tlsRedisPw@cache.example.com:6380`, "tlsRedisPw", ""},
+		{"amqp url", `amqp://guest:rabbitPw77@rabbit:5672/vhost`, "rabbitPw77", `amqp://guest:[REDACTED]@rabbit:5672/vhost`},
+		{"mongodb url", `mongodb+srv://reader:m0ngoPw@cluster0.mongodb.net/test`, "m0ngoPw", ""},
+		{"https userinfo", `fetching https://bot:httpPw42@artifacts.example.com/x.tgz`, "httpPw42", ""},
+		{"authorization basic", "Authorization: Basic dXNlcjpwYXNzd29yZA==", "dXNlcjpwYXNzd29yZA==", "Authorization: Basic [REDACTED]"},
+		{"authorization bearer", "authorization: Bearer abc.def.ghi-123", "abc.def.ghi-123", "authorization: Bearer [REDACTED]"},
+		{"authorization json", `{"Authorization":"Bearer tok_9f8e7d6c5b4a"}`, "tok_9f8e7d6c5b4a", `{"Authorization":"Bearer [REDACTED]"}`},
+		{"authorization digest", `Proxy-Authorization: Digest username="bob", response="6629fae49393a05397450978507c4ef1"`, "6629fae49393a05397450978507c4ef1", ""},
+		{"cookie", "Cookie: SESSIONID=a1b2c3d4e5; theme=dark", "a1b2c3d4e5", "Cookie: [REDACTED]"},
+		{"set-cookie", "Set-Cookie: sid=38afes7a8; HttpOnly; Secure", "38afes7a8", "Set-Cookie: [REDACTED]"},
+		{"bare bearer", "retrying with bearer 7Fh2kQ9zLmN4pX8w after 401", "7Fh2kQ9zLmN4pX8w", "retrying with bearer [REDACTED] after 401"},
+		{"aws access key id", "using key AKIAIOSFODNN7EXAMPLE for s3", "AKIAIOSFODNN7EXAMPLE", "using key [REDACTED] for s3"},
+		{"aws sts key id", "ASIAY34FZKBOKMUTVV7A", "ASIAY34FZKBOKMUTVV7A", "[REDACTED]"},
+		{"aws secret key", "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "aws_secret_access_key = [REDACTED]"},
+		{"github classic", "token ghp_1234567890abcdefghijABCDEFGHIJ123456 leaked", "ghp_1234567890abcdefghijABCDEFGHIJ123456", "token [REDACTED] leaked"},
+		{"github oauth", "gho_16C7e42F292c6912E7710c838347Ae178B4a", "gho_16C7e42F292c6912E7710c838347Ae178B4a", "[REDACTED]"},
+		{"github fine-grained", "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz", "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz", "[REDACTED]"},
+		{"slack bot", "posting with xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOp", "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOp", "posting with [REDACTED]"},
+		{"slack user", "xoxp-1111-2222-3333-abcdef", "xoxp-1111-2222-3333-abcdef", "[REDACTED]"},
+		{"jwt", "jwt=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U rest", "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", "jwt=[REDACTED] rest"},
+		{"private key", "key:\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAx1\nabc==\n-----END RSA PRIVATE KEY-----\nnext", "MIIEowIBAAKCAQEAx1", "key:\n-----BEGIN RSA PRIVATE KEY-----[REDACTED]-----END RSA PRIVATE KEY-----\nnext"},
+		{"private key truncated", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA", "b3BlbnNzaC1rZXktdjEAAAAA", "-----BEGIN OPENSSH PRIVATE KEY-----[REDACTED]"},
+		{"password kv", "password=hunter2 user=bob", "hunter2", "password=[REDACTED] user=bob"},
+		{"password upper", "PASSWORD: Tr0ub4dor&3", "Tr0ub4dor", ""},
+		{"db_password", "db_password='p@ss w0rd'", "p@ss w0rd", "db_password='[REDACTED]'"},
+		{"passwd", "passwd=letmein", "letmein", "passwd=[REDACTED]"},
+		{"pwd", "Server=db;Uid=sa;Pwd=SqlPw2024;", "SqlPw2024", "Server=db;Uid=sa;Pwd=[REDACTED];"},
+		{"secret yaml", "secret: 9c2b1a8f7e", "9c2b1a8f7e", "secret: [REDACTED]"},
+		{"token query", "GET /callback?code=1&token=q1w2e3r4&x=2", "q1w2e3r4", "GET /callback?code=1&token=[REDACTED]&x=2"},
+		{"api_key json", `{"api_key": "k-123-abc", "n": 1}`, "k-123-abc", `{"api_key": "[REDACTED]", "n": 1}`},
+		{"apikey", "apikey=ZZZ999", "ZZZ999", "apikey=[REDACTED]"},
+		{"x-api-key header", "X-Api-Key: 0a1b2c3d4e5f", "0a1b2c3d4e5f", "X-Api-Key: [REDACTED]"},
+		{"access_token json", `{"access_token":"ya29.a0AfH6SMB","expires_in":3599}`, "ya29.a0AfH6SMB", `{"access_token":"[REDACTED]","expires_in":3599}`},
+		{"client_secret", "client_secret=GOCSPX-abc123def", "GOCSPX-abc123def", "client_secret=[REDACTED]"},
+		{"json escaped quote", `{"password":"a\"b\"c"}`, `a\"b\"c`, `{"password":"[REDACTED]"}`},
+		{"google api key", "key=AIzaSyDdI0hCZtE6vySjMm-WEfRq3CPzqKqqsHI", "AIzaSyDdI0hCZtE6vySjMm-WEfRq3CPzqKqqsHI", ""},
+		{"google api key bare", "maps AIzaSyDdI0hCZtE6vySjMm-WEfRq3CPzqKqqsHI ok", "AIzaSyDdI0hCZtE6vySjMm-WEfRq3CPzqKqqsHI", "maps [REDACTED] ok"},
+		{"stripe live", "charging with sk_live_4eC39HqLyjWDarjtT1zdp7dc", "sk_live_4eC39HqLyjWDarjtT1zdp7dc", "charging with [REDACTED]"},
+		{"sql identified by", "CREATE USER 'ro'@'%' IDENTIFIED BY 'r0Pass';", "r0Pass", "CREATE USER 'ro'@'%' IDENTIFIED BY '[REDACTED]';"},
+		{"two secrets one line", "password=aa11bb22 redis://:cc33dd44@r:6379", "cc33dd44", "password=[REDACTED] redis://:[REDACTED]@r:6379"},
+	}
+	if len(tests) < 30 {
+		t.Fatalf("need at least 30 secret shapes, have %d", len(tests))
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := String(tc.in)
+			if strings.Contains(got, tc.secret) {
+				t.Fatalf("secret %q survived: %q", tc.secret, got)
+			}
+			if !strings.Contains(got, Marker) {
+				t.Fatalf("no marker in %q", got)
+			}
+			if tc.want != "" && got != tc.want {
+				t.Fatalf("String(%q)\n got %q\nwant %q", tc.in, got, tc.want)
+			}
+			if again := String(got); again != got {
+				t.Fatalf("not idempotent: %q -> %q", got, again)
+			}
+		})
+	}
+}
+
+func TestStringKeepsOrdinaryText(t *testing.T) {
+	ordinary := []string{
+		"3f2504e0-4f89-11d3-9a0c-0305e82c3301",
+		"order ORD-20261128-000042 created for user 42",
+		"2026-11-28T14:03:11.123Z",
+		"2026-11-28 14:03:11 [Warning] slow query 4.2s: SELECT id FROM payments WHERE status = 'TIMEOUT'",
+		"payment-service-7d9f8c6b5-x2k4q.prod.svc.cluster.local",
+		"connecting to 10.0.3.17:3306 and [2001:db8::1]:6379",
+		"/var/log/app/order-service.log.1.gz",
+		"SELECT o.id, p.status FROM orders o JOIN payments p ON p.order_id = o.id WHERE o.created_at >= '2026-11-28 14:00:00' LIMIT 20",
+		"HikariPool-1 - Connection is not available, request timed out after 3000ms (total=50, active=50, idle=0, waiting=31)",
+		"connection pool 50/50",
+		"token bucket refill rate=100/s",
+		"password reset email sent to user 42",
+		`{"ts":"2026-11-28T14:05:00Z","level":"INFO","service":"user-service","msg":"login ok","trace_id":"a1b2c3d4e5f60718"}`,
+		"ts=2026-11-28T14:05:00Z level=warn service=gateway method=POST path=/api/checkout status=504 duration_ms=3012",
+		"mail from alice@example.com to bob@example.org",
+		"git@github.com:superbiz/superbiz.git",
+		"https://grafana.example.com:3000/d/abc?orgId=1&from=now-6h",
+		"java.lang.OutOfMemoryError: Java heap space at com.superbiz.payment.Reconciler.load(Reconciler.java:88)",
+		"prompt_tokens=1200 completion_tokens=300 max_tokens=60000",
+		"the bearer token expired; re-authentication required",
+		"cache key user:42:profile miss",
+		"ratio 3:4 at 12:30",
+		"审计日志：用户 42 修改了密码",
+	}
+	for _, s := range ordinary {
+		if got := String(s); got != s {
+			t.Errorf("ordinary text changed:\n in %q\nout %q", s, got)
+		}
+	}
+}
+
+func TestBytes(t *testing.T) {
+	in := []byte("password=abc123")
+	if got := string(Bytes(in)); got != "password=[REDACTED]" {
+		t.Fatalf("Bytes = %q", got)
+	}
+	plain := []byte("nothing here")
+	if got := Bytes(plain); &got[0] != &plain[0] {
+		t.Fatalf("Bytes copied an unchanged slice")
+	}
+}
+
+func TestStripControl(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"plain", "hello\tworld\n", "hello\tworld\n"},
+		{"csi color", "\x1b[31mred\x1b[0m text", "red text"},
+		{"csi cursor", "a\x1b[2J\x1b[1;1Hb", "ab"},
+		{"osc title bel", "\x1b]0;pwned\x07after", "after"},
+		{"osc hyperlink st", "\x1b]8;;http://evil\x1b\\link\x1b]8;;\x1b\\", "link"},
+		{"dcs", "x\x1bPq#0;2;0;0;0\x1b\\y", "xy"},
+		{"two byte esc", "a\x1bcb\x1b7c", "abc"},
+		{"charset esc", "a\x1b(Bb", "ab"},
+		{"c0 controls", "a\x00b\x07c\x08d\re\x7f", "abcde"},
+		{"8-bit csi", "a\u009b31mb", "ab"},
+		{"c1 control", "a\u0085b", "ab"},
+		{"bidi override", "file\u202egnp.exe", "filegnp.exe"},
+		{"invalid utf8", "a\xffb", "a\uFFFDb"},
+		{"unicode kept", "支付超时 – ok ✓", "支付超时 – ok ✓"},
+		{"trailing esc", "abc\x1b", "abc"},
+		{"unterminated osc", "abc\x1b]0;title", "abc"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := StripControl(tc.in)
+			if got != tc.want {
+				t.Fatalf("StripControl(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+			if again := StripControl(got); again != got {
+				t.Fatalf("not idempotent: %q -> %q", got, again)
+			}
+		})
+	}
+}
