@@ -1,0 +1,141 @@
+package runstore
+
+import (
+	"context"
+	"database/sql"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+// openRaw opens a bare SQLite file with the store's DSN but no migrations.
+func openRaw(t *testing.T) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite", dsn(filepath.Join(t.TempDir(), "raw.db")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func TestEmbeddedMigrationsLoad(t *testing.T) {
+	ms, err := loadMigrations(migrationFS)
+	if err != nil {
+		t.Fatalf("embedded migrations: %v", err)
+	}
+	if ms[0].name != "0001_init.sql" {
+		t.Errorf("first migration = %s, want 0001_init.sql", ms[0].name)
+	}
+	v, err := SchemaVersion()
+	if err != nil || v != len(ms) {
+		t.Errorf("SchemaVersion = %d, %v; want %d", v, err, len(ms))
+	}
+}
+
+func TestLoadMigrationsRejectsBadSets(t *testing.T) {
+	file := func(s string) *fstest.MapFile { return &fstest.MapFile{Data: []byte(s)} }
+	tests := []struct {
+		name string
+		fsys fstest.MapFS
+		want string
+	}{
+		{"gap", fstest.MapFS{"migrations/0001_a.sql": file("SELECT 1"), "migrations/0003_c.sql": file("SELECT 1")}, "without gaps"},
+		{"duplicate", fstest.MapFS{"migrations/0001_a.sql": file("SELECT 1"), "migrations/0001_b.sql": file("SELECT 1")}, "share number 1"},
+		{"not from one", fstest.MapFS{"migrations/0002_b.sql": file("SELECT 1")}, "want 1"},
+		{"bad name", fstest.MapFS{"migrations/init.sql": file("SELECT 1")}, "NNNN_description.sql"},
+		{"three digits", fstest.MapFS{"migrations/001_a.sql": file("SELECT 1")}, "four digits"},
+		{"zero", fstest.MapFS{"migrations/0000_a.sql": file("SELECT 1")}, "from 0001"},
+		{"no description", fstest.MapFS{"migrations/0001_.sql": file("SELECT 1")}, "NNNN_description.sql"},
+		{"empty", fstest.MapFS{"migrations/README": file("x")}, "no migrations"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := loadMigrations(tt.fsys)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("loadMigrations = %v, want error containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestMigrateInOrderOnceEach(t *testing.T) {
+	ctx := context.Background()
+	db := openRaw(t)
+	// 0002 depends on 0001 and 0010 on 0009: applying out of order would fail.
+	fsys := fstest.MapFS{}
+	for i := 1; i <= 10; i++ {
+		name := "migrations/" + leftPad(i) + "_step.sql"
+		body := "CREATE TABLE t" + strconv.Itoa(i) + " (x INTEGER);"
+		if i > 1 {
+			body += "INSERT INTO t" + strconv.Itoa(i) + " SELECT count(*) FROM t" + strconv.Itoa(i-1) + ";"
+		}
+		body += "CREATE TABLE IF NOT EXISTS applied (n INTEGER); INSERT INTO applied VALUES (" + strconv.Itoa(i) + ");"
+		fsys[name] = &fstest.MapFile{Data: []byte(body)}
+	}
+	for round := range 2 {
+		if err := migrate(ctx, db, fsys); err != nil {
+			t.Fatalf("migrate round %d: %v", round, err)
+		}
+		var n, v int
+		if err := db.QueryRowContext(ctx, "SELECT count(*) FROM applied").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if v, _ = userVersion(ctx, db); n != 10 || v != 10 {
+			t.Errorf("after round %d: %d migrations applied, user_version %d; want 10, 10", round, n, v)
+		}
+	}
+	var order string
+	if err := db.QueryRowContext(ctx, "SELECT group_concat(n) FROM (SELECT n FROM applied ORDER BY rowid)").Scan(&order); err != nil {
+		t.Fatal(err)
+	}
+	if order != "1,2,3,4,5,6,7,8,9,10" {
+		t.Errorf("applied order %s", order)
+	}
+}
+
+func leftPad(i int) string { s := strconv.Itoa(i); return strings.Repeat("0", 4-len(s)) + s }
+
+func TestMigrateFailureRollsBack(t *testing.T) {
+	ctx := context.Background()
+	db := openRaw(t)
+	fsys := fstest.MapFS{
+		"migrations/0001_ok.sql":     {Data: []byte("CREATE TABLE a (x INTEGER);")},
+		"migrations/0002_broken.sql": {Data: []byte("CREATE TABLE b (x INTEGER); CREATE TABLE nonsense (")},
+	}
+	err := migrate(ctx, db, fsys)
+	if err == nil || !strings.Contains(err.Error(), "0002_broken.sql") {
+		t.Fatalf("migrate = %v, want an error naming 0002_broken.sql", err)
+	}
+	if v, _ := userVersion(ctx, db); v != 1 {
+		t.Errorf("user_version = %d, want 1 (0001 kept, 0002 rolled back)", v)
+	}
+	var n int
+	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema WHERE name = 'b'").Scan(&n); err != nil || n != 0 {
+		t.Errorf("table b of the failed migration exists (%d, %v)", n, err)
+	}
+}
+
+func TestOpenRefusesNewerSchema(t *testing.T) {
+	ctx := context.Background()
+	s, path := openTemp(t)
+	latest, err := SchemaVersion()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.DB().ExecContext(ctx, "PRAGMA user_version = "+strconv.Itoa(latest+1)); err != nil {
+		t.Fatal(err)
+	}
+	s2, err := Open(ctx, path)
+	if err == nil {
+		s2.Close()
+		t.Fatal("Open accepted a schema newer than the binary")
+	}
+	for _, want := range []string{"newer than this superbiz knows", "upgrade superbiz", strconv.Itoa(latest + 1)} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not contain %q", err, want)
+		}
+	}
+}

@@ -1,0 +1,61 @@
+// Package knowledge is the lookup_knowledge evidence tool: it indexes the
+// team's Markdown runbooks into the run store's SQLite FTS5 index and
+// searches them.
+//
+// # Sections and doc_ids
+//
+// Each *.md / *.markdown file under the configured roots (hidden files and
+// directories skipped) is split at level 1–3 ATX headings; headings inside
+// fenced code blocks do not count, YAML front matter is stripped (and
+// indexed as metadata), and a section body longer than MaxSectionBytes is cut
+// into parts at paragraph, line or word breaks. A section's doc_id is
+// "<source>#<anchor>": source is the root's base name plus the slash path
+// relative to the root (e.g. "runbooks/redis-timeout.md"), and anchor is the
+// GitHub-style slug of the heading (CJK kept, repeated headings numbered
+// "-1", "-2" in document order; "top" for text before the first heading;
+// "<anchor>-part2" … for the parts of a long section). Its title is the
+// heading path "Runbook › Section › Sub". Both are stable across reindexing
+// as long as the file's headings do not change.
+//
+// # Incremental sync
+//
+// Sync stats every file: unchanged size and mtime are skipped, changed ones
+// are hashed (same SHA-256: only size and mtime are updated; otherwise the
+// file's sections are replaced), and files no longer under the roots are
+// dropped, so the index always mirrors the current roots. Writes go in
+// batches of one transaction each. The tool syncs on every use.
+//
+// # Tokenizer strategy (Chinese and English)
+//
+// The FTS5 table (migration 0002_knowledge.sql) is contentless, with the
+// tokenizer "porter unicode61 remove_diacritics 2" and columns title, body
+// and meta (source path and front matter). unicode61 does not segment
+// Chinese (a whole run of Han characters would be one token), so the text is
+// segmented in Go before it reaches FTS5: every run of Han, Hiragana or
+// Katakana characters becomes its overlapping bigrams ("支付超时" →
+// "支付 付超 超时"), and a lone CJK character stays a one-character token.
+// The query is segmented the same way, so a two-character word such as
+// "超时" or "连接" is an exact bigram token and longer words are several
+// bigrams; a lone CJK character in a query becomes a prefix term ("慢"*) that
+// matches every bigram starting with it. English words go through unicode61
+// and the Porter stemmer ("timeouts" finds "timeout"). The trigram tokenizer
+// was not used because it cannot match the two-character words that Chinese
+// queries are mostly made of.
+//
+// # Queries and scores
+//
+// The user's text is never passed as FTS5 syntax: BuildQuery cuts it into
+// the index's tokens, drops a few English stopwords, double-quotes every term
+// and joins them with OR, so a query syntax error is impossible and a mixed
+// query like "order-service 支付超时 504" still ranks the payment-timeout
+// runbook first. When at least topK sections hold every term, the same terms
+// joined with AND are ranked instead: the result is then the best of the
+// sections that match the whole query, and bm25 (whose cost grows with the
+// number of matching rows) only ranks those. Ranking is bm25 with column
+// weights title 3, body 1, meta 1.5. The score returned is -bm25 (FTS5's bm25 is negative, lower is
+// better), so it is positive and higher is better; it is comparable only
+// within one search. The snippet (at most SnippetBytes, cut on rune
+// boundaries) is taken from the original section text around the place where
+// most query terms occur together, with control and format characters
+// removed. Runbook text is returned as data only.
+package knowledge
