@@ -16,17 +16,33 @@ import (
 // ErrExhausted means the model was asked for more rounds than were recorded.
 var ErrExhausted = errors.New("replay: no recorded response left")
 
-// Model plays recorded responses in order, one per Chat call.
+// Step is one recorded round: the response, or the failure it ended in.
+type Step struct {
+	Response model.Response
+	// Err, when set, is returned instead of Response (the round failed).
+	Err model.ErrorKind
+}
+
+// Model plays recorded steps in order, one per Chat call.
 type Model struct {
-	mu        sync.Mutex
-	responses []model.Response
-	next      int
-	requests  []model.Request
+	mu       sync.Mutex
+	steps    []Step
+	next     int
+	requests []model.Request
 }
 
 // New returns a model that answers with responses, in order.
 func New(responses []model.Response) *Model {
-	return &Model{responses: append([]model.Response(nil), responses...)}
+	steps := make([]Step, len(responses))
+	for i, r := range responses {
+		steps[i] = Step{Response: r}
+	}
+	return &Model{steps: steps}
+}
+
+// NewSteps returns a model that plays recorded steps, failures included.
+func NewSteps(steps []Step) *Model {
+	return &Model{steps: append([]Step(nil), steps...)}
 }
 
 // Chat returns the next recorded response, honouring cancellation.
@@ -37,12 +53,15 @@ func (m *Model) Chat(ctx context.Context, req model.Request) (model.Response, er
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.requests = append(m.requests, req)
-	if m.next >= len(m.responses) {
-		return model.Response{}, &model.Error{Kind: model.ErrProtocol, Err: fmt.Errorf("%w (%d recorded)", ErrExhausted, len(m.responses))}
+	if m.next >= len(m.steps) {
+		return model.Response{}, &model.Error{Kind: model.ErrProtocol, Err: fmt.Errorf("%w (%d recorded)", ErrExhausted, len(m.steps))}
 	}
-	r := m.responses[m.next]
+	st := m.steps[m.next]
 	m.next++
-	return r, nil
+	if st.Err != "" {
+		return model.Response{}, &model.Error{Kind: st.Err, Err: errors.New("replay: recorded failure")}
+	}
+	return st.Response, nil
 }
 
 // Requests returns what the model was asked, for comparisons.
@@ -56,5 +75,5 @@ func (m *Model) Requests() []model.Request {
 func (m *Model) Remaining() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return len(m.responses) - m.next
+	return len(m.steps) - m.next
 }
