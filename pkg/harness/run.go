@@ -57,7 +57,7 @@ func lifecycleFor(r StopReason) Lifecycle {
 		return DeadlineReached
 	case StopCancelled:
 		return Cancelled
-	case StopCompleted, StopNoConclusion, StopSaturated:
+	case StopCompleted, StopNoConclusion, StopSaturated, StopGuardRejected:
 		return Completed
 	}
 	return Failed

@@ -1,0 +1,256 @@
+// Package app is the application use case: it resolves the session, opens
+// one stored run and one RunContext per request, runs the chosen executor
+// (the diagnosis agent and release, or the chat router's executors),
+// persists the single terminal outcome and reports it. It owns no diagnosis
+// semantics and never prints.
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base32"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/superbiz/superbiz/pkg/agent"
+	"github.com/superbiz/superbiz/pkg/harness"
+	"github.com/superbiz/superbiz/pkg/model"
+	"github.com/superbiz/superbiz/pkg/release"
+	"github.com/superbiz/superbiz/pkg/runstore"
+)
+
+// Deps are the implementations cmd wires into the use case.
+type Deps struct {
+	Store     *runstore.Store
+	Model     model.ChatModel
+	ModelName string
+	Host      string
+	Registry  *harness.Registry
+	Budget    harness.Budget
+	Limits    agent.Limits
+	Language  string
+	// Clock fixes the run's notion of now (SUPERBIZ_NOW, replay); nil is real time.
+	Clock harness.Clock
+	// Events receives every run event (TUI, progress lines); nil drops them.
+	Events harness.Sink
+	// NewID makes session and run IDs; nil uses random time-ordered IDs.
+	NewID func(prefix string) string
+}
+
+// DiagnoseRequest is one `superbiz diagnose` invocation.
+type DiagnoseRequest struct {
+	Query     string
+	SessionID string
+	// Continue picks the most recent session when SessionID is empty.
+	Continue bool
+	// ReplayOf links a replayed run to its original.
+	ReplayOf string
+	// FixedPreviousTurn makes the run use PreviousTurn as given (replay)
+	// instead of loading the session's last safe diagnosis.
+	FixedPreviousTurn bool
+	PreviousTurn      *agent.PreviousTurn
+	// OnStart is called once the run is stored, with its identifiers and a
+	// cancel function that cancels the same RunContext (client disconnect).
+	OnStart func(sessionID, runID string, cancel func())
+}
+
+// Output is a finished run as SPEC section 2's `-o json` prints it.
+type Output struct {
+	SessionID      string                   `json:"session_id"`
+	RunID          string                   `json:"run_id"`
+	Intent         string                   `json:"intent"`
+	Status         string                   `json:"status"`
+	ReleaseOutcome string                   `json:"release_outcome"`
+	StopReason     string                   `json:"stop_reason"`
+	Answer         string                   `json:"answer"`
+	Result         *release.PublishedResult `json:"result"`
+	Checks         []harness.Check          `json:"checks"`
+	Usage          OutputUsage              `json:"usage"`
+	Error          *OutputError             `json:"error"`
+}
+
+// OutputUsage is the run's consumption in the JSON output.
+type OutputUsage struct {
+	ModelCalls       int   `json:"model_calls"`
+	ToolCalls        int   `json:"tool_calls"`
+	PromptTokens     int   `json:"prompt_tokens"`
+	CompletionTokens int   `json:"completion_tokens"`
+	Bytes            int   `json:"bytes"`
+	DurationMS       int64 `json:"duration_ms"`
+}
+
+// OutputError explains a failed run with a stable code.
+type OutputError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// ErrSessionNotFound is returned for --session with an unknown ID.
+var ErrSessionNotFound = errors.New("session not found")
+
+// Diagnose runs one DIAGNOSIS run end to end: PreviousTurn, agent, release,
+// persistence. The returned error is for failures outside the run (the store);
+// a failed run is an Output with status FAILED.
+func (d *Deps) Diagnose(ctx context.Context, req DiagnoseRequest) (Output, error) {
+	sessionID, err := d.resolveSession(ctx, req.SessionID, req.Continue)
+	if err != nil {
+		return Output{}, err
+	}
+	clock := d.Clock
+	if clock == nil {
+		clock = harness.SystemClock{}
+	}
+	runID := d.newID("r_")
+	prev := req.PreviousTurn
+	if !req.FixedPreviousTurn {
+		prev = d.previousTurn(ctx, sessionID, req.Query)
+	}
+	budgetJSON, err := json.Marshal(d.Budget)
+	if err != nil {
+		return Output{}, fmt.Errorf("encode budget: %w", err)
+	}
+	if err := d.Store.CreateRun(ctx, runstore.NewRun{
+		ID: runID, SessionID: sessionID, Query: req.Query, Intent: runstore.IntentDiagnosis,
+		Model: d.ModelName, Host: d.Host, Clock: clock.Now(), Budget: budgetJSON, ReplayOf: req.ReplayOf,
+	}); err != nil {
+		return Output{}, fmt.Errorf("store run: %w", err)
+	}
+	rc, err := harness.NewRunContext(ctx, harness.RunOptions{
+		SessionID: sessionID, RunID: runID, Budget: d.Budget, Clock: clock,
+		Events: d.Events, Recorder: storeRecorder{d.Store},
+	})
+	if err != nil {
+		return Output{}, err
+	}
+	defer rc.Release()
+	if req.OnStart != nil {
+		req.OnStart(sessionID, runID, rc.Cancel)
+	}
+	rc.Emit(harness.RunStarted{Meta: rc.Meta(), Query: req.Query, Budget: d.Budget})
+
+	res := agent.Run(rc, agent.Config{Model: d.Model, Registry: d.Registry, Limits: d.Limits, Language: d.Language, Reserved: 1}, agent.Input{Query: req.Query, PreviousTurn: prev})
+	dec := release.Release(rc, release.Config{Model: d.Model, Language: d.Language, ObservationLimit: d.Limits.Observation}, req.Query, res)
+	return d.finish(rc, runstore.IntentDiagnosis, dec)
+}
+
+// finish stores the run's single terminal record and reports it.
+func (d *Deps) finish(rc *harness.RunContext, intent string, dec release.Decision) (Output, error) {
+	store := context.WithoutCancel(rc.Context())
+	for _, g := range dec.Reviews {
+		reasons, err := json.Marshal(g.Reasons)
+		if err != nil {
+			return Output{}, fmt.Errorf("encode guard reasons: %w", err)
+		}
+		if _, err := d.Store.AppendGuardReview(store, rc.RunID(), runstore.GuardReview{Guard: g.Guard, Verdict: g.Verdict, Reasons: reasons}); err != nil {
+			return Output{}, fmt.Errorf("store guard review: %w", err)
+		}
+	}
+	u := rc.Usage()
+	lifecycle, _ := rc.State()
+	if lifecycle == harness.Running {
+		// Release normally ends the run; a run it left open ends here.
+		rc.Terminate(harness.StopReason(dec.StopReason))
+		lifecycle, _ = rc.State()
+	}
+	checks := dec.Checks
+	if checks == nil {
+		checks = []harness.Check{}
+	}
+	out := Output{
+		SessionID: rc.SessionID(), RunID: rc.RunID(), Intent: intent,
+		Status: dec.Status, ReleaseOutcome: string(dec.Outcome), StopReason: string(dec.StopReason),
+		Answer: dec.Answer, Result: dec.Published, Checks: checks,
+		Usage: OutputUsage{ModelCalls: u.ModelCalls, ToolCalls: u.ToolCalls, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, Bytes: u.Bytes, DurationMS: rc.Elapsed().Milliseconds()},
+	}
+	if dec.ErrorCode != "" {
+		out.Error = &OutputError{Code: dec.ErrorCode, Message: dec.ErrorMessage}
+	}
+	var published, checksJSON json.RawMessage
+	var err error
+	if dec.Published != nil {
+		if published, err = json.Marshal(dec.Published); err != nil {
+			return Output{}, fmt.Errorf("encode published result: %w", err)
+		}
+	}
+	if checksJSON, err = json.Marshal(checks); err != nil {
+		return Output{}, fmt.Errorf("encode checks: %w", err)
+	}
+	fin := runstore.Finish{
+		Status: dec.Status, ReleaseOutcome: string(dec.Outcome), StopReason: string(dec.StopReason),
+		Lifecycle: string(lifecycle), Answer: dec.Answer, PublishedResult: published, Checks: checksJSON,
+		Usage:      runstore.Usage{ModelCalls: u.ModelCalls, ToolCalls: u.ToolCalls, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, Bytes: u.Bytes},
+		DurationMS: out.Usage.DurationMS, ErrorCode: dec.ErrorCode, ErrorMessage: dec.ErrorMessage,
+	}
+	if err := d.Store.FinishRun(store, rc.RunID(), fin); err != nil {
+		return out, fmt.Errorf("store run result: %w", err)
+	}
+	rc.Emit(harness.RunFinished{Meta: rc.Meta(), Lifecycle: lifecycle, StopReason: harness.StopReason(dec.StopReason), Usage: u, Duration: rc.Elapsed(), Outcome: string(dec.Outcome), Answer: dec.Answer})
+	return out, nil
+}
+
+// resolveSession returns the session to use, creating it when needed.
+func (d *Deps) resolveSession(ctx context.Context, id string, cont bool) (string, error) {
+	if id == "" && cont {
+		latest, ok, err := d.Store.LatestSessionID(ctx)
+		if err != nil {
+			return "", fmt.Errorf("find the latest session: %w", err)
+		}
+		if ok {
+			return latest, nil
+		}
+	}
+	if id != "" {
+		if _, err := d.Store.GetSession(ctx, id); err != nil {
+			if errors.Is(err, runstore.ErrNotFound) {
+				return "", fmt.Errorf("%w: %q (list sessions with `superbiz runs`)", ErrSessionNotFound, id)
+			}
+			return "", fmt.Errorf("look up session %s: %w", id, err)
+		}
+		return id, nil
+	}
+	id = d.newID("s_")
+	if err := d.Store.CreateSession(ctx, id); err != nil {
+		return "", fmt.Errorf("create session: %w", err)
+	}
+	return id, nil
+}
+
+// previousTurn loads the session's last safe diagnosis, or nil: corrupt or
+// blank stored results never reach the model.
+func (d *Deps) previousTurn(ctx context.Context, sessionID, query string) *agent.PreviousTurn {
+	safe, ok, err := d.Store.LastSafeDiagnosis(ctx, sessionID)
+	if err != nil || !ok {
+		return nil
+	}
+	pub, err := release.ParsePublished(safe.PublishedResult)
+	if err != nil {
+		return nil
+	}
+	// The previous turn must fit beside the query in limits.input too.
+	q, _ := json.Marshal(query)
+	limit := min(d.Limits.PreviousTurn, d.Limits.Input-len(q)-len(`{"query":,"previous_turn":}`))
+	if limit <= 0 {
+		return nil
+	}
+	return pub.PreviousTurn(limit)
+}
+
+func (d *Deps) newID(prefix string) string {
+	if d.NewID != nil {
+		return d.NewID(prefix)
+	}
+	return NewID(prefix)
+}
+
+// NewID makes a time-ordered random ID: prefix, 48 bits of milliseconds and
+// 40 random bits, in lower-case base32.
+func NewID(prefix string) string {
+	var b [11]byte
+	binary.BigEndian.PutUint64(b[:8], uint64(time.Now().UnixMilli())<<16)
+	_, _ = rand.Read(b[6:])
+	return prefix + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b[:]))
+}

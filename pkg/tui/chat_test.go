@@ -1,0 +1,231 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/exp/teatest"
+)
+
+// recorder keeps what the chat asked of the application.
+type recorder struct {
+	mu        sync.Mutex
+	submitted []string
+	cancels   int
+	cancelled chan struct{}
+}
+
+func newRecorder() *recorder { return &recorder{cancelled: make(chan struct{}, 8)} }
+
+func (r *recorder) submit(text string) {
+	r.mu.Lock()
+	r.submitted = append(r.submitted, text)
+	r.mu.Unlock()
+}
+
+func (r *recorder) cancel() {
+	r.mu.Lock()
+	r.cancels++
+	r.mu.Unlock()
+	r.cancelled <- struct{}{}
+}
+
+func (r *recorder) snapshot() ([]string, int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.submitted...), r.cancels
+}
+
+func testChat(r *recorder, w, h int) Chat {
+	return NewChat(ChatOptions{
+		Width: w, Height: h, Now: fixedNow, Spinner: pinnedSpinner, Renderer: asciiRenderer(),
+		MarkdownStyle: "notty", OnSubmit: r.submit, OnCancel: r.cancel,
+	})
+}
+
+func enter() tea.KeyMsg { return tea.KeyMsg{Type: tea.KeyEnter} }
+
+func ctrlD() tea.KeyMsg { return tea.KeyMsg{Type: tea.KeyCtrlD} }
+
+const knowledgeMarkdown = "Rotate the Redis password with the `redis-rotate` runbook:\n\n1. Create the new ACL user.\n2. Roll the clients.\n\nSources: runbooks/redis.md"
+
+// TestChatGolden pins the chat at a conversation of two finished turns and
+// at a turn in progress with its live budgets.
+func TestChatGolden(t *testing.T) {
+	t.Run("two_turns", func(t *testing.T) {
+		r := newRecorder()
+		tm := teatest.NewTestModel(t, testChat(r, 100, 40), teatest.WithInitialTermSize(100, 40))
+		tm.Type("order-service payment timeouts since 14:00")
+		tm.Send(enter())
+		for _, m := range script(phaseStart, phaseMidTool, phaseStop, phaseEnd) {
+			tm.Send(m)
+		}
+		tm.Send(TurnFinishedMsg{Intent: "DIAGNOSIS", Markdown: fallbackMarkdown, Outcome: "FALLBACK", ExitCode: 3})
+		tm.Type("how do I rotate the redis password?")
+		tm.Send(enter())
+		tm.Send(TurnFinishedMsg{Intent: "KNOWLEDGE_QUERY", Markdown: knowledgeMarkdown, Outcome: "SUCCESS", StopReason: "COMPLETED"})
+		waitFor(t, tm, "[KNOWLEDGE_QUERY]")
+		tm.Send(ctrlD())
+		fm := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Chat)
+		got, cancels := r.snapshot()
+		want := []string{"order-service payment timeouts since 14:00", "how do I rotate the redis password?"}
+		if fmt.Sprint(got) != fmt.Sprint(want) || cancels != 0 {
+			t.Fatalf("submitted %q (cancels %d), want %q", got, cancels, want)
+		}
+		teatest.RequireEqualOutput(t, []byte(fm.View()))
+	})
+	t.Run("narrow", func(t *testing.T) {
+		r := newRecorder()
+		tm := teatest.NewTestModel(t, testChat(r, 50, 24), teatest.WithInitialTermSize(50, 24))
+		tm.Type("payments slow")
+		tm.Send(enter())
+		for _, m := range script(phaseStart, phaseMidTool) {
+			tm.Send(m)
+		}
+		waitFor(t, tm, "EVIDENCE_FOUND")
+		if err := tm.Quit(); err != nil {
+			t.Fatal(err)
+		}
+		fm := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Chat)
+		if v := fm.View(); strings.Contains(v, "█") || strings.Contains(v, "╭") {
+			t.Fatalf("below 60 columns the panel is plain lines:\n%s", v)
+		}
+		teatest.RequireEqualOutput(t, []byte(fm.View()))
+	})
+	t.Run("turn_in_progress", func(t *testing.T) {
+		r := newRecorder()
+		tm := teatest.NewTestModel(t, testChat(r, 100, 40), teatest.WithInitialTermSize(100, 40))
+		tm.Send(TurnStartedMsg{Query: "hello"})
+		tm.Send(TurnFinishedMsg{Intent: "SYSTEM_CHAT", Markdown: "Hello. Describe an incident and I will look at the evidence.", Outcome: "SUCCESS"})
+		tm.Type("order-service payment timeouts since 14:00")
+		tm.Send(enter())
+		for _, m := range script(phaseStart, phaseMidTool) {
+			tm.Send(m)
+		}
+		tm.Send(EventMsg{Event: phaseStop[0]})
+		waitFor(t, tm, "waiting for the model")
+		// Typing while a turn runs is ignored; Enter submits nothing.
+		tm.Type("x")
+		tm.Send(enter())
+		if err := tm.Quit(); err != nil {
+			t.Fatal(err)
+		}
+		fm := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Chat)
+		if !fm.Running() {
+			t.Fatal("the turn is still running")
+		}
+		if got, _ := r.snapshot(); len(got) != 1 {
+			t.Fatalf("submitted %q, want one turn", got)
+		}
+		teatest.RequireEqualOutput(t, []byte(fm.View()))
+	})
+}
+
+// TestChatCancel: Esc while a turn runs calls OnCancel once and keeps the
+// chat; the turn ends CANCELLED and the input takes text again.
+func TestChatCancel(t *testing.T) {
+	for _, k := range []tea.KeyMsg{{Type: tea.KeyEsc}, {Type: tea.KeyCtrlC}} {
+		t.Run(k.String(), func(t *testing.T) {
+			r := newRecorder()
+			tm := teatest.NewTestModel(t, testChat(r, 100, 30), teatest.WithInitialTermSize(100, 30))
+			tm.Type("payments slow")
+			tm.Send(enter())
+			for _, m := range script(phaseStart) {
+				tm.Send(m)
+			}
+			tm.Send(k)
+			tm.Send(k) // a second press while cancelling asks nothing more
+			waitFor(t, tm, "cancelling…")
+			select {
+			case <-r.cancelled:
+			case <-time.After(10 * time.Second):
+				t.Fatal("OnCancel was not called")
+			}
+			tm.Send(TurnFinishedMsg{Intent: "DIAGNOSIS", Markdown: "The run was cancelled.", Outcome: "CANCELLED", StopReason: "CANCELLED", ExitCode: 130})
+			tm.Type("next question")
+			waitFor(t, tm, "next question")
+			if err := tm.Quit(); err != nil {
+				t.Fatal(err)
+			}
+			fm := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Chat)
+			if fm.Running() {
+				t.Fatal("the cancelled turn must be over")
+			}
+			if v := fm.input.Value(); v != "next question" {
+				t.Fatalf("input = %q, want the text typed after the cancel", v)
+			}
+			if _, n := r.snapshot(); n != 1 {
+				t.Fatalf("OnCancel called %d times, want 1", n)
+			}
+			if !strings.Contains(fm.View(), "exit 130 · CANCELLED · CANCELLED") {
+				t.Fatalf("the cancelled turn is not shown:\n%s", fm.View())
+			}
+		})
+	}
+}
+
+// TestChatKeys drives the idle keys without a program: Ctrl-C clears the
+// line, Ctrl-D deletes on a non-empty line and quits on an empty one.
+func TestChatKeys(t *testing.T) {
+	m := testChat(newRecorder(), 80, 20)
+	step := func(msg tea.Msg) tea.Cmd {
+		nm, cmd := m.Update(msg)
+		m = nm.(Chat)
+		return cmd
+	}
+	for _, r := range "abc" {
+		step(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
+	}
+	step(tea.KeyMsg{Type: tea.KeyCtrlC})
+	if v := m.input.Value(); v != "" {
+		t.Fatalf("ctrl+c idle must clear the input, got %q", v)
+	}
+	step(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("x")})
+	step(tea.KeyMsg{Type: tea.KeyHome})
+	if cmd := step(ctrlD()); cmd != nil && isQuit(cmd) {
+		t.Fatal("ctrl+d on a non-empty line must not quit")
+	}
+	if v := m.input.Value(); v != "" {
+		t.Fatalf("ctrl+d must delete the character under the cursor, got %q", v)
+	}
+	if cmd := step(ctrlD()); cmd == nil || !isQuit(cmd) {
+		t.Fatal("ctrl+d on an empty line must quit")
+	}
+	if cmd := step(enter()); cmd != nil {
+		t.Fatal("enter on an empty line must submit nothing")
+	}
+}
+
+func isQuit(cmd tea.Cmd) bool {
+	_, ok := cmd().(tea.QuitMsg)
+	return ok
+}
+
+// TestChatScroll fills a short terminal with turns, pages up, and pins what
+// is visible; the view keeps the reader's place while new turns arrive only
+// when they were at the end.
+func TestChatScroll(t *testing.T) {
+	r := newRecorder()
+	tm := teatest.NewTestModel(t, testChat(r, 70, 16), teatest.WithInitialTermSize(70, 16))
+	for i := 1; i <= 6; i++ {
+		tm.Type(fmt.Sprintf("question %d", i))
+		tm.Send(enter())
+		tm.Send(TurnFinishedMsg{Intent: "SYSTEM_CHAT", Markdown: fmt.Sprintf("Answer number %d.\n\nA second paragraph.", i), Outcome: "SUCCESS"})
+	}
+	waitFor(t, tm, "Answer number 6")
+	tm.Send(tea.KeyMsg{Type: tea.KeyPgUp})
+	tm.Send(tea.KeyMsg{Type: tea.KeyPgUp})
+	tm.Send(tea.MouseMsg{Button: tea.MouseButtonWheelDown, Action: tea.MouseActionPress})
+	if err := tm.Quit(); err != nil {
+		t.Fatal(err)
+	}
+	fm := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Chat)
+	if fm.vp.AtBottom() || fm.vp.AtTop() {
+		t.Fatalf("after two pages up and a wheel step the view is mid-way, offset %d of %d lines", fm.vp.YOffset, fm.vp.TotalLineCount())
+	}
+	teatest.RequireEqualOutput(t, []byte(fm.View()))
+}

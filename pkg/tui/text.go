@@ -1,0 +1,148 @@
+// Package tui draws a run for a person at a terminal: the live diagnose view,
+// the interactive chat, and the plain progress lines used when stderr is not
+// a terminal. It consumes the typed run events of package harness only; the
+// engine never imports it.
+package tui
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/charmbracelet/glamour"
+)
+
+// NarrowWidth is the terminal width below which the views drop bars and
+// boxes and print plain lines, so that nothing wraps into garbage.
+const NarrowWidth = 60
+
+// defaultWidth is assumed until the terminal reports its size.
+const defaultWidth = 80
+
+// cleanLine makes untrusted text (model-chosen tool inputs, queries) safe for
+// one terminal line: control characters, including escape sequences and line
+// breaks, become spaces and invalid UTF-8 becomes U+FFFD, so nothing a model
+// writes can move the cursor or recolour the screen.
+func cleanLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case isBidi(r):
+			return -1
+		case unicode.IsControl(r), r == '\u2028', r == '\u2029':
+			return ' '
+		}
+		return r
+	}, strings.ToValidUTF8(s, "\uFFFD"))
+}
+
+// isBidi reports the bidirectional overrides and isolates that can make a
+// line read differently from what it contains.
+func isBidi(r rune) bool {
+	return r == '\u200E' || r == '\u200F' || (r >= '\u202A' && r <= '\u202E') || (r >= '\u2066' && r <= '\u2069')
+}
+
+// cleanBlock is cleanLine for multi-line text (Markdown): it keeps line
+// breaks and tabs and removes every other control character.
+func cleanBlock(s string) string {
+	s = strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\r\n", "\n")
+	return strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\t' {
+			return r
+		}
+		if unicode.IsControl(r) || isBidi(r) {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// comma formats n with thousands separators, the way budgets are read.
+func comma(n int) string {
+	s := strconv.Itoa(n)
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// clock formats a remaining duration to the second ("4m32s", "0s").
+func clock(d time.Duration) string {
+	if d < 0 {
+		d = 0
+	}
+	return d.Truncate(time.Second).String()
+}
+
+// seconds formats an elapsed duration with one decimal ("2.3s").
+func seconds(d time.Duration) string {
+	return fmt.Sprintf("%.1fs", d.Seconds())
+}
+
+// MarkdownStyle picks the glamour standard style for a terminal: "notty"
+// (no colour, no escape sequences) when colour is off (NO_COLOR, or not a
+// terminal), else "dark" or "light". The caller decides, so rendering never
+// probes the terminal.
+func MarkdownStyle(color, darkBackground bool) string {
+	switch {
+	case !color:
+		return "notty"
+	case darkBackground:
+		return "dark"
+	default:
+		return "light"
+	}
+}
+
+// RenderMarkdown renders an answer for the terminal with glamour in a fixed
+// standard style (see MarkdownStyle; "" means "notty") wrapped at width
+// columns. Control characters in md are removed first: the answer may quote
+// model output.
+func RenderMarkdown(md string, width int, style string) (string, error) {
+	if style == "" {
+		style = "notty"
+	}
+	if style == "auto" {
+		return "", fmt.Errorf("render markdown: style %q probes the terminal; pass a fixed style such as notty, dark or light", style)
+	}
+	if width < 20 {
+		width = 20
+	}
+	r, err := glamour.NewTermRenderer(glamour.WithStandardStyle(style), glamour.WithWordWrap(width))
+	if err != nil {
+		return "", fmt.Errorf("render markdown: style %q: %w", style, err)
+	}
+	out, err := r.Render(cleanBlock(md))
+	if err != nil {
+		return "", fmt.Errorf("render markdown: %w", err)
+	}
+	lines := strings.Split(strings.Trim(out, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return strings.Join(lines, "\n"), nil
+}
+
+// exitLine is the last line of a finished run: exit code, release outcome
+// and stop reason, as SPEC section 2 names them.
+func exitLine(code int, outcome, reason string) string {
+	parts := []string{"exit " + strconv.Itoa(code)}
+	for _, p := range []string{outcome, reason} {
+		if p = cleanLine(p); p != "" {
+			parts = append(parts, p)
+		}
+	}
+	return strings.Join(parts, " · ")
+}
