@@ -1,0 +1,240 @@
+package logs
+
+import (
+	"container/heap"
+	"encoding/json"
+	"sort"
+	"time"
+)
+
+// Bounds of one result, in bytes unless said otherwise.
+const (
+	maxMessage     = 300
+	maxFields      = 8
+	maxFieldKey    = 64
+	maxFieldValue  = 200
+	maxPatterns    = 10
+	maxServiceText = 128
+	// maxDistinctTemplates caps the pattern table; further templates are
+	// counted under otherTemplate so counts stay honest.
+	maxDistinctTemplates = 10000
+	otherTemplate        = "(other messages)"
+)
+
+// Result is the whitelisted projection query_logs returns (SPEC section 5).
+type Result struct {
+	Source    string    `json:"source"`
+	Window    Window    `json:"window"`
+	Matched   int       `json:"matched"`
+	Returned  int       `json:"returned"`
+	Truncated bool      `json:"truncated"`
+	Entries   []Entry   `json:"entries"`
+	Patterns  []Pattern `json:"patterns"`
+}
+
+// Window is the absolute time range that was searched, for the model to cite.
+type Window struct {
+	Start string `json:"start"`
+	End   string `json:"end"`
+}
+
+// Entry is one matched log entry, every string cleaned and bounded.
+type Entry struct {
+	TS      string            `json:"ts"`
+	Level   string            `json:"level,omitempty"`
+	Service string            `json:"service,omitempty"`
+	Message string            `json:"message"`
+	Fields  map[string]string `json:"fields,omitempty"`
+}
+
+// Pattern is a group of matched messages that share a template, so a burst of
+// identical events reads as one line with a count.
+type Pattern struct {
+	Template string `json:"template"`
+	Count    int    `json:"count"`
+	FirstTS  string `json:"first_ts"`
+	LastTS   string `json:"last_ts"`
+}
+
+type heldEntry struct {
+	ts  int64
+	seq int64
+	e   Entry
+}
+
+// entryHeap is a min-heap by (ts, seq): the oldest held entry is evicted first.
+type entryHeap []heldEntry
+
+func (h entryHeap) Len() int { return len(h) }
+func (h entryHeap) Less(i, j int) bool {
+	if h[i].ts != h[j].ts {
+		return h[i].ts < h[j].ts
+	}
+	return h[i].seq < h[j].seq
+}
+func (h entryHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *entryHeap) Push(x any)   { *h = append(*h, x.(heldEntry)) }
+func (h *entryHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+type patternAcc struct {
+	count       int
+	first, last int64
+}
+
+// accumulator keeps the newest `limit` entries and the template counts of
+// every match, in bounded memory.
+type accumulator struct {
+	limit    int
+	loc      *time.Location
+	matched  int
+	seq      int64
+	held     entryHeap
+	patterns map[string]*patternAcc
+}
+
+func newAccumulator(limit int, loc *time.Location) *accumulator {
+	return &accumulator{limit: limit, loc: loc, patterns: map[string]*patternAcc{}}
+}
+
+func (a *accumulator) add(r *record, cont []byte) {
+	a.matched++
+	a.seq++
+	msg := r.msg
+	if len(cont) > 0 {
+		if len(cont) > maxContinuation {
+			cont = cont[:maxContinuation]
+		}
+		m := make([]byte, 0, len(msg)+1+len(cont))
+		m = append(append(append(m, msg...), '\n'), cont...)
+		msg = m
+	}
+	clean := cleanText(msg, true)
+	a.addPattern(template(clean), r.ts)
+	if len(a.held) >= a.limit {
+		oldest := a.held[0]
+		if r.ts < oldest.ts || (r.ts == oldest.ts && a.seq < oldest.seq) {
+			return
+		}
+	}
+	e := Entry{
+		TS:      a.ts(r.ts),
+		Level:   r.level,
+		Service: bound(cleanText(r.service, false), maxServiceText),
+		Message: bound(trimNewlines(clean), maxMessage),
+	}
+	for i, f := range r.fields {
+		if i == maxFields {
+			break
+		}
+		if e.Fields == nil {
+			e.Fields = make(map[string]string, min(len(r.fields), maxFields))
+		}
+		e.Fields[bound(cleanText(f.key, false), maxFieldKey)] = bound(cleanText(f.val, false), maxFieldValue)
+	}
+	heap.Push(&a.held, heldEntry{ts: r.ts, seq: a.seq, e: e})
+	if len(a.held) > a.limit {
+		heap.Pop(&a.held)
+	}
+}
+
+func trimNewlines(s string) string {
+	for len(s) > 0 && (s[len(s)-1] == '\n' || s[len(s)-1] == ' ') {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+func (a *accumulator) addPattern(t string, ts int64) {
+	p, ok := a.patterns[t]
+	if !ok {
+		if len(a.patterns) >= maxDistinctTemplates {
+			t = otherTemplate
+			p = a.patterns[t]
+		}
+		if p == nil {
+			p = &patternAcc{first: ts, last: ts}
+			a.patterns[t] = p
+		}
+	}
+	p.count++
+	p.first = min(p.first, ts)
+	p.last = max(p.last, ts)
+}
+
+func (a *accumulator) ts(ns int64) string {
+	return time.Unix(0, ns).In(a.loc).Format("2006-01-02T15:04:05.000Z07:00")
+}
+
+// result builds the projection: entries newest first, patterns by count.
+func (a *accumulator) result(source string, start, end int64) Result {
+	held := append([]heldEntry(nil), a.held...)
+	sort.Slice(held, func(i, j int) bool {
+		if held[i].ts != held[j].ts {
+			return held[i].ts > held[j].ts
+		}
+		return held[i].seq > held[j].seq
+	})
+	res := Result{
+		Source:   source,
+		Window:   Window{Start: a.ts(start), End: a.ts(end)},
+		Matched:  a.matched,
+		Entries:  make([]Entry, 0, len(held)),
+		Patterns: []Pattern{},
+	}
+	for _, h := range held {
+		res.Entries = append(res.Entries, h.e)
+	}
+	type kp struct {
+		t string
+		p *patternAcc
+	}
+	all := make([]kp, 0, len(a.patterns))
+	for t, p := range a.patterns {
+		all = append(all, kp{t, p})
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].p.count != all[j].p.count {
+			return all[i].p.count > all[j].p.count
+		}
+		return all[i].t < all[j].t
+	})
+	for i, x := range all {
+		if i == maxPatterns {
+			res.Truncated = true
+			break
+		}
+		res.Patterns = append(res.Patterns, Pattern{Template: x.t, Count: x.p.count, FirstTS: a.ts(x.p.first), LastTS: a.ts(x.p.last)})
+	}
+	res.Returned = len(res.Entries)
+	res.Truncated = res.Truncated || res.Returned < res.Matched
+	return res
+}
+
+// fit drops the oldest entries, then the rarest patterns, until the JSON
+// encoding fits maxBytes; it reports the encoded size.
+func fit(res *Result, maxBytes int) (int, error) {
+	for {
+		b, err := json.Marshal(res)
+		if err != nil {
+			return 0, err
+		}
+		if len(b) <= maxBytes {
+			return len(b), nil
+		}
+		switch {
+		case len(res.Entries) > 0:
+			res.Entries = res.Entries[:len(res.Entries)-1]
+			res.Returned = len(res.Entries)
+		case len(res.Patterns) > 0:
+			res.Patterns = res.Patterns[:len(res.Patterns)-1]
+		default:
+			return len(b), nil
+		}
+		res.Truncated = true
+	}
+}

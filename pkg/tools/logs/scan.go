@@ -1,0 +1,556 @@
+package logs
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// seekSlack is how far out of time order a line may be and still be found
+// when a window is located by binary search: the searched byte range is
+// widened by this much on both sides. Lines further out of order near a
+// window edge can be missed; every entry is still checked against the exact
+// window.
+const seekSlack = time.Minute
+
+// streamChunk is the read size for gzip files and platforms without mmap.
+const streamChunk = 4 << 20
+
+// maxWalkBack bounds how many lines before a filtered match are searched
+// for the header of its entry (a stack trace longer than this is cut).
+const maxWalkBack = 1000
+
+// maxContinuation bounds the continuation text kept for one entry.
+const maxContinuation = 4096
+
+var (
+	errNoMap        = errors.New("memory mapping unavailable")
+	errUnrecognized = errors.New("no line with a recognisable timestamp in the first lines")
+)
+
+// query is a resolved business input: what Execute filters on.
+type query struct {
+	startNS, endNS int64
+	service        string // lower case; "" means any
+	level          string // canonical; "" means any
+	words          [][]byte
+	limit          int
+}
+
+// scanner runs one query over the files of one source into one accumulator.
+type scanner struct {
+	q      *query
+	tc     timeCtx
+	f      format
+	acc    *accumulator
+	rec    record
+	probe  record
+	pf     *prefilter
+	noSeek bool // tests: force the linear path
+	ticks  int
+	ctx    context.Context
+}
+
+func (s *scanner) tick() error {
+	s.ticks++
+	if s.ticks&1023 == 0 {
+		return s.ctx.Err()
+	}
+	return nil
+}
+
+// lineAt returns the line starting at i (without '\n' and a trailing '\r')
+// and the index after its newline.
+func lineAt(data []byte, i, hi int) ([]byte, int) {
+	k := bytes.IndexByte(data[i:hi], '\n')
+	var line []byte
+	next := hi
+	if k < 0 {
+		line = data[i:hi]
+	} else {
+		line = data[i : i+k]
+		next = i + k + 1
+	}
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		line = line[:n-1]
+	}
+	return line, next
+}
+
+// isHeader reports whether the line at i starts an entry (has a time).
+func (s *scanner) isHeader(line []byte) bool {
+	return parseLine(s.f, line, &s.tc, &s.probe)
+}
+
+// entryEnd returns the end of the entry whose header line ends at next.
+func (s *scanner) entryEnd(data []byte, next, hi int) int {
+	i := next
+	for i < hi {
+		line, n := lineAt(data, i, hi)
+		if s.isHeader(line) {
+			return i
+		}
+		i = n
+	}
+	return hi
+}
+
+// evalEntry checks the entry [hs,end) against the query and records it.
+func (s *scanner) evalEntry(data []byte, hs, end int) {
+	line, next := lineAt(data, hs, end)
+	r := &s.rec
+	if !parseLine(s.f, line, &s.tc, r) {
+		return
+	}
+	q := s.q
+	if r.ts < q.startNS || r.ts > q.endNS {
+		return
+	}
+	if q.level != "" && r.level != q.level {
+		return
+	}
+	if q.service != "" && !bytes.EqualFold(r.service, []byte(q.service)) {
+		return
+	}
+	for _, w := range q.words {
+		if !containsFold(data[hs:end], w) {
+			return
+		}
+	}
+	var cont []byte
+	if next < end {
+		cont = data[next:end]
+	}
+	s.acc.add(r, cont)
+}
+
+// scanRange runs the query over the complete entries in data[lo:hi]; lo must
+// be a line start.
+func (s *scanner) scanRange(data []byte, lo, hi int) error {
+	if s.pf != nil {
+		return s.scanFiltered(data, lo, hi)
+	}
+	i := lo
+	// lines before the first header have no entry to join: skip them
+	for i < hi {
+		line, next := lineAt(data, i, hi)
+		if s.isHeader(line) {
+			break
+		}
+		i = next
+	}
+	for i < hi {
+		if err := s.tick(); err != nil {
+			return err
+		}
+		_, next := lineAt(data, i, hi)
+		end := s.entryEnd(data, next, hi)
+		s.evalEntry(data, i, end)
+		i = end
+	}
+	return nil
+}
+
+// scanFiltered finds candidate lines with the prefilter and parses only the
+// entries that contain the rarest word.
+func (s *scanner) scanFiltered(data []byte, lo, hi int) error {
+	pf := s.pf
+	done, pos := lo, lo
+	cLo, cUp := -1, -1
+	for {
+		if err := s.tick(); err != nil {
+			return err
+		}
+		from := pos + pf.off
+		if from >= hi {
+			return nil
+		}
+		if cLo < from {
+			if k := bytes.IndexByte(data[from:hi], pf.lo); k >= 0 {
+				cLo = from + k
+			} else {
+				cLo = hi
+			}
+		}
+		c := cLo
+		if pf.up != pf.lo {
+			if cUp < from {
+				if k := bytes.IndexByte(data[from:hi], pf.up); k >= 0 {
+					cUp = from + k
+				} else {
+					cUp = hi
+				}
+			}
+			c = min(c, cUp)
+		}
+		if c >= hi {
+			return nil
+		}
+		start := c - pf.off
+		if !matchFoldAt(data[start:hi], pf.word) {
+			pos = start + 1
+			continue
+		}
+		// the line holding the match, then back to its entry's header
+		ls := done
+		if k := bytes.LastIndexByte(data[done:start], '\n'); k >= 0 {
+			ls = done + k + 1
+		}
+		hs := -1
+		for j, n := ls, 0; n < maxWalkBack; n++ {
+			line, _ := lineAt(data, j, hi)
+			if s.isHeader(line) {
+				hs = j
+				break
+			}
+			if j <= done {
+				break
+			}
+			k := bytes.LastIndexByte(data[done:j-1], '\n')
+			if k < 0 {
+				j = done
+			} else {
+				j = done + k + 1
+			}
+		}
+		if hs < 0 { // text before the first entry: skip its line
+			_, next := lineAt(data, ls, hi)
+			done, pos = next, next
+			continue
+		}
+		_, next := lineAt(data, hs, hi)
+		end := s.entryEnd(data, next, hi)
+		s.evalEntry(data, hs, end)
+		done, pos = end, end
+	}
+}
+
+// prefilter is the byte searched for with IndexByte before any parsing: the
+// rarest byte (in a sample of the data) of the words, both cases for letters.
+type prefilter struct {
+	word   []byte
+	off    int
+	lo, up byte
+}
+
+// choosePrefilter picks the word byte that occurs least in sample; words
+// whose letters could change bytes under Unicode case folding are skipped.
+func choosePrefilter(words [][]byte, sample []byte) *prefilter {
+	var freq [256]int
+	for _, c := range sample {
+		freq[c]++
+	}
+	var best *prefilter
+	bestN := -1
+	for _, w := range words {
+		if !foldSafe(w) {
+			continue
+		}
+		for off, c := range w {
+			lo, up := c, c
+			if c >= 'a' && c <= 'z' {
+				up = c - ('a' - 'A')
+			}
+			n := freq[lo]
+			if up != lo {
+				n += freq[up]
+			}
+			if bestN < 0 || n < bestN {
+				best, bestN = &prefilter{word: w, off: off, lo: lo, up: up}, n
+			}
+		}
+	}
+	return best
+}
+
+// foldSafe reports whether w's non-ASCII runes have no case, so their bytes
+// are the same in any case of the text.
+func foldSafe(w []byte) bool {
+	for len(w) > 0 {
+		r, n := utf8.DecodeRune(w)
+		w = w[n:]
+		if r >= utf8.RuneSelf && (unicode.ToUpper(r) != r || unicode.ToLower(r) != r || unicode.ToTitle(r) != r) {
+			return false
+		}
+	}
+	return true
+}
+
+// lowerWord lower-cases a filter word the way matching compares it.
+func lowerWord(w string) []byte {
+	return bytes.ToLower([]byte(w))
+}
+
+// matchFoldAt reports whether b starts with w (already lower case), ASCII
+// letters compared without case.
+func matchFoldAt(b, w []byte) bool {
+	if len(b) < len(w) {
+		return false
+	}
+	for i, c := range w {
+		d := b[i]
+		if d >= 'A' && d <= 'Z' {
+			d += 'a' - 'A'
+		}
+		if d != c {
+			return false
+		}
+	}
+	return true
+}
+
+// containsFold reports whether hay contains w (lower case) ignoring case.
+func containsFold(hay, w []byte) bool {
+	if len(w) == 0 {
+		return true
+	}
+	if !foldSafe(w) {
+		return bytes.Contains(bytes.ToLower(hay), w)
+	}
+	c := w[0]
+	up := c
+	if c >= 'a' && c <= 'z' {
+		up = c - ('a' - 'A')
+	}
+	for i := 0; i+len(w) <= len(hay); i++ {
+		k := bytes.IndexByte(hay[i:], c)
+		if up != c {
+			if k2 := bytes.IndexByte(hay[i:], up); k2 >= 0 && (k < 0 || k2 < k) {
+				k = k2
+			}
+		}
+		if k < 0 {
+			return false
+		}
+		i += k
+		if matchFoldAt(hay[i:], w) {
+			return true
+		}
+	}
+	return false
+}
+
+// headerAtOrAfter finds the first entry header starting at or after m.
+func (s *scanner) headerAtOrAfter(data []byte, m int) (off int, ts int64, ok bool) {
+	i := m
+	if i > 0 && data[i-1] != '\n' {
+		k := bytes.IndexByte(data[i:], '\n')
+		if k < 0 {
+			return len(data), 0, false
+		}
+		i += k + 1
+	}
+	for n := 0; i < len(data) && n < 4096; n++ {
+		line, next := lineAt(data, i, len(data))
+		if s.isHeader(line) {
+			return i, s.probe.ts, true
+		}
+		i = next
+	}
+	return len(data), 0, false
+}
+
+// lowerBound is the offset of the first header with time ≥ target in a
+// time-ordered file (len(data) when none), found by binary search on offsets.
+func (s *scanner) lowerBound(data []byte, target int64) int {
+	lo, hi := 0, len(data)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		_, ts, ok := s.headerAtOrAfter(data, m)
+		if !ok || ts >= target {
+			hi = m
+		} else {
+			lo = m + 1
+		}
+	}
+	off, _, _ := s.headerAtOrAfter(data, lo)
+	return off
+}
+
+// ordered samples 65 evenly spaced headers and reports whether their times
+// never go back by more than seekSlack; only then is binary search used.
+func (s *scanner) ordered(data []byte) bool {
+	const samples = 64
+	var prev int64
+	seen := 0
+	for k := 0; k <= samples; k++ {
+		_, ts, ok := s.headerAtOrAfter(data, int(int64(len(data))*int64(k)/samples))
+		if !ok {
+			continue
+		}
+		if seen > 0 && ts < prev-int64(seekSlack) {
+			return false
+		}
+		if seen == 0 || ts > prev {
+			prev = ts
+		}
+		seen++
+	}
+	return seen > 0
+}
+
+// sampleLines returns up to 16 non-empty lines from the start of data.
+func sampleLines(data []byte) [][]byte {
+	var out [][]byte
+	if len(data) > 64<<10 {
+		data = data[:64<<10]
+	}
+	for i := 0; i < len(data) && len(out) < 16; {
+		line, next := lineAt(data, i, len(data))
+		if len(bytes.TrimSpace(line)) > 0 {
+			out = append(out, line)
+		}
+		i = next
+	}
+	return out
+}
+
+// setup detects the format from the start of the file and chooses the prefilter.
+func (s *scanner) setup(fixed format, head []byte) error {
+	s.f = fixed
+	if fixed == fmtAuto {
+		f, ok := detectFormat(sampleLines(head), &s.tc)
+		if !ok {
+			return errUnrecognized
+		}
+		s.f = f
+	}
+	s.pf = nil
+	if len(s.q.words) > 0 {
+		sample := head
+		if len(sample) > 256<<10 {
+			sample = sample[:256<<10]
+		}
+		s.pf = choosePrefilter(s.q.words, sample)
+	}
+	return nil
+}
+
+// scanFile runs the query over one file: gzip (by magic bytes) and platforms
+// without mmap stream; plain files are mapped and, when time-ordered,
+// searched by binary search for the window.
+func (s *scanner) scanFile(path string, fixed format) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("open log file: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("stat log file: %w", err)
+	}
+	if st.Size() == 0 {
+		return nil
+	}
+	var magic [2]byte
+	if n, _ := f.ReadAt(magic[:], 0); n == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			return fmt.Errorf("read gzip log %s: %w", path, err)
+		}
+		defer zr.Close()
+		return s.scanStream(zr, fixed, path)
+	}
+	data, release, err := mapFile(f, st.Size())
+	if errors.Is(err, errNoMap) {
+		return s.scanStream(f, fixed, path)
+	}
+	if err != nil {
+		return err
+	}
+	defer release()
+	return s.scanMapped(data, fixed, path)
+}
+
+func (s *scanner) scanMapped(data []byte, fixed format, path string) error {
+	if err := s.setup(fixed, data); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	lo, hi := 0, len(data)
+	if !s.noSeek && s.ordered(data) {
+		lo = s.lowerBound(data, s.q.startNS-int64(seekSlack))
+		hi = s.lowerBound(data, s.q.endNS+int64(seekSlack)+1)
+		if hi < lo {
+			hi = lo
+		}
+	}
+	if hi > lo {
+		adviseRead(data[lo:hi])
+	}
+	return s.scanRange(data, lo, hi)
+}
+
+// scanStream reads r in chunks, each cut before its last entry header so an
+// entry and its continuation lines are always scanned together.
+func (s *scanner) scanStream(r io.Reader, fixed format, path string) error {
+	buf := make([]byte, 0, streamChunk)
+	first := true
+	eof := false
+	for !eof || len(buf) > 0 {
+		if err := s.ctx.Err(); err != nil {
+			return err
+		}
+		for !eof && len(buf) < cap(buf) {
+			n, err := r.Read(buf[len(buf):cap(buf)])
+			buf = buf[:len(buf)+n]
+			if err == io.EOF {
+				eof = true
+			} else if err != nil {
+				return fmt.Errorf("read log %s: %w", path, err)
+			}
+		}
+		if first {
+			first = false
+			if len(bytes.TrimSpace(buf)) == 0 && eof {
+				return nil
+			}
+			if err := s.setup(fixed, buf); err != nil {
+				return fmt.Errorf("%s: %w", path, err)
+			}
+		}
+		cut := len(buf)
+		if !eof {
+			cut = s.lastHeaderStart(buf)
+		}
+		if err := s.scanRange(buf, 0, cut); err != nil {
+			return err
+		}
+		rest := copy(buf, buf[cut:])
+		buf = buf[:rest]
+		if eof && cut == 0 && rest > 0 {
+			// defensive: everything is scanned once eof is reached
+			break
+		}
+	}
+	return nil
+}
+
+// lastHeaderStart is where the next chunk must begin: the last header line of
+// a full buffer, or (if none but the first) the end of its last whole line.
+func (s *scanner) lastHeaderStart(buf []byte) int {
+	end := bytes.LastIndexByte(buf, '\n')
+	if end < 0 {
+		return len(buf) // one huge line: scan it alone
+	}
+	j := end + 1 // start of the incomplete last line
+	for j > 0 {
+		k := bytes.LastIndexByte(buf[:j-1], '\n')
+		ls := k + 1
+		line, _ := lineAt(buf, ls, len(buf))
+		if ls > 0 && s.isHeader(line) {
+			return ls
+		}
+		if ls == 0 {
+			break
+		}
+		j = ls
+	}
+	return end + 1
+}
