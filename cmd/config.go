@@ -1,0 +1,48 @@
+package cmd
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/superbiz/superbiz/pkg/config"
+)
+
+// loadConfig is the one place the configuration is resolved: the file found
+// by the lookup order, then the environment, then the global flags the user
+// actually gave (cobra's Changed, so "--model ”" differs from no flag). Any
+// failure is a configuration error: exit 2 without the usage line.
+func (a *app) loadConfig(cmd *cobra.Command) (*config.Config, error) {
+	return a.loadConfigWith(cmd, config.Overrides{})
+}
+
+// loadConfigWith is loadConfig with a command's own overrides (the diagnose
+// budget flags); with --demo the three tools point at the demo workspace.
+func (a *app) loadConfigWith(cmd *cobra.Command, ov config.Overrides) (*config.Config, error) {
+	changed := func(name string) bool {
+		f := cmd.Flags().Lookup(name)
+		return f != nil && f.Changed
+	}
+	if changed("db") {
+		ov.DBPath = &a.flags.dbPath
+	}
+	if changed("model") {
+		ov.Model = &a.flags.model
+	}
+	if changed("host") {
+		ov.Host = &a.flags.host
+	}
+	cfg, err := config.Load(config.LoadOptions{
+		ConfigPath: a.flags.configPath,
+		WorkDir:    a.workDir,
+		Getenv:     a.getenv,
+		Overrides:  ov,
+	})
+	if err != nil {
+		return nil, configError(err)
+	}
+	if a.flags.demo {
+		if _, err := applyDemo(cmd.Context(), cfg); err != nil {
+			return nil, err
+		}
+	}
+	return cfg, nil
+}

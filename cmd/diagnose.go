@@ -1,0 +1,322 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	usecase "github.com/superbiz/superbiz/pkg/app"
+	"github.com/superbiz/superbiz/pkg/config"
+	"github.com/superbiz/superbiz/pkg/demo"
+	"github.com/superbiz/superbiz/pkg/harness"
+	"github.com/superbiz/superbiz/pkg/model"
+	"github.com/superbiz/superbiz/pkg/model/replay"
+	"github.com/superbiz/superbiz/pkg/tui"
+)
+
+// diagnoseFlags are the flags of `superbiz diagnose` only.
+type diagnoseFlags struct {
+	session       string
+	cont          bool
+	maxModelCalls int
+	maxToolCalls  int
+	maxTokens     int
+	timeout       time.Duration
+}
+
+func (a *app) newDiagnoseCmd() *cobra.Command {
+	var f diagnoseFlags
+	c := &cobra.Command{
+		Use:   "diagnose [QUERY|-]",
+		Short: "Diagnose a production problem from evidence (one DIAGNOSIS run)",
+		Long: `diagnose runs the single diagnosis agent once on QUERY (or on stdin when QUERY
+is "-" or absent and stdin is not a terminal), releases its answer through the
+guards and stores the run. Exit codes: 0 released, 3 no conclusion (fallback),
+1 failed, 2 usage or rejected input, 4 model unreachable, 130 cancelled.`,
+		Example: `  superbiz diagnose --demo
+  superbiz diagnose "order-service payment timeouts since 14:00, many 504s"
+  echo "redis timeouts on user-service" | superbiz diagnose -o json
+  superbiz diagnose --continue "is it still happening?"`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return usageErrorf("diagnose takes one QUERY (quote it), got %d arguments", len(args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.runDiagnose(cmd, args, f)
+		},
+	}
+	fl := c.Flags()
+	fl.StringVar(&f.session, "session", "", "continue this session (its last released diagnosis becomes the previous turn)")
+	fl.BoolVar(&f.cont, "continue", false, "continue the most recent session")
+	fl.IntVar(&f.maxModelCalls, "max-model-calls", 0, "model call budget (default from config: 8)")
+	fl.IntVar(&f.maxToolCalls, "max-tool-calls", 0, "tool call budget (default from config: 6)")
+	fl.IntVar(&f.maxTokens, "max-tokens", 0, "token budget (default from config: 60000)")
+	fl.DurationVar(&f.timeout, "timeout", 0, "deadline of the run (default from config: 5m)")
+	return c
+}
+
+// readQuery takes the query from the argument or from stdin.
+func (a *app) readQuery(args []string) (string, error) {
+	if len(args) == 1 && args[0] != "-" {
+		return args[0], nil
+	}
+	if len(args) == 0 && a.io.InTTY {
+		if a.flags.demo {
+			return demo.Query, nil
+		}
+		return "", usageErrorf("diagnose needs a QUERY (an argument, or text on stdin)")
+	}
+	if len(args) == 0 && a.flags.demo && a.io.In == nil {
+		return demo.Query, nil
+	}
+	b, err := io.ReadAll(io.LimitReader(a.io.In, 1<<20))
+	if err != nil {
+		return "", fmt.Errorf("read the query from stdin: %w", err)
+	}
+	q := strings.TrimSpace(string(b))
+	if q == "" && len(args) == 0 && a.flags.demo {
+		return demo.Query, nil
+	}
+	return q, nil
+}
+
+func (a *app) runDiagnose(cmd *cobra.Command, args []string, f diagnoseFlags) error {
+	ctx := cmd.Context()
+	query, err := a.readQuery(args)
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(query) == "" {
+		return &ExitError{Code: ExitUsage, Err: errors.New("the query is empty: say what is wrong, e.g. \"payment timeouts on order-service since 14:00\"")}
+	}
+	if f.session != "" && f.cont {
+		return usageErrorf("--session and --continue are exclusive")
+	}
+	ov := config.Overrides{}
+	changed := func(name string) bool { return cmd.Flags().Changed(name) }
+	if changed("max-model-calls") {
+		ov.MaxModelCalls = &f.maxModelCalls
+	}
+	if changed("max-tool-calls") {
+		ov.MaxToolCalls = &f.maxToolCalls
+	}
+	if changed("max-tokens") {
+		ov.MaxTokens = &f.maxTokens
+	}
+	if changed("timeout") {
+		ov.Timeout = &f.timeout
+	}
+	cfg, err := a.loadConfigWith(cmd, ov)
+	if err != nil {
+		return err
+	}
+	w, err := a.openWorkspace(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+
+	var m model.ChatModel = w.model
+	modelName := cfg.Model.Name
+	note := ""
+	if a.flags.demo && query == demo.Query && !a.modelReachable(ctx, w) {
+		m = replay.New(demo.Transcript())
+		modelName = demo.TranscriptNote
+		note = fmt.Sprintf("model: %s (no model reachable at %s)", demo.TranscriptNote, cfg.Model.Host.Redacted())
+	}
+	d := &usecase.Deps{
+		Store: w.store, Model: m, ModelName: modelName, Host: cfg.Model.Host.Redacted(), Registry: w.registry,
+		Budget: budget(cfg.Budget), Limits: limits(cfg.Limits), Language: string(cfg.Model.Language),
+	}
+	if !cfg.Now.IsZero() {
+		d.Clock = harness.FixedClock{T: cfg.Now}
+	}
+	req := usecase.DiagnoseRequest{Query: query, SessionID: f.session, Continue: f.cont}
+
+	var out usecase.Output
+	useTUI := a.io.ErrTTY && !a.flags.noTUI && a.terminalWidth() >= tui.NarrowWidth
+	if useTUI {
+		out, err = a.diagnoseTUI(ctx, d, req, note)
+	} else {
+		printer := &tui.LinePrinter{W: a.io.ErrOut}
+		d.Events = printer
+		if note != "" && a.flags.output == outputJSON {
+			fmt.Fprintln(a.io.ErrOut, note)
+		}
+		out, err = d.Diagnose(ctx, req)
+	}
+	if err != nil {
+		if errors.Is(err, usecase.ErrSessionNotFound) {
+			return &ExitError{Code: ExitUsage, Err: err}
+		}
+		return err
+	}
+	if err := a.printOutput(out, note, useTUI); err != nil {
+		return err
+	}
+	return runExit(out, cfg)
+}
+
+// modelReachable asks the model server for its version, briefly.
+func (a *app) modelReachable(ctx context.Context, w *workspace) bool {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	_, err := w.model.Version(ctx)
+	return err == nil
+}
+
+// printOutput writes the answer to stdout: one JSON object, or Markdown.
+// After the TUI drew the report on a terminal stdout, it is not repeated.
+func (a *app) printOutput(out usecase.Output, note string, tuiDrew bool) error {
+	if a.flags.output == outputJSON {
+		return writeJSON(a.io.Out, out)
+	}
+	if tuiDrew && a.io.OutTTY {
+		return nil
+	}
+	var b strings.Builder
+	if note != "" {
+		fmt.Fprintf(&b, "_%s_\n\n", note)
+	}
+	b.WriteString(strings.TrimRight(out.Answer, "\n"))
+	b.WriteString("\n")
+	if a.flags.output == outputText {
+		fmt.Fprintf(&b, "\n%s · run %s · session %s · %d model calls, %d tool calls, %d tokens, %s\n",
+			outcomeWord(out), out.RunID, out.SessionID, out.Usage.ModelCalls, out.Usage.ToolCalls,
+			out.Usage.PromptTokens+out.Usage.CompletionTokens, (time.Duration(out.Usage.DurationMS) * time.Millisecond).String())
+	}
+	_, err := io.WriteString(a.io.Out, b.String())
+	return err
+}
+
+func outcomeWord(out usecase.Output) string {
+	if out.StopReason != "" && out.ReleaseOutcome != "SUCCESS" {
+		return out.ReleaseOutcome + " (" + out.StopReason + ")"
+	}
+	return out.ReleaseOutcome
+}
+
+// exitFor is the exit code of a finished run.
+func exitFor(out usecase.Output) int {
+	switch out.ReleaseOutcome {
+	case "SUCCESS":
+		return ExitOK
+	case "FALLBACK":
+		return ExitFallback
+	case "CANCELLED":
+		return ExitCancelled
+	}
+	switch harness.StopReason(out.StopReason) {
+	case harness.StopInputRejected:
+		return ExitUsage
+	case harness.StopModelUnavailable:
+		return ExitUnavailable
+	}
+	return ExitFailed
+}
+
+// runExit maps a finished run to the exit code of SPEC section 2, with the
+// message a person can act on.
+func runExit(out usecase.Output, cfg *config.Config) error {
+	switch out.ReleaseOutcome {
+	case "SUCCESS":
+		return nil
+	case "FALLBACK":
+		return &ExitError{Code: ExitFallback}
+	case "CANCELLED":
+		return &ExitError{Code: ExitCancelled, Err: errors.New("cancelled; the run is stored as CANCELLED")}
+	}
+	msg := "the run failed"
+	if out.Error != nil && out.Error.Message != "" {
+		msg = out.Error.Message
+	}
+	switch harness.StopReason(out.StopReason) {
+	case harness.StopInputRejected:
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("input rejected before any model call: %s", msg)}
+	case harness.StopModelUnavailable:
+		return &ExitError{Code: ExitUnavailable, Err: fmt.Errorf("%s\nhint: start Ollama with `ollama serve` (and `ollama pull %s`), or point --host / OLLAMA_HOST at a running server (tried %s)", msg, cfg.Model.Name, cfg.Model.Host.Redacted())}
+	}
+	return &ExitError{Code: ExitFailed, Err: fmt.Errorf("%s (%s; see `superbiz runs show %s`)", msg, out.StopReason, out.RunID)}
+}
+
+// terminalWidth is stderr's width, 80 when unknown.
+func (a *app) terminalWidth() int {
+	if f, ok := a.io.ErrOut.(*os.File); ok {
+		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+			return w
+		}
+	}
+	return 80
+}
+
+// diagnoseTUI runs the diagnosis under the live terminal UI on stderr.
+func (a *app) diagnoseTUI(ctx context.Context, d *usecase.Deps, req usecase.DiagnoseRequest, note string) (usecase.Output, error) {
+	var mu sync.Mutex
+	var cancelRun func()
+	req.OnStart = func(_, _ string, cancel func()) {
+		mu.Lock()
+		cancelRun = cancel
+		mu.Unlock()
+	}
+	renderer := lipgloss.NewRenderer(a.io.ErrOut)
+	view := tui.NewDiagnose(tui.DiagnoseOptions{
+		Query: req.Query, Budget: d.Budget, Renderer: renderer,
+		MarkdownStyle: tui.MarkdownStyle(a.io.Color, renderer.HasDarkBackground()),
+		OnCancel: func() {
+			mu.Lock()
+			defer mu.Unlock()
+			if cancelRun != nil {
+				cancelRun()
+			}
+		},
+	})
+	opts := []tea.ProgramOption{tea.WithOutput(a.io.ErrOut), tea.WithContext(context.WithoutCancel(ctx))}
+	if a.io.InTTY {
+		opts = append(opts, tea.WithInput(a.io.In))
+	} else {
+		opts = append(opts, tea.WithInput(nil))
+	}
+	p := tea.NewProgram(view, opts...)
+	sink := tui.NewEventSink(p)
+	d.Events = sink
+
+	type result struct {
+		out usecase.Output
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		out, err := d.Diagnose(ctx, req)
+		if err == nil {
+			md := out.Answer
+			if note != "" {
+				md = "_" + note + "_\n\n" + md
+			}
+			sink.Post(tui.ReportMsg{Markdown: md, ExitCode: exitFor(out), Outcome: out.ReleaseOutcome, StopReason: out.StopReason})
+		} else {
+			p.Quit()
+		}
+		closeCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_ = sink.Close(closeCtx)
+		cancel()
+		done <- result{out, err}
+	}()
+	if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) {
+		// The engine keeps going without a screen; wait for its result.
+		fmt.Fprintf(a.io.ErrOut, "superbiz: terminal UI stopped: %v\n", err)
+	}
+	r := <-done
+	return r.out, r.err
+}

@@ -1,0 +1,83 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/superbiz/superbiz/pkg/config"
+	"github.com/superbiz/superbiz/pkg/model"
+	"github.com/superbiz/superbiz/pkg/model/ollama"
+)
+
+// modelChecks checks, in order, that Ollama answers, that the model is
+// pulled there and that it can call tools; a failed step skips the later
+// ones, whose answers would only repeat the same cause.
+func (a *app) modelChecks(ctx context.Context, cfg *config.Config) []checkResult {
+	host := cfg.Model.Host.Redacted()
+	name := cfg.Model.Name
+	c, err := ollama.New(ollama.Options{
+		Host:           cfg.Model.Host.Reveal(),
+		Model:          name,
+		NumCtx:         cfg.Model.NumCtx,
+		Temperature:    cfg.Model.Temperature,
+		Think:          cfg.Model.Think,
+		RequestTimeout: min(cfg.Model.RequestTimeout, doctorTimeout),
+	})
+	if err != nil {
+		return []checkResult{
+			fail("ollama", err.Error(), "fix model.host / model.name in the config, or --host / --model"),
+			skip("model", "not checked: no usable Ollama client"),
+			skip("tool calling", "not checked: no usable Ollama client"),
+		}
+	}
+	host = c.Host()
+
+	vctx, cancel := context.WithTimeout(ctx, doctorTimeout)
+	defer cancel()
+	v, err := c.Version(vctx)
+	if err != nil {
+		hint := fmt.Sprintf("check that %s is an Ollama server and look at its log", host)
+		if model.KindOf(err) == model.ErrUnreachable || model.KindOf(err) == model.ErrTimeout {
+			hint = fmt.Sprintf("start Ollama with `ollama serve` or set --host/OLLAMA_HOST (tried %s)", host)
+		}
+		return []checkResult{
+			fail("ollama", err.Error(), hint),
+			skip("model", "not checked: Ollama is not reachable"),
+			skip("tool calling", "not checked: Ollama is not reachable"),
+		}
+	}
+	out := []checkResult{pass("ollama", fmt.Sprintf("%s reachable (Ollama %s)", host, v))}
+
+	has, err := c.HasModel(vctx)
+	switch {
+	case err != nil:
+		return append(out,
+			fail("model", err.Error(), fmt.Sprintf("check that %s is an Ollama server and look at its log", host)),
+			skip("tool calling", "not checked: the model list could not be read"))
+	case !has:
+		return append(out,
+			fail("model", fmt.Sprintf("%s is not pulled on %s", name, host), fmt.Sprintf("run `ollama pull %s`, or choose a pulled model with --model / SUPERBIZ_MODEL", name)),
+			skip("tool calling", "not checked: the model is missing"))
+	}
+	out = append(out, pass("model", name+" is present"))
+
+	caps, err := c.Show(vctx, name)
+	switch {
+	case err != nil:
+		out = append(out, fail("tool calling", err.Error(), fmt.Sprintf("check that %s is an Ollama server and look at its log", host)))
+	case !slices.Contains(caps, "tools"):
+		out = append(out, fail("tool calling", fmt.Sprintf("%s does not support tools (capabilities: %s)", name, capsText(caps)), "choose a model with tool support, e.g. qwen3:8b"))
+	default:
+		out = append(out, pass("tool calling", fmt.Sprintf("%s supports tools (capabilities: %s)", name, capsText(caps))))
+	}
+	return out
+}
+
+func capsText(caps []string) string {
+	if len(caps) == 0 {
+		return "none reported"
+	}
+	return strings.Join(caps, ", ")
+}

@@ -1,0 +1,71 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Exit codes of SPEC section 2, named so commands say what happened rather
+// than which number to return.
+const (
+	// ExitOK is a released SUCCESS (or a command that simply worked).
+	ExitOK = 0
+	// ExitFailed is a run that FAILED, or a check that did not pass.
+	ExitFailed = 1
+	// ExitUsage is a usage or configuration error, or input rejected before
+	// any model call.
+	ExitUsage = 2
+	// ExitFallback is a run that finished honestly without a conclusion.
+	ExitFallback = 3
+	// ExitUnavailable is a model or required backend that cannot be reached.
+	ExitUnavailable = 4
+	// ExitCancelled is a run interrupted by the user (128 + SIGINT).
+	ExitCancelled = 130
+)
+
+// ExitError lets a command return an ordinary error that also carries the
+// process exit code, so the root alone decides what is printed and how the
+// process ends.
+type ExitError struct {
+	// Code is the process exit code.
+	Code int
+	// Err is the message printed once as "superbiz: <Err>"; nil prints
+	// nothing (the command already reported, e.g. doctor's check lines).
+	Err error
+	// Usage asks the root to print the command's short usage line after the
+	// message: set only for mistakes in how the command was typed.
+	Usage bool
+}
+
+func (e *ExitError) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("exit status %d", e.Code)
+	}
+	return e.Err.Error()
+}
+
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// usageErrorf reports a mistake in the command line: exit 2 and the usage line.
+func usageErrorf(format string, args ...any) error {
+	return &ExitError{Code: ExitUsage, Err: fmt.Errorf(format, args...), Usage: true}
+}
+
+// configError reports a configuration problem: exit 2 without the usage line,
+// since the command line itself was fine.
+func configError(err error) error {
+	return &ExitError{Code: ExitUsage, Err: err}
+}
+
+// exitCode maps any error a command returned to the process exit code and
+// says whether the usage line should follow the message.
+func exitCode(err error) (code int, usage bool) {
+	if err == nil {
+		return ExitOK, false
+	}
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		return ee.Code, ee.Usage
+	}
+	return ExitFailed, false
+}

@@ -1,0 +1,44 @@
+package cmd
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+)
+
+// outputFormat is the value of -o/--output, validated when the flag is
+// parsed so a typo is a usage error before any work starts.
+type outputFormat string
+
+// The output formats of SPEC section 2.
+const (
+	outputText     outputFormat = "text"
+	outputMarkdown outputFormat = "markdown"
+	outputJSON     outputFormat = "json"
+)
+
+func (o *outputFormat) String() string { return string(*o) }
+
+// Set implements pflag.Value.
+func (o *outputFormat) Set(v string) error {
+	switch f := outputFormat(v); f {
+	case outputText, outputMarkdown, outputJSON:
+		*o = f
+		return nil
+	}
+	return fmt.Errorf("must be one of text, markdown, json")
+}
+
+// Type implements pflag.Value; it is the placeholder shown in help.
+func (o *outputFormat) Type() string { return "format" }
+
+// writeJSON prints v as one indented JSON document followed by a newline.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("write JSON output: %w", err)
+	}
+	return nil
+}

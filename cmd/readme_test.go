@@ -1,0 +1,75 @@
+package cmd
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestReadmeCommandsMatchCI keeps the README's two newcomer commands and the
+// command .ci/run runs from drifting apart.
+func TestReadmeCommandsMatchCI(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := firstCodeBlock(string(readme))
+	if len(block) != 2 {
+		t.Fatalf("the README's first code block must hold exactly the two newcomer commands, got %q", block)
+	}
+	if block[0] != "go run . diagnose --demo" {
+		t.Errorf("first newcomer command is %q, want %q", block[0], "go run . diagnose --demo")
+	}
+	ci, err := os.ReadFile(filepath.Join("..", ".ci", "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := lastCommand(string(ci))
+	if block[1] != last {
+		t.Errorf("README test command %q differs from the one .ci/run runs last (%q)", block[1], last)
+	}
+	fi, err := os.Stat(filepath.Join("..", ".ci", "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm()&0o111 == 0 {
+		t.Errorf(".ci/run is not executable (mode %v)", fi.Mode())
+	}
+}
+
+// firstCodeBlock returns the non-blank lines of the first fenced block.
+func firstCodeBlock(md string) []string {
+	var lines []string
+	in := false
+	sc := bufio.NewScanner(strings.NewReader(md))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if strings.HasPrefix(line, "```") {
+			if in {
+				return lines
+			}
+			in = true
+			continue
+		}
+		if in && line != "" {
+			lines = append(lines, line)
+		}
+	}
+	return nil
+}
+
+// lastCommand returns the last line of a shell script that is neither blank
+// nor a comment.
+func lastCommand(script string) string {
+	last := ""
+	sc := bufio.NewScanner(strings.NewReader(script))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line != "" && !strings.HasPrefix(line, "#") {
+			last = line
+		}
+	}
+	return last
+}

@@ -1,0 +1,158 @@
+// Package cmd is superbiz's command line: cobra commands, global flags,
+// environment and configuration wiring, and the choice between terminal,
+// text and JSON output. It is the only package that wires implementations
+// (Ollama adapter, tools, run store, TUI) into the engine's ports.
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// Execute runs superbiz with the process's arguments, streams and
+// environment and exits with the code of SPEC section 2; it is all main does.
+func Execute() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
+	stop()
+	os.Exit(code)
+}
+
+// app is one invocation of the CLI: its streams, its environment and the
+// values of the global flags, passed explicitly to every command.
+type app struct {
+	io     *IOStreams
+	getenv func(string) string
+	flags  globalFlags
+	// workDir is where ./superbiz.toml is looked for; "" is the process's
+	// working directory.
+	workDir string
+}
+
+// globalFlags are the persistent flags of SPEC section 2.
+type globalFlags struct {
+	configPath string
+	dbPath     string
+	model      string
+	host       string
+	output     outputFormat
+	noTUI      bool
+	demo       bool
+}
+
+// run executes one command line in-process and returns the exit code; tests
+// drive the whole CLI through it with their own streams and environment.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	a := &app{
+		io:     newIOStreams(stdin, stdout, stderr, getenv),
+		getenv: getenv,
+		flags:  globalFlags{output: outputText},
+	}
+	root := a.newRootCmd()
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+
+	cmd, err := root.ExecuteContextC(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	code, usage := exitCode(err)
+	if code == ExitFailed && errors.Is(err, context.Canceled) && ctx.Err() != nil {
+		code = ExitCancelled
+	}
+	var ee *ExitError
+	if !errors.As(err, &ee) || ee.Err != nil {
+		fmt.Fprintf(stderr, "superbiz: %s\n", strings.TrimRight(err.Error(), "\n"))
+	}
+	if usage && cmd != nil {
+		fmt.Fprintf(stderr, "Usage: %s\nRun '%s --help' for details.\n", cmd.UseLine(), cmd.CommandPath())
+	}
+	return code
+}
+
+func (a *app) newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "superbiz",
+		Short: "Diagnose production incidents from evidence with a local model",
+		Long: `superbiz diagnoses a production problem from evidence: one ReAct agent
+talks to an Ollama model and reads your runbooks, logs and read-only databases
+through three audited tools, then answers with findings that cite what it
+checked, or says honestly what is missing.`,
+		Example: `  superbiz diagnose --demo
+  superbiz diagnose "order-service payment timeouts since 14:00, many 504s"
+  superbiz doctor`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		// Runnable so that an unknown command reaches Args (a usage error)
+		// instead of cobra's silent fallback to help.
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return unknownCommand(cmd, args[0])
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return cmd.Help()
+		},
+	}
+	root.CompletionOptions.DisableDefaultCmd = true
+	root.SuggestionsMinimumDistance = 2
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return &ExitError{Code: ExitUsage, Err: err, Usage: true}
+	})
+
+	pf := root.PersistentFlags()
+	pf.StringVar(&a.flags.configPath, "config", "", "config file (env SUPERBIZ_CONFIG; default ./superbiz.toml, then $XDG_CONFIG_HOME/superbiz/config.toml)")
+	pf.StringVar(&a.flags.dbPath, "db", "", "run store file (env SUPERBIZ_DB; default $XDG_DATA_HOME/superbiz/superbiz.db)")
+	pf.StringVar(&a.flags.model, "model", "", "Ollama model name (env SUPERBIZ_MODEL; default qwen3:8b)")
+	pf.StringVar(&a.flags.host, "host", "", "Ollama server URL (env OLLAMA_HOST; default http://127.0.0.1:11434)")
+	pf.VarP(&a.flags.output, "output", "o", "output format: text, markdown or json")
+	pf.BoolVar(&a.flags.noTUI, "no-tui", false, "never draw the terminal UI: progress on stderr, answer on stdout")
+	pf.BoolVar(&a.flags.demo, "demo", false, "use the built-in demo workspace (runbooks, logs, orders database)")
+
+	root.AddCommand(
+		a.newDiagnoseCmd(),
+		a.newDoctorCmd(),
+		a.newVersionCmd(),
+		a.newCompletionCmd(),
+	)
+	return root
+}
+
+// unknownCommand is the usage error for a word that names no command, with
+// cobra's "did you mean" suggestions when there are any.
+func unknownCommand(cmd *cobra.Command, name string) error {
+	msg := fmt.Sprintf("unknown command %q for %q", name, cmd.CommandPath())
+	if s := cmd.SuggestionsFor(name); len(s) > 0 {
+		msg += "; did you mean " + strings.Join(s, " or ") + "?"
+	}
+	return usageErrorf("%s", msg)
+}
+
+// exactArgs is cobra.ExactArgs reported as a usage error.
+func exactArgs(n int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usageErrorf("%s takes %s, got %d argument(s)", cmd.CommandPath(), what, len(args))
+		}
+		return nil
+	}
+}
+
+// noArgs is cobra.NoArgs reported as a usage error.
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usageErrorf("%s takes no arguments, got %q", cmd.CommandPath(), args[0])
+	}
+	return nil
+}

@@ -1,0 +1,10 @@
+// Command superbiz diagnoses production incidents from evidence with a single
+// ReAct agent over Ollama. Everything lives in package cmd; main only hands
+// over so the CLI can be driven in-process by tests.
+package main
+
+import "github.com/superbiz/superbiz/cmd"
+
+func main() {
+	cmd.Execute()
+}
