@@ -122,6 +122,7 @@ checked, or says honestly what is missing.`,
 
 	root.AddCommand(
 		a.newDiagnoseCmd(),
+		a.newChatCmd(),
 		a.newDoctorCmd(),
 		a.newVersionCmd(),
 		a.newCompletionCmd(),

@@ -1,0 +1,232 @@
+package cmd
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/spf13/cobra"
+
+	"github.com/superbiz/superbiz/pkg/config"
+	"github.com/superbiz/superbiz/pkg/harness"
+	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/tui"
+
+	usecase "github.com/superbiz/superbiz/pkg/app"
+)
+
+func (a *app) newChatCmd() *cobra.Command {
+	var session string
+	var cont bool
+	c := &cobra.Command{
+		Use:   "chat",
+		Short: "Chat: every message is routed to small talk, a runbook answer or a diagnosis",
+		Long: `chat keeps one session; every message is one stored run that the intent router
+sends to exactly one executor: SYSTEM_CHAT (a short answer), KNOWLEDGE_QUERY
+(one runbook lookup and an answer that cites its documents) or DIAGNOSIS (the
+diagnosis agent and release, with the session's last released diagnosis as
+context). On a terminal it is a full-screen chat (Esc or Ctrl-C cancels the
+running turn, Ctrl-D on an empty line quits); otherwise it reads one message
+per line from stdin and prints one answer per message (JSON lines with -o json).`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if session != "" && cont {
+				return usageErrorf("--session and --continue are exclusive")
+			}
+			return a.runChat(cmd, session, cont)
+		},
+	}
+	c.Flags().StringVar(&session, "session", "", "continue this session")
+	c.Flags().BoolVar(&cont, "continue", false, "continue the most recent session")
+	return c
+}
+
+func (a *app) runChat(cmd *cobra.Command, session string, cont bool) error {
+	ctx := cmd.Context()
+	cfg, err := a.loadConfig(cmd)
+	if err != nil {
+		return err
+	}
+	w, err := a.openWorkspace(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	d := &usecase.Deps{
+		Store: w.store, Model: w.model, ModelName: cfg.Model.Name, Host: cfg.Model.Host.Redacted(), Registry: w.registry,
+		Budget: budget(cfg.Budget), Limits: limits(cfg.Limits), Language: string(cfg.Model.Language),
+	}
+	if !cfg.Now.IsZero() {
+		d.Clock = harness.FixedClock{T: cfg.Now}
+	}
+	if a.io.InTTY && a.io.ErrTTY && !a.flags.noTUI {
+		return a.chatTUI(ctx, d, session, cont)
+	}
+	return a.chatLines(ctx, d, cfg, session, cont)
+}
+
+// chatSession remembers the session across turns and cancels the turn in
+// progress; safe from the UI and the engine goroutines.
+type chatSession struct {
+	mu      sync.Mutex
+	id      string
+	cont    bool
+	cancel  func()
+	running bool
+}
+
+// Started implements usecase.Observer: the first turn fixes the session.
+func (s *chatSession) Started(sessionID, _ string, cancel func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.id, s.cont, s.cancel, s.running = sessionID, false, cancel, true
+}
+
+// Status implements usecase.Observer; the UI follows the run's events instead.
+func (s *chatSession) Status(usecase.StatusCode) {}
+
+func (s *chatSession) request(query string) usecase.ChatRequest {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return usecase.ChatRequest{Query: query, SessionID: s.id, Continue: s.cont && s.id == "", Observer: s}
+}
+
+func (s *chatSession) done() {
+	s.mu.Lock()
+	s.cancel, s.running = nil, false
+	s.mu.Unlock()
+}
+
+// Cancel cancels the running turn, if any.
+func (s *chatSession) Cancel() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cancel != nil {
+		s.cancel()
+	}
+}
+
+// chatLines is line mode: one message per input line, one answer per message.
+func (a *app) chatLines(ctx context.Context, d *usecase.Deps, cfg *config.Config, session string, cont bool) error {
+	d.Events = &tui.LinePrinter{W: a.io.ErrOut}
+	s := &chatSession{id: session, cont: cont}
+	worst := ExitOK
+	sc := bufio.NewScanner(a.io.In)
+	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		out, err := d.Chat(ctx, s.request(line))
+		s.done()
+		if err != nil {
+			if errors.Is(err, usecase.ErrSessionNotFound) {
+				return &ExitError{Code: ExitUsage, Err: err}
+			}
+			return err
+		}
+		if err := a.printChatTurn(out); err != nil {
+			return err
+		}
+		if out.ReleaseOutcome == "CANCELLED" {
+			return &ExitError{Code: ExitCancelled, Err: errors.New("cancelled; the turn is stored as CANCELLED")}
+		}
+		worst = max(worst, chatExit(out))
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("read messages from stdin: %w", err)
+	}
+	if ctx.Err() != nil {
+		return &ExitError{Code: ExitCancelled, Err: errors.New("cancelled")}
+	}
+	switch worst {
+	case ExitOK:
+		return nil
+	case ExitUnavailable:
+		return &ExitError{Code: ExitUnavailable, Err: fmt.Errorf("the model could not be reached\nhint: start Ollama with `ollama serve` (and `ollama pull %s`), or point --host / OLLAMA_HOST at a running server (tried %s)", cfg.Model.Name, cfg.Model.Host.Redacted())}
+	}
+	return &ExitError{Code: worst}
+}
+
+// chatExit grades one turn for line mode's exit code: a released answer or
+// an honest fallback is fine; an unreachable model is 4; a failure is 1.
+func chatExit(out usecase.Output) int {
+	switch {
+	case out.Status == "SUCCESS":
+		return ExitOK
+	case out.Error != nil && strings.Contains(out.Error.Message, "UNREACHABLE"),
+		harness.StopReason(out.StopReason) == harness.StopModelUnavailable:
+		return ExitUnavailable
+	}
+	return ExitFailed
+}
+
+// printChatTurn prints one answer: a JSON line, or Markdown with its intent.
+func (a *app) printChatTurn(out usecase.Output) error {
+	if a.flags.output == outputJSON {
+		b, err := json.Marshal(out)
+		if err != nil {
+			return fmt.Errorf("encode answer: %w", err)
+		}
+		_, err = fmt.Fprintf(a.io.Out, "%s\n", b)
+		return err
+	}
+	intent := out.Intent
+	if intent == "" {
+		intent = "UNROUTED"
+	}
+	_, err := fmt.Fprintf(a.io.Out, "[%s] %s · run %s\n\n%s\n\n", intent, outcomeWord(out), out.RunID, strings.TrimRight(redact.StripControl(out.Answer), "\n"))
+	return err
+}
+
+// chatTUI is the full-screen chat on stderr.
+func (a *app) chatTUI(ctx context.Context, d *usecase.Deps, session string, cont bool) error {
+	s := &chatSession{id: session, cont: cont}
+	renderer := lipgloss.NewRenderer(a.io.ErrOut)
+	var sink *tui.EventSink
+	var storeErr error
+	var errMu sync.Mutex
+	view := tui.NewChat(tui.ChatOptions{
+		Renderer:      renderer,
+		MarkdownStyle: tui.MarkdownStyle(a.io.Color, renderer.HasDarkBackground()),
+		CharLimit:     d.Limits.Query,
+		OnSubmit: func(text string) {
+			out, err := d.Chat(ctx, s.request(text))
+			s.done()
+			if err != nil {
+				errMu.Lock()
+				storeErr = err
+				errMu.Unlock()
+				sink.Post(tui.TurnFinishedMsg{Intent: "", Markdown: "**Error:** " + redact.StripControl(err.Error()), Outcome: "FAILED", ExitCode: ExitFailed})
+				return
+			}
+			sink.Post(tui.TurnFinishedMsg{Intent: out.Intent, Markdown: out.Answer, Outcome: out.ReleaseOutcome, StopReason: out.StopReason, ExitCode: exitFor(out)})
+		},
+		OnCancel: s.Cancel,
+	})
+	p := tea.NewProgram(view, tea.WithOutput(a.io.ErrOut), tea.WithInput(a.io.In), tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(context.WithoutCancel(ctx)))
+	sink = tui.NewEventSink(p)
+	d.Events = sink
+	_, err := p.Run()
+	s.Cancel()
+	closeCtx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	_ = sink.Close(closeCtx)
+	cancel()
+	if err != nil && !errors.Is(err, tea.ErrProgramKilled) {
+		return fmt.Errorf("chat screen: %w", err)
+	}
+	errMu.Lock()
+	defer errMu.Unlock()
+	return storeErr
+}

@@ -1,0 +1,103 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/superbiz/superbiz/pkg/model/ollamatest"
+)
+
+// chatModel answers like a model would: the router by keyword, the system
+// chat with a greeting, the knowledge answer citing the lookup it was given.
+func chatModel(t *testing.T) *ollamatest.Server {
+	srv := ollamatest.New(t)
+	srv.Handle(func(req ollamatest.ChatRequest) ollamatest.Turn {
+		user := req.Messages[len(req.Messages)-1].Content
+		switch {
+		case strings.Contains(string(req.Format), `"intent"`):
+			var in struct {
+				Query string `json:"query"`
+			}
+			_ = json.Unmarshal([]byte(user), &in)
+			intent := "SYSTEM_CHAT"
+			if strings.Contains(in.Query, "runbook") {
+				intent = "KNOWLEDGE_QUERY"
+			}
+			return ollamatest.Turn{Content: []string{`{"intent":"` + intent + `"}`}}
+		case strings.Contains(string(req.Format), `"items"`):
+			var in struct {
+				Observation struct {
+					ToolCallID string `json:"tool_call_id"`
+					Result     struct {
+						Documents []struct {
+							DocID string `json:"doc_id"`
+						} `json:"documents"`
+					} `json:"result"`
+				} `json:"observation"`
+			}
+			if err := json.Unmarshal([]byte(user), &in); err != nil || len(in.Observation.Result.Documents) == 0 {
+				return ollamatest.Turn{Content: []string{"no documents"}}
+			}
+			return ollamatest.Turn{Content: []string{fmt.Sprintf(`{"items":[{"text":"Find the slow command with SLOWLOG GET and stop KEYS scans.","tool_call_id":%q,"doc_ids":[%q]}],"limitations":["only the runbooks were read"]}`,
+				in.Observation.ToolCallID, in.Observation.Result.Documents[0].DocID)}}
+		}
+		return ollamatest.Turn{Content: []string{"Hello! I diagnose production incidents from evidence."}}
+	})
+	return srv
+}
+
+func TestChatLineMode(t *testing.T) {
+	srv := chatModel(t)
+	env := diagnoseEnv(t)
+	env["OLLAMA_HOST"] = srv.URL()
+	var out, errOut bytes.Buffer
+	in := strings.NewReader("hello\n\nwhat does the runbook say about redis timeouts?\n")
+	code := run(context.Background(), []string{"chat", "--demo", "-o", "json"}, in, &out, &errOut, func(k string) string { return env[k] })
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errOut.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("want one JSON line per message, got %d:\n%s", len(lines), out.String())
+	}
+	var turns [2]struct {
+		SessionID      string `json:"session_id"`
+		Intent         string `json:"intent"`
+		ReleaseOutcome string `json:"release_outcome"`
+		Answer         string `json:"answer"`
+	}
+	for i, l := range lines {
+		if err := json.Unmarshal([]byte(l), &turns[i]); err != nil {
+			t.Fatalf("line %d: %v: %s", i, err, l)
+		}
+	}
+	if turns[0].Intent != "SYSTEM_CHAT" || turns[1].Intent != "KNOWLEDGE_QUERY" || turns[0].SessionID != turns[1].SessionID {
+		t.Fatalf("turns = %+v", turns)
+	}
+	if turns[1].ReleaseOutcome != "SUCCESS" || !strings.Contains(turns[1].Answer, "SLOWLOG") || strings.Contains(turns[1].Answer, "call_") {
+		t.Fatalf("knowledge answer = %+v", turns[1])
+	}
+	// The second router request saw the first turn as context.
+	var routed []string
+	for _, r := range srv.ChatRequests() {
+		if strings.Contains(string(r.Format), `"intent"`) {
+			routed = append(routed, r.Messages[len(r.Messages)-1].Content)
+		}
+	}
+	if len(routed) != 2 || !strings.Contains(routed[1], `"last_intent":"SYSTEM_CHAT"`) || !strings.Contains(routed[1], `"last_query":"hello"`) {
+		t.Fatalf("router inputs = %q", routed)
+	}
+}
+
+func TestChatLineModeMarkdownAndUnreachable(t *testing.T) {
+	env := diagnoseEnv(t)
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"chat", "--demo"}, strings.NewReader("hello\n"), &out, &errOut, func(k string) string { return env[k] })
+	if code != ExitUnavailable || !strings.Contains(out.String(), "[UNROUTED] FAILED (ROUTING_UNAVAILABLE)") || !strings.Contains(errOut.String(), "ollama serve") {
+		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errOut.String())
+	}
+}
