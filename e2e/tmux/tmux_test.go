@@ -1,0 +1,164 @@
+// Package tmux drives the real superbiz binary in a real terminal (tmux)
+// against the Ollama test server: what a person sees in `superbiz chat`.
+package tmux
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/superbiz/superbiz/pkg/model/ollamatest"
+	"github.com/superbiz/superbiz/pkg/runstore"
+)
+
+// needTmux skips on a developer machine without tmux, and fails under CI.
+func needTmux(t *testing.T) string {
+	t.Helper()
+	path, err := exec.LookPath("tmux")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("tmux is required under CI (.ci/run installs it)")
+		}
+		t.Skip("tmux not installed")
+	}
+	return path
+}
+
+func build(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "superbiz")
+	cmd := exec.Command("go", "build", "-o", bin, "github.com/superbiz/superbiz")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// scriptedModel routes every message to DIAGNOSIS; the checkout question
+// gets one real query_logs call and a no-conclusion draft, slowly enough to
+// watch; the latency question never answers in time (it gets cancelled).
+func scriptedModel(t *testing.T) *ollamatest.Server {
+	srv := ollamatest.New(t)
+	srv.Handle(func(req ollamatest.ChatRequest) ollamatest.Turn {
+		if strings.Contains(string(req.Format), `"intent"`) {
+			return ollamatest.Turn{Content: []string{`{"intent":"DIAGNOSIS"}`}}
+		}
+		user := req.Messages[1].Content
+		if strings.Contains(user, "latency") {
+			return ollamatest.Turn{Content: []string{"{}"}, FirstByteDelay: 60 * time.Second}
+		}
+		tools := 0
+		for _, m := range req.Messages {
+			if m.Role == "tool" {
+				tools++
+			}
+		}
+		if tools == 0 {
+			return ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{{ID: "call_tmux0001", Name: "query_logs",
+				Args: `{"input":{"service":"payment-service","level":"ERROR","since":"1h","limit":5}}`}},
+				PromptEvalCount: 3000, EvalCount: 40, FirstByteDelay: 1500 * time.Millisecond}
+		}
+		return ollamatest.Turn{Content: []string{`{"conclusion":null,"analysis":[{"type":"FINDING","claim":"payment-service logged connection pool timeouts","scope":"payment-service ERROR logs 14:00-15:00","tool_call_ids":["call_tmux0001"]}],"action_plan":[],"recommendations":[],"limitations":{"scope":"payment-service ERROR logs for the last hour","missing_info":["database metrics"]}}`},
+			PromptEvalCount: 4000, EvalCount: 200, FirstByteDelay: 1500 * time.Millisecond}
+	})
+	return srv
+}
+
+type pane struct {
+	t    *testing.T
+	tmux string
+	name string
+}
+
+func (p pane) run(args ...string) string {
+	p.t.Helper()
+	out, err := exec.Command(p.tmux, args...).CombinedOutput()
+	if err != nil {
+		p.t.Fatalf("tmux %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+func (p pane) screen() string { return p.run("capture-pane", "-p", "-t", p.name) }
+
+// waitFor polls the screen until re matches, and returns that screen.
+func (p pane) waitFor(re string, timeout time.Duration) string {
+	p.t.Helper()
+	rx := regexp.MustCompile(re)
+	deadline := time.Now().Add(timeout)
+	var s string
+	for time.Now().Before(deadline) {
+		s = p.screen()
+		if rx.MatchString(s) {
+			return s
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	p.t.Fatalf("screen never matched %q; last screen:\n%s", re, s)
+	return ""
+}
+
+func TestChatInTmux(t *testing.T) {
+	tmux := needTmux(t)
+	bin := build(t)
+	srv := scriptedModel(t)
+	dir := t.TempDir()
+	db := filepath.Join(dir, "superbiz.db")
+	name := "superbiz-e2e-" + strings.ReplaceAll(filepath.Base(dir), "_", "")
+	p := pane{t: t, tmux: tmux, name: name}
+	shell := "env -i PATH=" + os.Getenv("PATH") + " HOME=" + dir + " TERM=xterm-256color NO_COLOR=1" +
+		" XDG_DATA_HOME=" + dir + " XDG_CONFIG_HOME=" + dir + " " + bin + " chat --demo --db " + db + " --host " + srv.URL() +
+		"; echo EXIT=$?; sleep 60"
+	p.run("new-session", "-d", "-s", name, "-x", "110", "-y", "40", shell)
+	t.Cleanup(func() { _ = exec.Command(tmux, "kill-session", "-t", name).Run() })
+
+	p.waitFor(`(?i)message|›|>`, 20*time.Second)
+	p.run("send-keys", "-t", name, "-l", "why do checkout payments fail since 14:00?")
+	p.run("send-keys", "-t", name, "Enter")
+
+	first := p.waitFor(`model calls[^\n]*\d/8`, 20*time.Second)
+	later := p.waitFor(`tool calls[^\n]*1/6`, 20*time.Second)
+	t.Logf("budget panel while the turn runs:\n%s", later)
+	if first == later {
+		t.Fatal("the budget panel did not move")
+	}
+	answer := p.waitFor(`DIAGNOSIS`+`(.|\n)*`+`(?i)no conclusion`, 30*time.Second)
+	t.Logf("answer screen:\n%s", answer)
+
+	p.run("send-keys", "-t", name, "-l", "why is latency high on the gateway?")
+	p.run("send-keys", "-t", name, "Enter")
+	p.waitFor(`waiting for the model`, 20*time.Second)
+	p.run("send-keys", "-t", name, "C-c")
+	cancelled := p.waitFor(`CANCELLED`, 20*time.Second)
+	t.Logf("cancelled screen:\n%s", cancelled)
+
+	p.run("send-keys", "-t", name, "C-d")
+	p.waitFor(`EXIT=0`, 20*time.Second)
+
+	ctx := context.Background()
+	store, err := runstore.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	runs, err := store.ListRuns(ctx, runstore.ListFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 2 {
+		t.Fatalf("stored %d runs, want 2", len(runs))
+	}
+	if runs[0].Status != runstore.StatusCancelled || runs[0].ReleaseOutcome != runstore.OutcomeCancelled {
+		b, _ := json.Marshal(runs[0])
+		t.Fatalf("newest run is not CANCELLED: %s", b)
+	}
+	if runs[1].ReleaseOutcome != runstore.OutcomeFallback || runs[1].Intent != runstore.IntentDiagnosis || runs[0].SessionID != runs[1].SessionID {
+		t.Fatalf("first run: %+v", runs[1])
+	}
+}
