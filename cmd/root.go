@@ -124,6 +124,8 @@ checked, or says honestly what is missing.`,
 		a.newDiagnoseCmd(),
 		a.newChatCmd(),
 		a.newDoctorCmd(),
+		a.newRunsCmd(), a.newReplayCmd(),
+		a.newKBCmd(), a.newSkillsCmd(), a.newToolsCmd(),
 		a.newVersionCmd(),
 		a.newCompletionCmd(),
 	)

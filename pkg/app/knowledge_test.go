@@ -325,3 +325,23 @@ func golden(t *testing.T, name, got string) {
 		t.Errorf("%s mismatch:\ngot:\n%s\nwant:\n%s", name, got, want)
 	}
 }
+
+func TestKnowledgeAnswerRequestLanguages(t *testing.T) {
+	obs := json.RawMessage(`{"tool_call_id":"call_1","tool":"lookup_knowledge","evidence_status":"EVIDENCE_FOUND","result":{"documents":[]}}`)
+	for _, tc := range []struct{ query, prefix string }{
+		{"what is HikariPool?", "You are superbiz's runbook assistant"},
+		{"连接池耗尽是什么意思？", "你是 superbiz 的运维手册助手"},
+	} {
+		req, err := KnowledgeAnswerRequest("auto", tc.query, obs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sys := req.Messages[0].Content
+		if !strings.HasPrefix(sys, tc.prefix) || strings.Contains(sys, "{{SCHEMA}}") || !strings.Contains(sys, string(KnowledgeAnswerSchema())) {
+			t.Errorf("%s: system prompt %.80q… lacks the language or the schema", tc.query, sys)
+		}
+		if want := `{"query":` + string(mustJSON(tc.query)) + `,"observation":` + string(obs) + `}`; req.Messages[1].Content != want || len(req.Tools) != 0 {
+			t.Errorf("user message = %s, want %s", req.Messages[1].Content, want)
+		}
+	}
+}

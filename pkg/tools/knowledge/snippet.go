@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/superbiz/superbiz/pkg/redact"
 )
 
 // SnippetBytes bounds a snippet (UTF-8 bytes, ellipses included) so a
@@ -104,6 +106,8 @@ func Snippet(body string, terms []string, max int) string {
 // marks) from text shown to the model, turns whitespace runs into one space,
 // and bounds the result to max bytes when max > 0.
 func clean(s string, max int) string {
+	// Whole escape sequences go first, so no "[31m" residue is left behind.
+	s = redact.StripControl(s)
 	var b strings.Builder
 	b.Grow(len(s))
 	space := false

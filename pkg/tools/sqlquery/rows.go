@@ -12,6 +12,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
 
@@ -115,6 +116,8 @@ func cell(v any, numeric bool) any {
 // cleanText drops control characters (newlines and tabs become spaces) and
 // bounds the text.
 func cleanText(s string) string {
+	// Whole escape sequences go first, so no "[31m" residue is left behind.
+	s = redact.StripControl(s)
 	clean := true
 	for _, r := range s {
 		if unicode.IsControl(r) || r == utf8.RuneError {

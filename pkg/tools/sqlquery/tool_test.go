@@ -306,7 +306,7 @@ func TestCell(t *testing.T) {
 		{[]byte("1250"), false, "1250"},
 		{[]byte{0xff, 0x00}, false, "<binary 2 bytes>"},
 		{ts, false, "2026-03-01T14:00:00Z"},
-		{"a\x1b[31mred", false, "a[31mred"},
+		{"a\x1b[31mred", false, "ared"},
 		{int64(7), false, int64(7)},
 	}
 	for _, tt := range tests {

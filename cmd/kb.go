@@ -1,0 +1,245 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/progress"
+	"github.com/muesli/termenv"
+	"github.com/spf13/cobra"
+
+	"github.com/superbiz/superbiz/pkg/tools"
+	"github.com/superbiz/superbiz/pkg/tools/knowledge"
+)
+
+// errNoKnowledge is the configuration error of a kb command with no
+// knowledge path to index.
+var errNoKnowledge = errors.New("no knowledge paths configured: set [knowledge] paths in the config, or use --demo")
+
+func (a *app) newKBCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "kb",
+		Short: "Index the runbooks and search them as lookup_knowledge does",
+		Long: `kb keeps the knowledge index (SQLite FTS5 in the run store) in step with the
+Markdown runbooks under [knowledge] paths, and searches it exactly as the
+lookup_knowledge tool does for the model.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return unknownCommand(cmd, args[0])
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	c.AddCommand(a.newKBIndexCmd(), a.newKBSearchCmd())
+	return c
+}
+
+// kbIndexOutput is `kb index -o json`: what one Sync did (knowledge.Stats).
+type kbIndexOutput struct {
+	Files         int `json:"files"`
+	Indexed       int `json:"indexed"`
+	Skipped       int `json:"skipped"`
+	Removed       int `json:"removed"`
+	Sections      int `json:"sections"`
+	TotalSections int `json:"total_sections"`
+}
+
+func (a *app) newKBIndexCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "index",
+		Short: "(Re)index the knowledge paths, incrementally",
+		Long: `index brings the knowledge index in step with the Markdown files under
+[knowledge] paths: new and changed files are split into sections again,
+unchanged files are skipped, and files that are gone are removed. A progress
+bar is drawn on a terminal (stderr), plain counts otherwise; the summary goes
+to stdout (-o json: the counts as one object).`,
+		Example: `  superbiz kb index
+  superbiz kb index --demo -o json`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			w, err := a.openKnowledge(cmd)
+			if err != nil {
+				return err
+			}
+			defer w.Close()
+			p := a.newIndexProgress()
+			st, err := w.index.Sync(ctx, p.update)
+			p.finish()
+			if err != nil {
+				return indexError(err)
+			}
+			if a.flags.output == outputJSON {
+				return writeJSON(a.io.Out, kbIndexOutput{
+					Files: st.Files, Indexed: st.Indexed, Skipped: st.Skipped, Removed: st.Removed,
+					Sections: st.Sections, TotalSections: st.Total,
+				})
+			}
+			_, err = fmt.Fprintf(a.io.Out, "indexed %d files (%d sections), skipped %d, removed %d; the index holds %d sections from %d files\n",
+				st.Indexed, st.Sections, st.Skipped, st.Removed, st.Total, st.Files)
+			return err
+		},
+	}
+}
+
+// openKnowledge loads the configuration and opens the workspace of a kb
+// command, refusing one with no knowledge path.
+func (a *app) openKnowledge(cmd *cobra.Command) (*workspace, error) {
+	cfg, err := a.loadConfig(cmd)
+	if err != nil {
+		return nil, err
+	}
+	w, err := a.openWorkspace(cmd.Context(), cfg)
+	if err != nil {
+		return nil, err
+	}
+	if w.index == nil {
+		w.Close()
+		return nil, configError(errNoKnowledge)
+	}
+	return w, nil
+}
+
+// indexError classifies a Sync failure: a missing or unset knowledge path is
+// a configuration error (exit 2, the message names the path).
+func indexError(err error) error {
+	if errors.Is(err, knowledge.ErrRootMissing) || errors.Is(err, knowledge.ErrNoRoots) {
+		return configError(err)
+	}
+	if errors.Is(err, context.Canceled) {
+		return err
+	}
+	return fmt.Errorf("index the knowledge paths: %w", err)
+}
+
+// indexProgress reports Sync's progress on stderr: a bubbles progress bar
+// redrawn in place on a terminal, else a plain count at every tenth.
+type indexProgress struct {
+	w    io.Writer
+	tty  bool
+	bar  progress.Model
+	last int // last percent drawn (terminal) or tenth printed (plain)
+	drew bool
+}
+
+func (a *app) newIndexProgress() *indexProgress {
+	opts := []progress.Option{progress.WithWidth(40)}
+	if a.io.Color {
+		opts = append(opts, progress.WithDefaultGradient())
+	} else {
+		opts = append(opts, progress.WithColorProfile(termenv.Ascii))
+	}
+	return &indexProgress{w: a.io.ErrOut, tty: a.io.ErrTTY, bar: progress.New(opts...), last: -1}
+}
+
+// update is Sync's progress callback.
+func (p *indexProgress) update(pr knowledge.Progress) {
+	if pr.Total <= 0 {
+		return
+	}
+	final := pr.Done >= pr.Total
+	if p.tty {
+		pct := pr.Done * 100 / pr.Total
+		if pct == p.last && !final {
+			return
+		}
+		p.last = pct
+		p.drew = true
+		fmt.Fprintf(p.w, "\r%s %d/%d files", p.bar.ViewAs(float64(pr.Done)/float64(pr.Total)), pr.Done, pr.Total)
+		return
+	}
+	tenth := pr.Done * 10 / pr.Total
+	if tenth == p.last && !final {
+		return
+	}
+	p.last = tenth
+	fmt.Fprintf(p.w, "indexing runbooks: %d/%d files\n", pr.Done, pr.Total)
+}
+
+// finish clears the bar's line so the summary starts on a clean line.
+func (p *indexProgress) finish() {
+	if p.tty && p.drew {
+		fmt.Fprint(p.w, "\r\x1b[K")
+	}
+}
+
+func (a *app) newKBSearchCmd() *cobra.Command {
+	var topK int
+	c := &cobra.Command{
+		Use:   "search QUERY",
+		Short: "Search the runbooks exactly as lookup_knowledge does for the model",
+		Long: `search syncs the index, then runs lookup_knowledge with {"query": QUERY,
+"top_k": N} through the same boundary as a run, and prints the documents it
+returns (-o json: the observation object the model would see). Exit codes as
+for "tools call": 0 found or not found, 2 rejected input, 1 backend error.`,
+		Example: `  superbiz kb search --demo "HikariPool connection is not available"
+  superbiz kb search --demo "支付超时" --top-k 5 -o json`,
+		Args: exactArgs(1, "one QUERY (quote it)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			w, err := a.openKnowledge(cmd)
+			if err != nil {
+				return err
+			}
+			defer w.Close()
+			// The tool syncs too; syncing first turns a missing path into a
+			// configuration error naming it instead of an UNAVAILABLE observation.
+			if _, err := w.index.Sync(ctx, nil); err != nil {
+				return indexError(err)
+			}
+			input, err := json.Marshal(knowledge.Input{Query: args[0], TopK: topK})
+			if err != nil {
+				return fmt.Errorf("encode the search input: %w", err)
+			}
+			res, err := w.callTool(ctx, knowledge.Name, input)
+			if err != nil {
+				return err
+			}
+			if a.flags.output == outputJSON {
+				if err := a.printObservation(res.Observation); err != nil {
+					return err
+				}
+			} else if err := a.printDocuments(args[0], res.Observation); err != nil {
+				return err
+			}
+			return res.exit()
+		},
+	}
+	c.Flags().IntVar(&topK, "top-k", knowledge.DefaultTopK, fmt.Sprintf("how many sections to return (1-%d)", knowledge.MaxTopK))
+	return c
+}
+
+// printDocuments writes lookup_knowledge's documents for a person: rank,
+// title, score, source, doc_id and snippet. An ERROR observation prints
+// nothing here; the exit error says what went wrong.
+func (a *app) printDocuments(query string, obs json.RawMessage) error {
+	var o struct {
+		EvidenceStatus string           `json:"evidence_status"`
+		Result         knowledge.Result `json:"result"`
+	}
+	if err := json.Unmarshal(obs, &o); err != nil {
+		return fmt.Errorf("read the lookup_knowledge observation: %w", err)
+	}
+	var b strings.Builder
+	switch tools.EvidenceStatus(o.EvidenceStatus) {
+	case tools.NoEvidence:
+		fmt.Fprintf(&b, "no runbook section matches %q\n", query)
+	case tools.EvidenceFound:
+		for i, d := range o.Result.Documents {
+			if i > 0 {
+				b.WriteString("\n")
+			}
+			fmt.Fprintf(&b, "%d. %s  (score %.2f)\n   %s  [%s]\n", i+1, d.Title, d.Score, d.Source, d.DocID)
+			if s := strings.TrimSpace(d.Snippet); s != "" {
+				fmt.Fprintf(&b, "   %s\n", strings.ReplaceAll(s, "\n", "\n   "))
+			}
+		}
+	}
+	_, err := io.WriteString(a.io.Out, b.String())
+	return err
+}

@@ -1,0 +1,167 @@
+package cmd
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	usecase "github.com/superbiz/superbiz/pkg/app"
+	"github.com/superbiz/superbiz/pkg/config"
+	"github.com/superbiz/superbiz/pkg/harness"
+	"github.com/superbiz/superbiz/pkg/runstore"
+	"github.com/superbiz/superbiz/pkg/tools"
+	"github.com/superbiz/superbiz/pkg/tui"
+)
+
+// replayFlags are the flags of `superbiz replay` only.
+type replayFlags struct {
+	liveTools bool
+	liveModel bool
+}
+
+func (a *app) newReplayCmd() *cobra.Command {
+	var f replayFlags
+	c := &cobra.Command{
+		Use:   "replay RUN_ID",
+		Short: "Re-execute a stored diagnosis and report whether the outcome is identical",
+		Long: `replay re-executes a stored DIAGNOSIS run through the same use case with its
+recorded model responses and recorded tool observations, its recorded clock,
+budget and previous turn, stores the replay as a new run linked to the original
+(replay_of), and compares the outcome, stop reason, published result and the
+sequence of tool calls. --live-tools re-queries today's sources; --live-model
+calls the configured model instead of the recording, and a tool call with no
+recorded observation then gets evidence_status ERROR, error_code UNRECORDED.
+Exit codes: 0 identical, 1 different, 2 a run that cannot be replayed.`,
+		Example: `  superbiz replay r_01jd2k9x
+  superbiz replay --live-tools r_01jd2k9x
+  superbiz replay --live-model --model qwen3:14b r_01jd2k9x -o json`,
+		Args: exactArgs(1, "one RUN_ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.runReplay(cmd, args[0], f)
+		},
+	}
+	c.Flags().BoolVar(&f.liveTools, "live-tools", false, "re-query today's sources instead of the recorded observations")
+	c.Flags().BoolVar(&f.liveModel, "live-model", false, "call the configured model instead of playing the recorded responses")
+	return c
+}
+
+func (a *app) runReplay(cmd *cobra.Command, id string, f replayFlags) error {
+	ctx := cmd.Context()
+	cfg, err := a.loadConfigWith(cmd, config.Overrides{})
+	if err != nil {
+		return err
+	}
+	w, err := a.openWorkspace(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+
+	// Check up front what Replay would refuse, so the refusal is a usage
+	// error (exit 2) rather than a failed replay.
+	orig, err := getRun(ctx, w.store, id)
+	if err != nil {
+		return err
+	}
+	switch {
+	case orig.Intent != runstore.IntentDiagnosis:
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("run %s has intent %s: only DIAGNOSIS runs can be replayed", orig.ID, orDash(cell(orig.Intent)))}
+	case orig.Status == runstore.StatusRunning:
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("run %s is still running: replay it once it has finished", orig.ID)}
+	}
+
+	if missing := missingTools(orig, w.adapters); len(missing) > 0 {
+		hint := "configure them"
+		if !a.flags.demo {
+			hint += ", or add --demo if the run was a demo run"
+		}
+		fmt.Fprintf(a.io.ErrOut, "superbiz: warning: run %s used %s, not configured here: the replay will be refused those calls (%s)\n",
+			orig.ID, strings.Join(missing, ", "), hint)
+	}
+
+	d := &usecase.Deps{
+		Store: w.store, Model: w.model, ModelName: cfg.Model.Name, Host: cfg.Model.Host.Redacted(), Registry: w.registry,
+		Budget: budget(cfg.Budget), Limits: limits(cfg.Limits), Language: string(cfg.Model.Language),
+	}
+	var printer *tui.LinePrinter
+	if a.flags.output != outputJSON {
+		printer = &tui.LinePrinter{W: a.io.ErrOut}
+		d.Events = printer
+	}
+	rep, err := d.Replay(ctx, orig.ID, usecase.ReplayOptions{
+		LiveTools: f.liveTools, LiveModel: f.liveModel, Adapters: w.adapters, Playbooks: w.playbooks,
+	})
+	if err != nil {
+		return fmt.Errorf("replay %s: %w", orig.ID, err)
+	}
+	if rep.Differences == nil {
+		rep.Differences = []string{}
+	}
+	if a.flags.output == outputJSON {
+		if err := writeJSON(a.io.Out, rep); err != nil {
+			return err
+		}
+	} else if err := writeReplayText(a.io.Out, rep, a.flags.output == outputMarkdown); err != nil {
+		return err
+	}
+	if printer != nil && printer.Err() != nil {
+		// Progress is a courtesy: the replay itself is stored and reported.
+		fmt.Fprintf(a.io.ErrOut, "superbiz: progress lines stopped: %v\n", printer.Err())
+	}
+	if ctx.Err() != nil && rep.Result.ReleaseOutcome == runstore.OutcomeCancelled {
+		return &ExitError{Code: ExitCancelled, Err: fmt.Errorf("cancelled; the replay is stored as %s (CANCELLED)", rep.ReplayRunID)}
+	}
+	if f.liveModel && harness.StopReason(rep.Result.StopReason) == harness.StopModelUnavailable {
+		fmt.Fprintf(a.io.ErrOut, "hint: --live-model needs a reachable model: start Ollama with `ollama serve`, or point --host / OLLAMA_HOST at a running server (tried %s)\n", cfg.Model.Host.Redacted())
+	}
+	if !rep.Identical {
+		return &ExitError{Code: ExitFailed}
+	}
+	return nil
+}
+
+// writeReplayText prints the verdict line and, when different, one line per
+// difference (stored text, so control characters are stripped).
+func writeReplayText(w io.Writer, rep usecase.ReplayReport, markdown bool) error {
+	var b strings.Builder
+	verdict := "identical"
+	if !rep.Identical {
+		verdict = "different"
+	}
+	fmt.Fprintf(&b, "%s: replay %s of %s (%s)\n", verdict, cell(rep.ReplayRunID), cell(rep.OriginalRunID), outcomeWord(rep.Result))
+	bullet := "  - "
+	if markdown {
+		bullet = "- "
+		if len(rep.Differences) > 0 {
+			b.WriteString("\n")
+		}
+	}
+	for _, d := range rep.Differences {
+		b.WriteString(bullet + cell(d) + "\n")
+	}
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return fmt.Errorf("write replay report: %w", err)
+	}
+	return nil
+}
+
+// missingTools lists the evidence tools the run used that the current
+// configuration does not provide, so a replay that is bound to differ for
+// that reason says why before it starts.
+func missingTools(orig *runstore.RunDetail, adapters []tools.Adapter) []string {
+	have := make(map[string]bool, len(adapters))
+	for _, ad := range adapters {
+		have[ad.Definition().Name] = true
+	}
+	var missing []string
+	for _, inv := range orig.Invocations {
+		if inv.Kind != runstore.KindEvidence || have[inv.Tool] || slices.Contains(missing, inv.Tool) {
+			continue
+		}
+		missing = append(missing, cell(inv.Tool))
+	}
+	return missing
+}

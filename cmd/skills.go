@@ -1,0 +1,144 @@
+package cmd
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/tools"
+	"github.com/superbiz/superbiz/pkg/tools/skills"
+	"github.com/superbiz/superbiz/pkg/tui"
+)
+
+func (a *app) newSkillsCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "skills",
+		Short: "List the diagnosis playbooks, or show one playbook's body",
+		Long: `skills shows the playbook catalog the diagnosis prompt carries (the built-in
+playbooks plus those under [skills] paths) and the body read_skill returns.
+A malformed user playbook is reported on stderr by path and skipped.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return unknownCommand(cmd, args[0])
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return a.runSkillsList(cmd) },
+	}
+	c.AddCommand(
+		&cobra.Command{
+			Use:     "list",
+			Short:   "List the playbooks: name, description and source",
+			Example: "  superbiz skills list\n  superbiz skills list -o json",
+			Args:    noArgs,
+			RunE:    func(cmd *cobra.Command, _ []string) error { return a.runSkillsList(cmd) },
+		},
+		&cobra.Command{
+			Use:     "show NAME",
+			Short:   "Print one playbook's body (rendered Markdown on a terminal)",
+			Example: "  superbiz skills show diagnose-redis-timeout",
+			Args:    exactArgs(1, "one playbook NAME"),
+			RunE:    func(cmd *cobra.Command, args []string) error { return a.runSkillsShow(cmd, args[0]) },
+		},
+	)
+	return c
+}
+
+// skillOutput is one playbook in `skills list|show -o json`.
+type skillOutput struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Source      string `json:"source"`
+	Body        string `json:"body,omitempty"`
+}
+
+// loadPlaybooks loads the catalog of the configuration and reports every
+// skipped playbook on stderr by path.
+func (a *app) loadPlaybooks(cmd *cobra.Command) (*skills.Catalog, error) {
+	cfg, err := a.loadConfig(cmd)
+	if err != nil {
+		return nil, err
+	}
+	cat, err := skills.Load(cfg.Skills.Paths)
+	if err != nil {
+		return nil, fmt.Errorf("load playbooks: %w", err)
+	}
+	for _, p := range cat.Problems() {
+		fmt.Fprintf(a.io.ErrOut, "superbiz: skipped playbook: %s\n", redact.StripControl(p.Error()))
+	}
+	return cat, nil
+}
+
+func (a *app) runSkillsList(cmd *cobra.Command) error {
+	cat, err := a.loadPlaybooks(cmd)
+	if err != nil {
+		return err
+	}
+	list := cat.List()
+	if a.flags.output == outputJSON {
+		out := make([]skillOutput, 0, len(list))
+		for _, p := range list {
+			out = append(out, skillOutput{Name: p.Name, Description: p.Description, Source: p.Source})
+		}
+		return writeJSON(a.io.Out, out)
+	}
+	tw := tabwriter.NewWriter(a.io.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tSOURCE\tDESCRIPTION")
+	for _, p := range list {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", p.Name, redact.StripControl(p.Source), oneLine(p.Description))
+	}
+	if err := tw.Flush(); err != nil {
+		return fmt.Errorf("write the playbook list: %w", err)
+	}
+	return nil
+}
+
+func (a *app) runSkillsShow(cmd *cobra.Command, name string) error {
+	cat, err := a.loadPlaybooks(cmd)
+	if err != nil {
+		return err
+	}
+	p, ok := cat.Get(name)
+	if !ok {
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("unknown playbook %q: the playbooks are %s", name, strings.Join(cat.Names(), ", "))}
+	}
+	body := redact.StripControl(p.Body)
+	if a.flags.output == outputJSON {
+		return writeJSON(a.io.Out, skillOutput{Name: p.Name, Description: p.Description, Source: p.Source, Body: body})
+	}
+	if a.io.OutTTY && a.flags.output == outputText {
+		return a.renderPlaybook(p)
+	}
+	_, err = io.WriteString(a.io.Out, strings.TrimRight(body, "\n")+"\n")
+	return err
+}
+
+// renderPlaybook draws a playbook's body as Markdown on the terminal stdout.
+func (a *app) renderPlaybook(p tools.Playbook) error {
+	width := 80
+	if f, ok := a.io.Out.(*os.File); ok {
+		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+			width = w
+		}
+	}
+	style := tui.MarkdownStyle(a.io.Color, lipgloss.NewRenderer(a.io.Out).HasDarkBackground())
+	out, err := tui.RenderMarkdown(p.Body, min(width, 100), style)
+	if err != nil {
+		return fmt.Errorf("render playbook %s: %w", p.Name, err)
+	}
+	_, err = fmt.Fprintf(a.io.Out, "%s\n", out)
+	return err
+}
+
+// oneLine makes untrusted text fit one table cell: no control characters,
+// whitespace runs collapsed.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(redact.StripControl(s)), " ")
+}

@@ -1,0 +1,292 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	usecase "github.com/superbiz/superbiz/pkg/app"
+	"github.com/superbiz/superbiz/pkg/harness"
+	"github.com/superbiz/superbiz/pkg/model"
+	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/tools"
+	"github.com/superbiz/superbiz/pkg/tools/knowledge"
+	"github.com/superbiz/superbiz/pkg/tools/logs"
+	"github.com/superbiz/superbiz/pkg/tools/sqlquery"
+)
+
+// toolsSessionID is the session a by-hand tool call runs under: no run is
+// stored, so it names no stored session; it only fills the adapter's Call.
+const toolsSessionID = "s_tools"
+
+// toolsCallID is the Tool Call ID of a by-hand call, as the harness would
+// assign to the first call of a run whose server gave none.
+const toolsCallID = "call_1"
+
+// maxToolInputBytes bounds the JSON read for `tools call NAME -` from stdin;
+// the boundary applies the real per-tool limits after that.
+const maxToolInputBytes = 1 << 20
+
+func (a *app) newToolsCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "tools",
+		Short: "Show the tool definitions the model receives, or run one tool by hand",
+		Long: `tools shows the evidence tools exactly as the model receives them and runs
+one of them by hand on the configured sources (or the demo workspace with
+--demo), through the same boundary, bounds and redaction as a diagnosis run.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return unknownCommand(cmd, args[0])
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	c.AddCommand(a.newToolsListCmd(), a.newToolsCallCmd())
+	return c
+}
+
+func (a *app) newToolsListCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "list",
+		Short: "Print the tool definitions exactly as the model receives them",
+		Long: `list prints the tools declared to the model for the current configuration:
+each evidence tool's parameters wrapped in the progress envelope, plus the
+read_skill guidance tool. -o json prints the definitions as one JSON array.`,
+		Example: `  superbiz tools list --demo
+  superbiz tools list -o json`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := a.loadConfig(cmd)
+			if err != nil {
+				return err
+			}
+			w, err := a.openWorkspace(cmd.Context(), cfg)
+			if err != nil {
+				return err
+			}
+			defer w.Close()
+			return a.printDefinitions(w.registry.Definitions())
+		},
+	}
+}
+
+// printDefinitions writes the tool definitions: the JSON array with -o json,
+// else each tool's name, description and parameter schema.
+func (a *app) printDefinitions(defs []model.Tool) error {
+	if a.flags.output == outputJSON {
+		return writeJSON(a.io.Out, defs)
+	}
+	var b strings.Builder
+	for i, d := range defs {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		var params bytes.Buffer
+		if err := json.Indent(&params, d.Parameters, "    ", "  "); err != nil {
+			return fmt.Errorf("tool %s: parameters schema: %w", d.Name, err)
+		}
+		fmt.Fprintf(&b, "%s\n  %s\n  parameters:\n    %s\n", d.Name, d.Description, params.String())
+	}
+	_, err := io.WriteString(a.io.Out, b.String())
+	return err
+}
+
+func (a *app) newToolsCallCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "call NAME JSON|-",
+		Short: "Run one tool on a business input and print the observation the model would see",
+		Long: `call runs one tool's adapter on a business input (the "input" object of the
+tool's envelope; "-" reads it from stdin) against the configured sources, or the
+demo workspace with --demo, exactly as the agent would: the input is wrapped in
+the envelope and goes through the same boundary, bounds and redaction as a run.
+It prints the observation the model would see: pretty JSON, or with -o json the
+observation object itself, whatever the outcome. No run is stored.
+
+Exit codes: 0 for EVIDENCE_FOUND or NO_EVIDENCE, 2 for a rejected input
+(INVALID_INPUT, NOT_READ_ONLY, arguments that are not a JSON object, an unknown
+tool), 1 for a backend error (TIMEOUT, UNAVAILABLE, INTERNAL).`,
+		Example: `  superbiz tools call --demo query_logs '{"service":"payment-service","level":"ERROR","since":"1h"}'
+  superbiz tools call --demo query_mysql '{"sql":"SELECT status, count(*) FROM orders GROUP BY status"}'
+  superbiz tools call lookup_knowledge '{"query":"redis timeout","top_k":2}'
+  superbiz tools call read_skill '{"name":"diagnose-redis-timeout"}'`,
+		Args: exactArgs(2, "a tool NAME and a JSON input (or - for stdin)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			input := []byte(args[1])
+			if args[1] == "-" {
+				b, err := io.ReadAll(io.LimitReader(a.io.In, maxToolInputBytes))
+				if err != nil {
+					return fmt.Errorf("read the tool input from stdin: %w", err)
+				}
+				input = bytes.TrimSpace(b)
+			}
+			cfg, err := a.loadConfig(cmd)
+			if err != nil {
+				return err
+			}
+			w, err := a.openWorkspace(cmd.Context(), cfg)
+			if err != nil {
+				return err
+			}
+			defer w.Close()
+			res, err := w.callTool(cmd.Context(), args[0], input)
+			if err != nil {
+				return err
+			}
+			if err := a.printObservation(res.Observation); err != nil {
+				return err
+			}
+			return res.exit()
+		},
+	}
+}
+
+// toolCallResult is one by-hand tool call: the observation the model would
+// see and the canonical record the boundary kept (never stored).
+type toolCallResult struct {
+	Tool        string
+	Observation json.RawMessage
+	// Invocation is the boundary's record of the call (its Detail holds the
+	// redacted reason of a refusal or failure).
+	Invocation harness.Invocation
+	// SyntaxErr says why the input is not JSON, for the message on stderr
+	// (the boundary's own reason is about the envelope it could not decode).
+	SyntaxErr error
+}
+
+// observationHead is the part of an observation that decides the exit code.
+type observationHead struct {
+	EvidenceStatus string `json:"evidence_status"`
+	Control        string `json:"control"`
+	ErrorCode      string `json:"error_code"`
+	// Error is set by read_skill for a malformed call or an unknown name.
+	Error string `json:"error"`
+}
+
+// callTool runs one tool call through a fresh RunContext and Boundary over
+// the workspace's registry, exactly as a run would (budget, clock,
+// observation limit, redaction), with no recorder: nothing is stored. For an
+// evidence tool, input is the business input and is wrapped in the envelope;
+// read_skill takes its arguments as they are. An unknown or unconfigured
+// tool is a usage error listing the tools, before any call.
+func (w *workspace) callTool(ctx context.Context, name string, input []byte) (toolCallResult, error) {
+	res := toolCallResult{Tool: name}
+	args := json.RawMessage(input)
+	_, evidence := w.registry.Adapter(name)
+	switch {
+	case evidence:
+		if json.Valid(input) {
+			env, err := json.Marshal(struct {
+				Input json.RawMessage `json:"input"`
+			}{json.RawMessage(input)})
+			if err != nil {
+				return res, fmt.Errorf("wrap the input in the envelope: %w", err)
+			}
+			args = env
+		}
+		// JSON that does not parse is passed on unwrapped: wrapping it could
+		// make it parse by accident, and the model's own broken arguments
+		// reach the boundary as they are, which answers INVALID_ENVELOPE.
+		var v any
+		if err := json.Unmarshal(input, &v); err != nil {
+			res.SyntaxErr = fmt.Errorf("the input is not valid JSON: %w", err)
+		}
+	case name == harness.ReadSkillTool && w.registry.Playbooks() != nil:
+	default:
+		return res, unknownTool(name, w.registry)
+	}
+	opts := harness.RunOptions{SessionID: toolsSessionID, RunID: usecase.NewID("r_tools_"), Budget: budget(w.cfg.Budget)}
+	if !w.cfg.Now.IsZero() {
+		opts.Clock = harness.FixedClock{T: w.cfg.Now}
+	}
+	rc, err := harness.NewRunContext(ctx, opts)
+	if err != nil {
+		return res, configError(fmt.Errorf("start the tool call: %w", err))
+	}
+	defer rc.Release()
+	b := harness.NewBoundary(rc, w.registry, w.cfg.Limits.Observation)
+	res.Observation = json.RawMessage(b.Handle(model.ToolCall{ID: toolsCallID, Name: name, Arguments: args}))
+	if invs := b.Invocations(); len(invs) > 0 {
+		res.Invocation = invs[len(invs)-1]
+	}
+	return res, nil
+}
+
+// unknownTool is the usage error for a name the registry does not hold,
+// listing the tools and saying how to configure a known but absent one.
+func unknownTool(name string, reg *harness.Registry) error {
+	names := reg.Names()
+	if reg.Playbooks() != nil {
+		names = append(names, harness.ReadSkillTool)
+	}
+	hint := map[string]string{
+		knowledge.Name:    "set [knowledge] paths in the config",
+		logs.ToolName:     "add a [[logs]] source to the config",
+		sqlquery.ToolName: "add a [[databases]] entry to the config",
+	}[name]
+	if hint != "" {
+		return usageErrorf("tool %q is not configured: %s, or use --demo; the tools are %s", name, hint, strings.Join(names, ", "))
+	}
+	return usageErrorf("unknown tool %q: the tools are %s", name, strings.Join(names, ", "))
+}
+
+// exit maps the observation to the exit code of SPEC section 2: 0 for
+// evidence or its honest absence, 2 for a rejected input, 1 for a backend
+// error, with the boundary's redacted reason on stderr.
+func (r toolCallResult) exit() error {
+	var h observationHead
+	if err := json.Unmarshal(r.Observation, &h); err != nil {
+		return fmt.Errorf("%s: read the observation: %w", r.Tool, err)
+	}
+	reason := ""
+	if d := r.Invocation.Detail; d != "" {
+		reason = ": " + redact.StripControl(d)
+	}
+	if r.SyntaxErr != nil {
+		reason = ": " + redact.StripControl(redact.String(r.SyntaxErr.Error()))
+	}
+	switch {
+	case h.EvidenceStatus == string(tools.EvidenceFound), h.EvidenceStatus == string(tools.NoEvidence):
+		return nil
+	case h.EvidenceStatus == string(tools.StatusError):
+		if h.ErrorCode == tools.CodeInvalidInput || h.ErrorCode == tools.CodeNotReadOnly {
+			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s rejected the input (%s)%s", r.Tool, h.ErrorCode, reason)}
+		}
+		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("%s failed (%s)%s", r.Tool, h.ErrorCode, reason)}
+	case h.Control == harness.ControlRepair:
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s: the input must be one JSON object (%s)%s", r.Tool, h.ErrorCode, reason)}
+	case h.Control != "":
+		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("%s was not executed (%s)%s", r.Tool, h.Control, reason)}
+	case r.Tool == harness.ReadSkillTool && h.Error != "":
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s: %s", r.Tool, h.Error)}
+	case r.Tool == harness.ReadSkillTool:
+		return nil
+	}
+	return fmt.Errorf("%s: unexpected observation %s", r.Tool, r.Observation)
+}
+
+// printObservation writes the observation: with -o json the exact bytes the
+// model would see on one line, else indented for reading.
+func (a *app) printObservation(obs json.RawMessage) error {
+	if a.flags.output == outputJSON {
+		_, err := fmt.Fprintf(a.io.Out, "%s\n", obs)
+		if err != nil {
+			return fmt.Errorf("write the observation: %w", err)
+		}
+		return nil
+	}
+	var b bytes.Buffer
+	if err := json.Indent(&b, obs, "", "  "); err != nil {
+		return fmt.Errorf("indent the observation: %w", err)
+	}
+	b.WriteByte('\n')
+	if _, err := a.io.Out.Write(b.Bytes()); err != nil {
+		return fmt.Errorf("write the observation: %w", err)
+	}
+	return nil
+}
