@@ -19,11 +19,11 @@ import (
 
 // Limits are the UTF-8 byte limits of section 3 `[limits]`.
 type Limits struct {
-	Query        int
-	PreviousTurn int
-	Input        int
-	Draft        int
-	Observation  int
+	Query        int `json:"query"`
+	PreviousTurn int `json:"previous_turn"`
+	Input        int `json:"input"`
+	Draft        int `json:"draft"`
+	Observation  int `json:"observation"`
 }
 
 // DefaultLimits are SPEC section 3's defaults.

@@ -92,7 +92,7 @@ func (d *Deps) Chat(ctx context.Context, req ChatRequest) (ChatOutput, error) {
 		clock = harness.SystemClock{}
 	}
 	runID := d.newID("r_")
-	budgetJSON, err := json.Marshal(d.Budget)
+	budgetJSON, err := json.Marshal(d.settings())
 	if err != nil {
 		return Output{}, fmt.Errorf("encode budget: %w", err)
 	}

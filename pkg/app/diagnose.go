@@ -109,7 +109,7 @@ func (d *Deps) Diagnose(ctx context.Context, req DiagnoseRequest) (Output, error
 	if !req.FixedPreviousTurn {
 		prev = d.previousTurn(ctx, sessionID, req.Query)
 	}
-	budgetJSON, err := json.Marshal(d.Budget)
+	budgetJSON, err := json.Marshal(d.settings())
 	if err != nil {
 		return Output{}, fmt.Errorf("encode budget: %w", err)
 	}
@@ -237,6 +237,19 @@ func (d *Deps) previousTurn(ctx context.Context, sessionID, query string) *agent
 		return nil
 	}
 	return pub.PreviousTurn(limit)
+}
+
+// settings are the limits a run was made under, stored with it so a replay
+// uses the same ones whatever today's configuration says.
+type settings struct {
+	harness.Budget
+	Limits   *agent.Limits `json:"limits,omitempty"`
+	Language string        `json:"language,omitempty"`
+}
+
+func (d *Deps) settings() settings {
+	l := d.Limits
+	return settings{Budget: d.Budget, Limits: &l, Language: d.Language}
 }
 
 func (d *Deps) newID(prefix string) string {

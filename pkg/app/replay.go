@@ -53,11 +53,17 @@ func (d *Deps) Replay(ctx context.Context, runID string, o ReplayOptions) (Repla
 	}
 	rd := *d
 	if len(orig.Budget) > 0 {
-		var b harness.Budget
-		if err := json.Unmarshal(orig.Budget, &b); err != nil {
+		var s settings
+		if err := json.Unmarshal(orig.Budget, &s); err != nil {
 			return ReplayReport{}, fmt.Errorf("run %s: recorded budget: %w", runID, err)
 		}
-		rd.Budget = b
+		rd.Budget = s.Budget
+		if s.Limits != nil {
+			rd.Limits = *s.Limits
+		}
+		if s.Language != "" {
+			rd.Language = s.Language
+		}
 	}
 	if !orig.Clock.IsZero() {
 		rd.Clock = harness.FixedClock{T: orig.Clock}
