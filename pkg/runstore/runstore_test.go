@@ -196,6 +196,16 @@ func TestSessions(t *testing.T) {
 	if id, ok, err := s.LatestSessionID(ctx); err != nil || !ok || id != "s_a" {
 		t.Errorf("LatestSessionID = %q, %v, %v; want s_a", id, ok, err)
 	}
+	// A newer session that holds only a replay never becomes the latest.
+	if err := s.CreateSession(ctx, "s_replay"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CreateRun(ctx, NewRun{ID: "r_replay", SessionID: "s_replay", Query: "why 504s", ReplayOf: "r_1", CreatedAt: later.Add(time.Minute)}); err != nil {
+		t.Fatal(err)
+	}
+	if id, ok, err := s.LatestSessionID(ctx); err != nil || !ok || id != "s_a" {
+		t.Errorf("LatestSessionID after a replay = %q, %v, %v; want s_a", id, ok, err)
+	}
 	ss, err := s.GetSession(ctx, "s_a")
 	if err != nil {
 		t.Fatal(err)

@@ -83,10 +83,14 @@ func (s *Store) GetSession(ctx context.Context, id string) (Session, error) {
 }
 
 // LatestSessionID returns the most recently used session, for `--continue`;
-// ok is false when the store has no session yet.
+// ok is false when the store has no session yet. A session that holds only
+// replays is never "the latest": a replay is a check, not a conversation.
 func (s *Store) LatestSessionID(ctx context.Context) (id string, ok bool, err error) {
 	err = s.db.QueryRowContext(ctx,
-		`SELECT id FROM sessions ORDER BY updated_at DESC, rowid DESC LIMIT 1`).Scan(&id)
+		`SELECT s.id FROM sessions s
+		 WHERE NOT EXISTS (SELECT 1 FROM runs r WHERE r.session_id = s.id AND r.replay_of IS NOT NULL)
+		    OR EXISTS (SELECT 1 FROM runs r WHERE r.session_id = s.id AND r.replay_of IS NULL)
+		 ORDER BY s.updated_at DESC, s.rowid DESC LIMIT 1`).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", false, nil
 	}

@@ -5,6 +5,7 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -101,4 +102,16 @@ type Playbook struct {
 type Playbooks interface {
 	List() []Playbook
 	Get(name string) (Playbook, bool)
+}
+
+// EncodeCanonical encodes a canonical input the way every adapter must: no
+// HTML escaping (so `>=` stays readable in the audit) and no trailing newline.
+func EncodeCanonical(v any) (json.RawMessage, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, fmt.Errorf("encode canonical input: %w", err)
+	}
+	return json.RawMessage(bytes.TrimSuffix(b.Bytes(), []byte("\n"))), nil
 }

@@ -158,7 +158,7 @@ func (t *Tool) Canonical(input json.RawMessage) (tools.Canonical, error) {
 	if err != nil {
 		return tools.Canonical{}, err
 	}
-	b, err := json.Marshal(p.in)
+	b, err := tools.EncodeCanonical(p.in)
 	if err != nil {
 		return tools.Canonical{}, fmt.Errorf("encode canonical query_logs input: %w", err)
 	}

@@ -177,7 +177,7 @@ func (t *Tool) Canonical(raw json.RawMessage) (tools.Canonical, error) {
 	if c, err := check(stmt, h.guardDialect()); err == nil {
 		stmt = c.Canonical
 	}
-	out, err := json.Marshal(canonicalInput{Database: h.db.Name, SQL: stmt, MaxRows: maxRows})
+	out, err := tools.EncodeCanonical(canonicalInput{Database: h.db.Name, SQL: stmt, MaxRows: maxRows})
 	if err != nil {
 		return tools.Canonical{}, fmt.Errorf("encode canonical query_mysql input: %w", err)
 	}
