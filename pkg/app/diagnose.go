@@ -68,9 +68,30 @@ type Output struct {
 	StopReason     string                   `json:"stop_reason"`
 	Answer         string                   `json:"answer"`
 	Result         *release.PublishedResult `json:"result"`
-	Checks         []harness.Check          `json:"checks"`
+	Checks         []Check                  `json:"checks"`
 	Usage          OutputUsage              `json:"usage"`
 	Error          *OutputError             `json:"error"`
+}
+
+// Check is one evidence check in the JSON output: exactly SPEC section 2's
+// {tool, evidence_status, summary}; an ERROR's code is in the summary.
+type Check struct {
+	Tool           string `json:"tool"`
+	EvidenceStatus string `json:"evidence_status"`
+	Summary        string `json:"summary"`
+}
+
+// publicChecks converts the snapshot's checks to the output shape.
+func publicChecks(in []harness.Check) []Check {
+	out := make([]Check, 0, len(in))
+	for _, c := range in {
+		summary := c.Summary
+		if c.ErrorCode != "" {
+			summary = strings.TrimSpace(summary + " (" + c.ErrorCode + ")")
+		}
+		out = append(out, Check{Tool: c.Tool, EvidenceStatus: string(c.EvidenceStatus), Summary: summary})
+	}
+	return out
 }
 
 // OutputUsage is the run's consumption in the JSON output.
@@ -156,10 +177,7 @@ func (d *Deps) finish(rc *harness.RunContext, intent string, dec release.Decisio
 		rc.Terminate(harness.StopReason(dec.StopReason))
 		lifecycle, _ = rc.State()
 	}
-	checks := dec.Checks
-	if checks == nil {
-		checks = []harness.Check{}
-	}
+	checks := publicChecks(dec.Checks)
 	out := Output{
 		SessionID: rc.SessionID(), RunID: rc.RunID(), Intent: intent,
 		Status: dec.Status, ReleaseOutcome: string(dec.Outcome), StopReason: string(dec.StopReason),
