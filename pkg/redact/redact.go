@@ -3,7 +3,7 @@
 // (DSN and URL passwords, auth headers, cookies, cloud and SaaS tokens, JWTs,
 // private keys, key=value secrets) and strips terminal control sequences.
 //
-// The rules are compiled once into immutable package-level values; a cheap
+// The rules are compiled once, on first use, into immutable values; a cheap
 // literal prefilter decides which rules can possibly match, so ordinary log
 // text costs one lower-casing pass and a few substring searches.
 package redact
@@ -11,6 +11,7 @@ package redact
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Marker replaces every secret value; the key or scheme in front of it is kept
@@ -38,115 +39,119 @@ type rule struct {
 // X-Api-Key, aws_secret_access_key) because the match only needs its tail.
 const keyNames = `passwd|password|passphrase|pwd|secret[_-]?access[_-]?key|secret[_-]?key|secret|access[_-]?token|refresh[_-]?token|session[_-]?token|auth[_-]?token|token|api[_-]?key|apikey|private[_-]?key|credentials?`
 
-var rules = []rule{
-	{
-		name:      "private key block",
-		re:        regexp.MustCompile(`(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:(.*?)-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|(.*))`),
-		groups:    []int{1, 2},
-		triggers:  []string{"PRIVATE KEY"},
-		multiline: true,
-		keep:      isMarkerOrEmpty,
-	},
-	{
-		name:     "jwt",
-		re:       regexp.MustCompile(`eyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*`),
-		groups:   []int{0},
-		triggers: []string{"eyJ"},
-	},
-	{
-		name:     "github token",
-		re:       regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{20,255}|github_pat_[A-Za-z0-9_]{20,255})\b`),
-		groups:   []int{0},
-		triggers: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"},
-	},
-	{
-		name:     "slack token",
-		re:       regexp.MustCompile(`\bxox[abposre]-[A-Za-z0-9-]{10,}|\bxapp-[0-9]-[A-Za-z0-9-]{10,}`),
-		groups:   []int{0},
-		triggers: []string{"xox", "xapp-"},
-	},
-	{
-		name:     "aws access key id",
-		re:       regexp.MustCompile(`\b(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA)[A-Z0-9]{16}\b`),
-		groups:   []int{0},
-		triggers: []string{"AKIA", "ASIA", "AGPA", "AIDA", "AROA", "AIPA", "ANPA", "ANVA"},
-	},
-	{
-		name:     "google api key",
-		re:       regexp.MustCompile(`AIza[0-9A-Za-z_-]{35}`),
-		groups:   []int{0},
-		triggers: []string{"AIza"},
-	},
-	{
-		name:     "stripe key",
-		re:       regexp.MustCompile(`\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{10,}|\bwhsec_[0-9A-Za-z]{16,}`),
-		groups:   []int{0},
-		triggers: []string{"sk_live_", "sk_test_", "rk_live_", "rk_test_", "whsec_"},
-	},
-	{
-		// Authorization: Bearer x / Basic x keeps the scheme; any other scheme
-		// (Digest, custom) loses the whole value: up to the closing quote when it
-		// is quoted, else to the end of the line.
-		name:     "authorization header",
-		re:       regexp.MustCompile(`(?i)authorization["']?[ \t]*[:=][ \t]*(?:["']?(?:basic|bearer|token)\s+([^\s"',;]+)|"([^"\r\n]+)|'([^'\r\n]+)|([^\s"'][^\r\n]*))`),
-		groups:   []int{1, 2, 3, 4},
-		lower:    true,
-		triggers: []string{"authorization"},
-		keep:     isMarker,
-	},
-	{
-		name:     "cookie header",
-		re:       regexp.MustCompile(`(?i)\b(?:set-)?cookie["']?[ \t]*[:=][ \t]*(?:"([^"\r\n]+)|'([^'\r\n]+)|([^\s"'][^\r\n]*))`),
-		groups:   []int{1, 2, 3},
-		lower:    true,
-		triggers: []string{"cookie"},
-		keep:     isMarker,
-	},
-	{
-		// scheme://user:pass@host — postgres, mysql, redis (with or without a
-		// user), amqp, mongodb, http(s) and any other scheme.
-		name:     "url userinfo",
-		re:       regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@"'<>]*:([^\s/@"'<>]+)@`),
-		groups:   []int{1},
-		triggers: []string{"://"},
-		keep:     isMarker,
-	},
-	{
-		// Go MySQL driver DSN: user:pass@tcp(host)/db, user:pass@unix(/sock)/db, user:pass@/db.
-		name:     "go mysql dsn",
-		re:       regexp.MustCompile(`[A-Za-z0-9_.$-]+:([^\s@"'<>]+)@(?:tcp6?|unix|udp)?(?:\(|/)`),
-		groups:   []int{1},
-		triggers: []string{"@"},
-		keep:     isMarker,
-	},
-	{
-		name:     "sql identified by",
-		re:       regexp.MustCompile(`(?i)\bidentified\s+(?:with\s+\S+\s+)?by\s+(?:password\s+)?'([^']*)'`),
-		groups:   []int{1},
-		lower:    true,
-		triggers: []string{"identified"},
-		keep:     isMarkerOrEmpty,
-	},
-	{
-		// key=value, key: value, "key":"value", 'key': 'value', ?key=value&.
-		name:     "key value",
-		re:       regexp.MustCompile(`(?i)(?:` + keyNames + `)["']?[ \t]*[:=][ \t]*(?:"((?:[^"\\\r\n]|\\.)*)"|'([^'\r\n]*)'|([^\s"'&,;<>(){}\[\]]+|\[REDACTED\]))`),
-		groups:   []int{1, 2, 3},
-		lower:    true,
-		triggers: []string{"pass", "pwd", "secret", "token", "key", "credential"},
-		keep:     isMarkerOrEmpty,
-	},
-	{
-		// A bare bearer token outside an Authorization header ("using bearer
-		// abc123..."). Short or plain words ("bearer token") are kept.
-		name:     "bearer token",
-		re:       regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/-]+=*)`),
-		groups:   []int{1},
-		lower:    true,
-		triggers: []string{"bearer"},
-		keep:     func(s string) bool { return !looksLikeToken(s) },
-	},
-}
+// compiledRules builds the rules on first use, so a process that never
+// redacts (`superbiz --help`) does not pay for compiling them at start.
+var compiledRules = sync.OnceValue(func() []rule {
+	return []rule{
+		{
+			name:      "private key block",
+			re:        regexp.MustCompile(`(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:(.*?)-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|(.*))`),
+			groups:    []int{1, 2},
+			triggers:  []string{"PRIVATE KEY"},
+			multiline: true,
+			keep:      isMarkerOrEmpty,
+		},
+		{
+			name:     "jwt",
+			re:       regexp.MustCompile(`eyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*`),
+			groups:   []int{0},
+			triggers: []string{"eyJ"},
+		},
+		{
+			name:     "github token",
+			re:       regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{20,255}|github_pat_[A-Za-z0-9_]{20,255})\b`),
+			groups:   []int{0},
+			triggers: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"},
+		},
+		{
+			name:     "slack token",
+			re:       regexp.MustCompile(`\bxox[abposre]-[A-Za-z0-9-]{10,}|\bxapp-[0-9]-[A-Za-z0-9-]{10,}`),
+			groups:   []int{0},
+			triggers: []string{"xox", "xapp-"},
+		},
+		{
+			name:     "aws access key id",
+			re:       regexp.MustCompile(`\b(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA)[A-Z0-9]{16}\b`),
+			groups:   []int{0},
+			triggers: []string{"AKIA", "ASIA", "AGPA", "AIDA", "AROA", "AIPA", "ANPA", "ANVA"},
+		},
+		{
+			name:     "google api key",
+			re:       regexp.MustCompile(`AIza[0-9A-Za-z_-]{35}`),
+			groups:   []int{0},
+			triggers: []string{"AIza"},
+		},
+		{
+			name:     "stripe key",
+			re:       regexp.MustCompile(`\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{10,}|\bwhsec_[0-9A-Za-z]{16,}`),
+			groups:   []int{0},
+			triggers: []string{"sk_live_", "sk_test_", "rk_live_", "rk_test_", "whsec_"},
+		},
+		{
+			// Authorization: Bearer x / Basic x keeps the scheme; any other scheme
+			// (Digest, custom) loses the whole value: up to the closing quote when it
+			// is quoted, else to the end of the line.
+			name:     "authorization header",
+			re:       regexp.MustCompile(`(?i)authorization["']?[ \t]*[:=][ \t]*(?:["']?(?:basic|bearer|token)\s+([^\s"',;]+)|"([^"\r\n]+)|'([^'\r\n]+)|([^\s"'][^\r\n]*))`),
+			groups:   []int{1, 2, 3, 4},
+			lower:    true,
+			triggers: []string{"authorization"},
+			keep:     isMarker,
+		},
+		{
+			name:     "cookie header",
+			re:       regexp.MustCompile(`(?i)\b(?:set-)?cookie["']?[ \t]*[:=][ \t]*(?:"([^"\r\n]+)|'([^'\r\n]+)|([^\s"'][^\r\n]*))`),
+			groups:   []int{1, 2, 3},
+			lower:    true,
+			triggers: []string{"cookie"},
+			keep:     isMarker,
+		},
+		{
+			// scheme://user:pass@host — postgres, mysql, redis (with or without a
+			// user), amqp, mongodb, http(s) and any other scheme.
+			name:     "url userinfo",
+			re:       regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@"'<>]*:([^\s/@"'<>]+)@`),
+			groups:   []int{1},
+			triggers: []string{"://"},
+			keep:     isMarker,
+		},
+		{
+			// Go MySQL driver DSN: user:pass@tcp(host)/db, user:pass@unix(/sock)/db, user:pass@/db.
+			name:     "go mysql dsn",
+			re:       regexp.MustCompile(`[A-Za-z0-9_.$-]+:([^\s@"'<>]+)@(?:tcp6?|unix|udp)?(?:\(|/)`),
+			groups:   []int{1},
+			triggers: []string{"@"},
+			keep:     isMarker,
+		},
+		{
+			name:     "sql identified by",
+			re:       regexp.MustCompile(`(?i)\bidentified\s+(?:with\s+\S+\s+)?by\s+(?:password\s+)?'([^']*)'`),
+			groups:   []int{1},
+			lower:    true,
+			triggers: []string{"identified"},
+			keep:     isMarkerOrEmpty,
+		},
+		{
+			// key=value, key: value, "key":"value", 'key': 'value', ?key=value&.
+			name:     "key value",
+			re:       regexp.MustCompile(`(?i)(?:` + keyNames + `)["']?[ \t]*[:=][ \t]*(?:"((?:[^"\\\r\n]|\\.)*)"|'([^'\r\n]*)'|([^\s"'&,;<>(){}\[\]]+|\[REDACTED\]))`),
+			groups:   []int{1, 2, 3},
+			lower:    true,
+			triggers: []string{"pass", "pwd", "secret", "token", "key", "credential"},
+			keep:     isMarkerOrEmpty,
+		},
+		{
+			// A bare bearer token outside an Authorization header ("using bearer
+			// abc123..."). Short or plain words ("bearer token") are kept.
+			name:     "bearer token",
+			re:       regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/-]+=*)`),
+			groups:   []int{1},
+			lower:    true,
+			triggers: []string{"bearer"},
+			keep:     func(s string) bool { return !looksLikeToken(s) },
+		},
+	}
+}) // immutable once built
 
 func isMarker(s string) bool { return s == Marker }
 
@@ -183,6 +188,7 @@ func looksLikeToken(s string) bool {
 func String(s string) string {
 	var lowered string
 	haveLower := false
+	rules := compiledRules()
 	for i := range rules {
 		r := &rules[i]
 		hay := s
