@@ -42,7 +42,7 @@ type DiagnoseOptions struct {
 	Spinner spinner.Spinner
 	// Renderer fixes the colour profile of the styles (nil: lipgloss default).
 	Renderer *lipgloss.Renderer
-	// MarkdownStyle is the glamour standard style of the report (see
+	// MarkdownStyle is the Markdown style of the report (see
 	// MarkdownStyle; "": notty).
 	MarkdownStyle string
 	// OnCancel asks the engine to cancel the run (cmd cancels the

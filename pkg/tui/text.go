@@ -10,8 +10,6 @@ import (
 	"strings"
 	"time"
 	"unicode"
-
-	"github.com/charmbracelet/glamour"
 )
 
 // NarrowWidth is the terminal width below which the views drop bars and
@@ -91,7 +89,7 @@ func seconds(d time.Duration) string {
 	return fmt.Sprintf("%.1fs", d.Seconds())
 }
 
-// MarkdownStyle picks the glamour standard style for a terminal: "notty"
+// MarkdownStyle picks the Markdown style for a terminal: "notty"
 // (no colour, no escape sequences) when colour is off (NO_COLOR, or not a
 // terminal), else "dark" or "light". The caller decides, so rendering never
 // probes the terminal.
@@ -106,10 +104,11 @@ func MarkdownStyle(color, darkBackground bool) string {
 	}
 }
 
-// RenderMarkdown renders an answer for the terminal with glamour in a fixed
-// standard style (see MarkdownStyle; "" means "notty") wrapped at width
-// columns. Control characters in md are removed first: the answer may quote
-// model output.
+// RenderMarkdown renders an answer for the terminal in a fixed style (see
+// MarkdownStyle; "" means "notty") wrapped at width columns, a two-column
+// left margin included. Control characters in md are removed first and
+// every piece of text is cleaned again after Markdown unescaping: the answer
+// may quote model output, and "notty" output holds no escape sequence.
 func RenderMarkdown(md string, width int, style string) (string, error) {
 	if style == "" {
 		style = "notty"
@@ -117,17 +116,14 @@ func RenderMarkdown(md string, width int, style string) (string, error) {
 	if style == "auto" {
 		return "", fmt.Errorf("render markdown: style %q probes the terminal; pass a fixed style such as notty, dark or light", style)
 	}
+	st, err := newMDStyle(style)
+	if err != nil {
+		return "", err
+	}
 	if width < 20 {
 		width = 20
 	}
-	r, err := glamour.NewTermRenderer(glamour.WithStandardStyle(style), glamour.WithWordWrap(width))
-	if err != nil {
-		return "", fmt.Errorf("render markdown: style %q: %w", style, err)
-	}
-	out, err := r.Render(cleanBlock(md))
-	if err != nil {
-		return "", fmt.Errorf("render markdown: %w", err)
-	}
+	out := renderMarkdownBlocks(cleanBlock(md), width, st)
 	lines := strings.Split(strings.Trim(out, "\n"), "\n")
 	for i, l := range lines {
 		lines[i] = strings.TrimRight(l, " ")
