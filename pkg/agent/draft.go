@@ -1,17 +1,17 @@
 package agent
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/invopop/jsonschema"
+
+	"github.com/superbiz/superbiz/pkg/strictjson"
 )
 
 // Draft is the model's final answer: a diagnosis that is not yet released.
@@ -147,21 +147,8 @@ func invalid(format string, args ...any) error {
 // and nothing else, no duplicate, unknown or wrong-case members, every
 // required member present, enums and sizes respected. It never repairs.
 func ParseDraft(text string, maxBytes int) (*Draft, error) {
-	if len(text) > maxBytes {
-		return nil, invalid("%d bytes exceed the draft limit of %d", len(text), maxBytes)
-	}
-	if !utf8.ValidString(text) {
-		return nil, invalid("not valid UTF-8")
-	}
-	trimmed := bytes.TrimSpace([]byte(text))
-	if len(trimmed) == 0 {
-		return nil, invalid("empty answer")
-	}
-	if trimmed[0] != '{' {
-		return nil, invalid("the answer must be exactly one JSON object, it starts with %q", string(trimmed[:min(len(trimmed), 12)]))
-	}
 	var w wireDraft
-	if err := jsonv2.Unmarshal(trimmed, &w, jsonv2.RejectUnknownMembers(true)); err != nil {
+	if err := strictjson.Decode(text, maxBytes, &w); err != nil {
 		return nil, invalid("%v", err)
 	}
 	return w.validate()

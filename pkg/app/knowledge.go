@@ -7,15 +7,13 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"unicode/utf8"
-
-	jsonv2 "github.com/go-json-experiment/json"
 
 	"github.com/superbiz/superbiz/pkg/agent"
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/model"
 	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/release"
+	"github.com/superbiz/superbiz/pkg/strictjson"
 	"github.com/superbiz/superbiz/pkg/tools"
 	"github.com/superbiz/superbiz/prompts"
 )
@@ -86,16 +84,6 @@ func ParseKnowledgeAnswer(text string) (KnowledgeAnswer, error) {
 	bad := func(format string, args ...any) (KnowledgeAnswer, error) {
 		return KnowledgeAnswer{}, fmt.Errorf("%w: %s", ErrInvalidKnowledgeAnswer, fmt.Sprintf(format, args...))
 	}
-	if len(text) > maxKnowledgeAnswerBytes {
-		return bad("%d bytes exceed %d", len(text), maxKnowledgeAnswerBytes)
-	}
-	if !utf8.ValidString(text) {
-		return bad("not valid UTF-8")
-	}
-	trimmed := bytes.TrimSpace([]byte(text))
-	if len(trimmed) == 0 || trimmed[0] != '{' {
-		return bad("the answer must be exactly one JSON object")
-	}
 	var w struct {
 		Items *[]struct {
 			Text       *string   `json:"text"`
@@ -104,7 +92,7 @@ func ParseKnowledgeAnswer(text string) (KnowledgeAnswer, error) {
 		} `json:"items"`
 		Limitations *[]string `json:"limitations"`
 	}
-	if err := jsonv2.Unmarshal(trimmed, &w, jsonv2.RejectUnknownMembers(true)); err != nil {
+	if err := strictjson.Decode(text, maxKnowledgeAnswerBytes, &w); err != nil {
 		return bad("%v", err)
 	}
 	if w.Items == nil || w.Limitations == nil {

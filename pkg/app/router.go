@@ -6,14 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode/utf8"
-
-	jsonv2 "github.com/go-json-experiment/json"
 
 	"github.com/superbiz/superbiz/pkg/agent"
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/model"
 	"github.com/superbiz/superbiz/pkg/runstore"
+	"github.com/superbiz/superbiz/pkg/strictjson"
 	"github.com/superbiz/superbiz/prompts"
 )
 
@@ -41,20 +39,11 @@ var ErrInvalidRoute = errors.New("invalid router answer")
 // member) whose intent is SYSTEM_CHAT, KNOWLEDGE_QUERY or DIAGNOSIS. It
 // never repairs; the error never quotes the model's text.
 func ParseRoute(text string) (string, error) {
-	if len(text) > maxRouteBytes {
-		return "", fmt.Errorf("%w: %d bytes exceed %d", ErrInvalidRoute, len(text), maxRouteBytes)
-	}
-	if !utf8.ValidString(text) {
-		return "", fmt.Errorf("%w: not valid UTF-8", ErrInvalidRoute)
-	}
-	trimmed := bytes.TrimSpace([]byte(text))
-	if len(trimmed) == 0 || trimmed[0] != '{' {
-		return "", fmt.Errorf("%w: the answer must be exactly one JSON object", ErrInvalidRoute)
-	}
 	var w struct {
 		Intent *string `json:"intent"`
 	}
-	if err := jsonv2.Unmarshal(trimmed, &w, jsonv2.RejectUnknownMembers(true)); err != nil {
+	// The decoder's own message may quote the model's text: never pass it on.
+	if err := strictjson.Decode(text, maxRouteBytes, &w); err != nil {
 		return "", fmt.Errorf("%w: not the object {\"intent\": …}", ErrInvalidRoute)
 	}
 	if w.Intent == nil {

@@ -7,14 +7,13 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
-	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/invopop/jsonschema"
 
 	"github.com/superbiz/superbiz/pkg/agent"
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/model"
+	"github.com/superbiz/superbiz/pkg/strictjson"
 	"github.com/superbiz/superbiz/prompts"
 )
 
@@ -59,21 +58,11 @@ func ParseVerdict(text string) (Verdict, error) {
 	bad := func(format string, args ...any) (Verdict, error) {
 		return Verdict{}, fmt.Errorf("%w: %s", ErrInvalidVerdict, fmt.Sprintf(format, args...))
 	}
-	if len(text) > maxVerdictBytes {
-		return bad("%d bytes exceed %d", len(text), maxVerdictBytes)
-	}
-	if !utf8.ValidString(text) {
-		return bad("not valid UTF-8")
-	}
-	trimmed := bytes.TrimSpace([]byte(text))
-	if len(trimmed) == 0 || trimmed[0] != '{' {
-		return bad("the answer must be exactly one JSON object")
-	}
 	var w struct {
 		Verdict *string   `json:"verdict"`
 		Reasons *[]string `json:"reasons"`
 	}
-	if err := jsonv2.Unmarshal(trimmed, &w, jsonv2.RejectUnknownMembers(true)); err != nil {
+	if err := strictjson.Decode(text, maxVerdictBytes, &w); err != nil {
 		return bad("%v", err)
 	}
 	if w.Verdict == nil || w.Reasons == nil {

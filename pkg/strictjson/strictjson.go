@@ -1,0 +1,41 @@
+// Package strictjson decodes a model's structured answer exactly as the
+// contracts require: one bounded, valid UTF-8 JSON object and nothing else,
+// with no duplicate, unknown or wrong-case member. It never repairs, so a
+// fenced, prefixed or suffixed answer is an error, not a guess.
+package strictjson
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"unicode/utf8"
+
+	jsonv2 "github.com/go-json-experiment/json"
+)
+
+// ErrNotOneObject means the text is not exactly one JSON object.
+var ErrNotOneObject = errors.New("the answer must be exactly one JSON object, with nothing before or after it")
+
+// Decode strictly decodes text (at most maxBytes) into out, which should use
+// pointer or presence-tracking fields so the caller can check required members.
+func Decode(text string, maxBytes int, out any) error {
+	if len(text) > maxBytes {
+		return fmt.Errorf("%d bytes exceed the limit of %d", len(text), maxBytes)
+	}
+	if !utf8.ValidString(text) {
+		return errors.New("not valid UTF-8")
+	}
+	trimmed := bytes.TrimSpace([]byte(text))
+	if len(trimmed) == 0 {
+		return errors.New("empty answer")
+	}
+	if trimmed[0] != '{' {
+		return ErrNotOneObject
+	}
+	// json/v2 rejects duplicate names, wrong-case names and trailing data by
+	// default; unknown members need the option.
+	if err := jsonv2.Unmarshal(trimmed, out, jsonv2.RejectUnknownMembers(true)); err != nil {
+		return err
+	}
+	return nil
+}
