@@ -1,6 +1,8 @@
 package harness
 
 import (
+	"strings"
+
 	"github.com/superbiz/superbiz/pkg/tools"
 )
 
@@ -34,8 +36,24 @@ const maxSummaryBytes = 160
 func (b *Boundary) Snapshot(reason StopReason) ProgressSnapshot {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	s := ProgressSnapshot{Checks: []Check{}, Gained: b.gained, NoGain: b.noGain, StopReason: reason}
-	for _, inv := range b.invocations {
+	s := SnapshotOf(b.invocations, reason)
+	// The boundary's counters also see evaluations of refused calls.
+	s.Gained, s.NoGain = b.gained, b.noGain
+	return s
+}
+
+// SnapshotOf builds the bounded snapshot of a list of invocations: the READY
+// checks with their one-line summaries, the status counts and the
+// evaluations the calls carried.
+func SnapshotOf(invs []Invocation, reason StopReason) ProgressSnapshot {
+	s := ProgressSnapshot{Checks: []Check{}, StopReason: reason}
+	for _, inv := range invs {
+		switch inv.Evaluation {
+		case Gained:
+			s.Gained++
+		case NoGain:
+			s.NoGain++
+		}
 		if !inv.Ready() {
 			continue
 		}
@@ -48,7 +66,7 @@ func (b *Boundary) Snapshot(reason StopReason) ProgressSnapshot {
 			s.Errors++
 		}
 		if len(s.Checks) < maxSnapshotChecks {
-			s.Checks = append(s.Checks, Check{Tool: inv.Tool, EvidenceStatus: inv.EvidenceStatus, ErrorCode: inv.ErrorCode, Summary: Truncate(inv.Summary, maxSummaryBytes)})
+			s.Checks = append(s.Checks, Check{Tool: inv.Tool, EvidenceStatus: inv.EvidenceStatus, ErrorCode: inv.ErrorCode, Summary: Truncate(strings.TrimSpace(inv.Summary), maxSummaryBytes)})
 		}
 	}
 	return s

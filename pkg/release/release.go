@@ -7,12 +7,9 @@
 package release
 
 import (
-	"strings"
-
 	"github.com/superbiz/superbiz/pkg/agent"
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/model"
-	"github.com/superbiz/superbiz/pkg/tools"
 )
 
 // Outcome is the release outcome of a run (SPEC section 2 release_outcome).
@@ -251,30 +248,7 @@ func progressOf(res agent.Result) harness.ProgressSnapshot {
 		s.Checks = append([]harness.Check{}, s.Checks[:min(len(s.Checks), maxChecks)]...)
 		return s
 	}
-	s := harness.ProgressSnapshot{Checks: []harness.Check{}, StopReason: res.StopReason}
-	for _, inv := range res.Invocations {
-		switch inv.Evaluation {
-		case harness.Gained:
-			s.Gained++
-		case harness.NoGain:
-			s.NoGain++
-		}
-		if !inv.Ready() {
-			continue
-		}
-		switch inv.EvidenceStatus {
-		case tools.EvidenceFound:
-			s.EvidenceFound++
-		case tools.NoEvidence:
-			s.NoEvidence++
-		default:
-			s.Errors++
-		}
-		if len(s.Checks) < maxChecks {
-			s.Checks = append(s.Checks, harness.Check{Tool: inv.Tool, EvidenceStatus: inv.EvidenceStatus, ErrorCode: inv.ErrorCode, Summary: harness.Truncate(strings.TrimSpace(inv.Summary), maxCheckSummary)})
-		}
-	}
-	return s
+	return harness.SnapshotOf(res.Invocations, res.StopReason)
 }
 
 // Bounds of the checks list (the harness snapshot's own bounds).
