@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -87,32 +86,15 @@ func (d *Deps) Chat(ctx context.Context, req ChatRequest) (ChatOutput, error) {
 	if err != nil {
 		return Output{}, fmt.Errorf("read session %s: %w", sessionID, err)
 	}
-	clock := d.Clock
-	if clock == nil {
-		clock = harness.SystemClock{}
-	}
-	runID := d.newID("r_")
-	budgetJSON, err := json.Marshal(d.settings())
-	if err != nil {
-		return Output{}, fmt.Errorf("encode budget: %w", err)
-	}
-	if err := d.Store.CreateRun(ctx, runstore.NewRun{
-		ID: runID, SessionID: sessionID, Query: req.Query, Model: d.ModelName, Host: d.Host,
-		Clock: clock.Now(), Budget: budgetJSON,
-	}); err != nil {
-		return Output{}, fmt.Errorf("store run: %w", err)
-	}
-	rc, err := harness.NewRunContext(ctx, harness.RunOptions{
-		SessionID: sessionID, RunID: runID, Budget: d.Budget, Clock: clock,
-		Events: d.Events, Recorder: storeRecorder{d.Store},
-	})
+	// The run is stored before routing: its intent is set once routed.
+	rc, err := d.openRun(ctx, sessionID, req.Query, "", "")
 	if err != nil {
 		return Output{}, err
 	}
 	defer rc.Release()
 	obs := req.Observer
 	if obs != nil {
-		obs.Started(sessionID, runID, rc.Cancel)
+		obs.Started(sessionID, rc.RunID(), rc.Cancel)
 	}
 	rc.Emit(harness.RunStarted{Meta: rc.Meta(), Query: req.Query, Budget: d.Budget})
 	t := chatTextsFor(agent.PromptLanguage(d.Language, req.Query))

@@ -121,41 +121,47 @@ func (d *Deps) Diagnose(ctx context.Context, req DiagnoseRequest) (Output, error
 	if err != nil {
 		return Output{}, err
 	}
-	clock := d.Clock
-	if clock == nil {
-		clock = harness.SystemClock{}
-	}
-	runID := d.newID("r_")
 	prev := req.PreviousTurn
 	if !req.FixedPreviousTurn {
 		prev = d.previousTurn(ctx, sessionID, req.Query)
 	}
-	budgetJSON, err := json.Marshal(d.settings())
-	if err != nil {
-		return Output{}, fmt.Errorf("encode budget: %w", err)
-	}
-	if err := d.Store.CreateRun(ctx, runstore.NewRun{
-		ID: runID, SessionID: sessionID, Query: req.Query, Intent: runstore.IntentDiagnosis,
-		Model: d.ModelName, Host: d.Host, Clock: clock.Now(), Budget: budgetJSON, ReplayOf: req.ReplayOf,
-	}); err != nil {
-		return Output{}, fmt.Errorf("store run: %w", err)
-	}
-	rc, err := harness.NewRunContext(ctx, harness.RunOptions{
-		SessionID: sessionID, RunID: runID, Budget: d.Budget, Clock: clock,
-		Events: d.Events, Recorder: storeRecorder{d.Store},
-	})
+	rc, err := d.openRun(ctx, sessionID, req.Query, runstore.IntentDiagnosis, req.ReplayOf)
 	if err != nil {
 		return Output{}, err
 	}
 	defer rc.Release()
 	if req.OnStart != nil {
-		req.OnStart(sessionID, runID, rc.Cancel)
+		req.OnStart(sessionID, rc.RunID(), rc.Cancel)
 	}
 	rc.Emit(harness.RunStarted{Meta: rc.Meta(), Query: req.Query, Budget: d.Budget})
 
 	res := agent.Run(rc, agent.Config{Model: d.Model, Registry: d.Registry, Limits: d.Limits, Language: d.Language, Reserved: 1}, agent.Input{Query: req.Query, PreviousTurn: prev})
 	dec := release.Release(rc, release.Config{Model: d.Model, Language: d.Language, ObservationLimit: d.Limits.Observation}, req.Query, res)
 	return d.finish(rc, runstore.IntentDiagnosis, dec)
+}
+
+// openRun stores a new RUNNING run (with the settings it runs under) and
+// opens its RunContext; the caller releases it.
+func (d *Deps) openRun(ctx context.Context, sessionID, query, intent, replayOf string) (*harness.RunContext, error) {
+	clock := d.Clock
+	if clock == nil {
+		clock = harness.SystemClock{}
+	}
+	runID := d.newID("r_")
+	settingsJSON, err := json.Marshal(d.settings())
+	if err != nil {
+		return nil, fmt.Errorf("encode budget: %w", err)
+	}
+	if err := d.Store.CreateRun(ctx, runstore.NewRun{
+		ID: runID, SessionID: sessionID, Query: query, Intent: intent,
+		Model: d.ModelName, Host: d.Host, Clock: clock.Now(), Budget: settingsJSON, ReplayOf: replayOf,
+	}); err != nil {
+		return nil, fmt.Errorf("store run: %w", err)
+	}
+	return harness.NewRunContext(ctx, harness.RunOptions{
+		SessionID: sessionID, RunID: runID, Budget: d.Budget, Clock: clock,
+		Events: d.Events, Recorder: storeRecorder{d.Store},
+	})
 }
 
 // finish stores the run's single terminal record and reports it.
