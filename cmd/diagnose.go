@@ -192,6 +192,19 @@ func (a *app) printOutput(out usecase.Output, note string, tuiDrew bool) error {
 	}
 	b.WriteString(strings.TrimRight(out.Answer, "\n"))
 	b.WriteString("\n")
+	if a.flags.output == outputText && a.io.OutTTY {
+		// A person reads it: render the Markdown for the terminal. Piped or
+		// with -o markdown it stays Markdown.
+		style := tui.MarkdownStyle(false, false)
+		if a.io.Color {
+			// Only a colour style needs to ask the terminal for its background.
+			style = tui.MarkdownStyle(true, lipgloss.NewRenderer(a.io.Out).HasDarkBackground())
+		}
+		if r, err := tui.RenderMarkdown(b.String(), a.outputWidth(), style); err == nil {
+			b.Reset()
+			b.WriteString(r)
+		}
+	}
 	if a.flags.output == outputText {
 		fmt.Fprintf(&b, "\n%s · run %s · session %s · %d model calls, %d tool calls, %d tokens, %s\n",
 			outcomeWord(out), out.RunID, out.SessionID, out.Usage.ModelCalls, out.Usage.ToolCalls,
@@ -249,6 +262,16 @@ func runExit(out usecase.Output, cfg *config.Config) error {
 		return &ExitError{Code: ExitUnavailable, Err: fmt.Errorf("%s\nhint: start Ollama with `ollama serve` (and `ollama pull %s`), or point --host / OLLAMA_HOST at a running server (tried %s)", msg, cfg.Model.Name, cfg.Model.Host.Redacted())}
 	}
 	return &ExitError{Code: ExitFailed, Err: fmt.Errorf("%s (%s; see `superbiz runs show %s`)", msg, out.StopReason, out.RunID)}
+}
+
+// outputWidth is stdout's width for rendering, 80 when unknown.
+func (a *app) outputWidth() int {
+	if f, ok := a.io.Out.(*os.File); ok {
+		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+			return w
+		}
+	}
+	return 80
 }
 
 // terminalWidth is stderr's width, 80 when unknown.
