@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/superbiz/superbiz/pkg/model/ollamatest"
 )
 
 // cli runs one command line in-process with an environment made only of env
@@ -209,5 +211,20 @@ func TestExitCode(t *testing.T) {
 		if code != tt.code || usage != tt.withUsage {
 			t.Errorf("exitCode(%v) = %d, %v; want %d, %v", tt.err, code, usage, tt.code, tt.withUsage)
 		}
+	}
+}
+
+// An Ollama server without the configured model cannot answer either: the
+// demo query then plays the transcript and says why; no chat is sent.
+func TestDiagnoseDemoModelNotPulled(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.WithModels(ollamatest.Model{Name: "llama3.2:1b", Capabilities: []string{"completion", "tools"}}))
+	env := diagnoseEnv(t)
+	env["OLLAMA_HOST"] = srv.URL()
+	code, out, errOut := cli(t, env, "diagnose", "--demo")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	if !strings.Contains(out, "model: scripted demo transcript (model qwen3:8b is not pulled at "+srv.URL()+")") || srv.ChatCount() != 0 {
+		t.Fatalf("stdout:\n%s\nchat requests: %d", out, srv.ChatCount())
 	}
 }

@@ -78,9 +78,6 @@ func (a *app) readQuery(args []string) (string, error) {
 		}
 		return "", usageErrorf("diagnose needs a QUERY (an argument, or text on stdin)")
 	}
-	if len(args) == 0 && a.flags.demo && a.io.In == nil {
-		return demo.Query, nil
-	}
 	b, err := io.ReadAll(io.LimitReader(a.io.In, 1<<20))
 	if err != nil {
 		return "", fmt.Errorf("read the query from stdin: %w", err)
@@ -131,10 +128,12 @@ func (a *app) runDiagnose(cmd *cobra.Command, args []string, f diagnoseFlags) er
 	var m model.ChatModel = w.model
 	modelName := cfg.Model.Name
 	note := ""
-	if a.flags.demo && query == demo.Query && !a.modelReachable(ctx, w) {
-		m = replay.New(demo.Transcript())
-		modelName = demo.TranscriptNote
-		note = fmt.Sprintf("model: %s (no model reachable at %s)", demo.TranscriptNote, cfg.Model.Host.Redacted())
+	if a.flags.demo && query == demo.Query {
+		if why := a.modelUnusable(ctx, w); why != "" {
+			m = replay.New(demo.Transcript())
+			modelName = demo.TranscriptNote
+			note = fmt.Sprintf("model: %s (%s)", demo.TranscriptNote, why)
+		}
 	}
 	d := &usecase.Deps{
 		Store: w.store, Model: m, ModelName: modelName, Host: cfg.Model.Host.Redacted(), Registry: w.registry,
@@ -169,12 +168,19 @@ func (a *app) runDiagnose(cmd *cobra.Command, args []string, f diagnoseFlags) er
 	return runExit(out, cfg)
 }
 
-// modelReachable asks the model server for its version, briefly.
-func (a *app) modelReachable(ctx context.Context, w *workspace) bool {
+// modelUnusable says briefly why no model can answer (the server is not
+// reachable, or it lacks the configured model), or "" when one can.
+func (a *app) modelUnusable(ctx context.Context, w *workspace) string {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	_, err := w.model.Version(ctx)
-	return err == nil
+	ok, err := w.model.HasModel(ctx)
+	switch {
+	case err != nil:
+		return "no model reachable at " + w.cfg.Model.Host.Redacted()
+	case !ok:
+		return fmt.Sprintf("model %s is not pulled at %s", w.cfg.Model.Name, w.cfg.Model.Host.Redacted())
+	}
+	return ""
 }
 
 // printOutput writes the answer to stdout: one JSON object, or Markdown.
