@@ -13,6 +13,7 @@ import (
 	"github.com/superbiz/superbiz/pkg/model"
 	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/release"
+	"github.com/superbiz/superbiz/pkg/runstore"
 	"github.com/superbiz/superbiz/pkg/strictjson"
 	"github.com/superbiz/superbiz/pkg/tools"
 	"github.com/superbiz/superbiz/prompts"
@@ -246,8 +247,13 @@ func (d *Deps) knowledgeQuery(rc *harness.RunContext, t *chatTexts, query string
 	for _, doc := range docs {
 		returned[doc.DocID] = true
 	}
+	// The reference check is a release guard: its verdict is kept for audit.
+	review := release.GuardReview{Guard: runstore.GuardKnowledge, Verdict: release.VerdictPass, Reasons: []string{}}
 	if err := CheckKnowledgeReferences(ans, inv.ToolCallID, returned); err != nil {
-		return withChecks(t.failed(harness.StopGuardRejected, t.badReference))
+		review.Verdict, review.Reasons = release.VerdictReject, []string{err.Error()}
+		dec := withChecks(t.failed(harness.StopGuardRejected, t.badReference))
+		dec.Reviews = []release.GuardReview{review}
+		return dec
 	}
 	md, ok := t.knowledgeAnswer(ans, docs, inv.ToolCallID)
 	if !ok {
@@ -255,7 +261,7 @@ func (d *Deps) knowledgeQuery(rc *harness.RunContext, t *chatTexts, query string
 	}
 	return withChecks(release.Decision{
 		Outcome: release.Success, Status: release.StatusSuccess, StopReason: harness.StopCompleted,
-		Answer: md,
+		Answer: md, Reviews: []release.GuardReview{review},
 	})
 }
 

@@ -104,6 +104,9 @@ func TestKnowledgeSupportedAnswer(t *testing.T) {
 	if regexp.MustCompile(`call_[a-z0-9]+`).MatchString(out.Answer) || strings.Contains(r.Answer, "call_1") {
 		t.Errorf("the public answer shows a Tool Call ID:\n%s", out.Answer)
 	}
+	if len(r.GuardReviews) != 1 || r.GuardReviews[0].Guard != "KNOWLEDGE" || r.GuardReviews[0].Verdict != "PASS" {
+		t.Errorf("guard reviews = %+v, want one KNOWLEDGE PASS", r.GuardReviews)
+	}
 	golden(t, "knowledge_answer.golden", out.Answer)
 }
 
@@ -137,7 +140,11 @@ func TestKnowledgeFabricatedReferenceFailsClosed(t *testing.T) {
 			if f.srv.ChatCount() != 2 {
 				t.Errorf("%d requests: a rejected answer is not retried", f.srv.ChatCount())
 			}
-			wantRun(t, f.run(out.RunID), "KNOWLEDGE_QUERY", "FAILED", "FAILED", "GUARD_REJECTED")
+			r := f.run(out.RunID)
+			wantRun(t, r, "KNOWLEDGE_QUERY", "FAILED", "FAILED", "GUARD_REJECTED")
+			if len(r.GuardReviews) != 1 || r.GuardReviews[0].Guard != "KNOWLEDGE" || r.GuardReviews[0].Verdict != "REJECT" || !strings.Contains(string(r.GuardReviews[0].Reasons), "items[") {
+				t.Errorf("guard reviews = %+v, want the KNOWLEDGE rejection with its reason", r.GuardReviews)
+			}
 		})
 	}
 }

@@ -36,8 +36,9 @@ const (
 
 // Guards whose verdicts are recorded.
 const (
-	GuardEvidence = "EVIDENCE"
-	GuardSemantic = "SEMANTIC"
+	GuardEvidence  = "EVIDENCE"
+	GuardSemantic  = "SEMANTIC"
+	GuardKnowledge = "KNOWLEDGE"
 )
 
 // Invocation is the canonical record of one tool call, as audited and as
@@ -146,7 +147,7 @@ func (s *Store) AppendModelRound(ctx context.Context, runID string, r ModelRound
 // its sequence number; a finished run returns ErrAlreadyTerminal.
 func (s *Store) AppendGuardReview(ctx context.Context, runID string, g GuardReview) (int, error) {
 	const op = "append guard review to run"
-	if err := oneOf("guard", g.Guard, GuardEvidence, GuardSemantic); err != nil {
+	if err := oneOf("guard", g.Guard, GuardEvidence, GuardSemantic, GuardKnowledge); err != nil {
 		return 0, fmt.Errorf("%s %s: %w", op, runID, err)
 	}
 	if g.Verdict == "" {
