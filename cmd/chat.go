@@ -59,13 +59,7 @@ func (a *app) runChat(cmd *cobra.Command, session string, cont bool) error {
 		return err
 	}
 	defer w.Close()
-	d := &usecase.Deps{
-		Store: w.store, Model: w.model, ModelName: cfg.Model.Name, Host: cfg.Model.Host.Redacted(), Registry: w.registry,
-		Budget: budget(cfg.Budget), Limits: limits(cfg.Limits), Language: string(cfg.Model.Language),
-	}
-	if !cfg.Now.IsZero() {
-		d.Clock = harness.FixedClock{T: cfg.Now}
-	}
+	d := w.deps()
 	if a.io.InTTY && a.io.ErrTTY && !a.flags.noTUI {
 		return a.chatTUI(ctx, d, session, cont)
 	}

@@ -135,13 +135,8 @@ func (a *app) runDiagnose(cmd *cobra.Command, args []string, f diagnoseFlags) er
 			note = fmt.Sprintf("model: %s (%s)", demo.TranscriptNote, why)
 		}
 	}
-	d := &usecase.Deps{
-		Store: w.store, Model: m, ModelName: modelName, Host: cfg.Model.Host.Redacted(), Registry: w.registry,
-		Budget: budget(cfg.Budget), Limits: limits(cfg.Limits), Language: string(cfg.Model.Language),
-	}
-	if !cfg.Now.IsZero() {
-		d.Clock = harness.FixedClock{T: cfg.Now}
-	}
+	d := w.deps()
+	d.Model, d.ModelName = m, modelName
 	req := usecase.DiagnoseRequest{Query: query, SessionID: f.session, Continue: f.cont}
 
 	var out usecase.Output

@@ -82,10 +82,8 @@ func (a *app) runReplay(cmd *cobra.Command, id string, f replayFlags) error {
 			orig.ID, strings.Join(missing, ", "), hint)
 	}
 
-	d := &usecase.Deps{
-		Store: w.store, Model: w.model, ModelName: cfg.Model.Name, Host: cfg.Model.Host.Redacted(), Registry: w.registry,
-		Budget: budget(cfg.Budget), Limits: limits(cfg.Limits), Language: string(cfg.Model.Language),
-	}
+	// Replay itself fixes the clock, budget and limits to the recorded ones.
+	d := w.deps()
 	var printer *tui.LinePrinter
 	if a.flags.output != outputJSON {
 		printer = &tui.LinePrinter{W: a.io.ErrOut}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/superbiz/superbiz/pkg/agent"
+	usecase "github.com/superbiz/superbiz/pkg/app"
 	"github.com/superbiz/superbiz/pkg/config"
 	"github.com/superbiz/superbiz/pkg/demo"
 	"github.com/superbiz/superbiz/pkg/harness"
@@ -133,6 +134,20 @@ func (a *app) openWorkspace(ctx context.Context, cfg *config.Config) (*workspace
 		return nil, configError(err)
 	}
 	return w, nil
+}
+
+// deps wires the use case over the workspace: store, model, tools, the
+// configured budget, limits and language, and the fixed clock if any.
+func (w *workspace) deps() *usecase.Deps {
+	cfg := w.cfg
+	d := &usecase.Deps{
+		Store: w.store, Model: w.model, ModelName: cfg.Model.Name, Host: cfg.Model.Host.Redacted(), Registry: w.registry,
+		Budget: budget(cfg.Budget), Limits: limits(cfg.Limits), Language: string(cfg.Model.Language),
+	}
+	if !cfg.Now.IsZero() {
+		d.Clock = harness.FixedClock{T: cfg.Now}
+	}
+	return d
 }
 
 // budget converts the configured budget to the harness's.

@@ -432,6 +432,13 @@ func (b *Boundary) finish(obs observation, inv Invocation) string {
 		}
 	}
 	inv.Observation = out
+	b.commit(inv)
+	b.rc.budgetChanged()
+	return string(out)
+}
+
+// commit numbers, keeps, records and reports one tool step; b.mu is held.
+func (b *Boundary) commit(inv Invocation) {
 	inv.Seq = len(b.invocations) + 1
 	b.invocations = append(b.invocations, inv)
 	if b.rc.recorder != nil {
@@ -442,8 +449,6 @@ func (b *Boundary) finish(obs observation, inv Invocation) string {
 		}
 	}
 	b.rc.emit(ToolCallFinished{Meta: b.rc.meta(), Invocation: inv})
-	b.rc.budgetChanged()
-	return string(out)
 }
 
 // readSkill serves the guidance tool: the playbook body once per run.
@@ -481,15 +486,7 @@ func (b *Boundary) readSkill(call model.ToolCall, inv Invocation, t0 time.Time) 
 	out := mustMarshal(o)
 	inv.Observation = out
 	inv.Duration = time.Since(t0)
-	inv.Seq = len(b.invocations) + 1
-	b.invocations = append(b.invocations, inv)
-	if b.rc.recorder != nil {
-		if err := b.rc.recorder.RecordInvocation(context.WithoutCancel(b.rc.ctx), b.rc.runID, inv); err != nil {
-			b.rc.Terminate(StopInternal)
-			b.stop = StopInternal
-		}
-	}
-	b.rc.emit(ToolCallFinished{Meta: b.rc.meta(), Invocation: inv})
+	b.commit(inv)
 	return string(out)
 }
 
