@@ -50,15 +50,12 @@ per line from stdin and prints one answer per message (JSON lines with -o json).
 
 func (a *app) runChat(cmd *cobra.Command, session string, cont bool) error {
 	ctx := cmd.Context()
-	cfg, err := a.loadConfig(cmd)
-	if err != nil {
-		return err
-	}
-	w, err := a.openWorkspace(ctx, cfg)
+	w, err := a.openWorkspace(cmd, config.Overrides{})
 	if err != nil {
 		return err
 	}
 	defer w.Close()
+	cfg := w.cfg
 	d := w.deps()
 	if a.io.InTTY && a.io.ErrTTY && !a.flags.noTUI {
 		return a.chatTUI(ctx, d, session, cont)
@@ -148,7 +145,7 @@ func (a *app) chatLines(ctx context.Context, d *usecase.Deps, cfg *config.Config
 	case ExitOK:
 		return nil
 	case ExitUnavailable:
-		return &ExitError{Code: ExitUnavailable, Err: fmt.Errorf("the model could not be reached\nhint: start Ollama with `ollama serve` (and `ollama pull %s`), or point --host / OLLAMA_HOST at a running server (tried %s)", cfg.Model.Name, cfg.Model.Host.Redacted())}
+		return &ExitError{Code: ExitUnavailable, Err: fmt.Errorf("the model could not be reached\n%s", ollamaHint(cfg))}
 	}
 	return &ExitError{Code: worst}
 }

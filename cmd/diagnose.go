@@ -115,15 +115,12 @@ func (a *app) runDiagnose(cmd *cobra.Command, args []string, f diagnoseFlags) er
 	if changed("timeout") {
 		ov.Timeout = &f.timeout
 	}
-	cfg, err := a.loadConfigWith(cmd, ov)
-	if err != nil {
-		return err
-	}
-	w, err := a.openWorkspace(ctx, cfg)
+	w, err := a.openWorkspace(cmd, ov)
 	if err != nil {
 		return err
 	}
 	defer w.Close()
+	cfg := w.cfg
 
 	var m model.ChatModel = w.model
 	modelName := cfg.Model.Name
@@ -260,7 +257,7 @@ func runExit(out usecase.Output, cfg *config.Config) error {
 	case harness.StopInputRejected:
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("input rejected before any model call: %s", msg)}
 	case harness.StopModelUnavailable:
-		return &ExitError{Code: ExitUnavailable, Err: fmt.Errorf("%s\nhint: start Ollama with `ollama serve` (and `ollama pull %s`), or point --host / OLLAMA_HOST at a running server (tried %s)", msg, cfg.Model.Name, cfg.Model.Host.Redacted())}
+		return &ExitError{Code: ExitUnavailable, Err: fmt.Errorf("%s\n%s", msg, ollamaHint(cfg))}
 	}
 	return &ExitError{Code: ExitFailed, Err: fmt.Errorf("%s (%s; see `superbiz runs show %s`)", msg, out.StopReason, out.RunID)}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/muesli/termenv"
 	"github.com/spf13/cobra"
 
+	"github.com/superbiz/superbiz/pkg/config"
 	"github.com/superbiz/superbiz/pkg/tools"
 	"github.com/superbiz/superbiz/pkg/tools/knowledge"
 )
@@ -90,11 +91,7 @@ to stdout (-o json: the counts as one object).`,
 // openKnowledge loads the configuration and opens the workspace of a kb
 // command, refusing one with no knowledge path.
 func (a *app) openKnowledge(cmd *cobra.Command) (*workspace, error) {
-	cfg, err := a.loadConfig(cmd)
-	if err != nil {
-		return nil, err
-	}
-	w, err := a.openWorkspace(cmd.Context(), cfg)
+	w, err := a.openWorkspace(cmd, config.Overrides{})
 	if err != nil {
 		return nil, err
 	}

@@ -50,15 +50,12 @@ Exit codes: 0 identical, 1 different, 2 a run that cannot be replayed.`,
 
 func (a *app) runReplay(cmd *cobra.Command, id string, f replayFlags) error {
 	ctx := cmd.Context()
-	cfg, err := a.loadConfigWith(cmd, config.Overrides{})
-	if err != nil {
-		return err
-	}
-	w, err := a.openWorkspace(ctx, cfg)
+	w, err := a.openWorkspace(cmd, config.Overrides{})
 	if err != nil {
 		return err
 	}
 	defer w.Close()
+	cfg := w.cfg
 
 	// Check up front what Replay would refuse, so the refusal is a usage
 	// error (exit 2) rather than a failed replay.

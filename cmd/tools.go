@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	usecase "github.com/superbiz/superbiz/pkg/app"
+	"github.com/superbiz/superbiz/pkg/config"
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/model"
 	"github.com/superbiz/superbiz/pkg/redact"
@@ -62,11 +63,7 @@ read_skill guidance tool. -o json prints the definitions as one JSON array.`,
   superbiz tools list -o json`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := a.loadConfig(cmd)
-			if err != nil {
-				return err
-			}
-			w, err := a.openWorkspace(cmd.Context(), cfg)
+			w, err := a.openWorkspace(cmd, config.Overrides{})
 			if err != nil {
 				return err
 			}
@@ -125,11 +122,7 @@ tool), 1 for a backend error (TIMEOUT, UNAVAILABLE, INTERNAL).`,
 				}
 				input = bytes.TrimSpace(b)
 			}
-			cfg, err := a.loadConfig(cmd)
-			if err != nil {
-				return err
-			}
-			w, err := a.openWorkspace(cmd.Context(), cfg)
+			w, err := a.openWorkspace(cmd, config.Overrides{})
 			if err != nil {
 				return err
 			}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/superbiz/superbiz/pkg/agent"
 	usecase "github.com/superbiz/superbiz/pkg/app"
 	"github.com/superbiz/superbiz/pkg/config"
@@ -73,9 +74,14 @@ func applyDemo(ctx context.Context, cfg *config.Config) (*demo.Workspace, error)
 	return ws, nil
 }
 
-// openWorkspace opens the store and builds the tools and the model client.
-// needModel=false skips the client (runs, kb, tools).
-func (a *app) openWorkspace(ctx context.Context, cfg *config.Config) (*workspace, error) {
+// openWorkspace resolves the configuration (with a command's own overrides),
+// opens the store and builds the tools and the model client.
+func (a *app) openWorkspace(cmd *cobra.Command, ov config.Overrides) (*workspace, error) {
+	ctx := cmd.Context()
+	cfg, err := a.loadConfigWith(cmd, ov)
+	if err != nil {
+		return nil, err
+	}
 	w := &workspace{cfg: cfg}
 	store, err := runstore.Open(ctx, cfg.DBPath)
 	if err != nil {
@@ -148,6 +154,11 @@ func (w *workspace) deps() *usecase.Deps {
 		d.Clock = harness.FixedClock{T: cfg.Now}
 	}
 	return d
+}
+
+// ollamaHint tells a person how to get a model to answer.
+func ollamaHint(cfg *config.Config) string {
+	return fmt.Sprintf("hint: start Ollama with `ollama serve` (and `ollama pull %s`), or point --host / OLLAMA_HOST at a running server (tried %s)", cfg.Model.Name, cfg.Model.Host.Redacted())
 }
 
 // budget converts the configured budget to the harness's.
