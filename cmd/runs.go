@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	usecase "github.com/superbiz/superbiz/pkg/app"
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/runstore"
@@ -255,34 +256,23 @@ func durationMS(ms int64) string {
 	return d.Round(time.Second).String()
 }
 
-// runUsageJSON is a run's consumption in `runs -o json`, the same keys as
-// diagnose's usage.
-type runUsageJSON struct {
-	ModelCalls       int   `json:"model_calls"`
-	ToolCalls        int   `json:"tool_calls"`
-	PromptTokens     int   `json:"prompt_tokens"`
-	CompletionTokens int   `json:"completion_tokens"`
-	Bytes            int   `json:"bytes"`
-	DurationMS       int64 `json:"duration_ms"`
-}
-
 // runSummaryJSON is one element of `runs -o json`: the stored summary with
 // snake_case keys, RFC 3339 times and null for what a run does not have.
 type runSummaryJSON struct {
-	RunID          string       `json:"run_id"`
-	SessionID      string       `json:"session_id"`
-	CreatedAt      string       `json:"created_at"`
-	FinishedAt     *string      `json:"finished_at"`
-	Query          string       `json:"query"`
-	Intent         string       `json:"intent"`
-	Status         string       `json:"status"`
-	ReleaseOutcome string       `json:"release_outcome"`
-	StopReason     string       `json:"stop_reason"`
-	Lifecycle      string       `json:"lifecycle"`
-	Model          string       `json:"model"`
-	Usage          runUsageJSON `json:"usage"`
-	ErrorCode      *string      `json:"error_code"`
-	ReplayOf       *string      `json:"replay_of"`
+	RunID          string              `json:"run_id"`
+	SessionID      string              `json:"session_id"`
+	CreatedAt      string              `json:"created_at"`
+	FinishedAt     *string             `json:"finished_at"`
+	Query          string              `json:"query"`
+	Intent         string              `json:"intent"`
+	Status         string              `json:"status"`
+	ReleaseOutcome string              `json:"release_outcome"`
+	StopReason     string              `json:"stop_reason"`
+	Lifecycle      string              `json:"lifecycle"`
+	Model          string              `json:"model"`
+	Usage          usecase.OutputUsage `json:"usage"`
+	ErrorCode      *string             `json:"error_code"`
+	ReplayOf       *string             `json:"replay_of"`
 }
 
 func summaryJSON(r runstore.RunSummary) runSummaryJSON {
@@ -290,7 +280,7 @@ func summaryJSON(r runstore.RunSummary) runSummaryJSON {
 		RunID: r.ID, SessionID: r.SessionID, CreatedAt: r.CreatedAt.UTC().Format(time.RFC3339Nano),
 		Query: r.Query, Intent: r.Intent, Status: r.Status, ReleaseOutcome: r.ReleaseOutcome,
 		StopReason: r.StopReason, Lifecycle: r.Lifecycle, Model: r.Model,
-		Usage: runUsageJSON{
+		Usage: usecase.OutputUsage{
 			ModelCalls: r.Usage.ModelCalls, ToolCalls: r.Usage.ToolCalls, PromptTokens: r.Usage.PromptTokens,
 			CompletionTokens: r.Usage.CompletionTokens, Bytes: r.Usage.Bytes, DurationMS: r.DurationMS,
 		},
