@@ -1,0 +1,111 @@
+package redact
+
+import (
+	"strings"
+	"unicode"
+)
+
+// secretLastWords are the words that make a key secret when the key ends with
+// them: "db_password", "X-Api-Key" (…key after api), "headers.Authorization".
+var secretLastWords = map[string]bool{
+	"password": true, "passwd": true, "pass": true, "pwd": true, "passphrase": true,
+	"secret": true, "token": true, "authorization": true, "cookie": true,
+	"credential": true, "credentials": true, "apikey": true, "privatekey": true,
+	"secretkey": true, "accesskey": true, "dsn": true,
+}
+
+// secretPairs are two-word tails that name a secret ("api_key", "private-key",
+// "secretAccessKey" ends in "access key").
+var secretPairs = map[[2]string]bool{
+	{"api", "key"}: true, {"private", "key"}: true, {"access", "key"}: true,
+	{"secret", "key"}: true, {"signing", "key"}: true, {"encryption", "key"}: true,
+	{"client", "secret"}: true, {"set", "cookie"}: true, {"session", "token"}: true,
+}
+
+// secretAnyWords make a key secret wherever they appear in it ("password_hash",
+// "authorization.scheme", "cookie_header").
+var secretAnyWords = map[string]bool{
+	"password": true, "passwd": true, "authorization": true, "cookie": true, "secret": true,
+}
+
+// secretWholeKeys are key tails (words joined by "_") that hold secrets
+// without a secret word in them: MySQL's password-hash column.
+var secretWholeKeys = map[string]bool{
+	"authentication_string": true, "connection_string": true,
+}
+
+// IsSecretKey reports whether a field, column or header named key holds a
+// secret, so its value is masked whatever it looks like. The key is split into
+// words at punctuation and camelCase boundaries and matched on its tail:
+// "password", "API_KEY", "headers.Authorization", "awsSecretAccessKey" are
+// secret; "token_count", "max_tokens", "keyspace" are not.
+func IsSecretKey(key string) bool {
+	words := keyWords(key)
+	if len(words) == 0 {
+		return false
+	}
+	joined := strings.Join(words, "_")
+	for k := range secretWholeKeys {
+		if joined == k || strings.HasSuffix(joined, "_"+k) {
+			return true
+		}
+	}
+	for _, w := range words {
+		if secretAnyWords[w] {
+			return true
+		}
+	}
+	last := words[len(words)-1]
+	if secretLastWords[last] {
+		return true
+	}
+	if len(words) >= 2 && secretPairs[[2]string{words[len(words)-2], last}] {
+		return true
+	}
+	return false
+}
+
+// Field returns the value to show for a field named key: Marker when the key
+// names a secret and the value is not empty, else the value passed through
+// String.
+func Field(key, value string) string {
+	if IsSecretKey(key) {
+		if value == "" {
+			return value
+		}
+		return Marker
+	}
+	return String(value)
+}
+
+// keyWords lower-cases key and splits it into words at every non-alphanumeric
+// rune and at lower-to-upper case changes ("xApiKey" → x, api, key;
+// "HTTPHeader" → http, header).
+func keyWords(key string) []string {
+	var words []string
+	var cur strings.Builder
+	flush := func() {
+		if cur.Len() > 0 {
+			words = append(words, cur.String())
+			cur.Reset()
+		}
+	}
+	rs := []rune(key)
+	for i, r := range rs {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			if unicode.IsUpper(r) && i > 0 {
+				prev := rs[i-1]
+				nextLower := i+1 < len(rs) && unicode.IsLower(rs[i+1])
+				if unicode.IsLower(prev) || unicode.IsDigit(prev) || (unicode.IsUpper(prev) && nextLower) {
+					flush()
+				}
+			}
+			cur.WriteRune(unicode.ToLower(r))
+		default:
+			flush()
+		}
+	}
+	flush()
+	return words
+}

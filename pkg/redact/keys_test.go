@@ -1,0 +1,71 @@
+package redact
+
+import "testing"
+
+func TestIsSecretKey(t *testing.T) {
+	tests := []struct {
+		key  string
+		want bool
+	}{
+		{"password", true},
+		{"PASSWORD", true},
+		{"Passwd", true},
+		{"pass", true},
+		{"db_password", true},
+		{"password_hash", true},
+		{"secret", true},
+		{"client_secret", true},
+		{"token", true},
+		{"access_token", true},
+		{"refreshToken", true},
+		{"api_key", true},
+		{"apiKey", true},
+		{"API-KEY", true},
+		{"X-Api-Key", true},
+		{"apikey", true},
+		{"authorization", true},
+		{"headers.Authorization", true},
+		{"request.headers.authorization", true},
+		{"cookie", true},
+		{"Set-Cookie", true},
+		{"private_key", true},
+		{"privateKey", true},
+		{"aws_secret_access_key", true},
+		{"awsSecretAccessKey", true},
+		{"credentials", true},
+		{"authentication_string", true},
+		{"mysql.user.authentication_string", true},
+		{"token_count", false},
+		{"max_tokens", false},
+		{"tokens", false},
+		{"keyspace", false},
+		{"key", false},
+		{"passenger", false},
+		{"bypass_cache", false},
+		{"service", false},
+		{"msg", false},
+		{"", false},
+		{"user", false},
+		{"HTTPHeader", false},
+	}
+	for _, tt := range tests {
+		if got := IsSecretKey(tt.key); got != tt.want {
+			t.Errorf("IsSecretKey(%q) = %v, want %v (words %q)", tt.key, got, tt.want, keyWords(tt.key))
+		}
+	}
+}
+
+func TestField(t *testing.T) {
+	if got := Field("password", "hunter2"); got != Marker {
+		t.Errorf("Field(password) = %q", got)
+	}
+	if got := Field("password", ""); got != "" {
+		t.Errorf("Field(password, empty) = %q", got)
+	}
+	if got := Field("msg", "login ok password=hunter2"); got != "login ok password="+Marker {
+		t.Errorf("Field(msg) = %q", got)
+	}
+	if got := Field("msg", "plain"); got != "plain" {
+		t.Errorf("Field(msg, plain) = %q", got)
+	}
+}
