@@ -103,7 +103,7 @@ func (h *handle) queryMySQL(ctx context.Context, stmt string, maxRows int) (res 
 	if err != nil {
 		return Result{}, err
 	}
-	checked, err := check(stmt, dialect)
+	checked, err := check(stmt, dialect, h.schema())
 	if err != nil {
 		return Result{}, err
 	}

@@ -47,7 +47,7 @@ func (h *handle) openSQLite() (*sql.DB, error) {
 // rolls back, under the context deadline (modernc interrupts the statement
 // when the context ends).
 func (h *handle) querySQLite(ctx context.Context, stmt string, maxRows int) (Result, error) {
-	checked, err := check(stmt, SQLite)
+	checked, err := check(stmt, SQLite, "")
 	if err != nil {
 		return Result{}, err
 	}

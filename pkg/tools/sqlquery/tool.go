@@ -174,7 +174,7 @@ func (t *Tool) Canonical(raw json.RawMessage) (tools.Canonical, error) {
 		}
 	}
 	stmt := strings.TrimSpace(in.SQL)
-	if c, err := check(stmt, h.guardDialect()); err == nil {
+	if c, err := check(stmt, h.guardDialect(), h.schema()); err == nil {
 		stmt = c.Canonical
 	}
 	out, err := tools.EncodeCanonical(canonicalInput{Database: h.db.Name, SQL: stmt, MaxRows: maxRows})
@@ -317,6 +317,15 @@ func (h *handle) guardDialect() Dialect {
 		return SQLite
 	}
 	return MySQL
+}
+
+// schema is the default database an unqualified table name refers to: the
+// DSN's database for MySQL and MariaDB, none for SQLite.
+func (h *handle) schema() string {
+	if h.cfg != nil {
+		return h.cfg.DBName
+	}
+	return ""
 }
 
 func (h *handle) close() error {
