@@ -159,7 +159,7 @@ func (h *handle) queryMySQL(ctx context.Context, stmt string, maxRows int) (res 
 	defer cancel()
 	killed := make(chan error, 1)
 	stop := context.AfterFunc(qctx, func() { killed <- h.killQuery(ctx, connID) })
-	res, qerr := readRows(qctx, conn, text, maxRows)
+	res, qerr := readRows(qctx, conn, text, maxRows, checked)
 	// After the rows are read (or failed) the kill is moot; if it already
 	// started, wait for it so the server is done with the statement.
 	wasKilled := false

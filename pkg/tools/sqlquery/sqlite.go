@@ -70,7 +70,7 @@ func (h *handle) querySQLite(ctx context.Context, stmt string, maxRows int) (Res
 	}()
 	qctx, cancel := context.WithTimeout(ctx, h.db.Timeout)
 	defer cancel()
-	res, err := readRows(qctx, conn, executable(checked, maxRows), maxRows)
+	res, err := readRows(qctx, conn, executable(checked, maxRows), maxRows, checked)
 	if err != nil {
 		if qctx.Err() != nil || sqliteCode(err) == sqlite3.SQLITE_INTERRUPT {
 			return Result{}, &timeoutError{where: h.where(), limit: h.db.Timeout, err: err}
