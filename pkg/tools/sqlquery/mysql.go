@@ -82,16 +82,17 @@ type unavailableError struct {
 func (e *unavailableError) Error() string { return e.where + " unreachable: " + e.err.Error() }
 func (e *unavailableError) Unwrap() error { return e.err }
 
-// timeoutError marks a statement stopped by the time limit (TIMEOUT).
+// timeoutError marks a statement stopped by the time limit (TIMEOUT); how
+// names the mechanism that stopped it, which differs per engine.
 type timeoutError struct {
-	where  string
-	limit  time.Duration
-	killed bool
-	err    error
+	where string
+	limit time.Duration
+	how   string
+	err   error
 }
 
 func (e *timeoutError) Error() string {
-	return fmt.Sprintf("%s: statement exceeded %s (KILL QUERY sent: %t): %v", e.where, e.limit, e.killed, e.err)
+	return fmt.Sprintf("%s: statement exceeded %s (%s): %v", e.where, e.limit, e.how, e.err)
 }
 func (e *timeoutError) Unwrap() error { return e.err }
 
@@ -172,7 +173,11 @@ func (h *handle) queryMySQL(ctx context.Context, stmt string, maxRows int) (res 
 	if qerr != nil {
 		if qctx.Err() != nil || isServerTimeout(qerr) {
 			discard = discard || qctx.Err() != nil
-			terr := &timeoutError{where: h.where(), limit: limit, killed: wasKilled, err: qerr}
+			how := fmt.Sprintf("KILL QUERY sent: %t", wasKilled)
+			if n := mysqlErrorNumber(qerr); n == 1969 || n == 3024 {
+				how = "the server's own time limit stopped it, " + serverLimitName(dialect)
+			}
+			terr := &timeoutError{where: h.where(), limit: limit, how: how, err: qerr}
 			if killErr != nil {
 				return Result{}, errors.Join(terr, killErr)
 			}
@@ -213,13 +218,21 @@ func (h *handle) killQuery(ctx context.Context, connID int64) error {
 	return nil
 }
 
+// serverLimitName names the session variable serverLimit sets.
+func serverLimitName(d Dialect) string {
+	if d == MariaDB {
+		return "max_statement_time"
+	}
+	return "max_execution_time"
+}
+
 // serverLimit is our own statement that bounds the next statement's run time
 // on the server, in the unit each dialect uses.
 func serverLimit(d Dialect, limit time.Duration) string {
 	if d == MariaDB {
-		return "SET SESSION max_statement_time = " + strconv.FormatFloat(limit.Seconds(), 'f', 3, 64)
+		return "SET SESSION " + serverLimitName(d) + " = " + strconv.FormatFloat(limit.Seconds(), 'f', 3, 64)
 	}
-	return "SET SESSION max_execution_time = " + strconv.FormatInt(max(1, limit.Milliseconds()), 10)
+	return "SET SESSION " + serverLimitName(d) + " = " + strconv.FormatInt(max(1, limit.Milliseconds()), 10)
 }
 
 func withoutMode(modes, drop string) string {
