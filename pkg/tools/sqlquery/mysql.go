@@ -97,10 +97,10 @@ func (e *timeoutError) Error() string {
 func (e *timeoutError) Unwrap() error { return e.err }
 
 // queryMySQL runs one admitted statement: its own connection, a server-side
-// time limit, START TRANSACTION READ ONLY, the statement under a context
+// time limit, a read-only session and START TRANSACTION READ ONLY, the statement under a context
 // deadline with KILL QUERY from a second connection on expiry, and ROLLBACK.
-func (h *handle) queryMySQL(ctx context.Context, stmt string, maxRows int) (res Result, err error) {
-	pool, dialect, err := h.openMySQL(ctx)
+func (h *handle) queryMySQL(ctx context.Context, stmt string, maxRows int) (Result, error) {
+	_, dialect, err := h.openMySQL(ctx)
 	if err != nil {
 		return Result{}, err
 	}
@@ -108,8 +108,25 @@ func (h *handle) queryMySQL(ctx context.Context, stmt string, maxRows int) (res 
 	if err != nil {
 		return Result{}, err
 	}
-	text := executable(checked, maxRows)
+	return h.runMySQL(ctx, executable(checked, maxRows), maxRows, checked, timeLimits{server: h.db.Timeout, client: h.db.Timeout})
+}
 
+// timeLimits are the two time limits of one statement: the server's own
+// (max_statement_time / max_execution_time) and the client's deadline, after
+// which KILL QUERY is sent. They are equal in use; tests set them apart to
+// show each one stops a statement by itself.
+type timeLimits struct {
+	server, client time.Duration
+}
+
+// runMySQL is every layer after the guard, on text as given: the seam tests
+// use to show each server-side layer holds with the guard bypassed. checked
+// may be nil (masking then goes by column name).
+func (h *handle) runMySQL(ctx context.Context, text string, maxRows int, checked *Checked, lim timeLimits) (res Result, err error) {
+	pool, dialect, err := h.openMySQL(ctx)
+	if err != nil {
+		return Result{}, err
+	}
 	conn, err := pool.Conn(ctx)
 	if err != nil {
 		return Result{}, &unavailableError{where: h.where(), err: err}
@@ -139,10 +156,15 @@ func (h *handle) queryMySQL(ctx context.Context, stmt string, maxRows int) (res 
 			return Result{}, fmt.Errorf("%s: clear NO_BACKSLASH_ESCAPES: %w", h.where(), err)
 		}
 	}
-	limit := h.db.Timeout
-	if _, err := conn.ExecContext(ctx, serverLimit(dialect, limit)); err != nil {
+	if _, err := conn.ExecContext(ctx, serverLimit(dialect, lim.server)); err != nil {
 		discard = true
 		return Result{}, fmt.Errorf("%s: set the server time limit: %w", h.where(), err)
+	}
+	// START TRANSACTION READ ONLY alone refuses DML only: DDL commits the
+	// transaction implicitly and runs. A read-only session refuses it too.
+	if _, err := conn.ExecContext(ctx, "SET SESSION TRANSACTION READ ONLY"); err != nil {
+		discard = true
+		return Result{}, fmt.Errorf("%s: make the session read-only: %w", h.where(), err)
 	}
 	if _, err := conn.ExecContext(ctx, "START TRANSACTION READ ONLY"); err != nil {
 		discard = true
@@ -156,7 +178,7 @@ func (h *handle) queryMySQL(ctx context.Context, stmt string, maxRows int) (res 
 		}
 	}()
 
-	qctx, cancel := context.WithTimeout(ctx, limit)
+	qctx, cancel := context.WithTimeout(ctx, lim.client)
 	defer cancel()
 	killed := make(chan error, 1)
 	stop := context.AfterFunc(qctx, func() { killed <- h.killQuery(ctx, connID) })
@@ -173,9 +195,9 @@ func (h *handle) queryMySQL(ctx context.Context, stmt string, maxRows int) (res 
 	if qerr != nil {
 		if qctx.Err() != nil || isServerTimeout(qerr) {
 			discard = discard || qctx.Err() != nil
-			how := fmt.Sprintf("KILL QUERY sent: %t", wasKilled)
+			how, limit := fmt.Sprintf("KILL QUERY sent: %t", wasKilled), lim.client
 			if n := mysqlErrorNumber(qerr); n == 1969 || n == 3024 {
-				how = "the server's own time limit stopped it, " + serverLimitName(dialect)
+				how, limit = "the server's own time limit stopped it: "+serverLimitName(dialect), lim.server
 			}
 			terr := &timeoutError{where: h.where(), limit: limit, how: how, err: qerr}
 			if killErr != nil {
