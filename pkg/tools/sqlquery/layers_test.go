@@ -76,6 +76,16 @@ func TestMariaDBReadOnlyTransactionWithoutGuard(t *testing.T) {
 		}
 	}
 	_, _ = admin.Exec("DROP TABLE IF EXISTS superbiz_layer_probe_2")
+	// The statement runs inside an open transaction of a read-only session.
+	// (READ ONLY on START TRANSACTION is then implied by the session: the
+	// keyword alone is not observable.)
+	res, err := bypass(t, tool, "SELECT @@in_transaction, @@session.tx_read_only", 20, lim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := json.Marshal(res.Rows); string(b) != "[[1,1]]" {
+		t.Errorf("in_transaction, tx_read_only = %s, want [[1,1]]", b)
+	}
 	if n := probeRows(t, table); n != 0 {
 		t.Errorf("probe table has %d rows", n)
 	}
