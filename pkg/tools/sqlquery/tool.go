@@ -118,7 +118,7 @@ func (t *Tool) Definition() model.Tool {
 	names, _ := json.Marshal(t.order)
 	schema := fmt.Sprintf(`{"type":"object","additionalProperties":false,"required":["sql"],"properties":{`+
 		`"database":{"type":"string","enum":%s,"description":"configured database to query; optional when only one is configured"},`+
-		`"sql":{"type":"string","maxLength":%d,"description":"exactly one read-only statement: SELECT (joins, aggregates, CTEs, subqueries), SHOW, DESCRIBE or EXPLAIN; no comments, hints, variables or locking reads"},`+
+		`"sql":{"type":"string","maxLength":%d,"description":"exactly one read-only statement: SELECT (joins, aggregates, CTEs, subqueries), SHOW, DESCRIBE or EXPLAIN; no comments, hints, variables or locking reads; no credential tables (mysql.user) or other sessions' statement text (SHOW PROCESSLIST, processlist.info): for sessions select id, user, host, db, command, time, state from information_schema.processlist"},`+
 		`"max_rows":{"type":"integer","minimum":1,"maximum":%d,"default":%d,"description":"rows to return"}}}`,
 		names, MaxSQLBytes, MaxRowsLimit, DefaultMaxRows)
 	return model.Tool{
