@@ -113,3 +113,44 @@ func TestSQLiteBombs(t *testing.T) {
 		})
 	}
 }
+
+// The same kind of statements on MariaDB end by the server's bounds:
+// max_allowed_packet caps a built string (the answer is NULL, not gigabytes),
+// max_recursive_iterations a recursive CTE, and the time limits a runaway read.
+func TestMariaDBBombs(t *testing.T) {
+	tool := mariadbTool(t, "SUPERBIZ_TEST_MYSQL_DSN", time.Second)
+	bombs := []struct {
+		name, sql string
+		status    tools.EvidenceStatus
+		code      string
+		null      bool // the answer is one NULL cell
+	}{
+		{"rpad width", "SELECT LENGTH(RPAD('x', 900000000, 'x')) AS n", tools.EvidenceFound, "", true},
+		{"lpad width", "SELECT LENGTH(LPAD('x', 900000000, 'x')) AS n", tools.EvidenceFound, "", true},
+		{"recursive distinct", "WITH RECURSIVE c(n) AS (SELECT 1 UNION SELECT n + 1 FROM c) SELECT COUNT(*) FROM c", tools.EvidenceFound, "", false},
+		{"cross join", "SELECT COUNT(*) FROM information_schema.columns a, information_schema.columns b, information_schema.columns c", tools.StatusError, tools.CodeTimeout, false},
+	}
+	for _, b := range bombs {
+		t.Run(b.name, func(t *testing.T) {
+			rise, haveRSS := peakRSS(t)
+			start := time.Now()
+			out := execute(t, tool, b.sql, 20)
+			elapsed := time.Since(start)
+			if out.Status != b.status || out.ErrorCode != b.code {
+				t.Fatalf("got %s/%s (%v), want %s/%s", out.Status, out.ErrorCode, out.Detail, b.status, b.code)
+			}
+			if res, ok := out.Result.(Result); ok && b.null && (len(res.Rows) != 1 || res.Rows[0][0] != nil) {
+				t.Fatalf("a string over max_allowed_packet was built: %v", res.Rows)
+			}
+			outcome := string(out.Status)
+			if out.ErrorCode != "" {
+				outcome = out.ErrorCode
+			}
+			values := map[string]any{"engine": "mariadb", "outcome": outcome, "elapsed_ms": elapsed.Milliseconds()}
+			if haveRSS {
+				values["client_peak_rss_rise_mb"] = rise() >> 20
+			}
+			reliability.Record(t, reliability.SectionBombs, "query_mysql mariadb: "+b.name, values)
+		})
+	}
+}
