@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -268,6 +269,9 @@ func TestMariaDBStatementTextRefused(t *testing.T) {
 	}
 }
 
+// passwordHash is a mysql_native_password hash.
+var passwordHash = regexp.MustCompile(`\*[0-9A-Fa-f]{40}`)
+
 // Column-name masking with MariaDB's own column metadata.
 func TestMariaDBSecretCellsMasked(t *testing.T) {
 	tool := mariadbTool(t, "SUPERBIZ_TEST_MYSQL_DSN", 5*time.Second)
@@ -295,6 +299,17 @@ func TestMariaDBSecretCellsMasked(t *testing.T) {
 		if tt.visible != "" && !strings.Contains(string(b), tt.visible) {
 			t.Errorf("%s: %q missing: %s", tt.sql, tt.visible, b)
 		}
+	}
+	// SHOW GRANTS of an account with a password carries its hash.
+	out := execute(t, tool, "SHOW GRANTS", 20)
+	b, _ := json.Marshal(out.Result)
+	if out.Status != tools.EvidenceFound || !strings.Contains(string(b), "IDENTIFIED BY PASSWORD") {
+		t.Fatalf("SHOW GRANTS: %s/%s %s", out.Status, out.ErrorCode, b)
+	}
+	planted++
+	if passwordHash.Match(b) {
+		leaked++
+		t.Errorf("SHOW GRANTS shows a password hash: %s", b)
 	}
 	reliability.Record(t, reliability.SectionSecrets, "query_mysql cells (mariadb)", map[string]any{"planted": planted, "leaked": leaked})
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/superbiz/superbiz/pkg/model"
+	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
 
@@ -258,9 +259,10 @@ func shrink(res *Result, maxBytes int) error {
 	}
 }
 
-// summarize is the bounded one-line timeline text: "orders: SELECT …".
+// summarize is the bounded one-line timeline text: "orders: SELECT …",
+// with secrets in literals masked (it is shown and stored as is).
 func summarize(name, stmt string) string {
-	s := name + ": " + strings.Join(strings.Fields(stmt), " ")
+	s := name + ": " + redact.String(strings.Join(strings.Fields(stmt), " "))
 	return truncateRunes(s, summaryMaxBytes)
 }
 
