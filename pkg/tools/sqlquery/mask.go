@@ -12,7 +12,7 @@ import (
 // maxMaskBytes bounds the text of one cell that masking reads: only
 // MaxCellBytes of it are ever shown, so a longer value is cut to this prefix
 // before masking (a secret member cut open at the end is masked to the end).
-const maxMaskBytes = 16 << 10
+const maxMaskBytes = 4 << 10
 
 // maxMemberName bounds a JSON member name the masker considers.
 const maxMemberName = 128

@@ -137,3 +137,18 @@ func TestSecretCellsMasked(t *testing.T) {
 	}
 	reliability.Record(t, reliability.SectionSecrets, "query_mysql cells", map[string]any{"planted": planted, "leaked": leaked})
 }
+
+// BenchmarkMaskText: a JSON cell of the largest size masking reads.
+func BenchmarkMaskText(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString(`{"items":[`)
+	for sb.Len() < maxMaskBytes-200 {
+		sb.WriteString(`{"id":12345,"note":"gateway timeout after retry","headers":{"Authorization":"Bearer abcdef"}},`)
+	}
+	sb.WriteString(`{"id":0}]}`)
+	s := sb.String()
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		_ = cleanText(s)
+	}
+}
