@@ -152,3 +152,16 @@ func BenchmarkMaskText(b *testing.B) {
 		_ = cleanText(s)
 	}
 }
+
+// A cell longer than masking reads is masked on its prefix, then cut: a
+// secret member cut open is masked to the end, nothing past the prefix shows.
+func TestCleanTextLongCell(t *testing.T) {
+	long := `{"password":"` + strings.Repeat("s", 3*maxMaskBytes) + `"}`
+	if got := cleanText(long); strings.Contains(got, "sss") || !strings.HasPrefix(got, `{"password":"`+redact.Marker) {
+		t.Fatalf("long secret member: %q", got)
+	}
+	tail := strings.Repeat("a", maxMaskBytes) + `{"token":"tail-secret"}`
+	if got := cleanText(tail); strings.Contains(got, "tail-secret") || len(got) > MaxCellBytes {
+		t.Fatalf("text past the prefix: %q", got)
+	}
+}
