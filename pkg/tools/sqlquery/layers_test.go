@@ -25,43 +25,22 @@ func bypass(t *testing.T, tool *Tool, text string, maxRows int, lim timeLimits) 
 	return tool.dbs["shop"].runMySQL(context.Background(), text, maxRows, nil, lim)
 }
 
-// probeTable creates an empty scratch table the write attempts aim at, so a
-// layer that fails does not touch the fixture.
-func probeTable(t *testing.T) string {
-	t.Helper()
-	admin := adminDB(t)
-	const name = "superbiz_layer_probe"
-	if _, err := admin.Exec("CREATE TABLE IF NOT EXISTS " + name + " (a INT)"); err != nil {
-		t.Fatalf("create %s: %v", name, err)
-	}
-	if _, err := admin.Exec("DELETE FROM " + name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _, _ = admin.Exec("DROP TABLE IF EXISTS " + name) })
-	return name
-}
-
-func probeRows(t *testing.T, table string) int {
-	t.Helper()
-	var n int
-	if err := adminDB(t).QueryRow("SELECT COUNT(*) FROM " + table).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n
-}
-
+// The read-only session and transaction refuse every write. The attempts
+// are no-ops even where the layer fails (no row matches, the table exists,
+// the table does not): a broken layer shows as a statement that succeeds,
+// and the shared fixture (other worktrees test against the same server) is
+// never changed or extended.
 func TestMariaDBReadOnlyTransactionWithoutGuard(t *testing.T) {
 	tool := mariadbTool(t, "SUPERBIZ_TEST_MYSQL_ADMIN_DSN", 5*time.Second)
-	table := probeTable(t)
 	admin := adminDB(t)
 	before := fixtureChecksum(t, admin)
 	lim := timeLimits{server: 5 * time.Second, client: 5 * time.Second}
 	for _, stmt := range []string{
-		"INSERT INTO " + table + " VALUES (1)",
-		"UPDATE orders SET note = 'layer probe' WHERE id = 1",
-		"DELETE FROM orders WHERE id = 1",
-		"CREATE TABLE superbiz_layer_probe_2 (a INT)", // DDL: refused by the read-only session
-		"DROP TABLE " + table,
+		"INSERT INTO orders SELECT * FROM orders WHERE 1 = 0",
+		"UPDATE orders SET note = note WHERE id = 1",
+		"DELETE FROM orders WHERE id = -1",
+		"CREATE TABLE IF NOT EXISTS orders (a INT)", // DDL: refused by the read-only session
+		"DROP TABLE IF EXISTS superbiz_never_created",
 		"CREATE TEMPORARY TABLE superbiz_layer_tmp (a INT)",
 	} {
 		_, err := bypass(t, tool, stmt, 20, lim)
@@ -76,7 +55,6 @@ func TestMariaDBReadOnlyTransactionWithoutGuard(t *testing.T) {
 			t.Errorf("%s: classified %s, want NOT_READ_ONLY", stmt, code)
 		}
 	}
-	_, _ = admin.Exec("DROP TABLE IF EXISTS superbiz_layer_probe_2")
 	// The statement runs inside an open transaction of a read-only session.
 	// (READ ONLY on START TRANSACTION is then implied by the session: the
 	// keyword alone is not observable.)
@@ -86,9 +64,6 @@ func TestMariaDBReadOnlyTransactionWithoutGuard(t *testing.T) {
 	}
 	if b, _ := json.Marshal(res.Rows); string(b) != "[[1,1]]" {
 		t.Errorf("in_transaction, tx_read_only = %s, want [[1,1]]", b)
-	}
-	if n := probeRows(t, table); n != 0 {
-		t.Errorf("probe table has %d rows", n)
 	}
 	if after := fixtureChecksum(t, admin); after != before {
 		t.Fatalf("fixture changed: before %s, after %s", before, after)
@@ -151,16 +126,12 @@ func TestMariaDBMultiStatementsOffWithoutGuard(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tool.Close()
-	table := probeTable(t)
 	lim := timeLimits{server: 5 * time.Second, client: 5 * time.Second}
-	for _, stmt := range []string{"SELECT 1; SELECT 2", "SELECT 1; COMMIT; INSERT INTO " + table + " VALUES (2); COMMIT"} {
+	for _, stmt := range []string{"SELECT 1; SELECT 2", "SELECT 1; COMMIT; DELETE FROM orders WHERE id = -1"} {
 		_, err := bypass(t, tool, stmt, 20, lim)
 		if n := mysqlErrorNumber(err); n != 1064 {
 			t.Errorf("%q: got %v, want the server's syntax error 1064 (one statement only)", stmt, err)
 		}
-	}
-	if n := probeRows(t, table); n != 0 {
-		t.Errorf("probe table has %d rows: a second statement ran", n)
 	}
 }
 
