@@ -39,6 +39,25 @@ type rule struct {
 // X-Api-Key, aws_secret_access_key) because the match only needs its tail.
 const keyNames = `passwd|password|passphrase|pwd|secret[_-]?access[_-]?key|secret[_-]?key|secret|access[_-]?token|refresh[_-]?token|session[_-]?token|auth[_-]?token|token|api[_-]?key|apikey|private[_-]?key|credentials?`
 
+// flagNames are the key words that make a command-line flag's value secret.
+const flagNames = `passwd|password|passphrase|pass|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credentials?`
+
+// keyQuote is the quote that may close a key: ", ' or, for JSON held in a
+// JSON string, \".
+const keyQuote = `(?:\\?["'])`
+
+// keyEnd is an optional closing quote of a key.
+const keyEnd = keyQuote + `?`
+
+// escapedValue is a value quoted inside a JSON string (\"value\"); a quote
+// inside it is \\\" and any other escape is a backslash and one character.
+const escapedValue = `\\"((?:[^"\\\r\n]|\\\\\\"|\\[^"\r\n])*)\\"`
+
+// secretValue is the value after a secret key and its separator, in four
+// submatch groups: "double", 'single', \"escaped\" or bare (up to a
+// delimiter; a Marker counts as bare so redacted text matches again).
+const secretValue = `(?:"((?:[^"\\\r\n]|\\.)*)"|'([^'\r\n]*)'|` + escapedValue + `|([^\s"'&,;<>(){}\[\]]+|\[REDACTED\]))`
+
 // compiledRules builds the rules on first use, so a process that never
 // redacts (`superbiz --help`) does not pay for compiling them at start.
 var compiledRules = sync.OnceValue(func() []rule {
@@ -52,16 +71,20 @@ var compiledRules = sync.OnceValue(func() []rule {
 			keep:      isMarkerOrEmpty,
 		},
 		{
+			// Classic bodies are 36 characters of [A-Za-z0-9_]; the stateless
+			// installation tokens (ghs_APPID_JWT, about 520 characters) carry
+			// dots and dashes, so neither the length nor the charset is capped
+			// (before the jwt rule, which would mask only the embedded JWT).
+			name:     "github token",
+			re:       regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9_-]{20,}(?:\.[A-Za-z0-9_-]+)*|github_pat_[A-Za-z0-9_]{20,})`),
+			groups:   []int{0},
+			triggers: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"},
+		},
+		{
 			name:     "jwt",
 			re:       regexp.MustCompile(`eyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*`),
 			groups:   []int{0},
 			triggers: []string{"eyJ"},
-		},
-		{
-			name:     "github token",
-			re:       regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{20,255}|github_pat_[A-Za-z0-9_]{20,255})\b`),
-			groups:   []int{0},
-			triggers: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"},
 		},
 		{
 			name:     "slack token",
@@ -83,7 +106,7 @@ var compiledRules = sync.OnceValue(func() []rule {
 		},
 		{
 			name:     "stripe key",
-			re:       regexp.MustCompile(`\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{10,}|\bwhsec_[0-9A-Za-z]{16,}`),
+			re:       regexp.MustCompile(`\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{10,}|\bwhsec_[0-9A-Za-z+/=]{16,}`),
 			groups:   []int{0},
 			triggers: []string{"sk_live_", "sk_test_", "rk_live_", "rk_test_", "whsec_"},
 		},
@@ -92,33 +115,37 @@ var compiledRules = sync.OnceValue(func() []rule {
 			// (Digest, custom) loses the whole value: up to the closing quote when it
 			// is quoted, else to the end of the line.
 			name:     "authorization header",
-			re:       regexp.MustCompile(`(?i)authorization["']?[ \t]*[:=][ \t]*(?:["']?(?:basic|bearer|token)\s+([^\s"',;]+)|"([^"\r\n]+)|'([^'\r\n]+)|([^\s"'][^\r\n]*))`),
-			groups:   []int{1, 2, 3, 4},
+			re:       regexp.MustCompile(`(?i)authorization` + keyEnd + `[ \t]*[:=][ \t]*(?:(?:\\?["'])?(?:basic|bearer|token)\s+([^\s"',;\\]+)|"([^"\r\n]+)|'([^'\r\n]+)|` + escapedValue + `|([^\s"'\\][^\r\n]*))`),
+			groups:   []int{1, 2, 3, 4, 5},
 			lower:    true,
 			triggers: []string{"authorization"},
 			keep:     isMarker,
 		},
 		{
 			name:     "cookie header",
-			re:       regexp.MustCompile(`(?i)\b(?:set-)?cookie["']?[ \t]*[:=][ \t]*(?:"([^"\r\n]+)|'([^'\r\n]+)|([^\s"'][^\r\n]*))`),
-			groups:   []int{1, 2, 3},
+			re:       regexp.MustCompile(`(?i)\b(?:set-)?cookie` + keyEnd + `[ \t]*[:=][ \t]*(?:"([^"\r\n]+)|'([^'\r\n]+)|` + escapedValue + `|([^\s"'\\][^\r\n]*))`),
+			groups:   []int{1, 2, 3, 4},
 			lower:    true,
 			triggers: []string{"cookie"},
 			keep:     isMarker,
 		},
 		{
 			// scheme://user:pass@host — postgres, mysql, redis (with or without a
-			// user), amqp, mongodb, http(s) and any other scheme.
+			// user), amqp, mongodb, http(s) and any other scheme. The password
+			// runs to the last @ of the authority, so one holding an @ is masked
+			// whole (p@ss in u:p@ss@host).
 			name:     "url userinfo",
-			re:       regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@"'<>]*:([^\s/@"'<>]+)@`),
+			re:       regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@"'<>]*:([^\s/"'<>]+)@`),
 			groups:   []int{1},
 			triggers: []string{"://"},
 			keep:     isMarker,
 		},
 		{
-			// Go MySQL driver DSN: user:pass@tcp(host)/db, user:pass@unix(/sock)/db, user:pass@/db.
+			// Go MySQL driver DSN: user:pass@tcp(host)/db, user:pass@unix(/sock)/db,
+			// user:pass@/db. Like the driver, the password ends at the @ that
+			// starts the address, so it may hold @ itself (p@ss@tcp(…)).
 			name:     "go mysql dsn",
-			re:       regexp.MustCompile(`[A-Za-z0-9_.$-]+:([^\s@"'<>]+)@(?:tcp6?|unix|udp)?(?:\(|/)`),
+			re:       regexp.MustCompile(`[A-Za-z0-9_.$-]+:([^\s"'<>]+?)@(?:tcp6?|unix|udp)?(?:\(|/)`),
 			groups:   []int{1},
 			triggers: []string{"@"},
 			keep:     isMarker,
@@ -132,13 +159,47 @@ var compiledRules = sync.OnceValue(func() []rule {
 			keep:     isMarkerOrEmpty,
 		},
 		{
-			// key=value, key: value, "key":"value", 'key': 'value', ?key=value&.
+			// key=value, key: value, "key":"value", 'key': 'value', ?key=value&,
+			// and JSON inside a JSON string: {\"key\":\"value\"}.
 			name:     "key value",
-			re:       regexp.MustCompile(`(?i)(?:` + keyNames + `)["']?[ \t]*[:=][ \t]*(?:"((?:[^"\\\r\n]|\\.)*)"|'([^'\r\n]*)'|([^\s"'&,;<>(){}\[\]]+|\[REDACTED\]))`),
-			groups:   []int{1, 2, 3},
+			re:       regexp.MustCompile(`(?i)(?:` + keyNames + `)` + keyEnd + `[ \t]*[:=][ \t]*` + secretValue),
+			groups:   []int{1, 2, 3, 4},
 			lower:    true,
 			triggers: []string{"pass", "pwd", "secret", "token", "key", "credential"},
 			keep:     isMarkerOrEmpty,
+		},
+		{
+			// The bare word "pass" as a key (pass=x, db_pass=x, "pass":"x"). It
+			// must not end a longer word (bypass=1, compass=N), and the
+			// unquoted form needs "=" so prose such as "pass: 3" stays.
+			name:     "pass key",
+			re:       regexp.MustCompile(`(?i)(?:^|[^a-z0-9])pass(?:` + keyQuote + `[ \t]*[:=][ \t]*|[ \t]*=[ \t]*)` + secretValue),
+			groups:   []int{1, 2, 3, 4},
+			lower:    true,
+			triggers: []string{"pass"},
+			keep:     isMarkerOrEmpty,
+		},
+		{
+			// Command-line flags: --password x, --db-password "x", -storepass x,
+			// --token=x. A following flag (--password --verbose: prompt) is not
+			// a value, and --password-file x names a file, not a secret.
+			name:     "secret flag",
+			re:       regexp.MustCompile(`(?i)(?:^|[\s"'=])--?(?:[a-z0-9]+[-_])*(?:store|key)?(?:` + flagNames + `)(?:[ \t]+|=)(?:"((?:[^"\\\r\n]|\\.)*)"|'([^'\r\n]*)'|([^\s"'-][^\s"']*))`),
+			groups:   []int{1, 2, 3},
+			lower:    true,
+			triggers: []string{"pass", "pwd", "secret", "token", "key"},
+			keep:     isMarkerOrEmpty,
+		},
+		{
+			// The MySQL/MariaDB client's -pPASSWORD (no space: with one, the
+			// client prompts and the word is the database), on lines that run
+			// such a client. -P (port) is another flag.
+			name:     "mysql client password",
+			re:       regexp.MustCompile(`(?:^|[\s"'])-p("[^"\r\n]*"|'[^'\r\n]*'|[^\s"']+)`),
+			groups:   []int{1},
+			lower:    true,
+			triggers: []string{"mysql", "mariadb"},
+			keep:     func(s string) bool { return s == Marker || s == `"`+Marker+`"` || s == "'"+Marker+"'" },
 		},
 		{
 			// A bare bearer token outside an Authorization header ("using bearer
