@@ -2,6 +2,8 @@ package cmd
 
 import (
 	"bytes"
+	"context"
+	"database/sql"
 	"os"
 	"strings"
 	"testing"
@@ -200,5 +202,73 @@ func TestPlantedSecretsNeverLeave(t *testing.T) {
 	}
 	if failed {
 		t.Logf("stdout:\n%s\nstderr:\n%s", out, errOut)
+	}
+}
+
+// TestOldRawRecordsAreShownRedacted: a run recorded before redaction at rest
+// holds its secrets raw. `runs` and `runs show` show it redacted, and its
+// replay (the raw SQL replayed, compared in redacted form) is identical and
+// shows no secret either.
+func TestOldRawRecordsAreShownRedacted(t *testing.T) {
+	env := diagnoseEnv(t)
+	srv := ollamatest.New(t)
+	env["OLLAMA_HOST"] = srv.URL()
+	srv.Script(secretTurns(t)...)
+	code, out, errOut := cli(t, env, "--demo", "diagnose", "-o", "json", querySecretArg)
+	if code != ExitOK {
+		t.Fatalf("diagnose: exit %d\n%s\n%s", code, out, errOut)
+	}
+	id := jsonObject(t, out)["run_id"].(string)
+
+	// Put the secrets back where an old store held them.
+	ctx := context.Background()
+	db, err := sql.Open("sqlite", env["SUPERBIZ_DB"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	unredact := func(col string) string {
+		return "replace(replace(replace(" + col + ", 'password=[REDACTED]', 'password=" + secretSQL + "'), '-p[REDACTED]', '-p" + secretMySQL + "'), 'api_key=[REDACTED]', 'api_key=" + secretQuery + "')"
+	}
+	for _, q := range []string{
+		"UPDATE runs SET query = " + unredact("query") + ", answer = " + unredact("answer") + ", error_message = 'secret=" + secretReason + "' WHERE id = ?",
+		"UPDATE model_rounds SET request = " + unredact("request") + ", response = " + unredact("response") + " WHERE run_id = ?",
+		"UPDATE tool_invocations SET canonical_input = " + unredact("canonical_input") + ", input_summary = " + unredact("input_summary") + ", observation = " + unredact("observation") + " WHERE run_id = ?",
+		"UPDATE guard_reviews SET reasons = '[\"token=" + secretReason + "\"]' WHERE run_id = ? AND guard = 'SEMANTIC'",
+	} {
+		if _, err := db.ExecContext(ctx, q, id); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	var raw string
+	if err := db.QueryRowContext(ctx, "SELECT canonical_input FROM tool_invocations WHERE run_id = ? AND tool = 'query_mysql'", id).Scan(&raw); err != nil || !strings.Contains(raw, secretSQL) {
+		t.Fatalf("the old record was not rebuilt: %q %v", raw, err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	var shown []string
+	for _, args := range [][]string{{"runs"}, {"runs", "-o", "json"}, {"runs", "show", id}, {"runs", "show", id, "-o", "markdown"}, {"runs", "show", id, "-o", "json"}} {
+		code, out, errOut := cli(t, env, args...)
+		if code != ExitOK {
+			t.Fatalf("%q: exit %d\n%s", args, code, errOut)
+		}
+		shown = append(shown, out, errOut)
+	}
+	code, rep, repErr := cli(t, env, "--demo", "replay", id)
+	if m := replayLine.FindStringSubmatch(rep); code != ExitOK || m == nil || m[1] != "identical" {
+		t.Errorf("replay of the raw recording: exit %d\n%s\n%s", code, rep, repErr)
+	}
+	code, repJSON, _ := cli(t, env, "--demo", "replay", id, "-o", "json")
+	if code != ExitOK {
+		t.Errorf("replay -o json: exit %d\n%s", code, repJSON)
+	}
+	secrets := []string{secretQuery, secretSQL, secretMySQL, secretReason}
+	for name, b := range map[string]string{"runs show (old record)": strings.Join(shown, "\n"), "replay (old record)": rep + repErr + repJSON} {
+		leaked := leaks([]byte(b), secrets)
+		reliability.Record(t, reliability.SectionSecrets, name, map[string]any{"planted": len(secrets), "leaked": len(leaked)})
+		if len(leaked) > 0 {
+			t.Errorf("%s leaks %q:\n%s", name, leaked, b)
+		}
 	}
 }
