@@ -126,7 +126,7 @@ func TestPlantedSecretsNeverLeave(t *testing.T) {
 	if !strings.Contains(out, "api_key=[REDACTED] after the fix") {
 		t.Errorf("the answer lost the redacted recommendation:\n%s", out)
 	}
-	add("stdout", plantedAll, out)
+	add("stdout (text)", plantedAll, out)
 	add("stderr progress", plantedAll, errOut)
 
 	srv.Script(secretTurns(t)...)
@@ -136,7 +136,7 @@ func TestPlantedSecretsNeverLeave(t *testing.T) {
 	}
 	run := jsonObject(t, jsonOut)
 	id := run["run_id"].(string)
-	add("stdout", plantedAll, jsonOut)
+	add("stdout (-o json)", plantedAll, jsonOut)
 
 	// What the model was sent: the query arrives redacted and without its
 	// control characters, the observations (whose rows repeat the SQL's
