@@ -1,7 +1,9 @@
 // Package redact is the single redaction step every projection passes before
 // it reaches the model, the terminal or the run store: it masks credentials
 // (DSN and URL passwords, auth headers, cookies, cloud and SaaS tokens, JWTs,
-// private keys, key=value secrets) and strips terminal control sequences.
+// private keys, key=value secrets, password flags of command lines) and
+// strips terminal control sequences. JSON masks a whole JSON document (model
+// rounds, tool inputs, observations) and keeps it valid.
 //
 // The rules are compiled once, on first use, into immutable values; a cheap
 // literal prefilter decides which rules can possibly match, so ordinary log
