@@ -48,6 +48,16 @@ type rule struct {
 	// and runs on it (same offsets; the secret is cut from the original),
 	// which is several times faster than (?i). It needs lower.
 	matchLower bool
+	// keyed says the triggers are keyTriggers(): String searches for them
+	// once for all keyed rules. gate, keyTriggers() too when set, says every
+	// trigger holds one of them, so the rule is skipped when none occurs.
+	keyed bool
+	gate  []string
+}
+
+// keyTriggers are the triggers of the rules keyed by a secret word.
+func keyTriggers() []string {
+	return []string{"pass", "pwd", "secret", "token", "key", "credential"}
 }
 
 // keyNames are the key words whose value is a secret in key=value, key: value,
@@ -189,7 +199,8 @@ var compiledRules = sync.OnceValue(func() []rule {
 			groups:     []int{1, 2, 3, 4},
 			lower:      true,
 			matchLower: true,
-			triggers:   []string{"pass", "pwd", "secret", "token", "key", "credential"},
+			triggers:   keyTriggers(),
+			keyed:      true,
 			keep:       isMarkerOrEmpty,
 		},
 		{
@@ -202,6 +213,7 @@ var compiledRules = sync.OnceValue(func() []rule {
 			lower:      true,
 			matchLower: true,
 			triggers:   []string{"pass=", "pass =", "pass\t", `pass"`, "pass'", `pass\`},
+			gate:       keyTriggers(),
 			keep:       isMarkerOrEmpty,
 			wordStart:  true,
 		},
@@ -214,7 +226,8 @@ var compiledRules = sync.OnceValue(func() []rule {
 			groups:     []int{1, 2, 3},
 			lower:      true,
 			matchLower: true,
-			triggers:   []string{"pass", "pwd", "secret", "token", "key"},
+			triggers:   keyTriggers(),
+			keyed:      true,
 			keep:       isMarkerOrEmpty,
 			wordStart:  true,
 			notAfter:   "-_",
@@ -283,6 +296,7 @@ func looksLikeToken(s string) bool {
 func String(s string) string {
 	var lowered string
 	haveLower := false
+	keysKnown, keysFound := false, false
 	rules := compiledRules()
 	for i := range rules {
 		r := &rules[i]
@@ -293,7 +307,20 @@ func String(s string) string {
 			}
 			hay = lowered
 		}
-		if !containsAny(hay, r.triggers) {
+		if r.keyed || r.gate != nil {
+			if !keysKnown {
+				// The keyed and gated rules all search the lower-cased text.
+				words := r.gate
+				if r.keyed {
+					words = r.triggers
+				}
+				keysFound, keysKnown = containsAny(hay, words), true
+			}
+			if !keysFound {
+				continue
+			}
+		}
+		if !r.keyed && !containsAny(hay, r.triggers) {
 			continue
 		}
 		var out string
@@ -305,7 +332,7 @@ func String(s string) string {
 		}
 		if changed {
 			s = out
-			haveLower = false
+			haveLower, keysKnown = false, false
 		}
 	}
 	return s
