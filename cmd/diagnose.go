@@ -293,7 +293,7 @@ func (a *app) diagnoseTUI(ctx context.Context, d *usecase.Deps, req usecase.Diag
 	}
 	renderer := lipgloss.NewRenderer(a.io.ErrOut)
 	view := tui.NewDiagnose(tui.DiagnoseOptions{
-		Query: req.Query, Budget: d.Budget, Renderer: renderer,
+		Query: usecase.CleanQuery(req.Query), Budget: d.Budget, Renderer: renderer,
 		MarkdownStyle: tui.MarkdownStyle(a.io.Color, renderer.HasDarkBackground()),
 		OnCancel: func() {
 			mu.Lock()

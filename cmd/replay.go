@@ -11,6 +11,7 @@ import (
 	usecase "github.com/superbiz/superbiz/pkg/app"
 	"github.com/superbiz/superbiz/pkg/config"
 	"github.com/superbiz/superbiz/pkg/harness"
+	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/runstore"
 	"github.com/superbiz/superbiz/pkg/tools"
 	"github.com/superbiz/superbiz/pkg/tui"
@@ -94,6 +95,10 @@ func (a *app) runReplay(cmd *cobra.Command, id string, f replayFlags) error {
 	}
 	if rep.Differences == nil {
 		rep.Differences = []string{}
+	}
+	for i, d := range rep.Differences {
+		// They quote stored inputs: redacted as `runs show` shows them.
+		rep.Differences[i] = redact.String(d)
 	}
 	if a.flags.output == outputJSON {
 		if err := writeJSON(a.io.Out, rep); err != nil {

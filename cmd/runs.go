@@ -212,10 +212,31 @@ func writeMarkdownTable(w io.Writer, t table) error {
 }
 
 // cell makes stored text printable on one line: control characters and
-// escape sequences removed, line breaks and tabs turned into spaces.
+// escape sequences removed, secrets redacted, line breaks and tabs turned
+// into spaces.
 func cell(s string) string {
-	s = redact.StripControl(s)
+	s = shownText(s)
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// shownText is stored text as `runs` and `replay` show it: control
+// characters stripped and secrets redacted. The store redacts what it
+// writes; this covers runs recorded before it did.
+func shownText(s string) string {
+	return redact.String(redact.StripControl(s))
+}
+
+// shownJSON is a stored JSON document as `runs -o json` shows it, redacted
+// like shownText (a damaged document is left to rawJSON).
+func shownJSON(v json.RawMessage) json.RawMessage {
+	if len(v) == 0 {
+		return v
+	}
+	out, err := redact.JSON(v)
+	if err != nil {
+		return v
+	}
+	return out
 }
 
 // truncate shortens s to at most n runes, marking the cut with "…".
@@ -278,7 +299,7 @@ type runSummaryJSON struct {
 func summaryJSON(r runstore.RunSummary) runSummaryJSON {
 	s := runSummaryJSON{
 		RunID: r.ID, SessionID: r.SessionID, CreatedAt: r.CreatedAt.UTC().Format(time.RFC3339Nano),
-		Query: r.Query, Intent: r.Intent, Status: r.Status, ReleaseOutcome: r.ReleaseOutcome,
+		Query: redact.String(r.Query), Intent: r.Intent, Status: r.Status, ReleaseOutcome: r.ReleaseOutcome,
 		StopReason: r.StopReason, Lifecycle: r.Lifecycle, Model: r.Model,
 		Usage: usecase.OutputUsage{
 			ModelCalls: r.Usage.ModelCalls, ToolCalls: r.Usage.ToolCalls, PromptTokens: r.Usage.PromptTokens,
@@ -380,9 +401,9 @@ func detailJSON(d *runstore.RunDetail) runDetailJSON {
 		runSummaryJSON: summaryJSON(d.RunSummary),
 		Host:           d.Host,
 		Budget:         rawJSON(d.Budget, "null"),
-		Answer:         d.Answer,
-		Result:         rawJSON(d.PublishedResult, "null"),
-		Checks:         rawJSON(d.Checks, "[]"),
+		Answer:         redact.String(d.Answer),
+		Result:         rawJSON(shownJSON(d.PublishedResult), "null"),
+		Checks:         rawJSON(shownJSON(d.Checks), "[]"),
 		Invocations:    make([]invocationJSON, 0, len(d.Invocations)),
 		ModelRounds:    make([]modelRoundJSON, 0, len(d.ModelRounds)),
 		GuardReviews:   make([]guardReviewJSON, 0, len(d.GuardReviews)),
@@ -391,14 +412,14 @@ func detailJSON(d *runstore.RunDetail) runDetailJSON {
 		out.Clock = nullable(d.Clock.Format(time.RFC3339Nano))
 	}
 	if d.ErrorCode != "" || d.ErrorMessage != "" {
-		out.Error = &runErrorJSON{Code: d.ErrorCode, Message: d.ErrorMessage}
+		out.Error = &runErrorJSON{Code: d.ErrorCode, Message: redact.String(d.ErrorMessage)}
 	}
 	for _, inv := range d.Invocations {
 		out.Invocations = append(out.Invocations, invocationJSON{
 			Seq: inv.Seq, ToolCallID: inv.ToolCallID, Tool: inv.Tool, Kind: inv.Kind,
-			Input: rawJSON(inv.CanonicalInput, "null"), Summary: inv.InputSummary, Status: inv.Status,
+			Input: rawJSON(shownJSON(inv.CanonicalInput), "null"), Summary: redact.String(inv.InputSummary), Status: inv.Status,
 			EvidenceStatus: nullable(inv.EvidenceStatus), ErrorCode: nullable(inv.ErrorCode), Control: nullable(inv.Control),
-			Observation: rawJSON(inv.Observation, "null"), StartedAt: timeJSON(inv.StartedAt), DurationMS: inv.DurationMS,
+			Observation: rawJSON(shownJSON(inv.Observation), "null"), StartedAt: timeJSON(inv.StartedAt), DurationMS: inv.DurationMS,
 		})
 	}
 	for _, r := range d.ModelRounds {
@@ -409,7 +430,7 @@ func detailJSON(d *runstore.RunDetail) runDetailJSON {
 	}
 	for _, g := range d.GuardReviews {
 		out.GuardReviews = append(out.GuardReviews, guardReviewJSON{
-			Seq: g.Seq, Guard: g.Guard, Verdict: g.Verdict, Reasons: rawJSON(g.Reasons, "[]"), CreatedAt: timeJSON(g.CreatedAt),
+			Seq: g.Seq, Guard: g.Guard, Verdict: g.Verdict, Reasons: rawJSON(shownJSON(g.Reasons), "[]"), CreatedAt: timeJSON(g.CreatedAt),
 		})
 	}
 	return out
@@ -454,7 +475,7 @@ func (a *app) runRunsShow(cmd *cobra.Command, id string) (err error) {
 }
 
 // renderRun writes one run as text (aligned tables) or Markdown; every
-// stored string goes through cell or redact.StripControl first.
+// stored string goes through cell or shownText first.
 func renderRun(b *strings.Builder, d *runstore.RunDetail, markdown bool) {
 	heading := func(s string) {
 		if markdown {
@@ -522,7 +543,7 @@ func renderRun(b *strings.Builder, d *runstore.RunDetail, markdown bool) {
 	}
 
 	heading("Answer")
-	if ans := strings.TrimSpace(redact.StripControl(d.Answer)); ans != "" {
+	if ans := strings.TrimSpace(shownText(d.Answer)); ans != "" {
 		b.WriteString(ans + "\n")
 	} else {
 		b.WriteString("(no answer)\n")

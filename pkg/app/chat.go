@@ -76,6 +76,7 @@ const maxChatAnswerBytes = 4096
 // terminal record. Routing and executor failures are an Output with status
 // FAILED; the returned error is for failures outside the run (the store).
 func (d *Deps) Chat(ctx context.Context, req ChatRequest) (ChatOutput, error) {
+	req.Query = CleanQuery(req.Query)
 	sessionID, err := d.resolveSession(ctx, req.SessionID, req.Continue)
 	if err != nil {
 		return Output{}, err

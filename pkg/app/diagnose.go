@@ -19,6 +19,7 @@ import (
 	"github.com/superbiz/superbiz/pkg/agent"
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/model"
+	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/release"
 	"github.com/superbiz/superbiz/pkg/runstore"
 )
@@ -117,6 +118,7 @@ var ErrSessionNotFound = errors.New("session not found")
 // persistence. The returned error is for failures outside the run (the store);
 // a failed run is an Output with status FAILED.
 func (d *Deps) Diagnose(ctx context.Context, req DiagnoseRequest) (Output, error) {
+	req.Query = CleanQuery(req.Query)
 	sessionID, err := d.resolveSession(ctx, req.SessionID, req.Continue)
 	if err != nil {
 		return Output{}, err
@@ -138,6 +140,14 @@ func (d *Deps) Diagnose(ctx context.Context, req DiagnoseRequest) (Output, error
 	res := agent.Run(rc, agent.Config{Model: d.Model, Registry: d.Registry, Limits: d.Limits, Language: d.Language, Reserved: 1}, agent.Input{Query: req.Query, PreviousTurn: prev})
 	dec := release.Release(rc, release.Config{Model: d.Model, Language: d.Language, ObservationLimit: d.Limits.Observation}, req.Query, res)
 	return d.finish(rc, runstore.IntentDiagnosis, dec)
+}
+
+// CleanQuery is the query as a run takes it in, before the model, the store,
+// the events or the output see it: control characters and terminal escapes
+// stripped (as for sources) and recognised secrets (an api_key=… pasted into
+// a question) redacted. It is idempotent, so a stored query replays as is.
+func CleanQuery(q string) string {
+	return redact.String(redact.StripControl(q))
 }
 
 // openRun stores a new RUNNING run (with the settings it runs under) and

@@ -12,6 +12,7 @@ import (
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/model"
 	"github.com/superbiz/superbiz/pkg/model/replay"
+	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/runstore"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
@@ -161,9 +162,13 @@ func (r recordedTool) Canonical(in json.RawMessage) (tools.Canonical, error) {
 	return r.live.Canonical(in)
 }
 
+// Execute matches in the stored (redacted) form: a recorded tool call whose
+// SQL held a secret was stored with it masked, and the replayed model round
+// sends it masked, so both sides are compared redacted.
 func (r recordedTool) Execute(_ context.Context, call tools.Call) tools.Outcome {
+	want := redactedJSON(call.Input)
 	for _, inv := range r.recorded {
-		if inv.Kind != runstore.KindEvidence || inv.Tool != call.Tool || !bytes.Equal(inv.CanonicalInput, call.Input) {
+		if inv.Kind != runstore.KindEvidence || inv.Tool != call.Tool || !bytes.Equal(redactedJSON(inv.CanonicalInput), want) {
 			continue
 		}
 		var obs struct {
@@ -180,10 +185,25 @@ func (r recordedTool) Execute(_ context.Context, call tools.Call) tools.Outcome 
 		}
 		return tools.Outcome{Status: obs.EvidenceStatus, Result: obs.Result}
 	}
-	return tools.Failed(tools.CodeUnrecorded, fmt.Errorf("no recorded observation for %s %s", call.Tool, call.Input))
+	return tools.Failed(tools.CodeUnrecorded, fmt.Errorf("no recorded observation for %s %s", call.Tool, want))
 }
 
-// compareRuns lists what differs between two runs in the ways replay checks.
+// redactedJSON is a stored JSON document in the form the store keeps (runs
+// recorded before redaction at rest hold raw forms); a document that is not
+// JSON is compared as it is.
+func redactedJSON(v json.RawMessage) json.RawMessage {
+	if len(v) == 0 {
+		return v
+	}
+	out, err := redact.JSON(v)
+	if err != nil {
+		return v
+	}
+	return out
+}
+
+// compareRuns lists what differs between two runs in the ways replay checks,
+// comparing redacted forms (what the store keeps).
 func compareRuns(a, b *runstore.RunDetail) []string {
 	var diffs []string
 	field := func(name, x, y string) {
@@ -194,7 +214,7 @@ func compareRuns(a, b *runstore.RunDetail) []string {
 	field("status", a.Status, b.Status)
 	field("release_outcome", a.ReleaseOutcome, b.ReleaseOutcome)
 	field("stop_reason", a.StopReason, b.StopReason)
-	if !jsonEqual(a.PublishedResult, b.PublishedResult) {
+	if !jsonEqual(redactedJSON(a.PublishedResult), redactedJSON(b.PublishedResult)) {
 		diffs = append(diffs, "published result differs")
 	}
 	sa, sb := toolSequence(a.Invocations), toolSequence(b.Invocations)
@@ -220,7 +240,7 @@ func toolSequence(invs []runstore.Invocation) []string {
 		if inv.ErrorCode != "" {
 			status += " " + inv.ErrorCode
 		}
-		out = append(out, fmt.Sprintf("%s %s %s [%s]", inv.ToolCallID, inv.Tool, inv.CanonicalInput, status))
+		out = append(out, fmt.Sprintf("%s %s %s [%s]", inv.ToolCallID, inv.Tool, redactedJSON(inv.CanonicalInput), status))
 	}
 	return out
 }

@@ -438,7 +438,20 @@ func (b *Boundary) finish(obs observation, inv Invocation) string {
 }
 
 // commit numbers, keeps, records and reports one tool step; b.mu is held.
+// The model's own arguments (the SQL it wrote, a search text) may hold a
+// secret: the record every observer gets (progress line, TUI, audit, checks)
+// carries them redacted; the adapter already ran with the real input.
 func (b *Boundary) commit(inv Invocation) {
+	inv.Summary = redact.String(inv.Summary)
+	if len(inv.Input) > 0 {
+		in, err := redact.JSON(inv.Input)
+		if err != nil {
+			// Not JSON (cannot happen for canonical or bounded input): keep
+			// nothing rather than something unredacted.
+			in = nil
+		}
+		inv.Input = in
+	}
 	inv.Seq = len(b.invocations) + 1
 	b.invocations = append(b.invocations, inv)
 	if b.rc.recorder != nil {

@@ -40,3 +40,21 @@ func BenchmarkStripControl8KiB(b *testing.B) {
 		StripControl(s)
 	}
 }
+
+// BenchmarkJSONModelRound redacts a recorded request of about 16 KiB: a
+// conversation whose tool messages hold observations as JSON in strings.
+func BenchmarkJSONModelRound(b *testing.B) {
+	var msgs []string
+	for i := 0; len(strings.Join(msgs, ",")) < 16<<10; i++ {
+		obs := `{\"tool_call_id\":\"call_` + strings.Repeat("7", 8) + `\",\"evidence_status\":\"EVIDENCE_FOUND\",\"result\":{\"rows\":[[\"2026-11-28 14:03:11\",\"order-service\",\"pool exhausted, password=hunter2\"]]}}`
+		msgs = append(msgs, `{"role":"assistant","content":"","tool_calls":[{"id":"call_1","name":"query_mysql","arguments":{"input":{"sql":"SELECT ts, msg FROM events WHERE ts >= '2026-11-28 14:00:00' LIMIT 5"}}}]}`,
+			`{"role":"tool","content":"`+obs+`","tool_call_id":"call_1"}`)
+	}
+	doc := []byte(`{"messages":[` + strings.Join(msgs, ",") + `]}`)
+	b.SetBytes(int64(len(doc)))
+	for b.Loop() {
+		if _, err := JSON(doc); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,6 +1,8 @@
 package redact
 
 import (
+	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -49,6 +51,39 @@ func FuzzStripControl(f *testing.F) {
 		}
 		if again := StripControl(out); again != out {
 			t.Fatalf("not idempotent: %q -> %q", out, again)
+		}
+	})
+}
+
+func FuzzJSON(f *testing.F) {
+	for _, s := range []string{
+		`{}`, `[]`, `"x"`, `{"password":"a"}`, `{"a":"{\"token\":\"b\"}"}`, `{"a":[1,{"b":"c"}]}`,
+		`{"a":"[\"password=x\"]"}`, `{"a":1}{"b":2}`, "{\"a\":\"\xff\"}",
+	} {
+		f.Add(s, "prefix")
+	}
+	f.Fuzz(func(t *testing.T, doc, text string) {
+		out, err := JSON([]byte(doc))
+		if err == nil {
+			if !json.Valid(out) {
+				t.Fatalf("invalid JSON out of %q: %q", doc, out)
+			}
+			again, err := JSON(out)
+			if err != nil || !bytes.Equal(again, out) {
+				t.Fatalf("not idempotent: %q -> %q (%v)", out, again, err)
+			}
+		}
+		// A planted secret inside any string of any document never survives.
+		planted, err := json.Marshal(map[string]string{"k": text + " app:" + plantedSecret + "@tcp(db:3306)/orders " + text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err = JSON(planted)
+		if err != nil {
+			t.Fatalf("JSON(%s): %v", planted, err)
+		}
+		if bytes.Contains(out, []byte(plantedSecret)) {
+			t.Fatalf("planted secret survived: %s", out)
 		}
 	})
 }

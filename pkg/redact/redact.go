@@ -1,7 +1,9 @@
 // Package redact is the single redaction step every projection passes before
 // it reaches the model, the terminal or the run store: it masks credentials
 // (DSN and URL passwords, auth headers, cookies, cloud and SaaS tokens, JWTs,
-// private keys, key=value secrets) and strips terminal control sequences.
+// private keys, key=value secrets, password flags of command lines) and
+// strips terminal control sequences. JSON masks a whole JSON document (model
+// rounds, tool inputs, observations) and keeps it valid.
 //
 // The rules are compiled once, on first use, into immutable values; a cheap
 // literal prefilter decides which rules can possibly match, so ordinary log
@@ -32,12 +34,55 @@ type rule struct {
 	// multiline rules see the whole text; the others run line by line.
 	multiline bool
 	keep      func(secret string) bool
+	// wordStart drops a match that follows an ASCII letter or digit or a
+	// byte of notAfter, so the regexp can begin with a literal (which regexp
+	// finds fast) instead of a boundary group that makes it try every byte.
+	wordStart bool
+	notAfter  string
+	// window says every match starts at most lead bytes before the first
+	// trigger of its line (the trigger is inside the key the regexp begins
+	// with), so the regexp skips the text before that.
+	window bool
+	lead   int
+	// matchLower says the regexp is written for the ASCII-lower-cased text
+	// and runs on it (same offsets; the secret is cut from the original),
+	// which is several times faster than (?i). It needs lower.
+	matchLower bool
+	// keyed says the triggers are keyTriggers(): String searches for them
+	// once for all keyed rules. gate, keyTriggers() too when set, says every
+	// trigger holds one of them, so the rule is skipped when none occurs.
+	keyed bool
+	gate  []string
+}
+
+// keyTriggers are the triggers of the rules keyed by a secret word.
+func keyTriggers() []string {
+	return []string{"pass", "pwd", "secret", "token", "key", "credential"}
 }
 
 // keyNames are the key words whose value is a secret in key=value, key: value,
 // JSON and query-string forms. A key may carry any prefix (db_password,
 // X-Api-Key, aws_secret_access_key) because the match only needs its tail.
 const keyNames = `passwd|password|passphrase|pwd|secret[_-]?access[_-]?key|secret[_-]?key|secret|access[_-]?token|refresh[_-]?token|session[_-]?token|auth[_-]?token|token|api[_-]?key|apikey|private[_-]?key|credentials?`
+
+// flagNames are the key words that make a command-line flag's value secret.
+const flagNames = `passwd|password|passphrase|pass|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credentials?`
+
+// keyQuote is the quote that may close a key: ", ' or, for JSON held in a
+// JSON string, \".
+const keyQuote = `(?:\\?["'])`
+
+// keyEnd is an optional closing quote of a key.
+const keyEnd = keyQuote + `?`
+
+// escapedValue is a value quoted inside a JSON string (\"value\"); a quote
+// inside it is \\\" and any other escape is a backslash and one character.
+const escapedValue = `\\"((?:[^"\\\r\n]|\\\\\\"|\\[^"\r\n])*)\\"`
+
+// secretValue is the value after a secret key and its separator, in four
+// submatch groups: "double", 'single', \"escaped\" or bare (up to a
+// delimiter; a Marker counts as bare so redacted text matches again).
+const secretValue = `(?:"((?:[^"\\\r\n]|\\.)*)"|'([^'\r\n]*)'|` + escapedValue + `|([^\s"'&,;<>(){}\[\]]+|\[(?:REDACTED|redacted)\]))`
 
 // compiledRules builds the rules on first use, so a process that never
 // redacts (`superbiz --help`) does not pay for compiling them at start.
@@ -52,16 +97,20 @@ var compiledRules = sync.OnceValue(func() []rule {
 			keep:      isMarkerOrEmpty,
 		},
 		{
+			// Classic bodies are 36 characters of [A-Za-z0-9_]; the stateless
+			// installation tokens (ghs_APPID_JWT, about 520 characters) carry
+			// dots and dashes, so neither the length nor the charset is capped
+			// (before the jwt rule, which would mask only the embedded JWT).
+			name:     "github token",
+			re:       regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9_-]{20,}(?:\.[A-Za-z0-9_-]+)*|github_pat_[A-Za-z0-9_]{20,})`),
+			groups:   []int{0},
+			triggers: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"},
+		},
+		{
 			name:     "jwt",
 			re:       regexp.MustCompile(`eyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*`),
 			groups:   []int{0},
 			triggers: []string{"eyJ"},
-		},
-		{
-			name:     "github token",
-			re:       regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{20,255}|github_pat_[A-Za-z0-9_]{20,255})\b`),
-			groups:   []int{0},
-			triggers: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"},
 		},
 		{
 			name:     "slack token",
@@ -83,7 +132,7 @@ var compiledRules = sync.OnceValue(func() []rule {
 		},
 		{
 			name:     "stripe key",
-			re:       regexp.MustCompile(`\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{10,}|\bwhsec_[0-9A-Za-z]{16,}`),
+			re:       regexp.MustCompile(`\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{10,}|\bwhsec_[0-9A-Za-z+/=]{16,}`),
 			groups:   []int{0},
 			triggers: []string{"sk_live_", "sk_test_", "rk_live_", "rk_test_", "whsec_"},
 		},
@@ -91,64 +140,123 @@ var compiledRules = sync.OnceValue(func() []rule {
 			// Authorization: Bearer x / Basic x keeps the scheme; any other scheme
 			// (Digest, custom) loses the whole value: up to the closing quote when it
 			// is quoted, else to the end of the line.
-			name:     "authorization header",
-			re:       regexp.MustCompile(`(?i)authorization["']?[ \t]*[:=][ \t]*(?:["']?(?:basic|bearer|token)\s+([^\s"',;]+)|"([^"\r\n]+)|'([^'\r\n]+)|([^\s"'][^\r\n]*))`),
-			groups:   []int{1, 2, 3, 4},
-			lower:    true,
-			triggers: []string{"authorization"},
-			keep:     isMarker,
+			name:       "authorization header",
+			window:     true,
+			re:         regexp.MustCompile(`authorization` + keyEnd + `[ \t]*[:=][ \t]*(?:(?:\\?["'])?(?:basic|bearer|token)\s+([^\s"',;\\]+)|"([^"\r\n]+)|'([^'\r\n]+)|` + escapedValue + `|([^\s"'\\][^\r\n]*))`),
+			groups:     []int{1, 2, 3, 4, 5},
+			lower:      true,
+			matchLower: true,
+			triggers:   []string{"authorization"},
+			keep:       isMarker,
 		},
 		{
-			name:     "cookie header",
-			re:       regexp.MustCompile(`(?i)\b(?:set-)?cookie["']?[ \t]*[:=][ \t]*(?:"([^"\r\n]+)|'([^'\r\n]+)|([^\s"'][^\r\n]*))`),
-			groups:   []int{1, 2, 3},
-			lower:    true,
-			triggers: []string{"cookie"},
-			keep:     isMarker,
+			name:       "cookie header",
+			re:         regexp.MustCompile(`\b(?:set-)?cookie` + keyEnd + `[ \t]*[:=][ \t]*(?:"([^"\r\n]+)|'([^'\r\n]+)|` + escapedValue + `|([^\s"'\\][^\r\n]*))`),
+			groups:     []int{1, 2, 3, 4},
+			lower:      true,
+			matchLower: true,
+			triggers:   []string{"cookie"},
+			keep:       isMarker,
 		},
 		{
 			// scheme://user:pass@host — postgres, mysql, redis (with or without a
-			// user), amqp, mongodb, http(s) and any other scheme.
+			// user), amqp, mongodb, http(s) and any other scheme. The password
+			// runs to the last @ of the authority, so one holding an @ is masked
+			// whole (p@ss in u:p@ss@host).
 			name:     "url userinfo",
-			re:       regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@"'<>]*:([^\s/@"'<>]+)@`),
+			re:       regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@"'<>]*:([^\s/"'<>]+)@`),
 			groups:   []int{1},
 			triggers: []string{"://"},
 			keep:     isMarker,
 		},
 		{
-			// Go MySQL driver DSN: user:pass@tcp(host)/db, user:pass@unix(/sock)/db, user:pass@/db.
+			// Go MySQL driver DSN: user:pass@tcp(host)/db, user:pass@unix(/sock)/db,
+			// user:pass@/db. Like the driver, the password ends at the @ that
+			// starts the address, so it may hold @ itself (p@ss@tcp(…)).
 			name:     "go mysql dsn",
-			re:       regexp.MustCompile(`[A-Za-z0-9_.$-]+:([^\s@"'<>]+)@(?:tcp6?|unix|udp)?(?:\(|/)`),
+			re:       regexp.MustCompile(`[A-Za-z0-9_.$-]+:([^\s"'<>]+?)@(?:tcp6?|unix|udp)?(?:\(|/)`),
 			groups:   []int{1},
 			triggers: []string{"@"},
 			keep:     isMarker,
 		},
 		{
-			name:     "sql identified by",
-			re:       regexp.MustCompile(`(?i)\bidentified\s+(?:with\s+\S+\s+)?by\s+(?:password\s+)?'([^']*)'`),
-			groups:   []int{1},
-			lower:    true,
-			triggers: []string{"identified"},
-			keep:     isMarkerOrEmpty,
+			name:       "sql identified by",
+			re:         regexp.MustCompile(`\bidentified\s+(?:with\s+\S+\s+)?by\s+(?:password\s+)?'([^']*)'`),
+			groups:     []int{1},
+			lower:      true,
+			matchLower: true,
+			triggers:   []string{"identified"},
+			keep:       isMarkerOrEmpty,
 		},
 		{
-			// key=value, key: value, "key":"value", 'key': 'value', ?key=value&.
-			name:     "key value",
-			re:       regexp.MustCompile(`(?i)(?:` + keyNames + `)["']?[ \t]*[:=][ \t]*(?:"((?:[^"\\\r\n]|\\.)*)"|'([^'\r\n]*)'|([^\s"'&,;<>(){}\[\]]+|\[REDACTED\]))`),
-			groups:   []int{1, 2, 3},
-			lower:    true,
-			triggers: []string{"pass", "pwd", "secret", "token", "key", "credential"},
-			keep:     isMarkerOrEmpty,
+			// key=value, key: value, "key":"value", 'key': 'value', ?key=value&,
+			// and JSON inside a JSON string: {\"key\":\"value\"}.
+			name: "key value",
+			re:   regexp.MustCompile(`(?:` + keyNames + `)` + keyEnd + `[ \t]*[:=][ \t]*` + secretValue),
+			// The triggers sit at most 8 bytes into a key (refresh_token).
+			window:     true,
+			lead:       8,
+			groups:     []int{1, 2, 3, 4},
+			lower:      true,
+			matchLower: true,
+			triggers:   keyTriggers(),
+			keyed:      true,
+			keep:       isMarkerOrEmpty,
+		},
+		{
+			// The bare word "pass" as a key (pass=x, db_pass=x, "pass":"x"). It
+			// must not end a longer word (bypass=1, compass=N), and the
+			// unquoted form needs "=" so prose such as "pass: 3" stays.
+			name:       "pass key",
+			re:         regexp.MustCompile(`pass(?:` + keyQuote + `[ \t]*[:=][ \t]*|[ \t]*=[ \t]*)` + secretValue),
+			groups:     []int{1, 2, 3, 4},
+			lower:      true,
+			matchLower: true,
+			triggers:   []string{"pass=", "pass =", "pass\t", `pass"`, "pass'", `pass\`},
+			gate:       keyTriggers(),
+			keep:       isMarkerOrEmpty,
+			wordStart:  true,
+		},
+		{
+			// Command-line flags: --password x, --db-password "x", -storepass x,
+			// --token=x. A following flag (--password --verbose: prompt) is not
+			// a value, and --password-file x names a file, not a secret.
+			name:       "secret flag",
+			re:         regexp.MustCompile(`--?(?:[a-z0-9]+[-_])*(?:store|key)?(?:` + flagNames + `)(?:[ \t]+|=)(?:"((?:[^"\\\r\n]|\\.)*)"|'([^'\r\n]*)'|([^\s"'-][^\s"']*))`),
+			groups:     []int{1, 2, 3},
+			lower:      true,
+			matchLower: true,
+			triggers:   keyTriggers(),
+			keyed:      true,
+			keep:       isMarkerOrEmpty,
+			wordStart:  true,
+			notAfter:   "-_",
+			window:     true,
+			lead:       64, // a long --my-service-db-password prefix
+		},
+		{
+			// The MySQL/MariaDB client's -pPASSWORD (no space: with one, the
+			// client prompts and the word is the database), on lines that run
+			// such a client. -P (port) is another flag.
+			name:      "mysql client password",
+			re:        regexp.MustCompile(`-p("[^"\r\n]*"|'[^'\r\n]*'|[^\s"']+)`),
+			groups:    []int{1},
+			lower:     true,
+			triggers:  []string{"mysql", "mariadb"},
+			keep:      func(s string) bool { return s == Marker || s == `"`+Marker+`"` || s == "'"+Marker+"'" },
+			wordStart: true,
+			notAfter:  "-_=",
 		},
 		{
 			// A bare bearer token outside an Authorization header ("using bearer
 			// abc123..."). Short or plain words ("bearer token") are kept.
-			name:     "bearer token",
-			re:       regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/-]+=*)`),
-			groups:   []int{1},
-			lower:    true,
-			triggers: []string{"bearer"},
-			keep:     func(s string) bool { return !looksLikeToken(s) },
+			name:       "bearer token",
+			re:         regexp.MustCompile(`\bbearer\s+([a-z0-9._~+/-]+=*)`),
+			groups:     []int{1},
+			lower:      true,
+			matchLower: true,
+			triggers:   []string{"bearer"},
+			keep:       func(s string) bool { return !looksLikeToken(s) },
 		},
 	}
 }) // immutable once built
@@ -188,6 +296,7 @@ func looksLikeToken(s string) bool {
 func String(s string) string {
 	var lowered string
 	haveLower := false
+	keysKnown, keysFound := false, false
 	rules := compiledRules()
 	for i := range rules {
 		r := &rules[i]
@@ -198,19 +307,32 @@ func String(s string) string {
 			}
 			hay = lowered
 		}
-		if !containsAny(hay, r.triggers) {
+		if r.keyed || r.gate != nil {
+			if !keysKnown {
+				// The keyed and gated rules all search the lower-cased text.
+				words := r.gate
+				if r.keyed {
+					words = r.triggers
+				}
+				keysFound, keysKnown = containsAny(hay, words), true
+			}
+			if !keysFound {
+				continue
+			}
+		}
+		if !r.keyed && !containsAny(hay, r.triggers) {
 			continue
 		}
 		var out string
 		var changed bool
 		if r.multiline {
-			out, changed = r.apply(s)
+			out, changed = r.applyFrom(s, s, 0)
 		} else {
 			out, changed = r.applyLines(s, hay)
 		}
 		if changed {
 			s = out
-			haveLower = false
+			haveLower, keysKnown = false, false
 		}
 	}
 	return s
@@ -260,7 +382,11 @@ func (r *rule) applyLines(s, hay string) (string, bool) {
 		if lineStart < pos {
 			lineStart = pos
 		}
-		if out, ok := r.apply(s[lineStart:lineEnd]); ok {
+		from := 0
+		if r.window && at-r.lead > lineStart {
+			from = at - r.lead - lineStart
+		}
+		if out, ok := r.applyFrom(s[lineStart:lineEnd], hay[lineStart:lineEnd], from); ok {
 			if !changed {
 				b.Grow(len(s) + 64)
 				changed = true
@@ -297,16 +423,46 @@ func containsAny(s string, subs []string) bool {
 	return false
 }
 
-// apply replaces the secret groups of every match of r in s.
-func (r *rule) apply(s string) (string, bool) {
-	matches := r.re.FindAllStringSubmatchIndex(s, -1)
+// startsWord reports whether a match at i in s may start there (see wordStart).
+func (r *rule) startsWord(s string, i int) bool {
+	if !r.wordStart || i == 0 {
+		return true
+	}
+	c := s[i-1]
+	if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
+		return false
+	}
+	return strings.IndexByte(r.notAfter, c) < 0
+}
+
+// applyFrom replaces the secret groups of every match of r in s that starts
+// at from or later; low is s ASCII-lower-cased (or s itself), searched
+// instead of s when r.matchLower.
+func (r *rule) applyFrom(s, low string, from int) (string, bool) {
+	hay := s
+	if r.matchLower {
+		hay = low
+	}
+	matches := r.re.FindAllStringSubmatchIndex(hay[from:], -1)
 	if len(matches) == 0 {
 		return s, false
+	}
+	if from > 0 {
+		for _, m := range matches {
+			for i := range m {
+				if m[i] >= 0 {
+					m[i] += from
+				}
+			}
+		}
 	}
 	var b strings.Builder
 	last := 0
 	changed := false
 	for _, m := range matches {
+		if !r.startsWord(s, m[0]) {
+			continue
+		}
 		for _, g := range r.groups {
 			start, end := m[2*g], m[2*g+1]
 			if start < 0 || start < last {

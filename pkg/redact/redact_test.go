@@ -3,6 +3,8 @@ package redact
 import (
 	"strings"
 	"testing"
+
+	"github.com/superbiz/superbiz/internal/reliability"
 )
 
 func TestStringRemovesSecrets(t *testing.T) {
@@ -59,10 +61,48 @@ func TestStringRemovesSecrets(t *testing.T) {
 		{"stripe live", "charging with sk_live_4eC39HqLyjWDarjtT1zdp7dc", "sk_live_4eC39HqLyjWDarjtT1zdp7dc", "charging with [REDACTED]"},
 		{"sql identified by", "CREATE USER 'ro'@'%' IDENTIFIED BY 'r0Pass';", "r0Pass", "CREATE USER 'ro'@'%' IDENTIFIED BY '[REDACTED]';"},
 		{"two secrets one line", "password=aa11bb22 redis://:cc33dd44@r:6379", "cc33dd44", "password=[REDACTED] redis://:[REDACTED]@r:6379"},
+		// The shapes of issue 9 item 5, at realistic lengths.
+		{"pass kv", "pass=S3cr3tPass user=bob", "S3cr3tPass", "pass=[REDACTED] user=bob"},
+		{"db_pass kv", "DB_PASS=S3cr3tPass", "S3cr3tPass", "DB_PASS=[REDACTED]"},
+		{"pass json", `{"pass":"S3cr3tPass","user":"bob"}`, "S3cr3tPass", `{"pass":"[REDACTED]","user":"bob"}`},
+		{"password flag space", "mysqldump --password S3cr3tPass shop", "S3cr3tPass", "mysqldump --password [REDACTED] shop"},
+		{"password flag equals", "mysqldump --password=S3cr3tPass shop", "S3cr3tPass", "mysqldump --password=[REDACTED] shop"},
+		{"password flag quoted", `run --db-password "S3cr3t Pass" now`, "S3cr3t Pass", `run --db-password "[REDACTED]" now`},
+		{"long-prefixed password flag", "svc --my-service-primary-db-password S3cr3tPass --verbose", "S3cr3tPass", "svc --my-service-primary-db-password [REDACTED] --verbose"},
+		{"refresh_token late in a line", "ts=2026-11-28T14:03:11Z level=info msg=refreshed user=42 refresh_token=r3fr3shT0k3n99", "r3fr3shT0k3n99", "ts=2026-11-28T14:03:11Z level=info msg=refreshed user=42 refresh_token=[REDACTED]"},
+		{"pass with spaces", "pass = S3cr3tPass", "S3cr3tPass", "pass = [REDACTED]"},
+		{"storepass flag", "keytool -list -storepass S3cr3tPass -keystore app.jks", "S3cr3tPass", "keytool -list -storepass [REDACTED] -keystore app.jks"},
+		{"token flag", "vault login -token hvs.CAESIJ3x9Xq8Lm2Np4Q", "hvs.CAESIJ3x9Xq8Lm2Np4Q", "vault login -token [REDACTED]"},
+		{"mysql -p", "mysql -uroot -pS3cr3tPass shop", "S3cr3tPass", "mysql -uroot -p[REDACTED] shop"},
+		{"mariadb -p quoted", "mariadb -h db -u app -p'S3cr3t Pass' shop", "S3cr3t Pass", "mariadb -h db -u app -p[REDACTED] shop"},
+		{"go mysql dsn with @", "app:p@ss@tcp(db:3306)/shop", "p@ss", "app:[REDACTED]@tcp(db:3306)/shop"},
+		{"go mysql dsn with two @", "dsn=app:P@ss@w0rd@tcp(db:3306)/shop?parseTime=true", "w0rd", "dsn=app:[REDACTED]@tcp(db:3306)/shop?parseTime=true"},
+		{"escaped json password", `{\"password\":\"S3cr3tPass\"}`, "S3cr3tPass", `{\"password\":\"[REDACTED]\"}`},
+		{"escaped json in json", `{"msg":"{\"password\":\"S3cr3tPass\",\"n\":1}"}`, "S3cr3tPass", `{"msg":"{\"password\":\"[REDACTED]\",\"n\":1}"}`},
+		{"escaped json escaped quote", `{\"api_key\":\"a\\\"S3cr3t\"}`, "S3cr3t", `{\"api_key\":\"[REDACTED]\"}`},
+		{"escaped json authorization", `{\"Authorization\":\"Bearer tok_9f8e7d6c5b4a\"}`, "tok_9f8e7d6c5b4a", `{\"Authorization\":\"Bearer [REDACTED]\"}`},
+		{"escaped json cookie", `{\"cookie\":\"sid=38afes7a8\"}`, "38afes7a8", `{\"cookie\":\"[REDACTED]\"}`},
+		{"url password with @", "fetching https://u:p@ss@host/x.tgz", "ss@host", "fetching https://u:[REDACTED]@host/x.tgz"},
+		{"url password with two @", "amqp://svc:P@ss@w0rd@rabbit:5672/vhost", "w0rd", "amqp://svc:[REDACTED]@rabbit:5672/vhost"},
+		{"github server token", "GITHUB_TOKEN ghs_16C7e42F292c6912E7710c838347Ae178B4a", "ghs_16C7e42F292c6912E7710c838347Ae178B4a", "GITHUB_TOKEN [REDACTED]"},
+		{"github stateless server token", "using ghs_123456_eyJhbGciOiJSUzI1NiJ9.eyJpc3MiOiIxMjM0NTYiLCJpbnN0YWxsYXRpb25faWQiOjc4OTAxMn0.c2lnbmF0dXJlLWJ5dGVzLWhlcmUtYW5kLW1vcmUtYnl0ZXM now", "c2lnbmF0dXJl", "using [REDACTED] now"},
+		{"github user token", "ghu_16C7e42F292c6912E7710c838347Ae178B4a", "ghu_16C7e42F292c6912E7710c838347Ae178B4a", "[REDACTED]"},
+		{"github refresh token", "refresh with ghr_1B4a2e77838347a7E420ce178F2E7c6912E169246c34E1ccbF66C46812d16D5B1A9Dc86A1498", "ghr_1B4a2e77838347a7E420ce178F2E7c6912E169246c34E1ccbF66C46812d16D5B1A9Dc86A1498", "refresh with [REDACTED]"},
+		{"stripe webhook secret", "webhook whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw ok", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "webhook [REDACTED] ok"},
+		{"stripe webhook secret base64", "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD", "b5sSYspob7oD", "[REDACTED]"},
+		{"stripe cli webhook secret", "whsec_1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2f", "1e2f3a4b5c6d", "[REDACTED]"},
+		{"slack app token", "SLACK_APP xapp-1-A0123456789-1234567890123-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", "0123456789abcdef", "SLACK_APP [REDACTED]"},
 	}
 	if len(tests) < 30 {
 		t.Fatalf("need at least 30 secret shapes, have %d", len(tests))
 	}
+	leaked := 0
+	for _, tc := range tests {
+		if strings.Contains(String(tc.in), tc.secret) {
+			leaked++
+		}
+	}
+	reliability.Record(t, reliability.SectionSecrets, "redact.String (unit shapes)", map[string]any{"planted": len(tests), "leaked": leaked})
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got := String(tc.in)
@@ -107,6 +147,19 @@ func TestStringKeepsOrdinaryText(t *testing.T) {
 		"cache key user:42:profile miss",
 		"ratio 3:4 at 12:30",
 		"审计日志：用户 42 修改了密码",
+		// Near misses of the issue 9 shapes.
+		"bypass=1 compass=north passes=3",
+		"tests pass: 12 fail: 0",
+		"mysqldump --password-file /run/secrets/db shop",
+		"mysql -h db -P 3306 -u ro -p shop",
+		"mkdir -p /var/lib/mysql && ssh -p 2222 host",
+		"mysql --password --user=ro shop",
+		"mysql --port=3306 -h db --protocol=tcp",
+		"x--password y and pre-token abc",
+		"see https://example.com/users/a@b/profile",
+		"ghost_protocol_enabled=true",
+		"whsec_short",
+		`{\"user\":\"bob\",\"n\":1}`,
 	}
 	for _, s := range ordinary {
 		if got := String(s); got != s {

@@ -104,6 +104,14 @@ func (s *Store) AppendToolInvocation(ctx context.Context, runID string, inv Invo
 	if err := checkJSON("observation", inv.Observation, 0); err != nil {
 		return 0, fmt.Errorf("%s %s: %w", op, runID, err)
 	}
+	var err error
+	if inv.CanonicalInput, err = storedJSON("canonical input", inv.CanonicalInput); err != nil {
+		return 0, fmt.Errorf("%s %s: %w", op, runID, err)
+	}
+	if inv.Observation, err = storedJSON("observation", inv.Observation); err != nil {
+		return 0, fmt.Errorf("%s %s: %w", op, runID, err)
+	}
+	inv.InputSummary = storedText(inv.InputSummary)
 	return s.appendRow(ctx, op, runID, `INSERT INTO tool_invocations
 		(run_id, seq, tool_call_id, tool, kind, canonical_input, input_summary, status, evidence_status,
 		 error_code, control, observation, started_at, duration_ms)
@@ -133,6 +141,15 @@ func (s *Store) AppendModelRound(ctx context.Context, runID string, r ModelRound
 	if err := checkJSON("response", r.Response, '{'); err != nil {
 		return 0, fmt.Errorf("%s %s: %w", op, runID, err)
 	}
+	// The request and response are stored redacted: replay plays these
+	// recorded forms back, and compares what they produce in the same forms.
+	var err error
+	if r.Request, err = storedJSON("request", r.Request); err != nil {
+		return 0, fmt.Errorf("%s %s: %w", op, runID, err)
+	}
+	if r.Response, err = storedJSON("response", r.Response); err != nil {
+		return 0, fmt.Errorf("%s %s: %w", op, runID, err)
+	}
 	return s.appendRow(ctx, op, runID, `INSERT INTO model_rounds
 		(run_id, seq, purpose, request, response, prompt_tokens, completion_tokens, duration_ms, error_kind, started_at)
 		SELECT ?1, COALESCE((SELECT max(seq) FROM model_rounds WHERE run_id = ?1), 0) + 1,
@@ -154,6 +171,10 @@ func (s *Store) AppendGuardReview(ctx context.Context, runID string, g GuardRevi
 		return 0, fmt.Errorf("%s %s: empty verdict", op, runID)
 	}
 	if err := checkJSON("reasons", g.Reasons, '['); err != nil {
+		return 0, fmt.Errorf("%s %s: %w", op, runID, err)
+	}
+	var err error
+	if g.Reasons, err = storedJSON("reasons", g.Reasons); err != nil {
 		return 0, fmt.Errorf("%s %s: %w", op, runID, err)
 	}
 	return s.appendRow(ctx, op, runID, `INSERT INTO guard_reviews (run_id, seq, guard, verdict, reasons, created_at)

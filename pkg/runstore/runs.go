@@ -170,6 +170,7 @@ func (s *Store) CreateRun(ctx context.Context, r NewRun) error {
 			return fmt.Errorf("create run %s: %w", r.ID, err)
 		}
 	}
+	r.Query = storedText(r.Query)
 	created := r.CreatedAt
 	if created.IsZero() {
 		created = time.Now()
@@ -317,6 +318,14 @@ func (f Finish) validate() error {
 // missing run returns ErrNotFound.
 func (s *Store) FinishRun(ctx context.Context, runID string, f Finish) error {
 	if err := f.validate(); err != nil {
+		return fmt.Errorf("finish run %s: %w", runID, err)
+	}
+	f.Answer, f.ErrorMessage = storedText(f.Answer), storedText(f.ErrorMessage)
+	var err error
+	if f.PublishedResult, err = storedJSON("published result", f.PublishedResult); err != nil {
+		return fmt.Errorf("finish run %s: %w", runID, err)
+	}
+	if f.Checks, err = storedJSON("checks", f.Checks); err != nil {
 		return fmt.Errorf("finish run %s: %w", runID, err)
 	}
 	at := f.FinishedAt

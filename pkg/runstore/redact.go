@@ -1,0 +1,31 @@
+package runstore
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/superbiz/superbiz/pkg/redact"
+)
+
+// The run store is the last gate before the disk: every text a run writes
+// (the query, answers, summaries, messages) and every JSON document (model
+// rounds as sent and received, canonical tool inputs, observations, results,
+// guard reasons) is redacted here, whoever the caller is, so the file never
+// holds a secret that the redaction rules recognise. Redaction is idempotent,
+// so forms already redacted upstream are stored unchanged.
+
+// storedText is s as the store keeps it.
+func storedText(s string) string { return redact.String(s) }
+
+// storedJSON is the JSON document v as the store keeps it (nil stays nil).
+// v must already have passed checkJSON.
+func storedJSON(field string, v json.RawMessage) (json.RawMessage, error) {
+	if len(v) == 0 {
+		return v, nil
+	}
+	out, err := redact.JSON(v)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", field, err)
+	}
+	return out, nil
+}
