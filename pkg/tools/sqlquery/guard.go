@@ -58,6 +58,7 @@ const (
 	ReasonFunction      Reason = "function"       // a function outside the allowlist
 	ReasonConstruct     Reason = "construct"      // any other node the guard does not know to be side-effect free
 	ReasonDialect       Reason = "dialect"        // syntax the target dialect would read differently
+	ReasonNotAllowed    Reason = "not_allowed"    // a read of credentials or of other sessions' statements
 )
 
 // Refusal is the guard's typed verdict on a statement it does not admit.
@@ -103,15 +104,17 @@ type Checked struct {
 // SELECT, SHOW, DESCRIBE or EXPLAIN statement whose whole tree is made of
 // known side-effect-free parts, and returns the statement re-rendered by the
 // parser. Anything else, including anything it cannot parse, is a *Refusal.
-func Check(sql string, d Dialect) (string, error) {
-	c, err := check(sql, d)
+// schema is the connection's default database, which an unqualified table
+// name refers to ("" when the DSN names none).
+func Check(sql string, d Dialect, schema string) (string, error) {
+	c, err := check(sql, d, schema)
 	if err != nil {
 		return "", err
 	}
 	return c.Rendered, nil
 }
 
-func check(sql string, d Dialect) (*Checked, error) {
+func check(sql string, d Dialect, schema string) (*Checked, error) {
 	if len(sql) > MaxSQLBytes {
 		return nil, refuse(ReasonTooLong, "statement is %d bytes, the limit is %d", len(sql), MaxSQLBytes)
 	}
@@ -141,6 +144,11 @@ func check(sql string, d Dialect) (*Checked, error) {
 	g := walker{dialect: d}
 	if err := sqlparser.Walk(g.visit, stmt); err != nil {
 		return nil, err
+	}
+	if d != SQLite {
+		if err := checkSensitive(stmt, schema); err != nil {
+			return nil, err
+		}
 	}
 	c := &Checked{Kind: kind, stmt: stmt, dialect: d}
 	if c.Rendered, err = safeRender(stmt, d); err != nil {
@@ -187,9 +195,10 @@ func admitTop(stmt sqlparser.Statement) (Kind, error) {
 }
 
 // showCommands are the diagnostic SHOW variants admitted: schema, status,
-// variables, process list and warnings. Routines, triggers, events, users,
-// binlogs, profiles and replication are out (nothing a diagnosis needs that
-// information_schema does not give in a safer shape).
+// variables and warnings. Routines, triggers, events, users, binlogs,
+// profiles and replication are out (nothing a diagnosis needs that
+// information_schema does not give in a safer shape); so is the process list,
+// whose Info column is other sessions' statement text (see showNotAllowed).
 var showCommands = map[sqlparser.ShowCommandType]bool{
 	sqlparser.Column:          true,
 	sqlparser.Index:           true,
@@ -197,7 +206,6 @@ var showCommands = map[sqlparser.ShowCommandType]bool{
 	sqlparser.TableStatus:     true,
 	sqlparser.Database:        true,
 	sqlparser.OpenTable:       true,
-	sqlparser.ProcessList:     true,
 	sqlparser.StatusGlobal:    true,
 	sqlparser.StatusSession:   true,
 	sqlparser.VariableGlobal:  true,
@@ -209,11 +217,18 @@ var showCommands = map[sqlparser.ShowCommandType]bool{
 	sqlparser.Collation:       true,
 }
 
+// processListAlternative is the read that gives the process list without
+// other sessions' statements.
+const processListAlternative = "SELECT id, user, host, db, command, time, state FROM information_schema.processlist"
+
 func admitShow(s *sqlparser.Show) error {
 	switch in := s.Internal.(type) {
 	case *sqlparser.ShowBasic:
 		if showCommands[in.Command] {
 			return nil
+		}
+		if in.Command == sqlparser.ProcessList {
+			return refuse(ReasonNotAllowed, "SHOW PROCESSLIST shows %s in its Info column: use %s", whyStatementColumns, processListAlternative)
 		}
 		return refuse(ReasonShowKind, "SHOW %s is not an admitted diagnostic SHOW", in.Command.ToString())
 	case *sqlparser.ShowCreate:
@@ -223,9 +238,9 @@ func admitShow(s *sqlparser.Show) error {
 		return refuse(ReasonShowKind, "SHOW %s is not admitted (only CREATE TABLE and CREATE VIEW)", in.Command.ToString())
 	case *sqlparser.ShowEngine:
 		if strings.EqualFold(in.EngineName, "innodb") && strings.EqualFold(in.Action, "status") {
-			return nil
+			return refuse(ReasonNotAllowed, "SHOW ENGINE INNODB STATUS shows %s (its TRANSACTIONS and LATEST DETECTED DEADLOCK sections): use information_schema.innodb_trx and innodb_lock_waits without trx_query", whyStatementColumns)
 		}
-		return refuse(ReasonShowKind, "SHOW ENGINE %s %s is not admitted (only INNODB STATUS)", in.EngineName, in.Action)
+		return refuse(ReasonShowKind, "SHOW ENGINE %s %s is not admitted", in.EngineName, in.Action)
 	case *sqlparser.ShowGrants:
 		return nil
 	}

@@ -34,7 +34,7 @@ func TestCheckRefusesCorpus(t *testing.T) {
 	}
 	for _, d := range []Dialect{MySQL, MariaDB, SQLite} {
 		for _, q := range corpus {
-			rendered, err := Check(q, d)
+			rendered, err := Check(q, d, "shop")
 			if err == nil {
 				t.Errorf("%s: admitted %q as %q", d, q, rendered)
 				continue
@@ -53,7 +53,7 @@ func TestCheckAdmitsCorpus(t *testing.T) {
 	}
 	for _, d := range []Dialect{MySQL, MariaDB} {
 		for _, q := range corpus {
-			rendered, err := Check(q, d)
+			rendered, err := Check(q, d, "shop")
 			if err != nil {
 				t.Errorf("%s: refused %q: %v", d, q, err)
 				continue
@@ -101,7 +101,9 @@ func TestCheckReasons(t *testing.T) {
 		{"sqlite pipes", "SELECT a || b FROM t", SQLite, ReasonDialect},
 		{"sqlite sysvar", "SELECT @@version", SQLite, ReasonDialect},
 		{"sqlite datetime on mysql", "SELECT datetime('now')", MySQL, ReasonFunction},
-		{"engine innodb status", "SHOW ENGINE INNODB STATUS", MariaDB, ""},
+		{"engine innodb status shows statements", "SHOW ENGINE INNODB STATUS", MariaDB, ReasonNotAllowed},
+		{"processlist", "SHOW PROCESSLIST", MariaDB, ReasonNotAllowed},
+		{"full processlist", "SHOW FULL PROCESSLIST", MySQL, ReasonNotAllowed},
 		{"sqlite datetime", "SELECT datetime('now', '-1 hour'), strftime('%H', created_at), julianday('now') FROM orders", SQLite, ""},
 		{"trailing semicolon", "SELECT 1;", MySQL, ""},
 		{"comment at end is dropped", "SELECT 1 -- trailing", MySQL, ""},
@@ -109,7 +111,7 @@ func TestCheckReasons(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Check(tt.sql, tt.d)
+			_, err := Check(tt.sql, tt.d, "shop")
 			if tt.want == "" {
 				if err != nil {
 					t.Fatalf("refused: %v", err)
@@ -124,6 +126,81 @@ func TestCheckReasons(t *testing.T) {
 				t.Fatalf("reason %s (%s), want %s", r.Reason, r.Detail, tt.want)
 			}
 		})
+	}
+}
+
+// Reads of credentials and of other sessions' statements are refused with
+// reason not_allowed in every shape the corpus holds, and the detail names
+// the table.
+func TestCheckNotAllowedCorpus(t *testing.T) {
+	corpus := loadCorpus(t, "not_allowed.sql")
+	if len(corpus) < 40 {
+		t.Fatalf("not_allowed corpus has %d entries, want at least 40", len(corpus))
+	}
+	for _, d := range []Dialect{MySQL, MariaDB} {
+		for _, q := range corpus {
+			_, err := Check(q, d, "shop")
+			r, ok := IsRefusal(err)
+			if !ok || r.Reason != ReasonNotAllowed {
+				t.Errorf("%s: %q: got %v, want a not_allowed refusal", d, q, err)
+				continue
+			}
+			if !containsAny(r.Detail, whyPasswordHashes, whyStoredCredentials, whyStatementLog, whyNotListed, whyStatementColumns) {
+				t.Errorf("%s: %q: detail %q does not say why", d, q, r.Detail)
+			}
+		}
+	}
+}
+
+func containsAny(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// The default schema of the DSN decides what an unqualified name reads, and
+// tables or columns without secrets stay readable.
+func TestCheckSensitiveTables(t *testing.T) {
+	tests := []struct {
+		sql, schema string
+		want        Reason // "" means admitted
+		detail      string
+	}{
+		{"SELECT user, authentication_string FROM user", "mysql", ReasonNotAllowed, "mysql.user holds account password hashes"},
+		{"SELECT Priv FROM `global_priv`", "MySQL", ReasonNotAllowed, "mysql.global_priv holds account password hashes"},
+		{"SELECT argument FROM general_log", "mysql", ReasonNotAllowed, "mysql.general_log holds other sessions' statement text"},
+		{"SELECT * FROM some_new_table", "mysql", ReasonNotAllowed, "mysql.some_new_table is not on the list"},
+		{"SELECT info FROM processlist", "information_schema", ReasonNotAllowed, "column info of information_schema.processlist"},
+		{"SELECT * FROM threads", "performance_schema", ReasonNotAllowed, "a * over performance_schema.threads would return processlist_info"},
+		{"SELECT user, host FROM user", "shop", "", ""},
+		{"SELECT user, authentication_string FROM shop.user", "mysql", "", ""},
+		{"SELECT id, user, host, db, command, time, state FROM processlist", "information_schema", "", ""},
+		{"SELECT user, host, db FROM mysql.db", "shop", "", ""},
+		{"SELECT name FROM mysql.time_zone_name", "", "", ""},
+		{"SELECT n_rows FROM mysql.innodb_table_stats WHERE table_name = 'orders'", "shop", "", ""},
+		{"SELECT thread_id, processlist_user, processlist_state FROM performance_schema.threads", "shop", "", ""},
+		{"SELECT count_star, sum_timer_wait FROM performance_schema.events_statements_summary_by_digest", "shop", "", ""},
+		{"SELECT * FROM orders", "shop", "", ""},
+		{"SHOW COLUMNS FROM mysql.user", "shop", "", ""},
+		{"DESCRIBE information_schema.processlist", "shop", "", ""},
+	}
+	for _, tt := range tests {
+		for _, d := range []Dialect{MySQL, MariaDB} {
+			_, err := Check(tt.sql, d, tt.schema)
+			if tt.want == "" {
+				if err != nil {
+					t.Errorf("%s %q (schema %q): refused: %v", d, tt.sql, tt.schema, err)
+				}
+				continue
+			}
+			r, ok := IsRefusal(err)
+			if !ok || r.Reason != tt.want || !strings.Contains(r.Detail, tt.detail) {
+				t.Errorf("%s %q (schema %q): got %v, want %s with %q", d, tt.sql, tt.schema, err, tt.want, tt.detail)
+			}
+		}
 	}
 }
 
@@ -143,7 +220,7 @@ func TestRenderIsWhatRuns(t *testing.T) {
 		{"SELECT 1 /*M!100000 , SLEEP(5) */", MariaDB, "select 1 from dual"},
 	}
 	for _, tt := range tests {
-		got, err := Check(tt.sql, tt.d)
+		got, err := Check(tt.sql, tt.d, "shop")
 		if err != nil {
 			t.Errorf("%s %q: %v", tt.d, tt.sql, err)
 			continue
@@ -162,7 +239,7 @@ func TestExecutableAddsRowCap(t *testing.T) {
 		{"SHOW TABLES", "show tables"},
 	}
 	for _, tt := range tests {
-		c, err := check(tt.sql, MySQL)
+		c, err := check(tt.sql, MySQL, "shop")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -185,7 +262,7 @@ func FuzzCheck(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, sql string) {
 		for _, d := range []Dialect{MariaDB, SQLite} {
-			c, err := check(sql, d)
+			c, err := check(sql, d, "shop")
 			if err != nil {
 				if _, ok := IsRefusal(err); !ok {
 					t.Fatalf("%s: %q: non-refusal error %v", d, sql, err)
@@ -195,7 +272,7 @@ func FuzzCheck(f *testing.F) {
 			if d != SQLite && c.Rendered != c.Canonical {
 				t.Fatalf("%s: executed %q differs from canonical %q", d, c.Rendered, c.Canonical)
 			}
-			again, err := check(c.Canonical, d)
+			again, err := check(c.Canonical, d, "shop")
 			if err != nil {
 				t.Fatalf("%s: canonical %q of %q is refused: %v", d, c.Canonical, sql, err)
 			}
@@ -215,7 +292,7 @@ func FuzzCheck(f *testing.F) {
 func BenchmarkCheck(b *testing.B) {
 	q := "SELECT o.id, c.name, o.amount_cents FROM orders o JOIN customers c ON c.id = o.customer_id WHERE o.status = 'pending' AND o.created_at > DATE_SUB(NOW(), INTERVAL 1 HOUR) ORDER BY o.created_at DESC"
 	for b.Loop() {
-		if _, err := Check(q, MariaDB); err != nil {
+		if _, err := Check(q, MariaDB, "shop"); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/superbiz/superbiz/internal/reliability"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
 
@@ -84,13 +85,20 @@ func TestMariaDBRefusalCorpusWithPrivilegedAccount(t *testing.T) {
 	tool := mariadbTool(t, "SUPERBIZ_TEST_MYSQL_ADMIN_DSN", 5*time.Second)
 	admin := adminDB(t)
 	before := fixtureChecksum(t, admin)
-	corpus := loadCorpus(t, "refused.sql")
+	corpus := append(loadCorpus(t, "refused.sql"), loadCorpus(t, "not_allowed.sql")...)
+	admitted := 0
 	for _, q := range corpus {
 		out := execute(t, tool, q, 20)
+		if _, refused := IsRefusal(out.Detail); !refused {
+			admitted++
+		}
 		if out.Status != tools.StatusError || out.ErrorCode != tools.CodeNotReadOnly {
 			t.Errorf("%q: got %s/%s (%v), want ERROR/NOT_READ_ONLY", q, out.Status, out.ErrorCode, out.Detail)
 		}
 	}
+	reliability.Record(t, reliability.SectionSQL, "mariadb, privileged account, full execute path", map[string]any{
+		"tried": len(corpus), "admitted": admitted, "refused": len(corpus) - admitted,
+	})
 	if after := fixtureChecksum(t, admin); after != before {
 		t.Fatalf("fixture changed: before %s, after %s", before, after)
 	}

@@ -82,33 +82,51 @@ type unavailableError struct {
 func (e *unavailableError) Error() string { return e.where + " unreachable: " + e.err.Error() }
 func (e *unavailableError) Unwrap() error { return e.err }
 
-// timeoutError marks a statement stopped by the time limit (TIMEOUT).
+// timeoutError marks a statement stopped by the time limit (TIMEOUT); how
+// names the mechanism that stopped it, which differs per engine.
 type timeoutError struct {
-	where  string
-	limit  time.Duration
-	killed bool
-	err    error
+	where string
+	limit time.Duration
+	how   string
+	err   error
 }
 
 func (e *timeoutError) Error() string {
-	return fmt.Sprintf("%s: statement exceeded %s (KILL QUERY sent: %t): %v", e.where, e.limit, e.killed, e.err)
+	return fmt.Sprintf("%s: statement exceeded %s (%s): %v", e.where, e.limit, e.how, e.err)
 }
 func (e *timeoutError) Unwrap() error { return e.err }
 
 // queryMySQL runs one admitted statement: its own connection, a server-side
-// time limit, START TRANSACTION READ ONLY, the statement under a context
+// time limit, a read-only session and START TRANSACTION READ ONLY, the statement under a context
 // deadline with KILL QUERY from a second connection on expiry, and ROLLBACK.
-func (h *handle) queryMySQL(ctx context.Context, stmt string, maxRows int) (res Result, err error) {
+func (h *handle) queryMySQL(ctx context.Context, stmt string, maxRows int) (Result, error) {
+	_, dialect, err := h.openMySQL(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	checked, err := check(stmt, dialect, h.schema())
+	if err != nil {
+		return Result{}, err
+	}
+	return h.runMySQL(ctx, executable(checked, maxRows), maxRows, checked, timeLimits{server: h.db.Timeout, client: h.db.Timeout})
+}
+
+// timeLimits are the two time limits of one statement: the server's own
+// (max_statement_time / max_execution_time) and the client's deadline, after
+// which KILL QUERY is sent. They are equal in use; tests set them apart to
+// show each one stops a statement by itself.
+type timeLimits struct {
+	server, client time.Duration
+}
+
+// runMySQL is every layer after the guard, on text as given: the seam tests
+// use to show each server-side layer holds with the guard bypassed. checked
+// may be nil (masking then goes by column name).
+func (h *handle) runMySQL(ctx context.Context, text string, maxRows int, checked *Checked, lim timeLimits) (res Result, err error) {
 	pool, dialect, err := h.openMySQL(ctx)
 	if err != nil {
 		return Result{}, err
 	}
-	checked, err := check(stmt, dialect)
-	if err != nil {
-		return Result{}, err
-	}
-	text := executable(checked, maxRows)
-
 	conn, err := pool.Conn(ctx)
 	if err != nil {
 		return Result{}, &unavailableError{where: h.where(), err: err}
@@ -138,10 +156,15 @@ func (h *handle) queryMySQL(ctx context.Context, stmt string, maxRows int) (res 
 			return Result{}, fmt.Errorf("%s: clear NO_BACKSLASH_ESCAPES: %w", h.where(), err)
 		}
 	}
-	limit := h.db.Timeout
-	if _, err := conn.ExecContext(ctx, serverLimit(dialect, limit)); err != nil {
+	if _, err := conn.ExecContext(ctx, serverLimit(dialect, lim.server)); err != nil {
 		discard = true
 		return Result{}, fmt.Errorf("%s: set the server time limit: %w", h.where(), err)
+	}
+	// START TRANSACTION READ ONLY alone refuses DML only: DDL commits the
+	// transaction implicitly and runs. A read-only session refuses it too.
+	if _, err := conn.ExecContext(ctx, "SET SESSION TRANSACTION READ ONLY"); err != nil {
+		discard = true
+		return Result{}, fmt.Errorf("%s: make the session read-only: %w", h.where(), err)
 	}
 	if _, err := conn.ExecContext(ctx, "START TRANSACTION READ ONLY"); err != nil {
 		discard = true
@@ -155,11 +178,11 @@ func (h *handle) queryMySQL(ctx context.Context, stmt string, maxRows int) (res 
 		}
 	}()
 
-	qctx, cancel := context.WithTimeout(ctx, limit)
+	qctx, cancel := context.WithTimeout(ctx, lim.client)
 	defer cancel()
 	killed := make(chan error, 1)
 	stop := context.AfterFunc(qctx, func() { killed <- h.killQuery(ctx, connID) })
-	res, qerr := readRows(qctx, conn, text, maxRows)
+	res, qerr := readRows(qctx, conn, text, maxRows, checked)
 	// After the rows are read (or failed) the kill is moot; if it already
 	// started, wait for it so the server is done with the statement.
 	wasKilled := false
@@ -172,7 +195,11 @@ func (h *handle) queryMySQL(ctx context.Context, stmt string, maxRows int) (res 
 	if qerr != nil {
 		if qctx.Err() != nil || isServerTimeout(qerr) {
 			discard = discard || qctx.Err() != nil
-			terr := &timeoutError{where: h.where(), limit: limit, killed: wasKilled, err: qerr}
+			how, limit := fmt.Sprintf("KILL QUERY sent: %t", wasKilled), lim.client
+			if n := mysqlErrorNumber(qerr); n == 1969 || n == 3024 {
+				how, limit = "the server's own time limit stopped it: "+serverLimitName(dialect), lim.server
+			}
+			terr := &timeoutError{where: h.where(), limit: limit, how: how, err: qerr}
 			if killErr != nil {
 				return Result{}, errors.Join(terr, killErr)
 			}
@@ -213,13 +240,21 @@ func (h *handle) killQuery(ctx context.Context, connID int64) error {
 	return nil
 }
 
+// serverLimitName names the session variable serverLimit sets.
+func serverLimitName(d Dialect) string {
+	if d == MariaDB {
+		return "max_statement_time"
+	}
+	return "max_execution_time"
+}
+
 // serverLimit is our own statement that bounds the next statement's run time
 // on the server, in the unit each dialect uses.
 func serverLimit(d Dialect, limit time.Duration) string {
 	if d == MariaDB {
-		return "SET SESSION max_statement_time = " + strconv.FormatFloat(limit.Seconds(), 'f', 3, 64)
+		return "SET SESSION " + serverLimitName(d) + " = " + strconv.FormatFloat(limit.Seconds(), 'f', 3, 64)
 	}
-	return "SET SESSION max_execution_time = " + strconv.FormatInt(max(1, limit.Milliseconds()), 10)
+	return "SET SESSION " + serverLimitName(d) + " = " + strconv.FormatInt(max(1, limit.Milliseconds()), 10)
 }
 
 func withoutMode(modes, drop string) string {

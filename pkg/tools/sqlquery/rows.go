@@ -17,8 +17,11 @@ import (
 )
 
 // readRows runs text on conn and reads at most maxRows rows, reading one more
-// to know whether the answer was truncated. Cells are bounded and cleaned.
-func readRows(ctx context.Context, conn *sql.Conn, text string, maxRows int) (Result, error) {
+// to know whether the answer was truncated. Cells are bounded, cleaned and
+// masked: by column name (and, when the admitted statement c is known, by
+// what the column is computed from), by key in key/value answers, and by
+// member name in JSON text.
+func readRows(ctx context.Context, conn *sql.Conn, text string, maxRows int, c *Checked) (Result, error) {
 	rows, err := conn.QueryContext(ctx, text)
 	if err != nil {
 		return Result{}, err
@@ -34,6 +37,7 @@ func readRows(ctx context.Context, conn *sql.Conn, text string, maxRows int) (Re
 		res.Columns[i] = Cell(c.Name()).(string)
 		numeric[i] = isNumericType(c.DatabaseTypeName())
 	}
+	mask := newColumnMask(c, res.Columns)
 	vals := make([]any, len(cols))
 	ptrs := make([]any, len(cols))
 	for i := range vals {
@@ -51,6 +55,7 @@ func readRows(ctx context.Context, conn *sql.Conn, text string, maxRows int) (Re
 		for i, v := range vals {
 			row[i] = cell(v, numeric[i])
 		}
+		mask.apply(row)
 		res.Rows = append(res.Rows, row)
 	}
 	if err := rows.Err(); err != nil {
@@ -113,9 +118,11 @@ func cell(v any, numeric bool) any {
 	return cleanText(fmt.Sprint(v))
 }
 
-// cleanText drops control characters (newlines and tabs become spaces) and
-// bounds the text.
+// cleanText masks secrets (before the cut, so a secret cut in half is still
+// recognised), drops control characters (newlines and tabs become spaces)
+// and bounds the text.
 func cleanText(s string) string {
+	s = maskText(s)
 	// Whole escape sequences go first, so no "[31m" residue is left behind.
 	s = redact.StripControl(s)
 	clean := true

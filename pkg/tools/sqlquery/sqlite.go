@@ -24,6 +24,34 @@ func sqliteDSN(path string) (string, error) {
 	return "file:" + u.EscapedPath() + "?mode=ro&_pragma=query_only(1)&_pragma=busy_timeout(2000)", nil
 }
 
+// MaxSQLiteValueBytes caps every string or blob SQLite builds or reads for
+// one statement (SQLITE_LIMIT_LENGTH): printf/format widths, replace and
+// concat growth, group_concat, json_group_array, hex. Without it
+// printf('%.*c', 900000000, 'x') allocates gigabytes in one function call,
+// which the time limit cannot interrupt.
+const MaxSQLiteValueBytes = 4 << 20
+
+// sqliteLimits are the per-connection limits set before every statement.
+var sqliteLimits = []struct {
+	id    int
+	value int
+	name  string
+}{
+	{sqlite3.SQLITE_LIMIT_LENGTH, MaxSQLiteValueBytes, "SQLITE_LIMIT_LENGTH"},
+	{sqlite3.SQLITE_LIMIT_ATTACHED, 0, "SQLITE_LIMIT_ATTACHED"},
+}
+
+// setSQLiteLimits lowers the connection's limits: they are per connection
+// and a pooled connection may be new.
+func setSQLiteLimits(conn *sql.Conn) error {
+	for _, l := range sqliteLimits {
+		if _, err := sqlite.Limit(conn, l.id, l.value); err != nil {
+			return fmt.Errorf("set %s: %w", l.name, err)
+		}
+	}
+	return nil
+}
+
 func (h *handle) openSQLite() (*sql.DB, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -44,13 +72,19 @@ func (h *handle) openSQLite() (*sql.DB, error) {
 }
 
 // querySQLite runs one admitted statement inside a transaction that always
-// rolls back, under the context deadline (modernc interrupts the statement
-// when the context ends).
+// rolls back, with the value-length limit set and under the context deadline
+// (modernc calls sqlite3_interrupt when the context ends).
 func (h *handle) querySQLite(ctx context.Context, stmt string, maxRows int) (Result, error) {
-	checked, err := check(stmt, SQLite)
+	checked, err := check(stmt, SQLite, "")
 	if err != nil {
 		return Result{}, err
 	}
+	return h.runSQLite(ctx, executable(checked, maxRows), maxRows, checked)
+}
+
+// runSQLite is every layer after the guard: the seam tests use to show each
+// one holds on its own. checked may be nil (masking then goes by column name).
+func (h *handle) runSQLite(ctx context.Context, text string, maxRows int, checked *Checked) (Result, error) {
 	pool, err := h.openSQLite()
 	if err != nil {
 		return Result{}, err
@@ -60,6 +94,9 @@ func (h *handle) querySQLite(ctx context.Context, stmt string, maxRows int) (Res
 		return Result{}, &unavailableError{where: h.where(), err: err}
 	}
 	defer conn.Close()
+	if err := setSQLiteLimits(conn); err != nil {
+		return Result{}, fmt.Errorf("%s: %w", h.where(), err)
+	}
 	if _, err := conn.ExecContext(ctx, "BEGIN"); err != nil {
 		return Result{}, sqliteOpenError(h, err)
 	}
@@ -70,10 +107,13 @@ func (h *handle) querySQLite(ctx context.Context, stmt string, maxRows int) (Res
 	}()
 	qctx, cancel := context.WithTimeout(ctx, h.db.Timeout)
 	defer cancel()
-	res, err := readRows(qctx, conn, executable(checked, maxRows), maxRows)
+	res, err := readRows(qctx, conn, text, maxRows, checked)
 	if err != nil {
-		if qctx.Err() != nil || sqliteCode(err) == sqlite3.SQLITE_INTERRUPT {
-			return Result{}, &timeoutError{where: h.where(), limit: h.db.Timeout, err: err}
+		switch {
+		case qctx.Err() != nil || sqliteCode(err) == sqlite3.SQLITE_INTERRUPT:
+			return Result{}, &timeoutError{where: h.where(), limit: h.db.Timeout, how: "the statement was interrupted (sqlite3_interrupt)", err: err}
+		case sqliteCode(err)&0xff == sqlite3.SQLITE_TOOBIG:
+			return Result{}, fmt.Errorf("%s: the statement built or read a value over the SQLite length limit (SQLITE_LIMIT_LENGTH = %d bytes): %w", h.where(), MaxSQLiteValueBytes, err)
 		}
 		return Result{}, fmt.Errorf("%s: %w", h.where(), err)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/superbiz/superbiz/pkg/model"
+	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
 
@@ -118,7 +119,7 @@ func (t *Tool) Definition() model.Tool {
 	names, _ := json.Marshal(t.order)
 	schema := fmt.Sprintf(`{"type":"object","additionalProperties":false,"required":["sql"],"properties":{`+
 		`"database":{"type":"string","enum":%s,"description":"configured database to query; optional when only one is configured"},`+
-		`"sql":{"type":"string","maxLength":%d,"description":"exactly one read-only statement: SELECT (joins, aggregates, CTEs, subqueries), SHOW, DESCRIBE or EXPLAIN; no comments, hints, variables or locking reads"},`+
+		`"sql":{"type":"string","maxLength":%d,"description":"exactly one read-only statement: SELECT (joins, aggregates, CTEs, subqueries), SHOW, DESCRIBE or EXPLAIN; no comments, hints, variables or locking reads; no credential tables (mysql.user) or other sessions' statement text (SHOW PROCESSLIST, processlist.info): for sessions select id, user, host, db, command, time, state from information_schema.processlist"},`+
 		`"max_rows":{"type":"integer","minimum":1,"maximum":%d,"default":%d,"description":"rows to return"}}}`,
 		names, MaxSQLBytes, MaxRowsLimit, DefaultMaxRows)
 	return model.Tool{
@@ -174,7 +175,7 @@ func (t *Tool) Canonical(raw json.RawMessage) (tools.Canonical, error) {
 		}
 	}
 	stmt := strings.TrimSpace(in.SQL)
-	if c, err := check(stmt, h.guardDialect()); err == nil {
+	if c, err := check(stmt, h.guardDialect(), h.schema()); err == nil {
 		stmt = c.Canonical
 	}
 	out, err := tools.EncodeCanonical(canonicalInput{Database: h.db.Name, SQL: stmt, MaxRows: maxRows})
@@ -258,9 +259,10 @@ func shrink(res *Result, maxBytes int) error {
 	}
 }
 
-// summarize is the bounded one-line timeline text: "orders: SELECT …".
+// summarize is the bounded one-line timeline text: "orders: SELECT …",
+// with secrets in literals masked (it is shown and stored as is).
 func summarize(name, stmt string) string {
-	s := name + ": " + strings.Join(strings.Fields(stmt), " ")
+	s := name + ": " + redact.String(strings.Join(strings.Fields(stmt), " "))
 	return truncateRunes(s, summaryMaxBytes)
 }
 
@@ -317,6 +319,15 @@ func (h *handle) guardDialect() Dialect {
 		return SQLite
 	}
 	return MySQL
+}
+
+// schema is the default database an unqualified table name refers to: the
+// DSN's database for MySQL and MariaDB, none for SQLite.
+func (h *handle) schema() string {
+	if h.cfg != nil {
+		return h.cfg.DBName
+	}
+	return ""
 }
 
 func (h *handle) close() error {

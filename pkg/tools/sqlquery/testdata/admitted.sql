@@ -1,9 +1,7 @@
 # admitted.sql: one statement per entry; entries are separated by a line holding only ';;'.
 # Everything before the first ';;' line is this header; each entry is taken verbatim (trimmed).
 ;;
-SHOW PROCESSLIST
-;;
-SHOW FULL PROCESSLIST
+SELECT id, user, host, db, command, time, state FROM information_schema.processlist WHERE command <> 'Sleep'
 ;;
 SHOW STATUS LIKE 'Threads%'
 ;;
