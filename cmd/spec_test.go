@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"go/ast"
@@ -17,6 +18,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 	"unicode"
 
 	"github.com/spf13/cobra"
@@ -315,6 +317,109 @@ func TestSpecConfigKeys(t *testing.T) {
 			t.Errorf("docs/SPEC.md lists %q, which the loader does not accept", k)
 		}
 	}
+}
+
+// TestSpecConfigDefaults keeps the default column of docs/SPEC.md's key
+// table equal to what the loader fills in when a file leaves a key out. A
+// default written as a literal (a backticked string or duration, a number,
+// true or false) is checked; descriptive defaults ("required", paths that
+// depend on the environment, arrays) are not.
+func TestSpecConfigDefaults(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "superbiz.toml")
+	body := "[[logs]]\nname = \"app\"\npaths = [\"app.log\"]\n\n[[databases]]\nname = \"orders\"\ndriver = \"sqlite\"\ndsn = \"orders.db\"\n"
+	if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(config.LoadOptions{ConfigPath: file, WorkDir: dir, Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatalf("load a minimal config: %v", err)
+	}
+	raw, err := json.Marshal(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var loaded map[string]any
+	if err := json.Unmarshal(raw, &loaded); err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, row := range readSpec(t).section(t, "Keys") {
+		keys := backticked(row[0])
+		if len(keys) == 0 || len(row) < 3 {
+			continue
+		}
+		key, typ, def := keys[0], row[1], row[2]
+		want, ok := literalDefault(def)
+		if !ok {
+			continue
+		}
+		got, found := lookupKey(loaded, key)
+		if !found {
+			t.Errorf("%s: the loaded configuration has no such member to compare its default with", key)
+			continue
+		}
+		checked++
+		if typ == "duration" {
+			w, errW := time.ParseDuration(fmt.Sprint(want))
+			g, errG := time.ParseDuration(fmt.Sprint(got))
+			if errW != nil || errG != nil || w != g {
+				t.Errorf("%s: docs/SPEC.md says the default is %s, the loader gives %v", key, def, got)
+			}
+			continue
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: docs/SPEC.md says the default is %s, the loader gives %v", key, def, got)
+		}
+	}
+	if checked < 20 {
+		t.Errorf("only %d defaults were compared: the Keys table lost its literal defaults", checked)
+	}
+}
+
+// literalDefault reads a default cell that is a single literal.
+func literalDefault(cell string) (any, bool) {
+	if ks := backticked(cell); len(ks) == 1 && cell == "`"+ks[0]+"`" {
+		if strings.HasPrefix(ks[0], "[") || strings.Contains(ks[0], "$") {
+			return nil, false
+		}
+		return ks[0], true
+	}
+	switch cell {
+	case "true":
+		return true, true
+	case "false":
+		return false, true
+	}
+	if n, err := strconv.ParseFloat(cell, 64); err == nil {
+		return n, true
+	}
+	return nil, false
+}
+
+// lookupKey finds a dotted key ("model.host", "logs[].name") in the JSON
+// form of a loaded configuration, taking the first entry of an array table.
+func lookupKey(m map[string]any, key string) (any, bool) {
+	var cur any = m
+	for _, part := range strings.Split(key, ".") {
+		array := strings.HasSuffix(part, "[]")
+		obj, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		cur, ok = obj[strings.TrimSuffix(part, "[]")]
+		if !ok {
+			return nil, false
+		}
+		if array {
+			list, ok := cur.([]any)
+			if !ok || len(list) == 0 {
+				return nil, false
+			}
+			cur = list[0]
+		}
+	}
+	return cur, true
 }
 
 // unknownProbe is a key no table will ever have (and too far from every
