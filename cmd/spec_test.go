@@ -182,6 +182,7 @@ func (d specDoc) section(t *testing.T, h string) [][]string {
 type docFlag struct {
 	short string
 	value string
+	def   string
 }
 
 // documentedCommands reads the command sections: a heading "### `superbiz
@@ -212,14 +213,14 @@ func documentedCommands(t *testing.T, d specDoc) map[string]map[string]docFlag {
 			if name == "" {
 				continue
 			}
-			value := ""
-			if len(row) > 1 {
-				value = row[1]
+			value, def := "", ""
+			if len(row) > 2 {
+				value, def = row[1], row[2]
 			}
 			if _, dup := flags[name]; dup {
 				t.Errorf("docs/SPEC.md lists --%s twice for %q", name, path)
 			}
-			flags[name] = docFlag{short: short, value: value}
+			flags[name] = docFlag{short: short, value: value, def: def}
 		}
 		cmds[path] = flags
 	}
@@ -255,7 +256,8 @@ func cobraCommands() map[string]map[string]*pflag.Flag {
 
 // TestSpecCommandsAndFlags keeps docs/SPEC.md's command and flag tables and
 // the cobra tree equal: nothing undocumented exists, nothing documented is
-// missing, short forms agree and a flag documented as "bool" is one.
+// missing, short forms agree, a flag documented as "bool" is one, and a
+// numeric default in the table is the flag's.
 func TestSpecCommandsAndFlags(t *testing.T) {
 	doc := documentedCommands(t, readSpec(t))
 	real := cobraCommands()
@@ -287,6 +289,9 @@ func TestSpecCommandsAndFlags(t *testing.T) {
 			}
 			if isBool := f.Value.Type() == "bool"; isBool != (want.value == "bool") {
 				t.Errorf("%s --%s: flag type %s, docs/SPEC.md value column %q", path, name, f.Value.Type(), want.value)
+			}
+			if _, err := strconv.Atoi(want.def); err == nil && f.DefValue != want.def {
+				t.Errorf("%s --%s: default is %s, docs/SPEC.md says %s", path, name, f.DefValue, want.def)
 			}
 		}
 	}
