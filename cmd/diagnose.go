@@ -238,7 +238,7 @@ func exitFor(out usecase.Output) int {
 	return ExitFailed
 }
 
-// runExit maps a finished run to the exit code of SPEC section 2, with the
+// runExit maps a finished run to the exit code of docs/SPEC.md#exit-codes, with the
 // message a person can act on.
 func runExit(out usecase.Output, cfg *config.Config) error {
 	switch out.ReleaseOutcome {

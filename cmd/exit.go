@@ -5,7 +5,7 @@ import (
 	"fmt"
 )
 
-// Exit codes of SPEC section 2, named so commands say what happened rather
+// Exit codes of docs/SPEC.md#exit-codes, named so commands say what happened rather
 // than which number to return.
 const (
 	// ExitOK is a released SUCCESS (or a command that simply worked).

@@ -10,7 +10,7 @@ import (
 // parsed so a typo is a usage error before any work starts.
 type outputFormat string
 
-// The output formats of SPEC section 2.
+// The output formats of docs/SPEC.md#output.
 const (
 	outputText     outputFormat = "text"
 	outputMarkdown outputFormat = "markdown"

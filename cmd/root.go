@@ -18,7 +18,7 @@ import (
 )
 
 // Execute runs superbiz with the process's arguments, streams and
-// environment and exits with the code of SPEC section 2; it is all main does.
+// environment and exits with the code of docs/SPEC.md#exit-codes; it is all main does.
 func Execute() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
@@ -37,7 +37,7 @@ type app struct {
 	workDir string
 }
 
-// globalFlags are the persistent flags of SPEC section 2.
+// globalFlags are the persistent flags of docs/SPEC.md#superbiz-global-flags.
 type globalFlags struct {
 	configPath string
 	dbPath     string

@@ -154,7 +154,7 @@ type table struct {
 	rows   [][]string
 }
 
-// runsTable is the listing of SPEC section 2's `runs`.
+// runsTable is the listing of `runs` (docs/SPEC.md#superbiz-runs).
 func runsTable(runs []runstore.RunSummary) table {
 	t := table{header: []string{"RUN", "CREATED", "INTENT", "STATUS", "OUTCOME", "STOP", "CALLS", "DURATION", "QUERY"}}
 	for _, r := range runs {

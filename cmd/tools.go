@@ -228,7 +228,7 @@ func unknownTool(name string, reg *harness.Registry) error {
 	return usageErrorf("unknown tool %q: the tools are %s", name, strings.Join(names, ", "))
 }
 
-// exit maps the observation to the exit code of SPEC section 2: 0 for
+// exit maps the observation to the exit code of docs/SPEC.md#superbiz-tools-call: 0 for
 // evidence or its honest absence, 2 for a rejected input, 1 for a backend
 // error, with the boundary's redacted reason on stderr.
 func (r toolCallResult) exit() error {

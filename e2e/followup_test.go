@@ -8,7 +8,7 @@ import (
 	"github.com/superbiz/superbiz/pkg/model/ollamatest"
 )
 
-// previousTurn is the previous_turn member of the agent input (SPEC section 7).
+// previousTurn is the previous_turn member of the agent input (docs/SPEC.md#agent-input).
 type previousTurn struct {
 	Query      string `json:"query"`
 	Conclusion *struct {

@@ -135,7 +135,7 @@ func (e *env) run(t testing.TB, args ...string) result {
 	return r
 }
 
-// diagnoseOutput is `diagnose -o json` (SPEC section 2).
+// diagnoseOutput is `diagnose -o json` (docs/SPEC.md#diagnose--o-json).
 type diagnoseOutput struct {
 	SessionID      string          `json:"session_id"`
 	RunID          string          `json:"run_id"`

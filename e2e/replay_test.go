@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// replayOutput is `replay -o json` (SPEC section 2).
+// replayOutput is `replay -o json` (docs/SPEC.md#replay--o-json).
 type replayOutput struct {
 	OriginalRunID string          `json:"original_run_id"`
 	ReplayRunID   string          `json:"replay_run_id"`

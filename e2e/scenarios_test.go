@@ -476,7 +476,7 @@ func toolNames(r ollamatest.ChatRequest) []string {
 	return out
 }
 
-// agentInput is the run's single user message (SPEC section 7).
+// agentInput is the run's single user message (docs/SPEC.md#agent-input).
 type agentInput struct {
 	Query        string          `json:"query"`
 	PreviousTurn json.RawMessage `json:"previous_turn"`

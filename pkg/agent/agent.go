@@ -26,7 +26,7 @@ type Limits struct {
 	Observation  int `json:"observation"`
 }
 
-// DefaultLimits are SPEC section 3's defaults.
+// DefaultLimits are the defaults of docs/SPEC.md#keys.
 func DefaultLimits() Limits {
 	return Limits{Query: 4096, PreviousTurn: 8192, Input: 12288, Draft: 16384, Observation: 8192}
 }

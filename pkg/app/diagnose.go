@@ -59,7 +59,7 @@ type DiagnoseRequest struct {
 	OnStart func(sessionID, runID string, cancel func())
 }
 
-// Output is a finished run as SPEC section 2's `-o json` prints it.
+// Output is a finished run as `-o json` prints it (docs/SPEC.md#diagnose--o-json).
 type Output struct {
 	SessionID      string                   `json:"session_id"`
 	RunID          string                   `json:"run_id"`
@@ -74,8 +74,8 @@ type Output struct {
 	Error          *OutputError             `json:"error"`
 }
 
-// Check is one evidence check in the JSON output: exactly SPEC section 2's
-// {tool, evidence_status, summary}; an ERROR's code is in the summary.
+// Check is one evidence check in the JSON output: exactly the
+// {tool, evidence_status, summary} of docs/SPEC.md#diagnose--o-json; an ERROR's code is in the summary.
 type Check struct {
 	Tool           string `json:"tool"`
 	EvidenceStatus string `json:"evidence_status"`

@@ -1,4 +1,4 @@
-// Package config loads superbiz's strict TOML configuration (SPEC section 3):
+// Package config loads superbiz's strict TOML configuration (docs/SPEC.md#configuration):
 // it finds the file (--config, $SUPERBIZ_CONFIG, ./superbiz.toml,
 // $XDG_CONFIG_HOME/superbiz/config.toml), rejects unknown keys, validates every
 // duration, enum and limit with a message naming the key and the file, applies
@@ -130,7 +130,7 @@ type Skills struct {
 	Paths []string `json:"paths"`
 }
 
-// Defaults of SPEC section 3, named so tests, docs and Summary agree on them.
+// Defaults of docs/SPEC.md#keys, named so tests, docs and Summary agree on them.
 const (
 	DefaultHost           = "http://127.0.0.1:11434"
 	DefaultModel          = "qwen3:8b"

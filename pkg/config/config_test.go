@@ -72,7 +72,7 @@ func TestDefaultsWithoutFile(t *testing.T) {
 	if cfg.File != "" {
 		t.Errorf("File = %q, want empty (no config file)", cfg.File)
 	}
-	// The values of SPEC section 3, spelled out so a changed constant fails here.
+	// The values of docs/SPEC.md#keys, spelled out so a changed constant fails here.
 	m, b, l := cfg.Model, cfg.Budget, cfg.Limits
 	if m.Host.Reveal() != "http://127.0.0.1:11434" || m.Name != "qwen3:8b" || m.NumCtx != 16384 ||
 		m.Temperature != 0 || m.RequestTimeout != 180*time.Second || m.Language != LanguageAuto || m.Think {

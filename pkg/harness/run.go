@@ -16,7 +16,7 @@ import (
 // Lifecycle is the run's control state; it leaves RUNNING exactly once.
 type Lifecycle string
 
-// The lifecycle states of SPEC section 4.
+// The lifecycle states of docs/SPEC.md#lifecycle.
 const (
 	Running         Lifecycle = "RUNNING"
 	Completed       Lifecycle = "COMPLETED"
@@ -26,7 +26,7 @@ const (
 	Failed          Lifecycle = "FAILED"
 )
 
-// StopReason says why a run ended, in the words of SPEC section 2.
+// StopReason says why a run ended, in the words of docs/SPEC.md#stop-reasons.
 type StopReason string
 
 // The stop reasons a run can end with.
@@ -73,7 +73,7 @@ type Budget struct {
 	MaxNoGain     int           `json:"max_no_gain"`
 }
 
-// DefaultBudget is SPEC section 3's default budget, for tests and tools.
+// DefaultBudget is the default budget of docs/SPEC.md#keys, for tests and tools.
 func DefaultBudget() Budget {
 	return Budget{MaxModelCalls: 8, MaxToolCalls: 6, MaxTokens: 60000, MaxRunBytes: 262144, Deadline: 5 * time.Minute, MaxNoGain: 2}
 }

@@ -34,7 +34,7 @@ func (g GuardReview) Passed() bool { return g.Verdict == VerdictPass || g.Verdic
 // maxReasons bounds the reasons one review keeps.
 const maxReasons = 10
 
-// EvidenceGuard is the deterministic check of SPEC section 7: every cited
+// EvidenceGuard is the deterministic check of docs/SPEC.md#release-guards: every cited
 // Tool Call ID names one completed evidence check of this run (invs);
 // a FINDING cites only EVIDENCE_FOUND checks, a NEGATIVE_OBSERVATION only
 // NO_EVIDENCE ones; a non-null conclusion needs at least one FINDING. It

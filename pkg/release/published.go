@@ -13,7 +13,7 @@ import (
 	"github.com/superbiz/superbiz/pkg/redact"
 )
 
-// PublishedResult is SPEC section 7's released diagnosis: what the run store
+// PublishedResult is the released diagnosis of docs/SPEC.md#publishedresult: what the run store
 // keeps and `-o json` prints. It holds no Tool Call ID, no raw evidence and
 // no guard reason, so it is safe to show and to feed back as a PreviousTurn.
 type PublishedResult struct {

@@ -12,7 +12,7 @@ import (
 	"github.com/superbiz/superbiz/pkg/model"
 )
 
-// Outcome is the release outcome of a run (SPEC section 2 release_outcome).
+// Outcome is the release outcome of a run (docs/SPEC.md#release-outcomes).
 type Outcome string
 
 // The release outcomes.
@@ -27,7 +27,7 @@ const (
 	Cancelled Outcome = "CANCELLED"
 )
 
-// The run statuses a Decision carries (SPEC section 2 status).
+// The run statuses a Decision carries (status in docs/SPEC.md#diagnose--o-json).
 const (
 	StatusSuccess   = "SUCCESS"
 	StatusFailed    = "FAILED"
@@ -65,7 +65,7 @@ type Config struct {
 	ObservationLimit int
 }
 
-// Release applies the outcome rules of SPEC section 7 to the agent's result.
+// Release applies the outcome rules of docs/SPEC.md#release-outcomes to the agent's result.
 // For a draft it performs the run's single terminal transition; when that
 // transition was already taken (e.g. Ctrl-C during the guard call), a late
 // guard answer cannot complete the run and the outcome follows the run.

@@ -9,7 +9,7 @@ import (
 	"github.com/superbiz/superbiz/pkg/redact"
 )
 
-// idShape matches the two Tool Call ID shapes of SPEC section 5: Ollama's
+// idShape matches the two Tool Call ID shapes of docs/SPEC.md#tool-call-ids: Ollama's
 // call_ plus 8 of [a-z0-9], and the harness's call_<n>.
 var idShape = regexp.MustCompile(`\bcall_(?:[a-z0-9]{8}|[0-9]+)\b`)
 

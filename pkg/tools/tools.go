@@ -18,7 +18,7 @@ import (
 // EvidenceStatus is the only verdict of an evidence call the model and the guards see.
 type EvidenceStatus string
 
-// The evidence statuses of SPEC section 5.
+// The evidence statuses of docs/SPEC.md#observations.
 const (
 	EvidenceFound EvidenceStatus = "EVIDENCE_FOUND"
 	NoEvidence    EvidenceStatus = "NO_EVIDENCE"

@@ -132,7 +132,7 @@ func RenderMarkdown(md string, width int, style string) (string, error) {
 }
 
 // exitLine is the last line of a finished run: exit code, release outcome
-// and stop reason, as SPEC section 2 names them.
+// and stop reason, as docs/SPEC.md#stop-reasons names them.
 func exitLine(code int, outcome, reason string) string {
 	parts := []string{"exit " + strconv.Itoa(code)}
 	for _, p := range []string{outcome, reason} {

@@ -17,7 +17,7 @@ import (
 // Name is the tool name the model calls.
 const Name = "lookup_knowledge"
 
-// Input bounds of SPEC section 5.
+// Input bounds of docs/SPEC.md#lookup_knowledge.
 const (
 	MaxQueryBytes = 512
 	MaxTopK       = 8

@@ -11,7 +11,7 @@ import (
 	"github.com/superbiz/superbiz/pkg/tools"
 )
 
-// Input bounds and defaults (SPEC section 5).
+// Input bounds and defaults (docs/SPEC.md#query_logs).
 const (
 	defaultLimit = 20
 	maxLimit     = 50

@@ -21,7 +21,7 @@ const (
 	otherTemplate        = "(other messages)"
 )
 
-// Result is the whitelisted projection query_logs returns (SPEC section 5).
+// Result is the whitelisted projection query_logs returns (docs/SPEC.md#query_logs).
 type Result struct {
 	Source    string    `json:"source"`
 	Window    Window    `json:"window"`

@@ -43,7 +43,7 @@ func TestLoadBuiltins(t *testing.T) {
 	}
 }
 
-// TestBuiltinToolInputs keeps the playbooks in step with SPEC section 5: every
+// TestBuiltinToolInputs keeps the playbooks in step with docs/SPEC.md#evidence-tools: every
 // JSON-ish tool input they show uses only the documented field names.
 func TestBuiltinToolInputs(t *testing.T) {
 	allowed := map[string]bool{

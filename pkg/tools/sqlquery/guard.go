@@ -8,7 +8,7 @@ import (
 	"vitess.io/vitess/go/vt/sqlparser"
 )
 
-// MaxSQLBytes bounds the statement the model may send (SPEC section 5).
+// MaxSQLBytes bounds the statement the model may send (docs/SPEC.md#query_mysql).
 const MaxSQLBytes = 4096
 
 // parserVersion is the MySQL version the parser emulates: version comments

@@ -28,7 +28,7 @@ import (
 // ToolName is the name the model calls this tool by.
 const ToolName = "query_mysql"
 
-// Input limits of SPEC section 5 and the defaults the config may leave out.
+// Input limits of docs/SPEC.md#query_mysql and the defaults the config may leave out.
 const (
 	DefaultMaxRows  = 20
 	MaxRowsLimit    = 100
@@ -130,7 +130,7 @@ func (t *Tool) Definition() model.Tool {
 	}
 }
 
-// input is the business input of SPEC section 5.
+// input is the business input of docs/SPEC.md#query_mysql.
 type input struct {
 	Database string `json:"database,omitempty"`
 	SQL      string `json:"sql"`
