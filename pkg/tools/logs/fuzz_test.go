@@ -11,7 +11,7 @@ func fuzzParser(f *testing.F, fm format) {
 	f.Fuzz(func(t *testing.T, line []byte) {
 		tc := timeCtx{loc: time.UTC, year: 2026}
 		var r record
-		if parseLine(fm, line, &tc, &r) {
+		if parseLine(fm, line, &tc, &r) != lineCont {
 			// everything a parsed line yields must clean to valid, control-free text
 			for _, b := range [][]byte{r.msg, r.service} {
 				s := cleanText(b, false)
