@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"time"
 )
 
 // Inspection is what `doctor` reports about one log source: how many files
@@ -43,15 +44,22 @@ func Inspect(ctx context.Context, src Source) (Inspection, error) {
 	if len(files) == 0 {
 		return in, nil
 	}
-	// the last representable instant: time-ordered plain files are passed
-	// over by the binary search, everything else is read to its end
-	q := &query{startNS: math.MaxInt64 - 1, endNS: math.MaxInt64, limit: 1}
+	// near the last representable instant (leaving room for seekSlack):
+	// time-ordered plain files are passed over by the binary search,
+	// everything else is read to its end
+	end := int64(math.MaxInt64) - int64(time.Hour)
+	q := &query{startNS: end - int64(time.Minute), endNS: end, limit: 1}
 	rep, err := t.scan(ctx, s, q, newAccumulator(1, s.loc), files)
 	if err != nil {
 		return in, fmt.Errorf("check log source %q: %w", s.name, err)
 	}
 	for i, sk := range rep.skipped {
-		in.Skipped = append(in.Skipped, SkippedFileDetail{SkippedFile: sk, Err: errors.Unwrap(rep.errs[i])})
+		d := SkippedFileDetail{SkippedFile: sk, Err: rep.errs[i]}
+		var fe *fileError
+		if errors.As(rep.errs[i], &fe) {
+			d.Err = fe.err
+		}
+		in.Skipped = append(in.Skipped, d)
 	}
 	in.TruncatedBy = rep.truncatedBy
 	return in, nil
