@@ -452,6 +452,12 @@ func (s *scanner) setup(fixed format, head []byte) error {
 	return nil
 }
 
+// blank reports whether data holds nothing but NULs and white space: an
+// empty log, searched without complaint.
+func blank(data []byte) bool {
+	return len(bytes.TrimSpace(data[leadingNULs(data):])) == 0
+}
+
 // binarySample is how much of a file's start looksBinary judges.
 const binarySample = 64 << 10
 
@@ -535,6 +541,9 @@ func (s *scanner) scanFile(path string, fixed format) (read bool, err error) {
 }
 
 func (s *scanner) scanMapped(data []byte, fixed format) (bool, error) {
+	if blank(data) {
+		return false, nil
+	}
 	if err := s.setup(fixed, data); err != nil {
 		return false, err
 	}
@@ -605,7 +614,7 @@ func (s *scanner) scanStream(r io.Reader, fixed format) (read bool, err error) {
 		}
 		if first {
 			first = false
-			if len(bytes.TrimSpace(buf[:cut])) == 0 && last {
+			if last && blank(buf[:cut]) {
 				return false, readErr
 			}
 			if err := s.setup(fixed, buf[:cut]); err != nil {
