@@ -49,14 +49,18 @@ var (
 const maxSkippedListed = 5
 
 // Reasons a file is skipped, as the model and doctor see them: fixed texts,
-// never raw error strings (the detail goes to the audit and to doctor).
+// never raw error strings (the detail goes to the audit and to doctor). One
+// of the suffixes says whether part of the file was searched before it.
 const (
 	reasonOpen        = "cannot be opened or read"
-	reasonGzipHeader  = "gzip header is invalid or incomplete: not read"
-	reasonGzipEnds    = "gzip data ends early (truncated or still being written): searched up to that point"
-	reasonGzipCorrupt = "gzip data is corrupt: searched up to that point"
-	reasonBinary      = "binary data, not a log: not read"
-	reasonNoTime      = "no line with a recognisable timestamp in the first lines: not read"
+	reasonGzipHeader  = "gzip header is invalid or incomplete"
+	reasonGzipEnds    = "gzip data ends early (truncated or still being written)"
+	reasonGzipCorrupt = "gzip data is corrupt"
+	reasonBinary      = "binary data, not a log"
+	reasonNoTime      = "no line with a recognisable timestamp in the first lines"
+
+	suffixPartlyRead = "; searched up to that point"
+	suffixNotRead    = "; not read"
 )
 
 // fileError is a fault of one file: it is skipped (the others are still

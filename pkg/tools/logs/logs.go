@@ -296,7 +296,11 @@ func (t *Tool) scan(ctx context.Context, src *source, q *query, acc *accumulator
 		switch {
 		case err == nil:
 		case errors.As(err, &fe):
-			rep.skipped = append(rep.skipped, SkippedFile{File: bound(cleanText([]byte(f), false), maxSkippedPath), Reason: fe.reason})
+			reason := fe.reason + suffixNotRead
+			if read {
+				reason = fe.reason + suffixPartlyRead
+			}
+			rep.skipped = append(rep.skipped, SkippedFile{File: bound(cleanText([]byte(f), false), maxSkippedPath), Reason: reason})
 			rep.errs = append(rep.errs, fmt.Errorf("%s: %w", f, err))
 		case errors.Is(err, errDecompressedCap):
 			capHit = true
