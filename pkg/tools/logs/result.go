@@ -234,14 +234,17 @@ func (a *accumulator) result(source string, start, end int64) Result {
 	return res
 }
 
-// redactEntry passes a kept entry through the shared redaction (value shapes
-// such as DSNs and bearer tokens, and redact.Field by key) on top of the
-// key-name masking done when it was added: the result is clean before it
-// leaves the tool, whatever sink it reaches.
+// redactEntry passes a kept entry through the shared value-shape redaction
+// (DSNs, bearer tokens, key=value secrets) on top of the key-name masking
+// done when it was added (fields named like secrets already hold the
+// marker): the result is clean before it leaves the tool, whatever sink it
+// reaches.
 func redactEntry(e Entry) Entry {
 	e.Message = bound(redact.String(e.Message), maxMessage)
 	for k, v := range e.Fields {
-		e.Fields[k] = bound(redact.Field(k, v), maxFieldValue)
+		if v != redact.Marker {
+			e.Fields[k] = bound(redact.String(v), maxFieldValue)
+		}
 	}
 	return e
 }
