@@ -384,7 +384,7 @@ func TestScanTimeLimit(t *testing.T) {
 	if !bytes.Contains(enc, []byte(`"truncated_by":["time"]`)) {
 		t.Fatalf("not in the observation: %s", enc)
 	}
-	tool.limits = defaultLimits()
+	tool.limits.time = time.Hour
 	_, res = run(t, tool, `{"since":"1h"}`, base.Add(30*time.Minute), 0)
 	if res.Matched != 1 || res.TruncatedBy != nil || bytes.Contains(mustJSON(t, res), []byte("truncated_by")) {
 		t.Fatalf("within the limits: %+v", res)
