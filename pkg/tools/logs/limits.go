@@ -11,15 +11,16 @@ import (
 // long; past either, it stops and says so in truncated_by instead of running
 // until the run's deadline (a 4.7 MB gzip that expands to 2 GiB once took 20
 // s). Plain files are bounded by their size on disk and by the time cap.
-// 256 MiB of decompressed text is several days of a busy service's rotated
-// logs and takes about a second to decompress and scan; 5 s keeps one call
-// a small part of a run's deadline.
+// 256 MiB of decompressed text is days of a busy service's rotated logs and
+// about a second of decompression; searching it takes longer when most lines
+// match, which the time limit bounds. 5 s keeps one call a small part of a
+// run's deadline.
 const (
 	defaultMaxDecompressed int64 = 256 << 20
 	defaultMaxScanTime           = 5 * time.Second
 )
 
-// Limits are the per-call scan bounds of a Tool (tests inject small ones).
+// scanLimits are the per-call scan bounds of a Tool (tests inject small ones).
 type scanLimits struct {
 	// decompressed caps the bytes read out of gzip streams in one call.
 	decompressed int64
