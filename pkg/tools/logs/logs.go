@@ -5,6 +5,12 @@
 // a few counted patterns. Time-ordered plain files are memory-mapped and
 // searched by binary search for the window; a contains filter is applied as a
 // byte prefilter before any line is parsed.
+//
+// Hostile or damaged input degrades one file, never the call: a corrupt or
+// truncated gzip or a binary file is skipped and named; each call stops at
+// a decompressed-byte and a time limit and says so; an entry whose time
+// cannot be read is counted, never given its neighbour's time; values of
+// fields named like secrets are masked wherever the entry is shown.
 package logs
 
 import (
