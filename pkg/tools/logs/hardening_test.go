@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -396,4 +397,31 @@ func mustJSON(t testing.TB, v any) []byte {
 	b, err := json.Marshal(v)
 	must(t, err)
 	return b
+}
+
+// TestFileShrinksWhileMapped: a plain file truncated while it is mapped
+// (copytruncate rotation) faults on its lost pages; the file is skipped with
+// a reason instead of the process crashing.
+func TestFileShrinksWhileMapped(t *testing.T) {
+	var b strings.Builder
+	for i := 0; b.Len() < 1<<20; i++ {
+		fmt.Fprintf(&b, `{"ts":%q,"level":"error","msg":"line %d"}`+"\n", base.Add(time.Duration(i)*time.Millisecond).Format(time.RFC3339Nano), i)
+	}
+	p := writeFile(t, t.TempDir(), "a.log", b.String(), false)
+	f, err := os.Open(p)
+	must(t, err)
+	defer f.Close()
+	data, release, err := mapFile(f, int64(b.Len()))
+	if err != nil {
+		t.Skip("no memory mapping here:", err)
+	}
+	defer release()
+	must(t, os.Truncate(p, 0))
+	q := &query{startNS: base.UnixNano(), endNS: base.Add(time.Hour).UnixNano(), limit: 5}
+	s := &scanner{q: q, tc: timeCtx{loc: time.UTC, year: 2026, endNS: q.endNS}, acc: newAccumulator(5, time.UTC), noSeek: true, ctx: context.Background()}
+	_, err = s.scanMapped(data, fmtAuto)
+	var fe *fileError
+	if !errors.As(err, &fe) || fe.reason != reasonShrank {
+		t.Fatalf("err %v, want a skip with %q", err, reasonShrank)
+	}
 }

@@ -59,6 +59,7 @@ const (
 	reasonGzipCorrupt = "gzip data is corrupt"
 	reasonBinary      = "binary data, not a log"
 	reasonNoTime      = "no line with a recognisable timestamp in the first lines"
+	reasonShrank      = "the file shrank while it was read (truncated or rotated)"
 
 	suffixPartlyRead = "; searched up to that point"
 	suffixNotRead    = "; not read"

@@ -5,8 +5,10 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -540,7 +542,20 @@ func (s *scanner) scanFile(path string, fixed format) (read bool, err error) {
 	return s.scanMapped(data, fixed)
 }
 
-func (s *scanner) scanMapped(data []byte, fixed format) (bool, error) {
+// scanMapped searches a mapped file. A file that shrinks while it is mapped
+// (rotated by truncation, rewritten) faults on the pages past its new end:
+// that fault becomes a skip of this file instead of a crash of the process.
+func (s *scanner) scanMapped(data []byte, fixed format) (read bool, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			fault, ok := r.(interface{ Addr() uintptr })
+			if !ok {
+				panic(r)
+			}
+			read, err = true, fileFault(reasonShrank, fmt.Errorf("memory fault at %#x reading the mapped file: %v", fault.Addr(), r))
+		}
+	}()
 	if blank(data) {
 		return false, nil
 	}
