@@ -553,7 +553,7 @@ func (s *scanner) scanMapped(data []byte, fixed format) (read bool, err error) {
 			if !ok {
 				panic(r)
 			}
-			read, err = true, fileFault(reasonShrank, fmt.Errorf("memory fault at %#x reading the mapped file: %v", fault.Addr(), r))
+			err = fileFault(reasonShrank, fmt.Errorf("memory fault at %#x reading the mapped file: %v", fault.Addr(), r))
 		}
 	}()
 	if blank(data) {
@@ -562,6 +562,7 @@ func (s *scanner) scanMapped(data []byte, fixed format) (read bool, err error) {
 	if err := s.setup(fixed, data); err != nil {
 		return false, err
 	}
+	read = true // from here a fault means part of the file was searched
 	lo, hi := 0, len(data)
 	if !s.noSeek && s.ordered(data) {
 		lo = s.lowerBound(data, s.q.startNS-int64(seekSlack))
