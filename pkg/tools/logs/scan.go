@@ -34,7 +34,7 @@ const maxContinuation = 4096
 var (
 	errNoMap        = errors.New("memory mapping unavailable")
 	errUnrecognized = errors.New("no line with a recognisable timestamp in the first lines")
-	errBinary       = errors.New("NUL or control bytes in more than 1/16 of the first 64 KiB")
+	errBinary       = errors.New("NUL or control bytes in more than 1/16 of the first 8 KiB")
 )
 
 // query is a resolved business input: what Execute filters on.
@@ -461,7 +461,7 @@ func blank(data []byte) bool {
 }
 
 // binarySample is how much of a file's start looksBinary judges.
-const binarySample = 64 << 10
+const binarySample = 8 << 10
 
 // leadingNULs is the length of the run of NUL bytes a file starts with: the
 // hole a copytruncate rotation leaves before the writer's next line, which
