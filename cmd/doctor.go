@@ -15,6 +15,7 @@ import (
 
 	"github.com/superbiz/superbiz/pkg/config"
 	"github.com/superbiz/superbiz/pkg/runstore"
+	"github.com/superbiz/superbiz/pkg/tools/logs"
 )
 
 // checkStatus is how one doctor check ended; only checkFail fails doctor.
@@ -102,7 +103,7 @@ func (a *app) doctor(ctx context.Context, cmd *cobra.Command) ([]checkResult, er
 	results = append(results, runStoreCheck(ctx, cfg.DBPath))
 	results = append(results, a.modelChecks(ctx, cfg)...)
 	results = append(results, knowledgeChecks(cfg)...)
-	results = append(results, logChecks(cfg)...)
+	results = append(results, logChecks(ctx, cfg)...)
 	results = append(results, a.databaseChecks(ctx, cfg)...)
 	return results, nil
 }
@@ -184,31 +185,54 @@ func countMarkdown(dir string) int {
 	return n
 }
 
-// logChecks checks that each log source's globs match at least one file.
-func logChecks(cfg *config.Config) []checkResult {
+// logChecks checks that each log source's globs match files query_logs can
+// read, naming the files a call would skip and why (a truncated or corrupt
+// gzip, binary data, no recognisable timestamps).
+func logChecks(ctx context.Context, cfg *config.Config) []checkResult {
 	var out []checkResult
 	for _, src := range cfg.Logs {
 		name := "logs " + src.Name
-		files := 0
-		var problems []string
-		for _, g := range src.Paths {
-			m, err := filepath.Glob(g)
-			if err != nil {
-				problems = append(problems, fmt.Sprintf("%q is not a valid glob: %v", g, err))
-				continue
-			}
-			files += len(m)
-		}
+		in, err := logs.Inspect(ctx, logs.Source{Name: src.Name, Paths: src.Paths, Format: string(src.Format), Location: src.Location, MaxWindow: src.MaxWindow})
+		fixHint := "fix or remove the files listed, or narrow the paths (globs) of log source " + src.Name + " in " + cfg.File
 		switch {
-		case len(problems) > 0:
-			out = append(out, fail(name, strings.Join(problems, "; "), "fix the paths of log source "+src.Name+" in "+cfg.File))
-		case files == 0:
+		case err != nil:
+			out = append(out, fail(name, err.Error(), "fix the paths of log source "+src.Name+" in "+cfg.File))
+		case in.Files == 0:
 			out = append(out, fail(name, "no file matches "+strings.Join(src.Paths, ", "), "check the paths (globs) of log source "+src.Name+" in "+cfg.File+" and that the files are readable by this user"))
+		case len(in.Skipped) == in.Files:
+			out = append(out, fail(name, fmt.Sprintf("%d file(s) match, all would be skipped:%s", in.Files, skippedLines(in)), fixHint))
+		case len(in.Skipped) > 0:
+			out = append(out, warn(name, fmt.Sprintf("%d file(s) match, %d would be skipped:%s", in.Files, len(in.Skipped), skippedLines(in)), fixHint))
 		default:
-			out = append(out, pass(name, fmt.Sprintf("%d file(s) match", files)))
+			out = append(out, pass(name, fmt.Sprintf("%d file(s) match%s", in.Files, limitNote(in))))
 		}
 	}
 	return out
+}
+
+// maxDoctorSkipped bounds the skipped files doctor lists per source.
+const maxDoctorSkipped = 10
+
+// skippedLines lists skipped files one per line: path, reason, the error.
+func skippedLines(in logs.Inspection) string {
+	var b strings.Builder
+	for i, s := range in.Skipped {
+		if i == maxDoctorSkipped {
+			fmt.Fprintf(&b, "\n  ... and %d more", len(in.Skipped)-i)
+			break
+		}
+		fmt.Fprintf(&b, "\n  %s: %s (%v)", s.File, s.Reason, s.Err)
+	}
+	return b.String() + limitNote(in)
+}
+
+// limitNote says when the check stopped at the per-call limits, so files
+// past that point were not checked.
+func limitNote(in logs.Inspection) string {
+	if len(in.TruncatedBy) == 0 {
+		return ""
+	}
+	return "\n  (checked within the per-call limits; stopped by " + strings.Join(in.TruncatedBy, ", ") + ": later files not checked)"
 }
 
 // printChecks writes the results as lines (a mark, the check, the detail, a

@@ -198,7 +198,10 @@ func TestDoctorSources(t *testing.T) {
 		}
 	}
 	write("runbooks/mysql-pool.md", "# MySQL pool exhausted\n")
-	write("logs/app.log", `{"level":"ERROR","msg":"timeout"}`+"\n")
+	write("logs/app.log", `{"ts":"2026-03-14T14:01:00Z","level":"ERROR","msg":"timeout"}`+"\n")
+	write("archive/a.log", `{"ts":"2026-03-14T14:01:00Z","level":"ERROR","msg":"timeout"}`+"\n")
+	write("archive/b.log.gz", "\x1f\x8bgarbage")
+	write("archive/c.log", strings.Repeat("\x00\x01\x02\x03ELF", 1000))
 	st, err := runstore.Open(context.Background(), filepath.Join(dir, "orders.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -213,6 +216,10 @@ paths = ["runbooks", "missing-runbooks"]
 [[logs]]
 name = "app"
 paths = ["logs/*.log"]
+
+[[logs]]
+name = "archive"
+paths = ["archive/*"]
 
 [[logs]]
 name = "gateway"
@@ -237,12 +244,20 @@ dsn = "orders.db"
 		t.Errorf("knowledge line %q", l)
 	}
 	line(t, out, "ok  ", "logs app")
+	if l := line(t, out, "warn", "logs archive"); !strings.Contains(l, "3 file(s) match, 2 would be skipped") {
+		t.Errorf("archive line %q", l)
+	}
+	for _, want := range []string{filepath.Join(dir, "archive", "b.log.gz") + ": gzip header is invalid", filepath.Join(dir, "archive", "c.log") + ": binary data"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("doctor does not say %q:\n%s", want, out)
+		}
+	}
 	line(t, out, "FAIL", "logs gateway")
 	if h := hintAfter(t, out, "logs gateway"); !strings.Contains(h, "log source gateway") {
 		t.Errorf("gateway hint %q", h)
 	}
 	line(t, out, "ok  ", "database orders")
-	if errOut != "superbiz: doctor: 2 of 10 checks failed\n" {
+	if errOut != "superbiz: doctor: 2 of 11 checks failed\n" {
 		t.Errorf("stderr %q", errOut)
 	}
 }

@@ -2,12 +2,15 @@ package logs
 
 import (
 	"bufio"
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -156,4 +159,43 @@ func BenchmarkWindow10mLinear1GiB(b *testing.B) {
 	in := fmt.Sprintf(`{"start":%q,"end":%q,"contains":%q}`, s.Format(time.RFC3339), s.Add(10*time.Minute).Format(time.RFC3339), benchWord)
 	res := benchQuery(b, benchFile(b, benchSize), in, true)
 	b.ReportMetric(float64(res.Matched), "matched")
+}
+
+// BenchmarkGzipBomb2GiB: a gzip of 2048 members that expands to 2 GiB of
+// matching lines, searched with the default per-call limits; it reports the
+// decompressed bytes searched and the heap in use after the call.
+func BenchmarkGzipBomb2GiB(b *testing.B) {
+	line := []byte(`{"ts":"2026-03-14T14:01:00Z","level":"error","msg":"bomb line"}` + "\n")
+	member := gzipBytes(b, bytes.Repeat(line, (1<<20)/len(line)), gzip.BestCompression)
+	dir := b.TempDir()
+	f, err := os.Create(filepath.Join(dir, "bomb.log.gz"))
+	must(b, err)
+	for i := 0; i < 2048; i++ {
+		_, err := f.Write(member)
+		must(b, err)
+	}
+	must(b, f.Close())
+	tool, err := New([]Source{{Name: "app", Paths: []string{f.Name()}}})
+	must(b, err)
+	c, err := tool.Canonical(json.RawMessage(`{"since":"1h"}`))
+	must(b, err)
+	call := tools.Call{Input: c.Input, Now: base.Add(30 * time.Minute), MaxBytes: 8192}
+	var res Result
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		out := tool.Execute(context.Background(), call)
+		if out.Status == tools.StatusError {
+			b.Fatalf("%s: %v", out.ErrorCode, out.Detail)
+		}
+		res = out.Result.(Result)
+	}
+	b.StopTimer()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	b.ReportMetric(float64(int64(res.Matched)*int64(len(line)))/(1<<20), "MiB-searched")
+	b.ReportMetric(float64(ms.HeapInuse)/(1<<20), "MiB-heap-inuse")
+	if len(res.TruncatedBy) == 0 {
+		b.Fatalf("the bomb was searched to its end: %+v", res)
+	}
+	b.Logf("truncated_by %v", res.TruncatedBy)
 }

@@ -63,9 +63,25 @@ func (r *record) reset() {
 	r.fields = r.fields[:0]
 }
 
-// parseLine parses a line in format f; it reports false when the line has no
-// parseable time, which makes it a continuation of the previous entry.
-func parseLine(f format, line []byte, tc *timeCtx, r *record) bool {
+// lineKind is what one line is to the entry structure of a file.
+type lineKind uint8
+
+const (
+	// lineCont continues the previous entry (a stack trace line, text that
+	// is no record of the format).
+	lineCont lineKind = iota
+	// lineTimed starts an entry with a readable time.
+	lineTimed
+	// lineUntimed starts an entry of its own whose time is missing or cannot
+	// be read (a JSON object without a parseable time, a logfmt line whose
+	// time field is malformed): never joined to the previous entry, never
+	// given its time, only counted.
+	lineUntimed
+)
+
+// parseLine parses a line in format f and says whether it starts an entry
+// with a time, starts one without a readable time, or continues the previous.
+func parseLine(f format, line []byte, tc *timeCtx, r *record) lineKind {
 	r.reset()
 	switch f {
 	case fmtJSON:
@@ -73,9 +89,11 @@ func parseLine(f format, line []byte, tc *timeCtx, r *record) bool {
 	case fmtLogfmt:
 		return parseLogfmt(line, tc, r)
 	case fmtText:
-		return parseText(line, tc, r)
+		if parseText(line, tc, r) {
+			return lineTimed
+		}
 	}
-	return false
+	return lineCont
 }
 
 // normLevel maps the common spellings of a severity to ERROR, WARN, INFO or
@@ -195,22 +213,28 @@ func (a *assigner) add(k, v []byte) {
 	a.r.fields = append(a.r.fields, kv{k, v})
 }
 
-func (a *assigner) finish(tc *timeCtx) bool {
+// finish reads the time and level of a parsed record. A record whose time
+// member is missing is untimed when the line is a record on its own (a whole
+// JSON object), else a continuation; a time member that does not parse makes
+// the record untimed, never a continuation that would borrow the previous
+// entry's time.
+func (a *assigner) finish(tc *timeCtx, wholeRecord bool) lineKind {
+	kind := lineUntimed
 	if a.timeP == 99 {
-		return false
+		if !wholeRecord {
+			return lineCont
+		}
+	} else if ts, ok := valueTime(a.timeV, tc); ok {
+		a.r.ts = ts
+		kind = lineTimed
 	}
-	ts, ok := valueTime(a.timeV, tc)
-	if !ok {
-		return false
-	}
-	a.r.ts = ts
 	if a.levP != 99 {
 		a.r.level = normLevel(a.levelV)
 		if a.r.level == "" {
 			a.r.fields = append(a.r.fields, kv{[]byte("level"), a.levelV})
 		}
 	}
-	return true
+	return kind
 }
 
 func skipSpace(b []byte, i int) int {
@@ -222,16 +246,16 @@ func skipSpace(b []byte, i int) int {
 
 // parseJSON reads one JSON object per line. Nested objects are flattened with
 // dotted keys (so {"log":{"level":"error"}} is log.level); arrays stay raw.
-func parseJSON(line []byte, tc *timeCtx, r *record) bool {
+func parseJSON(line []byte, tc *timeCtx, r *record) lineKind {
 	i := skipSpace(line, 0)
 	if i >= len(line) || line[i] != '{' {
-		return false
+		return lineCont
 	}
 	a := newAssigner(r)
 	if _, ok := jsonObject(line, i, nil, 0, &a); !ok {
-		return false
+		return lineCont
 	}
-	return a.finish(tc)
+	return a.finish(tc, true)
 }
 
 // jsonObject walks the object at b[i] ('{') and returns the index after it.
@@ -361,7 +385,7 @@ func jsonSkip(b []byte, i int) (int, bool) {
 }
 
 // parseLogfmt reads key=value pairs; values may be "quoted" with escapes.
-func parseLogfmt(line []byte, tc *timeCtx, r *record) bool {
+func parseLogfmt(line []byte, tc *timeCtx, r *record) lineKind {
 	a := newAssigner(r)
 	i := 0
 	pairs := 0
@@ -417,9 +441,9 @@ func parseLogfmt(line []byte, tc *timeCtx, r *record) bool {
 		a.add(key, val)
 	}
 	if pairs == 0 {
-		return false
+		return lineCont
 	}
-	return a.finish(tc)
+	return a.finish(tc, false)
 }
 
 // parseText reads "TIMESTAMP [LEVEL] [[service]] message" with the stamp
@@ -516,7 +540,7 @@ func detectFormat(sample [][]byte, tc *timeCtx) (format, bool) {
 	for _, f := range []format{fmtJSON, fmtLogfmt, fmtText} {
 		n := 0
 		for _, l := range sample {
-			if parseLine(f, l, tc, &r) {
+			if parseLine(f, l, tc, &r) == lineTimed {
 				n++
 			}
 		}

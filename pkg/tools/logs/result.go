@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"sort"
 	"time"
+
+	"github.com/superbiz/superbiz/pkg/redact"
 )
 
 // Bounds of one result, in bytes unless said otherwise.
@@ -22,14 +24,26 @@ const (
 )
 
 // Result is the whitelisted projection query_logs returns (docs/SPEC.md#query_logs).
+// The members after truncated appear only when they say something: what
+// was not searched, and why.
 type Result struct {
-	Source    string    `json:"source"`
-	Window    Window    `json:"window"`
-	Matched   int       `json:"matched"`
-	Returned  int       `json:"returned"`
-	Truncated bool      `json:"truncated"`
-	Entries   []Entry   `json:"entries"`
-	Patterns  []Pattern `json:"patterns"`
+	Source    string `json:"source"`
+	Window    Window `json:"window"`
+	Matched   int    `json:"matched"`
+	Returned  int    `json:"returned"`
+	Truncated bool   `json:"truncated"`
+	// TruncatedBy names the per-call limits (limitDecompressed, limitTime)
+	// that stopped the search before the end of the files.
+	TruncatedBy []string `json:"truncated_by,omitempty"`
+	// Untimed counts entries that match the filters but whose time is
+	// missing or unreadable: not in matched, entries or patterns.
+	Untimed int `json:"untimed,omitempty"`
+	// SkippedCount is how many files could not be read (fully); the first
+	// maxSkippedListed are named in SkippedFiles.
+	SkippedCount int           `json:"skipped_count,omitempty"`
+	SkippedFiles []SkippedFile `json:"skipped_files,omitempty"`
+	Entries      []Entry       `json:"entries"`
+	Patterns     []Pattern     `json:"patterns"`
 }
 
 // Window is the absolute time range that was searched, for the model to cite.
@@ -92,13 +106,15 @@ type accumulator struct {
 	limit    int
 	loc      *time.Location
 	matched  int
+	untimed  int
 	seq      int64
 	held     entryHeap
 	patterns map[string]*patternAcc
+	mask     *secretMasker
 }
 
 func newAccumulator(limit int, loc *time.Location) *accumulator {
-	return &accumulator{limit: limit, loc: loc, patterns: map[string]*patternAcc{}}
+	return &accumulator{limit: limit, loc: loc, patterns: map[string]*patternAcc{}, mask: newSecretMasker()}
 }
 
 func (a *accumulator) add(r *record, cont []byte) {
@@ -113,7 +129,8 @@ func (a *accumulator) add(r *record, cont []byte) {
 		m = append(append(append(m, msg...), '\n'), cont...)
 		msg = m
 	}
-	clean := cleanText(msg, true)
+	// masked before it is grouped, so templates differ by no secret
+	clean := a.mask.text(cleanText(msg, true))
 	a.addPattern(template(clean), r.ts)
 	if len(a.held) >= a.limit {
 		oldest := a.held[0]
@@ -134,7 +151,8 @@ func (a *accumulator) add(r *record, cont []byte) {
 		if e.Fields == nil {
 			e.Fields = make(map[string]string, min(len(r.fields), maxFields))
 		}
-		e.Fields[bound(cleanText(f.key, false), maxFieldKey)] = bound(cleanText(f.val, false), maxFieldValue)
+		key := cleanText(f.key, false)
+		e.Fields[bound(key, maxFieldKey)] = bound(a.mask.field(key, cleanText(f.val, false)), maxFieldValue)
 	}
 	heap.Push(&a.held, heldEntry{ts: r.ts, seq: a.seq, e: e})
 	if len(a.held) > a.limit {
@@ -187,7 +205,7 @@ func (a *accumulator) result(source string, start, end int64) Result {
 		Patterns: []Pattern{},
 	}
 	for _, h := range held {
-		res.Entries = append(res.Entries, h.e)
+		res.Entries = append(res.Entries, redactEntry(h.e))
 	}
 	type kp struct {
 		t string
@@ -208,11 +226,27 @@ func (a *accumulator) result(source string, start, end int64) Result {
 			res.Truncated = true
 			break
 		}
-		res.Patterns = append(res.Patterns, Pattern{Template: x.t, Count: x.p.count, FirstTS: a.ts(x.p.first), LastTS: a.ts(x.p.last)})
+		res.Patterns = append(res.Patterns, Pattern{Template: redact.String(x.t), Count: x.p.count, FirstTS: a.ts(x.p.first), LastTS: a.ts(x.p.last)})
 	}
 	res.Returned = len(res.Entries)
+	res.Untimed = a.untimed
 	res.Truncated = res.Truncated || res.Returned < res.Matched
 	return res
+}
+
+// redactEntry passes a kept entry through the shared value-shape redaction
+// (DSNs, bearer tokens, key=value secrets) on top of the key-name masking
+// done when it was added (fields named like secrets already hold the
+// marker): the result is clean before it leaves the tool, whatever sink it
+// reaches.
+func redactEntry(e Entry) Entry {
+	e.Message = bound(redact.String(e.Message), maxMessage)
+	for k, v := range e.Fields {
+		if v != redact.Marker {
+			e.Fields[k] = bound(redact.String(v), maxFieldValue)
+		}
+	}
+	return e
 }
 
 // fit drops the oldest entries, then the rarest patterns, until the JSON
@@ -232,6 +266,8 @@ func fit(res *Result, maxBytes int) (int, error) {
 			res.Returned = len(res.Entries)
 		case len(res.Patterns) > 0:
 			res.Patterns = res.Patterns[:len(res.Patterns)-1]
+		case len(res.SkippedFiles) > 0: // skipped_count still says how many
+			res.SkippedFiles = res.SkippedFiles[:len(res.SkippedFiles)-1]
 		default:
 			return len(b), nil
 		}

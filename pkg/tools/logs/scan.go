@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -33,6 +34,7 @@ const maxContinuation = 4096
 var (
 	errNoMap        = errors.New("memory mapping unavailable")
 	errUnrecognized = errors.New("no line with a recognisable timestamp in the first lines")
+	errBinary       = errors.New("NUL or control bytes in more than 1/16 of the first 8 KiB")
 )
 
 // query is a resolved business input: what Execute filters on.
@@ -56,6 +58,8 @@ type scanner struct {
 	noSeek bool // tests: force the linear path
 	ticks  int
 	ctx    context.Context
+	// budget is what is left of the call's decompressed-byte limit.
+	budget int64
 }
 
 func (s *scanner) tick() error {
@@ -84,9 +88,15 @@ func lineAt(data []byte, i, hi int) ([]byte, int) {
 	return line, next
 }
 
-// isHeader reports whether the line at i starts an entry (has a time).
+// isHeader reports whether the line starts an entry (timed or not).
 func (s *scanner) isHeader(line []byte) bool {
-	return parseLine(s.f, line, &s.tc, &s.probe)
+	return parseLine(s.f, line, &s.tc, &s.probe) != lineCont
+}
+
+// isTimed reports whether the line starts an entry with a readable time,
+// which is all the binary search can place.
+func (s *scanner) isTimed(line []byte) bool {
+	return parseLine(s.f, line, &s.tc, &s.probe) == lineTimed
 }
 
 // entryEnd returns the end of the entry whose header line ends at next.
@@ -106,11 +116,12 @@ func (s *scanner) entryEnd(data []byte, next, hi int) int {
 func (s *scanner) evalEntry(data []byte, hs, end int) {
 	line, next := lineAt(data, hs, end)
 	r := &s.rec
-	if !parseLine(s.f, line, &s.tc, r) {
+	kind := parseLine(s.f, line, &s.tc, r)
+	if kind == lineCont {
 		return
 	}
 	q := s.q
-	if r.ts < q.startNS || r.ts > q.endNS {
+	if kind == lineTimed && (r.ts < q.startNS || r.ts > q.endNS) {
 		return
 	}
 	if q.level != "" && r.level != q.level {
@@ -123,6 +134,11 @@ func (s *scanner) evalEntry(data []byte, hs, end int) {
 		if !containsFold(data[hs:end], w) {
 			return
 		}
+	}
+	if kind == lineUntimed {
+		// matches the filters but cannot be placed in time: counted only
+		s.acc.untimed++
+		return
 	}
 	var cont []byte
 	if next < end {
@@ -349,7 +365,7 @@ func (s *scanner) headerAtOrAfter(data []byte, m int) (off int, ts int64, ok boo
 	}
 	for n := 0; i < len(data) && n < 4096; n++ {
 		line, next := lineAt(data, i, len(data))
-		if s.isHeader(line) {
+		if s.isTimed(line) {
 			return i, s.probe.ts, true
 		}
 		i = next
@@ -412,13 +428,18 @@ func sampleLines(data []byte) [][]byte {
 	return out
 }
 
-// setup detects the format from the start of the file and chooses the prefilter.
+// setup refuses binary data, detects the format from the start of the file
+// and chooses the prefilter.
 func (s *scanner) setup(fixed format, head []byte) error {
+	head = head[leadingNULs(head):]
+	if looksBinary(head) {
+		return fileFault(reasonBinary, errBinary)
+	}
 	s.f = fixed
 	if fixed == fmtAuto {
 		f, ok := detectFormat(sampleLines(head), &s.tc)
 		if !ok {
-			return errUnrecognized
+			return fileFault(reasonNoTime, errUnrecognized)
 		}
 		s.f = f
 	}
@@ -433,46 +454,115 @@ func (s *scanner) setup(fixed format, head []byte) error {
 	return nil
 }
 
+// blank reports whether data holds nothing but NULs and white space: an
+// empty log, searched without complaint.
+func blank(data []byte) bool {
+	return len(bytes.TrimSpace(data[leadingNULs(data):])) == 0
+}
+
+// binarySample is how much of a file's start looksBinary judges.
+const binarySample = 8 << 10
+
+// leadingNULs is the length of the run of NUL bytes a file starts with: the
+// hole a copytruncate rotation leaves before the writer's next line, which
+// is skipped rather than taken for binary data.
+func leadingNULs(b []byte) int {
+	i := 0
+	for i < len(b) && b[i] == 0 {
+		i++
+	}
+	return i
+}
+
+// looksBinary reports whether more than one byte in 16 of the sample is NUL
+// or a control character no text log holds (tab, newlines, form feed and
+// ESC of coloured output are text).
+func looksBinary(b []byte) bool {
+	if len(b) > binarySample {
+		b = b[:binarySample]
+	}
+	n := 0
+	for _, c := range b {
+		if c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v' && c != 0x1b {
+			n++
+		}
+	}
+	return n*16 > len(b)
+}
+
 // scanFile runs the query over one file: gzip (by magic bytes) and platforms
 // without mmap stream; plain files are mapped and, when time-ordered,
-// searched by binary search for the window.
-func (s *scanner) scanFile(path string, fixed format) error {
+// searched by binary search for the window. read says whether any of the
+// file was searched; a fault of the file itself is a *fileError.
+func (s *scanner) scanFile(path string, fixed format) (read bool, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return fmt.Errorf("open log file: %w", err)
+		return false, fileFault(reasonOpen, err)
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return fmt.Errorf("stat log file: %w", err)
+		return false, fileFault(reasonOpen, err)
 	}
 	if st.Size() == 0 {
-		return nil
+		return false, nil
 	}
 	var magic [2]byte
 	if n, _ := f.ReadAt(magic[:], 0); n == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(f)
 		if err != nil {
-			return fmt.Errorf("read gzip log %s: %w", path, err)
+			return false, fileFault(reasonGzipHeader, err)
 		}
 		defer zr.Close()
-		return s.scanStream(zr, fixed, path)
+		read, err := s.scanStream(&cappedReader{r: zr, budget: &s.budget}, fixed)
+		var fe *fileError
+		if err != nil && !errors.As(err, &fe) && !errors.Is(err, errDecompressedCap) && s.ctx.Err() == nil {
+			// the gzip stream itself failed part way
+			reason := reasonGzipCorrupt
+			if errors.Is(err, io.ErrUnexpectedEOF) {
+				reason = reasonGzipEnds
+			}
+			err = fileFault(reason, err)
+		}
+		return read, err
 	}
 	data, release, err := mapFile(f, st.Size())
 	if errors.Is(err, errNoMap) {
-		return s.scanStream(f, fixed, path)
+		read, err := s.scanStream(f, fixed)
+		var fe *fileError
+		if err != nil && !errors.As(err, &fe) && s.ctx.Err() == nil {
+			err = fileFault(reasonOpen, err)
+		}
+		return read, err
 	}
 	if err != nil {
-		return err
+		return false, fileFault(reasonOpen, err)
 	}
 	defer release()
-	return s.scanMapped(data, fixed, path)
+	return s.scanMapped(data, fixed)
 }
 
-func (s *scanner) scanMapped(data []byte, fixed format, path string) error {
-	if err := s.setup(fixed, data); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+// scanMapped searches a mapped file. A file that shrinks while it is mapped
+// (rotated by truncation, rewritten) faults on the pages past its new end:
+// that fault becomes a skip of this file instead of a crash of the process.
+func (s *scanner) scanMapped(data []byte, fixed format) (read bool, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			fault, ok := r.(interface{ Addr() uintptr })
+			if !ok {
+				panic(r)
+			}
+			err = fileFault(reasonShrank, fmt.Errorf("memory fault at %#x reading the mapped file: %v", fault.Addr(), r))
+		}
+	}()
+	if blank(data) {
+		return false, nil
 	}
+	if err := s.setup(fixed, data); err != nil {
+		return false, err
+	}
+	read = true // from here a fault means part of the file was searched
 	lo, hi := 0, len(data)
 	if !s.noSeek && s.ordered(data) {
 		lo = s.lowerBound(data, s.q.startNS-int64(seekSlack))
@@ -484,52 +574,82 @@ func (s *scanner) scanMapped(data []byte, fixed format, path string) error {
 	if hi > lo {
 		adviseRead(data[lo:hi])
 	}
-	return s.scanRange(data, lo, hi)
+	return true, s.scanRange(data, lo, hi)
+}
+
+// cappedReader counts what is read out of r against the call's remaining
+// decompressed-byte budget and ends with errDecompressedCap once it is spent.
+type cappedReader struct {
+	r      io.Reader
+	budget *int64
+}
+
+func (c *cappedReader) Read(p []byte) (int, error) {
+	if *c.budget <= 0 {
+		return 0, errDecompressedCap
+	}
+	if int64(len(p)) > *c.budget {
+		p = p[:*c.budget]
+	}
+	n, err := c.r.Read(p)
+	*c.budget -= int64(n)
+	return n, err
 }
 
 // scanStream reads r in chunks, each cut before its last entry header so an
-// entry and its continuation lines are always scanned together.
-func (s *scanner) scanStream(r io.Reader, fixed format, path string) error {
+// entry and its continuation lines are always scanned together. When r fails
+// part way (a truncated gzip, the byte limit), the complete lines read so
+// far are still searched before the error is returned; read says whether
+// any of the stream was searched.
+func (s *scanner) scanStream(r io.Reader, fixed format) (read bool, err error) {
 	buf := make([]byte, 0, streamChunk)
 	first := true
 	eof := false
-	for !eof || len(buf) > 0 {
+	var readErr error
+	for {
 		if err := s.ctx.Err(); err != nil {
-			return err
+			return read, err
 		}
-		for !eof && len(buf) < cap(buf) {
+		for !eof && readErr == nil && len(buf) < cap(buf) {
 			n, err := r.Read(buf[len(buf):cap(buf)])
 			buf = buf[:len(buf)+n]
 			if err == io.EOF {
 				eof = true
 			} else if err != nil {
-				return fmt.Errorf("read log %s: %w", path, err)
+				readErr = err
 			}
+		}
+		last := eof || readErr != nil
+		cut := len(buf)
+		switch {
+		case readErr != nil:
+			// a line cut by the failure is dropped, not half-parsed
+			cut = bytes.LastIndexByte(buf, '\n') + 1
+		case !eof:
+			cut = s.lastHeaderStart(buf)
 		}
 		if first {
 			first = false
-			if len(bytes.TrimSpace(buf)) == 0 && eof {
-				return nil
+			if last && blank(buf[:cut]) {
+				return false, readErr
 			}
-			if err := s.setup(fixed, buf); err != nil {
-				return fmt.Errorf("%s: %w", path, err)
+			if err := s.setup(fixed, buf[:cut]); err != nil {
+				if readErr != nil {
+					return false, readErr // the cause, not its symptom
+				}
+				return false, err
 			}
-		}
-		cut := len(buf)
-		if !eof {
-			cut = s.lastHeaderStart(buf)
+			read = true
 		}
 		if err := s.scanRange(buf, 0, cut); err != nil {
-			return err
+			return read, err
+		}
+		if last {
+			return read, readErr
 		}
 		rest := copy(buf, buf[cut:])
 		buf = buf[:rest]
-		if eof && cut == 0 && rest > 0 {
-			// defensive: everything is scanned once eof is reached
-			break
-		}
 	}
-	return nil
 }
 
 // lastHeaderStart is where the next chunk must begin: the last header line of
