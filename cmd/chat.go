@@ -56,6 +56,9 @@ func (a *app) runChat(cmd *cobra.Command, session string, cont bool) error {
 	}
 	defer w.Close()
 	cfg := w.cfg
+	if err := a.noteFreshSession(ctx, w, cont); err != nil {
+		return err
+	}
 	d := w.deps()
 	if a.io.InTTY && a.io.ErrTTY && !a.flags.noTUI {
 		return a.chatTUI(ctx, d, session, cont)
