@@ -16,6 +16,7 @@ import (
 
 	"github.com/superbiz/superbiz/pkg/config"
 	"github.com/superbiz/superbiz/pkg/harness"
+	"github.com/superbiz/superbiz/pkg/model"
 	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/tui"
 
@@ -112,6 +113,7 @@ func (a *app) chatLines(ctx context.Context, d *usecase.Deps, cfg *config.Config
 	d.Events = &tui.LinePrinter{W: a.io.ErrOut}
 	s := &chatSession{id: session, cont: cont}
 	worst := ExitOK
+	var modelErr *model.Error // the last model failure, for the hint
 	sc := bufio.NewScanner(a.io.In)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	for sc.Scan() {
@@ -137,6 +139,9 @@ func (a *app) chatLines(ctx context.Context, d *usecase.Deps, cfg *config.Config
 			return &ExitError{Code: ExitCancelled, Err: errors.New("cancelled; the turn is stored as CANCELLED")}
 		}
 		worst = max(worst, chatExit(out))
+		if out.ModelError != nil {
+			modelErr = out.ModelError
+		}
 	}
 	if err := sc.Err(); err != nil {
 		return fmt.Errorf("read messages from stdin: %w", err)
@@ -148,19 +153,19 @@ func (a *app) chatLines(ctx context.Context, d *usecase.Deps, cfg *config.Config
 	case ExitOK:
 		return nil
 	case ExitUnavailable:
-		return &ExitError{Code: ExitUnavailable, Err: fmt.Errorf("the model could not be reached\n%s", ollamaHint(cfg))}
+		return &ExitError{Code: ExitUnavailable, Err: fmt.Errorf("the model could not answer\n%s", modelHint(cfg, modelErr))}
 	}
 	return &ExitError{Code: worst}
 }
 
 // chatExit grades one turn for line mode's exit code: a released answer or
-// an honest fallback is fine; an unreachable model is 4; a failure is 1.
+// an honest fallback is fine; a model failure (also one that left the
+// message unrouted) is 4; any other failure is 1.
 func chatExit(out usecase.Output) int {
 	switch {
 	case out.Status == "SUCCESS":
 		return ExitOK
-	case out.Error != nil && strings.Contains(out.Error.Message, "UNREACHABLE"),
-		harness.StopReason(out.StopReason) == harness.StopModelUnavailable:
+	case out.ModelError != nil, harness.StopReason(out.StopReason) == harness.StopModelUnavailable:
 		return ExitUnavailable
 	}
 	return ExitFailed

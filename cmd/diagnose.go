@@ -300,7 +300,7 @@ func runExit(out usecase.Output, cfg *config.Config) error {
 	case harness.StopInputRejected:
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("input rejected before any model call: %s", msg)}
 	case harness.StopModelUnavailable:
-		return &ExitError{Code: ExitUnavailable, Err: fmt.Errorf("%s\n%s", msg, ollamaHint(cfg))}
+		return &ExitError{Code: ExitUnavailable, Err: fmt.Errorf("%s\n%s", msg, modelHint(cfg, out.ModelError))}
 	}
 	return &ExitError{Code: ExitFailed, Err: fmt.Errorf("%s (%s; see `superbiz runs show %s`)", msg, out.StopReason, out.RunID)}
 }

@@ -99,3 +99,101 @@ func TestHostWithUnbalancedBracketRefused(t *testing.T) {
 
 // noConclusion is a valid DiagnosisDraft without a conclusion: FALLBACK.
 const noConclusion = `{"conclusion":null,"analysis":[],"action_plan":[],"recommendations":[],"limitations":{"scope":"nothing checked","missing_info":["logs"]}}`
+
+// Every model server fault ends a diagnosis as MODEL_UNAVAILABLE, exit 4,
+// never as an internal error; the message names the host and (when there
+// was one) the HTTP status, and the hint says what to check.
+func TestModelFaultsThroughTheCommand(t *testing.T) {
+	partial := []string{"partial"}
+	tests := []struct {
+		name   string
+		turn   ollamatest.Turn
+		kind   string
+		status string
+		hint   string
+	}{
+		{"http 500 with body", ollamatest.Turn{Fault: ollamatest.FaultHTTP500Body}, "SERVER", "HTTP 500", "`ollama ps`"},
+		{"http 500 empty", ollamatest.Turn{Fault: ollamatest.FaultHTTP500Empty}, "SERVER", "HTTP 500", "`ollama ps`"},
+		{"http 401", ollamatest.Turn{Fault: ollamatest.FaultUnauthorized}, "BAD_REQUEST", "HTTP 401", "check the key"},
+		{"http 400", ollamatest.Turn{Fault: ollamatest.FaultBadRequest}, "BAD_REQUEST", "HTTP 400", "superbiz doctor"},
+		{"model not found", ollamatest.Turn{Fault: ollamatest.FaultModelNotFound}, "MODEL_NOT_FOUND", "HTTP 404", "ollama pull qwen3:8b"},
+		{"tools not supported", ollamatest.Turn{Fault: ollamatest.FaultToolsNotSupported}, "TOOLS_NOT_SUPPORTED", "HTTP 400", "native tool calling"},
+		{"cut stream", ollamatest.Turn{Content: partial, Fault: ollamatest.FaultCutMidStream}, "PROTOCOL", "stream cut", "no proxy cuts"},
+		{"error line mid-stream", ollamatest.Turn{Content: partial, Fault: ollamatest.FaultErrorLineMidStream}, "SERVER", "GGML_ASSERT", "`ollama ps`"},
+		{"malformed line", ollamatest.Turn{Content: partial, Fault: ollamatest.FaultMalformedLine}, "PROTOCOL", "malformed line", "Ollama API"},
+		{"no done chunk", ollamatest.Turn{Content: partial, Fault: ollamatest.FaultNoDone}, "PROTOCOL", "without done", "Ollama API"},
+		{"proxy html 502", ollamatest.Turn{Fault: ollamatest.FaultProxyHTML}, "SERVER", "HTTP 502 with an HTML page (\"502 Bad Gateway\")", "proxy"},
+		{"html page 200", ollamatest.Turn{Fault: ollamatest.FaultHTMLPage}, "PROTOCOL", "HTTP 200 with an HTML page", "points at Ollama itself"},
+		{"string arguments not an object", ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{{ID: "call_1", Name: "query_logs", Args: "since=1h", ArgsAsString: true}}}, "PROTOCOL", "not a JSON object", "Ollama API"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := ollamatest.New(t)
+			srv.Script(tt.turn)
+			env := diagnoseEnv(t)
+			env["OLLAMA_HOST"] = srv.URL()
+			code, out, errOut := cli(t, env, "--demo", "diagnose", "-o", "json", "why is checkout slow")
+			if code != ExitUnavailable {
+				t.Fatalf("exit %d, want %d\nstdout %s\nstderr %s", code, ExitUnavailable, out, errOut)
+			}
+			got := jsonObject(t, out)
+			errObj, _ := got["error"].(map[string]any)
+			if got["stop_reason"] != "MODEL_UNAVAILABLE" || got["release_outcome"] != "FAILED" || errObj["code"] != "MODEL_UNAVAILABLE" {
+				t.Fatalf("outcome %v / %v / %v", got["stop_reason"], got["release_outcome"], errObj)
+			}
+			msg, _ := errObj["message"].(string)
+			for _, w := range []string{"(" + tt.kind + ")", srv.URL(), tt.status} {
+				if !strings.Contains(msg, w) || !strings.Contains(errOut, w) {
+					t.Errorf("message or stderr lacks %q:\nmessage %s\nstderr %s", w, msg, errOut)
+				}
+			}
+			if !strings.Contains(errOut, "hint: ") || !strings.Contains(errOut, tt.hint) {
+				t.Errorf("stderr lacks the hint %q:\n%s", tt.hint, errOut)
+			}
+			if strings.Contains(strings.ToLower(errOut+out), "internal error") || strings.Contains(errOut+out, "<html") {
+				t.Errorf("output says internal error or repeats HTML:\n%s\n%s", out, errOut)
+			}
+			if srv.ChatCount() != 1 {
+				t.Errorf("%d model calls, want 1 (no retry)", srv.ChatCount())
+			}
+			reliability.Record(t, reliability.SectionModel, tt.name, map[string]any{"outcome": "MODEL_UNAVAILABLE (" + tt.kind + ")", "exit": code})
+		})
+	}
+}
+
+// Tool arguments sent as a JSON string holding an object are accepted, as
+// real clients accept them: the tool runs and the run ends on its merits.
+func TestStringArgumentsRunTheTool(t *testing.T) {
+	srv := ollamatest.New(t)
+	srv.Script(
+		ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{{ID: "call_s1", Name: "query_logs", ArgsAsString: true,
+			Args: `{"input":{"service":"payment-service","level":"ERROR","contains":"connection is not available","since":"1h","limit":5}}`}}},
+		ollamatest.Turn{Content: []string{noConclusion}},
+	)
+	env := diagnoseEnv(t)
+	env["OLLAMA_HOST"] = srv.URL()
+	code, out, errOut := cli(t, env, "--demo", "diagnose", "-o", "json", "why is checkout slow")
+	if code != ExitFallback {
+		t.Fatalf("exit %d, want %d\nstdout %s\nstderr %s", code, ExitFallback, out, errOut)
+	}
+	got := jsonObject(t, out)
+	checks, _ := got["checks"].([]any)
+	if len(checks) != 1 || checks[0].(map[string]any)["evidence_status"] != "EVIDENCE_FOUND" {
+		t.Fatalf("checks %v, want one EVIDENCE_FOUND query_logs", got["checks"])
+	}
+	reliability.Record(t, reliability.SectionModel, "tool arguments as a JSON string holding an object", map[string]any{"outcome": "accepted (tool ran, FALLBACK)", "exit": code})
+}
+
+// In chat line mode a model fault (twice, so routing gives up) is exit 4
+// with the hint, not exit 1.
+func TestChatModelFaultExit(t *testing.T) {
+	srv := ollamatest.New(t)
+	srv.Script(ollamatest.Turn{Fault: ollamatest.FaultHTTP500Body}, ollamatest.Turn{Fault: ollamatest.FaultHTTP500Body})
+	env := diagnoseEnv(t)
+	env["OLLAMA_HOST"] = srv.URL()
+	code, out, errOut := cliIn(t, env, "hello\n", "chat", "--no-tui")
+	if code != ExitUnavailable || !strings.Contains(errOut, "`ollama ps`") || !strings.Contains(out, "HTTP 500") {
+		t.Fatalf("exit %d, want %d\nstdout %s\nstderr %s", code, ExitUnavailable, out, errOut)
+	}
+	reliability.Record(t, reliability.SectionModel, "chat: HTTP 500 twice while routing", map[string]any{"outcome": "ROUTING_UNAVAILABLE (SERVER)", "exit": code})
+}

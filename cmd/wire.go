@@ -14,6 +14,7 @@ import (
 	"github.com/superbiz/superbiz/pkg/config"
 	"github.com/superbiz/superbiz/pkg/demo"
 	"github.com/superbiz/superbiz/pkg/harness"
+	"github.com/superbiz/superbiz/pkg/model"
 	"github.com/superbiz/superbiz/pkg/model/ollama"
 	"github.com/superbiz/superbiz/pkg/runstore"
 	"github.com/superbiz/superbiz/pkg/tools"
@@ -159,6 +160,32 @@ func (w *workspace) deps() *usecase.Deps {
 // ollamaHint tells a person how to get a model to answer.
 func ollamaHint(cfg *config.Config) string {
 	return fmt.Sprintf("hint: start Ollama with `ollama serve` (and `ollama pull %s`), or point --host / OLLAMA_HOST at a running server (tried %s)", cfg.Model.Name, cfg.Model.Host.Redacted())
+}
+
+// modelHint tells a person what to do about the model failure me that
+// ended a run: by its kind and HTTP status (nil: the server was not reached).
+func modelHint(cfg *config.Config, me *model.Error) string {
+	host, name := cfg.Model.Host.Redacted(), cfg.Model.Name
+	if me == nil {
+		return ollamaHint(cfg)
+	}
+	switch {
+	case me.Kind == model.ErrUnreachable:
+		return ollamaHint(cfg)
+	case me.Kind == model.ErrModelNotFound:
+		return fmt.Sprintf("hint: pull the model on the server (`ollama pull %s`) or choose a pulled one with --model (tried %s)", name, host)
+	case me.Kind == model.ErrToolsNotSupported:
+		return fmt.Sprintf("hint: %s has no native tool calling; choose a model that has (e.g. qwen3:8b) with --model; `superbiz doctor` checks it", name)
+	case me.Status == 401 || me.Status == 403:
+		return fmt.Sprintf("hint: %s (or a proxy in front of it) refused the credentials (HTTP %d): check the key or the user:password in --host / OLLAMA_HOST, and the proxy's authentication", host, me.Status)
+	case me.Kind == model.ErrServer:
+		return fmt.Sprintf("hint: the model server failed while answering: check `ollama ps` and the Ollama server log (out of memory, a crashed runner); if a proxy stands in front of %s, check that it reaches Ollama", host)
+	case me.Kind == model.ErrProtocol:
+		return fmt.Sprintf("hint: %s did not answer like the Ollama API (a cut stream, an HTML page or a malformed line): check that --host points at Ollama itself and that no proxy cuts, buffers or rewrites the stream; `ollama ps` shows whether the model is still loaded", host)
+	case me.Kind == model.ErrTimeout:
+		return fmt.Sprintf("hint: the model did not answer within model.request_timeout: check `ollama ps` (still loading? too large for this machine?) or raise model.request_timeout (tried %s)", host)
+	}
+	return fmt.Sprintf("hint: the server at %s rejected the request: `superbiz doctor` checks the server version, the model and its tool support", host)
 }
 
 // budget converts the configured budget to the harness's.

@@ -71,6 +71,9 @@ type Output struct {
 	Checks         []Check                  `json:"checks"`
 	Usage          OutputUsage              `json:"usage"`
 	Error          *OutputError             `json:"error"`
+	// ModelError is the model server failure that ended the run, for the
+	// command's exit code and hint; not part of the JSON output.
+	ModelError *model.Error `json:"-"`
 }
 
 // Check is one evidence check in the JSON output: exactly SPEC section 2's
@@ -193,6 +196,7 @@ func (d *Deps) finish(rc *harness.RunContext, intent string, dec release.Decisio
 	if dec.ErrorCode != "" {
 		out.Error = &OutputError{Code: dec.ErrorCode, Message: dec.ErrorMessage}
 	}
+	out.ModelError = dec.ModelError
 	var published, checksJSON json.RawMessage
 	var err error
 	if dec.Published != nil {
