@@ -197,3 +197,46 @@ func TestChatModelFaultExit(t *testing.T) {
 	}
 	reliability.Record(t, reliability.SectionModel, "chat: HTTP 500 twice while routing", map[string]any{"outcome": "ROUTING_UNAVAILABLE (SERVER)", "exit": code})
 }
+
+// A model that spends its budget on calls the boundary refuses ends the
+// same way whether it calls a tool that does not exist or a real tool with
+// arguments of the wrong types: FAILED, exit 1, naming the budget — a
+// refused call is no progress to fall back on.
+func TestRefusedCallsExhaustingABudgetEndAlike(t *testing.T) {
+	unknown := ollamatest.ToolCall{Name: "query_prometheus", Args: `{"input":{"query":"up"}}`}
+	wrongTypes := ollamatest.ToolCall{Name: "query_logs", Args: `{"input":{"service":42,"since":true,"limit":"many"}}`}
+	tests := []struct {
+		name   string
+		call   ollamatest.ToolCall
+		budget []string
+		reason string
+	}{
+		{"unknown tool, model budget", unknown, []string{"--max-model-calls", "4", "--max-tool-calls", "20"}, "MODEL_BUDGET_EXHAUSTED"},
+		{"wrong argument types, model budget", wrongTypes, []string{"--max-model-calls", "4", "--max-tool-calls", "20"}, "MODEL_BUDGET_EXHAUSTED"},
+		{"wrong argument types, tool budget", wrongTypes, []string{"--max-model-calls", "8", "--max-tool-calls", "2"}, "TOOL_BUDGET_EXHAUSTED"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := ollamatest.New(t)
+			n := 0
+			srv.Handle(func(ollamatest.ChatRequest) ollamatest.Turn {
+				n++
+				c := tt.call
+				c.ID = "call_r" + strings.Repeat("x", n)
+				return ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{c}}
+			})
+			env := diagnoseEnv(t)
+			env["OLLAMA_HOST"] = srv.URL()
+			args := append([]string{"--demo", "diagnose", "-o", "json"}, tt.budget...)
+			code, out, errOut := cli(t, env, append(args, "why is checkout slow")...)
+			got := jsonObject(t, out)
+			if code != ExitFailed || got["release_outcome"] != "FAILED" || got["stop_reason"] != tt.reason {
+				t.Fatalf("exit %d, outcome %v, stop %v; want exit 1, FAILED, %s\nstderr %s", code, got["release_outcome"], got["stop_reason"], tt.reason, errOut)
+			}
+			if !strings.Contains(errOut, "before any evidence check gave a usable result") {
+				t.Errorf("stderr does not say why:\n%s", errOut)
+			}
+			reliability.Record(t, reliability.SectionMutation, "refused calls exhausting a budget end alike: "+tt.name, map[string]any{"test": t.Name()})
+		})
+	}
+}

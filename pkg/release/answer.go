@@ -102,7 +102,7 @@ var enTexts = &texts{
 		harness.StopRoutingFailed:    "the request could not be routed",
 		harness.StopGuardRejected:    "the conclusion could not be verified",
 	},
-	failStoppedText: "the run stopped (%s) before any evidence check completed",
+	failStoppedText: "the run stopped (%s) before any evidence check gave a usable result",
 	failModel:       "the model is unavailable (%s): %s",
 	cancelledAnswer: "## Cancelled\n\nThe run was cancelled; nothing was published.\n",
 }
@@ -159,7 +159,7 @@ var zhTexts = &texts{
 		harness.StopRoutingFailed:    "无法路由该请求",
 		harness.StopGuardRejected:    "结论无法验证",
 	},
-	failStoppedText: "本次运行在完成任何证据检查之前停止（%s）",
+	failStoppedText: "本次运行在任何证据检查给出可用结果之前停止（%s）",
 	failModel:       "模型不可用（%s）：%s",
 	cancelledAnswer: "## 已取消\n\n本次运行已取消，没有发布任何内容。\n",
 }

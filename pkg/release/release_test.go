@@ -372,7 +372,7 @@ func TestOutcomeRules(t *testing.T) {
 		}, Fallback, StatusSuccess, harness.StopToolBudget, []string{"exhausted after 4 check(s)", "--max-tool-calls"}, ""},
 		{"stop without progress", func(f *fixture) agent.Result {
 			return f.stopped(harness.StopModelBudget)
-		}, Failed, StatusFailed, harness.StopModelBudget, []string{"## Diagnosis failed", "MODEL_BUDGET_EXHAUSTED"}, "the run stopped (MODEL_BUDGET_EXHAUSTED) before any evidence check completed"},
+		}, Failed, StatusFailed, harness.StopModelBudget, []string{"## Diagnosis failed", "MODEL_BUDGET_EXHAUSTED"}, "the run stopped (MODEL_BUDGET_EXHAUSTED) before any evidence check gave a usable result"},
 		{"invalid draft after checks", func(f *fixture) agent.Result {
 			f.standardChecks()
 			snap := f.boundary.Snapshot(harness.StopInvalidOutput)
