@@ -196,11 +196,14 @@ func (a *app) chatTUI(ctx context.Context, d *usecase.Deps, session string, cont
 	var sink *tui.EventSink
 	var storeErr error
 	var errMu sync.Mutex
+	var turns sync.WaitGroup // the turn in progress, stored before exit
 	view := tui.NewChat(tui.ChatOptions{
 		Renderer:      renderer,
 		MarkdownStyle: tui.MarkdownStyle(a.io.Color, renderer.HasDarkBackground()),
 		CharLimit:     d.Limits.Query,
 		OnSubmit: func(text string) {
+			turns.Add(1)
+			defer turns.Done()
 			out, err := d.Chat(ctx, s.request(text))
 			s.done()
 			if err != nil {
@@ -214,11 +217,14 @@ func (a *app) chatTUI(ctx context.Context, d *usecase.Deps, session string, cont
 		},
 		OnCancel: s.Cancel,
 	})
-	p := tea.NewProgram(view, tea.WithOutput(a.io.ErrOut), tea.WithInput(a.io.In), tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(context.WithoutCancel(ctx)))
+	// A stop signal (ctx) ends the screen; signals are ours alone, so the
+	// running turn is cancelled through ctx and stored before the exit.
+	p := tea.NewProgram(view, tea.WithOutput(a.io.ErrOut), tea.WithInput(a.io.In), tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(ctx), tea.WithoutSignalHandler())
 	sink = tui.NewEventSink(p)
 	d.Events = sink
 	_, err := p.Run()
 	s.Cancel()
+	turns.Wait()
 	closeCtx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	_ = sink.Close(closeCtx)
 	cancel()
@@ -227,5 +233,11 @@ func (a *app) chatTUI(ctx context.Context, d *usecase.Deps, session string, cont
 	}
 	errMu.Lock()
 	defer errMu.Unlock()
-	return storeErr
+	if storeErr != nil {
+		return storeErr
+	}
+	if ctx.Err() != nil {
+		return &ExitError{Code: ExitCancelled, Err: errors.New("cancelled; a turn in progress is stored as CANCELLED")}
+	}
+	return nil
 }

@@ -42,7 +42,8 @@ func (a *app) newDiagnoseCmd() *cobra.Command {
 		Long: `diagnose runs the single diagnosis agent once on QUERY (or on stdin when QUERY
 is "-" or absent and stdin is not a terminal), releases its answer through the
 guards and stores the run. Exit codes: 0 released, 3 no conclusion (fallback),
-1 failed, 2 usage or rejected input, 4 model unreachable, 130 cancelled.`,
+1 failed, 2 usage or rejected input, 4 model unreachable or failing, 130
+cancelled (143 on SIGTERM, 129 on SIGHUP).`,
 		Example: `  superbiz diagnose --demo
   superbiz diagnose "order-service payment timeouts since 14:00, many 504s"
   echo "redis timeouts on user-service" | superbiz diagnose -o json
@@ -346,7 +347,9 @@ func (a *app) diagnoseTUI(ctx context.Context, d *usecase.Deps, req usecase.Diag
 			}
 		},
 	})
-	opts := []tea.ProgramOption{tea.WithOutput(a.io.ErrOut), tea.WithContext(context.WithoutCancel(ctx))}
+	// Stop signals are ours alone (ctx): they cancel the run, whose report
+	// then ends the screen, instead of tearing the screen down first.
+	opts := []tea.ProgramOption{tea.WithOutput(a.io.ErrOut), tea.WithContext(context.WithoutCancel(ctx)), tea.WithoutSignalHandler()}
 	if a.io.InTTY {
 		opts = append(opts, tea.WithInput(a.io.In))
 	} else {

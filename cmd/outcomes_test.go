@@ -1,7 +1,9 @@
 package cmd
 
 import (
+	"context"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/superbiz/superbiz/internal/reliability"
@@ -238,5 +240,24 @@ func TestRefusedCallsExhaustingABudgetEndAlike(t *testing.T) {
 			}
 			reliability.Record(t, reliability.SectionMutation, "refused calls exhausting a budget end alike: "+tt.name, map[string]any{"test": t.Name()})
 		})
+	}
+}
+
+// The exit code of a cancelled run names what cancelled it.
+func TestCancelExit(t *testing.T) {
+	for _, tc := range []struct {
+		cause error
+		code  int
+	}{
+		{&signalCause{sig: syscall.SIGINT}, 130},
+		{&signalCause{sig: syscall.SIGTERM}, 143},
+		{&signalCause{sig: syscall.SIGHUP}, 129},
+		{nil, ExitCancelled},
+	} {
+		ctx, cancel := context.WithCancelCause(context.Background())
+		cancel(tc.cause)
+		if got := cancelExit(ctx); got != tc.code {
+			t.Errorf("cause %v: exit %d, want %d", tc.cause, got, tc.code)
+		}
 	}
 }
