@@ -58,13 +58,13 @@ func (a *app) runChat(cmd *cobra.Command, session string, cont bool) error {
 	defer w.Close()
 	cfg := w.cfg
 	if err := a.noteFreshSession(ctx, w, cont); err != nil {
-		return err
+		return storeFailure(cfg.DBPath, err)
 	}
 	d := w.deps()
 	if a.io.InTTY && a.io.ErrTTY && !a.flags.noTUI {
-		return a.chatTUI(ctx, d, session, cont)
+		return storeFailure(cfg.DBPath, a.chatTUI(ctx, d, session, cont))
 	}
-	return a.chatLines(ctx, d, cfg, session, cont)
+	return storeFailure(cfg.DBPath, a.chatLines(ctx, d, cfg, session, cont))
 }
 
 // chatSession remembers the session across turns and cancels the turn in

@@ -163,7 +163,7 @@ func (a *app) runDiagnose(cmd *cobra.Command, args []string, f diagnoseFlags) er
 		return err
 	}
 	if err := a.noteFreshSession(ctx, w, f.cont); err != nil {
-		return err
+		return storeFailure(cfg.DBPath, err)
 	}
 
 	var m model.ChatModel = w.model
@@ -196,7 +196,7 @@ func (a *app) runDiagnose(cmd *cobra.Command, args []string, f diagnoseFlags) er
 		if errors.Is(err, usecase.ErrSessionNotFound) {
 			return &ExitError{Code: ExitUsage, Err: err}
 		}
-		return err
+		return storeFailure(cfg.DBPath, err)
 	}
 	if err := a.printOutput(out, note, useTUI); err != nil {
 		return err

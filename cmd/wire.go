@@ -86,6 +86,9 @@ func (a *app) openWorkspace(cmd *cobra.Command, ov config.Overrides) (*workspace
 	w := &workspace{cfg: cfg}
 	store, err := runstore.Open(ctx, cfg.DBPath)
 	if err != nil {
+		if full := storeFailure(cfg.DBPath, err); full != err {
+			return nil, full
+		}
 		return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("open the run store %s: %w", cfg.DBPath, err)}
 	}
 	w.store = store
@@ -155,6 +158,16 @@ func (w *workspace) deps() *usecase.Deps {
 		d.Clock = harness.FixedClock{T: cfg.Now}
 	}
 	return d
+}
+
+// storeFailure reports a run store that ran out of space as exactly that:
+// exit 1, the path named, what to do; no answer is printed, since the run
+// could not be stored whole. Any other error is returned unchanged.
+func storeFailure(path string, err error) error {
+	if err == nil || !runstore.IsFull(err) {
+		return err
+	}
+	return &ExitError{Code: ExitFailed, Err: fmt.Errorf("the run store %s is full (no space left on its disk): %w\nhint: free space on that disk, or point --db / SUPERBIZ_DB at another one; nothing was printed because the run could not be stored whole", path, err)}
 }
 
 // ollamaHint tells a person how to get a model to answer.
