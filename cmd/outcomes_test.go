@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -259,5 +260,46 @@ func TestCancelExit(t *testing.T) {
 		if got := cancelExit(ctx); got != tc.code {
 			t.Errorf("cause %v: exit %d, want %d", tc.cause, got, tc.code)
 		}
+	}
+}
+
+// The exit code of each way a diagnosis ends, through the whole command:
+// 2 for input rejected before any model call (no model call made), 3 for
+// FALLBACK, 1 for FAILED, 4 for a model that cannot answer.
+func TestExitCodesThroughTheCommand(t *testing.T) {
+	tests := []struct {
+		name   string
+		turns  []ollamatest.Turn
+		args   []string
+		code   int
+		calls  int
+		stderr string
+	}{
+		{"query over limits.query", nil, []string{strings.Repeat("q", 4097)}, ExitUsage, 0, "input rejected before any model call: the query has 4097 bytes, the limit is 4096 (limits.query)"},
+		{"blank query", nil, []string{"   "}, ExitUsage, 0, "the query is empty"},
+		{"--session and --continue", nil, []string{"--session", "s_x", "--continue", "q"}, ExitUsage, 0, "exclusive"},
+		{"unknown session", nil, []string{"--session", "s_nope", "q"}, ExitUsage, 0, "session not found"},
+		{"fallback", []ollamatest.Turn{{Content: []string{noConclusion}}}, []string{"checkout is slow"}, ExitFallback, 1, ""},
+		{"failed: invalid final answer", []ollamatest.Turn{{Content: []string{"I think it is the database."}}}, []string{"checkout is slow"}, ExitFailed, 1, "INVALID_OUTPUT"},
+		{"model failing", []ollamatest.Turn{{Fault: ollamatest.FaultHTTP500Body}}, []string{"checkout is slow"}, ExitUnavailable, 1, "HTTP 500"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := ollamatest.New(t)
+			srv.Script(tt.turns...)
+			env := diagnoseEnv(t)
+			env["OLLAMA_HOST"] = srv.URL()
+			code, out, errOut := cli(t, env, append([]string{"diagnose"}, tt.args...)...)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d\nstdout %.400s\nstderr %s", code, tt.code, out, errOut)
+			}
+			if srv.ChatCount() != tt.calls {
+				t.Errorf("%d model calls, want %d", srv.ChatCount(), tt.calls)
+			}
+			if !strings.Contains(errOut, tt.stderr) {
+				t.Errorf("stderr lacks %q:\n%s", tt.stderr, errOut)
+			}
+			reliability.Record(t, reliability.SectionMutation, "exit "+strconv.Itoa(tt.code)+" through the command: "+tt.name, map[string]any{"test": t.Name()})
+		})
 	}
 }
