@@ -115,7 +115,7 @@ func (a *app) chatLines(ctx context.Context, d *usecase.Deps, cfg *config.Config
 	worst := ExitOK
 	var modelErr *model.Error // the last model failure, for the hint
 	sc := bufio.NewScanner(a.io.In)
-	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	sc.Buffer(make([]byte, 64*1024), maxStdinQuery)
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
 		if line == "" {
@@ -144,6 +144,9 @@ func (a *app) chatLines(ctx context.Context, d *usecase.Deps, cfg *config.Config
 		}
 	}
 	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("a message on stdin has more than %d bytes (1 MiB), the most that is read; a message may have at most %d bytes (limits.query)", maxStdinQuery, cfg.Limits.Query)}
+		}
 		return fmt.Errorf("read messages from stdin: %w", err)
 	}
 	if ctx.Err() != nil {

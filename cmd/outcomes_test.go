@@ -303,3 +303,14 @@ func TestExitCodesThroughTheCommand(t *testing.T) {
 		})
 	}
 }
+
+// In chat line mode a message line over 1 MiB is refused as such (exit 2).
+func TestChatLineTooLong(t *testing.T) {
+	srv := ollamatest.New(t)
+	env := diagnoseEnv(t)
+	env["OLLAMA_HOST"] = srv.URL()
+	code, _, errOut := cliIn(t, env, strings.Repeat("x", 2<<20)+"\n", "chat", "--no-tui")
+	if code != ExitUsage || !strings.Contains(errOut, "a message on stdin has more than 1048576 bytes (1 MiB)") || srv.ChatCount() != 0 {
+		t.Fatalf("exit %d, %d model calls, stderr:\n%s", code, srv.ChatCount(), errOut)
+	}
+}
