@@ -147,3 +147,53 @@ func newestRun(t *testing.T, e *env) string {
 	}
 	return runs[0].RunID
 }
+
+// SIGTERM while a chat message (line mode) waits for the model: the turn is
+// stored CANCELLED and the process exits 143.
+func TestChatLineModeSIGTERM(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	srv.Script(
+		ollamatest.Turn{Content: []string{`{"intent":"DIAGNOSIS"}`}},
+		ollamatest.Turn{FirstByteDelay: 30 * time.Second, Content: []string{"never sent"}},
+	)
+	e := newEnv(t, srv.URL())
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, stdout, stderr := e.command(ctx, "--demo", "chat", "-o", "json")
+	c.Stdin = strings.NewReader(queryPayment + "\n")
+	if err := c.Start(); err != nil {
+		t.Fatalf("start: %v", err)
+	}
+	for srv.ChatCount() < 2 {
+		if ctx.Err() != nil {
+			t.Fatalf("the diagnosis request never arrived\n%s", stderr)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := c.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	_ = c.Wait()
+	r := result{args: c.Args[1:], code: c.ProcessState.ExitCode(), stdout: stdout.String(), stderr: stderr.String()}
+	if r.code != 143 {
+		t.Fatalf("exit %d, want 143\n%s", r.code, r)
+	}
+	var turn struct {
+		RunID          string `json:"run_id"`
+		ReleaseOutcome string `json:"release_outcome"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &turn); err != nil || turn.ReleaseOutcome != "CANCELLED" {
+		t.Fatalf("turn %+v (%v)\n%s", turn, err, r)
+	}
+	db, err := sql.Open("sqlite", "file:"+e.vars["SUPERBIZ_DB"]+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var status string
+	if err := db.QueryRow(`SELECT status FROM runs WHERE id = ?`, turn.RunID).Scan(&status); err != nil || status != "CANCELLED" {
+		t.Fatalf("stored status %q (%v), want CANCELLED", status, err)
+	}
+	reliability.Record(t, reliability.SectionMutation, "exit 143 and CANCELLED stored on SIGTERM (chat line mode)", map[string]any{"test": t.Name()})
+}
