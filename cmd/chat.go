@@ -192,6 +192,36 @@ func (a *app) printChatTurn(out usecase.Output) error {
 	return err
 }
 
+// turnGate lets the chat screen wait for the turn in progress to be
+// stored before the process exits, and refuses turns once it is closed.
+type turnGate struct {
+	mu     sync.Mutex
+	closed bool
+	wg     sync.WaitGroup
+}
+
+// enter registers a starting turn; false once the gate is closed.
+func (g *turnGate) enter() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return false
+	}
+	g.wg.Add(1)
+	return true
+}
+
+// leave marks the turn stored.
+func (g *turnGate) leave() { g.wg.Done() }
+
+// closeAndWait refuses new turns and waits for the running one.
+func (g *turnGate) closeAndWait() {
+	g.mu.Lock()
+	g.closed = true
+	g.mu.Unlock()
+	g.wg.Wait()
+}
+
 // chatTUI is the full-screen chat on stderr.
 func (a *app) chatTUI(ctx context.Context, d *usecase.Deps, session string, cont bool) error {
 	s := &chatSession{id: session, cont: cont}
@@ -199,14 +229,16 @@ func (a *app) chatTUI(ctx context.Context, d *usecase.Deps, session string, cont
 	var sink *tui.EventSink
 	var storeErr error
 	var errMu sync.Mutex
-	var turns sync.WaitGroup // the turn in progress, stored before exit
+	var turns turnGate // the turn in progress, stored before exit
 	view := tui.NewChat(tui.ChatOptions{
 		Renderer:      renderer,
 		MarkdownStyle: tui.MarkdownStyle(a.io.Color, renderer.HasDarkBackground()),
 		CharLimit:     d.Limits.Query,
 		OnSubmit: func(text string) {
-			turns.Add(1)
-			defer turns.Done()
+			if !turns.enter() {
+				return // the screen is gone: no new turn starts
+			}
+			defer turns.leave()
 			out, err := d.Chat(ctx, s.request(text))
 			s.done()
 			if err != nil {
@@ -227,7 +259,7 @@ func (a *app) chatTUI(ctx context.Context, d *usecase.Deps, session string, cont
 	d.Events = sink
 	_, err := p.Run()
 	s.Cancel()
-	turns.Wait()
+	turns.closeAndWait()
 	closeCtx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	_ = sink.Close(closeCtx)
 	cancel()
