@@ -16,6 +16,7 @@ import (
 
 	"github.com/superbiz/superbiz/pkg/config"
 	"github.com/superbiz/superbiz/pkg/harness"
+	"github.com/superbiz/superbiz/pkg/model"
 	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/tui"
 
@@ -56,11 +57,14 @@ func (a *app) runChat(cmd *cobra.Command, session string, cont bool) error {
 	}
 	defer w.Close()
 	cfg := w.cfg
+	if err := a.noteFreshSession(ctx, w, cont); err != nil {
+		return storeFailure(cfg.DBPath, err)
+	}
 	d := w.deps()
 	if a.io.InTTY && a.io.ErrTTY && !a.flags.noTUI {
-		return a.chatTUI(ctx, d, session, cont)
+		return storeFailure(cfg.DBPath, a.chatTUI(ctx, d, session, cont))
 	}
-	return a.chatLines(ctx, d, cfg, session, cont)
+	return storeFailure(cfg.DBPath, a.chatLines(ctx, d, cfg, session, cont))
 }
 
 // chatSession remembers the session across turns and cancels the turn in
@@ -109,8 +113,9 @@ func (a *app) chatLines(ctx context.Context, d *usecase.Deps, cfg *config.Config
 	d.Events = &tui.LinePrinter{W: a.io.ErrOut}
 	s := &chatSession{id: session, cont: cont}
 	worst := ExitOK
+	var modelErr *model.Error // the last model failure, for the hint
 	sc := bufio.NewScanner(a.io.In)
-	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	sc.Buffer(make([]byte, 64*1024), maxStdinQuery)
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
 		if line == "" {
@@ -134,8 +139,14 @@ func (a *app) chatLines(ctx context.Context, d *usecase.Deps, cfg *config.Config
 			return &ExitError{Code: ExitCancelled, Err: errors.New("cancelled; the turn is stored as CANCELLED")}
 		}
 		worst = max(worst, chatExit(out))
+		if out.ModelError != nil {
+			modelErr = out.ModelError
+		}
 	}
 	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("a message on stdin has more than %d bytes (1 MiB), the most that is read; a message may have at most %d bytes (limits.query)", maxStdinQuery, cfg.Limits.Query)}
+		}
 		return fmt.Errorf("read messages from stdin: %w", err)
 	}
 	if ctx.Err() != nil {
@@ -145,19 +156,19 @@ func (a *app) chatLines(ctx context.Context, d *usecase.Deps, cfg *config.Config
 	case ExitOK:
 		return nil
 	case ExitUnavailable:
-		return &ExitError{Code: ExitUnavailable, Err: fmt.Errorf("the model could not be reached\n%s", ollamaHint(cfg))}
+		return &ExitError{Code: ExitUnavailable, Err: fmt.Errorf("the model could not answer\n%s", modelHint(cfg, modelErr))}
 	}
 	return &ExitError{Code: worst}
 }
 
 // chatExit grades one turn for line mode's exit code: a released answer or
-// an honest fallback is fine; an unreachable model is 4; a failure is 1.
+// an honest fallback is fine; a model failure (also one that left the
+// message unrouted) is 4; any other failure is 1.
 func chatExit(out usecase.Output) int {
 	switch {
 	case out.Status == "SUCCESS":
 		return ExitOK
-	case out.Error != nil && strings.Contains(out.Error.Message, "UNREACHABLE"),
-		harness.StopReason(out.StopReason) == harness.StopModelUnavailable:
+	case out.ModelError != nil, harness.StopReason(out.StopReason) == harness.StopModelUnavailable:
 		return ExitUnavailable
 	}
 	return ExitFailed
@@ -181,6 +192,36 @@ func (a *app) printChatTurn(out usecase.Output) error {
 	return err
 }
 
+// turnGate lets the chat screen wait for the turn in progress to be
+// stored before the process exits, and refuses turns once it is closed.
+type turnGate struct {
+	mu     sync.Mutex
+	closed bool
+	wg     sync.WaitGroup
+}
+
+// enter registers a starting turn; false once the gate is closed.
+func (g *turnGate) enter() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return false
+	}
+	g.wg.Add(1)
+	return true
+}
+
+// leave marks the turn stored.
+func (g *turnGate) leave() { g.wg.Done() }
+
+// closeAndWait refuses new turns and waits for the running one.
+func (g *turnGate) closeAndWait() {
+	g.mu.Lock()
+	g.closed = true
+	g.mu.Unlock()
+	g.wg.Wait()
+}
+
 // chatTUI is the full-screen chat on stderr.
 func (a *app) chatTUI(ctx context.Context, d *usecase.Deps, session string, cont bool) error {
 	s := &chatSession{id: session, cont: cont}
@@ -188,11 +229,16 @@ func (a *app) chatTUI(ctx context.Context, d *usecase.Deps, session string, cont
 	var sink *tui.EventSink
 	var storeErr error
 	var errMu sync.Mutex
+	var turns turnGate // the turn in progress, stored before exit
 	view := tui.NewChat(tui.ChatOptions{
 		Renderer:      renderer,
 		MarkdownStyle: tui.MarkdownStyle(a.io.Color, renderer.HasDarkBackground()),
 		CharLimit:     d.Limits.Query,
 		OnSubmit: func(text string) {
+			if !turns.enter() {
+				return // the screen is gone: no new turn starts
+			}
+			defer turns.leave()
 			out, err := d.Chat(ctx, s.request(text))
 			s.done()
 			if err != nil {
@@ -206,11 +252,14 @@ func (a *app) chatTUI(ctx context.Context, d *usecase.Deps, session string, cont
 		},
 		OnCancel: s.Cancel,
 	})
-	p := tea.NewProgram(view, tea.WithOutput(a.io.ErrOut), tea.WithInput(a.io.In), tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(context.WithoutCancel(ctx)))
+	// A stop signal (ctx) ends the screen; signals are ours alone, so the
+	// running turn is cancelled through ctx and stored before the exit.
+	p := tea.NewProgram(view, tea.WithOutput(a.io.ErrOut), tea.WithInput(a.io.In), tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(ctx), tea.WithoutSignalHandler())
 	sink = tui.NewEventSink(p)
 	d.Events = sink
 	_, err := p.Run()
 	s.Cancel()
+	turns.closeAndWait()
 	closeCtx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	_ = sink.Close(closeCtx)
 	cancel()
@@ -219,5 +268,11 @@ func (a *app) chatTUI(ctx context.Context, d *usecase.Deps, session string, cont
 	}
 	errMu.Lock()
 	defer errMu.Unlock()
-	return storeErr
+	if storeErr != nil {
+		return storeErr
+	}
+	if ctx.Err() != nil {
+		return &ExitError{Code: ExitCancelled, Err: errors.New("cancelled; a turn in progress is stored as CANCELLED")}
+	}
+	return nil
 }

@@ -42,7 +42,8 @@ func (a *app) newDiagnoseCmd() *cobra.Command {
 		Long: `diagnose runs the single diagnosis agent once on QUERY (or on stdin when QUERY
 is "-" or absent and stdin is not a terminal), releases its answer through the
 guards and stores the run. Exit codes: 0 released, 3 no conclusion (fallback),
-1 failed, 2 usage or rejected input, 4 model unreachable, 130 cancelled.`,
+1 failed, 2 usage or rejected input, 4 model unreachable or failing, 130
+cancelled (143 on SIGTERM, 129 on SIGHUP).`,
 		Example: `  superbiz diagnose --demo
   superbiz diagnose "order-service payment timeouts since 14:00, many 504s"
   echo "redis timeouts on user-service" | superbiz diagnose -o json
@@ -67,7 +68,15 @@ guards and stores the run. Exit codes: 0 released, 3 no conclusion (fallback),
 	return c
 }
 
-// readQuery takes the query from the argument or from stdin.
+// maxStdinQuery bounds what is read of a query piped on stdin; anything
+// longer is refused (limits.query is far smaller anyway).
+const maxStdinQuery = 1 << 20
+
+// errStdinTooLarge marks a query on stdin longer than maxStdinQuery.
+var errStdinTooLarge = fmt.Errorf("the query on stdin has more than %d bytes (1 MiB), the most that is read", maxStdinQuery)
+
+// readQuery takes the query from the argument or from stdin; a query on
+// stdin over maxStdinQuery is errStdinTooLarge, never silently cut.
 func (a *app) readQuery(args []string) (string, error) {
 	if len(args) == 1 && args[0] != "-" {
 		return args[0], nil
@@ -78,9 +87,12 @@ func (a *app) readQuery(args []string) (string, error) {
 		}
 		return "", usageErrorf("diagnose needs a QUERY (an argument, or text on stdin)")
 	}
-	b, err := io.ReadAll(io.LimitReader(a.io.In, 1<<20))
+	b, err := io.ReadAll(io.LimitReader(a.io.In, maxStdinQuery+1))
 	if err != nil {
 		return "", fmt.Errorf("read the query from stdin: %w", err)
+	}
+	if len(b) > maxStdinQuery {
+		return "", errStdinTooLarge
 	}
 	q := strings.TrimSpace(string(b))
 	if q == "" && len(args) == 0 && a.flags.demo {
@@ -89,13 +101,39 @@ func (a *app) readQuery(args []string) (string, error) {
 	return q, nil
 }
 
-func (a *app) runDiagnose(cmd *cobra.Command, args []string, f diagnoseFlags) error {
-	ctx := cmd.Context()
-	query, err := a.readQuery(args)
+// checkStdinSize refuses a query stdin held more of than is read, before
+// any run is stored, naming the real limit; a query that was read whole is
+// checked against limits.query by the agent, with its real size.
+func checkStdinSize(readErr error, limit int) error {
+	if errors.Is(readErr, errStdinTooLarge) {
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("input rejected before any model call: %w; the limit is %d bytes (limits.query)", readErr, limit)}
+	}
+	return nil
+}
+
+// noteFreshSession says on stderr that --continue found no session to
+// continue, so a new one is started instead of silently.
+func (a *app) noteFreshSession(ctx context.Context, w *workspace, cont bool) error {
+	if !cont {
+		return nil
+	}
+	_, ok, err := w.store.LatestSessionID(ctx)
 	if err != nil {
 		return err
 	}
-	if strings.TrimSpace(query) == "" {
+	if !ok {
+		fmt.Fprintf(a.io.ErrOut, "superbiz: --continue: the run store %s holds no session yet; starting a new one\n", w.cfg.DBPath)
+	}
+	return nil
+}
+
+func (a *app) runDiagnose(cmd *cobra.Command, args []string, f diagnoseFlags) error {
+	ctx := cmd.Context()
+	query, readErr := a.readQuery(args)
+	if readErr != nil && !errors.Is(readErr, errStdinTooLarge) {
+		return readErr
+	}
+	if readErr == nil && strings.TrimSpace(query) == "" {
 		return &ExitError{Code: ExitUsage, Err: errors.New("the query is empty: say what is wrong, e.g. \"payment timeouts on order-service since 14:00\"")}
 	}
 	if f.session != "" && f.cont {
@@ -121,6 +159,12 @@ func (a *app) runDiagnose(cmd *cobra.Command, args []string, f diagnoseFlags) er
 	}
 	defer w.Close()
 	cfg := w.cfg
+	if err := checkStdinSize(readErr, cfg.Limits.Query); err != nil {
+		return err
+	}
+	if err := a.noteFreshSession(ctx, w, f.cont); err != nil {
+		return storeFailure(cfg.DBPath, err)
+	}
 
 	var m model.ChatModel = w.model
 	modelName := cfg.Model.Name
@@ -152,7 +196,7 @@ func (a *app) runDiagnose(cmd *cobra.Command, args []string, f diagnoseFlags) er
 		if errors.Is(err, usecase.ErrSessionNotFound) {
 			return &ExitError{Code: ExitUsage, Err: err}
 		}
-		return err
+		return storeFailure(cfg.DBPath, err)
 	}
 	if err := a.printOutput(out, note, useTUI); err != nil {
 		return err
@@ -257,7 +301,7 @@ func runExit(out usecase.Output, cfg *config.Config) error {
 	case harness.StopInputRejected:
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("input rejected before any model call: %s", msg)}
 	case harness.StopModelUnavailable:
-		return &ExitError{Code: ExitUnavailable, Err: fmt.Errorf("%s\n%s", msg, ollamaHint(cfg))}
+		return &ExitError{Code: ExitUnavailable, Err: fmt.Errorf("%s\n%s", msg, modelHint(cfg, out.ModelError))}
 	}
 	return &ExitError{Code: ExitFailed, Err: fmt.Errorf("%s (%s; see `superbiz runs show %s`)", msg, out.StopReason, out.RunID)}
 }
@@ -303,7 +347,9 @@ func (a *app) diagnoseTUI(ctx context.Context, d *usecase.Deps, req usecase.Diag
 			}
 		},
 	})
-	opts := []tea.ProgramOption{tea.WithOutput(a.io.ErrOut), tea.WithContext(context.WithoutCancel(ctx))}
+	// Stop signals are ours alone (ctx): they cancel the run, whose report
+	// then ends the screen, instead of tearing the screen down first.
+	opts := []tea.ProgramOption{tea.WithOutput(a.io.ErrOut), tea.WithContext(context.WithoutCancel(ctx)), tea.WithoutSignalHandler()}
 	if a.io.InTTY {
 		opts = append(opts, tea.WithInput(a.io.In))
 	} else {

@@ -19,7 +19,8 @@ const (
 	ExitFallback = 3
 	// ExitUnavailable is a model or required backend that cannot be reached.
 	ExitUnavailable = 4
-	// ExitCancelled is a run interrupted by the user (128 + SIGINT).
+	// ExitCancelled is a run interrupted by the user (128 + SIGINT); a run
+	// cancelled by SIGTERM or SIGHUP exits 128 + that signal (143, 129).
 	ExitCancelled = 130
 )
 

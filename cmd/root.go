@@ -20,10 +20,67 @@ import (
 // Execute runs superbiz with the process's arguments, streams and
 // environment and exits with the code of docs/SPEC.md#exit-codes; it is all main does.
 func Execute() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := withSignals(context.Background(), os.Stderr)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
 	stop()
 	os.Exit(code)
+}
+
+// signalCause is the cancellation cause a stop signal gives the context, so
+// the exit code can say which signal ended the run.
+type signalCause struct{ sig os.Signal }
+
+func (e *signalCause) Error() string { return "received " + e.sig.String() }
+
+// withSignals returns a context cancelled, with a *signalCause, by the
+// first stop signal: Ctrl-C (SIGINT), a service manager's stop (SIGTERM) or
+// a closed terminal (SIGHUP). Each ends the run CANCELLED, stored before the
+// process exits with 128 + the signal's number. A second signal exits at
+// once (the run is then left to the store's recovery), so a stuck process
+// can still be stopped.
+func withSignals(parent context.Context, stderr io.Writer) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(parent)
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case sig := <-sigs:
+			cancel(&signalCause{sig: sig})
+		case <-done:
+			return
+		}
+		select {
+		case sig := <-sigs:
+			fmt.Fprintf(stderr, "superbiz: second %s: exiting now\n", sig)
+			os.Exit(signalExit(sig))
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		close(done)
+		cancel(nil)
+	}
+}
+
+// signalExit is the conventional exit code of a process ended by sig.
+func signalExit(sig os.Signal) int {
+	if s, ok := sig.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return ExitCancelled
+}
+
+// cancelExit is the exit code of a cancelled run: 128 + the signal that
+// cancelled it (130 SIGINT, 143 SIGTERM, 129 SIGHUP), 130 for any other
+// cancellation (the TUI's q or Ctrl-C key).
+func cancelExit(ctx context.Context) int {
+	var sc *signalCause
+	if errors.As(context.Cause(ctx), &sc) {
+		return signalExit(sc.sig)
+	}
+	return ExitCancelled
 }
 
 // app is one invocation of the CLI: its streams, its environment and the
@@ -67,8 +124,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return ExitOK
 	}
 	code, usage := exitCode(err)
-	if code == ExitFailed && errors.Is(err, context.Canceled) && ctx.Err() != nil {
-		code = ExitCancelled
+	if code == ExitCancelled || (code == ExitFailed && errors.Is(err, context.Canceled) && ctx.Err() != nil) {
+		code = cancelExit(ctx)
 	}
 	var ee *ExitError
 	if !errors.As(err, &ee) || ee.Err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/superbiz/superbiz/pkg/config"
 	"github.com/superbiz/superbiz/pkg/demo"
 	"github.com/superbiz/superbiz/pkg/harness"
+	"github.com/superbiz/superbiz/pkg/model"
 	"github.com/superbiz/superbiz/pkg/model/ollama"
 	"github.com/superbiz/superbiz/pkg/runstore"
 	"github.com/superbiz/superbiz/pkg/tools"
@@ -85,6 +86,9 @@ func (a *app) openWorkspace(cmd *cobra.Command, ov config.Overrides) (*workspace
 	w := &workspace{cfg: cfg}
 	store, err := runstore.Open(ctx, cfg.DBPath)
 	if err != nil {
+		if full := storeFailure(cfg.DBPath, err); full != err {
+			return nil, full
+		}
 		return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("open the run store %s: %w", cfg.DBPath, err)}
 	}
 	w.store = store
@@ -156,9 +160,45 @@ func (w *workspace) deps() *usecase.Deps {
 	return d
 }
 
+// storeFailure reports a run store that ran out of space as exactly that:
+// exit 1, the path named, what to do; no answer is printed, since the run
+// could not be stored whole. Any other error is returned unchanged.
+func storeFailure(path string, err error) error {
+	if err == nil || !runstore.IsFull(err) {
+		return err
+	}
+	return &ExitError{Code: ExitFailed, Err: fmt.Errorf("the run store %s is full (no space left on its disk): %w\nhint: free space on that disk, or point --db / SUPERBIZ_DB at another one; nothing was printed because the run could not be stored whole", path, err)}
+}
+
 // ollamaHint tells a person how to get a model to answer.
 func ollamaHint(cfg *config.Config) string {
 	return fmt.Sprintf("hint: start Ollama with `ollama serve` (and `ollama pull %s`), or point --host / OLLAMA_HOST at a running server (tried %s)", cfg.Model.Name, cfg.Model.Host.Redacted())
+}
+
+// modelHint tells a person what to do about the model failure me that
+// ended a run: by its kind and HTTP status (nil: the server was not reached).
+func modelHint(cfg *config.Config, me *model.Error) string {
+	host, name := cfg.Model.Host.Redacted(), cfg.Model.Name
+	if me == nil {
+		return ollamaHint(cfg)
+	}
+	switch {
+	case me.Kind == model.ErrUnreachable:
+		return ollamaHint(cfg)
+	case me.Kind == model.ErrModelNotFound:
+		return fmt.Sprintf("hint: pull the model on the server (`ollama pull %s`) or choose a pulled one with --model (tried %s)", name, host)
+	case me.Kind == model.ErrToolsNotSupported:
+		return fmt.Sprintf("hint: %s has no native tool calling; choose a model that has (e.g. qwen3:8b) with --model; `superbiz doctor` checks it", name)
+	case me.Status == 401 || me.Status == 403:
+		return fmt.Sprintf("hint: %s (or a proxy in front of it) refused the credentials (HTTP %d): check the key or the user:password in --host / OLLAMA_HOST, and the proxy's authentication", host, me.Status)
+	case me.Kind == model.ErrServer:
+		return fmt.Sprintf("hint: the model server failed while answering: check `ollama ps` and the Ollama server log (out of memory, a crashed runner); if a proxy stands in front of %s, check that it reaches Ollama", host)
+	case me.Kind == model.ErrProtocol:
+		return fmt.Sprintf("hint: %s did not answer like the Ollama API (a cut stream, an HTML page or a malformed line): check that --host points at Ollama itself and that no proxy cuts, buffers or rewrites the stream; `ollama ps` shows whether the model is still loaded", host)
+	case me.Kind == model.ErrTimeout:
+		return fmt.Sprintf("hint: the model did not answer within model.request_timeout: check `ollama ps` (still loading? too large for this machine?) or raise model.request_timeout (tried %s)", host)
+	}
+	return fmt.Sprintf("hint: the server at %s rejected the request: `superbiz doctor` checks the server version, the model and its tool support", host)
 }
 
 // budget converts the configured budget to the harness's.

@@ -9,10 +9,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/superbiz/superbiz/internal/reliability"
 	"github.com/superbiz/superbiz/pkg/model/ollamatest"
 	"github.com/superbiz/superbiz/pkg/runstore"
 )
@@ -161,4 +164,115 @@ func TestChatInTmux(t *testing.T) {
 	if runs[1].ReleaseOutcome != runstore.OutcomeFallback || runs[1].Intent != runstore.IntentDiagnosis || runs[0].SessionID != runs[1].SessionID {
 		t.Fatalf("first run: %+v", runs[1])
 	}
+}
+
+// session starts shell in a new tmux session of its own, killed at the end.
+func session(t *testing.T, tmux, shell string) pane {
+	t.Helper()
+	name := "superbiz-e2e-" + strings.ReplaceAll(filepath.Base(t.TempDir()), "_", "")
+	p := pane{t: t, tmux: tmux, name: name}
+	p.run("new-session", "-d", "-s", name, "-x", "110", "-y", "40", shell)
+	t.Cleanup(func() { _ = exec.Command(tmux, "kill-session", "-t", name).Run() })
+	return p
+}
+
+// superbizPID is the process the pane's shell started (its only child).
+func (p pane) superbizPID() int {
+	p.t.Helper()
+	shellPID := strings.TrimSpace(p.run("display-message", "-p", "-t", p.name, "#{pane_pid}"))
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		out, _ := exec.Command("pgrep", "-P", shellPID).Output()
+		if f := strings.Fields(string(out)); len(f) == 1 {
+			pid, err := strconv.Atoi(f[0])
+			if err == nil {
+				return pid
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	p.t.Fatalf("no superbiz process under the pane's shell %s", shellPID)
+	return 0
+}
+
+// lastRun is the newest run of the store at db.
+func lastRun(t *testing.T, db string) runstore.RunSummary {
+	t.Helper()
+	ctx := context.Background()
+	store, err := runstore.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	runs, err := store.ListRuns(ctx, runstore.ListFilter{})
+	if err != nil || len(runs) == 0 {
+		t.Fatalf("runs: %v (%d)", err, len(runs))
+	}
+	return runs[0]
+}
+
+// Cancelling the diagnose screen ends the process with the code of how it
+// was cancelled (q: 130; SIGTERM: 143; SIGHUP: 129; SIGINT: 130) and the run
+// stored CANCELLED by the process itself.
+func TestDiagnoseCancelInTmux(t *testing.T) {
+	tmux := needTmux(t)
+	bin := build(t)
+	for _, tc := range []struct {
+		name string
+		sig  syscall.Signal // 0: press q
+		code int
+	}{{"q", 0, 130}, {"SIGTERM", syscall.SIGTERM, 143}, {"SIGHUP", syscall.SIGHUP, 129}, {"SIGINT", syscall.SIGINT, 130}} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := scriptedModel(t)
+			dir := t.TempDir()
+			db := filepath.Join(dir, "superbiz.db")
+			shell := "env -i PATH=" + os.Getenv("PATH") + " HOME=" + dir + " TERM=xterm-256color NO_COLOR=1" +
+				" XDG_DATA_HOME=" + dir + " XDG_CONFIG_HOME=" + dir + " " + bin + " diagnose --demo --db " + db + " --host " + srv.URL() +
+				" 'why is latency high on the gateway?'; echo EXIT=$?; sleep 60"
+			p := session(t, tmux, shell)
+			p.waitFor(`waiting for the model`, 20*time.Second)
+			if tc.sig == 0 {
+				p.run("send-keys", "-t", p.name, "q")
+			} else if err := syscall.Kill(p.superbizPID(), tc.sig); err != nil {
+				t.Fatalf("kill: %v", err)
+			}
+			screen := p.waitFor(`EXIT=\d+`, 20*time.Second)
+			if !strings.Contains(screen, "EXIT="+strconv.Itoa(tc.code)) {
+				t.Fatalf("want EXIT=%d; screen:\n%s", tc.code, screen)
+			}
+			if r := lastRun(t, db); r.Status != runstore.StatusCancelled || r.ReleaseOutcome != runstore.OutcomeCancelled {
+				t.Fatalf("stored run %+v, want CANCELLED", r)
+			}
+			reliability.Record(t, reliability.SectionMutation, "diagnose TUI: exit "+strconv.Itoa(tc.code)+" and CANCELLED stored on "+tc.name, map[string]any{"test": t.Name()})
+		})
+	}
+}
+
+// SIGTERM to the chat screen while a turn runs: the turn is stored
+// CANCELLED before the process exits 143.
+func TestChatSIGTERMInTmux(t *testing.T) {
+	tmux := needTmux(t)
+	bin := build(t)
+	srv := scriptedModel(t)
+	dir := t.TempDir()
+	db := filepath.Join(dir, "superbiz.db")
+	shell := "env -i PATH=" + os.Getenv("PATH") + " HOME=" + dir + " TERM=xterm-256color NO_COLOR=1" +
+		" XDG_DATA_HOME=" + dir + " XDG_CONFIG_HOME=" + dir + " " + bin + " chat --demo --db " + db + " --host " + srv.URL() +
+		"; echo EXIT=$?; sleep 60"
+	p := session(t, tmux, shell)
+	p.waitFor(`(?i)message|›|>`, 20*time.Second)
+	p.run("send-keys", "-t", p.name, "-l", "why is latency high on the gateway?")
+	p.run("send-keys", "-t", p.name, "Enter")
+	p.waitFor(`waiting for the model`, 20*time.Second)
+	if err := syscall.Kill(p.superbizPID(), syscall.SIGTERM); err != nil {
+		t.Fatalf("kill: %v", err)
+	}
+	screen := p.waitFor(`EXIT=\d+`, 20*time.Second)
+	if !strings.Contains(screen, "EXIT=143") {
+		t.Fatalf("want EXIT=143; screen:\n%s", screen)
+	}
+	if r := lastRun(t, db); r.Status != runstore.StatusCancelled || r.ReleaseOutcome != runstore.OutcomeCancelled {
+		t.Fatalf("stored run %+v, want CANCELLED", r)
+	}
+	reliability.Record(t, reliability.SectionMutation, "chat TUI: exit 143 and the running turn stored CANCELLED on SIGTERM", map[string]any{"test": t.Name()})
 }

@@ -239,7 +239,8 @@ func (a *loop) stopped(reason harness.StopReason) Result {
 }
 
 // fail classifies an error from a round: budgets and the deadline are
-// controlled stops, cancellation is cancellation, anything else fails closed.
+// controlled stops, cancellation is cancellation, a model server failure is
+// MODEL_UNAVAILABLE, anything else (the audit store) fails closed.
 func (a *loop) fail(err error) Result {
 	reason := harness.ReasonOf(err)
 	switch reason {
@@ -263,7 +264,11 @@ func (a *loop) fail(err error) Result {
 		}
 		a.rc.Terminate(harness.StopModelUnavailable)
 		return Result{Kind: KindFailed, StopReason: harness.StopModelUnavailable, Err: err}
-	case model.ErrUnreachable, model.ErrModelNotFound, model.ErrToolsNotSupported:
+	case "":
+	default:
+		// Any failure of the model server (unreachable, HTTP 4xx/5xx, a cut
+		// or malformed stream, an error line, an HTML page) is the model's,
+		// not ours: MODEL_UNAVAILABLE, with the model error kept for the hint.
 		a.rc.Terminate(harness.StopModelUnavailable)
 		return Result{Kind: KindFailed, StopReason: harness.StopModelUnavailable, Err: err}
 	}

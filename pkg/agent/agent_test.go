@@ -382,7 +382,7 @@ func TestUnrelatedFailureNoSnapshot(t *testing.T) {
 	f := newFixture(t)
 	f.srv.Script(toolTurn(call("call_1", "query_logs", "found a")), ollamatest.Turn{Fault: ollamatest.FaultHTTP500Body})
 	res := f.run("x")
-	if res.Kind != KindFailed || res.Snapshot != nil || res.StopReason != harness.StopInternal {
+	if res.Kind != KindFailed || res.Snapshot != nil || res.StopReason != harness.StopModelUnavailable {
 		t.Fatalf("kind %s reason %s snapshot %v", res.Kind, res.StopReason, res.Snapshot)
 	}
 }

@@ -212,7 +212,7 @@ var enChatTexts = &chatTexts{
 	routing: map[harness.StopReason]string{
 		harness.StopRoutingFailed: "The message could not be classified: the router gave no valid intent in two attempts. Try again, or check the model with `superbiz doctor`",
 	},
-	routingModel: "The message could not be classified: the model failed twice (%s). Check the model with `superbiz doctor` and try again",
+	routingModel: "The message could not be classified: the model failed twice (%s: %s). Check the model with `superbiz doctor` and try again",
 	failText: map[harness.StopReason]string{
 		harness.StopModelBudget:   "The model call budget is spent (budget.max_model_calls)",
 		harness.StopTokenBudget:   "The token budget is spent (budget.max_tokens)",
@@ -220,7 +220,7 @@ var enChatTexts = &chatTexts{
 		harness.StopInternal:      "An internal error ended the run; see its audit record with `superbiz runs show`",
 		harness.StopInvalidOutput: "The model's answer was not valid",
 	},
-	failModel:        "The model is unavailable (%s). Check it with `superbiz doctor`",
+	failModel:        "The model is unavailable (%s: %s). Check it with `superbiz doctor`",
 	emptyAnswer:      "The model gave an empty answer",
 	internal:         "The run could not be stored; see the error printed with it",
 	noEvidence:       "## No matching runbook\n\nNo runbook section matches this question, so there is nothing to answer from. Try other words (a service, component or error message), or add runbooks under `knowledge.paths` and run `superbiz kb index`.\n",
@@ -240,7 +240,7 @@ var zhChatTexts = &chatTexts{
 	routing: map[harness.StopReason]string{
 		harness.StopRoutingFailed: "无法判断这条消息的意图：路由器两次都没有给出有效意图。请重试，或用 `superbiz doctor` 检查模型",
 	},
-	routingModel: "无法判断这条消息的意图：模型两次调用均失败（%s）。请用 `superbiz doctor` 检查模型后重试",
+	routingModel: "无法判断这条消息的意图：模型两次调用均失败（%s：%s）。请用 `superbiz doctor` 检查模型后重试",
 	failText: map[harness.StopReason]string{
 		harness.StopModelBudget:   "模型调用预算已用完（budget.max_model_calls）",
 		harness.StopTokenBudget:   "token 预算已用完（budget.max_tokens）",
@@ -248,7 +248,7 @@ var zhChatTexts = &chatTexts{
 		harness.StopInternal:      "内部错误终止了本次运行；可用 `superbiz runs show` 查看审计记录",
 		harness.StopInvalidOutput: "模型的回答无效",
 	},
-	failModel:        "模型不可用（%s）。请用 `superbiz doctor` 检查",
+	failModel:        "模型不可用（%s：%s）。请用 `superbiz doctor` 检查",
 	emptyAnswer:      "模型给出了空回答",
 	internal:         "本次运行无法保存；请查看随之输出的错误",
 	noEvidence:       "## 没有匹配的手册\n\n没有任何手册章节与这个问题匹配，因此无从作答。请换个说法（服务、组件或错误信息），或在 `knowledge.paths` 下添加手册并运行 `superbiz kb index`。\n",
@@ -302,19 +302,35 @@ func (t *chatTexts) modelFailure(rc *harness.RunContext, err error) release.Deci
 	if r := harness.ReasonOf(err); r != "" {
 		return t.stopped(r)
 	}
+	kind, detail := modelDetail(err)
+	dec := t.failed(harness.StopModelUnavailable, fmt.Sprintf(t.failModel, kind, detail))
+	dec.ModelError = model.AsError(err)
+	return dec
+}
+
+// maxModelDetail bounds the model error's account in a failure message.
+const maxModelDetail = 400
+
+// modelDetail is a model failure's stable kind and its one-line account
+// (host, HTTP status, the server's words), redacted and bounded.
+func modelDetail(err error) (model.ErrorKind, string) {
 	kind := model.KindOf(err)
 	if kind == "" {
 		kind = model.ErrProtocol
 	}
-	return t.failed(harness.StopModelUnavailable, fmt.Sprintf(t.failModel, kind))
+	text := strings.Join(strings.Fields(redact.StripControl(redact.String(err.Error()))), " ")
+	return kind, harness.Truncate(text, maxModelDetail)
 }
 
 // routingFailed is the outcome of routing that produced no intent.
 func (t *chatTexts) routingFailed(rc *harness.RunContext, r routeResult) release.Decision {
 	switch r.Stop {
 	case harness.StopRoutingFailed:
-		if k := model.KindOf(r.Err); k != "" {
-			return t.failed(harness.StopRoutingFailed, fmt.Sprintf(t.routingModel, k))
+		if me := model.AsError(r.Err); me != nil {
+			kind, detail := modelDetail(me)
+			dec := t.failed(harness.StopRoutingFailed, fmt.Sprintf(t.routingModel, kind, detail))
+			dec.ModelError = me
+			return dec
 		}
 		return t.failed(harness.StopRoutingFailed, t.routing[harness.StopRoutingFailed])
 	case harness.StopModelUnavailable:

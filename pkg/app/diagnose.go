@@ -72,6 +72,9 @@ type Output struct {
 	Checks         []Check                  `json:"checks"`
 	Usage          OutputUsage              `json:"usage"`
 	Error          *OutputError             `json:"error"`
+	// ModelError is the model server failure that ended the run, for the
+	// command's exit code and hint; not part of the JSON output.
+	ModelError *model.Error `json:"-"`
 }
 
 // Check is one evidence check in the JSON output: exactly the
@@ -174,9 +177,16 @@ func (d *Deps) openRun(ctx context.Context, sessionID, query, intent, replayOf s
 	})
 }
 
-// finish stores the run's single terminal record and reports it.
+// finish stores the run's single terminal record and reports it. A run
+// whose audit could not be written ends FAILED saying so (not as an
+// anonymous internal error), and the write failure is returned: the caller
+// reports it (a full disk) instead of an answer whose audit is missing.
 func (d *Deps) finish(rc *harness.RunContext, intent string, dec release.Decision) (Output, error) {
 	store := context.WithoutCancel(rc.Context())
+	auditErr := rc.AuditError()
+	if auditErr != nil && dec.Outcome != release.Cancelled {
+		dec = auditFailure(dec, auditErr)
+	}
 	for _, g := range dec.Reviews {
 		reasons, err := json.Marshal(g.Reasons)
 		if err != nil {
@@ -203,6 +213,7 @@ func (d *Deps) finish(rc *harness.RunContext, intent string, dec release.Decisio
 	if dec.ErrorCode != "" {
 		out.Error = &OutputError{Code: dec.ErrorCode, Message: dec.ErrorMessage}
 	}
+	out.ModelError = dec.ModelError
 	var published, checksJSON json.RawMessage
 	var err error
 	if dec.Published != nil {
@@ -220,10 +231,27 @@ func (d *Deps) finish(rc *harness.RunContext, intent string, dec release.Decisio
 		DurationMS: out.Usage.DurationMS, ErrorCode: dec.ErrorCode, ErrorMessage: dec.ErrorMessage,
 	}
 	if err := d.Store.FinishRun(store, rc.RunID(), fin); err != nil {
-		return out, fmt.Errorf("store run result: %w", err)
+		return out, errors.Join(auditErr, fmt.Errorf("store run result: %w", err))
+	}
+	if auditErr != nil {
+		return out, auditErr
 	}
 	rc.Emit(harness.RunFinished{Meta: rc.Meta(), Lifecycle: lifecycle, StopReason: harness.StopReason(dec.StopReason), Usage: u, Duration: rc.Elapsed(), Outcome: string(dec.Outcome), Answer: dec.Answer})
 	return out, nil
+}
+
+// auditFailure is the FAILED decision of a run whose audit could not be
+// written: what was checked stays, nothing is published.
+func auditFailure(dec release.Decision, err error) release.Decision {
+	msg := "the run's audit could not be written to the run store"
+	if runstore.IsFull(err) {
+		msg += ": the disk holding it is full"
+	}
+	return release.Decision{
+		Outcome: release.Failed, Status: release.StatusFailed, StopReason: harness.StopInternal,
+		Answer: "## Failed\n\nThe run failed: " + msg + " (`INTERNAL_ERROR`).\n", Checks: dec.Checks, Reviews: dec.Reviews,
+		ErrorCode: string(harness.StopInternal), ErrorMessage: msg,
+	}
 }
 
 // resolveSession returns the session to use, creating it when needed.

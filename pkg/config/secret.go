@@ -204,6 +204,11 @@ func ParseHost(s string) (HostURL, error) {
 		}
 	}
 	hostport, path, _ := strings.Cut(rest, "/")
+	if strings.HasPrefix(hostport, "[") != strings.Contains(hostport, "]") {
+		// "[::1" or "::1]": a bracketed IPv6 address cut short is a typo,
+		// never a host to guess at.
+		return HostURL{}, fmt.Errorf("invalid host %q: an IPv6 address needs both brackets, e.g. \"http://[::1]:11434\"", clip(hostport))
+	}
 	host, port, err := net.SplitHostPort(hostport)
 	if err != nil {
 		host, port = hostport, defaultPort

@@ -457,7 +457,7 @@ func (b *Boundary) commit(inv Invocation) {
 	if b.rc.recorder != nil {
 		if err := b.rc.recorder.RecordInvocation(context.WithoutCancel(b.rc.ctx), b.rc.runID, inv); err != nil {
 			// Without an audit the run may not go on.
-			b.rc.Terminate(StopInternal)
+			b.rc.auditFailed(fmt.Errorf("record tool step %s: %w", inv.ToolCallID, err))
 			b.stop = StopInternal
 		}
 	}

@@ -95,8 +95,9 @@ func (rc *RunContext) record(r ModelRound) error {
 	if rc.recorder != nil {
 		// The audit must be written even when the run's own context is done.
 		if err := rc.recorder.RecordModelRound(context.WithoutCancel(rc.ctx), rc.runID, r); err != nil {
-			rc.Terminate(StopInternal)
-			return fmt.Errorf("record model round %d: %w", r.Seq, err)
+			err = fmt.Errorf("record model round %d: %w", r.Seq, err)
+			rc.auditFailed(err)
+			return err
 		}
 	}
 	rc.emit(ev)

@@ -149,7 +149,8 @@ type RunContext struct {
 	usage     Usage
 	lifecycle Lifecycle
 	reason    StopReason
-	seq       int // model round sequence
+	seq       int   // model round sequence
+	auditErr  error // the first failure to record the audit
 }
 
 // NewRunContext starts a run under parent with its own deadline and cancel.
@@ -235,6 +236,25 @@ func (rc *RunContext) Terminate(reason StopReason) bool {
 	rc.reason = reason
 	rc.mu.Unlock()
 	return true
+}
+
+// auditFailed ends the run INTERNAL_ERROR because its audit could not be
+// written, keeping the first such error for AuditError.
+func (rc *RunContext) auditFailed(err error) {
+	rc.mu.Lock()
+	if rc.auditErr == nil {
+		rc.auditErr = err
+	}
+	rc.mu.Unlock()
+	rc.Terminate(StopInternal)
+}
+
+// AuditError is the first failure to record the run's audit, or nil: the
+// caller reports it (a full disk, say) instead of an anonymous internal error.
+func (rc *RunContext) AuditError() error {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return rc.auditErr
 }
 
 // interruption reports why the run may do no more work, or "" when it may.

@@ -72,8 +72,32 @@ func SnapshotOf(invs []Invocation, reason StopReason) ProgressSnapshot {
 	return s
 }
 
-// HasProgress reports whether any READY check exists to publish safely.
-func (s ProgressSnapshot) HasProgress() bool { return len(s.Checks) > 0 }
+// HasProgress reports whether any READY check says something about the
+// sources. A call refused for its own input (INVALID_INPUT, NOT_READ_ONLY)
+// is the model's mistake, like a call to an unknown tool, so it is no
+// progress: a model that spends a budget on such calls ends the same way
+// whichever mistake it repeats (FAILED, naming the budget).
+func (s ProgressSnapshot) HasProgress() bool {
+	for _, c := range s.Checks {
+		if c.Informative() {
+			return true
+		}
+	}
+	return false
+}
+
+// Informative reports whether the check tells anything about the sources:
+// evidence or its absence, or a backend's failure; not a refused input.
+func (c Check) Informative() bool {
+	if c.EvidenceStatus != tools.StatusError {
+		return true
+	}
+	switch c.ErrorCode {
+	case tools.CodeInvalidInput, tools.CodeNotReadOnly:
+		return false
+	}
+	return true
+}
 
 // Truncate bounds s to n UTF-8 bytes on a rune boundary, marking the cut.
 func Truncate(s string, n int) string {

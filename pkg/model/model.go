@@ -104,7 +104,11 @@ type Error struct {
 	Kind  ErrorKind
 	Host  string
 	Model string
-	Err   error
+	// Status is the HTTP status the server answered with, 0 when the
+	// failure came before or without one; callers pick their hint by it
+	// (401/403: credentials; 5xx: the server or a proxy).
+	Status int
+	Err    error
 }
 
 func (e *Error) Error() string {
@@ -146,6 +150,15 @@ func kindText(k ErrorKind) string {
 		return "server error"
 	}
 	return "error"
+}
+
+// AsError returns the model *Error in err's chain, or nil.
+func AsError(err error) *Error {
+	var me *Error
+	if errors.As(err, &me) {
+		return me
+	}
+	return nil
 }
 
 // KindOf returns the ErrorKind of err, or "" when err is not a model *Error.

@@ -102,8 +102,8 @@ var enTexts = &texts{
 		harness.StopRoutingFailed:    "the request could not be routed",
 		harness.StopGuardRejected:    "the conclusion could not be verified",
 	},
-	failStoppedText: "the run stopped (%s) before any evidence check completed",
-	failModel:       "the model is unavailable (%s)",
+	failStoppedText: "the run stopped (%s) before any evidence check gave a usable result",
+	failModel:       "the model is unavailable (%s): %s",
 	cancelledAnswer: "## Cancelled\n\nThe run was cancelled; nothing was published.\n",
 }
 
@@ -159,8 +159,8 @@ var zhTexts = &texts{
 		harness.StopRoutingFailed:    "无法路由该请求",
 		harness.StopGuardRejected:    "结论无法验证",
 	},
-	failStoppedText: "本次运行在完成任何证据检查之前停止（%s）",
-	failModel:       "模型不可用（%s）",
+	failStoppedText: "本次运行在任何证据检查给出可用结果之前停止（%s）",
+	failModel:       "模型不可用（%s）：%s",
 	cancelledAnswer: "## 已取消\n\n本次运行已取消，没有发布任何内容。\n",
 }
 
@@ -296,12 +296,18 @@ func (t *texts) failedAnswer(reason harness.StopReason, msg string) string {
 	return fmt.Sprintf("## %s\n\n"+t.failedLine+"\n", t.failedH, mdText(msg), reason)
 }
 
+// maxModelDetail bounds the model error's account in a failure message.
+const maxModelDetail = 400
+
 // failMessage is a short safe description of a failure: fixed text by stop
-// reason, plus the model error's stable kind; never raw model output.
+// reason, plus the model error's stable kind and its redacted, bounded
+// account (host, HTTP status, the server's words); never model output.
 func (t *texts) failMessage(reason harness.StopReason, err error) string {
 	if reason == harness.StopModelUnavailable {
-		if k := model.KindOf(err); k != "" {
-			return fmt.Sprintf(t.failModel, k)
+		if me := model.AsError(err); me != nil {
+			// The adapter's account names the host and the HTTP status and
+			// bounds the server's words; redacted and one line here.
+			return fmt.Sprintf(t.failModel, me.Kind, safe(me.Error(), maxModelDetail))
 		}
 	}
 	if s, ok := t.failText[reason]; ok {

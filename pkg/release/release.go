@@ -51,6 +51,9 @@ type Decision struct {
 	Reviews      []GuardReview
 	ErrorCode    string
 	ErrorMessage string
+	// ModelError is the model server failure that ended the run (stop
+	// reason MODEL_UNAVAILABLE), for the caller's hint; never published.
+	ModelError *model.Error
 }
 
 // Config wires the release of one run.
@@ -90,7 +93,11 @@ func Release(rc *harness.RunContext, cfg Config, query string, res agent.Result)
 		if res.Snapshot != nil && res.Snapshot.HasProgress() {
 			return r.fallback(harness.StopInvalidOutput)
 		}
-		return r.failed(orInternal(res.StopReason), r.lang.failMessage(orInternal(res.StopReason), res.Err))
+		d := r.failed(orInternal(res.StopReason), r.lang.failMessage(orInternal(res.StopReason), res.Err))
+		if d.StopReason == harness.StopModelUnavailable {
+			d.ModelError = model.AsError(res.Err)
+		}
+		return d
 	case agent.KindRejected:
 		rc.Terminate(harness.StopInputRejected)
 		msg := r.lang.inputRejected

@@ -372,7 +372,7 @@ func TestOutcomeRules(t *testing.T) {
 		}, Fallback, StatusSuccess, harness.StopToolBudget, []string{"exhausted after 4 check(s)", "--max-tool-calls"}, ""},
 		{"stop without progress", func(f *fixture) agent.Result {
 			return f.stopped(harness.StopModelBudget)
-		}, Failed, StatusFailed, harness.StopModelBudget, []string{"## Diagnosis failed", "MODEL_BUDGET_EXHAUSTED"}, "the run stopped (MODEL_BUDGET_EXHAUSTED) before any evidence check completed"},
+		}, Failed, StatusFailed, harness.StopModelBudget, []string{"## Diagnosis failed", "MODEL_BUDGET_EXHAUSTED"}, "the run stopped (MODEL_BUDGET_EXHAUSTED) before any evidence check gave a usable result"},
 		{"invalid draft after checks", func(f *fixture) agent.Result {
 			f.standardChecks()
 			snap := f.boundary.Snapshot(harness.StopInvalidOutput)
@@ -386,7 +386,7 @@ func TestOutcomeRules(t *testing.T) {
 		{"model unavailable", func(f *fixture) agent.Result {
 			f.rc.Terminate(harness.StopModelUnavailable)
 			return agent.Result{Kind: agent.KindFailed, StopReason: harness.StopModelUnavailable, Err: &model.Error{Kind: model.ErrUnreachable, Host: "http://u:pw@10.0.0.1:11434", Err: errors.New("dial tcp: refused")}}
-		}, Failed, StatusFailed, harness.StopModelUnavailable, []string{"MODEL_UNAVAILABLE"}, "the model is unavailable (UNREACHABLE)"},
+		}, Failed, StatusFailed, harness.StopModelUnavailable, []string{"MODEL_UNAVAILABLE", "10.0.0.1:11434", "dial tcp: refused"}, "the model is unavailable (UNREACHABLE): model server unreachable (at http://u:[REDACTED]@10.0.0.1:11434): dial tcp: refused"},
 		{"rejected input", func(f *fixture) agent.Result {
 			f.rc.Terminate(harness.StopInputRejected)
 			return agent.Result{Kind: agent.KindRejected, StopReason: harness.StopInputRejected, Err: errors.New("the query has 5000 bytes, the limit is 4096 (limits.query)")}

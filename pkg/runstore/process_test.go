@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/superbiz/superbiz/internal/reliability"
 )
 
 // The helper process is this test binary re-executed with these variables.
@@ -208,6 +210,10 @@ func TestTwoProcessesShareOneFile(t *testing.T) {
 	}
 	t.Logf("helper a: %d ms writing, first..last run %d ms; helper b: %d ms writing, first..last run %d ms; commit spans overlap %d ms",
 		(until[0]-from[0])/1000, aMax-aMin, (until[1]-from[1])/1000, bMax-bMin, min(aMax, bMax)-max(aMin, bMin))
+	reliability.Record(t, reliability.SectionConcurrent, "two processes writing one store file", map[string]any{
+		"processes": len(children), "runs_written": finished, "invocations": invs, "model_rounds": rounds, "lock_errors": 0,
+		"writing_ms_a": (until[0] - from[0]) / 1000, "writing_ms_b": (until[1] - from[1]) / 1000,
+	})
 }
 
 // helperSpan reads the WRITING_FROM and WRITING_UNTIL times a helper printed.

@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"time"
 
 	"modernc.org/sqlite" // registers the pure-Go "sqlite" driver
@@ -157,6 +158,17 @@ func enableWAL(ctx context.Context, db *sql.DB) error {
 		case <-time.After(wait):
 		}
 	}
+}
+
+// IsFull reports whether err says there is no room left for the store:
+// SQLite's SQLITE_FULL (the disk, or a size limit) or ENOSPC, so callers
+// report a full disk instead of an internal error.
+func IsFull(err error) bool {
+	var se *sqlite.Error
+	if errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_FULL {
+		return true
+	}
+	return errors.Is(err, syscall.ENOSPC)
 }
 
 // isBusy reports whether err is SQLite's SQLITE_BUSY or SQLITE_LOCKED (any

@@ -16,11 +16,15 @@ import (
 // ErrNotOneObject means the text is not exactly one JSON object.
 var ErrNotOneObject = errors.New("the answer must be exactly one JSON object, with nothing before or after it")
 
+// ErrTooLarge means the text is longer than the caller's byte limit; it is
+// checked before anything is parsed, so valid JSON over the limit is refused.
+var ErrTooLarge = errors.New("the answer is larger than its limit")
+
 // Decode strictly decodes text (at most maxBytes) into out, which should use
 // pointer or presence-tracking fields so the caller can check required members.
 func Decode(text string, maxBytes int, out any) error {
 	if len(text) > maxBytes {
-		return fmt.Errorf("%d bytes exceed the limit of %d", len(text), maxBytes)
+		return fmt.Errorf("%w: %d bytes exceed the limit of %d", ErrTooLarge, len(text), maxBytes)
 	}
 	if !utf8.ValidString(text) {
 		return errors.New("not valid UTF-8")

@@ -2,7 +2,10 @@ package strictjson
 
 import (
 	"errors"
+	"strings"
 	"testing"
+
+	"github.com/superbiz/superbiz/internal/reliability"
 )
 
 func TestDecode(t *testing.T) {
@@ -42,6 +45,31 @@ func TestDecode(t *testing.T) {
 	if err := Decode(`"a"`, 64, &o); !errors.Is(err, ErrNotOneObject) {
 		t.Fatalf("err = %v", err)
 	}
+}
+
+// The size limit refuses valid JSON one byte over it and accepts it exactly
+// at it: the only reason for the refusal is the size.
+func TestDecodeSizeLimit(t *testing.T) {
+	const limit = 64
+	at := `{"a":"` + strings.Repeat("x", limit-len(`{"a":""}`)) + `"}`
+	over := `{"a":"` + strings.Repeat("x", limit+1-len(`{"a":""}`)) + `"}`
+	if len(at) != limit || len(over) != limit+1 {
+		t.Fatalf("fixture sizes %d, %d", len(at), len(over))
+	}
+	var o struct {
+		A *string `json:"a"`
+	}
+	if err := Decode(at, limit, &o); err != nil || o.A == nil {
+		t.Fatalf("valid JSON exactly at the limit: err = %v", err)
+	}
+	err := Decode(over, limit, &o)
+	if !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("valid JSON one byte over the limit: err = %v, want ErrTooLarge", err)
+	}
+	if !strings.Contains(err.Error(), "65 bytes exceed the limit of 64") {
+		t.Fatalf("message %q does not name the size and the limit", err)
+	}
+	reliability.Record(t, reliability.SectionMutation, "strict decoder size limit (valid JSON at and one past the limit)", map[string]any{"test": t.Name()})
 }
 
 func FuzzDecode(f *testing.F) {

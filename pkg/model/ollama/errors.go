@@ -63,8 +63,31 @@ func (c *Client) contextFailure(ctx, rctx context.Context) *model.Error {
 	return nil
 }
 
+// htmlFailure reports an HTML page where the API's JSON was expected: a
+// proxy's error page (5xx: SERVER) or a web server that is not Ollama.
+func (c *Client) htmlFailure(code int, title string) *model.Error {
+	page := "an HTML page"
+	if title != "" {
+		page = fmt.Sprintf("an HTML page (%q)", title)
+	}
+	kind := model.ErrProtocol
+	if code >= 500 {
+		kind = model.ErrServer
+	}
+	e := c.fail(kind, fmt.Errorf("HTTP %d with %s instead of the Ollama API's JSON: a proxy or web server answered, not Ollama", code, page))
+	e.Status = code
+	return e
+}
+
 // statusFailure maps an HTTP error status and the server's message.
 func (c *Client) statusFailure(code int, msg string) *model.Error {
+	e := c.classifyStatus(code, msg)
+	e.Status = code
+	return e
+}
+
+// classifyStatus picks the kind of an HTTP error status.
+func (c *Client) classifyStatus(code int, msg string) *model.Error {
 	msg = truncate(msg, maxBodyText)
 	var detail error
 	if msg == "" {
@@ -107,6 +130,12 @@ func isUnreachable(err error) bool {
 // into a typed *model.Error. Context failures must have been checked first.
 func (c *Client) mapError(err error, ws *wireState) *model.Error {
 	status, readErr, errorLines := ws.snapshot()
+	if html, title := ws.htmlPage(); html && status != 0 {
+		return c.htmlFailure(status, title)
+	}
+	if bad := ws.badArguments(); bad != "" {
+		return c.fail(model.ErrProtocol, errors.New(bad))
+	}
 
 	var se api.StatusError
 	if errors.As(err, &se) {
@@ -116,7 +145,9 @@ func (c *Client) mapError(err error, ws *wireState) *model.Error {
 	if errors.As(err, &ae) {
 		// A rejected credential is a request the user must fix, not a
 		// transient server fault: BAD_REQUEST.
-		return c.fail(model.ErrBadRequest, fmt.Errorf("HTTP %d: unauthorized (the host requires signing in)", ae.StatusCode))
+		e := c.fail(model.ErrBadRequest, fmt.Errorf("HTTP %d: unauthorized (the host requires signing in)", ae.StatusCode))
+		e.Status = ae.StatusCode
+		return e
 	}
 	if isUnreachable(err) {
 		var opErr *net.OpError

@@ -158,6 +158,9 @@ func (c *Client) Chat(ctx context.Context, req model.Request) (model.Response, e
 		return model.Response{}, c.mapError(err, ws)
 	}
 	status, readErr, _ := ws.snapshot()
+	if html, title := ws.htmlPage(); html {
+		return model.Response{}, c.htmlFailure(status, title)
+	}
 	if status >= 400 {
 		// An error status with an empty body: the client saw no line.
 		return model.Response{}, c.statusFailure(status, "")

@@ -96,6 +96,14 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 	case FaultUnauthorized:
 		fail(http.StatusUnauthorized, turn.Fault, msg("unauthorized"))
 		return
+	case FaultProxyHTML:
+		s.setOutcome(i, http.StatusBadGateway, turn.Fault)
+		writeHTML(w, http.StatusBadGateway, ProxyHTML)
+		return
+	case FaultHTMLPage:
+		s.setOutcome(i, http.StatusOK, turn.Fault)
+		writeHTML(w, http.StatusOK, HTMLPage)
+		return
 	}
 
 	calls, err := wireCalls(turn.ToolCalls)
@@ -132,9 +140,24 @@ func sleepCtx(r *http.Request, d time.Duration) bool {
 	}
 }
 
+// writeHTML answers with an HTML page instead of the API's JSON.
+func writeHTML(w http.ResponseWriter, status int, page string) {
+	w.Header().Set("Content-Type", "text/html")
+	w.WriteHeader(status)
+	_, _ = io.WriteString(w, page)
+}
+
 func wireCalls(calls []ToolCall) ([]WireToolCall, error) {
 	out := make([]WireToolCall, 0, len(calls))
 	for i, c := range calls {
+		if c.ArgsAsString {
+			quoted, err := json.Marshal(c.Args)
+			if err != nil {
+				return nil, fmt.Errorf("tool call %d (%s): quote Args: %w", i, c.Name, err)
+			}
+			out = append(out, WireToolCall{ID: c.ID, Function: WireFunction{Index: i, Name: c.Name, Arguments: quoted}})
+			continue
+		}
 		args := strings.TrimSpace(c.Args)
 		if args == "" {
 			args = "{}"

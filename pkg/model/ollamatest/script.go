@@ -38,6 +38,10 @@ type ToolCall struct {
 	// Args is the raw JSON object text of the arguments, sent verbatim
 	// (member order and number spelling kept); empty means {}.
 	Args string
+	// ArgsAsString sends Args as a JSON string ("arguments":"{\"a\":1}"),
+	// as OpenAI-style proxies in front of Ollama do; Args is then sent
+	// whatever it holds, so a string that is no JSON object can be scripted.
+	ArgsAsString bool
 }
 
 // Fault names a failure the server injects instead of (or in the middle of)
@@ -72,6 +76,12 @@ const (
 	// FaultNoDone sends every chunk except the final done:true one and ends
 	// the response cleanly.
 	FaultNoDone
+	// FaultProxyHTML answers 502 with an HTML error page, as a reverse proxy
+	// (nginx) in front of a stopped Ollama does.
+	FaultProxyHTML
+	// FaultHTMLPage answers 200 with an HTML page, as a web server that is
+	// not Ollama at all does.
+	FaultHTMLPage
 )
 
 // String names the fault for test logs.
@@ -99,9 +109,19 @@ func (f Fault) String() string {
 		return "malformed-line"
 	case FaultNoDone:
 		return "no-done"
+	case FaultProxyHTML:
+		return "proxy-html-502"
+	case FaultHTMLPage:
+		return "html-page-200"
 	}
 	return "unknown"
 }
+
+// ProxyHTML is the page FaultProxyHTML answers with (nginx's own words).
+const ProxyHTML = "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx/1.24.0</center>\r\n</body>\r\n</html>\r\n"
+
+// HTMLPage is the page FaultHTMLPage answers with.
+const HTMLPage = "<!DOCTYPE html>\n<html lang=\"en\">\n<head><title>Welcome to the intranet</title></head>\n<body><h1>It works</h1></body>\n</html>\n"
 
 // MalformedLine is the exact non-JSON line FaultMalformedLine sends.
 const MalformedLine = "this line is not JSON {"

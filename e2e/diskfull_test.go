@@ -1,0 +1,60 @@
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/superbiz/superbiz/internal/reliability"
+)
+
+// tinyDisk mounts a tmpfs of size (e.g. "200k") for the test, or skips when
+// this process may not mount (not root, no CAP_SYS_ADMIN).
+func tinyDisk(t *testing.T, size string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size, "tmpfs", dir).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs here (%v: %s); the in-process test pkg/app TestStoreFullAtAnyPoint covers a full store", err, strings.TrimSpace(string(out)))
+	}
+	t.Cleanup(func() { _ = exec.Command("umount", dir).Run() })
+	return dir
+}
+
+// A run store on a disk that fills up during the very first run: exit 1,
+// the message says the store is full and names it, and no answer is
+// printed, wherever the run was when the space ran out.
+func TestDiskFullFirstRun(t *testing.T) {
+	t.Parallel()
+	for _, size := range []string{"64k", "200k", "300k", "400k", "600k"} {
+		t.Run(size, func(t *testing.T) {
+			t.Parallel()
+			disk := tinyDisk(t, size)
+			e := newEnv(t, closedPort(t))
+			db := filepath.Join(disk, "superbiz.db")
+			e.vars["SUPERBIZ_DB"] = db
+			r := e.run(t, "--demo", "diagnose")
+			if r.code == 0 {
+				if fi, err := os.Stat(db); err == nil {
+					t.Logf("the run fit in %s (%d bytes)", size, fi.Size())
+				}
+				reliability.Record(t, reliability.SectionMutation, "disk full on the first run: "+size+" tmpfs", map[string]any{"test": t.Name(), "outcome": "fits", "exit": r.code})
+				return
+			}
+			if r.code != 1 {
+				t.Fatalf("exit %d, want 1\n%s", r.code, r)
+			}
+			if !strings.Contains(r.stderr, "superbiz: the run store "+db+" is full (no space left on its disk)") || !strings.Contains(r.stderr, "hint: free space") {
+				t.Errorf("stderr does not say the store is full:\n%s", r.stderr)
+			}
+			if strings.Contains(strings.ToLower(r.stderr), "internal error") {
+				t.Errorf("stderr calls it an internal error:\n%s", r.stderr)
+			}
+			if r.stdout != "" {
+				t.Errorf("an answer was printed although the run could not be stored:\n%s", r.stdout)
+			}
+			reliability.Record(t, reliability.SectionMutation, "disk full on the first run: "+size+" tmpfs", map[string]any{"test": t.Name(), "outcome": "store full reported", "exit": r.code})
+		})
+	}
+}
