@@ -2,6 +2,7 @@ package demo
 
 import (
 	"context"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,6 +22,32 @@ func built(t *testing.T, dir string) (*Workspace, []byte) {
 		t.Fatal(err)
 	}
 	return ws, want
+}
+
+// copyTree copies a materialized workspace, keeping the root private.
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o700)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // A workspace someone changed is rebuilt before use: a modified runbook
@@ -95,10 +122,16 @@ func TestMaterializeRebuildsTamperedWorkspace(t *testing.T) {
 			}
 		},
 	}
-	ref := treeHash(t, func() string { d := t.TempDir(); built(t, d); return d }())
+	template := filepath.Join(t.TempDir(), "demo")
+	built(t, template)
+	ref := treeHash(t, template)
 	for name, tamper := range tampers {
 		t.Run(name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "demo")
+			copyTree(t, template, dir)
+			if err := verify(dir); err != nil {
+				t.Fatalf("an exact copy does not verify: %v", err)
+			}
 			ws, want := built(t, dir)
 			tamper(t, ws)
 			if err := verify(ws.Root); err == nil {
