@@ -124,7 +124,7 @@ func readManifest(marker string) (map[string]string, error) {
 	out := map[string]string{}
 	for sc.Scan() {
 		sum, rel, ok := strings.Cut(sc.Text(), "  ")
-		if !ok || len(sum) != sha256.Size*2 || rel == "" {
+		if _, err := hex.DecodeString(sum); !ok || err != nil || len(sum) != sha256.Size*2 || rel == "" {
 			return nil, fmt.Errorf("%w: malformed marker line %q", errUntrusted, sc.Text())
 		}
 		out[rel] = sum
