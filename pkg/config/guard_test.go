@@ -207,7 +207,7 @@ func TestConfigBombs(t *testing.T) {
 				t.Errorf("message %q: want one line naming %s and saying %q", msg, path, b.want)
 			}
 			reliability.Record(t, reliability.SectionBombs, "config: "+b.name, map[string]any{
-				"elapsed_ms":   elapsed.Milliseconds(),
+				"elapsed_ms":   float64(elapsed.Microseconds()) / 1000,
 				"allocated_mb": float64(after.TotalAlloc-before.TotalAlloc) / (1 << 20),
 				"outcome":      "refused, exit 2",
 			})

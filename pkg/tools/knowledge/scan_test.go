@@ -196,16 +196,17 @@ func TestSyncSpecialFileInTree(t *testing.T) {
 func TestSyncRootRefused(t *testing.T) {
 	fifo := filepath.Join(t.TempDir(), "fifo")
 	mkfifo(t, fifo)
-	roots := []struct{ path, says string }{
-		{fifo, "is a named pipe (FIFO)"},
-		{"/dev/zero", "is a device"},
-		{"/dev/null", "is a device"},
+	type rootCase struct{ label, path, says string }
+	roots := []rootCase{
+		{"a FIFO", fifo, "is a named pipe (FIFO)"},
+		{"/dev/zero", "/dev/zero", "is a device"},
+		{"/dev/null", "/dev/null", "is a device"},
 	}
 	if runtime.GOOS == "linux" {
 		roots = append(roots,
-			struct{ path, says string }{"/proc", "is on the proc pseudo file system"},
-			struct{ path, says string }{"/proc/self", "is on the proc pseudo file system"},
-			struct{ path, says string }{"/sys", "is on the sysfs pseudo file system"},
+			rootCase{"/proc", "/proc", "is on the proc pseudo file system"},
+			rootCase{"/proc/self", "/proc/self", "is on the proc pseudo file system"},
+			rootCase{"/sys", "/sys", "is on the sysfs pseudo file system"},
 		)
 	}
 	for _, r := range roots {
@@ -218,8 +219,8 @@ func TestSyncRootRefused(t *testing.T) {
 		if !errors.Is(err, ErrRootInvalid) || !strings.Contains(err.Error(), r.path+" "+r.says) {
 			t.Errorf("%s: %v", r.path, err)
 		}
-		reliability.Record(t, reliability.SectionBombs, "knowledge path "+r.path, map[string]any{
-			"elapsed_ms": time.Since(start).Milliseconds(), "outcome": "refused, exit 2",
+		reliability.Record(t, reliability.SectionBombs, "knowledge path: "+r.label, map[string]any{
+			"elapsed_ms": float64(time.Since(start).Microseconds()) / 1000, "outcome": "refused, exit 2",
 		})
 	}
 	if _, err := Inspect(context.Background(), []string{"/dev/zero"}); !errors.Is(err, ErrRootInvalid) {
@@ -278,7 +279,7 @@ func TestSyncBounds(t *testing.T) {
 		t.Errorf("the small runbook is not found: %+v", docs)
 	}
 	reliability.Record(t, reliability.SectionBombs, "knowledge: 85 MB runbook and a 306-section runbook", map[string]any{
-		"elapsed_ms": elapsed.Milliseconds(), "allocated_mb": float64(after.TotalAlloc-before.TotalAlloc) / (1 << 20),
+		"elapsed_ms": float64(elapsed.Microseconds()) / 1000, "allocated_mb": float64(after.TotalAlloc-before.TotalAlloc) / (1 << 20),
 		"sections_kept": n, "outcome": "85 MB file skipped, sections capped, both reported",
 	})
 	inv, err := Inspect(context.Background(), []string{dir})
