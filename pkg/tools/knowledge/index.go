@@ -83,7 +83,7 @@ type Stats struct {
 	// Excluded lists (at most MaxExclusionsListed) files left out of the
 	// index, whole or in part, and why: links leading out of the roots,
 	// dangling links, special files, pseudo file systems, files over the
-	// bounds. A file cut to MaxSectionsPerFile is listed when it is split.
+	// bounds (a file cut to MaxSectionsPerFile on every Sync, split or not).
 	Excluded []Exclusion
 	// ExcludedTotal counts every exclusion, listed or not.
 	ExcludedTotal int
@@ -165,6 +165,31 @@ func resolveRoots(paths []string) ([]root, error) {
 // even when its file did not change, so no unredacted text stays stored.
 const indexFormat = "v2:"
 
+// cutMark follows the digest in kb_files.sha256 of a file cut to
+// MaxSectionsPerFile, with the file's full section count, so every later
+// Sync still reports it without reading the file again.
+const cutMark = "+sections="
+
+// storedDigest is the kb_files.sha256 value of a file with this content
+// digest that held n sections, cut when n > MaxSectionsPerFile.
+func storedDigest(sum string, n int) string {
+	if n > MaxSectionsPerFile {
+		return indexFormat + sum + cutMark + strconv.Itoa(n)
+	}
+	return indexFormat + sum
+}
+
+// parseDigest splits a stored digest into the content digest and the
+// section count recorded for a cut file (0 when it was not cut).
+func parseDigest(stored string) (sum string, n int) {
+	sum = strings.TrimPrefix(stored, indexFormat)
+	sum, count, cut := strings.Cut(sum, cutMark)
+	if cut {
+		n, _ = strconv.Atoi(count) // an unparsable count reads as "not cut"
+	}
+	return sum, n
+}
+
 // splitBounded redacts a runbook's text and splits it, keeping at most
 // MaxSectionsPerFile sections; cut is how many were dropped.
 func splitBounded(key string, data []byte) (page Page, cut int) {
@@ -195,7 +220,7 @@ func (ix *Index) Sync(ctx context.Context, progress func(Progress)) (st Stats, e
 	}
 	files := res.files
 	excluded := &res.excluded
-	defer func() { st.Excluded, st.ExcludedTotal = excluded.list, excluded.total }()
+	defer func() { st.Excluded, st.ExcludedTotal = excluded.sorted(), excluded.total }()
 	st.Files = len(files)
 	rows, err := ix.loadFiles(ctx)
 	if err != nil {
@@ -220,10 +245,14 @@ func (ix *Index) Sync(ctx context.Context, progress func(Progress)) (st Stats, e
 		}
 		old, ok := rows[f.key]
 		current := ok && strings.HasPrefix(old.sha, indexFormat)
+		oldSum, oldCount := parseDigest(old.sha)
 		switch {
 		case current && old.size == f.size && old.mtimeNs == f.mtimeNs && old.root == f.root:
 			delete(rows, f.key)
 			st.Skipped++
+			if oldCount > 0 {
+				excluded.add(f.abs, sectionsCut(oldCount))
+			}
 		default:
 			data, err := readRunbook(f.abs)
 			if err != nil {
@@ -234,17 +263,21 @@ func (ix *Index) Sync(ctx context.Context, progress func(Progress)) (st Stats, e
 			}
 			delete(rows, f.key)
 			sum := sha256.Sum256(data)
-			sha := indexFormat + hex.EncodeToString(sum[:])
-			if current && old.sha == sha {
-				batch = append(batch, write{f: f, sha: sha, touch: true})
+			digest := hex.EncodeToString(sum[:])
+			if current && oldSum == digest {
+				batch = append(batch, write{f: f, sha: old.sha, touch: true})
 				st.Skipped++
+				if oldCount > 0 {
+					excluded.add(f.abs, sectionsCut(oldCount))
+				}
 				break
 			}
 			page, cut := splitBounded(f.key, data)
+			n := len(page.Sections) + cut
 			if cut > 0 {
-				excluded.add(f.abs, sectionsCut(len(page.Sections)+cut))
+				excluded.add(f.abs, sectionsCut(n))
 			}
-			batch = append(batch, write{f: f, sha: sha, page: page})
+			batch = append(batch, write{f: f, sha: storedDigest(digest, n), page: page})
 			pending += len(page.Sections)
 			st.Indexed++
 			st.Sections += len(page.Sections)

@@ -64,6 +64,12 @@ type exclusions struct {
 	total int
 }
 
+// sorted returns the listed exclusions ordered by path.
+func (x *exclusions) sorted() []Exclusion {
+	sort.Slice(x.list, func(i, j int) bool { return x.list[i].Path < x.list[j].Path })
+	return x.list
+}
+
 func (x *exclusions) add(path, reason string) {
 	x.total++
 	if len(x.list) < MaxExclusionsListed {
@@ -179,21 +185,28 @@ func (s *scanner) add(rt root, abs, rel string, st fs.FileInfo) {
 // loop is possible); one leading out of the roots, dangling or looping is
 // never followed and is reported.
 func (s *scanner) link(rt root, p, rel string) {
+	md := isMarkdown(filepath.Base(p))
 	target, err := filepath.EvalSymlinks(p)
+	if err == nil {
+		var st fs.FileInfo
+		if st, err = os.Stat(target); err == nil {
+			s.linkTo(rt, p, rel, target, st, md)
+			return
+		}
+	}
+	// Only a Markdown name could have been a runbook: other broken links
+	// (a dangling src.zip) are not worth a warning.
 	switch {
+	case !md:
 	case errors.Is(err, fs.ErrNotExist):
 		s.res.excluded.add(p, ReasonDangling)
-		return
-	case err != nil:
+	default:
 		s.res.excluded.add(p, ReasonBadLink+": "+unwrapPath(err).Error())
-		return
 	}
-	st, err := os.Stat(target)
-	if err != nil {
-		s.res.excluded.add(p, ReasonBadLink+": "+unwrapPath(err).Error())
-		return
-	}
-	md := isMarkdown(filepath.Base(p))
+}
+
+// linkTo handles a link that resolved to target.
+func (s *scanner) linkTo(rt root, p, rel, target string, st fs.FileInfo, md bool) {
 	if !s.inside(target) {
 		if md || st.IsDir() {
 			s.res.excluded.add(p, ReasonOutside+" ("+target+")")
@@ -376,6 +389,6 @@ func Inspect(ctx context.Context, paths []string) (Inventory, error) {
 			res.excluded.add(f.abs, sectionsCut(len(page.Sections)+cut))
 		}
 	}
-	inv.Excluded, inv.ExcludedTotal = res.excluded.list, res.excluded.total
+	inv.Excluded, inv.ExcludedTotal = res.excluded.sorted(), res.excluded.total
 	return inv, nil
 }

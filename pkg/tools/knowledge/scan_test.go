@@ -81,6 +81,7 @@ func TestSyncLinks(t *testing.T) {
 		"aws":         filepath.Join(outside, "aws"),
 		"shadow.md":   "/etc/shadow",
 		"dangling.md": filepath.Join(dir, "nope.md"),
+		"gone.zip":    filepath.Join(dir, "nope.zip"), // not a runbook name: no warning
 		"loop.md":     "loop.md",
 		"alias.md":    filepath.Join("sub", "b.md"),
 		"subalias":    "sub",
@@ -282,6 +283,17 @@ func TestSyncBounds(t *testing.T) {
 		"elapsed_ms": float64(elapsed.Microseconds()) / 1000, "allocated_mb": float64(after.TotalAlloc-before.TotalAlloc) / (1 << 20),
 		"sections_kept": n, "outcome": "85 MB file skipped, sections capped, both reported",
 	})
+	// Unchanged, the cut file is still reported (no re-read needed).
+	if st := mustSync(t, ix); st.Skipped != 3 || !strings.HasPrefix(reasons(st)[many], ReasonSections) || st.ExcludedTotal != 2 {
+		t.Errorf("second sync: %+v", st)
+	}
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(many, later, later); err != nil {
+		t.Fatal(err)
+	}
+	if st := mustSync(t, ix); st.Skipped != 3 || !strings.HasPrefix(reasons(st)[many], ReasonSections) {
+		t.Errorf("sync after a touch: %+v", st)
+	}
 	inv, err := Inspect(context.Background(), []string{dir})
 	if err != nil || inv.Files != 3 || inv.ExcludedTotal != 2 {
 		t.Errorf("Inspect: %+v %v", inv, err)
