@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/superbiz/superbiz/pkg/config"
+	"github.com/superbiz/superbiz/pkg/demo"
 )
 
 // loadConfig is the one place the configuration is resolved: the file found
@@ -40,7 +41,7 @@ func (a *app) loadConfigWith(cmd *cobra.Command, ov config.Overrides) (*config.C
 		return nil, configError(err)
 	}
 	if a.flags.demo {
-		if _, err := applyDemo(cmd.Context(), cfg); err != nil {
+		if _, err := applyDemo(cmd.Context(), cfg, demo.DefaultDir(a.getenv)); err != nil {
 			return nil, err
 		}
 	}

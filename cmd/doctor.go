@@ -7,14 +7,15 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/superbiz/superbiz/pkg/config"
+	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/runstore"
+	"github.com/superbiz/superbiz/pkg/tools/knowledge"
 	"github.com/superbiz/superbiz/pkg/tools/logs"
 )
 
@@ -102,7 +103,7 @@ func (a *app) doctor(ctx context.Context, cmd *cobra.Command) ([]checkResult, er
 	results := []checkResult{configCheck(cfg)}
 	results = append(results, runStoreCheck(ctx, cfg.DBPath))
 	results = append(results, a.modelChecks(ctx, cfg)...)
-	results = append(results, knowledgeChecks(cfg)...)
+	results = append(results, knowledgeChecks(ctx, cfg)...)
 	results = append(results, logChecks(ctx, cfg)...)
 	results = append(results, a.databaseChecks(ctx, cfg)...)
 	return results, nil
@@ -137,14 +138,16 @@ func runStoreCheck(ctx context.Context, path string) checkResult {
 	return pass("run store", path+" opens and is migrated")
 }
 
-// knowledgeChecks checks that each knowledge path exists and holds Markdown.
-// A missing default ./runbooks is only a warning: superbiz runs without
-// runbooks, and the user never asked for that path.
-func knowledgeChecks(cfg *config.Config) []checkResult {
+// knowledgeChecks checks each knowledge path as `kb index` reads it: it
+// exists, is a directory (or file) of Markdown, and nothing under it is left
+// out (links leading outside, special files, oversized runbooks). A missing
+// default ./runbooks is only a warning: superbiz runs without runbooks, and
+// the user never asked for that path.
+func knowledgeChecks(ctx context.Context, cfg *config.Config) []checkResult {
 	var out []checkResult
 	for _, p := range cfg.Knowledge.Paths {
 		const name = "knowledge"
-		fi, err := os.Stat(p)
+		_, err := os.Stat(p)
 		if err != nil {
 			detail := fmt.Sprintf("%s: %v", p, errors.Unwrap(err))
 			if errors.Is(err, fs.ErrNotExist) {
@@ -158,31 +161,40 @@ func knowledgeChecks(cfg *config.Config) []checkResult {
 			out = append(out, fail(name, detail, hint))
 			continue
 		}
-		n := 1
-		if fi.IsDir() {
-			n = countMarkdown(p)
+		inv, err := knowledge.Inspect(ctx, []string{p})
+		if err != nil {
+			out = append(out, fail(name, err.Error(), "list directories of Markdown runbooks in knowledge.paths"))
+			continue
 		}
-		if n == 0 {
+		if inv.ExcludedTotal > 0 {
+			out = append(out, warn(name, fmt.Sprintf("%s: %d Markdown file(s); %s", p, inv.Files, excludedDetail(inv)),
+				"run `superbiz kb index` for the full list; fix or remove those files"))
+			continue
+		}
+		if inv.Files == 0 {
 			out = append(out, warn(name, p+" holds no Markdown (*.md) files", "add the team's runbooks as .md files"))
 			continue
 		}
-		out = append(out, pass(name, fmt.Sprintf("%s: %d Markdown file(s)", p, n)))
+		out = append(out, pass(name, fmt.Sprintf("%s: %d Markdown file(s)", p, inv.Files)))
 	}
 	return out
 }
 
-func countMarkdown(dir string) int {
-	n := 0
-	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil // unreadable entries are simply not counted
+// excludedDetail names the first few files a knowledge path leaves out.
+func excludedDetail(inv knowledge.Inventory) string {
+	const shown = 3
+	parts := make([]string, 0, shown)
+	for i, e := range inv.Excluded {
+		if i == shown {
+			break
 		}
-		if !d.IsDir() && strings.EqualFold(filepath.Ext(p), ".md") {
-			n++
-		}
-		return nil
-	})
-	return n
+		parts = append(parts, redact.StripControl(e.String()))
+	}
+	s := fmt.Sprintf("%d not indexed: %s", inv.ExcludedTotal, strings.Join(parts, "; "))
+	if more := inv.ExcludedTotal - len(parts); more > 0 {
+		s += fmt.Sprintf("; and %d more", more)
+	}
+	return s
 }
 
 // logChecks checks that each log source's globs match files query_logs can

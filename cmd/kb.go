@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/superbiz/superbiz/pkg/config"
+	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/tools"
 	"github.com/superbiz/superbiz/pkg/tools/knowledge"
 )
@@ -48,6 +49,10 @@ type kbIndexOutput struct {
 	Removed       int `json:"removed"`
 	Sections      int `json:"sections"`
 	TotalSections int `json:"total_sections"`
+	// Excluded lists files left out of the index, whole or in part
+	// (links leading out, special files, oversized runbooks …).
+	Excluded      []knowledge.Exclusion `json:"excluded"`
+	ExcludedTotal int                   `json:"excluded_total"`
 }
 
 func (a *app) newKBIndexCmd() *cobra.Command {
@@ -76,16 +81,42 @@ to stdout (-o json: the counts as one object).`,
 				return indexError(err)
 			}
 			if a.flags.output == outputJSON {
+				excluded := st.Excluded
+				if excluded == nil {
+					excluded = []knowledge.Exclusion{}
+				}
 				return writeJSON(a.io.Out, kbIndexOutput{
 					Files: st.Files, Indexed: st.Indexed, Skipped: st.Skipped, Removed: st.Removed,
 					Sections: st.Sections, TotalSections: st.Total,
+					Excluded: excluded, ExcludedTotal: st.ExcludedTotal,
 				})
 			}
 			_, err = fmt.Fprintf(a.io.Out, "indexed %d files (%d sections), skipped %d, removed %d; the index holds %d sections from %d files\n",
 				st.Indexed, st.Sections, st.Skipped, st.Removed, st.Total, st.Files)
-			return err
+			if err != nil {
+				return err
+			}
+			return writeExclusions(a.io.Out, st.Excluded, st.ExcludedTotal)
 		},
 	}
+}
+
+// writeExclusions lists the files the index left out, one a line, cleaned
+// of control characters (file names are untrusted).
+func writeExclusions(w io.Writer, list []knowledge.Exclusion, total int) error {
+	if total == 0 {
+		return nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "not indexed (%d):\n", total)
+	for _, e := range list {
+		fmt.Fprintf(&b, "  %s\n", redact.StripControl(e.String()))
+	}
+	if more := total - len(list); more > 0 {
+		fmt.Fprintf(&b, "  … and %d more\n", more)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 // openKnowledge loads the configuration and opens the workspace of a kb
@@ -102,10 +133,11 @@ func (a *app) openKnowledge(cmd *cobra.Command) (*workspace, error) {
 	return w, nil
 }
 
-// indexError classifies a Sync failure: a missing or unset knowledge path is
-// a configuration error (exit 2, the message names the path).
+// indexError classifies a Sync failure: a missing, unset or invalid (special
+// file, pseudo file system) knowledge path is a configuration error (exit 2,
+// the message names the path).
 func indexError(err error) error {
-	if errors.Is(err, knowledge.ErrRootMissing) || errors.Is(err, knowledge.ErrNoRoots) {
+	if errors.Is(err, knowledge.ErrRootMissing) || errors.Is(err, knowledge.ErrNoRoots) || errors.Is(err, knowledge.ErrRootInvalid) {
 		return configError(err)
 	}
 	if errors.Is(err, context.Canceled) {

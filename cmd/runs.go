@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -82,14 +83,20 @@ the guard reviews. Guard reasons are local audit data and are never published.`,
 	return c
 }
 
-// openStore resolves the configuration and opens only the run store: `runs`
-// needs neither the model client nor the tools, and must stay fast.
+// openStore resolves the configuration and opens only the run store, for
+// reading: `runs` needs neither the model client nor the tools, must stay
+// fast, and must work on a store it cannot write.
 func (a *app) openStore(cmd *cobra.Command) (*runstore.Store, error) {
 	cfg, err := a.loadConfig(cmd)
 	if err != nil {
 		return nil, err
 	}
-	store, err := runstore.Open(cmd.Context(), cfg.DBPath)
+	// Read-only first: an archived copy or a read-only mount can be listed.
+	// Only a missing file (none yet) or an older schema opens it writable.
+	store, err := runstore.OpenReadOnly(cmd.Context(), cfg.DBPath)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, runstore.ErrSchemaBehind) {
+		store, err = runstore.Open(cmd.Context(), cfg.DBPath)
+	}
 	if err != nil {
 		return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("open the run store %s: %w", cfg.DBPath, err)}
 	}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -46,11 +44,11 @@ func (w *workspace) Close() error {
 	return errors.Join(errs...)
 }
 
-// applyDemo points the three tools at the built-in demo workspace,
-// materialized once in the temporary directory, and fixes the clock to the
-// demo's unless SUPERBIZ_NOW says otherwise.
-func applyDemo(ctx context.Context, cfg *config.Config) (*demo.Workspace, error) {
-	ws, err := demo.Materialize(ctx, filepath.Join(os.TempDir(), "superbiz-demo"))
+// applyDemo points the three tools at the built-in demo workspace in dir
+// (per user: demo.DefaultDir), verified or rebuilt by demo.Materialize, and
+// fixes the clock to the demo's unless SUPERBIZ_NOW says otherwise.
+func applyDemo(ctx context.Context, cfg *config.Config, dir string) (*demo.Workspace, error) {
+	ws, err := demo.Materialize(ctx, dir)
 	if err != nil {
 		return nil, fmt.Errorf("prepare the demo workspace: %w", err)
 	}

@@ -48,7 +48,7 @@ func mainWithSetup(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "e2e: build the binary: %v\n", err)
 		return 1
 	}
-	// The binary materializes the demo under $TMPDIR/superbiz-demo; doing it
+	// The binary materializes the demo under $XDG_CACHE_HOME/superbiz/demo; doing it
 	// once here keeps concurrent test processes from writing it together.
 	suite.demoTmp = filepath.Join(dir, "tmp")
 	if err := os.MkdirAll(suite.demoTmp, 0o755); err != nil {
@@ -57,7 +57,8 @@ func mainWithSetup(m *testing.M) int {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if _, err := demo.Materialize(ctx, filepath.Join(suite.demoTmp, "superbiz-demo")); err != nil {
+	cache := func(k string) string { return map[string]string{"XDG_CACHE_HOME": suite.demoTmp}[k] }
+	if _, err := demo.Materialize(ctx, demo.DefaultDir(cache)); err != nil {
 		fmt.Fprintf(os.Stderr, "e2e: materialize the demo workspace: %v\n", err)
 		return 1
 	}
@@ -83,6 +84,7 @@ func newEnv(t testing.TB, host string) *env {
 		"XDG_CONFIG_HOME": filepath.Join(dir, "config"),
 		"SUPERBIZ_DB":     filepath.Join(dir, "superbiz.db"),
 		"TMPDIR":          suite.demoTmp,
+		"XDG_CACHE_HOME":  suite.demoTmp,
 		"OLLAMA_HOST":     host,
 		"NO_COLOR":        "1",
 	}}

@@ -22,7 +22,7 @@ import (
 func TestReadmeFirstCommand(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, closedPort(t))
-	e.vars["TMPDIR"] = t.TempDir() // materialize the demo from scratch
+	e.vars["XDG_CACHE_HOME"] = t.TempDir() // materialize the demo from scratch
 	r := e.run(t, "diagnose", "--demo")
 	if r.code != 0 {
 		t.Fatalf("exit %d, want 0\n%s", r.code, r)

@@ -33,6 +33,9 @@ var (
 // decode reads the TOML bytes of file over cfg. It reports every type error,
 // unparsable value and unknown key; fatal is true for a syntax error.
 func decode(data []byte, file string, cfg *Config) (set fileValues, probs []string, fatal bool) {
+	if err := checkNesting(data, MaxDepth); err != nil {
+		return set, []string{fmt.Sprintf("%s:%v", file, err)}, true
+	}
 	var root map[string]any
 	if _, err := toml.Decode(string(data), &root); err != nil {
 		var pe toml.ParseError

@@ -74,8 +74,8 @@ func Load(opts LoadOptions) (*Config, error) {
 	}
 	var data []byte
 	if file != "" {
-		if data, err = os.ReadFile(file); err != nil {
-			return nil, &Error{File: file, Problems: []string{fmt.Sprintf("read config file %s: %v", file, unwrapPath(err))}}
+		if data, err = readFile(file); err != nil {
+			return nil, &Error{File: file, Problems: []string{err.Error()}}
 		}
 	}
 	return load(data, file, wd, getenv, opts.Overrides)

@@ -108,48 +108,109 @@ type Workspace struct {
 //go:embed workspace
 var content embed.FS
 
-// markerName is the file whose content says a complete workspace of Version is present.
+// markerName is the file, written last, that holds the workspace's manifest:
+// Version, then the SHA-256 of every other file.
 const markerName = ".superbiz-demo"
 
-// Materialize writes the demo workspace under dir (created if needed) and
-// returns its paths. When dir already holds a complete workspace of this
-// Version it returns at once without writing; otherwise every file is
-// rewritten and the marker is written last, so an interrupted run is redone.
+// Materialize returns the demo workspace at dir, building it if needed. An
+// existing workspace is used only when verify accepts it: a private (0700)
+// directory of this user whose files are exactly those its marker lists,
+// with those digests, and whose runbooks are the built-in ones. Otherwise a
+// fresh workspace is built in a private sibling directory and renamed into
+// place (the old one moved aside and removed), so a planted or half-written
+// file is never used and two processes never tear one workspace. dir's
+// parent must belong to this user and not be writable by others; a dir owned
+// by another user is refused.
 func Materialize(ctx context.Context, dir string) (*Workspace, error) {
 	root, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("demo workspace %s: %w", dir, err)
 	}
-	ws := layout(root)
-	marker := filepath.Join(root, markerName)
-	if b, err := os.ReadFile(marker); err == nil && string(b) == Version+"\n" {
-		return ws, nil
-	}
-	if err := os.MkdirAll(root, 0o755); err != nil {
+	parent := filepath.Dir(root)
+	if err := os.MkdirAll(parent, dirMode); err != nil {
 		return nil, fmt.Errorf("create demo workspace: %w", err)
 	}
-	if err := os.Remove(marker); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("reset demo workspace marker: %w", err)
-	}
-	if err := writeRunbooks(root); err != nil {
+	if err := checkPrivate(parent); err != nil {
 		return nil, err
+	}
+	if fi, err := os.Lstat(root); err == nil && !ownedByMe(fi) {
+		return nil, fmt.Errorf("demo workspace: %s belongs to another user: remove it or set XDG_CACHE_HOME", root)
+	}
+	if verify(root) == nil {
+		return layout(root), nil
+	}
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(root)+".build-*")
+	if err != nil {
+		return nil, fmt.Errorf("create demo workspace: %w", err)
+	}
+	if err := build(ctx, tmp); err != nil {
+		return nil, errors.Join(err, os.RemoveAll(tmp))
+	}
+	if err := install(root, tmp); err != nil {
+		return nil, errors.Join(err, os.RemoveAll(tmp))
+	}
+	return layout(root), nil
+}
+
+// build writes a complete workspace under the empty private directory tmp,
+// the marker with its manifest last.
+func build(ctx context.Context, tmp string) error {
+	if err := writeRunbooks(tmp); err != nil {
+		return err
 	}
 	data := generate()
 	for _, f := range data.files {
 		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("write demo logs: %w", err)
+			return fmt.Errorf("write demo logs: %w", err)
 		}
-		if err := writeFile(filepath.Join(root, filepath.FromSlash(f.path)), f.data); err != nil {
-			return nil, fmt.Errorf("write demo logs: %w", err)
+		if err := writeFile(filepath.Join(tmp, filepath.FromSlash(f.path)), f.data); err != nil {
+			return fmt.Errorf("write demo logs: %w", err)
 		}
 	}
-	if err := buildDB(ctx, ws.DBPath, data); err != nil {
-		return nil, err
+	if err := buildDB(ctx, layout(tmp).DBPath, data); err != nil {
+		return err
 	}
-	if err := writeFile(marker, []byte(Version+"\n")); err != nil {
-		return nil, fmt.Errorf("write demo workspace marker: %w", err)
+	m, err := manifest(tmp)
+	if err != nil {
+		return err
 	}
-	return ws, nil
+	if err := writeFile(filepath.Join(tmp, markerName), m); err != nil {
+		return fmt.Errorf("write demo workspace marker: %w", err)
+	}
+	return nil
+}
+
+// install puts the built workspace tmp at root, unless another process
+// installed a good one meanwhile (then tmp is dropped).
+func install(root, tmp string) error {
+	if verify(root) == nil {
+		return os.RemoveAll(tmp)
+	}
+	aside := ""
+	if _, err := os.Lstat(root); err == nil {
+		aside = tmp + ".old"
+		if err := os.Rename(root, aside); err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("replace demo workspace %s: %w", root, err)
+			}
+			aside = ""
+		}
+	}
+	if err := os.Rename(tmp, root); err != nil {
+		if verify(root) != nil {
+			return fmt.Errorf("install demo workspace %s: %w", root, err)
+		}
+		// Another process installed a good one first.
+		if err := os.RemoveAll(tmp); err != nil {
+			return fmt.Errorf("drop demo workspace build: %w", err)
+		}
+	}
+	if aside != "" {
+		if err := os.RemoveAll(aside); err != nil {
+			return fmt.Errorf("remove replaced demo workspace: %w", err)
+		}
+	}
+	return nil
 }
 
 func layout(root string) *Workspace {

@@ -17,6 +17,22 @@
 // heading path "Runbook › Section › Sub". Both are stable across reindexing
 // as long as the file's headings do not change.
 //
+// # What is read, and what is left out
+//
+// A knowledge path must be a directory or a regular file, not on a pseudo
+// file system (proc, sysfs, cgroup…): anything else is refused with
+// ErrRootInvalid. Inside a tree, the walk never descends into a pseudo file
+// system, never opens a FIFO, device or socket, and never follows a
+// symbolic link out of the configured paths: a link is resolved first, one
+// leading outside is skipped (reported), a dangling or looping one is
+// skipped with a warning, one to a Markdown file inside the paths is indexed
+// under its own name, and one to a directory is not descended (its target
+// is indexed where it lives, so links cannot loop). A file is read without
+// following links and at most MaxFileBytes of it (a larger one is skipped),
+// and contributes at most MaxSectionsPerFile sections. Every skip is listed
+// in Stats.Excluded (and by Inspect, for doctor). Runbook text is redacted
+// (redact.String) before it is stored, and again as results are served.
+//
 // # Incremental sync
 //
 // Sync stats every file: unchanged size and mtime are skipped, changed ones

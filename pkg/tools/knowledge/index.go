@@ -7,9 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io/fs"
 	"math"
-	"os"
 	"path"
 	"path/filepath"
 	"sort"
@@ -17,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/superbiz/superbiz/pkg/redact"
 )
 
 // Column weights of bm25 over (title, body, meta): a match in the heading
@@ -80,6 +80,13 @@ type Stats struct {
 	Sections int
 	// Total is the number of sections in the index after this Sync.
 	Total int
+	// Excluded lists (at most MaxExclusionsListed) files left out of the
+	// index, whole or in part, and why: links leading out of the roots,
+	// dangling links, special files, pseudo file systems, files over the
+	// bounds (a file cut to MaxSectionsPerFile on every Sync, split or not).
+	Excluded []Exclusion
+	// ExcludedTotal counts every exclusion, listed or not.
+	ExcludedTotal int
 }
 
 // Document is one search hit, exactly the shape lookup_knowledge returns.
@@ -93,7 +100,8 @@ type Document struct {
 
 // root is one configured path with the id that prefixes its sources.
 type root struct {
-	abs  string
+	abs  string // as configured, made absolute
+	real string // with every symbolic link resolved: what is walked
 	id   string
 	file bool // the root is a single Markdown file
 }
@@ -123,28 +131,21 @@ type write struct {
 	touch bool // same content: update size, mtime and root only
 }
 
-// resolveRoots makes the roots absolute and gives each a unique id: the
-// base name of the directory (of the parent directory for a file root), with
-// "-2", "-3" … appended when two roots share a name.
-func (ix *Index) resolveRoots() ([]root, error) {
-	if len(ix.roots) == 0 {
+// resolveRoots checks the roots (resolveRoot) and gives each a unique id:
+// the base name of the directory (of the parent directory for a file root),
+// with "-2", "-3" … appended when two roots share a name.
+func resolveRoots(paths []string) ([]root, error) {
+	if len(paths) == 0 {
 		return nil, ErrNoRoots
 	}
 	used := map[string]int{}
-	out := make([]root, 0, len(ix.roots))
-	for _, r := range ix.roots {
-		abs, err := filepath.Abs(r)
+	out := make([]root, 0, len(paths))
+	for _, r := range paths {
+		abs, real, file, err := resolveRoot(r)
 		if err != nil {
-			return nil, fmt.Errorf("knowledge path %q: %w", r, err)
+			return nil, err
 		}
-		st, err := os.Stat(abs)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%w: %s (check [knowledge] paths)", ErrRootMissing, abs)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("knowledge path %s: %w", abs, err)
-		}
-		rt := root{abs: abs, file: !st.IsDir()}
+		rt := root{abs: abs, real: real, file: file}
 		base := filepath.Base(abs)
 		if rt.file {
 			base = filepath.Base(filepath.Dir(abs))
@@ -159,70 +160,45 @@ func (ix *Index) resolveRoots() ([]root, error) {
 	return out, nil
 }
 
-// isMarkdown reports whether a file name is indexed.
-func isMarkdown(name string) bool {
-	ext := strings.ToLower(filepath.Ext(name))
-	return ext == ".md" || ext == ".markdown"
+// indexFormat prefixes the digest stored in kb_files.sha256. A row from an
+// older format (before runbook text was redacted and bounded) is re-split
+// even when its file did not change, so no unredacted text stays stored.
+const indexFormat = "v2:"
+
+// cutMark follows the digest in kb_files.sha256 of a file cut to
+// MaxSectionsPerFile, with the file's full section count, so every later
+// Sync still reports it without reading the file again.
+const cutMark = "+sections="
+
+// storedDigest is the kb_files.sha256 value of a file with this content
+// digest that held n sections, cut when n > MaxSectionsPerFile.
+func storedDigest(sum string, n int) string {
+	if n > MaxSectionsPerFile {
+		return indexFormat + sum + cutMark + strconv.Itoa(n)
+	}
+	return indexFormat + sum
 }
 
-// scan lists the Markdown files under the roots, skipping hidden
-// directories and files, sorted by key.
-func scan(ctx context.Context, roots []root) ([]found, error) {
-	var files []found
-	seen := map[string]bool{}
-	add := func(rt root, abs, rel string) error {
-		st, err := os.Stat(abs)
-		if err != nil {
-			return fmt.Errorf("stat runbook %s: %w", abs, err)
-		}
-		if !st.Mode().IsRegular() {
-			return nil
-		}
-		// Sources are shown to the model and stored as TEXT: keep them UTF-8.
-		key := strings.ToValidUTF8(rt.id+"/"+filepath.ToSlash(rel), "\uFFFD")
-		if seen[key] {
-			return nil
-		}
-		seen[key] = true
-		files = append(files, found{key: key, root: rt.abs, abs: abs, size: st.Size(), mtimeNs: st.ModTime().UnixNano()})
-		return nil
+// parseDigest splits a stored digest into the content digest and the
+// section count recorded for a cut file (0 when it was not cut).
+func parseDigest(stored string) (sum string, n int) {
+	sum = strings.TrimPrefix(stored, indexFormat)
+	sum, count, cut := strings.Cut(sum, cutMark)
+	if cut {
+		n, _ = strconv.Atoi(count) // an unparsable count reads as "not cut"
 	}
-	for _, rt := range roots {
-		if rt.file {
-			if err := add(rt, rt.abs, filepath.Base(rt.abs)); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		err := filepath.WalkDir(rt.abs, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return fmt.Errorf("walk knowledge path %s: %w", rt.abs, err)
-			}
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			name := d.Name()
-			if p != rt.abs && strings.HasPrefix(name, ".") {
-				if d.IsDir() {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if d.IsDir() || !isMarkdown(name) {
-				return nil
-			}
-			rel, err := filepath.Rel(rt.abs, p)
-			if err != nil {
-				return fmt.Errorf("runbook path %s: %w", p, err)
-			}
-			return add(rt, p, rel)
-		})
-		if err != nil {
-			return nil, err
-		}
+	return sum, n
+}
+
+// splitBounded redacts a runbook's text and splits it, keeping at most
+// MaxSectionsPerFile sections; cut is how many were dropped.
+func splitBounded(key string, data []byte) (page Page, cut int) {
+	page = Split(path.Base(key), redact.String(string(data)))
+	page.FrontMatter = redact.String(page.FrontMatter)
+	if n := len(page.Sections); n > MaxSectionsPerFile {
+		page.Sections, cut = page.Sections[:MaxSectionsPerFile], n-MaxSectionsPerFile
 	}
-	sort.Slice(files, func(i, j int) bool { return files[i].key < files[j].key })
-	return files, nil
+	return page, cut
 }
 
 // Sync brings the index in step with the roots, incrementally: a file with
@@ -231,18 +207,20 @@ func scan(ctx context.Context, roots []root) ([]found, error) {
 // files no longer under the roots are dropped. The index mirrors the current
 // roots: files indexed from other roots are removed too. progress, when not
 // nil, is called after every file.
-func (ix *Index) Sync(ctx context.Context, progress func(Progress)) (Stats, error) {
+func (ix *Index) Sync(ctx context.Context, progress func(Progress)) (st Stats, err error) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	var st Stats
-	roots, err := ix.resolveRoots()
+	roots, err := resolveRoots(ix.roots)
 	if err != nil {
 		return st, err
 	}
-	files, err := scan(ctx, roots)
+	res, err := scan(ctx, roots)
 	if err != nil {
 		return st, err
 	}
+	files := res.files
+	excluded := &res.excluded
+	defer func() { st.Excluded, st.ExcludedTotal = excluded.sorted(), excluded.total }()
 	st.Files = len(files)
 	rows, err := ix.loadFiles(ctx)
 	if err != nil {
@@ -266,24 +244,40 @@ func (ix *Index) Sync(ctx context.Context, progress func(Progress)) (Stats, erro
 			return st, fmt.Errorf("index runbooks: %w", err)
 		}
 		old, ok := rows[f.key]
-		delete(rows, f.key)
+		current := ok && strings.HasPrefix(old.sha, indexFormat)
+		oldSum, oldCount := parseDigest(old.sha)
 		switch {
-		case ok && old.size == f.size && old.mtimeNs == f.mtimeNs && old.root == f.root:
+		case current && old.size == f.size && old.mtimeNs == f.mtimeNs && old.root == f.root:
+			delete(rows, f.key)
 			st.Skipped++
-		default:
-			data, err := os.ReadFile(f.abs)
-			if err != nil {
-				return st, fmt.Errorf("read runbook %s: %w", f.abs, err)
+			if oldCount > 0 {
+				excluded.add(f.abs, sectionsCut(oldCount))
 			}
-			sum := sha256.Sum256(data)
-			sha := hex.EncodeToString(sum[:])
-			if ok && old.sha == sha {
-				batch = append(batch, write{f: f, sha: sha, touch: true})
-				st.Skipped++
+		default:
+			data, err := readRunbook(f.abs)
+			if err != nil {
+				// Left in rows: a file that can no longer be read is dropped.
+				excluded.add(f.abs, ReasonUnreadable+": "+unwrapPath(err).Error())
+				st.Files--
 				break
 			}
-			page := Split(path.Base(f.key), string(data))
-			batch = append(batch, write{f: f, sha: sha, page: page})
+			delete(rows, f.key)
+			sum := sha256.Sum256(data)
+			digest := hex.EncodeToString(sum[:])
+			if current && oldSum == digest {
+				batch = append(batch, write{f: f, sha: old.sha, touch: true})
+				st.Skipped++
+				if oldCount > 0 {
+					excluded.add(f.abs, sectionsCut(oldCount))
+				}
+				break
+			}
+			page, cut := splitBounded(f.key, data)
+			n := len(page.Sections) + cut
+			if cut > 0 {
+				excluded.add(f.abs, sectionsCut(n))
+			}
+			batch = append(batch, write{f: f, sha: storedDigest(digest, n), page: page})
 			pending += len(page.Sections)
 			st.Indexed++
 			st.Sections += len(page.Sections)
@@ -490,9 +484,11 @@ func (ix *Index) rank(ctx context.Context, match string, topK int, snippetTerms 
 			return nil, fmt.Errorf("search knowledge index: %w", err)
 		}
 		d.DocID = clean(d.DocID, maxFieldBytes)
-		d.Title = clean(d.Title, maxFieldBytes)
+		// Stored text is redacted when indexed; redacting again as it is
+		// served (idempotent) keeps a store written by an older version safe.
+		d.Title = clean(redact.String(d.Title), maxFieldBytes)
 		d.Source = clean(d.Source, maxFieldBytes)
-		d.Snippet = Snippet(body, snippetTerms, SnippetBytes)
+		d.Snippet = Snippet(redact.String(body), snippetTerms, SnippetBytes)
 		d.Score = score(rank)
 		docs = append(docs, d)
 	}

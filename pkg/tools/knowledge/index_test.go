@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -64,7 +65,7 @@ func TestSyncIncremental(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (Stats{Files: 2, Indexed: 2, Sections: 3, Total: 3}); st != want {
+	if want := (Stats{Files: 2, Indexed: 2, Sections: 3, Total: 3}); !reflect.DeepEqual(st, want) {
 		t.Fatalf("first sync %+v, want %+v", st, want)
 	}
 	if len(progress) != 2 || progress[1] != (Progress{Done: 2, Total: 2, Path: "runbooks/sub/mysql.md"}) {
@@ -77,7 +78,7 @@ func TestSyncIncremental(t *testing.T) {
 	}
 
 	// Nothing changed: everything skipped.
-	if st := mustSync(t, ix); st != (Stats{Files: 2, Skipped: 2, Total: 3}) {
+	if st := mustSync(t, ix); !reflect.DeepEqual(st, Stats{Files: 2, Skipped: 2, Total: 3}) {
 		t.Fatalf("second sync %+v", st)
 	}
 
@@ -86,7 +87,7 @@ func TestSyncIncremental(t *testing.T) {
 	if err := os.Chtimes(redis, later, later); err != nil {
 		t.Fatal(err)
 	}
-	if st := mustSync(t, ix); st != (Stats{Files: 2, Skipped: 2, Total: 3}) {
+	if st := mustSync(t, ix); !reflect.DeepEqual(st, Stats{Files: 2, Skipped: 2, Total: 3}) {
 		t.Fatalf("touch sync %+v", st)
 	}
 	var mtime int64
@@ -99,7 +100,7 @@ func TestSyncIncremental(t *testing.T) {
 
 	// Edited: sections replaced, old text gone, new text found.
 	writeFile(t, dir, "redis.md", "# Redis\n## Symptoms\nbig keys block the server\n## Fix\nuse SCAN\n## Fix\nsplit big keys\n")
-	if st := mustSync(t, ix); st != (Stats{Files: 2, Indexed: 1, Skipped: 1, Sections: 3, Total: 4}) {
+	if st := mustSync(t, ix); !reflect.DeepEqual(st, Stats{Files: 2, Indexed: 1, Skipped: 1, Sections: 3, Total: 4}) {
 		t.Fatalf("edit sync %+v", st)
 	}
 	if docs := search(t, ix, "RedisCommandTimeoutException", 3); len(docs) != 0 {
@@ -114,7 +115,7 @@ func TestSyncIncremental(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, "sub", "mysql.md")); err != nil {
 		t.Fatal(err)
 	}
-	if st := mustSync(t, ix); st != (Stats{Files: 2, Indexed: 1, Skipped: 1, Removed: 1, Sections: 1, Total: 4}) {
+	if st := mustSync(t, ix); !reflect.DeepEqual(st, Stats{Files: 2, Indexed: 1, Skipped: 1, Removed: 1, Sections: 1, Total: 4}) {
 		t.Fatalf("add/delete sync %+v", st)
 	}
 	if docs := search(t, ix, "HikariPool", 3); len(docs) != 0 {

@@ -148,7 +148,7 @@ func failureCode(err error) string {
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
 		return tools.CodeTimeout
-	case errors.Is(err, ErrNoRoots), errors.Is(err, ErrRootMissing):
+	case errors.Is(err, ErrNoRoots), errors.Is(err, ErrRootMissing), errors.Is(err, ErrRootInvalid):
 		return tools.CodeUnavailable
 	default:
 		return tools.CodeInternal

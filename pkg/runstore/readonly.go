@@ -1,0 +1,116 @@
+package runstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// ErrSchemaBehind is returned by OpenReadOnly for a file whose schema is
+// older than this binary's: migrating it would need a write.
+var ErrSchemaBehind = errors.New("run store schema is older than this superbiz")
+
+// OpenReadOnly opens an existing run store for reading only (mode=ro and
+// query_only): it never creates the file or its directory, never switches
+// the journal mode, never migrates and never recovers interrupted runs, so
+// `runs` and `runs show` work on an archived copy or a read-only mount. A
+// file in WAL mode whose directory does not let SQLite create its -shm
+// file is opened as immutable. A missing file is an error wrapping
+// fs.ErrNotExist; a schema older or newer than this binary's is refused.
+// Writes through the returned Store fail.
+func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
+	if strings.TrimSpace(path) == "" {
+		return nil, errors.New("open run store: empty database path: set --db or SUPERBIZ_DB to a file path")
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("open run store %s: resolve path: %w", path, err)
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return nil, fmt.Errorf("open run store %s: %w", abs, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("open run store %s: not a regular file", abs)
+	}
+	db, err := openRO(ctx, abs, false)
+	if err != nil && cannotOpen(err) {
+		// A WAL file on read-only media: no -shm can be created, and no
+		// other process can be writing it, so reading it as immutable is safe.
+		db, err = openRO(ctx, abs, true)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open run store %s read-only: %w", abs, err)
+	}
+	if err := checkSchema(ctx, db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open run store %s read-only: %w", abs, err)
+	}
+	return &Store{db: db, path: abs, pid: os.Getpid()}, nil
+}
+
+// roDSN is the read-only data source name: mode=ro (SQLite refuses every
+// write, whoever the process runs as), query_only, and immutable when asked.
+func roDSN(absPath string, immutable bool) string {
+	q := "mode=ro" +
+		"&_pragma=busy_timeout(" + fmt.Sprint(BusyTimeout.Milliseconds()) + ")" +
+		"&_pragma=query_only(1)"
+	if immutable {
+		q += "&immutable=1"
+	}
+	return fileURI(absPath) + "?" + q
+}
+
+// openRO opens the pool and reads the schema once, so an unreadable file
+// fails here rather than at the first listing.
+func openRO(ctx context.Context, abs string, immutable bool) (*sql.DB, error) {
+	db, err := sql.Open("sqlite", roDSN(abs, immutable))
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(maxOpenConns)
+	db.SetMaxIdleConns(maxOpenConns)
+	var n int
+	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema").Scan(&n); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// cannotOpen reports SQLite's SQLITE_CANTOPEN or SQLITE_READONLY (any
+// extended code): what a WAL file gives when its -shm cannot be created.
+func cannotOpen(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	code := se.Code() & 0xff
+	return code == sqlite3.SQLITE_CANTOPEN || code == sqlite3.SQLITE_READONLY
+}
+
+// checkSchema refuses a file whose schema this binary cannot read as is.
+func checkSchema(ctx context.Context, db *sql.DB) error {
+	latest, err := SchemaVersion()
+	if err != nil {
+		return err
+	}
+	cur, err := userVersion(ctx, db)
+	if err != nil {
+		return err
+	}
+	switch {
+	case cur > latest:
+		return fmt.Errorf("database schema version %d is newer than this superbiz knows (%d): upgrade superbiz, or point --db at another file", cur, latest)
+	case cur < latest:
+		return fmt.Errorf("%w: version %d, this superbiz needs %d: run any superbiz command on a writable copy once to migrate it", ErrSchemaBehind, cur, latest)
+	}
+	return nil
+}
