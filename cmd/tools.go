@@ -106,7 +106,7 @@ It prints the observation the model would see: pretty JSON, or with -o json the
 observation object itself, whatever the outcome. No run is stored.
 
 Exit codes: 0 for EVIDENCE_FOUND or NO_EVIDENCE, 2 for a rejected input
-(INVALID_INPUT, NOT_READ_ONLY, arguments that are not a JSON object, an unknown
+(INVALID_INPUT, NOT_READ_ONLY, NOT_ALLOWED, arguments that are not a JSON object, an unknown
 tool), 1 for a backend error (TIMEOUT, UNAVAILABLE, INTERNAL).`,
 		Example: `  superbiz tools call --demo query_logs '{"service":"payment-service","level":"ERROR","since":"1h"}'
   superbiz tools call --demo query_mysql '{"sql":"SELECT status, count(*) FROM orders GROUP BY status"}'
@@ -247,7 +247,7 @@ func (r toolCallResult) exit() error {
 	case h.EvidenceStatus == string(tools.EvidenceFound), h.EvidenceStatus == string(tools.NoEvidence):
 		return nil
 	case h.EvidenceStatus == string(tools.StatusError):
-		if h.ErrorCode == tools.CodeInvalidInput || h.ErrorCode == tools.CodeNotReadOnly {
+		if h.ErrorCode == tools.CodeInvalidInput || h.ErrorCode == tools.CodeNotReadOnly || h.ErrorCode == tools.CodeNotAllowed {
 			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s rejected the input (%s)%s", r.Tool, h.ErrorCode, reason)}
 		}
 		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("%s failed (%s)%s", r.Tool, h.ErrorCode, reason)}

@@ -258,6 +258,7 @@ func TestHasProgress(t *testing.T) {
 		{harness.Check{EvidenceStatus: tools.StatusError, ErrorCode: tools.CodeTimeout}, true},
 		{harness.Check{EvidenceStatus: tools.StatusError, ErrorCode: tools.CodeInvalidInput}, false},
 		{harness.Check{EvidenceStatus: tools.StatusError, ErrorCode: tools.CodeNotReadOnly}, false},
+		{harness.Check{EvidenceStatus: tools.StatusError, ErrorCode: tools.CodeNotAllowed}, false},
 	} {
 		s := harness.ProgressSnapshot{Checks: []harness.Check{tc.check}}
 		if got := s.HasProgress(); got != tc.want {

@@ -73,7 +73,7 @@ func SnapshotOf(invs []Invocation, reason StopReason) ProgressSnapshot {
 }
 
 // HasProgress reports whether any READY check says something about the
-// sources. A call refused for its own input (INVALID_INPUT, NOT_READ_ONLY)
+// sources. A call refused for its own input (INVALID_INPUT, NOT_READ_ONLY, NOT_ALLOWED)
 // is the model's mistake, like a call to an unknown tool, so it is no
 // progress: a model that spends a budget on such calls ends the same way
 // whichever mistake it repeats (FAILED, naming the budget).
@@ -93,7 +93,7 @@ func (c Check) Informative() bool {
 		return true
 	}
 	switch c.ErrorCode {
-	case tools.CodeInvalidInput, tools.CodeNotReadOnly:
+	case tools.CodeInvalidInput, tools.CodeNotReadOnly, tools.CodeNotAllowed:
 		return false
 	}
 	return true

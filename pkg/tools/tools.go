@@ -29,10 +29,13 @@ const (
 const (
 	CodeInvalidInput = "INVALID_INPUT"
 	CodeNotReadOnly  = "NOT_READ_ONLY"
-	CodeTimeout      = "TIMEOUT"
-	CodeUnavailable  = "UNAVAILABLE"
-	CodeUnrecorded   = "UNRECORDED"
-	CodeInternal     = "INTERNAL"
+	// CodeNotAllowed is a read the tool refuses by policy although it writes
+	// nothing: credential tables, other sessions' statement text.
+	CodeNotAllowed  = "NOT_ALLOWED"
+	CodeTimeout     = "TIMEOUT"
+	CodeUnavailable = "UNAVAILABLE"
+	CodeUnrecorded  = "UNRECORDED"
+	CodeInternal    = "INTERNAL"
 )
 
 // Call is what an adapter receives: the run's identity, the exact Tool Call ID

@@ -222,9 +222,9 @@ func TestMariaDBStatementTextRefused(t *testing.T) {
 		tried++
 		out := execute(t, c.tool, c.sql, 100)
 		r, ok := IsRefusal(out.Detail)
-		if out.ErrorCode != tools.CodeNotReadOnly || !ok || r.Reason != ReasonNotAllowed {
+		if out.ErrorCode != tools.CodeNotAllowed || !ok || r.Reason != ReasonNotAllowed {
 			admitted++
-			t.Errorf("%q: got %s/%s (%v), want a not_allowed refusal", c.sql, out.Status, out.ErrorCode, out.Detail)
+			t.Errorf("%q: got %s/%s (%v), want a NOT_ALLOWED refusal", c.sql, out.Status, out.ErrorCode, out.Detail)
 		}
 		if b, _ := json.Marshal(out.Result); strings.Contains(string(b), planted) {
 			t.Errorf("%q: the other session's statement reached the observation", c.sql)

@@ -150,7 +150,10 @@ func cleanText(s string) string {
 
 // classify maps an execution error to the stable error code the model sees.
 func classify(err error) string {
-	if _, ok := IsRefusal(err); ok {
+	if r, ok := IsRefusal(err); ok {
+		if r.Reason == ReasonNotAllowed {
+			return tools.CodeNotAllowed
+		}
 		return tools.CodeNotReadOnly
 	}
 	var te *timeoutError

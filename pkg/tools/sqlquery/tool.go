@@ -148,7 +148,7 @@ type canonicalInput struct {
 // canonical sql is the guard's rendering when the statement is admitted, so
 // calls that differ only in spacing, case or quoting are detected as
 // equivalent; a statement the guard refuses is kept as sent and refused by
-// Execute as NOT_READ_ONLY (a refusal is a verdict, not a malformed input).
+// Execute as NOT_READ_ONLY or NOT_ALLOWED (a refusal is a verdict, not a malformed input).
 func (t *Tool) Canonical(raw json.RawMessage) (tools.Canonical, error) {
 	var in input
 	if err := jsonv2.Unmarshal(raw, &in, jsonv2.RejectUnknownMembers(true)); err != nil {
