@@ -15,7 +15,6 @@ import (
 // pulled there and that it can call tools; a failed step skips the later
 // ones, whose answers would only repeat the same cause.
 func (a *app) modelChecks(ctx context.Context, cfg *config.Config) []checkResult {
-	host := cfg.Model.Host.Redacted()
 	name := cfg.Model.Name
 	c, err := ollama.New(ollama.Options{
 		Host:           cfg.Model.Host.Reveal(),
@@ -32,7 +31,7 @@ func (a *app) modelChecks(ctx context.Context, cfg *config.Config) []checkResult
 			skip("tool calling", "not checked: no usable Ollama client"),
 		}
 	}
-	host = c.Host()
+	host := c.Host()
 
 	vctx, cancel := context.WithTimeout(ctx, doctorTimeout)
 	defer cancel()

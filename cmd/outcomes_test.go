@@ -11,16 +11,6 @@ import (
 	"github.com/superbiz/superbiz/pkg/model/ollamatest"
 )
 
-// storedRuns is how many runs `runs -o json` lists in env's store.
-func storedRuns(t *testing.T, env map[string]string) int {
-	t.Helper()
-	code, out, errOut := cli(t, env, "runs", "-o", "json")
-	if code != ExitOK {
-		t.Fatalf("runs: exit %d: %s", code, errOut)
-	}
-	return len(jsonArray(t, out))
-}
-
 // A query on stdin longer than what is read is refused before any run is
 // stored or model called, and the message says what is true: more than
 // 1 MiB was on stdin, the limit is limits.query. A query read whole but

@@ -131,7 +131,7 @@ func buildInput(l Limits, in Input) (string, error) {
 	if len(in.Query) > l.Query {
 		return "", fmt.Errorf("the query has %d bytes, the limit is %d (limits.query)", len(in.Query), l.Query)
 	}
-	var prev json.RawMessage = json.RawMessage("null")
+	prev := json.RawMessage("null")
 	if in.PreviousTurn != nil {
 		b, err := json.Marshal(in.PreviousTurn)
 		if err != nil {

@@ -33,11 +33,11 @@ func TestParseDraftAccepts(t *testing.T) {
 }
 
 func TestParseDraftRejects(t *testing.T) {
-	replace := func(old, new string) string {
+	replace := func(old, repl string) string {
 		if !strings.Contains(validDraft, old) {
 			t.Fatalf("fixture lacks %q", old)
 		}
-		return strings.Replace(validDraft, old, new, 1)
+		return strings.Replace(validDraft, old, repl, 1)
 	}
 	cases := map[string]string{
 		"empty":              "",

@@ -166,9 +166,9 @@ func TestFileErrors(t *testing.T) {
 		want []string // substrings of the error; the file path is always required too
 		not  []string // substrings that must not appear
 	}{
-		{"unknown top-level key", "modle_name = \"x\"\n", []string{`unknown key "modle_name"`}, nil},
+		{"unknown top-level key", "modle_name = \"x\"\n", []string{`unknown key "modle_name"`}, nil}, //nolint:misspell // the typo is the test
 		{"unknown nested key with suggestion", "[model]\nnam = \"x\"\n", []string{`unknown key "model.nam"`, `did you mean "model.name"?`}, nil},
-		{"unknown table", "[modle]\nname = \"x\"\n", []string{`unknown key "modle"`, `did you mean "model"?`}, nil},
+		{"unknown table", "[modle]\nname = \"x\"\n", []string{`unknown key "modle"`, `did you mean "model"?`}, nil}, //nolint:misspell // the typo is the test
 		{"unknown key in [[logs]]", validLog + "[[logs]]\nname = \"b\"\npaths = [\"x\"]\nformatt = \"json\"\n", []string{`unknown key "logs[1].formatt"`, `did you mean "logs[1].format"?`}, nil},
 		{"unknown key in [[databases]]", "[[databases]]\nname = \"o\"\ndriver = \"sqlite\"\ndsn = \"o.db\"\npassword = \"hunter22\"\n", []string{`unknown key "databases[0].password"`}, []string{"hunter22"}},
 		{"unknown key without suggestion lists valid keys", "[limits]\nzzzzzzzz = 1\n", []string{`unknown key "limits.zzzzzzzz"`, "valid keys here: query, previous_turn"}, nil},
@@ -379,15 +379,14 @@ deadline = "14m"
 		flag
 	)
 	type field struct {
-		name     string
-		fileTOML bool
-		envKey   string
-		envVal   string
-		flag     func(*Overrides)
-		get      func(*Config) any
-		values   map[layer]any // expected value when that layer is the highest present
-		origin   map[layer]string
-		key      string
+		name   string
+		envKey string
+		envVal string
+		flag   func(*Overrides)
+		get    func(*Config) any
+		values map[layer]any // expected value when that layer is the highest present
+		origin map[layer]string
+		key    string
 	}
 	fields := []field{
 		{name: "db", key: "db", envKey: EnvDB, envVal: "env.db",

@@ -239,9 +239,9 @@ type previousObservation struct {
 	Evaluation string `json:"evaluation"`
 }
 
-// DecodeEnvelope strictly decodes a tool call's arguments (duplicate, unknown
+// decodeEnvelope strictly decodes a tool call's arguments (duplicate, unknown
 // or wrong-case members, trailing data and a missing input are refused).
-func DecodeEnvelope(args []byte) (prev *previousObservation, input json.RawMessage, err error) {
+func decodeEnvelope(args []byte) (prev *previousObservation, input json.RawMessage, err error) {
 	var env envelope
 	if err := jsonv2.Unmarshal(args, &env, jsonv2.RejectUnknownMembers(true)); err != nil {
 		return nil, nil, fmt.Errorf("decode envelope: %w", err)
@@ -293,7 +293,7 @@ func (b *Boundary) handleEvidence(adapter tools.Adapter, call model.ToolCall, in
 		o.Control = ControlStop
 		return refuse(o, "stop required: "+string(b.stop))
 	}
-	prev, input, err := DecodeEnvelope(call.Arguments)
+	prev, input, err := decodeEnvelope(call.Arguments)
 	if err != nil {
 		o := base
 		o.Control, o.ErrorCode, o.Expected = ControlRepair, RepairEnvelope, b.pending

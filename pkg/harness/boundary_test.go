@@ -27,7 +27,7 @@ func TestDecodeEnvelope(t *testing.T) {
 		{"unknown in prev", `{"previous_observation":{"tool_call_id":"c","evaluation":"GAINED","x":1},"input":{}}`, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, _, err := DecodeEnvelope([]byte(tc.args))
+			_, _, err := decodeEnvelope([]byte(tc.args))
 			if (err == nil) != tc.ok {
 				t.Fatalf("err = %v, want ok=%v", err, tc.ok)
 			}
@@ -40,7 +40,7 @@ func FuzzDecodeEnvelope(f *testing.F) {
 	f.Add(`{"previous_observation":{"tool_call_id":"call_1","evaluation":"GAINED"},"input":{"a":[1,2]}}`)
 	f.Add(`{"input":{}} trailing`)
 	f.Fuzz(func(t *testing.T, args string) {
-		prev, input, err := DecodeEnvelope([]byte(args))
+		prev, input, err := decodeEnvelope([]byte(args))
 		if err != nil {
 			return
 		}

@@ -129,7 +129,7 @@ func isUnreachable(err error) bool {
 // mapError turns what the Ollama client returned, plus what the wire showed,
 // into a typed *model.Error. Context failures must have been checked first.
 func (c *Client) mapError(err error, ws *wireState) *model.Error {
-	status, readErr, errorLines := ws.snapshot()
+	status, errorLines, readErr := ws.snapshot()
 	if html, title := ws.htmlPage(); html && status != 0 {
 		return c.htmlFailure(status, title)
 	}

@@ -117,10 +117,10 @@ func (ws *wireState) badArguments() string {
 	return ws.badArgs
 }
 
-func (ws *wireState) snapshot() (status int, readErr error, errorLines []string) {
+func (ws *wireState) snapshot() (status int, errorLines []string, readErr error) {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
-	return ws.status, ws.readErr, append([]string(nil), ws.errorLines...)
+	return ws.status, append([]string(nil), ws.errorLines...), ws.readErr
 }
 
 // observingTransport wraps the caller's transport; it never changes a

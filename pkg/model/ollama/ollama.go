@@ -157,7 +157,7 @@ func (c *Client) Chat(ctx context.Context, req model.Request) (model.Response, e
 	if err != nil {
 		return model.Response{}, c.mapError(err, ws)
 	}
-	status, readErr, _ := ws.snapshot()
+	status, _, readErr := ws.snapshot()
 	if html, title := ws.htmlPage(); html {
 		return model.Response{}, c.htmlFailure(status, title)
 	}

@@ -211,9 +211,15 @@ func TestRequestShape(t *testing.T) {
 	}
 }
 
-// wantKind asserts err is a *model.Error of kind, naming the host and
-// containing every fragment.
-func wantKind(t *testing.T, err error, kind model.ErrorKind, frags ...string) *model.Error {
+// wantKind fails the test unless err is a *model.Error of kind whose message
+// holds every fragment.
+func wantKind(t *testing.T, err error, kind model.ErrorKind, frags ...string) {
+	t.Helper()
+	_ = modelErr(t, err, kind, frags...)
+}
+
+// modelErr is wantKind returning the error, for tests that look further.
+func modelErr(t *testing.T, err error, kind model.ErrorKind, frags ...string) *model.Error {
 	t.Helper()
 	var me *model.Error
 	if !errors.As(err, &me) {
@@ -361,7 +367,7 @@ func TestUnreachable(t *testing.T) {
 	}
 	ctx := context.Background()
 	_, err = c.Chat(ctx, userReq("q"))
-	me := wantKind(t, err, model.ErrUnreachable, "http://"+addr, "connection refused")
+	me := modelErr(t, err, model.ErrUnreachable, "http://"+addr, "connection refused")
 	if me.Host != "http://"+addr {
 		t.Errorf("host %q", me.Host)
 	}

@@ -93,7 +93,7 @@ func TestHTMLBodies(t *testing.T) {
 			s.Script(ollamatest.Turn{Fault: tc.fault})
 			c := newClient(t, s, nil)
 			_, err := c.Chat(context.Background(), userReq("q"))
-			me := wantKind(t, err, tc.kind, append(tc.frags, s.URL())...)
+			me := modelErr(t, err, tc.kind, append(tc.frags, s.URL())...)
 			if me.Status != tc.status {
 				t.Errorf("status %d, want %d", me.Status, tc.status)
 			}

@@ -16,7 +16,8 @@ var update = flag.Bool("update", false, "rewrite golden files")
 
 var fixed = WithClock(func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) })
 
-func post(t *testing.T, url, path, body string) (*http.Response, []byte) {
+// post sends body and returns the status and the whole response body.
+func post(t *testing.T, url, path, body string) (int, []byte) {
 	t.Helper()
 	resp, err := http.Post(url+path, "application/json", strings.NewReader(body))
 	if err != nil {
@@ -27,7 +28,7 @@ func post(t *testing.T, url, path, body string) (*http.Response, []byte) {
 	if err != nil && !strings.Contains(err.Error(), "unexpected EOF") {
 		t.Fatalf("read %s: %v", path, err)
 	}
-	return resp, b
+	return resp.StatusCode, b
 }
 
 func golden(t *testing.T, name string, got []byte) {
@@ -73,9 +74,9 @@ func TestWireGolden(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := New(t, fixed)
 			s.Script(tc.turn)
-			resp, b := post(t, s.URL(), "/api/chat", tc.body)
-			if resp.StatusCode != tc.status {
-				t.Errorf("status %d, want %d", resp.StatusCode, tc.status)
+			status, b := post(t, s.URL(), "/api/chat", tc.body)
+			if status != tc.status {
+				t.Errorf("status %d, want %d", status, tc.status)
 			}
 			golden(t, tc.name, b)
 		})
@@ -102,17 +103,17 @@ func TestScriptHandleAndExhaustion(t *testing.T) {
 		t.Errorf("problems %v", s.Problems())
 	}
 	s.Handle(nil)
-	resp, b := post(t, s.URL(), "/api/chat", `{"model":"qwen3:8b","messages":[]}`)
-	if resp.StatusCode != 500 || !strings.Contains(string(b), "script exhausted") {
-		t.Errorf("exhausted: %d %s", resp.StatusCode, b)
+	status, b := post(t, s.URL(), "/api/chat", `{"model":"qwen3:8b","messages":[]}`)
+	if status != 500 || !strings.Contains(string(b), "script exhausted") {
+		t.Errorf("exhausted: %d %s", status, b)
 	}
 	if p := s.Problems(); len(p) != 1 || !strings.Contains(p[0], "call 3") {
 		t.Errorf("problems %v", p)
 	}
 	s.Script(Turn{ToolCalls: []ToolCall{{Name: "f", Args: `[1]`}}})
-	resp, _ = post(t, s.URL(), "/api/chat", `{"model":"qwen3:8b","messages":[]}`)
-	if resp.StatusCode != 500 || len(s.Problems()) != 2 || !strings.Contains(s.Problems()[1], "Args must be a JSON object") {
-		t.Errorf("invalid args: %d %v", resp.StatusCode, s.Problems())
+	status, _ = post(t, s.URL(), "/api/chat", `{"model":"qwen3:8b","messages":[]}`)
+	if status != 500 || len(s.Problems()) != 2 || !strings.Contains(s.Problems()[1], "Args must be a JSON object") {
+		t.Errorf("invalid args: %d %v", status, s.Problems())
 	}
 	if s.ChatCount() != 4 || s.Pending() != 0 {
 		t.Errorf("ChatCount %d Pending %d", s.ChatCount(), s.Pending())
@@ -157,8 +158,13 @@ func TestOtherEndpoints(t *testing.T) {
 	if code, b := get("/"); code != 200 || b != "Ollama is running" {
 		t.Errorf("GET / = %d %q", code, b)
 	}
-	if resp, err := http.Head(s.URL() + "/"); err != nil || resp.StatusCode != 200 {
-		t.Errorf("HEAD / = %v %v", resp, err)
+	resp, err := http.Head(s.URL() + "/")
+	if err != nil {
+		t.Fatalf("HEAD /: %v", err)
+	}
+	_ = resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("HEAD / = %d", resp.StatusCode)
 	}
 	if code, b := get("/api/version"); code != 200 || b != "{\"version\":\"9.9.9\"}\n" {
 		t.Errorf("version = %d %q", code, b)
@@ -168,13 +174,13 @@ func TestOtherEndpoints(t *testing.T) {
 	if code != 200 {
 		t.Errorf("tags status %d", code)
 	}
-	resp, sb := post(t, s.URL(), "/api/show", `{"model":"b"}`)
-	if resp.StatusCode != 200 || !strings.Contains(string(sb), `"capabilities":["completion","tools"]`) {
-		t.Errorf("show b = %d %s", resp.StatusCode, sb)
+	status, sb := post(t, s.URL(), "/api/show", `{"model":"b"}`)
+	if status != 200 || !strings.Contains(string(sb), `"capabilities":["completion","tools"]`) {
+		t.Errorf("show b = %d %s", status, sb)
 	}
-	resp, sb = post(t, s.URL(), "/api/show", `{"model":"zz"}`)
-	if resp.StatusCode != 404 || string(sb) != "{\"error\":\"model 'zz' not found\"}\n" {
-		t.Errorf("show zz = %d %s", resp.StatusCode, sb)
+	status, sb = post(t, s.URL(), "/api/show", `{"model":"zz"}`)
+	if status != 404 || string(sb) != "{\"error\":\"model 'zz' not found\"}\n" {
+		t.Errorf("show zz = %d %s", status, sb)
 	}
 	if n := len(s.Requests()); n != 6 {
 		t.Errorf("recorded %d requests, want 6", n)
@@ -195,8 +201,8 @@ func TestConcurrentChats(t *testing.T) {
 				done <- 0
 				return
 			}
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
+			_, _ = io.Copy(io.Discard, resp.Body)
+			_ = resp.Body.Close()
 			done <- resp.StatusCode
 		}()
 	}

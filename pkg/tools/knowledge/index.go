@@ -100,10 +100,10 @@ type Document struct {
 
 // root is one configured path with the id that prefixes its sources.
 type root struct {
-	abs  string // as configured, made absolute
-	real string // with every symbolic link resolved: what is walked
-	id   string
-	file bool // the root is a single Markdown file
+	abs      string // as configured, made absolute
+	resolved string // with every symbolic link resolved: what is walked
+	id       string
+	file     bool // the root is a single Markdown file
 }
 
 // found is one Markdown file on disk.
@@ -141,11 +141,11 @@ func resolveRoots(paths []string) ([]root, error) {
 	used := map[string]int{}
 	out := make([]root, 0, len(paths))
 	for _, r := range paths {
-		abs, real, file, err := resolveRoot(r)
+		abs, resolved, file, err := resolveRoot(r)
 		if err != nil {
 			return nil, err
 		}
-		rt := root{abs: abs, real: real, file: file}
+		rt := root{abs: abs, resolved: resolved, file: file}
 		base := filepath.Base(abs)
 		if rt.file {
 			base = filepath.Base(filepath.Dir(abs))

@@ -275,9 +275,9 @@ func TestSnippet(t *testing.T) {
 	if got := Snippet("short body", nil, SnippetBytes); got != "short body" {
 		t.Errorf("short body: %q", got)
 	}
-	for max := 0; max < 40; max++ {
-		if got := Snippet(body, matchTerms("redis"), max); len(got) > max || !utf8.ValidString(got) {
-			t.Errorf("max %d: %q", max, got)
+	for limit := 0; limit < 40; limit++ {
+		if got := Snippet(body, matchTerms("redis"), limit); len(got) > limit || !utf8.ValidString(got) {
+			t.Errorf("limit %d: %q", limit, got)
 		}
 	}
 }

@@ -99,7 +99,7 @@ func describeMode(m fs.FileMode) string {
 // resolveRoot checks one configured path: it must exist and be a directory
 // or a regular file, not on a pseudo file system. It returns the absolute
 // path as configured, its fully resolved real path, and whether it is a file.
-func resolveRoot(p string) (abs, real string, file bool, err error) {
+func resolveRoot(p string) (abs, resolved string, file bool, err error) {
 	abs, err = filepath.Abs(p)
 	if err != nil {
 		return "", "", false, fmt.Errorf("knowledge path %q: %w", p, err)
@@ -119,11 +119,11 @@ func resolveRoot(p string) (abs, real string, file bool, err error) {
 	} else if name != "" {
 		return "", "", false, fmt.Errorf("%w: %s is on the %s pseudo file system: name a directory of Markdown runbooks (check [knowledge] paths)", ErrRootInvalid, abs, name)
 	}
-	real, err = filepath.EvalSymlinks(abs)
+	resolved, err = filepath.EvalSymlinks(abs)
 	if err != nil {
 		return "", "", false, fmt.Errorf("knowledge path %s: %w", abs, err)
 	}
-	return abs, real, !st.IsDir(), nil
+	return abs, resolved, !st.IsDir(), nil
 }
 
 // scanResult is what scan found under the roots.
@@ -143,15 +143,15 @@ type scanner struct {
 
 // inside reports whether a resolved real path lies within a root: under a
 // directory root, or the very file of a file root.
-func (s *scanner) inside(real string) bool {
+func (s *scanner) inside(resolved string) bool {
 	for _, rt := range s.roots {
 		if rt.file {
-			if real == rt.real {
+			if resolved == rt.resolved {
 				return true
 			}
 			continue
 		}
-		rel, err := filepath.Rel(rt.real, real)
+		rel, err := filepath.Rel(rt.resolved, resolved)
 		if err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel) {
 			return true
 		}
@@ -160,7 +160,7 @@ func (s *scanner) inside(real string) bool {
 }
 
 // add records one Markdown file to index: key from the path under the
-// root, abs the real file to read.
+// root, abs the resolved file to read.
 func (s *scanner) add(rt root, abs, rel string, st fs.FileInfo) {
 	if st.Size() > MaxFileBytes {
 		s.res.excluded.add(abs, fmt.Sprintf("%s (%d bytes, limit %d)", ReasonTooLarge, st.Size(), MaxFileBytes))
@@ -225,12 +225,12 @@ func (s *scanner) linkTo(rt root, p, rel, target string, st fs.FileInfo, md bool
 
 // walk lists one directory root.
 func (s *scanner) walk(rt root) error {
-	return filepath.WalkDir(rt.real, func(p string, d fs.DirEntry, err error) error {
+	return filepath.WalkDir(rt.resolved, func(p string, d fs.DirEntry, err error) error {
 		if err := s.ctx.Err(); err != nil {
 			return err
 		}
 		if err != nil {
-			if p == rt.real {
+			if p == rt.resolved {
 				return fmt.Errorf("walk knowledge path %s: %w", rt.abs, err)
 			}
 			s.res.excluded.add(p, ReasonUnreadable+": "+unwrapPath(err).Error())
@@ -240,13 +240,13 @@ func (s *scanner) walk(rt root) error {
 			return nil
 		}
 		name := d.Name()
-		if p != rt.real && strings.HasPrefix(name, ".") {
+		if p != rt.resolved && strings.HasPrefix(name, ".") {
 			if d.IsDir() {
 				return filepath.SkipDir
 			}
 			return nil
 		}
-		rel, err := filepath.Rel(rt.real, p)
+		rel, err := filepath.Rel(rt.resolved, p)
 		if err != nil {
 			return fmt.Errorf("runbook path %s: %w", p, err)
 		}
@@ -256,7 +256,7 @@ func (s *scanner) walk(rt root) error {
 			s.link(rt, p, rel)
 			return nil
 		case d.IsDir():
-			if p == rt.real {
+			if p == rt.resolved {
 				return nil // checked by resolveRoot
 			}
 			fsName, err := pseudoFS(p)
@@ -291,11 +291,11 @@ func scan(ctx context.Context, roots []root) (scanResult, error) {
 	s := &scanner{ctx: ctx, roots: roots, seen: map[string]bool{}}
 	for _, rt := range roots {
 		if rt.file {
-			st, err := os.Stat(rt.real)
+			st, err := os.Stat(rt.resolved)
 			if err != nil {
 				return scanResult{}, fmt.Errorf("stat runbook %s: %w", rt.abs, err)
 			}
-			s.add(rt, rt.real, filepath.Base(rt.abs), st)
+			s.add(rt, rt.resolved, filepath.Base(rt.abs), st)
 			continue
 		}
 		if err := s.walk(rt); err != nil {

@@ -85,8 +85,12 @@ func FuzzMaskSecrets(f *testing.F) {
 func FuzzScanFile(f *testing.F) {
 	var gz bytes.Buffer
 	w := gzip.NewWriter(&gz)
-	w.Write([]byte("{\"ts\":\"2026-03-14T14:01:00Z\",\"msg\":\"a\"}\n{\"msg\":\"untimed\"}\n"))
-	w.Close()
+	if _, err := w.Write([]byte("{\"ts\":\"2026-03-14T14:01:00Z\",\"msg\":\"a\"}\n{\"msg\":\"untimed\"}\n")); err != nil {
+		f.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		f.Fatal(err)
+	}
 	f.Add(gz.Bytes())
 	f.Add(gz.Bytes()[:gz.Len()/2])
 	f.Add([]byte("2026-03-14 14:01:00 ERROR [x] boom\n\tat a.b\nts=2026-03-14T14:02:00Z password=p msg=m\n"))

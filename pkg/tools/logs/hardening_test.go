@@ -24,7 +24,7 @@ import (
 // checks that none survives in the result the tool returns (what goes to the
 // model, the run store and `runs show`).
 func TestSecretsMaskedByKeyName(t *testing.T) {
-	ts := func(min int) string { return base.Add(time.Duration(min) * time.Minute).Format(time.RFC3339) }
+	ts := func(minute int) string { return base.Add(time.Duration(minute) * time.Minute).Format(time.RFC3339) }
 	type shape struct {
 		row, format string
 		lines       []string // {n} is replaced by a fresh planted secret
@@ -415,7 +415,7 @@ func TestFileShrinksWhileMapped(t *testing.T) {
 	if err != nil {
 		t.Skip("no memory mapping here:", err)
 	}
-	defer release()
+	defer func() { _ = release() }()
 	must(t, os.Truncate(p, 0))
 	q := &query{startNS: base.UnixNano(), endNS: base.Add(time.Hour).UnixNano(), limit: 5}
 	s := &scanner{q: q, tc: timeCtx{loc: time.UTC, year: 2026, endNS: q.endNS}, acc: newAccumulator(5, time.UTC), noSeek: true, ctx: context.Background()}

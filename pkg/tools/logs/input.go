@@ -109,7 +109,7 @@ func (t *Tool) decodeInput(raw []byte) (*parsedInput, error) {
 	}
 
 	// window
-	max := p.src.maxWindow
+	maxWindow := p.src.maxWindow
 	hasAbs := in.Start != "" || in.End != ""
 	switch {
 	case hasAbs && in.Since != "":
@@ -124,8 +124,8 @@ func (t *Tool) decodeInput(raw []byte) (*parsedInput, error) {
 		if d < minSince || d > maxSince {
 			return nil, tools.InvalidInput("since %q is out of range: use %s to %s", in.Since, fmtDur(minSince), fmtDur(maxSince))
 		}
-		if d > max {
-			return nil, tools.InvalidInput("since %q is longer than this source's max_window %s: narrow the window", in.Since, fmtDur(max))
+		if d > maxWindow {
+			return nil, tools.InvalidInput("since %q is longer than this source's max_window %s: narrow the window", in.Since, fmtDur(maxWindow))
 		}
 		p.since = d
 		p.in.Since = strings.TrimSpace(in.Since)
@@ -144,8 +144,8 @@ func (t *Tool) decodeInput(raw []byte) (*parsedInput, error) {
 		if !e.After(s) {
 			return nil, tools.InvalidInput("end %s is not after start %s", in.End, in.Start)
 		}
-		if e.Sub(s) > max {
-			return nil, tools.InvalidInput("window of %s is longer than this source's max_window %s: narrow the window", fmtDur(e.Sub(s)), fmtDur(max))
+		if e.Sub(s) > maxWindow {
+			return nil, tools.InvalidInput("window of %s is longer than this source's max_window %s: narrow the window", fmtDur(e.Sub(s)), fmtDur(maxWindow))
 		}
 		p.start, p.end = s, e
 		p.in.Start = s.UTC().Format(time.RFC3339Nano)

@@ -175,11 +175,10 @@ func keyRole(k []byte) (role, pri int) {
 
 // assigner collects the recognised members of one line by priority.
 type assigner struct {
-	r                          *record
-	timeV                      []byte
-	timeP, levP, svcP, msgP    int
-	levelV                     []byte
-	timeIsString, haveAnyField bool
+	r                       *record
+	timeV                   []byte
+	timeP, levP, svcP, msgP int
+	levelV                  []byte
 }
 
 func newAssigner(r *record) assigner {

@@ -19,13 +19,13 @@ func cleanText(b []byte, keepNewlines bool) string {
 	return strings.NewReplacer("\t", " ", "\n", " ").Replace(s)
 }
 
-// bound cuts s to at most max bytes on a rune boundary, marking the cut with "…".
-func bound(s string, max int) string {
-	if len(s) <= max {
+// bound cuts s to at most limit bytes on a rune boundary, marking the cut with "…".
+func bound(s string, limit int) string {
+	if len(s) <= limit {
 		return s
 	}
 	const ell = "…"
-	cut := max - len(ell)
+	cut := limit - len(ell)
 	if cut < 0 {
 		cut = 0
 	}

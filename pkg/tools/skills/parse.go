@@ -47,7 +47,7 @@ func Parse(data []byte) (tools.Playbook, error) {
 		case strings.HasSuffix(rest, "\n---"):
 			head, rest = strings.TrimSuffix(rest, "\n---"), ""
 		default:
-			return tools.Playbook{}, errors.New("front matter is not closed; add a '---' line after description:")
+			return tools.Playbook{}, errors.New("front matter is not closed: add a '---' line after the description line")
 		}
 	}
 	var pb tools.Playbook
