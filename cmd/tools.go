@@ -30,7 +30,8 @@ const toolsSessionID = "s_tools"
 const toolsCallID = "call_1"
 
 // maxToolInputBytes bounds the JSON read for `tools call NAME -` from stdin;
-// the boundary applies the real per-tool limits after that.
+// more is refused (exit 2), never cut; the boundary applies the real
+// per-tool limits after that.
 const maxToolInputBytes = 1 << 20
 
 func (a *app) newToolsCmd() *cobra.Command {
@@ -116,9 +117,12 @@ tool), 1 for a backend error (TIMEOUT, UNAVAILABLE, INTERNAL).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			input := []byte(args[1])
 			if args[1] == "-" {
-				b, err := io.ReadAll(io.LimitReader(a.io.In, maxToolInputBytes))
+				b, err := io.ReadAll(io.LimitReader(a.io.In, maxToolInputBytes+1))
 				if err != nil {
 					return fmt.Errorf("read the tool input from stdin: %w", err)
+				}
+				if len(b) > maxToolInputBytes {
+					return &ExitError{Code: ExitUsage, Err: fmt.Errorf("the tool input on stdin has more than %d bytes (1 MiB), the most that is read", maxToolInputBytes)}
 				}
 				input = bytes.TrimSpace(b)
 			}

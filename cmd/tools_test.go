@@ -486,3 +486,18 @@ func BenchmarkToolsCall(b *testing.B) {
 		})
 	}
 }
+
+// A tool input on stdin over 1 MiB is refused as such (exit 2), never cut to
+// 1 MiB and then reported as malformed JSON; one that fits is read whole.
+func TestToolsCallStdinTooLarge(t *testing.T) {
+	env := map[string]string{"SUPERBIZ_DB": filepath.Join(t.TempDir(), "s.db"), "XDG_CACHE_HOME": t.TempDir()}
+	big := `{"query":"` + strings.Repeat("x", 1<<20) + `"}`
+	code, _, errOut := cliIn(t, env, big, "--demo", "tools", "call", "lookup_knowledge", "-")
+	if code != ExitUsage || !strings.Contains(errOut, "the tool input on stdin has more than 1048576 bytes (1 MiB)") {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	code, out, errOut := cliIn(t, env, `{"query":"redis timeout","top_k":1}`, "--demo", "tools", "call", "lookup_knowledge", "-")
+	if code != ExitOK || !strings.Contains(out, "EVIDENCE_FOUND") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+}
