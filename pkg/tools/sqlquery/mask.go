@@ -39,10 +39,27 @@ func maskText(s string) string {
 // quote style (the backslashes before the quote) tells the nesting level, and
 // a value that does not end is masked to the end of the text. Valid JSON stays
 // valid: a masked value becomes a string in the member's quote style.
+//
+// A masked scalar gains quotes, and in text that is not JSON such a new quote
+// can open a name the pass before could not see (`"pass":0 pass":0`), so the
+// passes repeat until nothing changes: each pass that changes the text masks
+// a member more, and there are at most as many members as quotes.
 func maskJSONMembers(s string) string {
 	if strings.IndexByte(s, '"') < 0 || strings.IndexByte(s, ':') < 0 {
 		return s
 	}
+	for range strings.Count(s, `"`) + 1 {
+		out := maskJSONPass(s)
+		if out == s {
+			break
+		}
+		s = out
+	}
+	return s
+}
+
+// maskJSONPass is one left-to-right pass of maskJSONMembers.
+func maskJSONPass(s string) string {
 	var b strings.Builder
 	copied := 0
 	i := 0
