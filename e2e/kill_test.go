@@ -37,7 +37,12 @@ func TestSIGKILLKeepsTheStoreIntact(t *testing.T) {
 			t.Fatalf("iteration %d\n%s", i, stderr)
 		}
 	}
-	// The next process recovers what the killed ones left.
+	// The next process that opens the store for writing recovers what the
+	// killed ones left (`runs` only reads, so it is not the one: a run
+	// finished to the end is).
+	if r := e.run(t, "--demo", "diagnose", "-o", "json"); r.code != 0 {
+		t.Fatalf("diagnose after the kills:\n%s", r)
+	}
 	r := e.run(t, "runs", "-o", "json", "--limit", "100")
 	if r.code != 0 {
 		t.Fatalf("runs after the kills:\n%s", r)
