@@ -1,9 +1,13 @@
-// Package release decides what a diagnosis run may publish. It runs the
-// EvidenceGuard (deterministic citation checks) and the SemanticGuard (one
-// no-tool model call) on the agent's draft, applies the outcome rules
+// Package release decides what a run may publish. For a diagnosis it runs
+// the EvidenceGuard (deterministic citation checks) and the SemanticGuard
+// (one no-tool model call) on the agent's draft, applies the outcome rules
 // (SUCCESS, FALLBACK, FAILED, CANCELLED), builds the PublishedResult and the
-// deterministic, bounded fallback content, and bounds a PreviousTurn. Guard
-// reasons are returned for the audit only and never published.
+// deterministic, bounded fallback content, and bounds a PreviousTurn. For
+// the chat executors without an agent (Chat) it decides the routing,
+// SYSTEM_CHAT and KNOWLEDGE_QUERY outcomes, with the knowledge answer's
+// reference check as a guard. One text table per language and one Markdown
+// escaping serve both. Guard reasons are returned for the audit only and
+// never published.
 package release
 
 import (
