@@ -42,6 +42,9 @@ type texts struct {
 	failStoppedText, failModel         string
 	// cancelledAnswer is the whole answer of every cancelled run, chat or diagnosis.
 	cancelledAnswer string
+	// auditH, audit and auditFull say that a run's audit could not be
+	// stored; English only (see AuditFailed).
+	auditH, audit, auditFull string
 
 	// chat holds the words only the chat executors publish.
 	chat chatTexts
@@ -125,6 +128,9 @@ var enTexts = &texts{
 	failStoppedText: "the run stopped (%s) before any evidence check gave a usable result",
 	failModel:       "the model is unavailable (%s): %s",
 	cancelledAnswer: "## Cancelled\n\nThe run was cancelled; nothing was published.\n",
+	auditH:          "Failed",
+	audit:           "the run's audit could not be written to the run store",
+	auditFull:       ": the disk holding it is full",
 
 	chat: chatTexts{
 		failedH:      "Request failed",

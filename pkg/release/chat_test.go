@@ -239,3 +239,22 @@ func FuzzKnowledgeAnswer(f *testing.F) {
 		}
 	})
 }
+
+// TestAuditFailed: a run whose audit could not be stored fails as an
+// internal error saying so, keeps its checks and publishes nothing.
+func TestAuditFailed(t *testing.T) {
+	in := Decision{Outcome: Success, Status: StatusSuccess, Published: &PublishedResult{}, Checks: []harness.Check{{Tool: "query_logs"}}}
+	for _, tc := range []struct {
+		full bool
+		want string
+	}{
+		{false, "## Failed\n\nThe run failed: the run's audit could not be written to the run store (`INTERNAL_ERROR`).\n"},
+		{true, "## Failed\n\nThe run failed: the run's audit could not be written to the run store: the disk holding it is full (`INTERNAL_ERROR`).\n"},
+	} {
+		d := AuditFailed(in, tc.full)
+		if d.Outcome != Failed || d.Status != StatusFailed || d.StopReason != harness.StopInternal || d.Published != nil ||
+			d.Answer != tc.want || len(d.Checks) != 1 || d.ErrorCode != "INTERNAL_ERROR" {
+			t.Errorf("full=%v: %+v", tc.full, d)
+		}
+	}
+}

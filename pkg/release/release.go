@@ -220,6 +220,23 @@ func (r *releaser) cancelled() Decision {
 	}
 }
 
+// AuditFailed is the FAILED decision of a run whose audit could not be
+// written (diskFull: the store's disk is full), taken after release: what
+// was checked stays, nothing is published. It is decided where the run's
+// language is no longer known, so it is worded in English.
+func AuditFailed(d Decision, diskFull bool) Decision {
+	t := enTexts
+	msg := t.audit
+	if diskFull {
+		msg += t.auditFull
+	}
+	return Decision{
+		Outcome: Failed, Status: StatusFailed, StopReason: harness.StopInternal,
+		Answer: failedText(t.auditH, t.failedLine, harness.StopInternal, msg), Checks: d.Checks, Reviews: d.Reviews,
+		ErrorCode: string(harness.StopInternal), ErrorMessage: msg,
+	}
+}
+
 // isControlledStop reports whether a draft's stop reason is a named limit
 // the fallback should report instead of NO_CONCLUSION.
 func isControlledStop(r harness.StopReason) bool {
