@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/superbiz/superbiz/pkg/model/ollamatest"
+	"github.com/superbiz/superbiz/pkg/release"
 )
 
 // BenchmarkChatKnowledgeQuery measures one whole KNOWLEDGE_QUERY message:
@@ -41,7 +42,7 @@ func BenchmarkParseKnowledgeAnswer(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := CheckKnowledgeReferences(a, "call_1", returned); err != nil {
+		if err := release.CheckKnowledgeReferences(a, "call_1", returned); err != nil {
 			b.Fatal(err)
 		}
 	}

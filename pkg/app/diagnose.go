@@ -185,7 +185,7 @@ func (d *Deps) finish(rc *harness.RunContext, intent string, dec release.Decisio
 	store := context.WithoutCancel(rc.Context())
 	auditErr := rc.AuditError()
 	if auditErr != nil && dec.Outcome != release.Cancelled {
-		dec = auditFailure(dec, auditErr)
+		dec = release.AuditFailed(dec, runstore.IsFull(auditErr))
 	}
 	for _, g := range dec.Reviews {
 		reasons, err := json.Marshal(g.Reasons)
@@ -238,20 +238,6 @@ func (d *Deps) finish(rc *harness.RunContext, intent string, dec release.Decisio
 	}
 	rc.Emit(harness.RunFinished{Meta: rc.Meta(), Lifecycle: lifecycle, StopReason: harness.StopReason(dec.StopReason), Usage: u, Duration: rc.Elapsed(), Outcome: string(dec.Outcome), Answer: dec.Answer})
 	return out, nil
-}
-
-// auditFailure is the FAILED decision of a run whose audit could not be
-// written: what was checked stays, nothing is published.
-func auditFailure(dec release.Decision, err error) release.Decision {
-	msg := "the run's audit could not be written to the run store"
-	if runstore.IsFull(err) {
-		msg += ": the disk holding it is full"
-	}
-	return release.Decision{
-		Outcome: release.Failed, Status: release.StatusFailed, StopReason: harness.StopInternal,
-		Answer: "## Failed\n\nThe run failed: " + msg + " (`INTERNAL_ERROR`).\n", Checks: dec.Checks, Reviews: dec.Reviews,
-		ErrorCode: string(harness.StopInternal), ErrorMessage: msg,
-	}
 }
 
 // resolveSession returns the session to use, creating it when needed.

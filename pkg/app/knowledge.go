@@ -5,17 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/superbiz/superbiz/pkg/agent"
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/model"
-	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/release"
-	"github.com/superbiz/superbiz/pkg/runstore"
 	"github.com/superbiz/superbiz/pkg/strictjson"
-	"github.com/superbiz/superbiz/pkg/tools"
 	"github.com/superbiz/superbiz/prompts"
 )
 
@@ -33,10 +29,10 @@ const knowledgeTopK = 5
 const (
 	maxKnowledgeAnswerBytes = 16384
 	maxKnowledgeItems       = 6
-	maxKnowledgeItemBytes   = 1000
+	maxKnowledgeItemBytes   = release.MaxKnowledgeItemBytes
 	maxKnowledgeDocIDs      = 8
 	maxKnowledgeLimitations = 3
-	maxLimitationBytes      = 300
+	maxLimitationBytes      = release.MaxLimitationBytes
 )
 
 // knowledgeAnswerSchema is the answer call's JSON Schema (Ollama `format`
@@ -55,26 +51,15 @@ var knowledgeAnswerSchema = fmt.Sprintf(`{"type":"object","properties":{`+
 // callers can show exactly what the model is sent.
 func KnowledgeAnswerSchema() json.RawMessage { return json.RawMessage(knowledgeAnswerSchema) }
 
-// KnowledgeAnswer is the knowledge answer model's whole reply.
-type KnowledgeAnswer struct {
-	Items       []KnowledgeItem `json:"items"`
-	Limitations []string        `json:"limitations"`
-}
+// KnowledgeAnswer is the knowledge answer model's whole reply; pkg/release
+// declares it, as it checks and publishes it.
+type KnowledgeAnswer = release.KnowledgeAnswer
 
-// KnowledgeItem is one statement of a knowledge answer with the lookup and
-// the runbook sections it rests on.
-type KnowledgeItem struct {
-	Text       string   `json:"text"`
-	ToolCallID string   `json:"tool_call_id"`
-	DocIDs     []string `json:"doc_ids"`
-}
+// KnowledgeItem is one statement of a knowledge answer (pkg/release).
+type KnowledgeItem = release.KnowledgeItem
 
 // ErrInvalidKnowledgeAnswer marks an answer that breaks its format contract.
 var ErrInvalidKnowledgeAnswer = errors.New("invalid knowledge answer")
-
-// ErrUnknownReference marks an answer item that cites another call or a
-// document the lookup did not return.
-var ErrUnknownReference = errors.New("knowledge answer cites an unknown reference")
 
 // ParseKnowledgeAnswer strictly parses the answer call's reply: exactly one
 // JSON object (no fence or prose; unknown, duplicate or wrong-case members,
@@ -127,30 +112,6 @@ func ParseKnowledgeAnswer(text string) (KnowledgeAnswer, error) {
 	return out, nil
 }
 
-// knowledgeDoc is one runbook section the lookup returned, as the answer
-// call saw it.
-type knowledgeDoc struct {
-	DocID  string `json:"doc_id"`
-	Title  string `json:"title"`
-	Source string `json:"source"`
-}
-
-// CheckKnowledgeReferences fails closed unless every item cites exactly the
-// lookup's Tool Call ID and only doc_ids the lookup returned.
-func CheckKnowledgeReferences(a KnowledgeAnswer, lookupID string, returned map[string]bool) error {
-	for i, it := range a.Items {
-		if it.ToolCallID != lookupID {
-			return fmt.Errorf("%w: items[%d] cites another tool call", ErrUnknownReference, i)
-		}
-		for _, id := range it.DocIDs {
-			if !returned[id] {
-				return fmt.Errorf("%w: items[%d] cites a document the lookup did not return", ErrUnknownReference, i)
-			}
-		}
-	}
-	return nil
-}
-
 // KnowledgeAnswerRequest is the one no-tool answer request: the prompt with
 // the answer schema, and the query with the lookup's observation exactly as
 // recorded (its Tool Call ID and bounded documents).
@@ -181,17 +142,17 @@ func KnowledgeAnswerRequest(language, query string, observation json.RawMessage)
 // knowledgeQuery is the KNOWLEDGE_QUERY executor: exactly one
 // lookup_knowledge through the run's ToolBoundary (canonical record, tool
 // budget, bounded observation), then, only for EVIDENCE_FOUND, one no-tool
-// answer call whose references are checked against that lookup.
-func (d *Deps) knowledgeQuery(rc *harness.RunContext, t *chatTexts, query string) release.Decision {
+// answer call; pkg/release decides what each step publishes.
+func (d *Deps) knowledgeQuery(rc *harness.RunContext, t release.Chat, query string) release.Decision {
 	if d.Registry == nil {
-		return t.failed(harness.StopInternal, t.knowledgeMissing)
+		return t.KnowledgeMissing()
 	}
 	if _, ok := d.Registry.Adapter(lookupKnowledgeTool); !ok {
-		return t.failed(harness.StopInternal, t.knowledgeMissing)
+		return t.KnowledgeMissing()
 	}
 	args, err := json.Marshal(map[string]any{"input": map[string]any{"query": query, "top_k": knowledgeTopK}})
 	if err != nil {
-		return t.failed(harness.StopInternal, t.failText[harness.StopInternal])
+		return t.Stopped(harness.StopInternal)
 	}
 	b := harness.NewBoundary(rc, d.Registry, d.Limits.Observation)
 	b.Handle(model.ToolCall{ID: knowledgeCallID, Name: lookupKnowledgeTool, Arguments: args})
@@ -200,150 +161,27 @@ func (d *Deps) knowledgeQuery(rc *harness.RunContext, t *chatTexts, query string
 		return dec
 	}
 	if r := rc.Interrupted(); r != "" {
-		return withChecks(t.stopped(r))
+		return withChecks(t.Stopped(r))
 	}
 	invs := b.Invocations()
 	if len(invs) != 1 {
-		return withChecks(t.failed(harness.StopInternal, t.failText[harness.StopInternal]))
+		return withChecks(t.Stopped(harness.StopInternal))
 	}
 	inv := invs[0]
-	switch {
-	case inv.Status != harness.StatusCompleted:
-		reason := b.StopRequired()
-		if reason == "" {
-			reason = harness.StopInternal
-		}
-		return withChecks(t.failed(reason, fmt.Sprintf(t.knowledgeStopped, reason)))
-	case inv.EvidenceStatus == tools.StatusError && inv.ErrorCode == tools.CodeInvalidInput:
-		return withChecks(t.failed(harness.StopInputRejected, t.knowledgeBig))
-	case inv.EvidenceStatus == tools.StatusError:
-		return withChecks(t.failed(harness.StopInternal, fmt.Sprintf(t.knowledgeError, inv.ErrorCode)))
-	case inv.EvidenceStatus == tools.NoEvidence:
-		// Nothing to answer from: the fixed answer, no model call.
-		return withChecks(release.Decision{
-			Outcome: release.Fallback, Status: release.StatusSuccess, StopReason: harness.StopNoConclusion,
-			Answer: t.noEvidence,
-		})
-	case inv.EvidenceStatus != tools.EvidenceFound:
-		return withChecks(t.failed(harness.StopInternal, t.failText[harness.StopInternal]))
-	}
-	docs, err := lookupDocuments(inv.Observation)
-	if err != nil || len(docs) == 0 {
-		return withChecks(t.failed(harness.StopInternal, t.failText[harness.StopInternal]))
+	if dec, proceed := t.KnowledgeLookup(inv, b.StopRequired()); !proceed {
+		return withChecks(dec)
 	}
 	req, err := KnowledgeAnswerRequest(d.Language, query, inv.Observation)
 	if err != nil {
-		return withChecks(t.failed(harness.StopInternal, t.failText[harness.StopInternal]))
+		return withChecks(t.Stopped(harness.StopInternal))
 	}
 	resp, err := rc.CallModel(d.Model, harness.PurposeKnowledgeAnswer, req, 0)
 	if err != nil {
-		return withChecks(t.modelFailure(rc, err))
+		return withChecks(t.ModelFailure(rc, err))
 	}
 	ans, err := ParseKnowledgeAnswer(resp.Message.Content)
 	if err != nil {
-		return withChecks(t.failed(harness.StopInvalidOutput, t.invalidAnswer))
+		return withChecks(t.KnowledgeInvalid())
 	}
-	returned := make(map[string]bool, len(docs))
-	for _, doc := range docs {
-		returned[doc.DocID] = true
-	}
-	// The reference check is a release guard: its verdict is kept for audit.
-	review := release.GuardReview{Guard: runstore.GuardKnowledge, Verdict: release.VerdictPass, Reasons: []string{}}
-	if err := CheckKnowledgeReferences(ans, inv.ToolCallID, returned); err != nil {
-		review.Verdict, review.Reasons = release.VerdictReject, []string{err.Error()}
-		dec := withChecks(t.failed(harness.StopGuardRejected, t.badReference))
-		dec.Reviews = []release.GuardReview{review}
-		return dec
-	}
-	md, ok := t.knowledgeAnswer(ans, docs, inv.ToolCallID)
-	if !ok {
-		return withChecks(t.failed(harness.StopInvalidOutput, t.invalidAnswer))
-	}
-	return withChecks(release.Decision{
-		Outcome: release.Success, Status: release.StatusSuccess, StopReason: harness.StopCompleted,
-		Answer: md, Reviews: []release.GuardReview{review},
-	})
-}
-
-// lookupDocuments reads the documents of a lookup_knowledge observation.
-func lookupDocuments(observation json.RawMessage) ([]knowledgeDoc, error) {
-	var o struct {
-		Result struct {
-			Documents []knowledgeDoc `json:"documents"`
-		} `json:"result"`
-	}
-	if err := json.Unmarshal(observation, &o); err != nil {
-		return nil, fmt.Errorf("read lookup observation: %w", err)
-	}
-	return o.Result.Documents, nil
-}
-
-// toolCallIDShape matches both Tool Call ID shapes (Ollama's and call_<n>).
-var toolCallIDShape = regexp.MustCompile(`\bcall_(?:[a-z0-9]{8}|[0-9]+)\b`)
-
-// publicLine makes model text safe for one published line: secrets
-// redacted, Tool Call IDs removed, control characters stripped, whitespace
-// collapsed, bounded to n bytes.
-func publicLine(text, lookupID string, n int) string {
-	text = redact.String(text)
-	if lookupID != "" {
-		text = strings.ReplaceAll(text, lookupID, "")
-	}
-	text = redact.StripControl(toolCallIDShape.ReplaceAllString(text, ""))
-	return harness.Truncate(strings.Join(strings.Fields(text), " "), n)
-}
-
-// knowledgeAnswer renders the public Markdown: each item's text with links
-// to the runbook sections it cites (title and source), then the
-// limitations. It never contains a Tool Call ID.
-// ok is false when no item has any text left to show.
-func (t *chatTexts) knowledgeAnswer(a KnowledgeAnswer, docs []knowledgeDoc, lookupID string) (md string, ok bool) {
-	byID := make(map[string]knowledgeDoc, len(docs))
-	for _, doc := range docs {
-		byID[doc.DocID] = doc
-	}
-	var sb strings.Builder
-	for _, it := range a.Items {
-		text := publicLine(it.Text, lookupID, maxKnowledgeItemBytes)
-		if text == "" {
-			continue
-		}
-		var refs []string
-		seen := map[string]bool{}
-		for _, id := range it.DocIDs {
-			if seen[id] {
-				continue
-			}
-			seen[id] = true
-			refs = append(refs, docLink(byID[id]))
-		}
-		fmt.Fprintf(&sb, "- %s (%s)\n", text, strings.Join(refs, "; "))
-		ok = true
-	}
-	if len(a.Limitations) > 0 {
-		fmt.Fprintf(&sb, "\n**%s**\n\n", t.limitationsH)
-		for _, l := range a.Limitations {
-			if l = publicLine(l, lookupID, maxLimitationBytes); l != "" {
-				fmt.Fprintf(&sb, "- %s\n", l)
-			}
-		}
-	}
-	return sb.String(), ok
-}
-
-// docLink is a Markdown link to a runbook section: its title, pointing at its source.
-func docLink(doc knowledgeDoc) string {
-	title := publicLine(doc.Title, "", 200)
-	if title == "" {
-		title = publicLine(doc.Source, "", 200)
-	}
-	title = strings.NewReplacer(`\`, `\\`, `[`, `\[`, `]`, `\]`).Replace(title)
-	src := publicLine(doc.Source, "", 400)
-	if src == "" {
-		return title
-	}
-	if strings.ContainsAny(src, " ()<>") {
-		src = "<" + strings.NewReplacer("<", "%3C", ">", "%3E").Replace(src) + ">"
-	}
-	return "[" + title + "](" + src + ")"
+	return withChecks(t.Knowledge(ans, inv))
 }

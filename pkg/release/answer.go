@@ -40,7 +40,30 @@ type texts struct {
 	failedH, failedLine, inputRejected string
 	failText                           map[harness.StopReason]string
 	failStoppedText, failModel         string
-	cancelledAnswer                    string
+	// cancelledAnswer is the whole answer of every cancelled run, chat or diagnosis.
+	cancelledAnswer string
+	// auditH, audit and auditFull say that a run's audit could not be
+	// stored; English only (see AuditFailed).
+	auditH, audit, auditFull string
+
+	// chat holds the words only the chat executors publish.
+	chat chatTexts
+}
+
+// chatTexts are the fixed words of the outcomes of the chat executors that
+// run no agent (routing, SYSTEM_CHAT, KNOWLEDGE_QUERY); a message in them
+// starts a line, so it is escaped like every other published line.
+type chatTexts struct {
+	failedH, failedLine   string
+	routing, routingModel string
+	failText              map[harness.StopReason]string
+	failModel             string
+	emptyAnswer, internal string
+	// knowledge
+	noEvidence                                     string
+	knowledgeMissing, knowledgeError, knowledgeBig string
+	knowledgeStopped                               string
+	invalidAnswer, badReference                    string
 }
 
 func textsFor(lang string) *texts {
@@ -105,6 +128,33 @@ var enTexts = &texts{
 	failStoppedText: "the run stopped (%s) before any evidence check gave a usable result",
 	failModel:       "the model is unavailable (%s): %s",
 	cancelledAnswer: "## Cancelled\n\nThe run was cancelled; nothing was published.\n",
+	auditH:          "Failed",
+	audit:           "the run's audit could not be written to the run store",
+	auditFull:       ": the disk holding it is full",
+
+	chat: chatTexts{
+		failedH:      "Request failed",
+		failedLine:   "%s (`%s`).",
+		routing:      "The message could not be classified: the router gave no valid intent in two attempts. Try again, or check the model with `superbiz doctor`",
+		routingModel: "The message could not be classified: the model failed twice (%s: %s). Check the model with `superbiz doctor` and try again",
+		failText: map[harness.StopReason]string{
+			harness.StopModelBudget:   "The model call budget is spent (budget.max_model_calls)",
+			harness.StopTokenBudget:   "The token budget is spent (budget.max_tokens)",
+			harness.StopDeadline:      "The run passed its deadline (budget.deadline)",
+			harness.StopInternal:      "An internal error ended the run; see its audit record with `superbiz runs show`",
+			harness.StopInvalidOutput: "The model's answer was not valid",
+		},
+		failModel:        "The model is unavailable (%s: %s). Check it with `superbiz doctor`",
+		emptyAnswer:      "The model gave an empty answer",
+		internal:         "The run could not be stored; see the error printed with it",
+		noEvidence:       "## No matching runbook\n\nNo runbook section matches this question, so there is nothing to answer from. Try other words (a service, component or error message), or add runbooks under `knowledge.paths` and run `superbiz kb index`.\n",
+		knowledgeMissing: "Knowledge questions need the `lookup_knowledge` tool, which is not configured (set `knowledge.paths`)",
+		knowledgeError:   "The runbook lookup failed (%s). Check `knowledge.paths` with `superbiz doctor`",
+		knowledgeBig:     "A knowledge question is limited to 512 bytes; ask it in fewer words",
+		knowledgeStopped: "The runbook lookup could not run (%s)",
+		invalidAnswer:    "The model's answer was not a valid list of runbook-backed items; nothing was published",
+		badReference:     "The model's answer cited a lookup or document that this run did not return; nothing was published",
+	},
 }
 
 var zhTexts = &texts{
@@ -162,6 +212,30 @@ var zhTexts = &texts{
 	failStoppedText: "本次运行在任何证据检查给出可用结果之前停止（%s）",
 	failModel:       "模型不可用（%s）：%s",
 	cancelledAnswer: "## 已取消\n\n本次运行已取消，没有发布任何内容。\n",
+
+	chat: chatTexts{
+		failedH:      "请求失败",
+		failedLine:   "%s（`%s`）。",
+		routing:      "无法判断这条消息的意图：路由器两次都没有给出有效意图。请重试，或用 `superbiz doctor` 检查模型",
+		routingModel: "无法判断这条消息的意图：模型两次调用均失败（%s：%s）。请用 `superbiz doctor` 检查模型后重试",
+		failText: map[harness.StopReason]string{
+			harness.StopModelBudget:   "模型调用预算已用完（budget.max_model_calls）",
+			harness.StopTokenBudget:   "token 预算已用完（budget.max_tokens）",
+			harness.StopDeadline:      "本次运行超过了截止时间（budget.deadline）",
+			harness.StopInternal:      "内部错误终止了本次运行；可用 `superbiz runs show` 查看审计记录",
+			harness.StopInvalidOutput: "模型的回答无效",
+		},
+		failModel:        "模型不可用（%s：%s）。请用 `superbiz doctor` 检查",
+		emptyAnswer:      "模型给出了空回答",
+		internal:         "本次运行无法保存；请查看随之输出的错误",
+		noEvidence:       "## 没有匹配的手册\n\n没有任何手册章节与这个问题匹配，因此无从作答。请换个说法（服务、组件或错误信息），或在 `knowledge.paths` 下添加手册并运行 `superbiz kb index`。\n",
+		knowledgeMissing: "知识问答需要 `lookup_knowledge` 工具，但它没有配置（请设置 `knowledge.paths`）",
+		knowledgeError:   "手册检索失败（%s）。请用 `superbiz doctor` 检查 `knowledge.paths`",
+		knowledgeBig:     "知识问题最多 512 字节；请用更少的字提问",
+		knowledgeStopped: "手册检索无法执行（%s）",
+		invalidAnswer:    "模型的回答不是有效的、以手册为依据的条目列表；没有发布任何内容",
+		badReference:     "模型的回答引用了本次运行没有返回的检索调用或文档；没有发布任何内容",
+	},
 }
 
 // successAnswer renders a released diagnosis; every string in p is already
@@ -208,7 +282,7 @@ func (t *texts) successAnswer(p *PublishedResult) string {
 	if len(p.KnowledgeRefs) > 0 {
 		fmt.Fprintf(&b, "\n## %s\n\n", t.references)
 		for _, r := range p.KnowledgeRefs {
-			fmt.Fprintf(&b, "- %s (%s)\n", mdText(r.Title), codeList([]string{r.Source}))
+			fmt.Fprintf(&b, "- %s (%s)\n", mdTitle(r.Title), codeList([]string{r.Source}))
 		}
 	}
 	return bound(b.String(), maxSuccessAnswer, t.truncated)
@@ -291,9 +365,15 @@ func (t *texts) whyLine(reason harness.StopReason, s harness.ProgressSnapshot) s
 	return fmt.Sprintf(t.whyOther, reason)
 }
 
-// failedAnswer is the short, safe text of a failed run.
+// failedAnswer is the short, safe text of a failed diagnosis.
 func (t *texts) failedAnswer(reason harness.StopReason, msg string) string {
-	return fmt.Sprintf("## %s\n\n"+t.failedLine+"\n", t.failedH, mdText(msg), reason)
+	return failedText(t.failedH, t.failedLine, reason, msg)
+}
+
+// failedText renders every failure, diagnosis or chat: a heading, then the
+// message (escaped like any published line) with the stop reason.
+func failedText(heading, line string, reason harness.StopReason, msg string) string {
+	return fmt.Sprintf("## %s\n\n"+line+"\n", heading, mdText(msg), reason)
 }
 
 // maxModelDetail bounds the model error's account in a failure message.
@@ -341,12 +421,24 @@ func errorCodes(checks []harness.Check) []string {
 	return codes
 }
 
-// mdText keeps one line of text from being read as Markdown structure.
+// mdText keeps one line of text from being read as Markdown structure: the
+// one escaping every published text that is not fixed goes through, in the
+// diagnosis and the chat answers alike.
 func mdText(s string) string {
 	if s != "" && strings.ContainsRune("#>|=", rune(s[0])) {
 		return `\` + s
 	}
 	return s
+}
+
+// titleEscaper keeps a runbook title's brackets and backslashes literal.
+var titleEscaper = strings.NewReplacer(`\`, `\\`, `[`, `\[`, `]`, `\]`)
+
+// mdTitle is mdText for a runbook section's title, which is also kept from
+// opening or closing a link: the same text in a diagnosis's references and
+// in a knowledge answer's links.
+func mdTitle(s string) string {
+	return mdText(titleEscaper.Replace(s))
 }
 
 // codeList renders names as inline code, separated by commas.

@@ -12,6 +12,8 @@ import (
 const (
 	GuardEvidence = "EVIDENCE"
 	GuardSemantic = "SEMANTIC"
+	// GuardKnowledge checks a knowledge answer's references (CheckKnowledgeReferences).
+	GuardKnowledge = "KNOWLEDGE"
 
 	VerdictPass        = "PASS"
 	VerdictReject      = "REJECT"

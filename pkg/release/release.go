@@ -1,9 +1,13 @@
-// Package release decides what a diagnosis run may publish. It runs the
-// EvidenceGuard (deterministic citation checks) and the SemanticGuard (one
-// no-tool model call) on the agent's draft, applies the outcome rules
+// Package release decides what a run may publish. For a diagnosis it runs
+// the EvidenceGuard (deterministic citation checks) and the SemanticGuard
+// (one no-tool model call) on the agent's draft, applies the outcome rules
 // (SUCCESS, FALLBACK, FAILED, CANCELLED), builds the PublishedResult and the
-// deterministic, bounded fallback content, and bounds a PreviousTurn. Guard
-// reasons are returned for the audit only and never published.
+// deterministic, bounded fallback content, and bounds a PreviousTurn. For
+// the chat executors without an agent (Chat) it decides the routing,
+// SYSTEM_CHAT and KNOWLEDGE_QUERY outcomes, with the knowledge answer's
+// reference check as a guard. One text table per language and one Markdown
+// escaping serve both. Guard reasons are returned for the audit only and
+// never published.
 package release
 
 import (
@@ -213,6 +217,23 @@ func (r *releaser) cancelled() Decision {
 	return Decision{
 		Outcome: Cancelled, Status: StatusCancelled, StopReason: harness.StopCancelled,
 		Answer: r.lang.cancelledAnswer, Checks: r.progress.Checks, Reviews: r.reviews,
+	}
+}
+
+// AuditFailed is the FAILED decision of a run whose audit could not be
+// written (diskFull: the store's disk is full), taken after release: what
+// was checked stays, nothing is published. It is decided where the run's
+// language is no longer known, so it is worded in English.
+func AuditFailed(d Decision, diskFull bool) Decision {
+	t := enTexts
+	msg := t.audit
+	if diskFull {
+		msg += t.auditFull
+	}
+	return Decision{
+		Outcome: Failed, Status: StatusFailed, StopReason: harness.StopInternal,
+		Answer: failedText(t.auditH, t.failedLine, harness.StopInternal, msg), Checks: d.Checks, Reviews: d.Reviews,
+		ErrorCode: string(harness.StopInternal), ErrorMessage: msg,
 	}
 }
 

@@ -18,8 +18,12 @@ var idShape = regexp.MustCompile(`\bcall_(?:[a-z0-9]{8}|[0-9]+)\b`)
 const idPlaceholder = "[evidence]"
 
 // scrubber removes every Tool Call ID of the run (and anything shaped like
-// one) from text that will be published.
-type scrubber struct{ ids []string }
+// one) from text that will be published, leaving idPlaceholder in its
+// place, or nothing when drop is set.
+type scrubber struct {
+	ids  []string
+	drop bool
+}
 
 // newScrubber knows the run's IDs, longest first so no ID is cut by a prefix.
 func newScrubber(invs []harness.Invocation) scrubber {
@@ -40,13 +44,27 @@ func newScrubber(invs []harness.Invocation) scrubber {
 	return scrubber{ids: ids}
 }
 
+// lookupScrubber is the scrubber of a knowledge answer: it drops the
+// lookup's Tool Call ID (and anything shaped like one) without a trace,
+// since each item already links the runbook sections it rests on.
+func lookupScrubber(lookupID string) scrubber {
+	if lookupID == "" {
+		return scrubber{drop: true}
+	}
+	return scrubber{ids: []string{lookupID}, drop: true}
+}
+
 func (s scrubber) scrub(text string) string {
+	placeholder := idPlaceholder
+	if s.drop {
+		placeholder = ""
+	}
 	for _, id := range s.ids {
 		if strings.Contains(text, id) {
-			text = strings.ReplaceAll(text, id, idPlaceholder)
+			text = strings.ReplaceAll(text, id, placeholder)
 		}
 	}
-	return idShape.ReplaceAllString(text, idPlaceholder)
+	return idShape.ReplaceAllString(text, placeholder)
 }
 
 // inline makes model or tool text safe for one published line: secrets
