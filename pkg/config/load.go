@@ -87,12 +87,9 @@ func load(data []byte, file, wd string, getenv func(string) string, ov Overrides
 	cfg.File = file
 	cfg.origins = map[string]string{}
 	base := wd
-	set := fileValues{}
 	if file != "" {
 		base = filepath.Dir(file)
-		var probs []string
-		var fatal bool
-		set, probs, fatal = decode(data, file, &cfg)
+		probs, fatal := decode(data, file, &cfg)
 		if fatal || len(probs) > 0 {
 			return nil, &Error{File: file, Problems: probs}
 		}
@@ -101,9 +98,6 @@ func load(data []byte, file, wd string, getenv func(string) string, ov Overrides
 	home := getenv("HOME")
 	resolve := func(p, from string) string { return resolvePath(p, from, home) }
 
-	if !set.knowledgePaths {
-		cfg.Knowledge.Paths = []string{DefaultKnowledgePath}
-	}
 	cfg.Knowledge.Paths = mapPaths(cfg.Knowledge.Paths, base, resolve)
 	cfg.Skills.Paths = mapPaths(cfg.Skills.Paths, base, resolve)
 	for i := range cfg.Logs {
