@@ -248,3 +248,17 @@ func TestJSONView(t *testing.T) {
 		t.Errorf("JSON view:\n got %s\nwant %s", b, want)
 	}
 }
+
+// TestSummaryNamesOrigins keeps the Summary's generated key/value pairs
+// naming the flag that set a value, beside the declared defaults.
+func TestSummaryNamesOrigins(t *testing.T) {
+	w := newWorkspace(t)
+	cfg, err := w.load(Overrides{MaxModelCalls: ptr(3), Timeout: ptr(2 * time.Minute)}, "")
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	want := "budget: max_model_calls 3 (from --max-model-calls), max_tool_calls 6, max_tokens 60000, max_run_bytes 262144, deadline 2m (from --timeout), max_no_gain 2"
+	if got := cfg.Summary(); !slices.Contains(got, want) {
+		t.Errorf("summary lacks %q:\n%s", want, strings.Join(got, "\n"))
+	}
+}

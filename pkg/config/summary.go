@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Summary returns one redacted line per part of the configuration, for
@@ -22,27 +24,20 @@ func (c *Config) Summary() []string {
 			c.Model.Name, c.from("model.name"), c.Model.Host.Redacted(), c.from("model.host"),
 			c.Model.NumCtx, strconv.FormatFloat(c.Model.Temperature, 'g', -1, 64), c.Model.Think,
 			c.Model.Language, FormatDuration(c.Model.RequestTimeout)),
-		fmt.Sprintf("budget: max_model_calls %d%s, max_tool_calls %d%s, max_tokens %d%s, max_run_bytes %d, deadline %s%s, max_no_gain %d",
-			c.Budget.MaxModelCalls, c.from("budget.max_model_calls"),
-			c.Budget.MaxToolCalls, c.from("budget.max_tool_calls"),
-			c.Budget.MaxTokens, c.from("budget.max_tokens"),
-			c.Budget.MaxRunBytes,
-			FormatDuration(c.Budget.Deadline), c.from("budget.deadline"),
-			c.Budget.MaxNoGain),
-		fmt.Sprintf("limits (bytes): query %d, previous_turn %d, input %d, draft %d, observation %d",
-			c.Limits.Query, c.Limits.PreviousTurn, c.Limits.Input, c.Limits.Draft, c.Limits.Observation),
+		"budget: " + c.pairs("budget", reflect.ValueOf(c.Budget)),
+		"limits (bytes): " + c.pairs("limits", reflect.ValueOf(c.Limits)),
 		"knowledge: " + listOrNone(c.Knowledge.Paths),
 	}
 	for _, s := range c.Logs {
-		lines = append(lines, fmt.Sprintf("logs %s: %s (format %s, timezone %s, max_window %s)",
-			s.Name, listOrNone(s.Paths), s.Format, s.Timezone, FormatDuration(s.MaxWindow)))
+		lines = append(lines, fmt.Sprintf("logs %s: %s (%s)",
+			s.Name, listOrNone(s.Paths), c.pairs("", reflect.ValueOf(s), "name", "paths")))
 	}
 	if len(c.Logs) == 0 {
 		lines = append(lines, "logs: none configured")
 	}
 	for _, d := range c.Databases {
-		lines = append(lines, fmt.Sprintf("database %s: %s %s (max_rows %d, timeout %s)",
-			d.Name, d.Driver, d.DSN.Redacted(), d.MaxRows, FormatDuration(d.Timeout)))
+		lines = append(lines, fmt.Sprintf("database %s: %s %s (%s)",
+			d.Name, d.Driver, d.DSN.Redacted(), c.pairs("", reflect.ValueOf(d), "name", "driver", "dsn")))
 	}
 	if len(c.Databases) == 0 {
 		lines = append(lines, "databases: none configured")
@@ -59,6 +54,30 @@ func (c Config) String() string { return strings.Join(c.Summary(), "\n") }
 
 // GoString keeps %#v from walking the struct; it prints the redacted summary.
 func (c Config) GoString() string { return "config.Config{" + strconv.Quote(c.String()) + "}" }
+
+// pairs renders the declared keys of table v as "key value" pairs in
+// declaration order, each followed by the flag or variable that set it; keys
+// in skip are left out (the caller shows them its own way).
+func (c *Config) pairs(prefix string, v reflect.Value, skip ...string) string {
+	var out []string
+	for _, s := range specsOf(v.Type()) {
+		if slices.Contains(skip, s.key) {
+			continue
+		}
+		fv := v.Field(s.index)
+		var val string
+		switch {
+		case s.typ == durationType:
+			val = FormatDuration(time.Duration(fv.Int()))
+		case fv.Kind() == reflect.Float64:
+			val = fmtFloat(fv.Float())
+		default:
+			val = fmt.Sprint(fv.Interface())
+		}
+		out = append(out, s.key+" "+val+c.from(prefix+"."+s.key))
+	}
+	return strings.Join(out, ", ")
+}
 
 // from names a flag or variable that set key, for Summary lines.
 func (c *Config) from(key string) string {
