@@ -91,6 +91,25 @@ func appendKeys(out []string, prefix string, t reflect.Type) []string {
 	return out
 }
 
+// fieldByKey finds the field of the struct v declared as the dotted key
+// ("budget.deadline"); an undeclared key is a programming error
+// (TestOverrideKeysAreDeclared) and panics.
+func fieldByKey(v reflect.Value, key string) reflect.Value {
+	for part := range strings.SplitSeq(key, ".") {
+		found := false
+		for _, s := range specsOf(v.Type()) {
+			if s.key == part {
+				v, found = v.Field(s.index), true
+				break
+			}
+		}
+		if !found {
+			panic("config: no key " + strconv.Quote(key))
+		}
+	}
+	return v
+}
+
 // isTable reports whether t is a TOML table of the schema (not a value type
 // that happens to be a struct).
 func isTable(t reflect.Type) bool {

@@ -262,3 +262,27 @@ func TestSummaryNamesOrigins(t *testing.T) {
 		t.Errorf("summary lacks %q:\n%s", want, strings.Join(got, "\n"))
 	}
 }
+
+// TestOverrideKeysAreDeclared keeps each flag override pointing at a
+// declared key of its own type, named by its flag.
+func TestOverrideKeysAreDeclared(t *testing.T) {
+	typ := reflect.TypeFor[Overrides]()
+	cfg := reflect.ValueOf(new(Config)).Elem()
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		key := f.Tag.Get("key")
+		if key == "" {
+			continue
+		}
+		if !slices.Contains(Keys(), key) {
+			t.Errorf("Overrides.%s names %q, which is not a declared key", f.Name, key)
+			continue
+		}
+		if got := fieldByKey(cfg, key).Type(); got != f.Type.Elem() {
+			t.Errorf("Overrides.%s is a *%s, key %s holds a %s", f.Name, f.Type.Elem(), key, got)
+		}
+		if !strings.HasPrefix(f.Tag.Get("flag"), "--") {
+			t.Errorf("Overrides.%s: flag tag %q does not name a flag", f.Name, f.Tag.Get("flag"))
+		}
+	}
+}
