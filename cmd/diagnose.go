@@ -61,10 +61,11 @@ cancelled (143 on SIGTERM, 129 on SIGHUP).`,
 	fl := c.Flags()
 	fl.StringVar(&f.session, "session", "", "continue this session (its last released diagnosis becomes the previous turn)")
 	fl.BoolVar(&f.cont, "continue", false, "continue the most recent session")
-	fl.IntVar(&f.maxModelCalls, "max-model-calls", 0, "model call budget (default from config: 8)")
-	fl.IntVar(&f.maxToolCalls, "max-tool-calls", 0, "tool call budget (default from config: 6)")
-	fl.IntVar(&f.maxTokens, "max-tokens", 0, "token budget (default from config: 60000)")
-	fl.DurationVar(&f.timeout, "timeout", 0, "deadline of the run (default from config: 5m)")
+	def := config.Defaults().Budget
+	fl.IntVar(&f.maxModelCalls, "max-model-calls", 0, fmt.Sprintf("model call budget (default from config: %d)", def.MaxModelCalls))
+	fl.IntVar(&f.maxToolCalls, "max-tool-calls", 0, fmt.Sprintf("tool call budget (default from config: %d)", def.MaxToolCalls))
+	fl.IntVar(&f.maxTokens, "max-tokens", 0, fmt.Sprintf("token budget (default from config: %d)", def.MaxTokens))
+	fl.DurationVar(&f.timeout, "timeout", 0, "deadline of the run (default from config: "+config.FormatDuration(def.Deadline)+")")
 	return c
 }
 

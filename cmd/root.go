@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"github.com/superbiz/superbiz/pkg/config"
 )
 
 // Execute runs superbiz with the process's arguments, streams and
@@ -171,8 +172,9 @@ checked, or says honestly what is missing.`,
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.flags.configPath, "config", "", "config file (env SUPERBIZ_CONFIG; default ./superbiz.toml, then $XDG_CONFIG_HOME/superbiz/config.toml)")
 	pf.StringVar(&a.flags.dbPath, "db", "", "run store file (env SUPERBIZ_DB; default $XDG_DATA_HOME/superbiz/superbiz.db)")
-	pf.StringVar(&a.flags.model, "model", "", "Ollama model name (env SUPERBIZ_MODEL; default qwen3:8b)")
-	pf.StringVar(&a.flags.host, "host", "", "Ollama server URL (env OLLAMA_HOST; default http://127.0.0.1:11434)")
+	def := config.Defaults().Model
+	pf.StringVar(&a.flags.model, "model", "", "Ollama model name (env "+config.EnvModel+"; default "+def.Name+")")
+	pf.StringVar(&a.flags.host, "host", "", "Ollama server URL (env "+config.EnvOllamaHost+"; default "+def.Host.Redacted()+")")
 	pf.VarP(&a.flags.output, "output", "o", "output format: text, markdown or json")
 	pf.BoolVar(&a.flags.noTUI, "no-tui", false, "never draw the terminal UI: progress on stderr, answer on stdout")
 	pf.BoolVar(&a.flags.demo, "demo", false, "use the built-in demo workspace (runbooks, logs, orders database)")

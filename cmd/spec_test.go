@@ -3,7 +3,6 @@ package cmd
 import (
 	"bufio"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -298,8 +297,7 @@ func TestSpecCommandsAndFlags(t *testing.T) {
 }
 
 // TestSpecConfigKeys keeps docs/SPEC.md's key table equal to the keys the
-// loader accepts. The accepted keys are asked of the loader itself: a file
-// with an unknown key in a table is refused with that table's valid keys.
+// loader accepts, as pkg/config declares them.
 func TestSpecConfigKeys(t *testing.T) {
 	var documented []string
 	for _, row := range readSpec(t).section(t, "Keys") {
@@ -427,66 +425,17 @@ func lookupKey(m map[string]any, key string) (any, bool) {
 	return cur, true
 }
 
-// unknownProbe is a key no table will ever have (and too far from every
-// real key for a "did you mean").
-const unknownProbe = "zzqqxxjjvvkk"
-
-var validKeysRE = regexp.MustCompile(`unknown key "([^"]*)" in .*\(valid keys here: ([^)]*)\)`)
-
 // acceptedConfigKeys lists every key the loader accepts, in the reference's
-// notation: "db", "model.host", "logs[].name".
+// notation ("db", "model.host", "logs[].name"), read from the declaration the
+// loader decodes by (pkg/config's TestKeysAreTheDecodersKeys ties the two).
 func acceptedConfigKeys(t *testing.T) []string {
 	t.Helper()
-	top := probeKeys(t, unknownProbe+" = 1\n", "")
-	if len(top) == 0 {
-		t.Fatal("the loader named no top-level keys for an unknown key")
-	}
-	var keys []string
-	for _, k := range top {
-		if sub := probeKeys(t, fmt.Sprintf("[%s]\n%s = 1\n", k, unknownProbe), k+"."); len(sub) > 0 {
-			for _, s := range sub {
-				keys = append(keys, k+"."+s)
-			}
-			continue
-		}
-		if sub := probeKeys(t, fmt.Sprintf("[[%s]]\n%s = 1\n", k, unknownProbe), k+"[0]."); len(sub) > 0 {
-			for _, s := range sub {
-				keys = append(keys, k+"[]."+s)
-			}
-			continue
-		}
-		keys = append(keys, k)
+	keys := config.Keys()
+	if len(keys) == 0 {
+		t.Fatal("config.Keys() declares no keys")
 	}
 	sort.Strings(keys)
 	return keys
-}
-
-// probeKeys loads a file holding the unknown probe key and returns the valid
-// keys the loader names for the table at prefix, nil when it names none.
-func probeKeys(t *testing.T, body, prefix string) []string {
-	t.Helper()
-	dir := t.TempDir()
-	file := filepath.Join(dir, "superbiz.toml")
-	if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	_, err := config.Load(config.LoadOptions{ConfigPath: file, WorkDir: dir, Getenv: func(string) string { return "" }})
-	var ce *config.Error
-	if !errors.As(err, &ce) {
-		t.Fatalf("loading %q: want a configuration error, got %v", body, err)
-	}
-	for _, p := range ce.Problems {
-		m := validKeysRE.FindStringSubmatch(p)
-		if m == nil || m[1] != prefix+unknownProbe {
-			continue
-		}
-		var out []string
-		for _, k := range strings.Split(m[2], ",") {
-			out = append(out, strings.TrimSpace(k))
-		}
-		return out
-	}
-	return nil
 }
 
 // TestSpecExitCodes keeps docs/SPEC.md's exit code table equal to the exit

@@ -197,7 +197,7 @@ func (w *workspace) callTool(ctx context.Context, name string, input []byte) (to
 	default:
 		return res, unknownTool(name, w.registry)
 	}
-	opts := harness.RunOptions{SessionID: toolsSessionID, RunID: usecase.NewID("r_tools_"), Budget: budget(w.cfg.Budget)}
+	opts := harness.RunOptions{SessionID: toolsSessionID, RunID: usecase.NewID("r_tools_"), Budget: w.cfg.Budget}
 	if !w.cfg.Now.IsZero() {
 		opts.Clock = harness.FixedClock{T: w.cfg.Now}
 	}

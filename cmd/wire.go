@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/superbiz/superbiz/pkg/agent"
 	usecase "github.com/superbiz/superbiz/pkg/app"
 	"github.com/superbiz/superbiz/pkg/config"
 	"github.com/superbiz/superbiz/pkg/demo"
@@ -59,13 +58,17 @@ func applyDemo(ctx context.Context, cfg *config.Config, dir string) (*demo.Works
 		if err != nil {
 			return nil, fmt.Errorf("demo log source %s: %w", s.Name, err)
 		}
-		cfg.Logs = append(cfg.Logs, config.LogSource{Name: s.Name, Paths: s.Globs, Format: config.LogFormat(s.Format), Timezone: s.Timezone, Location: loc, MaxWindow: config.DefaultLogMaxWindow})
+		src := config.NewLogSource()
+		src.Name, src.Paths, src.Format, src.Timezone, src.Location = s.Name, s.Globs, config.LogFormat(s.Format), s.Timezone, loc
+		cfg.Logs = append(cfg.Logs, src)
 	}
 	dsn, err := config.NewDSN(config.DriverSQLite, ws.DBPath)
 	if err != nil {
 		return nil, fmt.Errorf("demo database: %w", err)
 	}
-	cfg.Databases = []config.Database{{Name: ws.DBName, Driver: config.DriverSQLite, DSN: dsn, MaxRows: config.DefaultDBMaxRows, Timeout: config.DefaultDBTimeout}}
+	db := config.NewDatabase()
+	db.Name, db.Driver, db.DSN = ws.DBName, config.DriverSQLite, dsn
+	cfg.Databases = []config.Database{db}
 	cfg.Skills.Paths = nil
 	if cfg.Now.IsZero() {
 		cfg.Now = demo.Now()
@@ -150,7 +153,7 @@ func (w *workspace) deps() *usecase.Deps {
 	cfg := w.cfg
 	d := &usecase.Deps{
 		Store: w.store, Model: w.model, ModelName: cfg.Model.Name, Host: cfg.Model.Host.Redacted(), Registry: w.registry,
-		Budget: budget(cfg.Budget), Limits: limits(cfg.Limits), Language: string(cfg.Model.Language),
+		Budget: cfg.Budget, Limits: cfg.Limits, Language: string(cfg.Model.Language),
 	}
 	if !cfg.Now.IsZero() {
 		d.Clock = harness.FixedClock{T: cfg.Now}
@@ -197,14 +200,4 @@ func modelHint(cfg *config.Config, me *model.Error) string {
 		return fmt.Sprintf("hint: the model did not answer within model.request_timeout: check `ollama ps` (still loading? too large for this machine?) or raise model.request_timeout (tried %s)", host)
 	}
 	return fmt.Sprintf("hint: the server at %s rejected the request: `superbiz doctor` checks the server version, the model and its tool support", host)
-}
-
-// budget converts the configured budget to the harness's.
-func budget(b config.Budget) harness.Budget {
-	return harness.Budget{MaxModelCalls: b.MaxModelCalls, MaxToolCalls: b.MaxToolCalls, MaxTokens: b.MaxTokens, MaxRunBytes: b.MaxRunBytes, Deadline: b.Deadline, MaxNoGain: b.MaxNoGain}
-}
-
-// limits converts the configured byte limits to the agent's.
-func limits(l config.Limits) agent.Limits {
-	return agent.Limits{Query: l.Query, PreviousTurn: l.PreviousTurn, Input: l.Input, Draft: l.Draft, Observation: l.Observation}
 }

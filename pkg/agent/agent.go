@@ -11,25 +11,19 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/superbiz/superbiz/pkg/config"
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/model"
 	"github.com/superbiz/superbiz/pkg/tools"
 	"github.com/superbiz/superbiz/prompts"
 )
 
-// Limits are the UTF-8 byte limits of section 3 `[limits]`.
-type Limits struct {
-	Query        int `json:"query"`
-	PreviousTurn int `json:"previous_turn"`
-	Input        int `json:"input"`
-	Draft        int `json:"draft"`
-	Observation  int `json:"observation"`
-}
+// Limits are the UTF-8 byte limits of the configuration's [limits] table,
+// declared once (keys, defaults, bounds) in pkg/config.
+type Limits = config.Limits
 
-// DefaultLimits are the defaults of docs/SPEC.md#keys.
-func DefaultLimits() Limits {
-	return Limits{Query: 4096, PreviousTurn: 8192, Input: 12288, Draft: 16384, Observation: 8192}
-}
+// DefaultLimits are the declared default limits.
+func DefaultLimits() Limits { return config.Defaults().Limits }
 
 // PreviousTurn is the bounded, frozen context of the session's last safe
 // diagnosis; it helps read a follow-up and is never evidence.

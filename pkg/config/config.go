@@ -43,18 +43,20 @@ const (
 
 // Config is the whole resolved configuration one superbiz process runs with:
 // defaults, then the file, then the environment, then flags, already validated.
+// Its fields and those of its tables are the schema (see schema.go): each key
+// is declared once, with its default and bounds, in its struct tags.
 type Config struct {
 	// File is the configuration file that was read, "" when none was (defaults).
 	File string `json:"file"`
 	// DBPath is the run store's SQLite file (absolute).
-	DBPath    string      `json:"db_path"`
-	Model     Model       `json:"model"`
-	Budget    Budget      `json:"budget"`
-	Limits    Limits      `json:"limits"`
-	Knowledge Knowledge   `json:"knowledge"`
-	Logs      []LogSource `json:"logs"`
-	Databases []Database  `json:"databases"`
-	Skills    Skills      `json:"skills"`
+	DBPath    string      `toml:"db" json:"db_path"`
+	Model     Model       `toml:"model" json:"model"`
+	Budget    Budget      `toml:"budget" json:"budget"`
+	Limits    Limits      `toml:"limits" json:"limits"`
+	Knowledge Knowledge   `toml:"knowledge" json:"knowledge"`
+	Logs      []LogSource `toml:"logs" json:"logs"`
+	Databases []Database  `toml:"databases" json:"databases"`
+	Skills    Skills      `toml:"skills" json:"skills"`
 	// Now, when not zero, fixes the clock for reproducible runs ($SUPERBIZ_NOW).
 	Now time.Time `json:"now,omitzero"`
 
@@ -66,123 +68,69 @@ type Config struct {
 // Model is how superbiz reaches and drives the Ollama model.
 type Model struct {
 	// Host is the normalised Ollama URL (scheme and port always present).
-	Host           HostURL       `json:"host"`
-	Name           string        `json:"name"`
-	NumCtx         int           `json:"num_ctx"`
-	Temperature    float64       `json:"temperature"`
-	RequestTimeout time.Duration `json:"request_timeout"`
-	Language       Language      `json:"language"`
+	Host           HostURL       `toml:"host" json:"host" default:"http://127.0.0.1:11434"`
+	Name           string        `toml:"name" json:"name" default:"qwen3:8b"`
+	NumCtx         int           `toml:"num_ctx" json:"num_ctx" default:"16384" min:"512" max:"1048576"`
+	Temperature    float64       `toml:"temperature" json:"temperature" default:"0" min:"0" max:"2" why:"0 gives reproducible diagnoses"`
+	RequestTimeout time.Duration `toml:"request_timeout" json:"request_timeout" default:"180s" min:"1s" max:"1h"`
+	Language       Language      `toml:"language" json:"language" default:"auto" enum:"auto,zh,en"`
 	// Think is sent explicitly on every request (nil would enable thinking).
-	Think bool `json:"think"`
+	Think bool `toml:"think" json:"think" default:"false"`
 }
 
-// Budget bounds one run; the harness enforces it.
+// Budget bounds one run; the harness enforces it (harness.Budget is this type).
 type Budget struct {
-	MaxModelCalls int           `json:"max_model_calls"`
-	MaxToolCalls  int           `json:"max_tool_calls"`
-	MaxTokens     int           `json:"max_tokens"`
-	MaxRunBytes   int           `json:"max_run_bytes"`
-	Deadline      time.Duration `json:"deadline"`
+	MaxModelCalls int           `toml:"max_model_calls" json:"max_model_calls" default:"8" min:"1" max:"100"`
+	MaxToolCalls  int           `toml:"max_tool_calls" json:"max_tool_calls" default:"6" min:"1" max:"100"`
+	MaxTokens     int           `toml:"max_tokens" json:"max_tokens" default:"60000" min:"1024" max:"10000000"`
+	MaxRunBytes   int           `toml:"max_run_bytes" json:"max_run_bytes" default:"262144" min:"4096" max:"67108864"`
+	Deadline      time.Duration `toml:"deadline" json:"deadline" default:"5m" min:"1s" max:"24h"`
 	// MaxNoGain is how many consecutive NO_GAIN evaluations force STOP_REQUIRED.
-	MaxNoGain int `json:"max_no_gain"`
+	MaxNoGain int `toml:"max_no_gain" json:"max_no_gain" default:"2" min:"1" max:"100"`
 }
 
-// Limits are the UTF-8 byte bounds of the texts that enter or leave a run.
+// Limits are the UTF-8 byte bounds of the texts that enter or leave a run
+// (agent.Limits is this type).
 type Limits struct {
-	Query        int `json:"query"`
-	PreviousTurn int `json:"previous_turn"`
-	Input        int `json:"input"`
-	Draft        int `json:"draft"`
-	Observation  int `json:"observation"`
+	Query        int `toml:"query" json:"query" default:"4096" min:"256" max:"1048576"`
+	PreviousTurn int `toml:"previous_turn" json:"previous_turn" default:"8192" min:"256" max:"1048576"`
+	Input        int `toml:"input" json:"input" default:"12288" min:"256" max:"1048576"`
+	Draft        int `toml:"draft" json:"draft" default:"16384" min:"1024" max:"1048576"`
+	Observation  int `toml:"observation" json:"observation" default:"8192" min:"1024" max:"1048576"`
 }
 
 // Knowledge lists the runbook directories lookup_knowledge indexes.
 type Knowledge struct {
 	// Paths are absolute directories (relative ones resolved at load).
-	Paths []string `json:"paths"`
+	Paths []string `toml:"paths" json:"paths" default:"./runbooks"`
 }
 
 // LogSource is one [[logs]] entry: files query_logs may read under one name.
 type LogSource struct {
-	Name string `json:"name"`
+	Name string `toml:"name" json:"name"`
 	// Paths are absolute glob patterns.
-	Paths  []string  `json:"paths"`
-	Format LogFormat `json:"format"`
+	Paths  []string  `toml:"paths" json:"paths"`
+	Format LogFormat `toml:"format" json:"format" default:"auto" enum:"json,logfmt,text,auto"`
 	// Timezone is the zone name as written ("Local", "Asia/Shanghai").
-	Timezone string `json:"timezone"`
+	Timezone string `toml:"timezone" json:"timezone" default:"Local"`
 	// Location is Timezone loaded; it interprets timestamps without an offset.
 	Location  *time.Location `json:"-"`
-	MaxWindow time.Duration  `json:"max_window"`
+	MaxWindow time.Duration  `toml:"max_window" json:"max_window" default:"6h" min:"1m" max:"744h"`
 }
 
 // Database is one [[databases]] entry query_mysql may read.
 type Database struct {
-	Name   string `json:"name"`
-	Driver Driver `json:"driver"`
+	Name   string `toml:"name" json:"name"`
+	Driver Driver `toml:"driver" json:"driver" enum:"mysql,sqlite" required:"true"`
 	// DSN redacts its password when printed; Reveal gives the real value.
-	DSN     DSN           `json:"dsn"`
-	MaxRows int           `json:"max_rows"`
-	Timeout time.Duration `json:"timeout"`
+	DSN     DSN           `toml:"dsn" json:"dsn"`
+	MaxRows int           `toml:"max_rows" json:"max_rows" default:"50" min:"1" max:"100"`
+	Timeout time.Duration `toml:"timeout" json:"timeout" default:"5s" min:"100ms" max:"10m"`
 }
 
 // Skills lists extra playbook directories (<name>/SKILL.md) beside the built-in ones.
 type Skills struct {
-	Paths []string `json:"paths"`
-}
-
-// Defaults of docs/SPEC.md#keys, named so tests, docs and Summary agree on them.
-const (
-	DefaultHost           = "http://127.0.0.1:11434"
-	DefaultModel          = "qwen3:8b"
-	DefaultNumCtx         = 16384
-	DefaultRequestTimeout = 180 * time.Second
-	DefaultMaxModelCalls  = 8
-	DefaultMaxToolCalls   = 6
-	DefaultMaxTokens      = 60000
-	DefaultMaxRunBytes    = 262144
-	DefaultDeadline       = 5 * time.Minute
-	DefaultMaxNoGain      = 2
-	DefaultLimitQuery     = 4096
-	DefaultLimitPrevTurn  = 8192
-	DefaultLimitInput     = 12288
-	DefaultLimitDraft     = 16384
-	DefaultLimitObs       = 8192
-	DefaultKnowledgePath  = "./runbooks"
-	DefaultLogTimezone    = "Local"
-	DefaultLogMaxWindow   = 6 * time.Hour
-	DefaultDBMaxRows      = 50
-	DefaultDBTimeout      = 5 * time.Second
-)
-
-// Defaults returns the built-in configuration without the path-dependent parts
-// (DBPath, Knowledge.Paths), so cmd can build a demo config from it.
-func Defaults() Config {
-	return Config{
-		Model: Model{
-			Host:           HostURL{raw: DefaultHost},
-			Name:           DefaultModel,
-			NumCtx:         DefaultNumCtx,
-			Temperature:    0,
-			RequestTimeout: DefaultRequestTimeout,
-			Language:       LanguageAuto,
-			Think:          false,
-		},
-		Budget: Budget{
-			MaxModelCalls: DefaultMaxModelCalls,
-			MaxToolCalls:  DefaultMaxToolCalls,
-			MaxTokens:     DefaultMaxTokens,
-			MaxRunBytes:   DefaultMaxRunBytes,
-			Deadline:      DefaultDeadline,
-			MaxNoGain:     DefaultMaxNoGain,
-		},
-		Limits: Limits{
-			Query:        DefaultLimitQuery,
-			PreviousTurn: DefaultLimitPrevTurn,
-			Input:        DefaultLimitInput,
-			Draft:        DefaultLimitDraft,
-			Observation:  DefaultLimitObs,
-		},
-	}
+	Paths []string `toml:"paths" json:"paths"`
 }
 
 // Origin reports where the value of key (e.g. "model.name") came from when a

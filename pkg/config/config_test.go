@@ -349,7 +349,7 @@ func TestLookupOrder(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Load: %v", err)
 			}
-			wantName, wantFile := DefaultModel, ""
+			wantName, wantFile := Defaults().Model.Name, ""
 			if tt.want != "" {
 				wantName, wantFile = tt.want, paths[tt.want]
 			}

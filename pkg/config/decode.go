@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -12,150 +13,123 @@ import (
 	"github.com/BurntSushi/toml"
 )
 
-// fileValues records which defaults the file replaced where "absent" and
-// "empty" mean different things.
-type fileValues struct {
-	knowledgePaths bool
-}
-
-// Known keys of each table, for strictness and "did you mean" suggestions.
-var (
-	topKeys       = []string{"db", "model", "budget", "limits", "knowledge", "logs", "databases", "skills"}
-	modelKeys     = []string{"host", "name", "num_ctx", "temperature", "request_timeout", "language", "think"}
-	budgetKeys    = []string{"max_model_calls", "max_tool_calls", "max_tokens", "max_run_bytes", "deadline", "max_no_gain"}
-	limitsKeys    = []string{"query", "previous_turn", "input", "draft", "observation"}
-	knowledgeKeys = []string{"paths"}
-	logKeys       = []string{"name", "paths", "format", "timezone", "max_window"}
-	databaseKeys  = []string{"name", "driver", "dsn", "max_rows", "timeout"}
-	skillsKeys    = []string{"paths"}
-)
-
-// decode reads the TOML bytes of file over cfg. It reports every type error,
-// unparsable value and unknown key; fatal is true for a syntax error.
-func decode(data []byte, file string, cfg *Config) (set fileValues, probs []string, fatal bool) {
+// decode reads the TOML bytes of file over cfg, key by key as the schema
+// declares them. It reports every type error, unparsable value and unknown
+// key; fatal is true for a syntax error.
+func decode(data []byte, file string, cfg *Config) (probs []string, fatal bool) {
 	if err := checkNesting(data, MaxDepth); err != nil {
-		return set, []string{fmt.Sprintf("%s:%v", file, err)}, true
+		return []string{fmt.Sprintf("%s:%v", file, err)}, true
 	}
 	var root map[string]any
 	if _, err := toml.Decode(string(data), &root); err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			return set, []string{fmt.Sprintf("%s:%d: TOML syntax error: %s", file, pe.Position.Line, clip(pe.Message))}, true
+			return []string{fmt.Sprintf("%s:%d: TOML syntax error: %s", file, pe.Position.Line, clip(pe.Message))}, true
 		}
-		return set, []string{fmt.Sprintf("%s: TOML syntax error: %s", file, clip(err.Error()))}, true
+		return []string{fmt.Sprintf("%s: TOML syntax error: %s", file, clip(err.Error()))}, true
 	}
 	d := &decoder{file: file}
-	top := d.section("", root)
+	d.section("", root).decodeInto(reflect.ValueOf(cfg).Elem())
+	return d.probs, false
+}
 
-	if s, ok := top.str("db"); ok {
-		cfg.DBPath = s
+// decodeInto reads every declared key of the struct v from this table, then
+// reports the keys nobody declared.
+func (s *section) decodeInto(v reflect.Value) {
+	specs := specsOf(v.Type())
+	for _, f := range specs {
+		s.decodeKey(f, v, v.Field(f.index))
 	}
-	if t, ok := top.table("model"); ok {
-		m := &cfg.Model
-		if s, ok := t.str("host"); ok {
-			h, err := ParseHost(s)
+	if src, ok := v.Addr().Interface().(*LogSource); ok {
+		s.loadZone(src)
+	}
+	s.finish(keysOf(v.Type()))
+}
+
+// decodeKey reads key f of this table into fv (a field of the struct parent).
+func (s *section) decodeKey(f spec, parent, fv reflect.Value) {
+	k := f.key
+	switch {
+	case f.typ == hostType:
+		if str, ok := s.str(k); ok {
+			h, err := ParseHost(str)
 			if err != nil {
-				d.addf("%s = %s in %s: %v", t.key("host"), showHost(s), file, err)
+				s.d.addf("%s = %s in %s: %v", s.key(k), showHost(str), s.d.file, err)
 			} else {
-				m.Host = h
+				fv.Set(reflect.ValueOf(h))
 			}
 		}
-		t.strInto("name", &m.Name)
-		t.intInto("num_ctx", &m.NumCtx)
-		t.floatInto("temperature", &m.Temperature)
-		t.durInto("request_timeout", &m.RequestTimeout)
-		if s, ok := t.str("language"); ok {
-			m.Language = Language(s)
-		}
-		t.boolInto("think", &m.Think)
-		t.finish(modelKeys)
-	}
-	if t, ok := top.table("budget"); ok {
-		b := &cfg.Budget
-		t.intInto("max_model_calls", &b.MaxModelCalls)
-		t.intInto("max_tool_calls", &b.MaxToolCalls)
-		t.intInto("max_tokens", &b.MaxTokens)
-		t.intInto("max_run_bytes", &b.MaxRunBytes)
-		t.durInto("deadline", &b.Deadline)
-		t.intInto("max_no_gain", &b.MaxNoGain)
-		t.finish(budgetKeys)
-	}
-	if t, ok := top.table("limits"); ok {
-		l := &cfg.Limits
-		t.intInto("query", &l.Query)
-		t.intInto("previous_turn", &l.PreviousTurn)
-		t.intInto("input", &l.Input)
-		t.intInto("draft", &l.Draft)
-		t.intInto("observation", &l.Observation)
-		t.finish(limitsKeys)
-	}
-	if t, ok := top.table("knowledge"); ok {
-		if ps, ok := t.strs("paths"); ok {
-			cfg.Knowledge.Paths = ps
-			set.knowledgePaths = true
-		}
-		t.finish(knowledgeKeys)
-	}
-	if t, ok := top.table("skills"); ok {
-		if ps, ok := t.strs("paths"); ok {
-			cfg.Skills.Paths = ps
-		}
-		t.finish(skillsKeys)
-	}
-	if ts, ok := top.tables("logs"); ok {
-		for _, t := range ts {
-			src := LogSource{Format: FormatAuto, Timezone: DefaultLogTimezone, MaxWindow: DefaultLogMaxWindow}
-			t.strInto("name", &src.Name)
-			if ps, ok := t.strs("paths"); ok {
-				src.Paths = ps
-			}
-			if s, ok := t.str("format"); ok {
-				src.Format = LogFormat(s)
-			}
-			t.strInto("timezone", &src.Timezone)
-			t.durInto("max_window", &src.MaxWindow)
-			if src.Timezone != "" {
-				loc, err := loadLocation(src.Timezone)
+	case f.typ == dsnType:
+		// The driver is declared before the DSN, so it is already read.
+		driver := parent.FieldByName("Driver").Interface().(Driver)
+		if raw, ok := s.str(k); ok && strings.TrimSpace(raw) != "" {
+			switch driver {
+			case DriverMySQL, DriverSQLite:
+				dsn, err := NewDSN(driver, raw)
 				if err != nil {
-					d.addf("%s = %s in %s: not a known time zone, write an IANA name such as \"Asia/Shanghai\", \"UTC\" or \"Local\"", t.key("timezone"), show(src.Timezone), file)
+					// The message is built from fixed texts only: no part of raw.
+					s.d.addf("%s in %s: %v", s.key(k), s.d.file, err)
 				} else {
-					src.Location = loc
+					fv.Set(reflect.ValueOf(dsn))
 				}
+			default:
+				// Validate reports the driver; keep the DSN fully redacted.
+				fv.Set(reflect.ValueOf(DSN{raw: raw}))
 			}
-			t.finish(logKeys)
-			cfg.Logs = append(cfg.Logs, src)
 		}
-	}
-	if ts, ok := top.tables("databases"); ok {
-		for _, t := range ts {
-			db := Database{MaxRows: DefaultDBMaxRows, Timeout: DefaultDBTimeout}
-			t.strInto("name", &db.Name)
-			if s, ok := t.str("driver"); ok {
-				db.Driver = Driver(s)
-			}
-			if raw, ok := t.str("dsn"); ok && strings.TrimSpace(raw) != "" {
-				switch db.Driver {
-				case DriverMySQL, DriverSQLite:
-					dsn, err := NewDSN(db.Driver, raw)
-					if err != nil {
-						// The message is built from fixed texts only: no part of raw.
-						d.addf("%s in %s: %v", t.key("dsn"), file, err)
-					} else {
-						db.DSN = dsn
-					}
-				default:
-					// Validate reports the driver; keep the DSN fully redacted.
-					db.DSN = DSN{raw: raw}
-				}
-			}
-			t.intInto("max_rows", &db.MaxRows)
-			t.durInto("timeout", &db.Timeout)
-			t.finish(databaseKeys)
-			cfg.Databases = append(cfg.Databases, db)
+	case f.typ == durationType:
+		if d, ok := s.dur(k); ok {
+			fv.SetInt(int64(d))
 		}
+	case isTable(f.typ):
+		if t, ok := s.table(k); ok {
+			t.decodeInto(fv)
+		}
+	case f.typ.Kind() == reflect.Slice && isTable(f.typ.Elem()):
+		if ts, ok := s.tables(k); ok {
+			for _, t := range ts {
+				e := reflect.New(f.typ.Elem()).Elem()
+				fillDefaults(e)
+				t.decodeInto(e)
+				fv.Set(reflect.Append(fv, e))
+			}
+		}
+	case f.typ.Kind() == reflect.Slice:
+		if ps, ok := s.strs(k); ok {
+			fv.Set(reflect.ValueOf(ps))
+		}
+	case f.typ.Kind() == reflect.String:
+		if str, ok := s.str(k); ok {
+			fv.SetString(str)
+		}
+	case f.typ.Kind() == reflect.Int:
+		if n, ok := s.int(k); ok {
+			fv.SetInt(int64(n))
+		}
+	case f.typ.Kind() == reflect.Float64:
+		if n, ok := s.float(k); ok {
+			fv.SetFloat(n)
+		}
+	case f.typ.Kind() == reflect.Bool:
+		if b, ok := s.bool(k); ok {
+			fv.SetBool(b)
+		}
+	default:
+		panic(fmt.Sprintf("config: key %s has type %s, which the decoder cannot read", s.key(k), f.typ))
 	}
-	top.finish(topKeys)
-	return set, d.probs, false
+}
+
+// loadZone loads a log source's time zone, reporting an unknown one.
+func (s *section) loadZone(src *LogSource) {
+	if src.Timezone == "" {
+		return
+	}
+	loc, err := loadLocation(src.Timezone)
+	if err != nil {
+		s.d.addf("%s = %s in %s: not a known time zone, write an IANA name such as \"Asia/Shanghai\", \"UTC\" or \"Local\"", s.key("timezone"), show(src.Timezone), s.d.file)
+		return
+	}
+	src.Location = loc
 }
 
 // loadLocation loads a zone name; "Local" and "UTC" never touch the zone database.
@@ -223,77 +197,72 @@ func (s *section) str(k string) (string, bool) {
 	return str, true
 }
 
-func (s *section) strInto(k string, dst *string) {
-	if v, ok := s.str(k); ok {
-		*dst = v
-	}
-}
-
-func (s *section) intInto(k string, dst *int) {
+func (s *section) int(k string) (int, bool) {
 	v, ok := s.get(k)
 	if !ok {
-		return
+		return 0, false
 	}
 	n, isInt := v.(int64)
 	if !isInt {
 		s.typeErr(k, v, "an integer")
-		return
+		return 0, false
 	}
 	if n > math.MaxInt32 || n < math.MinInt32 {
 		s.d.addf("%s = %d in %s: out of range, far above any sensible limit", s.key(k), n, s.d.file)
-		return
+		return 0, false
 	}
-	*dst = int(n)
+	return int(n), true
 }
 
-func (s *section) floatInto(k string, dst *float64) {
+func (s *section) float(k string) (float64, bool) {
 	v, ok := s.get(k)
 	if !ok {
-		return
+		return 0, false
 	}
 	switch n := v.(type) {
 	case float64:
 		if math.IsNaN(n) || math.IsInf(n, 0) {
 			s.typeErr(k, v, "a finite number")
-			return
+			return 0, false
 		}
-		*dst = n
+		return n, true
 	case int64:
-		*dst = float64(n)
+		return float64(n), true
 	default:
 		s.typeErr(k, v, "a number")
+		return 0, false
 	}
 }
 
-func (s *section) boolInto(k string, dst *bool) {
+func (s *section) bool(k string) (bool, bool) {
 	v, ok := s.get(k)
 	if !ok {
-		return
+		return false, false
 	}
 	b, isBool := v.(bool)
 	if !isBool {
 		s.typeErr(k, v, "true or false")
-		return
+		return false, false
 	}
-	*dst = b
+	return b, true
 }
 
-func (s *section) durInto(k string, dst *time.Duration) {
+func (s *section) dur(k string) (time.Duration, bool) {
 	v, ok := s.get(k)
 	if !ok {
-		return
+		return 0, false
 	}
 	str, isStr := v.(string)
 	if !isStr {
 		s.typeErr(k, v, `a duration string such as "180s" or "3m"`)
-		return
+		return 0, false
 	}
 	dur, err := time.ParseDuration(strings.TrimSpace(str))
 	if err != nil {
 		s.d.addf(`%s = %s in %s: not a duration, write e.g. "180s" or "3m"`, s.key(k), show(str), s.d.file)
-		return
+		return 0, false
 	}
-	*dst = dur
+	return dur, true
 }
 
 func (s *section) strs(k string) ([]string, bool) {

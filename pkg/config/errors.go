@@ -72,7 +72,7 @@ func show(v any) string {
 	case bool:
 		return strconv.FormatBool(x)
 	case time.Duration:
-		return strconv.Quote(fmtDur(x))
+		return strconv.Quote(FormatDuration(x))
 	default:
 		return kind(v)
 	}

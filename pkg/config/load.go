@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"time"
 
@@ -23,15 +24,31 @@ const (
 
 // Overrides are the values given on the command line. A nil field means the
 // flag was not given, so "not given" differs from "given as zero"; cmd fills
-// them from cobra's Flags().Changed.
+// them from cobra's Flags().Changed. A field tagged key replaces that key's
+// value (its tag flag names it in messages and Summary); DBPath and Host are
+// resolved and parsed by Load itself.
 type Overrides struct {
 	DBPath        *string        // --db
-	Model         *string        // --model
+	Model         *string        `key:"model.name" flag:"--model"`
 	Host          *string        // --host
-	MaxModelCalls *int           // --max-model-calls
-	MaxToolCalls  *int           // --max-tool-calls
-	MaxTokens     *int           // --max-tokens
-	Timeout       *time.Duration // --timeout (budget.deadline)
+	MaxModelCalls *int           `key:"budget.max_model_calls" flag:"--max-model-calls"`
+	MaxToolCalls  *int           `key:"budget.max_tool_calls" flag:"--max-tool-calls"`
+	MaxTokens     *int           `key:"budget.max_tokens" flag:"--max-tokens"`
+	Timeout       *time.Duration `key:"budget.deadline" flag:"--timeout"`
+}
+
+// apply sets every given override that names a key, recording its flag as
+// the value's origin.
+func (ov Overrides) apply(cfg *Config) {
+	v, t := reflect.ValueOf(ov), reflect.TypeFor[Overrides]()
+	for i := range t.NumField() {
+		key := t.Field(i).Tag.Get("key")
+		if key == "" || v.Field(i).IsNil() {
+			continue
+		}
+		fieldByKey(reflect.ValueOf(cfg).Elem(), key).Set(v.Field(i).Elem())
+		cfg.origins[key] = t.Field(i).Tag.Get("flag")
+	}
 }
 
 // LoadOptions carries everything Load depends on, so nothing is read from
@@ -87,12 +104,9 @@ func load(data []byte, file, wd string, getenv func(string) string, ov Overrides
 	cfg.File = file
 	cfg.origins = map[string]string{}
 	base := wd
-	set := fileValues{}
 	if file != "" {
 		base = filepath.Dir(file)
-		var probs []string
-		var fatal bool
-		set, probs, fatal = decode(data, file, &cfg)
+		probs, fatal := decode(data, file, &cfg)
 		if fatal || len(probs) > 0 {
 			return nil, &Error{File: file, Problems: probs}
 		}
@@ -101,9 +115,6 @@ func load(data []byte, file, wd string, getenv func(string) string, ov Overrides
 	home := getenv("HOME")
 	resolve := func(p, from string) string { return resolvePath(p, from, home) }
 
-	if !set.knowledgePaths {
-		cfg.Knowledge.Paths = []string{DefaultKnowledgePath}
-	}
 	cfg.Knowledge.Paths = mapPaths(cfg.Knowledge.Paths, base, resolve)
 	cfg.Skills.Paths = mapPaths(cfg.Skills.Paths, base, resolve)
 	for i := range cfg.Logs {
@@ -132,12 +143,8 @@ func load(data []byte, file, wd string, getenv func(string) string, ov Overrides
 		cfg.DBPath = filepath.Join(dataHome(getenv), "superbiz", "superbiz.db")
 	}
 
-	// model name: flag > env > file > default
-	switch {
-	case ov.Model != nil:
-		cfg.Model.Name = *ov.Model
-		cfg.origins["model.name"] = "--model"
-	case getenv(EnvModel) != "":
+	// model name: env > file > default; a flag (ov.apply) beats them all
+	if getenv(EnvModel) != "" {
 		cfg.Model.Name = getenv(EnvModel)
 		cfg.origins["model.name"] = "$" + EnvModel
 	}
@@ -160,23 +167,7 @@ func load(data []byte, file, wd string, getenv func(string) string, ov Overrides
 		}
 	}
 
-	// budget flags (no environment)
-	if ov.MaxModelCalls != nil {
-		cfg.Budget.MaxModelCalls = *ov.MaxModelCalls
-		cfg.origins["budget.max_model_calls"] = "--max-model-calls"
-	}
-	if ov.MaxToolCalls != nil {
-		cfg.Budget.MaxToolCalls = *ov.MaxToolCalls
-		cfg.origins["budget.max_tool_calls"] = "--max-tool-calls"
-	}
-	if ov.MaxTokens != nil {
-		cfg.Budget.MaxTokens = *ov.MaxTokens
-		cfg.origins["budget.max_tokens"] = "--max-tokens"
-	}
-	if ov.Timeout != nil {
-		cfg.Budget.Deadline = *ov.Timeout
-		cfg.origins["budget.deadline"] = "--timeout"
-	}
+	ov.apply(&cfg)
 
 	if s := getenv(EnvNow); s != "" {
 		t, err := time.Parse(time.RFC3339, strings.TrimSpace(s))

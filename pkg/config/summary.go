@@ -3,6 +3,8 @@ package config
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -21,28 +23,21 @@ func (c *Config) Summary() []string {
 		fmt.Sprintf("model: %s%s at %s%s (num_ctx %d, temperature %s, think %t, language %s, request_timeout %s)",
 			c.Model.Name, c.from("model.name"), c.Model.Host.Redacted(), c.from("model.host"),
 			c.Model.NumCtx, strconv.FormatFloat(c.Model.Temperature, 'g', -1, 64), c.Model.Think,
-			c.Model.Language, fmtDur(c.Model.RequestTimeout)),
-		fmt.Sprintf("budget: max_model_calls %d%s, max_tool_calls %d%s, max_tokens %d%s, max_run_bytes %d, deadline %s%s, max_no_gain %d",
-			c.Budget.MaxModelCalls, c.from("budget.max_model_calls"),
-			c.Budget.MaxToolCalls, c.from("budget.max_tool_calls"),
-			c.Budget.MaxTokens, c.from("budget.max_tokens"),
-			c.Budget.MaxRunBytes,
-			fmtDur(c.Budget.Deadline), c.from("budget.deadline"),
-			c.Budget.MaxNoGain),
-		fmt.Sprintf("limits (bytes): query %d, previous_turn %d, input %d, draft %d, observation %d",
-			c.Limits.Query, c.Limits.PreviousTurn, c.Limits.Input, c.Limits.Draft, c.Limits.Observation),
+			c.Model.Language, FormatDuration(c.Model.RequestTimeout)),
+		"budget: " + c.pairs("budget", reflect.ValueOf(c.Budget)),
+		"limits (bytes): " + c.pairs("limits", reflect.ValueOf(c.Limits)),
 		"knowledge: " + listOrNone(c.Knowledge.Paths),
 	}
 	for _, s := range c.Logs {
-		lines = append(lines, fmt.Sprintf("logs %s: %s (format %s, timezone %s, max_window %s)",
-			s.Name, listOrNone(s.Paths), s.Format, s.Timezone, fmtDur(s.MaxWindow)))
+		lines = append(lines, fmt.Sprintf("logs %s: %s (%s)",
+			s.Name, listOrNone(s.Paths), c.pairs("", reflect.ValueOf(s), "name", "paths")))
 	}
 	if len(c.Logs) == 0 {
 		lines = append(lines, "logs: none configured")
 	}
 	for _, d := range c.Databases {
-		lines = append(lines, fmt.Sprintf("database %s: %s %s (max_rows %d, timeout %s)",
-			d.Name, d.Driver, d.DSN.Redacted(), d.MaxRows, fmtDur(d.Timeout)))
+		lines = append(lines, fmt.Sprintf("database %s: %s %s (%s)",
+			d.Name, d.Driver, d.DSN.Redacted(), c.pairs("", reflect.ValueOf(d), "name", "driver", "dsn")))
 	}
 	if len(c.Databases) == 0 {
 		lines = append(lines, "databases: none configured")
@@ -59,6 +54,30 @@ func (c Config) String() string { return strings.Join(c.Summary(), "\n") }
 
 // GoString keeps %#v from walking the struct; it prints the redacted summary.
 func (c Config) GoString() string { return "config.Config{" + strconv.Quote(c.String()) + "}" }
+
+// pairs renders the declared keys of table v as "key value" pairs in
+// declaration order, each followed by the flag or variable that set it; keys
+// in skip are left out (the caller shows them its own way).
+func (c *Config) pairs(prefix string, v reflect.Value, skip ...string) string {
+	var out []string
+	for _, s := range specsOf(v.Type()) {
+		if slices.Contains(skip, s.key) {
+			continue
+		}
+		fv := v.Field(s.index)
+		var val string
+		switch {
+		case s.typ == durationType:
+			val = FormatDuration(time.Duration(fv.Int()))
+		case fv.Kind() == reflect.Float64:
+			val = fmtFloat(fv.Float())
+		default:
+			val = fmt.Sprint(fv.Interface())
+		}
+		out = append(out, s.key+" "+val+c.from(prefix+"."+s.key))
+	}
+	return strings.Join(out, ", ")
+}
 
 // from names a flag or variable that set key, for Summary lines.
 func (c *Config) from(key string) string {
@@ -83,71 +102,17 @@ func extra(ps []string) string {
 }
 
 // MarshalJSON encodes the configuration with durations as text ("5m") and
-// secrets redacted, identically under encoding/json and json/v2.
+// secrets redacted, identically under encoding/json and json/v2. The members
+// and their order are the struct declarations' (appendJSON).
 func (c Config) MarshalJSON() ([]byte, error) {
-	type model struct {
-		Host           HostURL  `json:"host"`
-		Name           string   `json:"name"`
-		NumCtx         int      `json:"num_ctx"`
-		Temperature    float64  `json:"temperature"`
-		RequestTimeout string   `json:"request_timeout"`
-		Language       Language `json:"language"`
-		Think          bool     `json:"think"`
+	if c.Logs == nil {
+		c.Logs = []LogSource{}
 	}
-	type budget struct {
-		MaxModelCalls int    `json:"max_model_calls"`
-		MaxToolCalls  int    `json:"max_tool_calls"`
-		MaxTokens     int    `json:"max_tokens"`
-		MaxRunBytes   int    `json:"max_run_bytes"`
-		Deadline      string `json:"deadline"`
-		MaxNoGain     int    `json:"max_no_gain"`
+	if c.Databases == nil {
+		c.Databases = []Database{}
 	}
-	type logSource struct {
-		Name      string    `json:"name"`
-		Paths     []string  `json:"paths"`
-		Format    LogFormat `json:"format"`
-		Timezone  string    `json:"timezone"`
-		MaxWindow string    `json:"max_window"`
-	}
-	type database struct {
-		Name    string `json:"name"`
-		Driver  Driver `json:"driver"`
-		DSN     DSN    `json:"dsn"`
-		MaxRows int    `json:"max_rows"`
-		Timeout string `json:"timeout"`
-	}
-	view := struct {
-		File      string      `json:"file"`
-		DBPath    string      `json:"db_path"`
-		Model     model       `json:"model"`
-		Budget    budget      `json:"budget"`
-		Limits    Limits      `json:"limits"`
-		Knowledge Knowledge   `json:"knowledge"`
-		Logs      []logSource `json:"logs"`
-		Databases []database  `json:"databases"`
-		Skills    Skills      `json:"skills"`
-		Now       string      `json:"now,omitempty"`
-	}{
-		File:   c.File,
-		DBPath: c.DBPath,
-		Model: model{c.Model.Host, c.Model.Name, c.Model.NumCtx, c.Model.Temperature,
-			fmtDur(c.Model.RequestTimeout), c.Model.Language, c.Model.Think},
-		Budget: budget{c.Budget.MaxModelCalls, c.Budget.MaxToolCalls, c.Budget.MaxTokens,
-			c.Budget.MaxRunBytes, fmtDur(c.Budget.Deadline), c.Budget.MaxNoGain},
-		Limits:    c.Limits,
-		Knowledge: c.Knowledge,
-		Logs:      []logSource{},
-		Databases: []database{},
-		Skills:    c.Skills,
-	}
-	for _, s := range c.Logs {
-		view.Logs = append(view.Logs, logSource{s.Name, s.Paths, s.Format, s.Timezone, fmtDur(s.MaxWindow)})
-	}
-	for _, d := range c.Databases {
-		view.Databases = append(view.Databases, database{d.Name, d.Driver, d.DSN, d.MaxRows, fmtDur(d.Timeout)})
-	}
-	if !c.Now.IsZero() {
-		view.Now = c.Now.Format(time.RFC3339)
-	}
-	return json.Marshal(view)
+	return appendJSON(nil, reflect.ValueOf(c))
 }
+
+// jsonMarshal encodes a leaf value of the JSON view.
+func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }

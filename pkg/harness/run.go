@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/superbiz/superbiz/pkg/config"
 )
 
 // Lifecycle is the run's control state; it leaves RUNNING exactly once.
@@ -63,20 +65,12 @@ func lifecycleFor(r StopReason) Lifecycle {
 	return Failed
 }
 
-// Budget is the set of hard limits one run may consume.
-type Budget struct {
-	MaxModelCalls int           `json:"max_model_calls"`
-	MaxToolCalls  int           `json:"max_tool_calls"`
-	MaxTokens     int           `json:"max_tokens"`
-	MaxRunBytes   int           `json:"max_run_bytes"`
-	Deadline      time.Duration `json:"deadline"`
-	MaxNoGain     int           `json:"max_no_gain"`
-}
+// Budget is the set of hard limits one run may consume: the configuration's
+// [budget] table, declared once (keys, defaults, bounds) in pkg/config.
+type Budget = config.Budget
 
-// DefaultBudget is the default budget of docs/SPEC.md#keys, for tests and tools.
-func DefaultBudget() Budget {
-	return Budget{MaxModelCalls: 8, MaxToolCalls: 6, MaxTokens: 60000, MaxRunBytes: 262144, Deadline: 5 * time.Minute, MaxNoGain: 2}
-}
+// DefaultBudget is the declared default budget, for tests and tools.
+func DefaultBudget() Budget { return config.Defaults().Budget }
 
 // Usage is what a run has consumed so far; safe to copy.
 type Usage struct {

@@ -1,0 +1,328 @@
+package config
+
+import (
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The configuration's schema is its struct declarations: each key is one
+// struct field whose tags say everything the loader needs to know about it:
+//
+//	toml:"name"      the key in the file (a field without it is not a key)
+//	default:"…"      the value when the file leaves the key out
+//	min:"…" max:"…"  the range Validate checks (numbers, durations)
+//	enum:"a,b"       the values Validate accepts
+//	required:"true"  an empty enum value is reported as missing
+//	why:"…"          appended to the range message
+//
+// Key lists, "did you mean" suggestions, defaults, range checks, the JSON
+// view and Keys are all read from these tags, so a key is declared once.
+
+var (
+	durationType = reflect.TypeFor[time.Duration]()
+	timeType     = reflect.TypeFor[time.Time]()
+	hostType     = reflect.TypeFor[HostURL]()
+	dsnType      = reflect.TypeFor[DSN]()
+)
+
+// spec is one declared key: a struct field and its tags.
+type spec struct {
+	index    int
+	key      string
+	typ      reflect.Type
+	def      string
+	hasDef   bool
+	min, max string
+	enum     []string
+	required bool
+	why      string
+}
+
+// specsOf lists the keys declared by struct type t, in declaration order.
+func specsOf(t reflect.Type) []spec {
+	var out []spec
+	for i := range t.NumField() {
+		f := t.Field(i)
+		key := f.Tag.Get("toml")
+		if key == "" || key == "-" {
+			continue
+		}
+		s := spec{index: i, key: key, typ: f.Type, min: f.Tag.Get("min"), max: f.Tag.Get("max"), why: f.Tag.Get("why")}
+		s.def, s.hasDef = f.Tag.Lookup("default")
+		if e := f.Tag.Get("enum"); e != "" {
+			s.enum = strings.Split(e, ",")
+		}
+		s.required = f.Tag.Get("required") == "true"
+		out = append(out, s)
+	}
+	return out
+}
+
+// keysOf lists the TOML keys of struct type t, for unknown-key messages.
+func keysOf(t reflect.Type) []string {
+	var out []string
+	for _, s := range specsOf(t) {
+		out = append(out, s.key)
+	}
+	return out
+}
+
+// Keys lists every key a configuration file may hold, in the reference's
+// notation ("db", "model.host", "logs[].name"), in declaration order; it is
+// how tests and docs learn the keys without retyping them.
+func Keys() []string {
+	return appendKeys(nil, "", reflect.TypeFor[Config]())
+}
+
+func appendKeys(out []string, prefix string, t reflect.Type) []string {
+	for _, s := range specsOf(t) {
+		switch {
+		case isTable(s.typ):
+			out = appendKeys(out, prefix+s.key+".", s.typ)
+		case s.typ.Kind() == reflect.Slice && isTable(s.typ.Elem()):
+			out = appendKeys(out, prefix+s.key+"[].", s.typ.Elem())
+		default:
+			out = append(out, prefix+s.key)
+		}
+	}
+	return out
+}
+
+// fieldByKey finds the field of the struct v declared as the dotted key
+// ("budget.deadline"); an undeclared key is a programming error
+// (TestOverrideKeysAreDeclared) and panics.
+func fieldByKey(v reflect.Value, key string) reflect.Value {
+	for part := range strings.SplitSeq(key, ".") {
+		found := false
+		for _, s := range specsOf(v.Type()) {
+			if s.key == part {
+				v, found = v.Field(s.index), true
+				break
+			}
+		}
+		if !found {
+			panic("config: no key " + strconv.Quote(key))
+		}
+	}
+	return v
+}
+
+// isTable reports whether t is a TOML table of the schema (not a value type
+// that happens to be a struct).
+func isTable(t reflect.Type) bool {
+	return t.Kind() == reflect.Struct && t != hostType && t != dsnType && t != timeType
+}
+
+// fillDefaults sets every field of the struct v that declares a default,
+// recursing into tables. A malformed default tag is a programming error that
+// TestDeclaredDefaultsParse catches; it panics here.
+func fillDefaults(v reflect.Value) {
+	for _, s := range specsOf(v.Type()) {
+		fv := v.Field(s.index)
+		if isTable(s.typ) {
+			fillDefaults(fv)
+			continue
+		}
+		if !s.hasDef {
+			continue
+		}
+		if err := setText(fv, s.def); err != nil {
+			panic(fmt.Sprintf("config: default of %s.%s: %v", v.Type().Name(), s.key, err))
+		}
+	}
+}
+
+// setText parses text as the value of a field of v's type.
+func setText(v reflect.Value, text string) error {
+	switch {
+	case v.Type() == hostType:
+		h, err := ParseHost(text)
+		if err != nil {
+			return err
+		}
+		v.Set(reflect.ValueOf(h))
+	case v.Type() == durationType:
+		d, err := time.ParseDuration(text)
+		if err != nil {
+			return err
+		}
+		v.SetInt(int64(d))
+	case v.Kind() == reflect.String:
+		v.SetString(text)
+	case v.Kind() == reflect.Int:
+		n, err := strconv.Atoi(text)
+		if err != nil {
+			return err
+		}
+		v.SetInt(int64(n))
+	case v.Kind() == reflect.Float64:
+		f, err := strconv.ParseFloat(text, 64)
+		if err != nil {
+			return err
+		}
+		v.SetFloat(f)
+	case v.Kind() == reflect.Bool:
+		b, err := strconv.ParseBool(text)
+		if err != nil {
+			return err
+		}
+		v.SetBool(b)
+	case v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.String:
+		v.Set(reflect.ValueOf(strings.Split(text, ",")))
+	default:
+		return fmt.Errorf("no default for a %s", v.Type())
+	}
+	return nil
+}
+
+// defaultsOf returns a T with its declared defaults, for one [[logs]] or
+// [[databases]] entry.
+func defaultsOf[T any]() T {
+	var x T
+	fillDefaults(reflect.ValueOf(&x).Elem())
+	return x
+}
+
+// NewLogSource returns a [[logs]] entry holding the declared defaults.
+func NewLogSource() LogSource { return defaultsOf[LogSource]() }
+
+// NewDatabase returns a [[databases]] entry holding the declared defaults.
+func NewDatabase() Database { return defaultsOf[Database]() }
+
+// Defaults returns the built-in configuration read from the declarations,
+// without the environment-dependent run store path.
+func Defaults() Config { return defaultsOf[Config]() }
+
+// checkFields checks every key of the struct v (at prefix) against its
+// declared range or enum, in declaration order; a key in custom is checked
+// by that function instead.
+func (v *validator) checkFields(prefix string, x reflect.Value, custom map[string]func(key string)) {
+	for _, s := range specsOf(x.Type()) {
+		key := prefix + "." + s.key
+		if fn, ok := custom[s.key]; ok {
+			fn(key)
+			continue
+		}
+		fv := x.Field(s.index)
+		switch {
+		case s.enum != nil:
+			v.enum(key, fv.String(), s)
+		case s.min == "" && s.max == "":
+		case s.typ == durationType:
+			lo, hi := mustDur(s.min), mustDur(s.max)
+			v.durRange(key, time.Duration(fv.Int()), lo, hi)
+		case fv.Kind() == reflect.Int:
+			v.intRange(key, int(fv.Int()), mustInt(s.min), mustInt(s.max))
+		case fv.Kind() == reflect.Float64:
+			lo, hi, f := mustFloat(s.min), mustFloat(s.max), fv.Float()
+			if f < lo || f > hi {
+				msg := fmt.Sprintf("must be between %s and %s", fmtFloat(lo), fmtFloat(hi))
+				if s.why != "" {
+					msg += " (" + s.why + ")"
+				}
+				v.bad(key, show(f), msg)
+			}
+		}
+	}
+}
+
+// enum checks val against the declared values of s.
+func (v *validator) enum(key, val string, s spec) {
+	for _, e := range s.enum {
+		if val == e {
+			return
+		}
+	}
+	msg := "must be one of " + strings.Join(s.enum, ", ")
+	if val == "" && s.required {
+		v.bad(key, `""`, "missing: "+msg)
+		return
+	}
+	v.bad(key, show(val), msg)
+}
+
+func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+// mustInt, mustDur and mustFloat read a bound tag; TestDeclaredBoundsParse
+// keeps every tag parsable.
+func mustInt(s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		panic("config: bound tag " + strconv.Quote(s) + ": " + err.Error())
+	}
+	return n
+}
+
+func mustDur(s string) time.Duration {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		panic("config: bound tag " + strconv.Quote(s) + ": " + err.Error())
+	}
+	return d
+}
+
+func mustFloat(s string) float64 {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		panic("config: bound tag " + strconv.Quote(s) + ": " + err.Error())
+	}
+	return f
+}
+
+// appendJSON writes the JSON view of v: tables as objects in declaration
+// order under their json names, durations as text ("5m"), times as RFC 3339,
+// arrays of tables as [] when empty, everything else through encoding/json
+// (so HostURL and DSN encode redacted).
+func appendJSON(b []byte, v reflect.Value) ([]byte, error) {
+	t := v.Type()
+	switch {
+	case t == durationType:
+		return strconv.AppendQuote(b, FormatDuration(time.Duration(v.Int()))), nil
+	case t == timeType:
+		return strconv.AppendQuote(b, v.Interface().(time.Time).Format(time.RFC3339)), nil
+	case isTable(t):
+		b = append(b, '{')
+		first := true
+		for i := range t.NumField() {
+			f := t.Field(i)
+			name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if !f.IsExported() || name == "-" || name == "" {
+				continue
+			}
+			if (opts == "omitzero" || opts == "omitempty") && v.Field(i).IsZero() {
+				continue
+			}
+			if !first {
+				b = append(b, ',')
+			}
+			first = false
+			b = strconv.AppendQuote(b, name)
+			b = append(b, ':')
+			var err error
+			if b, err = appendJSON(b, v.Field(i)); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, '}'), nil
+	case t.Kind() == reflect.Slice && isTable(t.Elem()):
+		b = append(b, '[')
+		for i := range v.Len() {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var err error
+			if b, err = appendJSON(b, v.Index(i)); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, ']'), nil
+	}
+	raw, err := jsonMarshal(v.Interface())
+	if err != nil {
+		return nil, err
+	}
+	return append(b, raw...), nil
+}
