@@ -103,9 +103,9 @@ func (d *Deps) Chat(ctx context.Context, req ChatRequest) (ChatOutput, error) {
 	intent, dec, storeErr := d.dispatch(rc, obs, t, sessionID, req.Query, sess)
 	out, err := d.finish(rc, intent, dec)
 	switch out.Status {
-	case release.StatusSuccess:
+	case harness.RunStatusSuccess:
 		notify(obs, StatusDone)
-	case release.StatusCancelled:
+	case harness.RunStatusCancelled:
 		notify(obs, StatusCancelled)
 	default:
 		notify(obs, StatusFailed)
@@ -175,7 +175,7 @@ func (d *Deps) systemChat(rc *harness.RunContext, t *chatTexts, query string) re
 		return t.failed(harness.StopInvalidOutput, t.emptyAnswer)
 	}
 	return release.Decision{
-		Outcome: release.Success, Status: release.StatusSuccess, StopReason: harness.StopCompleted,
+		Outcome: harness.OutcomeSuccess, StopReason: harness.StopCompleted,
 		Answer: harness.Truncate(answer, maxChatAnswerBytes) + "\n",
 	}
 }
@@ -271,14 +271,14 @@ func chatTextsFor(lang string) *chatTexts {
 // failed is a fail-closed outcome; msg must already be safe to show.
 func (t *chatTexts) failed(reason harness.StopReason, msg string) release.Decision {
 	return release.Decision{
-		Outcome: release.Failed, Status: release.StatusFailed, StopReason: reason,
+		Outcome: harness.OutcomeFailed, StopReason: reason,
 		Answer:    fmt.Sprintf("## %s\n\n"+t.failedLine+"\n", t.failedH, msg, reason),
 		ErrorCode: string(reason), ErrorMessage: msg,
 	}
 }
 
 func (t *chatTexts) cancelledDecision() release.Decision {
-	return release.Decision{Outcome: release.Cancelled, Status: release.StatusCancelled, StopReason: harness.StopCancelled, Answer: t.cancelled}
+	return release.Decision{Outcome: harness.OutcomeCancelled, StopReason: harness.StopCancelled, Answer: t.cancelled}
 }
 
 // stopped describes a run interruption or a refused model call.
@@ -339,20 +339,20 @@ func (t *chatTexts) routingFailed(rc *harness.RunContext, r routeResult) release
 	return t.stopped(r.Stop)
 }
 
-// conclude takes the run's single terminal transition for dec. When the run
-// already ended (a cancel from the observer while the executor finished),
-// dec is replaced by what the run's end says, so a late result cannot
-// complete a cancelled run.
+// conclude ends the run with dec (harness.RunContext.End) and publishes
+// what the run's actual end allows: dec itself, or, when the run already
+// ended otherwise (a cancel from the observer while the executor finished)
+// or dec claims more than its reason allows, the decision for that end, so
+// a late result cannot complete a cancelled run.
 func (t *chatTexts) conclude(rc *harness.RunContext, dec release.Decision) release.Decision {
-	if rc.Terminate(dec.StopReason) {
-		return dec
+	end := rc.End(dec.StopReason, dec.Outcome)
+	switch {
+	case end.Outcome != dec.Outcome:
+		return t.stopped(end.Reason)
+	case end.Reason != dec.StopReason && dec.Outcome != harness.OutcomeFallback:
+		return t.stopped(end.Reason)
 	}
-	lc, reason := rc.State()
-	if lc == harness.Cancelled {
-		return t.cancelledDecision()
-	}
-	if reason == "" || reason == dec.StopReason {
-		return dec
-	}
-	return t.stopped(reason)
+	// A fallback's fixed account stays true under another honest reason.
+	dec.StopReason = end.Reason
+	return dec
 }

@@ -221,7 +221,7 @@ func (d *Deps) knowledgeQuery(rc *harness.RunContext, t *chatTexts, query string
 	case inv.EvidenceStatus == tools.NoEvidence:
 		// Nothing to answer from: the fixed answer, no model call.
 		return withChecks(release.Decision{
-			Outcome: release.Fallback, Status: release.StatusSuccess, StopReason: harness.StopNoConclusion,
+			Outcome: harness.OutcomeFallback, StopReason: harness.StopNoConclusion,
 			Answer: t.noEvidence,
 		})
 	case inv.EvidenceStatus != tools.EvidenceFound:
@@ -260,7 +260,7 @@ func (d *Deps) knowledgeQuery(rc *harness.RunContext, t *chatTexts, query string
 		return withChecks(t.failed(harness.StopInvalidOutput, t.invalidAnswer))
 	}
 	return withChecks(release.Decision{
-		Outcome: release.Success, Status: release.StatusSuccess, StopReason: harness.StopCompleted,
+		Outcome: harness.OutcomeSuccess, StopReason: harness.StopCompleted,
 		Answer: md, Reviews: []release.GuardReview{review},
 	})
 }

@@ -48,21 +48,6 @@ const (
 	StopInternal         StopReason = "INTERNAL_ERROR"
 )
 
-// lifecycleFor maps a controlled stop reason to the lifecycle it ends in.
-func lifecycleFor(r StopReason) Lifecycle {
-	switch r {
-	case StopToolBudget, StopModelBudget, StopTokenBudget, StopByteBudget:
-		return BudgetExhausted
-	case StopDeadline:
-		return DeadlineReached
-	case StopCancelled:
-		return Cancelled
-	case StopCompleted, StopNoConclusion, StopSaturated, StopGuardRejected:
-		return Completed
-	}
-	return Failed
-}
-
 // Budget is the set of hard limits one run may consume.
 type Budget struct {
 	MaxModelCalls int           `json:"max_model_calls"`

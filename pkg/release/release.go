@@ -12,33 +12,10 @@ import (
 	"github.com/superbiz/superbiz/pkg/model"
 )
 
-// Outcome is the release outcome of a run (docs/SPEC.md#release-outcomes).
-type Outcome string
-
-// The release outcomes.
-const (
-	// Success: a conclusion passed both guards and is published.
-	Success Outcome = "SUCCESS"
-	// Fallback: the run finished honestly without a publishable conclusion.
-	Fallback Outcome = "FALLBACK"
-	// Failed: a failure without safe progress to show.
-	Failed Outcome = "FAILED"
-	// Cancelled: the run was cancelled; nothing is published.
-	Cancelled Outcome = "CANCELLED"
-)
-
-// The run statuses a Decision carries (status in docs/SPEC.md#diagnose--o-json).
-const (
-	StatusSuccess   = "SUCCESS"
-	StatusFailed    = "FAILED"
-	StatusCancelled = "CANCELLED"
-)
-
 // Decision is everything the application persists and shows after release.
 type Decision struct {
-	Outcome Outcome
-	// Status is the run status: SUCCESS for the SUCCESS and FALLBACK outcomes.
-	Status     string
+	// Outcome is what is published; its run status is Outcome.Status().
+	Outcome    harness.Outcome
 	StopReason harness.StopReason
 	// Answer is the bounded Markdown shown to the user.
 	Answer string
@@ -165,26 +142,26 @@ func (r *releaser) draft() Decision {
 	}
 	p := buildPublished(r.query, d, byID, r.sc)
 	return r.terminate(Decision{
-		Outcome: Success, Status: StatusSuccess, StopReason: harness.StopCompleted,
+		Outcome: harness.OutcomeSuccess, StopReason: harness.StopCompleted,
 		Answer: r.lang.successAnswer(p), Published: p, Checks: r.progress.Checks, Reviews: r.reviews,
 	})
 }
 
-// terminate takes the run's single terminal transition for d; when the run
-// had already ended, d is replaced by what the run's end says.
+// terminate ends the run with d (harness.RunContext.End) and publishes what
+// the run's actual end allows: d itself, or, when another stop ended the
+// run first or d claims more than its reason allows, the decision for that
+// end.
 func (r *releaser) terminate(d Decision) Decision {
-	if r.rc.Terminate(d.StopReason) {
+	end := r.rc.End(d.StopReason, d.Outcome)
+	switch {
+	case end.Reason == d.StopReason && end.Outcome == d.Outcome:
 		return d
-	}
-	lc, reason := r.rc.State()
-	if lc == harness.Cancelled {
+	case end.Outcome == harness.OutcomeCancelled:
 		return r.cancelled()
+	case end.Outcome == harness.OutcomeFallback:
+		return r.fallback(end.Reason)
 	}
-	if reason == "" || reason == d.StopReason {
-		// Ended by the same reason elsewhere (e.g. the agent's own stop).
-		return d
-	}
-	return r.failed(reason, r.lang.failMessage(reason, nil))
+	return r.failed(end.Reason, r.lang.failMessage(end.Reason, nil))
 }
 
 // fallback is the honest no-conclusion outcome with its bounded content.
@@ -194,7 +171,7 @@ func (r *releaser) fallback(reason harness.StopReason) Decision {
 		lim = &r.res.Draft.Limitations
 	}
 	return Decision{
-		Outcome: Fallback, Status: StatusSuccess, StopReason: reason,
+		Outcome: harness.OutcomeFallback, StopReason: reason,
 		Answer: r.lang.fallbackAnswer(reason, r.progress, lim, r.sc, r.rc.RunID()),
 		Checks: r.progress.Checks, Reviews: r.reviews,
 	}
@@ -203,7 +180,7 @@ func (r *releaser) fallback(reason harness.StopReason) Decision {
 // failed is the fail-closed outcome; msg must already be safe to show.
 func (r *releaser) failed(reason harness.StopReason, msg string) Decision {
 	return Decision{
-		Outcome: Failed, Status: StatusFailed, StopReason: reason,
+		Outcome: harness.OutcomeFailed, StopReason: reason,
 		Answer: r.lang.failedAnswer(reason, msg), Checks: r.progress.Checks, Reviews: r.reviews,
 		ErrorCode: string(reason), ErrorMessage: msg,
 	}
@@ -211,7 +188,7 @@ func (r *releaser) failed(reason harness.StopReason, msg string) Decision {
 
 func (r *releaser) cancelled() Decision {
 	return Decision{
-		Outcome: Cancelled, Status: StatusCancelled, StopReason: harness.StopCancelled,
+		Outcome: harness.OutcomeCancelled, StopReason: harness.StopCancelled,
 		Answer: r.lang.cancelledAnswer, Checks: r.progress.Checks, Reviews: r.reviews,
 	}
 }
