@@ -125,8 +125,7 @@ func (d *Deps) dispatch(rc *harness.RunContext, obs Observer, t *chatTexts, sess
 		return "", t.conclude(rc, t.routingFailed(rc, routed)), nil
 	}
 	if err := d.Store.SetIntent(context.WithoutCancel(rc.Context()), rc.RunID(), routed.Intent); err != nil {
-		rc.Terminate(harness.StopInternal)
-		return routed.Intent, t.failed(harness.StopInternal, t.internal), fmt.Errorf("store routed intent: %w", err)
+		return routed.Intent, t.conclude(rc, t.failed(harness.StopInternal, t.internal)), fmt.Errorf("store routed intent: %w", err)
 	}
 	switch routed.Intent {
 	case runstore.IntentSystemChat:

@@ -4,7 +4,15 @@ package harness
 // outcome, lifecycle, stop reason) and the one rule of how a run may end:
 // which lifecycle each stop reason ends in and which release outcome it
 // allows. The run store keeps the same words as plain strings (its SQL CHECK
-// sets); a test holds the three in agreement.
+// sets); a test in pkg/runstore holds the three in agreement.
+//
+// Who ends a run: the harness stops it for a cancel (CANCELLED) or a failed
+// audit (INTERNAL_ERROR), and the agent for its own stops (Terminate); the
+// releaser of the run — release for a diagnosis, the chat executors for
+// theirs, the application for a run left open — ends it with End, which
+// takes the transition if nobody did and settles the outcome by the table
+// below. Whichever stop came first, the outcome comes from ruleOf and
+// Settle, never from the caller that came second.
 
 // RunStatus is a stored run's status: RUNNING until its single terminal
 // transition, then SUCCESS (a released SUCCESS or FALLBACK), FAILED or
@@ -113,17 +121,18 @@ func lifecycleFor(r StopReason) Lifecycle {
 
 // Settle is the release outcome a run ending for reason gets when its
 // releaser proposes proposed: the proposal, capped by the best outcome the
-// reason allows. A cancellation is always CANCELLED, and CANCELLED is never
-// the outcome of another reason.
+// reason allows. A cancellation is always CANCELLED, CANCELLED is never the
+// outcome of another reason, and an unknown proposal fails closed.
 func Settle(reason StopReason, proposed Outcome) Outcome {
 	ru, _ := ruleOf(reason)
 	switch {
 	case ru.best == OutcomeCancelled:
 		return OutcomeCancelled
-	case proposed == OutcomeCancelled:
-		return OutcomeFailed
 	case rank(proposed) < rank(ru.best):
 		return ru.best
+	case rank(proposed) == rank(OutcomeFailed):
+		// FAILED, a CANCELLED without its reason, or no known outcome.
+		return OutcomeFailed
 	}
 	return proposed
 }

@@ -210,7 +210,10 @@ func (rc *RunContext) State() (Lifecycle, StopReason) {
 }
 
 // Terminate performs the run's single terminal transition for reason; it
-// reports false (and changes nothing) when the run already ended.
+// reports false (and changes nothing) when the run already ended. It stops
+// work without deciding what is published: the harness calls it (Cancel, a
+// failed audit) and so does the agent for its own stops; whoever releases
+// the run ends it with End, which settles the outcome (ending.go).
 func (rc *RunContext) Terminate(reason StopReason) bool {
 	rc.mu.Lock()
 	if rc.lifecycle != Running {

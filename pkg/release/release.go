@@ -45,10 +45,11 @@ type Config struct {
 	ObservationLimit int
 }
 
-// Release applies the outcome rules of docs/SPEC.md#release-outcomes to the agent's result.
-// For a draft it performs the run's single terminal transition; when that
-// transition was already taken (e.g. Ctrl-C during the guard call), a late
-// guard answer cannot complete the run and the outcome follows the run.
+// Release applies the outcome rules of docs/SPEC.md#release-outcomes to the
+// agent's result and ends the run through harness.RunContext.End, whatever
+// the result: when the run's end was already taken (e.g. Ctrl-C during the
+// guard call), a late guard answer cannot complete the run and the outcome
+// follows the run's actual end.
 func Release(rc *harness.RunContext, cfg Config, query string, res agent.Result) Decision {
 	r := &releaser{rc: rc, cfg: cfg, query: query, res: res, sc: newScrubber(res.Invocations), lang: textsFor(agent.PromptLanguage(cfg.Language, query))}
 	r.progress = progressOf(res)
@@ -60,34 +61,30 @@ func Release(rc *harness.RunContext, cfg Config, query string, res agent.Result)
 		return r.draft()
 	case agent.KindStopped:
 		reason := orInternal(res.StopReason)
-		rc.Terminate(reason)
 		if r.progress.HasProgress() {
-			return r.fallback(reason)
+			return r.terminate(r.fallback(reason))
 		}
-		return r.failed(reason, r.lang.failStopped(reason))
+		return r.terminate(r.failed(reason, r.lang.failStopped(reason)))
 	case agent.KindFailed:
-		rc.Terminate(orInternal(res.StopReason))
 		if res.Snapshot != nil && res.Snapshot.HasProgress() {
-			return r.fallback(harness.StopInvalidOutput)
+			return r.terminate(r.fallback(harness.StopInvalidOutput))
 		}
-		d := r.failed(orInternal(res.StopReason), r.lang.failMessage(orInternal(res.StopReason), res.Err))
+		reason := orInternal(res.StopReason)
+		d := r.terminate(r.failed(reason, r.lang.failMessage(reason, res.Err)))
 		if d.StopReason == harness.StopModelUnavailable {
 			d.ModelError = model.AsError(res.Err)
 		}
 		return d
 	case agent.KindRejected:
-		rc.Terminate(harness.StopInputRejected)
 		msg := r.lang.inputRejected
 		if res.Err != nil {
 			msg = safe(res.Err.Error(), 500)
 		}
-		return r.failed(harness.StopInputRejected, msg)
+		return r.terminate(r.failed(harness.StopInputRejected, msg))
 	case agent.KindCancelled:
-		rc.Terminate(harness.StopCancelled)
-		return r.cancelled()
+		return r.terminate(r.cancelled())
 	}
-	rc.Terminate(harness.StopInternal)
-	return r.failed(harness.StopInternal, r.lang.failMessage(harness.StopInternal, nil))
+	return r.terminate(r.failed(harness.StopInternal, r.lang.failMessage(harness.StopInternal, nil)))
 }
 
 type releaser struct {
@@ -105,12 +102,10 @@ type releaser struct {
 func (r *releaser) draft() Decision {
 	d := r.res.Draft
 	if d == nil {
-		r.rc.Terminate(harness.StopInternal)
-		return r.failed(harness.StopInternal, r.lang.failMessage(harness.StopInternal, nil))
+		return r.terminate(r.failed(harness.StopInternal, r.lang.failMessage(harness.StopInternal, nil)))
 	}
 	if r.rc.Interrupted() == harness.StopCancelled {
-		r.rc.Terminate(harness.StopCancelled)
-		return r.cancelled()
+		return r.terminate(r.cancelled())
 	}
 	ev := EvidenceGuard(d, r.res.Invocations)
 	r.reviews = append(r.reviews, ev)
@@ -130,8 +125,7 @@ func (r *releaser) draft() Decision {
 	switch interrupted {
 	case "":
 	case harness.StopCancelled:
-		r.rc.Terminate(harness.StopCancelled)
-		return r.cancelled()
+		return r.terminate(r.cancelled())
 	case harness.StopDeadline:
 		return r.terminate(r.fallback(harness.StopDeadline))
 	default:

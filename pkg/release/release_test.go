@@ -514,3 +514,38 @@ func TestDeadlineDuringGuard(t *testing.T) {
 		t.Fatalf("answer =\n%s", d.Answer)
 	}
 }
+
+// The outcome follows the run's actual end (harness.RunContext.End): when
+// another honest stop ended the run first (the agent's own, say), a draft
+// without a conclusion is still a FALLBACK, reported with that stop's
+// reason, never turned into FAILED; a failure taken first stays a failure.
+func TestEarlierStopKeepsTheOutcomeItAllows(t *testing.T) {
+	cases := []struct {
+		first   harness.StopReason
+		outcome harness.Outcome
+		life    harness.Lifecycle
+	}{
+		{harness.StopSaturated, harness.OutcomeFallback, harness.Completed},
+		{harness.StopToolBudget, harness.OutcomeFallback, harness.BudgetExhausted},
+		{harness.StopInternal, harness.OutcomeFailed, harness.Failed},
+	}
+	for _, tc := range cases {
+		t.Run(string(tc.first), func(t *testing.T) {
+			f := newFixture(t)
+			f.standardChecks()
+			f.rc.Terminate(tc.first)
+			d := f.release(f.draftResult(draftJSON(false,
+				item{agent.Finding, "pool at 50/50 with 17 waiters", "order-service logs 14:00-15:00", []string{"call_ab12cd34"}},
+			)))
+			if d.Outcome != tc.outcome || d.StopReason != tc.first || d.Published != nil {
+				t.Fatalf("decision = %s/%s, want %s/%s", d.Outcome, d.StopReason, tc.outcome, tc.first)
+			}
+			if lc, r := f.rc.State(); lc != tc.life || r != tc.first {
+				t.Fatalf("state %s %s", lc, r)
+			}
+			if f.srv.ChatCount() != 0 {
+				t.Fatalf("the guard was called for a draft without a conclusion")
+			}
+		})
+	}
+}
