@@ -27,7 +27,7 @@ type TurnFinishedMsg struct {
 	Markdown   string
 	Outcome    harness.Outcome
 	StopReason harness.StopReason
-	ExitCode   int // what `diagnose` would exit with; shown only when not 0
+	ExitCode   int // the run's exit code (one mapping in cmd); shown only when not 0
 }
 
 // ChatOptions configures the chat view; like DiagnoseOptions it holds all
