@@ -345,10 +345,7 @@ func (t *chatTexts) routingFailed(rc *harness.RunContext, r routeResult) release
 // a late result cannot complete a cancelled run.
 func (t *chatTexts) conclude(rc *harness.RunContext, dec release.Decision) release.Decision {
 	end := rc.End(dec.StopReason, dec.Outcome)
-	switch {
-	case end.Outcome != dec.Outcome:
-		return t.stopped(end.Reason)
-	case end.Reason != dec.StopReason && dec.Outcome != harness.OutcomeFallback:
+	if end.Outcome != dec.Outcome || (end.Reason != dec.StopReason && dec.Outcome != harness.OutcomeFallback) {
 		return t.stopped(end.Reason)
 	}
 	// A fallback's fixed account stays true under another honest reason.
