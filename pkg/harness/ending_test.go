@@ -2,8 +2,15 @@ package harness
 
 import (
 	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/superbiz/superbiz/internal/goconst"
@@ -184,5 +191,56 @@ func TestOutcomeStatus(t *testing.T) {
 		if got, ok := want[o]; !ok || o.Status() != got {
 			t.Errorf("%s has status %s, want %s", o, o.Status(), got)
 		}
+	}
+}
+
+// Who ends a run is fixed: only the harness (Cancel, a failed audit) and
+// the agent (its own stops) call Terminate; every releaser — release, the
+// chat executors, the application — ends runs through End, so the outcome
+// always comes from the ending table. A direct Terminate anywhere else
+// fails here.
+func TestOnlyTheHarnessAndTheAgentTerminate(t *testing.T) {
+	allowed := map[string]bool{"pkg/harness": true, "pkg/agent": true}
+	root := filepath.Join("..", "..")
+	fset := token.NewFileSet()
+	var callers []string
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if n := d.Name(); n == "testdata" || (strings.HasPrefix(n, ".") && path != root) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		rel, err := filepath.Rel(root, path)
+		if err != nil {
+			return err
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			if sel, ok := call.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "Terminate" && !allowed[filepath.ToSlash(filepath.Dir(rel))] {
+				callers = append(callers, fmt.Sprintf("%s:%d", filepath.ToSlash(rel), fset.Position(call.Pos()).Line))
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(callers) > 0 {
+		t.Errorf("Terminate called outside the harness and the agent (end runs with RunContext.End): %s", strings.Join(callers, ", "))
 	}
 }
