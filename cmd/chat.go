@@ -135,7 +135,7 @@ func (a *app) chatLines(ctx context.Context, d *usecase.Deps, cfg *config.Config
 		if err := a.printChatTurn(out); err != nil {
 			return err
 		}
-		if out.ReleaseOutcome == "CANCELLED" {
+		if outcomeExit(out) == ExitCancelled {
 			return &ExitError{Code: ExitCancelled, Err: errors.New("cancelled; the turn is stored as CANCELLED")}
 		}
 		worst = max(worst, chatExit(out))
@@ -161,17 +161,19 @@ func (a *app) chatLines(ctx context.Context, d *usecase.Deps, cfg *config.Config
 	return &ExitError{Code: worst}
 }
 
-// chatExit grades one turn for line mode's exit code: a released answer or
-// an honest fallback is fine; a model failure (also one that left the
-// message unrouted) is 4; any other failure is 1.
+// chatExit grades one turn for line mode's exit code
+// (docs/SPEC.md#superbiz-chat) from the run's own exit (outcomeExit): an
+// honest fallback counts as answered and a rejected message as failed, so
+// a turn is 0, 4 (the model, or the router, could not answer) or 1.
 func chatExit(out usecase.Output) int {
-	switch {
-	case out.Status == "SUCCESS":
+	switch code := outcomeExit(out); code {
+	case ExitFallback:
 		return ExitOK
-	case out.ModelError != nil, harness.StopReason(out.StopReason) == harness.StopModelUnavailable:
-		return ExitUnavailable
+	case ExitUsage:
+		return ExitFailed
+	default:
+		return code
 	}
-	return ExitFailed
 }
 
 // printChatTurn prints one answer: a JSON line, or Markdown with its intent.
@@ -245,10 +247,10 @@ func (a *app) chatTUI(ctx context.Context, d *usecase.Deps, session string, cont
 				errMu.Lock()
 				storeErr = err
 				errMu.Unlock()
-				sink.Post(tui.TurnFinishedMsg{Intent: "", Markdown: "**Error:** " + redact.StripControl(err.Error()), Outcome: "FAILED", ExitCode: ExitFailed})
+				sink.Post(tui.TurnFinishedMsg{Intent: "", Markdown: "**Error:** " + redact.StripControl(err.Error()), Outcome: harness.OutcomeFailed, ExitCode: ExitFailed})
 				return
 			}
-			sink.Post(tui.TurnFinishedMsg{Intent: out.Intent, Markdown: out.Answer, Outcome: out.ReleaseOutcome, StopReason: out.StopReason, ExitCode: exitFor(out)})
+			sink.Post(tui.TurnFinishedMsg{Intent: out.Intent, Markdown: out.Answer, Outcome: out.ReleaseOutcome, StopReason: out.StopReason, ExitCode: outcomeExit(out)})
 		},
 		OnCancel: s.Cancel,
 	})

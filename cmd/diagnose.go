@@ -258,53 +258,33 @@ func (a *app) printOutput(out usecase.Output, note string, tuiDrew bool) error {
 }
 
 func outcomeWord(out usecase.Output) string {
-	if out.StopReason != "" && out.ReleaseOutcome != "SUCCESS" {
-		return out.ReleaseOutcome + " (" + out.StopReason + ")"
+	if out.StopReason != "" && out.ReleaseOutcome != harness.OutcomeSuccess {
+		return string(out.ReleaseOutcome) + " (" + string(out.StopReason) + ")"
 	}
-	return out.ReleaseOutcome
+	return string(out.ReleaseOutcome)
 }
 
-// exitFor is the exit code of a finished run.
-func exitFor(out usecase.Output) int {
-	switch out.ReleaseOutcome {
-	case "SUCCESS":
-		return ExitOK
-	case "FALLBACK":
-		return ExitFallback
-	case "CANCELLED":
-		return ExitCancelled
-	}
-	switch harness.StopReason(out.StopReason) {
-	case harness.StopInputRejected:
-		return ExitUsage
-	case harness.StopModelUnavailable:
-		return ExitUnavailable
-	}
-	return ExitFailed
-}
-
-// runExit maps a finished run to the exit code of docs/SPEC.md#exit-codes, with the
-// message a person can act on.
+// runExit is the exit (outcomeExit) of a finished run, with the message a
+// person can act on.
 func runExit(out usecase.Output, cfg *config.Config) error {
-	switch out.ReleaseOutcome {
-	case "SUCCESS":
-		return nil
-	case "FALLBACK":
-		return &ExitError{Code: ExitFallback}
-	case "CANCELLED":
-		return &ExitError{Code: ExitCancelled, Err: errors.New("cancelled; the run is stored as CANCELLED")}
-	}
+	code := outcomeExit(out)
 	msg := "the run failed"
 	if out.Error != nil && out.Error.Message != "" {
 		msg = out.Error.Message
 	}
-	switch harness.StopReason(out.StopReason) {
-	case harness.StopInputRejected:
-		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("input rejected before any model call: %s", msg)}
-	case harness.StopModelUnavailable:
-		return &ExitError{Code: ExitUnavailable, Err: fmt.Errorf("%s\n%s", msg, modelHint(cfg, out.ModelError))}
+	switch code {
+	case ExitOK:
+		return nil
+	case ExitFallback:
+		return &ExitError{Code: code}
+	case ExitCancelled:
+		return &ExitError{Code: code, Err: errors.New("cancelled; the run is stored as CANCELLED")}
+	case ExitUsage:
+		return &ExitError{Code: code, Err: fmt.Errorf("input rejected before any model call: %s", msg)}
+	case ExitUnavailable:
+		return &ExitError{Code: code, Err: fmt.Errorf("%s\n%s", msg, modelHint(cfg, out.ModelError))}
 	}
-	return &ExitError{Code: ExitFailed, Err: fmt.Errorf("%s (%s; see `superbiz runs show %s`)", msg, out.StopReason, out.RunID)}
+	return &ExitError{Code: code, Err: fmt.Errorf("%s (%s; see `superbiz runs show %s`)", msg, out.StopReason, out.RunID)}
 }
 
 // outputWidth is stdout's width for rendering, 80 when unknown.
@@ -372,7 +352,7 @@ func (a *app) diagnoseTUI(ctx context.Context, d *usecase.Deps, req usecase.Diag
 			if note != "" {
 				md = "_" + note + "_\n\n" + md
 			}
-			sink.Post(tui.ReportMsg{Markdown: md, ExitCode: exitFor(out), Outcome: out.ReleaseOutcome, StopReason: out.StopReason})
+			sink.Post(tui.ReportMsg{Markdown: md, ExitCode: outcomeExit(out), Outcome: out.ReleaseOutcome, StopReason: out.StopReason})
 		} else {
 			p.Quit()
 		}

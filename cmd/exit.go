@@ -3,6 +3,9 @@ package cmd
 import (
 	"errors"
 	"fmt"
+
+	usecase "github.com/superbiz/superbiz/pkg/app"
+	"github.com/superbiz/superbiz/pkg/harness"
 )
 
 // Exit codes of docs/SPEC.md#exit-codes, named so commands say what happened rather
@@ -69,4 +72,29 @@ func exitCode(err error) (code int, usage bool) {
 		return ee.Code, ee.Usage
 	}
 	return ExitFailed, false
+}
+
+// outcomeExit is the one mapping from a finished run to its exit code
+// (docs/SPEC.md#exit-codes), used by diagnose, chat (line mode and the
+// screen), replay and both terminal UIs: SUCCESS 0, FALLBACK 3, CANCELLED
+// 130 (the root turns it into 143 or 129 for SIGTERM or SIGHUP); a FAILED
+// run is 2 for input rejected before any model call, 4 when the model failed
+// (stop reason MODEL_UNAVAILABLE, or a typed model error, as when the router
+// could not reach the model), else 1.
+func outcomeExit(out usecase.Output) int {
+	switch out.ReleaseOutcome {
+	case harness.OutcomeSuccess:
+		return ExitOK
+	case harness.OutcomeFallback:
+		return ExitFallback
+	case harness.OutcomeCancelled:
+		return ExitCancelled
+	}
+	switch {
+	case out.StopReason == harness.StopInputRejected:
+		return ExitUsage
+	case out.StopReason == harness.StopModelUnavailable, out.ModelError != nil:
+		return ExitUnavailable
+	}
+	return ExitFailed
 }

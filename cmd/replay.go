@@ -111,10 +111,10 @@ func (a *app) runReplay(cmd *cobra.Command, id string, f replayFlags) error {
 		// Progress is a courtesy: the replay itself is stored and reported.
 		fmt.Fprintf(a.io.ErrOut, "superbiz: progress lines stopped: %v\n", printer.Err())
 	}
-	if ctx.Err() != nil && rep.Result.ReleaseOutcome == runstore.OutcomeCancelled {
+	if ctx.Err() != nil && outcomeExit(rep.Result) == ExitCancelled {
 		return &ExitError{Code: ExitCancelled, Err: fmt.Errorf("cancelled; the replay is stored as %s (CANCELLED)", rep.ReplayRunID)}
 	}
-	if f.liveModel && harness.StopReason(rep.Result.StopReason) == harness.StopModelUnavailable {
+	if f.liveModel && rep.Result.StopReason == harness.StopModelUnavailable {
 		fmt.Fprintf(a.io.ErrOut, "hint: --live-model needs a reachable model: start Ollama with `ollama serve`, or point --host / OLLAMA_HOST at a running server (tried %s)\n", cfg.Model.Host.Redacted())
 	}
 	if !rep.Identical {

@@ -99,9 +99,9 @@ func (d *Deps) Chat(ctx context.Context, req ChatRequest) (ChatOutput, error) {
 	intent, dec, storeErr := d.dispatch(rc, obs, t, sessionID, req.Query, sess)
 	out, err := d.finish(rc, intent, dec)
 	switch out.Status {
-	case release.StatusSuccess:
+	case harness.RunStatusSuccess:
 		notify(obs, StatusDone)
-	case release.StatusCancelled:
+	case harness.RunStatusCancelled:
 		notify(obs, StatusCancelled)
 	default:
 		notify(obs, StatusFailed)
@@ -121,8 +121,7 @@ func (d *Deps) dispatch(rc *harness.RunContext, obs Observer, t release.Chat, se
 		return "", conclude(rc, t, t.RoutingFailed(rc, routed.Stop, routed.Err)), nil
 	}
 	if err := d.Store.SetIntent(context.WithoutCancel(rc.Context()), rc.RunID(), routed.Intent); err != nil {
-		rc.Terminate(harness.StopInternal)
-		return routed.Intent, t.NotStored(), fmt.Errorf("store routed intent: %w", err)
+		return routed.Intent, conclude(rc, t, t.NotStored()), fmt.Errorf("store routed intent: %w", err)
 	}
 	switch routed.Intent {
 	case runstore.IntentSystemChat:
@@ -179,20 +178,17 @@ func (d *Deps) diagnosis(rc *harness.RunContext, obs Observer, sessionID, query 
 	return release.Release(rc, release.Config{Model: d.Model, Language: d.Language, ObservationLimit: d.Limits.Observation}, query, res)
 }
 
-// conclude takes the run's single terminal transition for dec. When the run
-// already ended (a cancel from the observer while the executor finished),
-// dec is replaced by what the run's end says, so a late result cannot
-// complete a cancelled run.
+// conclude takes the run's single terminal transition for dec through
+// RunContext.End, which settles the outcome by the run's actual stop reason.
+// When the run ended otherwise first (a cancel from the observer while the
+// executor finished), the published decision is what that end says, so a
+// late result cannot complete a cancelled run; a fallback's fixed account
+// stays true under another honest reason.
 func conclude(rc *harness.RunContext, t release.Chat, dec release.Decision) release.Decision {
-	if rc.Terminate(dec.StopReason) {
-		return dec
+	end := rc.End(dec.StopReason, dec.Outcome)
+	if end.Outcome != dec.Outcome || (end.Reason != dec.StopReason && dec.Outcome != harness.OutcomeFallback) {
+		return t.Stopped(end.Reason)
 	}
-	lc, reason := rc.State()
-	if lc == harness.Cancelled {
-		return t.Cancelled()
-	}
-	if reason == "" || reason == dec.StopReason {
-		return dec
-	}
-	return t.Stopped(reason)
+	dec.StopReason = end.Reason
+	return dec
 }

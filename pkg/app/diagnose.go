@@ -64,9 +64,9 @@ type Output struct {
 	SessionID      string                   `json:"session_id"`
 	RunID          string                   `json:"run_id"`
 	Intent         string                   `json:"intent"`
-	Status         string                   `json:"status"`
-	ReleaseOutcome string                   `json:"release_outcome"`
-	StopReason     string                   `json:"stop_reason"`
+	Status         harness.RunStatus        `json:"status"`
+	ReleaseOutcome harness.Outcome          `json:"release_outcome"`
+	StopReason     harness.StopReason       `json:"stop_reason"`
 	Answer         string                   `json:"answer"`
 	Result         *release.PublishedResult `json:"result"`
 	Checks         []Check                  `json:"checks"`
@@ -184,7 +184,7 @@ func (d *Deps) openRun(ctx context.Context, sessionID, query, intent, replayOf s
 func (d *Deps) finish(rc *harness.RunContext, intent string, dec release.Decision) (Output, error) {
 	store := context.WithoutCancel(rc.Context())
 	auditErr := rc.AuditError()
-	if auditErr != nil && dec.Outcome != release.Cancelled {
+	if auditErr != nil && dec.Outcome != harness.OutcomeCancelled {
 		dec = release.AuditFailed(dec, runstore.IsFull(auditErr))
 	}
 	for _, g := range dec.Reviews {
@@ -200,13 +200,12 @@ func (d *Deps) finish(rc *harness.RunContext, intent string, dec release.Decisio
 	lifecycle, _ := rc.State()
 	if lifecycle == harness.Running {
 		// Release normally ends the run; a run it left open ends here.
-		rc.Terminate(harness.StopReason(dec.StopReason))
-		lifecycle, _ = rc.State()
+		lifecycle = rc.End(dec.StopReason, dec.Outcome).Lifecycle
 	}
 	checks := publicChecks(dec.Checks)
 	out := Output{
 		SessionID: rc.SessionID(), RunID: rc.RunID(), Intent: intent,
-		Status: dec.Status, ReleaseOutcome: string(dec.Outcome), StopReason: string(dec.StopReason),
+		Status: dec.Outcome.Status(), ReleaseOutcome: dec.Outcome, StopReason: dec.StopReason,
 		Answer: dec.Answer, Result: dec.Published, Checks: checks,
 		Usage: OutputUsage{ModelCalls: u.ModelCalls, ToolCalls: u.ToolCalls, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, Bytes: u.Bytes, DurationMS: rc.Elapsed().Milliseconds()},
 	}
@@ -225,7 +224,7 @@ func (d *Deps) finish(rc *harness.RunContext, intent string, dec release.Decisio
 		return Output{}, fmt.Errorf("encode checks: %w", err)
 	}
 	fin := runstore.Finish{
-		Status: dec.Status, ReleaseOutcome: string(dec.Outcome), StopReason: string(dec.StopReason),
+		Status: string(dec.Outcome.Status()), ReleaseOutcome: string(dec.Outcome), StopReason: string(dec.StopReason),
 		Lifecycle: string(lifecycle), Answer: dec.Answer, PublishedResult: published, Checks: checksJSON,
 		Usage:      runstore.Usage{ModelCalls: u.ModelCalls, ToolCalls: u.ToolCalls, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, Bytes: u.Bytes},
 		DurationMS: out.Usage.DurationMS, ErrorCode: dec.ErrorCode, ErrorMessage: dec.ErrorMessage,
@@ -236,7 +235,7 @@ func (d *Deps) finish(rc *harness.RunContext, intent string, dec release.Decisio
 	if auditErr != nil {
 		return out, auditErr
 	}
-	rc.Emit(harness.RunFinished{Meta: rc.Meta(), Lifecycle: lifecycle, StopReason: harness.StopReason(dec.StopReason), Usage: u, Duration: rc.Elapsed(), Outcome: string(dec.Outcome), Answer: dec.Answer})
+	rc.Emit(harness.RunFinished{Meta: rc.Meta(), Lifecycle: lifecycle, StopReason: dec.StopReason, Usage: u, Duration: rc.Elapsed(), Outcome: dec.Outcome, Answer: dec.Answer})
 	return out, nil
 }
 

@@ -261,7 +261,7 @@ func FuzzParseKnowledgeAnswer(f *testing.F) {
 			t.Fatalf("accepted out-of-bounds answer %+v", a)
 		}
 		dec := chat.Knowledge(a, lookup)
-		if dec.Outcome != release.Success {
+		if dec.Outcome != harness.OutcomeSuccess {
 			return
 		}
 		md := dec.Answer

@@ -124,7 +124,7 @@ type RunFinished struct {
 	Usage      Usage
 	Duration   time.Duration
 	// Outcome and Answer are set by the application after release.
-	Outcome string
+	Outcome Outcome
 	Answer  string
 }
 

@@ -50,21 +50,6 @@ const (
 	StopInternal         StopReason = "INTERNAL_ERROR"
 )
 
-// lifecycleFor maps a controlled stop reason to the lifecycle it ends in.
-func lifecycleFor(r StopReason) Lifecycle {
-	switch r {
-	case StopToolBudget, StopModelBudget, StopTokenBudget, StopByteBudget:
-		return BudgetExhausted
-	case StopDeadline:
-		return DeadlineReached
-	case StopCancelled:
-		return Cancelled
-	case StopCompleted, StopNoConclusion, StopSaturated, StopGuardRejected:
-		return Completed
-	}
-	return Failed
-}
-
 // Budget is the set of hard limits one run may consume: the configuration's
 // [budget] table, declared once (keys, defaults, bounds) in pkg/config.
 type Budget = config.Budget
@@ -219,7 +204,10 @@ func (rc *RunContext) State() (Lifecycle, StopReason) {
 }
 
 // Terminate performs the run's single terminal transition for reason; it
-// reports false (and changes nothing) when the run already ended.
+// reports false (and changes nothing) when the run already ended. It stops
+// work without deciding what is published: the harness calls it (Cancel, a
+// failed audit) and so does the agent for its own stops; whoever releases
+// the run ends it with End, which settles the outcome (ending.go).
 func (rc *RunContext) Terminate(reason StopReason) bool {
 	rc.mu.Lock()
 	if rc.lifecycle != Running {

@@ -29,7 +29,7 @@ func ChatFor(language, query string) Chat {
 // Failed is a fail-closed outcome; msg must already be safe to show.
 func (c Chat) Failed(reason harness.StopReason, msg string) Decision {
 	return Decision{
-		Outcome: Failed, Status: StatusFailed, StopReason: reason,
+		Outcome: harness.OutcomeFailed, StopReason: reason,
 		Answer:    failedText(c.t.chat.failedH, c.t.chat.failedLine, reason, msg),
 		ErrorCode: string(reason), ErrorMessage: msg,
 	}
@@ -37,7 +37,7 @@ func (c Chat) Failed(reason harness.StopReason, msg string) Decision {
 
 // Cancelled is the outcome of a cancelled chat run: nothing is published.
 func (c Chat) Cancelled() Decision {
-	return Decision{Outcome: Cancelled, Status: StatusCancelled, StopReason: harness.StopCancelled, Answer: c.t.cancelledAnswer}
+	return Decision{Outcome: harness.OutcomeCancelled, StopReason: harness.StopCancelled, Answer: c.t.cancelledAnswer}
 }
 
 // Stopped describes a run interruption or a refused model call.
@@ -108,7 +108,7 @@ func (c Chat) SystemChat(content string) Decision {
 		return c.Failed(harness.StopInvalidOutput, c.t.chat.emptyAnswer)
 	}
 	return Decision{
-		Outcome: Success, Status: StatusSuccess, StopReason: harness.StopCompleted,
+		Outcome: harness.OutcomeSuccess, StopReason: harness.StopCompleted,
 		Answer: harness.Truncate(answer, maxChatAnswer) + "\n",
 	}
 }
@@ -135,7 +135,7 @@ func (c Chat) KnowledgeLookup(inv harness.Invocation, stopRequired harness.StopR
 		return c.Failed(harness.StopInternal, fmt.Sprintf(c.t.chat.knowledgeError, inv.ErrorCode)), false
 	case inv.EvidenceStatus == tools.NoEvidence:
 		return Decision{
-			Outcome: Fallback, Status: StatusSuccess, StopReason: harness.StopNoConclusion,
+			Outcome: harness.OutcomeFallback, StopReason: harness.StopNoConclusion,
 			Answer: c.t.chat.noEvidence,
 		}, false
 	case inv.EvidenceStatus != tools.EvidenceFound || len(documentsOf(inv)) == 0:
@@ -171,7 +171,7 @@ func (c Chat) Knowledge(a KnowledgeAnswer, lookup harness.Invocation) Decision {
 		return c.KnowledgeInvalid()
 	}
 	return Decision{
-		Outcome: Success, Status: StatusSuccess, StopReason: harness.StopCompleted,
+		Outcome: harness.OutcomeSuccess, StopReason: harness.StopCompleted,
 		Answer: md, Reviews: []GuardReview{review},
 	}
 }

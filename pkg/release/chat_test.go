@@ -88,16 +88,16 @@ func TestChatKnowledgeOutcomes(t *testing.T) {
 		inv     harness.Invocation
 		stop    harness.StopReason
 		proceed bool
-		outcome Outcome
+		outcome harness.Outcome
 		reason  harness.StopReason
 	}{
 		{"evidence found", lookup, "", true, "", ""},
-		{"no evidence is the fixed fallback", none, "", false, Fallback, harness.StopNoConclusion},
-		{"query too long", big, "", false, Failed, harness.StopInputRejected},
-		{"tool error", broken, "", false, Failed, harness.StopInternal},
-		{"refused by the boundary", refused, harness.StopToolBudget, false, Failed, harness.StopToolBudget},
-		{"refused without a stop", refused, "", false, Failed, harness.StopInternal},
-		{"found without documents", empty, "", false, Failed, harness.StopInternal},
+		{"no evidence is the fixed fallback", none, "", false, harness.OutcomeFallback, harness.StopNoConclusion},
+		{"query too long", big, "", false, harness.OutcomeFailed, harness.StopInputRejected},
+		{"tool error", broken, "", false, harness.OutcomeFailed, harness.StopInternal},
+		{"refused by the boundary", refused, harness.StopToolBudget, false, harness.OutcomeFailed, harness.StopToolBudget},
+		{"refused without a stop", refused, "", false, harness.OutcomeFailed, harness.StopInternal},
+		{"found without documents", empty, "", false, harness.OutcomeFailed, harness.StopInternal},
 	} {
 		d, proceed := c.KnowledgeLookup(tc.inv, tc.stop)
 		if proceed != tc.proceed || (!proceed && (d.Outcome != tc.outcome || d.StopReason != tc.reason)) {
@@ -106,11 +106,11 @@ func TestChatKnowledgeOutcomes(t *testing.T) {
 	}
 
 	ok := c.Knowledge(KnowledgeAnswer{Items: []KnowledgeItem{{Text: "Pool is full.", ToolCallID: "call_1", DocIDs: []string{"a"}}}}, lookup)
-	if ok.Outcome != Success || ok.Status != StatusSuccess || len(ok.Reviews) != 1 || ok.Reviews[0].Guard != GuardKnowledge || ok.Reviews[0].Verdict != VerdictPass {
+	if ok.Outcome != harness.OutcomeSuccess || len(ok.Reviews) != 1 || ok.Reviews[0].Guard != GuardKnowledge || ok.Reviews[0].Verdict != VerdictPass {
 		t.Errorf("supported answer: %+v", ok)
 	}
 	bad := c.Knowledge(KnowledgeAnswer{Items: []KnowledgeItem{{Text: "Pool is full.", ToolCallID: "call_1", DocIDs: []string{"made-up"}}}}, lookup)
-	if bad.Outcome != Failed || bad.StopReason != harness.StopGuardRejected || strings.Contains(bad.Answer, "Pool is full") ||
+	if bad.Outcome != harness.OutcomeFailed || bad.StopReason != harness.StopGuardRejected || strings.Contains(bad.Answer, "Pool is full") ||
 		len(bad.Reviews) != 1 || bad.Reviews[0].Verdict != VerdictReject || len(bad.Reviews[0].Reasons) != 1 {
 		t.Errorf("fabricated reference: %+v", bad)
 	}
@@ -220,7 +220,7 @@ func FuzzKnowledgeAnswer(f *testing.F) {
 			Limitations: []string{limitation},
 		}
 		d := ChatFor("en", "").Knowledge(a, lookup)
-		if d.Outcome != Success {
+		if d.Outcome != harness.OutcomeSuccess {
 			return
 		}
 		if idShape.MatchString(d.Answer) || strings.Contains(d.Answer, "call_1") {
@@ -243,7 +243,7 @@ func FuzzKnowledgeAnswer(f *testing.F) {
 // TestAuditFailed: a run whose audit could not be stored fails as an
 // internal error saying so, keeps its checks and publishes nothing.
 func TestAuditFailed(t *testing.T) {
-	in := Decision{Outcome: Success, Status: StatusSuccess, Published: &PublishedResult{}, Checks: []harness.Check{{Tool: "query_logs"}}}
+	in := Decision{Outcome: harness.OutcomeSuccess, Published: &PublishedResult{}, Checks: []harness.Check{{Tool: "query_logs"}}}
 	for _, tc := range []struct {
 		full bool
 		want string
@@ -252,7 +252,7 @@ func TestAuditFailed(t *testing.T) {
 		{true, "## Failed\n\nThe run failed: the run's audit could not be written to the run store: the disk holding it is full (`INTERNAL_ERROR`).\n"},
 	} {
 		d := AuditFailed(in, tc.full)
-		if d.Outcome != Failed || d.Status != StatusFailed || d.StopReason != harness.StopInternal || d.Published != nil ||
+		if d.Outcome != harness.OutcomeFailed || d.StopReason != harness.StopInternal || d.Published != nil ||
 			d.Answer != tc.want || len(d.Checks) != 1 || d.ErrorCode != "INTERNAL_ERROR" {
 			t.Errorf("full=%v: %+v", tc.full, d)
 		}

@@ -16,33 +16,10 @@ import (
 	"github.com/superbiz/superbiz/pkg/model"
 )
 
-// Outcome is the release outcome of a run (docs/SPEC.md#release-outcomes).
-type Outcome string
-
-// The release outcomes.
-const (
-	// Success: a conclusion passed both guards and is published.
-	Success Outcome = "SUCCESS"
-	// Fallback: the run finished honestly without a publishable conclusion.
-	Fallback Outcome = "FALLBACK"
-	// Failed: a failure without safe progress to show.
-	Failed Outcome = "FAILED"
-	// Cancelled: the run was cancelled; nothing is published.
-	Cancelled Outcome = "CANCELLED"
-)
-
-// The run statuses a Decision carries (status in docs/SPEC.md#diagnose--o-json).
-const (
-	StatusSuccess   = "SUCCESS"
-	StatusFailed    = "FAILED"
-	StatusCancelled = "CANCELLED"
-)
-
 // Decision is everything the application persists and shows after release.
 type Decision struct {
-	Outcome Outcome
-	// Status is the run status: SUCCESS for the SUCCESS and FALLBACK outcomes.
-	Status     string
+	// Outcome is what is published; its run status is Outcome.Status().
+	Outcome    harness.Outcome
 	StopReason harness.StopReason
 	// Answer is the bounded Markdown shown to the user.
 	Answer string
@@ -72,10 +49,11 @@ type Config struct {
 	ObservationLimit int
 }
 
-// Release applies the outcome rules of docs/SPEC.md#release-outcomes to the agent's result.
-// For a draft it performs the run's single terminal transition; when that
-// transition was already taken (e.g. Ctrl-C during the guard call), a late
-// guard answer cannot complete the run and the outcome follows the run.
+// Release applies the outcome rules of docs/SPEC.md#release-outcomes to the
+// agent's result and ends the run through harness.RunContext.End, whatever
+// the result: when the run's end was already taken (e.g. Ctrl-C during the
+// guard call), a late guard answer cannot complete the run and the outcome
+// follows the run's actual end.
 func Release(rc *harness.RunContext, cfg Config, query string, res agent.Result) Decision {
 	r := &releaser{rc: rc, cfg: cfg, query: query, res: res, sc: newScrubber(res.Invocations), lang: textsFor(agent.PromptLanguage(cfg.Language, query))}
 	r.progress = progressOf(res)
@@ -87,34 +65,30 @@ func Release(rc *harness.RunContext, cfg Config, query string, res agent.Result)
 		return r.draft()
 	case agent.KindStopped:
 		reason := orInternal(res.StopReason)
-		rc.Terminate(reason)
 		if r.progress.HasProgress() {
-			return r.fallback(reason)
+			return r.terminate(r.fallback(reason))
 		}
-		return r.failed(reason, r.lang.failStopped(reason))
+		return r.terminate(r.failed(reason, r.lang.failStopped(reason)))
 	case agent.KindFailed:
-		rc.Terminate(orInternal(res.StopReason))
 		if res.Snapshot != nil && res.Snapshot.HasProgress() {
-			return r.fallback(harness.StopInvalidOutput)
+			return r.terminate(r.fallback(harness.StopInvalidOutput))
 		}
-		d := r.failed(orInternal(res.StopReason), r.lang.failMessage(orInternal(res.StopReason), res.Err))
+		reason := orInternal(res.StopReason)
+		d := r.terminate(r.failed(reason, r.lang.failMessage(reason, res.Err)))
 		if d.StopReason == harness.StopModelUnavailable {
 			d.ModelError = model.AsError(res.Err)
 		}
 		return d
 	case agent.KindRejected:
-		rc.Terminate(harness.StopInputRejected)
 		msg := r.lang.inputRejected
 		if res.Err != nil {
 			msg = safe(res.Err.Error(), 500)
 		}
-		return r.failed(harness.StopInputRejected, msg)
+		return r.terminate(r.failed(harness.StopInputRejected, msg))
 	case agent.KindCancelled:
-		rc.Terminate(harness.StopCancelled)
-		return r.cancelled()
+		return r.terminate(r.cancelled())
 	}
-	rc.Terminate(harness.StopInternal)
-	return r.failed(harness.StopInternal, r.lang.failMessage(harness.StopInternal, nil))
+	return r.terminate(r.failed(harness.StopInternal, r.lang.failMessage(harness.StopInternal, nil)))
 }
 
 type releaser struct {
@@ -132,12 +106,10 @@ type releaser struct {
 func (r *releaser) draft() Decision {
 	d := r.res.Draft
 	if d == nil {
-		r.rc.Terminate(harness.StopInternal)
-		return r.failed(harness.StopInternal, r.lang.failMessage(harness.StopInternal, nil))
+		return r.terminate(r.failed(harness.StopInternal, r.lang.failMessage(harness.StopInternal, nil)))
 	}
 	if r.rc.Interrupted() == harness.StopCancelled {
-		r.rc.Terminate(harness.StopCancelled)
-		return r.cancelled()
+		return r.terminate(r.cancelled())
 	}
 	ev := EvidenceGuard(d, r.res.Invocations)
 	r.reviews = append(r.reviews, ev)
@@ -157,8 +129,7 @@ func (r *releaser) draft() Decision {
 	switch interrupted {
 	case "":
 	case harness.StopCancelled:
-		r.rc.Terminate(harness.StopCancelled)
-		return r.cancelled()
+		return r.terminate(r.cancelled())
 	case harness.StopDeadline:
 		return r.terminate(r.fallback(harness.StopDeadline))
 	default:
@@ -169,26 +140,26 @@ func (r *releaser) draft() Decision {
 	}
 	p := buildPublished(r.query, d, byID, r.sc)
 	return r.terminate(Decision{
-		Outcome: Success, Status: StatusSuccess, StopReason: harness.StopCompleted,
+		Outcome: harness.OutcomeSuccess, StopReason: harness.StopCompleted,
 		Answer: r.lang.successAnswer(p), Published: p, Checks: r.progress.Checks, Reviews: r.reviews,
 	})
 }
 
-// terminate takes the run's single terminal transition for d; when the run
-// had already ended, d is replaced by what the run's end says.
+// terminate ends the run with d (harness.RunContext.End) and publishes what
+// the run's actual end allows: d itself, or, when another stop ended the
+// run first or d claims more than its reason allows, the decision for that
+// end.
 func (r *releaser) terminate(d Decision) Decision {
-	if r.rc.Terminate(d.StopReason) {
+	end := r.rc.End(d.StopReason, d.Outcome)
+	switch {
+	case end.Reason == d.StopReason && end.Outcome == d.Outcome:
 		return d
-	}
-	lc, reason := r.rc.State()
-	if lc == harness.Cancelled {
+	case end.Outcome == harness.OutcomeCancelled:
 		return r.cancelled()
+	case end.Outcome == harness.OutcomeFallback:
+		return r.fallback(end.Reason)
 	}
-	if reason == "" || reason == d.StopReason {
-		// Ended by the same reason elsewhere (e.g. the agent's own stop).
-		return d
-	}
-	return r.failed(reason, r.lang.failMessage(reason, nil))
+	return r.failed(end.Reason, r.lang.failMessage(end.Reason, nil))
 }
 
 // fallback is the honest no-conclusion outcome with its bounded content.
@@ -198,7 +169,7 @@ func (r *releaser) fallback(reason harness.StopReason) Decision {
 		lim = &r.res.Draft.Limitations
 	}
 	return Decision{
-		Outcome: Fallback, Status: StatusSuccess, StopReason: reason,
+		Outcome: harness.OutcomeFallback, StopReason: reason,
 		Answer: r.lang.fallbackAnswer(reason, r.progress, lim, r.sc, r.rc.RunID()),
 		Checks: r.progress.Checks, Reviews: r.reviews,
 	}
@@ -207,7 +178,7 @@ func (r *releaser) fallback(reason harness.StopReason) Decision {
 // failed is the fail-closed outcome; msg must already be safe to show.
 func (r *releaser) failed(reason harness.StopReason, msg string) Decision {
 	return Decision{
-		Outcome: Failed, Status: StatusFailed, StopReason: reason,
+		Outcome: harness.OutcomeFailed, StopReason: reason,
 		Answer: r.lang.failedAnswer(reason, msg), Checks: r.progress.Checks, Reviews: r.reviews,
 		ErrorCode: string(reason), ErrorMessage: msg,
 	}
@@ -215,7 +186,7 @@ func (r *releaser) failed(reason harness.StopReason, msg string) Decision {
 
 func (r *releaser) cancelled() Decision {
 	return Decision{
-		Outcome: Cancelled, Status: StatusCancelled, StopReason: harness.StopCancelled,
+		Outcome: harness.OutcomeCancelled, StopReason: harness.StopCancelled,
 		Answer: r.lang.cancelledAnswer, Checks: r.progress.Checks, Reviews: r.reviews,
 	}
 }
@@ -231,7 +202,7 @@ func AuditFailed(d Decision, diskFull bool) Decision {
 		msg += t.auditFull
 	}
 	return Decision{
-		Outcome: Failed, Status: StatusFailed, StopReason: harness.StopInternal,
+		Outcome: harness.OutcomeFailed, StopReason: harness.StopInternal,
 		Answer: failedText(t.auditH, t.failedLine, harness.StopInternal, msg), Checks: d.Checks, Reviews: d.Reviews,
 		ErrorCode: string(harness.StopInternal), ErrorMessage: msg,
 	}

@@ -25,8 +25,8 @@ func TestSuccess(t *testing.T) {
 	res := f.draftResult(goodDraft())
 	d := f.release(res)
 
-	if d.Outcome != Success || d.Status != StatusSuccess || d.StopReason != harness.StopCompleted || d.Published == nil {
-		t.Fatalf("decision = %s/%s/%s published=%v, reviews %+v", d.Outcome, d.Status, d.StopReason, d.Published != nil, d.Reviews)
+	if d.Outcome != harness.OutcomeSuccess || d.Outcome.Status() != harness.RunStatusSuccess || d.StopReason != harness.StopCompleted || d.Published == nil {
+		t.Fatalf("decision = %s/%s/%s published=%v, reviews %+v", d.Outcome, d.Outcome.Status(), d.StopReason, d.Published != nil, d.Reviews)
 	}
 	if lc, r := f.rc.State(); lc != harness.Completed || r != harness.StopCompleted {
 		t.Fatalf("lifecycle = %s/%s", lc, r)
@@ -164,8 +164,8 @@ func TestEvidenceGuardRejections(t *testing.T) {
 			f.srv.Script(verdictTurn(supported))
 			res := f.draftResult(tc.draft)
 			d := f.release(res)
-			if d.Outcome != Fallback || d.Status != StatusSuccess || d.StopReason != harness.StopGuardRejected || d.Published != nil {
-				t.Fatalf("decision = %s/%s/%s", d.Outcome, d.Status, d.StopReason)
+			if d.Outcome != harness.OutcomeFallback || d.Outcome.Status() != harness.RunStatusSuccess || d.StopReason != harness.StopGuardRejected || d.Published != nil {
+				t.Fatalf("decision = %s/%s/%s", d.Outcome, d.Outcome.Status(), d.StopReason)
 			}
 			if n := f.srv.ChatCount(); n != 0 || f.rc.Usage().ModelCalls != 0 {
 				t.Fatalf("%d guard model calls, want 0", n)
@@ -218,8 +218,8 @@ func TestSemanticGuardRejections(t *testing.T) {
 			f.srv.Script(tc.turn, verdictTurn(supported))
 			res := f.draftResult(goodDraft())
 			d := f.release(res)
-			if d.Outcome != Fallback || d.Status != StatusSuccess || d.StopReason != harness.StopGuardRejected || d.Published != nil {
-				t.Fatalf("decision = %s/%s/%s, reviews %+v", d.Outcome, d.Status, d.StopReason, d.Reviews)
+			if d.Outcome != harness.OutcomeFallback || d.Outcome.Status() != harness.RunStatusSuccess || d.StopReason != harness.StopGuardRejected || d.Published != nil {
+				t.Fatalf("decision = %s/%s/%s, reviews %+v", d.Outcome, d.Outcome.Status(), d.StopReason, d.Reviews)
 			}
 			if n := f.srv.ChatCount(); n != 1 {
 				t.Fatalf("%d guard requests, want exactly 1", n)
@@ -250,7 +250,7 @@ func TestGuardRespectsBudget(t *testing.T) {
 	}
 	f.srv.Script(verdictTurn(supported))
 	d := f.release(f.draftResult(goodDraft()))
-	if d.Outcome != Fallback || d.StopReason != harness.StopGuardRejected {
+	if d.Outcome != harness.OutcomeFallback || d.StopReason != harness.StopGuardRejected {
 		t.Fatalf("decision = %s/%s", d.Outcome, d.StopReason)
 	}
 	if f.srv.ChatCount() != 0 {
@@ -275,7 +275,7 @@ func TestAgentReservesGuardCall(t *testing.T) {
 		t.Fatalf("agent result = %s %v", res.Kind, res.Err)
 	}
 	d := f.release(res)
-	if d.Outcome != Success || f.srv.ChatCount() != 3 || f.rc.Usage().ModelCalls != 3 {
+	if d.Outcome != harness.OutcomeSuccess || f.srv.ChatCount() != 3 || f.rc.Usage().ModelCalls != 3 {
 		t.Fatalf("decision %s after %d requests, %d model calls", d.Outcome, f.srv.ChatCount(), f.rc.Usage().ModelCalls)
 	}
 	reqs := f.srv.ChatRequests()
@@ -320,8 +320,8 @@ func TestCancelDuringGuard(t *testing.T) {
 
 func assertCancelled(t *testing.T, f *fixture, d Decision) {
 	t.Helper()
-	if d.Outcome != Cancelled || d.Status != StatusCancelled || d.StopReason != harness.StopCancelled || d.Published != nil {
-		t.Fatalf("decision = %s/%s/%s", d.Outcome, d.Status, d.StopReason)
+	if d.Outcome != harness.OutcomeCancelled || d.Outcome.Status() != harness.RunStatusCancelled || d.StopReason != harness.StopCancelled || d.Published != nil {
+		t.Fatalf("decision = %s/%s/%s", d.Outcome, d.Outcome.Status(), d.StopReason)
 	}
 	if lc, _ := f.rc.State(); lc != harness.Cancelled {
 		t.Fatalf("lifecycle = %s", lc)
@@ -335,8 +335,8 @@ func TestGuardAuditFailure(t *testing.T) {
 	f.rec.fail = true
 	f.srv.Script(verdictTurn(supported))
 	d := f.release(f.draftResult(goodDraft()))
-	if d.Outcome != Failed || d.Status != StatusFailed || d.StopReason != harness.StopInternal || d.ErrorCode != "INTERNAL_ERROR" {
-		t.Fatalf("decision = %s/%s/%s", d.Outcome, d.Status, d.StopReason)
+	if d.Outcome != harness.OutcomeFailed || d.Outcome.Status() != harness.RunStatusFailed || d.StopReason != harness.StopInternal || d.ErrorCode != "INTERNAL_ERROR" {
+		t.Fatalf("decision = %s/%s/%s", d.Outcome, d.Outcome.Status(), d.StopReason)
 	}
 }
 
@@ -346,8 +346,8 @@ func TestOutcomeRules(t *testing.T) {
 	cases := []struct {
 		name       string
 		result     func(f *fixture) agent.Result
-		outcome    Outcome
-		status     string
+		outcome    harness.Outcome
+		status     harness.RunStatus
 		reason     harness.StopReason
 		answerHas  []string
 		errMessage string
@@ -355,55 +355,55 @@ func TestOutcomeRules(t *testing.T) {
 		{"no conclusion", func(f *fixture) agent.Result {
 			f.standardChecks()
 			return f.draftResult(draftJSON(false, item{agent.NegativeObservation, "no long queries", "orders db", []string{"call_my000001"}}))
-		}, Fallback, StatusSuccess, harness.StopNoConclusion, []string{"## No conclusion", "does not support a root cause", "- gateway logs", "Scope covered: order-service logs"}, ""},
+		}, harness.OutcomeFallback, harness.RunStatusSuccess, harness.StopNoConclusion, []string{"## No conclusion", "does not support a root cause", "- gateway logs", "Scope covered: order-service logs"}, ""},
 		{"no conclusion after saturation", func(f *fixture) agent.Result {
 			f.standardChecks()
 			r := f.draftResult(draftJSON(false))
 			r.StopReason = harness.StopSaturated
 			return r
-		}, Fallback, StatusSuccess, harness.StopSaturated, []string{"information saturated"}, ""},
+		}, harness.OutcomeFallback, harness.RunStatusSuccess, harness.StopSaturated, []string{"information saturated"}, ""},
 		{"saturation stop with progress", func(f *fixture) agent.Result {
 			f.standardChecks()
 			return f.stopped(harness.StopSaturated)
-		}, Fallback, StatusSuccess, harness.StopSaturated, []string{"information saturated", "`query_logs` — EVIDENCE_FOUND — q=found pool", "`query_mysql` — ERROR UNAVAILABLE — q=fail processlist", "### What is missing", "A verified root cause", "failed (UNAVAILABLE)"}, ""},
+		}, harness.OutcomeFallback, harness.RunStatusSuccess, harness.StopSaturated, []string{"information saturated", "`query_logs` — EVIDENCE_FOUND — q=found pool", "`query_mysql` — ERROR UNAVAILABLE — q=fail processlist", "### What is missing", "A verified root cause", "failed (UNAVAILABLE)"}, ""},
 		{"tool budget stop with progress", func(f *fixture) agent.Result {
 			f.standardChecks()
 			return f.stopped(harness.StopToolBudget)
-		}, Fallback, StatusSuccess, harness.StopToolBudget, []string{"exhausted after 4 check(s)", "--max-tool-calls"}, ""},
+		}, harness.OutcomeFallback, harness.RunStatusSuccess, harness.StopToolBudget, []string{"exhausted after 4 check(s)", "--max-tool-calls"}, ""},
 		{"stop without progress", func(f *fixture) agent.Result {
 			return f.stopped(harness.StopModelBudget)
-		}, Failed, StatusFailed, harness.StopModelBudget, []string{"## Diagnosis failed", "MODEL_BUDGET_EXHAUSTED"}, "the run stopped (MODEL_BUDGET_EXHAUSTED) before any evidence check gave a usable result"},
+		}, harness.OutcomeFailed, harness.RunStatusFailed, harness.StopModelBudget, []string{"## Diagnosis failed", "MODEL_BUDGET_EXHAUSTED"}, "the run stopped (MODEL_BUDGET_EXHAUSTED) before any evidence check gave a usable result"},
 		{"invalid draft after checks", func(f *fixture) agent.Result {
 			f.standardChecks()
 			snap := f.boundary.Snapshot(harness.StopInvalidOutput)
 			f.rc.Terminate(harness.StopInvalidOutput)
 			return agent.Result{Kind: agent.KindFailed, StopReason: harness.StopInvalidOutput, Snapshot: &snap, Err: errors.New(rawOutput), Invocations: f.boundary.Invocations()}
-		}, Fallback, StatusSuccess, harness.StopInvalidOutput, []string{"not a valid diagnosis", "q=found pool"}, ""},
+		}, harness.OutcomeFallback, harness.RunStatusSuccess, harness.StopInvalidOutput, []string{"not a valid diagnosis", "q=found pool"}, ""},
 		{"invalid draft without checks", func(f *fixture) agent.Result {
 			f.rc.Terminate(harness.StopInvalidOutput)
 			return agent.Result{Kind: agent.KindFailed, StopReason: harness.StopInvalidOutput, Err: errors.New(rawOutput)}
-		}, Failed, StatusFailed, harness.StopInvalidOutput, []string{"INVALID_OUTPUT"}, "the model's final answer was not a valid diagnosis"},
+		}, harness.OutcomeFailed, harness.RunStatusFailed, harness.StopInvalidOutput, []string{"INVALID_OUTPUT"}, "the model's final answer was not a valid diagnosis"},
 		{"model unavailable", func(f *fixture) agent.Result {
 			f.rc.Terminate(harness.StopModelUnavailable)
 			return agent.Result{Kind: agent.KindFailed, StopReason: harness.StopModelUnavailable, Err: &model.Error{Kind: model.ErrUnreachable, Host: "http://u:pw@10.0.0.1:11434", Err: errors.New("dial tcp: refused")}}
-		}, Failed, StatusFailed, harness.StopModelUnavailable, []string{"MODEL_UNAVAILABLE", "10.0.0.1:11434", "dial tcp: refused"}, "the model is unavailable (UNREACHABLE): model server unreachable (at http://u:[REDACTED]@10.0.0.1:11434): dial tcp: refused"},
+		}, harness.OutcomeFailed, harness.RunStatusFailed, harness.StopModelUnavailable, []string{"MODEL_UNAVAILABLE", "10.0.0.1:11434", "dial tcp: refused"}, "the model is unavailable (UNREACHABLE): model server unreachable (at http://u:[REDACTED]@10.0.0.1:11434): dial tcp: refused"},
 		{"rejected input", func(f *fixture) agent.Result {
 			f.rc.Terminate(harness.StopInputRejected)
 			return agent.Result{Kind: agent.KindRejected, StopReason: harness.StopInputRejected, Err: errors.New("the query has 5000 bytes, the limit is 4096 (limits.query)")}
-		}, Failed, StatusFailed, harness.StopInputRejected, []string{"limits.query"}, "the query has 5000 bytes, the limit is 4096 (limits.query)"},
+		}, harness.OutcomeFailed, harness.RunStatusFailed, harness.StopInputRejected, []string{"limits.query"}, "the query has 5000 bytes, the limit is 4096 (limits.query)"},
 		{"cancelled", func(f *fixture) agent.Result {
 			f.call("call_ab12cd34", "query_logs", "found pool")
 			f.rc.Cancel()
 			return agent.Result{Kind: agent.KindCancelled, StopReason: harness.StopCancelled, Invocations: f.boundary.Invocations()}
-		}, Cancelled, StatusCancelled, harness.StopCancelled, []string{"cancelled"}, ""},
+		}, harness.OutcomeCancelled, harness.RunStatusCancelled, harness.StopCancelled, []string{"cancelled"}, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t)
 			res := tc.result(f)
 			d := f.release(res)
-			if d.Outcome != tc.outcome || d.Status != tc.status || d.StopReason != tc.reason || d.Published != nil {
-				t.Fatalf("decision = %s/%s/%s, want %s/%s/%s", d.Outcome, d.Status, d.StopReason, tc.outcome, tc.status, tc.reason)
+			if d.Outcome != tc.outcome || d.Outcome.Status() != tc.status || d.StopReason != tc.reason || d.Published != nil {
+				t.Fatalf("decision = %s/%s/%s, want %s/%s/%s", d.Outcome, d.Outcome.Status(), d.StopReason, tc.outcome, tc.status, tc.reason)
 			}
 			if f.srv.ChatCount() != 0 {
 				t.Fatalf("%d model calls, want none", f.srv.ChatCount())
@@ -416,10 +416,10 @@ func TestOutcomeRules(t *testing.T) {
 			if d.ErrorMessage != tc.errMessage {
 				t.Fatalf("error message = %q, want %q", d.ErrorMessage, tc.errMessage)
 			}
-			if tc.outcome == Failed && d.ErrorCode != string(tc.reason) {
+			if tc.outcome == harness.OutcomeFailed && d.ErrorCode != string(tc.reason) {
 				t.Fatalf("error code = %q", d.ErrorCode)
 			}
-			if tc.outcome != Failed && d.ErrorCode != "" {
+			if tc.outcome != harness.OutcomeFailed && d.ErrorCode != "" {
 				t.Fatalf("error code %q on a %s", d.ErrorCode, tc.outcome)
 			}
 			if strings.Contains(d.Answer, rawOutput) || strings.Contains(d.Answer, "pw@") || strings.Contains(d.Answer, "no long queries") {
@@ -504,13 +504,48 @@ func TestDeadlineDuringGuard(t *testing.T) {
 	f.standardChecks()
 	f.srv.Script(ollamatest.Turn{Content: []string{supported}, FirstByteDelay: 3 * time.Second})
 	d := f.release(f.draftResult(goodDraft()))
-	if d.Outcome != Fallback || d.Status != StatusSuccess || d.StopReason != harness.StopDeadline || d.Published != nil {
-		t.Fatalf("decision = %s/%s/%s, reviews %+v", d.Outcome, d.Status, d.StopReason, d.Reviews)
+	if d.Outcome != harness.OutcomeFallback || d.Outcome.Status() != harness.RunStatusSuccess || d.StopReason != harness.StopDeadline || d.Published != nil {
+		t.Fatalf("decision = %s/%s/%s, reviews %+v", d.Outcome, d.Outcome.Status(), d.StopReason, d.Reviews)
 	}
 	if lc, _ := f.rc.State(); lc != harness.DeadlineReached {
 		t.Fatalf("lifecycle = %s", lc)
 	}
 	if !strings.Contains(d.Answer, "--timeout") {
 		t.Fatalf("answer =\n%s", d.Answer)
+	}
+}
+
+// The outcome follows the run's actual end (harness.RunContext.End): when
+// another honest stop ended the run first (the agent's own, say), a draft
+// without a conclusion is still a FALLBACK, reported with that stop's
+// reason, never turned into FAILED; a failure taken first stays a failure.
+func TestEarlierStopKeepsTheOutcomeItAllows(t *testing.T) {
+	cases := []struct {
+		first   harness.StopReason
+		outcome harness.Outcome
+		life    harness.Lifecycle
+	}{
+		{harness.StopSaturated, harness.OutcomeFallback, harness.Completed},
+		{harness.StopToolBudget, harness.OutcomeFallback, harness.BudgetExhausted},
+		{harness.StopInternal, harness.OutcomeFailed, harness.Failed},
+	}
+	for _, tc := range cases {
+		t.Run(string(tc.first), func(t *testing.T) {
+			f := newFixture(t)
+			f.standardChecks()
+			f.rc.Terminate(tc.first)
+			d := f.release(f.draftResult(draftJSON(false,
+				item{agent.Finding, "pool at 50/50 with 17 waiters", "order-service logs 14:00-15:00", []string{"call_ab12cd34"}},
+			)))
+			if d.Outcome != tc.outcome || d.StopReason != tc.first || d.Published != nil {
+				t.Fatalf("decision = %s/%s, want %s/%s", d.Outcome, d.StopReason, tc.outcome, tc.first)
+			}
+			if lc, r := f.rc.State(); lc != tc.life || r != tc.first {
+				t.Fatalf("state %s %s", lc, r)
+			}
+			if f.srv.ChatCount() != 0 {
+				t.Fatalf("the guard was called for a draft without a conclusion")
+			}
+		})
 	}
 }

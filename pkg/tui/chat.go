@@ -25,9 +25,9 @@ type TurnStartedMsg struct{ Query string }
 type TurnFinishedMsg struct {
 	Intent     string // SYSTEM_CHAT, KNOWLEDGE_QUERY, DIAGNOSIS ("" when routing failed)
 	Markdown   string
-	Outcome    string // release outcome: SUCCESS, FALLBACK, FAILED, CANCELLED
-	StopReason string
-	ExitCode   int // what `diagnose` would exit with; shown only when not 0
+	Outcome    harness.Outcome
+	StopReason harness.StopReason
+	ExitCode   int // the run's exit code (one mapping in cmd); shown only when not 0
 }
 
 // ChatOptions configures the chat view; like DiagnoseOptions it holds all
@@ -244,8 +244,8 @@ func (m *Chat) end(f TurnFinishedMsg) {
 		m.turns = append(m.turns, chatTurn{})
 	}
 	t := &m.turns[len(m.turns)-1]
-	t.done, t.intent, t.markdown, t.outcome, t.exitCode = true, f.Intent, f.Markdown, f.Outcome, f.ExitCode
-	t.stopReason = f.StopReason
+	t.done, t.intent, t.markdown, t.outcome, t.exitCode = true, f.Intent, f.Markdown, string(f.Outcome), f.ExitCode
+	t.stopReason = string(f.StopReason)
 	if t.stopReason == "" {
 		t.stopReason = m.run.stopReason
 	}

@@ -18,8 +18,8 @@ import (
 type ReportMsg struct {
 	Markdown   string
 	ExitCode   int
-	Outcome    string // release outcome: SUCCESS, FALLBACK, FAILED, CANCELLED
-	StopReason string // "" uses the one RunFinished reported
+	Outcome    harness.Outcome
+	StopReason harness.StopReason // "" uses the one RunFinished reported
 }
 
 // tickMsg counts the time left down once a second.
@@ -149,7 +149,7 @@ func (m Diagnose) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 // the renderer) and quits.
 func (m Diagnose) finish(r ReportMsg) (tea.Model, tea.Cmd) {
 	if r.StopReason == "" {
-		r.StopReason = m.run.stopReason
+		r.StopReason = harness.StopReason(m.run.stopReason)
 	}
 	m.report = &r
 	m.rendered = m.renderReport()
@@ -219,6 +219,6 @@ func (m Diagnose) frame() string {
 	if m.rendered != "" {
 		b = append(b, "", m.rendered)
 	}
-	b = append(b, "", m.st.title.Render(exitLine(m.report.ExitCode, m.report.Outcome, m.report.StopReason)))
+	b = append(b, "", m.st.title.Render(exitLine(m.report.ExitCode, string(m.report.Outcome), string(m.report.StopReason))))
 	return strings.Join(b, "\n")
 }

@@ -83,7 +83,7 @@ func progressLine(ev harness.Event) string {
 			parts = append(parts, string(e.StopReason))
 		}
 		if e.Outcome != "" {
-			parts = append(parts, cleanLine(e.Outcome))
+			parts = append(parts, cleanLine(string(e.Outcome)))
 		}
 		u := e.Usage
 		return fmt.Sprintf("[done] %s · %d model calls, %d tool calls, %s tokens, %s",
