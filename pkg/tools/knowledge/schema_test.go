@@ -1,6 +1,9 @@
 package knowledge
 
 import (
+	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/superbiz/superbiz/pkg/schema"
@@ -18,5 +21,21 @@ func TestInputSchemaBounds(t *testing.T) {
 	}
 	if err := schema.CheckBounds(New(nil).Definition().Parameters, want); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The query's description repeats its byte bound for the model: it must
+// say the bound ParseInput enforces.
+func TestInputSchemaDescriptions(t *testing.T) {
+	var s struct {
+		Properties map[string]struct {
+			Description string `json:"description"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(New(nil).Definition().Parameters, &s); err != nil {
+		t.Fatal(err)
+	}
+	if d, want := s.Properties["query"].Description, fmt.Sprintf("(1-%d bytes)", MaxQueryBytes); !strings.Contains(d, want) {
+		t.Errorf("query description %q does not say %q", d, want)
 	}
 }

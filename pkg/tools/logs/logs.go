@@ -130,7 +130,7 @@ func (t *Tool) names() string {
 // Definition is the tool declaration sent to the model.
 func (t *Tool) Definition() model.Tool {
 	desc := "Search the application log files of a configured source within a time window. " +
-		"Give the window either as since (a duration back from now, \"5m\" to \"24h\") or as start and end " +
+		"Give the window either as since (a duration back from now, \"" + fmtDur(minSince) + "\" to \"" + fmtDur(maxSince) + "\") or as start and end " +
 		"(RFC 3339, or \"2006-01-02 15:04:05\" in the source's time zone); the window may not exceed the source's max_window " +
 		"(" + t.windows() + "). Narrow with service, level (exactly ERROR, WARN, INFO or DEBUG) and contains " +
 		"(words that must all appear in the entry, case-insensitive). The result gives matched (total count), the newest " +

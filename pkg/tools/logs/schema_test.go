@@ -3,6 +3,7 @@ package logs
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/superbiz/superbiz/pkg/schema"
@@ -46,5 +47,25 @@ func TestInputSchemaEnums(t *testing.T) {
 		if listed := slices.Contains(levels, lv); listed != (err == nil) {
 			t.Errorf("level %q: in the schema enum %v, admitted by decodeInput %v (%v)", lv, listed, err == nil, err)
 		}
+	}
+}
+
+// The since range is stated in words, in the since description and the
+// tool's: both must say the range decodeInput enforces.
+func TestInputSchemaDescriptions(t *testing.T) {
+	def := newTool(t, Source{Name: "app", Paths: []string{"/x"}}).Definition()
+	var s struct {
+		Properties map[string]struct {
+			Description string `json:"description"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(def.Parameters, &s); err != nil {
+		t.Fatal(err)
+	}
+	if d, want := s.Properties["since"].Description, fmtDur(minSince)+" to "+fmtDur(maxSince); !strings.Contains(d, want) {
+		t.Errorf("since description %q does not say %q", d, want)
+	}
+	if want := `"` + fmtDur(minSince) + `" to "` + fmtDur(maxSince) + `"`; !strings.Contains(def.Description, want) {
+		t.Errorf("tool description does not say %s", want)
 	}
 }
