@@ -11,45 +11,46 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/invopop/jsonschema"
 
+	"github.com/superbiz/superbiz/pkg/schema"
 	"github.com/superbiz/superbiz/pkg/strictjson"
 )
 
 // Draft is the model's final answer: a diagnosis that is not yet released.
 // The release guards decide whether any of it may be published.
 type Draft struct {
-	Conclusion      *Conclusion    `json:"conclusion" jsonschema:"description=null unless a FINDING supports a root cause"`
-	Analysis        []AnalysisItem `json:"analysis" jsonschema:"maxItems=20"`
-	ActionPlan      []Action       `json:"action_plan" jsonschema:"maxItems=10"`
-	Recommendations []string       `json:"recommendations" jsonschema:"maxItems=10"`
-	Limitations     Limitations    `json:"limitations"`
+	Conclusion      *Conclusion    `json:"conclusion" jsonschema:"required,description=null unless a FINDING supports a root cause"`
+	Analysis        []AnalysisItem `json:"analysis" jsonschema:"required,maxItems=20"`
+	ActionPlan      []Action       `json:"action_plan" jsonschema:"required,maxItems=10"`
+	Recommendations []string       `json:"recommendations" jsonschema:"required,maxItems=10,minLength=1,maxLength=300"`
+	Limitations     Limitations    `json:"limitations" jsonschema:"required"`
 }
 
 // Conclusion is a root cause claim; only evidence-backed drafts carry one.
 type Conclusion struct {
-	Summary    string `json:"summary" jsonschema:"minLength=1,maxLength=600"`
-	RootCause  string `json:"root_cause" jsonschema:"minLength=1,maxLength=600"`
-	Confidence string `json:"confidence" jsonschema:"enum=HIGH,enum=MEDIUM,enum=LOW"`
+	Summary    string `json:"summary" jsonschema:"required,minLength=1,maxLength=600"`
+	RootCause  string `json:"root_cause" jsonschema:"required,minLength=1,maxLength=600"`
+	Confidence string `json:"confidence" jsonschema:"required,enum=HIGH,enum=MEDIUM,enum=LOW"`
 }
 
 // AnalysisItem is one claim bound to the Tool Call IDs that support it.
 type AnalysisItem struct {
-	Type        string   `json:"type" jsonschema:"enum=FINDING,enum=NEGATIVE_OBSERVATION"`
-	Claim       string   `json:"claim" jsonschema:"minLength=1,maxLength=600"`
+	Type        string   `json:"type" jsonschema:"required,enum=FINDING,enum=NEGATIVE_OBSERVATION"`
+	Claim       string   `json:"claim" jsonschema:"required,minLength=1,maxLength=600"`
 	Scope       string   `json:"scope,omitempty" jsonschema:"maxLength=300,description=what was checked; required for NEGATIVE_OBSERVATION"`
-	ToolCallIDs []string `json:"tool_call_ids" jsonschema:"minItems=1,maxItems=8"`
+	ToolCallIDs []string `json:"tool_call_ids" jsonschema:"required,minItems=1,maxItems=8"`
 }
 
 // Action is one step of the plan, with its priority and risk.
 type Action struct {
-	Priority string `json:"priority" jsonschema:"enum=P0,enum=P1,enum=P2"`
-	Step     string `json:"step" jsonschema:"minLength=1,maxLength=400"`
-	Risk     string `json:"risk" jsonschema:"enum=LOW,enum=MEDIUM,enum=HIGH"`
+	Priority string `json:"priority" jsonschema:"required,enum=P0,enum=P1,enum=P2"`
+	Step     string `json:"step" jsonschema:"required,minLength=1,maxLength=400"`
+	Risk     string `json:"risk" jsonschema:"required,enum=LOW,enum=MEDIUM,enum=HIGH"`
 }
 
 // Limitations says what the diagnosis covered and what it lacks.
 type Limitations struct {
-	Scope       string   `json:"scope" jsonschema:"maxLength=400"`
-	MissingInfo []string `json:"missing_info" jsonschema:"maxItems=10"`
+	Scope       string   `json:"scope" jsonschema:"required,maxLength=400"`
+	MissingInfo []string `json:"missing_info" jsonschema:"required,maxItems=10,minLength=1,maxLength=300"`
 }
 
 // The analysis item types.
@@ -58,7 +59,8 @@ const (
 	NegativeObservation = "NEGATIVE_OBSERVATION"
 )
 
-// Text bounds the parser enforces (the schema states the same).
+// Text bounds the parser enforces; the struct tags state them in the schema
+// and TestDraftSchemaBounds holds the two equal.
 const (
 	maxClaim        = 600
 	maxScope        = 300
@@ -81,26 +83,12 @@ func DraftSchema() json.RawMessage { return append(json.RawMessage(nil), draftSc
 var draftSchema = sync.OnceValue(generateDraftSchema)
 
 func generateDraftSchema() json.RawMessage {
-	r := jsonschema.Reflector{DoNotReference: true, ExpandedStruct: true}
-	s := r.Reflect(&Draft{})
-	s.Version, s.ID = "", ""
+	s := schema.Reflect(&Draft{})
 	// conclusion may be null: say so, since Go pointers carry no such tag.
 	c, _ := s.Properties.Get("conclusion")
 	s.Properties.Set("conclusion", &jsonschema.Schema{AnyOf: []*jsonschema.Schema{c, {Type: "null"}}})
-	item := &jsonschema.Schema{Type: "string", MinLength: ptr(uint64(1)), MaxLength: ptr(uint64(maxListItem))}
-	recs, _ := s.Properties.Get("recommendations")
-	recs.Items = item
-	lim, _ := s.Properties.Get("limitations")
-	missing, _ := lim.Properties.Get("missing_info")
-	missing.Items = item
-	out, err := json.Marshal(s)
-	if err != nil {
-		panic(fmt.Sprintf("draft schema: %v", err))
-	}
-	return out
+	return schema.Marshal(s)
 }
-
-func ptr[T any](v T) *T { return &v }
 
 // wireDraft mirrors Draft with presence-tracking fields, so a missing member
 // differs from an empty one.

@@ -11,6 +11,7 @@ import (
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/model"
 	"github.com/superbiz/superbiz/pkg/release"
+	"github.com/superbiz/superbiz/pkg/schema"
 	"github.com/superbiz/superbiz/pkg/strictjson"
 	"github.com/superbiz/superbiz/prompts"
 )
@@ -35,21 +36,11 @@ const (
 	maxLimitationBytes      = release.MaxLimitationBytes
 )
 
-// knowledgeAnswerSchema is the answer call's JSON Schema (Ollama `format`
-// and the prompt); ParseKnowledgeAnswer enforces the same bounds.
-var knowledgeAnswerSchema = fmt.Sprintf(`{"type":"object","properties":{`+
-	`"items":{"type":"array","minItems":1,"maxItems":%d,"items":{"type":"object","properties":{`+
-	`"text":{"type":"string","minLength":1,"maxLength":%d},`+
-	`"tool_call_id":{"type":"string"},`+
-	`"doc_ids":{"type":"array","minItems":1,"maxItems":%d,"items":{"type":"string"}}},`+
-	`"required":["text","tool_call_id","doc_ids"],"additionalProperties":false}},`+
-	`"limitations":{"type":"array","maxItems":%d,"items":{"type":"string","maxLength":%d}}},`+
-	`"required":["items","limitations"],"additionalProperties":false}`,
-	maxKnowledgeItems, maxKnowledgeItemBytes, maxKnowledgeDocIDs, maxKnowledgeLimitations, maxLimitationBytes)
-
-// KnowledgeAnswerSchema returns the JSON Schema of a knowledge answer, so
-// callers can show exactly what the model is sent.
-func KnowledgeAnswerSchema() json.RawMessage { return json.RawMessage(knowledgeAnswerSchema) }
+// KnowledgeAnswerSchema returns the JSON Schema of a knowledge answer (Ollama
+// `format` and the prompt), generated from KnowledgeAnswer's tags, so
+// callers can show exactly what the model is sent; ParseKnowledgeAnswer
+// enforces the same bounds (TestKnowledgeAnswerSchemaBounds holds them equal).
+func KnowledgeAnswerSchema() json.RawMessage { return schema.Of(KnowledgeAnswer{}) }
 
 // KnowledgeAnswer is the knowledge answer model's whole reply; pkg/release
 // declares it, as it checks and publishes it.
@@ -130,12 +121,13 @@ func KnowledgeAnswerRequest(language, query string, observation json.RawMessage)
 	if agent.PromptLanguage(language, query) == "zh" {
 		base = prompts.KnowledgeAnswerZH
 	}
+	format := KnowledgeAnswerSchema()
 	return model.Request{
 		Messages: []model.Message{
-			{Role: model.RoleSystem, Content: strings.ReplaceAll(base, "{{SCHEMA}}", knowledgeAnswerSchema)},
+			{Role: model.RoleSystem, Content: strings.ReplaceAll(base, "{{SCHEMA}}", string(format))},
 			{Role: model.RoleUser, Content: strings.TrimSuffix(buf.String(), "\n")},
 		},
-		Format: KnowledgeAnswerSchema(),
+		Format: format,
 	}, nil
 }
 

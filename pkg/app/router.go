@@ -11,16 +11,21 @@ import (
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/model"
 	"github.com/superbiz/superbiz/pkg/runstore"
+	"github.com/superbiz/superbiz/pkg/schema"
 	"github.com/superbiz/superbiz/pkg/strictjson"
 	"github.com/superbiz/superbiz/prompts"
 )
 
-// routerSchema is the router answer's JSON Schema, sent as Ollama `format`.
-const routerSchema = `{"type":"object","properties":{"intent":{"type":"string","enum":["SYSTEM_CHAT","KNOWLEDGE_QUERY","DIAGNOSIS"]}},"required":["intent"],"additionalProperties":false}`
+// routerAnswer is the router's answer; its tags are the JSON Schema sent as
+// Ollama `format` (TestRouterSchemaIntents holds the enum to the intents
+// ParseRoute admits).
+type routerAnswer struct {
+	Intent string `json:"intent" jsonschema:"required,enum=SYSTEM_CHAT,enum=KNOWLEDGE_QUERY,enum=DIAGNOSIS"`
+}
 
 // RouterSchema returns the JSON Schema the router's answer must follow, so
 // tests and `tools list`-like views can show exactly what the model is sent.
-func RouterSchema() json.RawMessage { return json.RawMessage(routerSchema) }
+func RouterSchema() json.RawMessage { return schema.Of(routerAnswer{}) }
 
 // maxRouteBytes bounds a router answer: a valid one is about 30 bytes.
 const maxRouteBytes = 1024

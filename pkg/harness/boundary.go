@@ -17,6 +17,7 @@ import (
 
 	"github.com/superbiz/superbiz/pkg/model"
 	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/schema"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
 
@@ -155,11 +156,17 @@ func envelopeSchema(business json.RawMessage) (json.RawMessage, error) {
 	return json.RawMessage(b.String()), nil
 }
 
+// readSkillInput is read_skill's input: readSkill decodes it and its tags
+// are the schema the model receives.
+type readSkillInput struct {
+	Name string `json:"name" jsonschema:"required" jsonschema_description:"playbook name from the catalog"`
+}
+
 func readSkillDefinition() model.Tool {
 	return model.Tool{
 		Name:        ReadSkillTool,
 		Description: "Load the full instructions of one diagnosis playbook from the catalog by name. Guidance only: it is not evidence and cannot be cited.",
-		Parameters:  json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","description":"playbook name from the catalog"}},"required":["name"],"additionalProperties":false}`),
+		Parameters:  schema.Of(readSkillInput{}),
 	}
 }
 
@@ -476,9 +483,7 @@ func (b *Boundary) readSkill(call model.ToolCall, inv Invocation, t0 time.Time) 
 		ValidNames []string `json:"valid_names,omitempty"`
 	}
 	o := skillObs{ToolCallID: call.ID, Tool: ReadSkillTool}
-	var args struct {
-		Name string `json:"name"`
-	}
+	var args readSkillInput
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	inv.Kind, inv.Status = KindGuidance, StatusCompleted

@@ -19,16 +19,16 @@ const (
 
 // KnowledgeAnswer is the knowledge answer model's whole reply.
 type KnowledgeAnswer struct {
-	Items       []KnowledgeItem `json:"items"`
-	Limitations []string        `json:"limitations"`
+	Items       []KnowledgeItem `json:"items" jsonschema:"required,minItems=1,maxItems=6"`
+	Limitations []string        `json:"limitations" jsonschema:"required,maxItems=3,maxLength=300"`
 }
 
 // KnowledgeItem is one statement of a knowledge answer with the lookup and
 // the runbook sections it rests on.
 type KnowledgeItem struct {
-	Text       string   `json:"text"`
-	ToolCallID string   `json:"tool_call_id"`
-	DocIDs     []string `json:"doc_ids"`
+	Text       string   `json:"text" jsonschema:"required,minLength=1,maxLength=1000"`
+	ToolCallID string   `json:"tool_call_id" jsonschema:"required"`
+	DocIDs     []string `json:"doc_ids" jsonschema:"required,minItems=1,maxItems=8"`
 }
 
 // ErrUnknownReference marks an answer item that cites another call or a

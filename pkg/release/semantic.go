@@ -8,22 +8,22 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/invopop/jsonschema"
-
 	"github.com/superbiz/superbiz/pkg/agent"
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/model"
+	"github.com/superbiz/superbiz/pkg/schema"
 	"github.com/superbiz/superbiz/pkg/strictjson"
 	"github.com/superbiz/superbiz/prompts"
 )
 
 // Verdict is the SemanticGuard model's whole answer.
 type Verdict struct {
-	Verdict string   `json:"verdict" jsonschema:"enum=SUPPORTED,enum=UNSUPPORTED"`
-	Reasons []string `json:"reasons" jsonschema:"maxItems=10"`
+	Verdict string   `json:"verdict" jsonschema:"required,enum=SUPPORTED,enum=UNSUPPORTED"`
+	Reasons []string `json:"reasons" jsonschema:"required,maxItems=10,minLength=1,maxLength=500"`
 }
 
-// Bounds of a verdict answer.
+// Bounds of a verdict answer. Verdict's tags state maxReasonBytes and
+// maxReasons in the schema; TestVerdictSchemaBounds holds them equal.
 const (
 	maxVerdictBytes = 8192
 	maxReasonBytes  = 500
@@ -34,17 +34,7 @@ const (
 func VerdictSchema() json.RawMessage { return append(json.RawMessage(nil), verdictSchema()...) }
 
 var verdictSchema = sync.OnceValue(func() json.RawMessage {
-	r := jsonschema.Reflector{DoNotReference: true, ExpandedStruct: true}
-	s := r.Reflect(&Verdict{})
-	s.Version, s.ID = "", ""
-	reasons, _ := s.Properties.Get("reasons")
-	one, max := uint64(1), uint64(maxReasonBytes)
-	reasons.Items = &jsonschema.Schema{Type: "string", MinLength: &one, MaxLength: &max}
-	out, err := json.Marshal(s)
-	if err != nil {
-		panic(fmt.Sprintf("verdict schema: %v", err))
-	}
-	return out
+	return schema.Of(&Verdict{})
 })
 
 // ErrInvalidVerdict marks a SemanticGuard answer that breaks its contract.

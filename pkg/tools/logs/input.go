@@ -25,15 +25,18 @@ const (
 
 // Input is the business input of query_logs as the model sends it; the
 // canonical form has defaults applied and absolute times in UTC RFC 3339.
+// Its tags are the schema the model receives (the source enum is added per
+// configuration by Definition); TestInputSchemaBounds holds the bounds to
+// maxLimit and defaultLimit.
 type Input struct {
-	Source   string `json:"source,omitempty"`
-	Service  string `json:"service,omitempty"`
-	Level    string `json:"level,omitempty"`
-	Contains string `json:"contains,omitempty"`
-	Start    string `json:"start,omitempty"`
-	End      string `json:"end,omitempty"`
-	Since    string `json:"since,omitempty"`
-	Limit    *int   `json:"limit,omitempty"`
+	Source   string `json:"source,omitempty" jsonschema_description:"log source name; optional when only one is configured"`
+	Service  string `json:"service,omitempty" jsonschema_description:"only entries of this service (exact name, case-insensitive)"`
+	Level    string `json:"level,omitempty" jsonschema:"enum=ERROR,enum=WARN,enum=INFO,enum=DEBUG" jsonschema_description:"only entries of this level"`
+	Contains string `json:"contains,omitempty" jsonschema_description:"space-separated words that must all appear in the entry (case-insensitive)"`
+	Start    string `json:"start,omitempty" jsonschema_description:"window start: RFC 3339 or 2006-01-02 15:04:05 in the source's time zone; needs end"`
+	End      string `json:"end,omitempty" jsonschema_description:"window end, same formats as start"`
+	Since    string `json:"since,omitempty" jsonschema_description:"window back from now, 5m to 24h, e.g. 30m or 2h; instead of start/end"`
+	Limit    *int   `json:"limit,omitempty" jsonschema:"minimum=1,maximum=50,default=20" jsonschema_description:"newest entries to return"`
 }
 
 // parsedInput is a validated Input with its source and window resolved.

@@ -22,6 +22,7 @@ import (
 
 	"github.com/superbiz/superbiz/pkg/model"
 	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/schema"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
 
@@ -116,25 +117,28 @@ func (t *Tool) Names() []string { return append([]string(nil), t.order...) }
 
 // Definition declares the business input to the model.
 func (t *Tool) Definition() model.Tool {
-	names, _ := json.Marshal(t.order)
-	schema := fmt.Sprintf(`{"type":"object","additionalProperties":false,"required":["sql"],"properties":{`+
-		`"database":{"type":"string","enum":%s,"description":"configured database to query; optional when only one is configured"},`+
-		`"sql":{"type":"string","maxLength":%d,"description":"exactly one read-only statement: SELECT (joins, aggregates, CTEs, subqueries), SHOW, DESCRIBE or EXPLAIN; no comments, hints, variables or locking reads; no credential tables (mysql.user) or other sessions' statement text (SHOW PROCESSLIST, processlist.info): for sessions select id, user, host, db, command, time, state from information_schema.processlist"},`+
-		`"max_rows":{"type":"integer","minimum":1,"maximum":%d,"default":%d,"description":"rows to return"}}}`,
-		names, MaxSQLBytes, MaxRowsLimit, DefaultMaxRows)
+	params := schema.Reflect(input{})
+	db, _ := params.Properties.Get("database")
+	db.Enum = make([]any, len(t.order))
+	for i, name := range t.order {
+		db.Enum[i] = name
+	}
 	return model.Tool{
 		Name: ToolName,
 		Description: "Run one read-only SQL statement (SELECT, SHOW, DESCRIBE, EXPLAIN) against a configured database " +
 			"and return columns and rows. Use it to check order, payment or connection state at the time of an incident.",
-		Parameters: json.RawMessage(schema),
+		Parameters: schema.Marshal(params),
 	}
 }
 
-// input is the business input of docs/SPEC.md#query_mysql.
+// input is the business input of docs/SPEC.md#query_mysql. Its tags are
+// the schema the model receives (the database enum is added per
+// configuration by Definition); TestInputSchemaBounds holds the bounds to
+// MaxSQLBytes, MaxRowsLimit and DefaultMaxRows.
 type input struct {
-	Database string `json:"database,omitempty"`
-	SQL      string `json:"sql"`
-	MaxRows  *int   `json:"max_rows,omitempty"`
+	Database string `json:"database,omitempty" jsonschema_description:"configured database to query; optional when only one is configured"`
+	SQL      string `json:"sql" jsonschema:"required,maxLength=4096" jsonschema_description:"exactly one read-only statement: SELECT (joins, aggregates, CTEs, subqueries), SHOW, DESCRIBE or EXPLAIN; no comments, hints, variables or locking reads; no credential tables (mysql.user) or other sessions' statement text (SHOW PROCESSLIST, processlist.info): for sessions select id, user, host, db, command, time, state from information_schema.processlist"`
+	MaxRows  *int   `json:"max_rows,omitempty" jsonschema:"minimum=1,maximum=100,default=20" jsonschema_description:"rows to return"`
 }
 
 // canonicalInput is the canonical form: every member present, defaults applied.
