@@ -44,9 +44,10 @@ func goldenStore(t *testing.T, queries map[string]string) (env map[string]string
 	}
 
 	ok := "r_golden_ok"
-	settings := json.RawMessage(`{"max_model_calls":8,"max_tool_calls":6,"max_tokens":60000,"max_run_bytes":262144,"deadline":300000000000,"max_no_gain":2,"limits":{"query":4096,"previous_turn":8192,"input":12288,"draft":16384,"observation":8192},"language":"en"}`)
+	settings := &runstore.StoredSettings{MaxModelCalls: 8, MaxToolCalls: 6, MaxTokens: 60000, MaxRunBytes: 262144, Deadline: 5 * time.Minute, MaxNoGain: 2,
+		Limits: &runstore.StoredLimits{Query: 4096, PreviousTurn: 8192, Input: 12288, Draft: 16384, Observation: 8192}, Language: "en"}
 	must(store.CreateRun(ctx, runstore.NewRun{ID: ok, SessionID: "s_golden", Query: query(ok, "payment timeouts on order-service since 14:00"),
-		Intent: runstore.IntentDiagnosis, Model: "qwen3:8b", Host: "http://127.0.0.1:11434", Clock: base, Budget: settings, CreatedAt: base}))
+		Intent: runstore.IntentDiagnosis, Model: "qwen3:8b", Host: "http://127.0.0.1:11434", Clock: base, Settings: settings, CreatedAt: base}))
 	for _, inv := range []runstore.Invocation{
 		{ToolCallID: "call_gold0001", Tool: "read_skill", Kind: runstore.KindGuidance, CanonicalInput: json.RawMessage(`{"name":"diagnose-payment-timeout"}`),
 			InputSummary: "diagnose-payment-timeout", Status: "COMPLETED", Observation: json.RawMessage(`{"tool_call_id":"call_gold0001"}`), StartedAt: base, DurationMS: 3},
@@ -72,8 +73,8 @@ func goldenStore(t *testing.T, queries map[string]string) (env map[string]string
 		must(err)
 	}
 	for _, g := range []runstore.GuardReview{
-		{Guard: runstore.GuardEvidence, Verdict: "PASS", Reasons: json.RawMessage(`[]`)},
-		{Guard: runstore.GuardSemantic, Verdict: "SUPPORTED", Reasons: json.RawMessage(`["Each finding restates a checked observation","the pipe | stays"]`)},
+		{Guard: runstore.GuardEvidence, Verdict: "PASS", Reasons: json.RawMessage(`[]`), CreatedAt: base.Add(5 * time.Second)},
+		{Guard: runstore.GuardSemantic, Verdict: "SUPPORTED", Reasons: json.RawMessage(`["Each finding restates a checked observation","the pipe | stays"]`), CreatedAt: base.Add(6 * time.Second)},
 	} {
 		_, err := store.AppendGuardReview(ctx, ok, g)
 		must(err)
@@ -81,9 +82,12 @@ func goldenStore(t *testing.T, queries map[string]string) (env map[string]string
 	must(store.FinishRun(ctx, ok, runstore.Finish{Status: runstore.StatusSuccess, ReleaseOutcome: runstore.OutcomeSuccess, StopReason: "COMPLETED",
 		Lifecycle: runstore.LifecycleCompleted, Answer: "## Conclusion\n\nThe payment gateway times out.\n",
 		PublishedResult: json.RawMessage(`{"conclusion":{"summary":"The payment gateway times out","confidence":"HIGH"},"findings":[{"id":"f1"},{"id":"f2"}],"knowledge_refs":[{"doc_id":"payment"}]}`),
-		Checks: json.RawMessage(`[{"tool":"query_logs","evidence_status":"EVIDENCE_FOUND","summary":"order ERROR since 1h"},` +
-			`{"tool":"query_mysql","evidence_status":"ERROR","summary":"refused (NOT_READ_ONLY)"},` +
-			`{"tool":"query_mysql","evidence_status":"ERROR","error_code":"TIMEOUT","summary":"` + strings.Repeat("slow ", 40) + `"}]`),
+		Checks: []runstore.StoredCheck{
+			{Tool: "query_logs", EvidenceStatus: "EVIDENCE_FOUND", Summary: "order ERROR since 1h"},
+			{Tool: "query_mysql", EvidenceStatus: "ERROR", Summary: "refused (NOT_READ_ONLY)"},
+			// As runs stored before the code moved into the summary hold it.
+			{Tool: "query_mysql", EvidenceStatus: "ERROR", ErrorCode: "TIMEOUT", Summary: strings.Repeat("slow ", 40)},
+		},
 		Usage:      runstore.Usage{ModelCalls: 3, ToolCalls: 4, PromptTokens: 6400, CompletionTokens: 100, Bytes: 20480},
 		DurationMS: 9_500, FinishedAt: base.Add(9500 * time.Millisecond)}))
 
@@ -91,7 +95,7 @@ func goldenStore(t *testing.T, queries map[string]string) (env map[string]string
 	must(store.CreateRun(ctx, runstore.NewRun{ID: failed, SessionID: "s_golden", Query: query(failed, "why is checkout slow"), Intent: runstore.IntentDiagnosis,
 		Model: "qwen3:8b", ReplayOf: ok, CreatedAt: base.Add(time.Minute)}))
 	must(store.FinishRun(ctx, failed, runstore.Finish{Status: runstore.StatusFailed, ReleaseOutcome: runstore.OutcomeFailed, StopReason: "MODEL_UNAVAILABLE",
-		Lifecycle: runstore.LifecycleFailed, Answer: "## Failed\n\nThe model server is unreachable.\n", Checks: json.RawMessage(`[]`),
+		Lifecycle: runstore.LifecycleFailed, Answer: "## Failed\n\nThe model server is unreachable.\n", Checks: []runstore.StoredCheck{},
 		Usage: runstore.Usage{ModelCalls: 1}, DurationMS: 850, ErrorCode: "MODEL_UNAVAILABLE", ErrorMessage: "dial tcp 127.0.0.1:1: connection refused",
 		FinishedAt: base.Add(time.Minute + 850*time.Millisecond)}))
 
@@ -100,11 +104,11 @@ func goldenStore(t *testing.T, queries map[string]string) (env map[string]string
 
 	damaged := "r_golden_damaged"
 	must(store.CreateRun(ctx, runstore.NewRun{ID: damaged, SessionID: "s_golden", Query: query(damaged, "a damaged record"), Intent: runstore.IntentDiagnosis,
-		Model: "m", Budget: json.RawMessage(`{"max_model_calls":8}`), CreatedAt: base.Add(3 * time.Minute)}))
-	_, err = store.AppendGuardReview(ctx, damaged, runstore.GuardReview{Guard: runstore.GuardSemantic, Verdict: "UNSUPPORTED", Reasons: json.RawMessage(`["x"]`)})
+		Model: "m", Settings: &runstore.StoredSettings{MaxModelCalls: 8}, CreatedAt: base.Add(3 * time.Minute)}))
+	_, err = store.AppendGuardReview(ctx, damaged, runstore.GuardReview{Guard: runstore.GuardSemantic, Verdict: "UNSUPPORTED", Reasons: json.RawMessage(`["x"]`), CreatedAt: base.Add(3 * time.Minute)})
 	must(err)
 	must(store.FinishRun(ctx, damaged, runstore.Finish{Status: runstore.StatusSuccess, ReleaseOutcome: runstore.OutcomeFallback, StopReason: "NO_CONCLUSION",
-		Lifecycle: runstore.LifecycleCompleted, Answer: "", Checks: json.RawMessage(`[]`),
+		Lifecycle: runstore.LifecycleCompleted, Answer: "", Checks: []runstore.StoredCheck{},
 		DurationMS: 61_000, FinishedAt: base.Add(4*time.Minute + time.Second)}))
 	for _, q := range []string{
 		`UPDATE runs SET budget = '{"max_model_calls":"eight"}', checks = '{not json', published_result = '[1]' WHERE id = 'r_golden_damaged'`,

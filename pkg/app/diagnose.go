@@ -161,13 +161,9 @@ func (d *Deps) openRun(ctx context.Context, sessionID, query, intent, replayOf s
 		clock = harness.SystemClock{}
 	}
 	runID := d.newID("r_")
-	settingsJSON, err := json.Marshal(d.settings())
-	if err != nil {
-		return nil, fmt.Errorf("encode budget: %w", err)
-	}
 	if err := d.Store.CreateRun(ctx, runstore.NewRun{
 		ID: runID, SessionID: sessionID, Query: query, Intent: intent,
-		Model: d.ModelName, Host: d.Host, Clock: clock.Now(), Budget: settingsJSON, ReplayOf: replayOf,
+		Model: d.ModelName, Host: d.Host, Clock: clock.Now(), Settings: d.storedSettings(), ReplayOf: replayOf,
 	}); err != nil {
 		return nil, fmt.Errorf("store run: %w", err)
 	}
@@ -214,19 +210,16 @@ func (d *Deps) finish(rc *harness.RunContext, intent string, dec release.Decisio
 		out.Error = &OutputError{Code: dec.ErrorCode, Message: dec.ErrorMessage}
 	}
 	out.ModelError = dec.ModelError
-	var published, checksJSON json.RawMessage
+	var published json.RawMessage
 	var err error
 	if dec.Published != nil {
 		if published, err = json.Marshal(dec.Published); err != nil {
 			return Output{}, fmt.Errorf("encode published result: %w", err)
 		}
 	}
-	if checksJSON, err = json.Marshal(checks); err != nil {
-		return Output{}, fmt.Errorf("encode checks: %w", err)
-	}
 	fin := runstore.Finish{
 		Status: dec.Status, ReleaseOutcome: string(dec.Outcome), StopReason: string(dec.StopReason),
-		Lifecycle: string(lifecycle), Answer: dec.Answer, PublishedResult: published, Checks: checksJSON,
+		Lifecycle: string(lifecycle), Answer: dec.Answer, PublishedResult: published, Checks: storedChecks(checks),
 		Usage:      runstore.Usage{ModelCalls: u.ModelCalls, ToolCalls: u.ToolCalls, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, Bytes: u.Bytes},
 		DurationMS: out.Usage.DurationMS, ErrorCode: dec.ErrorCode, ErrorMessage: dec.ErrorMessage,
 	}
@@ -299,19 +292,6 @@ func (d *Deps) previousTurn(ctx context.Context, sessionID, query string) *agent
 		return nil
 	}
 	return pub.PreviousTurn(limit)
-}
-
-// settings are the limits a run was made under, stored with it so a replay
-// uses the same ones whatever today's configuration says.
-type settings struct {
-	harness.Budget
-	Limits   *agent.Limits `json:"limits,omitempty"`
-	Language string        `json:"language,omitempty"`
-}
-
-func (d *Deps) settings() settings {
-	l := d.Limits
-	return settings{Budget: d.Budget, Limits: &l, Language: d.Language}
 }
 
 func (d *Deps) newID(prefix string) string {
