@@ -7,14 +7,10 @@ package app
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base32"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/superbiz/superbiz/pkg/agent"
 	"github.com/superbiz/superbiz/pkg/harness"
@@ -38,7 +34,7 @@ type Deps struct {
 	Clock harness.Clock
 	// Events receives every run event (TUI, progress lines); nil drops them.
 	Events harness.Sink
-	// NewID makes session and run IDs; nil uses random time-ordered IDs.
+	// NewID makes session and run IDs; nil uses the store's time-ordered IDs.
 	NewID func(prefix string) string
 }
 
@@ -298,14 +294,12 @@ func (d *Deps) newID(prefix string) string {
 	if d.NewID != nil {
 		return d.NewID(prefix)
 	}
-	return NewID(prefix)
+	return d.Store.NewID(prefix)
 }
 
-// NewID makes a time-ordered random ID: prefix, 48 bits of milliseconds and
-// 40 random bits, in lower-case base32.
+// NewID makes one time-ordered random ID with prefix (runstore.IDs), for a
+// run that is not stored; stored runs take theirs from the store.
 func NewID(prefix string) string {
-	var b [11]byte
-	binary.BigEndian.PutUint64(b[:8], uint64(time.Now().UnixMilli())<<16)
-	_, _ = rand.Read(b[6:])
-	return prefix + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b[:]))
+	var ids runstore.IDs
+	return ids.New(prefix)
 }
