@@ -7,15 +7,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/superbiz/superbiz/pkg/runstore"
 )
 
 // goldenStore stores a fixed set of runs through the store's API: a full
 // diagnosis with every audit row kind, a failed run, a running one and a
 // record whose JSON columns were damaged behind the store's back. It returns
-// the environment and the local times the text renderers print, which the
-// golden files hold as placeholders.
-func goldenStore(t *testing.T, queries map[string]string) (env map[string]string, local *strings.Replacer) {
+// the environment and a replacer of the local times the text renderers print
+// by the same times in UTC, as the golden files hold them. texts replaces a run's query (by run
+// ID) or the input summary of the query_logs call ("input").
+func goldenStore(t *testing.T, texts map[string]string) (env map[string]string, local *strings.Replacer) {
 	t.Helper()
 	env = diagnoseEnv(t)
 	ctx := context.Background()
@@ -37,7 +40,7 @@ func goldenStore(t *testing.T, queries map[string]string) (env map[string]string
 	must(store.CreateSession(ctx, "s_golden"))
 	base := time.Date(2026, 11, 28, 15, 0, 0, 0, time.UTC)
 	query := func(id, fallback string) string {
-		if q, ok := queries[id]; ok {
+		if q, ok := texts[id]; ok {
 			return q
 		}
 		return fallback
@@ -52,7 +55,7 @@ func goldenStore(t *testing.T, queries map[string]string) (env map[string]string
 		{ToolCallID: "call_gold0001", Tool: "read_skill", Kind: runstore.KindGuidance, CanonicalInput: json.RawMessage(`{"name":"diagnose-payment-timeout"}`),
 			InputSummary: "diagnose-payment-timeout", Status: "COMPLETED", Observation: json.RawMessage(`{"tool_call_id":"call_gold0001"}`), StartedAt: base, DurationMS: 3},
 		{ToolCallID: "call_gold0002", Tool: "query_logs", Kind: runstore.KindEvidence, CanonicalInput: json.RawMessage(`{"service":"order-service","level":"ERROR"}`),
-			InputSummary: "order-service ERROR since 1h", Status: "COMPLETED", EvidenceStatus: "EVIDENCE_FOUND",
+			InputSummary: query("input", "order-service ERROR since 1h"), Status: "COMPLETED", EvidenceStatus: "EVIDENCE_FOUND",
 			Observation: json.RawMessage(`{"tool_call_id":"call_gold0002","evidence_status":"EVIDENCE_FOUND"}`), StartedAt: base.Add(time.Second), DurationMS: 42},
 		{ToolCallID: "call_gold0003", Tool: "query_mysql", Kind: runstore.KindEvidence, CanonicalInput: json.RawMessage(`{"sql":"DELETE FROM orders"}`),
 			Status: "REFUSED", EvidenceStatus: "ERROR", ErrorCode: "NOT_READ_ONLY", StartedAt: base.Add(2 * time.Second), DurationMS: 1},
@@ -120,11 +123,11 @@ func goldenStore(t *testing.T, queries map[string]string) (env map[string]string
 
 	var pairs []string
 	for _, at := range []time.Time{base, base.Add(time.Minute), base.Add(2 * time.Minute), base.Add(3 * time.Minute)} {
-		pairs = append(pairs, at.Local().Format("2006-01-02 15:04:05 MST"), at.Format("<2006-01-02 15:04:05 UTC>"))
-		pairs = append(pairs, at.Local().Format("2006-01-02 15:04"), at.Format("<2006-01-02 15:04 UTC>"))
+		pairs = append(pairs, at.Local().Format("2006-01-02 15:04:05 MST"), at.Format("2006-01-02 15:04:05 UTC"))
+		pairs = append(pairs, at.Local().Format("2006-01-02 15:04"), at.Format("2006-01-02 15:04"))
 	}
 	for _, at := range []time.Time{base.Add(9500 * time.Millisecond), base.Add(time.Minute + 850*time.Millisecond), base.Add(4*time.Minute + time.Second)} {
-		pairs = append(pairs, "→ "+at.Local().Format("15:04:05"), at.Format("→ <15:04:05 UTC>"))
+		pairs = append(pairs, "→ "+at.Local().Format("15:04:05"), at.Format("→ 15:04:05"))
 	}
 	return env, strings.NewReplacer(pairs...)
 }
@@ -159,4 +162,93 @@ func TestRunsGolden(t *testing.T) {
 			golden(t, tt.file, local.Replace(out))
 		})
 	}
+}
+
+// CJK and emoji texts (two terminal cells per character, a ZWJ sequence
+// that is one glyph, a combining mark) keep the text tables aligned: every
+// column starts at the same display column on every line.
+func TestRunsGoldenWideText(t *testing.T) {
+	env, local := goldenStore(t, map[string]string{
+		"r_golden_ok":      "订单服务支付超时 504 🔥",
+		"r_golden_failed":  "为什么结账很慢 👩‍💻",
+		"r_golden_running": "是否有慢查询",
+		"r_golden_damaged": "ｆｕｌｌｗｉｄｔｈ query",
+		"input":            "支付超时 🔥 café order-service",
+	})
+	for _, tt := range []struct {
+		file   string
+		args   []string
+		header string // the table whose columns are checked
+	}{
+		{"runs-wide.golden", []string{"runs"}, "RUN "},
+		{"runs-show-wide.golden", []string{"runs", "show", "r_golden_ok"}, "SEQ  TOOL CALL ID"},
+	} {
+		t.Run(tt.file, func(t *testing.T) {
+			code, out, errOut := cli(t, env, tt.args...)
+			if code != ExitOK || errOut != "" {
+				t.Fatalf("%q: exit %d, stderr %q", tt.args, code, errOut)
+			}
+			golden(t, tt.file, local.Replace(out))
+			assertColumnsAligned(t, out, tt.header)
+		})
+	}
+}
+
+// assertColumnsAligned checks the text table that starts with the line
+// beginning with header: each column (found from the header's words
+// separated by two spaces) starts at the same display column on every row,
+// and the cell before it ends with at least two spaces.
+func assertColumnsAligned(t *testing.T, out, header string) {
+	t.Helper()
+	lines := strings.Split(out, "\n")
+	start := -1
+	for i, l := range lines {
+		if strings.HasPrefix(l, header) {
+			start = i
+			break
+		}
+	}
+	if start < 0 {
+		t.Fatalf("no table starting with %q in:\n%s", header, out)
+	}
+	var cols []int // display columns where the header's columns start
+	h := lines[start]
+	for i := 0; i < len(h); i++ {
+		if i == 0 || (h[i] != ' ' && strings.HasSuffix(h[:i], "  ")) {
+			cols = append(cols, ansi.StringWidth(h[:i]))
+		}
+	}
+	rows := 0
+	for _, l := range lines[start+1:] {
+		if l == "" {
+			break
+		}
+		rows++
+		for _, c := range cols[1:] {
+			// The text up to display column c must end in the gap.
+			before := prefixOfWidth(l, c)
+			if ansi.StringWidth(before) != c || !strings.HasSuffix(before, "  ") || strings.HasPrefix(l[len(before):], " ") {
+				t.Errorf("column at display width %d not aligned in %q (header %q)", c, l, h)
+			}
+		}
+	}
+	if rows == 0 {
+		t.Fatalf("table %q has no rows", header)
+	}
+}
+
+// prefixOfWidth is the longest prefix of s, cut at a rune, whose display
+// width is at most w.
+func prefixOfWidth(s string, w int) string {
+	last := ""
+	for i := range s {
+		if ansi.StringWidth(s[:i]) > w {
+			return last
+		}
+		last = s[:i]
+	}
+	if ansi.StringWidth(s) <= w {
+		return s
+	}
+	return last
 }

@@ -5,9 +5,10 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 	"unicode/utf8"
+
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/runstore"
@@ -321,7 +322,7 @@ func (textPage) fields(b *strings.Builder, fields [][2]string) {
 }
 
 func (textPage) heading(b *strings.Builder, title string) {
-	fmt.Fprintf(b, "\n%s\n%s\n", title, strings.Repeat("-", utf8.RuneCountInString(title)))
+	fmt.Fprintf(b, "\n%s\n%s\n", title, strings.Repeat("-", ansi.StringWidth(title)))
 }
 
 func (textPage) table(w io.Writer, t table) error { return writeTextTable(w, t) }
@@ -349,17 +350,38 @@ func writeString(w io.Writer, s string) error {
 	return nil
 }
 
-// writeTextTable aligns a table for a terminal; a table without a header
-// prints its rows only.
+// columnGap is the space between two columns of a text table.
+const columnGap = 2
+
+// writeTextTable aligns a table for a terminal by display width (a CJK
+// character or an emoji takes two cells, a combining mark none), columnGap
+// spaces between columns; the last cell of a line is not padded. A table
+// without a header prints its rows only.
 func writeTextTable(w io.Writer, t table) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	rows := t.rows
 	if t.header != nil {
-		fmt.Fprintln(tw, strings.Join(t.header, "\t"))
+		rows = append([][]string{t.header}, rows...)
 	}
-	for _, row := range t.rows {
-		fmt.Fprintln(tw, strings.Join(row, "\t"))
+	var widths []int
+	for _, row := range rows {
+		for i := 0; i < len(row)-1; i++ {
+			if i == len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], ansi.StringWidth(row[i]))
+		}
 	}
-	if err := tw.Flush(); err != nil {
+	var b strings.Builder
+	for _, row := range rows {
+		for i, c := range row {
+			b.WriteString(c)
+			if i < len(row)-1 {
+				b.WriteString(strings.Repeat(" ", widths[i]-ansi.StringWidth(c)+columnGap))
+			}
+		}
+		b.WriteByte('\n')
+	}
+	if _, err := io.WriteString(w, b.String()); err != nil {
 		return fmt.Errorf("write table: %w", err)
 	}
 	return nil

@@ -394,6 +394,15 @@ func TestTableHelpers(t *testing.T) {
 	if want := "| A | B |\n| --- | --- |\n| x\\|y | z |\n"; b.String() != want {
 		t.Errorf("markdown table %q, want %q", b.String(), want)
 	}
+	// Text tables pad by display width: CJK two cells, a ZWJ emoji sequence
+	// two, a combining mark none.
+	b.Reset()
+	if err := writeTextTable(&b, table{header: []string{"A", "B"}, rows: [][]string{{"支付", "x"}, {"👩‍💻", "y"}, {"e\u0301", "z"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "A     B\n支付  x\n👩‍💻    y\ne\u0301     z\n"; b.String() != want {
+		t.Errorf("text table %q, want %q", b.String(), want)
+	}
 }
 
 // fillStore writes n finished runs over 100 sessions through the store's
