@@ -394,6 +394,15 @@ func TestTableHelpers(t *testing.T) {
 	if want := "| A | B |\n| --- | --- |\n| x\\|y | z |\n"; b.String() != want {
 		t.Errorf("markdown table %q, want %q", b.String(), want)
 	}
+	// Text tables pad by display width: CJK two cells, a ZWJ emoji sequence
+	// two, a combining mark none.
+	b.Reset()
+	if err := writeTextTable(&b, table{header: []string{"A", "B"}, rows: [][]string{{"支付", "x"}, {"👩‍💻", "y"}, {"e\u0301", "z"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "A     B\n支付  x\n👩‍💻    y\ne\u0301     z\n"; b.String() != want {
+		t.Errorf("text table %q, want %q", b.String(), want)
+	}
 }
 
 // fillStore writes n finished runs over 100 sessions through the store's
@@ -460,22 +469,24 @@ func FuzzRenderRun(f *testing.F) {
 	f.Fuzz(func(t *testing.T, query, answer, checks, published, reasons, budget, summary string) {
 		d := &runstore.RunDetail{
 			RunSummary: runstore.RunSummary{ID: "r_1", SessionID: "s_1", Query: query, Intent: "DIAGNOSIS", Status: "SUCCESS", Model: query, ErrorCode: summary, FinishedAt: time.Unix(1, 0)},
-			Answer:     answer, Checks: json.RawMessage(checks), PublishedResult: json.RawMessage(published), Budget: json.RawMessage(budget), ErrorMessage: answer,
+			Answer:     answer, Checks: json.RawMessage(checks), PublishedResult: json.RawMessage(published), Settings: json.RawMessage(budget), ErrorMessage: answer,
 			Invocations:  []runstore.Invocation{{Seq: 1, ToolCallID: summary, Tool: query, Kind: runstore.KindEvidence, CanonicalInput: json.RawMessage(budget), InputSummary: summary, EvidenceStatus: summary, ErrorCode: summary}},
 			ModelRounds:  []runstore.ModelRound{{Seq: 1, Purpose: summary, ErrorKind: query}},
 			GuardReviews: []runstore.GuardReview{{Seq: 1, Guard: summary, Verdict: query, Reasons: json.RawMessage(reasons)}},
 		}
-		for _, md := range []bool{false, true} {
+		for _, format := range []outputFormat{outputText, outputMarkdown} {
 			var b strings.Builder
-			renderRun(&b, d, md)
+			if err := runsRendererFor(format).show(&b, d); err != nil {
+				t.Fatal(err)
+			}
 			for _, r := range b.String() {
 				if r != '\n' && r != '\t' && (r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == '\u202e') {
-					t.Fatalf("markdown=%v: control character %U in output:\n%q", md, r, b.String())
+					t.Fatalf("%s: control character %U in output:\n%q", format, r, b.String())
 				}
 			}
 		}
 		var b strings.Builder
-		if err := writeJSON(&b, detailJSON(d)); err != nil {
+		if err := runsRendererFor(outputJSON).show(&b, d); err != nil {
 			t.Fatalf("runs show -o json fails on a damaged record: %v", err)
 		}
 		if !json.Valid([]byte(b.String())) {

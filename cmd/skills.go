@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/spf13/cobra"
@@ -89,12 +88,11 @@ func (a *app) runSkillsList(cmd *cobra.Command) error {
 		}
 		return writeJSON(a.io.Out, out)
 	}
-	tw := tabwriter.NewWriter(a.io.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tSOURCE\tDESCRIPTION")
+	t := table{header: []string{"NAME", "SOURCE", "DESCRIPTION"}}
 	for _, p := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", p.Name, redact.StripControl(p.Source), oneLine(p.Description))
+		t.rows = append(t.rows, []string{p.Name, redact.StripControl(p.Source), oneLine(p.Description)})
 	}
-	if err := tw.Flush(); err != nil {
+	if err := writeTextTable(a.io.Out, t); err != nil {
 		return fmt.Errorf("write the playbook list: %w", err)
 	}
 	return nil

@@ -7,14 +7,10 @@ package app
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base32"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/superbiz/superbiz/pkg/agent"
 	"github.com/superbiz/superbiz/pkg/harness"
@@ -38,7 +34,7 @@ type Deps struct {
 	Clock harness.Clock
 	// Events receives every run event (TUI, progress lines); nil drops them.
 	Events harness.Sink
-	// NewID makes session and run IDs; nil uses random time-ordered IDs.
+	// NewID makes session and run IDs; nil uses the store's time-ordered IDs.
 	NewID func(prefix string) string
 }
 
@@ -161,13 +157,9 @@ func (d *Deps) openRun(ctx context.Context, sessionID, query, intent, replayOf s
 		clock = harness.SystemClock{}
 	}
 	runID := d.newID("r_")
-	settingsJSON, err := json.Marshal(d.settings())
-	if err != nil {
-		return nil, fmt.Errorf("encode budget: %w", err)
-	}
 	if err := d.Store.CreateRun(ctx, runstore.NewRun{
 		ID: runID, SessionID: sessionID, Query: query, Intent: intent,
-		Model: d.ModelName, Host: d.Host, Clock: clock.Now(), Budget: settingsJSON, ReplayOf: replayOf,
+		Model: d.ModelName, Host: d.Host, Clock: clock.Now(), Settings: d.storedSettings(), ReplayOf: replayOf,
 	}); err != nil {
 		return nil, fmt.Errorf("store run: %w", err)
 	}
@@ -213,19 +205,16 @@ func (d *Deps) finish(rc *harness.RunContext, intent string, dec release.Decisio
 		out.Error = &OutputError{Code: dec.ErrorCode, Message: dec.ErrorMessage}
 	}
 	out.ModelError = dec.ModelError
-	var published, checksJSON json.RawMessage
+	var published json.RawMessage
 	var err error
 	if dec.Published != nil {
 		if published, err = json.Marshal(dec.Published); err != nil {
 			return Output{}, fmt.Errorf("encode published result: %w", err)
 		}
 	}
-	if checksJSON, err = json.Marshal(checks); err != nil {
-		return Output{}, fmt.Errorf("encode checks: %w", err)
-	}
 	fin := runstore.Finish{
 		Status: string(dec.Outcome.Status()), ReleaseOutcome: string(dec.Outcome), StopReason: string(dec.StopReason),
-		Lifecycle: string(lifecycle), Answer: dec.Answer, PublishedResult: published, Checks: checksJSON,
+		Lifecycle: string(lifecycle), Answer: dec.Answer, PublishedResult: published, Checks: storedChecks(checks),
 		Usage:      runstore.Usage{ModelCalls: u.ModelCalls, ToolCalls: u.ToolCalls, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, Bytes: u.Bytes},
 		DurationMS: out.Usage.DurationMS, ErrorCode: dec.ErrorCode, ErrorMessage: dec.ErrorMessage,
 	}
@@ -286,31 +275,16 @@ func (d *Deps) previousTurn(ctx context.Context, sessionID, query string) *agent
 	return pub.PreviousTurn(limit)
 }
 
-// settings are the limits a run was made under, stored with it so a replay
-// uses the same ones whatever today's configuration says.
-type settings struct {
-	harness.Budget
-	Limits   *agent.Limits `json:"limits,omitempty"`
-	Language string        `json:"language,omitempty"`
-}
-
-func (d *Deps) settings() settings {
-	l := d.Limits
-	return settings{Budget: d.Budget, Limits: &l, Language: d.Language}
-}
-
 func (d *Deps) newID(prefix string) string {
 	if d.NewID != nil {
 		return d.NewID(prefix)
 	}
-	return NewID(prefix)
+	return d.Store.NewID(prefix)
 }
 
-// NewID makes a time-ordered random ID: prefix, 48 bits of milliseconds and
-// 40 random bits, in lower-case base32.
+// NewID makes one time-ordered random ID with prefix (runstore.IDs), for a
+// run that is not stored; stored runs take theirs from the store.
 func NewID(prefix string) string {
-	var b [11]byte
-	binary.BigEndian.PutUint64(b[:8], uint64(time.Now().UnixMilli())<<16)
-	_, _ = rand.Read(b[6:])
-	return prefix + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b[:]))
+	var ids runstore.IDs
+	return ids.New(prefix)
 }

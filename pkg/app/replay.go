@@ -12,7 +12,6 @@ import (
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/model"
 	"github.com/superbiz/superbiz/pkg/model/replay"
-	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/runstore"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
@@ -53,18 +52,12 @@ func (d *Deps) Replay(ctx context.Context, runID string, o ReplayOptions) (Repla
 		return ReplayReport{}, fmt.Errorf("run %s is still running", runID)
 	}
 	rd := *d
-	if len(orig.Budget) > 0 {
-		var s settings
-		if err := json.Unmarshal(orig.Budget, &s); err != nil {
-			return ReplayReport{}, fmt.Errorf("run %s: recorded budget: %w", runID, err)
-		}
-		rd.Budget = s.Budget
-		if s.Limits != nil {
-			rd.Limits = *s.Limits
-		}
-		if s.Language != "" {
-			rd.Language = s.Language
-		}
+	settings, ok, err := orig.DecodeSettings()
+	if err != nil {
+		return ReplayReport{}, fmt.Errorf("run %s: %w", runID, err)
+	}
+	if ok {
+		rd.useStoredSettings(settings)
 	}
 	if !orig.Clock.IsZero() {
 		rd.Clock = harness.FixedClock{T: orig.Clock}
@@ -166,9 +159,9 @@ func (r recordedTool) Canonical(in json.RawMessage) (tools.Canonical, error) {
 // SQL held a secret was stored with it masked, and the replayed model round
 // sends it masked, so both sides are compared redacted.
 func (r recordedTool) Execute(_ context.Context, call tools.Call) tools.Outcome {
-	want := redactedJSON(call.Input)
+	want := runstore.Redacted(call.Input)
 	for _, inv := range r.recorded {
-		if inv.Kind != runstore.KindEvidence || inv.Tool != call.Tool || !bytes.Equal(redactedJSON(inv.CanonicalInput), want) {
+		if inv.Kind != runstore.KindEvidence || inv.Tool != call.Tool || !bytes.Equal(runstore.Redacted(inv.CanonicalInput), want) {
 			continue
 		}
 		var obs struct {
@@ -188,20 +181,6 @@ func (r recordedTool) Execute(_ context.Context, call tools.Call) tools.Outcome 
 	return tools.Failed(tools.CodeUnrecorded, fmt.Errorf("no recorded observation for %s %s", call.Tool, want))
 }
 
-// redactedJSON is a stored JSON document in the form the store keeps (runs
-// recorded before redaction at rest hold raw forms); a document that is not
-// JSON is compared as it is.
-func redactedJSON(v json.RawMessage) json.RawMessage {
-	if len(v) == 0 {
-		return v
-	}
-	out, err := redact.JSON(v)
-	if err != nil {
-		return v
-	}
-	return out
-}
-
 // compareRuns lists what differs between two runs in the ways replay checks,
 // comparing redacted forms (what the store keeps).
 func compareRuns(a, b *runstore.RunDetail) []string {
@@ -214,7 +193,7 @@ func compareRuns(a, b *runstore.RunDetail) []string {
 	field("status", a.Status, b.Status)
 	field("release_outcome", a.ReleaseOutcome, b.ReleaseOutcome)
 	field("stop_reason", a.StopReason, b.StopReason)
-	if !jsonEqual(redactedJSON(a.PublishedResult), redactedJSON(b.PublishedResult)) {
+	if !jsonEqual(runstore.Redacted(a.PublishedResult), runstore.Redacted(b.PublishedResult)) {
 		diffs = append(diffs, "published result differs")
 	}
 	sa, sb := toolSequence(a.Invocations), toolSequence(b.Invocations)
@@ -240,7 +219,7 @@ func toolSequence(invs []runstore.Invocation) []string {
 		if inv.ErrorCode != "" {
 			status += " " + inv.ErrorCode
 		}
-		out = append(out, fmt.Sprintf("%s %s %s [%s]", inv.ToolCallID, inv.Tool, redactedJSON(inv.CanonicalInput), status))
+		out = append(out, fmt.Sprintf("%s %s %s [%s]", inv.ToolCallID, inv.Tool, runstore.Redacted(inv.CanonicalInput), status))
 	}
 	return out
 }

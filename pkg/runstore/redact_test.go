@@ -69,7 +69,7 @@ func TestStoreRedactsEveryWrite(t *testing.T) {
 		Status: StatusSuccess, ReleaseOutcome: OutcomeSuccess, StopReason: "COMPLETED", Lifecycle: LifecycleCompleted,
 		Answer:          "rotate password=Answ3rPw1",
 		PublishedResult: json.RawMessage(`{"conclusion":{"summary":"dsn app:Resu1tPw0@tcp(db)/x"}}`),
-		Checks:          json.RawMessage(`[{"tool":"query_mysql","summary":"passwd=Ch3ckPw8"}]`),
+		Checks:          []StoredCheck{{Tool: "query_mysql", Summary: "passwd=Ch3ckPw8"}},
 		ErrorMessage:    "secret=Err0rPw2",
 	}); err != nil {
 		t.Fatal(err)

@@ -58,8 +58,8 @@ type NewRun struct {
 	// Clock is the run's start time as the run sees it (SUPERBIZ_NOW or the
 	// real time); replay reuses it. Zero means unknown.
 	Clock time.Time
-	// Budget is the JSON object of the limits in force, or nil.
-	Budget json.RawMessage
+	// Settings are the limits in force, stored in the budget column; nil stores NULL.
+	Settings *StoredSettings
 	// ReplayOf is the original run's ID when this run is a replay, or "".
 	ReplayOf string
 	// CreatedAt defaults to now.
@@ -85,8 +85,8 @@ type Finish struct {
 	// PublishedResult is the PublishedResult JSON object, only with release
 	// outcome SUCCESS; nil stores NULL.
 	PublishedResult json.RawMessage
-	// Checks is the JSON array printed as `checks`; nil stores NULL.
-	Checks       json.RawMessage
+	// Checks are the checks printed as `checks`; nil stores NULL, empty stores [].
+	Checks       []StoredCheck
 	Usage        Usage
 	DurationMS   int64
 	ErrorCode    string
@@ -119,16 +119,18 @@ type RunDetail struct {
 	RunSummary
 	Answer          string
 	PublishedResult json.RawMessage // nil when NULL
-	Checks          json.RawMessage // nil when NULL
+	Checks          json.RawMessage // a StoredCheck array as stored (DecodeChecks); nil when NULL
 	Host            string
 	Clock           time.Time
-	Budget          json.RawMessage
-	ErrorMessage    string
-	PID             int
-	Hostname        string
-	Invocations     []Invocation  // by Seq
-	ModelRounds     []ModelRound  // by Seq
-	GuardReviews    []GuardReview // by Seq
+	// Settings is the StoredSettings object as stored in the budget column
+	// (DecodeSettings); nil when NULL.
+	Settings     json.RawMessage
+	ErrorMessage string
+	PID          int
+	Hostname     string
+	Invocations  []Invocation  // by Seq
+	ModelRounds  []ModelRound  // by Seq
+	GuardReviews []GuardReview // by Seq
 }
 
 // ListFilter selects runs for `runs`.
@@ -162,8 +164,9 @@ func (s *Store) CreateRun(ctx context.Context, r NewRun) error {
 	if err := oneOf("intent", r.Intent, "", IntentDiagnosis, IntentSystemChat, IntentKnowledgeQuery); err != nil {
 		return fmt.Errorf("create run %s: %w", r.ID, err)
 	}
-	if err := checkJSON("budget", r.Budget, '{'); err != nil {
-		return fmt.Errorf("create run %s: %w", r.ID, err)
+	settings, err := settingsJSON(r.Settings)
+	if err != nil {
+		return fmt.Errorf("create run %s: encode settings: %w", r.ID, err)
 	}
 	if r.ReplayOf != "" {
 		if err := checkID("replayed run", r.ReplayOf); err != nil {
@@ -207,7 +210,7 @@ func (s *Store) CreateRun(ctx context.Context, r NewRun) error {
 		VALUES (?, ?, ?, ?, ?, 'RUNNING', ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO NOTHING`,
 		r.ID, r.SessionID, unixMS(created), r.Query, r.Intent, r.Model, r.Host, clock,
-		nullJSON(r.Budget), nullString(r.ReplayOf), s.pid, s.hostname)
+		nullJSON(settings), nullString(r.ReplayOf), s.pid, s.hostname)
 	if err != nil {
 		return fmt.Errorf("create run %s: %w", r.ID, err)
 	}
@@ -303,9 +306,6 @@ func (f Finish) validate() error {
 	if err := checkJSON("published result", f.PublishedResult, '{'); err != nil {
 		return err
 	}
-	if err := checkJSON("checks", f.Checks, '['); err != nil {
-		return err
-	}
 	u := f.Usage
 	if u.ModelCalls < 0 || u.ToolCalls < 0 || u.PromptTokens < 0 || u.CompletionTokens < 0 || u.Bytes < 0 || f.DurationMS < 0 {
 		return fmt.Errorf("negative usage or duration: %+v, %d ms", u, f.DurationMS)
@@ -325,8 +325,14 @@ func (s *Store) FinishRun(ctx context.Context, runID string, f Finish) error {
 	if f.PublishedResult, err = storedJSON("published result", f.PublishedResult); err != nil {
 		return fmt.Errorf("finish run %s: %w", runID, err)
 	}
-	if f.Checks, err = storedJSON("checks", f.Checks); err != nil {
-		return fmt.Errorf("finish run %s: %w", runID, err)
+	var checks json.RawMessage
+	if f.Checks != nil {
+		if checks, err = json.Marshal(f.Checks); err != nil {
+			return fmt.Errorf("finish run %s: encode checks: %w", runID, err)
+		}
+		if checks, err = storedJSON("checks", checks); err != nil {
+			return fmt.Errorf("finish run %s: %w", runID, err)
+		}
 	}
 	at := f.FinishedAt
 	if at.IsZero() {
@@ -339,7 +345,7 @@ func (s *Store) FinishRun(ctx context.Context, runID string, f Finish) error {
 		duration_ms = ?, error_code = ?, error_message = ?, finished_at = ?
 		WHERE id = ? AND status = 'RUNNING'`,
 		f.Status, nullString(f.ReleaseOutcome), f.StopReason, nullString(f.Lifecycle), f.Answer,
-		nullJSON(f.PublishedResult), nullJSON(f.Checks),
+		nullJSON(f.PublishedResult), nullJSON(checks),
 		f.Usage.ModelCalls, f.Usage.ToolCalls, f.Usage.PromptTokens, f.Usage.CompletionTokens, f.Usage.Bytes,
 		f.DurationMS, f.ErrorCode, f.ErrorMessage, unixMS(at),
 		runID)
@@ -451,20 +457,20 @@ func (s *Store) GetRun(ctx context.Context, id string) (*RunDetail, error) {
 
 	d := &RunDetail{}
 	var (
-		published, checks, budget sql.NullString
-		clock                     string
+		published, checks, settings sql.NullString
+		clock                       string
 	)
 	err = scanSummary(tx.QueryRowContext(ctx, `SELECT `+summaryColumns+`,
 		answer, published_result, checks, host, clock, budget, error_message, pid, hostname
 		FROM runs WHERE id = ?`, id), &d.RunSummary,
-		&d.Answer, &published, &checks, &d.Host, &clock, &budget, &d.ErrorMessage, &d.PID, &d.Hostname)
+		&d.Answer, &published, &checks, &d.Host, &clock, &settings, &d.ErrorMessage, &d.PID, &d.Hostname)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("run %q: %w", id, ErrNotFound)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("get run %s: %w", id, err)
 	}
-	d.PublishedResult, d.Checks, d.Budget = rawJSON(published), rawJSON(checks), rawJSON(budget)
+	d.PublishedResult, d.Checks, d.Settings = rawJSON(published), rawJSON(checks), rawJSON(settings)
 	if clock != "" {
 		if d.Clock, err = time.Parse(time.RFC3339Nano, clock); err != nil {
 			return nil, fmt.Errorf("get run %s: stored clock %q: %w", id, clock, err)

@@ -55,6 +55,7 @@ type Store struct {
 	path     string
 	hostname string
 	pid      int
+	ids      IDs
 }
 
 // Open opens (creating if needed, with its parent directory as 0700) the run

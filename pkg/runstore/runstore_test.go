@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -246,8 +247,6 @@ func TestCreateRunErrors(t *testing.T) {
 		{"duplicate id", NewRun{ID: "r_1", SessionID: "s_1"}, "r_1", ErrExists},
 		{"empty id", NewRun{SessionID: "s_1"}, "empty run ID", nil},
 		{"bad intent", NewRun{ID: "r_3", SessionID: "s_1", Intent: "CHITCHAT"}, "invalid intent", nil},
-		{"bad budget", NewRun{ID: "r_4", SessionID: "s_1", Budget: json.RawMessage(`{"max":`)}, "budget is not valid JSON", nil},
-		{"budget not object", NewRun{ID: "r_5", SessionID: "s_1", Budget: json.RawMessage(`[1]`)}, "budget must be a JSON object", nil},
 		{"replay of missing", NewRun{ID: "r_6", SessionID: "s_1", ReplayOf: "r_ghost"}, "replayed run", ErrNotFound},
 	}
 	for _, tt := range tests {
@@ -275,10 +274,10 @@ func TestRunRoundTrip(t *testing.T) {
 	if err := s.FinishRun(ctx, "r_orig", Finish{Status: StatusSuccess, ReleaseOutcome: OutcomeFallback}); err != nil {
 		t.Fatal(err)
 	}
-	budget := json.RawMessage(`{"max_model_calls":8,"max_tool_calls":6}`)
+	settings := &StoredSettings{MaxModelCalls: 8, MaxToolCalls: 6, Deadline: time.Minute, Limits: &StoredLimits{Query: 4096}, Language: "zh"}
 	mustRun(t, s, NewRun{
 		ID: "r_1", SessionID: "s_1", Query: "order-service 504s since 14:00", Intent: IntentDiagnosis,
-		Model: "qwen3:8b", Host: "http://127.0.0.1:11434", Clock: clock, Budget: budget,
+		Model: "qwen3:8b", Host: "http://127.0.0.1:11434", Clock: clock, Settings: settings,
 		ReplayOf: "r_orig", CreatedAt: created,
 	})
 
@@ -341,7 +340,7 @@ func TestRunRoundTrip(t *testing.T) {
 		Status: StatusSuccess, ReleaseOutcome: OutcomeSuccess, StopReason: "COMPLETED", Lifecycle: LifecycleCompleted,
 		Answer:          "## Conclusion\nThe payment gateway is slow.",
 		PublishedResult: json.RawMessage(`{"query":"order-service 504s since 14:00","conclusion":{"summary":"s","root_cause":"r","confidence":"HIGH"}}`),
-		Checks:          json.RawMessage(`[{"tool":"query_logs","evidence_status":"EVIDENCE_FOUND","summary":"order ERROR since 1h"}]`),
+		Checks:          []StoredCheck{{Tool: "query_logs", EvidenceStatus: "EVIDENCE_FOUND", Summary: "order ERROR since 1h"}},
 		Usage:           Usage{ModelCalls: 3, ToolCalls: 2, PromptTokens: 2000, CompletionTokens: 300, Bytes: 9000},
 		DurationMS:      10000, FinishedAt: finished,
 	}
@@ -362,14 +361,17 @@ func TestRunRoundTrip(t *testing.T) {
 	if d.RunSummary != wantSummary {
 		t.Errorf("summary\n got %+v\nwant %+v", d.RunSummary, wantSummary)
 	}
-	if d.Answer != fin.Answer || string(d.PublishedResult) != string(fin.PublishedResult) || string(d.Checks) != string(fin.Checks) {
-		t.Errorf("answer/result/checks differ: %q %s %s", d.Answer, d.PublishedResult, d.Checks)
+	if d.Answer != fin.Answer || string(d.PublishedResult) != string(fin.PublishedResult) {
+		t.Errorf("answer/result differ: %q %s", d.Answer, d.PublishedResult)
+	}
+	if checks, err := d.DecodeChecks(); err != nil || !reflect.DeepEqual(checks, fin.Checks) {
+		t.Errorf("checks = %+v, %v; want %+v", checks, err, fin.Checks)
 	}
 	if !d.Clock.Equal(clock) || d.Clock.Format(time.RFC3339Nano) != clock.Format(time.RFC3339Nano) {
 		t.Errorf("clock = %s, want %s (offset kept)", d.Clock.Format(time.RFC3339Nano), clock.Format(time.RFC3339Nano))
 	}
-	if string(d.Budget) != string(budget) || d.Host != "http://127.0.0.1:11434" {
-		t.Errorf("budget %s host %q", d.Budget, d.Host)
+	if got, ok, err := d.DecodeSettings(); err != nil || !ok || !reflect.DeepEqual(got, *settings) || d.Host != "http://127.0.0.1:11434" {
+		t.Errorf("settings %+v (%v, %v), want %+v; host %q", got, ok, err, *settings, d.Host)
 	}
 	if d.PID != os.Getpid() || d.Hostname != host {
 		t.Errorf("pid %d hostname %q, want %d %q", d.PID, d.Hostname, os.Getpid(), host)
@@ -496,7 +498,6 @@ func TestFinishValidation(t *testing.T) {
 		{"result with fallback", Finish{Status: StatusSuccess, ReleaseOutcome: OutcomeFallback, PublishedResult: result}, "needs release outcome SUCCESS"},
 		{"result on failure", Finish{Status: StatusFailed, ReleaseOutcome: OutcomeFailed, PublishedResult: result}, "needs release outcome SUCCESS"},
 		{"corrupt result", Finish{Status: StatusSuccess, ReleaseOutcome: OutcomeSuccess, PublishedResult: json.RawMessage(`{"query":`)}, "published result is not valid JSON"},
-		{"checks not array", Finish{Status: StatusSuccess, Checks: json.RawMessage(`{}`)}, "checks must be a JSON array"},
 		{"bad lifecycle", Finish{Status: StatusSuccess, Lifecycle: "DONE"}, "invalid lifecycle"},
 		{"negative usage", Finish{Status: StatusSuccess, Usage: Usage{Bytes: -1}}, "negative usage"},
 	}

@@ -1,0 +1,195 @@
+package cmd
+
+import (
+	"encoding/json"
+	"io"
+	"strings"
+	"time"
+
+	usecase "github.com/superbiz/superbiz/pkg/app"
+	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/runstore"
+)
+
+// jsonRuns renders `runs -o json` and `runs show -o json`
+// (docs/SPEC.md#superbiz-runs): stored documents passed through, redacted.
+type jsonRuns struct{}
+
+func (jsonRuns) list(w io.Writer, runs []runstore.RunSummary, _ string) error {
+	out := make([]runSummaryJSON, len(runs))
+	for i, r := range runs {
+		out[i] = summaryJSON(r)
+	}
+	return writeJSON(w, out)
+}
+
+func (jsonRuns) show(w io.Writer, d *runstore.RunDetail) error {
+	return writeJSON(w, detailJSON(d))
+}
+
+// runSummaryJSON is one element of `runs -o json`: the stored summary with
+// snake_case keys, RFC 3339 times and null for what a run does not have.
+type runSummaryJSON struct {
+	RunID          string              `json:"run_id"`
+	SessionID      string              `json:"session_id"`
+	CreatedAt      string              `json:"created_at"`
+	FinishedAt     *string             `json:"finished_at"`
+	Query          string              `json:"query"`
+	Intent         string              `json:"intent"`
+	Status         string              `json:"status"`
+	ReleaseOutcome string              `json:"release_outcome"`
+	StopReason     string              `json:"stop_reason"`
+	Lifecycle      string              `json:"lifecycle"`
+	Model          string              `json:"model"`
+	Usage          usecase.OutputUsage `json:"usage"`
+	ErrorCode      *string             `json:"error_code"`
+	ReplayOf       *string             `json:"replay_of"`
+}
+
+func summaryJSON(r runstore.RunSummary) runSummaryJSON {
+	s := runSummaryJSON{
+		RunID: r.ID, SessionID: r.SessionID, CreatedAt: r.CreatedAt.UTC().Format(time.RFC3339Nano),
+		Query: redact.String(r.Query), Intent: r.Intent, Status: r.Status, ReleaseOutcome: r.ReleaseOutcome,
+		StopReason: r.StopReason, Lifecycle: r.Lifecycle, Model: r.Model,
+		Usage: usecase.OutputUsage{
+			ModelCalls: r.Usage.ModelCalls, ToolCalls: r.Usage.ToolCalls, PromptTokens: r.Usage.PromptTokens,
+			CompletionTokens: r.Usage.CompletionTokens, Bytes: r.Usage.Bytes, DurationMS: r.DurationMS,
+		},
+		ErrorCode: nullable(r.ErrorCode), ReplayOf: nullable(r.ReplayOf),
+	}
+	if !r.FinishedAt.IsZero() {
+		s.FinishedAt = nullable(r.FinishedAt.UTC().Format(time.RFC3339Nano))
+	}
+	return s
+}
+
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// rawJSON passes stored JSON through, null when absent; a stored value that
+// is not valid JSON (a damaged record) is shown as a string rather than
+// breaking the whole document.
+func rawJSON(v json.RawMessage, empty string) json.RawMessage {
+	if len(strings.TrimSpace(string(v))) == 0 {
+		return json.RawMessage(empty)
+	}
+	if !json.Valid(v) {
+		b, err := json.Marshal(string(v))
+		if err != nil {
+			return json.RawMessage("null")
+		}
+		return b
+	}
+	return v
+}
+
+// runDetailJSON is `runs show -o json`: the summary plus the answer, the
+// published result, the checks and the audit.
+type runDetailJSON struct {
+	runSummaryJSON
+	Host  string  `json:"host"`
+	Clock *string `json:"clock"`
+	// Settings keeps the key "budget" of docs/SPEC.md (the column's name).
+	Settings     json.RawMessage   `json:"budget"`
+	Answer       string            `json:"answer"`
+	Result       json.RawMessage   `json:"result"`
+	Checks       json.RawMessage   `json:"checks"`
+	Error        *runErrorJSON     `json:"error"`
+	Invocations  []invocationJSON  `json:"invocations"`
+	ModelRounds  []modelRoundJSON  `json:"model_rounds"`
+	GuardReviews []guardReviewJSON `json:"guard_reviews"`
+}
+
+// runErrorJSON is a failed run's stable code and message, as in diagnose.
+type runErrorJSON struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// invocationJSON is one canonical tool invocation of the audit.
+type invocationJSON struct {
+	Seq            int             `json:"seq"`
+	ToolCallID     string          `json:"tool_call_id"`
+	Tool           string          `json:"tool"`
+	Kind           string          `json:"kind"`
+	Input          json.RawMessage `json:"input"`
+	Summary        string          `json:"summary"`
+	Status         string          `json:"status"`
+	EvidenceStatus *string         `json:"evidence_status"`
+	ErrorCode      *string         `json:"error_code"`
+	Control        *string         `json:"control"`
+	Observation    json.RawMessage `json:"observation"`
+	StartedAt      string          `json:"started_at"`
+	DurationMS     int64           `json:"duration_ms"`
+}
+
+// modelRoundJSON is one model round without its (large) request and response.
+type modelRoundJSON struct {
+	Seq              int     `json:"seq"`
+	Purpose          string  `json:"purpose"`
+	PromptTokens     int     `json:"prompt_tokens"`
+	CompletionTokens int     `json:"completion_tokens"`
+	DurationMS       int64   `json:"duration_ms"`
+	ErrorKind        *string `json:"error_kind"`
+	StartedAt        string  `json:"started_at"`
+}
+
+// guardReviewJSON is one release guard's verdict and its audit-only reasons.
+type guardReviewJSON struct {
+	Seq       int             `json:"seq"`
+	Guard     string          `json:"guard"`
+	Verdict   string          `json:"verdict"`
+	Reasons   json.RawMessage `json:"reasons"`
+	CreatedAt string          `json:"created_at"`
+}
+
+func detailJSON(d *runstore.RunDetail) runDetailJSON {
+	out := runDetailJSON{
+		runSummaryJSON: summaryJSON(d.RunSummary),
+		Host:           d.Host,
+		Settings:       rawJSON(d.Settings, "null"),
+		Answer:         redact.String(d.Answer),
+		Result:         rawJSON(runstore.Redacted(d.PublishedResult), "null"),
+		Checks:         rawJSON(runstore.Redacted(d.Checks), "[]"),
+		Invocations:    make([]invocationJSON, 0, len(d.Invocations)),
+		ModelRounds:    make([]modelRoundJSON, 0, len(d.ModelRounds)),
+		GuardReviews:   make([]guardReviewJSON, 0, len(d.GuardReviews)),
+	}
+	if !d.Clock.IsZero() {
+		out.Clock = nullable(d.Clock.Format(time.RFC3339Nano))
+	}
+	if d.ErrorCode != "" || d.ErrorMessage != "" {
+		out.Error = &runErrorJSON{Code: d.ErrorCode, Message: redact.String(d.ErrorMessage)}
+	}
+	for _, inv := range d.Invocations {
+		out.Invocations = append(out.Invocations, invocationJSON{
+			Seq: inv.Seq, ToolCallID: inv.ToolCallID, Tool: inv.Tool, Kind: inv.Kind,
+			Input: rawJSON(runstore.Redacted(inv.CanonicalInput), "null"), Summary: redact.String(inv.InputSummary), Status: inv.Status,
+			EvidenceStatus: nullable(inv.EvidenceStatus), ErrorCode: nullable(inv.ErrorCode), Control: nullable(inv.Control),
+			Observation: rawJSON(runstore.Redacted(inv.Observation), "null"), StartedAt: timeJSON(inv.StartedAt), DurationMS: inv.DurationMS,
+		})
+	}
+	for _, r := range d.ModelRounds {
+		out.ModelRounds = append(out.ModelRounds, modelRoundJSON{
+			Seq: r.Seq, Purpose: r.Purpose, PromptTokens: r.PromptTokens, CompletionTokens: r.CompletionTokens,
+			DurationMS: r.DurationMS, ErrorKind: nullable(r.ErrorKind), StartedAt: timeJSON(r.StartedAt),
+		})
+	}
+	for _, g := range d.GuardReviews {
+		out.GuardReviews = append(out.GuardReviews, guardReviewJSON{
+			Seq: g.Seq, Guard: g.Guard, Verdict: g.Verdict, Reasons: rawJSON(runstore.Redacted(g.Reasons), "[]"), CreatedAt: timeJSON(g.CreatedAt),
+		})
+	}
+	return out
+}
+
+func timeJSON(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}

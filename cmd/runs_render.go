@@ -1,0 +1,466 @@
+package cmd
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/runstore"
+)
+
+// runsRenderer writes `runs` and `runs show` in one output format; each
+// format has exactly one (text, Markdown, JSON), chosen by runsRendererFor.
+type runsRenderer interface {
+	// list writes the listing of `runs`, or empty when there are no runs
+	// (the JSON renderer writes an empty array instead).
+	list(w io.Writer, runs []runstore.RunSummary, empty string) error
+	// show writes one run in full.
+	show(w io.Writer, d *runstore.RunDetail) error
+}
+
+// runsRendererFor is the renderer of an -o value (already validated).
+func runsRendererFor(output outputFormat) runsRenderer {
+	switch output {
+	case outputJSON:
+		return jsonRuns{}
+	case outputMarkdown:
+		return pageRuns{markdownPage{}}
+	}
+	return pageRuns{textPage{}}
+}
+
+// queryColumnWidth bounds the QUERY column of the runs table so one run
+// stays on one line of an ordinary terminal.
+const queryColumnWidth = 60
+
+// table is a header and rows of already printable cells, rendered aligned
+// for a terminal or as a Markdown table.
+type table struct {
+	header []string
+	rows   [][]string
+}
+
+// runsTable is the listing of `runs` (docs/SPEC.md#superbiz-runs).
+func runsTable(runs []runstore.RunSummary) table {
+	t := table{header: []string{"RUN", "CREATED", "INTENT", "STATUS", "OUTCOME", "STOP", "CALLS", "DURATION", "QUERY"}}
+	for _, r := range runs {
+		t.rows = append(t.rows, []string{
+			cell(r.ID),
+			r.CreatedAt.Local().Format("2006-01-02 15:04"),
+			orDash(cell(r.Intent)),
+			orDash(cell(r.Status)),
+			orDash(cell(r.ReleaseOutcome)),
+			orDash(cell(r.StopReason)),
+			fmt.Sprintf("%d/%d", r.Usage.ModelCalls, r.Usage.ToolCalls),
+			runDuration(r),
+			truncate(cell(r.Query), queryColumnWidth),
+		})
+	}
+	return t
+}
+
+// runView is one run as `runs show` presents it in text and Markdown: the
+// same content for both, every stored string already made printable.
+type runView struct {
+	id       string
+	fields   [][2]string // label, value; empty values are left out
+	sections []runSection
+}
+
+// runSection is a titled part of runView: lines of text, or a table.
+type runSection struct {
+	title string
+	text  string // whole lines, each ending in "\n"; unused when table is set
+	table *table
+}
+
+// newRunView is the content of `runs show` for a stored run.
+func newRunView(d *runstore.RunDetail) runView {
+	v := runView{id: cell(d.ID)}
+	add := func(k, val string) {
+		if val != "" {
+			v.fields = append(v.fields, [2]string{k, val})
+		}
+	}
+	add("session", cell(d.SessionID))
+	add("replay of", cell(d.ReplayOf))
+	created := d.CreatedAt.Local().Format("2006-01-02 15:04:05 MST")
+	if !d.FinishedAt.IsZero() {
+		created += " → " + d.FinishedAt.Local().Format("15:04:05")
+	}
+	add("created", created)
+	add("query", cell(d.Query))
+	add("intent", orDash(cell(d.Intent)))
+	add("status", fmt.Sprintf("%s · outcome %s · stop %s · lifecycle %s",
+		orDash(cell(d.Status)), orDash(cell(d.ReleaseOutcome)), orDash(cell(d.StopReason)), orDash(cell(d.Lifecycle))))
+	model := cell(d.Model)
+	if h := cell(d.Host); h != "" {
+		model += " @ " + h
+	}
+	add("model", model)
+	if !d.Clock.IsZero() {
+		add("clock", d.Clock.Format(time.RFC3339))
+	}
+	add("budget", settingsLine(d))
+	u := d.Usage
+	add("usage", fmt.Sprintf("%d model calls, %d tool calls, %d tokens (%d prompt + %d completion), %d bytes, %s",
+		u.ModelCalls, u.ToolCalls, u.PromptTokens+u.CompletionTokens, u.PromptTokens, u.CompletionTokens, u.Bytes, runDuration(d.RunSummary)))
+	if d.ErrorCode != "" || d.ErrorMessage != "" {
+		add("error", strings.TrimSpace(cell(d.ErrorCode)+": "+cell(d.ErrorMessage)))
+	}
+
+	answer := "(no answer)\n"
+	if ans := strings.TrimSpace(shownText(d.Answer)); ans != "" {
+		answer = ans + "\n"
+	}
+	v.sections = append(v.sections,
+		runSection{title: "Answer", text: answer},
+		runSection{title: "Published result", text: publishedLines(d)},
+		runSection{title: "Checks", text: checkLines(d)},
+		runSection{title: "Tool invocations", text: "none\n", table: invocationTable(d.Invocations)},
+		runSection{title: "Model rounds", text: "none\n", table: modelRoundTable(d.ModelRounds)},
+		runSection{title: "Guard reviews (local audit data, never published)", text: guardLines(d.GuardReviews)},
+	)
+	return v
+}
+
+// settingsLine prints the budget a run was given, as recorded.
+func settingsLine(d *runstore.RunDetail) string {
+	s, ok, err := d.DecodeSettings()
+	switch {
+	case err != nil:
+		return "(" + cell(err.Error()) + ")"
+	case !ok:
+		return ""
+	}
+	return fmt.Sprintf("%d model calls, %d tool calls, %d tokens, %d bytes, deadline %s, %d no-gain",
+		s.MaxModelCalls, s.MaxToolCalls, s.MaxTokens, s.MaxRunBytes, s.Deadline, s.MaxNoGain)
+}
+
+// publishedLines summarize the stored PublishedResult: its conclusion and
+// how many findings it has (the answer shows it in full).
+func publishedLines(d *runstore.RunDetail) string {
+	r, ok, err := d.DecodeResultSummary()
+	switch {
+	case err != nil:
+		return "(" + cell(err.Error()) + ")\n"
+	case !ok:
+		return "none (only a released SUCCESS publishes a result)\n"
+	}
+	line := fmt.Sprintf("%d findings, %d knowledge references\n", len(r.Findings), len(r.KnowledgeRefs))
+	if r.Conclusion != nil {
+		line = fmt.Sprintf("conclusion (%s confidence): %s\n%s", cell(r.Conclusion.Confidence), cell(r.Conclusion.Summary), line)
+	}
+	return line
+}
+
+// checkSummaryWidth bounds a check's summary in `runs show`.
+const checkSummaryWidth = 160
+
+// checkLines list the stored checks, one per line.
+func checkLines(d *runstore.RunDetail) string {
+	checks, err := d.DecodeChecks()
+	switch {
+	case err != nil:
+		return "(" + cell(err.Error()) + ")\n"
+	case len(checks) == 0:
+		return "none\n"
+	}
+	var b strings.Builder
+	for _, c := range checks {
+		line := "- " + cell(c.Tool) + " " + cell(c.EvidenceStatus)
+		if c.ErrorCode != "" {
+			line += " " + cell(c.ErrorCode)
+		}
+		if s := cell(c.Summary); s != "" {
+			line += " — " + truncate(s, checkSummaryWidth)
+		}
+		b.WriteString(line + "\n")
+	}
+	return b.String()
+}
+
+// invocationInputWidth bounds the INPUT column of the invocations table.
+const invocationInputWidth = 80
+
+// invocationTable is the audit's tool invocations, nil when there are none.
+func invocationTable(invs []runstore.Invocation) *table {
+	if len(invs) == 0 {
+		return nil
+	}
+	t := &table{header: []string{"SEQ", "TOOL CALL ID", "TOOL", "KIND", "INPUT", "OUTCOME", "DURATION"}}
+	for _, inv := range invs {
+		t.rows = append(t.rows, []string{
+			strconv.Itoa(inv.Seq), cell(inv.ToolCallID), cell(inv.Tool), orDash(cell(inv.Kind)),
+			truncate(invocationInput(inv), invocationInputWidth), invocationOutcome(inv), durationMS(inv.DurationMS),
+		})
+	}
+	return t
+}
+
+// modelRoundTable is the audit's model rounds, nil when there are none.
+func modelRoundTable(rounds []runstore.ModelRound) *table {
+	if len(rounds) == 0 {
+		return nil
+	}
+	t := &table{header: []string{"SEQ", "PURPOSE", "PROMPT", "COMPLETION", "DURATION", "ERROR"}}
+	for _, r := range rounds {
+		t.rows = append(t.rows, []string{
+			strconv.Itoa(r.Seq), orDash(cell(r.Purpose)), strconv.Itoa(r.PromptTokens), strconv.Itoa(r.CompletionTokens),
+			durationMS(r.DurationMS), orDash(cell(r.ErrorKind)),
+		})
+	}
+	return t
+}
+
+// guardLines list each guard's verdict and its audit-only reasons.
+func guardLines(reviews []runstore.GuardReview) string {
+	if len(reviews) == 0 {
+		return "none\n"
+	}
+	var b strings.Builder
+	for _, g := range reviews {
+		fmt.Fprintf(&b, "- %s: %s\n", orDash(cell(g.Guard)), orDash(cell(g.Verdict)))
+		reasons, err := g.DecodeReasons()
+		if err != nil {
+			fmt.Fprintf(&b, "  - (%s)\n", cell(err.Error()))
+		}
+		for _, r := range reasons {
+			fmt.Fprintf(&b, "  - %s\n", cell(r))
+		}
+	}
+	return b.String()
+}
+
+// invocationInput is the one-line summary the harness recorded, or the
+// canonical input when there is none.
+func invocationInput(inv runstore.Invocation) string {
+	if s := cell(inv.InputSummary); s != "" {
+		return s
+	}
+	return orDash(cell(string(inv.CanonicalInput)))
+}
+
+// invocationOutcome says what an invocation gave: a playbook read for a
+// guidance step, the control for a refused call, the evidence status (and
+// error code) for an evidence call.
+func invocationOutcome(inv runstore.Invocation) string {
+	var out string
+	switch {
+	case inv.Kind == runstore.KindGuidance:
+		out = "playbook read"
+		if inv.Status != "" && inv.Status != "COMPLETED" {
+			out += " (" + cell(inv.Status) + ")"
+		}
+	case inv.Control != "":
+		out = cell(inv.Control)
+	case inv.EvidenceStatus != "":
+		out = cell(inv.EvidenceStatus)
+	default:
+		out = orDash(cell(inv.Status))
+	}
+	if inv.ErrorCode != "" {
+		out += " " + cell(inv.ErrorCode)
+	}
+	return out
+}
+
+// runPage is how one format lays out the parts of a runView and a table;
+// pageRuns puts them in order, so text and Markdown show the same run.
+type runPage interface {
+	title(b *strings.Builder, id string)
+	fields(b *strings.Builder, fields [][2]string)
+	heading(b *strings.Builder, title string)
+	table(w io.Writer, t table) error
+}
+
+// pageRuns is the renderer of a page format (text, Markdown): the same
+// content, laid out by its runPage.
+type pageRuns struct{ page runPage }
+
+func (r pageRuns) list(w io.Writer, runs []runstore.RunSummary, empty string) error {
+	if len(runs) == 0 {
+		return writeString(w, empty+"\n")
+	}
+	return r.page.table(w, runsTable(runs))
+}
+
+// show writes `runs show` in the page's format.
+func (r pageRuns) show(w io.Writer, d *runstore.RunDetail) error {
+	v := newRunView(d)
+	var b strings.Builder
+	r.page.title(&b, v.id)
+	r.page.fields(&b, v.fields)
+	for _, s := range v.sections {
+		r.page.heading(&b, s.title)
+		if s.table != nil {
+			_ = r.page.table(&b, *s.table) // a strings.Builder never fails
+		} else {
+			b.WriteString(s.text)
+		}
+	}
+	return writeString(w, b.String())
+}
+
+// textPage lays out for a terminal: aligned tables, underlined headings.
+type textPage struct{}
+
+func (textPage) title(b *strings.Builder, id string) { fmt.Fprintf(b, "Run %s\n", id) }
+
+func (textPage) fields(b *strings.Builder, fields [][2]string) {
+	kv := table{rows: make([][]string, 0, len(fields))}
+	for _, f := range fields {
+		kv.rows = append(kv.rows, []string{"  " + f[0], f[1]})
+	}
+	_ = writeTextTable(b, kv) // a strings.Builder never fails
+}
+
+func (textPage) heading(b *strings.Builder, title string) {
+	fmt.Fprintf(b, "\n%s\n%s\n", title, strings.Repeat("-", ansi.StringWidth(title)))
+}
+
+func (textPage) table(w io.Writer, t table) error { return writeTextTable(w, t) }
+
+// markdownPage lays out GitHub-flavoured Markdown.
+type markdownPage struct{}
+
+func (markdownPage) title(b *strings.Builder, id string) { fmt.Fprintf(b, "# Run %s\n\n\n", id) }
+
+func (markdownPage) fields(b *strings.Builder, fields [][2]string) {
+	for _, f := range fields {
+		fmt.Fprintf(b, "- **%s**: %s\n", f[0], f[1])
+	}
+}
+
+func (markdownPage) heading(b *strings.Builder, title string) { fmt.Fprintf(b, "\n## %s\n\n", title) }
+
+func (markdownPage) table(w io.Writer, t table) error { return writeMarkdownTable(w, t) }
+
+// writeString writes rendered output, naming what failed.
+func writeString(w io.Writer, s string) error {
+	if _, err := io.WriteString(w, s); err != nil {
+		return fmt.Errorf("write output: %w", err)
+	}
+	return nil
+}
+
+// columnGap is the space between two columns of a text table.
+const columnGap = 2
+
+// writeTextTable aligns a table for a terminal by display width (a CJK
+// character or an emoji takes two cells, a combining mark none), columnGap
+// spaces between columns; the last cell of a line is not padded. A table
+// without a header prints its rows only.
+func writeTextTable(w io.Writer, t table) error {
+	rows := t.rows
+	if t.header != nil {
+		rows = append([][]string{t.header}, rows...)
+	}
+	var widths []int
+	for _, row := range rows {
+		for i := 0; i < len(row)-1; i++ {
+			if i == len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], ansi.StringWidth(row[i]))
+		}
+	}
+	var b strings.Builder
+	for _, row := range rows {
+		for i, c := range row {
+			b.WriteString(c)
+			if i < len(row)-1 {
+				b.WriteString(strings.Repeat(" ", widths[i]-ansi.StringWidth(c)+columnGap))
+			}
+		}
+		b.WriteByte('\n')
+	}
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return fmt.Errorf("write table: %w", err)
+	}
+	return nil
+}
+
+// writeMarkdownTable renders a table as GitHub-flavoured Markdown.
+func writeMarkdownTable(w io.Writer, t table) error {
+	var b strings.Builder
+	md := func(cells []string) {
+		b.WriteString("|")
+		for _, c := range cells {
+			b.WriteString(" " + strings.ReplaceAll(c, "|", `\|`) + " |")
+		}
+		b.WriteString("\n")
+	}
+	md(t.header)
+	sep := make([]string, len(t.header))
+	for i := range sep {
+		sep[i] = "---"
+	}
+	md(sep)
+	for _, row := range t.rows {
+		md(row)
+	}
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return fmt.Errorf("write table: %w", err)
+	}
+	return nil
+}
+
+// cell makes stored text printable on one line: control characters and
+// escape sequences removed, secrets redacted, line breaks and tabs turned
+// into spaces.
+func cell(s string) string {
+	s = shownText(s)
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// shownText is stored text as `runs` and `replay` show it: control
+// characters stripped and secrets redacted. The store redacts what it
+// writes; this covers runs recorded before it did.
+func shownText(s string) string {
+	return redact.String(redact.StripControl(s))
+}
+
+// truncate shortens s to at most n runes, marking the cut with "…".
+func truncate(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return strings.TrimRight(string(r[:n-1]), " ") + "…"
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// runDuration is a run's duration, "-" while it has not finished.
+func runDuration(r runstore.RunSummary) string {
+	if r.FinishedAt.IsZero() {
+		return "-"
+	}
+	return durationMS(r.DurationMS)
+}
+
+// durationMS prints milliseconds the way people read durations.
+func durationMS(ms int64) string {
+	d := time.Duration(ms) * time.Millisecond
+	switch {
+	case ms < 0:
+		return "-"
+	case d < time.Second:
+		return strconv.FormatInt(ms, 10) + "ms"
+	case d < time.Minute:
+		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + "s"
+	}
+	return d.Round(time.Second).String()
+}
