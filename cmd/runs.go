@@ -19,6 +19,7 @@ import (
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/runstore"
+	"github.com/superbiz/superbiz/pkg/textclip"
 )
 
 // runsFlags are the flags of `superbiz runs` and `superbiz runs list`.
@@ -174,7 +175,7 @@ func runsTable(runs []runstore.RunSummary) table {
 			orDash(cell(r.StopReason)),
 			fmt.Sprintf("%d/%d", r.Usage.ModelCalls, r.Usage.ToolCalls),
 			runDuration(r),
-			truncate(cell(r.Query), queryColumnWidth),
+			textclip.Width(cell(r.Query), queryColumnWidth),
 		})
 	}
 	return t
@@ -244,15 +245,6 @@ func shownJSON(v json.RawMessage) json.RawMessage {
 		return v
 	}
 	return out
-}
-
-// truncate shortens s to at most n runes, marking the cut with "…".
-func truncate(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return strings.TrimRight(string(r[:n-1]), " ") + "…"
 }
 
 func orDash(s string) string {
@@ -581,7 +573,7 @@ func renderRun(b *strings.Builder, d *runstore.RunDetail, markdown bool) {
 			line += " " + cell(c.ErrorCode)
 		}
 		if s := cell(c.Summary); s != "" {
-			line += " — " + truncate(s, 160)
+			line += " — " + textclip.Width(s, 160)
 		}
 		b.WriteString(line + "\n")
 	}
@@ -594,7 +586,7 @@ func renderRun(b *strings.Builder, d *runstore.RunDetail, markdown bool) {
 		for _, inv := range d.Invocations {
 			t.rows = append(t.rows, []string{
 				strconv.Itoa(inv.Seq), cell(inv.ToolCallID), cell(inv.Tool), orDash(cell(inv.Kind)),
-				truncate(invocationInput(inv), 80), invocationOutcome(inv), durationMS(inv.DurationMS),
+				textclip.Width(invocationInput(inv), 80), invocationOutcome(inv), durationMS(inv.DurationMS),
 			})
 		}
 		tbl(t)

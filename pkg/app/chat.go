@@ -12,6 +12,7 @@ import (
 	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/release"
 	"github.com/superbiz/superbiz/pkg/runstore"
+	"github.com/superbiz/superbiz/pkg/textclip"
 	"github.com/superbiz/superbiz/prompts"
 )
 
@@ -176,7 +177,7 @@ func (d *Deps) systemChat(rc *harness.RunContext, t *chatTexts, query string) re
 	}
 	return release.Decision{
 		Outcome: release.Success, Status: release.StatusSuccess, StopReason: harness.StopCompleted,
-		Answer: harness.Truncate(answer, maxChatAnswerBytes) + "\n",
+		Answer: textclip.Bytes(answer, maxChatAnswerBytes) + "\n",
 	}
 }
 
@@ -319,7 +320,7 @@ func modelDetail(err error) (model.ErrorKind, string) {
 		kind = model.ErrProtocol
 	}
 	text := strings.Join(strings.Fields(redact.StripControl(redact.String(err.Error()))), " ")
-	return kind, harness.Truncate(text, maxModelDetail)
+	return kind, textclip.Bytes(text, maxModelDetail)
 }
 
 // routingFailed is the outcome of routing that produced no intent.

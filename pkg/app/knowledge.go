@@ -15,6 +15,7 @@ import (
 	"github.com/superbiz/superbiz/pkg/release"
 	"github.com/superbiz/superbiz/pkg/runstore"
 	"github.com/superbiz/superbiz/pkg/strictjson"
+	"github.com/superbiz/superbiz/pkg/textclip"
 	"github.com/superbiz/superbiz/pkg/tools"
 	"github.com/superbiz/superbiz/prompts"
 )
@@ -290,7 +291,7 @@ func publicLine(text, lookupID string, n int) string {
 		text = strings.ReplaceAll(text, lookupID, "")
 	}
 	text = redact.StripControl(toolCallIDShape.ReplaceAllString(text, ""))
-	return harness.Truncate(strings.Join(strings.Fields(text), " "), n)
+	return textclip.Bytes(strings.Join(strings.Fields(text), " "), n)
 }
 
 // knowledgeAnswer renders the public Markdown: each item's text with links

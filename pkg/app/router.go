@@ -12,6 +12,7 @@ import (
 	"github.com/superbiz/superbiz/pkg/model"
 	"github.com/superbiz/superbiz/pkg/runstore"
 	"github.com/superbiz/superbiz/pkg/strictjson"
+	"github.com/superbiz/superbiz/pkg/textclip"
 	"github.com/superbiz/superbiz/prompts"
 )
 
@@ -75,7 +76,7 @@ func RouterRequest(language, query, lastIntent, lastQuery string, queryLimit int
 		in.LastIntent = &lastIntent
 		if lastQuery != "" {
 			if queryLimit > 0 {
-				lastQuery = harness.Truncate(lastQuery, queryLimit)
+				lastQuery = textclip.Bytes(lastQuery, queryLimit)
 			}
 			in.LastQuery = &lastQuery
 		}

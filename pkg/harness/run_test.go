@@ -120,15 +120,3 @@ func TestConcurrentReads(t *testing.T) {
 		t.Fatalf("usage = %+v", u)
 	}
 }
-
-func TestTruncate(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		n    int
-		want string
-	}{{"abc", 5, "abc"}, {"abcdef", 5, "ab…"}, {"超时超时", 8, "超…"}} {
-		if got := Truncate(tc.in, tc.n); got != tc.want || len(got) > tc.n {
-			t.Errorf("Truncate(%q, %d) = %q", tc.in, tc.n, got)
-		}
-	}
-}

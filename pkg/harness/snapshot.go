@@ -3,6 +3,7 @@ package harness
 import (
 	"strings"
 
+	"github.com/superbiz/superbiz/pkg/textclip"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
 
@@ -66,7 +67,7 @@ func SnapshotOf(invs []Invocation, reason StopReason) ProgressSnapshot {
 			s.Errors++
 		}
 		if len(s.Checks) < maxSnapshotChecks {
-			s.Checks = append(s.Checks, Check{Tool: inv.Tool, EvidenceStatus: inv.EvidenceStatus, ErrorCode: inv.ErrorCode, Summary: Truncate(strings.TrimSpace(inv.Summary), maxSummaryBytes)})
+			s.Checks = append(s.Checks, Check{Tool: inv.Tool, EvidenceStatus: inv.EvidenceStatus, ErrorCode: inv.ErrorCode, Summary: textclip.Bytes(strings.TrimSpace(inv.Summary), maxSummaryBytes)})
 		}
 	}
 	return s
@@ -97,20 +98,4 @@ func (c Check) Informative() bool {
 		return false
 	}
 	return true
-}
-
-// Truncate bounds s to n UTF-8 bytes on a rune boundary, marking the cut.
-func Truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	const ell = "…"
-	cut := n - len(ell)
-	if cut < 0 {
-		cut = 0
-	}
-	for cut > 0 && cut < len(s) && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + ell
 }

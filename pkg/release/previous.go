@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/superbiz/superbiz/pkg/agent"
-	"github.com/superbiz/superbiz/pkg/harness"
+	"github.com/superbiz/superbiz/pkg/textclip"
 )
 
 // Bounds of a PreviousTurn before it is fitted to limits.previous_turn.
@@ -65,7 +65,7 @@ func (p *PublishedResult) PreviousTurn(limit int) *agent.PreviousTurn {
 // previousTurn is one attempt with the given caps and list lengths.
 func (p *PublishedResult) previousTurn(c prevCaps, refs, missing int) *agent.PreviousTurn {
 	pt := &agent.PreviousTurn{
-		Query: harness.Truncate(safeQuery(p.Query), c.query),
+		Query: textclip.Bytes(safeQuery(p.Query), c.query),
 		Conclusion: &agent.Conclusion{
 			Summary:    safe(p.Conclusion.Summary, c.conclusion),
 			RootCause:  safe(p.Conclusion.RootCause, c.conclusion),

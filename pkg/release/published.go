@@ -11,6 +11,7 @@ import (
 	"github.com/superbiz/superbiz/pkg/agent"
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/textclip"
 )
 
 // PublishedResult is the released diagnosis of docs/SPEC.md#publishedresult: what the run store
@@ -160,7 +161,7 @@ func boundList(items []string, sc scrubber) []string {
 // safeQuery is the user's query as it may be stored and shown: redacted,
 // without control characters, bounded; line breaks are kept.
 func safeQuery(q string) string {
-	return harness.Truncate(strings.TrimSpace(redact.StripControl(redact.String(q))), maxQueryBytes)
+	return textclip.Bytes(strings.TrimSpace(redact.StripControl(redact.String(q))), maxQueryBytes)
 }
 
 // ParsePublished strictly decodes a stored PublishedResult (unknown,

@@ -7,6 +7,7 @@ import (
 
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/textclip"
 )
 
 // idShape matches the two Tool Call ID shapes of docs/SPEC.md#tool-call-ids: Ollama's
@@ -55,12 +56,12 @@ func (s scrubber) scrub(text string) string {
 // rune boundary.
 func (s scrubber) inline(text string, n int) string {
 	text = redact.StripControl(s.scrub(redact.String(text)))
-	return harness.Truncate(strings.Join(strings.Fields(text), " "), n)
+	return textclip.Bytes(strings.Join(strings.Fields(text), " "), n)
 }
 
 // safe is inline for text that comes from no model: redaction, control
 // stripping, whitespace collapsing and the byte bound.
 func safe(text string, n int) string {
 	text = redact.StripControl(redact.String(text))
-	return harness.Truncate(strings.Join(strings.Fields(text), " "), n)
+	return textclip.Bytes(strings.Join(strings.Fields(text), " "), n)
 }

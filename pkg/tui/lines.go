@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/superbiz/superbiz/pkg/harness"
+	"github.com/superbiz/superbiz/pkg/textclip"
 )
 
 // LinePrinter is the progress reporter for a stderr that is not a terminal
@@ -65,7 +66,7 @@ func progressLine(ev harness.Event) string {
 		inv := e.Invocation
 		line := "[tool] " + cleanLine(inv.Tool)
 		if s := cleanLine(inv.Summary); s != "" {
-			line += " (" + harness.Truncate(s, 160) + ")"
+			line += " (" + textclip.Bytes(s, 160) + ")"
 		}
 		out := inv.Outcome()
 		switch {

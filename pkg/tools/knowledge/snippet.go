@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/textclip"
 )
 
 // SnippetBytes bounds a snippet (UTF-8 bytes, ellipses included) so a
@@ -88,7 +89,7 @@ func Snippet(body string, terms []string, max int) string {
 	}
 	// Clean a generous window, then cut to the byte bound.
 	window := body[start:]
-	window = truncateRunes(window, 3*max)
+	window = textclip.BytePrefix(window, 3*max)
 	text := clean(window, 0)
 	prefix := ""
 	if start > 0 && text != "" {
@@ -96,7 +97,7 @@ func Snippet(body string, terms []string, max int) string {
 	}
 	limit := max - len(prefix)
 	if len(text) > limit || len(window) < len(body)-start {
-		text = truncateRunes(text, limit-len(ellipsis))
+		text = textclip.BytePrefix(text, limit-len(ellipsis))
 		text = strings.TrimRight(text, " ") + ellipsis
 	}
 	return prefix + text
@@ -127,7 +128,7 @@ func clean(s string, max int) string {
 	}
 	out := b.String()
 	if max > len(ellipsis) && len(out) > max {
-		out = truncateRunes(out, max-len(ellipsis)) + ellipsis
+		out = textclip.BytePrefix(out, max-len(ellipsis)) + ellipsis
 	}
 	return out
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/go-json-experiment/json"
 
 	"github.com/superbiz/superbiz/pkg/model"
+	"github.com/superbiz/superbiz/pkg/textclip"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
 
@@ -114,7 +115,7 @@ func (t *Tool) Canonical(input stdjson.RawMessage) (tools.Canonical, error) {
 	}
 	q := clean(in.Query, 0)
 	if len(q) > summaryQueryBytes {
-		q = truncateRunes(q, summaryQueryBytes) + ellipsis
+		q = textclip.BytePrefix(q, summaryQueryBytes) + ellipsis
 	}
 	return tools.Canonical{Input: data, Summary: strconv.Quote(q) + " top " + strconv.Itoa(in.TopK)}, nil
 }
@@ -184,7 +185,7 @@ func fit(res Result, max int) (Result, error) {
 			d.Snippet = ""
 			continue
 		}
-		d.Snippet = truncateRunes(d.Snippet, keep) + ellipsis
+		d.Snippet = textclip.BytePrefix(d.Snippet, keep) + ellipsis
 	}
 }
 

@@ -2,7 +2,6 @@ package logs
 
 import (
 	"strings"
-	"unicode/utf8"
 
 	"github.com/superbiz/superbiz/pkg/redact"
 )
@@ -17,22 +16,6 @@ func cleanText(b []byte, keepNewlines bool) string {
 		return strings.ReplaceAll(s, "\t", " ")
 	}
 	return strings.NewReplacer("\t", " ", "\n", " ").Replace(s)
-}
-
-// bound cuts s to at most limit bytes on a rune boundary, marking the cut with "…".
-func bound(s string, limit int) string {
-	if len(s) <= limit {
-		return s
-	}
-	const ell = "…"
-	cut := limit - len(ell)
-	if cut < 0 {
-		cut = 0
-	}
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + ell
 }
 
 // maxKnownKeys bounds the memo of key verdicts one call keeps.

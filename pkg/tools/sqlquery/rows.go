@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/textclip"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
 
@@ -145,7 +146,7 @@ func cleanText(s string) string {
 		}
 		s = b.String()
 	}
-	return truncateRunes(s, MaxCellBytes)
+	return textclip.Bytes(s, MaxCellBytes)
 }
 
 // classify maps an execution error to the stable error code the model sees.
