@@ -179,6 +179,28 @@ func TestBytes(t *testing.T) {
 	}
 }
 
+func TestStripControlLine(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"plain line", "plain line"},
+		// Breaks and tabs separate words: each becomes one space.
+		{"a\nb\tc\u2028d\u2029e", "a b c d e"},
+		// \r goes like every other control, so CRLF is one space.
+		{"a\r\nb", "a b"},
+		// Whole escape sequences go, leaving no "[31m" residue.
+		{"a\x1b[31mb\x1b]0;t\x07c\x00d", "abcd"},
+		{"file\u202egnp.exe", "filegnp.exe"},
+		{"a\xffb", "a\uFFFDb"},
+	} {
+		got := StripControlLine(tc.in)
+		if got != tc.want {
+			t.Errorf("StripControlLine(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+		if again := StripControlLine(got); again != got {
+			t.Errorf("not idempotent: %q -> %q", got, again)
+		}
+	}
+}
+
 func TestStripControl(t *testing.T) {
 	tests := []struct{ name, in, want string }{
 		{"plain", "hello\tworld\n", "hello\tworld\n"},

@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/superbiz/superbiz/pkg/harness"
+	"github.com/superbiz/superbiz/pkg/redact"
 )
 
 // TurnStartedMsg tells the chat a turn began (cmd sends it when it starts
@@ -282,15 +283,15 @@ func (m *Chat) conversation() string {
 	var b []string
 	for i := range m.turns {
 		t := &m.turns[i]
-		b = append(b, m.st.user.Render(ansi.Truncate("› "+cleanLine(t.query), m.width, "…")))
+		b = append(b, m.st.user.Render(ansi.Truncate("› "+redact.StripControlLine(t.query), m.width, "…")))
 		if !t.done {
 			continue
 		}
 		head := []string{}
 		if t.intent != "" {
-			head = append(head, m.st.badge.Render("["+cleanLine(t.intent)+"]"))
+			head = append(head, m.st.badge.Render("["+redact.StripControlLine(t.intent)+"]"))
 		}
-		status := cleanLine(strings.Trim(t.outcome+" · "+t.stopReason, " ·"))
+		status := redact.StripControlLine(strings.Trim(t.outcome+" · "+t.stopReason, " ·"))
 		if t.exitCode != 0 {
 			status = exitLine(t.exitCode, t.outcome, t.stopReason)
 		}
@@ -316,11 +317,11 @@ func (m *Chat) renderAnswer(md string) string {
 		return ""
 	}
 	if m.plain() {
-		return cleanBlock(md)
+		return redact.StripControl(md)
 	}
 	out, err := RenderMarkdown(md, m.width-2, m.opts.MarkdownStyle)
 	if err != nil {
-		return m.st.bad.Render(cleanLine(err.Error())) + "\n" + cleanBlock(md)
+		return m.st.bad.Render(redact.StripControlLine(err.Error())) + "\n" + redact.StripControl(md)
 	}
 	return out
 }

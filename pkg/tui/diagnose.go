@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/superbiz/superbiz/pkg/harness"
+	"github.com/superbiz/superbiz/pkg/redact"
 )
 
 // ReportMsg is sent by cmd once the run is released: the answer to render
@@ -165,12 +166,12 @@ func (m Diagnose) renderReport() string {
 		return ""
 	}
 	if m.plain() {
-		return cleanBlock(m.report.Markdown)
+		return redact.StripControl(m.report.Markdown)
 	}
 	out, err := RenderMarkdown(m.report.Markdown, m.width-2, m.opts.MarkdownStyle)
 	if err != nil {
 		// Show the answer anyway, and say why it is not formatted.
-		return m.st.bad.Render(cleanLine(err.Error())) + "\n" + cleanBlock(m.report.Markdown)
+		return m.st.bad.Render(redact.StripControlLine(err.Error())) + "\n" + redact.StripControl(m.report.Markdown)
 	}
 	return out
 }
@@ -190,7 +191,7 @@ func (m Diagnose) frame() string {
 	w := m.width
 	var b []string
 	title := "superbiz diagnose"
-	if q := cleanLine(m.run.query); q != "" {
+	if q := redact.StripControlLine(m.run.query); q != "" {
 		title += " · " + q
 	}
 	b = append(b, m.st.title.Render(ansi.Truncate(title, w, "…")))

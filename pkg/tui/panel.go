@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/superbiz/superbiz/pkg/harness"
+	"github.com/superbiz/superbiz/pkg/redact"
 )
 
 // styles are the few looks the views use, built from one renderer so that a
@@ -278,13 +279,13 @@ func stepLine(st styles, sp step, width int) string {
 		case !sp.done:
 			line += " …"
 		case sp.errKind != "":
-			return ansi.Truncate(line, width, "…") + st.bad.Render(" · "+cleanLine(sp.errKind))
+			return ansi.Truncate(line, width, "…") + st.bad.Render(" · "+redact.StripControlLine(sp.errKind))
 		default:
 			line += " · " + comma(sp.tokens) + " tokens"
 		}
 		return ansi.Truncate(line, width, "…")
 	case stepTool:
-		head := "  ↳ " + cleanLine(sp.tool)
+		head := "  ↳ " + redact.StripControlLine(sp.tool)
 		if !sp.done {
 			return ansi.Truncate(head+" …", width, "…")
 		}
@@ -292,7 +293,7 @@ func stepLine(st styles, sp step, width int) string {
 		if sp.guidance {
 			tail = " → playbook loaded"
 		}
-		summary := cleanLine(sp.summary)
+		summary := redact.StripControlLine(sp.summary)
 		room := width - ansi.StringWidth(head) - ansi.StringWidth(tail) - 2
 		if summary != "" && room >= 8 {
 			head += "  " + ansi.Truncate(summary, room, "…")
@@ -302,9 +303,9 @@ func stepLine(st styles, sp step, width int) string {
 		}
 		return head + " → " + outcomeStyle(st, sp.outcome).Render(sp.outcome)
 	case stepStop:
-		return st.bad.Render(ansi.Truncate("■ stop required · "+cleanLine(sp.reason), width, "…"))
+		return st.bad.Render(ansi.Truncate("■ stop required · "+redact.StripControlLine(sp.reason), width, "…"))
 	case stepFinish:
-		return st.title.Render(ansi.Truncate("✔ run finished · "+cleanLine(sp.reason), width, "…"))
+		return st.title.Render(ansi.Truncate("✔ run finished · "+redact.StripControlLine(sp.reason), width, "…"))
 	}
 	return ""
 }
@@ -319,7 +320,7 @@ func (s *runState) waitLine(frame string, cancelling bool) string {
 	case s.modelBusy:
 		return frame + "waiting for the model…"
 	case s.toolBusy != "":
-		return frame + "running " + cleanLine(s.toolBusy) + "…"
+		return frame + "running " + redact.StripControlLine(s.toolBusy) + "…"
 	}
 	return ""
 }
