@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/superbiz/superbiz/pkg/agent"
@@ -279,9 +278,6 @@ func lookupDocuments(observation json.RawMessage) ([]knowledgeDoc, error) {
 	return o.Result.Documents, nil
 }
 
-// toolCallIDShape matches both Tool Call ID shapes (Ollama's and call_<n>).
-var toolCallIDShape = regexp.MustCompile(`\bcall_(?:[a-z0-9]{8}|[0-9]+)\b`)
-
 // publicLine makes model text safe for one published line: secrets
 // redacted, Tool Call IDs removed, control characters stripped, whitespace
 // collapsed, bounded to n bytes.
@@ -290,7 +286,7 @@ func publicLine(text, lookupID string, n int) string {
 	if lookupID != "" {
 		text = strings.ReplaceAll(text, lookupID, "")
 	}
-	text = redact.StripControl(toolCallIDShape.ReplaceAllString(text, ""))
+	text = redact.StripControl(model.ReplaceToolCallIDs(text, ""))
 	return textclip.Bytes(strings.Join(strings.Fields(text), " "), n)
 }
 

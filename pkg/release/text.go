@@ -1,18 +1,14 @@
 package release
 
 import (
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/superbiz/superbiz/pkg/harness"
+	"github.com/superbiz/superbiz/pkg/model"
 	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/textclip"
 )
-
-// idShape matches the two Tool Call ID shapes of docs/SPEC.md#tool-call-ids: Ollama's
-// call_ plus 8 of [a-z0-9], and the harness's call_<n>.
-var idShape = regexp.MustCompile(`\bcall_(?:[a-z0-9]{8}|[0-9]+)\b`)
 
 // idPlaceholder replaces a Tool Call ID found in the model's words, so no ID
 // of the run can reach published content.
@@ -47,7 +43,7 @@ func (s scrubber) scrub(text string) string {
 			text = strings.ReplaceAll(text, id, idPlaceholder)
 		}
 	}
-	return idShape.ReplaceAllString(text, idPlaceholder)
+	return model.ReplaceToolCallIDs(text, idPlaceholder)
 }
 
 // inline makes model or tool text safe for one published line: secrets
