@@ -573,7 +573,7 @@ func renderRun(b *strings.Builder, d *runstore.RunDetail, markdown bool) {
 			line += " " + cell(c.ErrorCode)
 		}
 		if s := cell(c.Summary); s != "" {
-			line += " — " + textclip.Width(s, 160)
+			line += " — " + textclip.Width(s, harness.MaxCheckSummaryBytes)
 		}
 		b.WriteString(line + "\n")
 	}

@@ -2,9 +2,12 @@ package harness
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/superbiz/superbiz/pkg/tools"
 )
 
 func newRC(t testing.TB, b Budget) *RunContext {
@@ -118,5 +121,25 @@ func TestConcurrentReads(t *testing.T) {
 	wg.Wait()
 	if u := rc.Usage(); u.PromptTokens != 800 || u.Bytes != 800 {
 		t.Fatalf("usage = %+v", u)
+	}
+}
+
+// TestSnapshotBounds: however many checks a run made and however long
+// their summaries, the snapshot lists MaxSnapshotChecks of them, each
+// summary within MaxCheckSummaryBytes; the counts still cover all.
+func TestSnapshotBounds(t *testing.T) {
+	var invs []Invocation
+	for range MaxSnapshotChecks + 8 {
+		invs = append(invs, Invocation{Kind: KindEvidence, Status: StatusCompleted, Tool: "query_logs",
+			EvidenceStatus: tools.EvidenceFound, Summary: strings.Repeat("超时 ", 100)})
+	}
+	s := SnapshotOf(invs, "")
+	if len(s.Checks) != MaxSnapshotChecks || s.EvidenceFound != len(invs) {
+		t.Fatalf("checks = %d, evidence found = %d; want %d and %d", len(s.Checks), s.EvidenceFound, MaxSnapshotChecks, len(invs))
+	}
+	for _, c := range s.Checks {
+		if len(c.Summary) > MaxCheckSummaryBytes || !strings.HasSuffix(c.Summary, "…") {
+			t.Fatalf("summary of %d bytes, want a marked cut within %d: %q", len(c.Summary), MaxCheckSummaryBytes, c.Summary)
+		}
 	}
 }

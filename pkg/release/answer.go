@@ -236,7 +236,7 @@ func (t *texts) fallbackAnswer(reason harness.StopReason, s harness.ProgressSnap
 			status += " " + c.ErrorCode
 		}
 		line := fmt.Sprintf("- `%s` — %s", c.Tool, status)
-		if sum := sc.inline(c.Summary, maxCheckSummary); sum != "" {
+		if sum := sc.inline(c.Summary, harness.MaxCheckSummaryBytes); sum != "" {
 			line += " — " + mdText(sum)
 		}
 		b.WriteString(line + "\n")

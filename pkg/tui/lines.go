@@ -67,7 +67,7 @@ func progressLine(ev harness.Event) string {
 		inv := e.Invocation
 		line := "[tool] " + redact.StripControlLine(inv.Tool)
 		if s := redact.StripControlLine(inv.Summary); s != "" {
-			line += " (" + textclip.Bytes(s, 160) + ")"
+			line += " (" + textclip.Bytes(s, harness.MaxCheckSummaryBytes) + ")"
 		}
 		out := inv.Outcome()
 		switch {
