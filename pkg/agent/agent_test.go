@@ -75,7 +75,7 @@ func TestPreviousTurnInput(t *testing.T) {
 	f := newFixture(t)
 	f.srv.Script(textTurn(noConclusionDraft()))
 	prev := &PreviousTurn{Query: "payment timeouts", Conclusion: &Conclusion{Summary: "pool exhausted", RootCause: "slow query", Confidence: "HIGH"},
-		Scope: "logs 14:00-15:00", Limitations: Limitations{Scope: "order-service", MissingInfo: []string{}}, KnowledgeRefs: []KnowledgeRef{{DocID: "en/mysql.md#pool", Title: "MySQL pool", Source: "en/mysql.md"}}}
+		Scope: "logs 14:00-15:00", Limitations: Limitations{Scope: "order-service", MissingInfo: []string{}}, KnowledgeRefs: []tools.DocRef{{DocID: "en/mysql.md#pool", Title: "MySQL pool", Source: "en/mysql.md"}}}
 	res := Run(f.rc, f.cfg, Input{Query: "is it fixed now?", PreviousTurn: prev})
 	if res.Kind != KindDraft {
 		t.Fatalf("kind = %s: %v", res.Kind, res.Err)

@@ -127,14 +127,6 @@ func ParseKnowledgeAnswer(text string) (KnowledgeAnswer, error) {
 	return out, nil
 }
 
-// knowledgeDoc is one runbook section the lookup returned, as the answer
-// call saw it.
-type knowledgeDoc struct {
-	DocID  string `json:"doc_id"`
-	Title  string `json:"title"`
-	Source string `json:"source"`
-}
-
 // CheckKnowledgeReferences fails closed unless every item cites exactly the
 // lookup's Tool Call ID and only doc_ids the lookup returned.
 func CheckKnowledgeReferences(a KnowledgeAnswer, lookupID string, returned map[string]bool) error {
@@ -266,10 +258,10 @@ func (d *Deps) knowledgeQuery(rc *harness.RunContext, t *chatTexts, query string
 }
 
 // lookupDocuments reads the documents of a lookup_knowledge observation.
-func lookupDocuments(observation json.RawMessage) ([]knowledgeDoc, error) {
+func lookupDocuments(observation json.RawMessage) ([]tools.DocRef, error) {
 	var o struct {
 		Result struct {
-			Documents []knowledgeDoc `json:"documents"`
+			Documents []tools.DocRef `json:"documents"`
 		} `json:"result"`
 	}
 	if err := json.Unmarshal(observation, &o); err != nil {
@@ -294,8 +286,8 @@ func publicLine(text, lookupID string, n int) string {
 // to the runbook sections it cites (title and source), then the
 // limitations. It never contains a Tool Call ID.
 // ok is false when no item has any text left to show.
-func (t *chatTexts) knowledgeAnswer(a KnowledgeAnswer, docs []knowledgeDoc, lookupID string) (md string, ok bool) {
-	byID := make(map[string]knowledgeDoc, len(docs))
+func (t *chatTexts) knowledgeAnswer(a KnowledgeAnswer, docs []tools.DocRef, lookupID string) (md string, ok bool) {
+	byID := make(map[string]tools.DocRef, len(docs))
 	for _, doc := range docs {
 		byID[doc.DocID] = doc
 	}
@@ -329,7 +321,7 @@ func (t *chatTexts) knowledgeAnswer(a KnowledgeAnswer, docs []knowledgeDoc, look
 }
 
 // docLink is a Markdown link to a runbook section: its title, pointing at its source.
-func docLink(doc knowledgeDoc) string {
+func docLink(doc tools.DocRef) string {
 	title := publicLine(doc.Title, "", 200)
 	if title == "" {
 		title = publicLine(doc.Source, "", 200)

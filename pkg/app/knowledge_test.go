@@ -15,6 +15,7 @@ import (
 
 	"github.com/superbiz/superbiz/pkg/model"
 	"github.com/superbiz/superbiz/pkg/model/ollamatest"
+	"github.com/superbiz/superbiz/pkg/tools"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -269,7 +270,7 @@ func FuzzParseKnowledgeAnswer(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	docs := []knowledgeDoc{{DocID: "a", Title: "T [x]", Source: "runbooks/a b.md"}}
+	docs := []tools.DocRef{{DocID: "a", Title: "T [x]", Source: "runbooks/a b.md"}}
 	f.Fuzz(func(t *testing.T, s string) {
 		a, err := ParseKnowledgeAnswer(s)
 		if err != nil {
@@ -295,7 +296,7 @@ func FuzzParseKnowledgeAnswer(f *testing.F) {
 }
 
 func TestKnowledgeAnswerMarkdown(t *testing.T) {
-	docs := []knowledgeDoc{
+	docs := []tools.DocRef{
 		{DocID: "d1", Title: "MySQL pool › Symptoms [beta]", Source: "runbooks/mysql pool.md"},
 		{DocID: "d2", Title: "Redis", Source: "runbooks/redis.md"},
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/superbiz/superbiz/pkg/agent"
 	"github.com/superbiz/superbiz/pkg/textclip"
+	"github.com/superbiz/superbiz/pkg/tools"
 )
 
 // Bounds of a PreviousTurn before it is fitted to limits.previous_turn.
@@ -73,7 +74,7 @@ func (p *PublishedResult) previousTurn(c prevCaps, refs, missing int) *agent.Pre
 		},
 		Scope:         safe(p.findingScopes(), c.scope),
 		Limitations:   agent.Limitations{Scope: safe(p.Limitations.Scope, c.scope), MissingInfo: []string{}},
-		KnowledgeRefs: []agent.KnowledgeRef{},
+		KnowledgeRefs: []tools.DocRef{},
 	}
 	for _, s := range p.Limitations.MissingInfo {
 		if len(pt.Limitations.MissingInfo) == missing {
@@ -84,7 +85,7 @@ func (p *PublishedResult) previousTurn(c prevCaps, refs, missing int) *agent.Pre
 		}
 	}
 	for _, r := range p.KnowledgeRefs[:refs] {
-		pt.KnowledgeRefs = append(pt.KnowledgeRefs, agent.KnowledgeRef{
+		pt.KnowledgeRefs = append(pt.KnowledgeRefs, tools.DocRef{
 			DocID: safe(r.DocID, prevRefField), Title: safe(r.Title, prevRefField), Source: safe(r.Source, prevRefField),
 		})
 	}
