@@ -15,6 +15,7 @@ import (
 
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/textclip"
 )
 
 // TurnStartedMsg tells the chat a turn began (cmd sends it when it starts
@@ -283,7 +284,7 @@ func (m *Chat) conversation() string {
 	var b []string
 	for i := range m.turns {
 		t := &m.turns[i]
-		b = append(b, m.st.user.Render(ansi.Truncate("› "+redact.StripControlLine(t.query), m.width, "…")))
+		b = append(b, m.st.user.Render(textclip.Width("› "+redact.StripControlLine(t.query), m.width)))
 		if !t.done {
 			continue
 		}
@@ -351,7 +352,7 @@ func (m Chat) View() string {
 		b = append(b, p)
 	}
 	if m.running {
-		b = append(b, m.st.dim.Render(ansi.Truncate(m.input.Prompt+"(answering — input is back when the turn ends)", m.width, "…")))
+		b = append(b, m.st.dim.Render(textclip.Width(m.input.Prompt+"(answering — input is back when the turn ends)", m.width)))
 	} else {
 		b = append(b, m.input.View())
 	}
@@ -359,6 +360,6 @@ func (m Chat) View() string {
 	if m.running {
 		help = "esc cancel turn · pgup/pgdn scroll · ctrl+d quit"
 	}
-	b = append(b, m.st.dim.Render(ansi.Truncate(help, m.width, "…")))
+	b = append(b, m.st.dim.Render(textclip.Width(help, m.width)))
 	return strings.Join(b, "\n")
 }

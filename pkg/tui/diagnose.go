@@ -7,10 +7,10 @@ import (
 	"github.com/charmbracelet/bubbles/spinner"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/textclip"
 )
 
 // ReportMsg is sent by cmd once the run is released: the answer to render
@@ -194,7 +194,7 @@ func (m Diagnose) frame() string {
 	if q := redact.StripControlLine(m.run.query); q != "" {
 		title += " · " + q
 	}
-	b = append(b, m.st.title.Render(ansi.Truncate(title, w, "…")))
+	b = append(b, m.st.title.Render(textclip.Width(title, w)))
 	b = append(b, m.run.budgetView(m.st, w, m.plain(), now))
 	maxSteps := 0
 	if m.height > 0 && m.report == nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/textclip"
 )
 
 // styles are the few looks the views use, built from one renderer so that a
@@ -279,15 +280,15 @@ func stepLine(st styles, sp step, width int) string {
 		case !sp.done:
 			line += " …"
 		case sp.errKind != "":
-			return ansi.Truncate(line, width, "…") + st.bad.Render(" · "+redact.StripControlLine(sp.errKind))
+			return textclip.Width(line, width) + st.bad.Render(" · "+redact.StripControlLine(sp.errKind))
 		default:
 			line += " · " + comma(sp.tokens) + " tokens"
 		}
-		return ansi.Truncate(line, width, "…")
+		return textclip.Width(line, width)
 	case stepTool:
 		head := "  ↳ " + redact.StripControlLine(sp.tool)
 		if !sp.done {
-			return ansi.Truncate(head+" …", width, "…")
+			return textclip.Width(head+" …", width)
 		}
 		tail := " → " + sp.outcome
 		if sp.guidance {
@@ -296,16 +297,16 @@ func stepLine(st styles, sp step, width int) string {
 		summary := redact.StripControlLine(sp.summary)
 		room := width - ansi.StringWidth(head) - ansi.StringWidth(tail) - 2
 		if summary != "" && room >= 8 {
-			head += "  " + ansi.Truncate(summary, room, "…")
+			head += "  " + textclip.Width(summary, room)
 		}
 		if sp.guidance {
 			return head + st.dim.Render(tail)
 		}
 		return head + " → " + outcomeStyle(st, sp.outcome).Render(sp.outcome)
 	case stepStop:
-		return st.bad.Render(ansi.Truncate("■ stop required · "+redact.StripControlLine(sp.reason), width, "…"))
+		return st.bad.Render(textclip.Width("■ stop required · "+redact.StripControlLine(sp.reason), width))
 	case stepFinish:
-		return st.title.Render(ansi.Truncate("✔ run finished · "+redact.StripControlLine(sp.reason), width, "…"))
+		return st.title.Render(textclip.Width("✔ run finished · "+redact.StripControlLine(sp.reason), width))
 	}
 	return ""
 }
