@@ -77,20 +77,17 @@ type chatSession struct {
 	running bool
 }
 
-// Started implements usecase.Observer: the first turn fixes the session.
+// Started is each request's OnStart: the first turn fixes the session.
 func (s *chatSession) Started(sessionID, _ string, cancel func()) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.id, s.cont, s.cancel, s.running = sessionID, false, cancel, true
 }
 
-// Status implements usecase.Observer; the UI follows the run's events instead.
-func (s *chatSession) Status(usecase.StatusCode) {}
-
 func (s *chatSession) request(query string) usecase.ChatRequest {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return usecase.ChatRequest{Query: query, SessionID: s.id, Continue: s.cont && s.id == "", Observer: s}
+	return usecase.ChatRequest{Query: query, SessionID: s.id, Continue: s.cont && s.id == "", OnStart: s.Started}
 }
 
 func (s *chatSession) done() {

@@ -58,17 +58,15 @@ func (a *app) runReplay(cmd *cobra.Command, id string, f replayFlags) error {
 	defer w.Close()
 	cfg := w.cfg
 
-	// Check up front what Replay would refuse, so the refusal is a usage
-	// error (exit 2) rather than a failed replay.
+	// Ask up front what Replay would refuse, so the refusal is a usage
+	// error (exit 2) rather than a failed replay, and comes before any
+	// warning about the run's tools.
 	orig, err := getRun(ctx, w.store, id)
 	if err != nil {
 		return err
 	}
-	switch {
-	case orig.Intent != runstore.IntentDiagnosis:
-		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("run %s has intent %s: only DIAGNOSIS runs can be replayed", orig.ID, orDash(cell(orig.Intent)))}
-	case orig.Status == runstore.StatusRunning:
-		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("run %s is still running: replay it once it has finished", orig.ID)}
+	if err := usecase.Replayable(orig); err != nil {
+		return &ExitError{Code: ExitUsage, Err: err}
 	}
 
 	if missing := missingTools(orig, w.adapters); len(missing) > 0 {

@@ -6,12 +6,13 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/runstore"
+	"github.com/superbiz/superbiz/pkg/textclip"
 )
 
 // runsRenderer writes `runs` and `runs show` in one output format; each
@@ -59,7 +60,7 @@ func runsTable(runs []runstore.RunSummary) table {
 			orDash(cell(r.StopReason)),
 			fmt.Sprintf("%d/%d", r.Usage.ModelCalls, r.Usage.ToolCalls),
 			runDuration(r),
-			truncate(cell(r.Query), queryColumnWidth),
+			textclip.Width(cell(r.Query), queryColumnWidth),
 		})
 	}
 	return t
@@ -161,7 +162,7 @@ func publishedLines(d *runstore.RunDetail) string {
 }
 
 // checkSummaryWidth bounds a check's summary in `runs show`.
-const checkSummaryWidth = 160
+const checkSummaryWidth = harness.MaxCheckSummaryBytes
 
 // checkLines list the stored checks, one per line.
 func checkLines(d *runstore.RunDetail) string {
@@ -179,7 +180,7 @@ func checkLines(d *runstore.RunDetail) string {
 			line += " " + cell(c.ErrorCode)
 		}
 		if s := cell(c.Summary); s != "" {
-			line += " — " + truncate(s, checkSummaryWidth)
+			line += " — " + textclip.Width(s, checkSummaryWidth)
 		}
 		b.WriteString(line + "\n")
 	}
@@ -198,7 +199,7 @@ func invocationTable(invs []runstore.Invocation) *table {
 	for _, inv := range invs {
 		t.rows = append(t.rows, []string{
 			strconv.Itoa(inv.Seq), cell(inv.ToolCallID), cell(inv.Tool), orDash(cell(inv.Kind)),
-			truncate(invocationInput(inv), invocationInputWidth), invocationOutcome(inv), durationMS(inv.DurationMS),
+			textclip.Width(invocationInput(inv), invocationInputWidth), invocationOutcome(inv), durationMS(inv.DurationMS),
 		})
 	}
 	return t
@@ -425,15 +426,6 @@ func cell(s string) string {
 // writes; this covers runs recorded before it did.
 func shownText(s string) string {
 	return redact.String(redact.StripControl(s))
-}
-
-// truncate shortens s to at most n runes, marking the cut with "…".
-func truncate(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return strings.TrimRight(string(r[:n-1]), " ") + "…"
 }
 
 func orDash(s string) string {

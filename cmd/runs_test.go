@@ -356,20 +356,6 @@ func TestRunsStripsControlCharacters(t *testing.T) {
 }
 
 func TestTableHelpers(t *testing.T) {
-	for _, tt := range []struct {
-		in   string
-		n    int
-		want string
-	}{
-		{"short", 10, "short"},
-		{"exactly10!", 10, "exactly10!"},
-		{"a longer query text", 10, "a longer…"},
-		{"支付超时结算五零四", 5, "支付超时…"},
-	} {
-		if got := truncate(tt.in, tt.n); got != tt.want {
-			t.Errorf("truncate(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
-		}
-	}
 	for _, tt := range []struct{ in, want string }{
 		{"plain", "plain"},
 		{" two\n lines\t", "two lines"},

@@ -32,14 +32,7 @@ type PreviousTurn struct {
 	Conclusion    *Conclusion    `json:"conclusion"`
 	Scope         string         `json:"scope"`
 	Limitations   Limitations    `json:"limitations"`
-	KnowledgeRefs []KnowledgeRef `json:"knowledge_refs"`
-}
-
-// KnowledgeRef names a runbook section a released diagnosis relied on.
-type KnowledgeRef struct {
-	DocID  string `json:"doc_id"`
-	Title  string `json:"title"`
-	Source string `json:"source"`
+	KnowledgeRefs []tools.DocRef `json:"knowledge_refs"` // the runbook sections it relied on
 }
 
 // Input is everything the agent receives: the query and an optional PreviousTurn.

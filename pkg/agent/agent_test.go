@@ -13,8 +13,8 @@ import (
 
 func budget(fn func(*harness.Budget)) opt { return func(b *harness.Budget, _ *Limits) { fn(b) } }
 
-// 1, 5, 12: tool evidence then a draft in one invocation; two rounds, two
-// model calls; the cited IDs are kept exactly.
+// TestEvidenceThenDraft: tool evidence then a draft in one invocation; two
+// rounds, two model calls; the cited IDs are kept exactly.
 func TestEvidenceThenDraft(t *testing.T) {
 	f := newFixture(t)
 	f.srv.Script(toolTurn(call("call_ab12cd34", "query_logs", "found pool")), textTurn(conclusionDraft("call_ab12cd34")))
@@ -49,7 +49,8 @@ func TestEvidenceThenDraft(t *testing.T) {
 	}
 }
 
-// 2: an agent error or invalid output fails closed with no second model call.
+// TestFailureIsNotRetried: an agent error or invalid output fails closed with
+// no second model call.
 func TestFailureIsNotRetried(t *testing.T) {
 	for name, turn := range map[string]ollamatest.Turn{
 		"server error":   {Fault: ollamatest.FaultHTTP500Body},
@@ -70,12 +71,13 @@ func TestFailureIsNotRetried(t *testing.T) {
 	}
 }
 
-// 3: a PreviousTurn reaches the model as exactly the frozen fields plus the query.
+// TestPreviousTurnInput: a PreviousTurn reaches the model as exactly the
+// frozen fields plus the query.
 func TestPreviousTurnInput(t *testing.T) {
 	f := newFixture(t)
 	f.srv.Script(textTurn(noConclusionDraft()))
 	prev := &PreviousTurn{Query: "payment timeouts", Conclusion: &Conclusion{Summary: "pool exhausted", RootCause: "slow query", Confidence: "HIGH"},
-		Scope: "logs 14:00-15:00", Limitations: Limitations{Scope: "order-service", MissingInfo: []string{}}, KnowledgeRefs: []KnowledgeRef{{DocID: "en/mysql.md#pool", Title: "MySQL pool", Source: "en/mysql.md"}}}
+		Scope: "logs 14:00-15:00", Limitations: Limitations{Scope: "order-service", MissingInfo: []string{}}, KnowledgeRefs: []tools.DocRef{{DocID: "en/mysql.md#pool", Title: "MySQL pool", Source: "en/mysql.md"}}}
 	res := Run(f.rc, f.cfg, Input{Query: "is it fixed now?", PreviousTurn: prev})
 	if res.Kind != KindDraft {
 		t.Fatalf("kind = %s: %v", res.Kind, res.Err)
@@ -94,7 +96,8 @@ func TestPreviousTurnInput(t *testing.T) {
 	}
 }
 
-// 4: oversize input is rejected with zero requests to the server.
+// TestOversizeInputRejected: oversize input is rejected with zero requests to
+// the server.
 func TestOversizeInputRejected(t *testing.T) {
 	cases := map[string]func(f *fixture) Result{
 		"query": func(f *fixture) Result { return f.run(strings.Repeat("超时", 1000)) },
@@ -118,8 +121,8 @@ func TestOversizeInputRejected(t *testing.T) {
 	}
 }
 
-// 6: a round beyond max_model_calls never reaches the server; the last call
-// is the final no-tool round with the draft schema as format.
+// TestModelBudget: a round beyond max_model_calls never reaches the server;
+// the last call is the final no-tool round with the draft schema as format.
 func TestModelBudget(t *testing.T) {
 	f := newFixture(t, budget(func(b *harness.Budget) { b.MaxModelCalls = 2 }))
 	f.srv.Script(toolTurn(call("call_1", "query_logs", "none a")), toolTurn(call("call_2", "query_logs", "none b")), textTurn(noConclusionDraft()))
@@ -142,8 +145,8 @@ func TestModelBudget(t *testing.T) {
 	}
 }
 
-// 7: the server's Tool Call ID reaches the adapter and the canonical record
-// unchanged; call_<n> is assigned when the server sends none.
+// TestToolCallIDs: the server's Tool Call ID reaches the adapter and the
+// canonical record unchanged; call_<n> is assigned when the server sends none.
 func TestToolCallIDs(t *testing.T) {
 	f := newFixture(t)
 	f.srv.Script(toolTurn(call("call_zx81qq07", "query_logs", "none a"), call("", "lookup_knowledge", "none b")), textTurn(noConclusionDraft("call_zx81qq07")))
@@ -167,8 +170,9 @@ func TestToolCallIDs(t *testing.T) {
 	}
 }
 
-// 8, 9: after a non-empty result the next call must name that exact call;
-// missing or wrong evaluations get REPAIR_REQUIRED and the tool does not run.
+// TestProgressProtocol: after a non-empty result the next call must name that
+// exact call; missing or wrong evaluations get REPAIR_REQUIRED and the tool
+// does not run.
 func TestProgressProtocol(t *testing.T) {
 	f := newFixture(t)
 	f.srv.Script(
@@ -208,7 +212,8 @@ func TestProgressProtocol(t *testing.T) {
 	}
 }
 
-// 10: an adapter error gives ERROR with a stable code, no retry, no raw text.
+// TestAdapterError: an adapter error gives ERROR with a stable code, no retry,
+// no raw text.
 func TestAdapterError(t *testing.T) {
 	f := newFixture(t)
 	f.srv.Script(toolTurn(call("call_e", "query_logs", "fail")), textTurn(noConclusionDraft()))
@@ -232,7 +237,7 @@ func TestAdapterError(t *testing.T) {
 	}
 }
 
-// 11: an unknown tool gets no record and is not emulated.
+// TestUnknownTool: an unknown tool gets no record and is not emulated.
 func TestUnknownTool(t *testing.T) {
 	f := newFixture(t)
 	f.srv.Script(toolTurn(call("call_u", "delete_everything", "found")), textTurn(noConclusionDraft()))
@@ -245,8 +250,8 @@ func TestUnknownTool(t *testing.T) {
 	}
 }
 
-// 13, 21: a fenced or prose-wrapped draft fails strictly, the model is not
-// called again, and with no checks there is no snapshot.
+// TestWrappedDraftFails: a fenced or prose-wrapped draft fails strictly, the
+// model is not called again, and with no checks there is no snapshot.
 func TestWrappedDraftFails(t *testing.T) {
 	for name, text := range map[string]string{
 		"fenced": "```json\n" + noConclusionDraft() + "\n```",
@@ -267,8 +272,9 @@ func TestWrappedDraftFails(t *testing.T) {
 	}
 }
 
-// 14, 16: NO_GAIN saturation gives STOP_REQUIRED, the next round has no
-// tools, and a no-conclusion draft ends the run without an equivalent retry.
+// TestSaturation: NO_GAIN saturation gives STOP_REQUIRED, the next round has
+// no tools, and a no-conclusion draft ends the run without an equivalent
+// retry.
 func TestSaturation(t *testing.T) {
 	f := newFixture(t)
 	f.srv.Script(
@@ -317,7 +323,8 @@ func TestDuplicateCall(t *testing.T) {
 	}
 }
 
-// 15: zero tool calls and a no-conclusion draft with missing_info is accepted.
+// TestNoToolsNoConclusion: zero tool calls and a no-conclusion draft with
+// missing_info is accepted.
 func TestNoToolsNoConclusion(t *testing.T) {
 	f := newFixture(t)
 	f.srv.Script(textTurn(noConclusionDraft()))
@@ -327,8 +334,8 @@ func TestNoToolsNoConclusion(t *testing.T) {
 	}
 }
 
-// 17: an injected audit hook sees the same session and run IDs for the model
-// round and the tool call.
+// TestAuditHookIDs: an injected audit hook sees the same session and run IDs
+// for the model round and the tool call.
 func TestAuditHookIDs(t *testing.T) {
 	f := newFixture(t)
 	f.srv.Script(toolTurn(call("call_1", "query_logs", "none")), textTurn(noConclusionDraft()))
@@ -351,8 +358,8 @@ func TestAuditHookIDs(t *testing.T) {
 	}
 }
 
-// 18: a model that ignores STOP_REQUIRED ends in a controlled stop with the
-// snapshot and no draft.
+// TestIgnoresStop: a model that ignores STOP_REQUIRED ends in a controlled
+// stop with the snapshot and no draft.
 func TestIgnoresStop(t *testing.T) {
 	f := newFixture(t)
 	f.srv.Script(
@@ -377,7 +384,8 @@ func TestIgnoresStop(t *testing.T) {
 	}
 }
 
-// 19: an unrelated failure fails closed with no snapshot invented.
+// TestUnrelatedFailureNoSnapshot: an unrelated failure fails closed with no
+// snapshot invented.
 func TestUnrelatedFailureNoSnapshot(t *testing.T) {
 	f := newFixture(t)
 	f.srv.Script(toolTurn(call("call_1", "query_logs", "found a")), ollamatest.Turn{Fault: ollamatest.FaultHTTP500Body})
@@ -387,8 +395,8 @@ func TestUnrelatedFailureNoSnapshot(t *testing.T) {
 	}
 }
 
-// 20: an invalid draft after READY checks is discarded and the failure
-// carries only the bounded snapshot.
+// TestInvalidDraftAfterChecks: an invalid draft after READY checks is
+// discarded and the failure carries only the bounded snapshot.
 func TestInvalidDraftAfterChecks(t *testing.T) {
 	f := newFixture(t)
 	f.srv.Script(toolTurn(call("call_1", "query_logs", "found a")), textTurn("Conclusion: the pool is exhausted"))
@@ -401,8 +409,8 @@ func TestInvalidDraftAfterChecks(t *testing.T) {
 	}
 }
 
-// 22: cancellation mid-round ends CANCELLED, and a late model answer cannot
-// complete the run.
+// TestCancellation: cancellation mid-round ends CANCELLED, and a late model
+// answer cannot complete the run.
 func TestCancellation(t *testing.T) {
 	t.Run("mid round", func(t *testing.T) {
 		f := newFixture(t)
@@ -433,7 +441,8 @@ func TestCancellation(t *testing.T) {
 	})
 }
 
-// 23: deadline, token and byte budgets each end the run with their own reason.
+// TestBudgetStops: deadline, token and byte budgets each end the run with
+// their own reason.
 func TestBudgetStops(t *testing.T) {
 	t.Run("deadline", func(t *testing.T) {
 		f := newFixture(t, budget(func(b *harness.Budget) { b.Deadline = 300 * time.Millisecond }))

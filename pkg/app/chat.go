@@ -22,7 +22,9 @@ type ChatRequest struct {
 	// picks the most recent one).
 	SessionID string
 	Continue  bool
-	// Observer is told the run's identity and its progress; nil ignores both.
+	// OnStart is told the stored run's identity (see StartFunc); nil ignores it.
+	OnStart StartFunc
+	// Observer is told the run's progress; nil ignores it.
 	Observer Observer
 }
 
@@ -48,14 +50,10 @@ const (
 	StatusCancelled        StatusCode = "CANCELLED"
 )
 
-// Observer is the protocol-neutral window on a chat run: it learns the
-// stored run's identifiers together with a client-disconnect cancel, then
-// only fixed status codes, never engine data.
+// Observer is the protocol-neutral window on a chat run's progress: fixed
+// status codes only, never engine data (the run's identity goes to the
+// request's OnStart).
 type Observer interface {
-	// Started is called once, after the run is stored and before routing;
-	// cancel cancels that run's RunContext (safe from any goroutine), so a
-	// late executor result cannot complete it.
-	Started(sessionID, runID string, cancel func())
 	// Status reports one step of the run.
 	Status(code StatusCode)
 }
@@ -84,16 +82,12 @@ func (d *Deps) Chat(ctx context.Context, req ChatRequest) (ChatOutput, error) {
 		return Output{}, fmt.Errorf("read session %s: %w", sessionID, err)
 	}
 	// The run is stored before routing: its intent is set once routed.
-	rc, err := d.openRun(ctx, sessionID, req.Query, "", "")
+	rc, err := d.openRun(ctx, sessionID, req.Query, "", "", req.OnStart)
 	if err != nil {
 		return Output{}, err
 	}
 	defer rc.Release()
 	obs := req.Observer
-	if obs != nil {
-		obs.Started(sessionID, rc.RunID(), rc.Cancel)
-	}
-	rc.Emit(harness.RunStarted{Meta: rc.Meta(), Query: req.Query, Budget: d.Budget})
 	t := release.ChatFor(d.Language, req.Query)
 
 	intent, dec, storeErr := d.dispatch(rc, obs, t, sessionID, req.Query, sess)

@@ -204,7 +204,7 @@ func TestChatSystemChatRun(t *testing.T) {
 			t.Errorf("at Started the stored run is %s/%s/%q, want RUNNING in session %s with no intent yet", r.Status, r.SessionID, r.Intent, sessionID)
 		}
 	}
-	out := f.chat(ChatRequest{Query: "hi, what can you do?", Observer: obs})
+	out := f.chat(ChatRequest{Query: "hi, what can you do?", Observer: obs, OnStart: obs.Started})
 
 	if out.Intent != "SYSTEM_CHAT" || out.Status != "SUCCESS" || out.ReleaseOutcome != "SUCCESS" || out.StopReason != "COMPLETED" {
 		t.Fatalf("output = %+v", out)
@@ -313,7 +313,7 @@ func TestChatCancelDuringExecutor(t *testing.T) {
 				obs.Cancel()
 				return ollamatest.Turn{Content: []string{"late answer"}, ChunkDelay: 50 * time.Millisecond}
 			})
-			out := f.chat(ChatRequest{Query: tc.query, Observer: obs})
+			out := f.chat(ChatRequest{Query: tc.query, Observer: obs, OnStart: obs.Started})
 			if out.Status != "CANCELLED" || out.ReleaseOutcome != "CANCELLED" || strings.Contains(out.Answer, "late answer") {
 				t.Fatalf("output = %+v", out)
 			}
@@ -355,7 +355,7 @@ func TestChatCancelAfterAnswerArrived(t *testing.T) {
 				}
 				return answerFromLookup(req)
 			})
-			out := f.chat(ChatRequest{Query: knowledgeQ, Observer: obs})
+			out := f.chat(ChatRequest{Query: knowledgeQ, Observer: obs, OnStart: obs.Started})
 			if out.Status != "CANCELLED" || strings.Contains(out.Answer, "late") || strings.Contains(out.Answer, "pool is exhausted") {
 				t.Fatalf("output = %+v", out)
 			}

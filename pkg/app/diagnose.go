@@ -50,10 +50,15 @@ type DiagnoseRequest struct {
 	// instead of loading the session's last safe diagnosis.
 	FixedPreviousTurn bool
 	PreviousTurn      *agent.PreviousTurn
-	// OnStart is called once the run is stored, with its identifiers and a
-	// cancel function that cancels the same RunContext (client disconnect).
-	OnStart func(sessionID, runID string, cancel func())
+	// OnStart is told the stored run's identity (see StartFunc); nil ignores it.
+	OnStart StartFunc
 }
+
+// StartFunc is the one run-start hook of Diagnose and Chat: called once,
+// after the run is stored and before any work, with its identifiers and a
+// cancel that cancels that run's RunContext (client disconnect; safe from
+// any goroutine), so a late executor result cannot complete it.
+type StartFunc func(sessionID, runID string, cancel func())
 
 // Output is a finished run as `-o json` prints it (docs/SPEC.md#diagnose--o-json).
 type Output struct {
@@ -126,15 +131,11 @@ func (d *Deps) Diagnose(ctx context.Context, req DiagnoseRequest) (Output, error
 	if !req.FixedPreviousTurn {
 		prev = d.previousTurn(ctx, sessionID, req.Query)
 	}
-	rc, err := d.openRun(ctx, sessionID, req.Query, runstore.IntentDiagnosis, req.ReplayOf)
+	rc, err := d.openRun(ctx, sessionID, req.Query, runstore.IntentDiagnosis, req.ReplayOf, req.OnStart)
 	if err != nil {
 		return Output{}, err
 	}
 	defer rc.Release()
-	if req.OnStart != nil {
-		req.OnStart(sessionID, rc.RunID(), rc.Cancel)
-	}
-	rc.Emit(harness.RunStarted{Meta: rc.Meta(), Query: req.Query, Budget: d.Budget})
 
 	res := agent.Run(rc, agent.Config{Model: d.Model, Registry: d.Registry, Limits: d.Limits, Language: d.Language, Reserved: 1}, agent.Input{Query: req.Query, PreviousTurn: prev})
 	dec := release.Release(rc, release.Config{Model: d.Model, Language: d.Language, ObservationLimit: d.Limits.Observation}, req.Query, res)
@@ -149,9 +150,9 @@ func CleanQuery(q string) string {
 	return redact.String(redact.StripControl(q))
 }
 
-// openRun stores a new RUNNING run (with the settings it runs under) and
-// opens its RunContext; the caller releases it.
-func (d *Deps) openRun(ctx context.Context, sessionID, query, intent, replayOf string) (*harness.RunContext, error) {
+// openRun stores a new RUNNING run (with the settings it runs under), opens
+// its RunContext, tells onStart and emits RunStarted; the caller releases it.
+func (d *Deps) openRun(ctx context.Context, sessionID, query, intent, replayOf string, onStart StartFunc) (*harness.RunContext, error) {
 	clock := d.Clock
 	if clock == nil {
 		clock = harness.SystemClock{}
@@ -163,10 +164,18 @@ func (d *Deps) openRun(ctx context.Context, sessionID, query, intent, replayOf s
 	}); err != nil {
 		return nil, fmt.Errorf("store run: %w", err)
 	}
-	return harness.NewRunContext(ctx, harness.RunOptions{
+	rc, err := harness.NewRunContext(ctx, harness.RunOptions{
 		SessionID: sessionID, RunID: runID, Budget: d.Budget, Clock: clock,
 		Events: d.Events, Recorder: storeRecorder{d.Store},
 	})
+	if err != nil {
+		return nil, err
+	}
+	if onStart != nil {
+		onStart(sessionID, runID, rc.Cancel)
+	}
+	rc.Emit(harness.RunStarted{Meta: rc.Meta(), Query: query, Budget: d.Budget})
+	return rc, nil
 }
 
 // finish stores the run's single terminal record and reports it. A run

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -160,5 +161,33 @@ func TestUnknownSession(t *testing.T) {
 	d, _, _ := demoDeps(t, replay.New(nil))
 	if _, err := d.Diagnose(context.Background(), DiagnoseRequest{Query: "x", SessionID: "s_nope"}); err == nil || !strings.Contains(err.Error(), "session not found") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestDiagnoseOnStart: the run-start hook (the same StartFunc Chat takes)
+// is called once, with the stored RUNNING run, before RunStarted is emitted.
+func TestDiagnoseOnStart(t *testing.T) {
+	d, _, _ := demoDeps(t, replay.New(demo.Transcript()))
+	ctx := context.Background()
+	var seen []string
+	d.Events = harness.SinkFunc(func(ev harness.Event) {
+		if _, ok := ev.(harness.RunStarted); ok {
+			seen = append(seen, "RunStarted")
+		}
+	})
+	var startedRun string
+	out, err := d.Diagnose(ctx, DiagnoseRequest{Query: demo.Query, OnStart: func(sessionID, runID string, cancel func()) {
+		seen = append(seen, "OnStart")
+		startedRun = runID
+		r, err := d.Store.GetRun(ctx, runID)
+		if err != nil || r.Status != runstore.StatusRunning || r.SessionID != sessionID || cancel == nil {
+			t.Errorf("at OnStart the stored run is %+v, %v; want RUNNING in session %s, with a cancel", r, err, sessionID)
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if startedRun != out.RunID || !slices.Equal(seen, []string{"OnStart", "RunStarted"}) {
+		t.Fatalf("OnStart got run %q (output %q), order %q", startedRun, out.RunID, seen)
 	}
 }

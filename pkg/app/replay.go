@@ -12,6 +12,7 @@ import (
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/model"
 	"github.com/superbiz/superbiz/pkg/model/replay"
+	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/runstore"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
@@ -37,6 +38,32 @@ type ReplayReport struct {
 	Result        Output   `json:"result"`
 }
 
+// NotReplayableError says why Replay refuses a stored run; cmd reports it
+// as a usage error (exit 2).
+type NotReplayableError struct {
+	RunID  string
+	Reason string
+}
+
+func (e *NotReplayableError) Error() string { return "run " + e.RunID + " " + e.Reason }
+
+// Replayable is the one statement of Replay's preconditions: only a
+// finished DIAGNOSIS run can be replayed. It returns a *NotReplayableError
+// otherwise; cmd asks it before warning about tools the run used.
+func Replayable(run *runstore.RunDetail) error {
+	switch {
+	case run.Intent != runstore.IntentDiagnosis:
+		intent := redact.String(redact.StripControlLine(run.Intent))
+		if intent == "" {
+			intent = "-"
+		}
+		return &NotReplayableError{RunID: run.ID, Reason: "has intent " + intent + ": only DIAGNOSIS runs can be replayed"}
+	case run.Status == runstore.StatusRunning:
+		return &NotReplayableError{RunID: run.ID, Reason: "is still running: replay it once it has finished"}
+	}
+	return nil
+}
+
 // Replay re-executes a stored DIAGNOSIS run through the same use case with
 // its recorded model rounds and tool observations, clock, budget and
 // previous turn, stores it as a new run linked to the original and compares.
@@ -45,11 +72,8 @@ func (d *Deps) Replay(ctx context.Context, runID string, o ReplayOptions) (Repla
 	if err != nil {
 		return ReplayReport{}, fmt.Errorf("load run %s: %w", runID, err)
 	}
-	if orig.Intent != runstore.IntentDiagnosis {
-		return ReplayReport{}, fmt.Errorf("run %s has intent %q: only DIAGNOSIS runs can be replayed", runID, orig.Intent)
-	}
-	if orig.Status == runstore.StatusRunning {
-		return ReplayReport{}, fmt.Errorf("run %s is still running", runID)
+	if err := Replayable(orig); err != nil {
+		return ReplayReport{}, err
 	}
 	rd := *d
 	settings, ok, err := orig.DecodeSettings()

@@ -13,6 +13,7 @@ import (
 	"github.com/superbiz/superbiz/pkg/runstore"
 	"github.com/superbiz/superbiz/pkg/schema"
 	"github.com/superbiz/superbiz/pkg/strictjson"
+	"github.com/superbiz/superbiz/pkg/textclip"
 	"github.com/superbiz/superbiz/prompts"
 )
 
@@ -80,7 +81,7 @@ func RouterRequest(language, query, lastIntent, lastQuery string, queryLimit int
 		in.LastIntent = &lastIntent
 		if lastQuery != "" {
 			if queryLimit > 0 {
-				lastQuery = harness.Truncate(lastQuery, queryLimit)
+				lastQuery = textclip.Bytes(lastQuery, queryLimit)
 			}
 			in.LastQuery = &lastQuery
 		}

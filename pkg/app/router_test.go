@@ -126,7 +126,7 @@ func TestRouterRetriesOnceWithIdenticalInput(t *testing.T) {
 			f := newChatFixture(t, false)
 			obs := &recObserver{}
 			f.srv.Script(first, route("SYSTEM_CHAT"), text("hello"))
-			out := f.chat(ChatRequest{Query: "hello there", Observer: obs})
+			out := f.chat(ChatRequest{Query: "hello there", Observer: obs, OnStart: obs.Started})
 			if out.Intent != "SYSTEM_CHAT" || out.Status != "SUCCESS" {
 				t.Fatalf("output = %+v", out)
 			}
@@ -165,7 +165,7 @@ func TestRouterSecondFailureRunsNoExecutor(t *testing.T) {
 			f := newChatFixture(t, true)
 			obs := &recObserver{}
 			f.srv.Script(tc.turns...)
-			out := f.chat(ChatRequest{Query: "payment timeouts since 14:00", Observer: obs})
+			out := f.chat(ChatRequest{Query: "payment timeouts since 14:00", Observer: obs, OnStart: obs.Started})
 			if out.Intent != "" || out.Status != "FAILED" || out.ReleaseOutcome != "FAILED" || out.StopReason != "ROUTING_UNAVAILABLE" {
 				t.Fatalf("output = %+v", out)
 			}

@@ -5,7 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
+
+	"github.com/superbiz/superbiz/pkg/textclip"
 )
 
 // Error lists every problem found in one configuration, so a person fixes
@@ -38,24 +39,14 @@ func (e *Error) Error() string {
 // maxShown bounds how much of a user value a message echoes.
 const maxShown = 64
 
-// clip keeps the first line of s, at most maxShown bytes, rune-safe, so an
-// echoed value can never drag in a later line of the file (such as a DSN).
+// clip keeps the first line of s, at most maxShown bytes (textclip.Bytes),
+// so an echoed value can never drag in a later line of the file (such as a
+// DSN); a dropped line is marked like a cut.
 func clip(s string) string {
-	cut := false
 	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
-		s, cut = s[:i], true
+		s = s[:i] + textclip.Marker
 	}
-	if len(s) > maxShown {
-		n := maxShown
-		for n > 0 && !utf8.RuneStart(s[n]) {
-			n--
-		}
-		s, cut = s[:n], true
-	}
-	if cut {
-		s += "…"
-	}
-	return s
+	return textclip.Bytes(s, maxShown)
 }
 
 // show renders a decoded TOML value for a message, clipped.

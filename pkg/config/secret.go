@@ -163,9 +163,11 @@ type HostURL struct {
 
 // ParseHost normalises an Ollama host the way Ollama reads OLLAMA_HOST:
 // "host" and "host:port" get http:// (default port 11434); "http://h" gets
-// port 80 and "https://h" port 443; a path is kept. Unlike Ollama it rejects
-// an unknown scheme or a bad port instead of guessing. Errors never contain a
-// password.
+// port 80 and "https://h" port 443; a path is kept (a reverse-proxy prefix,
+// without its trailing slash). Unlike Ollama it rejects an unknown scheme, a
+// bad port, a half-bracketed IPv6 address, a query or a fragment instead of
+// guessing. It is the one host parser: the Ollama adapter uses it too.
+// Errors never contain a password.
 func ParseHost(s string) (HostURL, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
@@ -203,6 +205,9 @@ func ParseHost(s string) (HostURL, error) {
 			userinfo = url.User(u)
 		}
 	}
+	if strings.ContainsAny(rest, "?#") {
+		return HostURL{}, errors.New(`a host must not carry a query or a fragment: write e.g. "http://127.0.0.1:11434"`)
+	}
 	hostport, path, _ := strings.Cut(rest, "/")
 	if strings.HasPrefix(hostport, "[") != strings.Contains(hostport, "]") {
 		// "[::1" or "::1]": a bracketed IPv6 address cut short is a typo,
@@ -227,7 +232,7 @@ func ParseHost(s string) (HostURL, error) {
 		return HostURL{}, fmt.Errorf("invalid port %q: use a number between 1 and 65535", clip(port))
 	}
 	u := &url.URL{Scheme: scheme, User: userinfo, Host: net.JoinHostPort(host, port)}
-	if path != "" {
+	if path = strings.TrimSuffix(path, "/"); path != "" {
 		u.Path = "/" + path
 	}
 	if _, err := url.Parse(u.String()); err != nil {

@@ -40,6 +40,15 @@ func TestParseHost(t *testing.T) {
 		{"h:0", "", `invalid port "0"`},
 		{"http://a b:1", "", "invalid host name"},
 		{"u:Hunter2Secret@ftp://h", "", "not a URL"},
+		// The rules the Ollama adapter had when it parsed hosts itself: a
+		// proxy prefix loses its trailing slash, credentials are kept, a
+		// query or a fragment is refused.
+		{"localhost:8080", "http://localhost:8080", ""},
+		{"https://example.com/ollama/", "https://example.com:443/ollama", ""},
+		{"https://u:secret@proxy/x", "https://u:secret@proxy:443/x", ""},
+		{"http://x:1/?a=b", "", "query or a fragment"},
+		{"http://x:1#top", "", "query or a fragment"},
+		{"http://u:Hunter2Secret@x/p?q=1", "", "query or a fragment"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {

@@ -2,9 +2,12 @@ package harness
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/superbiz/superbiz/pkg/tools"
 )
 
 func newRC(t testing.TB, b Budget) *RunContext {
@@ -121,14 +124,22 @@ func TestConcurrentReads(t *testing.T) {
 	}
 }
 
-func TestTruncate(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		n    int
-		want string
-	}{{"abc", 5, "abc"}, {"abcdef", 5, "ab…"}, {"超时超时", 8, "超…"}} {
-		if got := Truncate(tc.in, tc.n); got != tc.want || len(got) > tc.n {
-			t.Errorf("Truncate(%q, %d) = %q", tc.in, tc.n, got)
+// TestSnapshotBounds: however many checks a run made and however long
+// their summaries, the snapshot lists MaxSnapshotChecks of them, each
+// summary within MaxCheckSummaryBytes; the counts still cover all.
+func TestSnapshotBounds(t *testing.T) {
+	var invs []Invocation
+	for range MaxSnapshotChecks + 8 {
+		invs = append(invs, Invocation{Kind: KindEvidence, Status: StatusCompleted, Tool: "query_logs",
+			EvidenceStatus: tools.EvidenceFound, Summary: strings.Repeat("超时 ", 100)})
+	}
+	s := SnapshotOf(invs, "")
+	if len(s.Checks) != MaxSnapshotChecks || s.EvidenceFound != len(invs) {
+		t.Fatalf("checks = %d, evidence found = %d; want %d and %d", len(s.Checks), s.EvidenceFound, MaxSnapshotChecks, len(invs))
+	}
+	for _, c := range s.Checks {
+		if len(c.Summary) > MaxCheckSummaryBytes || !strings.HasSuffix(c.Summary, "…") {
+			t.Fatalf("summary of %d bytes, want a marked cut within %d: %q", len(c.Summary), MaxCheckSummaryBytes, c.Summary)
 		}
 	}
 }

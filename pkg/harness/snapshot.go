@@ -3,6 +3,7 @@ package harness
 import (
 	"strings"
 
+	"github.com/superbiz/superbiz/pkg/textclip"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
 
@@ -26,11 +27,13 @@ type ProgressSnapshot struct {
 	StopReason    StopReason `json:"stop_reason"`
 }
 
-// maxSnapshotChecks bounds the snapshot whatever the tool budget.
-const maxSnapshotChecks = 32
+// MaxSnapshotChecks bounds the checks a snapshot (and so a published
+// result) lists, whatever the tool budget.
+const MaxSnapshotChecks = 32
 
-// maxSummaryBytes bounds each check's one-line input summary.
-const maxSummaryBytes = 160
+// MaxCheckSummaryBytes bounds each check's one-line input summary wherever
+// it is stored or shown.
+const MaxCheckSummaryBytes = 160
 
 // Snapshot builds the ProgressSnapshot of the run's READY checks.
 func (b *Boundary) Snapshot(reason StopReason) ProgressSnapshot {
@@ -65,8 +68,8 @@ func SnapshotOf(invs []Invocation, reason StopReason) ProgressSnapshot {
 		default:
 			s.Errors++
 		}
-		if len(s.Checks) < maxSnapshotChecks {
-			s.Checks = append(s.Checks, Check{Tool: inv.Tool, EvidenceStatus: inv.EvidenceStatus, ErrorCode: inv.ErrorCode, Summary: Truncate(strings.TrimSpace(inv.Summary), maxSummaryBytes)})
+		if len(s.Checks) < MaxSnapshotChecks {
+			s.Checks = append(s.Checks, Check{Tool: inv.Tool, EvidenceStatus: inv.EvidenceStatus, ErrorCode: inv.ErrorCode, Summary: textclip.Bytes(strings.TrimSpace(inv.Summary), MaxCheckSummaryBytes)})
 		}
 	}
 	return s
@@ -97,20 +100,4 @@ func (c Check) Informative() bool {
 		return false
 	}
 	return true
-}
-
-// Truncate bounds s to n UTF-8 bytes on a rune boundary, marking the cut.
-func Truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	const ell = "…"
-	cut := n - len(ell)
-	if cut < 0 {
-		cut = 0
-	}
-	for cut > 0 && cut < len(s) && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + ell
 }

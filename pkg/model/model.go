@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 )
 
 // Role says who wrote a message, so adapters can map it to the provider's roles.
@@ -32,6 +33,17 @@ type Message struct {
 	// ToolName and ToolCallID identify the call a tool message answers.
 	ToolName   string `json:"tool_name,omitempty"`
 	ToolCallID string `json:"tool_call_id,omitempty"`
+}
+
+// toolCallIDShape matches the two Tool Call ID shapes of
+// docs/SPEC.md#tool-call-ids: Ollama's call_ plus 8 of [a-z0-9], and the
+// call_<n> the adapter (or a fixed executor) assigns.
+var toolCallIDShape = regexp.MustCompile(`\bcall_(?:[a-z0-9]{8}|[0-9]+)\b`)
+
+// ReplaceToolCallIDs replaces everything in text shaped like a Tool Call ID
+// with repl, so no ID of a run can reach published content.
+func ReplaceToolCallIDs(text, repl string) string {
+	return toolCallIDShape.ReplaceAllString(text, repl)
 }
 
 // ToolCall is one function call requested by the model, with the ID the

@@ -41,6 +41,19 @@ func StripControl(s string) string {
 	return b.String()
 }
 
+// StripControlLine is StripControl for text shown on one line (a status
+// line, a table cell): what StripControl removes goes, and the line breaks
+// and tabs it keeps, with U+2028 and U+2029, become spaces.
+func StripControlLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case '\n', '\t', '\u2028', '\u2029':
+			return ' '
+		}
+		return r
+	}, StripControl(s))
+}
+
 // cleanText is the fast path: plain printable ASCII (plus \n, \t) needs no copy.
 func cleanText(s string) bool {
 	for i := 0; i < len(s); i++ {

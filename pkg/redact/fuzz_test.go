@@ -55,6 +55,25 @@ func FuzzStripControl(f *testing.F) {
 	})
 }
 
+// FuzzStripControlLine: whatever a model writes, the line it becomes is
+// valid UTF-8 with no control character, no line break and no bidi override.
+func FuzzStripControlLine(f *testing.F) {
+	for _, s := range []string{"order-service ERROR since 1h", "\x1b[2J\x1b[H", "a\nb\r\nc", "\u202eevil", "\xff\xfe", "时间 since 5m", "a\u2028b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out := StripControlLine(s)
+		if !utf8.ValidString(out) {
+			t.Fatalf("invalid UTF-8 out of %q: %q", s, out)
+		}
+		for _, r := range out {
+			if isControl(r) || r == 0x1b || r == '\n' || r == '\t' || r == '\u2028' || r == '\u2029' {
+				t.Fatalf("control %U survived in %q", r, out)
+			}
+		}
+	})
+}
+
 func FuzzJSON(f *testing.F) {
 	for _, s := range []string{
 		`{}`, `[]`, `"x"`, `{"password":"a"}`, `{"a":"{\"token\":\"b\"}"}`, `{"a":[1,{"b":"c"}]}`,

@@ -61,7 +61,9 @@ func TestStringRemovesSecrets(t *testing.T) {
 		{"stripe live", "charging with sk_live_4eC39HqLyjWDarjtT1zdp7dc", "sk_live_4eC39HqLyjWDarjtT1zdp7dc", "charging with [REDACTED]"},
 		{"sql identified by", "CREATE USER 'ro'@'%' IDENTIFIED BY 'r0Pass';", "r0Pass", "CREATE USER 'ro'@'%' IDENTIFIED BY '[REDACTED]';"},
 		{"two secrets one line", "password=aa11bb22 redis://:cc33dd44@r:6379", "cc33dd44", "password=[REDACTED] redis://:[REDACTED]@r:6379"},
-		// The shapes of issue 9 item 5, at realistic lengths.
+		// Short key names (pass, db_pass), password and token flags, client -p,
+		// DSNs and URLs whose password holds "@", escaped JSON and GitHub
+		// tokens, written as they appear in real logs.
 		{"pass kv", "pass=S3cr3tPass user=bob", "S3cr3tPass", "pass=[REDACTED] user=bob"},
 		{"db_pass kv", "DB_PASS=S3cr3tPass", "S3cr3tPass", "DB_PASS=[REDACTED]"},
 		{"pass json", `{"pass":"S3cr3tPass","user":"bob"}`, "S3cr3tPass", `{"pass":"[REDACTED]","user":"bob"}`},
@@ -147,7 +149,8 @@ func TestStringKeepsOrdinaryText(t *testing.T) {
 		"cache key user:42:profile miss",
 		"ratio 3:4 at 12:30",
 		"审计日志：用户 42 修改了密码",
-		// Near misses of the issue 9 shapes.
+		// Near misses of those shapes: words containing "pass", -p as a
+		// port or mkdir flag, a flag naming a password file, an @ in a path.
 		"bypass=1 compass=north passes=3",
 		"tests pass: 12 fail: 0",
 		"mysqldump --password-file /run/secrets/db shop",
@@ -176,6 +179,28 @@ func TestBytes(t *testing.T) {
 	plain := []byte("nothing here")
 	if got := Bytes(plain); &got[0] != &plain[0] {
 		t.Fatalf("Bytes copied an unchanged slice")
+	}
+}
+
+func TestStripControlLine(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"plain line", "plain line"},
+		// Breaks and tabs separate words: each becomes one space.
+		{"a\nb\tc\u2028d\u2029e", "a b c d e"},
+		// \r goes like every other control, so CRLF is one space.
+		{"a\r\nb", "a b"},
+		// Whole escape sequences go, leaving no "[31m" residue.
+		{"a\x1b[31mb\x1b]0;t\x07c\x00d", "abcd"},
+		{"file\u202egnp.exe", "filegnp.exe"},
+		{"a\xffb", "a\uFFFDb"},
+	} {
+		got := StripControlLine(tc.in)
+		if got != tc.want {
+			t.Errorf("StripControlLine(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+		if again := StripControlLine(got); again != got {
+			t.Errorf("not idempotent: %q -> %q", got, again)
+		}
 	}
 }
 

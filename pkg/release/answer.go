@@ -7,6 +7,7 @@ import (
 	"github.com/superbiz/superbiz/pkg/agent"
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/model"
+	"github.com/superbiz/superbiz/pkg/textclip"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
 
@@ -309,7 +310,7 @@ func (t *texts) fallbackAnswer(reason harness.StopReason, s harness.ProgressSnap
 			status += " " + c.ErrorCode
 		}
 		line := fmt.Sprintf("- `%s` — %s", c.Tool, status)
-		if sum := sc.inline(c.Summary, maxCheckSummary); sum != "" {
+		if sum := sc.inline(c.Summary, harness.MaxCheckSummaryBytes); sum != "" {
 			line += " — " + mdText(sum)
 		}
 		b.WriteString(line + "\n")
@@ -459,7 +460,7 @@ func bound(s string, n int, note string) string {
 	keep := n - len(note) - 2
 	cut := strings.LastIndexByte(s[:max(keep, 0)], '\n')
 	if cut < 0 {
-		return harness.Truncate(s, n)
+		return textclip.Bytes(s, n)
 	}
 	return s[:cut+1] + "\n" + note
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/model"
 	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/textclip"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
 
@@ -109,7 +110,7 @@ func (c Chat) SystemChat(content string) Decision {
 	}
 	return Decision{
 		Outcome: harness.OutcomeSuccess, StopReason: harness.StopCompleted,
-		Answer: harness.Truncate(answer, maxChatAnswer) + "\n",
+		Answer: textclip.Bytes(answer, maxChatAnswer) + "\n",
 	}
 }
 

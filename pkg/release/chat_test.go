@@ -10,11 +10,12 @@ import (
 
 	"github.com/superbiz/superbiz/pkg/agent"
 	"github.com/superbiz/superbiz/pkg/harness"
+	"github.com/superbiz/superbiz/pkg/model"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
 
 // lookupOf is a completed lookup_knowledge invocation that returned docs.
-func lookupOf(t testing.TB, id string, docs ...document) harness.Invocation {
+func lookupOf(t testing.TB, id string, docs ...tools.DocRef) harness.Invocation {
 	t.Helper()
 	obs, err := json.Marshal(map[string]any{"tool_call_id": id, "result": map[string]any{"documents": docs}})
 	if err != nil {
@@ -51,7 +52,7 @@ func TestCheckKnowledgeReferences(t *testing.T) {
 }
 
 func TestKnowledgeAnswerMarkdown(t *testing.T) {
-	docs := []document{
+	docs := []tools.DocRef{
 		{DocID: "d1", Title: "MySQL pool › Symptoms [beta]", Source: "runbooks/mysql pool.md"},
 		{DocID: "d2", Title: "Redis", Source: "runbooks/redis.md"},
 	}
@@ -73,7 +74,7 @@ func TestKnowledgeAnswerMarkdown(t *testing.T) {
 // lookup result and answer.
 func TestChatKnowledgeOutcomes(t *testing.T) {
 	c := ChatFor("en", "")
-	lookup := lookupOf(t, "call_1", document{DocID: "a", Title: "Pool", Source: "runbooks/pool.md"})
+	lookup := lookupOf(t, "call_1", tools.DocRef{DocID: "a", Title: "Pool", Source: "runbooks/pool.md"})
 	none := lookup
 	none.EvidenceStatus, none.Observation = tools.NoEvidence, json.RawMessage(`{"result":{"documents":[]}}`)
 	big := lookup
@@ -132,7 +133,7 @@ func TestPublishedTextsShareOneEscaping(t *testing.T) {
 		}
 	}
 
-	lookup := lookupOf(t, "call_1", document{DocID: "a", Title: "Pool", Source: "runbooks/pool.md"})
+	lookup := lookupOf(t, "call_1", tools.DocRef{DocID: "a", Title: "Pool", Source: "runbooks/pool.md"})
 	d := ChatFor("en", "").Knowledge(KnowledgeAnswer{
 		Items:       []KnowledgeItem{{Text: "# Heading", ToolCallID: "call_1", DocIDs: []string{"a"}}},
 		Limitations: []string{"> quoted", "| a | b |"},
@@ -160,14 +161,14 @@ func TestRunbookTitleSameInBothPaths(t *testing.T) {
 	p := &PublishedResult{
 		Query:         "q",
 		Conclusion:    &agent.Conclusion{Summary: "s", RootCause: "r", Confidence: "HIGH"},
-		KnowledgeRefs: []agent.KnowledgeRef{{DocID: "a", Title: title, Source: "runbooks/pool.md"}},
+		KnowledgeRefs: []tools.DocRef{{DocID: "a", Title: title, Source: "runbooks/pool.md"}},
 	}
 	diagnosis := enTexts.successAnswer(p)
 	if !strings.Contains(diagnosis, "- "+want+" (`runbooks/pool.md`)\n") {
 		t.Errorf("diagnosis references:\n%s\nwant the title as %s", diagnosis, want)
 	}
 
-	lookup := lookupOf(t, "call_1", document{DocID: "a", Title: title, Source: "runbooks/pool.md"})
+	lookup := lookupOf(t, "call_1", tools.DocRef{DocID: "a", Title: title, Source: "runbooks/pool.md"})
 	knowledge := ChatFor("en", "").Knowledge(KnowledgeAnswer{Items: []KnowledgeItem{{Text: "Pool is full.", ToolCallID: "call_1", DocIDs: []string{"a"}}}}, lookup).Answer
 	if !strings.Contains(knowledge, "["+want+"](runbooks/pool.md)") {
 		t.Errorf("knowledge answer:\n%s\nwant the title as %s", knowledge, want)
@@ -214,7 +215,7 @@ func FuzzKnowledgeAnswer(f *testing.F) {
 	f.Add("Pool exhausted (see call_1).", "# not a heading", "Pool [beta]", "runbooks/a b.md")
 	f.Add("> quote\nline", "call_ab12cd34", `\]\[`, "<x>")
 	f.Fuzz(func(t *testing.T, text, limitation, title, source string) {
-		lookup := lookupOf(t, "call_1", document{DocID: "a", Title: title, Source: source})
+		lookup := lookupOf(t, "call_1", tools.DocRef{DocID: "a", Title: title, Source: source})
 		a := KnowledgeAnswer{
 			Items:       []KnowledgeItem{{Text: text, ToolCallID: "call_1", DocIDs: []string{"a"}}},
 			Limitations: []string{limitation},
@@ -223,7 +224,7 @@ func FuzzKnowledgeAnswer(f *testing.F) {
 		if d.Outcome != harness.OutcomeSuccess {
 			return
 		}
-		if idShape.MatchString(d.Answer) || strings.Contains(d.Answer, "call_1") {
+		if model.ReplaceToolCallIDs(d.Answer, "") != d.Answer || strings.Contains(d.Answer, "call_1") {
 			t.Fatalf("answer shows a Tool Call ID: %q", d.Answer)
 		}
 		if n := len(d.Answer); n > MaxKnowledgeItemBytes+2*maxRefField+maxDocSource+MaxLimitationBytes+64 {

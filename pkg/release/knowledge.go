@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/superbiz/superbiz/pkg/tools"
 )
 
 // Bounds of a knowledge answer's text that the answer's format and its
@@ -56,8 +58,8 @@ func CheckKnowledgeReferences(a KnowledgeAnswer, lookupID string, returned map[s
 // limitations. It never contains a Tool Call ID; every line of the model's
 // words is escaped like the diagnosis's.
 // ok is false when no item has any text left to show.
-func (t *texts) knowledgeAnswer(a KnowledgeAnswer, docs []document, sc scrubber) (md string, ok bool) {
-	byID := make(map[string]document, len(docs))
+func (t *texts) knowledgeAnswer(a KnowledgeAnswer, docs []tools.DocRef, sc scrubber) (md string, ok bool) {
+	byID := make(map[string]tools.DocRef, len(docs))
 	for _, doc := range docs {
 		byID[doc.DocID] = doc
 	}
@@ -91,7 +93,7 @@ func (t *texts) knowledgeAnswer(a KnowledgeAnswer, docs []document, sc scrubber)
 }
 
 // docLink is a Markdown link to a runbook section: its title, pointing at its source.
-func docLink(doc document, sc scrubber) string {
+func docLink(doc tools.DocRef, sc scrubber) string {
 	title := sc.inline(doc.Title, maxRefField)
 	if title == "" {
 		title = sc.inline(doc.Source, maxRefField)

@@ -5,7 +5,8 @@ import (
 	"strings"
 
 	"github.com/superbiz/superbiz/pkg/agent"
-	"github.com/superbiz/superbiz/pkg/harness"
+	"github.com/superbiz/superbiz/pkg/textclip"
+	"github.com/superbiz/superbiz/pkg/tools"
 )
 
 // Bounds of a PreviousTurn before it is fitted to limits.previous_turn.
@@ -65,7 +66,7 @@ func (p *PublishedResult) PreviousTurn(limit int) *agent.PreviousTurn {
 // previousTurn is one attempt with the given caps and list lengths.
 func (p *PublishedResult) previousTurn(c prevCaps, refs, missing int) *agent.PreviousTurn {
 	pt := &agent.PreviousTurn{
-		Query: harness.Truncate(safeQuery(p.Query), c.query),
+		Query: textclip.Bytes(safeQuery(p.Query), c.query),
 		Conclusion: &agent.Conclusion{
 			Summary:    safe(p.Conclusion.Summary, c.conclusion),
 			RootCause:  safe(p.Conclusion.RootCause, c.conclusion),
@@ -73,7 +74,7 @@ func (p *PublishedResult) previousTurn(c prevCaps, refs, missing int) *agent.Pre
 		},
 		Scope:         safe(p.findingScopes(), c.scope),
 		Limitations:   agent.Limitations{Scope: safe(p.Limitations.Scope, c.scope), MissingInfo: []string{}},
-		KnowledgeRefs: []agent.KnowledgeRef{},
+		KnowledgeRefs: []tools.DocRef{},
 	}
 	for _, s := range p.Limitations.MissingInfo {
 		if len(pt.Limitations.MissingInfo) == missing {
@@ -84,7 +85,7 @@ func (p *PublishedResult) previousTurn(c prevCaps, refs, missing int) *agent.Pre
 		}
 	}
 	for _, r := range p.KnowledgeRefs[:refs] {
-		pt.KnowledgeRefs = append(pt.KnowledgeRefs, agent.KnowledgeRef{
+		pt.KnowledgeRefs = append(pt.KnowledgeRefs, tools.DocRef{
 			DocID: safe(r.DocID, prevRefField), Title: safe(r.Title, prevRefField), Source: safe(r.Source, prevRefField),
 		})
 	}

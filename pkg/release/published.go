@@ -11,19 +11,21 @@ import (
 	"github.com/superbiz/superbiz/pkg/agent"
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/textclip"
+	"github.com/superbiz/superbiz/pkg/tools"
 )
 
 // PublishedResult is the released diagnosis of docs/SPEC.md#publishedresult: what the run store
 // keeps and `-o json` prints. It holds no Tool Call ID, no raw evidence and
 // no guard reason, so it is safe to show and to feed back as a PreviousTurn.
 type PublishedResult struct {
-	Query           string               `json:"query"`
-	Conclusion      *agent.Conclusion    `json:"conclusion"`
-	Findings        []Finding            `json:"findings"`
-	ActionPlan      []agent.Action       `json:"action_plan"`
-	Recommendations []string             `json:"recommendations"`
-	Limitations     agent.Limitations    `json:"limitations"`
-	KnowledgeRefs   []agent.KnowledgeRef `json:"knowledge_refs"`
+	Query           string            `json:"query"`
+	Conclusion      *agent.Conclusion `json:"conclusion"`
+	Findings        []Finding         `json:"findings"`
+	ActionPlan      []agent.Action    `json:"action_plan"`
+	Recommendations []string          `json:"recommendations"`
+	Limitations     agent.Limitations `json:"limitations"`
+	KnowledgeRefs   []tools.DocRef    `json:"knowledge_refs"`
 }
 
 // Finding is a released analysis item: its Tool Call IDs are replaced by the
@@ -59,22 +61,15 @@ const (
 // knowledgeTool is the evidence tool whose documents become sources and refs.
 const knowledgeTool = "lookup_knowledge"
 
-// document is the part of a lookup_knowledge result a release may publish.
-type document struct {
-	DocID  string `json:"doc_id"`
-	Title  string `json:"title"`
-	Source string `json:"source"`
-}
-
 // documentsOf reads the documents of a lookup_knowledge observation (the
 // harness's own, already bounded JSON); anything else has none.
-func documentsOf(inv harness.Invocation) []document {
+func documentsOf(inv harness.Invocation) []tools.DocRef {
 	if inv.Tool != knowledgeTool || len(inv.Observation) == 0 {
 		return nil
 	}
 	var obs struct {
 		Result struct {
-			Documents []document `json:"documents"`
+			Documents []tools.DocRef `json:"documents"`
 		} `json:"result"`
 	}
 	if err := json.Unmarshal(inv.Observation, &obs); err != nil {
@@ -96,7 +91,7 @@ func buildPublished(query string, d *agent.Draft, byID map[string]harness.Invoca
 		},
 		Findings: []Finding{}, ActionPlan: []agent.Action{}, Recommendations: []string{},
 		Limitations:   agent.Limitations{Scope: sc.inline(d.Limitations.Scope, maxLimitScope), MissingInfo: []string{}},
-		KnowledgeRefs: []agent.KnowledgeRef{},
+		KnowledgeRefs: []tools.DocRef{},
 	}
 	refSeen := map[string]bool{}
 	for i, it := range d.Analysis {
@@ -125,7 +120,7 @@ func buildPublished(query string, d *agent.Draft, byID map[string]harness.Invoca
 					continue
 				}
 				refSeen[doc.DocID] = true
-				p.KnowledgeRefs = append(p.KnowledgeRefs, agent.KnowledgeRef{
+				p.KnowledgeRefs = append(p.KnowledgeRefs, tools.DocRef{
 					DocID: sc.inline(doc.DocID, maxRefField), Title: sc.inline(doc.Title, maxRefField), Source: sc.inline(doc.Source, maxRefField),
 				})
 			}
@@ -160,7 +155,7 @@ func boundList(items []string, sc scrubber) []string {
 // safeQuery is the user's query as it may be stored and shown: redacted,
 // without control characters, bounded; line breaks are kept.
 func safeQuery(q string) string {
-	return harness.Truncate(strings.TrimSpace(redact.StripControl(redact.String(q))), maxQueryBytes)
+	return textclip.Bytes(strings.TrimSpace(redact.StripControl(redact.String(q))), maxQueryBytes)
 }
 
 // ParsePublished strictly decodes a stored PublishedResult (unknown,

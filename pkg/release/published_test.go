@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/superbiz/superbiz/pkg/agent"
+	"github.com/superbiz/superbiz/pkg/tools"
 )
 
 const validPublished = `{"query":"payment timeouts","conclusion":{"summary":"pool exhausted","root_cause":"slow query","confidence":"HIGH"},"findings":[{"type":"FINDING","claim":"pool 50/50","scope":"logs","sources":["query_logs"]}],"action_plan":[{"priority":"P0","step":"kill it","risk":"LOW"}],"recommendations":["index"],"limitations":{"scope":"order-service","missing_info":["gateway logs"]},"knowledge_refs":[{"doc_id":"runbooks/mysql-pool.md#pool","title":"MySQL pool","source":"runbooks/mysql-pool.md"}]}`
@@ -59,7 +60,7 @@ func hugePublished() *PublishedResult {
 	for i := range 20 {
 		p.Findings = append(p.Findings, Finding{Type: agent.Finding, Claim: "c", Scope: strings.Repeat("s", 50) + string(rune('a'+i)), Sources: []string{"query_logs"}})
 		p.Limitations.MissingInfo = append(p.Limitations.MissingInfo, strings.Repeat("m<", 200))
-		p.KnowledgeRefs = append(p.KnowledgeRefs, agent.KnowledgeRef{DocID: strings.Repeat("d", 300), Title: strings.Repeat("标题", 100), Source: strings.Repeat("r", 300)})
+		p.KnowledgeRefs = append(p.KnowledgeRefs, tools.DocRef{DocID: strings.Repeat("d", 300), Title: strings.Repeat("标题", 100), Source: strings.Repeat("r", 300)})
 	}
 	return p
 }

@@ -58,7 +58,7 @@ func Release(rc *harness.RunContext, cfg Config, query string, res agent.Result)
 	r := &releaser{rc: rc, cfg: cfg, query: query, res: res, sc: newScrubber(res.Invocations), lang: textsFor(agent.PromptLanguage(cfg.Language, query))}
 	r.progress = progressOf(res)
 	for i, c := range r.progress.Checks {
-		r.progress.Checks[i].Summary = r.sc.inline(c.Summary, maxCheckSummary)
+		r.progress.Checks[i].Summary = r.sc.inline(c.Summary, harness.MaxCheckSummaryBytes)
 	}
 	switch res.Kind {
 	case agent.KindDraft:
@@ -244,14 +244,8 @@ func readyByID(invs []harness.Invocation, limit int) map[string]harness.Invocati
 func progressOf(res agent.Result) harness.ProgressSnapshot {
 	if res.Snapshot != nil {
 		s := *res.Snapshot
-		s.Checks = append([]harness.Check{}, s.Checks[:min(len(s.Checks), maxChecks)]...)
+		s.Checks = append([]harness.Check{}, s.Checks[:min(len(s.Checks), harness.MaxSnapshotChecks)]...)
 		return s
 	}
 	return harness.SnapshotOf(res.Invocations, res.StopReason)
 }
-
-// Bounds of the checks list (the harness snapshot's own bounds).
-const (
-	maxChecks       = 32
-	maxCheckSummary = 160
-)

@@ -13,6 +13,7 @@ import (
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/model"
 	"github.com/superbiz/superbiz/pkg/model/ollamatest"
+	"github.com/superbiz/superbiz/pkg/tools"
 )
 
 // A conclusion that passes both guards is published: the guard request is
@@ -96,7 +97,7 @@ func TestSuccess(t *testing.T) {
 	if got := p.Findings[1].Sources; !reflect.DeepEqual(got, []string{"query_mysql"}) {
 		t.Fatalf("negative observation sources = %v", got)
 	}
-	wantRefs := []agent.KnowledgeRef{
+	wantRefs := []tools.DocRef{
 		{DocID: "runbooks/mysql-pool.md#exhaustion", Title: "MySQL pool exhaustion", Source: "runbooks/mysql-pool.md"},
 		{DocID: "runbooks/payment.md#timeouts", Title: "Payment timeouts", Source: "runbooks/payment.md"},
 	}

@@ -1,17 +1,14 @@
 package release
 
 import (
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/superbiz/superbiz/pkg/harness"
+	"github.com/superbiz/superbiz/pkg/model"
 	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/textclip"
 )
-
-// idShape matches the two Tool Call ID shapes of docs/SPEC.md#tool-call-ids: Ollama's
-// call_ plus 8 of [a-z0-9], and the harness's call_<n>.
-var idShape = regexp.MustCompile(`\bcall_(?:[a-z0-9]{8}|[0-9]+)\b`)
 
 // idPlaceholder replaces a Tool Call ID found in the model's words, so no ID
 // of the run can reach published content.
@@ -64,7 +61,7 @@ func (s scrubber) scrub(text string) string {
 			text = strings.ReplaceAll(text, id, placeholder)
 		}
 	}
-	return idShape.ReplaceAllString(text, placeholder)
+	return model.ReplaceToolCallIDs(text, placeholder)
 }
 
 // inline makes model or tool text safe for one published line: secrets
@@ -73,12 +70,12 @@ func (s scrubber) scrub(text string) string {
 // rune boundary.
 func (s scrubber) inline(text string, n int) string {
 	text = redact.StripControl(s.scrub(redact.String(text)))
-	return harness.Truncate(strings.Join(strings.Fields(text), " "), n)
+	return textclip.Bytes(strings.Join(strings.Fields(text), " "), n)
 }
 
 // safe is inline for text that comes from no model: redaction, control
 // stripping, whitespace collapsing and the byte bound.
 func safe(text string, n int) string {
 	text = redact.StripControl(redact.String(text))
-	return harness.Truncate(strings.Join(strings.Fields(text), " "), n)
+	return textclip.Bytes(strings.Join(strings.Fields(text), " "), n)
 }

@@ -87,6 +87,14 @@ func InvalidInput(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrInvalidInput, fmt.Sprintf(format, args...))
 }
 
+// DocRef names one runbook section: the part of each lookup_knowledge
+// document that an answer may cite and a release may publish or remember.
+type DocRef struct {
+	DocID  string `json:"doc_id"`
+	Title  string `json:"title"`
+	Source string `json:"source"`
+}
+
 // Failed is a convenience for an ERROR outcome with a stable code.
 func Failed(code string, detail error) Outcome {
 	return Outcome{Status: StatusError, ErrorCode: code, Detail: detail}

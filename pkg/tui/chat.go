@@ -14,6 +14,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/superbiz/superbiz/pkg/harness"
+	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/textclip"
 )
 
 // TurnStartedMsg tells the chat a turn began (cmd sends it when it starts
@@ -282,15 +284,15 @@ func (m *Chat) conversation() string {
 	var b []string
 	for i := range m.turns {
 		t := &m.turns[i]
-		b = append(b, m.st.user.Render(ansi.Truncate("› "+cleanLine(t.query), m.width, "…")))
+		b = append(b, m.st.user.Render(textclip.Width("› "+redact.StripControlLine(t.query), m.width)))
 		if !t.done {
 			continue
 		}
 		head := []string{}
 		if t.intent != "" {
-			head = append(head, m.st.badge.Render("["+cleanLine(t.intent)+"]"))
+			head = append(head, m.st.badge.Render("["+redact.StripControlLine(t.intent)+"]"))
 		}
-		status := cleanLine(strings.Trim(t.outcome+" · "+t.stopReason, " ·"))
+		status := redact.StripControlLine(strings.Trim(t.outcome+" · "+t.stopReason, " ·"))
 		if t.exitCode != 0 {
 			status = exitLine(t.exitCode, t.outcome, t.stopReason)
 		}
@@ -316,11 +318,11 @@ func (m *Chat) renderAnswer(md string) string {
 		return ""
 	}
 	if m.plain() {
-		return cleanBlock(md)
+		return redact.StripControl(md)
 	}
 	out, err := RenderMarkdown(md, m.width-2, m.opts.MarkdownStyle)
 	if err != nil {
-		return m.st.bad.Render(cleanLine(err.Error())) + "\n" + cleanBlock(md)
+		return m.st.bad.Render(redact.StripControlLine(err.Error())) + "\n" + redact.StripControl(md)
 	}
 	return out
 }
@@ -350,7 +352,7 @@ func (m Chat) View() string {
 		b = append(b, p)
 	}
 	if m.running {
-		b = append(b, m.st.dim.Render(ansi.Truncate(m.input.Prompt+"(answering — input is back when the turn ends)", m.width, "…")))
+		b = append(b, m.st.dim.Render(textclip.Width(m.input.Prompt+"(answering — input is back when the turn ends)", m.width)))
 	} else {
 		b = append(b, m.input.View())
 	}
@@ -358,6 +360,6 @@ func (m Chat) View() string {
 	if m.running {
 		help = "esc cancel turn · pgup/pgdn scroll · ctrl+d quit"
 	}
-	b = append(b, m.st.dim.Render(ansi.Truncate(help, m.width, "…")))
+	b = append(b, m.st.dim.Render(textclip.Width(help, m.width)))
 	return strings.Join(b, "\n")
 }

@@ -7,9 +7,10 @@ import (
 	"github.com/charmbracelet/bubbles/spinner"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/superbiz/superbiz/pkg/harness"
+	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/textclip"
 )
 
 // ReportMsg is sent by cmd once the run is released: the answer to render
@@ -165,12 +166,12 @@ func (m Diagnose) renderReport() string {
 		return ""
 	}
 	if m.plain() {
-		return cleanBlock(m.report.Markdown)
+		return redact.StripControl(m.report.Markdown)
 	}
 	out, err := RenderMarkdown(m.report.Markdown, m.width-2, m.opts.MarkdownStyle)
 	if err != nil {
 		// Show the answer anyway, and say why it is not formatted.
-		return m.st.bad.Render(cleanLine(err.Error())) + "\n" + cleanBlock(m.report.Markdown)
+		return m.st.bad.Render(redact.StripControlLine(err.Error())) + "\n" + redact.StripControl(m.report.Markdown)
 	}
 	return out
 }
@@ -190,10 +191,10 @@ func (m Diagnose) frame() string {
 	w := m.width
 	var b []string
 	title := "superbiz diagnose"
-	if q := cleanLine(m.run.query); q != "" {
+	if q := redact.StripControlLine(m.run.query); q != "" {
 		title += " · " + q
 	}
-	b = append(b, m.st.title.Render(ansi.Truncate(title, w, "…")))
+	b = append(b, m.st.title.Render(textclip.Width(title, w)))
 	b = append(b, m.run.budgetView(m.st, w, m.plain(), now))
 	maxSteps := 0
 	if m.height > 0 && m.report == nil {

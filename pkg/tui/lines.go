@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	"github.com/superbiz/superbiz/pkg/harness"
+	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/textclip"
 )
 
 // LinePrinter is the progress reporter for a stderr that is not a terminal
@@ -51,21 +53,21 @@ func progressLine(ev harness.Event) string {
 	case harness.RunStarted:
 		b := e.Budget
 		return fmt.Sprintf("[run] %s started · budget %d model calls, %d tool calls, %s tokens, %s bytes, %s",
-			cleanLine(e.RunID), b.MaxModelCalls, b.MaxToolCalls, comma(b.MaxTokens), comma(b.MaxRunBytes), clock(b.Deadline))
+			redact.StripControlLine(e.RunID), b.MaxModelCalls, b.MaxToolCalls, comma(b.MaxTokens), comma(b.MaxRunBytes), clock(b.Deadline))
 	case harness.ModelRoundFinished:
 		line := fmt.Sprintf("[model] round %d", e.Seq)
 		if p := purposeText(e.Purpose); p != "" {
 			line += " (" + p + ")"
 		}
 		if e.ErrorKind != "" {
-			return line + " failed: " + cleanLine(e.ErrorKind) + " · " + seconds(e.Duration)
+			return line + " failed: " + redact.StripControlLine(e.ErrorKind) + " · " + seconds(e.Duration)
 		}
 		return line + " · " + comma(e.Usage.PromptTokens+e.Usage.CompletionTokens) + " tokens · " + seconds(e.Duration)
 	case harness.ToolCallFinished:
 		inv := e.Invocation
-		line := "[tool] " + cleanLine(inv.Tool)
-		if s := cleanLine(inv.Summary); s != "" {
-			line += " (" + harness.Truncate(s, 160) + ")"
+		line := "[tool] " + redact.StripControlLine(inv.Tool)
+		if s := redact.StripControlLine(inv.Summary); s != "" {
+			line += " (" + textclip.Bytes(s, harness.MaxCheckSummaryBytes) + ")"
 		}
 		out := inv.Outcome()
 		switch {
@@ -83,7 +85,7 @@ func progressLine(ev harness.Event) string {
 			parts = append(parts, string(e.StopReason))
 		}
 		if e.Outcome != "" {
-			parts = append(parts, cleanLine(string(e.Outcome)))
+			parts = append(parts, redact.StripControlLine(string(e.Outcome)))
 		}
 		u := e.Usage
 		return fmt.Sprintf("[done] %s · %d model calls, %d tool calls, %s tokens, %s",

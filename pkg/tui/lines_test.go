@@ -37,7 +37,7 @@ func TestLinePrinterCleansModelText(t *testing.T) {
 	var buf bytes.Buffer
 	p := &LinePrinter{W: &buf}
 	p.Emit(toolDone("call_1", "query_logs", "svc\x1b[2J\nERROR\u202e since 1h", "EVIDENCE_FOUND", ""))
-	want := "[tool] query_logs (svc [2J ERROR since 1h) → EVIDENCE_FOUND\n"
+	want := "[tool] query_logs (svc ERROR since 1h) → EVIDENCE_FOUND\n" // the whole sequence goes: no "[2J" residue
 	if got := buf.String(); got != want {
 		t.Fatalf("got %q, want %q", got, want)
 	}

@@ -15,6 +15,8 @@ import (
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
+
+	"github.com/superbiz/superbiz/pkg/redact"
 )
 
 // This file is the terminal Markdown renderer behind RenderMarkdown. It
@@ -291,7 +293,7 @@ func (r *mdRenderer) codeBlock(n ast.Node) []string {
 		seg := segs.At(i)
 		line := strings.Repeat(" ", seg.Padding) + string(seg.Value(r.src))
 		line = strings.TrimRight(expandTabs(strings.TrimRight(line, "\r\n")), " ")
-		line = cleanLine(line)
+		line = redact.StripControlLine(line)
 		if line == "" {
 			out = append(out, "")
 			continue
@@ -320,7 +322,7 @@ func (r *mdRenderer) htmlBlock(n *ast.HTMLBlock, width int) []string {
 	if n.HasClosure() {
 		b.Write(n.ClosureLine.Value(r.src))
 	}
-	words := strings.Fields(cleanLine(stripTags(b.String())))
+	words := strings.Fields(redact.StripControlLine(stripTags(b.String())))
 	if len(words) == 0 {
 		return nil
 	}
@@ -374,7 +376,7 @@ func (r *mdRenderer) inline(b *strings.Builder, n ast.Node, f inlineFlags) {
 		if !f.code && !n.IsRaw() {
 			v = resolveText(v)
 		}
-		b.WriteString(r.st.paint(r.st.pick(f), cleanLine(string(v))))
+		b.WriteString(r.st.paint(r.st.pick(f), redact.StripControlLine(string(v))))
 		switch {
 		case n.HardLineBreak():
 			b.WriteByte('\n')
@@ -386,7 +388,7 @@ func (r *mdRenderer) inline(b *strings.Builder, n ast.Node, f inlineFlags) {
 		if !n.IsCode() && !n.IsRaw() {
 			v = resolveText(v)
 		}
-		b.WriteString(r.st.paint(r.st.pick(f), cleanLine(string(v))))
+		b.WriteString(r.st.paint(r.st.pick(f), redact.StripControlLine(string(v))))
 	case *ast.CodeSpan:
 		f.code = true
 		r.inlineChildren(b, n, f)
@@ -403,7 +405,7 @@ func (r *mdRenderer) inline(b *strings.Builder, n ast.Node, f inlineFlags) {
 		r.linkLike(b, n, string(n.Destination), f)
 	case *ast.AutoLink:
 		f.url = true
-		b.WriteString(r.st.paint(r.st.pick(f), cleanLine(string(n.Label(r.src)))))
+		b.WriteString(r.st.paint(r.st.pick(f), redact.StripControlLine(string(n.Label(r.src)))))
 	case *ast.RawHTML:
 		// Tags are dropped; the text around them stays.
 	default:
@@ -414,7 +416,7 @@ func (r *mdRenderer) inline(b *strings.Builder, n ast.Node, f inlineFlags) {
 // linkLike renders a link or image as its text followed by " (url)", or
 // just the url when the text is empty or the url itself.
 func (r *mdRenderer) linkLike(b *strings.Builder, n ast.Node, dest string, f inlineFlags) {
-	dest = cleanLine(string(resolveText([]byte(dest))))
+	dest = redact.StripControlLine(string(resolveText([]byte(dest))))
 	label := strings.TrimSpace(r.plainText(n))
 	uf := f
 	uf.url = true

@@ -8,6 +8,8 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
+
+	"github.com/superbiz/superbiz/pkg/redact"
 )
 
 // TestRenderMarkdownConstructs pins the notty layout of every construct an
@@ -299,7 +301,7 @@ func BenchmarkRenderMarkdownHostile(b *testing.B) {
 func checkNoControl(t *testing.T, out string) {
 	t.Helper()
 	for _, r := range out {
-		if r != '\n' && (unicode.IsControl(r) || isBidi(r)) {
+		if r != '\n' && (unicode.IsControl(r) || redact.StripControl(string(r)) != string(r)) {
 			t.Fatalf("control character %U in output %q", r, out)
 		}
 	}

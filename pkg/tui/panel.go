@@ -9,6 +9,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/superbiz/superbiz/pkg/harness"
+	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/textclip"
 )
 
 // styles are the few looks the views use, built from one renderer so that a
@@ -278,33 +280,33 @@ func stepLine(st styles, sp step, width int) string {
 		case !sp.done:
 			line += " …"
 		case sp.errKind != "":
-			return ansi.Truncate(line, width, "…") + st.bad.Render(" · "+cleanLine(sp.errKind))
+			return textclip.Width(line, width) + st.bad.Render(" · "+redact.StripControlLine(sp.errKind))
 		default:
 			line += " · " + comma(sp.tokens) + " tokens"
 		}
-		return ansi.Truncate(line, width, "…")
+		return textclip.Width(line, width)
 	case stepTool:
-		head := "  ↳ " + cleanLine(sp.tool)
+		head := "  ↳ " + redact.StripControlLine(sp.tool)
 		if !sp.done {
-			return ansi.Truncate(head+" …", width, "…")
+			return textclip.Width(head+" …", width)
 		}
 		tail := " → " + sp.outcome
 		if sp.guidance {
 			tail = " → playbook loaded"
 		}
-		summary := cleanLine(sp.summary)
+		summary := redact.StripControlLine(sp.summary)
 		room := width - ansi.StringWidth(head) - ansi.StringWidth(tail) - 2
 		if summary != "" && room >= 8 {
-			head += "  " + ansi.Truncate(summary, room, "…")
+			head += "  " + textclip.Width(summary, room)
 		}
 		if sp.guidance {
 			return head + st.dim.Render(tail)
 		}
 		return head + " → " + outcomeStyle(st, sp.outcome).Render(sp.outcome)
 	case stepStop:
-		return st.bad.Render(ansi.Truncate("■ stop required · "+cleanLine(sp.reason), width, "…"))
+		return st.bad.Render(textclip.Width("■ stop required · "+redact.StripControlLine(sp.reason), width))
 	case stepFinish:
-		return st.title.Render(ansi.Truncate("✔ run finished · "+cleanLine(sp.reason), width, "…"))
+		return st.title.Render(textclip.Width("✔ run finished · "+redact.StripControlLine(sp.reason), width))
 	}
 	return ""
 }
@@ -319,7 +321,7 @@ func (s *runState) waitLine(frame string, cancelling bool) string {
 	case s.modelBusy:
 		return frame + "waiting for the model…"
 	case s.toolBusy != "":
-		return frame + "running " + cleanLine(s.toolBusy) + "…"
+		return frame + "running " + redact.StripControlLine(s.toolBusy) + "…"
 	}
 	return ""
 }

@@ -9,7 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
+
+	"github.com/superbiz/superbiz/pkg/redact"
 )
 
 // NarrowWidth is the terminal width below which the views drop bars and
@@ -18,43 +19,6 @@ const NarrowWidth = 60
 
 // defaultWidth is assumed until the terminal reports its size.
 const defaultWidth = 80
-
-// cleanLine makes untrusted text (model-chosen tool inputs, queries) safe for
-// one terminal line: control characters, including escape sequences and line
-// breaks, become spaces and invalid UTF-8 becomes U+FFFD, so nothing a model
-// writes can move the cursor or recolour the screen.
-func cleanLine(s string) string {
-	return strings.Map(func(r rune) rune {
-		switch {
-		case isBidi(r):
-			return -1
-		case unicode.IsControl(r), r == '\u2028', r == '\u2029':
-			return ' '
-		}
-		return r
-	}, strings.ToValidUTF8(s, "\uFFFD"))
-}
-
-// isBidi reports the bidirectional overrides and isolates that can make a
-// line read differently from what it contains.
-func isBidi(r rune) bool {
-	return r == '\u200E' || r == '\u200F' || (r >= '\u202A' && r <= '\u202E') || (r >= '\u2066' && r <= '\u2069')
-}
-
-// cleanBlock is cleanLine for multi-line text (Markdown): it keeps line
-// breaks and tabs and removes every other control character.
-func cleanBlock(s string) string {
-	s = strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\r\n", "\n")
-	return strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\t' {
-			return r
-		}
-		if unicode.IsControl(r) || isBidi(r) {
-			return -1
-		}
-		return r
-	}, s)
-}
 
 // comma formats n with thousands separators, the way budgets are read.
 func comma(n int) string {
@@ -123,7 +87,7 @@ func RenderMarkdown(md string, width int, style string) (string, error) {
 	if width < 20 {
 		width = 20
 	}
-	out := renderMarkdownBlocks(cleanBlock(md), width, st)
+	out := renderMarkdownBlocks(redact.StripControl(md), width, st)
 	lines := strings.Split(strings.Trim(out, "\n"), "\n")
 	for i, l := range lines {
 		lines[i] = strings.TrimRight(l, " ")
@@ -136,7 +100,7 @@ func RenderMarkdown(md string, width int, style string) (string, error) {
 func exitLine(code int, outcome, reason string) string {
 	parts := []string{"exit " + strconv.Itoa(code)}
 	for _, p := range []string{outcome, reason} {
-		if p = cleanLine(p); p != "" {
+		if p = redact.StripControlLine(p); p != "" {
 			parts = append(parts, p)
 		}
 	}

@@ -4,8 +4,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode"
-	"unicode/utf8"
 )
 
 func TestComma(t *testing.T) {
@@ -61,29 +59,6 @@ func TestRenderMarkdown(t *testing.T) {
 	if _, err := RenderMarkdown("x", 40, "no-such-style"); err == nil || !strings.Contains(err.Error(), "no-such-style") {
 		t.Fatalf("an unknown style must be named in the error, got %v", err)
 	}
-}
-
-// FuzzCleanLine: whatever a model writes, the line it becomes is valid
-// UTF-8 with no control character, no line break and no bidi override.
-func FuzzCleanLine(f *testing.F) {
-	for _, s := range []string{"order-service ERROR since 1h", "\x1b[2J\x1b[H", "a\nb\r\nc", "\u202eevil", "\xff\xfe", "时间 since 5m"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		for _, out := range []string{cleanLine(s), cleanBlock(s)} {
-			if !utf8.ValidString(out) {
-				t.Fatalf("invalid UTF-8 from %q", s)
-			}
-			for _, r := range out {
-				if isBidi(r) || (unicode.IsControl(r) && r != '\n' && r != '\t') {
-					t.Fatalf("control %U left in %q", r, out)
-				}
-			}
-		}
-		if strings.ContainsAny(cleanLine(s), "\n\r\t") {
-			t.Fatalf("line break left in %q", cleanLine(s))
-		}
-	})
 }
 
 // BenchmarkRenderMarkdown measures rendering one report (done once per

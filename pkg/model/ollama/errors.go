@@ -11,11 +11,11 @@ import (
 	"slices"
 	"strings"
 	"syscall"
-	"unicode/utf8"
 
 	"github.com/ollama/ollama/api"
 
 	"github.com/superbiz/superbiz/pkg/model"
+	"github.com/superbiz/superbiz/pkg/textclip"
 )
 
 // errRequestTimeout is the cause the adapter gives its own per-request
@@ -24,19 +24,6 @@ var errRequestTimeout = errors.New("model.request_timeout elapsed")
 
 // maxBodyText bounds any server-provided text copied into an error.
 const maxBodyText = 200
-
-// truncate keeps at most n bytes of s, cut on a rune boundary.
-func truncate(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
 
 func (c *Client) fail(kind model.ErrorKind, err error) *model.Error {
 	return &model.Error{Kind: kind, Host: c.host, Model: c.opts.Model, Err: err}
@@ -88,7 +75,7 @@ func (c *Client) statusFailure(code int, msg string) *model.Error {
 
 // classifyStatus picks the kind of an HTTP error status.
 func (c *Client) classifyStatus(code int, msg string) *model.Error {
-	msg = truncate(msg, maxBodyText)
+	msg = textclip.Bytes(strings.TrimSpace(msg), maxBodyText)
 	var detail error
 	if msg == "" {
 		detail = fmt.Errorf("HTTP %d with an empty body", code)
@@ -166,7 +153,7 @@ func (c *Client) mapError(err error, ws *wireState) *model.Error {
 	// (runner crash, out of memory) once streaming had begun; that is the
 	// same class as a 500, so SERVER, with the server's own words.
 	if slices.Contains(errorLines, err.Error()) {
-		return c.fail(model.ErrServer, fmt.Errorf("server failed mid-stream: %s", truncate(err.Error(), maxBodyText)))
+		return c.fail(model.ErrServer, fmt.Errorf("server failed mid-stream: %s", textclip.Bytes(strings.TrimSpace(err.Error()), maxBodyText)))
 	}
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
@@ -177,5 +164,5 @@ func (c *Client) mapError(err error, ws *wireState) *model.Error {
 		return c.fail(model.ErrProtocol, fmt.Errorf("stream cut: %w", readErr))
 	}
 	// The client returns a line it could not parse as the error text.
-	return c.fail(model.ErrProtocol, fmt.Errorf("malformed line in stream: %q", truncate(err.Error(), maxBodyText)))
+	return c.fail(model.ErrProtocol, fmt.Errorf("malformed line in stream: %q", textclip.Bytes(strings.TrimSpace(err.Error()), maxBodyText)))
 }

@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+
+	"github.com/superbiz/superbiz/pkg/textclip"
 )
 
 // The Ollama client hides three facts the error mapping needs: the HTTP
@@ -100,7 +102,7 @@ func htmlTitle(line []byte) string {
 	if j := bytes.Index(bytes.ToLower(rest), []byte("</title>")); j >= 0 {
 		rest = rest[:j]
 	}
-	return truncate(strings.Join(strings.Fields(string(rest)), " "), 80)
+	return textclip.Bytes(strings.Join(strings.Fields(string(rest)), " "), 80)
 }
 
 // htmlPage reports whether the body was an HTML page, and its title.
@@ -286,7 +288,7 @@ func repairArguments(line []byte) (fixed []byte, bad string, changed bool) {
 		if obj[0] != '{' || !json.Valid(obj) {
 			var name string
 			_ = json.Unmarshal(fn["name"], &name)
-			bad = fmt.Sprintf("tool call %d (%s) sent its arguments as a JSON string that is not a JSON object: %q", i, truncate(name, 64), truncate(text, 60))
+			bad = fmt.Sprintf("tool call %d (%s) sent its arguments as a JSON string that is not a JSON object: %q", i, textclip.Bytes(strings.TrimSpace(name), 64), textclip.Bytes(strings.TrimSpace(text), 60))
 			continue
 		}
 		fn["arguments"] = obj

@@ -9,15 +9,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/ollama/ollama/api"
 
+	"github.com/superbiz/superbiz/pkg/config"
 	"github.com/superbiz/superbiz/pkg/model"
 )
 
@@ -51,14 +50,18 @@ type Client struct {
 
 var _ model.ChatModel = (*Client)(nil)
 
-// DefaultPort is Ollama's port when the host names none and has no scheme.
-const DefaultPort = "11434"
-
 // New validates opts and builds a client; it makes no network call.
 func New(opts Options) (*Client, error) {
-	base, err := ParseHost(opts.Host)
+	host, err := config.ParseHost(opts.Host)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("ollama: model.host (or --host / OLLAMA_HOST): %w", err)
+	}
+	// Credentials in the URL (a reverse proxy's basic auth) are sent by
+	// net/http but never shown: errors and doctor name the redacted URL.
+	base, err := url.Parse(host.Reveal())
+	if err != nil {
+		// url.Error repeats the input, which may hold a password: not shown.
+		return nil, fmt.Errorf("ollama: model.host %s is not a valid URL", host.Redacted())
 	}
 	if strings.TrimSpace(opts.Model) == "" {
 		return nil, errors.New("ollama: model name is empty: set model.name (or --model / SUPERBIZ_MODEL), e.g. qwen3:8b")
@@ -82,51 +85,7 @@ func New(opts Options) (*Client, error) {
 		base2 = http.DefaultTransport
 	}
 	hc.Transport = observingTransport{base: base2}
-	// Credentials in the URL (a reverse proxy's basic auth) are sent by
-	// net/http but never shown: errors and doctor name the redacted URL.
 	return &Client{opts: opts, host: base.Redacted(), api: api.NewClient(base, hc)}, nil
-}
-
-// ParseHost turns a configured host into the server's base URL with the
-// rules of OLLAMA_HOST: no scheme means http and port 11434; an explicit
-// http or https scheme without a port means 80 or 443; a path is kept
-// (a reverse-proxy prefix), and so are user:password credentials.
-func ParseHost(host string) (*url.URL, error) {
-	h := strings.TrimSpace(host)
-	if h == "" {
-		return nil, errors.New("ollama: host is empty: set model.host (or --host / OLLAMA_HOST), e.g. http://127.0.0.1:11434")
-	}
-	port := DefaultPort
-	if !strings.Contains(h, "://") {
-		h = "http://" + h
-	} else if strings.HasPrefix(h, "https://") {
-		port = "443"
-	} else {
-		port = "80"
-	}
-	u, err := url.Parse(h)
-	if err != nil {
-		// url.Error repeats the input, which may hold a password: not shown.
-		return nil, errors.New("ollama: model.host is not a valid URL (expected e.g. http://127.0.0.1:11434)")
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("ollama: host %q has scheme %q: use http:// or https://", u.Redacted(), u.Scheme)
-	}
-	if u.Hostname() == "" {
-		return nil, fmt.Errorf("ollama: host %q names no server (expected e.g. http://127.0.0.1:11434)", u.Redacted())
-	}
-	if u.RawQuery != "" || u.Fragment != "" {
-		return nil, fmt.Errorf("ollama: host %q must not carry a query or a fragment", u.Redacted())
-	}
-	if p := u.Port(); p != "" {
-		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
-			return nil, fmt.Errorf("ollama: host %q has an invalid port %q", u.Redacted(), p)
-		}
-	} else {
-		u.Host = net.JoinHostPort(u.Hostname(), port)
-	}
-	u.Path = strings.TrimSuffix(u.Path, "/")
-	return u, nil
 }
 
 // Host is the normalized server URL, password redacted, that errors and

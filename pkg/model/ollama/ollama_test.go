@@ -423,6 +423,7 @@ func TestNewValidates(t *testing.T) {
 		{"bad scheme", func(o *Options) { o.Host = "ftp://x" }, "http:// or https://"},
 		{"bad port", func(o *Options) { o.Host = "http://x:99999" }, "invalid port"},
 		{"query", func(o *Options) { o.Host = "http://x:1/?a=b" }, "query"},
+		{"half-bracketed IPv6", func(o *Options) { o.Host = "http://[::1:11434" }, "both brackets"},
 		{"no model", func(o *Options) { o.Model = "" }, "model.name"},
 		{"no num_ctx", func(o *Options) { o.NumCtx = 0 }, "model.num_ctx"},
 		{"no timeout", func(o *Options) { o.RequestTimeout = 0 }, "model.request_timeout"},
@@ -437,22 +438,6 @@ func TestNewValidates(t *testing.T) {
 				t.Errorf("New error %v, want one naming %q", err, tc.frag)
 			}
 		})
-	}
-}
-
-func TestParseHost(t *testing.T) {
-	for in, want := range map[string]string{
-		"127.0.0.1":                   "http://127.0.0.1:11434",
-		"localhost:8080":              "http://localhost:8080",
-		"http://example.com":          "http://example.com:80",
-		"https://example.com/ollama/": "https://example.com:443/ollama",
-		"http://[::1]:11434":          "http://[::1]:11434",
-		"https://u:secret@proxy/x":    "https://u:secret@proxy:443/x",
-	} {
-		u, err := ParseHost(in)
-		if err != nil || u.String() != want {
-			t.Errorf("ParseHost(%q) = %v, %v; want %s", in, u, err, want)
-		}
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/tools"
 )
 
 // Column weights of bm25 over (title, body, meta): a match in the heading
@@ -91,9 +92,7 @@ type Stats struct {
 
 // Document is one search hit, exactly the shape lookup_knowledge returns.
 type Document struct {
-	DocID   string  `json:"doc_id"`
-	Title   string  `json:"title"`
-	Source  string  `json:"source"`
+	tools.DocRef
 	Snippet string  `json:"snippet"`
 	Score   float64 `json:"score"`
 }

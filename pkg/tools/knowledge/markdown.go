@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/superbiz/superbiz/pkg/textclip"
 )
 
 // MaxSectionBytes bounds the body of one indexed section, so a search result
@@ -253,7 +255,7 @@ func Slug(heading string) string {
 // finishSlug bounds a slug and gives a heading without any letter a name.
 func finishSlug(s string) string {
 	if len(s) > maxAnchorBytes {
-		s = truncateRunes(s, maxAnchorBytes)
+		s = textclip.BytePrefix(s, maxAnchorBytes)
 	}
 	if strings.Trim(s, "-") == "" {
 		return "section"
@@ -274,7 +276,7 @@ func splitBody(text string, max int) []string {
 			}
 		}
 		if cut < 0 {
-			cut = len(truncateRunes(text, max))
+			cut = len(textclip.BytePrefix(text, max))
 			if cut == 0 { // max smaller than one rune: take the rune anyway
 				_, cut = utf8.DecodeRuneInString(text)
 			}
@@ -288,19 +290,4 @@ func splitBody(text string, max int) []string {
 		parts = append(parts, text)
 	}
 	return parts
-}
-
-// truncateRunes returns the longest prefix of s of at most n bytes that ends
-// on a rune boundary.
-func truncateRunes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	if n <= 0 {
-		return ""
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }

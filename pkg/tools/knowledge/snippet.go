@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/textclip"
 )
 
 // SnippetBytes bounds a snippet (UTF-8 bytes, ellipses included) so a
@@ -22,14 +23,12 @@ const snippetLead = 60
 // maxHitsPerTerm bounds the occurrences considered per term.
 const maxHitsPerTerm = 32
 
-const ellipsis = "…"
-
 // Snippet returns at most max bytes of body around the place where the most
 // distinct terms occur close together (the start when none occurs), with
 // control and format characters removed, whitespace collapsed, and "…"
 // where text was cut. Terms match ASCII case-insensitively.
 func Snippet(body string, terms []string, max int) string {
-	if max < 4*len(ellipsis) {
+	if max < 4*len(textclip.Marker) {
 		return ""
 	}
 	lower := asciiLower(body)
@@ -75,7 +74,7 @@ func Snippet(body string, terms []string, max int) string {
 		}
 		start = max0(best - snippetLead)
 		// Near the end, show a full window rather than a short tail.
-		start = min(start, max0(len(body)-max+len(ellipsis)))
+		start = min(start, max0(len(body)-max+len(textclip.Marker)))
 		for start > 0 && !utf8.RuneStart(body[start]) {
 			start--
 		}
@@ -88,16 +87,16 @@ func Snippet(body string, terms []string, max int) string {
 	}
 	// Clean a generous window, then cut to the byte bound.
 	window := body[start:]
-	window = truncateRunes(window, 3*max)
+	window = textclip.BytePrefix(window, 3*max)
 	text := clean(window, 0)
 	prefix := ""
 	if start > 0 && text != "" {
-		prefix = ellipsis
+		prefix = textclip.Marker
 	}
 	limit := max - len(prefix)
 	if len(text) > limit || len(window) < len(body)-start {
-		text = truncateRunes(text, limit-len(ellipsis))
-		text = strings.TrimRight(text, " ") + ellipsis
+		text = textclip.BytePrefix(text, limit-len(textclip.Marker))
+		text = strings.TrimRight(text, " ") + textclip.Marker
 	}
 	return prefix + text
 }
@@ -126,8 +125,8 @@ func clean(s string, max int) string {
 		b.WriteRune(r)
 	}
 	out := b.String()
-	if max > len(ellipsis) && len(out) > max {
-		out = truncateRunes(out, max-len(ellipsis)) + ellipsis
+	if max > len(textclip.Marker) && len(out) > max {
+		out = textclip.BytePrefix(out, max-len(textclip.Marker)) + textclip.Marker
 	}
 	return out
 }

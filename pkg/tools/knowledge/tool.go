@@ -12,6 +12,7 @@ import (
 
 	"github.com/superbiz/superbiz/pkg/model"
 	"github.com/superbiz/superbiz/pkg/schema"
+	"github.com/superbiz/superbiz/pkg/textclip"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
 
@@ -111,7 +112,7 @@ func (t *Tool) Canonical(input stdjson.RawMessage) (tools.Canonical, error) {
 	}
 	q := clean(in.Query, 0)
 	if len(q) > summaryQueryBytes {
-		q = truncateRunes(q, summaryQueryBytes) + ellipsis
+		q = textclip.BytePrefix(q, summaryQueryBytes) + textclip.Marker
 	}
 	return tools.Canonical{Input: data, Summary: strconv.Quote(q) + " top " + strconv.Itoa(in.TopK)}, nil
 }
@@ -173,7 +174,7 @@ func fit(res Result, max int) (Result, error) {
 			continue
 		}
 		d := &res.Documents[0]
-		keep := len(d.Snippet) - (n - max) - len(ellipsis)
+		keep := len(d.Snippet) - (n - max) - len(textclip.Marker)
 		if keep <= 0 {
 			if d.Snippet == "" {
 				return res, fmt.Errorf("lookup_knowledge result of %d bytes does not fit the %d-byte observation limit", n, max)
@@ -181,7 +182,7 @@ func fit(res Result, max int) (Result, error) {
 			d.Snippet = ""
 			continue
 		}
-		d.Snippet = truncateRunes(d.Snippet, keep) + ellipsis
+		d.Snippet = textclip.BytePrefix(d.Snippet, keep) + textclip.Marker
 	}
 }
 

@@ -27,6 +27,7 @@ import (
 	"github.com/superbiz/superbiz/pkg/model"
 	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/schema"
+	"github.com/superbiz/superbiz/pkg/textclip"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
 
@@ -197,7 +198,7 @@ func summary(p *parsedInput) string {
 	} else {
 		parts = append(parts, p.in.Start+".."+p.in.End)
 	}
-	return bound(cleanText([]byte(strings.Join(parts, " ")), false), 200)
+	return textclip.Bytes(cleanText([]byte(strings.Join(parts, " ")), false), 200)
 }
 
 // Execute runs the canonical input against the source's files as they are
@@ -301,7 +302,7 @@ func (t *Tool) scan(ctx context.Context, src *source, q *query, acc *accumulator
 			if read {
 				reason = fe.reason + suffixPartlyRead
 			}
-			rep.skipped = append(rep.skipped, SkippedFile{File: bound(cleanText([]byte(f), false), maxSkippedPath), Reason: reason})
+			rep.skipped = append(rep.skipped, SkippedFile{File: textclip.Bytes(cleanText([]byte(f), false), maxSkippedPath), Reason: reason})
 			rep.errs = append(rep.errs, fmt.Errorf("%s: %w", f, err))
 		case errors.Is(err, errDecompressedCap):
 			capHit = true

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/textclip"
 )
 
 // Bounds of one result, in bytes unless said otherwise.
@@ -141,8 +142,8 @@ func (a *accumulator) add(r *record, cont []byte) {
 	e := Entry{
 		TS:      a.ts(r.ts),
 		Level:   r.level,
-		Service: bound(cleanText(r.service, false), maxServiceText),
-		Message: bound(trimNewlines(clean), maxMessage),
+		Service: textclip.Bytes(cleanText(r.service, false), maxServiceText),
+		Message: textclip.Bytes(trimNewlines(clean), maxMessage),
 	}
 	for i, f := range r.fields {
 		if i == maxFields {
@@ -152,7 +153,7 @@ func (a *accumulator) add(r *record, cont []byte) {
 			e.Fields = make(map[string]string, min(len(r.fields), maxFields))
 		}
 		key := cleanText(f.key, false)
-		e.Fields[bound(key, maxFieldKey)] = bound(a.mask.field(key, cleanText(f.val, false)), maxFieldValue)
+		e.Fields[textclip.Bytes(key, maxFieldKey)] = textclip.Bytes(a.mask.field(key, cleanText(f.val, false)), maxFieldValue)
 	}
 	heap.Push(&a.held, heldEntry{ts: r.ts, seq: a.seq, e: e})
 	if len(a.held) > a.limit {
@@ -240,10 +241,10 @@ func (a *accumulator) result(source string, start, end int64) Result {
 // marker): the result is clean before it leaves the tool, whatever sink it
 // reaches.
 func redactEntry(e Entry) Entry {
-	e.Message = bound(redact.String(e.Message), maxMessage)
+	e.Message = textclip.Bytes(redact.String(e.Message), maxMessage)
 	for k, v := range e.Fields {
 		if v != redact.Marker {
-			e.Fields[k] = bound(redact.String(v), maxFieldValue)
+			e.Fields[k] = textclip.Bytes(redact.String(v), maxFieldValue)
 		}
 	}
 	return e

@@ -2,37 +2,20 @@ package logs
 
 import (
 	"strings"
-	"unicode/utf8"
 
 	"github.com/superbiz/superbiz/pkg/redact"
 )
 
 // cleanText makes a log-derived string safe to show to a model or a terminal:
 // the shared redact.StripControl drops escape sequences, control and bidi
-// characters and replaces invalid UTF-8; tabs then become spaces, and
-// newlines are kept only when keepNewlines is set (stack traces).
+// characters and replaces invalid UTF-8; tabs become spaces, and newlines
+// are kept only when keepNewlines is set (stack traces), else they become
+// spaces too (redact.StripControlLine).
 func cleanText(b []byte, keepNewlines bool) string {
-	s := redact.StripControl(string(b))
-	if keepNewlines {
-		return strings.ReplaceAll(s, "\t", " ")
+	if !keepNewlines {
+		return redact.StripControlLine(string(b))
 	}
-	return strings.NewReplacer("\t", " ", "\n", " ").Replace(s)
-}
-
-// bound cuts s to at most limit bytes on a rune boundary, marking the cut with "…".
-func bound(s string, limit int) string {
-	if len(s) <= limit {
-		return s
-	}
-	const ell = "…"
-	cut := limit - len(ell)
-	if cut < 0 {
-		cut = 0
-	}
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + ell
+	return strings.ReplaceAll(redact.StripControl(string(b)), "\t", " ")
 }
 
 // maxKnownKeys bounds the memo of key verdicts one call keeps.

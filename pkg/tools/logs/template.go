@@ -2,6 +2,8 @@ package logs
 
 import (
 	"strings"
+
+	"github.com/superbiz/superbiz/pkg/textclip"
 )
 
 // maxTemplate bounds one pattern's template text.
@@ -41,7 +43,7 @@ func template(msg string) string {
 		sb.WriteString(maskToken(msg[i:j]))
 		i = j
 	}
-	return bound(sb.String(), maxTemplate)
+	return textclip.Bytes(sb.String(), maxTemplate)
 }
 
 func isDelim(c byte) bool {

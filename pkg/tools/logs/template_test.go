@@ -1,6 +1,10 @@
 package logs
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/superbiz/superbiz/pkg/textclip"
+)
 
 func TestTemplate(t *testing.T) {
 	cases := []struct{ in, want string }{
@@ -23,7 +27,7 @@ func TestCleanTextAndBound(t *testing.T) {
 	if got := cleanText([]byte("a\x1b[1;31mb\x1b]0;t\x07c\x00d\te\xff\u202ef\nz"), false); got != "abcd e\ufffdf z" {
 		t.Errorf("clean %q", got)
 	}
-	if got := bound("héllo wörld", 6); got != "hé…" {
+	if got := textclip.Bytes("héllo wörld", 6); got != "hé…" {
 		t.Errorf("bound %q", got)
 	}
 }

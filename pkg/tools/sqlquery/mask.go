@@ -2,11 +2,11 @@ package sqlquery
 
 import (
 	"strings"
-	"unicode/utf8"
 
 	"vitess.io/vitess/go/vt/sqlparser"
 
 	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/textclip"
 )
 
 // maxMaskBytes bounds the text of one cell that masking reads: only
@@ -21,14 +21,7 @@ const maxMemberName = 128
 // named like a secret (at any depth, also inside escaped JSON held in a JSON
 // string), then every secret shape redact recognises.
 func maskText(s string) string {
-	if len(s) > maxMaskBytes {
-		cut := maxMaskBytes
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut]
-	}
-	return redact.String(maskJSONMembers(s))
+	return redact.String(maskJSONMembers(textclip.BytePrefix(s, maxMaskBytes)))
 }
 
 // maskJSONMembers replaces the value of every member whose name is a secret

@@ -9,10 +9,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/textclip"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
 
@@ -123,29 +123,10 @@ func cell(v any, numeric bool) any {
 // and bounds the text.
 func cleanText(s string) string {
 	s = maskText(s)
-	// Whole escape sequences go first, so no "[31m" residue is left behind.
-	s = redact.StripControl(s)
-	clean := true
-	for _, r := range s {
-		if unicode.IsControl(r) || r == utf8.RuneError {
-			clean = false
-			break
-		}
-	}
-	if !clean {
-		var b strings.Builder
-		for _, r := range s {
-			switch {
-			case r == '\n' || r == '\t' || r == '\r':
-				b.WriteByte(' ')
-			case unicode.IsControl(r) || r == utf8.RuneError:
-			default:
-				b.WriteRune(r)
-			}
-		}
-		s = b.String()
-	}
-	return truncateRunes(s, MaxCellBytes)
+	// Escape sequences go whole (no "[31m" residue), line breaks and tabs
+	// become spaces, and undecodable bytes (U+FFFD) are dropped.
+	s = strings.ReplaceAll(redact.StripControlLine(s), string(utf8.RuneError), "")
+	return textclip.Bytes(s, MaxCellBytes)
 }
 
 // classify maps an execution error to the stable error code the model sees.

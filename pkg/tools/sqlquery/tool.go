@@ -23,6 +23,7 @@ import (
 	"github.com/superbiz/superbiz/pkg/model"
 	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/schema"
+	"github.com/superbiz/superbiz/pkg/textclip"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
 
@@ -267,19 +268,7 @@ func shrink(res *Result, maxBytes int) error {
 // with secrets in literals masked (it is shown and stored as is).
 func summarize(name, stmt string) string {
 	s := name + ": " + redact.String(strings.Join(strings.Fields(stmt), " "))
-	return truncateRunes(s, summaryMaxBytes)
-}
-
-// truncateRunes cuts s to at most n bytes on a rune boundary, marking the cut.
-func truncateRunes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n - len("…")
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
+	return textclip.Bytes(s, summaryMaxBytes)
 }
 
 // handle is one configured database and its lazily opened pool.
