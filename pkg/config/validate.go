@@ -62,7 +62,7 @@ func (c *Config) Validate() error {
 			loglayout.KeyPattern:    func(key string) { v.layoutKey(key, s.Pattern, layoutProblems[loglayout.KeyPattern]) },
 			loglayout.KeyTimeLayout: func(key string) { v.layoutKey(key, s.TimeLayout, layoutProblems[loglayout.KeyTimeLayout]) },
 			loglayout.KeySample:     func(key string) { v.layoutKey(key, s.Sample, layoutProblems[loglayout.KeySample]) },
-			"name": func(key string) { v.name(key, i, s.Name, seen, "logs") },
+			"name":                  func(key string) { v.name(key, i, s.Name, seen, "logs") },
 			"paths": func(key string) {
 				if len(s.Paths) == 0 {
 					v.bad(key, "[]", `must list at least one file or glob, e.g. ["/var/log/app/*.log"]`)
