@@ -124,8 +124,8 @@ func FuzzScanFile(f *testing.F) {
 			t.Fatalf("mapped err %v, streamed err %v", err, errS)
 		}
 		rs := st.acc.result("app", q.startNS, q.endNS)
-		if rs.Matched != res.Matched || rs.Untimed != res.Untimed {
-			t.Fatalf("mapped %d/%d, streamed %d/%d", res.Matched, res.Untimed, rs.Matched, rs.Untimed)
+		if rs.Matched != res.Matched || rs.Unparsed != res.Unparsed {
+			t.Fatalf("mapped %d/%d, streamed %d/%d", res.Matched, res.Unparsed, rs.Matched, rs.Unparsed)
 		}
 	})
 }
