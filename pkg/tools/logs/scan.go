@@ -59,8 +59,8 @@ type scanner struct {
 	// entered says the file's first entry header has been seen: lines
 	// before it belong to no entry and are counted as unparsed.
 	entered bool
-	ticks  int
-	ctx    context.Context
+	ticks   int
+	ctx     context.Context
 	// budget is what is left of the call's decompressed-byte limit.
 	budget int64
 }
