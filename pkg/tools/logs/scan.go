@@ -33,7 +33,7 @@ const maxContinuation = 4096
 
 var (
 	errNoMap        = errors.New("memory mapping unavailable")
-	errUnrecognized = errors.New("no line with a recognisable timestamp in the first lines")
+	errUnrecognized = errors.New("no line could be placed in time")
 	errBinary       = errors.New("NUL or control bytes in more than 1/16 of the first 8 KiB")
 )
 
@@ -163,6 +163,23 @@ func (s *scanner) orphan(line []byte) {
 		}
 	}
 	s.acc.unparsed++
+}
+
+// countLeading counts the lines before the file's first entry as unparsed,
+// for a scan that starts past them.
+func (s *scanner) countLeading(data []byte) error {
+	for i := 0; i < len(data); {
+		if err := s.tick(); err != nil {
+			return err
+		}
+		line, next := lineAt(data, i, len(data))
+		if s.isHeader(line) {
+			return nil
+		}
+		s.orphan(line)
+		i = next
+	}
+	return nil
 }
 
 // scanRange runs the query over the complete entries in data[lo:hi]; lo must
@@ -467,11 +484,11 @@ func (s *scanner) setup(fixed format, head []byte) error {
 	if fixed == fmtAuto {
 		f, ok := detectFormat(sampleLines(head), &s.tc)
 		if !ok {
-			return fileFault(reasonNoTime, fmt.Errorf("%w; %s", errUnrecognized, triedLayouts(fixed)))
+			return fileFault(reasonNoTime, fmt.Errorf("%w: %s", errUnrecognized, triedLayouts(fixed)))
 		}
 		s.f = f
 	} else if !hasTimedLine(fixed, head, &s.tc) {
-		return fileFault(reasonNoTime, fmt.Errorf("%w; %s", errUnrecognized, triedLayouts(fixed)))
+		return fileFault(reasonNoTime, fmt.Errorf("%w: %s", errUnrecognized, triedLayouts(fixed)))
 	}
 	s.pf = nil
 	if len(s.q.words) > 0 {
@@ -598,6 +615,12 @@ func (s *scanner) scanMapped(data []byte, fixed format) (read bool, err error) {
 	lo, hi := 0, len(data)
 	if !s.noSeek && s.ordered(data) {
 		lo = s.lowerBound(data, s.q.startNS-int64(seekSlack))
+		if lo > 0 {
+			// the search starts past them: counted as a linear scan would
+			if err := s.countLeading(data); err != nil {
+				return true, err
+			}
+		}
 		hi = s.lowerBound(data, s.q.endNS+int64(seekSlack)+1)
 		if hi < lo {
 			hi = lo
