@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/superbiz/superbiz/internal/reliability"
 	"github.com/superbiz/superbiz/pkg/loglayout"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
@@ -189,4 +190,43 @@ func FuzzParseCustom(f *testing.F) {
 	f.Add([]byte("W1231 23:59:59.999999 1 a.go:1] \x1b[31mred\x00"))
 	f.Add([]byte("I0230 10:00:00.000000 1 a.go:1] no such day"))
 	fuzzParserWith(f, fmtCustom, c)
+}
+
+// TestCustomPatternBomb: a costly pattern (Unicode classes under nested
+// bounded repeats; Go refuses repeats past 1000) over 8 MiB of 2 KiB lines
+// answers within the per-call limits, or says which one stopped it; the
+// figures go to docs/RELIABILITY.md.
+func TestCustomPatternBomb(t *testing.T) {
+	pattern := `(?P<ts>\d{10}) (?P<msg>(?:[\p{L}\p{N}\p{P}\p{S}]{1,100}\s?){1,10}[^\n]*)`
+	if len(pattern) > loglayout.MaxPattern {
+		t.Fatalf("pattern of %d bytes over the cap", len(pattern))
+	}
+	dir := t.TempDir()
+	var b strings.Builder
+	long := strings.Repeat("payment-Ä1 ", 180) // ~2 KiB of matching text
+	const lines = 4000
+	for i := range lines {
+		fmt.Fprintf(&b, "%d %s\n", base.Unix()-int64(lines-i), long)
+	}
+	writeFile(t, dir, "bomb.log", b.String(), false)
+	tool := newTool(t, Source{Name: "b", Paths: []string{dir + "/bomb.log"}, Format: "custom", Pattern: pattern, TimeLayout: "unix"})
+	tool.limits.time = 5 * time.Second
+	c, err := tool.Canonical([]byte(`{"since":"2h","contains":"payment"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	out := tool.Execute(context.Background(), tools.Call{Input: c.Input, Now: base})
+	elapsed := time.Since(start)
+	if out.Status == tools.StatusError {
+		t.Fatalf("outcome %s %v", out.ErrorCode, out.Detail)
+	}
+	res := out.Result.(Result)
+	if res.Matched != lines && len(res.TruncatedBy) == 0 {
+		t.Fatalf("matched %d of %d without saying it stopped early", res.Matched, lines)
+	}
+	reliability.Record(t, reliability.SectionBombs, "custom log pattern, 4000 lines of 2 KiB", map[string]any{
+		"pattern_bytes": len(pattern), "file_bytes": b.Len(), "matched": res.Matched,
+		"truncated_by": strings.Join(res.TruncatedBy, ","), "elapsed_ms": elapsed.Milliseconds(),
+	})
 }
