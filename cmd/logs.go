@@ -205,7 +205,6 @@ func inspectionSummary(in logs.Inspection) string {
 	count := map[string]int{}
 	var order []string
 	lines, placed := 0, 0
-	first, last := "", ""
 	for _, r := range in.Reports {
 		if count[r.Layout] == 0 {
 			order = append(order, r.Layout)
@@ -213,21 +212,14 @@ func inspectionSummary(in logs.Inspection) string {
 		count[r.Layout]++
 		lines += r.Lines
 		placed += r.Placed
-		// stamps share one zone and format, so text order is time order
-		if r.FirstTS != "" && (first == "" || r.FirstTS < first) {
-			first = r.FirstTS
-		}
-		if r.LastTS > last {
-			last = r.LastTS
-		}
 	}
 	parts := make([]string, len(order))
 	for i, l := range order {
 		parts[i] = fmt.Sprintf("%s (%d)", l, count[l])
 	}
 	s := "; layout " + strings.Join(parts, ", ") + "; " + placedShare(placed, lines) + " placed in time"
-	if first != "" {
-		s += "; " + first + " .. " + last
+	if in.FirstTS != "" {
+		s += "; " + in.FirstTS + " .. " + in.LastTS
 	}
 	return s
 }

@@ -163,13 +163,17 @@ func TestNewRejectsBadLayout(t *testing.T) {
 func TestInspectReports(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "a.log", "banner\nE0314 14:01:00.000000 1 a.go:2] refused password=hunter2\n  frame\nI0314 14:09:00.000000 1 a.go:3] ok\n", false)
-	in, err := Inspect(context.Background(), Source{Name: "k", Paths: []string{dir + "/a.log"}, Format: "custom", Pattern: klogPattern, TimeLayout: "0102 15:04:05.000000"},
+	writeFile(t, dir, "b.log", "I0314 09:00:00.000000 1 b.go:1] earlier file\n", true)
+	in, err := Inspect(context.Background(), Source{Name: "k", Paths: []string{dir + "/*.log"}, Format: "custom", Pattern: klogPattern, TimeLayout: "0102 15:04:05.000000"},
 		InspectOptions{Now: base, Entries: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(in.Reports) != 1 {
+	if len(in.Reports) != 2 || in.Reports[1].Layout != "custom" || in.Reports[1].Placed != 1 {
 		t.Fatalf("reports %+v", in.Reports)
+	}
+	if in.FirstTS != "2026-03-14T09:00:00.000Z" || in.LastTS != "2026-03-14T14:09:00.000Z" {
+		t.Errorf("source range %s .. %s", in.FirstTS, in.LastTS)
 	}
 	r := in.Reports[0]
 	if r.Layout != "custom" || r.Lines != 4 || r.Placed != 3 || r.FirstTS != "2026-03-14T14:01:00.000Z" || r.LastTS != "2026-03-14T14:09:00.000Z" || !r.Whole {

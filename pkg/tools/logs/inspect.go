@@ -32,6 +32,9 @@ type Inspection struct {
 	Files  int
 	// Reports describe each file that can be read, from a sample of it.
 	Reports []FileReport
+	// FirstTS and LastTS are the time range the samples of all files cover
+	// ("" when no sampled line has a time).
+	FirstTS, LastTS string
 	// Entries are the first entries of the files, in file order, exactly
 	// as query_logs would return them (cleaned, masked, bounded).
 	Entries []InspectedEntry
@@ -153,6 +156,16 @@ func Inspect(ctx context.Context, src Source, opt InspectOptions) (Inspection, e
 		for _, e := range entries {
 			in.Entries = append(in.Entries, InspectedEntry{File: name, Entry: e})
 		}
+	}
+	first, last := int64(math.MaxInt64), int64(math.MinInt64)
+	for _, r := range in.Reports {
+		if r.FirstTS != "" {
+			first, last = min(first, r.first), max(last, r.last)
+		}
+	}
+	if first <= last {
+		a := newAccumulator(1, s.loc)
+		in.FirstTS, in.LastTS = a.ts(first), a.ts(last)
 	}
 	return in, nil
 }
