@@ -71,7 +71,7 @@ message, fields; secrets masked); then the files a call would skip, and why.
 Use it to check a custom pattern and time_layout in seconds. Exits 1 when no
 file of the source can be read.`,
 		Example: `  superbiz logs inspect app
-  superbiz logs inspect --demo app --entries 3 -o json`,
+  superbiz logs inspect --demo demo --entries 3 -o json`,
 		Args: exactArgs(1, "one SOURCE (a [[logs]] name)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if entries < 1 || entries > logs.MaxInspectEntries {
