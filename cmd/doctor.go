@@ -198,25 +198,26 @@ func excludedDetail(inv knowledge.Inventory) string {
 }
 
 // logChecks checks that each log source's globs match files query_logs can
-// read, naming the files a call would skip and why (a truncated or corrupt
-// gzip, binary data, no recognisable timestamps).
+// read and says how they read (layouts, share of sampled lines placed in
+// time, time range), naming the files a call would skip and why (a
+// truncated or corrupt gzip, binary data, no recognisable timestamps).
 func logChecks(ctx context.Context, cfg *config.Config) []checkResult {
 	var out []checkResult
 	for _, src := range cfg.Logs {
 		name := "logs " + src.Name
-		in, err := logs.Inspect(ctx, logs.Source{Name: src.Name, Paths: src.Paths, Format: string(src.Format), Location: src.Location, MaxWindow: src.MaxWindow})
+		in, err := logs.Inspect(ctx, logSource(src), logs.InspectOptions{Now: cfg.Now})
 		fixHint := "fix or remove the files listed, or narrow the paths (globs) of log source " + src.Name + " in " + cfg.File
 		switch {
 		case err != nil:
 			out = append(out, fail(name, err.Error(), "fix the paths of log source "+src.Name+" in "+cfg.File))
 		case in.Files == 0:
 			out = append(out, fail(name, "no file matches "+strings.Join(src.Paths, ", "), "check the paths (globs) of log source "+src.Name+" in "+cfg.File+" and that the files are readable by this user"))
-		case len(in.Skipped) == in.Files:
+		case len(in.Reports) == 0 && len(in.Skipped) > 0:
 			out = append(out, fail(name, fmt.Sprintf("%d file(s) match, all would be skipped:%s", in.Files, skippedLines(in)), fixHint))
 		case len(in.Skipped) > 0:
-			out = append(out, warn(name, fmt.Sprintf("%d file(s) match, %d would be skipped:%s", in.Files, len(in.Skipped), skippedLines(in)), fixHint))
+			out = append(out, warn(name, fmt.Sprintf("%d file(s) match, %d would be skipped%s:%s", in.Files, len(in.Skipped), inspectionSummary(in), skippedLines(in)), fixHint))
 		default:
-			out = append(out, pass(name, fmt.Sprintf("%d file(s) match%s", in.Files, limitNote(in))))
+			out = append(out, pass(name, fmt.Sprintf("%d file(s) match%s%s", in.Files, inspectionSummary(in), limitNote(in))))
 		}
 	}
 	return out

@@ -184,7 +184,7 @@ checked, or says honestly what is missing.`,
 		a.newChatCmd(),
 		a.newDoctorCmd(),
 		a.newRunsCmd(), a.newReplayCmd(),
-		a.newKBCmd(), a.newSkillsCmd(), a.newToolsCmd(),
+		a.newKBCmd(), a.newLogsCmd(), a.newSkillsCmd(), a.newToolsCmd(),
 		a.newVersionCmd(),
 		a.newCompletionCmd(),
 	)

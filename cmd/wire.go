@@ -110,7 +110,7 @@ func (a *app) openWorkspace(cmd *cobra.Command, ov config.Overrides) (*workspace
 	if len(cfg.Logs) > 0 {
 		var srcs []logs.Source
 		for _, s := range cfg.Logs {
-			srcs = append(srcs, logs.Source{Name: s.Name, Paths: s.Paths, Format: string(s.Format), Location: s.Location, MaxWindow: s.MaxWindow})
+			srcs = append(srcs, logSource(s))
 		}
 		lt, err := logs.New(srcs)
 		if err != nil {

@@ -30,6 +30,8 @@ const (
 	FormatLogfmt LogFormat = "logfmt"
 	FormatText   LogFormat = "text"
 	FormatAuto   LogFormat = "auto"
+	// FormatCustom reads lines with the source's own pattern and time_layout.
+	FormatCustom LogFormat = "custom"
 )
 
 // Driver names the database engine behind a query_mysql source.
@@ -110,7 +112,15 @@ type LogSource struct {
 	Name string `toml:"name" json:"name"`
 	// Paths are absolute glob patterns.
 	Paths  []string  `toml:"paths" json:"paths"`
-	Format LogFormat `toml:"format" json:"format" default:"auto" enum:"json,logfmt,text,auto"`
+	Format LogFormat `toml:"format" json:"format" default:"auto" enum:"json,logfmt,text,auto,custom"`
+	// Pattern is format custom's regular expression (pkg/loglayout): named
+	// groups ts and msg, optionally level and service, others become fields.
+	Pattern string `toml:"pattern" json:"pattern,omitempty"`
+	// TimeLayout reads the ts group: a Go layout, strftime (holds '%') or
+	// unix, unix_ms, unix_us, unix_ns.
+	TimeLayout string `toml:"time_layout" json:"time_layout,omitempty"`
+	// Sample is a line the layout must parse, checked at load.
+	Sample string `toml:"sample" json:"sample,omitempty"`
 	// Timezone is the zone name as written ("Local", "Asia/Shanghai").
 	Timezone string `toml:"timezone" json:"timezone" default:"Local"`
 	// Location is Timezone loaded; it interprets timestamps without an offset.

@@ -92,7 +92,7 @@ func TestEnumsMatchConstants(t *testing.T) {
 		want []string
 	}{
 		{"model.language", enumOf(reflect.TypeFor[Model](), "language"), []string{string(LanguageAuto), string(LanguageZH), string(LanguageEN)}},
-		{"logs[].format", enumOf(reflect.TypeFor[LogSource](), "format"), []string{string(FormatJSON), string(FormatLogfmt), string(FormatText), string(FormatAuto)}},
+		{"logs[].format", enumOf(reflect.TypeFor[LogSource](), "format"), []string{string(FormatJSON), string(FormatLogfmt), string(FormatText), string(FormatAuto), string(FormatCustom)}},
 		{"databases[].driver", enumOf(reflect.TypeFor[Database](), "driver"), []string{string(DriverMySQL), string(DriverSQLite)}},
 	}
 	for _, tt := range tests {

@@ -29,8 +29,12 @@ func (c *Config) Summary() []string {
 		"knowledge: " + listOrNone(c.Knowledge.Paths),
 	}
 	for _, s := range c.Logs {
+		skip := []string{"name", "paths"}
+		if s.Format != FormatCustom { // the layout keys are unused: not shown
+			skip = append(skip, "pattern", "time_layout", "sample")
+		}
 		lines = append(lines, fmt.Sprintf("logs %s: %s (%s)",
-			s.Name, listOrNone(s.Paths), c.pairs("", reflect.ValueOf(s), "name", "paths")))
+			s.Name, listOrNone(s.Paths), c.pairs("", reflect.ValueOf(s), skip...)))
 	}
 	if len(c.Logs) == 0 {
 		lines = append(lines, "logs: none configured")

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"reflect"
@@ -8,6 +9,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/superbiz/superbiz/pkg/loglayout"
 )
 
 // sourceName is what a log source or database may be called: the model
@@ -54,8 +57,12 @@ func (c *Config) Validate() error {
 
 	seen := map[string]int{}
 	for i, s := range c.Logs {
+		layoutProblems := v.layout(s)
 		v.checkFields(fmt.Sprintf("logs[%d]", i), reflect.ValueOf(s), map[string]func(string){
-			"name": func(key string) { v.name(key, i, s.Name, seen, "logs") },
+			loglayout.KeyPattern:    func(key string) { v.layoutKey(key, s.Pattern, layoutProblems[loglayout.KeyPattern]) },
+			loglayout.KeyTimeLayout: func(key string) { v.layoutKey(key, s.TimeLayout, layoutProblems[loglayout.KeyTimeLayout]) },
+			loglayout.KeySample:     func(key string) { v.layoutKey(key, s.Sample, layoutProblems[loglayout.KeySample]) },
+			"name":                  func(key string) { v.name(key, i, s.Name, seen, "logs") },
 			"paths": func(key string) {
 				if len(s.Paths) == 0 {
 					v.bad(key, "[]", `must list at least one file or glob, e.g. ["/var/log/app/*.log"]`)
@@ -103,6 +110,51 @@ func (c *Config) Validate() error {
 		return nil
 	}
 	return &Error{File: c.File, Problems: v.probs}
+}
+
+// layout checks a [[logs]] entry's custom layout keys and returns the
+// problem of each key at fault (pattern, time_layout, sample).
+func (v *validator) layout(s LogSource) map[string]string {
+	probs := map[string]string{}
+	if s.Format != FormatCustom {
+		for key, val := range map[string]string{loglayout.KeyPattern: s.Pattern, loglayout.KeyTimeLayout: s.TimeLayout, loglayout.KeySample: s.Sample} {
+			if val != "" {
+				probs[key] = fmt.Sprintf("used only with format = %q (format is %q): set format = %q or remove %s", FormatCustom, s.Format, FormatCustom, key)
+			}
+		}
+		return probs
+	}
+	l, err := loglayout.Compile(s.Pattern, s.TimeLayout)
+	var le *loglayout.Error
+	switch {
+	case errors.As(err, &le):
+		probs[le.Key] = le.Problem
+		return probs
+	case err != nil:
+		probs[loglayout.KeyPattern] = err.Error()
+		return probs
+	}
+	if s.Sample == "" {
+		return probs
+	}
+	loc := s.Location
+	if loc == nil {
+		var lerr error
+		if loc, lerr = loadLocation(s.Timezone); lerr != nil {
+			loc = time.UTC // the timezone key reports its own problem
+		}
+	}
+	if err := l.CheckSample(s.Sample, loc); errors.As(err, &le) {
+		probs[le.Key] = le.Problem
+	}
+	return probs
+}
+
+// layoutKey reports a custom layout key's problem, if it has one.
+func (v *validator) layoutKey(key, val, problem string) {
+	if problem != "" {
+		v.bad(key, show(val), problem)
+	}
 }
 
 // validator collects the problems of one Validate call.

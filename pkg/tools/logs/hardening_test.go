@@ -172,8 +172,8 @@ func TestUntimedEntries(t *testing.T) {
 				tool := newTool(t, Source{Name: "app", Paths: []string{filepath.Join(dir, "a.log")}, Format: c.format})
 				tool.noSeek = noSeek
 				_, res := run(t, tool, c.in, base.Add(30*time.Minute), 0)
-				if res.Matched != c.matched || res.Untimed != c.untimed {
-					t.Errorf("%s gz=%v noSeek=%v: matched %d untimed %d, want %d %d", c.name, gz, noSeek, res.Matched, res.Untimed, c.matched, c.untimed)
+				if res.Matched != c.matched || res.Unparsed != c.untimed {
+					t.Errorf("%s gz=%v noSeek=%v: matched %d untimed %d, want %d %d", c.name, gz, noSeek, res.Matched, res.Unparsed, c.matched, c.untimed)
 				}
 				for _, e := range res.Entries {
 					if strings.Contains(e.Message, "orphan") {
@@ -258,7 +258,7 @@ func TestSkipsBadFiles(t *testing.T) {
 	}
 
 	// doctor's view: the same files, the same reasons, with the error behind each
-	in, err := Inspect(context.Background(), Source{Name: "app", Paths: []string{filepath.Join(dir, "*.log"), filepath.Join(dir, "*.gz")}})
+	in, err := Inspect(context.Background(), Source{Name: "app", Paths: []string{filepath.Join(dir, "*.log"), filepath.Join(dir, "*.gz")}}, InspectOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,8 @@ const (
 	fmtJSON
 	fmtLogfmt
 	fmtText
+	// fmtCustom reads lines with the source's own layout (custom.go).
+	fmtCustom
 )
 
 func (f format) String() string {
@@ -26,6 +28,8 @@ func (f format) String() string {
 		return "logfmt"
 	case fmtText:
 		return "text"
+	case fmtCustom:
+		return "custom"
 	}
 	return "auto"
 }
@@ -41,8 +45,10 @@ func parseFormat(s string) (format, error) {
 		return fmtLogfmt, nil
 	case "text", "plain":
 		return fmtText, nil
+	case "custom":
+		return fmtCustom, nil
 	}
-	return 0, fmt.Errorf("unknown log format %q: use json, logfmt, text or auto", s)
+	return 0, fmt.Errorf("unknown log format %q: use json, logfmt, text, custom or auto", s)
 }
 
 // kv is one extra field of a log line, kept for the entry's bounded fields.
@@ -92,6 +98,8 @@ func parseLine(f format, line []byte, tc *timeCtx, r *record) lineKind {
 		if parseText(line, tc, r) {
 			return lineTimed
 		}
+	case fmtCustom:
+		return tc.custom.parse(line, tc, r)
 	}
 	return lineCont
 }

@@ -36,9 +36,10 @@ type Result struct {
 	// TruncatedBy names the per-call limits (limitDecompressed, limitTime)
 	// that stopped the search before the end of the files.
 	TruncatedBy []string `json:"truncated_by,omitempty"`
-	// Untimed counts entries that match the filters but whose time is
-	// missing or unreadable: not in matched, entries or patterns.
-	Untimed int `json:"untimed,omitempty"`
+	// Unparsed counts what matches the filters but could not be placed in
+	// time: entries whose time is missing or unreadable, and lines before a
+	// file's first entry. They are not in matched, entries or patterns.
+	Unparsed int `json:"unparsed,omitempty"`
 	// SkippedCount is how many files could not be read (fully); the first
 	// maxSkippedListed are named in SkippedFiles.
 	SkippedCount int           `json:"skipped_count,omitempty"`
@@ -107,7 +108,7 @@ type accumulator struct {
 	limit    int
 	loc      *time.Location
 	matched  int
-	untimed  int
+	unparsed int
 	seq      int64
 	held     entryHeap
 	patterns map[string]*patternAcc
@@ -230,7 +231,7 @@ func (a *accumulator) result(source string, start, end int64) Result {
 		res.Patterns = append(res.Patterns, Pattern{Template: redact.String(x.t), Count: x.p.count, FirstTS: a.ts(x.p.first), LastTS: a.ts(x.p.last)})
 	}
 	res.Returned = len(res.Entries)
-	res.Untimed = a.untimed
+	res.Unparsed = a.unparsed
 	res.Truncated = res.Truncated || res.Returned < res.Matched
 	return res
 }

@@ -33,7 +33,7 @@ const maxContinuation = 4096
 
 var (
 	errNoMap        = errors.New("memory mapping unavailable")
-	errUnrecognized = errors.New("no line with a recognisable timestamp in the first lines")
+	errUnrecognized = errors.New("no line could be placed in time")
 	errBinary       = errors.New("NUL or control bytes in more than 1/16 of the first 8 KiB")
 )
 
@@ -56,8 +56,11 @@ type scanner struct {
 	probe  record
 	pf     *prefilter
 	noSeek bool // tests: force the linear path
-	ticks  int
-	ctx    context.Context
+	// entered says the file's first entry header has been seen: lines
+	// before it belong to no entry and are counted as unparsed.
+	entered bool
+	ticks   int
+	ctx     context.Context
 	// budget is what is left of the call's decompressed-byte limit.
 	budget int64
 }
@@ -137,7 +140,7 @@ func (s *scanner) evalEntry(data []byte, hs, end int) {
 	}
 	if kind == lineUntimed {
 		// matches the filters but cannot be placed in time: counted only
-		s.acc.untimed++
+		s.acc.unparsed++
 		return
 	}
 	var cont []byte
@@ -147,6 +150,38 @@ func (s *scanner) evalEntry(data []byte, hs, end int) {
 	s.acc.add(r, cont)
 }
 
+// orphan counts a line that belongs to no entry (text before a file's first
+// entry) as unparsed when it passes the filters a bare line can be checked
+// against: the words; a level or service filter cannot be judged on it.
+func (s *scanner) orphan(line []byte) {
+	if len(bytes.TrimSpace(line)) == 0 || s.q.level != "" || s.q.service != "" {
+		return
+	}
+	for _, w := range s.q.words {
+		if !containsFold(line, w) {
+			return
+		}
+	}
+	s.acc.unparsed++
+}
+
+// countLeading counts the lines before the file's first entry as unparsed,
+// for a scan that starts past them.
+func (s *scanner) countLeading(data []byte) error {
+	for i := 0; i < len(data); {
+		if err := s.tick(); err != nil {
+			return err
+		}
+		line, next := lineAt(data, i, len(data))
+		if s.isHeader(line) {
+			return nil
+		}
+		s.orphan(line)
+		i = next
+	}
+	return nil
+}
+
 // scanRange runs the query over the complete entries in data[lo:hi]; lo must
 // be a line start.
 func (s *scanner) scanRange(data []byte, lo, hi int) error {
@@ -154,11 +189,16 @@ func (s *scanner) scanRange(data []byte, lo, hi int) error {
 		return s.scanFiltered(data, lo, hi)
 	}
 	i := lo
-	// lines before the first header have no entry to join: skip them
+	// lines before the first header have no entry to join: at the start of
+	// a file they are counted as unparsed, never given a neighbour's time
 	for i < hi {
 		line, next := lineAt(data, i, hi)
 		if s.isHeader(line) {
+			s.entered = true
 			break
+		}
+		if lo == 0 && !s.entered {
+			s.orphan(line)
 		}
 		i = next
 	}
@@ -219,8 +259,8 @@ func (s *scanner) scanFiltered(data []byte, lo, hi int) error {
 		if k := bytes.LastIndexByte(data[done:start], '\n'); k >= 0 {
 			ls = done + k + 1
 		}
-		hs := -1
-		for j, n := ls, 0; n < maxWalkBack; n++ {
+		hs, n := -1, 0
+		for j := ls; n < maxWalkBack; n++ {
 			line, _ := lineAt(data, j, hi)
 			if s.isHeader(line) {
 				hs = j
@@ -237,10 +277,14 @@ func (s *scanner) scanFiltered(data []byte, lo, hi int) error {
 			}
 		}
 		if hs < 0 { // text before the first entry: skip its line
-			_, next := lineAt(data, ls, hi)
+			line, next := lineAt(data, ls, hi)
+			if lo == 0 && !s.entered && n < maxWalkBack {
+				s.orphan(line)
+			}
 			done, pos = next, next
 			continue
 		}
+		s.entered = true
 		_, next := lineAt(data, hs, hi)
 		end := s.entryEnd(data, next, hi)
 		s.evalEntry(data, hs, end)
@@ -436,12 +480,15 @@ func (s *scanner) setup(fixed format, head []byte) error {
 		return fileFault(reasonBinary, errBinary)
 	}
 	s.f = fixed
+	s.entered = false
 	if fixed == fmtAuto {
 		f, ok := detectFormat(sampleLines(head), &s.tc)
 		if !ok {
-			return fileFault(reasonNoTime, errUnrecognized)
+			return fileFault(reasonNoTime, fmt.Errorf("%w: %s", errUnrecognized, triedLayouts(fixed)))
 		}
 		s.f = f
+	} else if !hasTimedLine(fixed, head, &s.tc) {
+		return fileFault(reasonNoTime, fmt.Errorf("%w: %s", errUnrecognized, triedLayouts(fixed)))
 	}
 	s.pf = nil
 	if len(s.q.words) > 0 {
@@ -568,6 +615,12 @@ func (s *scanner) scanMapped(data []byte, fixed format) (read bool, err error) {
 	lo, hi := 0, len(data)
 	if !s.noSeek && s.ordered(data) {
 		lo = s.lowerBound(data, s.q.startNS-int64(seekSlack))
+		if lo > 0 {
+			// the search starts past them: counted as a linear scan would
+			if err := s.countLeading(data); err != nil {
+				return true, err
+			}
+		}
 		hi = s.lowerBound(data, s.q.endNS+int64(seekSlack)+1)
 		if hi < lo {
 			hi = lo

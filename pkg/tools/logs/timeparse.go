@@ -14,6 +14,8 @@ type timeCtx struct {
 	// more than a day after the window's end.
 	year  int
 	endNS int64
+	// custom is the source's own layout when its format is custom.
+	custom *customLayout
 }
 
 // leadingTime parses a timestamp at the start of b and returns it in Unix

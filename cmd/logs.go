@@ -1,0 +1,225 @@
+package cmd
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/superbiz/superbiz/pkg/config"
+	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/tools/logs"
+)
+
+// defaultInspectEntries is how many entries `logs inspect` shows unless told.
+const defaultInspectEntries = 10
+
+// logSource is the one place a [[logs]] entry becomes the tool's source.
+func logSource(s config.LogSource) logs.Source {
+	return logs.Source{
+		Name: s.Name, Paths: s.Paths, Format: string(s.Format), Location: s.Location, MaxWindow: s.MaxWindow,
+		Pattern: s.Pattern, TimeLayout: s.TimeLayout,
+	}
+}
+
+func (a *app) newLogsCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "logs",
+		Short: "Check how the log sources read, as query_logs reads them",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return unknownCommand(cmd, args[0])
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	c.AddCommand(a.newLogsInspectCmd())
+	return c
+}
+
+// logsInspectOutput is `logs inspect -o json`.
+type logsInspectOutput struct {
+	Source      string                `json:"source"`
+	Files       int                   `json:"files"`
+	Reports     []logs.FileReport     `json:"reports"`
+	Entries     []logs.InspectedEntry `json:"entries"`
+	Skipped     []inspectSkip         `json:"skipped"`
+	TruncatedBy []string              `json:"truncated_by,omitempty"`
+}
+
+// inspectSkip is a skipped file with the reason the model sees and the
+// error behind it.
+type inspectSkip struct {
+	File   string `json:"file"`
+	Reason string `json:"reason"`
+	Error  string `json:"error"`
+}
+
+func (a *app) newLogsInspectCmd() *cobra.Command {
+	var entries int
+	c := &cobra.Command{
+		Use:   "inspect SOURCE",
+		Short: "Show the first entries of a log source exactly as query_logs sees them",
+		Long: `inspect reads every file of the [[logs]] source SOURCE the way query_logs
+does and prints, per file, the layout it is read with (detected under format
+auto), how many sampled lines are placed in time and the time range covered;
+then the first entries as the model would see them (time, level, service,
+message, fields; secrets masked); then the files a call would skip, and why.
+Use it to check a custom pattern and time_layout in seconds. Exits 1 when no
+file of the source can be read.`,
+		Example: `  superbiz logs inspect app
+  superbiz logs inspect --demo demo --entries 3 -o json`,
+		Args: exactArgs(1, "one SOURCE (a [[logs]] name)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if entries < 1 || entries > logs.MaxInspectEntries {
+				return usageErrorf("--entries must be between 1 and %d, got %d", logs.MaxInspectEntries, entries)
+			}
+			cfg, err := a.loadConfig(cmd)
+			if err != nil {
+				return err
+			}
+			var src *config.LogSource
+			names := make([]string, 0, len(cfg.Logs))
+			for i := range cfg.Logs {
+				names = append(names, cfg.Logs[i].Name)
+				if cfg.Logs[i].Name == args[0] {
+					src = &cfg.Logs[i]
+				}
+			}
+			if src == nil {
+				if len(names) == 0 {
+					return configError(fmt.Errorf("no log source configured: add a [[logs]] section, or use --demo"))
+				}
+				return usageErrorf("no log source %q: the configured sources are %s", args[0], strings.Join(names, ", "))
+			}
+			in, err := logs.Inspect(cmd.Context(), logSource(*src), logs.InspectOptions{Now: cfg.Now, Entries: entries})
+			if err != nil {
+				return configError(err)
+			}
+			if err := a.printInspection(in); err != nil {
+				return err
+			}
+			if len(in.Reports) == 0 {
+				return &ExitError{Code: ExitFailed, Err: fmt.Errorf("logs inspect: no file of source %s can be read", in.Source)}
+			}
+			return nil
+		},
+	}
+	c.Flags().IntVar(&entries, "entries", defaultInspectEntries, fmt.Sprintf("how many entries to show (1-%d)", logs.MaxInspectEntries))
+	return c
+}
+
+// printInspection writes an inspection for a person, or -o json.
+func (a *app) printInspection(in logs.Inspection) error {
+	if a.flags.output == outputJSON {
+		out := logsInspectOutput{Source: in.Source, Files: in.Files, Reports: in.Reports, Entries: in.Entries, Skipped: []inspectSkip{}, TruncatedBy: in.TruncatedBy}
+		if out.Reports == nil {
+			out.Reports = []logs.FileReport{}
+		}
+		if out.Entries == nil {
+			out.Entries = []logs.InspectedEntry{}
+		}
+		for _, s := range in.Skipped {
+			out.Skipped = append(out.Skipped, inspectSkip{File: s.File, Reason: s.Reason, Error: redact.String(fmt.Sprint(s.Err))})
+		}
+		return writeJSON(a.io.Out, out)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "source %s: %d file(s)\n", in.Source, in.Files)
+	for _, r := range in.Reports {
+		fmt.Fprintf(&b, "  %s: %s\n", r.File, reportLine(r))
+	}
+	if len(in.Entries) > 0 {
+		b.WriteString("\nfirst entries, as query_logs returns them:\n")
+	}
+	for _, e := range in.Entries {
+		writeInspectedEntry(&b, e)
+	}
+	if len(in.Skipped) > 0 {
+		b.WriteString("\nskipped:")
+		b.WriteString(skippedLines(in))
+		b.WriteString("\n")
+	} else if n := limitNote(in); n != "" {
+		b.WriteString(n + "\n")
+	}
+	_, err := io.WriteString(a.io.Out, redact.StripControl(b.String()))
+	return err
+}
+
+// reportLine is one file's layout, share placed in time and time range.
+func reportLine(r logs.FileReport) string {
+	s := fmt.Sprintf("layout %s, %s placed in time", r.Layout, placedShare(r.Placed, r.Lines))
+	if r.FirstTS != "" {
+		s += ", " + r.FirstTS + " .. " + r.LastTS
+	}
+	if !r.Whole {
+		s += " (sampled: start and end of the file)"
+	}
+	return s
+}
+
+// placedShare prints "n of m lines (p%)".
+func placedShare(placed, lines int) string {
+	if lines == 0 {
+		return "0 of 0 lines"
+	}
+	return fmt.Sprintf("%d of %d lines (%.1f%%)", placed, lines, 100*float64(placed)/float64(lines))
+}
+
+// writeInspectedEntry prints one entry: time, level, service, message, and
+// its fields sorted by key on an indented line.
+func writeInspectedEntry(b *strings.Builder, e logs.InspectedEntry) {
+	level, service := e.Level, e.Service
+	if level == "" {
+		level = "-"
+	}
+	if service == "" {
+		service = "-"
+	}
+	msg := strings.ReplaceAll(e.Message, "\n", "\n      ")
+	fmt.Fprintf(b, "  %s %-5s %s  %s\n", e.TS, level, service, msg)
+	if len(e.Fields) == 0 {
+		return
+	}
+	keys := make([]string, 0, len(e.Fields))
+	for k := range e.Fields {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + e.Fields[k]
+	}
+	fmt.Fprintf(b, "      fields: %s\n", strings.Join(parts, " "))
+}
+
+// inspectionSummary is doctor's per-source detail: layouts with their file
+// counts, the share of sampled lines placed in time, the time range.
+func inspectionSummary(in logs.Inspection) string {
+	if len(in.Reports) == 0 {
+		return ""
+	}
+	count := map[string]int{}
+	var order []string
+	lines, placed := 0, 0
+	for _, r := range in.Reports {
+		if count[r.Layout] == 0 {
+			order = append(order, r.Layout)
+		}
+		count[r.Layout]++
+		lines += r.Lines
+		placed += r.Placed
+	}
+	parts := make([]string, len(order))
+	for i, l := range order {
+		parts[i] = fmt.Sprintf("%s (%d)", l, count[l])
+	}
+	s := "; layout " + strings.Join(parts, ", ") + "; " + placedShare(placed, lines) + " placed in time"
+	if in.FirstTS != "" {
+		s += "; " + in.FirstTS + " .. " + in.LastTS
+	}
+	return s
+}

@@ -1,0 +1,89 @@
+package config
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCustomLayoutKeys loads [[logs]] entries with format = "custom" and
+// checks that each bad key is reported at load, naming the key and the file.
+func TestCustomLayoutKeys(t *testing.T) {
+	const good = `pattern = '(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) (?P<level>\w+) (?P<msg>.*)'` + "\n" +
+		`time_layout = "2006-01-02 15:04:05"` + "\n"
+	tests := []struct {
+		name, body string
+		wantKey    string // "" means the file loads
+		wantText   string
+	}{
+		{"good", `format = "custom"` + "\n" + good + `sample = "2026-03-01 12:00:00 ERROR boom"`, "", ""},
+		{"good strftime", `format = "custom"
+pattern = '\[(?P<ts>[^\]]+)\] (?P<msg>.*)'
+time_layout = "%d/%b/%Y:%H:%M:%S %z"
+sample = "[10/Oct/2000:13:55:36 -0700] GET /"`, "", ""},
+		{"good epoch", `format = "custom"
+pattern = '(?P<ts>\d+) (?P<msg>.*)'
+time_layout = "unix_ms"
+sample = "1700000000123 hello"`, "", ""},
+		{"missing pattern", `format = "custom"
+time_layout = "2006-01-02 15:04:05"`, "logs[0].pattern", "missing"},
+		{"bad regex", `format = "custom"
+pattern = '(?P<ts>[0-9+) (?P<msg>.*)'
+time_layout = "2006-01-02 15:04:05"`, "logs[0].pattern", "not a valid regular expression"},
+		{"too long regex", `format = "custom"
+pattern = '(?P<ts>\d+)(?P<msg>.*)` + strings.Repeat("x", 2100) + `'
+time_layout = "unix"`, "logs[0].pattern", "more than the 2048 allowed"},
+		{"no ts group", `format = "custom"
+pattern = '(?P<time>\S+) (?P<msg>.*)'
+time_layout = "2006-01-02 15:04:05"`, "logs[0].pattern", "no (?P<ts>…) group"},
+		{"no msg group", `format = "custom"
+pattern = '(?P<ts>\S+ \S+) (?P<message>.*)'
+time_layout = "2006-01-02 15:04:05"`, "logs[0].pattern", "no (?P<msg>…) group"},
+		{"duplicate group", `format = "custom"
+pattern = '(?P<ts>\S+) (?P<msg>\S+) (?P<msg>.*)'
+time_layout = "2006-01-02 15:04:05"`, "logs[0].pattern", "used twice"},
+		{"missing time layout", `format = "custom"
+pattern = '(?P<ts>\S+) (?P<msg>.*)'`, "logs[0].time_layout", "missing"},
+		{"go layout without hour", `format = "custom"
+pattern = '(?P<ts>\S+) (?P<msg>.*)'
+time_layout = "2006-01-02"`, "logs[0].time_layout", "no hour"},
+		{"go layout that is no layout", `format = "custom"
+pattern = '(?P<ts>\S+) (?P<msg>.*)'
+time_layout = "yyyy-MM-dd HH:mm:ss"`, "logs[0].time_layout", "no month"},
+		{"unknown strftime directive", `format = "custom"
+pattern = '(?P<ts>\S+) (?P<msg>.*)'
+time_layout = "%Y-%m-%d %H:%M:%Q"`, "logs[0].time_layout", "%Q"},
+		{"strftime literal digit", `format = "custom"
+pattern = '(?P<ts>\S+) (?P<msg>.*)'
+time_layout = "%Y-%m-%dT1%H:%M"`, "logs[0].time_layout", "holds a digit"},
+		{"sample does not match", `format = "custom"` + "\n" + good + `sample = "not a log line"`, "logs[0].sample", "does not match pattern"},
+		{"sample time does not parse", `format = "custom"
+pattern = '(?P<ts>\S+ \S+) (?P<msg>.*)'
+time_layout = "2006-01-02 15:04:05"
+sample = "2026-13-45 99:00:00 boom"`, "logs[0].sample", "does not parse with time_layout"},
+		{"pattern without custom", `format = "text"` + "\n" + good, "logs[0].pattern", `used only with format = "custom"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorkspace(t)
+			path := writeFile(t, filepath.Join(w.wd, "superbiz.toml"), "[[logs]]\nname = \"app\"\npaths = [\"/var/log/app.log\"]\ntimezone = \"UTC\"\n"+tt.body+"\n")
+			cfg, err := w.load(Overrides{}, "")
+			if tt.wantKey == "" {
+				if err != nil {
+					t.Fatalf("load: %v", err)
+				}
+				if cfg.Logs[0].Format != FormatCustom || cfg.Logs[0].Pattern == "" {
+					t.Fatalf("custom layout not kept: %+v", cfg.Logs[0])
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("loaded; want an error on %s", tt.wantKey)
+			}
+			msg := err.Error()
+			if !strings.Contains(msg, tt.wantKey+" = ") || !strings.Contains(msg, path) || !strings.Contains(msg, tt.wantText) {
+				t.Fatalf("error %q: want key %s, file %s and %q", msg, tt.wantKey, path, tt.wantText)
+			}
+		})
+	}
+}

@@ -1,0 +1,101 @@
+package logs
+
+import (
+	"bytes"
+
+	"github.com/superbiz/superbiz/pkg/loglayout"
+)
+
+// customLayout is a source's own line layout (format custom): the compiled
+// pattern and time layout of pkg/loglayout, with its field names as bytes
+// so a parsed line allocates nothing for them.
+type customLayout struct {
+	l     *loglayout.Layout
+	names [][]byte
+}
+
+// newCustomLayout compiles a source's pattern and time layout; the error
+// names the config key at fault.
+func newCustomLayout(pattern, timeLayout string) (*customLayout, error) {
+	l, err := loglayout.Compile(pattern, timeLayout)
+	if err != nil {
+		return nil, err
+	}
+	c := &customLayout{l: l}
+	for _, f := range l.Fields {
+		c.names = append(c.names, []byte(f.Name))
+	}
+	return c, nil
+}
+
+// parse reads one line: a line the pattern does not match continues the
+// previous entry (a stack frame); a match whose ts group does not parse is
+// an entry of its own that cannot be placed in time.
+func (c *customLayout) parse(line []byte, tc *timeCtx, r *record) lineKind {
+	if c == nil {
+		return lineCont
+	}
+	m := c.l.Match(line)
+	if m == nil {
+		return lineCont
+	}
+	group := func(i int) []byte {
+		if i < 0 || m[2*i] < 0 {
+			return nil
+		}
+		return line[m[2*i]:m[2*i+1]]
+	}
+	r.msg = bytes.TrimRight(group(c.l.Msg), " \r")
+	r.service = group(c.l.Service)
+	if lv := group(c.l.Level); len(lv) > 0 {
+		if r.level = normLevel(lv); r.level == "" {
+			r.fields = append(r.fields, kv{[]byte(loglayout.GroupLevel), lv})
+		}
+	}
+	for i, f := range c.l.Fields {
+		if v := group(f.Group); v != nil {
+			r.fields = append(r.fields, kv{c.names[i], v})
+		}
+	}
+	ts, ok := c.l.Time(group(c.l.TS), tc.loc, tc.year, tc.endNS)
+	if !ok {
+		return lineUntimed
+	}
+	r.ts = ts
+	return lineTimed
+}
+
+// maxTimedProbe bounds how much of a file's start is searched for a line a
+// fixed format can place in time before the file is refused.
+const maxTimedProbe = 256 << 10
+
+// hasTimedLine reports whether a line of head (its first maxTimedProbe
+// bytes) parses with a time in format f: a file read with a fixed format
+// (json, logfmt, text, custom) in which none does is refused by name
+// instead of being searched to a silent "matched: 0".
+func hasTimedLine(f format, head []byte, tc *timeCtx) bool {
+	if len(head) > maxTimedProbe {
+		head = head[:maxTimedProbe]
+	}
+	var r record
+	for i := 0; i < len(head); {
+		line, next := lineAt(head, i, len(head))
+		if parseLine(f, line, tc, &r) == lineTimed {
+			return true
+		}
+		i = next
+	}
+	return false
+}
+
+// triedLayouts says what a file without a placeable line was read with,
+// for the skip's error: the formats auto tries, or the one configured.
+func triedLayouts(f format) string {
+	switch f {
+	case fmtAuto:
+		return "tried the json, logfmt and text layouts"
+	case fmtCustom:
+		return "tried format custom: no line matches the source's pattern with a ts group that parses with its time_layout"
+	}
+	return "tried format " + f.String()
+}
