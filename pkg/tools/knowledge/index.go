@@ -160,44 +160,80 @@ func resolveRoots(paths []string) ([]root, error) {
 }
 
 // indexFormat prefixes the digest stored in kb_files.sha256. A row from an
-// older format (before runbook text was redacted and bounded) is re-split
-// even when its file did not change, so no unredacted text stays stored.
-const indexFormat = "v2:"
+// older format (before runbook text was redacted and bounded, before text
+// encodings were decoded and names split for ranking) is re-split even when
+// its file did not change, so every stored section follows today's rules.
+const indexFormat = "v3:"
 
-// cutMark follows the digest in kb_files.sha256 of a file cut to
-// MaxSectionsPerFile, with the file's full section count, so every later
-// Sync still reports it without reading the file again.
-const cutMark = "+sections="
+// Marks that follow the content digest in kb_files.sha256, so every later
+// Sync still reports a cut or refused file without reading it again.
+const (
+	// cutMark precedes the full section count of a file cut to
+	// MaxSectionsPerFile.
+	cutMark = "+sections="
+	// refusedMark precedes the reason a file's text was refused (its
+	// encoding); such a file has no sections.
+	refusedMark = "+refused="
+)
 
-// storedDigest is the kb_files.sha256 value of a file with this content
-// digest that held n sections, cut when n > MaxSectionsPerFile.
-func storedDigest(sum string, n int) string {
-	if n > MaxSectionsPerFile {
-		return indexFormat + sum + cutMark + strconv.Itoa(n)
-	}
-	return indexFormat + sum
+// digest is what kb_files.sha256 records of a file.
+type digest struct {
+	sum      string // hex SHA-256 of the file's bytes
+	sections int    // full section count when cut (> MaxSectionsPerFile), else 0
+	refused  string // why the text was refused, "" when indexed
 }
 
-// parseDigest splits a stored digest into the content digest and the
-// section count recorded for a cut file (0 when it was not cut).
-func parseDigest(stored string) (sum string, n int) {
-	sum = strings.TrimPrefix(stored, indexFormat)
-	sum, count, cut := strings.Cut(sum, cutMark)
+// String is the stored form: indexFormat, the sum, then a mark.
+func (d digest) String() string {
+	switch {
+	case d.refused != "":
+		return indexFormat + d.sum + refusedMark + d.refused
+	case d.sections > MaxSectionsPerFile:
+		return indexFormat + d.sum + cutMark + strconv.Itoa(d.sections)
+	}
+	return indexFormat + d.sum
+}
+
+// parseDigest reads a stored digest; current is false for a row of an
+// older format, which is re-split.
+func parseDigest(stored string) (d digest, current bool) {
+	rest, current := strings.CutPrefix(stored, indexFormat)
+	if sum, reason, ok := strings.Cut(rest, refusedMark); ok {
+		return digest{sum: sum, refused: reason}, current
+	}
+	sum, count, cut := strings.Cut(rest, cutMark)
+	d.sum = sum
 	if cut {
-		n, _ = strconv.Atoi(count) // an unparsable count reads as "not cut"
+		d.sections, _ = strconv.Atoi(count) // an unparsable count reads as "not cut"
 	}
-	return sum, n
+	return d, current
 }
 
-// splitBounded redacts a runbook's text and splits it, keeping at most
-// MaxSectionsPerFile sections; cut is how many were dropped.
-func splitBounded(key string, data []byte) (page Page, cut int) {
-	page = Split(path.Base(key), redact.String(string(data)))
+// exclusion is the reason a file with this digest is listed, "" for none.
+func (d digest) exclusion() string {
+	switch {
+	case d.refused != "":
+		return d.refused
+	case d.sections > MaxSectionsPerFile:
+		return sectionsCut(d.sections)
+	}
+	return ""
+}
+
+// splitBounded decodes a runbook's bytes (Decode), redacts the text and
+// splits it, keeping at most MaxSectionsPerFile sections; cut is how many
+// were dropped. A file whose encoding is refused gives the exclusion reason.
+func splitBounded(key string, data []byte) (page Page, cut int, refused string) {
+	text, _, err := Decode(data)
+	if err != nil {
+		return Page{}, 0, ReasonEncoding + ": " + err.Error()
+	}
+	page = Split(path.Base(key), redact.String(text))
 	page.FrontMatter = redact.String(page.FrontMatter)
 	if n := len(page.Sections); n > MaxSectionsPerFile {
 		page.Sections, cut = page.Sections[:MaxSectionsPerFile], n-MaxSectionsPerFile
 	}
-	return page, cut
+	return page, cut, ""
 }
 
 // Sync brings the index in step with the roots, incrementally: a file with
@@ -243,14 +279,17 @@ func (ix *Index) Sync(ctx context.Context, progress func(Progress)) (st Stats, e
 			return st, fmt.Errorf("index runbooks: %w", err)
 		}
 		old, ok := rows[f.key]
-		current := ok && strings.HasPrefix(old.sha, indexFormat)
-		oldSum, oldCount := parseDigest(old.sha)
+		was, current := parseDigest(old.sha)
+		current = ok && current
 		switch {
 		case current && old.size == f.size && old.mtimeNs == f.mtimeNs && old.root == f.root:
 			delete(rows, f.key)
 			st.Skipped++
-			if oldCount > 0 {
-				excluded.add(f.abs, sectionsCut(oldCount))
+			if why := was.exclusion(); why != "" {
+				excluded.add(f.abs, why)
+			}
+			if was.refused != "" {
+				st.Files--
 			}
 		default:
 			data, err := readRunbook(f.abs)
@@ -262,21 +301,30 @@ func (ix *Index) Sync(ctx context.Context, progress func(Progress)) (st Stats, e
 			}
 			delete(rows, f.key)
 			sum := sha256.Sum256(data)
-			digest := hex.EncodeToString(sum[:])
-			if current && oldSum == digest {
+			now := digest{sum: hex.EncodeToString(sum[:])}
+			if current && was.sum == now.sum {
 				batch = append(batch, write{f: f, sha: old.sha, touch: true})
 				st.Skipped++
-				if oldCount > 0 {
-					excluded.add(f.abs, sectionsCut(oldCount))
+				if why := was.exclusion(); why != "" {
+					excluded.add(f.abs, why)
+				}
+				if was.refused != "" {
+					st.Files--
 				}
 				break
 			}
-			page, cut := splitBounded(f.key, data)
-			n := len(page.Sections) + cut
-			if cut > 0 {
-				excluded.add(f.abs, sectionsCut(n))
+			page, cut, refused := splitBounded(f.key, data)
+			now.sections, now.refused = len(page.Sections)+cut, refused
+			if why := now.exclusion(); why != "" {
+				excluded.add(f.abs, why)
 			}
-			batch = append(batch, write{f: f, sha: storedDigest(digest, n), page: page})
+			// A refused file keeps a row without sections, so it is not
+			// read again until it changes.
+			batch = append(batch, write{f: f, sha: now.String(), page: page})
+			if refused != "" {
+				st.Files--
+				break
+			}
 			pending += len(page.Sections)
 			st.Indexed++
 			st.Sections += len(page.Sections)

@@ -56,7 +56,7 @@ func TestSyncIncremental(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "runbooks")
 	redis := writeFile(t, dir, "redis.md", "# Redis\n## Symptoms\nRedisCommandTimeoutException\n## Fix\nuse SCAN\n")
 	writeFile(t, dir, "sub/mysql.md", "# MySQL\n## Pool\nHikariPool Connection is not available\n")
-	writeFile(t, dir, "notes.txt", "# not markdown\nHikariPool\n")
+	writeFile(t, dir, "notes.yaml", "# not markdown\nHikariPool\n")
 	writeFile(t, dir, ".git/x.md", "# hidden\nHikariPool\n")
 	ix := NewIndex(openDB(t), []string{dir})
 
