@@ -103,8 +103,14 @@ func TestSyncIncremental(t *testing.T) {
 	if st := mustSync(t, ix); !reflect.DeepEqual(st, Stats{Files: 2, Indexed: 1, Skipped: 1, Sections: 3, Total: 4}) {
 		t.Fatalf("edit sync %+v", st)
 	}
-	if docs := search(t, ix, "RedisCommandTimeoutException", 3); len(docs) != 0 {
-		t.Fatalf("stale text still found: %+v", docs)
+	var stale int
+	if err := ix.db.QueryRow(`SELECT count(*) FROM kb_fts WHERE kb_fts MATCH '"rediscommandtimeoutexception"'`).Scan(&stale); err != nil || stale != 0 {
+		t.Fatalf("stale text still indexed: %d rows (%v)", stale, err)
+	}
+	for _, d := range search(t, ix, "RedisCommandTimeoutException", 3) {
+		if strings.Contains(d.Snippet, "RedisCommandTimeoutException") {
+			t.Fatalf("stale text still found: %+v", d)
+		}
 	}
 	if docs := search(t, ix, "split big keys", 1); len(docs) != 1 || docs[0].DocID != "runbooks/redis.md#fix-1" {
 		t.Fatalf("edited text: %+v", docs)
