@@ -176,3 +176,24 @@ func TestDiversify(t *testing.T) {
 		})
 	}
 }
+
+// A section matching more of the query's words ranks above one matching a
+// single rarer word many times: "KubePodCrashLooping" is about a pod crash
+// looping, not about kube-proxy.
+func TestSearchCoverage(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "runbooks")
+	writeFile(t, dir, "pod-crash-looping.md", "# Pod is crash looping\n\n## Meaning\n\nA container keeps exiting and is restarted, with a pod event each time.\n")
+	writeFile(t, dir, "kube-proxy.md", "# kube-proxy\n\n## Meaning\n\nkube-proxy rules are stale: restart kube-proxy on the node.\n")
+	for i, topic := range []string{"disk", "memory", "network", "dns", "certificates", "scheduler"} {
+		writeFile(t, dir, fmt.Sprintf("node-%d.md", i), fmt.Sprintf("# Node %s\n\n## Meaning\n\nThe node reports %s trouble; each pod on it may be affected.\n", topic, topic))
+	}
+	ix := NewIndex(openDB(t), []string{dir})
+	mustSync(t, ix)
+	docs := search(t, ix, "KubePodCrashLooping", 3)
+	if len(docs) == 0 || docs[0].Source != "runbooks/pod-crash-looping.md" {
+		t.Fatalf("got %v, want the pod-crash-looping runbook first", sources(docs))
+	}
+	if docs[0].Score < 3 {
+		t.Fatalf("score %v: want at least the 3 words it covers", docs[0].Score)
+	}
+}
