@@ -59,6 +59,14 @@ func NewIndex(db *sql.DB, roots []string) *Index {
 	return &Index{db: db, roots: append([]string(nil), roots...)}
 }
 
+// CheckRoots applies Sync's refusals of the knowledge paths (ErrNoRoots,
+// ErrRootMissing, ErrRootInvalid) without walking them, so a caller can
+// report a configuration error before the tool syncs.
+func (ix *Index) CheckRoots() error {
+	_, err := resolveRoots(ix.roots)
+	return err
+}
+
 // Progress is reported after each file Sync looked at, for a progress bar.
 type Progress struct {
 	Done  int
@@ -566,24 +574,23 @@ func (ix *Index) Search(ctx context.Context, query string, topK int) ([]Document
 	return documents(hits, snippetTerms), nil
 }
 
-// maxCoverageAtoms bounds the per-atom lookups of one search; a longer
-// query is ranked by bm25 alone.
-const maxCoverageAtoms = 16
+// maxCoverageAtoms bounds the atoms one search counts; a longer query is
+// ranked by bm25 alone.
+const maxCoverageAtoms = 32
 
-// coverageAtoms are the MATCH expressions of the query's separate
-// concepts: each term, and each word of a CamelCase identifier (matched by
-// itself or by the whole identifier). A section matching more of them ranks
-// first; nil when there is only one, or too many to look up.
-func coverageAtoms(terms []term) []string {
-	var out []string
+// coverageAtoms are the query's separate concepts: each term, and each word
+// of a CamelCase identifier (matched by itself or by the whole identifier).
+// A section matching more of them ranks first; nil when there is only one,
+// or too many to count.
+func coverageAtoms(terms []term) []atom {
+	var out []atom
 	for _, t := range terms {
-		whole := anyTerm([]term{{text: t.text, prefix: t.prefix}})
 		if len(t.parts) == 0 {
-			out = append(out, whole)
+			out = append(out, atom{forms: []string{roughStem(t.text)}, prefix: t.prefix})
 			continue
 		}
 		for _, p := range t.parts {
-			out = append(out, anyTerm([]term{{text: p}})+" OR "+whole)
+			out = append(out, atom{forms: []string{roughStem(p), roughStem(t.text)}})
 		}
 	}
 	if len(out) < 2 || len(out) > maxCoverageAtoms {
@@ -600,12 +607,19 @@ type hit struct {
 	covered                    int     // coverage atoms the section matches
 }
 
+// words is the rough token set of the hit's section as the index holds it
+// (title, identifier and file name words, body, source path), for counting
+// the atoms it covers.
+func (h hit) words() map[string]bool {
+	return roughTokens(titleText(h.title, fileWords(h.source)) + " " + h.body + " " + h.source)
+}
+
 // rank runs one MATCH expression over topK×candidateFactor sections by
 // bm25, orders them by how many of the atoms they match (all of them when
 // every is set: the expression required every term), then bm25, and
 // returns the topK that diversify keeps, and whether they came from enough
 // files without filling.
-func (ix *Index) rank(ctx context.Context, match string, topK int, atoms []string, every bool) ([]hit, bool, error) {
+func (ix *Index) rank(ctx context.Context, match string, topK int, atoms []atom, every bool) ([]hit, bool, error) {
 	// Rank inside FTS5 first, then read only the candidates' text.
 	rows, err := ix.db.QueryContext(ctx, `SELECT s.id, s.doc_id, s.title, s.source, s.body, hit.r
 		FROM (SELECT rowid, bm25(kb_fts, ?, ?, ?) AS r FROM kb_fts WHERE kb_fts MATCH ? ORDER BY r LIMIT ?) AS hit
@@ -630,48 +644,13 @@ func (ix *Index) rank(ctx context.Context, match string, topK int, atoms []strin
 		return nil, false, fmt.Errorf("search knowledge index: %w", err)
 	}
 	if !every && len(atoms) > 0 && len(hits) > 1 {
-		if err := ix.cover(ctx, hits, atoms); err != nil {
-			return nil, false, err
+		for i := range hits {
+			hits[i].covered = covered(hits[i].words(), atoms)
 		}
 		sort.SliceStable(hits, func(i, j int) bool { return hits[i].covered > hits[j].covered })
 	}
 	kept, diverse := diversify(hits, topK)
 	return kept, diverse, nil
-}
-
-// cover counts, for every hit, the atoms its section matches: one indexed
-// lookup per atom, restricted to the hits' rowids.
-func (ix *Index) cover(ctx context.Context, hits []hit, atoms []string) error {
-	byID := make(map[int64]*hit, len(hits))
-	args := make([]any, 1, len(hits)+1)
-	for i := range hits {
-		byID[hits[i].id] = &hits[i]
-		args = append(args, hits[i].id)
-	}
-	q := `SELECT rowid FROM kb_fts WHERE kb_fts MATCH ? AND rowid IN (?` + strings.Repeat(", ?", len(hits)-1) + `)`
-	for _, a := range atoms {
-		args[0] = a
-		rows, err := ix.db.QueryContext(ctx, q, args...)
-		if err != nil {
-			return fmt.Errorf("search knowledge index: %w", err)
-		}
-		for rows.Next() {
-			var id int64
-			if err := rows.Scan(&id); err != nil {
-				rows.Close()
-				return fmt.Errorf("search knowledge index: %w", err)
-			}
-			if h := byID[id]; h != nil {
-				h.covered++
-			}
-		}
-		err = rows.Err()
-		rows.Close()
-		if err != nil {
-			return fmt.Errorf("search knowledge index: %w", err)
-		}
-	}
-	return nil
 }
 
 // diversify keeps the best topK of hits (in rank order): a section whose

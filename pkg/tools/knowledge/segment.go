@@ -270,3 +270,60 @@ func matchTerms(query string) []string {
 	}
 	return out
 }
+
+// atom is one concept of a query for counting coverage: it is covered when
+// the section holds one of its forms (roughStem'd), or, for a prefix atom (a
+// lone CJK character), a token starting with it.
+type atom struct {
+	forms  []string
+	prefix bool
+}
+
+// roughStem approximates the Porter stemmer of the index closely enough to
+// count which query words a ranked section holds: lower case, and a plural
+// or -ing/-ed ending dropped ("looping", "loops" → loop). Only the order of
+// candidates FTS5 already matched depends on it.
+func roughStem(w string) string {
+	w = strings.ToLower(w)
+	for _, suf := range []string{"ing", "ed", "es", "s"} {
+		if strings.HasSuffix(w, suf) && len(w) > len(suf)+2 && !strings.HasSuffix(w, "ss") {
+			return w[:len(w)-len(suf)]
+		}
+	}
+	return w
+}
+
+// roughTokens cuts text into the index's tokens, roughly: roughStem'd words,
+// and CJK runs as their bigrams (a lone character as itself).
+func roughTokens(text string) map[string]bool {
+	out := map[string]bool{}
+	for _, f := range strings.Fields(Segment(text)) {
+		for _, w := range strings.FieldsFunc(f, func(r rune) bool { return !isWord(r) }) {
+			out[roughStem(w)] = true
+		}
+	}
+	return out
+}
+
+// covered counts the atoms whose forms are among the tokens.
+func covered(tokens map[string]bool, atoms []atom) int {
+	n := 0
+	for _, a := range atoms {
+		if a.prefix {
+			for tok := range tokens {
+				if strings.HasPrefix(tok, a.forms[0]) {
+					n++
+					break
+				}
+			}
+			continue
+		}
+		for _, f := range a.forms {
+			if tokens[f] {
+				n++
+				break
+			}
+		}
+	}
+	return n
+}
