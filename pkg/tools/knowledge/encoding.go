@@ -43,6 +43,9 @@ var (
 // when the bytes are not UTF-8, decode without a single invalid sequence, and
 // read as Chinese text. Anything else is refused with the reason, so no
 // mis-decoded text (mojibake) is ever indexed. It returns the encoding used.
+// Limit: Korean EUC-KR (and Japanese EUC-JP) bytes fall in the same GB2312
+// ranges and can decode cleanly to Chinese characters; they are not told
+// apart from GBK.
 func Decode(data []byte) (text, enc string, err error) {
 	switch {
 	case bytes.HasPrefix(data, []byte{0xFF, 0xFE}):

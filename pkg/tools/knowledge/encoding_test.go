@@ -35,6 +35,7 @@ func TestDecodeFixtures(t *testing.T) {
 		{file: "utf16le-unpaired.md", wantErr: errUTF16},
 		{file: "latin1.md", wantErr: errUnknown},
 		{file: "broken-utf8.md", wantErr: errUnknown},
+		{file: "big5.md", wantErr: errUnknown}, // traditional Chinese in Big5: not read as GBK
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -100,7 +101,7 @@ func TestSyncEncodings(t *testing.T) {
 	for _, e := range st.Excluded {
 		reasons[filepath.Base(e.Path)] = e.Reason
 	}
-	for _, f := range []string{"latin1.md", "broken-utf8.md", "utf16le-nobom.md", "utf16le-unpaired.md"} {
+	for _, f := range []string{"latin1.md", "broken-utf8.md", "utf16le-nobom.md", "utf16le-unpaired.md", "big5.md"} {
 		if !strings.HasPrefix(reasons[f], ReasonEncoding+": ") {
 			t.Errorf("%s: reason %q, want %q", f, reasons[f], ReasonEncoding)
 		}
@@ -108,8 +109,8 @@ func TestSyncEncodings(t *testing.T) {
 	if reasons["notes.txt"] != ReasonNotMarkdown {
 		t.Errorf("notes.txt: reason %q", reasons["notes.txt"])
 	}
-	if st.Files != 6 || st.Indexed != 6 || st.ExcludedTotal != 5 {
-		t.Fatalf("stats %+v, want 6 files indexed and 5 exclusions", st)
+	if st.Files != 6 || st.Indexed != 6 || st.ExcludedTotal != 6 {
+		t.Fatalf("stats %+v, want 6 files indexed and 6 exclusions", st)
 	}
 	// The same runbook in five encodings: one text, stored five times, and
 	// served once (a search drops sections repeating a better one's text).
@@ -134,13 +135,13 @@ func TestSyncEncodings(t *testing.T) {
 
 	// Unchanged: skipped without reading, still reported.
 	again := mustSync(t, ix)
-	if again.Files != 6 || again.Indexed != 0 || again.Skipped != 10 || again.ExcludedTotal != 5 {
+	if again.Files != 6 || again.Indexed != 0 || again.Skipped != 11 || again.ExcludedTotal != 6 {
 		t.Fatalf("second sync %+v", again)
 	}
 	// A refused file fixed in place is indexed.
 	writeFile(t, dir, "latin1.md", "# Café cache\n\n## Résumé\n\nFlush the cache naïvely.\n")
 	fixed := mustSync(t, ix)
-	if fixed.Indexed != 1 || fixed.ExcludedTotal != 4 {
+	if fixed.Indexed != 1 || fixed.ExcludedTotal != 5 {
 		t.Fatalf("after fixing latin1.md: %+v", fixed)
 	}
 	if docs := search(t, ix, "naïvely", 1); len(docs) != 1 || docs[0].Title != "Café cache › Résumé" {
@@ -151,8 +152,8 @@ func TestSyncEncodings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if inv.Files != 7 || inv.ExcludedTotal != 4 {
-		t.Fatalf("Inspect %+v, want 7 files and 4 exclusions", inv)
+	if inv.Files != 7 || inv.ExcludedTotal != 5 {
+		t.Fatalf("Inspect %+v, want 7 files and 5 exclusions", inv)
 	}
 }
 
