@@ -216,9 +216,10 @@ for "tools call": 0 found or not found, 2 rejected input, 1 backend error.`,
 				return err
 			}
 			defer w.Close()
-			// The tool syncs too; syncing first turns a missing path into a
-			// configuration error naming it instead of an UNAVAILABLE observation.
-			if _, err := w.index.Sync(ctx, nil); err != nil {
+			// The tool syncs; checking the paths first turns a missing one
+			// into a configuration error naming it instead of an UNAVAILABLE
+			// observation, without walking the tree twice.
+			if err := w.index.CheckRoots(); err != nil {
 				return indexError(err)
 			}
 			input, err := json.Marshal(knowledge.Input{Query: args[0], TopK: topK})

@@ -15,7 +15,8 @@ import (
 )
 
 // kb index and doctor name the files the index leaves out: a link leading
-// out of the knowledge paths, a dangling link, an oversized runbook.
+// out of the knowledge paths, a dangling link, an oversized runbook, a file
+// in an encoding that cannot be read, a document that is not Markdown.
 func TestKBIndexReportsExclusions(t *testing.T) {
 	dir := t.TempDir()
 	secret := filepath.Join(t.TempDir(), "credentials.md")
@@ -23,6 +24,8 @@ func TestKBIndexReportsExclusions(t *testing.T) {
 	rb := filepath.Join(dir, "runbooks")
 	mustWrite(t, filepath.Join(rb, "a.md"), "# Alpha\nfirst\n")
 	mustWrite(t, filepath.Join(rb, "huge.md"), "# Huge\n"+strings.Repeat("x", knowledge.MaxFileBytes))
+	mustWrite(t, filepath.Join(rb, "latin1.md"), "# Caf\xe9\nR\xe9sum\xe9\n")
+	mustWrite(t, filepath.Join(rb, "notes.txt"), "not a runbook\n")
 	for name, target := range map[string]string{"creds.md": secret, "gone.md": filepath.Join(rb, "nope.md")} {
 		if err := os.Symlink(target, filepath.Join(rb, name)); err != nil {
 			t.Fatal(err)
@@ -37,10 +40,12 @@ func TestKBIndexReportsExclusions(t *testing.T) {
 		t.Fatalf("exit %d, %q %q", code, out, errOut)
 	}
 	for _, want := range []string{
-		"not indexed (3):\n",
+		"not indexed (5):\n",
 		filepath.Join(rb, "creds.md") + ": " + knowledge.ReasonOutside,
 		filepath.Join(rb, "gone.md") + ": " + knowledge.ReasonDangling,
 		filepath.Join(rb, "huge.md") + ": " + knowledge.ReasonTooLarge,
+		filepath.Join(rb, "latin1.md") + ": " + knowledge.ReasonEncoding + ": ",
+		filepath.Join(rb, "notes.txt") + ": " + knowledge.ReasonNotMarkdown,
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("kb index output lacks %q:\n%s", want, out)
@@ -48,8 +53,15 @@ func TestKBIndexReportsExclusions(t *testing.T) {
 	}
 	code, out, _ = cli(t, env, "--config", cfg, "kb", "index", "-o", "json")
 	var st kbIndexOutput
-	if err := json.Unmarshal([]byte(out), &st); code != ExitOK || err != nil || st.ExcludedTotal != 3 || len(st.Excluded) != 3 {
+	if err := json.Unmarshal([]byte(out), &st); code != ExitOK || err != nil || st.ExcludedTotal != 5 || len(st.Excluded) != 5 {
 		t.Errorf("-o json: exit %d, %v: %s", code, err, out)
+	}
+	reasons := map[string]string{}
+	for _, e := range st.Excluded {
+		reasons[filepath.Base(e.Path)] = e.Reason
+	}
+	if !strings.HasPrefix(reasons["latin1.md"], knowledge.ReasonEncoding+": ") || reasons["notes.txt"] != knowledge.ReasonNotMarkdown {
+		t.Errorf("-o json reasons %v", reasons)
 	}
 	code, out, _ = cli(t, env, "--config", cfg, "kb", "search", "Zq7NeverIndexed", "-o", "json")
 	if code != ExitOK || !strings.Contains(out, `"NO_EVIDENCE"`) {
@@ -60,7 +72,7 @@ func TestKBIndexReportsExclusions(t *testing.T) {
 	denv, _ := doctorEnv(t, srv.URL())
 	_, out, _ = cli(t, denv, "--config", cfg, "doctor")
 	l := line(t, out, "warn", "knowledge")
-	if !strings.Contains(l, rb+": 1 Markdown file(s); 3 not indexed: ") || !strings.Contains(l, knowledge.ReasonOutside) {
+	if !strings.Contains(l, rb+": 1 Markdown file(s); 5 not indexed: ") || !strings.Contains(l, knowledge.ReasonOutside) {
 		t.Errorf("doctor knowledge line %q", l)
 	}
 }

@@ -29,9 +29,17 @@
 // under its own name, and one to a directory is not descended (its target
 // is indexed where it lives, so links cannot loop). A file is read without
 // following links and at most MaxFileBytes of it (a larger one is skipped),
-// and contributes at most MaxSectionsPerFile sections. Every skip is listed
-// in Stats.Excluded (and by Inspect, for doctor). Runbook text is redacted
-// (redact.String) before it is stored, and again as results are served.
+// and contributes at most MaxSectionsPerFile sections. Its bytes are decoded
+// by Decode: UTF-8 (BOM dropped), UTF-16 with a BOM, or GB18030/GBK when they
+// are not UTF-8, decode without an invalid sequence and read as Chinese text;
+// anything else is refused with its reason, never indexed as mojibake (a
+// refused file keeps a kb_files row without sections, so it is reported on
+// every Sync but read again only when it changes). Documents that are not
+// Markdown (.txt, .rst, .adoc, .html, .pdf …) are reported too; images and
+// other files are passed over. Every skip is listed in Stats.Excluded (and by
+// Inspect, for doctor). A section repeating the heading path and text of
+// another of its file is dropped. Runbook text is redacted (redact.String)
+// before it is stored, and again as results are served.
 //
 // # Incremental sync
 //
@@ -39,14 +47,21 @@
 // are hashed (same SHA-256: only size and mtime are updated; otherwise the
 // file's sections are replaced), and files no longer under the roots are
 // dropped, so the index always mirrors the current roots. Writes go in
-// batches of one transaction each. The tool syncs on every use.
+// batches of one transaction each. The tool syncs on every use; `kb search`
+// only checks the roots (CheckRoots) and lets the tool sync, so one search
+// walks the tree once (BenchmarkSearchFresh: sync and search over 1,000
+// unchanged files).
 //
 // # Tokenizer strategy (Chinese and English)
 //
 // The FTS5 table (migration 0002_knowledge.sql) is contentless, with the
 // tokenizer "porter unicode61 remove_diacritics 2" and columns title, body
 // and meta (source path and front matter). unicode61 does not segment
-// Chinese (a whole run of Han characters would be one token), so the text is
+// Chinese (a whole run of Han characters would be one token), nor CamelCase
+// (the title column therefore also holds the words of every CamelCase
+// identifier of the heading path and of the file's base name, see
+// IdentParts: "KubePodCrashLooping.md" adds kube pod crash looping; '-' and
+// '_' already separate words). The text is
 // segmented in Go before it reaches FTS5: every run of Han, Hiragana or
 // Katakana characters becomes its overlapping bigrams ("支付超时" →
 // "支付 付超 超时"), and a lone CJK character stays a one-character token.
@@ -67,10 +82,20 @@
 // runbook first. When at least topK sections hold every term, the same terms
 // joined with AND are ranked instead: the result is then the best of the
 // sections that match the whole query, and bm25 (whose cost grows with the
-// number of matching rows) only ranks those. Ranking is bm25 with column
-// weights title 3, body 1, meta 1.5. The score returned is -bm25 (FTS5's bm25 is negative, lower is
-// better), so it is positive and higher is better; it is comparable only
-// within one search. The snippet (at most SnippetBytes, cut on rune
+// number of matching rows) only ranks those. A CamelCase word of the query
+// matches whole or by its words: "x" OR ("x1" AND "x2" …) when every term is
+// required, all of them ORed otherwise. Ranking is bm25 with column weights
+// title 3, body 1, meta 1.5 over topK×4 candidates; in the OR case the
+// candidates are ordered first by how many of the query's atoms (terms, and
+// the words of its identifiers) they hold, counted in Go on their text. Then
+// diversify keeps the topK: a section with the same text as a better one is
+// dropped, and at most MaxSectionsPerResult sections of one file are kept
+// while other files match (when fewer files match, the rest fill up; an AND
+// result that needs such filling falls through to the OR ranking, which may
+// bring other files). The score returned is the number of atoms covered
+// (0 for a one-atom query) plus s/(1+s) with s = -bm25 (FTS5's bm25 is
+// negative, lower is better), so it is positive, higher is better, and in
+// result order; it is comparable only within one search. The snippet (at most SnippetBytes, cut on rune
 // boundaries) is taken from the original section text around the place where
 // most query terms occur together, with control and format characters
 // removed. Runbook text is returned as data only.

@@ -45,6 +45,7 @@ func FuzzBuildQuery(f *testing.F) {
 	for _, s := range []string{
 		`order-service 支付超时 504`, `"`, `NEAR(a b, 3)`, `a OR b AND NOT c`, `title:x`, `{title}: x`,
 		`x*`, `*`, `-x`, `^x`, `+`, `慢`, `a"b`, "\x00", "\uFFFD", "ß ǅ ﬁ", "cafe\u0301", "١٢٣", "\U000F0000",
+		"KubePodCrashLooping", `CrashLoop"BackOff`, "ĲsselMeer ǅemal", "aB", "IsDown",
 	} {
 		f.Add(s)
 	}
@@ -58,8 +59,10 @@ func FuzzBuildQuery(f *testing.F) {
 			return
 		}
 		var n int
-		if err := ix.db.QueryRow(`SELECT count(*) FROM kb_fts WHERE kb_fts MATCH ?`, match).Scan(&n); err != nil {
-			t.Fatalf("query %q built %q: %v", query, match, err)
+		for _, m := range []string{match, everyTerm(queryTerms(query))} {
+			if err := ix.db.QueryRow(`SELECT count(*) FROM kb_fts WHERE kb_fts MATCH ?`, m).Scan(&n); err != nil {
+				t.Fatalf("query %q built %q: %v", query, m, err)
+			}
 		}
 		docs, err := ix.Search(context.Background(), query, 3)
 		if err != nil {

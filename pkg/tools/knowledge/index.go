@@ -59,6 +59,14 @@ func NewIndex(db *sql.DB, roots []string) *Index {
 	return &Index{db: db, roots: append([]string(nil), roots...)}
 }
 
+// CheckRoots applies Sync's refusals of the knowledge paths (ErrNoRoots,
+// ErrRootMissing, ErrRootInvalid) without walking them, so a caller can
+// report a configuration error before the tool syncs.
+func (ix *Index) CheckRoots() error {
+	_, err := resolveRoots(ix.roots)
+	return err
+}
+
 // Progress is reported after each file Sync looked at, for a progress bar.
 type Progress struct {
 	Done  int
@@ -160,44 +168,115 @@ func resolveRoots(paths []string) ([]root, error) {
 }
 
 // indexFormat prefixes the digest stored in kb_files.sha256. A row from an
-// older format (before runbook text was redacted and bounded) is re-split
-// even when its file did not change, so no unredacted text stays stored.
-const indexFormat = "v2:"
+// older format (before runbook text was redacted and bounded, before text
+// encodings were decoded and names split for ranking) is re-split even when
+// its file did not change, so every stored section follows today's rules.
+const indexFormat = "v3:"
 
-// cutMark follows the digest in kb_files.sha256 of a file cut to
-// MaxSectionsPerFile, with the file's full section count, so every later
-// Sync still reports it without reading the file again.
-const cutMark = "+sections="
+// Marks that follow the content digest in kb_files.sha256, so every later
+// Sync still reports a cut or refused file without reading it again.
+const (
+	// cutMark precedes the full section count of a file cut to
+	// MaxSectionsPerFile.
+	cutMark = "+sections="
+	// refusedMark precedes the reason a file's text was refused (its
+	// encoding); such a file has no sections.
+	refusedMark = "+refused="
+)
 
-// storedDigest is the kb_files.sha256 value of a file with this content
-// digest that held n sections, cut when n > MaxSectionsPerFile.
-func storedDigest(sum string, n int) string {
-	if n > MaxSectionsPerFile {
-		return indexFormat + sum + cutMark + strconv.Itoa(n)
-	}
-	return indexFormat + sum
+// digest is what kb_files.sha256 records of a file.
+type digest struct {
+	sum      string // hex SHA-256 of the file's bytes
+	sections int    // full section count when cut (> MaxSectionsPerFile), else 0
+	refused  string // why the text was refused, "" when indexed
 }
 
-// parseDigest splits a stored digest into the content digest and the
-// section count recorded for a cut file (0 when it was not cut).
-func parseDigest(stored string) (sum string, n int) {
-	sum = strings.TrimPrefix(stored, indexFormat)
-	sum, count, cut := strings.Cut(sum, cutMark)
+// String is the stored form: indexFormat, the sum, then a mark.
+func (d digest) String() string {
+	switch {
+	case d.refused != "":
+		return indexFormat + d.sum + refusedMark + d.refused
+	case d.sections > MaxSectionsPerFile:
+		return indexFormat + d.sum + cutMark + strconv.Itoa(d.sections)
+	}
+	return indexFormat + d.sum
+}
+
+// parseDigest reads a stored digest; current is false for a row of an
+// older format, which is re-split.
+func parseDigest(stored string) (d digest, current bool) {
+	rest, current := strings.CutPrefix(stored, indexFormat)
+	if sum, reason, ok := strings.Cut(rest, refusedMark); ok {
+		return digest{sum: sum, refused: reason}, current
+	}
+	sum, count, cut := strings.Cut(rest, cutMark)
+	d.sum = sum
 	if cut {
-		n, _ = strconv.Atoi(count) // an unparsable count reads as "not cut"
+		d.sections, _ = strconv.Atoi(count) // an unparsable count reads as "not cut"
 	}
-	return sum, n
+	return d, current
 }
 
-// splitBounded redacts a runbook's text and splits it, keeping at most
-// MaxSectionsPerFile sections; cut is how many were dropped.
-func splitBounded(key string, data []byte) (page Page, cut int) {
-	page = Split(path.Base(key), redact.String(string(data)))
+// exclusion is the reason a file with this digest is listed, "" for none.
+func (d digest) exclusion() string {
+	switch {
+	case d.refused != "":
+		return d.refused
+	case d.sections > MaxSectionsPerFile:
+		return sectionsCut(d.sections)
+	}
+	return ""
+}
+
+// fileWords is what a file's name adds to the title column of each of its
+// sections: its base name without the extension, with the words of a
+// CamelCase name ("KubePodCrashLooping.md" → kube pod crash looping); '-'
+// and '_' already separate words for the tokenizer.
+func fileWords(key string) string {
+	base := path.Base(key)
+	base = strings.TrimSuffix(base, pathExt(base))
+	return base + " " + identWords(base)
+}
+
+// titleText is the title column of a section: the heading path, the words
+// of the identifiers in it, and its file's name words, so alert and rule
+// names are matched at the title's weight however they are written.
+func titleText(title, name string) string {
+	return Segment(title + "\n" + identWords(title) + "\n" + name)
+}
+
+// dropDuplicates removes every section whose heading path and text repeat
+// an earlier one of the same file (a pasted block, a template left twice).
+func dropDuplicates(sections []Section) []Section {
+	type key struct{ title, body string }
+	seen := make(map[key]bool, len(sections))
+	out := sections[:0]
+	for _, s := range sections {
+		k := key{s.Title, s.Body}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, s)
+	}
+	return out
+}
+
+// splitBounded decodes a runbook's bytes (Decode), redacts the text and
+// splits it, keeping at most MaxSectionsPerFile sections; cut is how many
+// were dropped. A file whose encoding is refused gives the exclusion reason.
+func splitBounded(key string, data []byte) (page Page, cut int, refused string) {
+	text, _, err := Decode(data)
+	if err != nil {
+		return Page{}, 0, ReasonEncoding + ": " + err.Error()
+	}
+	page = Split(path.Base(key), redact.String(text))
+	page.Sections = dropDuplicates(page.Sections)
 	page.FrontMatter = redact.String(page.FrontMatter)
 	if n := len(page.Sections); n > MaxSectionsPerFile {
 		page.Sections, cut = page.Sections[:MaxSectionsPerFile], n-MaxSectionsPerFile
 	}
-	return page, cut
+	return page, cut, ""
 }
 
 // Sync brings the index in step with the roots, incrementally: a file with
@@ -243,14 +322,17 @@ func (ix *Index) Sync(ctx context.Context, progress func(Progress)) (st Stats, e
 			return st, fmt.Errorf("index runbooks: %w", err)
 		}
 		old, ok := rows[f.key]
-		current := ok && strings.HasPrefix(old.sha, indexFormat)
-		oldSum, oldCount := parseDigest(old.sha)
+		was, current := parseDigest(old.sha)
+		current = ok && current
 		switch {
 		case current && old.size == f.size && old.mtimeNs == f.mtimeNs && old.root == f.root:
 			delete(rows, f.key)
 			st.Skipped++
-			if oldCount > 0 {
-				excluded.add(f.abs, sectionsCut(oldCount))
+			if why := was.exclusion(); why != "" {
+				excluded.add(f.abs, why)
+			}
+			if was.refused != "" {
+				st.Files--
 			}
 		default:
 			data, err := readRunbook(f.abs)
@@ -262,21 +344,30 @@ func (ix *Index) Sync(ctx context.Context, progress func(Progress)) (st Stats, e
 			}
 			delete(rows, f.key)
 			sum := sha256.Sum256(data)
-			digest := hex.EncodeToString(sum[:])
-			if current && oldSum == digest {
+			now := digest{sum: hex.EncodeToString(sum[:])}
+			if current && was.sum == now.sum {
 				batch = append(batch, write{f: f, sha: old.sha, touch: true})
 				st.Skipped++
-				if oldCount > 0 {
-					excluded.add(f.abs, sectionsCut(oldCount))
+				if why := was.exclusion(); why != "" {
+					excluded.add(f.abs, why)
+				}
+				if was.refused != "" {
+					st.Files--
 				}
 				break
 			}
-			page, cut := splitBounded(f.key, data)
-			n := len(page.Sections) + cut
-			if cut > 0 {
-				excluded.add(f.abs, sectionsCut(n))
+			page, cut, refused := splitBounded(f.key, data)
+			now.sections, now.refused = len(page.Sections)+cut, refused
+			if why := now.exclusion(); why != "" {
+				excluded.add(f.abs, why)
 			}
-			batch = append(batch, write{f: f, sha: storedDigest(digest, n), page: page})
+			// A refused file keeps a row without sections, so it is not
+			// read again until it changes.
+			batch = append(batch, write{f: f, sha: now.String(), page: page})
+			if refused != "" {
+				st.Files--
+				break
+			}
 			pending += len(page.Sections)
 			st.Indexed++
 			st.Sections += len(page.Sections)
@@ -375,6 +466,7 @@ func (ix *Index) writeBatch(ctx context.Context, batch []write) (err error) {
 			return err
 		}
 		meta := Segment(w.f.key + "\n" + w.page.FrontMatter)
+		name := fileWords(w.f.key)
 		for ord, s := range w.page.Sections {
 			res, err := insSection.ExecContext(ctx, w.f.key+"#"+s.Anchor, w.f.key, s.Anchor, s.Title, w.f.key, s.Body, ord)
 			if err != nil {
@@ -384,7 +476,7 @@ func (ix *Index) writeBatch(ctx context.Context, batch []write) (err error) {
 			if err != nil {
 				return fmt.Errorf("index runbook %s section %q: %w", w.f.key, s.Anchor, err)
 			}
-			if _, err := insFTS.ExecContext(ctx, id, Segment(s.Title), Segment(s.Body), meta); err != nil {
+			if _, err := insFTS.ExecContext(ctx, id, titleText(s.Title, name), Segment(s.Body), meta); err != nil {
 				return fmt.Errorf("index runbook %s section %q: fts: %w", w.f.key, s.Anchor, err)
 			}
 		}
@@ -439,9 +531,20 @@ func rollback(tx *sql.Tx) error {
 	return nil
 }
 
+// MaxSectionsPerResult is how many sections of one file a search returns
+// among its topK when other files match too, so one runbook's near-identical
+// sections cannot fill the whole result.
+const MaxSectionsPerResult = 2
+
+// candidateFactor: a search ranks topK×candidateFactor sections, so that
+// after dropping duplicates and capping each file there are still topK left.
+const candidateFactor = 4
+
 // Search returns the topK best sections for a free-text query (see the
-// package doc for the query strategy). A query without any searchable term
-// returns no documents and no error. It does not Sync.
+// package doc for the query strategy): at most MaxSectionsPerResult of one
+// file unless too few files match, and never two sections with the same
+// text. A query without any searchable term returns no documents and no
+// error. It does not Sync.
 func (ix *Index) Search(ctx context.Context, query string, topK int) ([]Document, error) {
 	if topK < 1 || topK > MaxSearchTopK {
 		return nil, fmt.Errorf("top_k %d out of range: use 1–%d", topK, MaxSearchTopK)
@@ -451,62 +554,171 @@ func (ix *Index) Search(ctx context.Context, query string, topK int) ([]Document
 		return nil, nil
 	}
 	snippetTerms := matchTerms(query)
+	parts := coverageAtoms(terms)
 	// Sections holding every term come first when there are enough of them:
 	// ranking them costs only their number, not the number of sections that
 	// hold any one common term.
-	if len(terms) > 1 {
-		docs, err := ix.rank(ctx, joinTerms(terms, " AND "), topK, snippetTerms)
-		if err != nil || len(docs) >= topK {
-			return docs, err
+	if len(terms) > 1 || len(terms[0].parts) > 0 {
+		hits, diverse, err := ix.rank(ctx, everyTerm(terms), topK, parts, true)
+		if err != nil {
+			return nil, err
+		}
+		if diverse {
+			return documents(hits, snippetTerms), nil
 		}
 	}
-	return ix.rank(ctx, joinTerms(terms, " OR "), topK, snippetTerms)
+	hits, _, err := ix.rank(ctx, anyTerm(terms), topK, parts, false)
+	if err != nil {
+		return nil, err
+	}
+	return documents(hits, snippetTerms), nil
 }
 
-// rank runs one MATCH expression and returns its topK sections by bm25.
-func (ix *Index) rank(ctx context.Context, match string, topK int, snippetTerms []string) ([]Document, error) {
-	// Rank inside FTS5 first, then read only the topK sections' text.
-	rows, err := ix.db.QueryContext(ctx, `SELECT s.doc_id, s.title, s.source, s.body, hit.r
+// maxCoverageAtoms bounds the atoms one search counts; a longer query is
+// ranked by bm25 alone.
+const maxCoverageAtoms = 32
+
+// coverageAtoms are the query's separate concepts: each term, and each word
+// of a CamelCase identifier (matched by itself or by the whole identifier).
+// A section matching more of them ranks first; nil when there is only one,
+// or too many to count.
+func coverageAtoms(terms []term) []atom {
+	var out []atom
+	for _, t := range terms {
+		if len(t.parts) == 0 {
+			out = append(out, atom{forms: []string{roughStem(t.text)}, prefix: t.prefix})
+			continue
+		}
+		for _, p := range t.parts {
+			out = append(out, atom{forms: []string{roughStem(p), roughStem(t.text)}})
+		}
+	}
+	if len(out) < 2 || len(out) > maxCoverageAtoms {
+		return nil
+	}
+	return out
+}
+
+// hit is one ranked section before it becomes a Document.
+type hit struct {
+	id                         int64
+	docID, title, source, body string
+	rank                       float64 // bm25: negative, lower is better
+	covered                    int     // coverage atoms the section matches
+}
+
+// words is the rough token set of the hit's section as the index holds it
+// (title, identifier and file name words, body, source path), for counting
+// the atoms it covers.
+func (h hit) words() map[string]bool {
+	return roughTokens(titleText(h.title, fileWords(h.source)) + " " + h.body + " " + h.source)
+}
+
+// rank runs one MATCH expression over topK×candidateFactor sections by
+// bm25, orders them by how many of the atoms they match (all of them when
+// every is set: the expression required every term), then bm25, and
+// returns the topK that diversify keeps, and whether they came from enough
+// files without filling.
+func (ix *Index) rank(ctx context.Context, match string, topK int, atoms []atom, every bool) ([]hit, bool, error) {
+	// Rank inside FTS5 first, then read only the candidates' text.
+	rows, err := ix.db.QueryContext(ctx, `SELECT s.id, s.doc_id, s.title, s.source, s.body, hit.r
 		FROM (SELECT rowid, bm25(kb_fts, ?, ?, ?) AS r FROM kb_fts WHERE kb_fts MATCH ? ORDER BY r LIMIT ?) AS hit
 		JOIN kb_sections s ON s.id = hit.rowid
-		ORDER BY hit.r, s.doc_id`, weightTitle, weightBody, weightMeta, match, topK)
+		ORDER BY hit.r, s.doc_id`, weightTitle, weightBody, weightMeta, match, topK*candidateFactor)
 	if err != nil {
-		return nil, fmt.Errorf("search knowledge index: %w", err)
+		return nil, false, fmt.Errorf("search knowledge index: %w", err)
 	}
 	defer rows.Close()
-	var docs []Document
+	var hits []hit
 	for rows.Next() {
-		var d Document
-		var body string
-		var rank float64
-		if err := rows.Scan(&d.DocID, &d.Title, &d.Source, &body, &rank); err != nil {
-			return nil, fmt.Errorf("search knowledge index: %w", err)
+		var h hit
+		if err := rows.Scan(&h.id, &h.docID, &h.title, &h.source, &h.body, &h.rank); err != nil {
+			return nil, false, fmt.Errorf("search knowledge index: %w", err)
 		}
-		d.DocID = clean(d.DocID, maxFieldBytes)
-		// Stored text is redacted when indexed; redacting again as it is
-		// served (idempotent) keeps a store written by an older version safe.
-		d.Title = clean(redact.String(d.Title), maxFieldBytes)
-		d.Source = clean(d.Source, maxFieldBytes)
-		d.Snippet = Snippet(redact.String(body), snippetTerms, SnippetBytes)
-		d.Score = score(rank)
-		docs = append(docs, d)
+		if every {
+			h.covered = len(atoms)
+		}
+		hits = append(hits, h)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("search knowledge index: %w", err)
+		return nil, false, fmt.Errorf("search knowledge index: %w", err)
 	}
-	return docs, nil
+	if !every && len(atoms) > 0 && len(hits) > 1 {
+		for i := range hits {
+			hits[i].covered = covered(hits[i].words(), atoms)
+		}
+		sort.SliceStable(hits, func(i, j int) bool { return hits[i].covered > hits[j].covered })
+	}
+	kept, diverse := diversify(hits, topK)
+	return kept, diverse, nil
 }
 
-// score maps an FTS5 bm25 value (negative, lower is better) to a positive
-// score where higher is better: -bm25, kept to four significant digits.
-func score(rank float64) float64 {
-	s := -rank
-	if s <= 0 || math.IsNaN(s) {
-		return 0
+// diversify keeps the best topK of hits (in rank order): a section whose
+// text equals a better one's is dropped (a runbook copied into two folders),
+// and a file's sections past its best MaxSectionsPerResult wait until every
+// other file's have been taken; they fill the result only when fewer files
+// match. diverse reports that no filling was needed.
+func diversify(hits []hit, topK int) (kept []hit, diverse bool) {
+	perFile := map[string]int{}
+	seen := map[string]bool{}
+	var waiting []hit
+	for _, h := range hits {
+		if seen[h.body] {
+			continue
+		}
+		seen[h.body] = true
+		if perFile[h.source] >= MaxSectionsPerResult {
+			waiting = append(waiting, h)
+			continue
+		}
+		perFile[h.source]++
+		kept = append(kept, h)
 	}
-	v, err := strconv.ParseFloat(strconv.FormatFloat(s, 'g', 4, 64), 64)
-	if err != nil {
-		return s
+	if len(kept) >= topK {
+		return kept[:topK], true
+	}
+	kept = append(kept, waiting[:min(len(waiting), topK-len(kept))]...)
+	sort.SliceStable(kept, func(i, j int) bool { return better(kept[i], kept[j]) })
+	return kept, false
+}
+
+// better orders hits: more atoms covered, then a better bm25.
+func better(a, b hit) bool {
+	if a.covered != b.covered {
+		return a.covered > b.covered
+	}
+	return a.rank < b.rank
+}
+
+// documents turns ranked hits into the Documents lookup_knowledge returns.
+func documents(hits []hit, snippetTerms []string) []Document {
+	docs := make([]Document, 0, len(hits))
+	for _, h := range hits {
+		var d Document
+		d.DocID = clean(h.docID, maxFieldBytes)
+		// Stored text is redacted when indexed; redacting again as it is
+		// served (idempotent) keeps a store written by an older version safe.
+		d.Title = clean(redact.String(h.title), maxFieldBytes)
+		d.Source = clean(h.source, maxFieldBytes)
+		d.Snippet = Snippet(redact.String(h.body), snippetTerms, SnippetBytes)
+		d.Score = score(h)
+		docs = append(docs, d)
+	}
+	return docs
+}
+
+// score is a hit's score, higher is better and in result order: the number
+// of query atoms its section matches (0 for a one-atom query) plus its bm25
+// relevance s = -bm25 mapped into [0, 1) as s/(1+s); kept to four
+// significant digits. It is comparable only within one search.
+func score(h hit) float64 {
+	s := -h.rank
+	if s < 0 || math.IsNaN(s) {
+		s = 0
+	}
+	v := float64(h.covered) + s/(1+s)
+	if r, err := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 4, 64), 64); err == nil {
+		return r
 	}
 	return v
 }

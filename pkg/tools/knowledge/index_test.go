@@ -56,7 +56,7 @@ func TestSyncIncremental(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "runbooks")
 	redis := writeFile(t, dir, "redis.md", "# Redis\n## Symptoms\nRedisCommandTimeoutException\n## Fix\nuse SCAN\n")
 	writeFile(t, dir, "sub/mysql.md", "# MySQL\n## Pool\nHikariPool Connection is not available\n")
-	writeFile(t, dir, "notes.txt", "# not markdown\nHikariPool\n")
+	writeFile(t, dir, "notes.yaml", "# not markdown\nHikariPool\n")
 	writeFile(t, dir, ".git/x.md", "# hidden\nHikariPool\n")
 	ix := NewIndex(openDB(t), []string{dir})
 
@@ -103,8 +103,14 @@ func TestSyncIncremental(t *testing.T) {
 	if st := mustSync(t, ix); !reflect.DeepEqual(st, Stats{Files: 2, Indexed: 1, Skipped: 1, Sections: 3, Total: 4}) {
 		t.Fatalf("edit sync %+v", st)
 	}
-	if docs := search(t, ix, "RedisCommandTimeoutException", 3); len(docs) != 0 {
-		t.Fatalf("stale text still found: %+v", docs)
+	var stale int
+	if err := ix.db.QueryRow(`SELECT count(*) FROM kb_fts WHERE kb_fts MATCH '"rediscommandtimeoutexception"'`).Scan(&stale); err != nil || stale != 0 {
+		t.Fatalf("stale text still indexed: %d rows (%v)", stale, err)
+	}
+	for _, d := range search(t, ix, "RedisCommandTimeoutException", 3) {
+		if strings.Contains(d.Snippet, "RedisCommandTimeoutException") {
+			t.Fatalf("stale text still found: %+v", d)
+		}
 	}
 	if docs := search(t, ix, "split big keys", 1); len(docs) != 1 || docs[0].DocID != "runbooks/redis.md#fix-1" {
 		t.Fatalf("edited text: %+v", docs)

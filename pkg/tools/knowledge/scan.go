@@ -30,15 +30,17 @@ const (
 // Why a file under the knowledge paths was left out of the index, whole or
 // in part; `kb index` and `doctor` print them, with a detail in parentheses.
 const (
-	ReasonOutside    = "symbolic link leading outside the knowledge paths"
-	ReasonDangling   = "dangling symbolic link"
-	ReasonBadLink    = "unresolvable symbolic link"
-	ReasonSpecial    = "not a regular file (FIFO, device or socket)"
-	ReasonPseudoFS   = "pseudo file system"
-	ReasonTooLarge   = "runbook larger than the size limit"
-	ReasonSections   = "too many sections: only the first ones are indexed"
-	ReasonTooMany    = "too many runbook files: the rest are not indexed"
-	ReasonUnreadable = "unreadable"
+	ReasonOutside     = "symbolic link leading outside the knowledge paths"
+	ReasonDangling    = "dangling symbolic link"
+	ReasonBadLink     = "unresolvable symbolic link"
+	ReasonSpecial     = "not a regular file (FIFO, device or socket)"
+	ReasonPseudoFS    = "pseudo file system"
+	ReasonTooLarge    = "runbook larger than the size limit"
+	ReasonSections    = "too many sections: only the first ones are indexed"
+	ReasonTooMany     = "too many runbook files: the rest are not indexed"
+	ReasonUnreadable  = "unreadable"
+	ReasonEncoding    = "text encoding not readable"
+	ReasonNotMarkdown = "not Markdown: only *.md and *.markdown files are indexed"
 )
 
 // ErrRootInvalid marks a configured knowledge path that is neither a
@@ -81,6 +83,21 @@ func (x *exclusions) add(path, reason string) {
 func isMarkdown(name string) bool {
 	ext := strings.ToLower(filepath.Ext(name))
 	return ext == ".md" || ext == ".markdown"
+}
+
+// documentExts are the extensions of documents a team may keep beside its
+// runbooks and expect indexed: such a file is reported as not Markdown, while
+// images, scripts and data files are passed over in silence.
+var documentExts = map[string]bool{
+	".txt": true, ".text": true, ".rst": true, ".adoc": true, ".asciidoc": true, ".org": true,
+	".html": true, ".htm": true, ".mdx": true, ".mkd": true, ".mdown": true, ".markdn": true,
+	".wiki": true, ".textile": true, ".pdf": true, ".doc": true, ".docx": true, ".odt": true, ".rtf": true,
+}
+
+// isDocument reports whether a non-Markdown file name is a document whose
+// skipping is worth reporting.
+func isDocument(name string) bool {
+	return documentExts[strings.ToLower(filepath.Ext(name))]
 }
 
 // describeMode names a non-regular, non-directory file type for a message.
@@ -270,6 +287,9 @@ func (s *scanner) walk(rt root) error {
 			}
 			return nil
 		case !isMarkdown(name):
+			if isDocument(name) {
+				s.res.excluded.add(p, ReasonNotMarkdown)
+			}
 			return nil
 		case !typ.IsRegular():
 			s.res.excluded.add(p, ReasonSpecial)
@@ -385,7 +405,12 @@ func Inspect(ctx context.Context, paths []string) (Inventory, error) {
 			inv.Files--
 			continue
 		}
-		if page, cut := splitBounded(f.key, data); cut > 0 {
+		page, cut, refused := splitBounded(f.key, data)
+		switch {
+		case refused != "":
+			res.excluded.add(f.abs, refused)
+			inv.Files--
+		case cut > 0:
 			res.excluded.add(f.abs, sectionsCut(len(page.Sections)+cut))
 		}
 	}

@@ -64,6 +64,47 @@ type term struct {
 	// prefix is set for a lone CJK character: it matches every bigram that
 	// starts with it.
 	prefix bool
+	// parts are the words of a CamelCase identifier ("CrashLoopBackOff":
+	// crash, loop, back, off): the identifier matches as a whole or by them.
+	parts []string
+}
+
+// IdentParts splits a CamelCase identifier into its lower-case words:
+// "KubePodCrashLooping" → kube pod crash looping, "HTTPServerDown" → http
+// server down (an upper-case run ends before the capital that starts the
+// next word). A word without a case change gives nil. snake_case and
+// kebab-case need no help: the tokenizer already cuts at '_' and '-'.
+func IdentParts(word string) []string {
+	rs := []rune(word)
+	var parts []string
+	start := 0
+	for i := 1; i < len(rs); i++ {
+		prev, cur := rs[i-1], rs[i]
+		lowerToUpper := unicode.IsLower(prev) && unicode.IsUpper(cur)
+		acronymEnd := unicode.IsUpper(prev) && unicode.IsUpper(cur) && i+1 < len(rs) && unicode.IsLower(rs[i+1])
+		if lowerToUpper || acronymEnd {
+			parts = append(parts, strings.ToLower(string(rs[start:i])))
+			start = i
+		}
+	}
+	if start == 0 {
+		return nil
+	}
+	return append(parts, strings.ToLower(string(rs[start:])))
+}
+
+// identWords lists the CamelCase parts of every identifier in text, space
+// separated, so "Alert KubePodCrashLooping" adds "kube pod crash looping"
+// to what the index holds of a title or a file name.
+func identWords(text string) string {
+	var b strings.Builder
+	for _, w := range strings.FieldsFunc(text, func(r rune) bool { return !isWord(r) || isCJK(r) }) {
+		for _, p := range IdentParts(w) {
+			b.WriteString(p)
+			b.WriteByte(' ')
+		}
+	}
+	return b.String()
 }
 
 // queryStopwords are English words that carry no meaning in a runbook search;
@@ -97,7 +138,14 @@ func queryTerms(query string) []term {
 	var run []rune
 	flushWord := func() {
 		if word.Len() > 0 {
-			add(term{text: strings.ToLower(word.String())})
+			w := word.String()
+			t := term{text: strings.ToLower(w)}
+			for _, p := range IdentParts(w) {
+				if !queryStopwords[p] {
+					t.parts = append(t.parts, p)
+				}
+			}
+			add(t)
 			word.Reset()
 		}
 	}
@@ -143,25 +191,65 @@ func queryTerms(query string) []term {
 
 // BuildQuery turns free text into an FTS5 MATCH expression that cannot be a
 // syntax error: every term is a double-quoted string (quotes doubled), terms
-// are joined with OR, and the only operator ever emitted besides OR is the
-// prefix star after a closing quote. It returns "" when the text has no
-// searchable term.
+// (and the words of CamelCase identifiers) are joined with OR, and the only
+// operator ever emitted besides OR is the prefix star after a closing quote.
+// It returns "" when the text has no searchable term.
 func BuildQuery(query string) string {
-	return joinTerms(queryTerms(query), " OR ")
+	return anyTerm(queryTerms(query))
 }
 
-// joinTerms quotes every term and joins them with an FTS5 operator.
-func joinTerms(terms []term, op string) string {
+// quote writes one FTS5 string (quotes doubled).
+func quote(b *strings.Builder, s string) {
+	b.WriteByte('"')
+	b.WriteString(strings.ReplaceAll(s, `"`, `""`))
+	b.WriteByte('"')
+}
+
+// anyTerm is the MATCH expression of sections holding any term or any word
+// of an identifier.
+func anyTerm(terms []term) string {
 	var b strings.Builder
 	for i, t := range terms {
 		if i > 0 {
-			b.WriteString(op)
+			b.WriteString(" OR ")
 		}
-		b.WriteByte('"')
-		b.WriteString(strings.ReplaceAll(t.text, `"`, `""`))
-		b.WriteByte('"')
+		quote(&b, t.text)
 		if t.prefix {
 			b.WriteByte('*')
+		}
+		for _, p := range t.parts {
+			b.WriteString(" OR ")
+			quote(&b, p)
+		}
+	}
+	return b.String()
+}
+
+// everyTerm is the MATCH expression of sections holding every term, an
+// identifier counting when it is there whole or by all of its words:
+// "kubepodcrashlooping" OR ("kube" AND "pod" AND "crash" AND "looping").
+func everyTerm(terms []term) string {
+	var b strings.Builder
+	for i, t := range terms {
+		if i > 0 {
+			b.WriteString(" AND ")
+		}
+		if len(t.parts) > 0 {
+			b.WriteByte('(')
+		}
+		quote(&b, t.text)
+		if t.prefix {
+			b.WriteByte('*')
+		}
+		if len(t.parts) > 0 {
+			b.WriteString(" OR (")
+			for j, p := range t.parts {
+				if j > 0 {
+					b.WriteString(" AND ")
+				}
+				quote(&b, p)
+			}
+			b.WriteString("))")
 		}
 	}
 	return b.String()
@@ -173,10 +261,69 @@ func matchTerms(query string) []string {
 	terms := queryTerms(query)
 	out := make([]string, 0, len(terms))
 	for _, t := range terms {
-		if utf8.RuneCountInString(t.text) == 1 && !t.prefix && !isCJK([]rune(t.text)[0]) {
-			continue // a one-letter word would light up everywhere
+		for _, w := range append([]string{t.text}, t.parts...) {
+			if utf8.RuneCountInString(w) == 1 && !t.prefix && !isCJK([]rune(w)[0]) {
+				continue // a one-letter word would light up everywhere
+			}
+			out = append(out, w)
 		}
-		out = append(out, t.text)
 	}
 	return out
+}
+
+// atom is one concept of a query for counting coverage: it is covered when
+// the section holds one of its forms (roughStem'd), or, for a prefix atom (a
+// lone CJK character), a token starting with it.
+type atom struct {
+	forms  []string
+	prefix bool
+}
+
+// roughStem approximates the Porter stemmer of the index closely enough to
+// count which query words a ranked section holds: lower case, and a plural
+// or -ing/-ed ending dropped ("looping", "loops" → loop). Only the order of
+// candidates FTS5 already matched depends on it.
+func roughStem(w string) string {
+	w = strings.ToLower(w)
+	for _, suf := range []string{"ing", "ed", "es", "s"} {
+		if strings.HasSuffix(w, suf) && len(w) > len(suf)+2 && !strings.HasSuffix(w, "ss") {
+			return w[:len(w)-len(suf)]
+		}
+	}
+	return w
+}
+
+// roughTokens cuts text into the index's tokens, roughly: roughStem'd words,
+// and CJK runs as their bigrams (a lone character as itself).
+func roughTokens(text string) map[string]bool {
+	out := map[string]bool{}
+	for _, f := range strings.Fields(Segment(text)) {
+		for _, w := range strings.FieldsFunc(f, func(r rune) bool { return !isWord(r) }) {
+			out[roughStem(w)] = true
+		}
+	}
+	return out
+}
+
+// covered counts the atoms whose forms are among the tokens.
+func covered(tokens map[string]bool, atoms []atom) int {
+	n := 0
+	for _, a := range atoms {
+		if a.prefix {
+			for tok := range tokens {
+				if strings.HasPrefix(tok, a.forms[0]) {
+					n++
+					break
+				}
+			}
+			continue
+		}
+		for _, f := range a.forms {
+			if tokens[f] {
+				n++
+				break
+			}
+		}
+	}
+	return n
 }
