@@ -91,7 +91,9 @@ func Start(t testing.TB) *Server {
 	go func() { exited <- cmd.Wait() }()
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
-		<-exited
+		if err := <-exited; err == nil {
+			t.Logf("Alertmanager exited on its own before it was stopped")
+		}
 		_ = logf.Close()
 	})
 	s := &Server{URL: "http://" + addr}
