@@ -306,3 +306,43 @@ func TestChatAlertMessage(t *testing.T) {
 		}
 	}
 }
+
+// doctor checks a configured Alertmanager: answering (with the number
+// firing), or failing with the reason and a hint; no [alerts], no line.
+func TestDoctorAlerts(t *testing.T) {
+	env, am := alertsEnv(t)
+	srv := ollamatest.New(t)
+	env["OLLAMA_HOST"] = srv.URL()
+	alertsLines := func(t *testing.T, env map[string]string) (int, []checkResult) {
+		t.Helper()
+		code, out, _ := cli(t, env, "doctor", "-o", "json")
+		var checks []checkResult
+		if err := json.Unmarshal([]byte(out), &checks); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		var got []checkResult
+		for _, c := range checks {
+			if c.Check == "alerts" {
+				got = append(got, c)
+			}
+		}
+		return code, got
+	}
+	if _, got := alertsLines(t, env); len(got) != 1 || !got[0].OK || got[0].Detail != "Alertmanager at "+am.URL+" answers: 3 firing" {
+		t.Fatalf("alerts check = %+v", got)
+	}
+
+	cfg := filepath.Join(t.TempDir(), "closed.toml")
+	if err := os.WriteFile(cfg, []byte("[knowledge]\npaths = []\n[alerts]\nurl = \""+closedPort(t)+"\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env["SUPERBIZ_CONFIG"] = cfg
+	code, got := alertsLines(t, env)
+	if code != ExitFailed || len(got) != 1 || got[0].OK || !strings.Contains(got[0].Detail, "is not reachable") || !strings.Contains(got[0].Hint, "start Alertmanager") {
+		t.Errorf("unreachable: exit %d, %+v", code, got)
+	}
+	env["SUPERBIZ_CONFIG"] = ""
+	if _, got := alertsLines(t, env); len(got) != 0 {
+		t.Errorf("no [alerts], yet an alerts line: %+v", got)
+	}
+}

@@ -110,7 +110,7 @@ func (e *Error) Error() string {
 func (e *Error) Hint() string {
 	switch e.Kind {
 	case KindUnreachable:
-		return "hint: start Alertmanager or fix [alerts] url in the configuration (`superbiz doctor` shows the configuration)"
+		return "hint: start Alertmanager or fix [alerts] url in the configuration file"
 	case KindTimeout:
 		return "hint: check that Alertmanager is healthy (GET /-/ready), or raise alerts.timeout"
 	case KindAuth:
