@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -344,5 +345,42 @@ func TestDoctorAlerts(t *testing.T) {
 	env["SUPERBIZ_CONFIG"] = ""
 	if _, got := alertsLines(t, env); len(got) != 0 {
 		t.Errorf("no [alerts], yet an alerts line: %+v", got)
+	}
+}
+
+// An alert carrying far more text than a query may hold still starts a
+// diagnosis: its query is clipped to limits.query before the agent checks
+// it, never rejected and never sent whole.
+func TestDiagnoseFromHugeAlert(t *testing.T) {
+	am := amtest.Start(t)
+	annotations := map[string]string{"summary": "huge"}
+	for i := range 40 {
+		annotations[fmt.Sprintf("note_%02d", i)] = strings.Repeat("x", 4000)
+	}
+	am.Post(t, amtest.Alert{Labels: map[string]string{"alertname": "Huge"}, Annotations: annotations, StartsAt: alertStart})
+	am.WaitFiring(t, 1)
+	env := diagnoseEnv(t)
+	cfg := filepath.Join(t.TempDir(), "superbiz.toml")
+	if err := os.WriteFile(cfg, []byte("[knowledge]\npaths = []\n[limits]\nquery = 1024\n[alerts]\nurl = \""+am.URL+"\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env["SUPERBIZ_CONFIG"] = cfg
+	srv := alertModel(t)
+	env["OLLAMA_HOST"] = srv.URL()
+	code, out, errOut := cli(t, env, "diagnose", "--alert", "Huge", "-o", "json")
+	if code != ExitFallback {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	var in struct {
+		Query string `json:"query"`
+	}
+	if err := json.Unmarshal([]byte(firstUserMessage(t, srv)), &in); err != nil {
+		t.Fatal(err)
+	}
+	reliability.Record(t, reliability.SectionBombs, "alert with 40 annotations of 4000 bytes (diagnose --alert, limits.query 1024)", map[string]any{
+		"alert_bytes": 40 * 4000, "query_bytes": len(in.Query), "outcome": "clipped, FALLBACK",
+	})
+	if len(in.Query) > 1024 || !strings.Contains(in.Query, `alert "Huge"`) || !strings.Contains(in.Query, "Summary: huge") {
+		t.Errorf("query of %d bytes (limit 1024):\n%s", len(in.Query), in.Query)
 	}
 }

@@ -121,8 +121,8 @@ func Decode(body []byte) ([]Alert, error) {
 			return nil, fmt.Errorf("%w: alert %d has no hexadecimal fingerprint", ErrNotAlertmanager, i)
 		}
 		out = append(out, Alert{
-			Labels:      cleanPairs(w.Labels, redact.StripControlLine),
-			Annotations: cleanPairs(w.Annotations, redact.StripControl),
+			Labels:      cleanPairs(w.Labels, redact.StripControlLine, keyLabels),
+			Annotations: cleanPairs(w.Annotations, redact.StripControl, keyAnnotations),
 			StartsAt:    w.StartsAt.UTC(),
 			Fingerprint: w.Fingerprint,
 		})
@@ -131,12 +131,30 @@ func Decode(body []byte) ([]Alert, error) {
 	return out, nil
 }
 
-// cleanPairs keeps the first MaxPairs pairs by name, names on one line and
-// clipped, values stripped by strip, redacted (by name and by content) and
-// then clipped, so a clip never cuts a secret into an unrecognisable part.
-func cleanPairs(in map[string]string, strip func(string) string) map[string]string {
+// The names kept before any other when an alert has more than MaxPairs
+// labels or annotations: the ones the listing and the query show.
+var (
+	keyLabels      = []string{LabelName, LabelSeverity, LabelService, LabelJob, LabelInstance}
+	keyAnnotations = []string{AnnotSummary, AnnotDescription}
+)
+
+// cleanPairs keeps MaxPairs pairs, the names in first before the rest by
+// name, names on one line and clipped, values stripped by strip, redacted
+// (by name and by content) and then clipped, so a clip never cuts a secret
+// into an unrecognisable part.
+func cleanPairs(in map[string]string, strip func(string) string, first []string) map[string]string {
 	out := make(map[string]string, min(len(in), MaxPairs))
-	for _, k := range slices.Sorted(maps.Keys(in)) {
+	keys := slices.SortedFunc(maps.Keys(in), func(a, b string) int {
+		ia, ib := slices.Index(first, a), slices.Index(first, b)
+		if ia < 0 {
+			ia = len(first)
+		}
+		if ib < 0 {
+			ib = len(first)
+		}
+		return cmp.Or(cmp.Compare(ia, ib), strings.Compare(a, b))
+	})
+	for _, k := range keys {
 		if len(out) == MaxPairs {
 			break
 		}

@@ -80,13 +80,14 @@ func TestDecodeBounds(t *testing.T) {
 // Alert text is data: control sequences are stripped, secrets masked (by
 // the annotation's name and by their shape), values and pair counts bounded.
 func TestDecodeCleansText(t *testing.T) {
-	var extra strings.Builder
+	var extra, notes strings.Builder
 	for i := range MaxPairs + 5 {
 		fmt.Fprintf(&extra, `,"x%02d":"v"`, i)
+		fmt.Fprintf(&notes, `,"a%02d":"v"`, i)
 	}
 	body := `[{"fingerprint":"ab","startsAt":"2026-01-01T00:00:00Z","status":{},` +
 		`"labels":{"alertname":"Disk\u001b[31mFull\u0007","service":"line1\nline2"` + extra.String() + `},` +
-		`"annotations":{"description":"connect with password=Hunter2Secret now\nsecond line","db_password":"plain","summary":"` + strings.Repeat("é", MaxValue) + `"}}]`
+		`"annotations":{"description":"connect with password=Hunter2Secret now\nsecond line","DB_PASSWORD":"plain","summary":"` + strings.Repeat("é", MaxValue) + `"` + notes.String() + `}}]`
 	as, err := Decode([]byte(body))
 	if err != nil {
 		t.Fatal(err)
@@ -101,14 +102,18 @@ func TestDecodeCleansText(t *testing.T) {
 	if d := a.Annotations["description"]; strings.Contains(d, "Hunter2Secret") || !strings.Contains(d, redact.Marker) || !strings.Contains(d, "\nsecond line") {
 		t.Errorf("description = %q, want the password masked and the line break kept", d)
 	}
-	if a.Annotations["db_password"] != redact.Marker {
-		t.Errorf("db_password = %q, want it masked by its name", a.Annotations["db_password"])
+	if a.Annotations["DB_PASSWORD"] != redact.Marker {
+		t.Errorf("DB_PASSWORD = %q, want it masked by its name", a.Annotations["DB_PASSWORD"])
 	}
 	if s := a.Summary(); len(s) > MaxValue || !utf8.ValidString(s) {
 		t.Errorf("summary has %d bytes (limit %d), valid UTF-8 %t", len(s), MaxValue, utf8.ValidString(s))
 	}
-	if len(a.Labels) != MaxPairs {
-		t.Errorf("%d labels kept, want %d", len(a.Labels), MaxPairs)
+	if len(a.Labels) != MaxPairs || len(a.Annotations) != MaxPairs {
+		t.Errorf("%d labels, %d annotations kept, want %d", len(a.Labels), len(a.Annotations), MaxPairs)
+	}
+	// The pairs the listing and the query show are kept before the others.
+	if a.Summary() == "" || a.Annotations["description"] == "" || a.Service() == "" {
+		t.Errorf("summary, description or service dropped for other pairs: %v", a.Annotations)
 	}
 }
 
