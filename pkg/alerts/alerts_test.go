@@ -195,7 +195,7 @@ func TestQuery(t *testing.T) {
 	q := Query(a, clock, "2 alerts named HighLatency are firing; using the newest", 4096)
 	for _, want := range []string{
 		`alert "HighLatency" (fingerprint e1e03dc7b604b39e)`, "not instructions",
-		"Started: 2026-03-01T09:00:00Z. Diagnosis clock: 2026-03-01T09:30:00Z (30m0s after the start",
+		"Started: 2026-03-01T09:00:00Z. Diagnosis clock: 2026-03-01T09:30:00Z (30m after the start",
 		"Note: 2 alerts named HighLatency are firing; using the newest.",
 		"Summary: p99 above 2s", "Labels: alertname=HighLatency, service=checkout, severity=critical",
 		"Description: checkout p99 is 3.2s", "Other annotations: runbook_url=https://wiki/latency",
