@@ -35,7 +35,9 @@ sends to exactly one executor: SYSTEM_CHAT (a short answer), KNOWLEDGE_QUERY
 diagnosis agent and release, with the session's last released diagnosis as
 context). On a terminal it is a full-screen chat (Esc or Ctrl-C cancels the
 running turn, Ctrl-D on an empty line quits); otherwise it reads one message
-per line from stdin and prints one answer per message (JSON lines with -o json).`,
+per line from stdin and prints one answer per message (JSON lines with -o json).
+A message "/alert NAME" (or "/alert FINGERPRINT") is a diagnosis started from
+that firing alert of [alerts] url, as "diagnose --alert".`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if session != "" && cont {
@@ -62,7 +64,7 @@ func (a *app) runChat(cmd *cobra.Command, session string, cont bool) error {
 	}
 	d := w.deps()
 	if a.io.InTTY && a.io.ErrTTY && !a.flags.noTUI {
-		return storeFailure(cfg.DBPath, a.chatTUI(ctx, d, session, cont))
+		return storeFailure(cfg.DBPath, a.chatTUI(ctx, d, cfg, session, cont))
 	}
 	return storeFailure(cfg.DBPath, a.chatLines(ctx, d, cfg, session, cont))
 }
@@ -121,8 +123,20 @@ func (a *app) chatLines(ctx context.Context, d *usecase.Deps, cfg *config.Config
 		if ctx.Err() != nil {
 			break
 		}
-		out, err := d.Chat(ctx, s.request(line))
+		out, note, alertErr, err := a.chatTurn(ctx, d, cfg, s, line)
 		s.done()
+		if alertErr != nil {
+			// No run was stored: the message names no readable firing alert.
+			fmt.Fprintf(a.io.ErrOut, "superbiz: %s: %v\n", chatAlertCommand, alertErr)
+			if code, _ := exitCode(alertErr); code == ExitCancelled {
+				return alertErr
+			}
+			worst = max(worst, ExitFailed)
+			continue
+		}
+		if note != "" {
+			fmt.Fprintf(a.io.ErrOut, "superbiz: %s\n", note)
+		}
 		if err != nil {
 			if errors.Is(err, usecase.ErrSessionNotFound) {
 				return &ExitError{Code: ExitUsage, Err: err}
@@ -222,7 +236,7 @@ func (g *turnGate) closeAndWait() {
 }
 
 // chatTUI is the full-screen chat on stderr.
-func (a *app) chatTUI(ctx context.Context, d *usecase.Deps, session string, cont bool) error {
+func (a *app) chatTUI(ctx context.Context, d *usecase.Deps, cfg *config.Config, session string, cont bool) error {
 	s := &chatSession{id: session, cont: cont}
 	renderer := lipgloss.NewRenderer(a.io.ErrOut)
 	var sink *tui.EventSink
@@ -238,8 +252,15 @@ func (a *app) chatTUI(ctx context.Context, d *usecase.Deps, session string, cont
 				return // the screen is gone: no new turn starts
 			}
 			defer turns.leave()
-			out, err := d.Chat(ctx, s.request(text))
+			out, note, alertErr, err := a.chatTurn(ctx, d, cfg, s, text)
 			s.done()
+			if alertErr != nil {
+				sink.Post(tui.TurnFinishedMsg{Intent: "", Markdown: "**" + chatAlertCommand + ":** " + redact.StripControl(alertErr.Error()), Outcome: harness.OutcomeFailed, ExitCode: ExitFailed})
+				return
+			}
+			if note != "" {
+				out.Answer = "_" + note + "_\n\n" + out.Answer
+			}
 			if err != nil {
 				errMu.Lock()
 				storeErr = err

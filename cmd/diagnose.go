@@ -32,6 +32,7 @@ type diagnoseFlags struct {
 	maxToolCalls  int
 	maxTokens     int
 	timeout       time.Duration
+	alert         string
 }
 
 func (a *app) newDiagnoseCmd() *cobra.Command {
@@ -47,10 +48,14 @@ cancelled (143 on SIGTERM, 129 on SIGHUP).`,
 		Example: `  superbiz diagnose --demo
   superbiz diagnose "order-service payment timeouts since 14:00, many 504s"
   echo "redis timeouts on user-service" | superbiz diagnose -o json
-  superbiz diagnose --continue "is it still happening?"`,
+  superbiz diagnose --continue "is it still happening?"
+  superbiz diagnose --alert HighLatency`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 1 {
 				return usageErrorf("diagnose takes one QUERY (quote it), got %d arguments", len(args))
+			}
+			if len(args) == 1 && cmd.Flags().Changed("alert") {
+				return usageErrorf("--alert and a QUERY are exclusive: the alert is the query")
 			}
 			return nil
 		},
@@ -66,6 +71,7 @@ cancelled (143 on SIGTERM, 129 on SIGHUP).`,
 	fl.IntVar(&f.maxToolCalls, "max-tool-calls", 0, fmt.Sprintf("tool call budget (default from config: %d)", def.MaxToolCalls))
 	fl.IntVar(&f.maxTokens, "max-tokens", 0, fmt.Sprintf("token budget (default from config: %d)", def.MaxTokens))
 	fl.DurationVar(&f.timeout, "timeout", 0, "deadline of the run (default from config: "+config.FormatDuration(def.Deadline)+")")
+	fl.StringVar(&f.alert, "alert", "", "start from this firing alert of [alerts] url: an alert name (the newest of that name) or a fingerprint")
 	return c
 }
 
@@ -130,11 +136,16 @@ func (a *app) noteFreshSession(ctx context.Context, w *workspace, cont bool) err
 
 func (a *app) runDiagnose(cmd *cobra.Command, args []string, f diagnoseFlags) error {
 	ctx := cmd.Context()
-	query, readErr := a.readQuery(args)
+	fromAlert := cmd.Flags().Changed("alert")
+	var query string
+	var readErr error
+	if !fromAlert {
+		query, readErr = a.readQuery(args)
+	}
 	if readErr != nil && !errors.Is(readErr, errStdinTooLarge) {
 		return readErr
 	}
-	if readErr == nil && strings.TrimSpace(query) == "" {
+	if !fromAlert && readErr == nil && strings.TrimSpace(query) == "" {
 		return &ExitError{Code: ExitUsage, Err: errors.New("the query is empty: say what is wrong, e.g. \"payment timeouts on order-service since 14:00\"")}
 	}
 	if f.session != "" && f.cont {
@@ -163,6 +174,16 @@ func (a *app) runDiagnose(cmd *cobra.Command, args []string, f diagnoseFlags) er
 	if err := checkStdinSize(readErr, cfg.Limits.Query); err != nil {
 		return err
 	}
+	var alert alertRun
+	if fromAlert {
+		if alert, err = a.resolveAlert(ctx, cfg, f.alert); err != nil {
+			return err
+		}
+		query = alert.query
+		if alert.note != "" {
+			fmt.Fprintf(a.io.ErrOut, "superbiz: %s\n", alert.note)
+		}
+	}
 	if err := a.noteFreshSession(ctx, w, f.cont); err != nil {
 		return storeFailure(cfg.DBPath, err)
 	}
@@ -179,6 +200,9 @@ func (a *app) runDiagnose(cmd *cobra.Command, args []string, f diagnoseFlags) er
 	}
 	d := w.deps()
 	d.Model, d.ModelName = m, modelName
+	if fromAlert {
+		d.Clock = harness.FixedClock{T: alert.clock}
+	}
 	req := usecase.DiagnoseRequest{Query: query, SessionID: f.session, Continue: f.cont}
 
 	var out usecase.Output

@@ -182,6 +182,7 @@ checked, or says honestly what is missing.`,
 	root.AddCommand(
 		a.newDiagnoseCmd(),
 		a.newChatCmd(),
+		a.newAlertsCmd(),
 		a.newDoctorCmd(),
 		a.newRunsCmd(), a.newReplayCmd(),
 		a.newKBCmd(), a.newLogsCmd(), a.newSkillsCmd(), a.newToolsCmd(),

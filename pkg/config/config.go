@@ -59,6 +59,7 @@ type Config struct {
 	Logs      []LogSource `toml:"logs" json:"logs"`
 	Databases []Database  `toml:"databases" json:"databases"`
 	Skills    Skills      `toml:"skills" json:"skills"`
+	Alerts    Alerts      `toml:"alerts" json:"alerts"`
 	// Now, when not zero, fixes the clock for reproducible runs ($SUPERBIZ_NOW).
 	Now time.Time `json:"now,omitzero"`
 
@@ -141,6 +142,21 @@ type Database struct {
 // Skills lists extra playbook directories (<name>/SKILL.md) beside the built-in ones.
 type Skills struct {
 	Paths []string `toml:"paths" json:"paths"`
+}
+
+// Alerts is the [alerts] table: the Alertmanager (API v2) whose firing
+// alerts `superbiz alerts` lists and `diagnose --alert` starts from. No URL,
+// no alerts. Secrets are never in the file: the keys name the environment
+// variables that hold them.
+type Alerts struct {
+	// URL is Alertmanager's base URL, e.g. "http://127.0.0.1:9093" (no credentials in it).
+	URL string `toml:"url" json:"url"`
+	// BearerTokenEnv names the variable holding a bearer token.
+	BearerTokenEnv string `toml:"bearer_token_env" json:"bearer_token_env"`
+	// Username and PasswordEnv are basic authentication (the password read from that variable).
+	Username    string        `toml:"username" json:"username"`
+	PasswordEnv string        `toml:"password_env" json:"password_env"`
+	Timeout     time.Duration `toml:"timeout" json:"timeout" default:"10s" min:"100ms" max:"5m"`
 }
 
 // Origin reports where the value of key (e.g. "model.name") came from when a

@@ -170,8 +170,10 @@ func TestEveryKeyIsDecoded(t *testing.T) {
 	for _, k := range md.Keys() {
 		set[k.String()] = true
 	}
+	// A key that excludes others in a valid file is set in its own file.
+	exclusive := map[string]string{"alerts.bearer_token_env": "testdata/every_key_bearer.toml"}
 	for _, key := range Keys() {
-		if !set[strings.ReplaceAll(key, "[]", "")] {
+		if !set[strings.ReplaceAll(key, "[]", "")] && exclusive[key] == "" {
 			t.Errorf("testdata/every_key.toml does not set %s", key)
 		}
 	}
@@ -180,6 +182,22 @@ func TestEveryKeyIsDecoded(t *testing.T) {
 	cfg, err := w.load(Overrides{}, "")
 	if err != nil {
 		t.Fatalf("Load: %v", err)
+	}
+	for key, file := range exclusive {
+		alt, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(w.wd, "superbiz.toml"), string(alt))
+		altCfg, err := w.load(Overrides{}, "")
+		if err != nil {
+			t.Fatalf("Load %s: %v", file, err)
+		}
+		got, def := fieldByKey(reflect.ValueOf(*altCfg), key), fieldByKey(reflect.ValueOf(Defaults()), key)
+		if reflect.DeepEqual(got.Interface(), def.Interface()) {
+			t.Errorf("%s: %s loaded the default: the file's value was not decoded", file, key)
+		}
+		fieldByKey(reflect.ValueOf(cfg).Elem(), key).Set(got)
 	}
 	def := Defaults()
 	def.Logs = []LogSource{NewLogSource()}
@@ -243,7 +261,8 @@ func TestJSONView(t *testing.T) {
 		`"limits":{"query":4096,"previous_turn":8192,"input":12288,"draft":16384,"observation":8192},` +
 		`"knowledge":{"paths":["/kb"]},"logs":[],` +
 		`"databases":[{"name":"o","driver":"mysql","dsn":"ro:***@tcp(h:3306)/o","max_rows":50,"timeout":"5s"}],` +
-		`"skills":{"paths":null},"now":"2025-03-01T14:05:00Z"}`
+		`"skills":{"paths":null},` +
+		`"alerts":{"url":"","bearer_token_env":"","username":"","password_env":"","timeout":"10s"},"now":"2025-03-01T14:05:00Z"}`
 	if string(b) != want {
 		t.Errorf("JSON view:\n got %s\nwant %s", b, want)
 	}

@@ -47,10 +47,28 @@ func (c *Config) Summary() []string {
 		lines = append(lines, "databases: none configured")
 	}
 	lines = append(lines, "skills: built-in"+extra(c.Skills.Paths))
+	lines = append(lines, c.alertsLine())
 	if !c.Now.IsZero() {
 		lines = append(lines, "clock: fixed at "+c.Now.Format("2006-01-02T15:04:05Z07:00")+" ($"+EnvNow+")")
 	}
 	return lines
+}
+
+// alertsLine is the Summary's [alerts] line: where, how authenticated
+// (the variable's name only), the timeout.
+func (c *Config) alertsLine() string {
+	a := c.Alerts
+	if a.URL == "" {
+		return "alerts: none configured"
+	}
+	auth := "no authentication"
+	switch {
+	case a.BearerTokenEnv != "":
+		auth = "bearer token from $" + a.BearerTokenEnv
+	case a.Username != "":
+		auth = fmt.Sprintf("user %s, password from $%s", a.Username, a.PasswordEnv)
+	}
+	return fmt.Sprintf("alerts: %s (%s, timeout %s)", redactUserinfo(a.URL), auth, FormatDuration(a.Timeout))
 }
 
 // String is the Summary on one line per part; it is what %v and %s print.

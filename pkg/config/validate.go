@@ -3,9 +3,11 @@ package config
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -106,6 +108,7 @@ func (c *Config) Validate() error {
 			},
 		})
 	}
+	v.alerts(c.Alerts)
 	if len(v.probs) == 0 {
 		return nil
 	}
@@ -155,6 +158,69 @@ func (v *validator) layoutKey(key, val, problem string) {
 	if problem != "" {
 		v.bad(key, show(val), problem)
 	}
+}
+
+// envName is what an *_env key may hold: an environment variable's name.
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
+
+// alerts checks the [alerts] table: a plain http(s) URL without
+// credentials, and at most one way of authenticating, each naming a
+// variable (never holding the secret itself).
+func (v *validator) alerts(a Alerts) {
+	v.checkFields("alerts", reflect.ValueOf(a), map[string]func(string){
+		"url": func(key string) {
+			if a.URL == "" {
+				return
+			}
+			if msg := checkBaseURL(a.URL); msg != "" {
+				v.bad(key, showHost(a.URL), msg)
+			}
+		},
+		"bearer_token_env": func(key string) { v.envKey(key, a.BearerTokenEnv) },
+		"password_env":     func(key string) { v.envKey(key, a.PasswordEnv) },
+	})
+	if a.BearerTokenEnv != "" && (a.Username != "" || a.PasswordEnv != "") {
+		v.rule("alerts.bearer_token_env", "give either bearer_token_env or username and password_env, not both")
+	}
+	if (a.Username == "") != (a.PasswordEnv == "") {
+		v.rule("alerts.username", "basic authentication needs both username and password_env (the variable holding the password)")
+	}
+	if a.URL == "" && (a.BearerTokenEnv != "" || a.Username != "") {
+		v.rule("alerts.url", `missing: authentication is set but no url, write e.g. url = "http://127.0.0.1:9093"`)
+	}
+}
+
+// envKey checks that key names an environment variable.
+func (v *validator) envKey(key, name string) {
+	if name != "" && !envName.MatchString(name) {
+		v.bad(key, show(name), "must be the name of an environment variable (letters, digits, '_'), e.g. \"ALERTMANAGER_TOKEN\"; the secret itself never goes in the file")
+	}
+}
+
+// checkBaseURL says what is wrong with s as a server's base URL, or "":
+// http or https, a host, no credentials (they come from *_env keys), no
+// query or fragment.
+func checkBaseURL(s string) string {
+	const example = `write e.g. "http://127.0.0.1:9093"`
+	u, err := url.Parse(s)
+	switch {
+	case err != nil:
+		return "not a valid URL: " + example
+	case u.Scheme != "http" && u.Scheme != "https":
+		return "must start with http:// or https://: " + example
+	case u.User != nil:
+		return "must not hold credentials: name the variable holding them with bearer_token_env, or username and password_env"
+	case u.Host == "" || u.Hostname() == "":
+		return "has no host: " + example
+	case u.RawQuery != "" || u.Fragment != "" || strings.HasSuffix(s, "?") || strings.HasSuffix(s, "#"):
+		return "must not carry a query or a fragment: " + example
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return "invalid port: use a number between 1 and 65535"
+		}
+	}
+	return ""
 }
 
 // validator collects the problems of one Validate call.

@@ -1,0 +1,245 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/superbiz/superbiz/pkg/alerts"
+	usecase "github.com/superbiz/superbiz/pkg/app"
+	"github.com/superbiz/superbiz/pkg/config"
+	"github.com/superbiz/superbiz/pkg/harness"
+	"github.com/superbiz/superbiz/pkg/textclip"
+)
+
+// defaultAlertsLimit is how many alerts `superbiz alerts` shows without --limit.
+const defaultAlertsLimit = 50
+
+// summaryColumnWidth bounds the SUMMARY column of the alerts table.
+const summaryColumnWidth = 60
+
+func (a *app) newAlertsCmd() *cobra.Command {
+	var limit int
+	c := &cobra.Command{
+		Use:   "alerts",
+		Short: "List the firing alerts of the configured Alertmanager, newest first",
+		Long: `alerts lists the firing alerts (active, neither silenced nor inhibited) of the
+Alertmanager configured in [alerts] url, newest first: start, name, severity,
+service, instance, summary and fingerprint. "superbiz diagnose --alert NAME"
+(or --alert FINGERPRINT) starts a diagnosis from one of them. Exit codes: 0
+listed, 2 no [alerts] url or a missing credential variable, 4 Alertmanager
+unreachable or failing.`,
+		Example: `  superbiz alerts
+  superbiz alerts -o json
+  superbiz diagnose --alert HighLatency`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if limit < 1 {
+				return usageErrorf("--limit must be at least 1, got %d", limit)
+			}
+			cfg, err := a.loadConfig(cmd)
+			if err != nil {
+				return err
+			}
+			client, err := a.alertsClient(cfg)
+			if err != nil {
+				return err
+			}
+			as, err := client.Firing(cmd.Context())
+			if err != nil {
+				return alertsFailure(err)
+			}
+			return a.printAlerts(as, limit)
+		},
+	}
+	c.Flags().IntVar(&limit, "limit", defaultAlertsLimit, "at most this many alerts (the newest)")
+	return c
+}
+
+// alertsClient builds the Alertmanager client of [alerts], reading the
+// credential from the variable the configuration names. No url, or a named
+// variable that is unset, is a configuration error (exit 2); the secret
+// itself is never printed.
+func (a *app) alertsClient(cfg *config.Config) (*alerts.Client, error) {
+	ac := cfg.Alerts
+	if ac.URL == "" {
+		return nil, configError(errors.New("no Alertmanager configured\nhint: add [alerts] url = \"http://127.0.0.1:9093\" to the configuration file (see docs/SPEC.md#configuration)"))
+	}
+	secret := func(key, name string) (string, error) {
+		v := a.getenv(name)
+		if v == "" {
+			return "", configError(fmt.Errorf("alerts.%s names $%s, which is not set: export the credential in that variable", key, name))
+		}
+		return v, nil
+	}
+	opts := alerts.Options{URL: ac.URL, Username: ac.Username, Timeout: ac.Timeout}
+	var err error
+	if ac.BearerTokenEnv != "" {
+		if opts.BearerToken, err = secret("bearer_token_env", ac.BearerTokenEnv); err != nil {
+			return nil, err
+		}
+	}
+	if ac.PasswordEnv != "" {
+		if opts.Password, err = secret("password_env", ac.PasswordEnv); err != nil {
+			return nil, err
+		}
+	}
+	c, err := alerts.New(opts)
+	if err != nil {
+		return nil, configError(err)
+	}
+	return c, nil
+}
+
+// alertsFailure maps a failure to read or find alerts to its exit: the
+// backend failing is 4 with a hint, an unknown or malformed reference is 2
+// (rejected before any model call), a cancel is the cancellation.
+func alertsFailure(err error) error {
+	var ae *alerts.Error
+	switch {
+	case errors.As(err, &ae):
+		return &ExitError{Code: ExitUnavailable, Err: fmt.Errorf("%w\n%s", ae, ae.Hint())}
+	case errors.Is(err, context.Canceled):
+		return &ExitError{Code: ExitCancelled, Err: errors.New("cancelled")}
+	case errors.Is(err, alerts.ErrNotFound):
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%w\nhint: `superbiz alerts` lists the firing alerts with their fingerprints", err)}
+	}
+	return &ExitError{Code: ExitUsage, Err: err}
+}
+
+// printAlerts writes the newest limit alerts as a table (text, Markdown) or
+// a JSON array; a note on stderr says how many more are firing.
+func (a *app) printAlerts(as []alerts.Alert, limit int) error {
+	shown := as[:min(len(as), limit)]
+	if more := len(as) - len(shown); more > 0 {
+		fmt.Fprintf(a.io.ErrOut, "superbiz: %d more firing alerts not shown (raise --limit)\n", more)
+	}
+	switch {
+	case a.flags.output == outputJSON:
+		return writeJSON(a.io.Out, shown)
+	case len(shown) == 0:
+		return writeString(a.io.Out, "No firing alerts.\n")
+	case a.flags.output == outputMarkdown:
+		return writeMarkdownTable(a.io.Out, alertsTable(shown))
+	}
+	return writeTextTable(a.io.Out, alertsTable(shown))
+}
+
+// alertsTable is the listing of `superbiz alerts` (docs/SPEC.md#superbiz-alerts).
+func alertsTable(as []alerts.Alert) table {
+	t := table{header: []string{"STARTED", "ALERT", "SEVERITY", "SERVICE", "INSTANCE", "SUMMARY", "FINGERPRINT"}}
+	for _, al := range as {
+		t.rows = append(t.rows, []string{
+			al.StartsAt.Local().Format("2006-01-02 15:04"),
+			orDash(cell(al.Name())),
+			orDash(cell(al.Severity())),
+			orDash(cell(al.Service())),
+			orDash(cell(al.Instance())),
+			orDash(textclip.Width(cell(al.Summary()), summaryColumnWidth)),
+			al.Fingerprint,
+		})
+	}
+	return t
+}
+
+// alertRun is a diagnosis started from a firing alert: its query and the
+// clock it runs with.
+type alertRun struct {
+	query string
+	clock time.Time
+	// note says which of several same-named alerts was picked, "" otherwise.
+	note string
+}
+
+// resolveAlert finds the firing alert ref names and builds its diagnosis:
+// the query (bounded by limits.query) and the clock anchored to its start,
+// counted from SUPERBIZ_NOW when set. Which of several same-named alerts
+// was picked is in the query and the note, which the caller shows.
+func (a *app) resolveAlert(ctx context.Context, cfg *config.Config, ref string) (alertRun, error) {
+	if err := alerts.CheckRef(ref); err != nil {
+		return alertRun{}, usageErrorf("--alert: %v", err)
+	}
+	client, err := a.alertsClient(cfg)
+	if err != nil {
+		return alertRun{}, err
+	}
+	al, note, err := client.Find(ctx, ref)
+	if err != nil {
+		return alertRun{}, alertsFailure(err)
+	}
+	now := cfg.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	clock := alerts.Clock(al, now)
+	return alertRun{query: alerts.Query(al, clock, note, cfg.Limits.Query), clock: clock, note: note}, nil
+}
+
+// chatAlertCommand is how a chat message names a firing alert.
+const chatAlertCommand = "/alert"
+
+// chatAlertRef returns the reference of a chat message "/alert REF", and
+// whether the message is one.
+func chatAlertRef(msg string) (string, bool) {
+	rest, ok := strings.CutPrefix(strings.TrimSpace(msg), chatAlertCommand)
+	if !ok || (rest != "" && rest[0] != ' ' && rest[0] != '\t') {
+		return "", false
+	}
+	return strings.TrimSpace(rest), true
+}
+
+// alertDiagnosis runs the DIAGNOSIS of a resolved alert: the same use case,
+// limits and guards as any diagnosis, on the alert's query and clock.
+func alertDiagnosis(ctx context.Context, d *usecase.Deps, ar alertRun, req usecase.DiagnoseRequest) (usecase.Output, error) {
+	run := *d
+	run.Clock = harness.FixedClock{T: ar.clock}
+	req.Query = ar.query
+	return run.Diagnose(ctx, req)
+}
+
+// chatTurn runs one chat message: "/alert REF" is a DIAGNOSIS from that
+// firing alert (no router: the command says what it is), anything else
+// goes through the router. A reference that cannot be resolved is
+// alertErr (no run is stored); err is a failure outside the run.
+func (a *app) chatTurn(ctx context.Context, d *usecase.Deps, cfg *config.Config, s *chatSession, msg string) (out usecase.Output, note string, alertErr, err error) {
+	ref, isAlert := chatAlertRef(msg)
+	if !isAlert {
+		out, err = d.Chat(ctx, s.request(msg))
+		return out, "", nil, err
+	}
+	ar, alertErr := a.resolveAlert(ctx, cfg, ref)
+	if alertErr != nil {
+		return usecase.Output{}, "", alertErr, nil
+	}
+	cr := s.request(ar.query)
+	out, err = alertDiagnosis(ctx, d, ar, usecase.DiagnoseRequest{SessionID: cr.SessionID, Continue: cr.Continue, OnStart: cr.OnStart})
+	return out, ar.note, nil, err
+}
+
+// alertsChecks is doctor's line for [alerts] (none when no url is set):
+// the credential variable set, Alertmanager answering its API v2 with the
+// credentials, within doctorTimeout.
+func (a *app) alertsChecks(ctx context.Context, cfg *config.Config) []checkResult {
+	if cfg.Alerts.URL == "" {
+		return nil
+	}
+	client, err := a.alertsClient(cfg)
+	if err != nil {
+		return []checkResult{fail("alerts", err.Error(), "export the variable named in [alerts], or fix the table")}
+	}
+	ctx, cancel := context.WithTimeout(ctx, doctorTimeout)
+	defer cancel()
+	as, err := client.Firing(ctx)
+	var ae *alerts.Error
+	switch {
+	case errors.As(err, &ae):
+		return []checkResult{fail("alerts", ae.Error(), strings.TrimPrefix(ae.Hint(), "hint: "))}
+	case err != nil:
+		return []checkResult{fail("alerts", err.Error(), "run `superbiz doctor` again")}
+	}
+	return []checkResult{pass("alerts", fmt.Sprintf("Alertmanager at %s answers: %d firing", client.URL(), len(as)))}
+}
