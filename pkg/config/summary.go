@@ -42,11 +42,36 @@ func (c *Config) Summary() []string {
 	if len(c.Databases) == 0 {
 		lines = append(lines, "databases: none configured")
 	}
+	for _, m := range c.Metrics {
+		lines = append(lines, fmt.Sprintf("metrics %s: %s (%s, auth %s)",
+			m.Name, m.URL, c.pairs("", reflect.ValueOf(m), "name", "url", "bearer_token_env", "username", "password_env"), m.Auth()))
+	}
+	if len(c.Metrics) == 0 {
+		lines = append(lines, "metrics: none configured")
+	}
 	lines = append(lines, "skills: built-in"+extra(c.Skills.Paths))
 	if !c.Now.IsZero() {
 		lines = append(lines, "clock: fixed at "+c.Now.Format("2006-01-02T15:04:05Z07:00")+" ($"+EnvNow+")")
 	}
 	return lines
+}
+
+// Auth describes a metrics source's credentials without their value: their
+// kind and the variable they come from, and whether it is set.
+func (m MetricsSource) Auth() string {
+	state := func(env string) string {
+		if m.Secret.IsZero() {
+			return "$" + env + ", NOT SET"
+		}
+		return "$" + env
+	}
+	switch {
+	case m.BearerTokenEnv != "":
+		return "bearer token from " + state(m.BearerTokenEnv)
+	case m.Username != "":
+		return "basic " + strconv.Quote(m.Username) + " with the password from " + state(m.PasswordEnv)
+	}
+	return "none"
 }
 
 // String is the Summary on one line per part; it is what %v and %s print.
@@ -110,6 +135,9 @@ func (c Config) MarshalJSON() ([]byte, error) {
 	}
 	if c.Databases == nil {
 		c.Databases = []Database{}
+	}
+	if c.Metrics == nil {
+		c.Metrics = []MetricsSource{}
 	}
 	return appendJSON(nil, reflect.ValueOf(c))
 }
