@@ -65,7 +65,8 @@ func (a *app) newDoctorCmd() *cobra.Command {
 		Short: "Check the configuration, run store, Ollama, model and every source",
 		Long: `Check everything a diagnosis needs, one line per check: the configuration
 file, the run store, Ollama reachable, the model present and able to call
-tools, each knowledge path, each log source and each database. Each failure
+tools, each knowledge path, each log source, each database and each metrics
+source (a trivial query). Each failure
 comes with a hint that names the fix. Exits 1 when any check fails (warnings
 do not fail), 2 when the configuration does not load.`,
 		Args: noArgs,
@@ -106,6 +107,7 @@ func (a *app) doctor(ctx context.Context, cmd *cobra.Command) ([]checkResult, er
 	results = append(results, knowledgeChecks(ctx, cfg)...)
 	results = append(results, logChecks(ctx, cfg)...)
 	results = append(results, a.databaseChecks(ctx, cfg)...)
+	results = append(results, metricsChecks(ctx, cfg)...)
 	return results, nil
 }
 

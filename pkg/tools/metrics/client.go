@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/superbiz/superbiz/pkg/config"
 	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/textclip"
 	"github.com/superbiz/superbiz/pkg/tools"
@@ -128,7 +129,7 @@ func classify(status int, errorType string) string {
 func (s *source) transportError(ctx context.Context, err error) error {
 	var ne net.Error
 	if ctx.Err() != nil || (errors.As(err, &ne) && ne.Timeout()) {
-		return &APIError{Code: tools.CodeTimeout, Msg: fmt.Sprintf("no answer from %s within %s (timeout)", s.url, fmtDur(s.timeout))}
+		return &APIError{Code: tools.CodeTimeout, Msg: fmt.Sprintf("no answer from %s within %s (timeout)", s.url, config.FormatDuration(s.timeout))}
 	}
 	return &APIError{Code: tools.CodeUnavailable, Msg: textclip.Bytes(redact.String(err.Error()), maxServerMessage)}
 }

@@ -10,6 +10,7 @@ import (
 
 	jsonv2 "github.com/go-json-experiment/json"
 
+	"github.com/superbiz/superbiz/pkg/config"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
 
@@ -27,7 +28,7 @@ const (
 // configuration by Definition).
 type Input struct {
 	Source string `json:"source,omitempty" jsonschema_description:"metrics source name; optional when only one is configured"`
-	Query  string `json:"query" jsonschema:"maxLength=2048" jsonschema_description:"PromQL expression, e.g. histogram_quantile(0.99, sum by (le) (rate(http_request_duration_seconds_bucket{service=\"checkout\"}[5m])))"`
+	Query  string `json:"query" jsonschema:"required,maxLength=2048" jsonschema_description:"PromQL expression, e.g. histogram_quantile(0.99, sum by (le) (rate(http_request_duration_seconds_bucket{service=\"checkout\"}[5m])))"`
 	Start  string `json:"start,omitempty" jsonschema_description:"window start, RFC 3339 (2006-01-02T15:04:05Z); needs end"`
 	End    string `json:"end,omitempty" jsonschema_description:"window end, RFC 3339"`
 	Since  string `json:"since,omitempty" jsonschema_description:"window back from now, e.g. 30m or 2h, up to the source's max_window; instead of start/end"`
@@ -97,7 +98,7 @@ func (t *Tool) decodeInput(raw []byte) (*parsedInput, error) {
 			return nil, tools.InvalidInput("since %q is not a duration such as \"30m\" or \"2h\"", in.Since)
 		}
 		if d < minSince || d > maxWindow {
-			return nil, tools.InvalidInput("since %q is out of range: use %s to this source's max_window %s", in.Since, fmtDur(minSince), fmtDur(maxWindow))
+			return nil, tools.InvalidInput("since %q is out of range: use %s to this source's max_window %s", in.Since, config.FormatDuration(minSince), config.FormatDuration(maxWindow))
 		}
 		p.since = d
 		p.in.Since = strings.TrimSpace(in.Since)
@@ -117,7 +118,7 @@ func (t *Tool) decodeInput(raw []byte) (*parsedInput, error) {
 			return nil, tools.InvalidInput("end %s is not after start %s", in.End, in.Start)
 		}
 		if e.Sub(s) > maxWindow {
-			return nil, tools.InvalidInput("window of %s is longer than this source's max_window %s: narrow the window", fmtDur(e.Sub(s)), fmtDur(maxWindow))
+			return nil, tools.InvalidInput("window of %s is longer than this source's max_window %s: narrow the window", config.FormatDuration(e.Sub(s)), config.FormatDuration(maxWindow))
 		}
 		p.start, p.end = s.UTC(), e.UTC()
 		p.in.Start = p.start.Format(time.RFC3339Nano)
@@ -130,14 +131,14 @@ func (t *Tool) decodeInput(raw []byte) (*parsedInput, error) {
 			return nil, tools.InvalidInput("step %q is not a duration such as \"15s\" or \"1m\"", in.Step)
 		}
 		if d < minStep || d%time.Second != 0 {
-			return nil, tools.InvalidInput("step %q must be a whole number of seconds, at least %s", in.Step, fmtDur(minStep))
+			return nil, tools.InvalidInput("step %q must be a whole number of seconds, at least %s", in.Step, config.FormatDuration(minStep))
 		}
 		if n := pointsOf(p.windowLen(), d); n > p.src.maxPoints {
 			return nil, tools.InvalidInput("step %s gives %d points per series over this window, more than this source's max_points %d: use a step of at least %s or omit step",
-				fmtDur(d), n, p.src.maxPoints, fmtDur(autoStep(p.windowLen(), p.src.maxPoints)))
+				config.FormatDuration(d), n, p.src.maxPoints, config.FormatDuration(autoStep(p.windowLen(), p.src.maxPoints)))
 		}
 		p.step = d
-		p.in.Step = fmtDur(d)
+		p.in.Step = config.FormatDuration(d)
 	}
 	return p, nil
 }
@@ -174,24 +175,14 @@ func autoStep(window time.Duration, maxPoints int) time.Duration {
 	if maxPoints < 2 {
 		return max(window, minStep)
 	}
-	secs := math.Ceil(window.Seconds() / float64(maxPoints-1))
-	step := max(time.Duration(secs)*time.Second, minStep)
+	step := max(time.Duration(math.Ceil(window.Seconds()/float64(maxPoints)))*time.Second, minStep)
 	for pointsOf(window, step) > maxPoints {
 		step += time.Second
 	}
+	for step > minStep && pointsOf(window, step-time.Second) <= maxPoints {
+		step -= time.Second
+	}
 	return step
-}
-
-// fmtDur prints a duration without trailing zero units ("6h", "1h30m").
-func fmtDur(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = s[:len(s)-2]
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = s[:len(s)-2]
-	}
-	return s
 }
 
 // String is a one-line summary of the input for timelines.

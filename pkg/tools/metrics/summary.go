@@ -100,6 +100,9 @@ func summarise(data []byte) ([]Series, error) {
 				st.Min, st.Max, st.MaxAt = v, v, at
 			} else {
 				d := v - prevV
+				if math.IsInf(d, 0) { // two finite samples far apart: the change is beyond float64
+					d = math.Copysign(math.MaxFloat64, d)
+				}
 				if !changed || math.Abs(d) > math.Abs(bestChange) {
 					bestChange, st.ChangeAt, changed = d, at, true
 				}
@@ -162,7 +165,7 @@ func runningMean(values []json.RawMessage) float64 {
 			continue
 		}
 		n++
-		mean += (v - mean) / float64(n)
+		mean += v/float64(n) - mean/float64(n) // (v-mean)/n could overflow
 	}
 	return mean
 }

@@ -21,6 +21,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/superbiz/superbiz/pkg/config"
 	"github.com/superbiz/superbiz/pkg/model"
 	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/schema"
@@ -130,7 +131,7 @@ func (t *Tool) names() string {
 func (t *Tool) Definition() model.Tool {
 	var bounds []string
 	for _, s := range t.sources {
-		bounds = append(bounds, fmt.Sprintf("%s: max_window %s, max_points %d, max_series %d", s.name, fmtDur(s.maxWindow), s.maxPoints, s.maxSeries))
+		bounds = append(bounds, fmt.Sprintf("%s: max_window %s, max_points %d, max_series %d", s.name, config.FormatDuration(s.maxWindow), s.maxPoints, s.maxSeries))
 	}
 	desc := "Run a PromQL range query on a configured Prometheus-compatible metrics source over a time window, " +
 		"given as since (a duration back from now) or start and end (RFC 3339); bounds per source: " + strings.Join(bounds, "; ") + ". " +
@@ -194,7 +195,7 @@ func (t *Tool) Execute(ctx context.Context, call tools.Call) tools.Outcome {
 	}
 	res := Result{
 		Source: p.src.name, Query: p.in.Query,
-		Start: start.UTC().Format(time.RFC3339), End: end.UTC().Format(time.RFC3339), Step: fmtDur(step),
+		Start: start.UTC().Format(time.RFC3339), End: end.UTC().Format(time.RFC3339), Step: config.FormatDuration(step),
 		TotalSeries: len(series),
 	}
 	if len(series) == 0 {
@@ -258,23 +259,15 @@ func fit(res *Result, maxBytes int) error {
 	}
 }
 
-// Check runs the trivial query vector(1) on every source, for doctor: by
-// source name, nil or why it failed. It proves the server is reachable, accepts
-// the credentials and answers the API.
-func (t *Tool) Check(ctx context.Context) map[string]error {
-	out := map[string]error{}
+// Check runs the trivial query vector(1) on the named source, for doctor:
+// it proves the server is reachable, accepts the credentials and answers
+// the API. The error is an *APIError (its Status tells an auth refusal).
+func (t *Tool) Check(ctx context.Context, name string) error {
 	for _, s := range t.sources {
-		_, err := s.get(ctx, pathQuery, url.Values{"query": {"vector(1)"}})
-		out[s.name] = err
+		if s.name == name {
+			_, err := s.get(ctx, pathQuery, url.Values{"query": {"vector(1)"}})
+			return err
+		}
 	}
-	return out
-}
-
-// SourceNames lists the configured sources in order.
-func (t *Tool) SourceNames() []string {
-	n := make([]string, len(t.sources))
-	for i, s := range t.sources {
-		n[i] = s.name
-	}
-	return n
+	return fmt.Errorf("no metrics source %q: use one of %s", name, t.names())
 }

@@ -3,6 +3,8 @@ package metrics
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -143,9 +145,12 @@ func TestQueryBasicAuth(t *testing.T) {
 			t.Errorf("%s: the detail shows the password: %v", name, o.Detail)
 		}
 	}
-	checks := good.Check(context.Background())
-	if checks["m"] != nil {
-		t.Errorf("Check with the right password: %v", checks["m"])
+	if err := good.Check(context.Background(), "m"); err != nil {
+		t.Errorf("Check with the right password: %v", err)
+	}
+	var ae *APIError
+	if err := newTool(t, Source{Name: "m", URL: srv.URL}).Check(context.Background(), "m"); !errors.As(err, &ae) || ae.Status != http.StatusUnauthorized {
+		t.Errorf("Check without credentials: %v, want an HTTP 401 APIError", err)
 	}
 }
 

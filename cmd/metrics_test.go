@@ -1,0 +1,153 @@
+package cmd
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/superbiz/superbiz/internal/promtest"
+	"github.com/superbiz/superbiz/pkg/model/ollamatest"
+)
+
+// metricsWindow is the incident's window as query_metrics members.
+func metricsWindow() string {
+	return fmt.Sprintf(`"start":%q,"end":%q`, promtest.Start.Format(time.RFC3339), promtest.End.Format(time.RFC3339))
+}
+
+// metricsObservation decodes the result of a query_metrics observation.
+type metricsObservation struct {
+	EvidenceStatus string `json:"evidence_status"`
+	ErrorCode      string `json:"error_code"`
+	Result         struct {
+		Step        string            `json:"step"`
+		TotalSeries int               `json:"total_series"`
+		Series      []json.RawMessage `json:"series"`
+	} `json:"result"`
+}
+
+// Through `superbiz tools call`, against real Prometheus and VictoriaMetrics
+// serving the same history: the summary finds the spike's value and minute,
+// an empty selector is NO_EVIDENCE (exit 0), a syntax error is ERROR
+// INVALID_INPUT (exit 2) with the server's message on stderr, and both
+// servers give the same summaries for the same queries (selectors and
+// aggregations; range functions such as max_over_time(x[5m]) may differ,
+// since VictoriaMetrics' windows include their left edge and keep __name__).
+func TestToolsCallQueryMetrics(t *testing.T) {
+	prom := promtest.Prometheus(t, promtest.PromOptions{})
+	vm := promtest.VictoriaMetrics(t)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "superbiz.toml")
+	mustWrite(t, cfg, fmt.Sprintf("[knowledge]\npaths = []\n\n[[metrics]]\nname = \"prom\"\nurl = %q\n\n[[metrics]]\nname = \"vm\"\nurl = %q\n", prom.URL, vm.URL))
+	env := diagnoseEnv(t)
+	call := func(input string) (int, metricsObservation, string) {
+		t.Helper()
+		code, out, errOut := cli(t, env, "--config", cfg, "-o", "json", "tools", "call", "query_metrics", input)
+		var o metricsObservation
+		if err := json.Unmarshal([]byte(out), &o); err != nil {
+			t.Fatalf("%s: exit %d, stdout %q, stderr %q: %v", input, code, out, errOut, err)
+		}
+		return code, o, errOut
+	}
+	summaries := map[string][]string{}
+	for _, src := range []string{"prom", "vm"} {
+		for _, q := range []string{promtest.LatencySelector, promtest.HeapSelector, "sum by (service) (" + promtest.HeapSelector + ")"} {
+			code, o, errOut := call(fmt.Sprintf(`{"source":%q,"query":%q,%s}`, src, q, metricsWindow()))
+			if code != ExitOK || o.EvidenceStatus != "EVIDENCE_FOUND" || len(o.Result.Series) != 1 {
+				t.Fatalf("%s %s: exit %d %+v, stderr %q", src, q, code, o, errOut)
+			}
+			summaries[src] = append(summaries[src], string(o.Result.Series[0]))
+		}
+		var spike struct {
+			Max    float64 `json:"max"`
+			MaxAt  string  `json:"max_at"`
+			Change string  `json:"change_at"`
+		}
+		if err := json.Unmarshal([]byte(summaries[src][0]), &spike); err != nil {
+			t.Fatal(err)
+		}
+		if spike.Max != promtest.SpikeValue || spike.MaxAt != "2026-01-15T09:10:00Z" || spike.Change != "2026-01-15T09:10:00Z" {
+			t.Errorf("%s latency: %s, want max %g at 09:10 and the largest change at 09:10", src, summaries[src][0], promtest.SpikeValue)
+		}
+
+		code, o, errOut := call(fmt.Sprintf(`{"source":%q,"query":"no_such_metric{service=\"checkout\"}",%s}`, src, metricsWindow()))
+		if code != ExitOK || o.EvidenceStatus != "NO_EVIDENCE" || o.Result.TotalSeries != 0 {
+			t.Errorf("%s empty selector: exit %d %+v, stderr %q; want NO_EVIDENCE, exit 0", src, code, o, errOut)
+		}
+
+		code, o, errOut = call(fmt.Sprintf(`{"source":%q,"query":"sum(rate(checkout_latency_p99_seconds[5m])",%s}`, src, metricsWindow()))
+		if code != ExitUsage || o.EvidenceStatus != "ERROR" || o.ErrorCode != "INVALID_INPUT" ||
+			!strings.Contains(errOut, "query_metrics rejected the input (INVALID_INPUT): query_metrics "+src+": HTTP 4") {
+			t.Errorf("%s syntax error: exit %d %+v, stderr %q; want ERROR INVALID_INPUT, exit 2, the server's message", src, code, o, errOut)
+		}
+	}
+	for i := range summaries["prom"] {
+		if summaries["prom"][i] != summaries["vm"][i] {
+			t.Errorf("query %d: Prometheus and VictoriaMetrics summaries differ:\nprom %s\nvm   %s", i, summaries["prom"][i], summaries["vm"][i])
+		}
+	}
+}
+
+// Prometheus behind basic auth (--web.config.file, bcrypt): the password
+// from password_env works; a wrong one is ERROR UNAVAILABLE naming HTTP 401
+// and where the password comes from; an unset variable is refused before
+// any request (exit 2) naming the variable. doctor says the same, and the
+// password appears in no output and not in the run store.
+func TestMetricsAuth(t *testing.T) {
+	prom := promtest.Prometheus(t, promtest.PromOptions{BasicAuth: true})
+	model := ollamatest.New(t)
+	env, dir := doctorEnv(t, model.URL())
+	env["SUPERBIZ_DB"] = filepath.Join(dir, "superbiz.db")
+	mustWrite(t, filepath.Join(dir, "superbiz.toml"), fmt.Sprintf("[knowledge]\npaths = []\n\n[[metrics]]\nname = \"prom\"\nurl = %q\nusername = %q\npassword_env = \"PROM_PASSWORD\"\n", prom.URL, prom.Username))
+	input := fmt.Sprintf(`{"query":%q,%s}`, promtest.LatencySelector, metricsWindow())
+	var shown strings.Builder
+
+	env["PROM_PASSWORD"] = prom.Password
+	code, out, errOut := cli(t, env, "-o", "json", "tools", "call", "query_metrics", input)
+	shown.WriteString(out + errOut)
+	if code != ExitOK || !strings.Contains(out, `"evidence_status":"EVIDENCE_FOUND"`) {
+		t.Errorf("right password: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	_, out, errOut = cli(t, env, "doctor")
+	shown.WriteString(out + errOut)
+	if l := line(t, out, "ok  ", "metrics prom"); !strings.Contains(l, "answers the query vector(1)") || !strings.Contains(l, `basic "grafana" with the password from $PROM_PASSWORD`) {
+		t.Errorf("doctor with the right password: %q", l)
+	}
+
+	env["PROM_PASSWORD"] = "wrong-" + prom.Password
+	code, out, errOut = cli(t, env, "-o", "json", "tools", "call", "query_metrics", input)
+	shown.WriteString(out + errOut)
+	if code != ExitFailed || !strings.Contains(out, `"error_code":"UNAVAILABLE"`) || !strings.Contains(errOut, "HTTP 401") ||
+		!strings.Contains(errOut, `refused the credentials (check username "grafana" and the password in $PROM_PASSWORD)`) {
+		t.Errorf("wrong password: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	code, out, errOut = cli(t, env, "doctor")
+	shown.WriteString(out + errOut)
+	if code != ExitFailed || !strings.Contains(line(t, out, "FAIL", "metrics prom"), "HTTP 401") || !strings.Contains(hintAfter(t, out, "metrics prom"), "refused the credentials") {
+		t.Errorf("doctor with a wrong password: exit %d\n%s", code, out)
+	}
+
+	delete(env, "PROM_PASSWORD")
+	code, out, errOut = cli(t, env, "-o", "json", "tools", "call", "query_metrics", input)
+	if code != ExitUsage || !strings.Contains(errOut, "metrics[0].password_env in "+filepath.Join(dir, "superbiz.toml")+" names $PROM_PASSWORD, which is not set") {
+		t.Errorf("unset variable: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	code, out, _ = cli(t, env, "doctor")
+	if code != ExitFailed || !strings.Contains(line(t, out, "FAIL", "metrics prom"), "names $PROM_PASSWORD, which is not set") {
+		t.Errorf("doctor with the variable unset: exit %d\n%s", code, out)
+	}
+
+	if strings.Contains(shown.String(), prom.Password) {
+		t.Errorf("the password was shown:\n%s", shown.String())
+	}
+	store, err := os.ReadFile(env["SUPERBIZ_DB"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(store), prom.Password) {
+		t.Errorf("the run store holds the password")
+	}
+}
