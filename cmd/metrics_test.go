@@ -151,3 +151,31 @@ func TestMetricsAuth(t *testing.T) {
 		t.Errorf("the run store holds the password")
 	}
 }
+
+// --demo points every tool at the demo workspace, which has no metrics
+// server: a configured [[metrics]] source is not offered there.
+func TestDemoHasNoMetricsSource(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "superbiz.toml")
+	mustWrite(t, cfg, "[[metrics]]\nname = \"prom\"\nurl = \"http://127.0.0.1:9\"\n")
+	env := diagnoseEnv(t)
+	for args, want := range map[string]bool{"--demo": false, "": true} {
+		argv := []string{"--config", cfg, "tools", "list", "-o", "json"}
+		if args != "" {
+			argv = append(argv, args)
+		}
+		code, out, errOut := cli(t, env, argv...)
+		var defs []struct {
+			Name string `json:"name"`
+		}
+		if code != ExitOK || json.Unmarshal([]byte(out), &defs) != nil {
+			t.Fatalf("tools list %s: exit %d, stdout %q, stderr %q", args, code, out, errOut)
+		}
+		offered := false
+		for _, d := range defs {
+			offered = offered || d.Name == "query_metrics"
+		}
+		if offered != want {
+			t.Errorf("tools list %s: query_metrics offered %v, want %v", args, offered, want)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -102,5 +103,31 @@ func TestAlertmanagerPost(t *testing.T) {
 	}
 	if len(alerts) != 1 || alerts[0].Labels["alertname"] != "CheckoutLatencyHigh" || alerts[0].Annotations["summary"] != "p99 above 2s" {
 		t.Fatalf("alerts = %+v, want the posted CheckoutLatencyHigh", alerts)
+	}
+}
+
+// recordingTB notes Fatalf and Skipf instead of stopping the test.
+type recordingTB struct {
+	testing.TB
+	fatal, skip string
+}
+
+func (r *recordingTB) Fatalf(format string, args ...any) { r.fatal = fmt.Sprintf(format, args...) }
+func (r *recordingTB) Skipf(format string, args ...any)  { r.skip = fmt.Sprintf(format, args...) }
+func (r *recordingTB) Helper()                           {}
+
+// A missing server binary skips the test on a developer machine and fails
+// it in CI, naming .ci/metrics.sh.
+func TestMissingBinary(t *testing.T) {
+	for _, ci := range []string{"", "true"} {
+		t.Setenv("CI", ci)
+		r := &recordingTB{TB: t}
+		Binary(r, "superbiz-no-such-server")
+		if ci == "true" && !strings.Contains(r.fatal, ".ci/metrics.sh") {
+			t.Errorf("CI=true: fatal %q, want a failure naming .ci/metrics.sh", r.fatal)
+		}
+		if ci == "" && (r.fatal != "" || !strings.Contains(r.skip, "apt-get install")) {
+			t.Errorf("CI unset: fatal %q, skip %q; want a skip naming the packages", r.fatal, r.skip)
+		}
 	}
 }

@@ -4,8 +4,12 @@ import (
 	"encoding/json"
 	"math"
 	"os"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/superbiz/superbiz/pkg/redact"
 )
 
 // summarise on real-shaped answers: the spike's value and minute, the
@@ -82,4 +86,33 @@ func FuzzSummarise(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Labels reach the model bounded and cleaned: secret-named values masked,
+// control characters stripped, values cut, at most maxLabels kept.
+func TestCleanLabels(t *testing.T) {
+	in := map[string]string{"instance": "app-1\x1b[31m:8080", "password": "hunter2-secret", "path": strings.Repeat("p", 500)}
+	for i := range maxLabels + 5 {
+		in["z"+strconv.Itoa(100+i)] = "v" // sorted after the labels checked
+	}
+	got := cleanLabels(in)
+	if got["password"] != redact.Marker || got["instance"] != "app-1:8080" || len(got["path"]) > maxLabelBytes || len(got) != maxLabels {
+		t.Errorf("cleanLabels: password %q, instance %q, path %d bytes, %d labels", got["password"], got["instance"], len(got["path"]), len(got))
+	}
+}
+
+// A result over the observation's size drops series from the end and says
+// so; one series always stays.
+func TestFit(t *testing.T) {
+	res := Result{Source: "prom", Query: "up", TotalSeries: 50}
+	for i := range 50 {
+		res.Series = append(res.Series, Series{Labels: map[string]string{"instance": "host-" + strconv.Itoa(i)}, Points: 1, Stats: &Stats{MaxAt: "2026-01-15T09:00:00Z"}})
+	}
+	if err := fit(&res, 2048); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(res)
+	if len(b) > 2048 || !res.Truncated || len(res.Series) == 0 || len(res.Series) == 50 {
+		t.Errorf("fit to 2048: %d bytes, %d series, truncated %v", len(b), len(res.Series), res.Truncated)
+	}
 }

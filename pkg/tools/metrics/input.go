@@ -170,7 +170,8 @@ func pointsOf(window, step time.Duration) int {
 }
 
 // autoStep is the smallest whole-second step that keeps a series over window
-// within maxPoints points.
+// within maxPoints points: a step below window/maxPoints gives more than
+// maxPoints, so it starts there and steps up while the count is over.
 func autoStep(window time.Duration, maxPoints int) time.Duration {
 	if maxPoints < 2 {
 		return max(window, minStep)
@@ -178,9 +179,6 @@ func autoStep(window time.Duration, maxPoints int) time.Duration {
 	step := max(time.Duration(math.Ceil(window.Seconds()/float64(maxPoints)))*time.Second, minStep)
 	for pointsOf(window, step) > maxPoints {
 		step += time.Second
-	}
-	for step > minStep && pointsOf(window, step-time.Second) <= maxPoints {
-		step -= time.Second
 	}
 	return step
 }
