@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -160,6 +162,34 @@ func TestQueryUnreachable(t *testing.T) {
 	o := call(t, tool, `{"query":"up","since":"1h"}`, time.Now())
 	if o.Status != tools.StatusError || o.ErrorCode != tools.CodeUnavailable {
 		t.Errorf("unreachable: %s %s %v, want ERROR UNAVAILABLE", o.Status, o.ErrorCode, o.Detail)
+	}
+}
+
+// A server that accepts the connection but never answers is TIMEOUT once
+// the source's timeout passes.
+func TestQueryTimeout(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	held := make(chan net.Conn, 1)
+	go func() {
+		if c, err := l.Accept(); err == nil {
+			held <- c // held open, never answered
+		}
+	}()
+	t.Cleanup(func() {
+		select {
+		case c := <-held:
+			c.Close()
+		default:
+		}
+	})
+	tool := newTool(t, Source{Name: "m", URL: "http://" + l.Addr().String(), Timeout: 200 * time.Millisecond})
+	o := call(t, tool, `{"query":"up","since":"1h"}`, time.Now())
+	if o.Status != tools.StatusError || o.ErrorCode != tools.CodeTimeout || !strings.Contains(fmt.Sprint(o.Detail), "timeout") {
+		t.Errorf("silent server: %s %s %v, want ERROR TIMEOUT", o.Status, o.ErrorCode, o.Detail)
 	}
 }
 
