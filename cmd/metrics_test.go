@@ -184,3 +184,59 @@ func TestDemoHasNoMetricsSource(t *testing.T) {
 		}
 	}
 }
+
+// A diagnosis that rests on a query_metrics call against real Prometheus:
+// the model receives the spike's summary (09:10, 4.8), cites the call, and
+// the release publishes the finding with query_metrics as its source.
+func TestDiagnosisCitesMetrics(t *testing.T) {
+	prom := promtest.Prometheus(t, promtest.PromOptions{})
+	cfg := filepath.Join(t.TempDir(), "superbiz.toml")
+	mustWrite(t, cfg, fmt.Sprintf("[knowledge]\npaths = []\n\n[[metrics]]\nname = \"prom\"\nurl = %q\n", prom.URL))
+	draft := `{"conclusion":{"summary":"Checkout p99 latency spiked to 4.8 s at 09:10 and was back to 0.2 s by 09:12.","root_cause":"A latency spike in checkout at 09:10; its trigger is not in the metrics checked.","confidence":"LOW"},` +
+		`"analysis":[{"type":"FINDING","claim":"checkout_latency_p99_seconds peaked at 4.8 s at 09:10 (largest change +4.6 s at 09:10), 0.2 s otherwise.","scope":"prom, service checkout, 09:00-09:30","tool_call_ids":["call_m1"]}],` +
+		`"action_plan":[{"priority":"P2","step":"Look at what checkout called at 09:10.","risk":"LOW"}],"recommendations":["Alert on checkout p99 above 2 s."],` +
+		`"limitations":{"scope":"checkout p99 latency between 09:00 and 09:30.","missing_info":["logs and traces of checkout at 09:10"]}}`
+	srv := ollamatest.New(t)
+	srv.Script(
+		ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{{ID: "call_m1", Name: "query_metrics",
+			Args: fmt.Sprintf(`{"input":{"query":%q,%s}}`, promtest.LatencySelector, metricsWindow())}}},
+		ollamatest.Turn{Content: []string{draft}},
+		ollamatest.Turn{Content: []string{`{"verdict":"SUPPORTED","reasons":["the finding matches the cited summary"]}`}},
+	)
+	env := diagnoseEnv(t)
+	env["OLLAMA_HOST"] = srv.URL()
+	env["SUPERBIZ_NOW"] = "2026-01-15T09:40:00Z"
+	code, out, errOut := cli(t, env, "--config", cfg, "diagnose", "-o", "json", "checkout was slow around 09:10 this morning")
+	if code != ExitOK {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	var got struct {
+		Checks []struct {
+			Tool           string `json:"tool"`
+			EvidenceStatus string `json:"evidence_status"`
+		} `json:"checks"`
+		Result struct {
+			Findings []struct {
+				Sources []string `json:"sources"`
+			} `json:"findings"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if len(got.Checks) != 1 || got.Checks[0].Tool != "query_metrics" || got.Checks[0].EvidenceStatus != "EVIDENCE_FOUND" ||
+		len(got.Result.Findings) != 1 || len(got.Result.Findings[0].Sources) != 1 || got.Result.Findings[0].Sources[0] != "query_metrics" {
+		t.Errorf("checks %+v, findings %+v: want one query_metrics check cited by the finding\n%s", got.Checks, got.Result.Findings, out)
+	}
+	var observation string
+	for _, req := range srv.ChatRequests() {
+		for _, m := range req.Messages {
+			if m.Role == "tool" {
+				observation = m.Content
+			}
+		}
+	}
+	if !strings.Contains(observation, `"max":4.8`) || !strings.Contains(observation, `"max_at":"2026-01-15T09:10:00Z"`) {
+		t.Errorf("the model did not receive the spike's summary: %s", observation)
+	}
+}
