@@ -84,27 +84,23 @@ func history() (fams []string, samples [][]sample) {
 // OpenMetrics is the history in the OpenMetrics text format (timestamps in
 // seconds, "# EOF" last), as `promtool tsdb create-blocks-from openmetrics` reads it.
 func OpenMetrics() string {
-	var b strings.Builder
-	fams, samples := history()
-	for i, f := range fams {
-		fmt.Fprintf(&b, "# TYPE %s gauge\n", f)
-		for _, s := range samples[i] {
-			fmt.Fprintf(&b, "%s{%s} %g %d\n", s.metric, s.labels, s.v, s.at.Unix())
-		}
-	}
-	b.WriteString("# EOF\n")
-	return b.String()
+	return render(func(t time.Time) int64 { return t.Unix() }) + "# EOF\n"
 }
 
 // Exposition is the history in the Prometheus text exposition format
 // (timestamps in milliseconds), as VictoriaMetrics' /api/v1/import/prometheus reads it.
 func Exposition() string {
+	return render(func(t time.Time) int64 { return t.UnixMilli() })
+}
+
+// render writes every sample as a text line with its timestamp from stamp.
+func render(stamp func(time.Time) int64) string {
 	var b strings.Builder
 	fams, samples := history()
 	for i, f := range fams {
 		fmt.Fprintf(&b, "# TYPE %s gauge\n", f)
 		for _, s := range samples[i] {
-			fmt.Fprintf(&b, "%s{%s} %g %d\n", s.metric, s.labels, s.v, s.at.UnixMilli())
+			fmt.Fprintf(&b, "%s{%s} %g %d\n", s.metric, s.labels, s.v, stamp(s.at))
 		}
 	}
 	return b.String()
