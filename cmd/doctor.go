@@ -65,8 +65,9 @@ func (a *app) newDoctorCmd() *cobra.Command {
 		Short: "Check the configuration, run store, Ollama, model and every source",
 		Long: `Check everything a diagnosis needs, one line per check: the configuration
 file, the run store, Ollama reachable, the model present and able to call
-tools, each knowledge path, each log source, each database and the
-Alertmanager of [alerts] when one is configured. Each failure
+tools, each knowledge path, each log source, each database, each metrics
+source (a trivial query) and the Alertmanager of [alerts] when one is
+configured. Each failure
 comes with a hint that names the fix. Exits 1 when any check fails (warnings
 do not fail), 2 when the configuration does not load.`,
 		Args: noArgs,
@@ -107,6 +108,7 @@ func (a *app) doctor(ctx context.Context, cmd *cobra.Command) ([]checkResult, er
 	results = append(results, knowledgeChecks(ctx, cfg)...)
 	results = append(results, logChecks(ctx, cfg)...)
 	results = append(results, a.databaseChecks(ctx, cfg)...)
+	results = append(results, metricsChecks(ctx, cfg)...)
 	results = append(results, a.alertsChecks(ctx, cfg)...)
 	return results, nil
 }

@@ -3,6 +3,8 @@ package cmd
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -37,6 +39,21 @@ func TestSpecToolInputs(t *testing.T) {
 	var defs []model.Tool
 	if err := json.Unmarshal([]byte(out), &defs); err != nil {
 		t.Fatal(err)
+	}
+	// the demo has no metrics source: query_metrics comes from a configured one
+	file := filepath.Join(t.TempDir(), "superbiz.toml")
+	if err := os.WriteFile(file, []byte("[knowledge]\npaths = []\n[[metrics]]\nname = \"prom\"\nurl = \"http://127.0.0.1:9090\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = cli(t, diagnoseEnv(t), "tools", "list", "--config", file, "-o", "json")
+	var more []model.Tool
+	if code != ExitOK || errOut != "" || json.Unmarshal([]byte(out), &more) != nil {
+		t.Fatalf("tools list with a metrics source: exit %d, stderr %q, stdout %q", code, errOut, out)
+	}
+	for _, d := range more {
+		if d.Name == "query_metrics" {
+			defs = append(defs, d)
+		}
 	}
 	doc := readSpec(t)
 	checked := 0
@@ -106,8 +123,8 @@ func TestSpecToolInputs(t *testing.T) {
 			}
 		}
 	}
-	if checked != 3 {
-		t.Fatalf("checked %d evidence tools, want lookup_knowledge, query_logs and query_mysql", checked)
+	if checked != 4 {
+		t.Fatalf("checked %d evidence tools, want lookup_knowledge, query_logs, query_mysql and query_metrics", checked)
 	}
 }
 

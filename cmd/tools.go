@@ -18,6 +18,7 @@ import (
 	"github.com/superbiz/superbiz/pkg/tools"
 	"github.com/superbiz/superbiz/pkg/tools/knowledge"
 	"github.com/superbiz/superbiz/pkg/tools/logs"
+	"github.com/superbiz/superbiz/pkg/tools/metrics"
 	"github.com/superbiz/superbiz/pkg/tools/sqlquery"
 )
 
@@ -225,6 +226,7 @@ func unknownTool(name string, reg *harness.Registry) error {
 		knowledge.Name:    "set [knowledge] paths in the config",
 		logs.ToolName:     "add a [[logs]] source to the config",
 		sqlquery.ToolName: "add a [[databases]] entry to the config",
+		metrics.ToolName:  "add a [[metrics]] source to the config",
 	}[name]
 	if hint != "" {
 		return usageErrorf("tool %q is not configured: %s, or use --demo; the tools are %s", name, hint, strings.Join(names, ", "))

@@ -17,6 +17,7 @@ import (
 	"github.com/superbiz/superbiz/pkg/tools"
 	"github.com/superbiz/superbiz/pkg/tools/knowledge"
 	"github.com/superbiz/superbiz/pkg/tools/logs"
+	"github.com/superbiz/superbiz/pkg/tools/metrics"
 	"github.com/superbiz/superbiz/pkg/tools/skills"
 	"github.com/superbiz/superbiz/pkg/tools/sqlquery"
 )
@@ -43,7 +44,7 @@ func (w *workspace) Close() error {
 	return errors.Join(errs...)
 }
 
-// applyDemo points the three tools at the built-in demo workspace in dir
+// applyDemo points the three tools (and no metrics source) at the built-in demo workspace in dir
 // (per user: demo.DefaultDir), verified or rebuilt by demo.Materialize, and
 // fixes the clock to the demo's unless SUPERBIZ_NOW says otherwise.
 func applyDemo(ctx context.Context, cfg *config.Config, dir string) (*demo.Workspace, error) {
@@ -70,6 +71,7 @@ func applyDemo(ctx context.Context, cfg *config.Config, dir string) (*demo.Works
 	db.Name, db.Driver, db.DSN = ws.DBName, config.DriverSQLite, dsn
 	cfg.Databases = []config.Database{db}
 	cfg.Skills.Paths = nil
+	cfg.Metrics = nil // the demo has no metrics server; its report lists metrics as missing
 	if cfg.Now.IsZero() {
 		cfg.Now = demo.Now()
 	}
@@ -131,6 +133,19 @@ func (a *app) openWorkspace(cmd *cobra.Command, ov config.Overrides) (*workspace
 		}
 		w.adapters = append(w.adapters, st)
 		w.closers = append(w.closers, st.Close)
+	}
+	if len(cfg.Metrics) > 0 {
+		srcs, err := metricsSources(cfg)
+		if err != nil {
+			w.Close()
+			return nil, configError(err)
+		}
+		mt, err := metrics.New(srcs)
+		if err != nil {
+			w.Close()
+			return nil, configError(err)
+		}
+		w.adapters = append(w.adapters, mt)
 	}
 	if w.registry, err = harness.NewRegistry(w.adapters, cat); err != nil {
 		w.Close()

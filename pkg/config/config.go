@@ -8,6 +8,7 @@
 package config
 
 import (
+	"strconv"
 	"time"
 )
 
@@ -51,15 +52,16 @@ type Config struct {
 	// File is the configuration file that was read, "" when none was (defaults).
 	File string `json:"file"`
 	// DBPath is the run store's SQLite file (absolute).
-	DBPath    string      `toml:"db" json:"db_path"`
-	Model     Model       `toml:"model" json:"model"`
-	Budget    Budget      `toml:"budget" json:"budget"`
-	Limits    Limits      `toml:"limits" json:"limits"`
-	Knowledge Knowledge   `toml:"knowledge" json:"knowledge"`
-	Logs      []LogSource `toml:"logs" json:"logs"`
-	Databases []Database  `toml:"databases" json:"databases"`
-	Skills    Skills      `toml:"skills" json:"skills"`
-	Alerts    Alerts      `toml:"alerts" json:"alerts"`
+	DBPath    string          `toml:"db" json:"db_path"`
+	Model     Model           `toml:"model" json:"model"`
+	Budget    Budget          `toml:"budget" json:"budget"`
+	Limits    Limits          `toml:"limits" json:"limits"`
+	Knowledge Knowledge       `toml:"knowledge" json:"knowledge"`
+	Logs      []LogSource     `toml:"logs" json:"logs"`
+	Databases []Database      `toml:"databases" json:"databases"`
+	Metrics   []MetricsSource `toml:"metrics" json:"metrics"`
+	Skills    Skills          `toml:"skills" json:"skills"`
+	Alerts    Alerts          `toml:"alerts" json:"alerts"`
 	// Now, when not zero, fixes the clock for reproducible runs ($SUPERBIZ_NOW).
 	Now time.Time `json:"now,omitzero"`
 
@@ -138,6 +140,55 @@ type Database struct {
 	MaxRows int           `toml:"max_rows" json:"max_rows" default:"50" min:"1" max:"100"`
 	Timeout time.Duration `toml:"timeout" json:"timeout" default:"5s" min:"100ms" max:"10m"`
 }
+
+// MetricsSource is one [[metrics]] entry: a Prometheus-compatible server
+// (Prometheus, VictoriaMetrics, Thanos, Mimir) query_metrics may query. Its
+// secret is named by an environment variable, never written in the file.
+type MetricsSource struct {
+	Name string `toml:"name" json:"name"`
+	// URL is the HTTP API base: scheme, host, port and an optional path
+	// prefix; /api/v1/... is appended.
+	URL     string        `toml:"url" json:"url"`
+	Timeout time.Duration `toml:"timeout" json:"timeout" default:"10s" min:"100ms" max:"5m"`
+	// BearerTokenEnv names the variable holding a bearer token.
+	BearerTokenEnv string `toml:"bearer_token_env" json:"bearer_token_env"`
+	// Username and PasswordEnv (the variable holding the password) are basic auth.
+	Username    string        `toml:"username" json:"username"`
+	PasswordEnv string        `toml:"password_env" json:"password_env"`
+	MaxSeries   int           `toml:"max_series" json:"max_series" default:"10" min:"1" max:"100"`
+	MaxPoints   int           `toml:"max_points" json:"max_points" default:"240" min:"10" max:"11000"`
+	MaxWindow   time.Duration `toml:"max_window" json:"max_window" default:"24h" min:"1m" max:"744h"`
+	// Secret is the token or password read from the environment at load
+	// ("" when the variable is unset); it prints redacted.
+	Secret Secret `json:"-"`
+}
+
+// Secret is a credential read from the environment: every printed or
+// encoded form is redacted; Reveal gives the value to the one place that sends it.
+type Secret struct{ v string }
+
+// NewSecret wraps a credential.
+func NewSecret(v string) Secret { return Secret{v: v} }
+
+// Reveal returns the credential, for the request that carries it.
+func (s Secret) Reveal() string { return s.v }
+
+// IsZero reports an unset credential.
+func (s Secret) IsZero() bool { return s.v == "" }
+
+// String shows the redacted mark, never the value.
+func (s Secret) String() string {
+	if s.v == "" {
+		return ""
+	}
+	return redactedMark
+}
+
+// GoString keeps %#v from showing the value.
+func (s Secret) GoString() string { return "config.Secret(" + strconv.Quote(s.String()) + ")" }
+
+// MarshalJSON encodes the redacted form.
+func (s Secret) MarshalJSON() ([]byte, error) { return []byte(strconv.Quote(s.String())), nil }
 
 // Skills lists extra playbook directories (<name>/SKILL.md) beside the built-in ones.
 type Skills struct {

@@ -1,7 +1,9 @@
 package config
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -212,6 +214,16 @@ func TestFileErrors(t *testing.T) {
 		{"sqlite with parameters refused", "[[databases]]\nname = \"o\"\ndriver = \"sqlite\"\ndsn = \"file:o.db?mode=rw\"\n", []string{"databases[0].dsn in ", "remove the ?parameters"}, nil},
 		{"max_rows over 100", "[[databases]]\nname = \"o\"\ndriver = \"sqlite\"\ndsn = \"o.db\"\nmax_rows = 500\n", []string{"databases[0].max_rows = 500 in ", "between 1 and 100"}, nil},
 		{"db timeout zero", "[[databases]]\nname = \"o\"\ndriver = \"sqlite\"\ndsn = \"o.db\"\ntimeout = \"0s\"\n", []string{`databases[0].timeout = "0s" in `, "between 100ms and 10m"}, nil},
+		{"metrics url with credentials", "[[metrics]]\nname = \"p\"\nurl = \"http://bob:Hunter2Secret@h:9090\"\n", []string{"metrics[0].url = ", "must not carry credentials", "password_env"}, []string{"Hunter2Secret"}},
+		{"metrics url scheme", "[[metrics]]\nname = \"p\"\nurl = \"ftp://h:9090\"\n", []string{`metrics[0].url = "ftp://h:9090" in `, `scheme "ftp" not supported`}, nil},
+		{"metrics url missing", "[[metrics]]\nname = \"p\"\n", []string{`metrics[0].url = "" in `, "empty"}, nil},
+		{"metrics url with query", "[[metrics]]\nname = \"p\"\nurl = \"http://h:9090/?x=1\"\n", []string{"metrics[0].url = ", "query or a fragment"}, nil},
+		{"metrics both auth kinds", "[[metrics]]\nname = \"p\"\nurl = \"http://h:9090\"\nbearer_token_env = \"T\"\nusername = \"u\"\npassword_env = \"P\"\n", []string{"metrics[0].bearer_token_env in ", "not both"}, nil},
+		{"metrics username without password_env", "[[metrics]]\nname = \"p\"\nurl = \"http://h:9090\"\nusername = \"u\"\n", []string{"metrics[0].username in ", "needs both username and password_env"}, nil},
+		{"metrics secret written instead of a variable", "[[metrics]]\nname = \"p\"\nurl = \"http://h:9090\"\nbearer_token_env = \"eyJhbGciOi.Hunter2\"\n", []string{"metrics[0].bearer_token_env = ", "must name an environment variable"}, nil},
+		{"metrics max_points over Prometheus' limit", "[[metrics]]\nname = \"p\"\nurl = \"http://h:9090\"\nmax_points = 20000\n", []string{"metrics[0].max_points = 20000 in ", "between 10 and 11000"}, nil},
+		{"duplicate metrics names", "[[metrics]]\nname = \"p\"\nurl = \"http://h:9090\"\n[[metrics]]\nname = \"p\"\nurl = \"http://h:9091\"\n", []string{`metrics[1].name = "p" in `, "duplicate: metrics[0]"}, nil},
+		{"metrics unknown key", "[[metrics]]\nname = \"p\"\nurl = \"http://h:9090\"\ntoken = \"x\"\n", []string{`unknown key "metrics[0].token"`}, nil},
 		{"bad host scheme", "[model]\nhost = \"ftp://h:1\"\n", []string{`model.host = "ftp://h:1" in `, `scheme "ftp" not supported`}, nil},
 		{"bad host port hides password", "[model]\nhost = \"http://bob:Hunter2Secret@h:99999\"\n", []string{`model.host = "http://***@h:99999" in `, `invalid port "99999"`}, []string{"Hunter2Secret"}},
 		{"host password with slash hidden", "[model]\nhost = \"http://bob:Hun/ter2Secret@h:x\"\n", []string{"model.host = ", "invalid port"}, []string{"Hun/ter2Secret", "ter2Secret"}},
@@ -673,6 +685,38 @@ func BenchmarkLoadSpecExample(b *testing.B) {
 	for b.Loop() {
 		if _, err := load(data, "/etc/superbiz.toml", "/wd", env.get, Overrides{}); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// A metrics secret comes from the variable the file names; Summary, the
+// JSON view and every fmt verb show where it comes from, never the value.
+func TestMetricsSecretFromEnvironment(t *testing.T) {
+	w := newWorkspace(t)
+	w.env["PROM_TOKEN"] = "tok-Hunter2Secret"
+	writeFile(t, filepath.Join(w.wd, "superbiz.toml"), "[[metrics]]\nname = \"p\"\nurl = \"http://h:9090\"\nbearer_token_env = \"PROM_TOKEN\"\n"+
+		"[[metrics]]\nname = \"q\"\nurl = \"http://h:9091\"\nusername = \"u\"\npassword_env = \"UNSET_PASSWORD\"\n")
+	cfg, err := w.load(Overrides{}, "")
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	if got := cfg.Metrics[0].Secret.Reveal(); got != "tok-Hunter2Secret" {
+		t.Errorf("metrics[0] secret = %q, want the variable's value", got)
+	}
+	if !cfg.Metrics[1].Secret.IsZero() {
+		t.Errorf("metrics[1] secret set from an unset variable")
+	}
+	b, err := json.Marshal(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shown := strings.Join([]string{cfg.String(), string(b), fmt.Sprintf("%v %+v %#v", cfg.Metrics, cfg.Metrics, cfg.Metrics)}, "\n")
+	if strings.Contains(shown, "Hunter2Secret") {
+		t.Errorf("the token is shown:\n%s", shown)
+	}
+	for _, want := range []string{"auth bearer token from $PROM_TOKEN)", `auth basic "u" with the password from $UNSET_PASSWORD, NOT SET)`} {
+		if !strings.Contains(cfg.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, cfg)
 		}
 	}
 }

@@ -120,6 +120,14 @@ func load(data []byte, file, wd string, getenv func(string) string, ov Overrides
 	for i := range cfg.Logs {
 		cfg.Logs[i].Paths = mapPaths(cfg.Logs[i].Paths, base, resolve)
 	}
+	for i, m := range cfg.Metrics {
+		switch {
+		case m.BearerTokenEnv != "":
+			cfg.Metrics[i].Secret = NewSecret(getenv(m.BearerTokenEnv))
+		case m.PasswordEnv != "":
+			cfg.Metrics[i].Secret = NewSecret(getenv(m.PasswordEnv))
+		}
+	}
 	for i, db := range cfg.Databases {
 		if db.DSN.driver == DriverSQLite && db.DSN.raw != "" {
 			cfg.Databases[i].DSN.raw = resolve(db.DSN.raw, base)

@@ -192,6 +192,9 @@ func NewLogSource() LogSource { return defaultsOf[LogSource]() }
 // NewDatabase returns a [[databases]] entry holding the declared defaults.
 func NewDatabase() Database { return defaultsOf[Database]() }
 
+// NewMetricsSource returns a [[metrics]] entry holding the declared defaults.
+func NewMetricsSource() MetricsSource { return defaultsOf[MetricsSource]() }
+
 // Defaults returns the built-in configuration read from the declarations,
 // without the environment-dependent run store path.
 func Defaults() Config { return defaultsOf[Config]() }

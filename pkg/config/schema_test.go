@@ -202,6 +202,7 @@ func TestEveryKeyIsDecoded(t *testing.T) {
 	def := Defaults()
 	def.Logs = []LogSource{NewLogSource()}
 	def.Databases = []Database{NewDatabase()}
+	def.Metrics = []MetricsSource{NewMetricsSource()}
 	n := sameAsDefault(t, "", reflect.ValueOf(*cfg), reflect.ValueOf(def))
 	if n != len(Keys()) {
 		t.Errorf("compared %d keys, Keys() has %d", n, len(Keys()))
@@ -212,7 +213,9 @@ func TestEveryKeyIsDecoded(t *testing.T) {
 }
 
 // sameAsDefault reports each declared value of got equal to its default in
-// def (first entry of an array of tables) and returns how many it compared.
+// def (first entry of an array of tables; a key of such an entry counts as
+// decoded when any entry differs, for keys one entry cannot set together)
+// and returns how many it compared.
 func sameAsDefault(t *testing.T, prefix string, got, def reflect.Value) int {
 	t.Helper()
 	n := 0
@@ -226,7 +229,16 @@ func sameAsDefault(t *testing.T, prefix string, got, def reflect.Value) int {
 				t.Errorf("%s: no entry loaded", prefix+s.key)
 				continue
 			}
-			n += sameAsDefault(t, prefix+s.key+"[].", g.Index(0), d.Index(0))
+			for _, es := range specsOf(s.typ.Elem()) {
+				n++
+				decoded := false
+				for i := range g.Len() {
+					decoded = decoded || !reflect.DeepEqual(g.Index(i).Field(es.index).Interface(), d.Index(0).Field(es.index).Interface())
+				}
+				if !decoded {
+					t.Errorf("%s[].%s: every entry holds the default: the file's value was not decoded", prefix+s.key, es.key)
+				}
+			}
 		default:
 			n++
 			if reflect.DeepEqual(g.Interface(), d.Interface()) {
@@ -260,7 +272,7 @@ func TestJSONView(t *testing.T) {
 		`"budget":{"max_model_calls":8,"max_tool_calls":6,"max_tokens":60000,"max_run_bytes":262144,"deadline":"5m","max_no_gain":2},` +
 		`"limits":{"query":4096,"previous_turn":8192,"input":12288,"draft":16384,"observation":8192},` +
 		`"knowledge":{"paths":["/kb"]},"logs":[],` +
-		`"databases":[{"name":"o","driver":"mysql","dsn":"ro:***@tcp(h:3306)/o","max_rows":50,"timeout":"5s"}],` +
+		`"databases":[{"name":"o","driver":"mysql","dsn":"ro:***@tcp(h:3306)/o","max_rows":50,"timeout":"5s"}],"metrics":[],` +
 		`"skills":{"paths":null},` +
 		`"alerts":{"url":"","bearer_token_env":"","username":"","password_env":"","timeout":"10s"},"now":"2025-03-01T14:05:00Z"}`
 	if string(b) != want {

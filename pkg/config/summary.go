@@ -46,6 +46,13 @@ func (c *Config) Summary() []string {
 	if len(c.Databases) == 0 {
 		lines = append(lines, "databases: none configured")
 	}
+	for _, m := range c.Metrics {
+		lines = append(lines, fmt.Sprintf("metrics %s: %s (%s, auth %s)",
+			m.Name, m.URL, c.pairs("", reflect.ValueOf(m), "name", "url", "bearer_token_env", "username", "password_env"), m.Auth()))
+	}
+	if len(c.Metrics) == 0 {
+		lines = append(lines, "metrics: none configured")
+	}
 	lines = append(lines, "skills: built-in"+extra(c.Skills.Paths))
 	lines = append(lines, c.alertsLine())
 	if !c.Now.IsZero() {
@@ -69,6 +76,24 @@ func (c *Config) alertsLine() string {
 		auth = fmt.Sprintf("user %s, password from $%s", a.Username, a.PasswordEnv)
 	}
 	return fmt.Sprintf("alerts: %s (%s, timeout %s)", redactUserinfo(a.URL), auth, FormatDuration(a.Timeout))
+}
+
+// Auth describes a metrics source's credentials without their value: their
+// kind and the variable they come from, and whether it is set.
+func (m MetricsSource) Auth() string {
+	state := func(env string) string {
+		if m.Secret.IsZero() {
+			return "$" + env + ", NOT SET"
+		}
+		return "$" + env
+	}
+	switch {
+	case m.BearerTokenEnv != "":
+		return "bearer token from " + state(m.BearerTokenEnv)
+	case m.Username != "":
+		return "basic " + strconv.Quote(m.Username) + " with the password from " + state(m.PasswordEnv)
+	}
+	return "none"
 }
 
 // String is the Summary on one line per part; it is what %v and %s print.
@@ -132,6 +157,9 @@ func (c Config) MarshalJSON() ([]byte, error) {
 	}
 	if c.Databases == nil {
 		c.Databases = []Database{}
+	}
+	if c.Metrics == nil {
+		c.Metrics = []MetricsSource{}
 	}
 	return appendJSON(nil, reflect.ValueOf(c))
 }

@@ -13,6 +13,7 @@ import (
 	"unicode"
 
 	"github.com/superbiz/superbiz/pkg/loglayout"
+	"github.com/superbiz/superbiz/pkg/redact"
 )
 
 // sourceName is what a log source or database may be called: the model
@@ -109,6 +110,29 @@ func (c *Config) Validate() error {
 		})
 	}
 	v.alerts(c.Alerts)
+	seen = map[string]int{}
+	for i, m := range c.Metrics {
+		v.checkFields(fmt.Sprintf("metrics[%d]", i), reflect.ValueOf(m), map[string]func(string){
+			"name": func(key string) { v.name(key, i, m.Name, seen, "metrics") },
+			"url": func(key string) {
+				if msg := metricsURLProblem(m.URL); msg != "" {
+					v.bad(key, show(redact.String(m.URL)), msg)
+				}
+			},
+			"bearer_token_env": func(key string) {
+				v.envName(key, m.BearerTokenEnv)
+				if m.BearerTokenEnv != "" && (m.Username != "" || m.PasswordEnv != "") {
+					v.rule(key, "is set together with username/password_env: give a bearer token or basic auth, not both")
+				}
+			},
+			"username": func(key string) {
+				if (m.Username == "") != (m.PasswordEnv == "") {
+					v.rule(key, "basic auth needs both username and password_env (the variable holding the password)")
+				}
+			},
+			"password_env": func(key string) { v.envName(key, m.PasswordEnv) },
+		})
+	}
 	if len(v.probs) == 0 {
 		return nil
 	}
@@ -292,6 +316,34 @@ func (v *validator) name(key string, idx int, name string, seen map[string]int, 
 		return
 	}
 	seen[name] = idx
+}
+
+// envVarName is what a *_env key may hold: a POSIX environment variable name.
+var envVarName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
+
+// envName checks the shape of a variable name key (empty: not set).
+func (v *validator) envName(key, name string) {
+	if name != "" && !envVarName.MatchString(name) {
+		v.bad(key, show(name), "must name an environment variable (letters, digits, '_'), e.g. \"PROM_TOKEN\"; write the secret itself in that variable, never in the file")
+	}
+}
+
+// metricsURLProblem says what is wrong with a [[metrics]] url, "" if nothing.
+func metricsURLProblem(raw string) string {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	switch {
+	case strings.TrimSpace(raw) == "":
+		return `empty: write the server's base URL, e.g. "http://127.0.0.1:9090"`
+	case err != nil || u.Host == "":
+		return `not a URL: write e.g. "http://127.0.0.1:9090" (a path prefix such as /select/0/prometheus is allowed)`
+	case u.Scheme != "http" && u.Scheme != "https":
+		return "scheme " + strconv.Quote(u.Scheme) + " not supported: use http:// or https://"
+	case u.User != nil:
+		return "must not carry credentials: set username and password_env (or bearer_token_env) instead"
+	case u.RawQuery != "" || u.Fragment != "":
+		return "must not carry a query or a fragment: give the base URL only"
+	}
+	return ""
 }
 
 // FormatDuration prints a duration the way a person writes it in the file

@@ -10,6 +10,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/superbiz/superbiz/pkg/model"
@@ -125,4 +127,28 @@ func EncodeCanonical(v any) (json.RawMessage, error) {
 		return nil, fmt.Errorf("encode canonical input: %w", err)
 	}
 	return json.RawMessage(bytes.TrimSuffix(b.Bytes(), []byte("\n"))), nil
+}
+
+// Pick resolves the source a business input names among the configured
+// names, in order: "" picks the only one; a missing choice among several or
+// an unknown name is an ErrInvalidInput naming the choices. kind names the
+// sources in messages ("log source").
+func Pick(name string, names []string, kind string) (int, error) {
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = strconv.Quote(n)
+	}
+	name = strings.TrimSpace(name)
+	switch {
+	case name == "" && len(names) == 1:
+		return 0, nil
+	case name == "":
+		return 0, InvalidInput("source is required when several %ss are configured: one of %s", kind, strings.Join(quoted, ", "))
+	}
+	for i, n := range names {
+		if n == name {
+			return i, nil
+		}
+	}
+	return 0, InvalidInput("unknown %s %q: use one of %s", kind, name, strings.Join(quoted, ", "))
 }

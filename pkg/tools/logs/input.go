@@ -62,22 +62,15 @@ func (t *Tool) decodeInput(raw []byte) (*parsedInput, error) {
 	p := &parsedInput{in: in}
 
 	// source
-	in.Source = strings.TrimSpace(in.Source)
-	switch {
-	case in.Source == "" && len(t.sources) == 1:
-		p.src = t.sources[0]
-	case in.Source == "":
-		return nil, tools.InvalidInput("source is required when several log sources are configured: one of %s", t.names())
-	default:
-		for _, s := range t.sources {
-			if s.name == in.Source {
-				p.src = s
-			}
-		}
-		if p.src == nil {
-			return nil, tools.InvalidInput("unknown log source %q: use one of %s", in.Source, t.names())
-		}
+	names := make([]string, len(t.sources))
+	for i, s := range t.sources {
+		names[i] = s.name
 	}
+	i, err := tools.Pick(in.Source, names, "log source")
+	if err != nil {
+		return nil, err
+	}
+	p.src = t.sources[i]
 	p.in.Source = p.src.name
 
 	// filters

@@ -129,14 +129,6 @@ func New(sources []Source) (*Tool, error) {
 	return t, nil
 }
 
-func (t *Tool) names() string {
-	n := make([]string, len(t.sources))
-	for i, s := range t.sources {
-		n[i] = fmt.Sprintf("%q", s.name)
-	}
-	return strings.Join(n, ", ")
-}
-
 // Definition is the tool declaration sent to the model.
 func (t *Tool) Definition() model.Tool {
 	desc := "Search the application log files of a configured source within a time window. " +

@@ -43,6 +43,31 @@ func TestLoadBuiltins(t *testing.T) {
 	}
 }
 
+// The playbooks whose evidence lives in metrics name query_metrics with
+// concrete metrics, and say what to do without a metrics source: list the
+// metrics that could not be checked in limitations.
+func TestBuiltinMetricsPlaybooks(t *testing.T) {
+	c, err := Load(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, metric := range map[string]string{
+		"diagnose-slow-response":   "http_server_requests_seconds_bucket",
+		"diagnose-jvm-memory-risk": `jvm_memory_used_bytes{area="heap"`,
+		"diagnose-redis-timeout":   "redis_connected_clients",
+	} {
+		p, ok := c.Get(name)
+		if !ok {
+			t.Fatalf("no built-in playbook %s", name)
+		}
+		for _, want := range []string{"`query_metrics` when offered", metric, "When `query_metrics` is not offered (no metrics source), list the metrics you could not check", "in `limitations`"} {
+			if !strings.Contains(strings.Join(strings.Fields(p.Body), " "), want) {
+				t.Errorf("%s: body lacks %q", name, want)
+			}
+		}
+	}
+}
+
 // TestBuiltinToolInputs keeps the playbooks in step with docs/SPEC.md#evidence-tools: every
 // JSON-ish tool input they show uses only the documented field names.
 func TestBuiltinToolInputs(t *testing.T) {
@@ -50,6 +75,7 @@ func TestBuiltinToolInputs(t *testing.T) {
 		"query": true, "top_k": true, // lookup_knowledge
 		"source": true, "service": true, "level": true, "contains": true, "start": true, "end": true, "since": true, "limit": true, // query_logs
 		"database": true, "sql": true, "max_rows": true, // query_mysql
+		"step": true, // query_metrics (with query, source, start, end, since)
 	}
 	c, err := Load(nil)
 	if err != nil {

@@ -1,0 +1,105 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/superbiz/superbiz/pkg/config"
+	"github.com/superbiz/superbiz/pkg/tools"
+	"github.com/superbiz/superbiz/pkg/tools/metrics"
+)
+
+// metricsSources turns the [[metrics]] entries into query_metrics sources,
+// refusing an entry whose secret variable is unset (naming the key and the
+// variable, never a value).
+func metricsSources(cfg *config.Config) ([]metrics.Source, error) {
+	var out []metrics.Source
+	for i, m := range cfg.Metrics {
+		if problem := metricsSecretProblem(cfg, i); problem != "" {
+			return nil, errors.New(problem)
+		}
+		s := metrics.Source{
+			Name: m.Name, URL: m.URL, Timeout: m.Timeout,
+			MaxSeries: m.MaxSeries, MaxPoints: m.MaxPoints, MaxWindow: m.MaxWindow,
+			BearerTokenEnv: m.BearerTokenEnv, PasswordEnv: m.PasswordEnv,
+		}
+		switch {
+		case m.BearerTokenEnv != "":
+			s.BearerToken = m.Secret.Reveal()
+		case m.Username != "":
+			s.Username, s.Password = m.Username, m.Secret.Reveal()
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// metricsSecretProblem says which variable entry i names but the
+// environment lacks, "" when its credentials (if any) are there.
+func metricsSecretProblem(cfg *config.Config, i int) string {
+	m := cfg.Metrics[i]
+	env, key := m.BearerTokenEnv, "bearer_token_env"
+	if env == "" {
+		env, key = m.PasswordEnv, "password_env"
+	}
+	if env == "" || !m.Secret.IsZero() {
+		return ""
+	}
+	where := ""
+	if cfg.File != "" {
+		where = " in " + cfg.File
+	}
+	return fmt.Sprintf("metrics[%d].%s%s names $%s, which is not set: export it with the %s's credential before running superbiz", i, key, where, env, m.Name)
+}
+
+// metricsChecks runs the trivial query vector(1) on each metrics source the
+// way query_metrics sends queries (same URL, credentials and timeout).
+func metricsChecks(ctx context.Context, cfg *config.Config) []checkResult {
+	var out []checkResult
+	for i, m := range cfg.Metrics {
+		name := "metrics " + m.Name
+		if problem := metricsSecretProblem(cfg, i); problem != "" {
+			out = append(out, fail(name, problem, "export the variable (its value is never printed), or change the [[metrics]] entry"))
+			continue
+		}
+		srcs, err := metricsSources(&config.Config{File: cfg.File, Metrics: cfg.Metrics[i : i+1]})
+		var tool *metrics.Tool
+		if err == nil {
+			tool, err = metrics.New(srcs)
+		}
+		if err != nil {
+			out = append(out, fail(name, err.Error(), "fix the [[metrics]] entry in "+cfg.File))
+			continue
+		}
+		cctx, cancel := context.WithTimeout(ctx, doctorTimeout)
+		err = tool.Check(cctx, m.Name)
+		cancel()
+		if err == nil {
+			out = append(out, pass(name, fmt.Sprintf("%s answers the query vector(1) (auth %s)", m.URL, m.Auth())))
+			continue
+		}
+		out = append(out, fail(name, fmt.Sprintf("%s: %v", m.URL, err), metricsHint(m, err)))
+	}
+	return out
+}
+
+// metricsHint names the fix for a failed metrics check.
+func metricsHint(m config.MetricsSource, err error) string {
+	var ae *metrics.APIError
+	if !errors.As(err, &ae) {
+		return "check the url of metrics " + m.Name
+	}
+	switch {
+	case ae.Status == http.StatusUnauthorized || ae.Status == http.StatusForbidden:
+		return fmt.Sprintf("the server refused the credentials (auth %s): check the value of the variable, or set bearer_token_env / username + password_env", m.Auth())
+	case ae.Status == http.StatusNotFound:
+		return "the url answers but not the Prometheus HTTP API: give the base URL under which /api/v1/query lives (e.g. http://host:9090, or a prefix such as /select/0/prometheus)"
+	case ae.Code == tools.CodeTimeout:
+		return fmt.Sprintf("no answer within timeout %s: check the server's load, or raise timeout", config.FormatDuration(m.Timeout))
+	case ae.Status == 0:
+		return "start the server or fix the url (scheme, host, port) of metrics " + m.Name
+	}
+	return "the server answered with an error: check its log"
+}

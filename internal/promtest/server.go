@@ -1,0 +1,299 @@
+package promtest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/crypto/bcrypt"
+)
+
+// Bounds of starting a server: how long it may take to answer ready, and how
+// many free ports are tried when another process takes the chosen one first.
+const (
+	readyTimeout = 60 * time.Second
+	stopTimeout  = 10 * time.Second
+	portAttempts = 3
+	logTail      = 4 << 10
+)
+
+// Server is one running server: its base URL (no trailing slash).
+type Server struct {
+	URL string
+	// Username and Password are the basic-auth credentials it demands, if any.
+	Username, Password string
+}
+
+// Binary returns the path of the named server binary, skipping the test when
+// it is missing (failing it in CI, where .ci/metrics.sh installs it).
+func Binary(t testing.TB, name string) string {
+	t.Helper()
+	if p, err := exec.LookPath(name); err == nil {
+		return p
+	}
+	for _, dir := range []string{"/usr/bin", "/usr/sbin"} {
+		p := filepath.Join(dir, name)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			return p
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("%s is not installed in CI: .ci/run must source .ci/metrics.sh", name)
+	}
+	t.Skipf("%s is not installed (Debian: apt-get install --no-install-recommends prometheus prometheus-alertmanager victoria-metrics)", name)
+	return ""
+}
+
+// PromOptions changes how Prometheus is started.
+type PromOptions struct {
+	// BasicAuth, when set, makes every endpoint demand these credentials
+	// (through --web.config.file with a bcrypt hash).
+	BasicAuth bool
+}
+
+// Test credentials of a Prometheus started with BasicAuth.
+const (
+	AuthUser     = "grafana"
+	AuthPassword = "prom-test-secret-7d1f"
+)
+
+// Prometheus starts Prometheus on the incident history: it writes the
+// history as OpenMetrics, builds TSDB blocks with promtool, serves them on a
+// free loopback port and waits for /-/ready. The server stops with the test.
+func Prometheus(t testing.TB, opts PromOptions) *Server {
+	t.Helper()
+	prom, promtool := Binary(t, "prometheus"), Binary(t, "promtool")
+	dir := t.TempDir()
+	om := filepath.Join(dir, "history.om")
+	if err := os.WriteFile(om, []byte(OpenMetrics()), 0o600); err != nil {
+		t.Fatalf("write the OpenMetrics history: %v", err)
+	}
+	data := filepath.Join(dir, "data")
+	out, err := exec.Command(promtool, "tsdb", "create-blocks-from", "openmetrics", om, data).CombinedOutput()
+	if err != nil {
+		t.Fatalf("promtool tsdb create-blocks-from openmetrics: %v\n%s", err, out)
+	}
+	cfg := filepath.Join(dir, "prometheus.yml")
+	if err := os.WriteFile(cfg, []byte("global:\n  scrape_interval: 1m\nscrape_configs: []\n"), 0o600); err != nil {
+		t.Fatalf("write the Prometheus config: %v", err)
+	}
+	srv := &Server{}
+	extra := []string{}
+	if opts.BasicAuth {
+		hash, err := bcrypt.GenerateFromPassword([]byte(AuthPassword), bcrypt.MinCost)
+		if err != nil {
+			t.Fatalf("bcrypt: %v", err)
+		}
+		web := filepath.Join(dir, "web.yml")
+		if err := os.WriteFile(web, fmt.Appendf(nil, "basic_auth_users:\n  %s: %q\n", AuthUser, hash), 0o600); err != nil {
+			t.Fatalf("write the web config: %v", err)
+		}
+		extra = append(extra, "--web.config.file", web)
+		srv.Username, srv.Password = AuthUser, AuthPassword
+	}
+	srv.URL = start(t, "prometheus", func(addr string) *exec.Cmd {
+		args := append([]string{
+			"--config.file", cfg, "--storage.tsdb.path", data, "--storage.tsdb.retention.time", "100y",
+			"--web.listen-address", addr,
+		}, extra...)
+		return exec.Command(prom, args...)
+	}, "/-/ready", srv)
+	return srv
+}
+
+// VictoriaMetrics starts single-node VictoriaMetrics on a free loopback port,
+// imports the incident history through /api/v1/import/prometheus and flushes
+// it so queries see it. The server stops with the test.
+func VictoriaMetrics(t testing.TB) *Server {
+	t.Helper()
+	vm := Binary(t, "victoria-metrics")
+	dir := t.TempDir()
+	srv := &Server{}
+	srv.URL = start(t, "victoria-metrics", func(addr string) *exec.Cmd {
+		return exec.Command(vm, "-storageDataPath", filepath.Join(dir, "data"), "-httpListenAddr", addr,
+			"-retentionPeriod", "100y")
+	}, "/health", srv)
+	post(t, srv.URL+"/api/v1/import/prometheus", "text/plain", []byte(Exposition()), http.StatusNoContent)
+	post(t, srv.URL+"/internal/force_flush", "", nil, http.StatusOK)
+	return srv
+}
+
+// Alertmanager is a running Alertmanager (API v2 under URL/api/v2).
+type Alertmanager struct {
+	Server
+}
+
+// Alert is one alert as posted to Alertmanager's POST /api/v2/alerts.
+type Alert struct {
+	Labels       map[string]string `json:"labels"`
+	Annotations  map[string]string `json:"annotations,omitempty"`
+	StartsAt     time.Time         `json:"startsAt,omitzero"`
+	EndsAt       time.Time         `json:"endsAt,omitzero"`
+	GeneratorURL string            `json:"generatorURL,omitempty"`
+}
+
+// StartAlertmanager starts Alertmanager with a single null receiver on a
+// free loopback port, clustering off, and waits for /-/ready.
+func StartAlertmanager(t testing.TB) *Alertmanager {
+	t.Helper()
+	bin := Binary(t, "prometheus-alertmanager")
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "am.yml")
+	if err := os.WriteFile(cfg, []byte("route:\n  receiver: \"null\"\nreceivers:\n  - name: \"null\"\n"), 0o600); err != nil {
+		t.Fatalf("write the Alertmanager config: %v", err)
+	}
+	am := &Alertmanager{}
+	am.URL = start(t, "alertmanager", func(addr string) *exec.Cmd {
+		return exec.Command(bin, "--config.file", cfg, "--storage.path", filepath.Join(dir, "data"),
+			"--web.listen-address", addr, "--cluster.listen-address", "")
+	}, "/-/ready", &am.Server)
+	return am
+}
+
+// Post sends alerts to Alertmanager's POST /api/v2/alerts and fails the test
+// unless it accepts them.
+func (a *Alertmanager) Post(t testing.TB, alerts ...Alert) {
+	t.Helper()
+	body, err := json.Marshal(alerts)
+	if err != nil {
+		t.Fatalf("encode alerts: %v", err)
+	}
+	post(t, a.URL+"/api/v2/alerts", "application/json", body, http.StatusOK)
+}
+
+// start runs the command built for a free loopback address until path
+// answers 200, retrying on another port when the process exits early; it
+// registers a cleanup that stops the process and returns the base URL.
+func start(t testing.TB, name string, build func(addr string) *exec.Cmd, path string, srv *Server) string {
+	t.Helper()
+	var lastErr error
+	for range portAttempts {
+		addr, err := freeAddr()
+		if err != nil {
+			t.Fatalf("%s: find a free port: %v", name, err)
+		}
+		cmd := build(addr)
+		var logs tailBuffer
+		cmd.Stdout, cmd.Stderr = &logs, &logs
+		if err := cmd.Start(); err != nil {
+			t.Fatalf("%s: start: %v", name, err)
+		}
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		url := "http://" + addr
+		err = waitReady(url+path, srv, exited)
+		if err == nil {
+			t.Cleanup(func() { stop(t, name, cmd, exited) })
+			return url
+		}
+		stop(t, name, cmd, exited)
+		lastErr = fmt.Errorf("%w\n%s log tail:\n%s", err, name, logs.String())
+	}
+	t.Fatalf("%s did not become ready after %d attempts: %v", name, portAttempts, lastErr)
+	return ""
+}
+
+// waitReady polls url until it answers 200 (with srv's credentials), the
+// process exits, or readyTimeout passes.
+func waitReady(url string, srv *Server, exited <-chan error) error {
+	deadline := time.Now().Add(readyTimeout)
+	client := &http.Client{Timeout: 2 * time.Second}
+	for time.Now().Before(deadline) {
+		select {
+		case err := <-exited:
+			return fmt.Errorf("exited before ready: %v", err)
+		default:
+		}
+		req, err := http.NewRequest(http.MethodGet, url, nil)
+		if err != nil {
+			return err
+		}
+		if srv.Username != "" {
+			req.SetBasicAuth(srv.Username, srv.Password)
+		}
+		if resp, err := client.Do(req); err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return fmt.Errorf("%s did not answer 200 within %s", url, readyTimeout)
+}
+
+// stop sends SIGTERM to the process this package started and kills it if it
+// has not exited within stopTimeout.
+func stop(t testing.TB, name string, cmd *exec.Cmd, exited <-chan error) {
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	var status error
+	select {
+	case status = <-exited:
+	case <-time.After(stopTimeout):
+		_ = cmd.Process.Kill()
+		status = <-exited
+		t.Logf("%s (pid %d) ignored SIGTERM for %s and was killed", name, cmd.Process.Pid, stopTimeout)
+	}
+	_ = status // a server stopped by a signal exits non-zero: its status says nothing here
+}
+
+// freeAddr returns a loopback address whose port was free a moment ago.
+func freeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return "127.0.0.1:" + strconv.Itoa(l.Addr().(*net.TCPAddr).Port), nil
+}
+
+// post sends body to url and fails the test unless the answer has status want.
+func post(t testing.TB, url, contentType string, body []byte, want int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		t.Fatalf("POST %s: %v", url, err)
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("POST %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	msg, _ := io.ReadAll(io.LimitReader(resp.Body, logTail))
+	if resp.StatusCode != want {
+		t.Fatalf("POST %s: HTTP %d (want %d): %s", url, resp.StatusCode, want, strings.TrimSpace(string(msg)))
+	}
+}
+
+// tailBuffer keeps the last logTail bytes a server wrote, for failure messages.
+type tailBuffer struct{ b []byte }
+
+// Write keeps the tail of p.
+func (w *tailBuffer) Write(p []byte) (int, error) {
+	w.b = append(w.b, p...)
+	if len(w.b) > logTail {
+		w.b = w.b[len(w.b)-logTail:]
+	}
+	return len(p), nil
+}
+
+// String returns the kept tail.
+func (w *tailBuffer) String() string { return string(w.b) }

@@ -1,0 +1,118 @@
+package metrics
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/superbiz/superbiz/pkg/redact"
+)
+
+// summarise on real-shaped answers: the spike's value and minute, the
+// largest change, non-finite samples counted apart, series ordered by labels.
+func TestSummarise(t *testing.T) {
+	data, err := os.ReadFile("testdata/matrix_spike.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := summarise(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 {
+		t.Fatalf("%d series, want 2", len(got))
+	}
+	lat, heap := got[0], got[1] // ordered by sorted labels: "__name__" sorts before "area"
+	if lat.Labels["__name__"] != "checkout_latency_p99_seconds" {
+		t.Fatalf("series out of label order: %v, then %v", lat.Labels, heap.Labels)
+	}
+	if lat.Points != 5 || lat.Max != 4.8 || lat.MaxAt != "2026-01-15T09:02:00Z" || lat.ChangeAt != "2026-01-15T09:02:00Z" ||
+		*lat.Change != 4.6 || lat.Min != 0.2 || lat.Last != 0.2 || math.Abs(lat.Avg-1.56) > 1e-9 {
+		t.Errorf("latency summary %+v %+v", lat, *lat.Stats)
+	}
+	if heap.Points != 1 || heap.NonFinite != 2 || heap.Max != 1e8 || heap.ChangeAt != "" || heap.Change != nil {
+		t.Errorf("heap summary %+v %+v", heap, *heap.Stats)
+	}
+	for _, bad := range []string{
+		`{"resultType":"vector","result":[]}`,
+		`{"resultType":"matrix","result":[{"metric":{},"values":[[1,"x"]]}]}`,
+		`{"resultType":"matrix","result":[{"metric":{},"values":[[1,2]]}]}`,
+		`{"resultType":"matrix","result":[{"metric":{},"values":[[2,"1"],[1,"1"]]}]}`,
+		`{"resultType":"matrix","result":[{"metric":{},"values":[[1,"1","2"]]}]}`,
+		`not json`,
+	} {
+		if _, err := summarise([]byte(bad)); err == nil {
+			t.Errorf("summarise(%s) accepted a malformed answer", bad)
+		}
+	}
+}
+
+// FuzzSummarise feeds arbitrary answers to the summariser: it never panics,
+// and what it accepts is consistent and encodes as JSON (no NaN reaches it).
+func FuzzSummarise(f *testing.F) {
+	if data, err := os.ReadFile("testdata/matrix_spike.json"); err == nil {
+		f.Add(data)
+	}
+	f.Add([]byte(`{"resultType":"matrix","result":[]}`))
+	f.Add([]byte(`{"resultType":"matrix","result":[{"metric":{"a":"b"},"values":[[1,"1e308"],[2,"1e308"],[3,"-1e308"]]}]}`))
+	f.Add([]byte(`{"resultType":"matrix","result":[{"values":[[1.001,"-Inf"]]}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		series, err := summarise(data)
+		if err != nil {
+			return
+		}
+		if _, err := json.Marshal(series); err != nil {
+			t.Fatalf("accepted answer does not encode: %v", err)
+		}
+		for _, s := range series {
+			if s.Stats == nil {
+				if s.Points != 0 {
+					t.Fatalf("%d points without a summary", s.Points)
+				}
+				continue
+			}
+			if s.Min > s.Max || s.Avg < s.Min-1e-9*math.Abs(s.Min) || s.Avg > s.Max+1e-9*math.Abs(s.Max) || s.Last < s.Min || s.Last > s.Max {
+				t.Fatalf("inconsistent summary %+v", *s.Stats)
+			}
+			if _, err := time.Parse(time.RFC3339Nano, s.MaxAt); err != nil {
+				t.Fatalf("max_at %q: %v", s.MaxAt, err)
+			}
+			if (s.Change == nil) != (s.ChangeAt == "") || (s.Points > 1) != (s.Change != nil) {
+				t.Fatalf("change %v at %q with %d points", s.Change, s.ChangeAt, s.Points)
+			}
+		}
+	})
+}
+
+// Labels reach the model bounded and cleaned: secret-named values masked,
+// control characters stripped, values cut, at most maxLabels kept.
+func TestCleanLabels(t *testing.T) {
+	in := map[string]string{"instance": "app-1\x1b[31m:8080", "password": "hunter2-secret", "path": strings.Repeat("p", 500)}
+	for i := range maxLabels + 5 {
+		in["z"+strconv.Itoa(100+i)] = "v" // sorted after the labels checked
+	}
+	got := cleanLabels(in)
+	if got["password"] != redact.Marker || got["instance"] != "app-1:8080" || len(got["path"]) > maxLabelBytes || len(got) != maxLabels {
+		t.Errorf("cleanLabels: password %q, instance %q, path %d bytes, %d labels", got["password"], got["instance"], len(got["path"]), len(got))
+	}
+}
+
+// A result over the observation's size drops series from the end and says
+// so; one series always stays.
+func TestFit(t *testing.T) {
+	res := Result{Source: "prom", Query: "up", TotalSeries: 50}
+	for i := range 50 {
+		res.Series = append(res.Series, Series{Labels: map[string]string{"instance": "host-" + strconv.Itoa(i)}, Points: 1, Stats: &Stats{MaxAt: "2026-01-15T09:00:00Z"}})
+	}
+	if err := fit(&res, 2048); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(res)
+	if len(b) > 2048 || !res.Truncated || len(res.Series) == 0 || len(res.Series) == 50 {
+		t.Errorf("fit to 2048: %d bytes, %d series, truncated %v", len(b), len(res.Series), res.Truncated)
+	}
+}

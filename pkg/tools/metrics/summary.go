@@ -1,0 +1,195 @@
+package metrics
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"time"
+)
+
+// Bounds of what one series may show the model.
+const (
+	maxLabels     = 32
+	maxLabelBytes = 200
+)
+
+// Series is one series of a result: its labels and a summary of its points
+// the model can reason with instead of the raw points.
+type Series struct {
+	Labels map[string]string `json:"labels"`
+	// Points is how many finite samples the summary is over.
+	Points int `json:"points"`
+	// NonFinite counts NaN and ±Inf samples, left out of the summary.
+	NonFinite int `json:"non_finite,omitempty"`
+	*Stats
+}
+
+// Stats summarises a series' finite samples; absent when it has none.
+type Stats struct {
+	Min  float64 `json:"min"`
+	Max  float64 `json:"max"`
+	Avg  float64 `json:"avg"`
+	Last float64 `json:"last"`
+	// MaxAt is the time of the first sample holding Max (RFC 3339).
+	MaxAt string `json:"max_at"`
+	// ChangeAt is the time of the sample after the largest change between
+	// two consecutive samples, and Change that change (signed); absent with one sample.
+	ChangeAt string   `json:"change_at,omitempty"`
+	Change   *float64 `json:"change,omitempty"`
+}
+
+// apiResponse is the envelope of a Prometheus HTTP API v1 answer.
+type apiResponse struct {
+	Status    string          `json:"status"`
+	Data      json.RawMessage `json:"data"`
+	ErrorType string          `json:"errorType"`
+	Error     string          `json:"error"`
+}
+
+// matrixData is the data of a query_range answer.
+type matrixData struct {
+	ResultType string `json:"resultType"`
+	Result     []struct {
+		Metric map[string]string `json:"metric"`
+		Values []json.RawMessage `json:"values"`
+	} `json:"result"`
+}
+
+// errNotMatrix is an answer that is not a range query result.
+var errNotMatrix = errors.New("the server's answer is not a range query result (resultType matrix)")
+
+// summarise parses the data of a successful query_range answer into one
+// summary per series, ordered by labels, and the total count. Every value
+// is checked: a malformed answer is an error, never a guess.
+func summarise(data []byte) ([]Series, error) {
+	var m matrixData
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("decode the range query result: %w", err)
+	}
+	if m.ResultType != "matrix" {
+		return nil, fmt.Errorf("%w: got %q", errNotMatrix, m.ResultType)
+	}
+	out := make([]Series, 0, len(m.Result))
+	for i, r := range m.Result {
+		s := Series{Labels: r.Metric}
+		if s.Labels == nil {
+			s.Labels = map[string]string{}
+		}
+		var st Stats
+		var prevV, bestChange float64
+		var prevT float64
+		changed := false
+		for j, raw := range r.Values {
+			ts, v, err := parsePoint(raw)
+			if err != nil {
+				return nil, fmt.Errorf("series %d point %d: %w", i, j, err)
+			}
+			if j > 0 && ts <= prevT {
+				return nil, fmt.Errorf("series %d point %d: time %s is not after the previous point's", i, j, strconv.FormatFloat(ts, 'f', -1, 64))
+			}
+			prevT = ts
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				s.NonFinite++
+				continue
+			}
+			at := stamp(ts)
+			if s.Points == 0 {
+				st.Min, st.Max, st.MaxAt = v, v, at
+			} else {
+				d := v - prevV
+				if math.IsInf(d, 0) { // two finite samples far apart: the change is beyond float64
+					d = math.Copysign(math.MaxFloat64, d)
+				}
+				if !changed || math.Abs(d) > math.Abs(bestChange) {
+					bestChange, st.ChangeAt, changed = d, at, true
+				}
+			}
+			if v < st.Min {
+				st.Min = v
+			}
+			if v > st.Max {
+				st.Max, st.MaxAt = v, at
+			}
+			st.Avg += v
+			st.Last, prevV = v, v
+			s.Points++
+		}
+		if s.Points > 0 {
+			st.Avg /= float64(s.Points)
+			if math.IsInf(st.Avg, 0) { // the sum overflowed: recompute as a running mean
+				st.Avg = runningMean(r.Values)
+			}
+			if changed {
+				c := bestChange
+				st.Change = &c
+			}
+			s.Stats = &st
+		}
+		out = append(out, s)
+	}
+	sort.SliceStable(out, func(a, b int) bool { return labelKey(out[a].Labels) < labelKey(out[b].Labels) })
+	return out, nil
+}
+
+// parsePoint decodes one [unix seconds, "value"] pair.
+func parsePoint(raw json.RawMessage) (float64, float64, error) {
+	var pair []json.RawMessage
+	if err := json.Unmarshal(raw, &pair); err != nil || len(pair) != 2 {
+		return 0, 0, fmt.Errorf("not a [time, \"value\"] pair: %.60s", raw)
+	}
+	var ts float64
+	if err := json.Unmarshal(pair[0], &ts); err != nil || ts < 0 || ts > 1e11 {
+		return 0, 0, fmt.Errorf("time %.40s is not a unix time in seconds", pair[0])
+	}
+	var vs string
+	if err := json.Unmarshal(pair[1], &vs); err != nil {
+		return 0, 0, fmt.Errorf("value %.40s is not a quoted number", pair[1])
+	}
+	v, err := strconv.ParseFloat(vs, 64)
+	if err != nil {
+		return 0, 0, fmt.Errorf("value %.40q is not a number", vs)
+	}
+	return ts, v, nil
+}
+
+// runningMean is the mean of the finite values without overflowing.
+func runningMean(values []json.RawMessage) float64 {
+	var mean float64
+	n := 0
+	for _, raw := range values {
+		_, v, err := parsePoint(raw)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			continue
+		}
+		n++
+		mean += v/float64(n) - mean/float64(n) // (v-mean)/n could overflow
+	}
+	return mean
+}
+
+// stamp formats a unix time in seconds as RFC 3339 in UTC (with fractions
+// only when the time has them).
+func stamp(ts float64) string {
+	sec, frac := math.Modf(ts)
+	return time.Unix(int64(sec), int64(math.Round(frac*1e3))*int64(time.Millisecond)).UTC().Format(time.RFC3339Nano)
+}
+
+// labelKey orders series deterministically by their sorted labels.
+func labelKey(labels map[string]string) string {
+	keys := make([]string, 0, len(labels))
+	for k := range labels {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	b := make([]byte, 0, 64)
+	for _, k := range keys {
+		b = append(b, k...)
+		b = append(b, 0)
+		b = append(b, labels[k]...)
+		b = append(b, 0)
+	}
+	return string(b)
+}

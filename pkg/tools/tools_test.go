@@ -1,0 +1,31 @@
+package tools
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// Pick: the only source by default, a named one, and a refusal naming the
+// choices when the name is missing among several or unknown.
+func TestPick(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		names []string
+		want  int
+		err   string
+	}{
+		{"", []string{"app"}, 0, ""},
+		{" gw ", []string{"app", "gw"}, 1, ""},
+		{"", []string{"app", "gw"}, 0, `source is required when several log sources are configured: one of "app", "gw"`},
+		{"db", []string{"app", "gw"}, 0, `unknown log source "db": use one of "app", "gw"`},
+	} {
+		got, err := Pick(tt.name, tt.names, "log source")
+		switch {
+		case tt.err == "" && (err != nil || got != tt.want):
+			t.Errorf("Pick(%q, %q) = %d, %v; want %d", tt.name, tt.names, got, err, tt.want)
+		case tt.err != "" && (err == nil || !errors.Is(err, ErrInvalidInput) || !strings.Contains(err.Error(), tt.err)):
+			t.Errorf("Pick(%q, %q) error %v, want INVALID_INPUT %q", tt.name, tt.names, err, tt.err)
+		}
+	}
+}
