@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/superbiz/superbiz/internal/amtest"
+	"github.com/superbiz/superbiz/internal/promtest"
 	"github.com/superbiz/superbiz/internal/reliability"
 	"github.com/superbiz/superbiz/pkg/model/ollamatest"
 	"github.com/superbiz/superbiz/pkg/redact"
@@ -26,21 +26,21 @@ var alertStart = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 // alertsEnv starts a real Alertmanager holding three firing alerts (two
 // named HighLatency, the newer on orders) and returns an environment whose
 // configuration points at it, with the clock 3h after the first start.
-func alertsEnv(t *testing.T) (map[string]string, *amtest.Server) {
+func alertsEnv(t *testing.T) (map[string]string, *promtest.Alertmanager) {
 	t.Helper()
-	am := amtest.Start(t)
+	am := promtest.StartAlertmanager(t)
 	am.Post(t,
-		amtest.Alert{
+		promtest.Alert{
 			Labels:      map[string]string{"alertname": "HighLatency", "severity": "critical", "service": "checkout", "instance": "10.0.0.1:8080"},
 			Annotations: map[string]string{"summary": "checkout p99 above 2s", "description": "p99 3.2s; reconnect with password=" + alertSecret},
 			StartsAt:    alertStart,
 		},
-		amtest.Alert{
+		promtest.Alert{
 			Labels:      map[string]string{"alertname": "DiskFull", "severity": "warning", "instance": "db1:9100"},
 			Annotations: map[string]string{"summary": "disk /var 95% full"},
 			StartsAt:    alertStart.Add(20 * time.Minute),
 		},
-		amtest.Alert{
+		promtest.Alert{
 			Labels:      map[string]string{"alertname": "HighLatency", "severity": "warning", "service": "orders"},
 			Annotations: map[string]string{"summary": "orders p99 above 1s", "description": "db pool token=" + alertSecret},
 			StartsAt:    alertStart.Add(40 * time.Minute),
@@ -352,12 +352,12 @@ func TestDoctorAlerts(t *testing.T) {
 // diagnosis: its query is clipped to limits.query before the agent checks
 // it, never rejected and never sent whole.
 func TestDiagnoseFromHugeAlert(t *testing.T) {
-	am := amtest.Start(t)
+	am := promtest.StartAlertmanager(t)
 	annotations := map[string]string{"summary": "huge"}
 	for i := range 40 {
 		annotations[fmt.Sprintf("note_%02d", i)] = strings.Repeat("x", 4000)
 	}
-	am.Post(t, amtest.Alert{Labels: map[string]string{"alertname": "Huge"}, Annotations: annotations, StartsAt: alertStart})
+	am.Post(t, promtest.Alert{Labels: map[string]string{"alertname": "Huge"}, Annotations: annotations, StartsAt: alertStart})
 	am.WaitFiring(t, 1)
 	env := diagnoseEnv(t)
 	cfg := filepath.Join(t.TempDir(), "superbiz.toml")

@@ -173,6 +173,46 @@ func (a *Alertmanager) Post(t testing.TB, alerts ...Alert) {
 	post(t, a.URL+"/api/v2/alerts", "application/json", body, http.StatusOK)
 }
 
+// WaitFiring waits until Alertmanager lists n firing alerts: a POST is
+// accepted before GET /api/v2/alerts shows it.
+func (a *Alertmanager) WaitFiring(t testing.TB, n int) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		got, err := a.firing()
+		if err == nil && got == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Alertmanager lists %d firing alerts (err %v), want %d", got, err, n)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// firing counts the alerts GET /api/v2/alerts lists as active.
+func (a *Alertmanager) firing() (int, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, a.URL+"/api/v2/alerts?active=true&silenced=false&inhibited=false", nil)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	if resp.StatusCode != http.StatusOK {
+		return 0, fmt.Errorf("HTTP %d", resp.StatusCode)
+	}
+	var as []json.RawMessage
+	if err := json.NewDecoder(resp.Body).Decode(&as); err != nil {
+		return 0, err
+	}
+	return len(as), nil
+}
+
 // start runs the command built for a free loopback address until path
 // answers 200, retrying on another port when the process exits early; it
 // registers a cleanup that stops the process and returns the base URL.

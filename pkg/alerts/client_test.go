@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/superbiz/superbiz/internal/amtest"
+	"github.com/superbiz/superbiz/internal/promtest"
 )
 
 func newClient(t *testing.T, o Options) *Client {
@@ -30,12 +30,12 @@ func newClient(t *testing.T, o Options) *Client {
 // Against a real Alertmanager: what was posted is listed newest first,
 // and a name or a fingerprint finds its alert.
 func TestFiringFromAlertmanager(t *testing.T) {
-	am := amtest.Start(t)
+	am := promtest.StartAlertmanager(t)
 	start := time.Now().UTC().Add(-2 * time.Hour).Truncate(time.Second)
 	am.Post(t,
-		amtest.Alert{Labels: map[string]string{"alertname": "HighLatency", "service": "checkout"}, Annotations: map[string]string{"summary": "p99 above 2s"}, StartsAt: start},
-		amtest.Alert{Labels: map[string]string{"alertname": "DiskFull", "instance": "db1:9100"}, StartsAt: start.Add(30 * time.Minute)},
-		amtest.Alert{Labels: map[string]string{"alertname": "HighLatency", "service": "orders"}, StartsAt: start.Add(time.Hour)},
+		promtest.Alert{Labels: map[string]string{"alertname": "HighLatency", "service": "checkout"}, Annotations: map[string]string{"summary": "p99 above 2s"}, StartsAt: start},
+		promtest.Alert{Labels: map[string]string{"alertname": "DiskFull", "instance": "db1:9100"}, StartsAt: start.Add(30 * time.Minute)},
+		promtest.Alert{Labels: map[string]string{"alertname": "HighLatency", "service": "orders"}, StartsAt: start.Add(time.Hour)},
 	)
 	am.WaitFiring(t, 3)
 	c := newClient(t, Options{URL: am.URL + "/"})
@@ -95,8 +95,8 @@ func guard(t *testing.T, target, want string) string {
 // Credentials reach the server (bearer or basic); wrong ones are a clear
 // AUTH failure that never repeats the secret, even when the server echoes it.
 func TestAuthentication(t *testing.T) {
-	am := amtest.Start(t)
-	am.Post(t, amtest.Alert{Labels: map[string]string{"alertname": "A"}})
+	am := promtest.StartAlertmanager(t)
+	am.Post(t, promtest.Alert{Labels: map[string]string{"alertname": "A"}})
 	am.WaitFiring(t, 1)
 	const token, password = "tok-Hunter2Secret", "pw-Hunter2Secret"
 	bearer := guard(t, am.URL, "Bearer "+token)
