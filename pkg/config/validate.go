@@ -115,7 +115,7 @@ func (c *Config) Validate() error {
 		v.checkFields(fmt.Sprintf("metrics[%d]", i), reflect.ValueOf(m), map[string]func(string){
 			"name": func(key string) { v.name(key, i, m.Name, seen, "metrics") },
 			"url": func(key string) {
-				if msg := metricsURLProblem(m.URL); msg != "" {
+				if msg := baseURLProblem(m.URL, "http://127.0.0.1:9090"); msg != "" {
 					v.bad(key, show(redact.String(m.URL)), msg)
 				}
 			},
@@ -184,9 +184,6 @@ func (v *validator) layoutKey(key, val, problem string) {
 	}
 }
 
-// envName is what an *_env key may hold: an environment variable's name.
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
-
 // alerts checks the [alerts] table: a plain http(s) URL without
 // credentials, and at most one way of authenticating, each naming a
 // variable (never holding the secret itself).
@@ -196,12 +193,12 @@ func (v *validator) alerts(a Alerts) {
 			if a.URL == "" {
 				return
 			}
-			if msg := checkBaseURL(a.URL); msg != "" {
+			if msg := baseURLProblem(a.URL, "http://127.0.0.1:9093"); msg != "" {
 				v.bad(key, showHost(a.URL), msg)
 			}
 		},
-		"bearer_token_env": func(key string) { v.envKey(key, a.BearerTokenEnv) },
-		"password_env":     func(key string) { v.envKey(key, a.PasswordEnv) },
+		"bearer_token_env": func(key string) { v.envName(key, a.BearerTokenEnv) },
+		"password_env":     func(key string) { v.envName(key, a.PasswordEnv) },
 	})
 	if a.BearerTokenEnv != "" && (a.Username != "" || a.PasswordEnv != "") {
 		v.rule("alerts.bearer_token_env", "give either bearer_token_env or username and password_env, not both")
@@ -212,39 +209,6 @@ func (v *validator) alerts(a Alerts) {
 	if a.URL == "" && (a.BearerTokenEnv != "" || a.Username != "") {
 		v.rule("alerts.url", `missing: authentication is set but no url, write e.g. url = "http://127.0.0.1:9093"`)
 	}
-}
-
-// envKey checks that key names an environment variable.
-func (v *validator) envKey(key, name string) {
-	if name != "" && !envName.MatchString(name) {
-		v.bad(key, show(name), "must be the name of an environment variable (letters, digits, '_'), e.g. \"ALERTMANAGER_TOKEN\"; the secret itself never goes in the file")
-	}
-}
-
-// checkBaseURL says what is wrong with s as a server's base URL, or "":
-// http or https, a host, no credentials (they come from *_env keys), no
-// query or fragment.
-func checkBaseURL(s string) string {
-	const example = `write e.g. "http://127.0.0.1:9093"`
-	u, err := url.Parse(s)
-	switch {
-	case err != nil:
-		return "not a valid URL: " + example
-	case u.Scheme != "http" && u.Scheme != "https":
-		return "must start with http:// or https://: " + example
-	case u.User != nil:
-		return "must not hold credentials: name the variable holding them with bearer_token_env, or username and password_env"
-	case u.Host == "" || u.Hostname() == "":
-		return "has no host: " + example
-	case u.RawQuery != "" || u.Fragment != "" || strings.HasSuffix(s, "?") || strings.HasSuffix(s, "#"):
-		return "must not carry a query or a fragment: " + example
-	}
-	if p := u.Port(); p != "" {
-		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
-			return "invalid port: use a number between 1 and 65535"
-		}
-	}
-	return ""
 }
 
 // validator collects the problems of one Validate call.
@@ -324,24 +288,37 @@ var envVarName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
 // envName checks the shape of a variable name key (empty: not set).
 func (v *validator) envName(key, name string) {
 	if name != "" && !envVarName.MatchString(name) {
-		v.bad(key, show(name), "must name an environment variable (letters, digits, '_'), e.g. \"PROM_TOKEN\"; write the secret itself in that variable, never in the file")
+		v.bad(key, show(name), "must name an environment variable (letters, digits, '_'), e.g. \"PROM_TOKEN\"; the secret itself goes in that variable, never in the file")
 	}
 }
 
-// metricsURLProblem says what is wrong with a [[metrics]] url, "" if nothing.
-func metricsURLProblem(raw string) string {
-	u, err := url.Parse(strings.TrimSpace(raw))
+// baseURLProblem says what is wrong with raw as a server's base URL ("" when
+// nothing): http or https, a host, an optional path prefix
+// (/select/0/prometheus), a valid port, no credentials (they come from the
+// *_env keys), no query or fragment. example is a URL to suggest.
+func baseURLProblem(raw, example string) string {
+	raw = strings.TrimSpace(raw)
+	eg := "write e.g. " + strconv.Quote(example)
+	if raw == "" {
+		return "empty: write the server's base URL, e.g. " + strconv.Quote(example)
+	}
+	u, err := url.Parse(raw)
 	switch {
-	case strings.TrimSpace(raw) == "":
-		return `empty: write the server's base URL, e.g. "http://127.0.0.1:9090"`
-	case err != nil || u.Host == "":
-		return `not a URL: write e.g. "http://127.0.0.1:9090" (a path prefix such as /select/0/prometheus is allowed)`
+	case err != nil:
+		return "not a valid URL: " + eg
 	case u.Scheme != "http" && u.Scheme != "https":
-		return "scheme " + strconv.Quote(u.Scheme) + " not supported: use http:// or https://"
+		return "scheme " + strconv.Quote(u.Scheme) + " not supported: must start with http:// or https://, " + eg
 	case u.User != nil:
-		return "must not carry credentials: set username and password_env (or bearer_token_env) instead"
-	case u.RawQuery != "" || u.Fragment != "":
+		return "must not carry credentials: name the variable holding them with bearer_token_env, or username and password_env"
+	case u.Host == "" || u.Hostname() == "":
+		return "has no host: " + eg
+	case u.RawQuery != "" || u.Fragment != "" || strings.HasSuffix(raw, "?") || strings.HasSuffix(raw, "#"):
 		return "must not carry a query or a fragment: give the base URL only"
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return "invalid port: use a number between 1 and 65535"
+		}
 	}
 	return ""
 }
