@@ -58,9 +58,11 @@ type Source struct {
 }
 
 type source struct {
-	name      string
-	paths     []string
-	format    format
+	name  string
+	paths []string
+	// layouts are the candidates detection chooses among for each file
+	// (one: used as is).
+	layouts   []*layout
 	loc       *time.Location
 	maxWindow time.Duration
 }
@@ -100,7 +102,7 @@ func New(sources []Source) (*Tool, error) {
 				return nil, fmt.Errorf("logs source %q: bad glob %q: %w", name, p, err)
 			}
 		}
-		f, err := parseFormat(s.Format)
+		lays, err := layoutsFor(s.Format)
 		if err != nil {
 			return nil, fmt.Errorf("logs source %q: %w", name, err)
 		}
@@ -115,7 +117,7 @@ func New(sources []Source) (*Tool, error) {
 		if loc == nil {
 			loc = time.UTC
 		}
-		t.sources = append(t.sources, &source{name: name, paths: append([]string(nil), s.Paths...), format: f, loc: loc, maxWindow: mw})
+		t.sources = append(t.sources, &source{name: name, paths: append([]string(nil), s.Paths...), layouts: lays, loc: loc, maxWindow: mw})
 	}
 	return t, nil
 }
@@ -290,7 +292,7 @@ func (t *Tool) scan(ctx context.Context, src *source, q *query, acc *accumulator
 			stopped = true
 			break
 		}
-		read, err := s.scanFile(f, src.format)
+		read, err := s.scanFile(f, src.layouts)
 		if read {
 			rep.read++
 		}

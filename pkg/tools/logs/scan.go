@@ -50,7 +50,7 @@ type query struct {
 type scanner struct {
 	q      *query
 	tc     timeCtx
-	f      format
+	lay    *layout
 	acc    *accumulator
 	rec    record
 	probe  record
@@ -90,13 +90,13 @@ func lineAt(data []byte, i, hi int) ([]byte, int) {
 
 // isHeader reports whether the line starts an entry (timed or not).
 func (s *scanner) isHeader(line []byte) bool {
-	return parseLine(s.f, line, &s.tc, &s.probe) != lineCont
+	return s.lay.parseLine(line, &s.tc, &s.probe) != lineCont
 }
 
 // isTimed reports whether the line starts an entry with a readable time,
 // which is all the binary search can place.
 func (s *scanner) isTimed(line []byte) bool {
-	return parseLine(s.f, line, &s.tc, &s.probe) == lineTimed
+	return s.lay.parseLine(line, &s.tc, &s.probe) == lineTimed
 }
 
 // entryEnd returns the end of the entry whose header line ends at next.
@@ -116,7 +116,7 @@ func (s *scanner) entryEnd(data []byte, next, hi int) int {
 func (s *scanner) evalEntry(data []byte, hs, end int) {
 	line, next := lineAt(data, hs, end)
 	r := &s.rec
-	kind := parseLine(s.f, line, &s.tc, r)
+	kind := s.lay.parseLine(line, &s.tc, r)
 	if kind == lineCont {
 		return
 	}
@@ -412,36 +412,48 @@ func (s *scanner) ordered(data []byte) bool {
 	return seen > 0
 }
 
-// sampleLines returns up to 16 non-empty lines from the start of data.
+// sampleLines returns the lines detection judges a file by: the first
+// detectHeadLines non-empty lines of its start, and detectProbeLines from
+// each of detectProbes evenly spaced points after that, so a header of any
+// length before the first timed line does not hide the layout.
 func sampleLines(data []byte) [][]byte {
 	var out [][]byte
-	if len(data) > 64<<10 {
-		data = data[:64<<10]
-	}
-	for i := 0; i < len(data) && len(out) < 16; {
-		line, next := lineAt(data, i, len(data))
-		if len(bytes.TrimSpace(line)) > 0 {
-			out = append(out, line)
+	take := func(from, n int) {
+		hi := min(len(data), from+detectHeadBytes)
+		for i, got := from, 0; i < hi && got < n; {
+			line, next := lineAt(data, i, hi)
+			if len(bytes.TrimSpace(line)) > 0 {
+				out = append(out, line)
+				got++
+			}
+			i = next
 		}
-		i = next
+	}
+	take(0, detectHeadLines)
+	for k := 1; k <= detectProbes; k++ {
+		off := int(int64(len(data)) * int64(k) / (detectProbes + 1))
+		if j := bytes.IndexByte(data[off:], '\n'); j >= 0 {
+			take(off+j+1, detectProbeLines)
+		}
 	}
 	return out
 }
 
-// setup refuses binary data, detects the format from the start of the file
-// and chooses the prefilter.
-func (s *scanner) setup(fixed format, head []byte) error {
+// setup refuses binary data, detects the layout among cands from samples
+// of the file (the one layout given is used as is) and chooses the
+// prefilter.
+func (s *scanner) setup(cands []*layout, head []byte) error {
 	head = head[leadingNULs(head):]
 	if looksBinary(head) {
 		return fileFault(reasonBinary, errBinary)
 	}
-	s.f = fixed
-	if fixed == fmtAuto {
-		f, ok := detectFormat(sampleLines(head), &s.tc)
+	s.lay = cands[0]
+	if len(cands) > 1 {
+		l, ok := detectLayout(sampleLines(head), &s.tc, cands)
 		if !ok {
 			return fileFault(reasonNoTime, errUnrecognized)
 		}
-		s.f = f
+		s.lay = l
 	}
 	s.pf = nil
 	if len(s.q.words) > 0 {
@@ -494,7 +506,7 @@ func looksBinary(b []byte) bool {
 // without mmap stream; plain files are mapped and, when time-ordered,
 // searched by binary search for the window. read says whether any of the
 // file was searched; a fault of the file itself is a *fileError.
-func (s *scanner) scanFile(path string, fixed format) (read bool, err error) {
+func (s *scanner) scanFile(path string, cands []*layout) (read bool, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return false, fileFault(reasonOpen, err)
@@ -507,6 +519,8 @@ func (s *scanner) scanFile(path string, fixed format) (read bool, err error) {
 	if st.Size() == 0 {
 		return false, nil
 	}
+	// stamps without a year belong to the year of the file's last write
+	s.tc.setRef(max(st.ModTime().UnixNano(), 1))
 	var magic [2]byte
 	if n, _ := f.ReadAt(magic[:], 0); n == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(f)
@@ -514,7 +528,7 @@ func (s *scanner) scanFile(path string, fixed format) (read bool, err error) {
 			return false, fileFault(reasonGzipHeader, err)
 		}
 		defer zr.Close()
-		read, err := s.scanStream(&cappedReader{r: zr, budget: &s.budget}, fixed)
+		read, err := s.scanStream(&cappedReader{r: zr, budget: &s.budget}, cands)
 		var fe *fileError
 		if err != nil && !errors.As(err, &fe) && !errors.Is(err, errDecompressedCap) && s.ctx.Err() == nil {
 			// the gzip stream itself failed part way
@@ -526,9 +540,17 @@ func (s *scanner) scanFile(path string, fixed format) (read bool, err error) {
 		}
 		return read, err
 	}
+	if isUTF16(magic[:]) { // decoded while it is streamed
+		read, err := s.scanStream(f, cands)
+		var fe *fileError
+		if err != nil && !errors.As(err, &fe) && s.ctx.Err() == nil {
+			err = fileFault(reasonOpen, err)
+		}
+		return read, err
+	}
 	data, release, err := mapFile(f, st.Size())
 	if errors.Is(err, errNoMap) {
-		read, err := s.scanStream(f, fixed)
+		read, err := s.scanStream(f, cands)
 		var fe *fileError
 		if err != nil && !errors.As(err, &fe) && s.ctx.Err() == nil {
 			err = fileFault(reasonOpen, err)
@@ -541,13 +563,13 @@ func (s *scanner) scanFile(path string, fixed format) (read bool, err error) {
 	// munmap fails only for an address range that was never mapped, which
 	// would be a bug here, not a condition of the file.
 	defer func() { _ = release() }()
-	return s.scanMapped(data, fixed)
+	return s.scanMapped(data, cands)
 }
 
 // scanMapped searches a mapped file. A file that shrinks while it is mapped
 // (rotated by truncation, rewritten) faults on the pages past its new end:
 // that fault becomes a skip of this file instead of a crash of the process.
-func (s *scanner) scanMapped(data []byte, fixed format) (read bool, err error) {
+func (s *scanner) scanMapped(data []byte, cands []*layout) (read bool, err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
@@ -558,10 +580,11 @@ func (s *scanner) scanMapped(data []byte, fixed format) (read bool, err error) {
 			err = fileFault(reasonShrank, fmt.Errorf("memory fault at %#x reading the mapped file: %v", fault.Addr(), r))
 		}
 	}()
+	data = bytes.TrimPrefix(data, utf8BOM)
 	if blank(data) {
 		return false, nil
 	}
-	if err := s.setup(fixed, data); err != nil {
+	if err := s.setup(cands, data); err != nil {
 		return false, err
 	}
 	read = true // from here a fault means part of the file was searched
@@ -603,7 +626,9 @@ func (c *cappedReader) Read(p []byte) (int, error) {
 // part way (a truncated gzip, the byte limit), the complete lines read so
 // far are still searched before the error is returned; read says whether
 // any of the stream was searched.
-func (s *scanner) scanStream(r io.Reader, fixed format) (read bool, err error) {
+func (s *scanner) scanStream(r io.Reader, cands []*layout) (read bool, err error) {
+	r = decodeBOM(r)
+	s.lay = nil // detected again for this file
 	buf := make([]byte, 0, streamChunk)
 	first := true
 	eof := false
@@ -635,7 +660,7 @@ func (s *scanner) scanStream(r io.Reader, fixed format) (read bool, err error) {
 			if last && blank(buf[:cut]) {
 				return false, readErr
 			}
-			if err := s.setup(fixed, buf[:cut]); err != nil {
+			if err := s.setup(cands, buf[:cut]); err != nil {
 				if readErr != nil {
 					return false, readErr // the cause, not its symptom
 				}
@@ -660,6 +685,9 @@ func (s *scanner) lastHeaderStart(buf []byte) int {
 	end := bytes.LastIndexByte(buf, '\n')
 	if end < 0 {
 		return len(buf) // one huge line: scan it alone
+	}
+	if s.lay == nil { // the first chunk, before detection: whole lines
+		return end + 1
 	}
 	j := end + 1 // start of the incomplete last line
 	for j > 0 {
