@@ -102,8 +102,11 @@ func layoutByName(name string) *layout {
 }
 
 // detectSample bounds what detection parses: lines from the file's start
-// (however long its untimed header) and from evenly spaced points after it.
+// and from evenly spaced points after it; when none of them has a time,
+// the first timed line within detectScanBytes (however long the untimed
+// header before it) and the same samples from there.
 const (
+	detectScanBytes  = 16 << 20
 	detectHeadBytes  = 256 << 10
 	detectHeadLines  = 200
 	detectProbes     = 8

@@ -63,7 +63,7 @@ func normLevel(b []byte) string {
 		return "DEBUG" // DEBUG1..DEBUG5 (PostgreSQL, syslog-ng)
 	}
 	switch string(w) {
-	case "error", "err", "eror", "e", "fatal", "f", "crit", "critical", "panic", "alert", "emerg", "emergency", "severe", "50", "60":
+	case "error", "err", "eror", "e", "fatal", "f", "failure", "crit", "critical", "panic", "alert", "emerg", "emergency", "severe", "50", "60":
 		return "ERROR"
 	case "warn", "warning", "wrn", "w", "40":
 		return "WARN"

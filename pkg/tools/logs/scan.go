@@ -147,6 +147,22 @@ func (s *scanner) evalEntry(data []byte, hs, end int) {
 	s.acc.add(r, cont)
 }
 
+// firstHeader is the offset of the first line that starts an entry
+// (len(data) when none does, or when the call's time is up).
+func (s *scanner) firstHeader(data []byte) int {
+	for i := 0; i < len(data); {
+		if s.tick() != nil {
+			return len(data)
+		}
+		line, next := lineAt(data, i, len(data))
+		if s.isHeader(line) {
+			return i
+		}
+		i = next
+	}
+	return len(data)
+}
+
 // scanRange runs the query over the complete entries in data[lo:hi]; lo must
 // be a line start.
 func (s *scanner) scanRange(data []byte, lo, hi int) error {
@@ -413,14 +429,13 @@ func (s *scanner) ordered(data []byte) bool {
 }
 
 // sampleLines returns the lines detection judges a file by: the first
-// detectHeadLines non-empty lines of its start, and detectProbeLines from
-// each of detectProbes evenly spaced points after that, so a header of any
-// length before the first timed line does not hide the layout.
-func sampleLines(data []byte) [][]byte {
+// detectHeadLines non-empty lines from from, and detectProbeLines from each
+// of detectProbes evenly spaced points after it.
+func sampleLines(data []byte, from int) [][]byte {
 	var out [][]byte
-	take := func(from, n int) {
-		hi := min(len(data), from+detectHeadBytes)
-		for i, got := from, 0; i < hi && got < n; {
+	take := func(at, n int) {
+		hi := min(len(data), at+detectHeadBytes)
+		for i, got := at, 0; i < hi && got < n; {
 			line, next := lineAt(data, i, hi)
 			if len(bytes.TrimSpace(line)) > 0 {
 				out = append(out, line)
@@ -429,14 +444,32 @@ func sampleLines(data []byte) [][]byte {
 			i = next
 		}
 	}
-	take(0, detectHeadLines)
+	take(from, detectHeadLines)
 	for k := 1; k <= detectProbes; k++ {
-		off := int(int64(len(data)) * int64(k) / (detectProbes + 1))
+		off := from + int(int64(len(data)-from)*int64(k)/(detectProbes+1))
 		if j := bytes.IndexByte(data[off:], '\n'); j >= 0 {
 			take(off+j+1, detectProbeLines)
 		}
 	}
 	return out
+}
+
+// firstTimed is the offset of the first line within detectScanBytes of
+// data that one of cands places in time, or -1: where detection looks when
+// a header longer than its samples hides the layout.
+func firstTimed(data []byte, tc *timeCtx, cands []*layout) int {
+	var r record
+	hi := min(len(data), detectScanBytes)
+	for i := 0; i < hi; {
+		line, next := lineAt(data, i, hi)
+		for _, l := range cands {
+			if l.parseLine(line, tc, &r) == lineTimed {
+				return i
+			}
+		}
+		i = next
+	}
+	return -1
 }
 
 // setup refuses binary data, detects the layout among cands from samples
@@ -449,7 +482,12 @@ func (s *scanner) setup(cands []*layout, head []byte) error {
 	}
 	s.lay = cands[0]
 	if len(cands) > 1 {
-		l, ok := detectLayout(sampleLines(head), &s.tc, cands)
+		l, ok := detectLayout(sampleLines(head, 0), &s.tc, cands)
+		if !ok {
+			if off := firstTimed(head, &s.tc, cands); off >= 0 {
+				l, ok = detectLayout(sampleLines(head, off), &s.tc, cands)
+			}
+		}
 		if !ok {
 			return fileFault(reasonNoTime, errUnrecognized)
 		}
@@ -588,6 +626,8 @@ func (s *scanner) scanMapped(data []byte, cands []*layout) (read bool, err error
 		return false, err
 	}
 	read = true // from here a fault means part of the file was searched
+	// the header before the first entry (of any length) is not searched
+	data = data[s.firstHeader(data):]
 	lo, hi := 0, len(data)
 	if !s.noSeek && s.ordered(data) {
 		lo = s.lowerBound(data, s.q.startNS-int64(seekSlack))

@@ -373,8 +373,12 @@ func parseAccess(line []byte, tc *timeCtx, r *record) lineKind {
 		return lineCont
 	}
 	r.ts = ts
-	if len(cols) == 4 {
-		r.service = cols[0]
+	if len(cols) == 4 { // "%v:%p": the port is no part of the name
+		v := cols[0]
+		if c := bytes.LastIndexByte(v, ':'); c > 0 && digitsEnd(v, c+1) == len(v) {
+			v = v[:c]
+		}
+		r.service = v
 		cols = cols[1:]
 	}
 	r.fields = append(r.fields, kv{[]byte("client"), cols[0]})

@@ -1,0 +1,250 @@
+package logs
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf16"
+
+	"github.com/superbiz/superbiz/pkg/tools"
+)
+
+// fixtureMtime is the last write of every fixture: stamps without a year
+// (syslog, glog, logcat, Proxifier) take the year of the file's mtime.
+var fixtureMtime = base.Add(26 * time.Hour)
+
+// copyFixture copies testdata/formats/name into dir with the fixture mtime.
+func copyFixture(t *testing.T, dir, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "formats", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(p, fixtureMtime, fixtureMtime); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Every fixture holds one line before the window 14:00-14:30, five entries
+// in it (two of them ERROR in that layout's spelling, three of one service)
+// and one after it; logcat has one more ERROR line in the window.
+func TestLayoutFixtures(t *testing.T) {
+	cases := []struct {
+		file, layout string
+		total, errs  int
+		service      string // "" when the layout has no service
+		svcCount     int
+	}{
+		{"syslog3164.log", layoutSyslog, 5, 2, "sshd", 3},
+		{"syslog5424.log", layoutSyslog, 5, 2, "sshd", 3},
+		{"journald.json", layoutJSON, 5, 2, "nginx", 3},
+		{"otlp.json", layoutJSON, 5, 2, "checkout", 3},
+		{"ecs.json", layoutJSON, 5, 2, "cart", 3},
+		{"log4j2.json", layoutJSON, 5, 2, "com.shop.Orders", 3},
+		{"epoch.json", layoutJSON, 5, 2, "api", 3},
+		{"cloudflare.json", layoutJSON, 5, 2, "shop.example.com", 3},
+		{"log4j_dash.log", layoutText, 5, 2, "QuorumPeer:FastLeaderElection@774", 3},
+		{"python.log", layoutText, 5, 2, "billing", 3},
+		{"logcat.log", layoutLogcat, 6, 3, "AndroidRuntime", 2},
+		{"apache_error.log", layoutApacheErr, 5, 2, "proxy", 1},
+		{"nginx_error.log", layoutText, 5, 2, "", 0},
+		{"access.log", layoutAccess, 5, 2, "shop.example.com", 3},
+		{"access_common.log", layoutAccess, 5, 2, "", 0},
+		{"glog.log", layoutGlog, 5, 2, "", 0},
+		{"cbs.log", layoutCBS, 5, 2, "CBS", 3},
+		{"hdfs.log", layoutHDFS, 5, 2, "dfs.DataNode$PacketResponder", 3},
+		{"spark.log", layoutSpark, 5, 2, "executor.Executor", 3},
+		{"healthapp.log", layoutCompact, 5, 2, "Step_SPUtils", 3},
+		{"proxifier.log", layoutMonthDay, 5, 2, "chrome.exe", 3},
+		{"bgl.log", layoutRAS, 5, 2, "KERNEL", 3},
+		{"thunderbird.log", layoutRAS, 5, 2, "kernel", 3},
+		{"hpc.log", layoutHPC, 5, 2, "unix.hw", 3},
+		{"openstack.log", layoutFileDated, 5, 2, "nova.compute.manager", 3},
+		{"header_bom_crlf.log", layoutText, 5, 2, "order", 3},
+	}
+	const window = `"start":"2026-03-14T14:00:00Z","end":"2026-03-14T14:30:00Z"`
+	now := base.Add(time.Hour)
+	for _, c := range cases {
+		t.Run(c.file, func(t *testing.T) {
+			p := copyFixture(t, t.TempDir(), c.file)
+			data, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc := timeCtx{loc: time.UTC}
+			tc.setRef(fixtureMtime.UnixNano())
+			l, ok := detectLayout(sampleLines(bytes.TrimPrefix(data, utf8BOM), 0), &tc, builtinLayouts())
+			if !ok || l.name != c.layout {
+				t.Fatalf("detected %v (ok %v), want %s", l, ok, c.layout)
+			}
+			tool := newTool(t, Source{Name: "app", Paths: []string{p}})
+			_, res := run(t, tool, "{"+window+"}", now, 1<<20)
+			if res.Matched != c.total || res.Untimed != 0 || res.SkippedCount != 0 {
+				t.Fatalf("window: matched %d untimed %d skipped %v, want %d: %+v", res.Matched, res.Untimed, res.SkippedFiles, c.total, res.Entries)
+			}
+			_, res = run(t, tool, "{"+window+`,"level":"ERROR"}`, now, 1<<20)
+			if res.Matched != c.errs {
+				t.Fatalf("level=ERROR: matched %d, want %d: %+v", res.Matched, c.errs, res.Entries)
+			}
+			for _, e := range res.Entries {
+				if e.Level != "ERROR" || e.TS >= "2026-03-14T14:30" {
+					t.Fatalf("level=ERROR returned %+v", e)
+				}
+			}
+			svc := c.service
+			if svc == "" {
+				svc = "nosuch"
+			}
+			_, res = run(t, tool, "{"+window+`,"service":"`+svc+`"}`, now, 1<<20)
+			if res.Matched != c.svcCount {
+				t.Fatalf("service=%s: matched %d, want %d: %+v", svc, res.Matched, c.svcCount, res.Entries)
+			}
+			for _, e := range res.Entries {
+				if !strings.EqualFold(e.Service, svc) {
+					t.Fatalf("service=%s returned %+v", svc, e)
+				}
+			}
+		})
+	}
+}
+
+// TestMultilineKeepsFrames: a stack trace stays one entry, and the message
+// the model sees keeps its first frames even after a long first line; a
+// Python traceback also keeps the exception line it ends with.
+func TestMultilineKeepsFrames(t *testing.T) {
+	long := strings.Repeat("x", 400)
+	dir := t.TempDir()
+	p := writeFile(t, dir, "a.log", "2026-03-14 14:01:00,000 - ERROR [main] - Request failed "+long+"\n"+
+		"java.lang.IllegalStateException: pool closed\n"+
+		"\tat com.shop.db.Pool.get(Pool.java:42)\n"+
+		"\tat com.shop.orders.Repo.save(Repo.java:17)\n"+
+		"\tat com.shop.orders.Service.place(Service.java:88)\n"+
+		"2026-03-14 14:02:00,000:ERROR:billing:invoice failed\n"+
+		"Traceback (most recent call last):\n"+
+		"  File \"/srv/billing/worker.py\", line 88, in run\n"+
+		"    self.charge(invoice)\n"+
+		"  File \"/srv/billing/worker.py\", line 120, in charge "+long+"\n"+
+		"    raise PaymentError(\"card declined\")\n"+
+		"billing.errors.PaymentError: card declined\n"+
+		"2026-03-14 14:03:00,000 - INFO [main] - next\n", false)
+	tool := newTool(t, Source{Name: "app", Paths: []string{p}})
+	_, res := run(t, tool, `{"since":"1h","level":"ERROR"}`, base.Add(30*time.Minute), 1<<20)
+	if res.Matched != 2 {
+		t.Fatalf("matched %d: %+v", res.Matched, res.Entries)
+	}
+	py, java := res.Entries[0].Message, res.Entries[1].Message
+	for _, want := range []string{"Request failed", "java.lang.IllegalStateException: pool closed", "at com.shop.db.Pool.get(Pool.java:42)"} {
+		if !strings.Contains(java, want) {
+			t.Errorf("java message lacks %q: %q", want, java)
+		}
+	}
+	for _, want := range []string{"invoice failed", "Traceback (most recent call last):", `File "/srv/billing/worker.py", line 88, in run`, "billing.errors.PaymentError: card declined"} {
+		if !strings.Contains(py, want) {
+			t.Errorf("python message lacks %q: %q", want, py)
+		}
+	}
+	for _, m := range []string{java, py} {
+		if len(m) > maxMessage {
+			t.Errorf("message of %d bytes exceeds %d", len(m), maxMessage)
+		}
+	}
+}
+
+// TestUTF16 reads a UTF-16 log (both byte orders, with BOM) like its UTF-8 text.
+func TestUTF16(t *testing.T) {
+	text := "\ufeff2026-03-14 14:01:00 ERROR [order] payment timeout é\r\n2026-03-14 14:02:00 INFO [pay] ok\r\n"
+	for _, bigEndian := range []bool{false, true} {
+		t.Run(fmt.Sprint("big endian ", bigEndian), func(t *testing.T) {
+			var b bytes.Buffer
+			for _, u := range utf16.Encode([]rune(text)) {
+				if bigEndian {
+					b.WriteByte(byte(u >> 8))
+					b.WriteByte(byte(u))
+				} else {
+					b.WriteByte(byte(u))
+					b.WriteByte(byte(u >> 8))
+				}
+			}
+			p := writeFile(t, t.TempDir(), "w.log", b.String(), false)
+			tool := newTool(t, Source{Name: "app", Paths: []string{p}})
+			_, res := run(t, tool, `{"since":"1h","service":"order"}`, base.Add(30*time.Minute), 0)
+			if res.Matched != 1 || res.Entries[0].Message != "payment timeout é" || res.Entries[0].Level != "ERROR" {
+				t.Fatalf("%+v", res)
+			}
+		})
+	}
+}
+
+// TestYearFromMtime: a syslog stamp without a year takes the year of the
+// file's last write, or the year before when it would lie after it (a file
+// written on 2 January holding 31 December lines).
+func TestYearFromMtime(t *testing.T) {
+	dir := t.TempDir()
+	p := writeFile(t, dir, "messages", "Dec 31 23:59:58 h cron[1]: error: last of the year\nJan  2 00:00:01 h cron[1]: error: first of the year\n", false)
+	mtime := time.Date(2026, 1, 2, 0, 5, 0, 0, time.UTC)
+	if err := os.Chtimes(p, mtime, mtime); err != nil {
+		t.Fatal(err)
+	}
+	tool := newTool(t, Source{Name: "app", Paths: []string{p}, MaxWindow: 48 * time.Hour})
+	// the window is in a later year than the file: the mtime decides
+	_, res := run(t, tool, `{"start":"2025-12-31T23:00:00Z","end":"2026-01-02T01:00:00Z","service":"cron"}`, time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC), 0)
+	if res.Matched != 2 || res.Entries[1].TS != "2025-12-31T23:59:58.000Z" || res.Entries[0].TS != "2026-01-02T00:00:01.000Z" {
+		t.Fatalf("%+v", res)
+	}
+}
+
+// TestLongHeader: more untimed lines than any head sample before the first
+// timed one do not make the file unreadable.
+func TestLongHeader(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 5000; i++ {
+		fmt.Fprintf(&b, "banner line %d without a time\n", i)
+	}
+	b.WriteString("2026-03-14 14:01:00 ERROR [order] after the banner\n")
+	p := writeFile(t, t.TempDir(), "a.log", b.String(), false)
+	tool := newTool(t, Source{Name: "app", Paths: []string{p}})
+	out, res := run(t, tool, `{"since":"1h"}`, base.Add(30*time.Minute), 0)
+	if out.Status != tools.EvidenceFound || res.Matched != 1 || res.SkippedCount != 0 {
+		t.Fatalf("%s %+v", out.Status, res)
+	}
+}
+
+// TestLevelSpellings: every spelling maps to one of the four levels.
+func TestLevelSpellings(t *testing.T) {
+	cases := map[string]string{
+		"E": "ERROR", "Error": "ERROR", "error": "ERROR", "SEVERE": "ERROR", "FATAL": "ERROR", "CRITICAL": "ERROR",
+		"crit": "ERROR", "emerg": "ERROR", "alert": "ERROR", "panic": "ERROR", "failure": "ERROR", "F": "ERROR",
+		"WARNING": "WARN", "warn": "WARN", "W": "WARN", "notice": "INFO", "Information": "INFO",
+		"informational": "INFO", "I": "INFO", "DEBUG2": "DEBUG", "debug5": "DEBUG", "trace": "DEBUG", "V": "DEBUG",
+		"FINEST": "DEBUG", "50": "ERROR", "30": "INFO", "banana": "", "debugger": "",
+	}
+	for in, want := range cases {
+		if got := normLevel([]byte(in)); got != want {
+			t.Errorf("normLevel(%q) = %q, want %q", in, got, want)
+		}
+	}
+	for p, want := range []string{"ERROR", "ERROR", "ERROR", "ERROR", "WARN", "INFO", "INFO", "DEBUG"} {
+		if got := syslogLevel([]byte{byte('0' + p)}); got != want {
+			t.Errorf("syslogLevel(%d) = %q, want %q", p, got, want)
+		}
+	}
+	for n, want := range map[string]string{"1": "DEBUG", "8": "DEBUG", "9": "INFO", "13": "WARN", "17": "ERROR", "21": "ERROR", "25": ""} {
+		if got := otelLevel([]byte(n)); got != want {
+			t.Errorf("otelLevel(%s) = %q, want %q", n, got, want)
+		}
+	}
+	for s, want := range map[string]string{"200": "INFO", "304": "INFO", "404": "WARN", "499": "WARN", "500": "ERROR", "503": "ERROR", "abc": "", "2000": ""} {
+		if got := statusLevel([]byte(s)); got != want {
+			t.Errorf("statusLevel(%s) = %q, want %q", s, got, want)
+		}
+	}
+}
