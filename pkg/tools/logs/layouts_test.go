@@ -248,3 +248,49 @@ func TestLevelSpellings(t *testing.T) {
 		}
 	}
 }
+
+// TestUTF8BOM: a UTF-8 byte order mark before the first (timed) line, plain
+// (mapped) or gzip (streamed), does not hide that line.
+func TestUTF8BOM(t *testing.T) {
+	for _, gz := range []bool{false, true} {
+		p := writeFile(t, t.TempDir(), "a.log", "\ufeff2026-03-14 14:01:00 ERROR [order] first line\r\n", gz)
+		tool := newTool(t, Source{Name: "app", Paths: []string{p}})
+		_, res := run(t, tool, `{"since":"1h"}`, base.Add(30*time.Minute), 0)
+		if res.Matched != 1 || res.Entries[0].Service != "order" {
+			t.Fatalf("gzip %v: %+v", gz, res)
+		}
+	}
+}
+
+// TestJSONSpellings: the members of journald, OTLP, ECS, log4j2 and
+// Cloudflare records land in time, level, service and message.
+func TestJSONSpellings(t *testing.T) {
+	at := base.Add(90 * time.Second).UnixNano()
+	cases := []struct {
+		name, line      string
+		ts              int64
+		level, svc, msg string
+	}{
+		{"journald", `{"__REALTIME_TIMESTAMP":"1773496890000000","PRIORITY":"4","_SYSTEMD_UNIT":"nginx.service","SYSLOG_IDENTIFIER":"nginx","MESSAGE":"m"}`, at, "WARN", "nginx", "m"},
+		{"journald unit only", `{"__REALTIME_TIMESTAMP":"1773496890000000","PRIORITY":"7","_SYSTEMD_UNIT":"cron.service","MESSAGE":"m"}`, at, "DEBUG", "cron.service", "m"},
+		{"otlp", `{"timeUnixNano":"1773496890000000123","severityNumber":13,"body":{"stringValue":"b"},"resource":{"attributes":[{"key":"host.name","value":{"stringValue":"h"}},{"key":"service.name","value":{"stringValue":"cart"}}]}}`, at + 123, "WARN", "cart", "b"},
+		{"otlp text wins", `{"timeUnixNano":"1773496890000000000","severityText":"Error","severityNumber":9,"body":"b"}`, at, "ERROR", "", "b"},
+		{"ecs nested", `{"@timestamp":"2026-03-14T14:01:30Z","log":{"level":"ERROR"},"service":{"name":"cart"},"message":"m"}`, at, "ERROR", "cart", "m"},
+		{"log4j2", `{"instant":{"epochSecond":1773496890,"nanoOfSecond":250000000},"level":"WARN","loggerName":"a.B","message":"m"}`, at + 250e6, "WARN", "a.B", "m"},
+		{"log4j2 millis", `{"timeMillis":1773496890000,"level":"INFO","loggerName":"a.B","message":"m"}`, at, "INFO", "a.B", "m"},
+		{"cloudflare", `{"EdgeStartTimestamp":1773496890000000000,"EdgeResponseStatus":404,"ClientRequestHost":"h.example","ClientRequestURI":"/x"}`, at, "WARN", "h.example", "/x"},
+		{"cloudflare rfc3339", `{"EdgeStartTimestamp":"2026-03-14T14:01:30Z","EdgeResponseStatus":200,"ClientRequestHost":"h.example","ClientRequestURI":"/"}`, at, "INFO", "h.example", "/"},
+	}
+	l := layoutByName(layoutJSON)
+	for _, c := range cases {
+		tc := timeCtx{loc: time.UTC}
+		var r record
+		if k := l.parseLine([]byte(c.line), &tc, &r); k != lineTimed {
+			t.Errorf("%s: kind %d", c.name, k)
+			continue
+		}
+		if r.ts != c.ts || r.level != c.level || string(r.service) != c.svc || string(r.msg) != c.msg {
+			t.Errorf("%s: got ts %d level %q service %q msg %q, want %d %q %q %q", c.name, r.ts, r.level, r.service, r.msg, c.ts, c.level, c.svc, c.msg)
+		}
+	}
+}

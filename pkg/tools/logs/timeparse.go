@@ -338,6 +338,21 @@ func valueTime(v []byte, tc *timeCtx) (int64, bool) {
 	if !isDigit(v[0]) {
 		return 0, false
 	}
+	if n, err := strconv.ParseInt(string(v), 10, 64); err == nil {
+		// whole numbers in integers: nanoseconds exceed a float's precision
+		switch {
+		case n <= 0:
+			return 0, false
+		case n < 1e11: // seconds
+			return n * 1e9, true
+		case n < 1e14: // milliseconds
+			return n * 1e6, true
+		case n < 1e17: // microseconds
+			return n * 1e3, true
+		default:
+			return n, true
+		}
+	}
 	f, err := strconv.ParseFloat(string(v), 64)
 	if err != nil || f <= 0 {
 		return 0, false
