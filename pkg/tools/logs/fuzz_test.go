@@ -149,6 +149,9 @@ func FuzzScanFile(f *testing.F) {
 	f.Add(gz.Bytes()[:gz.Len()/2])
 	f.Add([]byte("2026-03-14 14:01:00 ERROR [x] boom\n\tat a.b\nts=2026-03-14T14:02:00Z password=p msg=m\n"))
 	f.Add([]byte("\x00\x00\x00\x01\x02binary\x00"))
+	f.Add([]byte("\xef\xbb\xbfMar 14 14:01:00 h sshd[1]: error: x\r\nMar 14 14:02:00 h su: y\r\n"))
+	f.Add([]byte("\xff\xfe2\x000\x002\x006\x00-\x000\x003\x00-\x001\x004\x00 \x001\x004\x00:\x000\x001\x00:\x000\x000\x00 \x00E\x00\n\x00"))
+	f.Add([]byte("banner\n<34>1 2026-03-14T14:01:00Z h app - - - m\n127.0.0.1 - - [14/Mar/2026:14:01:00 +0000] \"GET / HTTP/1.1\" 500 1\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		q := &query{startNS: base.Add(-48 * time.Hour).UnixNano(), endNS: base.Add(48 * time.Hour).UnixNano(), limit: 5}
 		newScanner := func() *scanner {
