@@ -152,7 +152,23 @@ func TestMultilineKeepsFrames(t *testing.T) {
 			t.Errorf("python message lacks %q: %q", want, py)
 		}
 	}
-	for _, m := range []string{java, py} {
+	// a Go panic after a JSON line continues that entry
+	p = writeFile(t, dir, "b.log", `{"ts":"2026-03-14T14:04:00Z","level":"error","msg":"handler crashed"}`+"\n"+
+		"panic: runtime error: index out of range [3] with length 3\n\n"+
+		"goroutine 1 [running]:\n"+
+		"main.handle(...)\n\t/app/main.go:12 +0x1d\n", false)
+	tool = newTool(t, Source{Name: "app", Paths: []string{p}})
+	_, res = run(t, tool, `{"since":"1h"}`, base.Add(30*time.Minute), 1<<20)
+	if res.Matched != 1 || res.Untimed != 0 {
+		t.Fatalf("go panic: %+v", res)
+	}
+	goMsg := res.Entries[0].Message
+	for _, want := range []string{"handler crashed", "panic: runtime error: index out of range [3] with length 3", "goroutine 1 [running]:", "main.handle(...)", "/app/main.go:12 +0x1d"} {
+		if !strings.Contains(goMsg, want) {
+			t.Errorf("go message lacks %q: %q", want, goMsg)
+		}
+	}
+	for _, m := range []string{java, py, goMsg} {
 		if len(m) > maxMessage {
 			t.Errorf("message of %d bytes exceeds %d", len(m), maxMessage)
 		}
@@ -292,5 +308,19 @@ func TestJSONSpellings(t *testing.T) {
 		if r.ts != c.ts || r.level != c.level || string(r.service) != c.svc || string(r.msg) != c.msg {
 			t.Errorf("%s: got ts %d level %q service %q msg %q, want %d %q %q %q", c.name, r.ts, r.level, r.service, r.msg, c.ts, c.level, c.svc, c.msg)
 		}
+	}
+}
+
+// TestPerFileDetection: one source whose files are in different layouts
+// reads each in its own.
+func TestPerFileDetection(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"journald.json", "syslog3164.log", "access.log", "glog.log"} {
+		copyFixture(t, dir, f)
+	}
+	tool := newTool(t, Source{Name: "app", Paths: []string{filepath.Join(dir, "*")}})
+	_, res := run(t, tool, `{"start":"2026-03-14T14:00:00Z","end":"2026-03-14T14:30:00Z","level":"ERROR"}`, base.Add(time.Hour), 1<<20)
+	if res.Matched != 8 || res.SkippedCount != 0 {
+		t.Fatalf("matched %d skipped %v: %+v", res.Matched, res.SkippedFiles, res.Entries)
 	}
 }
