@@ -324,3 +324,36 @@ func TestPerFileDetection(t *testing.T) {
 		t.Fatalf("matched %d skipped %v: %+v", res.Matched, res.SkippedFiles, res.Entries)
 	}
 }
+
+// TestTextLines: one line of each text spelling, read by the layout that
+// detection picks for it.
+func TestTextLines(t *testing.T) {
+	cases := []struct {
+		line, layout, level, svc, msg string
+	}{
+		{"<11>Mar 14 14:01:30 web1 app[7]: disk full", layoutSyslog, "ERROR", "app", "disk full"},
+		{"2026-03-14T14:01:30.000000+00:00 web1 nginx[812]: error: upstream down", layoutSyslog, "ERROR", "nginx", "upstream down"},
+		{"Mar 14 14:01:30 web1 kernel: Out of memory: Killed process 42", layoutSyslog, "", "kernel", "Out of memory: Killed process 42"},
+		{"2026-03-14 14:01:30,000 [main] INFO  com.shop.Orders - placed", layoutText, "INFO", "main", "com.shop.Orders - placed"},
+		{"2026-03-14 14:01:30,000 ERROR com.shop.Orders - failed", layoutText, "ERROR", "com.shop.Orders", "failed"},
+		{"2026-03-14 14:01:30.000 7 ERROR ironic.common.policy [req-1] denied", layoutText, "ERROR", "ironic.common.policy", "[req-1] denied"},
+		{"2026-03-14 14:01:30,000 - billing - WARNING - slow", layoutText, "WARN", "billing", "slow"},
+		{"2026-03-14 14:01:30,000 - payment failed - retrying", layoutText, "", "", "payment failed - retrying"},
+		{"2026/03/14 14:01:30 [emerg] 1#1: bind() failed", layoutText, "ERROR", "", "1#1: bind() failed"},
+		{"E0314 14:01:30.000000 1 main.go:9] boom", layoutGlog, "ERROR", "", "boom"},
+	}
+	for _, c := range cases {
+		tc := timeCtx{loc: time.UTC}
+		tc.setRef(fixtureMtime.UnixNano())
+		l, ok := detectLayout([][]byte{[]byte(c.line)}, &tc, builtinLayouts())
+		if !ok || l.name != c.layout {
+			t.Errorf("%q: layout %v, want %s", c.line, l, c.layout)
+			continue
+		}
+		var r record
+		l.parseLine([]byte(c.line), &tc, &r)
+		if r.ts != base.Add(90*time.Second).UnixNano() || r.level != c.level || string(r.service) != c.svc || string(r.msg) != c.msg {
+			t.Errorf("%q: got %s %q %q %q", c.line, time.Unix(0, r.ts).UTC(), r.level, r.service, r.msg)
+		}
+	}
+}

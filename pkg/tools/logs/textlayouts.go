@@ -134,8 +134,8 @@ func bracketService(b []byte, i int) ([]byte, int) {
 
 // textTail reads what follows a stamp: an optional thread or process number,
 // the level in any of its spellings and separators ("- ERROR", ":ERROR:",
-// "[error]", "[core:error]"), the service as "[name]" or a component name,
-// and the message.
+// "[error]", "[core:error]"), the service as "[name]", a component name after
+// the level or a name before it ("- name - LEVEL -", Python), and the message.
 func textTail(line []byte, i int, r *record) {
 	i = skipSeps(line, i)
 	if j := digitsEnd(line, i); j > i && j < len(line) && line[j] == ' ' {
@@ -153,6 +153,13 @@ func textTail(line []byte, i int, r *record) {
 	if r.service == nil {
 		if svc, j := bracketService(line, i); svc != nil {
 			r.service, i = svc, j
+		}
+	}
+	if r.level == "" && r.service == nil { // "ts - name - LEVEL - msg" (Python)
+		if svc, j := serviceWord(line, i); svc != nil {
+			if k, lvl, _ := levelWord(line, skipSeps(line, j)); lvl != "" {
+				r.service, r.level, i = svc, lvl, skipSeps(line, k)
+			}
 		}
 	}
 	if r.level == "" { // "ts [svc] LEVEL msg"
