@@ -95,7 +95,7 @@ file of the source can be read.`,
 				}
 				return usageErrorf("no log source %q: the configured sources are %s", args[0], strings.Join(names, ", "))
 			}
-			in, err := logs.Inspect(cmd.Context(), logSource(*src), logs.InspectOptions{Now: cfg.Now, Entries: entries})
+			in, err := logs.Inspect(cmd.Context(), logSource(*src), logs.InspectOptions{Entries: entries})
 			if err != nil {
 				return configError(err)
 			}

@@ -14,9 +14,10 @@ type customLayout struct {
 	names [][]byte
 }
 
-// newCustomLayout compiles a source's pattern and time layout; the error
-// names the config key at fault.
-func newCustomLayout(pattern, timeLayout string) (*customLayout, error) {
+// newCustomLayout compiles a source's pattern and time layout into the
+// registry entry format custom reads with; the error names the config key
+// at fault.
+func newCustomLayout(pattern, timeLayout string) (*layout, error) {
 	l, err := loglayout.Compile(pattern, timeLayout)
 	if err != nil {
 		return nil, err
@@ -25,16 +26,13 @@ func newCustomLayout(pattern, timeLayout string) (*customLayout, error) {
 	for _, f := range l.Fields {
 		c.names = append(c.names, []byte(f.Name))
 	}
-	return c, nil
+	return &layout{name: layoutCustom, parse: c.parse}, nil
 }
 
 // parse reads one line: a line the pattern does not match continues the
 // previous entry (a stack frame); a match whose ts group does not parse is
 // an entry of its own that cannot be placed in time.
 func (c *customLayout) parse(line []byte, tc *timeCtx, r *record) lineKind {
-	if c == nil {
-		return lineCont
-	}
 	m := c.l.Match(line)
 	if m == nil {
 		return lineCont
@@ -63,39 +61,4 @@ func (c *customLayout) parse(line []byte, tc *timeCtx, r *record) lineKind {
 	}
 	r.ts = ts
 	return lineTimed
-}
-
-// maxTimedProbe bounds how much of a file's start is searched for a line a
-// fixed format can place in time before the file is refused.
-const maxTimedProbe = 256 << 10
-
-// hasTimedLine reports whether a line of head (its first maxTimedProbe
-// bytes) parses with a time in format f: a file read with a fixed format
-// (json, logfmt, text, custom) in which none does is refused by name
-// instead of being searched to a silent "matched: 0".
-func hasTimedLine(f format, head []byte, tc *timeCtx) bool {
-	if len(head) > maxTimedProbe {
-		head = head[:maxTimedProbe]
-	}
-	var r record
-	for i := 0; i < len(head); {
-		line, next := lineAt(head, i, len(head))
-		if parseLine(f, line, tc, &r) == lineTimed {
-			return true
-		}
-		i = next
-	}
-	return false
-}
-
-// triedLayouts says what a file without a placeable line was read with,
-// for the skip's error: the formats auto tries, or the one configured.
-func triedLayouts(f format) string {
-	switch f {
-	case fmtAuto:
-		return "tried the json, logfmt and text layouts"
-	case fmtCustom:
-		return "tried format custom: no line matches the source's pattern with a ts group that parses with its time_layout"
-	}
-	return "tried format " + f.String()
 }

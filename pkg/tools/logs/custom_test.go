@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -30,7 +31,7 @@ func TestCustomParse(t *testing.T) {
 		t.Fatal(err)
 	}
 	tests := []struct {
-		c                       *customLayout
+		c                       *layout
 		line                    string
 		kind                    lineKind
 		ts, level, service, msg string
@@ -45,9 +46,9 @@ func TestCustomParse(t *testing.T) {
 		{k, "x E0314 14:01:00.123456 1 a.go:1] not at the start", lineCont, "", "", "", "", ""},
 	}
 	for _, tt := range tests {
-		tc := timeCtx{loc: time.UTC, year: 2026, endNS: base.UnixNano(), custom: tt.c}
+		tc := timeCtx{loc: time.UTC, year: 2026, endNS: base.UnixNano()}
 		var r record
-		kind := parseLine(fmtCustom, []byte(tt.line), &tc, &r)
+		kind := tt.c.parseLine([]byte(tt.line), &tc, &r)
 		if kind != tt.kind {
 			t.Errorf("%q: kind %d, want %d", tt.line, kind, tt.kind)
 			continue
@@ -74,12 +75,13 @@ func TestCustomParse(t *testing.T) {
 // filtered query; the files it cannot read are named with what was tried.
 func TestCustomSourceQuery(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, dir, "a.log", "I0314 13:59:00.000000 1 a.go:1] before window\n"+
+	a := writeFile(t, dir, "a.log", "I0314 13:59:00.000000 1 a.go:1] before window\n"+
 		"E0314 14:01:00.000000 1 a.go:2] dial tcp 10.0.0.1:5432: connection refused\n"+
 		"goroutine 1 [running]:\n"+
 		"W0314 14:02:00.000000 1 a.go:3] retrying\n"+
 		"E0314 14:03:00.000000 2 b.go:9] dial tcp 10.0.0.2:5432: connection refused\n", false)
 	writeFile(t, dir, "b.log", `{"ts":"2026-03-14T14:01:00Z","msg":"json, not this layout"}`+"\n", false)
+	must(t, os.Chtimes(a, base, base)) // the year of stamps without one
 	tool := newTool(t, Source{Name: "k", Paths: []string{dir + "/*.log"}, Format: "custom", Pattern: klogPattern, TimeLayout: "0102 15:04:05.000000"})
 	_, res := run(t, tool, `{"source":"k","start":"2026-03-14T14:00:00Z","end":"2026-03-14T14:10:00Z","level":"ERROR"}`, base.Add(10*time.Minute), 0)
 	if res.Matched != 2 || res.Entries[0].Fields["pid"] != "2" || !strings.Contains(res.Entries[1].Message, "goroutine 1 [running]") {
@@ -162,10 +164,14 @@ func TestNewRejectsBadLayout(t *testing.T) {
 // the time range and the first entries as query_logs shows them.
 func TestInspectReports(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, dir, "a.log", "banner\nE0314 14:01:00.000000 1 a.go:2] refused password=hunter2\n  frame\nI0314 14:09:00.000000 1 a.go:3] ok\n", false)
-	writeFile(t, dir, "b.log", "I0314 09:00:00.000000 1 b.go:1] earlier file\n", true)
+	a := writeFile(t, dir, "a.log", "banner\nE0314 14:01:00.000000 1 a.go:2] refused password=hunter2\n  frame\nI0314 14:09:00.000000 1 a.go:3] ok\n", false)
+	b := writeFile(t, dir, "b.log", "I0314 09:00:00.000000 1 b.go:1] earlier file\n", true)
+	// stamps without a year take the year of the file's last write
+	for _, p := range []string{a, b} {
+		must(t, os.Chtimes(p, base, base))
+	}
 	in, err := Inspect(context.Background(), Source{Name: "k", Paths: []string{dir + "/*.log"}, Format: "custom", Pattern: klogPattern, TimeLayout: "0102 15:04:05.000000"},
-		InspectOptions{Now: base, Entries: 1})
+		InspectOptions{Entries: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,10 +196,8 @@ func FuzzParseCustom(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	f.Add([]byte("E0314 14:01:00.123456    1234 server.go:12] connection refused"))
-	f.Add([]byte("W1231 23:59:59.999999 1 a.go:1] \x1b[31mred\x00"))
-	f.Add([]byte("I0230 10:00:00.000000 1 a.go:1] no such day"))
-	fuzzParserWith(f, fmtCustom, c)
+	fuzzLayout(f, c, "E0314 14:01:00.123456    1234 server.go:12] connection refused",
+		"W1231 23:59:59.999999 1 a.go:1] \x1b[31mred\x00", "I0230 10:00:00.000000 1 a.go:1] no such day")
 }
 
 // TestCustomPatternBomb: a costly pattern (Unicode classes under nested

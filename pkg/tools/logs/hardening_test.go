@@ -419,7 +419,7 @@ func TestFileShrinksWhileMapped(t *testing.T) {
 	must(t, os.Truncate(p, 0))
 	q := &query{startNS: base.UnixNano(), endNS: base.Add(time.Hour).UnixNano(), limit: 5}
 	s := &scanner{q: q, tc: timeCtx{loc: time.UTC, year: 2026, endNS: q.endNS}, acc: newAccumulator(5, time.UTC), noSeek: true, ctx: context.Background()}
-	read, err := s.scanMapped(data, fmtAuto)
+	read, err := s.scanMapped(data, builtinLayouts())
 	var fe *fileError
 	if !errors.As(err, &fe) || fe.reason != reasonShrank || read {
 		t.Fatalf("read %v err %v, want a skip with %q before anything was read", read, err, reasonShrank)

@@ -81,8 +81,6 @@ type SkippedFileDetail struct {
 
 // InspectOptions tune an inspection.
 type InspectOptions struct {
-	// Now places stamps without a year (syslog style); zero means the clock.
-	Now time.Time
 	// Entries is how many entries to return (at most MaxInspectEntries).
 	Entries int
 }
@@ -128,10 +126,6 @@ func Inspect(ctx context.Context, src Source, opt InspectOptions) (Inspection, e
 	}
 	in.TruncatedBy = rep.truncatedBy
 
-	now := opt.Now
-	if now.IsZero() {
-		now = time.Now()
-	}
 	want := min(max(opt.Entries, 0), MaxInspectEntries)
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {
@@ -141,8 +135,8 @@ func Inspect(ctx context.Context, src Source, opt InspectOptions) (Inspection, e
 		if skipped[name] {
 			continue
 		}
-		sc := &scanner{q: &query{}, tc: timeCtx{loc: s.loc, year: now.In(s.loc).Year(), endNS: now.UnixNano(), custom: s.custom}, ctx: ctx}
-		r, entries, err := sc.sampleFile(f, s.format, want-len(in.Entries))
+		sc := &scanner{q: &query{}, format: s.format, tc: timeCtx{loc: s.loc}, ctx: ctx}
+		r, entries, err := sc.sampleFile(f, s.layouts, want-len(in.Entries))
 		if err != nil {
 			// read by the scan a moment ago: the file changed since
 			in.Skipped = append(in.Skipped, SkippedFileDetail{SkippedFile: SkippedFile{File: name, Reason: reasonOpen}, Err: err})
@@ -170,10 +164,12 @@ func Inspect(ctx context.Context, src Source, opt InspectOptions) (Inspection, e
 	return in, nil
 }
 
-// sampleFile reads the head (and, for a plain file, the tail) of path and
-// reports how it reads with format fixed; up to want of its first entries
-// are returned as query_logs shows them.
-func (s *scanner) sampleFile(path string, fixed format, want int) (FileReport, []Entry, error) {
+// sampleFile reads the head (and, for a plain UTF-8 file, the tail) of path
+// the way a query_logs call does (byte order mark, UTF-16, the year of
+// stamps without one from the file's last write) and reports which of cands
+// it reads with and how; up to want of its first entries are returned as
+// query_logs shows them.
+func (s *scanner) sampleFile(path string, cands []*layout, want int) (FileReport, []Entry, error) {
 	var rep FileReport
 	f, err := os.Open(path)
 	if err != nil {
@@ -184,8 +180,10 @@ func (s *scanner) sampleFile(path string, fixed format, want int) (FileReport, [
 	if err != nil {
 		return rep, nil, err
 	}
+	s.tc.setRef(max(st.ModTime().UnixNano(), 1))
 	var r io.Reader = f
-	gz := false
+	// a compressed or UTF-16 file is read from its start only
+	headOnly := false
 	var magic [2]byte
 	if n, _ := f.ReadAt(magic[:], 0); n == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(f)
@@ -193,9 +191,11 @@ func (s *scanner) sampleFile(path string, fixed format, want int) (FileReport, [
 			return rep, nil, err
 		}
 		defer zr.Close()
-		r, gz = zr, true
+		r, headOnly = zr, true
+	} else if isUTF16(magic[:]) {
+		headOnly = true
 	}
-	head, err := io.ReadAll(io.LimitReader(r, inspectHead+1))
+	head, err := io.ReadAll(io.LimitReader(decodeBOM(r), inspectHead+1))
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
 		return rep, nil, err
 	}
@@ -206,13 +206,13 @@ func (s *scanner) sampleFile(path string, fixed format, want int) (FileReport, [
 	if blank(head) {
 		return rep, nil, nil
 	}
-	if err := s.setup(fixed, head); err != nil {
+	if err := s.setup(cands, head); err != nil {
 		return rep, nil, err
 	}
-	rep.Layout = s.f.String()
+	rep.Layout = s.lay.name
 	rep.first, rep.last = math.MaxInt64, math.MinInt64
 	entries := s.walkSample(head, &rep, want)
-	if !rep.Whole && !gz && st.Size() > inspectHead {
+	if !rep.Whole && !headOnly && st.Size() > inspectHead {
 		tail := make([]byte, inspectTail)
 		n, err := f.ReadAt(tail, st.Size()-inspectTail)
 		if err != nil && !errors.Is(err, io.EOF) {
@@ -224,7 +224,7 @@ func (s *scanner) sampleFile(path string, fixed format, want int) (FileReport, [
 		}
 		for i := 0; i < len(tail); {
 			line, next := lineAt(tail, i, len(tail))
-			if parseLine(s.f, line, &s.tc, &s.rec) == lineTimed {
+			if s.lay.parseLine(line, &s.tc, &s.rec) == lineTimed {
 				rep.first, rep.last = min(rep.first, s.rec.ts), max(rep.last, s.rec.ts)
 			}
 			i = next
@@ -249,7 +249,7 @@ func (s *scanner) walkSample(data []byte, rep *FileReport, want int) []Entry {
 			continue
 		}
 		rep.Lines++
-		switch parseLine(s.f, line, &s.tc, &s.rec) {
+		switch s.lay.parseLine(line, &s.tc, &s.rec) {
 		case lineTimed:
 			placing = true
 			rep.Placed++
@@ -257,7 +257,7 @@ func (s *scanner) walkSample(data []byte, rep *FileReport, want int) []Entry {
 			if len(out) < want {
 				end := s.entryEnd(data, next, len(data))
 				var r record
-				parseLine(s.f, line, &s.tc, &r)
+				s.lay.parseLine(line, &s.tc, &r)
 				a := newAccumulator(1, s.tc.loc)
 				a.add(&r, data[next:end])
 				out = append(out, a.result("", 0, 0).Entries...)

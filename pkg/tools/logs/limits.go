@@ -58,7 +58,7 @@ const (
 	reasonGzipEnds    = "gzip data ends early (truncated or still being written)"
 	reasonGzipCorrupt = "gzip data is corrupt"
 	reasonBinary      = "binary data, not a log"
-	reasonNoTime      = "no line with a recognisable timestamp in the first lines"
+	reasonNoTime      = "no line with a recognisable timestamp among the lines sampled"
 	reasonShrank      = "the file shrank while it was read (truncated or rotated)"
 
 	suffixPartlyRead = "; searched up to that point"

@@ -60,12 +60,14 @@ type Source struct {
 }
 
 type source struct {
-	name      string
-	paths     []string
-	format    format
+	name  string
+	paths []string
+	// format is the configured format's canonical name; layouts are the
+	// candidates detection chooses among for each file.
+	format    string
+	layouts   []*layout
 	loc       *time.Location
 	maxWindow time.Duration
-	custom    *customLayout // format custom only
 }
 
 // Tool is the query_logs adapter (tools.Adapter) over a fixed set of sources.
@@ -103,7 +105,7 @@ func New(sources []Source) (*Tool, error) {
 				return nil, fmt.Errorf("logs source %q: bad glob %q: %w", name, p, err)
 			}
 		}
-		f, err := parseFormat(s.Format)
+		f, lays, err := layoutsFor(s)
 		if err != nil {
 			return nil, fmt.Errorf("logs source %q: %w", name, err)
 		}
@@ -118,13 +120,7 @@ func New(sources []Source) (*Tool, error) {
 		if loc == nil {
 			loc = time.UTC
 		}
-		var custom *customLayout
-		if f == fmtCustom {
-			if custom, err = newCustomLayout(s.Pattern, s.TimeLayout); err != nil {
-				return nil, fmt.Errorf("logs source %q: %w", name, err)
-			}
-		}
-		t.sources = append(t.sources, &source{name: name, paths: append([]string(nil), s.Paths...), format: f, loc: loc, maxWindow: mw, custom: custom})
+		t.sources = append(t.sources, &source{name: name, paths: append([]string(nil), s.Paths...), format: f, layouts: lays, loc: loc, maxWindow: mw})
 	}
 	return t, nil
 }
@@ -279,7 +275,8 @@ func (t *Tool) scan(ctx context.Context, src *source, q *query, acc *accumulator
 	defer cancel()
 	s := &scanner{
 		q:      q,
-		tc:     timeCtx{loc: src.loc, year: time.Unix(0, q.endNS).In(src.loc).Year(), endNS: q.endNS, custom: src.custom},
+		format: src.format,
+		tc:     timeCtx{loc: src.loc, year: time.Unix(0, q.endNS).In(src.loc).Year(), endNS: q.endNS},
 		acc:    acc,
 		noSeek: t.noSeek,
 		ctx:    scanCtx,
@@ -291,7 +288,7 @@ func (t *Tool) scan(ctx context.Context, src *source, q *query, acc *accumulator
 			stopped = true
 			break
 		}
-		read, err := s.scanFile(f, src.format)
+		read, err := s.scanFile(f, src.layouts)
 		if read {
 			rep.read++
 		}

@@ -3,53 +3,8 @@ package logs
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"strconv"
-	"strings"
 )
-
-// format is a log line syntax; auto is resolved per file by detectFormat.
-type format uint8
-
-const (
-	fmtAuto format = iota
-	fmtJSON
-	fmtLogfmt
-	fmtText
-	// fmtCustom reads lines with the source's own layout (custom.go).
-	fmtCustom
-)
-
-func (f format) String() string {
-	switch f {
-	case fmtJSON:
-		return "json"
-	case fmtLogfmt:
-		return "logfmt"
-	case fmtText:
-		return "text"
-	case fmtCustom:
-		return "custom"
-	}
-	return "auto"
-}
-
-// parseFormat maps a configured format name to a format.
-func parseFormat(s string) (format, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "", "auto":
-		return fmtAuto, nil
-	case "json", "jsonl", "ndjson":
-		return fmtJSON, nil
-	case "logfmt":
-		return fmtLogfmt, nil
-	case "text", "plain":
-		return fmtText, nil
-	case "custom":
-		return fmtCustom, nil
-	}
-	return 0, fmt.Errorf("unknown log format %q: use json, logfmt, text, custom or auto", s)
-}
 
 // kv is one extra field of a log line, kept for the entry's bounded fields.
 type kv struct{ key, val []byte }
@@ -85,49 +40,90 @@ const (
 	lineUntimed
 )
 
-// parseLine parses a line in format f and says whether it starts an entry
-// with a time, starts one without a readable time, or continues the previous.
-func parseLine(f format, line []byte, tc *timeCtx, r *record) lineKind {
-	r.reset()
-	switch f {
-	case fmtJSON:
-		return parseJSON(line, tc, r)
-	case fmtLogfmt:
-		return parseLogfmt(line, tc, r)
-	case fmtText:
-		if parseText(line, tc, r) {
-			return lineTimed
-		}
-	case fmtCustom:
-		return tc.custom.parse(line, tc, r)
-	}
-	return lineCont
-}
+// maxLevelWord is the longest level spelling normLevel knows ("informational").
+const maxLevelWord = 13
 
 // normLevel maps the common spellings of a severity to ERROR, WARN, INFO or
-// DEBUG ("" when the word is not a level).
+// DEBUG ("" when the word is not a level): any case, single letters (glog,
+// logcat), JUL and syslog names, numbered debug levels (DEBUG2) and the
+// pino/bunyan numbers 10..60.
 func normLevel(b []byte) string {
-	if len(b) == 0 || len(b) > 11 {
+	if len(b) == 0 || len(b) > maxLevelWord {
 		return ""
 	}
-	var buf [11]byte
+	var buf [maxLevelWord]byte
 	for i, c := range b {
 		if c >= 'A' && c <= 'Z' {
 			c += 'a' - 'A'
 		}
 		buf[i] = c
 	}
-	switch string(buf[:len(b)]) {
-	case "error", "err", "e", "fatal", "crit", "critical", "panic", "alert", "emerg", "emergency", "severe", "50", "60":
+	w := buf[:len(b)]
+	if n := len(w); n > 5 && isDigit(w[n-1]) && string(w[:5]) == "debug" {
+		return "DEBUG" // DEBUG1..DEBUG5 (PostgreSQL, syslog-ng)
+	}
+	switch string(w) {
+	case "error", "err", "eror", "e", "fatal", "f", "failure", "crit", "critical", "panic", "alert", "emerg", "emergency", "severe", "50", "60":
 		return "ERROR"
-	case "warn", "warning", "w", "40":
+	case "warn", "warning", "wrn", "w", "40":
 		return "WARN"
-	case "info", "information", "informational", "notice", "i", "30":
+	case "info", "inf", "information", "informational", "notice", "i", "30":
 		return "INFO"
-	case "debug", "trace", "d", "verbose", "fine", "finer", "finest", "10", "20":
+	case "debug", "dbg", "trace", "d", "v", "verbose", "fine", "finer", "finest", "10", "20":
 		return "DEBUG"
 	}
 	return ""
+}
+
+// syslogLevel maps a syslog / journald numeric priority (0 emerg .. 7
+// debug): 0-3 ERROR, 4 WARN, 5-6 INFO, 7 DEBUG.
+func syslogLevel(b []byte) string {
+	if len(b) != 1 || b[0] < '0' || b[0] > '7' {
+		return ""
+	}
+	switch p := b[0] - '0'; {
+	case p <= 3:
+		return "ERROR"
+	case p == 4:
+		return "WARN"
+	case p <= 6:
+		return "INFO"
+	}
+	return "DEBUG"
+}
+
+// otelLevel maps an OpenTelemetry severityNumber (1-4 TRACE, 5-8 DEBUG,
+// 9-12 INFO, 13-16 WARN, 17-24 ERROR and FATAL).
+func otelLevel(b []byte) string {
+	n, err := strconv.Atoi(string(b))
+	switch {
+	case err != nil || n < 1 || n > 24:
+		return ""
+	case n <= 8:
+		return "DEBUG"
+	case n <= 12:
+		return "INFO"
+	case n <= 16:
+		return "WARN"
+	}
+	return "ERROR"
+}
+
+// statusLevel maps an HTTP status to a level, the way access logs are read:
+// 5xx ERROR (the server failed), 4xx WARN (the client was refused), any
+// other status INFO; "" when b is no status.
+func statusLevel(b []byte) string {
+	n, ok := num(b, 3)
+	if !ok || len(b) != 3 || n < 100 || n > 599 {
+		return ""
+	}
+	switch {
+	case n >= 500:
+		return "ERROR"
+	case n >= 400:
+		return "WARN"
+	}
+	return "INFO"
 }
 
 // Key roles. A lower priority number wins when a line has several spellings.
@@ -137,6 +133,19 @@ const (
 	roleLevel
 	roleService
 	roleMsg
+	// roleStatus is an HTTP status, the level when no level member exists.
+	roleStatus
+	// roleNanos is the nanoseconds of a log4j2 instant.epochSecond.
+	roleNanos
+	// roleAttrs is an OTLP attribute array that may hold service.name.
+	roleAttrs
+)
+
+// Priorities of level spellings whose values need their own mapping.
+const (
+	priLevelSyslog = 5 // journald PRIORITY
+	priLevelOTel   = 6 // OTLP severityNumber
+	priTimeInstant = 9 // log4j2 instant.epochSecond (+ nanoOfSecond)
 )
 
 func keyRole(k []byte) (role, pri int) {
@@ -151,6 +160,22 @@ func keyRole(k []byte) (role, pri int) {
 		return roleTime, 3
 	case "t":
 		return roleTime, 4
+	case "_SOURCE_REALTIME_TIMESTAMP":
+		return roleTime, 5
+	case "__REALTIME_TIMESTAMP":
+		return roleTime, 6
+	case "timeUnixNano":
+		return roleTime, 7
+	case "EdgeStartTimestamp":
+		return roleTime, 8
+	case "instant.epochSecond":
+		return roleTime, priTimeInstant
+	case "timeMillis":
+		return roleTime, 10
+	case "observedTimeUnixNano":
+		return roleTime, 11
+	case "instant.nanoOfSecond":
+		return roleNanos, 0
 	case "level":
 		return roleLevel, 0
 	case "lvl":
@@ -159,16 +184,36 @@ func keyRole(k []byte) (role, pri int) {
 		return roleLevel, 2
 	case "log.level":
 		return roleLevel, 3
+	case "severityText", "levelname":
+		return roleLevel, 4
+	case "PRIORITY":
+		return roleLevel, priLevelSyslog
+	case "severityNumber":
+		return roleLevel, priLevelOTel
+	case "status", "EdgeResponseStatus", "http.response.status_code":
+		return roleStatus, 0
 	case "service":
 		return roleService, 0
 	case "service.name":
 		return roleService, 1
-	case "app":
+	case "resource.service.name":
 		return roleService, 2
-	case "component":
+	case "app":
 		return roleService, 3
-	case "logger":
+	case "component":
 		return roleService, 4
+	case "logger":
+		return roleService, 5
+	case "SYSLOG_IDENTIFIER":
+		return roleService, 6
+	case "_SYSTEMD_UNIT":
+		return roleService, 7
+	case "loggerName", "logger_name":
+		return roleService, 8
+	case "ClientRequestHost":
+		return roleService, 9
+	case "resource.attributes":
+		return roleAttrs, 0
 	case "msg":
 		return roleMsg, 0
 	case "message":
@@ -177,6 +222,12 @@ func keyRole(k []byte) (role, pri int) {
 		return roleMsg, 2
 	case "text":
 		return roleMsg, 3
+	case "MESSAGE":
+		return roleMsg, 4
+	case "body", "body.stringValue":
+		return roleMsg, 5
+	case "ClientRequestURI":
+		return roleMsg, 6
 	}
 	return roleField, 0
 }
@@ -186,7 +237,8 @@ type assigner struct {
 	r                       *record
 	timeV                   []byte
 	timeP, levP, svcP, msgP int
-	levelV                  []byte
+	levelV, statusV, attrsV []byte
+	nanos                   []byte
 }
 
 func newAssigner(r *record) assigner {
@@ -216,6 +268,14 @@ func (a *assigner) add(k, v []byte) {
 			a.msgP, a.r.msg = pri, v
 			return
 		}
+	case roleStatus:
+		a.statusV = v
+	case roleNanos:
+		a.nanos = v
+		return
+	case roleAttrs:
+		a.attrsV = v
+		return
 	}
 	a.r.fields = append(a.r.fields, kv{k, v})
 }
@@ -224,7 +284,8 @@ func (a *assigner) add(k, v []byte) {
 // member is missing is untimed when the line is a record on its own (a whole
 // JSON object), else a continuation; a time member that does not parse makes
 // the record untimed, never a continuation that would borrow the previous
-// entry's time.
+// entry's time. Without a level member an HTTP status gives the level; without
+// a service member an OTLP resource attribute service.name gives it.
 func (a *assigner) finish(tc *timeCtx, wholeRecord bool) lineKind {
 	kind := lineUntimed
 	if a.timeP == 99 {
@@ -232,16 +293,59 @@ func (a *assigner) finish(tc *timeCtx, wholeRecord bool) lineKind {
 			return lineCont
 		}
 	} else if ts, ok := valueTime(a.timeV, tc); ok {
+		if a.timeP == priTimeInstant && len(a.nanos) > 0 {
+			if n, err := strconv.ParseInt(string(a.nanos), 10, 64); err == nil && n >= 0 && n < 1e9 {
+				ts += n
+			}
+		}
 		a.r.ts = ts
 		kind = lineTimed
 	}
-	if a.levP != 99 {
+	switch {
+	case a.levP == priLevelSyslog:
+		a.r.level = syslogLevel(a.levelV)
+	case a.levP == priLevelOTel:
+		a.r.level = otelLevel(a.levelV)
+	case a.levP != 99:
 		a.r.level = normLevel(a.levelV)
-		if a.r.level == "" {
-			a.r.fields = append(a.r.fields, kv{[]byte("level"), a.levelV})
-		}
+	case a.statusV != nil:
+		a.r.level = statusLevel(a.statusV)
+	}
+	if a.levP != 99 && a.r.level == "" {
+		a.r.fields = append(a.r.fields, kv{[]byte("level"), a.levelV})
+	}
+	if a.svcP == 99 && a.attrsV != nil {
+		a.r.service = otlpServiceName(a.attrsV)
 	}
 	return kind
+}
+
+// otlpServiceName finds service.name in an OTLP/JSON attribute array
+// ([{"key":"service.name","value":{"stringValue":"checkout"}}, ...]).
+func otlpServiceName(attrs []byte) []byte {
+	k := bytes.Index(attrs, []byte(`"service.name"`))
+	if k < 0 {
+		return nil
+	}
+	rest := attrs[k:]
+	v := bytes.Index(rest, []byte(`"stringValue"`))
+	if v < 0 {
+		return nil
+	}
+	i := v + len(`"stringValue"`)
+	i = skipSpace(rest, i)
+	if i >= len(rest) || rest[i] != ':' {
+		return nil
+	}
+	i = skipSpace(rest, i+1)
+	if i >= len(rest) || rest[i] != '"' {
+		return nil
+	}
+	s, _, ok := jsonString(rest, i)
+	if !ok {
+		return nil
+	}
+	return s
 }
 
 func skipSpace(b []byte, i int) int {
@@ -451,109 +555,4 @@ func parseLogfmt(line []byte, tc *timeCtx, r *record) lineKind {
 		return lineCont
 	}
 	return a.finish(tc, false)
-}
-
-// parseText reads "TIMESTAMP [LEVEL] [[service]] message" with the stamp
-// optionally in brackets and the level optionally bracketed or followed by ':'.
-func parseText(line []byte, tc *timeCtx, r *record) bool {
-	i := skipSpace(line, 0)
-	bracket := i < len(line) && line[i] == '['
-	if bracket {
-		i++
-	}
-	ts, n, ok := leadingTime(line[i:], tc)
-	if !ok {
-		return false
-	}
-	i += n
-	if bracket {
-		if i >= len(line) || line[i] != ']' {
-			return false
-		}
-		i++
-	}
-	if i < len(line) && line[i] != ' ' && line[i] != '\t' && line[i] != '\r' {
-		return false
-	}
-	r.ts = ts
-	i = skipSpace(line, i)
-	// level word
-	if j, lvl := textLevel(line, i); lvl != "" {
-		r.level = lvl
-		i = skipSpace(line, j)
-	}
-	// [service]
-	if i < len(line) && line[i] == '[' {
-		if k := bytes.IndexByte(line[i:], ']'); k > 1 && k <= 64 && bytes.IndexByte(line[i+1:i+k], ' ') < 0 {
-			r.service = line[i+1 : i+k]
-			i = skipSpace(line, i+k+1)
-		}
-	}
-	if r.level == "" { // "ts [svc] LEVEL msg"
-		if j, lvl := textLevel(line, i); lvl != "" {
-			r.level = lvl
-			i = skipSpace(line, j)
-		}
-	}
-	msg := line[i:]
-	for len(msg) > 0 && (msg[len(msg)-1] == '\r' || msg[len(msg)-1] == ' ') {
-		msg = msg[:len(msg)-1]
-	}
-	r.msg = msg
-	return true
-}
-
-// textLevel recognises a level word at b[i]: ERROR, [ERROR], ERROR:, level=error.
-func textLevel(b []byte, i int) (int, string) {
-	j := i
-	bracketed := j < len(b) && b[j] == '['
-	if bracketed {
-		j++
-	}
-	if bytes.HasPrefix(b[j:], []byte("level=")) {
-		j += len("level=")
-	}
-	ws := j
-	for j < len(b) && ((b[j] >= 'a' && b[j] <= 'z') || (b[j] >= 'A' && b[j] <= 'Z')) {
-		j++
-	}
-	if j-ws < 4 && j-ws != 3 { // avoid one-letter words ("a", "I") being levels
-		return i, ""
-	}
-	lvl := normLevel(b[ws:j])
-	if lvl == "" {
-		return i, ""
-	}
-	if bracketed {
-		if j >= len(b) || b[j] != ']' {
-			return i, ""
-		}
-		j++
-	}
-	if j < len(b) && b[j] == ':' {
-		j++
-	}
-	if j < len(b) && b[j] != ' ' && b[j] != '\t' && b[j] != '\r' {
-		return i, ""
-	}
-	return j, lvl
-}
-
-// detectFormat picks the format under which most sample lines parse with a
-// time (ties prefer json, then logfmt, then text); ok is false when none do.
-func detectFormat(sample [][]byte, tc *timeCtx) (format, bool) {
-	var r record
-	best, bestN := fmtAuto, 0
-	for _, f := range []format{fmtJSON, fmtLogfmt, fmtText} {
-		n := 0
-		for _, l := range sample {
-			if parseLine(f, l, tc, &r) == lineTimed {
-				n++
-			}
-		}
-		if n > bestN {
-			best, bestN = f, n
-		}
-	}
-	return best, bestN > 0
 }

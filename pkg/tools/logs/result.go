@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"encoding/json"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/superbiz/superbiz/pkg/redact"
@@ -144,7 +145,7 @@ func (a *accumulator) add(r *record, cont []byte) {
 		TS:      a.ts(r.ts),
 		Level:   r.level,
 		Service: textclip.Bytes(cleanText(r.service, false), maxServiceText),
-		Message: textclip.Bytes(trimNewlines(clean), maxMessage),
+		Message: entryMessage(clean),
 	}
 	for i, f := range r.fields {
 		if i == maxFields {
@@ -160,6 +161,66 @@ func (a *accumulator) add(r *record, cont []byte) {
 	if len(a.held) > a.limit {
 		heap.Pop(&a.held)
 	}
+}
+
+// maxHeadWithFrames bounds the first line of a multi-line entry in its
+// message, so the first frames of a stack trace fit in maxMessage too.
+const maxHeadWithFrames = maxMessage / 2
+
+// entryMessage is the message of an entry as the model sees it, within
+// maxMessage: the first line, then the continuation lines (stack frames)
+// without their indentation, as many of the first ones as fit. A long first
+// line is cut to maxHeadWithFrames so the frames are not all cut off; a
+// Python traceback also keeps its last line, the exception itself.
+func entryMessage(clean string) string {
+	clean = trimNewlines(clean)
+	if len(clean) <= maxMessage {
+		return clean
+	}
+	head, rest, multi := strings.Cut(clean, "\n")
+	if !multi {
+		return textclip.Bytes(clean, maxMessage)
+	}
+	head = strings.TrimRight(head, " ")
+	var lines []string
+	for _, l := range strings.Split(rest, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	var last string
+	if len(lines) > 1 && strings.HasPrefix(lines[0], "Traceback") {
+		last = textclip.Bytes(lines[len(lines)-1], maxHeadWithFrames/2)
+		lines = lines[:len(lines)-1]
+	}
+	if len(head)+1+len(lines[0]) > maxMessage-len(last) {
+		head = textclip.Bytes(head, maxHeadWithFrames)
+	}
+	var b strings.Builder
+	b.WriteString(head)
+	room := maxMessage - len(head) - len(last)
+	if last != "" {
+		room -= 1 + len(textclip.Marker) + 1 // "\n…" before the exception line
+	}
+	cut := false
+	for _, l := range lines {
+		if 1+len(l) > room {
+			if room > 1+len(textclip.Marker) {
+				b.WriteString("\n" + textclip.Bytes(l, room-1))
+			}
+			cut = true
+			break
+		}
+		b.WriteString("\n" + l)
+		room -= 1 + len(l)
+	}
+	if last != "" {
+		if cut {
+			b.WriteString("\n" + textclip.Marker)
+		}
+		b.WriteString("\n" + last)
+	}
+	return textclip.Bytes(b.String(), maxMessage)
 }
 
 func trimNewlines(s string) string {

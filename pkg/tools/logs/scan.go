@@ -48,9 +48,11 @@ type query struct {
 
 // scanner runs one query over the files of one source into one accumulator.
 type scanner struct {
-	q      *query
+	q *query
+	// format is the source's configured format, named when a file is refused.
+	format string
 	tc     timeCtx
-	f      format
+	lay    *layout
 	acc    *accumulator
 	rec    record
 	probe  record
@@ -93,13 +95,13 @@ func lineAt(data []byte, i, hi int) ([]byte, int) {
 
 // isHeader reports whether the line starts an entry (timed or not).
 func (s *scanner) isHeader(line []byte) bool {
-	return parseLine(s.f, line, &s.tc, &s.probe) != lineCont
+	return s.lay.parseLine(line, &s.tc, &s.probe) != lineCont
 }
 
 // isTimed reports whether the line starts an entry with a readable time,
 // which is all the binary search can place.
 func (s *scanner) isTimed(line []byte) bool {
-	return parseLine(s.f, line, &s.tc, &s.probe) == lineTimed
+	return s.lay.parseLine(line, &s.tc, &s.probe) == lineTimed
 }
 
 // entryEnd returns the end of the entry whose header line ends at next.
@@ -119,7 +121,7 @@ func (s *scanner) entryEnd(data []byte, next, hi int) int {
 func (s *scanner) evalEntry(data []byte, hs, end int) {
 	line, next := lineAt(data, hs, end)
 	r := &s.rec
-	kind := parseLine(s.f, line, &s.tc, r)
+	kind := s.lay.parseLine(line, &s.tc, r)
 	if kind == lineCont {
 		return
 	}
@@ -165,21 +167,23 @@ func (s *scanner) orphan(line []byte) {
 	s.acc.unparsed++
 }
 
-// countLeading counts the lines before the file's first entry as unparsed,
-// for a scan that starts past them.
-func (s *scanner) countLeading(data []byte) error {
+// skipLeading counts the lines before the file's first entry (a header of
+// any length) as unparsed and returns the offset of that entry's first line
+// (len(data) when no line starts one).
+func (s *scanner) skipLeading(data []byte) (int, error) {
 	for i := 0; i < len(data); {
 		if err := s.tick(); err != nil {
-			return err
+			return i, err
 		}
 		line, next := lineAt(data, i, len(data))
 		if s.isHeader(line) {
-			return nil
+			s.entered = true
+			return i, nil
 		}
 		s.orphan(line)
 		i = next
 	}
-	return nil
+	return len(data), nil
 }
 
 // scanRange runs the query over the complete entries in data[lo:hi]; lo must
@@ -456,40 +460,70 @@ func (s *scanner) ordered(data []byte) bool {
 	return seen > 0
 }
 
-// sampleLines returns up to 16 non-empty lines from the start of data.
-func sampleLines(data []byte) [][]byte {
+// sampleLines returns the lines detection judges a file by: the first
+// detectHeadLines non-empty lines from from, and detectProbeLines from each
+// of detectProbes evenly spaced points after it.
+func sampleLines(data []byte, from int) [][]byte {
 	var out [][]byte
-	if len(data) > 64<<10 {
-		data = data[:64<<10]
-	}
-	for i := 0; i < len(data) && len(out) < 16; {
-		line, next := lineAt(data, i, len(data))
-		if len(bytes.TrimSpace(line)) > 0 {
-			out = append(out, line)
+	take := func(at, n int) {
+		hi := min(len(data), at+detectHeadBytes)
+		for i, got := at, 0; i < hi && got < n; {
+			line, next := lineAt(data, i, hi)
+			if len(bytes.TrimSpace(line)) > 0 {
+				out = append(out, line)
+				got++
+			}
+			i = next
 		}
-		i = next
+	}
+	take(from, detectHeadLines)
+	for k := 1; k <= detectProbes; k++ {
+		off := from + int(int64(len(data)-from)*int64(k)/(detectProbes+1))
+		if j := bytes.IndexByte(data[off:], '\n'); j >= 0 {
+			take(off+j+1, detectProbeLines)
+		}
 	}
 	return out
 }
 
-// setup refuses binary data, detects the format from the start of the file
-// and chooses the prefilter.
-func (s *scanner) setup(fixed format, head []byte) error {
+// firstTimed is the offset of the first line within detectScanBytes of
+// data that one of cands places in time, or -1: where detection looks when
+// a header longer than its samples hides the layout.
+func firstTimed(data []byte, tc *timeCtx, cands []*layout) int {
+	var r record
+	hi := min(len(data), detectScanBytes)
+	for i := 0; i < hi; {
+		line, next := lineAt(data, i, hi)
+		for _, l := range cands {
+			if l.parseLine(line, tc, &r) == lineTimed {
+				return i
+			}
+		}
+		i = next
+	}
+	return -1
+}
+
+// setup refuses binary data, detects the layout among cands from samples
+// of the file and chooses the prefilter. A file in which no candidate
+// places a sampled line in time is refused by name, whatever the format
+// (one candidate too), instead of being searched to a silent "matched: 0".
+func (s *scanner) setup(cands []*layout, head []byte) error {
 	head = head[leadingNULs(head):]
 	if looksBinary(head) {
 		return fileFault(reasonBinary, errBinary)
 	}
-	s.f = fixed
 	s.entered = false
-	if fixed == fmtAuto {
-		f, ok := detectFormat(sampleLines(head), &s.tc)
-		if !ok {
-			return fileFault(reasonNoTime, fmt.Errorf("%w: %s", errUnrecognized, triedLayouts(fixed)))
+	l, ok := detectLayout(sampleLines(head, 0), &s.tc, cands)
+	if !ok {
+		if off := firstTimed(head, &s.tc, cands); off >= 0 {
+			l, ok = detectLayout(sampleLines(head, off), &s.tc, cands)
 		}
-		s.f = f
-	} else if !hasTimedLine(fixed, head, &s.tc) {
-		return fileFault(reasonNoTime, fmt.Errorf("%w: %s", errUnrecognized, triedLayouts(fixed)))
 	}
+	if !ok {
+		return fileFault(reasonNoTime, fmt.Errorf("%w: %s", errUnrecognized, triedLayouts(s.format, cands)))
+	}
+	s.lay = l
 	s.pf = nil
 	if len(s.q.words) > 0 {
 		sample := head
@@ -541,7 +575,7 @@ func looksBinary(b []byte) bool {
 // without mmap stream; plain files are mapped and, when time-ordered,
 // searched by binary search for the window. read says whether any of the
 // file was searched; a fault of the file itself is a *fileError.
-func (s *scanner) scanFile(path string, fixed format) (read bool, err error) {
+func (s *scanner) scanFile(path string, cands []*layout) (read bool, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return false, fileFault(reasonOpen, err)
@@ -554,6 +588,8 @@ func (s *scanner) scanFile(path string, fixed format) (read bool, err error) {
 	if st.Size() == 0 {
 		return false, nil
 	}
+	// stamps without a year belong to the year of the file's last write
+	s.tc.setRef(max(st.ModTime().UnixNano(), 1))
 	var magic [2]byte
 	if n, _ := f.ReadAt(magic[:], 0); n == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(f)
@@ -561,7 +597,7 @@ func (s *scanner) scanFile(path string, fixed format) (read bool, err error) {
 			return false, fileFault(reasonGzipHeader, err)
 		}
 		defer zr.Close()
-		read, err := s.scanStream(&cappedReader{r: zr, budget: &s.budget}, fixed)
+		read, err := s.scanStream(&cappedReader{r: zr, budget: &s.budget}, cands)
 		var fe *fileError
 		if err != nil && !errors.As(err, &fe) && !errors.Is(err, errDecompressedCap) && s.ctx.Err() == nil {
 			// the gzip stream itself failed part way
@@ -573,9 +609,17 @@ func (s *scanner) scanFile(path string, fixed format) (read bool, err error) {
 		}
 		return read, err
 	}
+	if isUTF16(magic[:]) { // decoded while it is streamed
+		read, err := s.scanStream(f, cands)
+		var fe *fileError
+		if err != nil && !errors.As(err, &fe) && s.ctx.Err() == nil {
+			err = fileFault(reasonOpen, err)
+		}
+		return read, err
+	}
 	data, release, err := mapFile(f, st.Size())
 	if errors.Is(err, errNoMap) {
-		read, err := s.scanStream(f, fixed)
+		read, err := s.scanStream(f, cands)
 		var fe *fileError
 		if err != nil && !errors.As(err, &fe) && s.ctx.Err() == nil {
 			err = fileFault(reasonOpen, err)
@@ -588,13 +632,13 @@ func (s *scanner) scanFile(path string, fixed format) (read bool, err error) {
 	// munmap fails only for an address range that was never mapped, which
 	// would be a bug here, not a condition of the file.
 	defer func() { _ = release() }()
-	return s.scanMapped(data, fixed)
+	return s.scanMapped(data, cands)
 }
 
 // scanMapped searches a mapped file. A file that shrinks while it is mapped
 // (rotated by truncation, rewritten) faults on the pages past its new end:
 // that fault becomes a skip of this file instead of a crash of the process.
-func (s *scanner) scanMapped(data []byte, fixed format) (read bool, err error) {
+func (s *scanner) scanMapped(data []byte, cands []*layout) (read bool, err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
@@ -605,22 +649,24 @@ func (s *scanner) scanMapped(data []byte, fixed format) (read bool, err error) {
 			err = fileFault(reasonShrank, fmt.Errorf("memory fault at %#x reading the mapped file: %v", fault.Addr(), r))
 		}
 	}()
+	data = bytes.TrimPrefix(data, utf8BOM)
 	if blank(data) {
 		return false, nil
 	}
-	if err := s.setup(fixed, data); err != nil {
+	if err := s.setup(cands, data); err != nil {
 		return false, err
 	}
 	read = true // from here a fault means part of the file was searched
+	// the header before the first entry (of any length) is counted as
+	// unparsed, not searched: seek or not, the search starts past it
+	start, err := s.skipLeading(data)
+	if err != nil {
+		return true, err
+	}
+	data = data[start:]
 	lo, hi := 0, len(data)
 	if !s.noSeek && s.ordered(data) {
 		lo = s.lowerBound(data, s.q.startNS-int64(seekSlack))
-		if lo > 0 {
-			// the search starts past them: counted as a linear scan would
-			if err := s.countLeading(data); err != nil {
-				return true, err
-			}
-		}
 		hi = s.lowerBound(data, s.q.endNS+int64(seekSlack)+1)
 		if hi < lo {
 			hi = lo
@@ -656,7 +702,9 @@ func (c *cappedReader) Read(p []byte) (int, error) {
 // part way (a truncated gzip, the byte limit), the complete lines read so
 // far are still searched before the error is returned; read says whether
 // any of the stream was searched.
-func (s *scanner) scanStream(r io.Reader, fixed format) (read bool, err error) {
+func (s *scanner) scanStream(r io.Reader, cands []*layout) (read bool, err error) {
+	r = decodeBOM(r)
+	s.lay = nil // detected again for this file
 	buf := make([]byte, 0, streamChunk)
 	first := true
 	eof := false
@@ -688,7 +736,7 @@ func (s *scanner) scanStream(r io.Reader, fixed format) (read bool, err error) {
 			if last && blank(buf[:cut]) {
 				return false, readErr
 			}
-			if err := s.setup(fixed, buf[:cut]); err != nil {
+			if err := s.setup(cands, buf[:cut]); err != nil {
 				if readErr != nil {
 					return false, readErr // the cause, not its symptom
 				}
@@ -713,6 +761,9 @@ func (s *scanner) lastHeaderStart(buf []byte) int {
 	end := bytes.LastIndexByte(buf, '\n')
 	if end < 0 {
 		return len(buf) // one huge line: scan it alone
+	}
+	if s.lay == nil { // the first chunk, before detection: whole lines
+		return end + 1
 	}
 	j := end + 1 // start of the incomplete last line
 	for j > 0 {

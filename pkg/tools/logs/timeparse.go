@@ -6,16 +6,215 @@ import (
 )
 
 // timeCtx is what a timestamp without its own zone or year needs: the
-// source's zone and, for syslog stamps, the year the query window ends in.
+// source's zone and a reference instant (the file's last write, else the
+// query window's end) no line can be much later than.
 type timeCtx struct {
 	loc *time.Location
-	// year and endNS let syslog "Jan _2 15:04:05" stamps pick a year: the
-	// window's end year, or the year before when that would put the stamp
-	// more than a day after the window's end.
+	// year and endNS let stamps without a year ("Jan _2 15:04:05", glog,
+	// logcat) pick one: the reference's year, or the year before when that
+	// would put the stamp more than a day after the reference.
 	year  int
 	endNS int64
-	// custom is the source's own layout when its format is custom.
-	custom *customLayout
+}
+
+// setRef makes ns (Unix nanoseconds) the reference for stamps without a year.
+func (tc *timeCtx) setRef(ns int64) {
+	tc.endNS = ns
+	tc.year = time.Unix(0, ns).In(tc.loc).Year()
+}
+
+// noYear places a stamp that has no year (see timeCtx); ok is false when a
+// field is out of range.
+func (tc *timeCtx) noYear(mo, d, h, mi, s, frac int) (int64, bool) {
+	if mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60 {
+		return 0, false
+	}
+	year := tc.year
+	if year == 0 {
+		year = time.Now().Year()
+	}
+	t := time.Date(year, time.Month(mo), d, h, mi, s, frac, tc.loc).UnixNano()
+	if tc.endNS != 0 && t > tc.endNS+int64(24*time.Hour) {
+		t = time.Date(year-1, time.Month(mo), d, h, mi, s, frac, tc.loc).UnixNano()
+	}
+	return t, true
+}
+
+// mkTime builds a stamp with all its fields; ok is false when one is out of range.
+func mkTime(y, mo, d, h, mi, s, frac int, loc *time.Location) (int64, bool) {
+	if mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60 {
+		return 0, false
+	}
+	return time.Date(y, time.Month(mo), d, h, mi, s, frac, loc).UnixNano(), true
+}
+
+// fraction reads ".123" or ",123" at b[i] as nanoseconds (up to 9 digits
+// kept) and returns the index after it; no fraction is 0 at i.
+func fraction(b []byte, i int) (int, int) {
+	if i+1 >= len(b) || (b[i] != '.' && b[i] != ',') || !isDigit(b[i+1]) {
+		return 0, i
+	}
+	i++
+	frac, digits := 0, 0
+	for i < len(b) && isDigit(b[i]) {
+		if digits < 9 {
+			frac = frac*10 + int(b[i]-'0')
+			digits++
+		}
+		i++
+	}
+	for ; digits < 9; digits++ {
+		frac *= 10
+	}
+	return frac, i
+}
+
+// century puts a two-digit year in 1970..2069.
+func century(yy int) int {
+	if yy < 70 {
+		return 2000 + yy
+	}
+	return 1900 + yy
+}
+
+// yymmddTime reads Hadoop's "081109 203615".
+func yymmddTime(b []byte, tc *timeCtx) (int64, int, bool) {
+	if len(b) < 13 || b[6] != ' ' {
+		return 0, 0, false
+	}
+	y, ok1 := num(b, 2)
+	mo, ok2 := num(b[2:], 2)
+	d, ok3 := num(b[4:], 2)
+	h, ok4 := num(b[7:], 2)
+	mi, ok5 := num(b[9:], 2)
+	s, ok6 := num(b[11:], 2)
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) {
+		return 0, 0, false
+	}
+	ns, ok := mkTime(century(y), mo, d, h, mi, s, 0, tc.loc)
+	return ns, 13, ok
+}
+
+// yySlashTime reads Spark's "17/06/09 20:10:40".
+func yySlashTime(b []byte, tc *timeCtx) (int64, int, bool) {
+	if len(b) < 17 || b[2] != '/' || b[5] != '/' || b[8] != ' ' || b[11] != ':' || b[14] != ':' {
+		return 0, 0, false
+	}
+	y, ok1 := num(b, 2)
+	mo, ok2 := num(b[3:], 2)
+	d, ok3 := num(b[6:], 2)
+	h, ok4 := num(b[9:], 2)
+	mi, ok5 := num(b[12:], 2)
+	s, ok6 := num(b[15:], 2)
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) {
+		return 0, 0, false
+	}
+	ns, ok := mkTime(century(y), mo, d, h, mi, s, 0, tc.loc)
+	return ns, 17, ok
+}
+
+// compactTime reads "20171223-22:15:29:606" (yyyyMMdd-HH:mm:ss:SSS).
+func compactTime(b []byte, tc *timeCtx) (int64, int, bool) {
+	if len(b) < 21 || b[8] != '-' || b[11] != ':' || b[14] != ':' || b[17] != ':' {
+		return 0, 0, false
+	}
+	y, ok1 := num(b, 4)
+	mo, ok2 := num(b[4:], 2)
+	d, ok3 := num(b[6:], 2)
+	h, ok4 := num(b[9:], 2)
+	mi, ok5 := num(b[12:], 2)
+	s, ok6 := num(b[15:], 2)
+	ms, ok7 := num(b[18:], 3)
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7) {
+		return 0, 0, false
+	}
+	ns, ok := mkTime(y, mo, d, h, mi, s, ms*1e6, tc.loc)
+	return ns, 21, ok
+}
+
+// monthDayTime reads "10.30 16:49:06" (MM.dd HH:mm:ss, year inferred).
+func monthDayTime(b []byte, tc *timeCtx) (int64, bool) {
+	if len(b) != 14 || b[2] != '.' || b[5] != ' ' || b[8] != ':' || b[11] != ':' {
+		return 0, false
+	}
+	mo, ok1 := num(b, 2)
+	d, ok2 := num(b[3:], 2)
+	h, ok3 := num(b[6:], 2)
+	mi, ok4 := num(b[9:], 2)
+	s, ok5 := num(b[12:], 2)
+	if !(ok1 && ok2 && ok3 && ok4 && ok5) {
+		return 0, false
+	}
+	return tc.noYear(mo, d, h, mi, s, 0)
+}
+
+// monthAt returns the month (1-12) named by the three letters at b, or 0.
+func monthAt(b []byte) int {
+	if len(b) < 3 {
+		return 0
+	}
+	for k, m := range months {
+		if string(b[:3]) == m {
+			return k + 1
+		}
+	}
+	return 0
+}
+
+// ctimeTime reads Apache's "Sun Dec 04 04:47:44 2005", optionally with a
+// fraction after the seconds ("10:42:29.902022").
+func ctimeTime(b []byte, tc *timeCtx) (int64, int, bool) {
+	if len(b) < 24 || b[3] != ' ' || b[7] != ' ' || b[10] != ' ' || b[13] != ':' || b[16] != ':' {
+		return 0, 0, false
+	}
+	mo := monthAt(b[4:])
+	d, ok1 := num(b[8:], 2)
+	if !ok1 && b[8] == ' ' && isDigit(b[9]) {
+		d, ok1 = int(b[9]-'0'), true
+	}
+	h, ok2 := num(b[11:], 2)
+	mi, ok3 := num(b[14:], 2)
+	s, ok4 := num(b[17:], 2)
+	frac, i := fraction(b, 19)
+	if mo == 0 || !(ok1 && ok2 && ok3 && ok4) || i >= len(b) || b[i] != ' ' {
+		return 0, 0, false
+	}
+	y, ok5 := num(b[i+1:], 4)
+	if !ok5 {
+		return 0, 0, false
+	}
+	ns, ok := mkTime(y, mo, d, h, mi, s, frac, tc.loc)
+	return ns, i + 5, ok
+}
+
+// clfTime reads the access-log stamp "10/Oct/2000:13:55:36 -0700".
+func clfTime(b []byte, tc *timeCtx) (int64, int, bool) {
+	if len(b) < 20 || b[2] != '/' || b[6] != '/' || b[11] != ':' || b[14] != ':' || b[17] != ':' {
+		return 0, 0, false
+	}
+	d, ok1 := num(b, 2)
+	mo := monthAt(b[3:])
+	y, ok2 := num(b[7:], 4)
+	h, ok3 := num(b[12:], 2)
+	mi, ok4 := num(b[15:], 2)
+	s, ok5 := num(b[18:], 2)
+	if mo == 0 || !(ok1 && ok2 && ok3 && ok4 && ok5) {
+		return 0, 0, false
+	}
+	if len(b) >= 26 && b[20] == ' ' && (b[21] == '+' || b[21] == '-') {
+		oh, okh := num(b[22:], 2)
+		om, okm := num(b[24:], 2)
+		if okh && okm {
+			ns, ok := mkTime(y, mo, d, h, mi, s, 0, time.UTC)
+			off := int64((oh*60+om)*60) * 1e9
+			if b[21] == '-' {
+				off = -off
+			}
+			return ns - off, 26, ok
+		}
+	}
+	ns, ok := mkTime(y, mo, d, h, mi, s, 0, tc.loc)
+	return ns, 20, ok
 }
 
 // leadingTime parses a timestamp at the start of b and returns it in Unix
@@ -51,7 +250,7 @@ func num(b []byte, n int) (int, bool) {
 }
 
 func isoTime(b []byte, loc *time.Location) (int64, int, bool) {
-	if len(b) < 19 || b[4] != '-' || b[7] != '-' || (b[10] != 'T' && b[10] != ' ' && b[10] != 't') || b[13] != ':' || b[16] != ':' {
+	if len(b) < 19 || (b[4] != '-' && b[4] != '/') || b[7] != b[4] || (b[10] != 'T' && b[10] != ' ' && b[10] != 't') || b[13] != ':' || b[16] != ':' {
 		return 0, 0, false
 	}
 	y, ok1 := num(b, 4)
@@ -63,22 +262,7 @@ func isoTime(b []byte, loc *time.Location) (int64, int, bool) {
 	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60 {
 		return 0, 0, false
 	}
-	i := 19
-	frac := 0
-	if i < len(b) && (b[i] == '.' || b[i] == ',') && i+1 < len(b) && isDigit(b[i+1]) {
-		i++
-		digits := 0
-		for i < len(b) && isDigit(b[i]) {
-			if digits < 9 {
-				frac = frac*10 + int(b[i]-'0')
-				digits++
-			}
-			i++
-		}
-		for ; digits < 9; digits++ {
-			frac *= 10
-		}
-	}
+	frac, i := fraction(b, 19)
 	// zone
 	if i < len(b) && (b[i] == 'Z' || b[i] == 'z') {
 		t := time.Date(y, time.Month(mo), d, h, mi, s, frac, time.UTC)
@@ -116,13 +300,7 @@ func syslogTime(b []byte, tc *timeCtx) (int64, int, bool) {
 	if len(b) < 15 || b[3] != ' ' || b[6] != ' ' || b[9] != ':' || b[12] != ':' {
 		return 0, 0, false
 	}
-	mo := 0
-	for k, m := range months {
-		if string(b[:3]) == m {
-			mo = k + 1
-			break
-		}
-	}
+	mo := monthAt(b)
 	if mo == 0 {
 		return 0, 0, false
 	}
@@ -140,18 +318,11 @@ func syslogTime(b []byte, tc *timeCtx) (int64, int, bool) {
 	h, ok1 := num(b[7:], 2)
 	mi, ok2 := num(b[10:], 2)
 	s, ok3 := num(b[13:], 2)
-	if !(ok1 && ok2 && ok3) || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60 {
+	if !(ok1 && ok2 && ok3) {
 		return 0, 0, false
 	}
-	year := tc.year
-	if year == 0 {
-		year = time.Now().Year()
-	}
-	t := time.Date(year, time.Month(mo), d, h, mi, s, 0, tc.loc).UnixNano()
-	if tc.endNS != 0 && t > tc.endNS+int64(24*time.Hour) {
-		t = time.Date(year-1, time.Month(mo), d, h, mi, s, 0, tc.loc).UnixNano()
-	}
-	return t, 15, true
+	t, ok := tc.noYear(mo, d, h, mi, s, 0)
+	return t, 15, ok
 }
 
 // valueTime parses a whole field value as a time: an ISO stamp or a numeric
@@ -166,6 +337,21 @@ func valueTime(v []byte, tc *timeCtx) (int64, bool) {
 	}
 	if !isDigit(v[0]) {
 		return 0, false
+	}
+	if n, err := strconv.ParseInt(string(v), 10, 64); err == nil {
+		// whole numbers in integers: nanoseconds exceed a float's precision
+		switch {
+		case n <= 0:
+			return 0, false
+		case n < 1e11: // seconds
+			return n * 1e9, true
+		case n < 1e14: // milliseconds
+			return n * 1e6, true
+		case n < 1e17: // microseconds
+			return n * 1e3, true
+		default:
+			return n, true
+		}
 	}
 	f, err := strconv.ParseFloat(string(v), 64)
 	if err != nil || f <= 0 {

@@ -1,0 +1,789 @@
+package logs
+
+import (
+	"bytes"
+)
+
+// The text layouts of the registry (layouts.go): each finds its stamp at a
+// fixed place of the line and reads what follows into level, service,
+// message and fields. A line whose stamp is not where the layout puts it
+// continues the previous entry (a stack frame, a wrapped message).
+
+// isWordByte reports whether c may be part of a level or service word.
+func isWordByte(c byte) bool {
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || isDigit(c) || c == '_'
+}
+
+// skipSeps skips the separators text layouts put between their columns:
+// blanks, '-', ',', ':' and '|'.
+func skipSeps(b []byte, i int) int {
+	for i < len(b) {
+		switch b[i] {
+		case ' ', '\t', '\r', '-', ',', ':', '|':
+			i++
+			continue
+		}
+		break
+	}
+	return i
+}
+
+// token returns the end of the run of non-blank bytes at b[i].
+func token(b []byte, i int) int {
+	for i < len(b) && b[i] != ' ' && b[i] != '\t' {
+		i++
+	}
+	return i
+}
+
+// trimEnd drops trailing blanks and CRs.
+func trimEnd(b []byte) []byte {
+	for len(b) > 0 && (b[len(b)-1] == '\r' || b[len(b)-1] == ' ' || b[len(b)-1] == '\t') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// levelWord recognises a level at b[i]: ERROR, [ERROR], ERROR:, level=error,
+// DEBUG2, and Apache 2.4's [module:level] (whose module is returned as the
+// service). Words under three letters are not levels here ("a", "I" are
+// prose); the layouts that use single letters read them themselves.
+func levelWord(b []byte, i int) (end int, lvl string, module []byte) {
+	j := i
+	bracketed := j < len(b) && b[j] == '['
+	if bracketed {
+		j++
+	}
+	if bytes.HasPrefix(b[j:], []byte("level=")) {
+		j += len("level=")
+	}
+	ws := j
+	for j < len(b) && isWordByte(b[j]) {
+		j++
+	}
+	if bracketed && j < len(b) && b[j] == ':' && j-ws <= 32 { // [core:error]
+		module = b[ws:j]
+		j++
+		ws = j
+		for j < len(b) && isWordByte(b[j]) {
+			j++
+		}
+	}
+	if j-ws < 3 {
+		return i, "", nil
+	}
+	lvl = normLevel(b[ws:j])
+	if lvl == "" {
+		return i, "", nil
+	}
+	if bracketed {
+		if j >= len(b) || b[j] != ']' {
+			return i, "", nil
+		}
+		j++
+	}
+	if j < len(b) && (isWordByte(b[j]) || b[j] == '.' || b[j] == '=') {
+		return i, "", nil
+	}
+	return j, lvl, module
+}
+
+// serviceWord recognises a component name at b[i] the way text layouts put
+// one after the level: "dfs.DataNode$PacketResponder:" (HDFS, Spark, Python's
+// "name:"), "com.foo.Bar - " (log4j), or a dotted name of three or more
+// parts ("nova.osapi_compute.wsgi.server"). It returns the name and where
+// the message starts.
+func serviceWord(b []byte, i int) ([]byte, int) {
+	if i >= len(b) || !((b[i] >= 'a' && b[i] <= 'z') || (b[i] >= 'A' && b[i] <= 'Z')) {
+		return nil, i
+	}
+	j, dots := i, 0
+	for j < len(b) && j-i <= maxServiceText {
+		c := b[j]
+		if c == '.' {
+			dots++
+		} else if !isWordByte(c) && c != '$' && c != '-' && c != '/' {
+			break
+		}
+		j++
+	}
+	if j-i > 64 {
+		return nil, i
+	}
+	name := b[i:j]
+	switch {
+	case j < len(b) && b[j] == ':' && (j+1 == len(b) || b[j+1] == ' ' || b[j+1] != ':'):
+		return name, skipSpace(b, j+1)
+	case bytes.HasPrefix(b[j:], []byte(" - ")):
+		return name, skipSpace(b, j+3)
+	case dots >= 2 && (j == len(b) || b[j] == ' '):
+		return name, skipSpace(b, j)
+	}
+	return nil, i
+}
+
+// bracketService reads "[name]" at b[i]: up to 64 bytes without blanks.
+func bracketService(b []byte, i int) ([]byte, int) {
+	if i < len(b) && b[i] == '[' {
+		if k := bytes.IndexByte(b[i:], ']'); k > 1 && k <= 64 && bytes.IndexByte(b[i+1:i+k], ' ') < 0 {
+			return b[i+1 : i+k], skipSpace(b, i+k+1)
+		}
+	}
+	return nil, i
+}
+
+// textTail reads what follows a stamp: an optional thread or process number,
+// the level in any of its spellings and separators ("- ERROR", ":ERROR:",
+// "[error]", "[core:error]"), the service as "[name]", a component name after
+// the level or a name before it ("- name - LEVEL -", Python), and the message.
+func textTail(line []byte, i int, r *record) {
+	i = skipSeps(line, i)
+	if j := digitsEnd(line, i); j > i && j < len(line) && line[j] == ' ' {
+		k := skipSpace(line, j)
+		if _, lvl, _ := levelWord(line, k); lvl != "" {
+			r.fields = append(r.fields, kv{[]byte("pid"), line[i:j]})
+			i = k
+		}
+	}
+	if j, lvl, module := levelWord(line, i); lvl != "" {
+		r.level = lvl
+		r.service = module
+		i = skipSeps(line, j)
+	}
+	if r.service == nil {
+		if svc, j := bracketService(line, i); svc != nil {
+			r.service, i = svc, j
+		}
+	}
+	if r.level == "" && r.service == nil { // "ts - name - LEVEL - msg" (Python)
+		if svc, j := serviceWord(line, i); svc != nil {
+			if k, lvl, _ := levelWord(line, skipSeps(line, j)); lvl != "" {
+				r.service, r.level, i = svc, lvl, skipSeps(line, k)
+			}
+		}
+	}
+	if r.level == "" { // "ts [svc] LEVEL msg"
+		if j, lvl, _ := levelWord(line, i); lvl != "" {
+			r.level = lvl
+			i = skipSeps(line, j)
+		}
+	} else if r.service == nil {
+		if svc, j := serviceWord(line, i); svc != nil {
+			r.service, i = svc, j
+		}
+	}
+	if bytes.HasPrefix(line[i:], []byte("- ")) {
+		i = skipSpace(line, i+2)
+	}
+	r.msg = trimEnd(line[i:])
+}
+
+// digitsEnd is the end of the run of digits at b[i].
+func digitsEnd(b []byte, i int) int {
+	for i < len(b) && isDigit(b[i]) {
+		i++
+	}
+	return i
+}
+
+// afterStamp reports whether the stamp may end at b[i]: at the end of the
+// line or before a blank or a column separator (',' ':' '|').
+func afterStamp(b []byte, i int) bool {
+	return i >= len(b) || b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == ',' || b[i] == ':' || b[i] == '|'
+}
+
+// parseText reads "TIMESTAMP [LEVEL] [[service]] message" with an ISO stamp
+// (also "2006/01/02 15:04:05", nginx) or a syslog stamp, optionally in
+// brackets, and the level in any spelling textTail knows.
+func parseText(line []byte, tc *timeCtx, r *record) lineKind {
+	i := skipSpace(line, 0)
+	bracket := i < len(line) && line[i] == '['
+	if bracket {
+		i++
+	}
+	ts, n, ok := leadingTime(line[i:], tc)
+	if !ok {
+		return lineCont
+	}
+	i += n
+	if bracket {
+		if i >= len(line) || line[i] != ']' {
+			return lineCont
+		}
+		i++
+	}
+	if !afterStamp(line, i) {
+		return lineCont
+	}
+	r.ts = ts
+	textTail(line, i, r)
+	return lineTimed
+}
+
+// stampTail parses lines that start with a stamp read by stamp, followed by
+// the columns textTail reads (HDFS, Spark).
+func stampTail(line []byte, tc *timeCtx, r *record, stamp func([]byte, *timeCtx) (int64, int, bool)) lineKind {
+	ts, n, ok := stamp(line, tc)
+	if !ok || !afterStamp(line, n) {
+		return lineCont
+	}
+	r.ts = ts
+	textTail(line, n, r)
+	return lineTimed
+}
+
+// parseHDFS reads "081109 203615 148 INFO dfs.DataNode$PacketResponder: msg".
+func parseHDFS(line []byte, tc *timeCtx, r *record) lineKind {
+	return stampTail(line, tc, r, yymmddTime)
+}
+
+// parseSpark reads "17/06/09 20:10:40 INFO executor.Backend: msg".
+func parseSpark(line []byte, tc *timeCtx, r *record) lineKind {
+	return stampTail(line, tc, r, yySlashTime)
+}
+
+// parseCompact reads "20171223-22:15:29:606|Step_LSC|30002312|msg": the
+// component is the service, the number a pid field.
+func parseCompact(line []byte, tc *timeCtx, r *record) lineKind {
+	ts, n, ok := compactTime(line, tc)
+	if !ok || n >= len(line) || line[n] != '|' {
+		return lineCont
+	}
+	r.ts = ts
+	rest := line[n+1:]
+	if k := bytes.IndexByte(rest, '|'); k > 0 && k <= 64 {
+		r.service = rest[:k]
+		rest = rest[k+1:]
+		if k := bytes.IndexByte(rest, '|'); k > 0 && digitsEnd(rest, 0) == k {
+			r.fields = append(r.fields, kv{[]byte("pid"), rest[:k]})
+			rest = rest[k+1:]
+		}
+	}
+	if j, lvl, _ := levelWord(rest, 0); lvl != "" {
+		r.level = lvl
+		rest = rest[skipSeps(rest, j):]
+	}
+	r.msg = trimEnd(rest)
+	return lineTimed
+}
+
+// parseMonthDay reads "[10.30 16:49:06] chrome.exe - msg" (Proxifier): the
+// program before " - " is the service; the year is inferred.
+func parseMonthDay(line []byte, tc *timeCtx, r *record) lineKind {
+	if len(line) < 16 || line[0] != '[' || line[15] != ']' {
+		return lineCont
+	}
+	ts, ok := monthDayTime(line[1:15], tc)
+	if !ok {
+		return lineCont
+	}
+	r.ts = ts
+	i := skipSpace(line, 16)
+	if k := bytes.Index(line[i:], []byte(" - ")); k > 0 && k <= 64 && bytes.IndexByte(line[i:i+k], ' ') < 0 {
+		r.service = line[i : i+k]
+		i = skipSpace(line, i+k+3)
+	}
+	if j, lvl, _ := levelWord(line, i); lvl != "" {
+		r.level = lvl
+		i = skipSeps(line, j)
+	}
+	r.msg = trimEnd(line[i:])
+	return lineTimed
+}
+
+// parseCBS reads Windows CBS: "2016-09-28 04:30:30, Info  CBS  msg": the
+// level after the comma, the component (CBS, CSI) as the service.
+func parseCBS(line []byte, tc *timeCtx, r *record) lineKind {
+	ts, n, ok := isoTime(line, tc.loc)
+	if !ok || n+1 >= len(line) || line[n] != ',' || line[n+1] != ' ' {
+		return lineCont
+	}
+	i := skipSpace(line, n+1)
+	j, lvl, _ := levelWord(line, i)
+	if lvl == "" {
+		return lineCont
+	}
+	r.ts, r.level = ts, lvl
+	i = skipSpace(line, j)
+	if e := token(line, i); e > i && e-i <= 16 && e < len(line) {
+		r.service = line[i:e]
+		i = skipSpace(line, e)
+	}
+	r.msg = trimEnd(line[i:])
+	return lineTimed
+}
+
+// parseFileDated reads lines that start with the name of the file they came
+// from, itself holding a date ("nova-api.log.1.2017-05-16_13:53:08 2017-05-16
+// 00:00:00.008 25746 INFO nova.api msg", OpenStack): the name becomes the
+// field "file" and the rest is read as text.
+func parseFileDated(line []byte, tc *timeCtx, r *record) lineKind {
+	e := token(line, 0)
+	if e == 0 || e >= len(line) || e > 256 || !containsDate(line[:e]) {
+		return lineCont
+	}
+	if _, _, ok := isoTime(line, tc.loc); ok {
+		return lineCont // the line starts with its own stamp: plain text
+	}
+	rest := line[skipSpace(line, e):]
+	if parseText(rest, tc, r) != lineTimed {
+		return lineCont
+	}
+	r.fields = append(r.fields, kv{[]byte("file"), line[:e]})
+	return lineTimed
+}
+
+// containsDate reports whether b holds "yyyy-mm-dd" somewhere.
+func containsDate(b []byte) bool {
+	for i := 0; i+10 <= len(b); i++ {
+		if b[i+4] == '-' && b[i+7] == '-' && isDigit(b[i]) && isDigit(b[i+3]) && isDigit(b[i+5]) && isDigit(b[i+6]) && isDigit(b[i+8]) && isDigit(b[i+9]) {
+			return true
+		}
+	}
+	return false
+}
+
+// parseApacheError reads "[Sun Dec 04 04:47:44 2005] [error] msg" and Apache
+// 2.4's "[Fri Sep 09 10:42:29.902022 2011] [core:error] [pid 1:tid 2] msg"
+// (the module is the service).
+func parseApacheError(line []byte, tc *timeCtx, r *record) lineKind {
+	if len(line) < 26 || line[0] != '[' {
+		return lineCont
+	}
+	ts, n, ok := ctimeTime(line[1:], tc)
+	if !ok || 1+n >= len(line) || line[1+n] != ']' {
+		return lineCont
+	}
+	r.ts = ts
+	textTail(line, n+2, r)
+	return lineTimed
+}
+
+// parseAccess reads the common and combined access log formats of Apache and
+// nginx, with an optional leading virtual host (vhost_combined), which is the
+// service: `[vhost] client ident user [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.0" 200 2326 ...`.
+// Access logs carry no level; it is read from the status: 5xx ERROR (the
+// server failed), 4xx WARN (the client was refused), anything else INFO.
+// The message is the request line, status and size.
+func parseAccess(line []byte, tc *timeCtx, r *record) lineKind {
+	k := bytes.Index(line, []byte(" ["))
+	if k <= 0 || k > 512 {
+		return lineCont
+	}
+	cols := bytes.Fields(line[:k])
+	if len(cols) != 3 && len(cols) != 4 {
+		return lineCont
+	}
+	ts, n, ok := clfTime(line[k+2:], tc)
+	i := k + 2 + n
+	if !ok || i+2 >= len(line) || line[i] != ']' || line[i+1] != ' ' || line[i+2] != '"' {
+		return lineCont
+	}
+	r.ts = ts
+	if len(cols) == 4 { // "%v:%p": the port is no part of the name
+		v := cols[0]
+		if c := bytes.LastIndexByte(v, ':'); c > 0 && digitsEnd(v, c+1) == len(v) {
+			v = v[:c]
+		}
+		r.service = v
+		cols = cols[1:]
+	}
+	r.fields = append(r.fields, kv{[]byte("client"), cols[0]})
+	if len(cols[2]) > 0 && string(cols[2]) != "-" {
+		r.fields = append(r.fields, kv{[]byte("user"), cols[2]})
+	}
+	ms := i + 2
+	q := bytes.IndexByte(line[ms+1:], '"')
+	if q < 0 {
+		r.msg = trimEnd(line[ms:])
+		return lineTimed
+	}
+	j := ms + 1 + q + 1 // after the request's closing quote
+	st := skipSpace(line, j)
+	se := token(line, st)
+	status := line[st:se]
+	r.level = statusLevel(status)
+	r.fields = append(r.fields, kv{[]byte("status"), status})
+	be := token(line, skipSpace(line, se))
+	r.msg = line[ms:be]
+	return lineTimed
+}
+
+// parseGlog reads glog/klog: "E0102 15:04:05.000000 1234 file.go:12] msg"
+// (level letter I, W, E or F; the year is inferred; thread id and source
+// location become fields).
+func parseGlog(line []byte, tc *timeCtx, r *record) lineKind {
+	if len(line) < 22 || line[5] != ' ' || line[8] != ':' || line[11] != ':' {
+		return lineCont
+	}
+	var lvl string
+	switch line[0] {
+	case 'I':
+		lvl = "INFO"
+	case 'W':
+		lvl = "WARN"
+	case 'E', 'F':
+		lvl = "ERROR"
+	default:
+		return lineCont
+	}
+	mo, ok1 := num(line[1:], 2)
+	d, ok2 := num(line[3:], 2)
+	h, ok3 := num(line[6:], 2)
+	mi, ok4 := num(line[9:], 2)
+	s, ok5 := num(line[12:], 2)
+	if !(ok1 && ok2 && ok3 && ok4 && ok5) {
+		return lineCont
+	}
+	i := 14
+	frac, i := fraction(line, i)
+	ts, ok := tc.noYear(mo, d, h, mi, s, frac)
+	if !ok || !afterStamp(line, i) {
+		return lineCont
+	}
+	r.ts, r.level = ts, lvl
+	i = skipSpace(line, i)
+	if e := digitsEnd(line, i); e > i {
+		r.fields = append(r.fields, kv{[]byte("thread"), line[i:e]})
+		i = skipSpace(line, e)
+	}
+	if k := bytes.IndexByte(line[i:], ']'); k > 0 && k <= 128 && bytes.IndexByte(line[i:i+k], ' ') < 0 {
+		r.fields = append(r.fields, kv{[]byte("source"), line[i : i+k]})
+		i = skipSpace(line, i+k+1)
+	}
+	r.msg = trimEnd(line[i:])
+	return lineTimed
+}
+
+// logcatLevel maps Android's priority letters (V D I W E F, A assert).
+func logcatLevel(c byte) string {
+	switch c {
+	case 'V', 'D':
+		return "DEBUG"
+	case 'I':
+		return "INFO"
+	case 'W':
+		return "WARN"
+	case 'E', 'F', 'A':
+		return "ERROR"
+	}
+	return ""
+}
+
+// parseLogcat reads Android logcat threadtime, "03-17 16:13:38.811  1702
+// 2395 D Tag: msg" (also with a year, logcat -v year): the tag is the
+// service, pid and tid are fields.
+func parseLogcat(line []byte, tc *timeCtx, r *record) lineKind {
+	var ts int64
+	var i int
+	if len(line) >= 10 && line[4] == '-' && line[7] == '-' {
+		t, n, ok := isoTime(line, tc.loc)
+		if !ok {
+			return lineCont
+		}
+		ts, i = t, n
+	} else {
+		if len(line) < 18 || line[2] != '-' || line[5] != ' ' || line[8] != ':' || line[11] != ':' {
+			return lineCont
+		}
+		mo, ok1 := num(line, 2)
+		d, ok2 := num(line[3:], 2)
+		h, ok3 := num(line[6:], 2)
+		mi, ok4 := num(line[9:], 2)
+		s, ok5 := num(line[12:], 2)
+		if !(ok1 && ok2 && ok3 && ok4 && ok5) {
+			return lineCont
+		}
+		var frac int
+		frac, i = fraction(line, 14)
+		t, ok := tc.noYear(mo, d, h, mi, s, frac)
+		if !ok {
+			return lineCont
+		}
+		ts = t
+	}
+	// pid, tid, priority letter, "Tag: msg"
+	p := skipSpace(line, i)
+	pe := digitsEnd(line, p)
+	t := skipSpace(line, pe)
+	te := digitsEnd(line, t)
+	l := skipSpace(line, te)
+	if pe == p || te == t || l+2 > len(line) || line[l+1] != ' ' {
+		return lineCont
+	}
+	lvl := logcatLevel(line[l])
+	if lvl == "" {
+		return lineCont
+	}
+	r.ts, r.level = ts, lvl
+	r.fields = append(r.fields, kv{[]byte("pid"), line[p:pe]}, kv{[]byte("tid"), line[t:te]})
+	i = l + 2
+	if k := bytes.Index(line[i:], []byte(": ")); k >= 0 && k <= 64 {
+		r.service = trimEnd(line[i : i+k])
+		i += k + 2
+	} else if bytes.HasSuffix(line, []byte(":")) {
+		r.service = trimEnd(line[i : len(line)-1])
+		i = len(line)
+	}
+	r.msg = trimEnd(line[i:])
+	return lineTimed
+}
+
+// syslogTag reads "prog[pid]: " or "prog: " at b[i]: the program is the
+// service, the pid a field. ok is false when there is no tag.
+func syslogTag(b []byte, i int, r *record) (int, bool) {
+	j := i
+	for j < len(b) && j-i <= 64 && b[j] != '[' && b[j] != ':' && b[j] != ' ' {
+		j++
+	}
+	if j == i || j >= len(b) || j-i > 64 {
+		return i, false
+	}
+	prog := b[i:j]
+	var pid []byte
+	if b[j] == '[' {
+		k := bytes.IndexByte(b[j:], ']')
+		if k < 0 || k > 24 {
+			return i, false
+		}
+		pid = b[j+1 : j+k]
+		j += k + 1
+	}
+	if j >= len(b) || b[j] != ':' {
+		return i, false
+	}
+	r.service = prog
+	if len(pid) > 0 {
+		r.fields = append(r.fields, kv{[]byte("pid"), pid})
+	}
+	return skipSpace(b, j+1), true
+}
+
+// parseSyslog reads syslog lines: RFC 3164 "Jun 14 15:16:01 host
+// prog[pid]: msg" (the year inferred), rsyslog's high-precision
+// "2024-01-02T03:04:05.123456+00:00 host prog[pid]: msg", and RFC 5424
+// "<34>1 2003-10-11T22:14:15.003Z host app procid msgid [sd] msg". Host is a
+// field and the program is the service; the level is the priority's
+// severity when the line has one, else a level word opening the message.
+func parseSyslog(line []byte, tc *timeCtx, r *record) lineKind {
+	i := 0
+	pri := -1
+	if len(line) > 2 && line[0] == '<' {
+		e := digitsEnd(line, 1)
+		if e == 1 || e > 4 || e >= len(line) || line[e] != '>' {
+			return lineCont
+		}
+		p, _ := num(line[1:], e-1)
+		if p > 191 {
+			return lineCont
+		}
+		pri, i = p, e+1
+	}
+	if pri >= 0 && len(line) > i+1 && line[i] == '1' && line[i+1] == ' ' {
+		return parse5424(line, i+2, pri, tc, r)
+	}
+	var ts int64
+	var n int
+	var ok bool
+	iso := i < len(line) && isDigit(line[i])
+	if iso {
+		// rsyslog's RFC 3339 stamp: the T and a zone tell it from plain text
+		ts, n, ok = isoTime(line[i:], tc.loc)
+		if ok && (line[i+10] != 'T' || !hasZone(line[i:i+n])) {
+			ok = false
+		}
+	} else {
+		ts, n, ok = syslogTime(line[i:], tc)
+	}
+	if !ok || i+n >= len(line) || line[i+n] != ' ' {
+		return lineCont
+	}
+	i = skipSpace(line, i+n)
+	he := token(line, i)
+	if he == i {
+		return lineCont
+	}
+	host := line[i:he]
+	j, tagged := syslogTag(line, skipSpace(line, he), r)
+	if !tagged {
+		if iso {
+			return lineCont
+		}
+		j = skipSpace(line, he)
+	}
+	r.ts = ts
+	r.fields = append(r.fields, kv{[]byte("host"), host})
+	if pri >= 0 {
+		r.level = syslogLevel([]byte{byte('0' + pri%8)})
+	} else if e, lvl, _ := levelWord(line, j); lvl != "" {
+		r.level = lvl
+		j = skipSeps(line, e)
+	}
+	r.msg = trimEnd(line[j:])
+	return lineTimed
+}
+
+// hasZone reports whether an ISO stamp ends with Z or a numeric offset.
+func hasZone(b []byte) bool {
+	n := len(b)
+	return n > 0 && (b[n-1] == 'Z' || b[n-1] == 'z' || (n >= 6 && (b[n-6] == '+' || b[n-6] == '-')) || (n >= 5 && (b[n-5] == '+' || b[n-5] == '-')))
+}
+
+// parse5424 reads the RFC 5424 header after "<pri>1 ".
+func parse5424(line []byte, i, pri int, tc *timeCtx, r *record) lineKind {
+	ts, n, ok := isoTime(line[i:], tc.loc)
+	if !ok || i+n >= len(line) || line[i+n] != ' ' {
+		return lineCont
+	}
+	r.ts = ts
+	r.level = syslogLevel([]byte{byte('0' + pri%8)})
+	i = skipSpace(line, i+n)
+	var cols [4][]byte // host, app, procid, msgid
+	for c := range cols {
+		e := token(line, i)
+		cols[c] = line[i:e]
+		i = skipSpace(line, e)
+	}
+	if h := cols[0]; len(h) > 0 && string(h) != "-" {
+		r.fields = append(r.fields, kv{[]byte("host"), h})
+	}
+	if a := cols[1]; len(a) > 0 && string(a) != "-" {
+		r.service = a
+	}
+	if p := cols[2]; len(p) > 0 && string(p) != "-" {
+		r.fields = append(r.fields, kv{[]byte("pid"), p})
+	}
+	if m := cols[3]; len(m) > 0 && string(m) != "-" {
+		r.fields = append(r.fields, kv{[]byte("msgid"), m})
+	}
+	// structured data: "-" or one or more [id k="v"] elements
+	if i < len(line) && line[i] == '-' {
+		i = skipSpace(line, i+1)
+	} else {
+		for i < len(line) && line[i] == '[' {
+			end := sdEnd(line, i)
+			r.fields = append(r.fields, kv{[]byte("sd"), line[i:end]})
+			i = end
+		}
+		i = skipSpace(line, i)
+	}
+	msg := bytes.TrimPrefix(line[i:], []byte("\xef\xbb\xbf"))
+	r.msg = trimEnd(msg)
+	return lineTimed
+}
+
+// sdEnd returns the index after the structured-data element at b[i] ('['),
+// honouring quoted values with escapes.
+func sdEnd(b []byte, i int) int {
+	quoted := false
+	for j := i + 1; j < len(b); j++ {
+		switch {
+		case b[j] == '\\' && quoted:
+			j++
+		case b[j] == '"':
+			quoted = !quoted
+		case b[j] == ']' && !quoted:
+			return j + 1
+		}
+	}
+	return len(b)
+}
+
+// parseRAS reads supercomputer RAS logs, which put an alert tag, a Unix
+// epoch, a date and the node before the event's own stamp: BlueGene/L
+// "- 1117838570 2005.06.03 R02-M1-N0-C:J12-U11 2005-06-03-15.42.50.675872
+// R02-M1-N0-C:J12-U11 RAS KERNEL INFO msg" (component is the service, the
+// level word the level) and Thunderbird "- 1131566461 2005.11.09 dn228 Nov
+// 9 12:01:01 dn228/dn228 crond[2915]: msg" (the program is the service).
+// The epoch is the time. An alert tag other than "-" is kept as the field
+// "alert" and, when the line names no level, makes it ERROR: the tag marks
+// the line as an alert.
+func parseRAS(line []byte, tc *timeCtx, r *record) lineKind {
+	te := token(line, 0)
+	if te == 0 || te > 32 || te >= len(line) {
+		return lineCont
+	}
+	tag := line[:te]
+	es := skipSpace(line, te)
+	ee := digitsEnd(line, es)
+	if ee-es != 10 || ee >= len(line) || line[ee] != ' ' {
+		return lineCont
+	}
+	ds := ee + 1
+	if len(line) < ds+11 || line[ds+4] != '.' || line[ds+7] != '.' || line[ds+10] != ' ' {
+		return lineCont
+	}
+	sec, _ := num(line[es:], 10)
+	ns := int64(sec) * 1e9
+	ns0 := skipSpace(line, ds+11)
+	ne := token(line, ns0)
+	if ne == ns0 || ne >= len(line) {
+		return lineCont
+	}
+	r.ts = ns
+	r.fields = append(r.fields, kv{[]byte("node"), line[ns0:ne]})
+	if string(tag) != "-" {
+		r.fields = append(r.fields, kv{[]byte("alert"), tag})
+	}
+	i := skipSpace(line, ne)
+	if _, n, ok := syslogTime(line[i:], tc); ok { // Thunderbird
+		i = skipSpace(line, i+n)
+		he := token(line, i)
+		if j, ok := syslogTag(line, skipSpace(line, he), r); ok {
+			i = j
+		} else {
+			i = skipSpace(line, he)
+		}
+		if e, lvl, _ := levelWord(line, i); lvl != "" {
+			r.level = lvl
+			i = skipSeps(line, e)
+		}
+	} else { // BlueGene/L: stamp node type component level
+		var cols [4][]byte
+		for c := range cols {
+			e := token(line, i)
+			cols[c] = line[i:e]
+			i = skipSpace(line, e)
+		}
+		r.fields = append(r.fields, kv{[]byte("type"), cols[2]})
+		r.service = cols[3]
+		if _, lvl, _ := levelWord(line, i); lvl != "" {
+			r.level = lvl
+			i = skipSpace(line, token(line, i))
+		}
+	}
+	if r.level == "" && string(tag) != "-" {
+		r.level = "ERROR"
+	}
+	r.msg = trimEnd(line[i:])
+	return lineTimed
+}
+
+// parseHPC reads the LANL HPC layout "134681 node-246 unix.hw
+// state_change.unavailable 1077804742 1 msg": sequence number, node,
+// component (the service), state, Unix epoch (the time), flag, message.
+func parseHPC(line []byte, tc *timeCtx, r *record) lineKind {
+	var cols [6][]byte
+	i := 0
+	for c := range cols {
+		e := token(line, i)
+		if e == i || e >= len(line) {
+			return lineCont
+		}
+		cols[c] = line[i:e]
+		i = skipSpace(line, e)
+	}
+	if digitsEnd(cols[0], 0) != len(cols[0]) || len(cols[4]) != 10 || digitsEnd(cols[4], 0) != 10 || digitsEnd(cols[5], 0) != len(cols[5]) {
+		return lineCont
+	}
+	sec, _ := num(cols[4], 10)
+	r.ts = int64(sec) * 1e9
+	r.service = cols[2]
+	r.fields = append(r.fields, kv{[]byte("node"), cols[1]}, kv{[]byte("state"), cols[3]})
+	if e, lvl, _ := levelWord(line, i); lvl != "" {
+		r.level = lvl
+		i = skipSeps(line, e)
+	}
+	r.msg = trimEnd(line[i:])
+	return lineTimed
+}
