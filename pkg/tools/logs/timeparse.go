@@ -82,16 +82,11 @@ func yymmddTime(b []byte, tc *timeCtx) (int64, int, bool) {
 	if len(b) < 13 || b[6] != ' ' {
 		return 0, 0, false
 	}
-	y, ok1 := num(b, 2)
-	mo, ok2 := num(b[2:], 2)
-	d, ok3 := num(b[4:], 2)
-	h, ok4 := num(b[7:], 2)
-	mi, ok5 := num(b[9:], 2)
-	s, ok6 := num(b[11:], 2)
-	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) {
+	v, ok := stampNums(b, span{0, 2}, span{2, 2}, span{4, 2}, span{7, 2}, span{9, 2}, span{11, 2})
+	if !ok {
 		return 0, 0, false
 	}
-	ns, ok := mkTime(century(y), mo, d, h, mi, s, 0, tc.loc)
+	ns, ok := mkTime(century(v[0]), v[1], v[2], v[3], v[4], v[5], 0, tc.loc)
 	return ns, 13, ok
 }
 
@@ -100,16 +95,11 @@ func yySlashTime(b []byte, tc *timeCtx) (int64, int, bool) {
 	if len(b) < 17 || b[2] != '/' || b[5] != '/' || b[8] != ' ' || b[11] != ':' || b[14] != ':' {
 		return 0, 0, false
 	}
-	y, ok1 := num(b, 2)
-	mo, ok2 := num(b[3:], 2)
-	d, ok3 := num(b[6:], 2)
-	h, ok4 := num(b[9:], 2)
-	mi, ok5 := num(b[12:], 2)
-	s, ok6 := num(b[15:], 2)
-	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) {
+	v, ok := stampNums(b, span{0, 2}, span{3, 2}, span{6, 2}, span{9, 2}, span{12, 2}, span{15, 2})
+	if !ok {
 		return 0, 0, false
 	}
-	ns, ok := mkTime(century(y), mo, d, h, mi, s, 0, tc.loc)
+	ns, ok := mkTime(century(v[0]), v[1], v[2], v[3], v[4], v[5], 0, tc.loc)
 	return ns, 17, ok
 }
 
@@ -118,17 +108,11 @@ func compactTime(b []byte, tc *timeCtx) (int64, int, bool) {
 	if len(b) < 21 || b[8] != '-' || b[11] != ':' || b[14] != ':' || b[17] != ':' {
 		return 0, 0, false
 	}
-	y, ok1 := num(b, 4)
-	mo, ok2 := num(b[4:], 2)
-	d, ok3 := num(b[6:], 2)
-	h, ok4 := num(b[9:], 2)
-	mi, ok5 := num(b[12:], 2)
-	s, ok6 := num(b[15:], 2)
-	ms, ok7 := num(b[18:], 3)
-	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7) {
+	v, ok := stampNums(b, span{0, 4}, span{4, 2}, span{6, 2}, span{9, 2}, span{12, 2}, span{15, 2}, span{18, 3})
+	if !ok {
 		return 0, 0, false
 	}
-	ns, ok := mkTime(y, mo, d, h, mi, s, ms*1e6, tc.loc)
+	ns, ok := mkTime(v[0], v[1], v[2], v[3], v[4], v[5], v[6]*1e6, tc.loc)
 	return ns, 21, ok
 }
 
@@ -232,6 +216,23 @@ func leadingTime(b []byte, tc *timeCtx) (int64, int, bool) {
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// span is one number of a fixed-width stamp: its offset and digit count.
+type span struct{ at, n int }
+
+// stampNums reads the numbers of a fixed-width stamp in order (at most 7);
+// ok is false unless every one is all digits.
+func stampNums(b []byte, spans ...span) (v [7]int, ok bool) {
+	for i, sp := range spans {
+		if sp.at > len(b) {
+			return v, false
+		}
+		if v[i], ok = num(b[sp.at:], sp.n); !ok {
+			return v, false
+		}
+	}
+	return v, true
+}
 
 // num parses exactly n ASCII digits.
 func num(b []byte, n int) (int, bool) {
