@@ -1,6 +1,7 @@
 package logs
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -113,5 +114,47 @@ func TestOTLPBatchLines(t *testing.T) {
 				t.Fatalf("kind %d ts %d level %q msg %q, want %d %d %q %q", kind, r.ts, r.level, r.msg, c.kind, c.ts, c.level, c.msg)
 			}
 		})
+	}
+}
+
+// BenchmarkOTLPBatchLine: the per-record cost of a collector batch line
+// (the fixture's second line: two resources, three records, a kvlist body).
+func BenchmarkOTLPBatchLine(b *testing.B) {
+	data, err := os.ReadFile(filepath.Join("testdata", "formats", "otlp_collector.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	line := []byte(strings.Split(string(data), "\n")[1])
+	tc := timeCtx{loc: time.UTC, year: 2026}
+	var r record
+	n := 0
+	count := func(lineKind, *record, []byte, []byte) { n++ }
+	b.SetBytes(int64(len(line)))
+	b.ResetTimer()
+	for range b.N {
+		eachOTLPBatch(line, &tc, &r, count)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/record")
+}
+
+// TestOTLPBatchInspect: logs inspect shows every record of a batch line as
+// its own entry, as query_logs returns them, and the range spans them all.
+func TestOTLPBatchInspect(t *testing.T) {
+	p := copyFixture(t, t.TempDir(), "otlp_collector.json")
+	in, err := Inspect(context.Background(), Source{Name: "app", Paths: []string{p}}, InspectOptions{Entries: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(in.Reports) != 1 || in.Reports[0].Layout != layoutOTLPBatch || in.Reports[0].LastTS != "2026-03-14T15:00:00.123Z" {
+		t.Fatalf("reports %+v", in.Reports)
+	}
+	var got []string
+	for _, e := range in.Entries {
+		got = append(got, e.Service+" "+e.Message)
+	}
+	want := []string{"checkout cart loaded", "checkout charge failed: card declined", "frontend GET /api/cart 200",
+		`checkout {"event":"retrying payment provider call","attempt":2,"backoff":[0.5,1.5]}`}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("entries %q, want %q", got, want)
 	}
 }
