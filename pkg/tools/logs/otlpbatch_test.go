@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/superbiz/superbiz/internal/reliability"
 	"github.com/superbiz/superbiz/pkg/redact"
 )
 
@@ -31,7 +32,9 @@ func TestOTLPBatchRecords(t *testing.T) {
 	if !ok || charge.Level != "ERROR" || charge.Service != "checkout" || charge.TS != "2026-03-14T14:11:07.123Z" {
 		t.Fatalf("charge record: %+v in %+v", charge, res.Entries)
 	}
-	if charge.Fields["db.password"] != redact.Marker || strings.Contains(fmt.Sprint(res), "hunter2") {
+	leaked := strings.Count(fmt.Sprint(res), "hunter2")
+	reliability.Record(t, reliability.SectionSecrets, "query_logs: OTLP record attribute named like a secret", map[string]any{"planted": 1, "leaked": leaked})
+	if charge.Fields["db.password"] != redact.Marker || leaked != 0 {
 		t.Fatalf("secret attribute not masked: %+v", charge.Fields)
 	}
 	if charge.Fields["http.route"] != "/api/charge" || charge.Fields["retry.count"] != "0" ||
@@ -82,6 +85,8 @@ func TestOTLPBatchCut(t *testing.T) {
 	if res.Matched != maxBatchRecords || res.CutRecords != extra {
 		t.Fatalf("matched %d cut %d, want %d and %d", res.Matched, res.CutRecords, maxBatchRecords, extra)
 	}
+	reliability.Record(t, reliability.SectionBombs, "otlp_batch line of 10007 records", map[string]any{
+		"line_bytes": b.Len(), "matched": res.Matched, "cut_records": res.CutRecords})
 }
 
 // TestOTLPBatchLines: what a batch line is to the entry structure, and
