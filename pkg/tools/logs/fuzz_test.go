@@ -53,6 +53,49 @@ func FuzzParseJSON(f *testing.F) {
 		`{"EdgeStartTimestamp":1773496860000000000,"EdgeResponseStatus":502,"ClientRequestHost":"h"}`)
 }
 func FuzzParseLogfmt(f *testing.F) { fuzzParser(f, layoutLogfmt) }
+
+// FuzzOTLPBatch: whatever a collector batch line holds, every record it
+// yields cleans to valid, control-free text and the walk stays within its
+// bounds (at most maxBatchRecords yielded, the rest only counted).
+func FuzzOTLPBatch(f *testing.F) {
+	data, err := os.ReadFile(filepath.Join("testdata", "formats", "otlp_collector.json"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		f.Add(line)
+	}
+	f.Add([]byte(`{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"body":{"kvlistValue":{"values":[{"key":"k","value":{"arrayValue":{"values":[{"stringValue":"\u0007"}]}}}]}}}]}]}]}`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		tc := timeCtx{loc: time.UTC, year: 2026}
+		var r record
+		n := 0
+		cut := eachOTLPBatch(line, &tc, &r, func(_ lineKind, r *record, raw, _ []byte) {
+			n++
+			if len(raw) > len(line) {
+				t.Fatalf("record larger than its line")
+			}
+			for _, b := range [][]byte{r.msg, r.service} {
+				s := cleanText(b, false)
+				if !utf8.ValidString(s) {
+					t.Fatalf("invalid UTF-8 from %q", line)
+				}
+				for _, c := range []byte(s) {
+					if c < 0x20 || c == 0x7f {
+						t.Fatalf("control byte %#x left in %q", c, s)
+					}
+				}
+			}
+			if len(r.msg) > max(maxAnyBytes, len(line)) {
+				t.Fatalf("message of %d bytes from a line of %d", len(r.msg), len(line))
+			}
+		})
+		if n > maxBatchRecords || cut < 0 || (cut > 0 && n != maxBatchRecords) {
+			t.Fatalf("yielded %d, cut %d", n, cut)
+		}
+		layoutByName(layoutOTLPBatch).parseLine(line, &tc, &r)
+	})
+}
 func FuzzParseText(f *testing.F) {
 	fuzzParser(f, layoutText, "2015-07-29 17:41:44,747 - ERROR [main] - m", "2009-07-20 22:59:27,672:ERROR:name:msg",
 		"2024/01/02 03:04:05 [error] 12#0: *1 x")

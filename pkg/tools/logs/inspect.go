@@ -254,7 +254,19 @@ func (s *scanner) walkSample(data []byte, rep *FileReport, want int) []Entry {
 			placing = true
 			rep.Placed++
 			rep.first, rep.last = min(rep.first, s.rec.ts), max(rep.last, s.rec.ts)
-			if len(out) < want {
+			if s.lay.each != nil { // a batch line: every record is an entry
+				s.lay.each(line, &s.tc, &s.rec, func(k lineKind, r *record, _, _ []byte) {
+					if k != lineTimed {
+						return
+					}
+					rep.first, rep.last = min(rep.first, r.ts), max(rep.last, r.ts)
+					if len(out) < want {
+						a := newAccumulator(1, s.tc.loc)
+						a.add(r, nil)
+						out = append(out, a.result("", 0, 0).Entries...)
+					}
+				})
+			} else if len(out) < want {
 				end := s.entryEnd(data, next, len(data))
 				var r record
 				s.lay.parseLine(line, &s.tc, &r)

@@ -22,6 +22,10 @@ type layout struct {
 	// parse reads one line (without its newline or trailing CR) into r, which
 	// parseLine has reset, and says what the line is to the entry structure.
 	parse func(line []byte, tc *timeCtx, r *record) lineKind
+	// each, for layouts that hold many records per line (otlp_batch), yields
+	// every record of a line and returns how many were cut by its bound;
+	// parse then reads a line's first record. nil for one record per line.
+	each func(line []byte, tc *timeCtx, r *record, yield batchYield) int
 }
 
 // parseLine resets r and parses line under l.
@@ -33,6 +37,7 @@ func (l *layout) parseLine(line []byte, tc *timeCtx, r *record) lineKind {
 // Names of the built-in layouts, as doctor and the tests see them.
 const (
 	layoutJSON      = "json"
+	layoutOTLPBatch = "otlp_batch"
 	layoutLogfmt    = "logfmt"
 	layoutSyslog    = "syslog"
 	layoutRAS       = "ras"
@@ -56,22 +61,23 @@ const (
 // ones, then text layouts from the most specific to the general ISO text.
 func builtinLayouts() []*layout {
 	return []*layout{
-		{layoutJSON, parseJSON},
-		{layoutLogfmt, parseLogfmt},
-		{layoutRAS, parseRAS},
-		{layoutHPC, parseHPC},
-		{layoutSyslog, parseSyslog},
-		{layoutGlog, parseGlog},
-		{layoutLogcat, parseLogcat},
-		{layoutAccess, parseAccess},
-		{layoutApacheErr, parseApacheError},
-		{layoutCBS, parseCBS},
-		{layoutFileDated, parseFileDated},
-		{layoutHDFS, parseHDFS},
-		{layoutSpark, parseSpark},
-		{layoutCompact, parseCompact},
-		{layoutMonthDay, parseMonthDay},
-		{layoutText, parseText},
+		{name: layoutJSON, parse: parseJSON},
+		{name: layoutOTLPBatch, parse: parseOTLPBatch, each: eachOTLPBatch},
+		{name: layoutLogfmt, parse: parseLogfmt},
+		{name: layoutRAS, parse: parseRAS},
+		{name: layoutHPC, parse: parseHPC},
+		{name: layoutSyslog, parse: parseSyslog},
+		{name: layoutGlog, parse: parseGlog},
+		{name: layoutLogcat, parse: parseLogcat},
+		{name: layoutAccess, parse: parseAccess},
+		{name: layoutApacheErr, parse: parseApacheError},
+		{name: layoutCBS, parse: parseCBS},
+		{name: layoutFileDated, parse: parseFileDated},
+		{name: layoutHDFS, parse: parseHDFS},
+		{name: layoutSpark, parse: parseSpark},
+		{name: layoutCompact, parse: parseCompact},
+		{name: layoutMonthDay, parse: parseMonthDay},
+		{name: layoutText, parse: parseText},
 	}
 }
 
@@ -86,7 +92,8 @@ const (
 
 // layoutsFor maps a source's configured format to its canonical name and
 // the layouts detection chooses among: auto is all the built-in ones, text
-// every one but json and logfmt, json and logfmt themselves only, custom the
+// every one but json, otlp_batch and logfmt, json both JSON layouts (one
+// record or a collector batch per line), logfmt itself only, custom the
 // source's own layout (compiled from its pattern and time_layout) only.
 func layoutsFor(src Source) (string, []*layout, error) {
 	all := builtinLayouts()
@@ -94,11 +101,11 @@ func layoutsFor(src Source) (string, []*layout, error) {
 	case "", "auto":
 		return formatAuto, all, nil
 	case "json", "jsonl", "ndjson":
-		return formatJSON, all[:1], nil
+		return formatJSON, all[:2], nil
 	case "logfmt":
-		return formatLogfmt, all[1:2], nil
+		return formatLogfmt, all[2:3], nil
 	case "text", "plain":
-		return formatText, all[2:], nil
+		return formatText, all[3:], nil
 	case "custom":
 		l, err := newCustomLayout(src.Pattern, src.TimeLayout)
 		if err != nil {

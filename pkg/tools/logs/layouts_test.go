@@ -51,6 +51,7 @@ func TestLayoutFixtures(t *testing.T) {
 		{"syslog5424.log", layoutSyslog, 5, 2, "sshd", 3, 0},
 		{"journald.json", layoutJSON, 5, 2, "nginx", 3, 0},
 		{"otlp.json", layoutJSON, 5, 2, "checkout", 3, 0},
+		{"otlp_collector.json", layoutOTLPBatch, 5, 2, "checkout", 3, 0},
 		{"ecs.json", layoutJSON, 5, 2, "cart", 3, 0},
 		{"log4j2.json", layoutJSON, 5, 2, "com.shop.Orders", 3, 0},
 		{"epoch.json", layoutJSON, 5, 2, "api", 3, 0},

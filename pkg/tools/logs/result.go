@@ -41,6 +41,9 @@ type Result struct {
 	// time: entries whose time is missing or unreadable, and lines before a
 	// file's first entry. They are not in matched, entries or patterns.
 	Unparsed int `json:"unparsed,omitempty"`
+	// CutRecords counts the log records of OpenTelemetry Collector batch
+	// lines past maxBatchRecords per line: not searched, only counted.
+	CutRecords int `json:"cut_records,omitempty"`
 	// SkippedCount is how many files could not be read (fully); the first
 	// maxSkippedListed are named in SkippedFiles.
 	SkippedCount int           `json:"skipped_count,omitempty"`
@@ -110,10 +113,12 @@ type accumulator struct {
 	loc      *time.Location
 	matched  int
 	unparsed int
-	seq      int64
-	held     entryHeap
-	patterns map[string]*patternAcc
-	mask     *secretMasker
+	// cutRecords counts batch records past maxBatchRecords per line.
+	cutRecords int
+	seq        int64
+	held       entryHeap
+	patterns   map[string]*patternAcc
+	mask       *secretMasker
 }
 
 func newAccumulator(limit int, loc *time.Location) *accumulator {
@@ -293,6 +298,7 @@ func (a *accumulator) result(source string, start, end int64) Result {
 	}
 	res.Returned = len(res.Entries)
 	res.Unparsed = a.unparsed
+	res.CutRecords = a.cutRecords
 	res.Truncated = res.Truncated || res.Returned < res.Matched
 	return res
 }

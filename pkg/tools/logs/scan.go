@@ -120,22 +120,16 @@ func (s *scanner) entryEnd(data []byte, next, hi int) int {
 // evalEntry checks the entry [hs,end) against the query and records it.
 func (s *scanner) evalEntry(data []byte, hs, end int) {
 	line, next := lineAt(data, hs, end)
+	if s.lay.each != nil {
+		s.acc.cutRecords += s.lay.each(line, &s.tc, &s.rec, s.evalRecord)
+		return
+	}
 	r := &s.rec
 	kind := s.lay.parseLine(line, &s.tc, r)
-	if kind == lineCont {
+	if !s.passes(kind, r) {
 		return
 	}
-	q := s.q
-	if kind == lineTimed && (r.ts < q.startNS || r.ts > q.endNS) {
-		return
-	}
-	if q.level != "" && r.level != q.level {
-		return
-	}
-	if q.service != "" && !bytes.EqualFold(r.service, []byte(q.service)) {
-		return
-	}
-	for _, w := range q.words {
+	for _, w := range s.q.words {
 		if !containsFold(data[hs:end], w) {
 			return
 		}
@@ -150,6 +144,42 @@ func (s *scanner) evalEntry(data []byte, hs, end int) {
 		cont = data[next:end]
 	}
 	s.acc.add(r, cont)
+}
+
+// passes reports whether a parsed header of kind passes the time window,
+// level and service filters (an untimed one passes the window).
+func (s *scanner) passes(kind lineKind, r *record) bool {
+	q := s.q
+	switch {
+	case kind == lineCont:
+		return false
+	case kind == lineTimed && (r.ts < q.startNS || r.ts > q.endNS):
+		return false
+	case q.level != "" && r.level != q.level:
+		return false
+	case q.service != "" && !bytes.EqualFold(r.service, []byte(q.service)):
+		return false
+	}
+	return true
+}
+
+// evalRecord checks one record of a batch line against the query and
+// records it: the contains words are matched against the record's JSON and
+// its resource's, as for a line of one record.
+func (s *scanner) evalRecord(kind lineKind, r *record, raw, res []byte) {
+	if !s.passes(kind, r) {
+		return
+	}
+	for _, w := range s.q.words {
+		if !containsFold(raw, w) && !containsFold(res, w) {
+			return
+		}
+	}
+	if kind == lineUntimed {
+		s.acc.unparsed++
+		return
+	}
+	s.acc.add(r, nil)
 }
 
 // orphan counts a line that belongs to no entry (text before a file's first
@@ -461,14 +491,17 @@ func (s *scanner) ordered(data []byte) bool {
 }
 
 // sampleLines returns the lines detection judges a file by: the first
-// detectHeadLines non-empty lines from from, and detectProbeLines from each
+// detectHeadLines non-empty lines from from (within detectHeadBytes, each
+// line whole), and detectProbeLines from each
 // of detectProbes evenly spaced points after it.
 func sampleLines(data []byte, from int) [][]byte {
 	var out [][]byte
 	take := func(at, n int) {
 		hi := min(len(data), at+detectHeadBytes)
 		for i, got := at, 0; i < hi && got < n; {
-			line, next := lineAt(data, i, hi)
+			// a line is sampled whole up to detectScanBytes (a collector
+			// batch line is often longer than the sample's byte bound)
+			line, next := lineAt(data, i, min(len(data), i+detectScanBytes))
 			if len(bytes.TrimSpace(line)) > 0 {
 				out = append(out, line)
 				got++
@@ -665,7 +698,9 @@ func (s *scanner) scanMapped(data []byte, cands []*layout) (read bool, err error
 	}
 	data = data[start:]
 	lo, hi := 0, len(data)
-	if !s.noSeek && s.ordered(data) {
+	// a batch line is placed by its first record, while its other records
+	// may lie anywhere in time: such files are read linearly
+	if !s.noSeek && s.lay.each == nil && s.ordered(data) {
 		lo = s.lowerBound(data, s.q.startNS-int64(seekSlack))
 		hi = s.lowerBound(data, s.q.endNS+int64(seekSlack)+1)
 		if hi < lo {

@@ -1,0 +1,423 @@
+package logs
+
+import (
+	"bytes"
+)
+
+// This file reads the OpenTelemetry Collector file exporter's layout: one
+// ExportLogsServiceRequest in OTLP/JSON per line,
+// {"resourceLogs":[{"resource":{"attributes":[…]},"scopeLogs":[{"scope":{…},
+// "logRecords":[{…},{…}]}]}]}, many log records per line. The layout's parse
+// reads a line's first record (detection, entry boundaries, doctor); the
+// scanner evaluates every record of a line through its each function, so
+// time window, level, service and contains apply per record.
+
+// Bounds of one batch line: records past maxBatchRecords are not searched
+// and are counted in cut_records; a body or attribute value that is a
+// kvlist or array is rendered as JSON to maxAnyDepth levels and
+// maxAnyBytes bytes (deeper levels are "…").
+const (
+	maxBatchRecords = 10000
+	maxAnyDepth     = 4
+	maxAnyBytes     = 1024
+	// maxBatchAttrs bounds the record attributes kept as fields, leaving
+	// room for trace_id and span_id within maxFields.
+	maxBatchAttrs = maxFields - 2
+)
+
+// batchYield receives one record of a batch line: its kind, the record
+// (valid until the next one), and the raw JSON of the record and of its
+// resource, which contains words are matched against.
+type batchYield func(kind lineKind, r *record, raw, res []byte)
+
+// parseOTLPBatch reads the first log record of a collector batch line; a
+// batch without records is an untimed entry of its own, any other line a
+// continuation.
+func parseOTLPBatch(line []byte, tc *timeCtx, r *record) lineKind {
+	kind := lineCont
+	eachOTLPRecord(line, tc, r, 1, func(k lineKind, _ *record, _, _ []byte) { kind = k })
+	return kind
+}
+
+// eachOTLPBatch yields every record of a batch line up to maxBatchRecords
+// and returns how many records past that bound were cut.
+func eachOTLPBatch(line []byte, tc *timeCtx, r *record, yield batchYield) int {
+	_, cut := eachOTLPRecord(line, tc, r, maxBatchRecords, yield)
+	return cut
+}
+
+// eachOTLPRecord walks a batch line and yields at most limit records; n is
+// how many were yielded, cut how many more the line holds (counted only,
+// without parsing them). A line that is no batch yields nothing; one whose
+// JSON breaks part way yields the records before the break. A batch whose
+// structure is read but holds no record yields one untimed empty record
+// when limit is 1 (parse), so such a line is an entry of its own.
+func eachOTLPRecord(line []byte, tc *timeCtx, r *record, limit int, yield batchYield) (n, cut int) {
+	i := skipSpace(line, 0)
+	if i >= len(line) || line[i] != '{' || !bytes.HasPrefix(line[skipSpace(line, i+1):], []byte(`"resourceLogs"`)) {
+		return 0, 0
+	}
+	ok := jsonMembers(line, i, func(key []byte, vs, ve int) bool {
+		if string(key) != "resourceLogs" || line[vs] != '[' {
+			return true
+		}
+		jsonElems(line, vs, func(rs, re int) bool {
+			var resV, scopes []byte
+			jsonMembers(line, rs, func(k []byte, vs, ve int) bool {
+				switch string(k) {
+				case "resource":
+					resV = line[vs:ve]
+				case "scopeLogs":
+					scopes = line[vs:ve]
+				}
+				return true
+			})
+			if len(scopes) == 0 || scopes[0] != '[' {
+				return true
+			}
+			var svc []byte
+			if len(resV) > 0 && resV[0] == '{' {
+				jsonMembers(resV, 0, func(k []byte, vs, ve int) bool {
+					if string(k) == "attributes" {
+						svc = otlpServiceName(resV[vs:ve])
+					}
+					return true
+				})
+			}
+			jsonElems(scopes, 0, func(ss, se int) bool {
+				jsonMembers(scopes, ss, func(k []byte, vs, ve int) bool {
+					if string(k) != "logRecords" || scopes[vs] != '[' {
+						return true
+					}
+					recs := scopes[vs:ve]
+					jsonElems(recs, 0, func(ls, le int) bool {
+						if n >= limit {
+							cut++ // counted, not parsed
+							return true
+						}
+						if recs[ls] != '{' {
+							return true
+						}
+						raw := recs[ls:le]
+						kind := parseOTLPRecord(raw, tc, r, svc)
+						n++
+						yield(kind, r, raw, resV)
+						return n < limit || limit > 1
+					})
+					return n < limit || limit > 1
+				})
+				return n < limit || limit > 1
+			})
+			return n < limit || limit > 1
+		})
+		return false
+	})
+	if ok && n == 0 && limit == 1 {
+		r.reset()
+		yield(lineUntimed, r, nil, nil)
+	}
+	return n, cut
+}
+
+// parseOTLPRecord reads one OTLP/JSON LogRecord object into r: time from
+// timeUnixNano (observedTimeUnixNano when it is missing or 0), level from
+// severityText or else severityNumber, message from the body, attributes,
+// traceId and spanId as fields, service from the resource.
+func parseOTLPRecord(obj []byte, tc *timeCtx, r *record, svc []byte) lineKind {
+	r.reset()
+	r.service = svc
+	var timeV, obsV, sevText, sevNum, traceID, spanID []byte
+	jsonMembers(obj, 0, func(k []byte, vs, ve int) bool {
+		v := obj[vs:ve]
+		switch string(k) {
+		case "timeUnixNano":
+			timeV = scalarText(v)
+		case "observedTimeUnixNano":
+			obsV = scalarText(v)
+		case "severityText":
+			sevText = scalarText(v)
+		case "severityNumber":
+			sevNum = scalarText(v)
+		case "body":
+			r.msg = anyText(v)
+		case "traceId":
+			traceID = scalarText(v)
+		case "spanId":
+			spanID = scalarText(v)
+		case "attributes":
+			if len(v) > 0 && v[0] == '[' {
+				jsonElems(v, 0, func(as, ae int) bool {
+					if len(r.fields) >= maxBatchAttrs {
+						return false
+					}
+					var key, val []byte
+					jsonMembers(v, as, func(k []byte, vs, ve int) bool {
+						switch string(k) {
+						case "key":
+							key = scalarText(v[vs:ve])
+						case "value":
+							val = anyText(v[vs:ve])
+						}
+						return true
+					})
+					if len(key) > 0 {
+						r.fields = append(r.fields, kv{key, val})
+					}
+					return true
+				})
+			}
+		}
+		return true
+	})
+	if len(traceID) > 0 {
+		r.fields = append(r.fields, kv{[]byte("trace_id"), traceID})
+	}
+	if len(spanID) > 0 {
+		r.fields = append(r.fields, kv{[]byte("span_id"), spanID})
+	}
+	if l := normLevel(sevText); l != "" {
+		r.level = l
+	} else if l := otelLevel(sevNum); l != "" {
+		r.level = l
+	} else if bytes.HasPrefix(sevNum, []byte("SEVERITY_NUMBER_")) {
+		r.level = normLevel(bytes.TrimRight(sevNum[len("SEVERITY_NUMBER_"):], "0123456789"))
+	}
+	if len(timeV) == 0 || string(timeV) == "0" {
+		timeV = obsV
+	}
+	if len(timeV) == 0 {
+		return lineUntimed
+	}
+	ts, ok := valueTime(timeV, tc)
+	if !ok {
+		return lineUntimed
+	}
+	r.ts = ts
+	return lineTimed
+}
+
+// scalarText is the text of a JSON scalar: a string decoded, a number,
+// true or false as written; nil for null, objects and arrays.
+func scalarText(v []byte) []byte {
+	if len(v) == 0 {
+		return nil
+	}
+	switch v[0] {
+	case '"':
+		s, _, ok := jsonString(v, 0)
+		if !ok {
+			return nil
+		}
+		return s
+	case '{', '[', 'n':
+		return nil
+	}
+	return v
+}
+
+// anyText is the text of an OTLP AnyValue object: a stringValue decoded,
+// an int, double or bool as written, bytes as their base64, a kvlist or
+// array rendered as bounded JSON.
+func anyText(v []byte) []byte {
+	if len(v) == 0 || v[0] != '{' {
+		return scalarText(v)
+	}
+	var out []byte
+	jsonMembers(v, 0, func(k []byte, vs, ve int) bool {
+		switch string(k) {
+		case "stringValue", "intValue", "doubleValue", "boolValue", "bytesValue":
+			out = scalarText(v[vs:ve])
+		case "kvlistValue", "arrayValue":
+			out = appendAny(nil, v, 0, len(v), 0)
+			if len(out) > maxAnyBytes {
+				out = out[:maxAnyBytes]
+			}
+		}
+		return false
+	})
+	return out
+}
+
+// appendAny appends the AnyValue object b[s:e] as JSON: strings as written,
+// kvlists as objects, arrays as arrays, nested at most maxAnyDepth levels
+// and stopping once maxAnyBytes are written.
+func appendAny(buf, b []byte, s, e, depth int) []byte {
+	if depth > maxAnyDepth {
+		return append(buf, `"…"`...)
+	}
+	if b[s] != '{' {
+		return append(buf, "null"...)
+	}
+	wrote := false
+	jsonMembers(b[:e], s, func(k []byte, vs, ve int) bool {
+		wrote = true
+		switch string(k) {
+		case "stringValue", "bytesValue":
+			buf = append(buf, b[vs:ve]...)
+		case "intValue":
+			buf = append(buf, bytes.Trim(b[vs:ve], `"`)...)
+		case "doubleValue", "boolValue":
+			buf = append(buf, b[vs:ve]...)
+		case "kvlistValue", "arrayValue":
+			kvlist := string(k) == "kvlistValue"
+			open, closing := byte('['), byte(']')
+			if kvlist {
+				open, closing = '{', '}'
+			}
+			buf = append(buf, open)
+			first := true
+			jsonMembers(b[:ve], vs, func(k2 []byte, ws, we int) bool {
+				if string(k2) != "values" || b[ws] != '[' {
+					return true
+				}
+				jsonElems(b[:we], ws, func(es, ee int) bool {
+					if len(buf) >= maxAnyBytes {
+						return false
+					}
+					if !first {
+						buf = append(buf, ',')
+					}
+					first = false
+					if !kvlist {
+						buf = appendAny(buf, b, es, ee, depth+1)
+						return true
+					}
+					var key []byte
+					vs2, ve2 := -1, -1
+					jsonMembers(b[:ee], es, func(k3 []byte, xs, xe int) bool {
+						switch string(k3) {
+						case "key":
+							key = b[xs:xe]
+						case "value":
+							vs2, ve2 = xs, xe
+						}
+						return true
+					})
+					if len(key) == 0 || key[0] != '"' {
+						key = []byte(`""`)
+					}
+					buf = append(append(buf, key...), ':')
+					if vs2 < 0 {
+						buf = append(buf, "null"...)
+					} else {
+						buf = appendAny(buf, b, vs2, ve2, depth+1)
+					}
+					return true
+				})
+				return true
+			})
+			buf = append(buf, closing)
+		default:
+			wrote = false
+			return true
+		}
+		return false
+	})
+	if !wrote {
+		buf = append(buf, "null"...)
+	}
+	return buf
+}
+
+// jsonValueEnd returns the index after the JSON value starting at b[i].
+func jsonValueEnd(b []byte, i int) (int, bool) {
+	switch b[i] {
+	case '"':
+		_, next, ok := jsonString(b, i)
+		return next, ok
+	case '{', '[':
+		return jsonSkip(b, i)
+	}
+	start := i
+	for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' && b[i] != ' ' && b[i] != '\t' && b[i] != '\r' && b[i] != '\n' {
+		i++
+	}
+	return i, i > start
+}
+
+// jsonMembers calls fn with each member of the object at b[i] ('{'): its
+// decoded key and the span of its value; fn returns false to stop. ok is
+// false when the object is malformed before fn stopped.
+func jsonMembers(b []byte, i int, fn func(key []byte, vs, ve int) bool) bool {
+	if i >= len(b) || b[i] != '{' {
+		return false
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return true
+	}
+	for {
+		i = skipSpace(b, i)
+		if i >= len(b) || b[i] != '"' {
+			return false
+		}
+		key, next, ok := jsonString(b, i)
+		if !ok {
+			return false
+		}
+		i = skipSpace(b, next)
+		if i >= len(b) || b[i] != ':' {
+			return false
+		}
+		i = skipSpace(b, i+1)
+		if i >= len(b) {
+			return false
+		}
+		end, ok := jsonValueEnd(b, i)
+		if !ok {
+			return false
+		}
+		if !fn(key, i, end) {
+			return true
+		}
+		i = skipSpace(b, end)
+		if i >= len(b) {
+			return false
+		}
+		switch b[i] {
+		case ',':
+			i++
+		case '}':
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// jsonElems calls fn with the span of each element of the array at b[i]
+// ('['); fn returns false to stop. ok is false when the array is malformed.
+func jsonElems(b []byte, i int, fn func(vs, ve int) bool) bool {
+	if i >= len(b) || b[i] != '[' {
+		return false
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		return true
+	}
+	for {
+		i = skipSpace(b, i)
+		if i >= len(b) {
+			return false
+		}
+		end, ok := jsonValueEnd(b, i)
+		if !ok {
+			return false
+		}
+		if !fn(i, end) {
+			return true
+		}
+		i = skipSpace(b, end)
+		if i >= len(b) {
+			return false
+		}
+		switch b[i] {
+		case ',':
+			i++
+		case ']':
+			return true
+		default:
+			return false
+		}
+	}
+}
