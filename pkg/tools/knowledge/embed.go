@@ -69,6 +69,9 @@ func (ix *Index) embedMissing(ctx context.Context) (*Embedding, error) {
 	if _, err := ix.db.ExecContext(ctx, `DELETE FROM kb_vectors WHERE model <> ?`, ix.embedName); err != nil {
 		return nil, fmt.Errorf("drop vectors of another embedding model: %w", err)
 	}
+	// after is the last section id handed to the model: every batch moves
+	// past it, so the loop ends even if a vector were not stored.
+	var after int64
 	for {
 		var have int
 		if err := ix.db.QueryRowContext(ctx, `SELECT count(*) FROM kb_vectors`).Scan(&have); err != nil {
@@ -78,13 +81,14 @@ func (ix *Index) embedMissing(ctx context.Context) (*Embedding, error) {
 		if room <= 0 {
 			break
 		}
-		ids, texts, err := ix.unembedded(ctx, room)
+		ids, texts, err := ix.unembedded(ctx, after, room)
 		if err != nil {
 			return nil, err
 		}
 		if len(ids) == 0 {
 			break
 		}
+		after = ids[len(ids)-1]
 		vecs, err := ix.embedder.Embed(ctx, texts)
 		if err != nil {
 			if ctxErr := ctx.Err(); ctxErr != nil {
@@ -106,11 +110,12 @@ func (ix *Index) embedMissing(ctx context.Context) (*Embedding, error) {
 	return out, nil
 }
 
-// unembedded reads up to n sections without a vector, lowest id first.
-func (ix *Index) unembedded(ctx context.Context, n int) ([]int64, []string, error) {
+// unembedded reads up to n sections past id after without a vector,
+// lowest id first.
+func (ix *Index) unembedded(ctx context.Context, after int64, n int) ([]int64, []string, error) {
 	rows, err := ix.db.QueryContext(ctx, `SELECT s.id, s.title, s.body FROM kb_sections s
-		WHERE NOT EXISTS (SELECT 1 FROM kb_vectors v WHERE v.section_id = s.id)
-		ORDER BY s.id LIMIT ?`, n)
+		WHERE s.id > ? AND NOT EXISTS (SELECT 1 FROM kb_vectors v WHERE v.section_id = s.id)
+		ORDER BY s.id LIMIT ?`, after, n)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read sections to embed: %w", err)
 	}
