@@ -1,6 +1,8 @@
 package knowledge
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -9,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/superbiz/superbiz/internal/reliability"
 	"github.com/superbiz/superbiz/pkg/model/ollama"
 	"github.com/superbiz/superbiz/pkg/model/ollamatest"
 )
@@ -200,6 +203,7 @@ func TestEmbedUnavailableIsBM25(t *testing.T) {
 			if failing != nil && st.Embedding.Missing != 0 {
 				t.Fatalf("embedding %+v, want every section embedded", st.Embedding)
 			}
+			same := 0
 			for _, q := range queries {
 				want := search(t, plain, q, 3)
 				if failing != nil {
@@ -208,8 +212,63 @@ func TestEmbedUnavailableIsBM25(t *testing.T) {
 				got := search(t, ix, q, 3)
 				if !reflect.DeepEqual(got, want) {
 					t.Errorf("%q: embed-configured search %v, BM25 %v", q, sources(got), sources(want))
+					continue
 				}
+				same++
 			}
+			reliability.Record(t, reliability.SectionModel, "embedding model fault: "+tt.name, map[string]any{
+				"sections": st.Total, "missing vectors": st.Embedding.Missing, "sync failed": false,
+				"queries": len(queries), "identical to BM25": same,
+			})
 		})
+	}
+}
+
+// BenchmarkNearest20k is the vector half of a fused search at its bound:
+// brute-force cosine over MaxVectorSections stored 1,024-dimension vectors.
+func BenchmarkNearest20k(b *testing.B) {
+	const dim = 1024
+	db := openDB(b)
+	ix := NewIndex(db, nil).WithEmbedder(testEmbedModel, nil)
+	tx, err := db.Begin()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := tx.Exec(`INSERT INTO kb_files(path, root, size, mtime_ns, sha256, indexed_at) VALUES('r/a.md', '/r', 1, 1, 'x', 1)`); err != nil {
+		b.Fatal(err)
+	}
+	for id := 1; id <= MaxVectorSections; id++ {
+		if _, err := tx.Exec(`INSERT INTO kb_sections(id, doc_id, file_path, anchor, title, source, body, ord) VALUES(?, ?, 'r/a.md', ?, 't', 'r/a.md', 'b', ?)`,
+			id, fmt.Sprintf("r/a.md#s%d", id), fmt.Sprintf("s%d", id), id); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		b.Fatal(err)
+	}
+	ids := make([]int64, 0, 500)
+	vecs := make([][]float32, 0, 500)
+	for id := int64(1); id <= MaxVectorSections; id++ {
+		v := make([]float32, dim)
+		for i := range v {
+			v[i] = float32((int(id)*31+i*17)%97) / 97
+		}
+		ids, vecs = append(ids, id), append(vecs, v)
+		if len(ids) == cap(ids) || id == MaxVectorSections {
+			if err := ix.storeVectors(context.Background(), ids, vecs); err != nil {
+				b.Fatal(err)
+			}
+			ids, vecs = ids[:0], vecs[:0]
+		}
+	}
+	q := make([]float32, dim)
+	for i := range q {
+		q[i] = float32(i%13) / 13
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if _, ok, err := ix.nearest(context.Background(), q, 12); err != nil || !ok {
+			b.Fatalf("nearest: %v %v", ok, err)
+		}
 	}
 }
