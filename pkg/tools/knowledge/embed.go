@@ -252,6 +252,14 @@ func topScored(s []scored, n int) []scored {
 // does. ok is false, and search stays BM25 only, when the embedder fails or
 // the index holds no vectors of the model.
 func (ix *Index) fused(ctx context.Context, query string, lex []hit, topK int) (hits []hit, ok bool, err error) {
+	// No vector stored (the model was never reachable): no call to make.
+	var stored int
+	if err := ix.db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM kb_vectors WHERE model = ? LIMIT 1)`, ix.embedName).Scan(&stored); err != nil {
+		return nil, false, fmt.Errorf("read section vectors: %w", err)
+	}
+	if stored == 0 {
+		return nil, false, nil
+	}
 	qv, err := ix.embedder.Embed(ctx, []string{query})
 	if err != nil || len(qv) != 1 || len(qv[0]) == 0 {
 		return nil, false, nil //nolint:nilerr // a failing embedder means BM25 only, by design

@@ -203,6 +203,10 @@ func TestEmbedUnavailableIsBM25(t *testing.T) {
 			if failing != nil && st.Embedding.Missing != 0 {
 				t.Fatalf("embedding %+v, want every section embedded", st.Embedding)
 			}
+			calls := 0
+			if failing != nil {
+				calls = len(failing.EmbedRequests())
+			}
 			same := 0
 			for _, q := range queries {
 				want := search(t, plain, q, 3)
@@ -215,6 +219,9 @@ func TestEmbedUnavailableIsBM25(t *testing.T) {
 					continue
 				}
 				same++
+			}
+			if failing != nil && len(failing.EmbedRequests())-calls != len(queries) {
+				t.Errorf("%d search-time embed calls for %d queries", len(failing.EmbedRequests())-calls, len(queries))
 			}
 			reliability.Record(t, reliability.SectionModel, "embedding model fault: "+tt.name, map[string]any{
 				"sections": st.Total, "missing vectors": st.Embedding.Missing, "sync failed": false,
