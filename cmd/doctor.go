@@ -106,6 +106,7 @@ func (a *app) doctor(ctx context.Context, cmd *cobra.Command) ([]checkResult, er
 	results = append(results, runStoreCheck(ctx, cfg.DBPath))
 	results = append(results, a.modelChecks(ctx, cfg)...)
 	results = append(results, knowledgeChecks(ctx, cfg)...)
+	results = append(results, embedCheck(ctx, cfg))
 	results = append(results, logChecks(ctx, cfg)...)
 	results = append(results, a.databaseChecks(ctx, cfg)...)
 	results = append(results, metricsChecks(ctx, cfg)...)

@@ -80,3 +80,34 @@ func capsText(caps []string) string {
 	}
 	return strings.Join(caps, ", ")
 }
+
+// embedCheckName is the doctor line of [knowledge] embed_model.
+const embedCheckName = "knowledge embed"
+
+// embedCheck says whether runbook search is semantic: not configured (BM25
+// only), ok (the model embedded a probe text), or unavailable (BM25 only,
+// with what to do).
+func embedCheck(ctx context.Context, cfg *config.Config) checkResult {
+	name := cfg.Knowledge.EmbedModel
+	if name == "" {
+		return skip(embedCheckName, "not configured: runbook search is BM25 only (set [knowledge] embed_model to an Ollama embedding model for semantic search)")
+	}
+	c, err := embedClient(cfg)
+	if err != nil {
+		return fail(embedCheckName, err.Error(), "fix model.host and knowledge.embed_model in the config")
+	}
+	ectx, cancel := context.WithTimeout(ctx, doctorTimeout)
+	defer cancel()
+	vecs, err := c.Embed(ectx, []string{"superbiz doctor"})
+	if err != nil {
+		hint := fmt.Sprintf("run `ollama pull %s` on %s, or choose an embedding model in knowledge.embed_model", name, c.Host())
+		switch model.KindOf(err) {
+		case model.ErrUnreachable, model.ErrTimeout:
+			hint = fmt.Sprintf("start Ollama with `ollama serve` (then `ollama pull %s`) or set --host/OLLAMA_HOST (tried %s)", name, c.Host())
+		case model.ErrServer, model.ErrProtocol:
+			hint = fmt.Sprintf("check the Ollama server log at %s; `ollama pull %s` if the model is missing", c.Host(), name)
+		}
+		return warn(embedCheckName, fmt.Sprintf("%s unavailable, runbook search is BM25 only: %v", name, err), hint)
+	}
+	return pass(embedCheckName, fmt.Sprintf("%s embeds (%d dimensions): runbook search fuses BM25 and vectors", name, len(vecs[0])))
+}

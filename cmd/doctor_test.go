@@ -92,7 +92,7 @@ func TestDoctorUnreachableHost(t *testing.T) {
 	if l := line(t, out, "warn", "knowledge"); !strings.Contains(l, filepath.Join(dir, "runbooks")+" does not exist") {
 		t.Errorf("knowledge line %q", l)
 	}
-	if errOut != "superbiz: doctor: 1 of 6 checks failed\n" {
+	if errOut != "superbiz: doctor: 1 of 7 checks failed\n" {
 		t.Errorf("stderr %q", errOut)
 	}
 }
@@ -257,7 +257,7 @@ dsn = "orders.db"
 		t.Errorf("gateway hint %q", h)
 	}
 	line(t, out, "ok  ", "database orders")
-	if errOut != "superbiz: doctor: 2 of 11 checks failed\n" {
+	if errOut != "superbiz: doctor: 2 of 12 checks failed\n" {
 		t.Errorf("stderr %q", errOut)
 	}
 }

@@ -53,6 +53,8 @@ type kbIndexOutput struct {
 	// (links leading out, special files, oversized runbooks …).
 	Excluded      []knowledge.Exclusion `json:"excluded"`
 	ExcludedTotal int                   `json:"excluded_total"`
+	// Embedding is present when [knowledge] embed_model is set.
+	Embedding *knowledge.Embedding `json:"embedding,omitempty"`
 }
 
 func (a *app) newKBIndexCmd() *cobra.Command {
@@ -88,7 +90,7 @@ to stdout (-o json: the counts as one object).`,
 				return writeJSON(a.io.Out, kbIndexOutput{
 					Files: st.Files, Indexed: st.Indexed, Skipped: st.Skipped, Removed: st.Removed,
 					Sections: st.Sections, TotalSections: st.Total,
-					Excluded: excluded, ExcludedTotal: st.ExcludedTotal,
+					Excluded: excluded, ExcludedTotal: st.ExcludedTotal, Embedding: st.Embedding,
 				})
 			}
 			_, err = fmt.Fprintf(a.io.Out, "indexed %d files (%d sections), skipped %d, removed %d; the index holds %d sections from %d files\n",
@@ -96,9 +98,26 @@ to stdout (-o json: the counts as one object).`,
 			if err != nil {
 				return err
 			}
+			if err := writeEmbedding(a.io.Out, st.Embedding); err != nil {
+				return err
+			}
 			return writeExclusions(a.io.Out, st.Excluded, st.ExcludedTotal)
 		},
 	}
+}
+
+// writeEmbedding says what was embedded, and why search is BM25 only for
+// the sections left without vectors; nothing without an embedding model.
+func writeEmbedding(w io.Writer, e *knowledge.Embedding) error {
+	if e == nil {
+		return nil
+	}
+	line := fmt.Sprintf("embedded %d sections with %s; %d without vectors", e.Embedded, e.Model, e.Missing)
+	if e.Error != "" {
+		line += " (search uses BM25 for them; retried on the next sync): " + redact.StripControl(e.Error)
+	}
+	_, err := fmt.Fprintln(w, line)
+	return err
 }
 
 // writeExclusions lists the files the index left out, one a line, cleaned

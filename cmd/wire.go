@@ -107,6 +107,14 @@ func (a *app) openWorkspace(cmd *cobra.Command, ov config.Overrides) (*workspace
 	w.playbooks = cat
 	if len(cfg.Knowledge.Paths) > 0 {
 		w.index = knowledge.NewIndex(store.DB(), cfg.Knowledge.Paths)
+		if name := cfg.Knowledge.EmbedModel; name != "" {
+			emb, err := embedClient(cfg)
+			if err != nil {
+				w.Close()
+				return nil, configError(err)
+			}
+			w.index.WithEmbedder(name, emb)
+		}
 		w.adapters = append(w.adapters, knowledge.New(w.index))
 	}
 	if len(cfg.Logs) > 0 {
@@ -160,6 +168,19 @@ func (a *app) openWorkspace(cmd *cobra.Command, ov config.Overrides) (*workspace
 		return nil, configError(err)
 	}
 	return w, nil
+}
+
+// embedTimeout bounds one /api/embed call, at index and at search time, so
+// a hung server delays a search by at most this much before BM25 answers.
+const embedTimeout = 30 * time.Second
+
+// embedClient is the Ollama client of [knowledge] embed_model, on the
+// model's host.
+func embedClient(cfg *config.Config) (*ollama.Client, error) {
+	return ollama.New(ollama.Options{
+		Host: cfg.Model.Host.Reveal(), Model: cfg.Knowledge.EmbedModel, NumCtx: cfg.Model.NumCtx,
+		RequestTimeout: min(cfg.Model.RequestTimeout, embedTimeout),
+	})
 }
 
 // deps wires the use case over the workspace: store, model, tools, the

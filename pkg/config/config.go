@@ -108,6 +108,9 @@ type Limits struct {
 type Knowledge struct {
 	// Paths are absolute directories (relative ones resolved at load).
 	Paths []string `toml:"paths" json:"paths" default:"./runbooks"`
+	// EmbedModel is the Ollama embedding model (on model.host) that makes
+	// runbook search semantic; empty leaves search BM25 only.
+	EmbedModel string `toml:"embed_model" json:"embed_model,omitempty" default:""`
 }
 
 // LogSource is one [[logs]] entry: files query_logs may read under one name.

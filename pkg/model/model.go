@@ -181,3 +181,12 @@ func KindOf(err error) ErrorKind {
 	}
 	return ""
 }
+
+// Embedder turns texts into vectors, for semantic runbook search. It is a
+// port like ChatModel: adapters (pkg/model/ollama) implement it, and no
+// provider type crosses it.
+type Embedder interface {
+	// Embed returns one vector per input, in input order, all of one
+	// dimension; failures are *Error values like Chat's.
+	Embed(ctx context.Context, inputs []string) ([][]float32, error)
+}

@@ -82,6 +82,9 @@ const (
 	// FaultHTMLPage answers 200 with an HTML page, as a web server that is
 	// not Ollama at all does.
 	FaultHTMLPage
+	// FaultEmbeddingsNotSupported answers an /api/embed request 400
+	// {"error":"this model does not support embeddings"}.
+	FaultEmbeddingsNotSupported
 )
 
 // String names the fault for test logs.
@@ -113,6 +116,8 @@ func (f Fault) String() string {
 		return "proxy-html-502"
 	case FaultHTMLPage:
 		return "html-page-200"
+	case FaultEmbeddingsNotSupported:
+		return "embeddings-not-supported"
 	}
 	return "unknown"
 }

@@ -1,5 +1,6 @@
 // Package ollamatest is a protocol-faithful Ollama test server: scripted
-// /api/chat turns streamed in Ollama's real NDJSON wire format, /api/tags,
+// /api/chat turns streamed in Ollama's real NDJSON wire format, /api/embed
+// with scripted vectors, /api/tags,
 // /api/show with capabilities, /api/version, fault injection, and a record of
 // every request so tests can assert exactly what the model was sent. It is a
 // real HTTP server, usable from any package's tests (New) and outside tests
@@ -72,6 +73,10 @@ type Server struct {
 	handle   func(ChatRequest) Turn
 	recorded []Recorded
 	problems []string
+	// embed is what /api/embed answers: the vector function and the
+	// FIFO of faults injected into the next embed requests.
+	embedVec    func(model, text string) []float32
+	embedFaults []Fault
 }
 
 // New starts a server for one test; it is closed, and any script problem
@@ -104,6 +109,7 @@ func NewServer(opts ...Option) *Server {
 	mux.HandleFunc("POST /api/chat", s.serveChat)
 	mux.HandleFunc("GET /api/tags", s.serveTags)
 	mux.HandleFunc("POST /api/show", s.serveShow)
+	mux.HandleFunc("POST /api/embed", s.serveEmbed)
 	mux.HandleFunc("GET /api/version", s.serveVersion)
 	mux.HandleFunc("/{$}", s.serveRoot)
 	s.srv = httptest.NewServer(mux)

@@ -12,6 +12,9 @@ import (
 // migrationPath is the run store migration that creates the knowledge tables.
 const migrationPath = "../../runstore/migrations/0002_knowledge.sql"
 
+// vectorsMigrationPath is the run store migration that adds kb_vectors.
+const vectorsMigrationPath = "../../runstore/migrations/0004_knowledge_vectors.sql"
+
 // openDB opens a fresh run-store-like SQLite file (the DSN of ENGINEERING.md)
 // with the knowledge migration applied.
 func openDB(tb testing.TB) *sql.DB {
@@ -28,6 +31,13 @@ func openDB(tb testing.TB) *sql.DB {
 	}
 	tb.Cleanup(func() { db.Close() })
 	if _, err := db.Exec(string(ddl)); err != nil {
+		tb.Fatalf("apply migration: %v", err)
+	}
+	vddl, err := os.ReadFile(vectorsMigrationPath)
+	if err != nil {
+		tb.Fatalf("read migration: %v", err)
+	}
+	if _, err := db.Exec(string(vddl)); err != nil {
 		tb.Fatalf("apply migration: %v", err)
 	}
 	return db

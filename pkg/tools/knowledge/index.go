@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/superbiz/superbiz/pkg/model"
 	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
@@ -51,6 +52,10 @@ type Index struct {
 	db    *sql.DB
 	roots []string
 	mu    sync.Mutex // serialises Sync within one process
+	// embedName and embedder, when set (WithEmbedder), make search
+	// semantic: sections are embedded at Sync, rankings fused at Search.
+	embedName string
+	embedder  model.Embedder
 }
 
 // NewIndex binds the knowledge tables of db (migration 0002_knowledge.sql)
@@ -96,6 +101,9 @@ type Stats struct {
 	Excluded []Exclusion
 	// ExcludedTotal counts every exclusion, listed or not.
 	ExcludedTotal int
+	// Embedding is what was done about vectors; nil without an embedding
+	// model (WithEmbedder).
+	Embedding *Embedding
 }
 
 // Document is one search hit, exactly the shape lookup_knowledge returns.
@@ -395,6 +403,11 @@ func (ix *Index) Sync(ctx context.Context, progress func(Progress)) (st Stats, e
 		}
 		st.Removed = len(gone)
 	}
+	if ix.embedder != nil {
+		if st.Embedding, err = ix.embedMissing(ctx); err != nil {
+			return st, err
+		}
+	}
 	if err := ix.db.QueryRowContext(ctx, `SELECT count(*) FROM kb_sections`).Scan(&st.Total); err != nil {
 		return st, fmt.Errorf("count knowledge sections: %w", err)
 	}
@@ -489,6 +502,9 @@ func (ix *Index) writeBatch(ctx context.Context, batch []write) (err error) {
 
 // deleteSections removes a file's sections from kb_sections and kb_fts.
 func deleteSections(ctx context.Context, tx *sql.Tx, key string) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM kb_vectors WHERE section_id IN (SELECT id FROM kb_sections WHERE file_path = ?)`, key); err != nil {
+		return fmt.Errorf("drop vectors of runbook %s: %w", key, err)
+	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM kb_fts WHERE rowid IN (SELECT id FROM kb_sections WHERE file_path = ?)`, key); err != nil {
 		return fmt.Errorf("drop index of runbook %s: %w", key, err)
 	}
@@ -543,8 +559,10 @@ const candidateFactor = 4
 // Search returns the topK best sections for a free-text query (see the
 // package doc for the query strategy): at most MaxSectionsPerResult of one
 // file unless too few files match, and never two sections with the same
-// text. A query without any searchable term returns no documents and no
-// error. It does not Sync.
+// text. With an embedder (WithEmbedder) that answers and stored vectors,
+// the BM25 candidates and the query's nearest sections are fused by
+// reciprocal rank; otherwise the result is BM25's alone. A query without any
+// searchable term returns no documents and no error. It does not Sync.
 func (ix *Index) Search(ctx context.Context, query string, topK int) ([]Document, error) {
 	if topK < 1 || topK > MaxSearchTopK {
 		return nil, fmt.Errorf("top_k %d out of range: use 1–%d", topK, MaxSearchTopK)
@@ -554,6 +572,32 @@ func (ix *Index) Search(ctx context.Context, query string, topK int) ([]Document
 		return nil, nil
 	}
 	snippetTerms := matchTerms(query)
+	if ix.embedder == nil {
+		hits, err := ix.lexical(ctx, terms, topK)
+		if err != nil {
+			return nil, err
+		}
+		return documents(hits, snippetTerms), nil
+	}
+	lex, err := ix.lexical(ctx, terms, topK*candidateFactor)
+	if err != nil {
+		return nil, err
+	}
+	hits, ok, err := ix.fused(ctx, query, lex, topK)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		// BM25 exactly as without an embedder.
+		if hits, err = ix.lexical(ctx, terms, topK); err != nil {
+			return nil, err
+		}
+	}
+	return documents(hits, snippetTerms), nil
+}
+
+// lexical is the BM25 search: the topK best sections for the query terms.
+func (ix *Index) lexical(ctx context.Context, terms []term, topK int) ([]hit, error) {
 	parts := coverageAtoms(terms)
 	// Sections holding every term come first when there are enough of them:
 	// ranking them costs only their number, not the number of sections that
@@ -564,14 +608,14 @@ func (ix *Index) Search(ctx context.Context, query string, topK int) ([]Document
 			return nil, err
 		}
 		if diverse {
-			return documents(hits, snippetTerms), nil
+			return hits, nil
 		}
 	}
 	hits, _, err := ix.rank(ctx, anyTerm(terms), topK, parts, false)
 	if err != nil {
 		return nil, err
 	}
-	return documents(hits, snippetTerms), nil
+	return hits, nil
 }
 
 // maxCoverageAtoms bounds the atoms one search counts; a longer query is
@@ -605,6 +649,7 @@ type hit struct {
 	docID, title, source, body string
 	rank                       float64 // bm25: negative, lower is better
 	covered                    int     // coverage atoms the section matches
+	fused                      float64 // reciprocal rank fusion score, 0 for BM25 only
 }
 
 // words is the rough token set of the hit's section as the index holds it
@@ -717,6 +762,9 @@ func score(h hit) float64 {
 		s = 0
 	}
 	v := float64(h.covered) + s/(1+s)
+	if h.fused > 0 {
+		v = h.fused
+	}
 	if r, err := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 4, 64), 64); err == nil {
 		return r
 	}

@@ -312,6 +312,13 @@ func TestSyncConcurrentHandles(t *testing.T) {
 	if _, err := db1.Exec(string(ddl)); err != nil {
 		t.Fatal(err)
 	}
+	vddl, err := os.ReadFile(vectorsMigrationPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db1.Exec(string(vddl)); err != nil {
+		t.Fatal(err)
+	}
 	errs := make(chan error, 2)
 	for _, db := range []*sql.DB{db1, db2} {
 		go func() {
