@@ -425,7 +425,7 @@ func cell(s string) string {
 // characters stripped and secrets redacted. The store redacts what it
 // writes; this covers runs recorded before it did.
 func shownText(s string) string {
-	return redact.String(redact.StripControl(s))
+	return redact.Clean(s)
 }
 
 func orDash(s string) string {

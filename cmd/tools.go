@@ -247,7 +247,7 @@ func (r toolCallResult) exit() error {
 		reason = ": " + redact.StripControl(d)
 	}
 	if r.SyntaxErr != nil {
-		reason = ": " + redact.StripControl(redact.String(r.SyntaxErr.Error()))
+		reason = ": " + redact.Clean(r.SyntaxErr.Error())
 	}
 	switch {
 	case h.EvidenceStatus == string(tools.EvidenceFound), h.EvidenceStatus == string(tools.NoEvidence):

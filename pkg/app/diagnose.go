@@ -147,7 +147,7 @@ func (d *Deps) Diagnose(ctx context.Context, req DiagnoseRequest) (Output, error
 // stripped (as for sources) and recognised secrets (an api_key=… pasted into
 // a question) redacted. It is idempotent, so a stored query replays as is.
 func CleanQuery(q string) string {
-	return redact.String(redact.StripControl(q))
+	return redact.Clean(q)
 }
 
 // openRun stores a new RUNNING run (with the settings it runs under), opens

@@ -555,7 +555,7 @@ func Sanitize(raw []byte) (json.RawMessage, error) {
 		}
 		if tok.Kind() == '"' {
 			s := tok.String()
-			if c := redact.StripControl(redact.String(s)); c != s {
+			if c := redact.Clean(s); c != s {
 				tok = jsontext.String(c)
 			}
 		}

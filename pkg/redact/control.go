@@ -151,3 +151,9 @@ func skipString(s string, i int) int {
 	}
 	return i
 }
+
+// Clean is the one way to make untrusted text safe to show or store:
+// control sequences are stripped first, then secrets are masked, so a
+// control character inside a secret ("pass\x11word=x") cannot hide it from
+// the rules and reveal it once stripped.
+func Clean(s string) string { return String(StripControl(s)) }

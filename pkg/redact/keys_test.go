@@ -1,6 +1,9 @@
 package redact
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestIsSecretKey(t *testing.T) {
 	tests := []struct {
@@ -67,5 +70,20 @@ func TestField(t *testing.T) {
 	}
 	if got := Field("msg", "plain"); got != "plain" {
 		t.Errorf("Field(msg, plain) = %q", got)
+	}
+}
+
+// Clean strips controls before it masks: a control character inside a
+// secret's key or value cannot hide the secret from the rules and then
+// disappear, leaving it readable.
+func TestCleanStripsBeforeMasking(t *testing.T) {
+	for _, in := range []string{
+		"pass\x11word=hunter2",
+		"api\x1b[0m_key: hunter2",
+		"Authori\x07zation: Bearer hunter2abcdefghijkl",
+	} {
+		if got := Clean(in); strings.Contains(got, "hunter2") {
+			t.Errorf("Clean(%q) = %q keeps the secret", in, got)
+		}
 	}
 }

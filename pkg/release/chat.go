@@ -104,7 +104,7 @@ func modelDetail(err error) (model.ErrorKind, string) {
 // SystemChat releases the SYSTEM_CHAT model answer: redacted, without
 // control characters, bounded; a blank answer fails as invalid output.
 func (c Chat) SystemChat(content string) Decision {
-	answer := strings.TrimSpace(redact.StripControl(redact.String(content)))
+	answer := strings.TrimSpace(redact.Clean(content))
 	if answer == "" {
 		return c.Failed(harness.StopInvalidOutput, c.t.chat.emptyAnswer)
 	}

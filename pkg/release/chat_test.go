@@ -259,3 +259,20 @@ func TestAuditFailed(t *testing.T) {
 		}
 	}
 }
+
+// Dropping Tool Call IDs (knowledge answers) never leaves one behind: not
+// where removing one ID joins its neighbours into another, nor where a
+// control character split an ID until it was stripped.
+func TestLookupScrubberLeavesNoID(t *testing.T) {
+	sc := lookupScrubber("call_1")
+	for _, in := range []string{
+		"see call_0acall_1000000 for it",
+		"see call_0acall_9000000 for it",
+		"limit call_0a00\x110000",
+	} {
+		got := sc.inline(in, 200)
+		if model.ReplaceToolCallIDs(got, "") != got || strings.Contains(got, "call_1") {
+			t.Errorf("inline(%q) = %q still shows a Tool Call ID", in, got)
+		}
+	}
+}

@@ -155,7 +155,7 @@ func boundList(items []string, sc scrubber) []string {
 // safeQuery is the user's query as it may be stored and shown: redacted,
 // without control characters, bounded; line breaks are kept.
 func safeQuery(q string) string {
-	return textclip.Bytes(strings.TrimSpace(redact.StripControl(redact.String(q))), maxQueryBytes)
+	return textclip.Bytes(strings.TrimSpace(redact.Clean(q)), maxQueryBytes)
 }
 
 // ParsePublished strictly decodes a stored PublishedResult (unknown,

@@ -51,17 +51,28 @@ func lookupScrubber(lookupID string) scrubber {
 	return scrubber{ids: []string{lookupID}, drop: true}
 }
 
+// scrub replaces the run's Tool Call IDs and anything shaped like one. In
+// drop mode a removed ID can join its neighbours into a new one
+// ("call_0a" + "call_1" + "000000"), so it repeats until nothing changes;
+// each pass that changes the text makes it shorter.
 func (s scrubber) scrub(text string) string {
 	placeholder := idPlaceholder
 	if s.drop {
 		placeholder = ""
 	}
-	for _, id := range s.ids {
-		if strings.Contains(text, id) {
-			text = strings.ReplaceAll(text, id, placeholder)
+	for {
+		out := text
+		for _, id := range s.ids {
+			if strings.Contains(out, id) {
+				out = strings.ReplaceAll(out, id, placeholder)
+			}
 		}
+		out = model.ReplaceToolCallIDs(out, placeholder)
+		if out == text || !s.drop {
+			return out
+		}
+		text = out
 	}
-	return model.ReplaceToolCallIDs(text, placeholder)
 }
 
 // inline makes model or tool text safe for one published line: secrets
@@ -69,13 +80,13 @@ func (s scrubber) scrub(text string) string {
 // (newlines included) collapsed, and the result bounded to n bytes on a
 // rune boundary.
 func (s scrubber) inline(text string, n int) string {
-	text = redact.StripControl(s.scrub(redact.String(text)))
+	text = s.scrub(redact.Clean(text))
 	return textclip.Bytes(strings.Join(strings.Fields(text), " "), n)
 }
 
 // safe is inline for text that comes from no model: redaction, control
 // stripping, whitespace collapsing and the byte bound.
 func safe(text string, n int) string {
-	text = redact.StripControl(redact.String(text))
+	text = redact.Clean(text)
 	return textclip.Bytes(strings.Join(strings.Fields(text), " "), n)
 }

@@ -104,7 +104,7 @@ func (s *source) get(ctx context.Context, path string, params url.Values) (json.
 	if jsonErr != nil || msg == "" {
 		msg = string(body) // not the API's JSON: a proxy's page, an auth refusal
 	}
-	e.Msg = textclip.Bytes(redact.String(redact.StripControl(strings.TrimSpace(msg))), maxServerMessage)
+	e.Msg = textclip.Bytes(redact.Clean(strings.TrimSpace(msg)), maxServerMessage)
 	e.Code = classify(resp.StatusCode, env.ErrorType)
 	if e.Code == tools.CodeUnavailable && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) {
 		e.Msg = fmt.Sprintf("the server refused the credentials (check %s): %s", s.authHint(), e.Msg)
