@@ -157,3 +157,18 @@ func skipString(s string, i int) int {
 // control character inside a secret ("pass\x11word=x") cannot hide it from
 // the rules and reveal it once stripped.
 func Clean(s string) string { return String(StripControl(s)) }
+
+// Keep masks secrets in text that is kept as it was written (the run
+// store's records): like String, but when a control character splits a
+// secret ("pass\x11word=x") so the rules miss it, the text is returned
+// cleaned and masked instead, since stripping the control would reveal it.
+// Text without such a split keeps its control characters.
+func Keep(s string) string {
+	r := String(s)
+	if c := StripControl(r); c != r {
+		if m := String(c); m != c {
+			return m
+		}
+	}
+	return r
+}

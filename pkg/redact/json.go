@@ -62,7 +62,7 @@ func redactJSON(raw []byte, depth int) ([]byte, bool, error) {
 			switch {
 			case kind == '{' && n%2 == 1: // a member name
 				names[level-1] = s
-				r = String(s)
+				r = Keep(s)
 			case kind == '{' && s != "" && IsSecretKey(names[level-1]):
 				r = Marker
 			default:
@@ -100,5 +100,5 @@ func stringValue(s string, depth int) string {
 			}
 		}
 	}
-	return String(s)
+	return Keep(s)
 }

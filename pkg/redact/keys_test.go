@@ -87,3 +87,18 @@ func TestCleanStripsBeforeMasking(t *testing.T) {
 		}
 	}
 }
+
+// Keep masks a secret a control character splits, and otherwise leaves the
+// text (control characters included) as it was.
+func TestKeep(t *testing.T) {
+	if got := Keep("pass\x11word=hunter2"); strings.Contains(got, "hunter2") {
+		t.Errorf("Keep kept a split secret: %q", got)
+	}
+	if got := Keep("tab\there \x1b[1mbold\x1b[0m password=hunter2"); got != "tab\there \x1b[1mbold\x1b[0m password="+Marker {
+		t.Errorf("Keep changed more than the secret: %q", got)
+	}
+	out, err := JSON([]byte(`{"note":"pass\u0011word=hunter2","plain":"a\u0007b"}`))
+	if err != nil || strings.Contains(string(out), "hunter2") || !strings.Contains(string(out), `"a\u0007b"`) {
+		t.Errorf("JSON = %s, %v", out, err)
+	}
+}
