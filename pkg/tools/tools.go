@@ -129,6 +129,22 @@ func EncodeCanonical(v any) (json.RawMessage, error) {
 	return json.RawMessage(bytes.TrimSuffix(b.Bytes(), []byte("\n"))), nil
 }
 
+// SourceName checks the name of the i-th configured source of an adapter
+// (trimmed): not empty, and not taken by an earlier source (seen, which it
+// updates). kind names the adapter in messages ("logs"), section the config
+// table ("logs" for [[logs]]).
+func SourceName(kind, section string, i int, raw string, seen map[string]bool) (string, error) {
+	name := strings.TrimSpace(raw)
+	if name == "" {
+		return "", fmt.Errorf("%s source #%d: name is empty: give each [[%s]] a name", kind, i+1, section)
+	}
+	if seen[name] {
+		return "", fmt.Errorf("%s source %q: the name is used twice: names must be unique", kind, name)
+	}
+	seen[name] = true
+	return name, nil
+}
+
 // Pick resolves the source a business input names among the configured
 // names, in order: "" picks the only one; a missing choice among several or
 // an unknown name is an ErrInvalidInput naming the choices. kind names the

@@ -89,14 +89,10 @@ func New(sources []Source) (*Tool, error) {
 	t := &Tool{limits: defaultLimits()}
 	seen := map[string]bool{}
 	for i, s := range sources {
-		name := strings.TrimSpace(s.Name)
-		if name == "" {
-			return nil, fmt.Errorf("logs source #%d: name is empty: give each [[logs]] a name", i+1)
+		name, err := tools.SourceName("logs", "logs", i, s.Name, seen)
+		if err != nil {
+			return nil, err
 		}
-		if seen[name] {
-			return nil, fmt.Errorf("logs source %q: the name is used twice: names must be unique", name)
-		}
-		seen[name] = true
 		if len(s.Paths) == 0 {
 			return nil, fmt.Errorf("logs source %q: paths is empty: list the log files or globs", name)
 		}

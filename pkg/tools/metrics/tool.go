@@ -77,14 +77,10 @@ func New(sources []Source) (*Tool, error) {
 	t := &Tool{}
 	seen := map[string]bool{}
 	for i, s := range sources {
-		name := strings.TrimSpace(s.Name)
-		if name == "" {
-			return nil, fmt.Errorf("metrics source #%d: name is empty: give each [[metrics]] a name", i+1)
+		name, err := tools.SourceName("metrics", "metrics", i, s.Name, seen)
+		if err != nil {
+			return nil, err
 		}
-		if seen[name] {
-			return nil, fmt.Errorf("metrics source %q: the name is used twice: names must be unique", name)
-		}
-		seen[name] = true
 		u, err := url.Parse(s.URL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
 			return nil, fmt.Errorf("metrics source %q: url %q must be http(s)://host[:port][/prefix] without credentials, query or fragment", name, redact.String(s.URL))
