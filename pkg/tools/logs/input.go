@@ -8,6 +8,7 @@ import (
 
 	jsonv2 "github.com/go-json-experiment/json"
 
+	"github.com/superbiz/superbiz/pkg/config"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
 
@@ -118,10 +119,10 @@ func (t *Tool) decodeInput(raw []byte) (*parsedInput, error) {
 			return nil, tools.InvalidInput("since %q is not a duration such as \"30m\" or \"2h\"", in.Since)
 		}
 		if d < minSince || d > maxSince {
-			return nil, tools.InvalidInput("since %q is out of range: use %s to %s", in.Since, fmtDur(minSince), fmtDur(maxSince))
+			return nil, tools.InvalidInput("since %q is out of range: use %s to %s", in.Since, config.FormatDuration(minSince), config.FormatDuration(maxSince))
 		}
 		if d > maxWindow {
-			return nil, tools.InvalidInput("since %q is longer than this source's max_window %s: narrow the window", in.Since, fmtDur(maxWindow))
+			return nil, tools.InvalidInput("since %q is longer than this source's max_window %s: narrow the window", in.Since, config.FormatDuration(maxWindow))
 		}
 		p.since = d
 		p.in.Since = strings.TrimSpace(in.Since)
@@ -141,7 +142,7 @@ func (t *Tool) decodeInput(raw []byte) (*parsedInput, error) {
 			return nil, tools.InvalidInput("end %s is not after start %s", in.End, in.Start)
 		}
 		if e.Sub(s) > maxWindow {
-			return nil, tools.InvalidInput("window of %s is longer than this source's max_window %s: narrow the window", fmtDur(e.Sub(s)), fmtDur(maxWindow))
+			return nil, tools.InvalidInput("window of %s is longer than this source's max_window %s: narrow the window", config.FormatDuration(e.Sub(s)), config.FormatDuration(maxWindow))
 		}
 		p.start, p.end = s, e
 		p.in.Start = s.UTC().Format(time.RFC3339Nano)
@@ -171,16 +172,4 @@ func (p *parsedInput) window(now time.Time) (time.Time, time.Time) {
 		return now.Add(-p.since), now
 	}
 	return p.start, p.end
-}
-
-// fmtDur prints a duration without trailing zero units ("6h", "1h30m").
-func fmtDur(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = s[:len(s)-2]
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = s[:len(s)-2]
-	}
-	return s
 }

@@ -24,6 +24,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/superbiz/superbiz/pkg/config"
 	"github.com/superbiz/superbiz/pkg/model"
 	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/schema"
@@ -124,7 +125,7 @@ func New(sources []Source) (*Tool, error) {
 // Definition is the tool declaration sent to the model.
 func (t *Tool) Definition() model.Tool {
 	desc := "Search the application log files of a configured source within a time window. " +
-		"Give the window either as since (a duration back from now, \"" + fmtDur(minSince) + "\" to \"" + fmtDur(maxSince) + "\") or as start and end " +
+		"Give the window either as since (a duration back from now, \"" + config.FormatDuration(minSince) + "\" to \"" + config.FormatDuration(maxSince) + "\") or as start and end " +
 		"(RFC 3339, or \"2006-01-02 15:04:05\" in the source's time zone); the window may not exceed the source's max_window " +
 		"(" + t.windows() + "). Narrow with service, level (exactly ERROR, WARN, INFO or DEBUG) and contains " +
 		"(words that must all appear in the entry, case-insensitive). The result gives matched (total count), the newest " +
@@ -132,7 +133,7 @@ func (t *Tool) Definition() model.Tool {
 		"durations masked, each with count and first/last time. Values of fields named like secrets (password, token, authorization, " +
 		"cookie, api_key, ...) are shown as " + redact.Marker + ". Only when they apply, the result also has: truncated_by, the per-call " +
 		"limits that stopped the search before the end of the files (" + limitDecompressed + ": " + fmtBytes(t.limits.decompressed) +
-		" read out of gzip files; " + limitTime + ": " + fmtDur(t.limits.time) + " of scanning), so what was not found may still be there; " +
+		" read out of gzip files; " + limitTime + ": " + config.FormatDuration(t.limits.time) + " of scanning), so what was not found may still be there; " +
 		"unparsed, the number of entries (or lines before a file's first entry) matching the filters that could not be placed in time (not in matched); " +
 		"cut_records, log records of OpenTelemetry Collector batch lines past " + strconv.Itoa(maxBatchRecords) + " per line, not searched; " +
 		"skipped_count and skipped_files[{file, reason}] (up to " + strconv.Itoa(maxSkippedListed) + "), files that could not be read " +
@@ -156,7 +157,7 @@ func (t *Tool) sourceNames() []any {
 func (t *Tool) windows() string {
 	n := make([]string, len(t.sources))
 	for i, s := range t.sources {
-		n[i] = s.name + ": " + fmtDur(s.maxWindow)
+		n[i] = s.name + ": " + config.FormatDuration(s.maxWindow)
 	}
 	return strings.Join(n, ", ")
 }

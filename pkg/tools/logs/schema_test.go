@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/superbiz/superbiz/pkg/config"
 	"github.com/superbiz/superbiz/pkg/schema"
 )
 
@@ -62,10 +63,10 @@ func TestInputSchemaDescriptions(t *testing.T) {
 	if err := json.Unmarshal(def.Parameters, &s); err != nil {
 		t.Fatal(err)
 	}
-	if d, want := s.Properties["since"].Description, fmtDur(minSince)+" to "+fmtDur(maxSince); !strings.Contains(d, want) {
+	if d, want := s.Properties["since"].Description, config.FormatDuration(minSince)+" to "+config.FormatDuration(maxSince); !strings.Contains(d, want) {
 		t.Errorf("since description %q does not say %q", d, want)
 	}
-	if want := `"` + fmtDur(minSince) + `" to "` + fmtDur(maxSince) + `"`; !strings.Contains(def.Description, want) {
+	if want := `"` + config.FormatDuration(minSince) + `" to "` + config.FormatDuration(maxSince) + `"`; !strings.Contains(def.Description, want) {
 		t.Errorf("tool description does not say %s", want)
 	}
 }
