@@ -9,11 +9,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/superbiz/superbiz/pkg/alerts"
-	usecase "github.com/superbiz/superbiz/pkg/app"
-	"github.com/superbiz/superbiz/pkg/config"
-	"github.com/superbiz/superbiz/pkg/harness"
-	"github.com/superbiz/superbiz/pkg/textclip"
+	"github.com/superbiz/superbiz/internal/alerts"
+	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/harness"
+	"github.com/superbiz/superbiz/internal/textclip"
+	"github.com/superbiz/superbiz/internal/usecase"
 )
 
 // defaultAlertsLimit is how many alerts `superbiz alerts` shows without --limit.

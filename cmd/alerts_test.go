@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/superbiz/superbiz/internal/model/ollamatest"
 	"github.com/superbiz/superbiz/internal/promtest"
 	"github.com/superbiz/superbiz/internal/reliability"
-	"github.com/superbiz/superbiz/pkg/model/ollamatest"
 	"github.com/superbiz/superbiz/pkg/redact"
 )
 

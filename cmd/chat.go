@@ -14,13 +14,13 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/spf13/cobra"
 
-	"github.com/superbiz/superbiz/pkg/config"
-	"github.com/superbiz/superbiz/pkg/harness"
-	"github.com/superbiz/superbiz/pkg/model"
+	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/harness"
+	"github.com/superbiz/superbiz/internal/model"
+	"github.com/superbiz/superbiz/internal/tui"
 	"github.com/superbiz/superbiz/pkg/redact"
-	"github.com/superbiz/superbiz/pkg/tui"
 
-	usecase "github.com/superbiz/superbiz/pkg/app"
+	"github.com/superbiz/superbiz/internal/usecase"
 )
 
 func (a *app) newChatCmd() *cobra.Command {

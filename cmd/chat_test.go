@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/superbiz/superbiz/pkg/model/ollamatest"
+	"github.com/superbiz/superbiz/internal/model/ollamatest"
 )
 
 // chatModel answers like a model would: the router by keyword, the system

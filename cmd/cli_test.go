@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/superbiz/superbiz/pkg/model/ollamatest"
+	"github.com/superbiz/superbiz/internal/model/ollamatest"
 )
 
 // cli runs one command line in-process with an environment made only of env

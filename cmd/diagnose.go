@@ -15,13 +15,13 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	usecase "github.com/superbiz/superbiz/pkg/app"
-	"github.com/superbiz/superbiz/pkg/config"
-	"github.com/superbiz/superbiz/pkg/demo"
-	"github.com/superbiz/superbiz/pkg/harness"
-	"github.com/superbiz/superbiz/pkg/model"
-	"github.com/superbiz/superbiz/pkg/model/replay"
-	"github.com/superbiz/superbiz/pkg/tui"
+	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/demo"
+	"github.com/superbiz/superbiz/internal/harness"
+	"github.com/superbiz/superbiz/internal/model"
+	"github.com/superbiz/superbiz/internal/model/replay"
+	"github.com/superbiz/superbiz/internal/tui"
+	"github.com/superbiz/superbiz/internal/usecase"
 )
 
 // diagnoseFlags are the flags of `superbiz diagnose` only.

@@ -12,11 +12,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/superbiz/superbiz/pkg/config"
+	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/runstore"
+	"github.com/superbiz/superbiz/internal/tools/knowledge"
+	"github.com/superbiz/superbiz/internal/tools/logs"
 	"github.com/superbiz/superbiz/pkg/redact"
-	"github.com/superbiz/superbiz/pkg/runstore"
-	"github.com/superbiz/superbiz/pkg/tools/knowledge"
-	"github.com/superbiz/superbiz/pkg/tools/logs"
 )
 
 // checkStatus is how one doctor check ended; only checkFail fails doctor.

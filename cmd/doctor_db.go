@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/superbiz/superbiz/pkg/config"
-	"github.com/superbiz/superbiz/pkg/tools/sqlquery"
+	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/tools/sqlquery"
 )
 
 // databaseChecks connects to each configured database the way query_mysql

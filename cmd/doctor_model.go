@@ -6,9 +6,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/superbiz/superbiz/pkg/config"
-	"github.com/superbiz/superbiz/pkg/model"
-	"github.com/superbiz/superbiz/pkg/model/ollama"
+	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/model"
+	"github.com/superbiz/superbiz/internal/model/ollama"
 )
 
 // modelChecks checks, in order, that Ollama answers, that the model is

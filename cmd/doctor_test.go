@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/superbiz/superbiz/pkg/model/ollamatest"
-	"github.com/superbiz/superbiz/pkg/runstore"
+	"github.com/superbiz/superbiz/internal/model/ollamatest"
+	"github.com/superbiz/superbiz/internal/runstore"
 )
 
 // doctorEnv gives doctor an empty working directory (no ./superbiz.toml)

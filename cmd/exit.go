@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 
-	usecase "github.com/superbiz/superbiz/pkg/app"
-	"github.com/superbiz/superbiz/pkg/harness"
+	"github.com/superbiz/superbiz/internal/harness"
+	"github.com/superbiz/superbiz/internal/usecase"
 )
 
 // Exit codes of docs/SPEC.md#exit-codes, named so commands say what happened rather

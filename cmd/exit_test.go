@@ -3,9 +3,9 @@ package cmd
 import (
 	"testing"
 
-	usecase "github.com/superbiz/superbiz/pkg/app"
-	"github.com/superbiz/superbiz/pkg/harness"
-	"github.com/superbiz/superbiz/pkg/model"
+	"github.com/superbiz/superbiz/internal/harness"
+	"github.com/superbiz/superbiz/internal/model"
+	"github.com/superbiz/superbiz/internal/usecase"
 )
 
 // outcomeExit is the one outcome → exit code mapping of docs/SPEC.md#exit-codes;

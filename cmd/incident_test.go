@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/superbiz/superbiz/internal/model/ollamatest"
 	"github.com/superbiz/superbiz/internal/promtest"
-	"github.com/superbiz/superbiz/pkg/model/ollamatest"
 )
 
 // The path an on-call engineer takes, end to end on real servers: a firing

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/superbiz/superbiz/pkg/model/ollamatest"
+	"github.com/superbiz/superbiz/internal/model/ollamatest"
 )
 
 // kb index embeds through the configured model and reports it; a second

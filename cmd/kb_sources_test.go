@@ -10,8 +10,8 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/superbiz/superbiz/pkg/model/ollamatest"
-	"github.com/superbiz/superbiz/pkg/tools/knowledge"
+	"github.com/superbiz/superbiz/internal/model/ollamatest"
+	"github.com/superbiz/superbiz/internal/tools/knowledge"
 )
 
 // kb index and doctor name the files the index leaves out: a link leading

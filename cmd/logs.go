@@ -8,9 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/superbiz/superbiz/pkg/config"
+	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/tools/logs"
 	"github.com/superbiz/superbiz/pkg/redact"
-	"github.com/superbiz/superbiz/pkg/tools/logs"
 )
 
 // defaultInspectEntries is how many entries `logs inspect` shows unless told.

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/superbiz/superbiz/pkg/config"
-	"github.com/superbiz/superbiz/pkg/tools"
-	"github.com/superbiz/superbiz/pkg/tools/metrics"
+	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/tools"
+	"github.com/superbiz/superbiz/internal/tools/metrics"
 )
 
 // metricsSources turns the [[metrics]] entries into query_metrics sources,

@@ -7,8 +7,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/superbiz/superbiz/internal/model/ollamatest"
 	"github.com/superbiz/superbiz/internal/reliability"
-	"github.com/superbiz/superbiz/pkg/model/ollamatest"
 )
 
 // A query on stdin longer than what is read is refused before any run is

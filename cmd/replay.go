@@ -8,13 +8,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	usecase "github.com/superbiz/superbiz/pkg/app"
-	"github.com/superbiz/superbiz/pkg/config"
-	"github.com/superbiz/superbiz/pkg/harness"
+	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/harness"
+	"github.com/superbiz/superbiz/internal/runstore"
+	"github.com/superbiz/superbiz/internal/tools"
+	"github.com/superbiz/superbiz/internal/tui"
+	"github.com/superbiz/superbiz/internal/usecase"
 	"github.com/superbiz/superbiz/pkg/redact"
-	"github.com/superbiz/superbiz/pkg/runstore"
-	"github.com/superbiz/superbiz/pkg/tools"
-	"github.com/superbiz/superbiz/pkg/tui"
 )
 
 // replayFlags are the flags of `superbiz replay` only.

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/superbiz/superbiz/pkg/model/ollamatest"
-	"github.com/superbiz/superbiz/pkg/runstore"
+	"github.com/superbiz/superbiz/internal/model/ollamatest"
+	"github.com/superbiz/superbiz/internal/runstore"
 )
 
 var replayLine = regexp.MustCompile(`^(identical|different): replay (r_\S+) of (r_\S+) \(`)

@@ -15,7 +15,7 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
-	"github.com/superbiz/superbiz/pkg/config"
+	"github.com/superbiz/superbiz/internal/config"
 )
 
 // Execute runs superbiz with the process's arguments, streams and

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/superbiz/superbiz/pkg/runstore"
+	"github.com/superbiz/superbiz/internal/runstore"
 )
 
 // runsFlags are the flags of `superbiz runs` and `superbiz runs list`.

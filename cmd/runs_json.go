@@ -6,9 +6,9 @@ import (
 	"strings"
 	"time"
 
-	usecase "github.com/superbiz/superbiz/pkg/app"
+	"github.com/superbiz/superbiz/internal/runstore"
+	"github.com/superbiz/superbiz/internal/usecase"
 	"github.com/superbiz/superbiz/pkg/redact"
-	"github.com/superbiz/superbiz/pkg/runstore"
 )
 
 // jsonRuns renders `runs -o json` and `runs show -o json`

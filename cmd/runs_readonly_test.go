@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/superbiz/superbiz/pkg/runstore"
+	"github.com/superbiz/superbiz/internal/runstore"
 )
 
 // `runs` and `runs show` open the store read-only: on a store in

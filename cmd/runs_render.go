@@ -9,10 +9,10 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/superbiz/superbiz/pkg/harness"
+	"github.com/superbiz/superbiz/internal/harness"
+	"github.com/superbiz/superbiz/internal/runstore"
+	"github.com/superbiz/superbiz/internal/textclip"
 	"github.com/superbiz/superbiz/pkg/redact"
-	"github.com/superbiz/superbiz/pkg/runstore"
-	"github.com/superbiz/superbiz/pkg/textclip"
 )
 
 // runsRenderer writes `runs` and `runs show` in one output format; each

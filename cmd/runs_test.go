@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/superbiz/superbiz/pkg/runstore"
+	"github.com/superbiz/superbiz/internal/runstore"
 )
 
 // jsonArray decodes stdout as one JSON array of objects.

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/superbiz/superbiz/internal/demo"
+	"github.com/superbiz/superbiz/internal/model/ollamatest"
 	"github.com/superbiz/superbiz/internal/reliability"
-	"github.com/superbiz/superbiz/pkg/demo"
-	"github.com/superbiz/superbiz/pkg/model/ollamatest"
 )
 
 // The secrets planted in one diagnosis: in the user's query, in the SQL the

@@ -10,10 +10,10 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/superbiz/superbiz/internal/tools"
+	"github.com/superbiz/superbiz/internal/tools/skills"
+	"github.com/superbiz/superbiz/internal/tui"
 	"github.com/superbiz/superbiz/pkg/redact"
-	"github.com/superbiz/superbiz/pkg/tools"
-	"github.com/superbiz/superbiz/pkg/tools/skills"
-	"github.com/superbiz/superbiz/pkg/tui"
 )
 
 func (a *app) newSkillsCmd() *cobra.Command {

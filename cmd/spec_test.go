@@ -23,7 +23,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/superbiz/superbiz/pkg/config"
+	"github.com/superbiz/superbiz/internal/config"
 )
 
 // specPath is the product reference the tests below keep true.
@@ -297,7 +297,7 @@ func TestSpecCommandsAndFlags(t *testing.T) {
 }
 
 // TestSpecConfigKeys keeps docs/SPEC.md's key table equal to the keys the
-// loader accepts, as pkg/config declares them.
+// loader accepts, as internal/config declares them.
 func TestSpecConfigKeys(t *testing.T) {
 	var documented []string
 	for _, row := range readSpec(t).section(t, "Keys") {
@@ -428,7 +428,7 @@ func lookupKey(m map[string]any, key string) (any, bool) {
 
 // acceptedConfigKeys lists every key the loader accepts, in the reference's
 // notation ("db", "model.host", "logs[].name"), read from the declaration the
-// loader decodes by (pkg/config's TestKeysAreTheDecodersKeys ties the two).
+// loader decodes by (internal/config's TestKeysAreTheDecodersKeys ties the two).
 func acceptedConfigKeys(t *testing.T) []string {
 	t.Helper()
 	keys := config.Keys()

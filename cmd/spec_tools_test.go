@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/superbiz/superbiz/pkg/model"
+	"github.com/superbiz/superbiz/internal/model"
 )
 
 // specProperty is the part of a generated input schema docs/SPEC.md's

@@ -10,16 +10,16 @@ import (
 
 	"github.com/spf13/cobra"
 
-	usecase "github.com/superbiz/superbiz/pkg/app"
-	"github.com/superbiz/superbiz/pkg/config"
-	"github.com/superbiz/superbiz/pkg/harness"
-	"github.com/superbiz/superbiz/pkg/model"
+	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/harness"
+	"github.com/superbiz/superbiz/internal/model"
+	"github.com/superbiz/superbiz/internal/tools"
+	"github.com/superbiz/superbiz/internal/tools/knowledge"
+	"github.com/superbiz/superbiz/internal/tools/logs"
+	"github.com/superbiz/superbiz/internal/tools/metrics"
+	"github.com/superbiz/superbiz/internal/tools/sqlquery"
+	"github.com/superbiz/superbiz/internal/usecase"
 	"github.com/superbiz/superbiz/pkg/redact"
-	"github.com/superbiz/superbiz/pkg/tools"
-	"github.com/superbiz/superbiz/pkg/tools/knowledge"
-	"github.com/superbiz/superbiz/pkg/tools/logs"
-	"github.com/superbiz/superbiz/pkg/tools/metrics"
-	"github.com/superbiz/superbiz/pkg/tools/sqlquery"
 )
 
 // toolsSessionID is the session a by-hand tool call runs under: no run is

@@ -14,7 +14,7 @@ import (
 
 	_ "modernc.org/sqlite"
 
-	"github.com/superbiz/superbiz/pkg/model"
+	"github.com/superbiz/superbiz/internal/model"
 )
 
 // cliIn is cli with stdin.

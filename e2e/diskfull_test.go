@@ -16,7 +16,7 @@ func tinyDisk(t *testing.T, size string) string {
 	t.Helper()
 	dir := t.TempDir()
 	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size, "tmpfs", dir).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a tmpfs here (%v: %s); the in-process test pkg/app TestStoreFullAtAnyPoint covers a full store", err, strings.TrimSpace(string(out)))
+		t.Skipf("cannot mount a tmpfs here (%v: %s); the in-process test internal/usecase TestStoreFullAtAnyPoint covers a full store", err, strings.TrimSpace(string(out)))
 	}
 	t.Cleanup(func() { _ = exec.Command("umount", dir).Run() })
 	return dir

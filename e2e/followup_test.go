@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/superbiz/superbiz/pkg/model/ollamatest"
+	"github.com/superbiz/superbiz/internal/model/ollamatest"
 )
 
 // previousTurn is the previous_turn member of the agent input (docs/SPEC.md#agent-input).

@@ -1,5 +1,5 @@
 // Package e2e runs the built superbiz binary, as a user would, against the
-// protocol-faithful Ollama test server (pkg/model/ollamatest), the built-in
+// protocol-faithful Ollama test server (internal/model/ollamatest), the built-in
 // demo workspace and a temporary run store. The package tests only what the
 // process does: exit codes, stdout, stderr, the requests the model server
 // received and what the run store holds afterwards.
@@ -18,8 +18,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/superbiz/superbiz/pkg/demo"
-	"github.com/superbiz/superbiz/pkg/model/ollamatest"
+	"github.com/superbiz/superbiz/internal/demo"
+	"github.com/superbiz/superbiz/internal/model/ollamatest"
 )
 
 // suite holds what TestMain prepares once for every test: the binary and a

@@ -12,8 +12,8 @@ import (
 
 	_ "modernc.org/sqlite"
 
+	"github.com/superbiz/superbiz/internal/model/ollamatest"
 	"github.com/superbiz/superbiz/internal/reliability"
-	"github.com/superbiz/superbiz/pkg/model/ollamatest"
 )
 
 // The README's first command on a fresh machine: no Ollama, no config, no

@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/superbiz/superbiz/pkg/model/ollamatest"
+	"github.com/superbiz/superbiz/internal/model/ollamatest"
 )
 
-// Queries of the demo day's incidents (pkg/demo/README.md, clock fixed at
+// Queries of the demo day's incidents (internal/demo/README.md, clock fixed at
 // 2026-11-28T15:00:00Z).
 const (
 	queryPayment = "checkout payments time out since 14:00, many 504s"

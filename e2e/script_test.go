@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/superbiz/superbiz/pkg/model/ollamatest"
+	"github.com/superbiz/superbiz/internal/model/ollamatest"
 )
 
 // Usage the scripted model reports on each turn, like a real server.
@@ -23,7 +23,7 @@ func skill(id, name string) ollamatest.Turn {
 
 // ev is an evidence tool call in its envelope; prev names the EVIDENCE_FOUND
 // call the model evaluates as GAINED ("" when none is pending), exactly as
-// pkg/demo/transcript.go chains them.
+// internal/demo/transcript.go chains them.
 func ev(id, tool, prev, input string) ollamatest.Turn {
 	args := `{"input":` + input + `}`
 	if prev != "" {

@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/superbiz/superbiz/internal/model/ollamatest"
 	"github.com/superbiz/superbiz/internal/reliability"
-	"github.com/superbiz/superbiz/pkg/model/ollamatest"
-	"github.com/superbiz/superbiz/pkg/runstore"
+	"github.com/superbiz/superbiz/internal/runstore"
 )
 
 // needTmux skips on a developer machine without tmux, and fails under CI.

@@ -1,0 +1,299 @@
+// Package agent is the single diagnosis ReAct agent: one agent per run, one
+// invocation, one loop of model rounds and tool calls through the harness,
+// ending in a strictly parsed DiagnosisDraft, a controlled stop, or a
+// failure. It has no planner, no second agent and no retry.
+package agent
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+
+	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/harness"
+	"github.com/superbiz/superbiz/internal/model"
+	"github.com/superbiz/superbiz/internal/tools"
+	"github.com/superbiz/superbiz/prompts"
+)
+
+// Limits are the UTF-8 byte limits of the configuration's [limits] table,
+// declared once (keys, defaults, bounds) in internal/config.
+type Limits = config.Limits
+
+// DefaultLimits are the declared default limits.
+func DefaultLimits() Limits { return config.Defaults().Limits }
+
+// PreviousTurn is the bounded, frozen context of the session's last safe
+// diagnosis; it helps read a follow-up and is never evidence.
+type PreviousTurn struct {
+	Query         string         `json:"query"`
+	Conclusion    *Conclusion    `json:"conclusion"`
+	Scope         string         `json:"scope"`
+	Limitations   Limitations    `json:"limitations"`
+	KnowledgeRefs []tools.DocRef `json:"knowledge_refs"` // the runbook sections it relied on
+}
+
+// Input is everything the agent receives: the query and an optional PreviousTurn.
+type Input struct {
+	Query        string
+	PreviousTurn *PreviousTurn
+}
+
+// Config wires one agent run.
+type Config struct {
+	Model    model.ChatModel
+	Registry *harness.Registry
+	Limits   Limits
+	// Language is auto, zh or en: the system prompt's language.
+	Language string
+	// Reserved is how many model calls must stay free after the agent (the
+	// SemanticGuard's call).
+	Reserved int
+}
+
+// Kind tells apart the ways an agent run can end.
+type Kind string
+
+// The result kinds.
+const (
+	// KindDraft: a strictly valid draft, not yet released.
+	KindDraft Kind = "DRAFT"
+	// KindStopped: a controlled stop (saturation or a named budget) with its snapshot.
+	KindStopped Kind = "STOPPED"
+	// KindRejected: the input was refused before any model call.
+	KindRejected Kind = "REJECTED"
+	// KindCancelled: the run was cancelled.
+	KindCancelled Kind = "CANCELLED"
+	// KindFailed: an unclassified failure; it fails closed.
+	KindFailed Kind = "FAILED"
+)
+
+// Result is the agent's execution result.
+type Result struct {
+	Kind       Kind
+	Draft      *Draft
+	DraftJSON  string
+	StopReason harness.StopReason
+	// Snapshot is set for a controlled stop, and for an invalid draft that
+	// came after READY checks; never invented otherwise.
+	Snapshot    *harness.ProgressSnapshot
+	Invocations []harness.Invocation
+	Err         error
+}
+
+// Run executes the agent once for rc. It never retries the agent or a round.
+func Run(rc *harness.RunContext, cfg Config, in Input) Result {
+	userMsg, err := buildInput(cfg.Limits, in)
+	if err != nil {
+		rc.Terminate(harness.StopInputRejected)
+		return Result{Kind: KindRejected, StopReason: harness.StopInputRejected, Err: err}
+	}
+	if err := rc.ReserveBytes(len(userMsg)); err != nil {
+		rc.Terminate(harness.StopInputRejected)
+		return Result{Kind: KindRejected, StopReason: harness.StopInputRejected, Err: fmt.Errorf("input of %d bytes exceeds the run byte budget: %w", len(userMsg), err)}
+	}
+	var playbooks tools.Playbooks
+	if cfg.Registry != nil {
+		playbooks = cfg.Registry.Playbooks()
+	}
+	boundary := harness.NewBoundary(rc, cfg.Registry, cfg.Limits.Observation)
+	a := &loop{rc: rc, cfg: cfg, boundary: boundary}
+	a.msgs = []model.Message{
+		{Role: model.RoleSystem, Content: SystemPrompt(cfg.Language, in.Query, playbooks)},
+		{Role: model.RoleUser, Content: userMsg},
+	}
+	res := a.run()
+	res.Invocations = boundary.Invocations()
+	return res
+}
+
+// buildInput serialises exactly {"query", "previous_turn"}, checking every
+// size before any model call; nothing is truncated or rewritten.
+func buildInput(l Limits, in Input) (string, error) {
+	if strings.TrimSpace(in.Query) == "" {
+		return "", errors.New("the query is empty")
+	}
+	if len(in.Query) > l.Query {
+		return "", fmt.Errorf("the query has %d bytes, the limit is %d (limits.query)", len(in.Query), l.Query)
+	}
+	prev := json.RawMessage("null")
+	if in.PreviousTurn != nil {
+		b, err := json.Marshal(in.PreviousTurn)
+		if err != nil {
+			return "", fmt.Errorf("encode previous turn: %w", err)
+		}
+		if len(b) > l.PreviousTurn {
+			return "", fmt.Errorf("the previous turn has %d bytes, the limit is %d (limits.previous_turn)", len(b), l.PreviousTurn)
+		}
+		prev = b
+	}
+	msg, err := json.Marshal(struct {
+		Query        string          `json:"query"`
+		PreviousTurn json.RawMessage `json:"previous_turn"`
+	}{in.Query, prev})
+	if err != nil {
+		return "", fmt.Errorf("encode input: %w", err)
+	}
+	if len(msg) > l.Input {
+		return "", fmt.Errorf("the input has %d bytes, the limit is %d (limits.input)", len(msg), l.Input)
+	}
+	return string(msg), nil
+}
+
+// finalNote is appended before a final no-tool round, so the model knows the
+// tools are closed.
+const finalNote = "FINAL ROUND: tools are closed. Reply now with exactly one DiagnosisDraft JSON object and nothing else."
+
+type loop struct {
+	rc       *harness.RunContext
+	cfg      Config
+	boundary *harness.Boundary
+	msgs     []model.Message
+}
+
+func (a *loop) run() Result {
+	tools := a.cfg.Registry.Definitions()
+	schema := DraftSchema()
+	for {
+		stop := a.boundary.StopRequired()
+		final := stop != "" || a.rc.ModelCallsLeft(a.cfg.Reserved) <= 1
+		req := model.Request{Messages: a.msgs}
+		purpose := harness.PurposeDiagnosis
+		if final {
+			req.Messages = append(append([]model.Message(nil), a.msgs...), model.Message{Role: model.RoleSystem, Content: finalNote})
+			req.Format = schema
+			purpose = harness.PurposeFinal
+		} else {
+			req.Tools = tools
+		}
+		resp, err := a.rc.CallModel(a.cfg.Model, purpose, req, a.cfg.Reserved)
+		if err != nil {
+			return a.fail(err)
+		}
+		if len(resp.Message.ToolCalls) > 0 {
+			if final {
+				// The model ignored the stop: a controlled stop, no draft.
+				reason := stop
+				if reason == "" {
+					reason = harness.StopModelBudget
+				}
+				return a.stopped(reason)
+			}
+			a.msgs = append(a.msgs, model.Message{Role: model.RoleAssistant, Content: resp.Message.Content, ToolCalls: resp.Message.ToolCalls})
+			for _, call := range resp.Message.ToolCalls {
+				obs := a.boundary.Handle(call)
+				a.msgs = append(a.msgs, model.Message{Role: model.RoleTool, Content: obs, ToolName: call.Name, ToolCallID: call.ID})
+			}
+			if r := a.rc.Interrupted(); r != "" {
+				return a.fail(&harness.StopError{Reason: r})
+			}
+			continue
+		}
+		return a.answer(resp.Message.Content, stop)
+	}
+}
+
+// answer parses the final text; an invalid draft is never repaired.
+// A draft given after a required stop keeps that stop's reason for release.
+func (a *loop) answer(text string, stop harness.StopReason) Result {
+	draft, err := ParseDraft(text, a.cfg.Limits.Draft)
+	if err != nil {
+		snap := a.boundary.Snapshot(harness.StopInvalidOutput)
+		a.rc.Terminate(harness.StopInvalidOutput)
+		res := Result{Kind: KindFailed, StopReason: harness.StopInvalidOutput, Err: err}
+		if snap.HasProgress() {
+			res.Snapshot = &snap
+		}
+		return res
+	}
+	if err := a.rc.ReserveBytes(len(text)); err != nil {
+		return a.stopped(harness.StopByteBudget)
+	}
+	reason := harness.StopCompleted
+	if stop != "" {
+		reason = stop
+	}
+	return Result{Kind: KindDraft, Draft: draft, DraftJSON: strings.TrimSpace(text), StopReason: reason}
+}
+
+// stopped ends the run with a controlled stop and its snapshot.
+func (a *loop) stopped(reason harness.StopReason) Result {
+	a.rc.Terminate(reason)
+	snap := a.boundary.Snapshot(reason)
+	return Result{Kind: KindStopped, StopReason: reason, Snapshot: &snap}
+}
+
+// fail classifies an error from a round: budgets and the deadline are
+// controlled stops, cancellation is cancellation, a model server failure is
+// MODEL_UNAVAILABLE, anything else (the audit store) fails closed.
+func (a *loop) fail(err error) Result {
+	reason := harness.ReasonOf(err)
+	switch reason {
+	case harness.StopCancelled:
+		a.rc.Terminate(reason)
+		return Result{Kind: KindCancelled, StopReason: reason, Err: err}
+	case harness.StopModelBudget, harness.StopTokenBudget, harness.StopByteBudget, harness.StopToolBudget, harness.StopDeadline, harness.StopSaturated:
+		return a.stopped(reason)
+	case "":
+	default:
+		a.rc.Terminate(reason)
+		return Result{Kind: KindFailed, StopReason: reason, Err: err}
+	}
+	switch model.KindOf(err) {
+	case model.ErrCancelled:
+		a.rc.Terminate(harness.StopCancelled)
+		return Result{Kind: KindCancelled, StopReason: harness.StopCancelled, Err: err}
+	case model.ErrTimeout:
+		if a.rc.Interrupted() == harness.StopDeadline {
+			return a.stopped(harness.StopDeadline)
+		}
+		a.rc.Terminate(harness.StopModelUnavailable)
+		return Result{Kind: KindFailed, StopReason: harness.StopModelUnavailable, Err: err}
+	case "":
+	default:
+		// Any failure of the model server (unreachable, HTTP 4xx/5xx, a cut
+		// or malformed stream, an error line, an HTML page) is the model's,
+		// not ours: MODEL_UNAVAILABLE, with the model error kept for the hint.
+		a.rc.Terminate(harness.StopModelUnavailable)
+		return Result{Kind: KindFailed, StopReason: harness.StopModelUnavailable, Err: err}
+	}
+	a.rc.Terminate(harness.StopInternal)
+	return Result{Kind: KindFailed, StopReason: harness.StopInternal, Err: err}
+}
+
+// SystemPrompt assembles the system prompt for the query's language.
+func SystemPrompt(language, query string, playbooks tools.Playbooks) string {
+	base := prompts.DiagnosisEN
+	if PromptLanguage(language, query) == "zh" {
+		base = prompts.DiagnosisZH
+	}
+	return strings.NewReplacer("{{CATALOG}}", Catalog(playbooks), "{{SCHEMA}}", string(DraftSchema())).Replace(base)
+}
+
+// PromptLanguage resolves auto by the query's script: Han characters → zh.
+func PromptLanguage(language, query string) string {
+	switch language {
+	case "zh", "en":
+		return language
+	}
+	for _, r := range query {
+		if unicode.Is(unicode.Han, r) {
+			return "zh"
+		}
+	}
+	return "en"
+}
+
+// Catalog is the compact playbook list for the prompt: names and descriptions only.
+func Catalog(playbooks tools.Playbooks) string {
+	if playbooks == nil || len(playbooks.List()) == 0 {
+		return "(no playbooks)"
+	}
+	var b strings.Builder
+	for _, p := range playbooks.List() {
+		fmt.Fprintf(&b, "- %s: %s\n", p.Name, p.Description)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}

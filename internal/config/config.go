@@ -1,0 +1,220 @@
+// Package config loads superbiz's strict TOML configuration (docs/SPEC.md#configuration):
+// it finds the file (--config, $SUPERBIZ_CONFIG, ./superbiz.toml,
+// $XDG_CONFIG_HOME/superbiz/config.toml), rejects unknown keys, validates every
+// duration, enum and limit with a message naming the key and the file, applies
+// the precedence flag > environment > file > default, and resolves relative
+// paths against the file's directory. Secrets (DSN and URL passwords) live in
+// dedicated types that redact themselves everywhere they can be printed.
+package config
+
+import (
+	"strconv"
+	"time"
+)
+
+// Language selects the prompts' language; auto picks it from the query's script.
+type Language string
+
+// The languages the prompts exist in.
+const (
+	LanguageAuto Language = "auto"
+	LanguageZH   Language = "zh"
+	LanguageEN   Language = "en"
+)
+
+// LogFormat tells the log tool how to parse a source's lines; auto sniffs it.
+type LogFormat string
+
+// The log line formats query_logs understands.
+const (
+	FormatJSON   LogFormat = "json"
+	FormatLogfmt LogFormat = "logfmt"
+	FormatText   LogFormat = "text"
+	FormatAuto   LogFormat = "auto"
+	// FormatCustom reads lines with the source's own pattern and time_layout.
+	FormatCustom LogFormat = "custom"
+)
+
+// Driver names the database engine behind a query_mysql source.
+type Driver string
+
+// The database engines query_mysql can read.
+const (
+	DriverMySQL  Driver = "mysql"
+	DriverSQLite Driver = "sqlite"
+)
+
+// Config is the whole resolved configuration one superbiz process runs with:
+// defaults, then the file, then the environment, then flags, already validated.
+// Its fields and those of its tables are the schema (see schema.go): each key
+// is declared once, with its default and bounds, in its struct tags.
+type Config struct {
+	// File is the configuration file that was read, "" when none was (defaults).
+	File string `json:"file"`
+	// DBPath is the run store's SQLite file (absolute).
+	DBPath    string          `toml:"db" json:"db_path"`
+	Model     Model           `toml:"model" json:"model"`
+	Budget    Budget          `toml:"budget" json:"budget"`
+	Limits    Limits          `toml:"limits" json:"limits"`
+	Knowledge Knowledge       `toml:"knowledge" json:"knowledge"`
+	Logs      []LogSource     `toml:"logs" json:"logs"`
+	Databases []Database      `toml:"databases" json:"databases"`
+	Metrics   []MetricsSource `toml:"metrics" json:"metrics"`
+	Skills    Skills          `toml:"skills" json:"skills"`
+	Alerts    Alerts          `toml:"alerts" json:"alerts"`
+	// Now, when not zero, fixes the clock for reproducible runs ($SUPERBIZ_NOW).
+	Now time.Time `json:"now,omitzero"`
+
+	// origins records where a value that did not come from the file or the
+	// defaults came from ("--model", "$SUPERBIZ_MODEL"), for messages and Summary.
+	origins map[string]string
+}
+
+// Model is how superbiz reaches and drives the Ollama model.
+type Model struct {
+	// Host is the normalised Ollama URL (scheme and port always present).
+	Host           HostURL       `toml:"host" json:"host" default:"http://127.0.0.1:11434"`
+	Name           string        `toml:"name" json:"name" default:"qwen3:8b"`
+	NumCtx         int           `toml:"num_ctx" json:"num_ctx" default:"16384" min:"512" max:"1048576"`
+	Temperature    float64       `toml:"temperature" json:"temperature" default:"0" min:"0" max:"2" why:"0 gives reproducible diagnoses"`
+	RequestTimeout time.Duration `toml:"request_timeout" json:"request_timeout" default:"180s" min:"1s" max:"1h"`
+	Language       Language      `toml:"language" json:"language" default:"auto" enum:"auto,zh,en"`
+	// Think is sent explicitly on every request (nil would enable thinking).
+	Think bool `toml:"think" json:"think" default:"false"`
+}
+
+// Budget bounds one run; the harness enforces it (harness.Budget is this type).
+type Budget struct {
+	MaxModelCalls int           `toml:"max_model_calls" json:"max_model_calls" default:"8" min:"1" max:"100"`
+	MaxToolCalls  int           `toml:"max_tool_calls" json:"max_tool_calls" default:"6" min:"1" max:"100"`
+	MaxTokens     int           `toml:"max_tokens" json:"max_tokens" default:"60000" min:"1024" max:"10000000"`
+	MaxRunBytes   int           `toml:"max_run_bytes" json:"max_run_bytes" default:"262144" min:"4096" max:"67108864"`
+	Deadline      time.Duration `toml:"deadline" json:"deadline" default:"5m" min:"1s" max:"24h"`
+	// MaxNoGain is how many consecutive NO_GAIN evaluations force STOP_REQUIRED.
+	MaxNoGain int `toml:"max_no_gain" json:"max_no_gain" default:"2" min:"1" max:"100"`
+}
+
+// Limits are the UTF-8 byte bounds of the texts that enter or leave a run
+// (agent.Limits is this type).
+type Limits struct {
+	Query        int `toml:"query" json:"query" default:"4096" min:"256" max:"1048576"`
+	PreviousTurn int `toml:"previous_turn" json:"previous_turn" default:"8192" min:"256" max:"1048576"`
+	Input        int `toml:"input" json:"input" default:"12288" min:"256" max:"1048576"`
+	Draft        int `toml:"draft" json:"draft" default:"16384" min:"1024" max:"1048576"`
+	Observation  int `toml:"observation" json:"observation" default:"8192" min:"1024" max:"1048576"`
+}
+
+// Knowledge lists the runbook directories lookup_knowledge indexes.
+type Knowledge struct {
+	// Paths are absolute directories (relative ones resolved at load).
+	Paths []string `toml:"paths" json:"paths" default:"./runbooks"`
+	// EmbedModel is the Ollama embedding model (on model.host) that makes
+	// runbook search semantic; empty leaves search BM25 only.
+	EmbedModel string `toml:"embed_model" json:"embed_model,omitempty" default:""`
+}
+
+// LogSource is one [[logs]] entry: files query_logs may read under one name.
+type LogSource struct {
+	Name string `toml:"name" json:"name"`
+	// Paths are absolute glob patterns.
+	Paths  []string  `toml:"paths" json:"paths"`
+	Format LogFormat `toml:"format" json:"format" default:"auto" enum:"json,logfmt,text,auto,custom"`
+	// Pattern is format custom's regular expression (internal/loglayout): named
+	// groups ts and msg, optionally level and service, others become fields.
+	Pattern string `toml:"pattern" json:"pattern,omitempty"`
+	// TimeLayout reads the ts group: a Go layout, strftime (holds '%') or
+	// unix, unix_ms, unix_us, unix_ns.
+	TimeLayout string `toml:"time_layout" json:"time_layout,omitempty"`
+	// Sample is a line the layout must parse, checked at load.
+	Sample string `toml:"sample" json:"sample,omitempty"`
+	// Timezone is the zone name as written ("Local", "Asia/Shanghai").
+	Timezone string `toml:"timezone" json:"timezone" default:"Local"`
+	// Location is Timezone loaded; it interprets timestamps without an offset.
+	Location  *time.Location `json:"-"`
+	MaxWindow time.Duration  `toml:"max_window" json:"max_window" default:"6h" min:"1m" max:"744h"`
+}
+
+// Database is one [[databases]] entry query_mysql may read.
+type Database struct {
+	Name   string `toml:"name" json:"name"`
+	Driver Driver `toml:"driver" json:"driver" enum:"mysql,sqlite" required:"true"`
+	// DSN redacts its password when printed; Reveal gives the real value.
+	DSN     DSN           `toml:"dsn" json:"dsn"`
+	MaxRows int           `toml:"max_rows" json:"max_rows" default:"50" min:"1" max:"100"`
+	Timeout time.Duration `toml:"timeout" json:"timeout" default:"5s" min:"100ms" max:"10m"`
+}
+
+// MetricsSource is one [[metrics]] entry: a Prometheus-compatible server
+// (Prometheus, VictoriaMetrics, Thanos, Mimir) query_metrics may query. Its
+// secret is named by an environment variable, never written in the file.
+type MetricsSource struct {
+	Name string `toml:"name" json:"name"`
+	// URL is the HTTP API base: scheme, host, port and an optional path
+	// prefix; /api/v1/... is appended.
+	URL     string        `toml:"url" json:"url"`
+	Timeout time.Duration `toml:"timeout" json:"timeout" default:"10s" min:"100ms" max:"5m"`
+	// BearerTokenEnv names the variable holding a bearer token.
+	BearerTokenEnv string `toml:"bearer_token_env" json:"bearer_token_env"`
+	// Username and PasswordEnv (the variable holding the password) are basic auth.
+	Username    string        `toml:"username" json:"username"`
+	PasswordEnv string        `toml:"password_env" json:"password_env"`
+	MaxSeries   int           `toml:"max_series" json:"max_series" default:"10" min:"1" max:"100"`
+	MaxPoints   int           `toml:"max_points" json:"max_points" default:"240" min:"10" max:"11000"`
+	MaxWindow   time.Duration `toml:"max_window" json:"max_window" default:"24h" min:"1m" max:"744h"`
+	// Secret is the token or password read from the environment at load
+	// ("" when the variable is unset); it prints redacted.
+	Secret Secret `json:"-"`
+}
+
+// Secret is a credential read from the environment: every printed or
+// encoded form is redacted; Reveal gives the value to the one place that sends it.
+type Secret struct{ v string }
+
+// NewSecret wraps a credential.
+func NewSecret(v string) Secret { return Secret{v: v} }
+
+// Reveal returns the credential, for the request that carries it.
+func (s Secret) Reveal() string { return s.v }
+
+// IsZero reports an unset credential.
+func (s Secret) IsZero() bool { return s.v == "" }
+
+// String shows the redacted mark, never the value.
+func (s Secret) String() string {
+	if s.v == "" {
+		return ""
+	}
+	return redactedMark
+}
+
+// GoString keeps %#v from showing the value.
+func (s Secret) GoString() string { return "config.Secret(" + strconv.Quote(s.String()) + ")" }
+
+// MarshalJSON encodes the redacted form.
+func (s Secret) MarshalJSON() ([]byte, error) { return []byte(strconv.Quote(s.String())), nil }
+
+// Skills lists extra playbook directories (<name>/SKILL.md) beside the built-in ones.
+type Skills struct {
+	Paths []string `toml:"paths" json:"paths"`
+}
+
+// Alerts is the [alerts] table: the Alertmanager (API v2) whose firing
+// alerts `superbiz alerts` lists and `diagnose --alert` starts from. No URL,
+// no alerts. Secrets are never in the file: the keys name the environment
+// variables that hold them.
+type Alerts struct {
+	// URL is Alertmanager's base URL, e.g. "http://127.0.0.1:9093" (no credentials in it).
+	URL string `toml:"url" json:"url"`
+	// BearerTokenEnv names the variable holding a bearer token.
+	BearerTokenEnv string `toml:"bearer_token_env" json:"bearer_token_env"`
+	// Username and PasswordEnv are basic authentication (the password read from that variable).
+	Username    string        `toml:"username" json:"username"`
+	PasswordEnv string        `toml:"password_env" json:"password_env"`
+	Timeout     time.Duration `toml:"timeout" json:"timeout" default:"10s" min:"100ms" max:"5m"`
+}
+
+// Origin reports where the value of key (e.g. "model.name") came from when a
+// flag or the environment set it ("--model", "$SUPERBIZ_MODEL"); "" otherwise.
+func (c *Config) Origin(key string) string {
+	return c.origins[key]
+}

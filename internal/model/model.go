@@ -1,0 +1,192 @@
+// Package model is the engine's port to a chat model: the messages, tools,
+// tool calls and usage the harness and agent speak, with no dependency beyond
+// the standard library. Adapters (internal/model/ollama, internal/model/replay) translate
+// these types to a provider; no provider type ever crosses this port.
+package model
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+)
+
+// Role says who wrote a message, so adapters can map it to the provider's roles.
+type Role string
+
+// The roles a conversation is made of.
+const (
+	RoleSystem    Role = "system"
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+	RoleTool      Role = "tool"
+)
+
+// Message is one turn of the conversation as the engine sees it.
+type Message struct {
+	Role     Role   `json:"role"`
+	Content  string `json:"content"`
+	Thinking string `json:"thinking,omitempty"`
+	// ToolCalls are the calls an assistant message asked for, in order.
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	// ToolName and ToolCallID identify the call a tool message answers.
+	ToolName   string `json:"tool_name,omitempty"`
+	ToolCallID string `json:"tool_call_id,omitempty"`
+}
+
+// toolCallIDShape matches the two Tool Call ID shapes of
+// docs/SPEC.md#tool-call-ids: Ollama's call_ plus 8 of [a-z0-9], and the
+// call_<n> the adapter (or a fixed executor) assigns.
+var toolCallIDShape = regexp.MustCompile(`\bcall_(?:[a-z0-9]{8}|[0-9]+)\b`)
+
+// ReplaceToolCallIDs replaces everything in text shaped like a Tool Call ID
+// with repl, so no ID of a run can reach published content.
+func ReplaceToolCallIDs(text, repl string) string {
+	return toolCallIDShape.ReplaceAllString(text, repl)
+}
+
+// ToolCall is one function call requested by the model, with the ID the
+// provider gave it (or call_<n> assigned by the adapter when it gave none).
+type ToolCall struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Arguments is the JSON object the model sent, member order preserved.
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// Tool declares a function the model may call through native tool calling.
+type Tool struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	// Parameters is the JSON Schema (type object) of the arguments.
+	Parameters json.RawMessage `json:"parameters"`
+}
+
+// Request is one model round: the whole conversation so far, the tools
+// offered (none for a final answer) and an optional output JSON Schema.
+type Request struct {
+	Messages []Message `json:"messages"`
+	Tools    []Tool    `json:"tools,omitempty"`
+	// Format, when set, is a JSON Schema the answer must follow (Ollama format).
+	Format json.RawMessage `json:"format,omitempty"`
+}
+
+// Usage is what the provider reported for one round, for token budgets.
+type Usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+}
+
+// Total is the sum the token budget is charged with.
+func (u Usage) Total() int { return u.PromptTokens + u.CompletionTokens }
+
+// Response is the assistant's complete answer to one Request.
+type Response struct {
+	Message    Message `json:"message"`
+	Usage      Usage   `json:"usage"`
+	DoneReason string  `json:"done_reason,omitempty"`
+	Model      string  `json:"model,omitempty"`
+}
+
+// ChatModel is the single capability the engine needs from a model: one
+// complete, non-retried round. Implementations must honour ctx and never
+// return a partial Response with a nil error.
+type ChatModel interface {
+	Chat(ctx context.Context, req Request) (Response, error)
+}
+
+// ErrorKind lets callers tell model failures apart without provider types.
+type ErrorKind string
+
+// The failure classes every adapter maps its errors to.
+const (
+	ErrUnreachable       ErrorKind = "UNREACHABLE"
+	ErrModelNotFound     ErrorKind = "MODEL_NOT_FOUND"
+	ErrToolsNotSupported ErrorKind = "TOOLS_NOT_SUPPORTED"
+	ErrBadRequest        ErrorKind = "BAD_REQUEST"
+	ErrTimeout           ErrorKind = "TIMEOUT"
+	ErrCancelled         ErrorKind = "CANCELLED"
+	ErrProtocol          ErrorKind = "PROTOCOL"
+	ErrServer            ErrorKind = "SERVER"
+)
+
+// Error is the typed failure of a model round; Kind is stable, Err is for logs.
+type Error struct {
+	Kind  ErrorKind
+	Host  string
+	Model string
+	// Status is the HTTP status the server answered with, 0 when the
+	// failure came before or without one; callers pick their hint by it
+	// (401/403: credentials; 5xx: the server or a proxy).
+	Status int
+	Err    error
+}
+
+func (e *Error) Error() string {
+	msg := fmt.Sprintf("model %s", kindText(e.Kind))
+	if e.Model != "" {
+		msg += fmt.Sprintf(" (model %q", e.Model)
+		if e.Host != "" {
+			msg += " at " + e.Host
+		}
+		msg += ")"
+	} else if e.Host != "" {
+		msg += " (at " + e.Host + ")"
+	}
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+func kindText(k ErrorKind) string {
+	switch k {
+	case ErrUnreachable:
+		return "server unreachable"
+	case ErrModelNotFound:
+		return "not found"
+	case ErrToolsNotSupported:
+		return "does not support tools"
+	case ErrBadRequest:
+		return "rejected the request"
+	case ErrTimeout:
+		return "request timed out"
+	case ErrCancelled:
+		return "request cancelled"
+	case ErrProtocol:
+		return "protocol error"
+	case ErrServer:
+		return "server error"
+	}
+	return "error"
+}
+
+// AsError returns the model *Error in err's chain, or nil.
+func AsError(err error) *Error {
+	var me *Error
+	if errors.As(err, &me) {
+		return me
+	}
+	return nil
+}
+
+// KindOf returns the ErrorKind of err, or "" when err is not a model *Error.
+func KindOf(err error) ErrorKind {
+	var me *Error
+	if errors.As(err, &me) {
+		return me.Kind
+	}
+	return ""
+}
+
+// Embedder turns texts into vectors, for semantic runbook search. It is a
+// port like ChatModel: adapters (internal/model/ollama) implement it, and no
+// provider type crosses it.
+type Embedder interface {
+	// Embed returns one vector per input, in input order, all of one
+	// dimension; failures are *Error values like Chat's.
+	Embed(ctx context.Context, inputs []string) ([][]float32, error)
+}

@@ -1,0 +1,89 @@
+package ollama
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/superbiz/superbiz/internal/model"
+	"github.com/superbiz/superbiz/internal/model/ollamatest"
+)
+
+const embedModel = "nomic-embed-text"
+
+func embedClient(t *testing.T, host string) *Client {
+	t.Helper()
+	c, err := New(Options{Host: host, Model: embedModel, NumCtx: 2048, RequestTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	return c
+}
+
+func TestEmbedWire(t *testing.T) {
+	s := ollamatest.New(t, ollamatest.WithModels(ollamatest.Model{Name: embedModel + ":latest", Capabilities: []string{"embedding"}}))
+	c := embedClient(t, s.URL())
+	got, err := c.Embed(context.Background(), []string{"disk full", "disk full", "pool exhausted"})
+	if err != nil {
+		t.Fatalf("Embed: %v", err)
+	}
+	if len(got) != 3 || len(got[0]) != ollamatest.VectorDims {
+		t.Fatalf("got %d vectors of %d dims", len(got), len(got[0]))
+	}
+	want := ollamatest.Vector(embedModel, "disk full")
+	for i := range want {
+		if got[0][i] != want[i] || got[1][i] != want[i] {
+			t.Fatalf("vector 0 differs from the scripted one at %d", i)
+		}
+	}
+	reqs := s.EmbedRequests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d embed requests, want 1 batch", len(reqs))
+	}
+	in, err := reqs[0].Inputs()
+	if err != nil || len(in) != 3 || reqs[0].Model != embedModel || reqs[0].Truncate == nil || !*reqs[0].Truncate {
+		t.Errorf("request %+v inputs %q %v", reqs[0], in, err)
+	}
+}
+
+func TestEmbedFaults(t *testing.T) {
+	tests := []struct {
+		name   string
+		models []ollamatest.Model
+		fault  ollamatest.Fault
+		kind   model.ErrorKind
+		text   string
+	}{
+		{"model not pulled", []ollamatest.Model{{Name: "qwen3:8b"}}, ollamatest.FaultNone, model.ErrModelNotFound, "not found"},
+		{"chat model cannot embed", []ollamatest.Model{{Name: embedModel + ":latest", Capabilities: []string{"completion"}}}, ollamatest.FaultNone, model.ErrBadRequest, "does not support embeddings"},
+		{"injected 404", nil, ollamatest.FaultModelNotFound, model.ErrModelNotFound, "not found"},
+		{"injected 400", nil, ollamatest.FaultEmbeddingsNotSupported, model.ErrBadRequest, "does not support embeddings"},
+		{"server error", nil, ollamatest.FaultHTTP500Body, model.ErrServer, "unexpected EOF"},
+		{"proxy page", nil, ollamatest.FaultProxyHTML, model.ErrServer, "502"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			models := tt.models
+			if models == nil {
+				models = []ollamatest.Model{{Name: embedModel + ":latest", Capabilities: []string{"embedding"}}}
+			}
+			s := ollamatest.New(t, ollamatest.WithModels(models...))
+			s.FailEmbed(tt.fault)
+			_, err := embedClient(t, s.URL()).Embed(context.Background(), []string{"x"})
+			if model.KindOf(err) != tt.kind || !strings.Contains(err.Error(), tt.text) {
+				t.Fatalf("err %v (kind %q), want kind %s containing %q", err, model.KindOf(err), tt.kind, tt.text)
+			}
+		})
+	}
+}
+
+func TestEmbedUnreachable(t *testing.T) {
+	s := ollamatest.NewServer()
+	host := s.URL()
+	s.Close()
+	_, err := embedClient(t, host).Embed(context.Background(), []string{"x"})
+	if model.KindOf(err) != model.ErrUnreachable {
+		t.Fatalf("err %v, want UNREACHABLE", err)
+	}
+}

@@ -1,0 +1,93 @@
+package release
+
+import (
+	"fmt"
+
+	"github.com/superbiz/superbiz/internal/agent"
+	"github.com/superbiz/superbiz/internal/harness"
+	"github.com/superbiz/superbiz/internal/tools"
+)
+
+// The guards and their verdicts, as the audit stores them.
+const (
+	GuardEvidence = "EVIDENCE"
+	GuardSemantic = "SEMANTIC"
+	// GuardKnowledge checks a knowledge answer's references (CheckKnowledgeReferences).
+	GuardKnowledge = "KNOWLEDGE"
+
+	VerdictPass        = "PASS"
+	VerdictReject      = "REJECT"
+	VerdictSupported   = "SUPPORTED"
+	VerdictUnsupported = "UNSUPPORTED"
+	VerdictError       = "ERROR"
+)
+
+// GuardReview is one guard's verdict with its reasons. It is stored for the
+// audit only: no reason ever reaches the answer or the PublishedResult.
+type GuardReview struct {
+	Guard   string   `json:"guard"`
+	Verdict string   `json:"verdict"`
+	Reasons []string `json:"reasons"`
+}
+
+// Passed reports whether the review lets the draft go on toward release.
+func (g GuardReview) Passed() bool { return g.Verdict == VerdictPass || g.Verdict == VerdictSupported }
+
+// maxReasons bounds the reasons one review keeps.
+const maxReasons = 10
+
+// EvidenceGuard is the deterministic check of docs/SPEC.md#release-guards: every cited
+// Tool Call ID names one completed evidence check of this run (invs);
+// a FINDING cites only EVIDENCE_FOUND checks, a NEGATIVE_OBSERVATION only
+// NO_EVIDENCE ones; a non-null conclusion needs at least one FINDING. It
+// lists every violation (bounded), not just the first.
+func EvidenceGuard(d *agent.Draft, invs []harness.Invocation) GuardReview {
+	r := GuardReview{Guard: GuardEvidence, Verdict: VerdictPass, Reasons: []string{}}
+	if d == nil {
+		r.Verdict = VerdictReject
+		r.Reasons = append(r.Reasons, "no draft")
+		return r
+	}
+	count := map[string]int{}
+	byID := map[string]harness.Invocation{}
+	for _, inv := range invs {
+		count[inv.ToolCallID]++
+		byID[inv.ToolCallID] = inv
+	}
+	reject := func(format string, args ...any) {
+		r.Verdict = VerdictReject
+		if len(r.Reasons) < maxReasons {
+			r.Reasons = append(r.Reasons, safe(fmt.Sprintf(format, args...), maxListItem))
+		}
+	}
+	findings := 0
+	for i, it := range d.Analysis {
+		if it.Type == agent.Finding {
+			findings++
+		}
+		if len(it.ToolCallIDs) == 0 {
+			reject("analysis[%d] cites no tool call", i)
+		}
+		for _, id := range it.ToolCallIDs {
+			inv, ok := byID[id]
+			switch {
+			case !ok:
+				reject("analysis[%d] cites %q, which is no tool call of this run", i, id)
+			case count[id] > 1:
+				reject("analysis[%d] cites %q, which names %d tool steps of this run", i, id, count[id])
+			case !inv.Ready():
+				reject("analysis[%d] cites %q, a %s step with status %s, not a completed evidence check", i, id, inv.Kind, inv.Status)
+			case it.Type == agent.Finding && inv.EvidenceStatus != tools.EvidenceFound:
+				reject("analysis[%d] is a FINDING citing %q, whose evidence status is %s, not EVIDENCE_FOUND", i, id, inv.EvidenceStatus)
+			case it.Type == agent.NegativeObservation && inv.EvidenceStatus != tools.NoEvidence:
+				reject("analysis[%d] is a NEGATIVE_OBSERVATION citing %q, whose evidence status is %s, not NO_EVIDENCE", i, id, inv.EvidenceStatus)
+			case it.Type != agent.Finding && it.Type != agent.NegativeObservation:
+				reject("analysis[%d] has unknown type %q", i, it.Type)
+			}
+		}
+	}
+	if d.Conclusion != nil && findings == 0 {
+		reject("a conclusion is given without any FINDING")
+	}
+	return r
+}

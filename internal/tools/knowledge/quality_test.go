@@ -1,0 +1,175 @@
+package knowledge
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// demoRunbooks is where internal/demo keeps the demo workspace's runbooks; the
+// quality test evaluates them too when they and their query set exist.
+var demoRunbooks = filepath.Join("..", "..", "demo", "workspace", "runbooks")
+
+// qualityCase is one query of a quality set and the documents that answer it:
+// a doc_id, or a source path (no '#') that accepts any section of that file.
+// Kind groups the figures (alert, error, paraphrase-en …); "" is "all".
+type qualityCase struct {
+	Kind   string   `json:"kind"`
+	Query  string   `json:"query"`
+	Expect []string `json:"expect"`
+}
+
+// qualityFigures are the measures of one group of queries.
+type qualityFigures struct {
+	n                int
+	hit1, hit3, mrr3 float64 // sums, divided by n when reported
+}
+
+func (f *qualityFigures) add(rank int) {
+	f.n++
+	if rank == 1 {
+		f.hit1++
+	}
+	if rank >= 1 && rank <= 3 {
+		f.hit3++
+		f.mrr3 += 1 / float64(rank)
+	}
+}
+
+func (f qualityFigures) rates() (hit1, hit3, mrr3 float64) {
+	n := float64(f.n)
+	return f.hit1 / n, f.hit3 / n, f.mrr3 / n
+}
+
+// qualityFloor is the least a group of queries must score; the floors sit a
+// little under the figures measured when they were set, so a ranking change
+// that loses a query or two of a kind fails the test.
+type qualityFloor struct{ hit1, hit3, mrr3 float64 }
+
+// qualitySets pairs a runbook root with its query set and its floors by kind.
+var qualitySets = []struct {
+	name, root, queries string
+	floors              map[string]qualityFloor
+}{
+	{"testdata", filepath.Join("testdata", "runbooks"), filepath.Join("testdata", "queries.json"),
+		map[string]qualityFloor{"all": {hit3: 0.9}}},
+	{"demo", demoRunbooks, filepath.Join("testdata", "queries_demo.json"),
+		map[string]qualityFloor{"all": {hit3: 0.9}}},
+	// A public-style corpus: runbooks named by alert (KubePodNotReady.md,
+	// etcd_high_fsync_durations.md) and by symptom, English and Chinese,
+	// with alert names, exact error strings, keywords and paraphrased
+	// questions.
+	{"corpus", filepath.Join("testdata", "corpus"), filepath.Join("testdata", "queries_corpus.json"),
+		// Measured (78 queries): all 0.949/0.962/0.955 (hit@1/hit@3/MRR@3);
+		// alert and error 1/1/1; keyword-zh 1/1/1; paraphrase-en
+		// 0.889/0.889/0.889; paraphrase-zh 0.875/0.938/0.906. Each floor
+		// allows one query of its kind to be lost.
+		map[string]qualityFloor{
+			"all":           {hit1: 0.93, hit3: 0.94, mrr3: 0.94},
+			"alert":         {hit1: 0.95, hit3: 0.95, mrr3: 0.95},
+			"error":         {hit1: 0.9, hit3: 0.9, mrr3: 0.9},
+			"keyword-zh":    {hit1: 0.92, hit3: 0.92, mrr3: 0.92},
+			"paraphrase-en": {hit1: 0.83, hit3: 0.83, mrr3: 0.83},
+			"paraphrase-zh": {hit1: 0.81, hit3: 0.87, mrr3: 0.84},
+		}},
+}
+
+func TestQuality(t *testing.T) {
+	ran := 0
+	for _, set := range qualitySets {
+		if _, err := os.Stat(set.root); err != nil {
+			t.Logf("%s: no runbooks at %s, skipped", set.name, set.root)
+			continue
+		}
+		data, err := os.ReadFile(set.queries)
+		if err != nil {
+			t.Logf("%s: no query set %s, skipped", set.name, set.queries)
+			continue
+		}
+		ran++
+		t.Run(set.name, func(t *testing.T) {
+			var cases []qualityCase
+			if err := json.Unmarshal(data, &cases); err != nil {
+				t.Fatalf("parse %s: %v", set.queries, err)
+			}
+			if len(cases) < 20 {
+				t.Fatalf("%s has %d queries, want at least 20", set.queries, len(cases))
+			}
+			var zh, en int
+			for _, c := range cases {
+				if strings.IndexFunc(c.Query, isCJK) >= 0 {
+					zh++
+				} else {
+					en++
+				}
+			}
+			if zh < len(cases)*2/5 || en < len(cases)*2/5 {
+				t.Fatalf("query set is unbalanced: %d Chinese, %d English", zh, en)
+			}
+			ix := NewIndex(openDB(t), []string{set.root}) // read only
+			if _, err := ix.Sync(context.Background(), nil); err != nil {
+				t.Fatal(err)
+			}
+			figures := map[string]*qualityFigures{"all": {}}
+			for _, c := range cases {
+				docs, err := ix.Search(context.Background(), c.Query, 3)
+				if err != nil {
+					t.Fatalf("%q: %v", c.Query, err)
+				}
+				rank := 0
+				for i, d := range docs {
+					if expected(c.Expect, d.DocID) {
+						rank = i + 1
+						break
+					}
+				}
+				if rank != 1 {
+					t.Logf("rank %d for %s %q: got %v, want %v", rank, c.Kind, c.Query, sources(docs), c.Expect)
+				}
+				figures["all"].add(rank)
+				if c.Kind != "" {
+					if figures[c.Kind] == nil {
+						figures[c.Kind] = &qualityFigures{}
+					}
+					figures[c.Kind].add(rank)
+				}
+			}
+			kinds := make([]string, 0, len(figures))
+			for k := range figures {
+				kinds = append(kinds, k)
+			}
+			sort.Strings(kinds)
+			for _, k := range kinds {
+				f := figures[k]
+				hit1, hit3, mrr3 := f.rates()
+				t.Logf("%s %-14s %2d queries: hit@1 %.3f  hit@3 %.3f  MRR@3 %.3f", set.name, k, f.n, hit1, hit3, mrr3)
+				floor, ok := set.floors[k]
+				if !ok {
+					t.Errorf("%s: no floor set for query kind %q", set.name, k)
+					continue
+				}
+				if hit1 < floor.hit1 || hit3 < floor.hit3 || mrr3 < floor.mrr3 {
+					t.Errorf("%s %s: hit@1 %.3f hit@3 %.3f MRR@3 %.3f below the floor %+v", set.name, k, hit1, hit3, mrr3, floor)
+				}
+			}
+		})
+	}
+	if ran == 0 {
+		t.Fatal("no quality set evaluated")
+	}
+}
+
+// expected reports whether docID answers a case: an exact doc_id, or any
+// section of an expected source file.
+func expected(expect []string, docID string) bool {
+	for _, e := range expect {
+		if e == docID || (!strings.Contains(e, "#") && strings.HasPrefix(docID, e+"#")) {
+			return true
+		}
+	}
+	return false
+}

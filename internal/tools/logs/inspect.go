@@ -1,0 +1,287 @@
+package logs
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"time"
+
+	"github.com/superbiz/superbiz/internal/textclip"
+)
+
+// Sample bounds of an inspection, per file: the head whose lines are
+// counted and shown, and the tail read for the end of the time range.
+const (
+	inspectHead = 1 << 20
+	inspectTail = 256 << 10
+	// MaxInspectEntries bounds the entries an inspection returns.
+	MaxInspectEntries = 100
+)
+
+// Inspection is what `doctor` and `logs inspect` report about one log
+// source: its files, how each reads (layout, lines placed in time, time
+// range), the first entries as query_logs shows them, and the files a call
+// would skip, and why.
+type Inspection struct {
+	Source string
+	Files  int
+	// Reports describe each file that can be read, from a sample of it.
+	Reports []FileReport
+	// FirstTS and LastTS are the time range the samples of all files cover
+	// ("" when no sampled line has a time).
+	FirstTS, LastTS string
+	// Entries are the first entries of the files, in file order, exactly
+	// as query_logs would return them (cleaned, masked, bounded).
+	Entries []InspectedEntry
+	// Skipped are the files a call would skip, each with the reason the model
+	// sees and the underlying error for the operator.
+	Skipped []SkippedFileDetail
+	// TruncatedBy names the per-call limits the check itself hit: files past
+	// that point were not checked.
+	TruncatedBy []string
+}
+
+// FileReport is how one file reads, judged on a sample: its first
+// inspectHead bytes, and its last inspectTail bytes for the time range.
+type FileReport struct {
+	File string `json:"file"`
+	// Layout is the format the file is read with (detected under auto).
+	Layout string `json:"layout"`
+	// Lines counts the non-empty lines of the sample; Placed those placed in
+	// time (an entry with a readable time and its continuation lines). The
+	// rest could not be placed: an entry whose time is missing or does not
+	// parse, or text before the first entry.
+	Lines  int `json:"lines"`
+	Placed int `json:"placed"`
+	// FirstTS and LastTS are the earliest and latest times seen.
+	FirstTS string `json:"first_ts,omitempty"`
+	LastTS  string `json:"last_ts,omitempty"`
+	// Whole says whether the sample was the whole file.
+	Whole bool `json:"whole"`
+
+	first, last int64
+}
+
+// InspectedEntry is an entry as query_logs returns it, with its file.
+type InspectedEntry struct {
+	File string `json:"file"`
+	Entry
+}
+
+// SkippedFileDetail is a skipped file with its reason and the error behind it.
+type SkippedFileDetail struct {
+	SkippedFile
+	Err error
+}
+
+// InspectOptions tune an inspection.
+type InspectOptions struct {
+	// Entries is how many entries to return (at most MaxInspectEntries).
+	Entries int
+}
+
+// Inspect reads every file of src the way a query_logs call does (same
+// skipping rules, same per-call limits) with a window no entry falls in, so
+// it names exactly the files a call would skip; then it samples each file
+// that can be read for its layout, share of lines placed in time and time
+// range. An error means the source itself is misconfigured or the globs
+// cannot be expanded.
+func Inspect(ctx context.Context, src Source, opt InspectOptions) (Inspection, error) {
+	t, err := New([]Source{src})
+	if err != nil {
+		return Inspection{}, err
+	}
+	s := t.sources[0]
+	files, err := resolve(s.paths)
+	if err != nil {
+		return Inspection{}, err
+	}
+	in := Inspection{Source: s.name, Files: len(files)}
+	if len(files) == 0 {
+		return in, nil
+	}
+	// near the last representable instant (leaving room for seekSlack):
+	// time-ordered plain files are passed over by the binary search,
+	// everything else is read to its end
+	end := int64(math.MaxInt64) - int64(time.Hour)
+	q := &query{startNS: end - int64(time.Minute), endNS: end, limit: 1}
+	rep, err := t.scan(ctx, s, q, newAccumulator(1, s.loc), files)
+	if err != nil {
+		return in, fmt.Errorf("check log source %q: %w", s.name, err)
+	}
+	skipped := map[string]bool{}
+	for i, sk := range rep.skipped {
+		d := SkippedFileDetail{SkippedFile: sk, Err: rep.errs[i]}
+		var fe *fileError
+		if errors.As(rep.errs[i], &fe) {
+			d.Err = fe.err
+		}
+		in.Skipped = append(in.Skipped, d)
+		skipped[sk.File] = true
+	}
+	in.TruncatedBy = rep.truncatedBy
+
+	want := min(max(opt.Entries, 0), MaxInspectEntries)
+	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return in, err
+		}
+		name := textclip.Bytes(cleanText([]byte(f), false), maxSkippedPath)
+		if skipped[name] {
+			continue
+		}
+		sc := &scanner{q: &query{}, format: s.format, tc: timeCtx{loc: s.loc}, ctx: ctx}
+		r, entries, err := sc.sampleFile(f, s.layouts, want-len(in.Entries))
+		if err != nil {
+			// read by the scan a moment ago: the file changed since
+			in.Skipped = append(in.Skipped, SkippedFileDetail{SkippedFile: SkippedFile{File: name, Reason: reasonOpen}, Err: err})
+			continue
+		}
+		if r.Lines == 0 {
+			continue // empty: searched without complaint
+		}
+		r.File = name
+		in.Reports = append(in.Reports, r)
+		for _, e := range entries {
+			in.Entries = append(in.Entries, InspectedEntry{File: name, Entry: e})
+		}
+	}
+	first, last := int64(math.MaxInt64), int64(math.MinInt64)
+	for _, r := range in.Reports {
+		if r.FirstTS != "" {
+			first, last = min(first, r.first), max(last, r.last)
+		}
+	}
+	if first <= last {
+		a := newAccumulator(1, s.loc)
+		in.FirstTS, in.LastTS = a.ts(first), a.ts(last)
+	}
+	return in, nil
+}
+
+// sampleFile reads the head (and, for a plain UTF-8 file, the tail) of path
+// the way a query_logs call does (byte order mark, UTF-16, the year of
+// stamps without one from the file's last write) and reports which of cands
+// it reads with and how; up to want of its first entries are returned as
+// query_logs shows them.
+func (s *scanner) sampleFile(path string, cands []*layout, want int) (FileReport, []Entry, error) {
+	var rep FileReport
+	f, err := os.Open(path)
+	if err != nil {
+		return rep, nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return rep, nil, err
+	}
+	s.tc.setRef(max(st.ModTime().UnixNano(), 1))
+	var r io.Reader = f
+	// a compressed or UTF-16 file is read from its start only
+	headOnly := false
+	var magic [2]byte
+	if n, _ := f.ReadAt(magic[:], 0); n == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			return rep, nil, err
+		}
+		defer zr.Close()
+		r, headOnly = zr, true
+	} else if isUTF16(magic[:]) {
+		headOnly = true
+	}
+	head, err := io.ReadAll(io.LimitReader(decodeBOM(r), inspectHead+1))
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return rep, nil, err
+	}
+	rep.Whole = len(head) <= inspectHead
+	if !rep.Whole { // drop the line the sample cuts
+		head = head[:bytes.LastIndexByte(head[:inspectHead], '\n')+1]
+	}
+	if blank(head) {
+		return rep, nil, nil
+	}
+	if err := s.setup(cands, head); err != nil {
+		return rep, nil, err
+	}
+	rep.Layout = s.lay.name
+	rep.first, rep.last = math.MaxInt64, math.MinInt64
+	entries := s.walkSample(head, &rep, want)
+	if !rep.Whole && !headOnly && st.Size() > inspectHead {
+		tail := make([]byte, inspectTail)
+		n, err := f.ReadAt(tail, st.Size()-inspectTail)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return rep, nil, err
+		}
+		tail = tail[:n]
+		if k := bytes.IndexByte(tail, '\n'); k >= 0 {
+			tail = tail[k+1:]
+		}
+		for i := 0; i < len(tail); {
+			line, next := lineAt(tail, i, len(tail))
+			if s.lay.parseLine(line, &s.tc, &s.rec) == lineTimed {
+				rep.first, rep.last = min(rep.first, s.rec.ts), max(rep.last, s.rec.ts)
+			}
+			i = next
+		}
+	}
+	if rep.first <= rep.last {
+		a := newAccumulator(1, s.tc.loc)
+		rep.FirstTS, rep.LastTS = a.ts(rep.first), a.ts(rep.last)
+	}
+	return rep, entries, nil
+}
+
+// walkSample counts the sample's lines and those placed in time, tracks the
+// time range and returns up to want of its first timed entries.
+func (s *scanner) walkSample(data []byte, rep *FileReport, want int) []Entry {
+	var out []Entry
+	placing := false // the current entry has a time: its continuation is placed
+	for i := 0; i < len(data); {
+		line, next := lineAt(data, i, len(data))
+		if len(bytes.TrimSpace(line)) == 0 {
+			i = next
+			continue
+		}
+		rep.Lines++
+		switch s.lay.parseLine(line, &s.tc, &s.rec) {
+		case lineTimed:
+			placing = true
+			rep.Placed++
+			rep.first, rep.last = min(rep.first, s.rec.ts), max(rep.last, s.rec.ts)
+			if s.lay.each != nil { // a batch line: every record is an entry
+				s.lay.each(line, &s.tc, &s.rec, func(k lineKind, r *record, _, _ []byte) {
+					if k != lineTimed {
+						return
+					}
+					rep.first, rep.last = min(rep.first, r.ts), max(rep.last, r.ts)
+					if len(out) < want {
+						a := newAccumulator(1, s.tc.loc)
+						a.add(r, nil)
+						out = append(out, a.result("", 0, 0).Entries...)
+					}
+				})
+			} else if len(out) < want {
+				end := s.entryEnd(data, next, len(data))
+				var r record
+				s.lay.parseLine(line, &s.tc, &r)
+				a := newAccumulator(1, s.tc.loc)
+				a.add(&r, data[next:end])
+				out = append(out, a.result("", 0, 0).Entries...)
+			}
+		case lineUntimed:
+			placing = false
+		case lineCont:
+			if placing {
+				rep.Placed++
+			}
+		}
+		i = next
+	}
+	return out
+}

@@ -1,0 +1,345 @@
+package logs
+
+import (
+	"container/heap"
+	"encoding/json"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/superbiz/superbiz/internal/textclip"
+	"github.com/superbiz/superbiz/pkg/redact"
+)
+
+// Bounds of one result, in bytes unless said otherwise.
+const (
+	maxMessage     = 300
+	maxFields      = 8
+	maxFieldKey    = 64
+	maxFieldValue  = 200
+	maxPatterns    = 10
+	maxServiceText = 128
+	// maxDistinctTemplates caps the pattern table; further templates are
+	// counted under otherTemplate so counts stay honest.
+	maxDistinctTemplates = 10000
+	otherTemplate        = "(other messages)"
+)
+
+// Result is the whitelisted projection query_logs returns (docs/SPEC.md#query_logs).
+// The members after truncated appear only when they say something: what
+// was not searched, and why.
+type Result struct {
+	Source    string `json:"source"`
+	Window    Window `json:"window"`
+	Matched   int    `json:"matched"`
+	Returned  int    `json:"returned"`
+	Truncated bool   `json:"truncated"`
+	// TruncatedBy names the per-call limits (limitDecompressed, limitTime)
+	// that stopped the search before the end of the files.
+	TruncatedBy []string `json:"truncated_by,omitempty"`
+	// Unparsed counts what matches the filters but could not be placed in
+	// time: entries whose time is missing or unreadable, and lines before a
+	// file's first entry. They are not in matched, entries or patterns.
+	Unparsed int `json:"unparsed,omitempty"`
+	// CutRecords counts the log records of OpenTelemetry Collector batch
+	// lines past maxBatchRecords per line: not searched, only counted.
+	CutRecords int `json:"cut_records,omitempty"`
+	// SkippedCount is how many files could not be read (fully); the first
+	// maxSkippedListed are named in SkippedFiles.
+	SkippedCount int           `json:"skipped_count,omitempty"`
+	SkippedFiles []SkippedFile `json:"skipped_files,omitempty"`
+	Entries      []Entry       `json:"entries"`
+	Patterns     []Pattern     `json:"patterns"`
+}
+
+// Window is the absolute time range that was searched, for the model to cite.
+type Window struct {
+	Start string `json:"start"`
+	End   string `json:"end"`
+}
+
+// Entry is one matched log entry, every string cleaned and bounded.
+type Entry struct {
+	TS      string            `json:"ts"`
+	Level   string            `json:"level,omitempty"`
+	Service string            `json:"service,omitempty"`
+	Message string            `json:"message"`
+	Fields  map[string]string `json:"fields,omitempty"`
+}
+
+// Pattern is a group of matched messages that share a template, so a burst of
+// identical events reads as one line with a count.
+type Pattern struct {
+	Template string `json:"template"`
+	Count    int    `json:"count"`
+	FirstTS  string `json:"first_ts"`
+	LastTS   string `json:"last_ts"`
+}
+
+type heldEntry struct {
+	ts  int64
+	seq int64
+	e   Entry
+}
+
+// entryHeap is a min-heap by (ts, seq): the oldest held entry is evicted first.
+type entryHeap []heldEntry
+
+func (h entryHeap) Len() int { return len(h) }
+func (h entryHeap) Less(i, j int) bool {
+	if h[i].ts != h[j].ts {
+		return h[i].ts < h[j].ts
+	}
+	return h[i].seq < h[j].seq
+}
+func (h entryHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *entryHeap) Push(x any)   { *h = append(*h, x.(heldEntry)) }
+func (h *entryHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+type patternAcc struct {
+	count       int
+	first, last int64
+}
+
+// accumulator keeps the newest `limit` entries and the template counts of
+// every match, in bounded memory.
+type accumulator struct {
+	limit    int
+	loc      *time.Location
+	matched  int
+	unparsed int
+	// cutRecords counts batch records past maxBatchRecords per line.
+	cutRecords int
+	seq        int64
+	held       entryHeap
+	patterns   map[string]*patternAcc
+	mask       *secretMasker
+}
+
+func newAccumulator(limit int, loc *time.Location) *accumulator {
+	return &accumulator{limit: limit, loc: loc, patterns: map[string]*patternAcc{}, mask: newSecretMasker()}
+}
+
+func (a *accumulator) add(r *record, cont []byte) {
+	a.matched++
+	a.seq++
+	msg := r.msg
+	if len(cont) > 0 {
+		if len(cont) > maxContinuation {
+			cont = cont[:maxContinuation]
+		}
+		m := make([]byte, 0, len(msg)+1+len(cont))
+		m = append(append(append(m, msg...), '\n'), cont...)
+		msg = m
+	}
+	// masked before it is grouped, so templates differ by no secret
+	clean := a.mask.text(cleanText(msg, true))
+	a.addPattern(template(clean), r.ts)
+	if len(a.held) >= a.limit {
+		oldest := a.held[0]
+		if r.ts < oldest.ts || (r.ts == oldest.ts && a.seq < oldest.seq) {
+			return
+		}
+	}
+	e := Entry{
+		TS:      a.ts(r.ts),
+		Level:   r.level,
+		Service: textclip.Bytes(cleanText(r.service, false), maxServiceText),
+		Message: entryMessage(clean),
+	}
+	for i, f := range r.fields {
+		if i == maxFields {
+			break
+		}
+		if e.Fields == nil {
+			e.Fields = make(map[string]string, min(len(r.fields), maxFields))
+		}
+		key := cleanText(f.key, false)
+		e.Fields[textclip.Bytes(key, maxFieldKey)] = textclip.Bytes(a.mask.field(key, cleanText(f.val, false)), maxFieldValue)
+	}
+	heap.Push(&a.held, heldEntry{ts: r.ts, seq: a.seq, e: e})
+	if len(a.held) > a.limit {
+		heap.Pop(&a.held)
+	}
+}
+
+// maxHeadWithFrames bounds the first line of a multi-line entry in its
+// message, so the first frames of a stack trace fit in maxMessage too.
+const maxHeadWithFrames = maxMessage / 2
+
+// entryMessage is the message of an entry as the model sees it, within
+// maxMessage: the first line, then the continuation lines (stack frames)
+// without their indentation, as many of the first ones as fit. A long first
+// line is cut to maxHeadWithFrames so the frames are not all cut off; a
+// Python traceback also keeps its last line, the exception itself.
+func entryMessage(clean string) string {
+	clean = trimNewlines(clean)
+	if len(clean) <= maxMessage {
+		return clean
+	}
+	head, rest, multi := strings.Cut(clean, "\n")
+	if !multi {
+		return textclip.Bytes(clean, maxMessage)
+	}
+	head = strings.TrimRight(head, " ")
+	var lines []string
+	for _, l := range strings.Split(rest, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	var last string
+	if len(lines) > 1 && strings.HasPrefix(lines[0], "Traceback") {
+		last = textclip.Bytes(lines[len(lines)-1], maxHeadWithFrames/2)
+		lines = lines[:len(lines)-1]
+	}
+	if len(head)+1+len(lines[0]) > maxMessage-len(last) {
+		head = textclip.Bytes(head, maxHeadWithFrames)
+	}
+	var b strings.Builder
+	b.WriteString(head)
+	room := maxMessage - len(head) - len(last)
+	if last != "" {
+		room -= 1 + len(textclip.Marker) + 1 // "\n…" before the exception line
+	}
+	cut := false
+	for _, l := range lines {
+		if 1+len(l) > room {
+			if room > 1+len(textclip.Marker) {
+				b.WriteString("\n" + textclip.Bytes(l, room-1))
+			}
+			cut = true
+			break
+		}
+		b.WriteString("\n" + l)
+		room -= 1 + len(l)
+	}
+	if last != "" {
+		if cut {
+			b.WriteString("\n" + textclip.Marker)
+		}
+		b.WriteString("\n" + last)
+	}
+	return textclip.Bytes(b.String(), maxMessage)
+}
+
+func trimNewlines(s string) string {
+	for len(s) > 0 && (s[len(s)-1] == '\n' || s[len(s)-1] == ' ') {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+func (a *accumulator) addPattern(t string, ts int64) {
+	p, ok := a.patterns[t]
+	if !ok {
+		if len(a.patterns) >= maxDistinctTemplates {
+			t = otherTemplate
+			p = a.patterns[t]
+		}
+		if p == nil {
+			p = &patternAcc{first: ts, last: ts}
+			a.patterns[t] = p
+		}
+	}
+	p.count++
+	p.first = min(p.first, ts)
+	p.last = max(p.last, ts)
+}
+
+func (a *accumulator) ts(ns int64) string {
+	return time.Unix(0, ns).In(a.loc).Format("2006-01-02T15:04:05.000Z07:00")
+}
+
+// result builds the projection: entries newest first, patterns by count.
+func (a *accumulator) result(source string, start, end int64) Result {
+	held := append([]heldEntry(nil), a.held...)
+	sort.Slice(held, func(i, j int) bool {
+		if held[i].ts != held[j].ts {
+			return held[i].ts > held[j].ts
+		}
+		return held[i].seq > held[j].seq
+	})
+	res := Result{
+		Source:   source,
+		Window:   Window{Start: a.ts(start), End: a.ts(end)},
+		Matched:  a.matched,
+		Entries:  make([]Entry, 0, len(held)),
+		Patterns: []Pattern{},
+	}
+	for _, h := range held {
+		res.Entries = append(res.Entries, redactEntry(h.e))
+	}
+	type kp struct {
+		t string
+		p *patternAcc
+	}
+	all := make([]kp, 0, len(a.patterns))
+	for t, p := range a.patterns {
+		all = append(all, kp{t, p})
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].p.count != all[j].p.count {
+			return all[i].p.count > all[j].p.count
+		}
+		return all[i].t < all[j].t
+	})
+	for i, x := range all {
+		if i == maxPatterns {
+			res.Truncated = true
+			break
+		}
+		res.Patterns = append(res.Patterns, Pattern{Template: redact.String(x.t), Count: x.p.count, FirstTS: a.ts(x.p.first), LastTS: a.ts(x.p.last)})
+	}
+	res.Returned = len(res.Entries)
+	res.Unparsed = a.unparsed
+	res.CutRecords = a.cutRecords
+	res.Truncated = res.Truncated || res.Returned < res.Matched
+	return res
+}
+
+// redactEntry passes a kept entry through the shared value-shape redaction
+// (DSNs, bearer tokens, key=value secrets) on top of the key-name masking
+// done when it was added (fields named like secrets already hold the
+// marker): the result is clean before it leaves the tool, whatever sink it
+// reaches.
+func redactEntry(e Entry) Entry {
+	e.Message = textclip.Bytes(redact.String(e.Message), maxMessage)
+	for k, v := range e.Fields {
+		if v != redact.Marker {
+			e.Fields[k] = textclip.Bytes(redact.String(v), maxFieldValue)
+		}
+	}
+	return e
+}
+
+// fit drops the oldest entries, then the rarest patterns, until the JSON
+// encoding fits maxBytes; it reports the encoded size.
+func fit(res *Result, maxBytes int) (int, error) {
+	for {
+		b, err := json.Marshal(res)
+		if err != nil {
+			return 0, err
+		}
+		if len(b) <= maxBytes {
+			return len(b), nil
+		}
+		switch {
+		case len(res.Entries) > 0:
+			res.Entries = res.Entries[:len(res.Entries)-1]
+			res.Returned = len(res.Entries)
+		case len(res.Patterns) > 0:
+			res.Patterns = res.Patterns[:len(res.Patterns)-1]
+		case len(res.SkippedFiles) > 0: // skipped_count still says how many
+			res.SkippedFiles = res.SkippedFiles[:len(res.SkippedFiles)-1]
+		default:
+			return len(b), nil
+		}
+		res.Truncated = true
+	}
+}

@@ -1,0 +1,208 @@
+package metrics
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/superbiz/superbiz/internal/promtest"
+	"github.com/superbiz/superbiz/internal/tools"
+)
+
+// newTool builds a tool over one source at url with the defaults of [[metrics]].
+func newTool(t *testing.T, srcs ...Source) *Tool {
+	t.Helper()
+	for i := range srcs {
+		if srcs[i].Timeout == 0 {
+			srcs[i].Timeout = 10 * time.Second
+		}
+		if srcs[i].MaxSeries == 0 {
+			srcs[i].MaxSeries = 10
+		}
+		if srcs[i].MaxPoints == 0 {
+			srcs[i].MaxPoints = 240
+		}
+		if srcs[i].MaxWindow == 0 {
+			srcs[i].MaxWindow = 24 * time.Hour
+		}
+	}
+	tool, err := New(srcs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tool
+}
+
+// call validates input like the harness and executes it at now.
+func call(t *testing.T, tool *Tool, input string, now time.Time) tools.Outcome {
+	t.Helper()
+	c, err := tool.Canonical(json.RawMessage(input))
+	if err != nil {
+		return tools.Failed(tools.CodeInvalidInput, err)
+	}
+	return tool.Execute(context.Background(), tools.Call{Tool: ToolName, Input: c.Input, Now: now, MaxBytes: 8192})
+}
+
+// window is the incident's window as start/end members.
+func window() string {
+	return `"start":"` + promtest.Start.Format(time.RFC3339) + `","end":"` + promtest.End.Format(time.RFC3339) + `"`
+}
+
+// Against real servers: the spike's value and minute, the heap's climb, an
+// empty selector, a syntax error, each with its status and code.
+func TestQueryRealServers(t *testing.T) {
+	servers := map[string]func(t *testing.T) *promtest.Server{
+		"prometheus":       func(t *testing.T) *promtest.Server { return promtest.Prometheus(t, promtest.PromOptions{}) },
+		"victoria-metrics": func(t *testing.T) *promtest.Server { return promtest.VictoriaMetrics(t) },
+	}
+	results := map[string]map[string]string{}
+	for name, start := range servers {
+		t.Run(name, func(t *testing.T) {
+			srv := start(t)
+			tool := newTool(t, Source{Name: "m", URL: srv.URL})
+			got := map[string]string{}
+
+			o := call(t, tool, `{"query":`+jsonString(promtest.LatencySelector)+`,`+window()+`,"step":"1m"}`, time.Time{})
+			if o.Status != tools.EvidenceFound {
+				t.Fatalf("latency: %s %s %v", o.Status, o.ErrorCode, o.Detail)
+			}
+			res := o.Result.(Result)
+			if len(res.Series) != 1 || res.Series[0].Stats == nil {
+				t.Fatalf("latency: want one summarised series, got %+v", res)
+			}
+			s := res.Series[0]
+			spike := promtest.SpikeAt.Format(time.RFC3339)
+			if s.Max != promtest.SpikeValue || s.MaxAt != spike || s.ChangeAt != spike || s.Points != promtest.Minutes() ||
+				s.Min != promtest.BaseLatency || s.Last != promtest.BaseLatency || s.Labels["instance"] != promtest.LatencyInstance {
+				t.Errorf("latency summary %+v %+v: want max %g at %s, change at %s, %d points", s, *s.Stats, promtest.SpikeValue, spike, spike, promtest.Minutes())
+			}
+			got["latency"] = mustJSON(t, res.Series)
+
+			o = call(t, tool, `{"query":`+jsonString(promtest.HeapSelector)+`,`+window()+`}`, time.Time{})
+			if o.Status != tools.EvidenceFound {
+				t.Fatalf("heap: %s %s %v", o.Status, o.ErrorCode, o.Detail)
+			}
+			res = o.Result.(Result)
+			h := res.Series[0]
+			if h.Max != promtest.HeapAt(promtest.Minutes()-1) || h.MaxAt != promtest.End.Format(time.RFC3339) || h.Min != promtest.HeapFirst {
+				t.Errorf("heap summary %+v: want the climb to %g at the end", *h.Stats, promtest.HeapAt(promtest.Minutes()-1))
+			}
+			got["heap auto step "+res.Step] = mustJSON(t, res.Series)
+
+			o = call(t, tool, `{"query":"nonexistent_metric_total{job=\"x\"}",`+window()+`}`, time.Time{})
+			if o.Status != tools.NoEvidence || o.Result.(Result).TotalSeries != 0 {
+				t.Errorf("empty selector: %s %s %v, want NO_EVIDENCE", o.Status, o.ErrorCode, o.Detail)
+			}
+
+			o = call(t, tool, `{"query":"rate(checkout_latency_p99_seconds[5m]",`+window()+`}`, time.Time{})
+			if o.Status != tools.StatusError || o.ErrorCode != tools.CodeInvalidInput || o.Detail == nil {
+				t.Errorf("syntax error: %s %s %v, want ERROR INVALID_INPUT with the server's message", o.Status, o.ErrorCode, o.Detail)
+			}
+			got["syntax error code"] = o.ErrorCode
+
+			// a range query over both series, two at most listed as one
+			one := newTool(t, Source{Name: "m", URL: srv.URL, MaxSeries: 1})
+			o = call(t, one, `{"query":"{__name__=~\"checkout_latency_p99_seconds|jvm_memory_used_bytes\"}",`+window()+`}`, time.Time{})
+			if r := o.Result.(Result); o.Status != tools.EvidenceFound || !r.Truncated || r.TotalSeries != 2 || len(r.Series) != 1 {
+				t.Errorf("max_series 1 over two series: %+v", o.Result)
+			}
+			results[name] = got
+		})
+	}
+	p, v := results["prometheus"], results["victoria-metrics"]
+	if p != nil && v != nil {
+		for k, pv := range p {
+			if v[k] != pv {
+				t.Errorf("%s: Prometheus and VictoriaMetrics disagree:\nprometheus:       %s\nvictoria-metrics: %s", k, pv, v[k])
+			}
+		}
+	}
+}
+
+// Prometheus behind basic auth: the right password passes, a wrong one and
+// none are UNAVAILABLE with a message naming where the password comes from.
+func TestQueryBasicAuth(t *testing.T) {
+	srv := promtest.Prometheus(t, promtest.PromOptions{BasicAuth: true})
+	q := `{"query":` + jsonString(promtest.LatencySelector) + `,` + window() + `}`
+	good := newTool(t, Source{Name: "m", URL: srv.URL, Username: srv.Username, Password: srv.Password, PasswordEnv: "PROM_PASSWORD"})
+	if o := call(t, good, q, time.Time{}); o.Status != tools.EvidenceFound {
+		t.Fatalf("right password: %s %s %v", o.Status, o.ErrorCode, o.Detail)
+	}
+	for name, src := range map[string]Source{
+		"wrong password": {Name: "m", URL: srv.URL, Username: srv.Username, Password: "wrong", PasswordEnv: "PROM_PASSWORD"},
+		"no credentials": {Name: "m", URL: srv.URL},
+	} {
+		o := call(t, newTool(t, src), q, time.Time{})
+		if o.Status != tools.StatusError || o.ErrorCode != tools.CodeUnavailable || o.Detail == nil ||
+			!strings.Contains(o.Detail.Error(), "HTTP 401") || !strings.Contains(o.Detail.Error(), "refused the credentials") {
+			t.Errorf("%s: %s %s %v, want UNAVAILABLE naming HTTP 401 and the credentials", name, o.Status, o.ErrorCode, o.Detail)
+		}
+		if o.Detail != nil && strings.Contains(o.Detail.Error(), srv.Password) {
+			t.Errorf("%s: the detail shows the password: %v", name, o.Detail)
+		}
+	}
+	if err := good.Check(context.Background(), "m"); err != nil {
+		t.Errorf("Check with the right password: %v", err)
+	}
+	var ae *APIError
+	if err := newTool(t, Source{Name: "m", URL: srv.URL}).Check(context.Background(), "m"); !errors.As(err, &ae) || ae.Status != http.StatusUnauthorized {
+		t.Errorf("Check without credentials: %v, want an HTTP 401 APIError", err)
+	}
+}
+
+// An unreachable server is UNAVAILABLE; one that does not answer in time is TIMEOUT.
+func TestQueryUnreachable(t *testing.T) {
+	tool := newTool(t, Source{Name: "m", URL: "http://127.0.0.1:1"})
+	o := call(t, tool, `{"query":"up","since":"1h"}`, time.Now())
+	if o.Status != tools.StatusError || o.ErrorCode != tools.CodeUnavailable {
+		t.Errorf("unreachable: %s %s %v, want ERROR UNAVAILABLE", o.Status, o.ErrorCode, o.Detail)
+	}
+}
+
+// A server that accepts the connection but never answers is TIMEOUT once
+// the source's timeout passes.
+func TestQueryTimeout(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	held := make(chan net.Conn, 1)
+	go func() {
+		if c, err := l.Accept(); err == nil {
+			held <- c // held open, never answered
+		}
+	}()
+	t.Cleanup(func() {
+		select {
+		case c := <-held:
+			c.Close()
+		default:
+		}
+	})
+	tool := newTool(t, Source{Name: "m", URL: "http://" + l.Addr().String(), Timeout: 200 * time.Millisecond})
+	o := call(t, tool, `{"query":"up","since":"1h"}`, time.Now())
+	if o.Status != tools.StatusError || o.ErrorCode != tools.CodeTimeout || !strings.Contains(fmt.Sprint(o.Detail), "timeout") {
+		t.Errorf("silent server: %s %s %v, want ERROR TIMEOUT", o.Status, o.ErrorCode, o.Detail)
+	}
+}
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

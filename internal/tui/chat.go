@@ -1,0 +1,365 @@
+package tui
+
+import (
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/cursor"
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/spinner"
+	"github.com/charmbracelet/bubbles/textinput"
+	"github.com/charmbracelet/bubbles/viewport"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/superbiz/superbiz/internal/harness"
+	"github.com/superbiz/superbiz/internal/textclip"
+	"github.com/superbiz/superbiz/pkg/redact"
+)
+
+// TurnStartedMsg tells the chat a turn began (cmd sends it when it starts
+// the run; a turn the user submitted from the input line is already shown).
+type TurnStartedMsg struct{ Query string }
+
+// TurnFinishedMsg ends the turn in progress with its routed intent and its
+// answer; the chat then takes input again.
+type TurnFinishedMsg struct {
+	Intent     string // SYSTEM_CHAT, KNOWLEDGE_QUERY, DIAGNOSIS ("" when routing failed)
+	Markdown   string
+	Outcome    harness.Outcome
+	StopReason harness.StopReason
+	ExitCode   int // the run's exit code (one mapping in cmd); shown only when not 0
+}
+
+// ChatOptions configures the chat view; like DiagnoseOptions it holds all
+// that would make frames differ between runs.
+type ChatOptions struct {
+	Width, Height int
+	Now           func() time.Time
+	Spinner       spinner.Spinner
+	Renderer      *lipgloss.Renderer
+	MarkdownStyle string
+	// CharLimit bounds the input line in characters (0: 4096, the default
+	// query limit).
+	CharLimit int
+	// OnSubmit starts a turn for text; it runs as a command (its own
+	// goroutine), so it may block until the turn is over.
+	OnSubmit func(text string)
+	// OnCancel cancels the turn in progress (stored CANCELLED); the chat stays.
+	OnCancel func()
+}
+
+// chatTurn is one exchange of the conversation.
+type chatTurn struct {
+	query      string
+	done       bool
+	intent     string
+	markdown   string
+	outcome    string
+	stopReason string
+	exitCode   int
+	rendered   string // markdown rendered at renderedW
+	renderedW  int
+}
+
+// Chat is the bubbletea model of `superbiz chat`: the conversation in a
+// scrollable viewport, the live budgets and steps of the turn in progress,
+// and an input line. Esc or Ctrl-C cancels the running turn without leaving;
+// Ctrl-D on an empty line quits.
+type Chat struct {
+	opts       ChatOptions
+	st         styles
+	spin       spinner.Model
+	input      textinput.Model
+	vp         viewport.Model
+	width      int
+	height     int
+	turns      []chatTurn
+	run        runState
+	running    bool
+	cancelling bool
+}
+
+// chatPanelSteps bounds the timeline of the turn in progress so the
+// conversation keeps most of the screen.
+const chatPanelSteps = 6
+
+// NewChat builds the chat view.
+func NewChat(o ChatOptions) Chat {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Spinner.Frames == nil {
+		o.Spinner = spinner.Dot
+	}
+	if o.CharLimit <= 0 {
+		o.CharLimit = 4096
+	}
+	in := textinput.New()
+	in.Prompt = "› "
+	in.Placeholder = "describe the problem, or ask about a runbook"
+	in.CharLimit = o.CharLimit
+	in.Cursor.SetMode(cursor.CursorStatic)
+	in.Focus()
+	vp := viewport.New(0, 0)
+	vp.MouseWheelEnabled = true
+	vp.KeyMap = viewport.KeyMap{
+		PageDown: key.NewBinding(key.WithKeys("pgdown")),
+		PageUp:   key.NewBinding(key.WithKeys("pgup")),
+		Down:     key.NewBinding(key.WithKeys("down")),
+		Up:       key.NewBinding(key.WithKeys("up")),
+	}
+	m := Chat{
+		opts: o, st: newStyles(o.Renderer),
+		spin:  spinner.New(spinner.WithSpinner(o.Spinner)),
+		input: in, vp: vp,
+		width: o.Width, height: o.Height,
+	}
+	if m.width <= 0 {
+		m.width = defaultWidth
+	}
+	if m.height <= 0 {
+		m.height = 24
+	}
+	m.layout(true)
+	return m
+}
+
+// Init starts the spinner and the countdown.
+func (m Chat) Init() tea.Cmd { return tea.Batch(m.spin.Tick, tick()) }
+
+// Running reports whether a turn is in progress (cmd cancels it on exit).
+func (m Chat) Running() bool { return m.running }
+
+// Update folds keys, mouse, size, events and turn messages into the model.
+func (m Chat) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.layout(false)
+	case tea.KeyMsg:
+		return m.key(msg)
+	case tea.MouseMsg:
+		var cmd tea.Cmd
+		m.vp, cmd = m.vp.Update(msg)
+		return m, cmd
+	case TurnStartedMsg:
+		if len(m.turns) == 0 || m.turns[len(m.turns)-1].done {
+			m.turns = append(m.turns, chatTurn{query: msg.Query})
+		}
+		m.begin(msg.Query)
+		m.layout(true)
+	case EventMsg:
+		return m.event(msg.Event)
+	case harness.Event:
+		return m.event(msg)
+	case TurnFinishedMsg:
+		m.end(msg)
+		m.layout(true)
+		return m, m.input.Focus()
+	case tickMsg:
+		// The panel's time left is drawn by View; nothing else moves.
+		return m, tick()
+	case spinner.TickMsg:
+		var cmd tea.Cmd
+		m.spin, cmd = m.spin.Update(msg)
+		return m, cmd
+	}
+	return m, nil
+}
+
+func (m Chat) event(ev harness.Event) (tea.Model, tea.Cmd) {
+	if !m.running {
+		return m, nil // a late event of a turn already ended
+	}
+	m.run.apply(ev, m.opts.Now())
+	m.layout(false)
+	return m, nil
+}
+
+func (m Chat) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
+	switch k.String() {
+	case "ctrl+d":
+		if m.input.Value() != "" {
+			break
+		}
+		if m.running && !m.cancelling && m.opts.OnCancel != nil {
+			return m, tea.Sequence(m.cancelCmd(), tea.Quit)
+		}
+		return m, tea.Quit
+	case "ctrl+c", "esc":
+		if m.running {
+			if m.cancelling || m.opts.OnCancel == nil {
+				return m, nil
+			}
+			m.cancelling = true
+			m.layout(false)
+			return m, m.cancelCmd()
+		}
+		if k.String() == "ctrl+c" {
+			m.input.Reset()
+		}
+		return m, nil
+	case "pgup", "pgdown", "up", "down":
+		var cmd tea.Cmd
+		m.vp, cmd = m.vp.Update(k)
+		return m, cmd
+	case "enter":
+		text := strings.TrimSpace(m.input.Value())
+		if m.running || text == "" {
+			return m, nil
+		}
+		m.turns = append(m.turns, chatTurn{query: text})
+		m.begin(text)
+		m.input.Reset()
+		m.layout(true)
+		submit := m.opts.OnSubmit
+		if submit == nil {
+			return m, nil
+		}
+		return m, func() tea.Msg { submit(text); return nil }
+	}
+	if m.running {
+		return m, nil // input is disabled while a turn runs
+	}
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(k)
+	return m, cmd
+}
+
+func (m Chat) cancelCmd() tea.Cmd {
+	cancel := m.opts.OnCancel
+	return func() tea.Msg { cancel(); return nil }
+}
+
+// begin resets the live panel for a new turn and disables the input.
+func (m *Chat) begin(query string) {
+	m.run = runState{query: query}
+	m.running, m.cancelling = true, false
+	m.input.Blur()
+}
+
+// end files the answer into the turn in progress.
+func (m *Chat) end(f TurnFinishedMsg) {
+	if len(m.turns) == 0 || m.turns[len(m.turns)-1].done {
+		m.turns = append(m.turns, chatTurn{})
+	}
+	t := &m.turns[len(m.turns)-1]
+	t.done, t.intent, t.markdown, t.outcome, t.exitCode = true, f.Intent, f.Markdown, string(f.Outcome), f.ExitCode
+	t.stopReason = string(f.StopReason)
+	if t.stopReason == "" {
+		t.stopReason = m.run.stopReason
+	}
+	m.running, m.cancelling = false, false
+	m.run = runState{}
+}
+
+func (m Chat) plain() bool { return m.width < NarrowWidth }
+
+// layout re-renders the conversation for the current width and sizes the
+// viewport around the panel and the input; bottom scrolls to the end (new
+// content), otherwise the reader's position is kept unless they were at the
+// end already.
+func (m *Chat) layout(bottom bool) {
+	atBottom := m.vp.AtBottom()
+	m.input.Width = max(m.width-ansi.StringWidth(m.input.Prompt)-1, 1)
+	m.vp.Width = m.width
+	panelH := 0
+	if p := m.panel(); p != "" {
+		panelH = lipgloss.Height(p)
+	}
+	m.vp.Height = max(m.height-3-panelH, 1)
+	m.vp.SetContent(m.conversation())
+	if bottom || atBottom {
+		m.vp.GotoBottom()
+	}
+}
+
+// conversation renders every turn, caching each answer for the width.
+func (m *Chat) conversation() string {
+	if len(m.turns) == 0 {
+		return m.st.dim.Render("Ask about an incident (routed to a diagnosis), a runbook, or superbiz itself.")
+	}
+	var b []string
+	for i := range m.turns {
+		t := &m.turns[i]
+		b = append(b, m.st.user.Render(textclip.Width("› "+redact.StripControlLine(t.query), m.width)))
+		if !t.done {
+			continue
+		}
+		head := []string{}
+		if t.intent != "" {
+			head = append(head, m.st.badge.Render("["+redact.StripControlLine(t.intent)+"]"))
+		}
+		status := redact.StripControlLine(strings.Trim(t.outcome+" · "+t.stopReason, " ·"))
+		if t.exitCode != 0 {
+			status = exitLine(t.exitCode, t.outcome, t.stopReason)
+		}
+		if status != "" {
+			head = append(head, m.st.dim.Render(status))
+		}
+		if len(head) > 0 {
+			b = append(b, strings.Join(head, " "))
+		}
+		if t.renderedW != m.width {
+			t.rendered, t.renderedW = m.renderAnswer(t.markdown), m.width
+		}
+		if t.rendered != "" {
+			b = append(b, t.rendered)
+		}
+		b = append(b, "")
+	}
+	return strings.TrimRight(strings.Join(b, "\n"), "\n")
+}
+
+func (m *Chat) renderAnswer(md string) string {
+	if strings.TrimSpace(md) == "" {
+		return ""
+	}
+	if m.plain() {
+		return redact.StripControl(md)
+	}
+	out, err := RenderMarkdown(md, m.width-2, m.opts.MarkdownStyle)
+	if err != nil {
+		return m.st.bad.Render(redact.StripControlLine(err.Error())) + "\n" + redact.StripControl(md)
+	}
+	return out
+}
+
+// panel is the live budgets, recent steps and spinner of the turn in progress.
+func (m Chat) panel() string {
+	if !m.running {
+		return ""
+	}
+	now := m.opts.Now()
+	b := []string{m.run.budgetView(m.st, m.width, m.plain(), now)}
+	b = append(b, m.run.timeline(m.st, m.width, chatPanelSteps)...)
+	frame := m.spin.View()
+	if line := m.run.waitLine(frame, m.cancelling); line != "" {
+		b = append(b, line)
+	} else {
+		b = append(b, frame+"working…")
+	}
+	return strings.Join(b, "\n")
+}
+
+// View draws the title, the conversation, the live panel and the input.
+func (m Chat) View() string {
+	b := []string{m.st.title.Render("superbiz chat")}
+	b = append(b, m.vp.View())
+	if p := m.panel(); p != "" {
+		b = append(b, p)
+	}
+	if m.running {
+		b = append(b, m.st.dim.Render(textclip.Width(m.input.Prompt+"(answering — input is back when the turn ends)", m.width)))
+	} else {
+		b = append(b, m.input.View())
+	}
+	help := "enter send · pgup/pgdn scroll · ctrl+d quit"
+	if m.running {
+		help = "esc cancel turn · pgup/pgdn scroll · ctrl+d quit"
+	}
+	b = append(b, m.st.dim.Render(textclip.Width(help, m.width)))
+	return strings.Join(b, "\n")
+}

@@ -1,0 +1,225 @@
+package tui
+
+import (
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/spinner"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/superbiz/superbiz/internal/harness"
+	"github.com/superbiz/superbiz/internal/textclip"
+	"github.com/superbiz/superbiz/pkg/redact"
+)
+
+// ReportMsg is sent by cmd once the run is released: the answer to render
+// and the exit code the process will end with. The diagnose view prints the
+// final screen and quits when it arrives.
+type ReportMsg struct {
+	Markdown   string
+	ExitCode   int
+	Outcome    harness.Outcome
+	StopReason harness.StopReason // "" uses the one RunFinished reported
+}
+
+// tickMsg counts the time left down once a second.
+type tickMsg struct{}
+
+func tick() tea.Cmd { return tea.Tick(time.Second, func(time.Time) tea.Msg { return tickMsg{} }) }
+
+// DiagnoseOptions configures the diagnose view; everything that would make a
+// frame differ between two runs (clock, spinner, colours, size) is here.
+type DiagnoseOptions struct {
+	Query string
+	// Budget, when set, draws the limits before the first event arrives.
+	Budget harness.Budget
+	// Width and Height are the size until the first WindowSizeMsg (0: 80 wide).
+	Width, Height int
+	// Now is the view's clock for counting the time left (nil: time.Now).
+	Now func() time.Time
+	// Spinner is the waiting animation (zero: spinner.Dot); tests pin one
+	// frame with a long FPS.
+	Spinner spinner.Spinner
+	// Renderer fixes the colour profile of the styles (nil: lipgloss default).
+	Renderer *lipgloss.Renderer
+	// MarkdownStyle is the Markdown style of the report (see
+	// MarkdownStyle; "": notty).
+	MarkdownStyle string
+	// OnCancel asks the engine to cancel the run (cmd cancels the
+	// RunContext, which then ends CANCELLED and still sends its report). It
+	// runs as a command, outside Update. nil: q and Ctrl-C quit at once.
+	OnCancel func()
+}
+
+// Diagnose is the bubbletea model of `superbiz diagnose`: budgets, the step
+// timeline and a spinner while the run is live, then the report and the exit
+// line. Update does no I/O; the caller's callbacks run as commands.
+type Diagnose struct {
+	opts       DiagnoseOptions
+	st         styles
+	spin       spinner.Model
+	width      int
+	height     int
+	run        runState
+	cancelling bool
+	cancelled  bool // quit before the report arrived
+	report     *ReportMsg
+	rendered   string // the report rendered for width
+	printed    bool   // the final screen went to the scrollback
+}
+
+// NewDiagnose builds the diagnose view.
+func NewDiagnose(o DiagnoseOptions) Diagnose {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Spinner.Frames == nil {
+		o.Spinner = spinner.Dot
+	}
+	w := o.Width
+	if w <= 0 {
+		w = defaultWidth
+	}
+	run := runState{query: o.Query}
+	if o.Budget != (harness.Budget{}) {
+		run.budget, run.haveBudget = o.Budget, true
+		run.timeLeft, run.anchor = o.Budget.Deadline, o.Now()
+	}
+	return Diagnose{
+		opts:   o,
+		st:     newStyles(o.Renderer),
+		spin:   spinner.New(spinner.WithSpinner(o.Spinner)),
+		width:  w,
+		height: o.Height,
+		run:    run,
+	}
+}
+
+// Init starts the spinner and the once-a-second countdown.
+func (m Diagnose) Init() tea.Cmd { return tea.Batch(m.spin.Tick, tick()) }
+
+// Cancelled reports whether the user quit before the report arrived (a
+// second Ctrl-C); cmd then exits 130 without waiting for the report.
+func (m Diagnose) Cancelled() bool { return m.cancelled }
+
+// Update folds events, keys, size changes and the report into the model.
+func (m Diagnose) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case EventMsg:
+		m.run.apply(msg.Event, m.opts.Now())
+	case harness.Event:
+		m.run.apply(msg, m.opts.Now())
+	case tickMsg:
+		if m.report != nil {
+			return m, nil
+		}
+		return m, tick()
+	case spinner.TickMsg:
+		var cmd tea.Cmd
+		m.spin, cmd = m.spin.Update(msg)
+		return m, cmd
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+	case tea.KeyMsg:
+		return m.key(msg)
+	case ReportMsg:
+		return m.finish(msg)
+	}
+	return m, nil
+}
+
+func (m Diagnose) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
+	if s := k.String(); s != "q" && s != "ctrl+c" {
+		return m, nil
+	}
+	if m.report != nil {
+		return m, tea.Quit
+	}
+	if m.cancelling || m.opts.OnCancel == nil {
+		m.cancelled = true
+		return m, tea.Quit
+	}
+	m.cancelling = true
+	cancel := m.opts.OnCancel
+	return m, func() tea.Msg { cancel(); return nil }
+}
+
+// finish renders the report, prints the whole final screen into the
+// scrollback (a report taller than the terminal would otherwise be cut by
+// the renderer) and quits.
+func (m Diagnose) finish(r ReportMsg) (tea.Model, tea.Cmd) {
+	if r.StopReason == "" {
+		r.StopReason = harness.StopReason(m.run.stopReason)
+	}
+	m.report = &r
+	m.rendered = m.renderReport()
+	frame := m.frame()
+	m.printed = true
+	return m, tea.Sequence(tea.Println(frame), tea.Quit)
+}
+
+func (m Diagnose) plain() bool { return m.width < NarrowWidth }
+
+func (m Diagnose) renderReport() string {
+	if m.report == nil || strings.TrimSpace(m.report.Markdown) == "" {
+		return ""
+	}
+	if m.plain() {
+		return redact.StripControl(m.report.Markdown)
+	}
+	out, err := RenderMarkdown(m.report.Markdown, m.width-2, m.opts.MarkdownStyle)
+	if err != nil {
+		// Show the answer anyway, and say why it is not formatted.
+		return m.st.bad.Render(redact.StripControlLine(err.Error())) + "\n" + redact.StripControl(m.report.Markdown)
+	}
+	return out
+}
+
+// View draws the live screen; once the final screen has been printed to the
+// scrollback it draws nothing, so the report is not shown twice.
+func (m Diagnose) View() string {
+	if m.printed {
+		return ""
+	}
+	return m.frame()
+}
+
+// frame is the whole screen at the current width.
+func (m Diagnose) frame() string {
+	now := m.opts.Now()
+	w := m.width
+	var b []string
+	title := "superbiz diagnose"
+	if q := redact.StripControlLine(m.run.query); q != "" {
+		title += " · " + q
+	}
+	b = append(b, m.st.title.Render(textclip.Width(title, w)))
+	b = append(b, m.run.budgetView(m.st, w, m.plain(), now))
+	maxSteps := 0
+	if m.height > 0 && m.report == nil {
+		// Keep the header, the budgets and the spinner on screen.
+		budgetH := lipgloss.Height(b[1])
+		maxSteps = max(m.height-budgetH-4, 3)
+	}
+	steps := m.run.timeline(m.st, w, maxSteps)
+	if len(steps) > 0 {
+		b = append(b, "")
+		b = append(b, steps...)
+	}
+	if m.report == nil {
+		frame := m.spin.View()
+		if !m.run.busy() && !m.cancelling {
+			frame = ""
+		}
+		if line := m.run.waitLine(frame, m.cancelling); line != "" {
+			b = append(b, "", line)
+		}
+		return strings.Join(b, "\n")
+	}
+	if m.rendered != "" {
+		b = append(b, "", m.rendered)
+	}
+	b = append(b, "", m.st.title.Render(exitLine(m.report.ExitCode, string(m.report.Outcome), string(m.report.StopReason))))
+	return strings.Join(b, "\n")
+}

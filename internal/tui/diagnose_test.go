@@ -1,0 +1,161 @@
+package tui
+
+import (
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/exp/teatest"
+
+	"github.com/superbiz/superbiz/internal/harness"
+)
+
+// TestDiagnoseGolden pins the diagnose view at the points of a scripted run
+// a user sees: the first model round, a finished tool call, the stop
+// controls, and (for the narrow and resized layouts) the middle of the run.
+func TestDiagnoseGolden(t *testing.T) {
+	cases := []struct {
+		name   string
+		width  int
+		msgs   []tea.Msg
+		resize *tea.WindowSizeMsg
+		want   string // text the program must draw before the golden is taken
+	}{
+		{name: "start", width: 100, msgs: script(phaseStart), want: "waiting for the model"},
+		{name: "mid_tool", width: 100, msgs: script(phaseStart, phaseMidTool), want: "EVIDENCE_FOUND"},
+		{name: "stop_required", width: 100, msgs: script(phaseStart, phaseMidTool, phaseStop), want: "final answer, no tools"},
+		{name: "narrow", width: 50, msgs: script(phaseStart, phaseMidTool), want: "EVIDENCE_FOUND"},
+		{name: "resized", width: 100, msgs: script(phaseStart, phaseMidTool), resize: &tea.WindowSizeMsg{Width: 72, Height: 30}, want: "EVIDENCE_FOUND"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			tm := teatest.NewTestModel(t, testDiagnose(tc.width, func() {}), teatest.WithInitialTermSize(tc.width, 40))
+			for _, m := range tc.msgs {
+				tm.Send(m)
+			}
+			if tc.resize != nil {
+				tm.Send(*tc.resize)
+			}
+			waitFor(t, tm, tc.want)
+			if err := tm.Quit(); err != nil {
+				t.Fatal(err)
+			}
+			fm := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Diagnose)
+			view := fm.View()
+			if strings.Contains(view, "\x1b") {
+				t.Fatalf("view has escape sequences with colours pinned:\n%q", view)
+			}
+			teatest.RequireEqualOutput(t, []byte(view))
+		})
+	}
+}
+
+// TestDiagnoseFinalReport runs the whole script to the report: the final
+// screen (budgets, timeline, rendered report, exit line) is printed to the
+// scrollback and the program quits by itself.
+func TestDiagnoseFinalReport(t *testing.T) {
+	tm := teatest.NewTestModel(t, testDiagnose(100, func() {}), teatest.WithInitialTermSize(100, 40))
+	for _, m := range script(phaseStart, phaseMidTool, phaseStop, phaseEnd) {
+		tm.Send(m)
+	}
+	tm.Send(ReportMsg{Markdown: fallbackMarkdown, ExitCode: 3, Outcome: "FALLBACK"})
+	fm := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Diagnose)
+	out, err := io.ReadAll(tm.FinalOutput(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const exit = "exit 3 · FALLBACK · INFORMATION_SATURATED"
+	if !strings.Contains(string(out), exit) {
+		t.Fatalf("final output lacks %q:\n%s", exit, out)
+	}
+	if fm.View() != "" {
+		t.Fatalf("after printing the final screen the view must be empty, got:\n%s", fm.View())
+	}
+	if fm.Cancelled() {
+		t.Fatal("a run that reported is not cancelled")
+	}
+	teatest.RequireEqualOutput(t, []byte(fm.frame()))
+}
+
+// TestDiagnoseCancel: the first Ctrl-C asks the engine to cancel and shows
+// it; the report still arrives and ends the program. A second Ctrl-C quits
+// at once and says so.
+func TestDiagnoseCancel(t *testing.T) {
+	t.Run("report after cancel", func(t *testing.T) {
+		cancelled := make(chan struct{}, 2)
+		tm := teatest.NewTestModel(t, testDiagnose(100, func() { cancelled <- struct{}{} }), teatest.WithInitialTermSize(100, 40))
+		for _, m := range script(phaseStart) {
+			tm.Send(m)
+		}
+		tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
+		waitFor(t, tm, "cancelling…")
+		select {
+		case <-cancelled:
+		case <-time.After(10 * time.Second):
+			t.Fatal("OnCancel was not called")
+		}
+		tm.Send(ReportMsg{Markdown: "Cancelled by the user.", ExitCode: 130, Outcome: "CANCELLED", StopReason: "CANCELLED"})
+		fm := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Diagnose)
+		if fm.Cancelled() {
+			t.Fatal("the program ended by its report, not by a forced quit")
+		}
+		if got := lastLine(fm.frame()); got != "exit 130 · CANCELLED · CANCELLED" {
+			t.Fatalf("last line = %q", got)
+		}
+		if len(cancelled) != 0 {
+			t.Fatal("OnCancel called more than once")
+		}
+	})
+	t.Run("second ctrl+c quits", func(t *testing.T) {
+		tm := teatest.NewTestModel(t, testDiagnose(100, func() {}), teatest.WithInitialTermSize(100, 40))
+		tm.Send(EventMsg{Event: phaseStart[0]})
+		tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("q")})
+		tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
+		fm := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Diagnose)
+		if !fm.Cancelled() {
+			t.Fatal("a forced quit must report Cancelled")
+		}
+	})
+}
+
+// TestDiagnoseBudgetOption draws the limits before any event.
+func TestDiagnoseBudgetOption(t *testing.T) {
+	m := NewDiagnose(DiagnoseOptions{Budget: harness.DefaultBudget(), Now: fixedNow, Spinner: pinnedSpinner, Renderer: asciiRenderer()})
+	for _, want := range []string{"0/8", "0/6", "0/60,000", "0/262,144", "5m0s"} {
+		if !strings.Contains(m.View(), want) {
+			t.Fatalf("view lacks %q:\n%s", want, m.View())
+		}
+	}
+}
+
+// TestTimeLeftCountsDown checks the countdown between budget reports on the
+// view's clock, and that it freezes when the run finishes.
+func TestTimeLeftCountsDown(t *testing.T) {
+	now := t0
+	m := NewDiagnose(DiagnoseOptions{Now: func() time.Time { return now }, Spinner: pinnedSpinner, Renderer: asciiRenderer()})
+	step := func(msg tea.Msg) {
+		nm, _ := m.Update(msg)
+		m = nm.(Diagnose)
+	}
+	if !strings.Contains(m.View(), "0s") {
+		t.Fatalf("no budget known yet, time left 0s:\n%s", m.View())
+	}
+	step(EventMsg{Event: phaseStart[0]})
+	now = now.Add(90 * time.Second)
+	step(tickMsg{})
+	if !strings.Contains(m.View(), "time left") || !strings.Contains(m.View(), "3m30s") {
+		t.Fatalf("after 90s of a 5m deadline want 3m30s:\n%s", m.View())
+	}
+	step(EventMsg{Event: budgetEv(usage(1, 0, 0, 0, 0), time.Minute)})
+	now = now.Add(20 * time.Second)
+	if !strings.Contains(m.View(), "40s") {
+		t.Fatalf("want 40s left:\n%s", m.View())
+	}
+	step(EventMsg{Event: phaseEnd[1]})
+	now = now.Add(time.Hour)
+	if !strings.Contains(m.View(), "40s") {
+		t.Fatalf("time left must freeze at the end of the run:\n%s", m.View())
+	}
+}

@@ -1,0 +1,147 @@
+package tui
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/bubbles/spinner"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/exp/teatest"
+	"github.com/muesli/termenv"
+
+	"github.com/superbiz/superbiz/internal/harness"
+	"github.com/superbiz/superbiz/internal/model"
+	"github.com/superbiz/superbiz/internal/tools"
+)
+
+func TestMain(m *testing.M) {
+	// Pin colours for every renderer a component might fall back to.
+	lipgloss.SetColorProfile(termenv.Ascii)
+	os.Exit(m.Run())
+}
+
+// t0 is the fixed instant of the scripted run and of the views' clock, so
+// the time left never moves between frames.
+var t0 = time.Date(2026, 1, 2, 14, 0, 0, 0, time.UTC)
+
+func fixedNow() time.Time { return t0 }
+
+// pinnedSpinner shows one frame and never ticks within a test.
+var pinnedSpinner = spinner.Spinner{Frames: []string{"◐ "}, FPS: time.Hour}
+
+// asciiRenderer draws without any escape sequence.
+func asciiRenderer() *lipgloss.Renderer {
+	r := lipgloss.NewRenderer(io.Discard)
+	r.SetColorProfile(termenv.Ascii)
+	return r
+}
+
+func meta() harness.Meta { return harness.Meta{SessionID: "s_test", RunID: "r_test", At: t0} }
+
+func usage(modelCalls, toolCalls, prompt, completion, bytes int) harness.Usage {
+	return harness.Usage{ModelCalls: modelCalls, ToolCalls: toolCalls, PromptTokens: prompt, CompletionTokens: completion, Bytes: bytes}
+}
+
+func budgetEv(u harness.Usage, left time.Duration) harness.BudgetChanged {
+	return harness.BudgetChanged{Meta: meta(), Usage: u, Budget: harness.DefaultBudget(), TimeLeft: left}
+}
+
+func toolDone(id, tool, summary string, status tools.EvidenceStatus, control string) harness.ToolCallFinished {
+	inv := harness.Invocation{ToolCallID: id, Tool: tool, Summary: summary, Kind: harness.KindEvidence, Status: harness.StatusCompleted, EvidenceStatus: status}
+	if control != "" {
+		inv.Kind, inv.Status, inv.EvidenceStatus, inv.Control = harness.KindControl, harness.StatusRefused, "", control
+	}
+	return harness.ToolCallFinished{Meta: meta(), Invocation: inv}
+}
+
+func roundDone(seq int, purpose harness.Purpose, prompt, completion int) harness.ModelRoundFinished {
+	return harness.ModelRoundFinished{Meta: meta(), Seq: seq, Purpose: purpose, Usage: model.Usage{PromptTokens: prompt, CompletionTokens: completion}, Duration: 2300 * time.Millisecond}
+}
+
+const query = "order-service payment timeouts since 14:00, many 504s"
+
+// Phases of one scripted diagnosis run, each ending at a point a golden
+// file pins.
+var (
+	phaseStart = []harness.Event{
+		harness.RunStarted{Meta: meta(), Query: query, Budget: harness.DefaultBudget()},
+		harness.ModelRoundStarted{Meta: meta(), Seq: 1, Purpose: harness.PurposeDiagnosis, WithTools: true},
+		budgetEv(usage(1, 0, 0, 0, 412), 4*time.Minute+58*time.Second),
+	}
+	phaseMidTool = []harness.Event{
+		roundDone(1, harness.PurposeDiagnosis, 1200, 34),
+		harness.ToolCallStarted{Meta: meta(), ToolCallID: "call_skill01", Tool: "read_skill"},
+		harness.ToolCallFinished{Meta: meta(), Invocation: harness.Invocation{ToolCallID: "call_skill01", Tool: "read_skill", Kind: harness.KindGuidance, Status: harness.StatusCompleted, Summary: "diagnose-payment-timeout"}},
+		harness.ModelRoundStarted{Meta: meta(), Seq: 2, Purpose: harness.PurposeDiagnosis, WithTools: true},
+		roundDone(2, harness.PurposeDiagnosis, 2310, 58),
+		harness.ToolCallStarted{Meta: meta(), ToolCallID: "call_ab12cd34", Tool: "query_logs"},
+		toolDone("call_ab12cd34", "query_logs", "order-service ERROR since 1h", tools.EvidenceFound, ""),
+		budgetEv(usage(2, 1, 3510, 92, 5120), 4*time.Minute+32*time.Second),
+	}
+	phaseStop = []harness.Event{
+		harness.ModelRoundStarted{Meta: meta(), Seq: 3, Purpose: harness.PurposeDiagnosis, WithTools: true},
+		roundDone(3, harness.PurposeDiagnosis, 4100, 75),
+		harness.ToolCallStarted{Meta: meta(), ToolCallID: "call_ef56gh78", Tool: "query_mysql"},
+		toolDone("call_ef56gh78", "query_mysql", "orders: SELECT status, count(*) FROM payments GROUP BY status", "", harness.ControlRepair),
+		harness.ToolCallStarted{Meta: meta(), ToolCallID: "call_ij90kl12", Tool: "query_logs"},
+		toolDone("call_ij90kl12", "query_logs", "order-service ERROR since 1h", "", harness.ControlDuplicate),
+		harness.StopRequired{Meta: meta(), Reason: harness.StopSaturated},
+		harness.ToolCallStarted{Meta: meta(), ToolCallID: "call_mn34op56", Tool: "lookup_knowledge"},
+		toolDone("call_mn34op56", "lookup_knowledge", "payment gateway 504", "", harness.ControlStop),
+		harness.ModelRoundStarted{Meta: meta(), Seq: 4, Purpose: harness.PurposeFinal},
+		budgetEv(usage(4, 4, 8300, 240, 9216), 3*time.Minute+41*time.Second),
+	}
+	phaseEnd = []harness.Event{
+		harness.ModelRoundFinished{Meta: meta(), Seq: 4, Purpose: harness.PurposeFinal, ErrorKind: string(harness.StopSaturated), Duration: time.Second},
+		harness.RunFinished{Meta: meta(), Lifecycle: harness.Completed, StopReason: harness.StopSaturated, Usage: usage(4, 4, 8300, 240, 9216), Duration: 79 * time.Second, Outcome: "FALLBACK"},
+	}
+)
+
+const fallbackMarkdown = `# No conclusion
+
+The evidence gathered is not enough to name a root cause.
+
+## What was checked
+
+- query_logs: order-service ERROR since 1h — **EVIDENCE_FOUND**
+
+## What is missing
+
+- payment gateway latency for the same window
+`
+
+// script concatenates phases as program messages.
+func script(phases ...[]harness.Event) []tea.Msg {
+	var msgs []tea.Msg
+	for _, p := range phases {
+		for _, ev := range p {
+			msgs = append(msgs, EventMsg{Event: ev})
+		}
+	}
+	return msgs
+}
+
+func testDiagnose(width int, onCancel func()) Diagnose {
+	return NewDiagnose(DiagnoseOptions{
+		Query: query, Now: fixedNow, Spinner: pinnedSpinner, Renderer: asciiRenderer(),
+		MarkdownStyle: "notty", OnCancel: onCancel, Width: width,
+	})
+}
+
+// waitFor reads the program's output until it contains want.
+func waitFor(t *testing.T, tm *teatest.TestModel, want string) {
+	t.Helper()
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte(want)) },
+		teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
+}
+
+// lastLine is the last non-empty line of a view, to wait for in the output.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}

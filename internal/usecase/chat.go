@@ -1,0 +1,188 @@
+package usecase
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/superbiz/superbiz/internal/agent"
+	"github.com/superbiz/superbiz/internal/harness"
+	"github.com/superbiz/superbiz/internal/model"
+	"github.com/superbiz/superbiz/internal/release"
+	"github.com/superbiz/superbiz/internal/runstore"
+	"github.com/superbiz/superbiz/prompts"
+)
+
+// ChatRequest is one chat message: every message is one stored run, routed
+// to exactly one fixed executor.
+type ChatRequest struct {
+	Query string
+	// SessionID continues a chat; "" creates a session (or, with Continue,
+	// picks the most recent one).
+	SessionID string
+	Continue  bool
+	// OnStart is told the stored run's identity (see StartFunc); nil ignores it.
+	OnStart StartFunc
+	// Observer is told the run's progress; nil ignores it.
+	Observer Observer
+}
+
+// ChatOutput is a finished chat run; Intent is the routed intent, or ""
+// when routing failed.
+type ChatOutput = Output
+
+// StatusCode is one fixed, safe progress code of a chat run: observers
+// (TUI, line printer, a future server) show progress without engine types.
+type StatusCode string
+
+// The chat status codes, in the order a run can emit them.
+const (
+	StatusRouting          StatusCode = "ROUTING"
+	StatusRoutingRetry     StatusCode = "ROUTING_RETRY"
+	StatusRoutedSystemChat StatusCode = "ROUTED_SYSTEM_CHAT"
+	StatusRoutedKnowledge  StatusCode = "ROUTED_KNOWLEDGE_QUERY"
+	StatusRoutedDiagnosis  StatusCode = "ROUTED_DIAGNOSIS"
+	StatusExecuting        StatusCode = "EXECUTING"
+	StatusReleasing        StatusCode = "RELEASING"
+	StatusDone             StatusCode = "DONE"
+	StatusFailed           StatusCode = "FAILED"
+	StatusCancelled        StatusCode = "CANCELLED"
+)
+
+// Observer is the protocol-neutral window on a chat run's progress: fixed
+// status codes only, never engine data (the run's identity goes to the
+// request's OnStart).
+type Observer interface {
+	// Status reports one step of the run.
+	Status(code StatusCode)
+}
+
+// notify sends code to obs when there is one.
+func notify(obs Observer, code StatusCode) {
+	if obs != nil {
+		obs.Status(code)
+	}
+}
+
+// Chat handles one chat message end to end: session, one stored run and one
+// RunContext, the intent router, exactly one executor, and the single
+// terminal record. Routing and executor failures are an Output with status
+// FAILED; the returned error is for failures outside the run (the store).
+func (d *Deps) Chat(ctx context.Context, req ChatRequest) (ChatOutput, error) {
+	req.Query = CleanQuery(req.Query)
+	sessionID, err := d.resolveSession(ctx, req.SessionID, req.Continue)
+	if err != nil {
+		return Output{}, err
+	}
+	// The router's memory is the session's previous routed turn, read before
+	// this run becomes it.
+	sess, err := d.Store.GetSession(ctx, sessionID)
+	if err != nil {
+		return Output{}, fmt.Errorf("read session %s: %w", sessionID, err)
+	}
+	// The run is stored before routing: its intent is set once routed.
+	rc, err := d.openRun(ctx, sessionID, req.Query, "", "", req.OnStart)
+	if err != nil {
+		return Output{}, err
+	}
+	defer rc.Release()
+	obs := req.Observer
+	t := release.ChatFor(d.Language, req.Query)
+
+	intent, dec, storeErr := d.dispatch(rc, obs, t, sessionID, req.Query, sess)
+	out, err := d.finish(rc, intent, dec)
+	switch out.Status {
+	case harness.RunStatusSuccess:
+		notify(obs, StatusDone)
+	case harness.RunStatusCancelled:
+		notify(obs, StatusCancelled)
+	default:
+		notify(obs, StatusFailed)
+	}
+	return out, errors.Join(storeErr, err)
+}
+
+// dispatch routes the message and runs exactly the routed executor. The
+// executors never call one another and all receive the query unchanged.
+func (d *Deps) dispatch(rc *harness.RunContext, obs Observer, t release.Chat, sessionID, query string, sess runstore.Session) (string, release.Decision, error) {
+	if msg := d.checkQuery(query); msg != "" {
+		return "", conclude(rc, t, t.Failed(harness.StopInputRejected, msg)), nil
+	}
+	notify(obs, StatusRouting)
+	routed := d.route(rc, obs, query, sess)
+	if routed.Intent == "" {
+		return "", conclude(rc, t, t.RoutingFailed(rc, routed.Stop, routed.Err)), nil
+	}
+	if err := d.Store.SetIntent(context.WithoutCancel(rc.Context()), rc.RunID(), routed.Intent); err != nil {
+		return routed.Intent, conclude(rc, t, t.NotStored()), fmt.Errorf("store routed intent: %w", err)
+	}
+	switch routed.Intent {
+	case runstore.IntentSystemChat:
+		notify(obs, StatusRoutedSystemChat)
+		notify(obs, StatusExecuting)
+		return routed.Intent, conclude(rc, t, d.systemChat(rc, t, query)), nil
+	case runstore.IntentKnowledgeQuery:
+		notify(obs, StatusRoutedKnowledge)
+		notify(obs, StatusExecuting)
+		return routed.Intent, conclude(rc, t, d.knowledgeQuery(rc, t, query)), nil
+	default:
+		notify(obs, StatusRoutedDiagnosis)
+		notify(obs, StatusExecuting)
+		return routed.Intent, d.diagnosis(rc, obs, sessionID, query), nil
+	}
+}
+
+// checkQuery returns why the message cannot be routed, or "" when it can.
+func (d *Deps) checkQuery(query string) string {
+	if strings.TrimSpace(query) == "" {
+		return "the message is empty"
+	}
+	if d.Limits.Query > 0 && len(query) > d.Limits.Query {
+		return fmt.Sprintf("the message has %d bytes, the limit is %d (limits.query)", len(query), d.Limits.Query)
+	}
+	return ""
+}
+
+// systemChat is the SYSTEM_CHAT executor: one no-tool model answer, no
+// evidence tool, agent or guard; internal/release decides what is published.
+func (d *Deps) systemChat(rc *harness.RunContext, t release.Chat, query string) release.Decision {
+	prompt := prompts.SystemChatEN
+	if agent.PromptLanguage(d.Language, query) == "zh" {
+		prompt = prompts.SystemChatZH
+	}
+	req := model.Request{Messages: []model.Message{
+		{Role: model.RoleSystem, Content: prompt},
+		{Role: model.RoleUser, Content: query},
+	}}
+	resp, err := rc.CallModel(d.Model, harness.PurposeSystemChat, req, 0)
+	if err != nil {
+		return t.ModelFailure(rc, err)
+	}
+	return t.SystemChat(resp.Message.Content)
+}
+
+// diagnosis is the DIAGNOSIS executor: exactly what `diagnose` runs after
+// the run is stored — the single agent with the session's PreviousTurn, then
+// release, which takes the run's terminal transition.
+func (d *Deps) diagnosis(rc *harness.RunContext, obs Observer, sessionID, query string) release.Decision {
+	prev := d.previousTurn(context.WithoutCancel(rc.Context()), sessionID, query)
+	res := agent.Run(rc, agent.Config{Model: d.Model, Registry: d.Registry, Limits: d.Limits, Language: d.Language, Reserved: 1}, agent.Input{Query: query, PreviousTurn: prev})
+	notify(obs, StatusReleasing)
+	return release.Release(rc, release.Config{Model: d.Model, Language: d.Language, ObservationLimit: d.Limits.Observation}, query, res)
+}
+
+// conclude takes the run's single terminal transition for dec through
+// RunContext.End, which settles the outcome by the run's actual stop reason.
+// When the run ended otherwise first (a cancel from the observer while the
+// executor finished), the published decision is what that end says, so a
+// late result cannot complete a cancelled run; a fallback's fixed account
+// stays true under another honest reason.
+func conclude(rc *harness.RunContext, t release.Chat, dec release.Decision) release.Decision {
+	end := rc.End(dec.StopReason, dec.Outcome)
+	if end.Outcome != dec.Outcome || (end.Reason != dec.StopReason && dec.Outcome != harness.OutcomeFallback) {
+		return t.Stopped(end.Reason)
+	}
+	dec.StopReason = end.Reason
+	return dec
+}

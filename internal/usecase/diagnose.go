@@ -1,0 +1,299 @@
+// Package usecase is the application use case: it resolves the session, opens
+// one stored run and one RunContext per request, runs the chosen executor
+// (the diagnosis agent and release, or the chat router's executors),
+// persists the single terminal outcome and reports it. It owns no diagnosis
+// semantics and never prints.
+package usecase
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/superbiz/superbiz/internal/agent"
+	"github.com/superbiz/superbiz/internal/harness"
+	"github.com/superbiz/superbiz/internal/model"
+	"github.com/superbiz/superbiz/internal/release"
+	"github.com/superbiz/superbiz/internal/runstore"
+	"github.com/superbiz/superbiz/pkg/redact"
+)
+
+// Deps are the implementations cmd wires into the use case.
+type Deps struct {
+	Store     *runstore.Store
+	Model     model.ChatModel
+	ModelName string
+	Host      string
+	Registry  *harness.Registry
+	Budget    harness.Budget
+	Limits    agent.Limits
+	Language  string
+	// Clock fixes the run's notion of now (SUPERBIZ_NOW, replay); nil is real time.
+	Clock harness.Clock
+	// Events receives every run event (TUI, progress lines); nil drops them.
+	Events harness.Sink
+	// NewID makes session and run IDs; nil uses the store's time-ordered IDs.
+	NewID func(prefix string) string
+}
+
+// DiagnoseRequest is one `superbiz diagnose` invocation.
+type DiagnoseRequest struct {
+	Query     string
+	SessionID string
+	// Continue picks the most recent session when SessionID is empty.
+	Continue bool
+	// ReplayOf links a replayed run to its original.
+	ReplayOf string
+	// FixedPreviousTurn makes the run use PreviousTurn as given (replay)
+	// instead of loading the session's last safe diagnosis.
+	FixedPreviousTurn bool
+	PreviousTurn      *agent.PreviousTurn
+	// OnStart is told the stored run's identity (see StartFunc); nil ignores it.
+	OnStart StartFunc
+}
+
+// StartFunc is the one run-start hook of Diagnose and Chat: called once,
+// after the run is stored and before any work, with its identifiers and a
+// cancel that cancels that run's RunContext (client disconnect; safe from
+// any goroutine), so a late executor result cannot complete it.
+type StartFunc func(sessionID, runID string, cancel func())
+
+// Output is a finished run as `-o json` prints it (docs/SPEC.md#diagnose--o-json).
+type Output struct {
+	SessionID      string                   `json:"session_id"`
+	RunID          string                   `json:"run_id"`
+	Intent         string                   `json:"intent"`
+	Status         harness.RunStatus        `json:"status"`
+	ReleaseOutcome harness.Outcome          `json:"release_outcome"`
+	StopReason     harness.StopReason       `json:"stop_reason"`
+	Answer         string                   `json:"answer"`
+	Result         *release.PublishedResult `json:"result"`
+	Checks         []Check                  `json:"checks"`
+	Usage          OutputUsage              `json:"usage"`
+	Error          *OutputError             `json:"error"`
+	// ModelError is the model server failure that ended the run, for the
+	// command's exit code and hint; not part of the JSON output.
+	ModelError *model.Error `json:"-"`
+}
+
+// Check is one evidence check in the JSON output: exactly the
+// {tool, evidence_status, summary} of docs/SPEC.md#diagnose--o-json; an ERROR's code is in the summary.
+type Check struct {
+	Tool           string `json:"tool"`
+	EvidenceStatus string `json:"evidence_status"`
+	Summary        string `json:"summary"`
+}
+
+// publicChecks converts the snapshot's checks to the output shape.
+func publicChecks(in []harness.Check) []Check {
+	out := make([]Check, 0, len(in))
+	for _, c := range in {
+		summary := c.Summary
+		if c.ErrorCode != "" {
+			summary = strings.TrimSpace(summary + " (" + c.ErrorCode + ")")
+		}
+		out = append(out, Check{Tool: c.Tool, EvidenceStatus: string(c.EvidenceStatus), Summary: summary})
+	}
+	return out
+}
+
+// OutputUsage is the run's consumption in the JSON output.
+type OutputUsage struct {
+	ModelCalls       int   `json:"model_calls"`
+	ToolCalls        int   `json:"tool_calls"`
+	PromptTokens     int   `json:"prompt_tokens"`
+	CompletionTokens int   `json:"completion_tokens"`
+	Bytes            int   `json:"bytes"`
+	DurationMS       int64 `json:"duration_ms"`
+}
+
+// OutputError explains a failed run with a stable code.
+type OutputError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// ErrSessionNotFound is returned for --session with an unknown ID.
+var ErrSessionNotFound = errors.New("session not found")
+
+// Diagnose runs one DIAGNOSIS run end to end: PreviousTurn, agent, release,
+// persistence. The returned error is for failures outside the run (the store);
+// a failed run is an Output with status FAILED.
+func (d *Deps) Diagnose(ctx context.Context, req DiagnoseRequest) (Output, error) {
+	req.Query = CleanQuery(req.Query)
+	sessionID, err := d.resolveSession(ctx, req.SessionID, req.Continue)
+	if err != nil {
+		return Output{}, err
+	}
+	prev := req.PreviousTurn
+	if !req.FixedPreviousTurn {
+		prev = d.previousTurn(ctx, sessionID, req.Query)
+	}
+	rc, err := d.openRun(ctx, sessionID, req.Query, runstore.IntentDiagnosis, req.ReplayOf, req.OnStart)
+	if err != nil {
+		return Output{}, err
+	}
+	defer rc.Release()
+
+	res := agent.Run(rc, agent.Config{Model: d.Model, Registry: d.Registry, Limits: d.Limits, Language: d.Language, Reserved: 1}, agent.Input{Query: req.Query, PreviousTurn: prev})
+	dec := release.Release(rc, release.Config{Model: d.Model, Language: d.Language, ObservationLimit: d.Limits.Observation}, req.Query, res)
+	return d.finish(rc, runstore.IntentDiagnosis, dec)
+}
+
+// CleanQuery is the query as a run takes it in, before the model, the store,
+// the events or the output see it: control characters and terminal escapes
+// stripped (as for sources) and recognised secrets (an api_key=… pasted into
+// a question) redacted. It is idempotent, so a stored query replays as is.
+func CleanQuery(q string) string {
+	return redact.Clean(q)
+}
+
+// openRun stores a new RUNNING run (with the settings it runs under), opens
+// its RunContext, tells onStart and emits RunStarted; the caller releases it.
+func (d *Deps) openRun(ctx context.Context, sessionID, query, intent, replayOf string, onStart StartFunc) (*harness.RunContext, error) {
+	clock := d.Clock
+	if clock == nil {
+		clock = harness.SystemClock{}
+	}
+	runID := d.newID("r_")
+	if err := d.Store.CreateRun(ctx, runstore.NewRun{
+		ID: runID, SessionID: sessionID, Query: query, Intent: intent,
+		Model: d.ModelName, Host: d.Host, Clock: clock.Now(), Settings: d.storedSettings(), ReplayOf: replayOf,
+	}); err != nil {
+		return nil, fmt.Errorf("store run: %w", err)
+	}
+	rc, err := harness.NewRunContext(ctx, harness.RunOptions{
+		SessionID: sessionID, RunID: runID, Budget: d.Budget, Clock: clock,
+		Events: d.Events, Recorder: storeRecorder{d.Store},
+	})
+	if err != nil {
+		return nil, err
+	}
+	if onStart != nil {
+		onStart(sessionID, runID, rc.Cancel)
+	}
+	rc.Emit(harness.RunStarted{Meta: rc.Meta(), Query: query, Budget: d.Budget})
+	return rc, nil
+}
+
+// finish stores the run's single terminal record and reports it. A run
+// whose audit could not be written ends FAILED saying so (not as an
+// anonymous internal error), and the write failure is returned: the caller
+// reports it (a full disk) instead of an answer whose audit is missing.
+func (d *Deps) finish(rc *harness.RunContext, intent string, dec release.Decision) (Output, error) {
+	store := context.WithoutCancel(rc.Context())
+	auditErr := rc.AuditError()
+	if auditErr != nil && dec.Outcome != harness.OutcomeCancelled {
+		dec = release.AuditFailed(dec, runstore.IsFull(auditErr))
+	}
+	for _, g := range dec.Reviews {
+		reasons, err := json.Marshal(g.Reasons)
+		if err != nil {
+			return Output{}, fmt.Errorf("encode guard reasons: %w", err)
+		}
+		if _, err := d.Store.AppendGuardReview(store, rc.RunID(), runstore.GuardReview{Guard: g.Guard, Verdict: g.Verdict, Reasons: reasons}); err != nil {
+			return Output{}, fmt.Errorf("store guard review: %w", err)
+		}
+	}
+	u := rc.Usage()
+	lifecycle, _ := rc.State()
+	if lifecycle == harness.Running {
+		// Release normally ends the run; a run it left open ends here.
+		lifecycle = rc.End(dec.StopReason, dec.Outcome).Lifecycle
+	}
+	checks := publicChecks(dec.Checks)
+	out := Output{
+		SessionID: rc.SessionID(), RunID: rc.RunID(), Intent: intent,
+		Status: dec.Outcome.Status(), ReleaseOutcome: dec.Outcome, StopReason: dec.StopReason,
+		Answer: dec.Answer, Result: dec.Published, Checks: checks,
+		Usage: OutputUsage{ModelCalls: u.ModelCalls, ToolCalls: u.ToolCalls, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, Bytes: u.Bytes, DurationMS: rc.Elapsed().Milliseconds()},
+	}
+	if dec.ErrorCode != "" {
+		out.Error = &OutputError{Code: dec.ErrorCode, Message: dec.ErrorMessage}
+	}
+	out.ModelError = dec.ModelError
+	var published json.RawMessage
+	var err error
+	if dec.Published != nil {
+		if published, err = json.Marshal(dec.Published); err != nil {
+			return Output{}, fmt.Errorf("encode published result: %w", err)
+		}
+	}
+	fin := runstore.Finish{
+		Status: string(dec.Outcome.Status()), ReleaseOutcome: string(dec.Outcome), StopReason: string(dec.StopReason),
+		Lifecycle: string(lifecycle), Answer: dec.Answer, PublishedResult: published, Checks: storedChecks(checks),
+		Usage:      runstore.Usage{ModelCalls: u.ModelCalls, ToolCalls: u.ToolCalls, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, Bytes: u.Bytes},
+		DurationMS: out.Usage.DurationMS, ErrorCode: dec.ErrorCode, ErrorMessage: dec.ErrorMessage,
+	}
+	if err := d.Store.FinishRun(store, rc.RunID(), fin); err != nil {
+		return out, errors.Join(auditErr, fmt.Errorf("store run result: %w", err))
+	}
+	if auditErr != nil {
+		return out, auditErr
+	}
+	rc.Emit(harness.RunFinished{Meta: rc.Meta(), Lifecycle: lifecycle, StopReason: dec.StopReason, Usage: u, Duration: rc.Elapsed(), Outcome: dec.Outcome, Answer: dec.Answer})
+	return out, nil
+}
+
+// resolveSession returns the session to use, creating it when needed.
+func (d *Deps) resolveSession(ctx context.Context, id string, cont bool) (string, error) {
+	if id == "" && cont {
+		latest, ok, err := d.Store.LatestSessionID(ctx)
+		if err != nil {
+			return "", fmt.Errorf("find the latest session: %w", err)
+		}
+		if ok {
+			return latest, nil
+		}
+	}
+	if id != "" {
+		if _, err := d.Store.GetSession(ctx, id); err != nil {
+			if errors.Is(err, runstore.ErrNotFound) {
+				return "", fmt.Errorf("%w: %q (list sessions with `superbiz runs`)", ErrSessionNotFound, id)
+			}
+			return "", fmt.Errorf("look up session %s: %w", id, err)
+		}
+		return id, nil
+	}
+	id = d.newID("s_")
+	if err := d.Store.CreateSession(ctx, id); err != nil {
+		return "", fmt.Errorf("create session: %w", err)
+	}
+	return id, nil
+}
+
+// previousTurn loads the session's last safe diagnosis, or nil: corrupt or
+// blank stored results never reach the model.
+func (d *Deps) previousTurn(ctx context.Context, sessionID, query string) *agent.PreviousTurn {
+	safe, ok, err := d.Store.LastSafeDiagnosis(ctx, sessionID)
+	if err != nil || !ok {
+		return nil
+	}
+	pub, err := release.ParsePublished(safe.PublishedResult)
+	if err != nil {
+		return nil
+	}
+	// The previous turn must fit beside the query in limits.input too.
+	q, _ := json.Marshal(query)
+	limit := min(d.Limits.PreviousTurn, d.Limits.Input-len(q)-len(`{"query":,"previous_turn":}`))
+	if limit <= 0 {
+		return nil
+	}
+	return pub.PreviousTurn(limit)
+}
+
+func (d *Deps) newID(prefix string) string {
+	if d.NewID != nil {
+		return d.NewID(prefix)
+	}
+	return d.Store.NewID(prefix)
+}
+
+// NewID makes one time-ordered random ID with prefix (runstore.IDs), for a
+// run that is not stored; stored runs take theirs from the store.
+func NewID(prefix string) string {
+	var ids runstore.IDs
+	return ids.New(prefix)
+}

@@ -1,0 +1,71 @@
+package usecase
+
+import (
+	"context"
+	"strconv"
+	"testing"
+
+	"github.com/superbiz/superbiz/internal/demo"
+	"github.com/superbiz/superbiz/internal/model/replay"
+	"github.com/superbiz/superbiz/internal/reliability"
+	"github.com/superbiz/superbiz/internal/runstore"
+)
+
+// A run store that fills up at any point of a run (creating the run, the
+// audit of a model round or a tool step, the guard review, the result)
+// makes Diagnose return an error the caller can tell is a full store —
+// never a released answer, never an anonymous internal error.
+func TestStoreFullAtAnyPoint(t *testing.T) {
+	ctx := context.Background()
+	outcomes := map[string]int{}
+	for extra := 1; extra <= 40; extra += 3 {
+		d, _, _ := demoDeps(t, replay.New(demo.Transcript()))
+		db := d.Store.DB()
+		// One connection, so the page limit below holds for every statement.
+		db.SetMaxOpenConns(1)
+		db.SetMaxIdleConns(1)
+		var pages int
+		if err := db.QueryRowContext(ctx, `PRAGMA page_count`).Scan(&pages); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.ExecContext(ctx, `PRAGMA max_page_count = `+strconv.Itoa(pages+extra)); err != nil {
+			t.Fatal(err)
+		}
+		out, err := d.Diagnose(ctx, DiagnoseRequest{Query: demo.Query})
+		if err == nil {
+			// The run was stored whole. The one full-store failure it may
+			// hold is the knowledge index's own (lookup_knowledge ERROR, an
+			// honest fallback); the run's own records never fail silently.
+			switch {
+			case out.ReleaseOutcome == "SUCCESS":
+				outcomes["fits"]++
+			case out.ReleaseOutcome == "FALLBACK" && knowledgeFailed(out.Checks):
+				outcomes["index full, fallback"]++
+			default:
+				t.Fatalf("+%d pages: no error but %s/%s: %+v %+v", extra, out.ReleaseOutcome, out.StopReason, out.Error, out.Checks)
+			}
+			continue
+		}
+		if !runstore.IsFull(err) {
+			t.Fatalf("+%d pages: error %v is not reported as a full store", extra, err)
+		}
+		if out.ReleaseOutcome == "SUCCESS" || out.Result != nil {
+			t.Fatalf("+%d pages: a released answer came with the error: %+v", extra, out)
+		}
+		outcomes["full"]++
+	}
+	if outcomes["full"] < 3 {
+		t.Fatalf("only %d of the runs hit the limit: %v", outcomes["full"], outcomes)
+	}
+	reliability.Record(t, reliability.SectionMutation, "full run store at any point of a run is reported as full, nothing released", map[string]any{"test": t.Name(), "runs_full": outcomes["full"], "runs_fit": outcomes["fits"], "runs_index_full": outcomes["index full, fallback"]})
+}
+
+// knowledgeFailed reports whether the lookup_knowledge check errored.
+func knowledgeFailed(checks []Check) bool {
+	for _, c := range checks {
+		if c.Tool == "lookup_knowledge" && c.EvidenceStatus == "ERROR" {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,269 @@
+package usecase
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/superbiz/superbiz/internal/agent"
+	"github.com/superbiz/superbiz/internal/harness"
+	"github.com/superbiz/superbiz/internal/model"
+	"github.com/superbiz/superbiz/internal/model/replay"
+	"github.com/superbiz/superbiz/internal/runstore"
+	"github.com/superbiz/superbiz/internal/tools"
+	"github.com/superbiz/superbiz/pkg/redact"
+)
+
+// ReplayOptions choose what is live in a replay.
+type ReplayOptions struct {
+	// LiveTools re-queries today's sources instead of the recorded observations.
+	LiveTools bool
+	// LiveModel calls d.Model instead of playing the recorded rounds.
+	LiveModel bool
+	// Adapters are the live evidence adapters (their definitions and
+	// canonical inputs are used even when observations are recorded).
+	Adapters  []tools.Adapter
+	Playbooks tools.Playbooks
+}
+
+// ReplayReport compares a replay with its original run.
+type ReplayReport struct {
+	OriginalRunID string   `json:"original_run_id"`
+	ReplayRunID   string   `json:"replay_run_id"`
+	Identical     bool     `json:"identical"`
+	Differences   []string `json:"differences"`
+	Result        Output   `json:"result"`
+}
+
+// NotReplayableError says why Replay refuses a stored run; cmd reports it
+// as a usage error (exit 2).
+type NotReplayableError struct {
+	RunID  string
+	Reason string
+}
+
+func (e *NotReplayableError) Error() string { return "run " + e.RunID + " " + e.Reason }
+
+// Replayable is the one statement of Replay's preconditions: only a
+// finished DIAGNOSIS run can be replayed. It returns a *NotReplayableError
+// otherwise; cmd asks it before warning about tools the run used.
+func Replayable(run *runstore.RunDetail) error {
+	switch {
+	case run.Intent != runstore.IntentDiagnosis:
+		intent := redact.String(redact.StripControlLine(run.Intent))
+		if intent == "" {
+			intent = "-"
+		}
+		return &NotReplayableError{RunID: run.ID, Reason: "has intent " + intent + ": only DIAGNOSIS runs can be replayed"}
+	case run.Status == runstore.StatusRunning:
+		return &NotReplayableError{RunID: run.ID, Reason: "is still running: replay it once it has finished"}
+	}
+	return nil
+}
+
+// Replay re-executes a stored DIAGNOSIS run through the same use case with
+// its recorded model rounds and tool observations, clock, budget and
+// previous turn, stores it as a new run linked to the original and compares.
+func (d *Deps) Replay(ctx context.Context, runID string, o ReplayOptions) (ReplayReport, error) {
+	orig, err := d.Store.GetRun(ctx, runID)
+	if err != nil {
+		return ReplayReport{}, fmt.Errorf("load run %s: %w", runID, err)
+	}
+	if err := Replayable(orig); err != nil {
+		return ReplayReport{}, err
+	}
+	rd := *d
+	settings, ok, err := orig.DecodeSettings()
+	if err != nil {
+		return ReplayReport{}, fmt.Errorf("run %s: %w", runID, err)
+	}
+	if ok {
+		rd.useStoredSettings(settings)
+	}
+	if !orig.Clock.IsZero() {
+		rd.Clock = harness.FixedClock{T: orig.Clock}
+	}
+	if !o.LiveModel {
+		steps, err := recordedSteps(orig.ModelRounds)
+		if err != nil {
+			return ReplayReport{}, fmt.Errorf("run %s: %w", runID, err)
+		}
+		rd.Model = replay.NewSteps(steps)
+		rd.ModelName = "replay of " + runID
+	}
+	adapters := o.Adapters
+	if !o.LiveTools {
+		adapters = make([]tools.Adapter, len(o.Adapters))
+		for i, a := range o.Adapters {
+			adapters[i] = recordedTool{live: a, recorded: orig.Invocations}
+		}
+	}
+	if rd.Registry, err = harness.NewRegistry(adapters, o.Playbooks); err != nil {
+		return ReplayReport{}, err
+	}
+	prev, err := recordedPreviousTurn(orig.ModelRounds)
+	if err != nil {
+		return ReplayReport{}, fmt.Errorf("run %s: %w", runID, err)
+	}
+	out, err := rd.Diagnose(ctx, DiagnoseRequest{Query: orig.Query, ReplayOf: runID, FixedPreviousTurn: true, PreviousTurn: prev})
+	if err != nil {
+		return ReplayReport{}, err
+	}
+	again, err := d.Store.GetRun(context.WithoutCancel(ctx), out.RunID)
+	if err != nil {
+		return ReplayReport{}, fmt.Errorf("load replay run: %w", err)
+	}
+	diffs := compareRuns(orig, again)
+	return ReplayReport{OriginalRunID: runID, ReplayRunID: out.RunID, Identical: len(diffs) == 0, Differences: diffs, Result: out}, nil
+}
+
+// recordedSteps turns stored rounds back into what the model answered.
+func recordedSteps(rounds []runstore.ModelRound) ([]replay.Step, error) {
+	steps := make([]replay.Step, 0, len(rounds))
+	for _, r := range rounds {
+		if len(r.Response) == 0 {
+			kind := model.ErrorKind(r.ErrorKind)
+			if kind == "" || harness.StopReason(r.ErrorKind) == harness.StopCancelled {
+				kind = model.ErrCancelled
+			}
+			steps = append(steps, replay.Step{Err: kind})
+			continue
+		}
+		var resp model.Response
+		if err := json.Unmarshal(r.Response, &resp); err != nil {
+			return nil, fmt.Errorf("model round %d: recorded response: %w", r.Seq, err)
+		}
+		steps = append(steps, replay.Step{Response: resp})
+	}
+	return steps, nil
+}
+
+// recordedPreviousTurn reads the previous turn the original run was given
+// from its first request's user message.
+func recordedPreviousTurn(rounds []runstore.ModelRound) (*agent.PreviousTurn, error) {
+	if len(rounds) == 0 {
+		return nil, nil
+	}
+	var req model.Request
+	if err := json.Unmarshal(rounds[0].Request, &req); err != nil {
+		return nil, fmt.Errorf("first recorded request: %w", err)
+	}
+	for _, m := range req.Messages {
+		if m.Role != model.RoleUser {
+			continue
+		}
+		var in struct {
+			PreviousTurn *agent.PreviousTurn `json:"previous_turn"`
+		}
+		if err := json.Unmarshal([]byte(m.Content), &in); err != nil {
+			return nil, fmt.Errorf("recorded agent input: %w", err)
+		}
+		return in.PreviousTurn, nil
+	}
+	return nil, nil
+}
+
+// recordedTool answers with the observation recorded for the same tool and
+// canonical input, or ERROR UNRECORDED; it never calls the real source.
+type recordedTool struct {
+	live     tools.Adapter
+	recorded []runstore.Invocation
+}
+
+func (r recordedTool) Definition() model.Tool { return r.live.Definition() }
+
+func (r recordedTool) Canonical(in json.RawMessage) (tools.Canonical, error) {
+	return r.live.Canonical(in)
+}
+
+// Execute matches in the stored (redacted) form: a recorded tool call whose
+// SQL held a secret was stored with it masked, and the replayed model round
+// sends it masked, so both sides are compared redacted.
+func (r recordedTool) Execute(_ context.Context, call tools.Call) tools.Outcome {
+	want := runstore.Redacted(call.Input)
+	for _, inv := range r.recorded {
+		if inv.Kind != runstore.KindEvidence || inv.Tool != call.Tool || !bytes.Equal(runstore.Redacted(inv.CanonicalInput), want) {
+			continue
+		}
+		var obs struct {
+			EvidenceStatus tools.EvidenceStatus `json:"evidence_status"`
+			ErrorCode      string               `json:"error_code"`
+			Result         json.RawMessage      `json:"result"`
+		}
+		if err := json.Unmarshal(inv.Observation, &obs); err != nil || obs.EvidenceStatus == "" {
+			// A discarded or stopped observation holds no result to replay.
+			break
+		}
+		if obs.EvidenceStatus == tools.StatusError {
+			return tools.Failed(obs.ErrorCode, errors.New("recorded error"))
+		}
+		return tools.Outcome{Status: obs.EvidenceStatus, Result: obs.Result}
+	}
+	return tools.Failed(tools.CodeUnrecorded, fmt.Errorf("no recorded observation for %s %s", call.Tool, want))
+}
+
+// compareRuns lists what differs between two runs in the ways replay checks,
+// comparing redacted forms (what the store keeps).
+func compareRuns(a, b *runstore.RunDetail) []string {
+	var diffs []string
+	field := func(name, x, y string) {
+		if x != y {
+			diffs = append(diffs, fmt.Sprintf("%s: %q → %q", name, x, y))
+		}
+	}
+	field("status", a.Status, b.Status)
+	field("release_outcome", a.ReleaseOutcome, b.ReleaseOutcome)
+	field("stop_reason", a.StopReason, b.StopReason)
+	if !jsonEqual(runstore.Redacted(a.PublishedResult), runstore.Redacted(b.PublishedResult)) {
+		diffs = append(diffs, "published result differs")
+	}
+	sa, sb := toolSequence(a.Invocations), toolSequence(b.Invocations)
+	if !slices.Equal(sa, sb) {
+		diffs = append(diffs, fmt.Sprintf("tool calls: %d recorded, %d replayed", len(sa), len(sb)))
+		for i := 0; i < max(len(sa), len(sb)); i++ {
+			x, y := at(sa, i), at(sb, i)
+			if x != y {
+				diffs = append(diffs, fmt.Sprintf("tool call %d: %s → %s", i+1, x, y))
+			}
+		}
+	}
+	return diffs
+}
+
+func toolSequence(invs []runstore.Invocation) []string {
+	out := make([]string, 0, len(invs))
+	for _, inv := range invs {
+		status := inv.EvidenceStatus
+		if inv.Control != "" {
+			status = inv.Control
+		}
+		if inv.ErrorCode != "" {
+			status += " " + inv.ErrorCode
+		}
+		out = append(out, fmt.Sprintf("%s %s %s [%s]", inv.ToolCallID, inv.Tool, runstore.Redacted(inv.CanonicalInput), status))
+	}
+	return out
+}
+
+func at(s []string, i int) string {
+	if i < len(s) {
+		return s[i]
+	}
+	return "(none)"
+}
+
+func jsonEqual(a, b json.RawMessage) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return len(a) == len(b)
+	}
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return bytes.Equal(a, b)
+	}
+	xa, _ := json.Marshal(x)
+	ya, _ := json.Marshal(y)
+	return bytes.Equal(xa, ya)
+}

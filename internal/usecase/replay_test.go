@@ -1,0 +1,46 @@
+package usecase
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/superbiz/superbiz/internal/runstore"
+)
+
+// TestReplayable: only a finished DIAGNOSIS run can be replayed; the reason
+// names the run and is safe to print.
+func TestReplayable(t *testing.T) {
+	for _, tc := range []struct {
+		run  runstore.RunDetail
+		want string
+	}{
+		{runstore.RunDetail{RunSummary: runstore.RunSummary{ID: "r_1", Intent: runstore.IntentDiagnosis, Status: "SUCCESS"}}, ""},
+		{runstore.RunDetail{RunSummary: runstore.RunSummary{ID: "r_2", Intent: "SYSTEM_CHAT", Status: "SUCCESS"}}, "run r_2 has intent SYSTEM_CHAT: only DIAGNOSIS runs can be replayed"},
+		{runstore.RunDetail{RunSummary: runstore.RunSummary{ID: "r_3", Status: "FAILED"}}, "run r_3 has intent -: only DIAGNOSIS runs can be replayed"},
+		{runstore.RunDetail{RunSummary: runstore.RunSummary{ID: "r_4", Intent: "X\x1b[2J", Status: "FAILED"}}, "run r_4 has intent X: only DIAGNOSIS runs can be replayed"},
+		{runstore.RunDetail{RunSummary: runstore.RunSummary{ID: "r_5", Intent: runstore.IntentDiagnosis, Status: runstore.StatusRunning}}, "run r_5 is still running: replay it once it has finished"},
+	} {
+		err := Replayable(&tc.run)
+		var nr *NotReplayableError
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v, want replayable", tc.run.ID, err)
+		case tc.want != "" && (!errors.As(err, &nr) || err.Error() != tc.want):
+			t.Errorf("%s: %v, want a NotReplayableError %q", tc.run.ID, err, tc.want)
+		}
+	}
+}
+
+// TestReplayRefusesWhatReplayableRefuses: Replay asks the same check, so a
+// caller that skipped it still gets the NotReplayableError.
+func TestReplayRefusesWhatReplayableRefuses(t *testing.T) {
+	f := newChatFixture(t, false)
+	f.srv.Script(route("SYSTEM_CHAT"), text("hello"))
+	out := f.chat(ChatRequest{Query: "hi"})
+	_, err := f.deps.Replay(context.Background(), out.RunID, ReplayOptions{})
+	var nr *NotReplayableError
+	if !errors.As(err, &nr) || nr.RunID != out.RunID {
+		t.Fatalf("Replay of a chat run: %v, want a NotReplayableError", err)
+	}
+}
