@@ -15,8 +15,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/superbiz/superbiz/internal/config"
-	"github.com/superbiz/superbiz/internal/harness"
 	"github.com/superbiz/superbiz/internal/model"
+	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/tui"
 	"github.com/superbiz/superbiz/pkg/redact"
 
@@ -255,7 +255,7 @@ func (a *app) chatTUI(ctx context.Context, d *usecase.Deps, cfg *config.Config, 
 			out, note, alertErr, err := a.chatTurn(ctx, d, cfg, s, text)
 			s.done()
 			if alertErr != nil {
-				sink.Post(tui.TurnFinishedMsg{Intent: "", Markdown: "**" + chatAlertCommand + ":** " + redact.StripControl(alertErr.Error()), Outcome: harness.OutcomeFailed, ExitCode: ExitFailed})
+				sink.Post(tui.TurnFinishedMsg{Intent: "", Markdown: "**" + chatAlertCommand + ":** " + redact.StripControl(alertErr.Error()), Outcome: runrecord.OutcomeFailed, ExitCode: ExitFailed})
 				return
 			}
 			if note != "" {
@@ -265,7 +265,7 @@ func (a *app) chatTUI(ctx context.Context, d *usecase.Deps, cfg *config.Config, 
 				errMu.Lock()
 				storeErr = err
 				errMu.Unlock()
-				sink.Post(tui.TurnFinishedMsg{Intent: "", Markdown: "**Error:** " + redact.StripControl(err.Error()), Outcome: harness.OutcomeFailed, ExitCode: ExitFailed})
+				sink.Post(tui.TurnFinishedMsg{Intent: "", Markdown: "**Error:** " + redact.StripControl(err.Error()), Outcome: runrecord.OutcomeFailed, ExitCode: ExitFailed})
 				return
 			}
 			sink.Post(tui.TurnFinishedMsg{Intent: out.Intent, Markdown: out.Answer, Outcome: out.ReleaseOutcome, StopReason: out.StopReason, ExitCode: outcomeExit(out)})

@@ -20,6 +20,7 @@ import (
 	"github.com/superbiz/superbiz/internal/harness"
 	"github.com/superbiz/superbiz/internal/model"
 	"github.com/superbiz/superbiz/internal/model/replay"
+	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/tui"
 	"github.com/superbiz/superbiz/internal/usecase"
 )
@@ -282,7 +283,7 @@ func (a *app) printOutput(out usecase.Output, note string, tuiDrew bool) error {
 }
 
 func outcomeWord(out usecase.Output) string {
-	if out.StopReason != "" && out.ReleaseOutcome != harness.OutcomeSuccess {
+	if out.StopReason != "" && out.ReleaseOutcome != runrecord.OutcomeSuccess {
 		return string(out.ReleaseOutcome) + " (" + string(out.StopReason) + ")"
 	}
 	return string(out.ReleaseOutcome)

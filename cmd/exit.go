@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/superbiz/superbiz/internal/harness"
+	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/usecase"
 )
 
@@ -83,17 +83,17 @@ func exitCode(err error) (code int, usage bool) {
 // could not reach the model), else 1.
 func outcomeExit(out usecase.Output) int {
 	switch out.ReleaseOutcome {
-	case harness.OutcomeSuccess:
+	case runrecord.OutcomeSuccess:
 		return ExitOK
-	case harness.OutcomeFallback:
+	case runrecord.OutcomeFallback:
 		return ExitFallback
-	case harness.OutcomeCancelled:
+	case runrecord.OutcomeCancelled:
 		return ExitCancelled
 	}
 	switch {
-	case out.StopReason == harness.StopInputRejected:
+	case out.StopReason == runrecord.StopInputRejected:
 		return ExitUsage
-	case out.StopReason == harness.StopModelUnavailable, out.ModelError != nil:
+	case out.StopReason == runrecord.StopModelUnavailable, out.ModelError != nil:
 		return ExitUnavailable
 	}
 	return ExitFailed

@@ -3,8 +3,8 @@ package cmd
 import (
 	"testing"
 
-	"github.com/superbiz/superbiz/internal/harness"
 	"github.com/superbiz/superbiz/internal/model"
+	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/usecase"
 )
 
@@ -14,21 +14,21 @@ import (
 // with chat line mode's grading built on it.
 func TestOutcomeExitCoversEveryOutcomeAndReason(t *testing.T) {
 	unreachable := &model.Error{Kind: model.ErrUnreachable, Host: "http://127.0.0.1:11434"}
-	for _, o := range harness.Outcomes() {
-		for _, r := range harness.StopReasons() {
+	for _, o := range runrecord.Outcomes() {
+		for _, r := range runrecord.StopReasons() {
 			for _, me := range []*model.Error{nil, unreachable} {
 				out := usecase.Output{ReleaseOutcome: o, StopReason: r, Status: o.Status(), ModelError: me}
 				want := ExitFailed
 				switch {
-				case o == harness.OutcomeSuccess:
+				case o == runrecord.OutcomeSuccess:
 					want = ExitOK
-				case o == harness.OutcomeFallback:
+				case o == runrecord.OutcomeFallback:
 					want = ExitFallback
-				case o == harness.OutcomeCancelled:
+				case o == runrecord.OutcomeCancelled:
 					want = ExitCancelled
-				case r == harness.StopInputRejected:
+				case r == runrecord.StopInputRejected:
 					want = ExitUsage
-				case r == harness.StopModelUnavailable, me != nil:
+				case r == runrecord.StopModelUnavailable, me != nil:
 					want = ExitUnavailable
 				}
 				if got := outcomeExit(out); got != want {
@@ -54,14 +54,14 @@ func TestOutcomeExitCoversEveryOutcomeAndReason(t *testing.T) {
 		out  usecase.Output
 		want int
 	}{
-		{"released", usecase.Output{ReleaseOutcome: harness.OutcomeSuccess, StopReason: harness.StopCompleted}, ExitOK},
-		{"no conclusion", usecase.Output{ReleaseOutcome: harness.OutcomeFallback, StopReason: harness.StopNoConclusion}, ExitFallback},
-		{"cancelled", usecase.Output{ReleaseOutcome: harness.OutcomeCancelled, StopReason: harness.StopCancelled}, ExitCancelled},
-		{"input rejected", usecase.Output{ReleaseOutcome: harness.OutcomeFailed, StopReason: harness.StopInputRejected}, ExitUsage},
-		{"model down", usecase.Output{ReleaseOutcome: harness.OutcomeFailed, StopReason: harness.StopModelUnavailable}, ExitUnavailable},
-		{"router could not reach the model", usecase.Output{ReleaseOutcome: harness.OutcomeFailed, StopReason: harness.StopRoutingFailed, ModelError: unreachable}, ExitUnavailable},
-		{"router gave no intent", usecase.Output{ReleaseOutcome: harness.OutcomeFailed, StopReason: harness.StopRoutingFailed}, ExitFailed},
-		{"internal error", usecase.Output{ReleaseOutcome: harness.OutcomeFailed, StopReason: harness.StopInternal}, ExitFailed},
+		{"released", usecase.Output{ReleaseOutcome: runrecord.OutcomeSuccess, StopReason: runrecord.StopCompleted}, ExitOK},
+		{"no conclusion", usecase.Output{ReleaseOutcome: runrecord.OutcomeFallback, StopReason: runrecord.StopNoConclusion}, ExitFallback},
+		{"cancelled", usecase.Output{ReleaseOutcome: runrecord.OutcomeCancelled, StopReason: runrecord.StopCancelled}, ExitCancelled},
+		{"input rejected", usecase.Output{ReleaseOutcome: runrecord.OutcomeFailed, StopReason: runrecord.StopInputRejected}, ExitUsage},
+		{"model down", usecase.Output{ReleaseOutcome: runrecord.OutcomeFailed, StopReason: runrecord.StopModelUnavailable}, ExitUnavailable},
+		{"router could not reach the model", usecase.Output{ReleaseOutcome: runrecord.OutcomeFailed, StopReason: runrecord.StopRoutingFailed, ModelError: unreachable}, ExitUnavailable},
+		{"router gave no intent", usecase.Output{ReleaseOutcome: runrecord.OutcomeFailed, StopReason: runrecord.StopRoutingFailed}, ExitFailed},
+		{"internal error", usecase.Output{ReleaseOutcome: runrecord.OutcomeFailed, StopReason: runrecord.StopInternal}, ExitFailed},
 	}
 	for _, tc := range spelled {
 		if got := outcomeExit(tc.out); got != tc.want {

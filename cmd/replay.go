@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/superbiz/superbiz/internal/config"
-	"github.com/superbiz/superbiz/internal/harness"
+	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/runstore"
 	"github.com/superbiz/superbiz/internal/tools"
 	"github.com/superbiz/superbiz/internal/tui"
@@ -112,7 +112,7 @@ func (a *app) runReplay(cmd *cobra.Command, id string, f replayFlags) error {
 	if ctx.Err() != nil && outcomeExit(rep.Result) == ExitCancelled {
 		return &ExitError{Code: ExitCancelled, Err: fmt.Errorf("cancelled; the replay is stored as %s (CANCELLED)", rep.ReplayRunID)}
 	}
-	if f.liveModel && rep.Result.StopReason == harness.StopModelUnavailable {
+	if f.liveModel && rep.Result.StopReason == runrecord.StopModelUnavailable {
 		fmt.Fprintf(a.io.ErrOut, "hint: --live-model needs a reachable model: start Ollama with `ollama serve`, or point --host / OLLAMA_HOST at a running server (tried %s)\n", cfg.Model.Host.Redacted())
 	}
 	if !rep.Identical {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
+	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/runstore"
 )
 
@@ -192,7 +193,7 @@ func TestReplayRefusals(t *testing.T) {
 	if err := store.CreateRun(ctx, runstore.NewRun{ID: "r_chat", SessionID: "s_1", Query: "hello", Intent: runstore.IntentSystemChat}); err != nil {
 		t.Fatal(err)
 	}
-	if err := store.FinishRun(ctx, "r_chat", runstore.Finish{Status: runstore.StatusSuccess, StopReason: "COMPLETED", Answer: "hi"}); err != nil {
+	if err := store.FinishRun(ctx, "r_chat", runstore.Finish{Status: runrecord.RunStatusSuccess, StopReason: "COMPLETED", Answer: "hi"}); err != nil {
 		t.Fatal(err)
 	}
 	// Still RUNNING, owned by this (live) process, so not recovered on open.

@@ -9,6 +9,8 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/runstore"
 )
 
@@ -47,8 +49,8 @@ func goldenStore(t *testing.T, texts map[string]string) (env map[string]string, 
 	}
 
 	ok := "r_golden_ok"
-	settings := &runstore.StoredSettings{MaxModelCalls: 8, MaxToolCalls: 6, MaxTokens: 60000, MaxRunBytes: 262144, Deadline: 5 * time.Minute, MaxNoGain: 2,
-		Limits: &runstore.StoredLimits{Query: 4096, PreviousTurn: 8192, Input: 12288, Draft: 16384, Observation: 8192}, Language: "en"}
+	settings := &runrecord.Settings{Budget: config.Budget{MaxModelCalls: 8, MaxToolCalls: 6, MaxTokens: 60000, MaxRunBytes: 262144, Deadline: 5 * time.Minute, MaxNoGain: 2},
+		Limits: &config.Limits{Query: 4096, PreviousTurn: 8192, Input: 12288, Draft: 16384, Observation: 8192}, Language: "en"}
 	must(store.CreateRun(ctx, runstore.NewRun{ID: ok, SessionID: "s_golden", Query: query(ok, "payment timeouts on order-service since 14:00"),
 		Intent: runstore.IntentDiagnosis, Model: "qwen3:8b", Host: "http://127.0.0.1:11434", Clock: base, Settings: settings, CreatedAt: base}))
 	for _, inv := range []runstore.Invocation{
@@ -82,24 +84,24 @@ func goldenStore(t *testing.T, texts map[string]string) (env map[string]string, 
 		_, err := store.AppendGuardReview(ctx, ok, g)
 		must(err)
 	}
-	must(store.FinishRun(ctx, ok, runstore.Finish{Status: runstore.StatusSuccess, ReleaseOutcome: runstore.OutcomeSuccess, StopReason: "COMPLETED",
-		Lifecycle: runstore.LifecycleCompleted, Answer: "## Conclusion\n\nThe payment gateway times out.\n",
+	must(store.FinishRun(ctx, ok, runstore.Finish{Status: runrecord.RunStatusSuccess, ReleaseOutcome: runrecord.OutcomeSuccess, StopReason: "COMPLETED",
+		Lifecycle: runrecord.Completed, Answer: "## Conclusion\n\nThe payment gateway times out.\n",
 		PublishedResult: json.RawMessage(`{"conclusion":{"summary":"The payment gateway times out","confidence":"HIGH"},"findings":[{"id":"f1"},{"id":"f2"}],"knowledge_refs":[{"doc_id":"payment"}]}`),
-		Checks: []runstore.StoredCheck{
+		Checks: []runrecord.Check{
 			{Tool: "query_logs", EvidenceStatus: "EVIDENCE_FOUND", Summary: "order ERROR since 1h"},
 			{Tool: "query_mysql", EvidenceStatus: "ERROR", Summary: "refused (NOT_READ_ONLY)"},
 			// As runs stored before the code moved into the summary hold it.
 			{Tool: "query_mysql", EvidenceStatus: "ERROR", ErrorCode: "TIMEOUT", Summary: strings.Repeat("slow ", 40)},
 		},
-		Usage:      runstore.Usage{ModelCalls: 3, ToolCalls: 4, PromptTokens: 6400, CompletionTokens: 100, Bytes: 20480},
-		DurationMS: 9_500, FinishedAt: base.Add(9500 * time.Millisecond)}))
+		Usage:      runrecord.Usage{ModelCalls: 3, ToolCalls: 4, PromptTokens: 6400, CompletionTokens: 100, Bytes: 20480, DurationMS: 9_500},
+		FinishedAt: base.Add(9500 * time.Millisecond)}))
 
 	failed := "r_golden_failed"
 	must(store.CreateRun(ctx, runstore.NewRun{ID: failed, SessionID: "s_golden", Query: query(failed, "why is checkout slow"), Intent: runstore.IntentDiagnosis,
 		Model: "qwen3:8b", ReplayOf: ok, CreatedAt: base.Add(time.Minute)}))
-	must(store.FinishRun(ctx, failed, runstore.Finish{Status: runstore.StatusFailed, ReleaseOutcome: runstore.OutcomeFailed, StopReason: "MODEL_UNAVAILABLE",
-		Lifecycle: runstore.LifecycleFailed, Answer: "## Failed\n\nThe model server is unreachable.\n", Checks: []runstore.StoredCheck{},
-		Usage: runstore.Usage{ModelCalls: 1}, DurationMS: 850, ErrorCode: "MODEL_UNAVAILABLE", ErrorMessage: "dial tcp 127.0.0.1:1: connection refused",
+	must(store.FinishRun(ctx, failed, runstore.Finish{Status: runrecord.RunStatusFailed, ReleaseOutcome: runrecord.OutcomeFailed, StopReason: "MODEL_UNAVAILABLE",
+		Lifecycle: runrecord.Failed, Answer: "## Failed\n\nThe model server is unreachable.\n", Checks: []runrecord.Check{},
+		Usage: runrecord.Usage{ModelCalls: 1, DurationMS: 850}, ErrorCode: "MODEL_UNAVAILABLE", ErrorMessage: "dial tcp 127.0.0.1:1: connection refused",
 		FinishedAt: base.Add(time.Minute + 850*time.Millisecond)}))
 
 	running := "r_golden_running"
@@ -107,12 +109,12 @@ func goldenStore(t *testing.T, texts map[string]string) (env map[string]string, 
 
 	damaged := "r_golden_damaged"
 	must(store.CreateRun(ctx, runstore.NewRun{ID: damaged, SessionID: "s_golden", Query: query(damaged, "a damaged record"), Intent: runstore.IntentDiagnosis,
-		Model: "m", Settings: &runstore.StoredSettings{MaxModelCalls: 8}, CreatedAt: base.Add(3 * time.Minute)}))
+		Model: "m", Settings: &runrecord.Settings{Budget: config.Budget{MaxModelCalls: 8}}, CreatedAt: base.Add(3 * time.Minute)}))
 	_, err = store.AppendGuardReview(ctx, damaged, runstore.GuardReview{Guard: runstore.GuardSemantic, Verdict: "UNSUPPORTED", Reasons: json.RawMessage(`["x"]`), CreatedAt: base.Add(3 * time.Minute)})
 	must(err)
-	must(store.FinishRun(ctx, damaged, runstore.Finish{Status: runstore.StatusSuccess, ReleaseOutcome: runstore.OutcomeFallback, StopReason: "NO_CONCLUSION",
-		Lifecycle: runstore.LifecycleCompleted, Answer: "", Checks: []runstore.StoredCheck{},
-		DurationMS: 61_000, FinishedAt: base.Add(4*time.Minute + time.Second)}))
+	must(store.FinishRun(ctx, damaged, runstore.Finish{Status: runrecord.RunStatusSuccess, ReleaseOutcome: runrecord.OutcomeFallback, StopReason: "NO_CONCLUSION",
+		Lifecycle: runrecord.Completed, Answer: "", Checks: []runrecord.Check{},
+		Usage: runrecord.Usage{DurationMS: 61_000}, FinishedAt: base.Add(4*time.Minute + time.Second)}))
 	for _, q := range []string{
 		`UPDATE runs SET budget = '{"max_model_calls":"eight"}', checks = '{not json', published_result = '[1]' WHERE id = 'r_golden_damaged'`,
 		`UPDATE guard_reviews SET reasons = '"one"' WHERE run_id = 'r_golden_damaged'`,

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/runstore"
-	"github.com/superbiz/superbiz/internal/usecase"
 	"github.com/superbiz/superbiz/pkg/redact"
 )
 
@@ -30,20 +30,20 @@ func (jsonRuns) show(w io.Writer, d *runstore.RunDetail) error {
 // runSummaryJSON is one element of `runs -o json`: the stored summary with
 // snake_case keys, RFC 3339 times and null for what a run does not have.
 type runSummaryJSON struct {
-	RunID          string              `json:"run_id"`
-	SessionID      string              `json:"session_id"`
-	CreatedAt      string              `json:"created_at"`
-	FinishedAt     *string             `json:"finished_at"`
-	Query          string              `json:"query"`
-	Intent         string              `json:"intent"`
-	Status         string              `json:"status"`
-	ReleaseOutcome string              `json:"release_outcome"`
-	StopReason     string              `json:"stop_reason"`
-	Lifecycle      string              `json:"lifecycle"`
-	Model          string              `json:"model"`
-	Usage          usecase.OutputUsage `json:"usage"`
-	ErrorCode      *string             `json:"error_code"`
-	ReplayOf       *string             `json:"replay_of"`
+	RunID          string               `json:"run_id"`
+	SessionID      string               `json:"session_id"`
+	CreatedAt      string               `json:"created_at"`
+	FinishedAt     *string              `json:"finished_at"`
+	Query          string               `json:"query"`
+	Intent         string               `json:"intent"`
+	Status         runrecord.RunStatus  `json:"status"`
+	ReleaseOutcome runrecord.Outcome    `json:"release_outcome"`
+	StopReason     runrecord.StopReason `json:"stop_reason"`
+	Lifecycle      runrecord.Lifecycle  `json:"lifecycle"`
+	Model          string               `json:"model"`
+	Usage          runrecord.Usage      `json:"usage"`
+	ErrorCode      *string              `json:"error_code"`
+	ReplayOf       *string              `json:"replay_of"`
 }
 
 func summaryJSON(r runstore.RunSummary) runSummaryJSON {
@@ -51,10 +51,7 @@ func summaryJSON(r runstore.RunSummary) runSummaryJSON {
 		RunID: r.ID, SessionID: r.SessionID, CreatedAt: r.CreatedAt.UTC().Format(time.RFC3339Nano),
 		Query: redact.String(r.Query), Intent: r.Intent, Status: r.Status, ReleaseOutcome: r.ReleaseOutcome,
 		StopReason: r.StopReason, Lifecycle: r.Lifecycle, Model: r.Model,
-		Usage: usecase.OutputUsage{
-			ModelCalls: r.Usage.ModelCalls, ToolCalls: r.Usage.ToolCalls, PromptTokens: r.Usage.PromptTokens,
-			CompletionTokens: r.Usage.CompletionTokens, Bytes: r.Usage.Bytes, DurationMS: r.DurationMS,
-		},
+		Usage:     r.Usage,
 		ErrorCode: nullable(r.ErrorCode), ReplayOf: nullable(r.ReplayOf),
 	}
 	if !r.FinishedAt.IsZero() {

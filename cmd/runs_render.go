@@ -416,9 +416,8 @@ func writeMarkdownTable(w io.Writer, t table) error {
 // cell makes stored text printable on one line: control characters and
 // escape sequences removed, secrets redacted, line breaks and tabs turned
 // into spaces.
-func cell(s string) string {
-	s = shownText(s)
-	return strings.Join(strings.Fields(s), " ")
+func cell[T ~string](s T) string {
+	return strings.Join(strings.Fields(shownText(string(s))), " ")
 }
 
 // shownText is stored text as `runs` and `replay` show it: control
@@ -440,7 +439,7 @@ func runDuration(r runstore.RunSummary) string {
 	if r.FinishedAt.IsZero() {
 		return "-"
 	}
-	return durationMS(r.DurationMS)
+	return durationMS(r.Usage.DurationMS)
 }
 
 // durationMS prints milliseconds the way people read durations.

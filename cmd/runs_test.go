@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/runstore"
 )
 
@@ -329,7 +330,7 @@ func TestRunsStripsControlCharacters(t *testing.T) {
 	if err := store.CreateRun(ctx, runstore.NewRun{ID: "r_evil", SessionID: "s_evil", Query: query, Intent: runstore.IntentDiagnosis, Model: "m\x1b[2J"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := store.FinishRun(ctx, "r_evil", runstore.Finish{Status: runstore.StatusFailed, ReleaseOutcome: runstore.OutcomeFailed, StopReason: "INTERNAL_ERROR",
+	if err := store.FinishRun(ctx, "r_evil", runstore.Finish{Status: runrecord.RunStatusFailed, ReleaseOutcome: runrecord.OutcomeFailed, StopReason: "INTERNAL_ERROR",
 		Answer: "boom\x1b[1A", ErrorCode: "INTERNAL_ERROR", ErrorMessage: "bad\x07 thing"}); err != nil {
 		t.Fatal(err)
 	}
@@ -414,8 +415,8 @@ func fillStore(tb testing.TB, path string, n int) {
 			Intent: runstore.IntentDiagnosis, Model: "qwen3:8b", CreatedAt: at}); err != nil {
 			tb.Fatal(err)
 		}
-		if err := store.FinishRun(ctx, id, runstore.Finish{Status: runstore.StatusSuccess, ReleaseOutcome: runstore.OutcomeFallback, StopReason: "NO_CONCLUSION",
-			Lifecycle: runstore.LifecycleCompleted, Answer: "## No conclusion", Usage: runstore.Usage{ModelCalls: 3, ToolCalls: 2}, DurationMS: 1500, FinishedAt: at.Add(1500 * time.Millisecond)}); err != nil {
+		if err := store.FinishRun(ctx, id, runstore.Finish{Status: runrecord.RunStatusSuccess, ReleaseOutcome: runrecord.OutcomeFallback, StopReason: "NO_CONCLUSION",
+			Lifecycle: runrecord.Completed, Answer: "## No conclusion", Usage: runrecord.Usage{ModelCalls: 3, ToolCalls: 2, DurationMS: 1500}, FinishedAt: at.Add(1500 * time.Millisecond)}); err != nil {
 			tb.Fatal(err)
 		}
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
 	"github.com/superbiz/superbiz/internal/reliability"
+	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/runstore"
 )
 
@@ -157,11 +158,11 @@ func TestChatInTmux(t *testing.T) {
 	if len(runs) != 2 {
 		t.Fatalf("stored %d runs, want 2", len(runs))
 	}
-	if runs[0].Status != runstore.StatusCancelled || runs[0].ReleaseOutcome != runstore.OutcomeCancelled {
+	if runs[0].Status != runrecord.RunStatusCancelled || runs[0].ReleaseOutcome != runrecord.OutcomeCancelled {
 		b, _ := json.Marshal(runs[0])
 		t.Fatalf("newest run is not CANCELLED: %s", b)
 	}
-	if runs[1].ReleaseOutcome != runstore.OutcomeFallback || runs[1].Intent != runstore.IntentDiagnosis || runs[0].SessionID != runs[1].SessionID {
+	if runs[1].ReleaseOutcome != runrecord.OutcomeFallback || runs[1].Intent != runstore.IntentDiagnosis || runs[0].SessionID != runs[1].SessionID {
 		t.Fatalf("first run: %+v", runs[1])
 	}
 }
@@ -240,7 +241,7 @@ func TestDiagnoseCancelInTmux(t *testing.T) {
 			if !strings.Contains(screen, "EXIT="+strconv.Itoa(tc.code)) {
 				t.Fatalf("want EXIT=%d; screen:\n%s", tc.code, screen)
 			}
-			if r := lastRun(t, db); r.Status != runstore.StatusCancelled || r.ReleaseOutcome != runstore.OutcomeCancelled {
+			if r := lastRun(t, db); r.Status != runrecord.RunStatusCancelled || r.ReleaseOutcome != runrecord.OutcomeCancelled {
 				t.Fatalf("stored run %+v, want CANCELLED", r)
 			}
 			reliability.Record(t, reliability.SectionMutation, "diagnose TUI: exit "+strconv.Itoa(tc.code)+" and CANCELLED stored on "+tc.name, map[string]any{"test": t.Name()})
@@ -271,7 +272,7 @@ func TestChatSIGTERMInTmux(t *testing.T) {
 	if !strings.Contains(screen, "EXIT=143") {
 		t.Fatalf("want EXIT=143; screen:\n%s", screen)
 	}
-	if r := lastRun(t, db); r.Status != runstore.StatusCancelled || r.ReleaseOutcome != runstore.OutcomeCancelled {
+	if r := lastRun(t, db); r.Status != runrecord.RunStatusCancelled || r.ReleaseOutcome != runrecord.OutcomeCancelled {
 		t.Fatalf("stored run %+v, want CANCELLED", r)
 	}
 	reliability.Record(t, reliability.SectionMutation, "chat TUI: exit 143 and the running turn stored CANCELLED on SIGTERM", map[string]any{"test": t.Name()})

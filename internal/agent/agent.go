@@ -14,6 +14,7 @@ import (
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/harness"
 	"github.com/superbiz/superbiz/internal/model"
+	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/tools"
 	"github.com/superbiz/superbiz/prompts"
 )
@@ -75,7 +76,7 @@ type Result struct {
 	Kind       Kind
 	Draft      *Draft
 	DraftJSON  string
-	StopReason harness.StopReason
+	StopReason runrecord.StopReason
 	// Snapshot is set for a controlled stop, and for an invalid draft that
 	// came after READY checks; never invented otherwise.
 	Snapshot    *harness.ProgressSnapshot
@@ -87,12 +88,12 @@ type Result struct {
 func Run(rc *harness.RunContext, cfg Config, in Input) Result {
 	userMsg, err := buildInput(cfg.Limits, in)
 	if err != nil {
-		rc.Terminate(harness.StopInputRejected)
-		return Result{Kind: KindRejected, StopReason: harness.StopInputRejected, Err: err}
+		rc.Terminate(runrecord.StopInputRejected)
+		return Result{Kind: KindRejected, StopReason: runrecord.StopInputRejected, Err: err}
 	}
 	if err := rc.ReserveBytes(len(userMsg)); err != nil {
-		rc.Terminate(harness.StopInputRejected)
-		return Result{Kind: KindRejected, StopReason: harness.StopInputRejected, Err: fmt.Errorf("input of %d bytes exceeds the run byte budget: %w", len(userMsg), err)}
+		rc.Terminate(runrecord.StopInputRejected)
+		return Result{Kind: KindRejected, StopReason: runrecord.StopInputRejected, Err: fmt.Errorf("input of %d bytes exceeds the run byte budget: %w", len(userMsg), err)}
 	}
 	var playbooks tools.Playbooks
 	if cfg.Registry != nil {
@@ -177,7 +178,7 @@ func (a *loop) run() Result {
 				// The model ignored the stop: a controlled stop, no draft.
 				reason := stop
 				if reason == "" {
-					reason = harness.StopModelBudget
+					reason = runrecord.StopModelBudget
 				}
 				return a.stopped(reason)
 			}
@@ -197,21 +198,21 @@ func (a *loop) run() Result {
 
 // answer parses the final text; an invalid draft is never repaired.
 // A draft given after a required stop keeps that stop's reason for release.
-func (a *loop) answer(text string, stop harness.StopReason) Result {
+func (a *loop) answer(text string, stop runrecord.StopReason) Result {
 	draft, err := ParseDraft(text, a.cfg.Limits.Draft)
 	if err != nil {
-		snap := a.boundary.Snapshot(harness.StopInvalidOutput)
-		a.rc.Terminate(harness.StopInvalidOutput)
-		res := Result{Kind: KindFailed, StopReason: harness.StopInvalidOutput, Err: err}
+		snap := a.boundary.Snapshot(runrecord.StopInvalidOutput)
+		a.rc.Terminate(runrecord.StopInvalidOutput)
+		res := Result{Kind: KindFailed, StopReason: runrecord.StopInvalidOutput, Err: err}
 		if snap.HasProgress() {
 			res.Snapshot = &snap
 		}
 		return res
 	}
 	if err := a.rc.ReserveBytes(len(text)); err != nil {
-		return a.stopped(harness.StopByteBudget)
+		return a.stopped(runrecord.StopByteBudget)
 	}
-	reason := harness.StopCompleted
+	reason := runrecord.StopCompleted
 	if stop != "" {
 		reason = stop
 	}
@@ -219,7 +220,7 @@ func (a *loop) answer(text string, stop harness.StopReason) Result {
 }
 
 // stopped ends the run with a controlled stop and its snapshot.
-func (a *loop) stopped(reason harness.StopReason) Result {
+func (a *loop) stopped(reason runrecord.StopReason) Result {
 	a.rc.Terminate(reason)
 	snap := a.boundary.Snapshot(reason)
 	return Result{Kind: KindStopped, StopReason: reason, Snapshot: &snap}
@@ -231,10 +232,10 @@ func (a *loop) stopped(reason harness.StopReason) Result {
 func (a *loop) fail(err error) Result {
 	reason := harness.ReasonOf(err)
 	switch reason {
-	case harness.StopCancelled:
+	case runrecord.StopCancelled:
 		a.rc.Terminate(reason)
 		return Result{Kind: KindCancelled, StopReason: reason, Err: err}
-	case harness.StopModelBudget, harness.StopTokenBudget, harness.StopByteBudget, harness.StopToolBudget, harness.StopDeadline, harness.StopSaturated:
+	case runrecord.StopModelBudget, runrecord.StopTokenBudget, runrecord.StopByteBudget, runrecord.StopToolBudget, runrecord.StopDeadline, runrecord.StopSaturated:
 		return a.stopped(reason)
 	case "":
 	default:
@@ -243,24 +244,24 @@ func (a *loop) fail(err error) Result {
 	}
 	switch model.KindOf(err) {
 	case model.ErrCancelled:
-		a.rc.Terminate(harness.StopCancelled)
-		return Result{Kind: KindCancelled, StopReason: harness.StopCancelled, Err: err}
+		a.rc.Terminate(runrecord.StopCancelled)
+		return Result{Kind: KindCancelled, StopReason: runrecord.StopCancelled, Err: err}
 	case model.ErrTimeout:
-		if a.rc.Interrupted() == harness.StopDeadline {
-			return a.stopped(harness.StopDeadline)
+		if a.rc.Interrupted() == runrecord.StopDeadline {
+			return a.stopped(runrecord.StopDeadline)
 		}
-		a.rc.Terminate(harness.StopModelUnavailable)
-		return Result{Kind: KindFailed, StopReason: harness.StopModelUnavailable, Err: err}
+		a.rc.Terminate(runrecord.StopModelUnavailable)
+		return Result{Kind: KindFailed, StopReason: runrecord.StopModelUnavailable, Err: err}
 	case "":
 	default:
 		// Any failure of the model server (unreachable, HTTP 4xx/5xx, a cut
 		// or malformed stream, an error line, an HTML page) is the model's,
 		// not ours: MODEL_UNAVAILABLE, with the model error kept for the hint.
-		a.rc.Terminate(harness.StopModelUnavailable)
-		return Result{Kind: KindFailed, StopReason: harness.StopModelUnavailable, Err: err}
+		a.rc.Terminate(runrecord.StopModelUnavailable)
+		return Result{Kind: KindFailed, StopReason: runrecord.StopModelUnavailable, Err: err}
 	}
-	a.rc.Terminate(harness.StopInternal)
-	return Result{Kind: KindFailed, StopReason: harness.StopInternal, Err: err}
+	a.rc.Terminate(runrecord.StopInternal)
+	return Result{Kind: KindFailed, StopReason: runrecord.StopInternal, Err: err}
 }
 
 // SystemPrompt assembles the system prompt for the query's language.

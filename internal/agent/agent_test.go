@@ -8,6 +8,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/harness"
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
+	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/tools"
 )
 
@@ -111,7 +112,7 @@ func TestOversizeInputRejected(t *testing.T) {
 			f := newFixture(t)
 			f.srv.Script(textTurn(noConclusionDraft()))
 			res := fn(f)
-			if res.Kind != KindRejected || res.StopReason != harness.StopInputRejected {
+			if res.Kind != KindRejected || res.StopReason != runrecord.StopInputRejected {
 				t.Fatalf("kind = %s reason %s", res.Kind, res.StopReason)
 			}
 			if n := len(f.srv.Requests()); n != 0 {
@@ -127,7 +128,7 @@ func TestModelBudget(t *testing.T) {
 	f := newFixture(t, budget(func(b *harness.Budget) { b.MaxModelCalls = 2 }))
 	f.srv.Script(toolTurn(call("call_1", "query_logs", "none a")), toolTurn(call("call_2", "query_logs", "none b")), textTurn(noConclusionDraft()))
 	res := f.run("checkout errors")
-	if res.Kind != KindStopped || res.StopReason != harness.StopModelBudget {
+	if res.Kind != KindStopped || res.StopReason != runrecord.StopModelBudget {
 		t.Fatalf("kind = %s reason %s (%v)", res.Kind, res.StopReason, res.Err)
 	}
 	if f.srv.ChatCount() != 2 {
@@ -262,7 +263,7 @@ func TestWrappedDraftFails(t *testing.T) {
 			f := newFixture(t)
 			f.srv.Script(textTurn(text), textTurn(noConclusionDraft()))
 			res := f.run("x")
-			if res.Kind != KindFailed || res.StopReason != harness.StopInvalidOutput || res.Snapshot != nil {
+			if res.Kind != KindFailed || res.StopReason != runrecord.StopInvalidOutput || res.Snapshot != nil {
 				t.Fatalf("kind %s reason %s snapshot %v", res.Kind, res.StopReason, res.Snapshot)
 			}
 			if f.srv.ChatCount() != 1 {
@@ -284,7 +285,7 @@ func TestSaturation(t *testing.T) {
 		textTurn(noConclusionDraft()),
 	)
 	res := f.run("x")
-	if res.Kind != KindDraft || res.Draft.Conclusion != nil || res.StopReason != harness.StopSaturated {
+	if res.Kind != KindDraft || res.Draft.Conclusion != nil || res.StopReason != runrecord.StopSaturated {
 		t.Fatalf("kind = %s reason %s: %v", res.Kind, res.StopReason, res.Err)
 	}
 	reqs := f.srv.ChatRequests()
@@ -297,7 +298,7 @@ func TestSaturation(t *testing.T) {
 	}
 	var stops int
 	for _, ev := range f.events.Events() {
-		if s, ok := ev.(harness.StopRequired); ok && s.Reason == harness.StopSaturated {
+		if s, ok := ev.(harness.StopRequired); ok && s.Reason == runrecord.StopSaturated {
 			stops++
 		}
 	}
@@ -369,17 +370,17 @@ func TestIgnoresStop(t *testing.T) {
 		toolTurn(call("call_4", "query_logs", "found d")),
 	)
 	res := f.run("x")
-	if res.Kind != KindStopped || res.StopReason != harness.StopSaturated || res.Draft != nil {
+	if res.Kind != KindStopped || res.StopReason != runrecord.StopSaturated || res.Draft != nil {
 		t.Fatalf("kind %s reason %s", res.Kind, res.StopReason)
 	}
 	s := res.Snapshot
-	if s == nil || len(s.Checks) != 2 || s.EvidenceFound != 2 || s.NoGain != 2 || s.StopReason != harness.StopSaturated {
+	if s == nil || len(s.Checks) != 2 || s.EvidenceFound != 2 || s.NoGain != 2 || s.StopReason != runrecord.StopSaturated {
 		t.Fatalf("snapshot = %+v", s)
 	}
 	if raw, _ := json.Marshal(s); strings.Contains(string(raw), "matched") {
 		t.Fatalf("snapshot holds raw results: %s", raw)
 	}
-	if lc, _ := f.rc.State(); lc != harness.Completed {
+	if lc, _ := f.rc.State(); lc != runrecord.Completed {
 		t.Fatalf("lifecycle = %s", lc)
 	}
 }
@@ -390,7 +391,7 @@ func TestUnrelatedFailureNoSnapshot(t *testing.T) {
 	f := newFixture(t)
 	f.srv.Script(toolTurn(call("call_1", "query_logs", "found a")), ollamatest.Turn{Fault: ollamatest.FaultHTTP500Body})
 	res := f.run("x")
-	if res.Kind != KindFailed || res.Snapshot != nil || res.StopReason != harness.StopModelUnavailable {
+	if res.Kind != KindFailed || res.Snapshot != nil || res.StopReason != runrecord.StopModelUnavailable {
 		t.Fatalf("kind %s reason %s snapshot %v", res.Kind, res.StopReason, res.Snapshot)
 	}
 }
@@ -401,7 +402,7 @@ func TestInvalidDraftAfterChecks(t *testing.T) {
 	f := newFixture(t)
 	f.srv.Script(toolTurn(call("call_1", "query_logs", "found a")), textTurn("Conclusion: the pool is exhausted"))
 	res := f.run("x")
-	if res.Kind != KindFailed || res.StopReason != harness.StopInvalidOutput || res.Draft != nil || res.DraftJSON != "" {
+	if res.Kind != KindFailed || res.StopReason != runrecord.StopInvalidOutput || res.Draft != nil || res.DraftJSON != "" {
 		t.Fatalf("result = %+v", res)
 	}
 	if res.Snapshot == nil || len(res.Snapshot.Checks) != 1 || res.Snapshot.Checks[0].Summary != "q=found a" {
@@ -417,10 +418,10 @@ func TestCancellation(t *testing.T) {
 		f.srv.Script(ollamatest.Turn{Content: []string{noConclusionDraft()}, FirstByteDelay: 3 * time.Second})
 		go func() { time.Sleep(100 * time.Millisecond); f.rc.Cancel() }()
 		res := f.run("x")
-		if res.Kind != KindCancelled || res.StopReason != harness.StopCancelled {
+		if res.Kind != KindCancelled || res.StopReason != runrecord.StopCancelled {
 			t.Fatalf("kind %s reason %s (%v)", res.Kind, res.StopReason, res.Err)
 		}
-		if lc, _ := f.rc.State(); lc != harness.Cancelled {
+		if lc, _ := f.rc.State(); lc != runrecord.Cancelled {
 			t.Fatalf("lifecycle = %s", lc)
 		}
 	})
@@ -435,7 +436,7 @@ func TestCancellation(t *testing.T) {
 		if res.Kind != KindCancelled || res.Draft != nil {
 			t.Fatalf("kind %s draft %v", res.Kind, res.Draft)
 		}
-		if f.rc.Terminate(harness.StopCompleted) {
+		if f.rc.Terminate(runrecord.StopCompleted) {
 			t.Fatal("a cancelled run accepted another terminal transition")
 		}
 	})
@@ -448,10 +449,10 @@ func TestBudgetStops(t *testing.T) {
 		f := newFixture(t, budget(func(b *harness.Budget) { b.Deadline = 300 * time.Millisecond }))
 		f.srv.Script(ollamatest.Turn{Content: []string{noConclusionDraft()}, FirstByteDelay: 3 * time.Second})
 		res := f.run("x")
-		if res.Kind != KindStopped || res.StopReason != harness.StopDeadline {
+		if res.Kind != KindStopped || res.StopReason != runrecord.StopDeadline {
 			t.Fatalf("kind %s reason %s (%v)", res.Kind, res.StopReason, res.Err)
 		}
-		if lc, _ := f.rc.State(); lc != harness.DeadlineReached {
+		if lc, _ := f.rc.State(); lc != runrecord.DeadlineReached {
 			t.Fatalf("lifecycle = %s", lc)
 		}
 	})
@@ -459,7 +460,7 @@ func TestBudgetStops(t *testing.T) {
 		f := newFixture(t, budget(func(b *harness.Budget) { b.MaxTokens = 100 }))
 		f.srv.Script(toolTurn(call("call_1", "query_logs", "none")), textTurn(noConclusionDraft()))
 		res := f.run("x")
-		if res.Kind != KindStopped || res.StopReason != harness.StopTokenBudget || f.srv.ChatCount() != 1 {
+		if res.Kind != KindStopped || res.StopReason != runrecord.StopTokenBudget || f.srv.ChatCount() != 1 {
 			t.Fatalf("kind %s reason %s, %d requests", res.Kind, res.StopReason, f.srv.ChatCount())
 		}
 	})
@@ -467,7 +468,7 @@ func TestBudgetStops(t *testing.T) {
 		f := newFixture(t, budget(func(b *harness.Budget) { b.MaxRunBytes = 1500 }))
 		f.srv.Script(toolTurn(call("call_1", "query_logs", "big")), toolTurn(call("call_2", "query_logs", "none")))
 		res := f.run("x")
-		if res.Kind != KindStopped || res.StopReason != harness.StopByteBudget {
+		if res.Kind != KindStopped || res.StopReason != runrecord.StopByteBudget {
 			t.Fatalf("kind %s reason %s (%v)", res.Kind, res.StopReason, res.Err)
 		}
 		obs := obsOf(t, toolMessages(f.srv.ChatRequests()[1])[0].Content)
@@ -480,13 +481,13 @@ func TestBudgetStops(t *testing.T) {
 		// A draft after the byte stop keeps the stop reason for release.
 		f2 := newFixture(t, budget(func(b *harness.Budget) { b.MaxRunBytes = 1500 }))
 		f2.srv.Script(toolTurn(call("call_1", "query_logs", "big")), textTurn(noConclusionDraft()))
-		if res := f2.run("x"); res.Kind != KindDraft || res.StopReason != harness.StopByteBudget {
+		if res := f2.run("x"); res.Kind != KindDraft || res.StopReason != runrecord.StopByteBudget {
 			t.Fatalf("kind %s reason %s", res.Kind, res.StopReason)
 		}
 		// A draft that does not fit the remaining bytes ends the run too.
 		f3 := newFixture(t, budget(func(b *harness.Budget) { b.MaxRunBytes = 100 }))
 		f3.srv.Script(textTurn(noConclusionDraft()))
-		if res := f3.run("x"); res.Kind != KindStopped || res.StopReason != harness.StopByteBudget {
+		if res := f3.run("x"); res.Kind != KindStopped || res.StopReason != runrecord.StopByteBudget {
 			t.Fatalf("kind %s reason %s", res.Kind, res.StopReason)
 		}
 	})

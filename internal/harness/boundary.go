@@ -16,6 +16,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/superbiz/superbiz/internal/model"
+	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/schema"
 	"github.com/superbiz/superbiz/internal/tools"
 	"github.com/superbiz/superbiz/pkg/redact"
@@ -186,7 +187,7 @@ type Boundary struct {
 	noGainRun   int
 	gained      int
 	noGain      int
-	stop        StopReason
+	stop        runrecord.StopReason
 	skillsRead  map[string]bool
 }
 
@@ -197,14 +198,14 @@ func NewBoundary(rc *RunContext, reg *Registry, observationLimit int) *Boundary 
 
 // StopRequired is the reason the harness requires the model to stop
 // collecting evidence, or "" while it may continue.
-func (b *Boundary) StopRequired() StopReason {
+func (b *Boundary) StopRequired() runrecord.StopReason {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.stop
 }
 
 // RequireStop makes every further tool call get STOP_REQUIRED.
-func (b *Boundary) RequireStop(reason StopReason) {
+func (b *Boundary) RequireStop(reason runrecord.StopReason) {
 	b.mu.Lock()
 	first := b.stop == ""
 	if first {
@@ -333,7 +334,7 @@ func (b *Boundary) handleEvidence(adapter tools.Adapter, call model.ToolCall, in
 			b.noGainRun++
 		}
 		if b.noGainRun >= b.rc.budget.MaxNoGain {
-			b.requireStopLocked(StopSaturated)
+			b.requireStopLocked(runrecord.StopSaturated)
 			o := base
 			o.Control = ControlStop
 			return refuse(o, "information saturated")
@@ -407,7 +408,7 @@ func (b *Boundary) handleEvidence(adapter tools.Adapter, call model.ToolCall, in
 func (b *Boundary) stopOn(err error, base observation, inv Invocation) (observation, Invocation) {
 	reason := ReasonOf(err)
 	if reason == "" {
-		reason = StopInternal
+		reason = runrecord.StopInternal
 	}
 	b.requireStopLocked(reason)
 	base.Control = ControlStop
@@ -415,7 +416,7 @@ func (b *Boundary) stopOn(err error, base observation, inv Invocation) (observat
 	return base, inv
 }
 
-func (b *Boundary) requireStopLocked(reason StopReason) {
+func (b *Boundary) requireStopLocked(reason runrecord.StopReason) {
 	if b.stop == "" {
 		b.stop = reason
 		b.rc.emit(StopRequired{Meta: b.rc.meta(), Reason: reason})
@@ -430,7 +431,7 @@ func (b *Boundary) finish(obs observation, inv Invocation) string {
 		if err := b.rc.ReserveBytes(len(out)); err != nil {
 			// The run cannot hold this observation: it is discarded and the
 			// model is told to stop.
-			b.requireStopLocked(StopByteBudget)
+			b.requireStopLocked(runrecord.StopByteBudget)
 			inv.Status = StatusDiscarded
 			if inv.EvidenceStatus == tools.EvidenceFound && b.pending == inv.ToolCallID {
 				b.pending = ""
@@ -465,7 +466,7 @@ func (b *Boundary) commit(inv Invocation) {
 		if err := b.rc.recorder.RecordInvocation(context.WithoutCancel(b.rc.ctx), b.rc.runID, inv); err != nil {
 			// Without an audit the run may not go on.
 			b.rc.auditFailed(fmt.Errorf("record tool step %s: %w", inv.ToolCallID, err))
-			b.stop = StopInternal
+			b.stop = runrecord.StopInternal
 		}
 	}
 	b.rc.emit(ToolCallFinished{Meta: b.rc.meta(), Invocation: inv})

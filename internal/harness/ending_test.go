@@ -8,68 +8,33 @@ import (
 	"go/token"
 	"io/fs"
 	"path/filepath"
-	"slices"
-	"sort"
 	"strings"
 	"testing"
 
-	"github.com/superbiz/superbiz/internal/goconst"
+	"github.com/superbiz/superbiz/internal/runrecord"
 )
-
-// The "every value" lists hold every constant of their type, so tests that
-// iterate over them (the ending table, the exit codes, the store's CHECK
-// sets) see a value the moment it is declared.
-func TestVocabularyListsAreComplete(t *testing.T) {
-	cs, err := goconst.Read(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sorted := func(vs []string) []string { sort.Strings(vs); return vs }
-	cases := []struct {
-		typ  string
-		list []string
-	}{
-		{"StopReason", sorted(strs(StopReasons()))},
-		{"Outcome", sorted(strs(Outcomes()))},
-		{"RunStatus", sorted(strs(RunStatuses()))},
-		{"Lifecycle", sorted(strs(Lifecycles()))},
-	}
-	for _, tc := range cases {
-		if want := goconst.OfType(cs, tc.typ); !slices.Equal(tc.list, want) {
-			t.Errorf("%s list = %q, constants = %q", tc.typ, tc.list, want)
-		}
-	}
-}
-
-func strs[T ~string](vs []T) []string {
-	out := make([]string, len(vs))
-	for i, v := range vs {
-		out[i] = string(v)
-	}
-	return out
-}
 
 // The ending table, written out: every stop reason's lifecycle and the best
 // outcome it allows. A stop reason missing here or in ruleOf fails.
 func TestEveryStopReasonHasItsEnding(t *testing.T) {
-	want := map[StopReason]rule{
-		StopCompleted:        {Completed, OutcomeSuccess},
-		StopNoConclusion:     {Completed, OutcomeFallback},
-		StopSaturated:        {Completed, OutcomeFallback},
-		StopGuardRejected:    {Completed, OutcomeFallback},
-		StopToolBudget:       {BudgetExhausted, OutcomeFallback},
-		StopModelBudget:      {BudgetExhausted, OutcomeFallback},
-		StopTokenBudget:      {BudgetExhausted, OutcomeFallback},
-		StopByteBudget:       {BudgetExhausted, OutcomeFallback},
-		StopDeadline:         {DeadlineReached, OutcomeFallback},
-		StopInvalidOutput:    {Failed, OutcomeFallback},
-		StopCancelled:        {Cancelled, OutcomeCancelled},
-		StopInputRejected:    {Failed, OutcomeFailed},
-		StopModelUnavailable: {Failed, OutcomeFailed},
-		StopRoutingFailed:    {Failed, OutcomeFailed},
-		StopInternal:         {Failed, OutcomeFailed},
+	want := map[runrecord.StopReason]rule{
+		runrecord.StopCompleted:        {runrecord.Completed, runrecord.OutcomeSuccess},
+		runrecord.StopNoConclusion:     {runrecord.Completed, runrecord.OutcomeFallback},
+		runrecord.StopSaturated:        {runrecord.Completed, runrecord.OutcomeFallback},
+		runrecord.StopGuardRejected:    {runrecord.Completed, runrecord.OutcomeFallback},
+		runrecord.StopToolBudget:       {runrecord.BudgetExhausted, runrecord.OutcomeFallback},
+		runrecord.StopModelBudget:      {runrecord.BudgetExhausted, runrecord.OutcomeFallback},
+		runrecord.StopTokenBudget:      {runrecord.BudgetExhausted, runrecord.OutcomeFallback},
+		runrecord.StopByteBudget:       {runrecord.BudgetExhausted, runrecord.OutcomeFallback},
+		runrecord.StopDeadline:         {runrecord.DeadlineReached, runrecord.OutcomeFallback},
+		runrecord.StopInvalidOutput:    {runrecord.Failed, runrecord.OutcomeFallback},
+		runrecord.StopCancelled:        {runrecord.Cancelled, runrecord.OutcomeCancelled},
+		runrecord.StopInputRejected:    {runrecord.Failed, runrecord.OutcomeFailed},
+		runrecord.StopModelUnavailable: {runrecord.Failed, runrecord.OutcomeFailed},
+		runrecord.StopRoutingFailed:    {runrecord.Failed, runrecord.OutcomeFailed},
+		runrecord.StopInternal:         {runrecord.Failed, runrecord.OutcomeFailed},
 	}
-	for _, r := range StopReasons() {
+	for _, r := range runrecord.StopReasons() {
 		got, ok := ruleOf(r)
 		if !ok {
 			t.Errorf("stop reason %s has no ending rule", r)
@@ -83,14 +48,14 @@ func TestEveryStopReasonHasItsEnding(t *testing.T) {
 		if got != w {
 			t.Errorf("%s ends %+v, want %+v", r, got, w)
 		}
-		if got.lifecycle == Running {
+		if got.lifecycle == runrecord.Running {
 			t.Errorf("%s would leave the run RUNNING", r)
 		}
 	}
 	if _, ok := ruleOf("NOT_A_REASON"); ok {
 		t.Error("an unknown stop reason has a rule")
 	}
-	if got := Settle("NOT_A_REASON", OutcomeSuccess); got != OutcomeFailed {
+	if got := Settle("NOT_A_REASON", runrecord.OutcomeSuccess); got != runrecord.OutcomeFailed {
 		t.Errorf("an unknown stop reason settles %s, want FAILED (fail closed)", got)
 	}
 }
@@ -99,14 +64,14 @@ func TestEveryStopReasonHasItsEnding(t *testing.T) {
 // every reason and proposal the outcome is never better than either, and
 // CANCELLED comes from a cancellation only.
 func TestSettle(t *testing.T) {
-	for _, r := range StopReasons() {
+	for _, r := range runrecord.StopReasons() {
 		allowed, _ := ruleOf(r)
-		for _, p := range append(Outcomes(), "", "BOGUS") {
+		for _, p := range append(runrecord.Outcomes(), "", "BOGUS") {
 			got := Settle(r, p)
-			if (got == OutcomeCancelled) != (r == StopCancelled) {
+			if (got == runrecord.OutcomeCancelled) != (r == runrecord.StopCancelled) {
 				t.Errorf("Settle(%s, %s) = %s: CANCELLED if and only if the run was cancelled", r, p, got)
 			}
-			if r == StopCancelled {
+			if r == runrecord.StopCancelled {
 				continue
 			}
 			if rank(got) < rank(allowed.best) || rank(got) < rank(p) {
@@ -115,22 +80,22 @@ func TestSettle(t *testing.T) {
 		}
 	}
 	spelled := []struct {
-		reason   StopReason
-		proposed Outcome
-		want     Outcome
+		reason   runrecord.StopReason
+		proposed runrecord.Outcome
+		want     runrecord.Outcome
 	}{
-		{StopCompleted, OutcomeSuccess, OutcomeSuccess},
-		{StopCompleted, OutcomeFallback, OutcomeFallback},     // a releaser may show less
-		{StopSaturated, OutcomeSuccess, OutcomeFallback},      // only COMPLETED publishes
-		{StopSaturated, OutcomeFallback, OutcomeFallback},     // an honest end stays a fallback
-		{StopDeadline, OutcomeFallback, OutcomeFallback},      // so does the deadline
-		{StopModelBudget, OutcomeFallback, OutcomeFallback},   // and a spent budget
-		{StopInvalidOutput, OutcomeFallback, OutcomeFallback}, // safe progress before a bad answer
-		{StopInternal, OutcomeFallback, OutcomeFailed},        // a failure never shows a fallback
-		{StopModelUnavailable, OutcomeSuccess, OutcomeFailed}, // nor a success
-		{StopCancelled, OutcomeSuccess, OutcomeCancelled},     // a cancel wins over a late answer
-		{StopNoConclusion, OutcomeCancelled, OutcomeFailed},   // CANCELLED needs its reason
-		{StopCompleted, "BOGUS", OutcomeFailed},               // an unknown proposal fails closed
+		{runrecord.StopCompleted, runrecord.OutcomeSuccess, runrecord.OutcomeSuccess},
+		{runrecord.StopCompleted, runrecord.OutcomeFallback, runrecord.OutcomeFallback},     // a releaser may show less
+		{runrecord.StopSaturated, runrecord.OutcomeSuccess, runrecord.OutcomeFallback},      // only COMPLETED publishes
+		{runrecord.StopSaturated, runrecord.OutcomeFallback, runrecord.OutcomeFallback},     // an honest end stays a fallback
+		{runrecord.StopDeadline, runrecord.OutcomeFallback, runrecord.OutcomeFallback},      // so does the deadline
+		{runrecord.StopModelBudget, runrecord.OutcomeFallback, runrecord.OutcomeFallback},   // and a spent budget
+		{runrecord.StopInvalidOutput, runrecord.OutcomeFallback, runrecord.OutcomeFallback}, // safe progress before a bad answer
+		{runrecord.StopInternal, runrecord.OutcomeFallback, runrecord.OutcomeFailed},        // a failure never shows a fallback
+		{runrecord.StopModelUnavailable, runrecord.OutcomeSuccess, runrecord.OutcomeFailed}, // nor a success
+		{runrecord.StopCancelled, runrecord.OutcomeSuccess, runrecord.OutcomeCancelled},     // a cancel wins over a late answer
+		{runrecord.StopNoConclusion, runrecord.OutcomeCancelled, runrecord.OutcomeFailed},   // CANCELLED needs its reason
+		{runrecord.StopCompleted, "BOGUS", runrecord.OutcomeFailed},                         // an unknown proposal fails closed
 	}
 	for _, tc := range spelled {
 		if got := Settle(tc.reason, tc.proposed); got != tc.want {
@@ -147,22 +112,22 @@ func TestEndFollowsTheRunsActualEnd(t *testing.T) {
 	cases := []struct {
 		name     string
 		before   func(rc *RunContext)
-		reason   StopReason
-		proposed Outcome
+		reason   runrecord.StopReason
+		proposed runrecord.Outcome
 		want     Ending
 	}{
-		{"first to end", func(*RunContext) {}, StopNoConclusion, OutcomeFallback,
-			Ending{Completed, StopNoConclusion, OutcomeFallback}},
-		{"another honest stop first", func(rc *RunContext) { rc.Terminate(StopSaturated) }, StopNoConclusion, OutcomeFallback,
-			Ending{Completed, StopSaturated, OutcomeFallback}},
-		{"a budget stop before a success", func(rc *RunContext) { rc.Terminate(StopModelBudget) }, StopCompleted, OutcomeSuccess,
-			Ending{BudgetExhausted, StopModelBudget, OutcomeFallback}},
-		{"cancelled before a late answer", func(rc *RunContext) { rc.Cancel() }, StopCompleted, OutcomeSuccess,
-			Ending{Cancelled, StopCancelled, OutcomeCancelled}},
-		{"audit failed before a fallback", func(rc *RunContext) { rc.auditFailed(errors.New("disk full")) }, StopNoConclusion, OutcomeFallback,
-			Ending{Failed, StopInternal, OutcomeFailed}},
-		{"a proposal above its reason", func(*RunContext) {}, StopGuardRejected, OutcomeSuccess,
-			Ending{Completed, StopGuardRejected, OutcomeFallback}},
+		{"first to end", func(*RunContext) {}, runrecord.StopNoConclusion, runrecord.OutcomeFallback,
+			Ending{runrecord.Completed, runrecord.StopNoConclusion, runrecord.OutcomeFallback}},
+		{"another honest stop first", func(rc *RunContext) { rc.Terminate(runrecord.StopSaturated) }, runrecord.StopNoConclusion, runrecord.OutcomeFallback,
+			Ending{runrecord.Completed, runrecord.StopSaturated, runrecord.OutcomeFallback}},
+		{"a budget stop before a success", func(rc *RunContext) { rc.Terminate(runrecord.StopModelBudget) }, runrecord.StopCompleted, runrecord.OutcomeSuccess,
+			Ending{runrecord.BudgetExhausted, runrecord.StopModelBudget, runrecord.OutcomeFallback}},
+		{"cancelled before a late answer", func(rc *RunContext) { rc.Cancel() }, runrecord.StopCompleted, runrecord.OutcomeSuccess,
+			Ending{runrecord.Cancelled, runrecord.StopCancelled, runrecord.OutcomeCancelled}},
+		{"audit failed before a fallback", func(rc *RunContext) { rc.auditFailed(errors.New("disk full")) }, runrecord.StopNoConclusion, runrecord.OutcomeFallback,
+			Ending{runrecord.Failed, runrecord.StopInternal, runrecord.OutcomeFailed}},
+		{"a proposal above its reason", func(*RunContext) {}, runrecord.StopGuardRejected, runrecord.OutcomeSuccess,
+			Ending{runrecord.Completed, runrecord.StopGuardRejected, runrecord.OutcomeFallback}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -174,23 +139,10 @@ func TestEndFollowsTheRunsActualEnd(t *testing.T) {
 			if lc, r := rc.State(); lc != tc.want.Lifecycle || r != tc.want.Reason {
 				t.Fatalf("state %s %s, want %s %s", lc, r, tc.want.Lifecycle, tc.want.Reason)
 			}
-			if again := rc.End(StopCompleted, OutcomeSuccess); again.Reason != tc.want.Reason {
+			if again := rc.End(runrecord.StopCompleted, runrecord.OutcomeSuccess); again.Reason != tc.want.Reason {
 				t.Fatalf("a second End moved the run to %s", again.Reason)
 			}
 		})
-	}
-}
-
-// Every outcome has the run status SPEC gives it.
-func TestOutcomeStatus(t *testing.T) {
-	want := map[Outcome]RunStatus{
-		OutcomeSuccess: RunStatusSuccess, OutcomeFallback: RunStatusSuccess,
-		OutcomeFailed: RunStatusFailed, OutcomeCancelled: RunStatusCancelled,
-	}
-	for _, o := range Outcomes() {
-		if got, ok := want[o]; !ok || o.Status() != got {
-			t.Errorf("%s has status %s, want %s", o, o.Status(), got)
-		}
 	}
 }
 

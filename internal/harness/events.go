@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/superbiz/superbiz/internal/model"
+	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/tools"
 )
 
@@ -105,7 +106,7 @@ type ToolCallFinished struct {
 // BudgetChanged reports usage after any change, for live progress bars.
 type BudgetChanged struct {
 	Meta
-	Usage    Usage
+	Usage    runrecord.Usage
 	Budget   Budget
 	TimeLeft time.Duration
 }
@@ -113,18 +114,18 @@ type BudgetChanged struct {
 // StopRequired reports that the harness asked the model to stop collecting.
 type StopRequired struct {
 	Meta
-	Reason StopReason
+	Reason runrecord.StopReason
 }
 
 // RunFinished closes a run's event stream with its terminal state.
 type RunFinished struct {
 	Meta
-	Lifecycle  Lifecycle
-	StopReason StopReason
-	Usage      Usage
+	Lifecycle  runrecord.Lifecycle
+	StopReason runrecord.StopReason
+	Usage      runrecord.Usage
 	Duration   time.Duration
 	// Outcome and Answer are set by the application after release.
-	Outcome Outcome
+	Outcome runrecord.Outcome
 	Answer  string
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/superbiz/superbiz/internal/model"
 	"github.com/superbiz/superbiz/internal/release"
 	"github.com/superbiz/superbiz/internal/reliability"
+	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/tools"
 )
 
@@ -121,7 +122,7 @@ func TestCallsAfterStopRequiredInTheSameTurnDoNotRun(t *testing.T) {
 	if n := tool.runs.Load(); n != 1 {
 		t.Fatalf("the adapter ran %d times, want 1 (only before the stop)", n)
 	}
-	if got := bd.StopRequired(); got != harness.StopSaturated {
+	if got := bd.StopRequired(); got != runrecord.StopSaturated {
 		t.Fatalf("stop required %q", got)
 	}
 	reliability.Record(t, reliability.SectionMutation, "tool calls after STOP_REQUIRED in the same model turn do not run", map[string]any{"test": t.Name()})
@@ -136,14 +137,14 @@ func TestLateToolResultIsDiscardedAndNeverCitable(t *testing.T) {
 		name     string
 		deadline time.Duration
 		during   func(rc *harness.RunContext) func(context.Context)
-		reason   harness.StopReason
+		reason   runrecord.StopReason
 	}{
 		{"cancelled", time.Minute, func(rc *harness.RunContext) func(context.Context) {
 			return func(context.Context) { rc.Cancel() }
-		}, harness.StopCancelled},
+		}, runrecord.StopCancelled},
 		{"deadline", 50 * time.Millisecond, func(*harness.RunContext) func(context.Context) {
 			return func(ctx context.Context) { <-ctx.Done() }
-		}, harness.StopDeadline},
+		}, runrecord.StopDeadline},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := harness.DefaultBudget()
@@ -196,14 +197,14 @@ func TestLateModelAnswerIsRejected(t *testing.T) {
 		name      string
 		deadline  time.Duration
 		interrupt func(rc *harness.RunContext) func(context.Context)
-		reason    harness.StopReason
+		reason    runrecord.StopReason
 	}{
 		{"cancelled", time.Minute, func(rc *harness.RunContext) func(context.Context) {
 			return func(context.Context) { rc.Cancel() }
-		}, harness.StopCancelled},
+		}, runrecord.StopCancelled},
 		{"deadline", 50 * time.Millisecond, func(*harness.RunContext) func(context.Context) {
 			return func(ctx context.Context) { <-ctx.Done() }
-		}, harness.StopDeadline},
+		}, runrecord.StopDeadline},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := harness.DefaultBudget()
@@ -230,16 +231,16 @@ func TestLateModelAnswerIsRejected(t *testing.T) {
 func TestCancelRecordsCancelled(t *testing.T) {
 	rc := newRun(t, harness.DefaultBudget(), nil)
 	rc.Cancel()
-	if lc, r := rc.State(); lc != harness.Cancelled || r != harness.StopCancelled {
+	if lc, r := rc.State(); lc != runrecord.Cancelled || r != runrecord.StopCancelled {
 		t.Fatalf("state after Cancel = %s/%s, want CANCELLED/CANCELLED", lc, r)
 	}
 	if rc.Context().Err() == nil {
 		t.Fatal("the run's context is not done after Cancel")
 	}
-	if rc.Terminate(harness.StopCompleted) {
+	if rc.Terminate(runrecord.StopCompleted) {
 		t.Fatal("a later COMPLETED replaced CANCELLED")
 	}
-	if _, err := rc.BeforeModelCall(0); harness.ReasonOf(err) != harness.StopCancelled {
+	if _, err := rc.BeforeModelCall(0); harness.ReasonOf(err) != runrecord.StopCancelled {
 		t.Fatalf("model call after Cancel: %v", err)
 	}
 	reliability.Record(t, reliability.SectionMutation, "Cancel() records CANCELLED as the terminal state", map[string]any{"test": t.Name()})
@@ -249,18 +250,18 @@ func TestCancelRecordsCancelled(t *testing.T) {
 // result, its absence or a backend failure is.
 func TestHasProgress(t *testing.T) {
 	for _, tc := range []struct {
-		check harness.Check
+		check runrecord.Check
 		want  bool
 	}{
-		{harness.Check{EvidenceStatus: tools.EvidenceFound}, true},
-		{harness.Check{EvidenceStatus: tools.NoEvidence}, true},
-		{harness.Check{EvidenceStatus: tools.StatusError, ErrorCode: tools.CodeUnavailable}, true},
-		{harness.Check{EvidenceStatus: tools.StatusError, ErrorCode: tools.CodeTimeout}, true},
-		{harness.Check{EvidenceStatus: tools.StatusError, ErrorCode: tools.CodeInvalidInput}, false},
-		{harness.Check{EvidenceStatus: tools.StatusError, ErrorCode: tools.CodeNotReadOnly}, false},
-		{harness.Check{EvidenceStatus: tools.StatusError, ErrorCode: tools.CodeNotAllowed}, false},
+		{runrecord.Check{EvidenceStatus: string(tools.EvidenceFound)}, true},
+		{runrecord.Check{EvidenceStatus: string(tools.NoEvidence)}, true},
+		{runrecord.Check{EvidenceStatus: string(tools.StatusError), ErrorCode: tools.CodeUnavailable}, true},
+		{runrecord.Check{EvidenceStatus: string(tools.StatusError), ErrorCode: tools.CodeTimeout}, true},
+		{runrecord.Check{EvidenceStatus: string(tools.StatusError), ErrorCode: tools.CodeInvalidInput}, false},
+		{runrecord.Check{EvidenceStatus: string(tools.StatusError), ErrorCode: tools.CodeNotReadOnly}, false},
+		{runrecord.Check{EvidenceStatus: string(tools.StatusError), ErrorCode: tools.CodeNotAllowed}, false},
 	} {
-		s := harness.ProgressSnapshot{Checks: []harness.Check{tc.check}}
+		s := harness.ProgressSnapshot{Checks: []runrecord.Check{tc.check}}
 		if got := s.HasProgress(); got != tc.want {
 			t.Errorf("%+v: HasProgress %v, want %v", tc.check, got, tc.want)
 		}

@@ -13,41 +13,7 @@ import (
 	"time"
 
 	"github.com/superbiz/superbiz/internal/config"
-)
-
-// Lifecycle is the run's control state; it leaves RUNNING exactly once.
-type Lifecycle string
-
-// The lifecycle states of docs/SPEC.md#lifecycle.
-const (
-	Running         Lifecycle = "RUNNING"
-	Completed       Lifecycle = "COMPLETED"
-	BudgetExhausted Lifecycle = "BUDGET_EXHAUSTED"
-	DeadlineReached Lifecycle = "DEADLINE_EXCEEDED"
-	Cancelled       Lifecycle = "CANCELLED"
-	Failed          Lifecycle = "FAILED"
-)
-
-// StopReason says why a run ended, in the words of docs/SPEC.md#stop-reasons.
-type StopReason string
-
-// The stop reasons a run can end with.
-const (
-	StopCompleted        StopReason = "COMPLETED"
-	StopNoConclusion     StopReason = "NO_CONCLUSION"
-	StopSaturated        StopReason = "INFORMATION_SATURATED"
-	StopToolBudget       StopReason = "TOOL_BUDGET_EXHAUSTED"
-	StopModelBudget      StopReason = "MODEL_BUDGET_EXHAUSTED"
-	StopTokenBudget      StopReason = "TOKEN_BUDGET_EXHAUSTED"
-	StopByteBudget       StopReason = "BYTE_BUDGET_EXHAUSTED"
-	StopDeadline         StopReason = "DEADLINE_EXCEEDED"
-	StopCancelled        StopReason = "CANCELLED"
-	StopInvalidOutput    StopReason = "INVALID_OUTPUT"
-	StopGuardRejected    StopReason = "GUARD_REJECTED"
-	StopInputRejected    StopReason = "INPUT_REJECTED"
-	StopModelUnavailable StopReason = "MODEL_UNAVAILABLE"
-	StopRoutingFailed    StopReason = "ROUTING_UNAVAILABLE"
-	StopInternal         StopReason = "INTERNAL_ERROR"
+	"github.com/superbiz/superbiz/internal/runrecord"
 )
 
 // Budget is the set of hard limits one run may consume: the configuration's
@@ -56,18 +22,6 @@ type Budget = config.Budget
 
 // DefaultBudget is the declared default budget, for tests and tools.
 func DefaultBudget() Budget { return config.Defaults().Budget }
-
-// Usage is what a run has consumed so far; safe to copy.
-type Usage struct {
-	ModelCalls       int `json:"model_calls"`
-	ToolCalls        int `json:"tool_calls"`
-	PromptTokens     int `json:"prompt_tokens"`
-	CompletionTokens int `json:"completion_tokens"`
-	Bytes            int `json:"bytes"`
-}
-
-// Tokens is the figure the token budget is charged with.
-func (u Usage) Tokens() int { return u.PromptTokens + u.CompletionTokens }
 
 // Clock gives the run its notion of "now" (fixed by SUPERBIZ_NOW or replay).
 type Clock interface{ Now() time.Time }
@@ -85,12 +39,12 @@ type FixedClock struct{ T time.Time }
 func (c FixedClock) Now() time.Time { return c.T }
 
 // StopError is a controlled refusal of further work, carrying its reason.
-type StopError struct{ Reason StopReason }
+type StopError struct{ Reason runrecord.StopReason }
 
 func (e *StopError) Error() string { return "run stopped: " + string(e.Reason) }
 
 // ReasonOf returns the StopReason carried by err, or "" when none.
-func ReasonOf(err error) StopReason {
+func ReasonOf(err error) runrecord.StopReason {
 	var se *StopError
 	if errors.As(err, &se) {
 		return se.Reason
@@ -125,9 +79,9 @@ type RunContext struct {
 	cancel context.CancelFunc
 
 	mu        sync.Mutex
-	usage     Usage
-	lifecycle Lifecycle
-	reason    StopReason
+	usage     runrecord.Usage
+	lifecycle runrecord.Lifecycle
+	reason    runrecord.StopReason
 	seq       int   // model round sequence
 	auditErr  error // the first failure to record the audit
 }
@@ -147,7 +101,7 @@ func NewRunContext(parent context.Context, o RunOptions) (*RunContext, error) {
 	ctx, cancel := context.WithTimeout(parent, b.Deadline)
 	rc := &RunContext{
 		sessionID: o.SessionID, runID: o.RunID, clock: o.Clock, started: time.Now(),
-		budget: b, events: o.Events, recorder: o.Recorder, ctx: ctx, cancel: cancel, lifecycle: Running,
+		budget: b, events: o.Events, recorder: o.Recorder, ctx: ctx, cancel: cancel, lifecycle: runrecord.Running,
 	}
 	return rc, nil
 }
@@ -185,19 +139,19 @@ func (rc *RunContext) Release() { rc.cancel() }
 // Cancel stops the run at once: the lifecycle becomes CANCELLED (if still
 // running) so a late result can no longer complete it.
 func (rc *RunContext) Cancel() {
-	rc.Terminate(StopCancelled)
+	rc.Terminate(runrecord.StopCancelled)
 	rc.cancel()
 }
 
 // Usage is a consistent copy of what has been consumed, safe from any goroutine.
-func (rc *RunContext) Usage() Usage {
+func (rc *RunContext) Usage() runrecord.Usage {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
 	return rc.usage
 }
 
 // State returns the lifecycle and the stop reason recorded with it.
-func (rc *RunContext) State() (Lifecycle, StopReason) {
+func (rc *RunContext) State() (runrecord.Lifecycle, runrecord.StopReason) {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
 	return rc.lifecycle, rc.reason
@@ -208,9 +162,9 @@ func (rc *RunContext) State() (Lifecycle, StopReason) {
 // work without deciding what is published: the harness calls it (Cancel, a
 // failed audit) and so does the agent for its own stops; whoever releases
 // the run ends it with End, which settles the outcome (ending.go).
-func (rc *RunContext) Terminate(reason StopReason) bool {
+func (rc *RunContext) Terminate(reason runrecord.StopReason) bool {
 	rc.mu.Lock()
-	if rc.lifecycle != Running {
+	if rc.lifecycle != runrecord.Running {
 		rc.mu.Unlock()
 		return false
 	}
@@ -228,7 +182,7 @@ func (rc *RunContext) auditFailed(err error) {
 		rc.auditErr = err
 	}
 	rc.mu.Unlock()
-	rc.Terminate(StopInternal)
+	rc.Terminate(runrecord.StopInternal)
 }
 
 // AuditError is the first failure to record the run's audit, or nil: the
@@ -240,24 +194,24 @@ func (rc *RunContext) AuditError() error {
 }
 
 // interruption reports why the run may do no more work, or "" when it may.
-func (rc *RunContext) interruption() StopReason {
-	if lc, r := rc.lifecycle, rc.reason; lc != Running {
+func (rc *RunContext) interruption() runrecord.StopReason {
+	if lc, r := rc.lifecycle, rc.reason; lc != runrecord.Running {
 		if r == "" {
-			return StopInternal
+			return runrecord.StopInternal
 		}
 		return r
 	}
 	if err := rc.ctx.Err(); err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
-			return StopDeadline
+			return runrecord.StopDeadline
 		}
-		return StopCancelled
+		return runrecord.StopCancelled
 	}
 	return ""
 }
 
 // Interrupted reports the reason the run can do no more work, or "".
-func (rc *RunContext) Interrupted() StopReason {
+func (rc *RunContext) Interrupted() runrecord.StopReason {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
 	return rc.interruption()
@@ -273,10 +227,10 @@ func (rc *RunContext) BeforeModelCall(reserved int) (seq int, err error) {
 		return 0, &StopError{Reason: r}
 	}
 	if rc.usage.ModelCalls+reserved >= rc.budget.MaxModelCalls {
-		return 0, &StopError{Reason: StopModelBudget}
+		return 0, &StopError{Reason: runrecord.StopModelBudget}
 	}
 	if rc.usage.Tokens() >= rc.budget.MaxTokens {
-		return 0, &StopError{Reason: StopTokenBudget}
+		return 0, &StopError{Reason: runrecord.StopTokenBudget}
 	}
 	rc.usage.ModelCalls++
 	rc.seq++
@@ -313,7 +267,7 @@ func (rc *RunContext) reserveToolCall() error {
 		return &StopError{Reason: r}
 	}
 	if rc.usage.ToolCalls >= rc.budget.MaxToolCalls {
-		return &StopError{Reason: StopToolBudget}
+		return &StopError{Reason: runrecord.StopToolBudget}
 	}
 	rc.usage.ToolCalls++
 	return nil
@@ -325,7 +279,7 @@ func (rc *RunContext) ReserveBytes(n int) error {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
 	if rc.usage.Bytes+n > rc.budget.MaxRunBytes {
-		return &StopError{Reason: StopByteBudget}
+		return &StopError{Reason: runrecord.StopByteBudget}
 	}
 	rc.usage.Bytes += n
 	return nil

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/tools"
 )
 
@@ -22,19 +23,19 @@ func newRC(t testing.TB, b Budget) *RunContext {
 
 func TestTerminalTransitionOnce(t *testing.T) {
 	rc := newRC(t, DefaultBudget())
-	if !rc.Terminate(StopSaturated) {
+	if !rc.Terminate(runrecord.StopSaturated) {
 		t.Fatal("first terminal transition refused")
 	}
-	for _, r := range []StopReason{StopCompleted, StopCancelled, StopInternal} {
+	for _, r := range []runrecord.StopReason{runrecord.StopCompleted, runrecord.StopCancelled, runrecord.StopInternal} {
 		if rc.Terminate(r) {
 			t.Fatalf("second terminal transition %s accepted", r)
 		}
 	}
 	rc.Cancel()
-	if lc, r := rc.State(); lc != Completed || r != StopSaturated {
+	if lc, r := rc.State(); lc != runrecord.Completed || r != runrecord.StopSaturated {
 		t.Fatalf("state = %s %s", lc, r)
 	}
-	if _, err := rc.BeforeModelCall(0); ReasonOf(err) != StopSaturated {
+	if _, err := rc.BeforeModelCall(0); ReasonOf(err) != runrecord.StopSaturated {
 		t.Fatalf("model call after the end: %v", err)
 	}
 }
@@ -62,26 +63,26 @@ func TestBudgets(t *testing.T) {
 			t.Fatalf("call %d: %v", i, err)
 		}
 	}
-	if _, err := rc.BeforeModelCall(1); ReasonOf(err) != StopModelBudget {
+	if _, err := rc.BeforeModelCall(1); ReasonOf(err) != runrecord.StopModelBudget {
 		t.Fatalf("reserved call was taken: %v", err)
 	}
 	if rc.ModelCallsLeft(0) != 1 {
 		t.Fatalf("left = %d", rc.ModelCallsLeft(0))
 	}
 	rc.RecordTokens(60, 40)
-	if _, err := rc.BeforeModelCall(0); ReasonOf(err) != StopTokenBudget {
+	if _, err := rc.BeforeModelCall(0); ReasonOf(err) != runrecord.StopTokenBudget {
 		t.Fatalf("token budget: %v", err)
 	}
 	if err := rc.reserveToolCall(); err != nil {
 		t.Fatal(err)
 	}
-	if err := rc.reserveToolCall(); ReasonOf(err) != StopToolBudget {
+	if err := rc.reserveToolCall(); ReasonOf(err) != runrecord.StopToolBudget {
 		t.Fatalf("tool budget: %v", err)
 	}
 	if err := rc.ReserveBytes(10); err != nil {
 		t.Fatal(err)
 	}
-	if err := rc.ReserveBytes(1); ReasonOf(err) != StopByteBudget || rc.Usage().Bytes != 10 {
+	if err := rc.ReserveBytes(1); ReasonOf(err) != runrecord.StopByteBudget || rc.Usage().Bytes != 10 {
 		t.Fatalf("byte budget: %v, bytes %d", err, rc.Usage().Bytes)
 	}
 }
@@ -91,7 +92,7 @@ func TestDeadline(t *testing.T) {
 	b.Deadline = 20 * time.Millisecond
 	rc := newRC(t, b)
 	<-rc.Context().Done()
-	if _, err := rc.BeforeModelCall(0); ReasonOf(err) != StopDeadline {
+	if _, err := rc.BeforeModelCall(0); ReasonOf(err) != runrecord.StopDeadline {
 		t.Fatalf("after the deadline: %v", err)
 	}
 }

@@ -3,28 +3,21 @@ package harness
 import (
 	"strings"
 
+	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/textclip"
 	"github.com/superbiz/superbiz/internal/tools"
 )
 
-// Check is one completed evidence check as the snapshot and fallback show it.
-type Check struct {
-	Tool           string               `json:"tool"`
-	EvidenceStatus tools.EvidenceStatus `json:"evidence_status"`
-	ErrorCode      string               `json:"error_code,omitempty"`
-	Summary        string               `json:"summary"`
-}
-
 // ProgressSnapshot is the safe, bounded account of what a run checked; it
 // never holds raw results, so it may be shown when no draft is.
 type ProgressSnapshot struct {
-	Checks        []Check    `json:"checks"`
-	EvidenceFound int        `json:"evidence_found"`
-	NoEvidence    int        `json:"no_evidence"`
-	Errors        int        `json:"errors"`
-	Gained        int        `json:"gained"`
-	NoGain        int        `json:"no_gain"`
-	StopReason    StopReason `json:"stop_reason"`
+	Checks        []runrecord.Check    `json:"checks"`
+	EvidenceFound int                  `json:"evidence_found"`
+	NoEvidence    int                  `json:"no_evidence"`
+	Errors        int                  `json:"errors"`
+	Gained        int                  `json:"gained"`
+	NoGain        int                  `json:"no_gain"`
+	StopReason    runrecord.StopReason `json:"stop_reason"`
 }
 
 // MaxSnapshotChecks bounds the checks a snapshot (and so a published
@@ -36,7 +29,7 @@ const MaxSnapshotChecks = 32
 const MaxCheckSummaryBytes = 160
 
 // Snapshot builds the ProgressSnapshot of the run's READY checks.
-func (b *Boundary) Snapshot(reason StopReason) ProgressSnapshot {
+func (b *Boundary) Snapshot(reason runrecord.StopReason) ProgressSnapshot {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	s := SnapshotOf(b.invocations, reason)
@@ -48,8 +41,8 @@ func (b *Boundary) Snapshot(reason StopReason) ProgressSnapshot {
 // SnapshotOf builds the bounded snapshot of a list of invocations: the READY
 // checks with their one-line summaries, the status counts and the
 // evaluations the calls carried.
-func SnapshotOf(invs []Invocation, reason StopReason) ProgressSnapshot {
-	s := ProgressSnapshot{Checks: []Check{}, StopReason: reason}
+func SnapshotOf(invs []Invocation, reason runrecord.StopReason) ProgressSnapshot {
+	s := ProgressSnapshot{Checks: []runrecord.Check{}, StopReason: reason}
 	for _, inv := range invs {
 		switch inv.Evaluation {
 		case Gained:
@@ -69,7 +62,7 @@ func SnapshotOf(invs []Invocation, reason StopReason) ProgressSnapshot {
 			s.Errors++
 		}
 		if len(s.Checks) < MaxSnapshotChecks {
-			s.Checks = append(s.Checks, Check{Tool: inv.Tool, EvidenceStatus: inv.EvidenceStatus, ErrorCode: inv.ErrorCode, Summary: textclip.Bytes(strings.TrimSpace(inv.Summary), MaxCheckSummaryBytes)})
+			s.Checks = append(s.Checks, runrecord.Check{Tool: inv.Tool, EvidenceStatus: string(inv.EvidenceStatus), ErrorCode: inv.ErrorCode, Summary: textclip.Bytes(strings.TrimSpace(inv.Summary), MaxCheckSummaryBytes)})
 		}
 	}
 	return s
@@ -82,7 +75,7 @@ func SnapshotOf(invs []Invocation, reason StopReason) ProgressSnapshot {
 // whichever mistake it repeats (FAILED, naming the budget).
 func (s ProgressSnapshot) HasProgress() bool {
 	for _, c := range s.Checks {
-		if c.Informative() {
+		if Informative(c) {
 			return true
 		}
 	}
@@ -91,8 +84,8 @@ func (s ProgressSnapshot) HasProgress() bool {
 
 // Informative reports whether the check tells anything about the sources:
 // evidence or its absence, or a backend's failure; not a refused input.
-func (c Check) Informative() bool {
-	if c.EvidenceStatus != tools.StatusError {
+func Informative(c runrecord.Check) bool {
+	if tools.EvidenceStatus(c.EvidenceStatus) != tools.StatusError {
 		return true
 	}
 	switch c.ErrorCode {

@@ -7,6 +7,7 @@ import (
 	"github.com/superbiz/superbiz/internal/agent"
 	"github.com/superbiz/superbiz/internal/harness"
 	"github.com/superbiz/superbiz/internal/model"
+	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/textclip"
 	"github.com/superbiz/superbiz/internal/tools"
 )
@@ -32,14 +33,14 @@ type texts struct {
 	noChecks, scopeCovered, foundCounts          string
 	foundNote, missingNone, missingErrors        string
 	moreChecks                                   string
-	why                                          map[harness.StopReason]string
+	why                                          map[runrecord.StopReason]string
 	whyTool                                      string
 	whyOther                                     string
-	nextFor                                      map[harness.StopReason][]string
+	nextFor                                      map[runrecord.StopReason][]string
 	nextCommon, nextErrors, nextInspect          string
 
 	failedH, failedLine, inputRejected string
-	failText                           map[harness.StopReason]string
+	failText                           map[runrecord.StopReason]string
 	failStoppedText, failModel         string
 	// cancelledAnswer is the whole answer of every cancelled run, chat or diagnosis.
 	cancelledAnswer string
@@ -57,7 +58,7 @@ type texts struct {
 type chatTexts struct {
 	failedH, failedLine   string
 	routing, routingModel string
-	failText              map[harness.StopReason]string
+	failText              map[runrecord.StopReason]string
 	failModel             string
 	emptyAnswer, internal string
 	// knowledge
@@ -89,28 +90,28 @@ var enTexts = &texts{
 	missingNone:   "A verified root cause: the checks above do not establish one.",
 	missingErrors: "Results of %d check(s) that failed (%s).",
 	moreChecks:    "… and %d more checks",
-	why: map[harness.StopReason]string{
-		harness.StopNoConclusion:  "The evidence gathered does not support a root cause, so none is given.",
-		harness.StopSaturated:     "Further checks stopped adding information (information saturated) before a root cause was established.",
-		harness.StopModelBudget:   "The model-call budget was exhausted before a root cause was established.",
-		harness.StopTokenBudget:   "The token budget was exhausted before a root cause was established.",
-		harness.StopByteBudget:    "The run's context byte budget was exhausted before a root cause was established.",
-		harness.StopDeadline:      "The run reached its deadline before a root cause was established.",
-		harness.StopGuardRejected: "A conclusion was proposed, but it could not be verified against the evidence of this run, so it is not published.",
-		harness.StopInvalidOutput: "The model's final answer was not a valid diagnosis, so only the checks performed are reported.",
+	why: map[runrecord.StopReason]string{
+		runrecord.StopNoConclusion:  "The evidence gathered does not support a root cause, so none is given.",
+		runrecord.StopSaturated:     "Further checks stopped adding information (information saturated) before a root cause was established.",
+		runrecord.StopModelBudget:   "The model-call budget was exhausted before a root cause was established.",
+		runrecord.StopTokenBudget:   "The token budget was exhausted before a root cause was established.",
+		runrecord.StopByteBudget:    "The run's context byte budget was exhausted before a root cause was established.",
+		runrecord.StopDeadline:      "The run reached its deadline before a root cause was established.",
+		runrecord.StopGuardRejected: "A conclusion was proposed, but it could not be verified against the evidence of this run, so it is not published.",
+		runrecord.StopInvalidOutput: "The model's final answer was not a valid diagnosis, so only the checks performed are reported.",
 	},
 	whyTool:  "The tool-call budget was exhausted after %d check(s) before a root cause was established.",
 	whyOther: "The run ended (%s) before a root cause was established.",
-	nextFor: map[harness.StopReason][]string{
-		harness.StopNoConclusion:  {"Add what is missing to the query: the affected service, the time of the first error, an error message or an order ID."},
-		harness.StopSaturated:     {"Add what is missing to the query: the affected service, the time of the first error, an error message or an order ID."},
-		harness.StopToolBudget:    {"Raise the tool budget with `--max-tool-calls` (budget.max_tool_calls)."},
-		harness.StopModelBudget:   {"Raise the model budget with `--max-model-calls` (budget.max_model_calls)."},
-		harness.StopTokenBudget:   {"Raise the token budget with `--max-tokens` (budget.max_tokens)."},
-		harness.StopByteBudget:    {"Ask a narrower question, or raise budget.max_run_bytes in the configuration."},
-		harness.StopDeadline:      {"Raise the deadline with `--timeout` (budget.deadline), or use a faster model."},
-		harness.StopGuardRejected: {"Ask again with a narrower question so every claim can be tied to a check."},
-		harness.StopInvalidOutput: {"Try again, or use a model that follows JSON output well (`superbiz doctor` checks the model)."},
+	nextFor: map[runrecord.StopReason][]string{
+		runrecord.StopNoConclusion:  {"Add what is missing to the query: the affected service, the time of the first error, an error message or an order ID."},
+		runrecord.StopSaturated:     {"Add what is missing to the query: the affected service, the time of the first error, an error message or an order ID."},
+		runrecord.StopToolBudget:    {"Raise the tool budget with `--max-tool-calls` (budget.max_tool_calls)."},
+		runrecord.StopModelBudget:   {"Raise the model budget with `--max-model-calls` (budget.max_model_calls)."},
+		runrecord.StopTokenBudget:   {"Raise the token budget with `--max-tokens` (budget.max_tokens)."},
+		runrecord.StopByteBudget:    {"Ask a narrower question, or raise budget.max_run_bytes in the configuration."},
+		runrecord.StopDeadline:      {"Raise the deadline with `--timeout` (budget.deadline), or use a faster model."},
+		runrecord.StopGuardRejected: {"Ask again with a narrower question so every claim can be tied to a check."},
+		runrecord.StopInvalidOutput: {"Try again, or use a model that follows JSON output well (`superbiz doctor` checks the model)."},
 	},
 	nextCommon:  "Narrow the time window (for example 30 minutes around the first error) and name the affected service.",
 	nextErrors:  "Check that the log sources and databases are configured and reachable: `superbiz doctor`.",
@@ -119,12 +120,12 @@ var enTexts = &texts{
 	failedH:       "Diagnosis failed",
 	failedLine:    "The run failed: %s (`%s`).",
 	inputRejected: "the input was rejected",
-	failText: map[harness.StopReason]string{
-		harness.StopInvalidOutput:    "the model's final answer was not a valid diagnosis",
-		harness.StopModelUnavailable: "the model is unavailable",
-		harness.StopInternal:         "an internal error ended the run; see its audit record",
-		harness.StopRoutingFailed:    "the request could not be routed",
-		harness.StopGuardRejected:    "the conclusion could not be verified",
+	failText: map[runrecord.StopReason]string{
+		runrecord.StopInvalidOutput:    "the model's final answer was not a valid diagnosis",
+		runrecord.StopModelUnavailable: "the model is unavailable",
+		runrecord.StopInternal:         "an internal error ended the run; see its audit record",
+		runrecord.StopRoutingFailed:    "the request could not be routed",
+		runrecord.StopGuardRejected:    "the conclusion could not be verified",
 	},
 	failStoppedText: "the run stopped (%s) before any evidence check gave a usable result",
 	failModel:       "the model is unavailable (%s): %s",
@@ -138,12 +139,12 @@ var enTexts = &texts{
 		failedLine:   "%s (`%s`).",
 		routing:      "The message could not be classified: the router gave no valid intent in two attempts. Try again, or check the model with `superbiz doctor`",
 		routingModel: "The message could not be classified: the model failed twice (%s: %s). Check the model with `superbiz doctor` and try again",
-		failText: map[harness.StopReason]string{
-			harness.StopModelBudget:   "The model call budget is spent (budget.max_model_calls)",
-			harness.StopTokenBudget:   "The token budget is spent (budget.max_tokens)",
-			harness.StopDeadline:      "The run passed its deadline (budget.deadline)",
-			harness.StopInternal:      "An internal error ended the run; see its audit record with `superbiz runs show`",
-			harness.StopInvalidOutput: "The model's answer was not valid",
+		failText: map[runrecord.StopReason]string{
+			runrecord.StopModelBudget:   "The model call budget is spent (budget.max_model_calls)",
+			runrecord.StopTokenBudget:   "The token budget is spent (budget.max_tokens)",
+			runrecord.StopDeadline:      "The run passed its deadline (budget.deadline)",
+			runrecord.StopInternal:      "An internal error ended the run; see its audit record with `superbiz runs show`",
+			runrecord.StopInvalidOutput: "The model's answer was not valid",
 		},
 		failModel:        "The model is unavailable (%s: %s). Check it with `superbiz doctor`",
 		emptyAnswer:      "The model gave an empty answer",
@@ -173,28 +174,28 @@ var zhTexts = &texts{
 	missingNone:   "经过验证的根因：以上检查不足以确认。",
 	missingErrors: "%d 项失败检查的结果（%s）。",
 	moreChecks:    "…… 以及另外 %d 项检查",
-	why: map[harness.StopReason]string{
-		harness.StopNoConclusion:  "收集到的证据不足以支持任何根因，因此不给出根因。",
-		harness.StopSaturated:     "继续检查已不再带来新信息（信息饱和），尚未确认根因。",
-		harness.StopModelBudget:   "模型调用预算已用尽，尚未确认根因。",
-		harness.StopTokenBudget:   "token 预算已用尽，尚未确认根因。",
-		harness.StopByteBudget:    "本次运行的上下文字节预算已用尽，尚未确认根因。",
-		harness.StopDeadline:      "本次运行已到截止时间，尚未确认根因。",
-		harness.StopGuardRejected: "模型提出了结论，但无法用本次运行的证据验证，因此不予发布。",
-		harness.StopInvalidOutput: "模型的最终回答不是有效的诊断，因此只报告已执行的检查。",
+	why: map[runrecord.StopReason]string{
+		runrecord.StopNoConclusion:  "收集到的证据不足以支持任何根因，因此不给出根因。",
+		runrecord.StopSaturated:     "继续检查已不再带来新信息（信息饱和），尚未确认根因。",
+		runrecord.StopModelBudget:   "模型调用预算已用尽，尚未确认根因。",
+		runrecord.StopTokenBudget:   "token 预算已用尽，尚未确认根因。",
+		runrecord.StopByteBudget:    "本次运行的上下文字节预算已用尽，尚未确认根因。",
+		runrecord.StopDeadline:      "本次运行已到截止时间，尚未确认根因。",
+		runrecord.StopGuardRejected: "模型提出了结论，但无法用本次运行的证据验证，因此不予发布。",
+		runrecord.StopInvalidOutput: "模型的最终回答不是有效的诊断，因此只报告已执行的检查。",
 	},
 	whyTool:  "工具调用预算在 %d 项检查后用尽，尚未确认根因。",
 	whyOther: "本次运行已结束（%s），尚未确认根因。",
-	nextFor: map[harness.StopReason][]string{
-		harness.StopNoConclusion:  {"在问题中补充缺少的信息：受影响的服务、首次报错时间、错误信息或订单号。"},
-		harness.StopSaturated:     {"在问题中补充缺少的信息：受影响的服务、首次报错时间、错误信息或订单号。"},
-		harness.StopToolBudget:    {"用 `--max-tool-calls`（budget.max_tool_calls）提高工具调用预算。"},
-		harness.StopModelBudget:   {"用 `--max-model-calls`（budget.max_model_calls）提高模型调用预算。"},
-		harness.StopTokenBudget:   {"用 `--max-tokens`（budget.max_tokens）提高 token 预算。"},
-		harness.StopByteBudget:    {"缩小问题范围，或在配置中提高 budget.max_run_bytes。"},
-		harness.StopDeadline:      {"用 `--timeout`（budget.deadline）延长截止时间，或换用更快的模型。"},
-		harness.StopGuardRejected: {"用更具体的问题重试，使每条说法都能对应到一次检查。"},
-		harness.StopInvalidOutput: {"重试，或换用能稳定输出 JSON 的模型（`superbiz doctor` 会检查模型）。"},
+	nextFor: map[runrecord.StopReason][]string{
+		runrecord.StopNoConclusion:  {"在问题中补充缺少的信息：受影响的服务、首次报错时间、错误信息或订单号。"},
+		runrecord.StopSaturated:     {"在问题中补充缺少的信息：受影响的服务、首次报错时间、错误信息或订单号。"},
+		runrecord.StopToolBudget:    {"用 `--max-tool-calls`（budget.max_tool_calls）提高工具调用预算。"},
+		runrecord.StopModelBudget:   {"用 `--max-model-calls`（budget.max_model_calls）提高模型调用预算。"},
+		runrecord.StopTokenBudget:   {"用 `--max-tokens`（budget.max_tokens）提高 token 预算。"},
+		runrecord.StopByteBudget:    {"缩小问题范围，或在配置中提高 budget.max_run_bytes。"},
+		runrecord.StopDeadline:      {"用 `--timeout`（budget.deadline）延长截止时间，或换用更快的模型。"},
+		runrecord.StopGuardRejected: {"用更具体的问题重试，使每条说法都能对应到一次检查。"},
+		runrecord.StopInvalidOutput: {"重试，或换用能稳定输出 JSON 的模型（`superbiz doctor` 会检查模型）。"},
 	},
 	nextCommon:  "缩小时间窗口（例如首次报错前后 30 分钟），并写明受影响的服务。",
 	nextErrors:  "检查日志源和数据库是否已配置且可访问：`superbiz doctor`。",
@@ -203,12 +204,12 @@ var zhTexts = &texts{
 	failedH:       "诊断失败",
 	failedLine:    "本次运行失败：%s（`%s`）。",
 	inputRejected: "输入被拒绝",
-	failText: map[harness.StopReason]string{
-		harness.StopInvalidOutput:    "模型的最终回答不是有效的诊断",
-		harness.StopModelUnavailable: "模型不可用",
-		harness.StopInternal:         "内部错误终止了本次运行；请查看其审计记录",
-		harness.StopRoutingFailed:    "无法路由该请求",
-		harness.StopGuardRejected:    "结论无法验证",
+	failText: map[runrecord.StopReason]string{
+		runrecord.StopInvalidOutput:    "模型的最终回答不是有效的诊断",
+		runrecord.StopModelUnavailable: "模型不可用",
+		runrecord.StopInternal:         "内部错误终止了本次运行；请查看其审计记录",
+		runrecord.StopRoutingFailed:    "无法路由该请求",
+		runrecord.StopGuardRejected:    "结论无法验证",
 	},
 	failStoppedText: "本次运行在任何证据检查给出可用结果之前停止（%s）",
 	failModel:       "模型不可用（%s）：%s",
@@ -219,12 +220,12 @@ var zhTexts = &texts{
 		failedLine:   "%s（`%s`）。",
 		routing:      "无法判断这条消息的意图：路由器两次都没有给出有效意图。请重试，或用 `superbiz doctor` 检查模型",
 		routingModel: "无法判断这条消息的意图：模型两次调用均失败（%s：%s）。请用 `superbiz doctor` 检查模型后重试",
-		failText: map[harness.StopReason]string{
-			harness.StopModelBudget:   "模型调用预算已用完（budget.max_model_calls）",
-			harness.StopTokenBudget:   "token 预算已用完（budget.max_tokens）",
-			harness.StopDeadline:      "本次运行超过了截止时间（budget.deadline）",
-			harness.StopInternal:      "内部错误终止了本次运行；可用 `superbiz runs show` 查看审计记录",
-			harness.StopInvalidOutput: "模型的回答无效",
+		failText: map[runrecord.StopReason]string{
+			runrecord.StopModelBudget:   "模型调用预算已用完（budget.max_model_calls）",
+			runrecord.StopTokenBudget:   "token 预算已用完（budget.max_tokens）",
+			runrecord.StopDeadline:      "本次运行超过了截止时间（budget.deadline）",
+			runrecord.StopInternal:      "内部错误终止了本次运行；可用 `superbiz runs show` 查看审计记录",
+			runrecord.StopInvalidOutput: "模型的回答无效",
 		},
 		failModel:        "模型不可用（%s：%s）。请用 `superbiz doctor` 检查",
 		emptyAnswer:      "模型给出了空回答",
@@ -292,7 +293,7 @@ func (t *texts) successAnswer(p *PublishedResult) string {
 // fallbackAnswer renders the honest no-conclusion content: built only from
 // the safe progress snapshot, the draft's limitations (the model's words
 // about what is missing, never evidence claims) and fixed text.
-func (t *texts) fallbackAnswer(reason harness.StopReason, s harness.ProgressSnapshot, lim *agent.Limitations, sc scrubber, runID string) string {
+func (t *texts) fallbackAnswer(reason runrecord.StopReason, s harness.ProgressSnapshot, lim *agent.Limitations, sc scrubber, runID string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## %s\n\n%s\n", t.noConclusion, t.whyLine(reason, s))
 
@@ -356,8 +357,8 @@ func (t *texts) fallbackAnswer(reason harness.StopReason, s harness.ProgressSnap
 }
 
 // whyLine is the one line saying why there is no conclusion.
-func (t *texts) whyLine(reason harness.StopReason, s harness.ProgressSnapshot) string {
-	if reason == harness.StopToolBudget {
+func (t *texts) whyLine(reason runrecord.StopReason, s harness.ProgressSnapshot) string {
+	if reason == runrecord.StopToolBudget {
 		return fmt.Sprintf(t.whyTool, s.EvidenceFound+s.NoEvidence+s.Errors)
 	}
 	if w, ok := t.why[reason]; ok {
@@ -367,13 +368,13 @@ func (t *texts) whyLine(reason harness.StopReason, s harness.ProgressSnapshot) s
 }
 
 // failedAnswer is the short, safe text of a failed diagnosis.
-func (t *texts) failedAnswer(reason harness.StopReason, msg string) string {
+func (t *texts) failedAnswer(reason runrecord.StopReason, msg string) string {
 	return failedText(t.failedH, t.failedLine, reason, msg)
 }
 
 // failedText renders every failure, diagnosis or chat: a heading, then the
 // message (escaped like any published line) with the stop reason.
-func failedText(heading, line string, reason harness.StopReason, msg string) string {
+func failedText(heading, line string, reason runrecord.StopReason, msg string) string {
 	return fmt.Sprintf("## %s\n\n"+line+"\n", heading, mdText(msg), reason)
 }
 
@@ -383,8 +384,8 @@ const maxModelDetail = 400
 // failMessage is a short safe description of a failure: fixed text by stop
 // reason, plus the model error's stable kind and its redacted, bounded
 // account (host, HTTP status, the server's words); never model output.
-func (t *texts) failMessage(reason harness.StopReason, err error) string {
-	if reason == harness.StopModelUnavailable {
+func (t *texts) failMessage(reason runrecord.StopReason, err error) string {
+	if reason == runrecord.StopModelUnavailable {
 		if me := model.AsError(err); me != nil {
 			// The adapter's account names the host and the HTTP status and
 			// bounds the server's words; redacted and one line here.
@@ -398,16 +399,16 @@ func (t *texts) failMessage(reason harness.StopReason, err error) string {
 }
 
 // failStopped describes a controlled stop that came before any check.
-func (t *texts) failStopped(reason harness.StopReason) string {
+func (t *texts) failStopped(reason runrecord.StopReason) string {
 	return fmt.Sprintf(t.failStoppedText, reason)
 }
 
 // errorCodes lists the distinct error codes of the failed checks, in order.
-func errorCodes(checks []harness.Check) []string {
+func errorCodes(checks []runrecord.Check) []string {
 	var codes []string
 	seen := map[string]bool{}
 	for _, c := range checks {
-		if c.EvidenceStatus != tools.StatusError {
+		if c.EvidenceStatus != string(tools.StatusError) {
 			continue
 		}
 		code := c.ErrorCode

@@ -7,6 +7,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/agent"
 	"github.com/superbiz/superbiz/internal/harness"
+	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/tools"
 )
 
@@ -56,7 +57,7 @@ func BenchmarkFallbackAnswer(b *testing.B) {
 	sc := newScrubber(invs)
 	b.ReportAllocs()
 	for b.Loop() {
-		enTexts.fallbackAnswer(harness.StopToolBudget, s, &d.Limitations, sc, "r_bench")
+		enTexts.fallbackAnswer(runrecord.StopToolBudget, s, &d.Limitations, sc, "r_bench")
 	}
 }
 

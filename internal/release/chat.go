@@ -7,6 +7,7 @@ import (
 	"github.com/superbiz/superbiz/internal/agent"
 	"github.com/superbiz/superbiz/internal/harness"
 	"github.com/superbiz/superbiz/internal/model"
+	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/textclip"
 	"github.com/superbiz/superbiz/internal/tools"
 	"github.com/superbiz/superbiz/pkg/redact"
@@ -28,9 +29,9 @@ func ChatFor(language, query string) Chat {
 }
 
 // Failed is a fail-closed outcome; msg must already be safe to show.
-func (c Chat) Failed(reason harness.StopReason, msg string) Decision {
+func (c Chat) Failed(reason runrecord.StopReason, msg string) Decision {
 	return Decision{
-		Outcome: harness.OutcomeFailed, StopReason: reason,
+		Outcome: runrecord.OutcomeFailed, StopReason: reason,
 		Answer:    failedText(c.t.chat.failedH, c.t.chat.failedLine, reason, msg),
 		ErrorCode: string(reason), ErrorMessage: msg,
 	}
@@ -38,12 +39,12 @@ func (c Chat) Failed(reason harness.StopReason, msg string) Decision {
 
 // Cancelled is the outcome of a cancelled chat run: nothing is published.
 func (c Chat) Cancelled() Decision {
-	return Decision{Outcome: harness.OutcomeCancelled, StopReason: harness.StopCancelled, Answer: c.t.cancelledAnswer}
+	return Decision{Outcome: runrecord.OutcomeCancelled, StopReason: runrecord.StopCancelled, Answer: c.t.cancelledAnswer}
 }
 
 // Stopped describes a run interruption or a refused model call.
-func (c Chat) Stopped(reason harness.StopReason) Decision {
-	if reason == harness.StopCancelled {
+func (c Chat) Stopped(reason runrecord.StopReason) Decision {
+	if reason == runrecord.StopCancelled {
 		return c.Cancelled()
 	}
 	msg, ok := c.t.chat.failText[reason]
@@ -55,7 +56,7 @@ func (c Chat) Stopped(reason harness.StopReason) Decision {
 
 // NotStored is the outcome of a run whose routed intent could not be stored.
 func (c Chat) NotStored() Decision {
-	return c.Failed(harness.StopInternal, c.t.chat.internal)
+	return c.Failed(runrecord.StopInternal, c.t.chat.internal)
 }
 
 // ModelFailure turns a failed executor model round into its outcome: the
@@ -68,24 +69,24 @@ func (c Chat) ModelFailure(rc *harness.RunContext, err error) Decision {
 		return c.Stopped(r)
 	}
 	kind, detail := modelDetail(err)
-	d := c.Failed(harness.StopModelUnavailable, fmt.Sprintf(c.t.chat.failModel, kind, detail))
+	d := c.Failed(runrecord.StopModelUnavailable, fmt.Sprintf(c.t.chat.failModel, kind, detail))
 	d.ModelError = model.AsError(err)
 	return d
 }
 
 // RoutingFailed is the outcome of routing that produced no intent: stop is
 // why, err the last failure (a model error is named with its kind).
-func (c Chat) RoutingFailed(rc *harness.RunContext, stop harness.StopReason, err error) Decision {
+func (c Chat) RoutingFailed(rc *harness.RunContext, stop runrecord.StopReason, err error) Decision {
 	switch stop {
-	case harness.StopRoutingFailed:
+	case runrecord.StopRoutingFailed:
 		if me := model.AsError(err); me != nil {
 			kind, detail := modelDetail(me)
-			d := c.Failed(harness.StopRoutingFailed, fmt.Sprintf(c.t.chat.routingModel, kind, detail))
+			d := c.Failed(runrecord.StopRoutingFailed, fmt.Sprintf(c.t.chat.routingModel, kind, detail))
 			d.ModelError = me
 			return d
 		}
-		return c.Failed(harness.StopRoutingFailed, c.t.chat.routing)
-	case harness.StopModelUnavailable:
+		return c.Failed(runrecord.StopRoutingFailed, c.t.chat.routing)
+	case runrecord.StopModelUnavailable:
 		return c.ModelFailure(rc, err)
 	}
 	return c.Stopped(stop)
@@ -106,10 +107,10 @@ func modelDetail(err error) (model.ErrorKind, string) {
 func (c Chat) SystemChat(content string) Decision {
 	answer := strings.TrimSpace(redact.Clean(content))
 	if answer == "" {
-		return c.Failed(harness.StopInvalidOutput, c.t.chat.emptyAnswer)
+		return c.Failed(runrecord.StopInvalidOutput, c.t.chat.emptyAnswer)
 	}
 	return Decision{
-		Outcome: harness.OutcomeSuccess, StopReason: harness.StopCompleted,
+		Outcome: runrecord.OutcomeSuccess, StopReason: runrecord.StopCompleted,
 		Answer: textclip.Bytes(answer, maxChatAnswer) + "\n",
 	}
 }
@@ -117,7 +118,7 @@ func (c Chat) SystemChat(content string) Decision {
 // KnowledgeMissing is the outcome of a knowledge question without the
 // lookup_knowledge tool.
 func (c Chat) KnowledgeMissing() Decision {
-	return c.Failed(harness.StopInternal, c.t.chat.knowledgeMissing)
+	return c.Failed(runrecord.StopInternal, c.t.chat.knowledgeMissing)
 }
 
 // KnowledgeLookup decides what the one lookup_knowledge of a
@@ -125,29 +126,29 @@ func (c Chat) KnowledgeMissing() Decision {
 // documents, when the answer call may run; otherwise d is what the run
 // publishes: the fixed FALLBACK when no runbook matched (no model call), or
 // a failure. stopRequired is the boundary's stop, if any.
-func (c Chat) KnowledgeLookup(inv harness.Invocation, stopRequired harness.StopReason) (d Decision, proceed bool) {
+func (c Chat) KnowledgeLookup(inv harness.Invocation, stopRequired runrecord.StopReason) (d Decision, proceed bool) {
 	switch {
 	case inv.Status != harness.StatusCompleted:
 		reason := orInternal(stopRequired)
 		return c.Failed(reason, fmt.Sprintf(c.t.chat.knowledgeStopped, reason)), false
 	case inv.EvidenceStatus == tools.StatusError && inv.ErrorCode == tools.CodeInvalidInput:
-		return c.Failed(harness.StopInputRejected, c.t.chat.knowledgeBig), false
+		return c.Failed(runrecord.StopInputRejected, c.t.chat.knowledgeBig), false
 	case inv.EvidenceStatus == tools.StatusError:
-		return c.Failed(harness.StopInternal, fmt.Sprintf(c.t.chat.knowledgeError, inv.ErrorCode)), false
+		return c.Failed(runrecord.StopInternal, fmt.Sprintf(c.t.chat.knowledgeError, inv.ErrorCode)), false
 	case inv.EvidenceStatus == tools.NoEvidence:
 		return Decision{
-			Outcome: harness.OutcomeFallback, StopReason: harness.StopNoConclusion,
+			Outcome: runrecord.OutcomeFallback, StopReason: runrecord.StopNoConclusion,
 			Answer: c.t.chat.noEvidence,
 		}, false
 	case inv.EvidenceStatus != tools.EvidenceFound || len(documentsOf(inv)) == 0:
-		return c.Stopped(harness.StopInternal), false
+		return c.Stopped(runrecord.StopInternal), false
 	}
 	return Decision{}, true
 }
 
 // KnowledgeInvalid is the outcome of an answer that broke its format.
 func (c Chat) KnowledgeInvalid() Decision {
-	return c.Failed(harness.StopInvalidOutput, c.t.chat.invalidAnswer)
+	return c.Failed(runrecord.StopInvalidOutput, c.t.chat.invalidAnswer)
 }
 
 // Knowledge releases a parsed knowledge answer against the lookup it rests
@@ -163,7 +164,7 @@ func (c Chat) Knowledge(a KnowledgeAnswer, lookup harness.Invocation) Decision {
 	review := GuardReview{Guard: GuardKnowledge, Verdict: VerdictPass, Reasons: []string{}}
 	if err := CheckKnowledgeReferences(a, lookup.ToolCallID, returned); err != nil {
 		review.Verdict, review.Reasons = VerdictReject, []string{err.Error()}
-		d := c.Failed(harness.StopGuardRejected, c.t.chat.badReference)
+		d := c.Failed(runrecord.StopGuardRejected, c.t.chat.badReference)
 		d.Reviews = []GuardReview{review}
 		return d
 	}
@@ -172,7 +173,7 @@ func (c Chat) Knowledge(a KnowledgeAnswer, lookup harness.Invocation) Decision {
 		return c.KnowledgeInvalid()
 	}
 	return Decision{
-		Outcome: harness.OutcomeSuccess, StopReason: harness.StopCompleted,
+		Outcome: runrecord.OutcomeSuccess, StopReason: runrecord.StopCompleted,
 		Answer: md, Reviews: []GuardReview{review},
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/superbiz/superbiz/internal/agent"
 	"github.com/superbiz/superbiz/internal/harness"
 	"github.com/superbiz/superbiz/internal/model"
+	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/tools"
 )
 
@@ -87,18 +88,18 @@ func TestChatKnowledgeOutcomes(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		inv     harness.Invocation
-		stop    harness.StopReason
+		stop    runrecord.StopReason
 		proceed bool
-		outcome harness.Outcome
-		reason  harness.StopReason
+		outcome runrecord.Outcome
+		reason  runrecord.StopReason
 	}{
 		{"evidence found", lookup, "", true, "", ""},
-		{"no evidence is the fixed fallback", none, "", false, harness.OutcomeFallback, harness.StopNoConclusion},
-		{"query too long", big, "", false, harness.OutcomeFailed, harness.StopInputRejected},
-		{"tool error", broken, "", false, harness.OutcomeFailed, harness.StopInternal},
-		{"refused by the boundary", refused, harness.StopToolBudget, false, harness.OutcomeFailed, harness.StopToolBudget},
-		{"refused without a stop", refused, "", false, harness.OutcomeFailed, harness.StopInternal},
-		{"found without documents", empty, "", false, harness.OutcomeFailed, harness.StopInternal},
+		{"no evidence is the fixed fallback", none, "", false, runrecord.OutcomeFallback, runrecord.StopNoConclusion},
+		{"query too long", big, "", false, runrecord.OutcomeFailed, runrecord.StopInputRejected},
+		{"tool error", broken, "", false, runrecord.OutcomeFailed, runrecord.StopInternal},
+		{"refused by the boundary", refused, runrecord.StopToolBudget, false, runrecord.OutcomeFailed, runrecord.StopToolBudget},
+		{"refused without a stop", refused, "", false, runrecord.OutcomeFailed, runrecord.StopInternal},
+		{"found without documents", empty, "", false, runrecord.OutcomeFailed, runrecord.StopInternal},
 	} {
 		d, proceed := c.KnowledgeLookup(tc.inv, tc.stop)
 		if proceed != tc.proceed || (!proceed && (d.Outcome != tc.outcome || d.StopReason != tc.reason)) {
@@ -107,11 +108,11 @@ func TestChatKnowledgeOutcomes(t *testing.T) {
 	}
 
 	ok := c.Knowledge(KnowledgeAnswer{Items: []KnowledgeItem{{Text: "Pool is full.", ToolCallID: "call_1", DocIDs: []string{"a"}}}}, lookup)
-	if ok.Outcome != harness.OutcomeSuccess || len(ok.Reviews) != 1 || ok.Reviews[0].Guard != GuardKnowledge || ok.Reviews[0].Verdict != VerdictPass {
+	if ok.Outcome != runrecord.OutcomeSuccess || len(ok.Reviews) != 1 || ok.Reviews[0].Guard != GuardKnowledge || ok.Reviews[0].Verdict != VerdictPass {
 		t.Errorf("supported answer: %+v", ok)
 	}
 	bad := c.Knowledge(KnowledgeAnswer{Items: []KnowledgeItem{{Text: "Pool is full.", ToolCallID: "call_1", DocIDs: []string{"made-up"}}}}, lookup)
-	if bad.Outcome != harness.OutcomeFailed || bad.StopReason != harness.StopGuardRejected || strings.Contains(bad.Answer, "Pool is full") ||
+	if bad.Outcome != runrecord.OutcomeFailed || bad.StopReason != runrecord.StopGuardRejected || strings.Contains(bad.Answer, "Pool is full") ||
 		len(bad.Reviews) != 1 || bad.Reviews[0].Verdict != VerdictReject || len(bad.Reviews[0].Reasons) != 1 {
 		t.Errorf("fabricated reference: %+v", bad)
 	}
@@ -124,9 +125,9 @@ func TestPublishedTextsShareOneEscaping(t *testing.T) {
 	const msg = "# the model server said no"
 	const escaped = `\# the model server said no`
 	for name, answer := range map[string]string{
-		"chat failure":      ChatFor("en", "").Failed(harness.StopInternal, msg).Answer,
-		"chat failure (zh)": ChatFor("zh", "").Failed(harness.StopInternal, msg).Answer,
-		"diagnosis failure": enTexts.failedAnswer(harness.StopInternal, msg),
+		"chat failure":      ChatFor("en", "").Failed(runrecord.StopInternal, msg).Answer,
+		"chat failure (zh)": ChatFor("zh", "").Failed(runrecord.StopInternal, msg).Answer,
+		"diagnosis failure": enTexts.failedAnswer(runrecord.StopInternal, msg),
 	} {
 		if !strings.Contains(answer, escaped) {
 			t.Errorf("%s does not escape the message:\n%s", name, answer)
@@ -145,7 +146,7 @@ func TestPublishedTextsShareOneEscaping(t *testing.T) {
 	}
 	// The diagnosis escapes the same lines the same way.
 	s := harness.ProgressSnapshot{}
-	fb := enTexts.fallbackAnswer(harness.StopNoConclusion, s, &agent.Limitations{MissingInfo: []string{"> quoted"}}, newScrubber(nil), "")
+	fb := enTexts.fallbackAnswer(runrecord.StopNoConclusion, s, &agent.Limitations{MissingInfo: []string{"> quoted"}}, newScrubber(nil), "")
 	if !strings.Contains(fb, "- \\> quoted\n") {
 		t.Errorf("diagnosis fallback does not escape a missing-info line:\n%s", fb)
 	}
@@ -221,7 +222,7 @@ func FuzzKnowledgeAnswer(f *testing.F) {
 			Limitations: []string{limitation},
 		}
 		d := ChatFor("en", "").Knowledge(a, lookup)
-		if d.Outcome != harness.OutcomeSuccess {
+		if d.Outcome != runrecord.OutcomeSuccess {
 			return
 		}
 		if model.ReplaceToolCallIDs(d.Answer, "") != d.Answer || strings.Contains(d.Answer, "call_1") {
@@ -244,7 +245,7 @@ func FuzzKnowledgeAnswer(f *testing.F) {
 // TestAuditFailed: a run whose audit could not be stored fails as an
 // internal error saying so, keeps its checks and publishes nothing.
 func TestAuditFailed(t *testing.T) {
-	in := Decision{Outcome: harness.OutcomeSuccess, Published: &PublishedResult{}, Checks: []harness.Check{{Tool: "query_logs"}}}
+	in := Decision{Outcome: runrecord.OutcomeSuccess, Published: &PublishedResult{}, Checks: []runrecord.Check{{Tool: "query_logs"}}}
 	for _, tc := range []struct {
 		full bool
 		want string
@@ -253,7 +254,7 @@ func TestAuditFailed(t *testing.T) {
 		{true, "## Failed\n\nThe run failed: the run's audit could not be written to the run store: the disk holding it is full (`INTERNAL_ERROR`).\n"},
 	} {
 		d := AuditFailed(in, tc.full)
-		if d.Outcome != harness.OutcomeFailed || d.StopReason != harness.StopInternal || d.Published != nil ||
+		if d.Outcome != runrecord.OutcomeFailed || d.StopReason != runrecord.StopInternal || d.Published != nil ||
 			d.Answer != tc.want || len(d.Checks) != 1 || d.ErrorCode != "INTERNAL_ERROR" {
 			t.Errorf("full=%v: %+v", tc.full, d)
 		}

@@ -5,12 +5,13 @@ import (
 
 	"github.com/superbiz/superbiz/internal/agent"
 	"github.com/superbiz/superbiz/internal/harness"
+	"github.com/superbiz/superbiz/internal/runrecord"
 )
 
 // TestProgressOfBoundsAgentSnapshot: an agent snapshot longer than the
 // harness's own bound is cut to harness.MaxSnapshotChecks, the one bound.
 func TestProgressOfBoundsAgentSnapshot(t *testing.T) {
-	snap := harness.ProgressSnapshot{Checks: make([]harness.Check, harness.MaxSnapshotChecks+5)}
+	snap := harness.ProgressSnapshot{Checks: make([]runrecord.Check, harness.MaxSnapshotChecks+5)}
 	if got := progressOf(agent.Result{Snapshot: &snap}); len(got.Checks) != harness.MaxSnapshotChecks {
 		t.Fatalf("checks = %d, want %d", len(got.Checks), harness.MaxSnapshotChecks)
 	}

@@ -14,20 +14,21 @@ import (
 	"github.com/superbiz/superbiz/internal/agent"
 	"github.com/superbiz/superbiz/internal/harness"
 	"github.com/superbiz/superbiz/internal/model"
+	"github.com/superbiz/superbiz/internal/runrecord"
 )
 
 // Decision is everything the application persists and shows after release.
 type Decision struct {
 	// Outcome is what is published; its run status is Outcome.Status().
-	Outcome    harness.Outcome
-	StopReason harness.StopReason
+	Outcome    runrecord.Outcome
+	StopReason runrecord.StopReason
 	// Answer is the bounded Markdown shown to the user.
 	Answer string
 	// Published is set for the SUCCESS outcome only.
 	Published *PublishedResult
 	// Checks are the completed evidence checks (one-line summaries), for the
 	// `-o json` "checks" field.
-	Checks []harness.Check
+	Checks []runrecord.Check
 	// Reviews are the guards' verdicts, for the audit store only.
 	Reviews      []GuardReview
 	ErrorCode    string
@@ -71,11 +72,11 @@ func Release(rc *harness.RunContext, cfg Config, query string, res agent.Result)
 		return r.terminate(r.failed(reason, r.lang.failStopped(reason)))
 	case agent.KindFailed:
 		if res.Snapshot != nil && res.Snapshot.HasProgress() {
-			return r.terminate(r.fallback(harness.StopInvalidOutput))
+			return r.terminate(r.fallback(runrecord.StopInvalidOutput))
 		}
 		reason := orInternal(res.StopReason)
 		d := r.terminate(r.failed(reason, r.lang.failMessage(reason, res.Err)))
-		if d.StopReason == harness.StopModelUnavailable {
+		if d.StopReason == runrecord.StopModelUnavailable {
 			d.ModelError = model.AsError(res.Err)
 		}
 		return d
@@ -84,11 +85,11 @@ func Release(rc *harness.RunContext, cfg Config, query string, res agent.Result)
 		if res.Err != nil {
 			msg = safe(res.Err.Error(), 500)
 		}
-		return r.terminate(r.failed(harness.StopInputRejected, msg))
+		return r.terminate(r.failed(runrecord.StopInputRejected, msg))
 	case agent.KindCancelled:
 		return r.terminate(r.cancelled())
 	}
-	return r.terminate(r.failed(harness.StopInternal, r.lang.failMessage(harness.StopInternal, nil)))
+	return r.terminate(r.failed(runrecord.StopInternal, r.lang.failMessage(runrecord.StopInternal, nil)))
 }
 
 type releaser struct {
@@ -106,18 +107,18 @@ type releaser struct {
 func (r *releaser) draft() Decision {
 	d := r.res.Draft
 	if d == nil {
-		return r.terminate(r.failed(harness.StopInternal, r.lang.failMessage(harness.StopInternal, nil)))
+		return r.terminate(r.failed(runrecord.StopInternal, r.lang.failMessage(runrecord.StopInternal, nil)))
 	}
-	if r.rc.Interrupted() == harness.StopCancelled {
+	if r.rc.Interrupted() == runrecord.StopCancelled {
 		return r.terminate(r.cancelled())
 	}
 	ev := EvidenceGuard(d, r.res.Invocations)
 	r.reviews = append(r.reviews, ev)
 	if !ev.Passed() {
-		return r.terminate(r.fallback(harness.StopGuardRejected))
+		return r.terminate(r.fallback(runrecord.StopGuardRejected))
 	}
 	if d.Conclusion == nil {
-		reason := harness.StopNoConclusion
+		reason := runrecord.StopNoConclusion
 		if isControlledStop(r.res.StopReason) {
 			reason = r.res.StopReason
 		}
@@ -128,19 +129,19 @@ func (r *releaser) draft() Decision {
 	r.reviews = append(r.reviews, sem)
 	switch interrupted {
 	case "":
-	case harness.StopCancelled:
+	case runrecord.StopCancelled:
 		return r.terminate(r.cancelled())
-	case harness.StopDeadline:
-		return r.terminate(r.fallback(harness.StopDeadline))
+	case runrecord.StopDeadline:
+		return r.terminate(r.fallback(runrecord.StopDeadline))
 	default:
 		return r.terminate(r.failed(interrupted, r.lang.failMessage(interrupted, nil)))
 	}
 	if !sem.Passed() {
-		return r.terminate(r.fallback(harness.StopGuardRejected))
+		return r.terminate(r.fallback(runrecord.StopGuardRejected))
 	}
 	p := buildPublished(r.query, d, byID, r.sc)
 	return r.terminate(Decision{
-		Outcome: harness.OutcomeSuccess, StopReason: harness.StopCompleted,
+		Outcome: runrecord.OutcomeSuccess, StopReason: runrecord.StopCompleted,
 		Answer: r.lang.successAnswer(p), Published: p, Checks: r.progress.Checks, Reviews: r.reviews,
 	})
 }
@@ -154,31 +155,31 @@ func (r *releaser) terminate(d Decision) Decision {
 	switch {
 	case end.Reason == d.StopReason && end.Outcome == d.Outcome:
 		return d
-	case end.Outcome == harness.OutcomeCancelled:
+	case end.Outcome == runrecord.OutcomeCancelled:
 		return r.cancelled()
-	case end.Outcome == harness.OutcomeFallback:
+	case end.Outcome == runrecord.OutcomeFallback:
 		return r.fallback(end.Reason)
 	}
 	return r.failed(end.Reason, r.lang.failMessage(end.Reason, nil))
 }
 
 // fallback is the honest no-conclusion outcome with its bounded content.
-func (r *releaser) fallback(reason harness.StopReason) Decision {
+func (r *releaser) fallback(reason runrecord.StopReason) Decision {
 	var lim *agent.Limitations
 	if r.res.Draft != nil {
 		lim = &r.res.Draft.Limitations
 	}
 	return Decision{
-		Outcome: harness.OutcomeFallback, StopReason: reason,
+		Outcome: runrecord.OutcomeFallback, StopReason: reason,
 		Answer: r.lang.fallbackAnswer(reason, r.progress, lim, r.sc, r.rc.RunID()),
 		Checks: r.progress.Checks, Reviews: r.reviews,
 	}
 }
 
 // failed is the fail-closed outcome; msg must already be safe to show.
-func (r *releaser) failed(reason harness.StopReason, msg string) Decision {
+func (r *releaser) failed(reason runrecord.StopReason, msg string) Decision {
 	return Decision{
-		Outcome: harness.OutcomeFailed, StopReason: reason,
+		Outcome: runrecord.OutcomeFailed, StopReason: reason,
 		Answer: r.lang.failedAnswer(reason, msg), Checks: r.progress.Checks, Reviews: r.reviews,
 		ErrorCode: string(reason), ErrorMessage: msg,
 	}
@@ -186,7 +187,7 @@ func (r *releaser) failed(reason harness.StopReason, msg string) Decision {
 
 func (r *releaser) cancelled() Decision {
 	return Decision{
-		Outcome: harness.OutcomeCancelled, StopReason: harness.StopCancelled,
+		Outcome: runrecord.OutcomeCancelled, StopReason: runrecord.StopCancelled,
 		Answer: r.lang.cancelledAnswer, Checks: r.progress.Checks, Reviews: r.reviews,
 	}
 }
@@ -202,25 +203,25 @@ func AuditFailed(d Decision, diskFull bool) Decision {
 		msg += t.auditFull
 	}
 	return Decision{
-		Outcome: harness.OutcomeFailed, StopReason: harness.StopInternal,
-		Answer: failedText(t.auditH, t.failedLine, harness.StopInternal, msg), Checks: d.Checks, Reviews: d.Reviews,
-		ErrorCode: string(harness.StopInternal), ErrorMessage: msg,
+		Outcome: runrecord.OutcomeFailed, StopReason: runrecord.StopInternal,
+		Answer: failedText(t.auditH, t.failedLine, runrecord.StopInternal, msg), Checks: d.Checks, Reviews: d.Reviews,
+		ErrorCode: string(runrecord.StopInternal), ErrorMessage: msg,
 	}
 }
 
 // isControlledStop reports whether a draft's stop reason is a named limit
 // the fallback should report instead of NO_CONCLUSION.
-func isControlledStop(r harness.StopReason) bool {
+func isControlledStop(r runrecord.StopReason) bool {
 	switch r {
-	case harness.StopSaturated, harness.StopToolBudget, harness.StopModelBudget, harness.StopTokenBudget, harness.StopByteBudget, harness.StopDeadline:
+	case runrecord.StopSaturated, runrecord.StopToolBudget, runrecord.StopModelBudget, runrecord.StopTokenBudget, runrecord.StopByteBudget, runrecord.StopDeadline:
 		return true
 	}
 	return false
 }
 
-func orInternal(r harness.StopReason) harness.StopReason {
+func orInternal(r runrecord.StopReason) runrecord.StopReason {
 	if r == "" {
-		return harness.StopInternal
+		return runrecord.StopInternal
 	}
 	return r
 }
@@ -244,7 +245,7 @@ func readyByID(invs []harness.Invocation, limit int) map[string]harness.Invocati
 func progressOf(res agent.Result) harness.ProgressSnapshot {
 	if res.Snapshot != nil {
 		s := *res.Snapshot
-		s.Checks = append([]harness.Check{}, s.Checks[:min(len(s.Checks), harness.MaxSnapshotChecks)]...)
+		s.Checks = append([]runrecord.Check{}, s.Checks[:min(len(s.Checks), harness.MaxSnapshotChecks)]...)
 		return s
 	}
 	return harness.SnapshotOf(res.Invocations, res.StopReason)

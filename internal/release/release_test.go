@@ -13,6 +13,7 @@ import (
 	"github.com/superbiz/superbiz/internal/harness"
 	"github.com/superbiz/superbiz/internal/model"
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
+	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/tools"
 )
 
@@ -26,10 +27,10 @@ func TestSuccess(t *testing.T) {
 	res := f.draftResult(goodDraft())
 	d := f.release(res)
 
-	if d.Outcome != harness.OutcomeSuccess || d.Outcome.Status() != harness.RunStatusSuccess || d.StopReason != harness.StopCompleted || d.Published == nil {
+	if d.Outcome != runrecord.OutcomeSuccess || d.Outcome.Status() != runrecord.RunStatusSuccess || d.StopReason != runrecord.StopCompleted || d.Published == nil {
 		t.Fatalf("decision = %s/%s/%s published=%v, reviews %+v", d.Outcome, d.Outcome.Status(), d.StopReason, d.Published != nil, d.Reviews)
 	}
-	if lc, r := f.rc.State(); lc != harness.Completed || r != harness.StopCompleted {
+	if lc, r := f.rc.State(); lc != runrecord.Completed || r != runrecord.StopCompleted {
 		t.Fatalf("lifecycle = %s/%s", lc, r)
 	}
 	if f.srv.ChatCount() != 1 || f.rc.Usage().ModelCalls != 1 {
@@ -165,7 +166,7 @@ func TestEvidenceGuardRejections(t *testing.T) {
 			f.srv.Script(verdictTurn(supported))
 			res := f.draftResult(tc.draft)
 			d := f.release(res)
-			if d.Outcome != harness.OutcomeFallback || d.Outcome.Status() != harness.RunStatusSuccess || d.StopReason != harness.StopGuardRejected || d.Published != nil {
+			if d.Outcome != runrecord.OutcomeFallback || d.Outcome.Status() != runrecord.RunStatusSuccess || d.StopReason != runrecord.StopGuardRejected || d.Published != nil {
 				t.Fatalf("decision = %s/%s/%s", d.Outcome, d.Outcome.Status(), d.StopReason)
 			}
 			if n := f.srv.ChatCount(); n != 0 || f.rc.Usage().ModelCalls != 0 {
@@ -185,7 +186,7 @@ func TestEvidenceGuardRejections(t *testing.T) {
 			if !strings.Contains(d.Answer, "could not be verified") || !strings.Contains(d.Answer, "### What was checked") {
 				t.Fatalf("answer =\n%s", d.Answer)
 			}
-			if lc, r := f.rc.State(); lc == harness.Running || r != harness.StopGuardRejected {
+			if lc, r := f.rc.State(); lc == runrecord.Running || r != runrecord.StopGuardRejected {
 				t.Fatalf("lifecycle = %s/%s", lc, r)
 			}
 			assertNoIDs(t, d, runIDs(res.Invocations))
@@ -219,7 +220,7 @@ func TestSemanticGuardRejections(t *testing.T) {
 			f.srv.Script(tc.turn, verdictTurn(supported))
 			res := f.draftResult(goodDraft())
 			d := f.release(res)
-			if d.Outcome != harness.OutcomeFallback || d.Outcome.Status() != harness.RunStatusSuccess || d.StopReason != harness.StopGuardRejected || d.Published != nil {
+			if d.Outcome != runrecord.OutcomeFallback || d.Outcome.Status() != runrecord.RunStatusSuccess || d.StopReason != runrecord.StopGuardRejected || d.Published != nil {
 				t.Fatalf("decision = %s/%s/%s, reviews %+v", d.Outcome, d.Outcome.Status(), d.StopReason, d.Reviews)
 			}
 			if n := f.srv.ChatCount(); n != 1 {
@@ -251,7 +252,7 @@ func TestGuardRespectsBudget(t *testing.T) {
 	}
 	f.srv.Script(verdictTurn(supported))
 	d := f.release(f.draftResult(goodDraft()))
-	if d.Outcome != harness.OutcomeFallback || d.StopReason != harness.StopGuardRejected {
+	if d.Outcome != runrecord.OutcomeFallback || d.StopReason != runrecord.StopGuardRejected {
 		t.Fatalf("decision = %s/%s", d.Outcome, d.StopReason)
 	}
 	if f.srv.ChatCount() != 0 {
@@ -276,7 +277,7 @@ func TestAgentReservesGuardCall(t *testing.T) {
 		t.Fatalf("agent result = %s %v", res.Kind, res.Err)
 	}
 	d := f.release(res)
-	if d.Outcome != harness.OutcomeSuccess || f.srv.ChatCount() != 3 || f.rc.Usage().ModelCalls != 3 {
+	if d.Outcome != runrecord.OutcomeSuccess || f.srv.ChatCount() != 3 || f.rc.Usage().ModelCalls != 3 {
 		t.Fatalf("decision %s after %d requests, %d model calls", d.Outcome, f.srv.ChatCount(), f.rc.Usage().ModelCalls)
 	}
 	reqs := f.srv.ChatRequests()
@@ -321,10 +322,10 @@ func TestCancelDuringGuard(t *testing.T) {
 
 func assertCancelled(t *testing.T, f *fixture, d Decision) {
 	t.Helper()
-	if d.Outcome != harness.OutcomeCancelled || d.Outcome.Status() != harness.RunStatusCancelled || d.StopReason != harness.StopCancelled || d.Published != nil {
+	if d.Outcome != runrecord.OutcomeCancelled || d.Outcome.Status() != runrecord.RunStatusCancelled || d.StopReason != runrecord.StopCancelled || d.Published != nil {
 		t.Fatalf("decision = %s/%s/%s", d.Outcome, d.Outcome.Status(), d.StopReason)
 	}
-	if lc, _ := f.rc.State(); lc != harness.Cancelled {
+	if lc, _ := f.rc.State(); lc != runrecord.Cancelled {
 		t.Fatalf("lifecycle = %s", lc)
 	}
 }
@@ -336,7 +337,7 @@ func TestGuardAuditFailure(t *testing.T) {
 	f.rec.fail = true
 	f.srv.Script(verdictTurn(supported))
 	d := f.release(f.draftResult(goodDraft()))
-	if d.Outcome != harness.OutcomeFailed || d.Outcome.Status() != harness.RunStatusFailed || d.StopReason != harness.StopInternal || d.ErrorCode != "INTERNAL_ERROR" {
+	if d.Outcome != runrecord.OutcomeFailed || d.Outcome.Status() != runrecord.RunStatusFailed || d.StopReason != runrecord.StopInternal || d.ErrorCode != "INTERNAL_ERROR" {
 		t.Fatalf("decision = %s/%s/%s", d.Outcome, d.Outcome.Status(), d.StopReason)
 	}
 }
@@ -347,56 +348,56 @@ func TestOutcomeRules(t *testing.T) {
 	cases := []struct {
 		name       string
 		result     func(f *fixture) agent.Result
-		outcome    harness.Outcome
-		status     harness.RunStatus
-		reason     harness.StopReason
+		outcome    runrecord.Outcome
+		status     runrecord.RunStatus
+		reason     runrecord.StopReason
 		answerHas  []string
 		errMessage string
 	}{
 		{"no conclusion", func(f *fixture) agent.Result {
 			f.standardChecks()
 			return f.draftResult(draftJSON(false, item{agent.NegativeObservation, "no long queries", "orders db", []string{"call_my000001"}}))
-		}, harness.OutcomeFallback, harness.RunStatusSuccess, harness.StopNoConclusion, []string{"## No conclusion", "does not support a root cause", "- gateway logs", "Scope covered: order-service logs"}, ""},
+		}, runrecord.OutcomeFallback, runrecord.RunStatusSuccess, runrecord.StopNoConclusion, []string{"## No conclusion", "does not support a root cause", "- gateway logs", "Scope covered: order-service logs"}, ""},
 		{"no conclusion after saturation", func(f *fixture) agent.Result {
 			f.standardChecks()
 			r := f.draftResult(draftJSON(false))
-			r.StopReason = harness.StopSaturated
+			r.StopReason = runrecord.StopSaturated
 			return r
-		}, harness.OutcomeFallback, harness.RunStatusSuccess, harness.StopSaturated, []string{"information saturated"}, ""},
+		}, runrecord.OutcomeFallback, runrecord.RunStatusSuccess, runrecord.StopSaturated, []string{"information saturated"}, ""},
 		{"saturation stop with progress", func(f *fixture) agent.Result {
 			f.standardChecks()
-			return f.stopped(harness.StopSaturated)
-		}, harness.OutcomeFallback, harness.RunStatusSuccess, harness.StopSaturated, []string{"information saturated", "`query_logs` — EVIDENCE_FOUND — q=found pool", "`query_mysql` — ERROR UNAVAILABLE — q=fail processlist", "### What is missing", "A verified root cause", "failed (UNAVAILABLE)"}, ""},
+			return f.stopped(runrecord.StopSaturated)
+		}, runrecord.OutcomeFallback, runrecord.RunStatusSuccess, runrecord.StopSaturated, []string{"information saturated", "`query_logs` — EVIDENCE_FOUND — q=found pool", "`query_mysql` — ERROR UNAVAILABLE — q=fail processlist", "### What is missing", "A verified root cause", "failed (UNAVAILABLE)"}, ""},
 		{"tool budget stop with progress", func(f *fixture) agent.Result {
 			f.standardChecks()
-			return f.stopped(harness.StopToolBudget)
-		}, harness.OutcomeFallback, harness.RunStatusSuccess, harness.StopToolBudget, []string{"exhausted after 4 check(s)", "--max-tool-calls"}, ""},
+			return f.stopped(runrecord.StopToolBudget)
+		}, runrecord.OutcomeFallback, runrecord.RunStatusSuccess, runrecord.StopToolBudget, []string{"exhausted after 4 check(s)", "--max-tool-calls"}, ""},
 		{"stop without progress", func(f *fixture) agent.Result {
-			return f.stopped(harness.StopModelBudget)
-		}, harness.OutcomeFailed, harness.RunStatusFailed, harness.StopModelBudget, []string{"## Diagnosis failed", "MODEL_BUDGET_EXHAUSTED"}, "the run stopped (MODEL_BUDGET_EXHAUSTED) before any evidence check gave a usable result"},
+			return f.stopped(runrecord.StopModelBudget)
+		}, runrecord.OutcomeFailed, runrecord.RunStatusFailed, runrecord.StopModelBudget, []string{"## Diagnosis failed", "MODEL_BUDGET_EXHAUSTED"}, "the run stopped (MODEL_BUDGET_EXHAUSTED) before any evidence check gave a usable result"},
 		{"invalid draft after checks", func(f *fixture) agent.Result {
 			f.standardChecks()
-			snap := f.boundary.Snapshot(harness.StopInvalidOutput)
-			f.rc.Terminate(harness.StopInvalidOutput)
-			return agent.Result{Kind: agent.KindFailed, StopReason: harness.StopInvalidOutput, Snapshot: &snap, Err: errors.New(rawOutput), Invocations: f.boundary.Invocations()}
-		}, harness.OutcomeFallback, harness.RunStatusSuccess, harness.StopInvalidOutput, []string{"not a valid diagnosis", "q=found pool"}, ""},
+			snap := f.boundary.Snapshot(runrecord.StopInvalidOutput)
+			f.rc.Terminate(runrecord.StopInvalidOutput)
+			return agent.Result{Kind: agent.KindFailed, StopReason: runrecord.StopInvalidOutput, Snapshot: &snap, Err: errors.New(rawOutput), Invocations: f.boundary.Invocations()}
+		}, runrecord.OutcomeFallback, runrecord.RunStatusSuccess, runrecord.StopInvalidOutput, []string{"not a valid diagnosis", "q=found pool"}, ""},
 		{"invalid draft without checks", func(f *fixture) agent.Result {
-			f.rc.Terminate(harness.StopInvalidOutput)
-			return agent.Result{Kind: agent.KindFailed, StopReason: harness.StopInvalidOutput, Err: errors.New(rawOutput)}
-		}, harness.OutcomeFailed, harness.RunStatusFailed, harness.StopInvalidOutput, []string{"INVALID_OUTPUT"}, "the model's final answer was not a valid diagnosis"},
+			f.rc.Terminate(runrecord.StopInvalidOutput)
+			return agent.Result{Kind: agent.KindFailed, StopReason: runrecord.StopInvalidOutput, Err: errors.New(rawOutput)}
+		}, runrecord.OutcomeFailed, runrecord.RunStatusFailed, runrecord.StopInvalidOutput, []string{"INVALID_OUTPUT"}, "the model's final answer was not a valid diagnosis"},
 		{"model unavailable", func(f *fixture) agent.Result {
-			f.rc.Terminate(harness.StopModelUnavailable)
-			return agent.Result{Kind: agent.KindFailed, StopReason: harness.StopModelUnavailable, Err: &model.Error{Kind: model.ErrUnreachable, Host: "http://u:pw@10.0.0.1:11434", Err: errors.New("dial tcp: refused")}}
-		}, harness.OutcomeFailed, harness.RunStatusFailed, harness.StopModelUnavailable, []string{"MODEL_UNAVAILABLE", "10.0.0.1:11434", "dial tcp: refused"}, "the model is unavailable (UNREACHABLE): model server unreachable (at http://u:[REDACTED]@10.0.0.1:11434): dial tcp: refused"},
+			f.rc.Terminate(runrecord.StopModelUnavailable)
+			return agent.Result{Kind: agent.KindFailed, StopReason: runrecord.StopModelUnavailable, Err: &model.Error{Kind: model.ErrUnreachable, Host: "http://u:pw@10.0.0.1:11434", Err: errors.New("dial tcp: refused")}}
+		}, runrecord.OutcomeFailed, runrecord.RunStatusFailed, runrecord.StopModelUnavailable, []string{"MODEL_UNAVAILABLE", "10.0.0.1:11434", "dial tcp: refused"}, "the model is unavailable (UNREACHABLE): model server unreachable (at http://u:[REDACTED]@10.0.0.1:11434): dial tcp: refused"},
 		{"rejected input", func(f *fixture) agent.Result {
-			f.rc.Terminate(harness.StopInputRejected)
-			return agent.Result{Kind: agent.KindRejected, StopReason: harness.StopInputRejected, Err: errors.New("the query has 5000 bytes, the limit is 4096 (limits.query)")}
-		}, harness.OutcomeFailed, harness.RunStatusFailed, harness.StopInputRejected, []string{"limits.query"}, "the query has 5000 bytes, the limit is 4096 (limits.query)"},
+			f.rc.Terminate(runrecord.StopInputRejected)
+			return agent.Result{Kind: agent.KindRejected, StopReason: runrecord.StopInputRejected, Err: errors.New("the query has 5000 bytes, the limit is 4096 (limits.query)")}
+		}, runrecord.OutcomeFailed, runrecord.RunStatusFailed, runrecord.StopInputRejected, []string{"limits.query"}, "the query has 5000 bytes, the limit is 4096 (limits.query)"},
 		{"cancelled", func(f *fixture) agent.Result {
 			f.call("call_ab12cd34", "query_logs", "found pool")
 			f.rc.Cancel()
-			return agent.Result{Kind: agent.KindCancelled, StopReason: harness.StopCancelled, Invocations: f.boundary.Invocations()}
-		}, harness.OutcomeCancelled, harness.RunStatusCancelled, harness.StopCancelled, []string{"cancelled"}, ""},
+			return agent.Result{Kind: agent.KindCancelled, StopReason: runrecord.StopCancelled, Invocations: f.boundary.Invocations()}
+		}, runrecord.OutcomeCancelled, runrecord.RunStatusCancelled, runrecord.StopCancelled, []string{"cancelled"}, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -417,16 +418,16 @@ func TestOutcomeRules(t *testing.T) {
 			if d.ErrorMessage != tc.errMessage {
 				t.Fatalf("error message = %q, want %q", d.ErrorMessage, tc.errMessage)
 			}
-			if tc.outcome == harness.OutcomeFailed && d.ErrorCode != string(tc.reason) {
+			if tc.outcome == runrecord.OutcomeFailed && d.ErrorCode != string(tc.reason) {
 				t.Fatalf("error code = %q", d.ErrorCode)
 			}
-			if tc.outcome != harness.OutcomeFailed && d.ErrorCode != "" {
+			if tc.outcome != runrecord.OutcomeFailed && d.ErrorCode != "" {
 				t.Fatalf("error code %q on a %s", d.ErrorCode, tc.outcome)
 			}
 			if strings.Contains(d.Answer, rawOutput) || strings.Contains(d.Answer, "pw@") || strings.Contains(d.Answer, "no long queries") {
 				t.Fatalf("answer shows raw output, a secret or an unverified claim:\n%s", d.Answer)
 			}
-			if lc, _ := f.rc.State(); lc == harness.Running {
+			if lc, _ := f.rc.State(); lc == runrecord.Running {
 				t.Fatalf("release left the run RUNNING")
 			}
 			assertNoIDs(t, d, runIDs(res.Invocations))
@@ -435,7 +436,7 @@ func TestOutcomeRules(t *testing.T) {
 }
 
 // stopped is the agent's controlled stop with the real boundary's snapshot.
-func (f *fixture) stopped(reason harness.StopReason) agent.Result {
+func (f *fixture) stopped(reason runrecord.StopReason) agent.Result {
 	f.rc.Terminate(reason)
 	snap := f.boundary.Snapshot(reason)
 	return agent.Result{Kind: agent.KindStopped, StopReason: reason, Snapshot: &snap, Invocations: f.boundary.Invocations()}
@@ -446,11 +447,11 @@ func (f *fixture) stopped(reason harness.StopReason) agent.Result {
 func TestFallbackGolden(t *testing.T) {
 	for _, tc := range []struct {
 		golden, lang string
-		reason       harness.StopReason
+		reason       runrecord.StopReason
 	}{
-		{"fallback_saturated.md", "en", harness.StopSaturated},
-		{"fallback_guard_rejected.md", "en", harness.StopGuardRejected},
-		{"fallback_saturated.zh.md", "zh", harness.StopSaturated},
+		{"fallback_saturated.md", "en", runrecord.StopSaturated},
+		{"fallback_guard_rejected.md", "en", runrecord.StopGuardRejected},
+		{"fallback_saturated.zh.md", "zh", runrecord.StopSaturated},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
 			var answers []string
@@ -459,7 +460,7 @@ func TestFallbackGolden(t *testing.T) {
 				f.cfg.Language = tc.lang
 				f.standardChecks()
 				var res agent.Result
-				if tc.reason == harness.StopGuardRejected {
+				if tc.reason == runrecord.StopGuardRejected {
 					res = f.draftResult(draftJSON(true, item{agent.Finding, "long queries", "", []string{"call_my000001"}}))
 				} else {
 					res = f.stopped(tc.reason)
@@ -476,9 +477,9 @@ func TestFallbackGolden(t *testing.T) {
 
 // The fallback stays within its bound however much there is to say.
 func TestFallbackBounded(t *testing.T) {
-	snap := harness.ProgressSnapshot{StopReason: harness.StopToolBudget}
+	snap := harness.ProgressSnapshot{StopReason: runrecord.StopToolBudget}
 	for i := range 40 {
-		snap.Checks = append(snap.Checks, harness.Check{Tool: "query_logs", EvidenceStatus: "ERROR", ErrorCode: "TIMEOUT", Summary: strings.Repeat("s", 150) + string(rune('a'+i%26))})
+		snap.Checks = append(snap.Checks, runrecord.Check{Tool: "query_logs", EvidenceStatus: "ERROR", ErrorCode: "TIMEOUT", Summary: strings.Repeat("s", 150) + string(rune('a'+i%26))})
 		snap.Errors++
 	}
 	var missing []string
@@ -487,8 +488,8 @@ func TestFallbackBounded(t *testing.T) {
 	}
 	lim := &agent.Limitations{Scope: strings.Repeat("scope ", 100), MissingInfo: missing}
 	for _, lang := range []string{"en", "zh"} {
-		a := textsFor(lang).fallbackAnswer(harness.StopToolBudget, snap, lim, scrubber{}, "r_x")
-		b := textsFor(lang).fallbackAnswer(harness.StopToolBudget, snap, lim, scrubber{}, "r_x")
+		a := textsFor(lang).fallbackAnswer(runrecord.StopToolBudget, snap, lim, scrubber{}, "r_x")
+		b := textsFor(lang).fallbackAnswer(runrecord.StopToolBudget, snap, lim, scrubber{}, "r_x")
 		if len(a) > maxFallbackAnswer || a != b {
 			t.Fatalf("%s fallback: %d bytes (max %d), deterministic %v", lang, len(a), maxFallbackAnswer, a == b)
 		}
@@ -505,10 +506,10 @@ func TestDeadlineDuringGuard(t *testing.T) {
 	f.standardChecks()
 	f.srv.Script(ollamatest.Turn{Content: []string{supported}, FirstByteDelay: 3 * time.Second})
 	d := f.release(f.draftResult(goodDraft()))
-	if d.Outcome != harness.OutcomeFallback || d.Outcome.Status() != harness.RunStatusSuccess || d.StopReason != harness.StopDeadline || d.Published != nil {
+	if d.Outcome != runrecord.OutcomeFallback || d.Outcome.Status() != runrecord.RunStatusSuccess || d.StopReason != runrecord.StopDeadline || d.Published != nil {
 		t.Fatalf("decision = %s/%s/%s, reviews %+v", d.Outcome, d.Outcome.Status(), d.StopReason, d.Reviews)
 	}
-	if lc, _ := f.rc.State(); lc != harness.DeadlineReached {
+	if lc, _ := f.rc.State(); lc != runrecord.DeadlineReached {
 		t.Fatalf("lifecycle = %s", lc)
 	}
 	if !strings.Contains(d.Answer, "--timeout") {
@@ -522,13 +523,13 @@ func TestDeadlineDuringGuard(t *testing.T) {
 // reason, never turned into FAILED; a failure taken first stays a failure.
 func TestEarlierStopKeepsTheOutcomeItAllows(t *testing.T) {
 	cases := []struct {
-		first   harness.StopReason
-		outcome harness.Outcome
-		life    harness.Lifecycle
+		first   runrecord.StopReason
+		outcome runrecord.Outcome
+		life    runrecord.Lifecycle
 	}{
-		{harness.StopSaturated, harness.OutcomeFallback, harness.Completed},
-		{harness.StopToolBudget, harness.OutcomeFallback, harness.BudgetExhausted},
-		{harness.StopInternal, harness.OutcomeFailed, harness.Failed},
+		{runrecord.StopSaturated, runrecord.OutcomeFallback, runrecord.Completed},
+		{runrecord.StopToolBudget, runrecord.OutcomeFallback, runrecord.BudgetExhausted},
+		{runrecord.StopInternal, runrecord.OutcomeFailed, runrecord.Failed},
 	}
 	for _, tc := range cases {
 		t.Run(string(tc.first), func(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"github.com/superbiz/superbiz/internal/agent"
 	"github.com/superbiz/superbiz/internal/harness"
 	"github.com/superbiz/superbiz/internal/model"
+	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/schema"
 	"github.com/superbiz/superbiz/internal/strictjson"
 	"github.com/superbiz/superbiz/prompts"
@@ -138,9 +139,9 @@ func SemanticGuardPrompt(language, query string) string {
 // semanticGuard makes the one guard call through the run's model interceptor
 // (it uses the model call the agent kept free). It returns the review and,
 // when the run itself was interrupted meanwhile, the interruption's reason.
-func semanticGuard(rc *harness.RunContext, cfg Config, query string, d *agent.Draft, byID map[string]harness.Invocation) (GuardReview, harness.StopReason) {
+func semanticGuard(rc *harness.RunContext, cfg Config, query string, d *agent.Draft, byID map[string]harness.Invocation) (GuardReview, runrecord.StopReason) {
 	review := GuardReview{Guard: GuardSemantic, Verdict: VerdictError, Reasons: []string{}}
-	fail := func(reason string) (GuardReview, harness.StopReason) {
+	fail := func(reason string) (GuardReview, runrecord.StopReason) {
 		review.Reasons = append(review.Reasons, safe(reason, maxReasonBytes))
 		return review, ""
 	}

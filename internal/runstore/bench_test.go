@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/superbiz/superbiz/internal/runrecord"
 )
 
 // fillRuns writes n finished runs over 100 sessions with one invocation and
@@ -121,7 +123,7 @@ func BenchmarkRunLifecycle(b *testing.B) {
 		if _, err := s.AppendModelRound(ctx, id, ModelRound{Purpose: PurposeDiagnosis, Request: json.RawMessage(`{"messages":[]}`)}); err != nil {
 			b.Fatal(err)
 		}
-		if err := s.FinishRun(ctx, id, Finish{Status: StatusSuccess, ReleaseOutcome: OutcomeFallback}); err != nil {
+		if err := s.FinishRun(ctx, id, Finish{Status: runrecord.RunStatusSuccess, ReleaseOutcome: runrecord.OutcomeFallback}); err != nil {
 			b.Fatal(err)
 		}
 	}

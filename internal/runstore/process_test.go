@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/superbiz/superbiz/internal/reliability"
+	"github.com/superbiz/superbiz/internal/runrecord"
 )
 
 // The helper process is this test binary re-executed with these variables.
@@ -96,7 +97,7 @@ func helperWrite(ctx context.Context, t *testing.T) {
 			Response: json.RawMessage(`{"message":{}}`)}); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.FinishRun(ctx, id, Finish{Status: StatusSuccess, ReleaseOutcome: OutcomeFallback, StopReason: "NO_CONCLUSION"}); err != nil {
+		if err := s.FinishRun(ctx, id, Finish{Status: runrecord.RunStatusSuccess, ReleaseOutcome: runrecord.OutcomeFallback, StopReason: "NO_CONCLUSION"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -262,7 +263,7 @@ func TestRecoverInterruptedRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if before.Status != StatusRunning || before.PID != deadPID {
+	if before.Status != runrecord.RunStatusRunning || before.PID != deadPID {
 		t.Fatalf("abandoned run before recovery: status %s pid %d (helper pid %d)", before.Status, before.PID, deadPID)
 	}
 
@@ -275,8 +276,8 @@ func TestRecoverInterruptedRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Status != StatusFailed || d.ReleaseOutcome != OutcomeFailed || d.StopReason != Interrupted ||
-		d.Lifecycle != LifecycleFailed || d.ErrorCode != Interrupted || d.FinishedAt.IsZero() {
+	if d.Status != runrecord.RunStatusFailed || d.ReleaseOutcome != runrecord.OutcomeFailed || d.StopReason != Interrupted ||
+		d.Lifecycle != runrecord.Failed || d.ErrorCode != Interrupted || d.FinishedAt.IsZero() {
 		t.Errorf("abandoned run after recovery: %+v", d.RunSummary)
 	}
 	if !strings.Contains(d.ErrorMessage, "pid "+strconv.Itoa(deadPID)) {
@@ -290,18 +291,18 @@ func TestRecoverInterruptedRun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.Status != StatusRunning || !r.FinishedAt.IsZero() {
+		if r.Status != runrecord.RunStatusRunning || !r.FinishedAt.IsZero() {
 			t.Errorf("%s was touched by recovery: %+v", id, r.RunSummary)
 		}
 	}
 	if n, err := s.RecoverInterrupted(ctx); err != nil || n != 0 {
 		t.Errorf("second recovery = %d, %v; want 0, nil", n, err)
 	}
-	if err := s.FinishRun(ctx, "r_abandoned", Finish{Status: StatusSuccess}); !errors.Is(err, ErrAlreadyTerminal) {
+	if err := s.FinishRun(ctx, "r_abandoned", Finish{Status: runrecord.RunStatusSuccess}); !errors.Is(err, ErrAlreadyTerminal) {
 		t.Errorf("finishing a recovered run = %v, want ErrAlreadyTerminal", err)
 	}
 	// The live process can still finish its own run.
-	if err := live.FinishRun(ctx, "r_live", Finish{Status: StatusSuccess, ReleaseOutcome: OutcomeFallback}); err != nil {
+	if err := live.FinishRun(ctx, "r_live", Finish{Status: runrecord.RunStatusSuccess, ReleaseOutcome: runrecord.OutcomeFallback}); err != nil {
 		t.Errorf("live run cannot finish: %v", err)
 	}
 }

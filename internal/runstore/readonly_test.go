@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/superbiz/superbiz/internal/runrecord"
 )
 
 // fileSum is the SHA-256 of a file's bytes, to prove nothing wrote it.
@@ -47,7 +49,7 @@ func storeWithRun(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 	mustRun(t, s, NewRun{ID: "r_1", SessionID: "s_1", Query: "why 504s"})
-	if err := s.FinishRun(context.Background(), "r_1", Finish{Status: StatusSuccess, ReleaseOutcome: OutcomeFallback}); err != nil {
+	if err := s.FinishRun(context.Background(), "r_1", Finish{Status: runrecord.RunStatusSuccess, ReleaseOutcome: runrecord.OutcomeFallback}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {
@@ -86,7 +88,7 @@ func TestOpenReadOnlyNeverWrites(t *testing.T) {
 	if err != nil || d.Query != "why 504s" {
 		t.Fatalf("GetRun: %+v, %v", d, err)
 	}
-	if d, err := ro.GetRun(ctx, "r_2"); err != nil || d.Status != StatusRunning {
+	if d, err := ro.GetRun(ctx, "r_2"); err != nil || d.Status != runrecord.RunStatusRunning {
 		t.Fatalf("r_2 was recovered by a read-only open: %+v, %v", d, err)
 	}
 	if _, err := ro.DB().ExecContext(ctx, "CREATE TABLE x (a)"); err == nil || !strings.Contains(err.Error(), "readonly") {

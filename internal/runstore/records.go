@@ -3,49 +3,13 @@ package runstore
 import (
 	"encoding/json"
 	"fmt"
-	"time"
+
+	"github.com/superbiz/superbiz/internal/runrecord"
 )
 
-// The JSON documents a run row holds have their own types here, so the
-// stored shape is declared once, by the layer that keeps it, and readers
-// (`runs`, replay) never decode a record with another layer's type whose
-// JSON could drift from what was written.
-
-// StoredCheck is one element of a run's `checks` column: the evidence check
-// as the run printed it (docs/SPEC.md#diagnose--o-json).
-type StoredCheck struct {
-	Tool           string `json:"tool"`
-	EvidenceStatus string `json:"evidence_status"`
-	// ErrorCode is set only by runs stored before an ERROR's code moved into
-	// the summary; current writers leave it empty.
-	ErrorCode string `json:"error_code,omitempty"`
-	Summary   string `json:"summary"`
-}
-
-// StoredSettings is a run's `budget` column: the limits the run was made
-// under, kept so a replay uses the same ones whatever today's configuration
-// says. (The column kept its first name; migrations are append-only.)
-type StoredSettings struct {
-	MaxModelCalls int           `json:"max_model_calls"`
-	MaxToolCalls  int           `json:"max_tool_calls"`
-	MaxTokens     int           `json:"max_tokens"`
-	MaxRunBytes   int           `json:"max_run_bytes"`
-	Deadline      time.Duration `json:"deadline"`
-	MaxNoGain     int           `json:"max_no_gain"`
-	// Limits are the agent's text limits; nil in runs stored before they were recorded.
-	Limits *StoredLimits `json:"limits,omitempty"`
-	// Language is the answer language; "" in runs stored before it was recorded.
-	Language string `json:"language,omitempty"`
-}
-
-// StoredLimits are the agent's text limits (bytes) recorded with a run.
-type StoredLimits struct {
-	Query        int `json:"query"`
-	PreviousTurn int `json:"previous_turn"`
-	Input        int `json:"input"`
-	Draft        int `json:"draft"`
-	Observation  int `json:"observation"`
-}
+// The JSON documents a run row holds: the checks and the settings are
+// internal/runrecord's records, the very types the engine writes them
+// from; what `runs show` reads of a published result is declared here.
 
 // StoredResultSummary is what `runs show` reads of a stored PublishedResult:
 // its conclusion and how many findings and knowledge references it has.
@@ -70,7 +34,7 @@ func errUnreadable(documentIs string, err error) error {
 }
 
 // settingsJSON is the settings as the budget column keeps them; nil stays nil (NULL).
-func settingsJSON(s *StoredSettings) (json.RawMessage, error) {
+func settingsJSON(s *runrecord.Settings) (json.RawMessage, error) {
 	if s == nil {
 		return nil, nil
 	}
@@ -91,13 +55,13 @@ func decodeStored[T any](raw json.RawMessage, documentIs string) (v T, ok bool, 
 
 // DecodeSettings reads the run's settings; ok is false when none were
 // stored (NULL), and an error names a document that does not decode.
-func (d *RunDetail) DecodeSettings() (s StoredSettings, ok bool, err error) {
-	return decodeStored[StoredSettings](d.Settings, "settings are")
+func (d *RunDetail) DecodeSettings() (s runrecord.Settings, ok bool, err error) {
+	return decodeStored[runrecord.Settings](d.Settings, "settings are")
 }
 
 // DecodeChecks reads the run's checks; none when NULL.
-func (d *RunDetail) DecodeChecks() ([]StoredCheck, error) {
-	checks, _, err := decodeStored[[]StoredCheck](d.Checks, "checks are")
+func (d *RunDetail) DecodeChecks() ([]runrecord.Check, error) {
+	checks, _, err := decodeStored[[]runrecord.Check](d.Checks, "checks are")
 	return checks, err
 }
 

@@ -6,19 +6,22 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/runrecord"
 )
 
 // Stored documents decode into the store's own types: current records,
 // records from before a field existed, NULL, and damaged documents whose
 // error names the document.
 func TestDecodeStoredRecords(t *testing.T) {
-	full := StoredSettings{MaxModelCalls: 8, MaxToolCalls: 6, MaxTokens: 60000, MaxRunBytes: 262144, Deadline: 5 * time.Minute, MaxNoGain: 2,
-		Limits: &StoredLimits{Query: 4096, PreviousTurn: 8192, Input: 12288, Draft: 16384, Observation: 8192}, Language: "zh"}
+	full := runrecord.Settings{Budget: config.Budget{MaxModelCalls: 8, MaxToolCalls: 6, MaxTokens: 60000, MaxRunBytes: 262144, Deadline: 5 * time.Minute, MaxNoGain: 2},
+		Limits: &config.Limits{Query: 4096, PreviousTurn: 8192, Input: 12288, Draft: 16384, Observation: 8192}, Language: "zh"}
 	for _, tt := range []struct {
 		name     string
 		d        RunDetail
-		settings *StoredSettings // nil: none stored
-		checks   []StoredCheck
+		settings *runrecord.Settings // nil: none stored
+		checks   []runrecord.Check
 		wantErr  string
 	}{
 		{name: "NULL columns"},
@@ -29,13 +32,13 @@ func TestDecodeStoredRecords(t *testing.T) {
 				Checks:   json.RawMessage(`[{"tool":"query_mysql","evidence_status":"ERROR","summary":"refused (NOT_READ_ONLY)"}]`),
 			},
 			settings: &full,
-			checks:   []StoredCheck{{Tool: "query_mysql", EvidenceStatus: "ERROR", Summary: "refused (NOT_READ_ONLY)"}},
+			checks:   []runrecord.Check{{Tool: "query_mysql", EvidenceStatus: "ERROR", Summary: "refused (NOT_READ_ONLY)"}},
 		},
 		{
 			name:     "record from before limits, language and folded error codes",
 			d:        RunDetail{Settings: json.RawMessage(`{"max_model_calls":3}`), Checks: json.RawMessage(`[{"tool":"query_logs","evidence_status":"ERROR","error_code":"TIMEOUT","summary":"s"}]`)},
-			settings: &StoredSettings{MaxModelCalls: 3},
-			checks:   []StoredCheck{{Tool: "query_logs", EvidenceStatus: "ERROR", ErrorCode: "TIMEOUT", Summary: "s"}},
+			settings: &runrecord.Settings{Budget: config.Budget{MaxModelCalls: 3}},
+			checks:   []runrecord.Check{{Tool: "query_logs", EvidenceStatus: "ERROR", ErrorCode: "TIMEOUT", Summary: "s"}},
 		},
 		{name: "damaged settings", d: RunDetail{Settings: json.RawMessage(`{"max_model_calls":"eight"}`)}, wantErr: "stored settings are unreadable"},
 		{name: "damaged checks", d: RunDetail{Checks: json.RawMessage(`{not json`)}, wantErr: "stored checks are unreadable"},
@@ -43,7 +46,7 @@ func TestDecodeStoredRecords(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s, ok, err := tt.d.DecodeSettings()
 			if err == nil {
-				var checks []StoredCheck
+				var checks []runrecord.Check
 				checks, err = tt.d.DecodeChecks()
 				if err == nil && !reflect.DeepEqual(checks, tt.checks) {
 					t.Errorf("checks = %+v, want %+v", checks, tt.checks)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/superbiz/superbiz/internal/reliability"
+	"github.com/superbiz/superbiz/internal/runrecord"
 )
 
 // plantedSecrets are secret values placed in every field a run writes.
@@ -66,10 +67,10 @@ func TestStoreRedactsEveryWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := s.FinishRun(ctx, "r_1", Finish{
-		Status: StatusSuccess, ReleaseOutcome: OutcomeSuccess, StopReason: "COMPLETED", Lifecycle: LifecycleCompleted,
+		Status: runrecord.RunStatusSuccess, ReleaseOutcome: runrecord.OutcomeSuccess, StopReason: "COMPLETED", Lifecycle: runrecord.Completed,
 		Answer:          "rotate password=Answ3rPw1",
 		PublishedResult: json.RawMessage(`{"conclusion":{"summary":"dsn app:Resu1tPw0@tcp(db)/x"}}`),
-		Checks:          []StoredCheck{{Tool: "query_mysql", Summary: "passwd=Ch3ckPw8"}},
+		Checks:          []runrecord.Check{{Tool: "query_mysql", Summary: "passwd=Ch3ckPw8"}},
 		ErrorMessage:    "secret=Err0rPw2",
 	}); err != nil {
 		t.Fatal(err)

@@ -9,14 +9,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
-)
 
-// Run statuses: RUNNING until the one terminal transition to one of the others.
-const (
-	StatusRunning   = "RUNNING"
-	StatusSuccess   = "SUCCESS"
-	StatusFailed    = "FAILED"
-	StatusCancelled = "CANCELLED"
+	"github.com/superbiz/superbiz/internal/runrecord"
 )
 
 // Intents a run can have; "" while the router has not decided yet.
@@ -24,23 +18,6 @@ const (
 	IntentDiagnosis      = "DIAGNOSIS"
 	IntentSystemChat     = "SYSTEM_CHAT"
 	IntentKnowledgeQuery = "KNOWLEDGE_QUERY"
-)
-
-// Release outcomes, the public result of a finished run.
-const (
-	OutcomeSuccess   = "SUCCESS"
-	OutcomeFallback  = "FALLBACK"
-	OutcomeFailed    = "FAILED"
-	OutcomeCancelled = "CANCELLED"
-)
-
-// Lifecycles, the harness's terminal transition.
-const (
-	LifecycleCompleted        = "COMPLETED"
-	LifecycleBudgetExhausted  = "BUDGET_EXHAUSTED"
-	LifecycleDeadlineExceeded = "DEADLINE_EXCEEDED"
-	LifecycleCancelled        = "CANCELLED"
-	LifecycleFailed           = "FAILED"
 )
 
 // Interrupted is the stop reason and error code of a run whose process died
@@ -59,36 +36,27 @@ type NewRun struct {
 	// real time); replay reuses it. Zero means unknown.
 	Clock time.Time
 	// Settings are the limits in force, stored in the budget column; nil stores NULL.
-	Settings *StoredSettings
+	Settings *runrecord.Settings
 	// ReplayOf is the original run's ID when this run is a replay, or "".
 	ReplayOf string
 	// CreatedAt defaults to now.
 	CreatedAt time.Time
 }
 
-// Usage is what a run consumed, for `runs` and the JSON output.
-type Usage struct {
-	ModelCalls       int `json:"model_calls"`
-	ToolCalls        int `json:"tool_calls"`
-	PromptTokens     int `json:"prompt_tokens"`
-	CompletionTokens int `json:"completion_tokens"`
-	Bytes            int `json:"bytes"`
-}
-
 // Finish is a run's terminal record, written once by FinishRun.
 type Finish struct {
-	Status         string // SUCCESS, FAILED or CANCELLED
-	ReleaseOutcome string // SUCCESS, FALLBACK, FAILED, CANCELLED, or "" (none)
-	StopReason     string
-	Lifecycle      string // COMPLETED, BUDGET_EXHAUSTED, DEADLINE_EXCEEDED, CANCELLED, FAILED, or ""
-	Answer         string // the Markdown shown to the user
+	Status         runrecord.RunStatus // SUCCESS, FAILED or CANCELLED
+	ReleaseOutcome runrecord.Outcome   // or "" (none)
+	StopReason     runrecord.StopReason
+	Lifecycle      runrecord.Lifecycle // a terminal one, or ""
+	Answer         string              // the Markdown shown to the user
 	// PublishedResult is the PublishedResult JSON object, only with release
 	// outcome SUCCESS; nil stores NULL.
 	PublishedResult json.RawMessage
 	// Checks are the checks printed as `checks`; nil stores NULL, empty stores [].
-	Checks       []StoredCheck
-	Usage        Usage
-	DurationMS   int64
+	Checks []runrecord.Check
+	// Usage includes the run's duration.
+	Usage        runrecord.Usage
 	ErrorCode    string
 	ErrorMessage string
 	// FinishedAt defaults to now.
@@ -103,13 +71,12 @@ type RunSummary struct {
 	FinishedAt     time.Time // zero while RUNNING
 	Query          string
 	Intent         string
-	Status         string
-	ReleaseOutcome string
-	StopReason     string
-	Lifecycle      string
+	Status         runrecord.RunStatus
+	ReleaseOutcome runrecord.Outcome
+	StopReason     runrecord.StopReason // or Interrupted, set by recovery
+	Lifecycle      runrecord.Lifecycle
 	Model          string
-	Usage          Usage
-	DurationMS     int64
+	Usage          runrecord.Usage // includes the run's duration
 	ErrorCode      string
 	ReplayOf       string
 }
@@ -119,10 +86,10 @@ type RunDetail struct {
 	RunSummary
 	Answer          string
 	PublishedResult json.RawMessage // nil when NULL
-	Checks          json.RawMessage // a StoredCheck array as stored (DecodeChecks); nil when NULL
+	Checks          json.RawMessage // a runrecord.Check array as stored (DecodeChecks); nil when NULL
 	Host            string
 	Clock           time.Time
-	// Settings is the StoredSettings object as stored in the budget column
+	// Settings is the runrecord.Settings object as stored in the budget column
 	// (DecodeSettings); nil when NULL.
 	Settings     json.RawMessage
 	ErrorMessage string
@@ -266,7 +233,7 @@ func (s *Store) SetIntent(ctx context.Context, runID, intent string) error {
 	if err != nil {
 		return fmt.Errorf("set intent of run %s: %w", runID, err)
 	}
-	if status != StatusRunning {
+	if status != string(runrecord.RunStatusRunning) {
 		return fmt.Errorf("set intent of run %s: it is %s: %w", runID, status, ErrAlreadyTerminal)
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE runs SET intent = ? WHERE id = ?`, intent, runID); err != nil {
@@ -285,30 +252,30 @@ func (s *Store) SetIntent(ctx context.Context, runID, intent string) error {
 // PublishedResult only with release outcome SUCCESS, and an outcome that
 // agrees with the status (FALLBACK is a SUCCESS run).
 func (f Finish) validate() error {
-	if err := oneOf("status", f.Status, StatusSuccess, StatusFailed, StatusCancelled); err != nil {
+	if err := oneOf("status", f.Status, runrecord.RunStatusSuccess, runrecord.RunStatusFailed, runrecord.RunStatusCancelled); err != nil {
 		return err
 	}
-	allowed := map[string][]string{
-		StatusSuccess:   {"", OutcomeSuccess, OutcomeFallback},
-		StatusFailed:    {"", OutcomeFailed},
-		StatusCancelled: {"", OutcomeCancelled},
+	allowed := map[runrecord.RunStatus][]runrecord.Outcome{
+		runrecord.RunStatusSuccess:   {"", runrecord.OutcomeSuccess, runrecord.OutcomeFallback},
+		runrecord.RunStatusFailed:    {"", runrecord.OutcomeFailed},
+		runrecord.RunStatusCancelled: {"", runrecord.OutcomeCancelled},
 	}[f.Status]
-	if err := oneOf("release outcome for status "+f.Status, f.ReleaseOutcome, allowed...); err != nil {
+	if err := oneOf("release outcome for status "+string(f.Status), f.ReleaseOutcome, allowed...); err != nil {
 		return err
 	}
-	if err := oneOf("lifecycle", f.Lifecycle, "", LifecycleCompleted, LifecycleBudgetExhausted,
-		LifecycleDeadlineExceeded, LifecycleCancelled, LifecycleFailed); err != nil {
+	if err := oneOf("lifecycle", f.Lifecycle, "", runrecord.Completed, runrecord.BudgetExhausted,
+		runrecord.DeadlineReached, runrecord.Cancelled, runrecord.Failed); err != nil {
 		return err
 	}
-	if f.PublishedResult != nil && f.ReleaseOutcome != OutcomeSuccess {
+	if f.PublishedResult != nil && f.ReleaseOutcome != runrecord.OutcomeSuccess {
 		return fmt.Errorf("a published result needs release outcome SUCCESS, not %q", f.ReleaseOutcome)
 	}
 	if err := checkJSON("published result", f.PublishedResult, '{'); err != nil {
 		return err
 	}
 	u := f.Usage
-	if u.ModelCalls < 0 || u.ToolCalls < 0 || u.PromptTokens < 0 || u.CompletionTokens < 0 || u.Bytes < 0 || f.DurationMS < 0 {
-		return fmt.Errorf("negative usage or duration: %+v, %d ms", u, f.DurationMS)
+	if u.ModelCalls < 0 || u.ToolCalls < 0 || u.PromptTokens < 0 || u.CompletionTokens < 0 || u.Bytes < 0 || u.DurationMS < 0 {
+		return fmt.Errorf("negative usage or duration: %+v", u)
 	}
 	return nil
 }
@@ -347,7 +314,7 @@ func (s *Store) FinishRun(ctx context.Context, runID string, f Finish) error {
 		f.Status, nullString(f.ReleaseOutcome), f.StopReason, nullString(f.Lifecycle), f.Answer,
 		nullJSON(f.PublishedResult), nullJSON(checks),
 		f.Usage.ModelCalls, f.Usage.ToolCalls, f.Usage.PromptTokens, f.Usage.CompletionTokens, f.Usage.Bytes,
-		f.DurationMS, f.ErrorCode, f.ErrorMessage, unixMS(at),
+		f.Usage.DurationMS, f.ErrorCode, f.ErrorMessage, unixMS(at),
 		runID)
 	if err != nil {
 		return fmt.Errorf("finish run %s: %w", runID, err)
@@ -395,7 +362,7 @@ func scanSummary(sc scanner, r *RunSummary, extra ...any) error {
 	)
 	dest := append([]any{&r.ID, &r.SessionID, &created, &finished, &r.Query, &r.Intent, &r.Status,
 		&outcome, &r.StopReason, &lifecycle, &r.Model,
-		&u.ModelCalls, &u.ToolCalls, &u.PromptTokens, &u.CompletionTokens, &u.Bytes, &r.DurationMS,
+		&u.ModelCalls, &u.ToolCalls, &u.PromptTokens, &u.CompletionTokens, &u.Bytes, &u.DurationMS,
 		&r.ErrorCode, &replayOf}, extra...)
 	if err := sc.Scan(dest...); err != nil {
 		return err
@@ -404,7 +371,7 @@ func scanSummary(sc scanner, r *RunSummary, extra ...any) error {
 	if finished.Valid {
 		r.FinishedAt = fromMS(finished.Int64)
 	}
-	r.ReleaseOutcome, r.Lifecycle, r.ReplayOf = outcome.String, lifecycle.String, replayOf.String
+	r.ReleaseOutcome, r.Lifecycle, r.ReplayOf = runrecord.Outcome(outcome.String), runrecord.Lifecycle(lifecycle.String), replayOf.String
 	return nil
 }
 
@@ -520,7 +487,7 @@ func (s *Store) LastSafeDiagnosis(ctx context.Context, sessionID string) (d Safe
 
 // oneOf rejects a value outside the allowed set, naming the field and the
 // accepted values.
-func oneOf(field, v string, allowed ...string) error {
+func oneOf[T ~string](field string, v T, allowed ...T) error {
 	for _, a := range allowed {
 		if v == a {
 			return nil
@@ -556,11 +523,11 @@ func nullJSON(v json.RawMessage) any {
 }
 
 // nullString stores "" as NULL, for nullable enum columns.
-func nullString(v string) any {
+func nullString[T ~string](v T) any {
 	if v == "" {
 		return nil
 	}
-	return v
+	return string(v)
 }
 
 // rawJSON reads a nullable JSON column.

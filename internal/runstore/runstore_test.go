@@ -11,6 +11,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/runrecord"
 )
 
 // openTemp opens a fresh store in a temp directory and closes it at the end.
@@ -141,7 +144,7 @@ func TestReopenKeepsData(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustRun(t, s, NewRun{ID: "r_1", SessionID: "s_1", Query: "payment timeouts", Intent: IntentDiagnosis})
-	if err := s.FinishRun(ctx, "r_1", Finish{Status: StatusFailed, ReleaseOutcome: OutcomeFailed}); err != nil {
+	if err := s.FinishRun(ctx, "r_1", Finish{Status: runrecord.RunStatusFailed, ReleaseOutcome: runrecord.OutcomeFailed}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {
@@ -156,7 +159,7 @@ func TestReopenKeepsData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Status != StatusFailed || d.Query != "payment timeouts" {
+	if d.Status != runrecord.RunStatusFailed || d.Query != "payment timeouts" {
 		t.Errorf("after reopen: status %q query %q", d.Status, d.Query)
 	}
 }
@@ -271,10 +274,10 @@ func TestRunRoundTrip(t *testing.T) {
 	clock := time.Date(2025, 3, 14, 15, 9, 26, 535897000, time.FixedZone("CST", 8*3600))
 	created := time.Date(2025, 3, 14, 7, 9, 27, 123000000, time.UTC)
 	mustRun(t, s, NewRun{ID: "r_orig", SessionID: "s_1", Query: "orig"})
-	if err := s.FinishRun(ctx, "r_orig", Finish{Status: StatusSuccess, ReleaseOutcome: OutcomeFallback}); err != nil {
+	if err := s.FinishRun(ctx, "r_orig", Finish{Status: runrecord.RunStatusSuccess, ReleaseOutcome: runrecord.OutcomeFallback}); err != nil {
 		t.Fatal(err)
 	}
-	settings := &StoredSettings{MaxModelCalls: 8, MaxToolCalls: 6, Deadline: time.Minute, Limits: &StoredLimits{Query: 4096}, Language: "zh"}
+	settings := &runrecord.Settings{Budget: config.Budget{MaxModelCalls: 8, MaxToolCalls: 6, Deadline: time.Minute}, Limits: &config.Limits{Query: 4096}, Language: "zh"}
 	mustRun(t, s, NewRun{
 		ID: "r_1", SessionID: "s_1", Query: "order-service 504s since 14:00", Intent: IntentDiagnosis,
 		Model: "qwen3:8b", Host: "http://127.0.0.1:11434", Clock: clock, Settings: settings,
@@ -337,12 +340,12 @@ func TestRunRoundTrip(t *testing.T) {
 
 	finished := created.Add(10 * time.Second)
 	fin := Finish{
-		Status: StatusSuccess, ReleaseOutcome: OutcomeSuccess, StopReason: "COMPLETED", Lifecycle: LifecycleCompleted,
+		Status: runrecord.RunStatusSuccess, ReleaseOutcome: runrecord.OutcomeSuccess, StopReason: "COMPLETED", Lifecycle: runrecord.Completed,
 		Answer:          "## Conclusion\nThe payment gateway is slow.",
 		PublishedResult: json.RawMessage(`{"query":"order-service 504s since 14:00","conclusion":{"summary":"s","root_cause":"r","confidence":"HIGH"}}`),
-		Checks:          []StoredCheck{{Tool: "query_logs", EvidenceStatus: "EVIDENCE_FOUND", Summary: "order ERROR since 1h"}},
-		Usage:           Usage{ModelCalls: 3, ToolCalls: 2, PromptTokens: 2000, CompletionTokens: 300, Bytes: 9000},
-		DurationMS:      10000, FinishedAt: finished,
+		Checks:          []runrecord.Check{{Tool: "query_logs", EvidenceStatus: "EVIDENCE_FOUND", Summary: "order ERROR since 1h"}},
+		Usage:           runrecord.Usage{ModelCalls: 3, ToolCalls: 2, PromptTokens: 2000, CompletionTokens: 300, Bytes: 9000, DurationMS: 10000},
+		FinishedAt:      finished,
 	}
 	if err := s.FinishRun(ctx, "r_1", fin); err != nil {
 		t.Fatal(err)
@@ -355,8 +358,8 @@ func TestRunRoundTrip(t *testing.T) {
 	host, _ := os.Hostname()
 	wantSummary := RunSummary{
 		ID: "r_1", SessionID: "s_1", CreatedAt: created, FinishedAt: finished, Query: "order-service 504s since 14:00",
-		Intent: IntentDiagnosis, Status: StatusSuccess, ReleaseOutcome: OutcomeSuccess, StopReason: "COMPLETED",
-		Lifecycle: LifecycleCompleted, Model: "qwen3:8b", Usage: fin.Usage, DurationMS: 10000, ReplayOf: "r_orig",
+		Intent: IntentDiagnosis, Status: runrecord.RunStatusSuccess, ReleaseOutcome: runrecord.OutcomeSuccess, StopReason: "COMPLETED",
+		Lifecycle: runrecord.Completed, Model: "qwen3:8b", Usage: fin.Usage, ReplayOf: "r_orig",
 	}
 	if d.RunSummary != wantSummary {
 		t.Errorf("summary\n got %+v\nwant %+v", d.RunSummary, wantSummary)
@@ -406,12 +409,12 @@ func TestFinishRunOnce(t *testing.T) {
 	ctx := context.Background()
 	s, _ := openTemp(t)
 	mustRun(t, s, NewRun{ID: "r_1", SessionID: "s_1", Query: "q", Intent: IntentDiagnosis})
-	first := Finish{Status: StatusSuccess, ReleaseOutcome: OutcomeFallback, StopReason: "NO_CONCLUSION",
-		Lifecycle: LifecycleCompleted, Answer: "what was checked", Usage: Usage{ModelCalls: 2}, DurationMS: 5}
+	first := Finish{Status: runrecord.RunStatusSuccess, ReleaseOutcome: runrecord.OutcomeFallback, StopReason: "NO_CONCLUSION",
+		Lifecycle: runrecord.Completed, Answer: "what was checked", Usage: runrecord.Usage{ModelCalls: 2, DurationMS: 5}}
 	if err := s.FinishRun(ctx, "r_1", first); err != nil {
 		t.Fatal(err)
 	}
-	second := Finish{Status: StatusCancelled, ReleaseOutcome: OutcomeCancelled, StopReason: "CANCELLED", Answer: "late"}
+	second := Finish{Status: runrecord.RunStatusCancelled, ReleaseOutcome: runrecord.OutcomeCancelled, StopReason: "CANCELLED", Answer: "late"}
 	err := s.FinishRun(ctx, "r_1", second)
 	if !errors.Is(err, ErrAlreadyTerminal) {
 		t.Fatalf("second FinishRun = %v, want ErrAlreadyTerminal", err)
@@ -423,7 +426,7 @@ func TestFinishRunOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Status != StatusSuccess || d.ReleaseOutcome != OutcomeFallback || d.StopReason != "NO_CONCLUSION" ||
+	if d.Status != runrecord.RunStatusSuccess || d.ReleaseOutcome != runrecord.OutcomeFallback || d.StopReason != "NO_CONCLUSION" ||
 		d.Answer != "what was checked" || d.Usage.ModelCalls != 2 {
 		t.Errorf("first terminal values not kept: %+v", d.RunSummary)
 	}
@@ -463,7 +466,7 @@ func TestFinishRunConcurrentExactlyOnce(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = s.FinishRun(ctx, "r_1", Finish{Status: StatusFailed, ReleaseOutcome: OutcomeFailed, ErrorMessage: string(rune('a' + i))})
+			errs[i] = s.FinishRun(ctx, "r_1", Finish{Status: runrecord.RunStatusFailed, ReleaseOutcome: runrecord.OutcomeFailed, ErrorMessage: string(rune('a' + i))})
 		}()
 	}
 	wg.Wait()
@@ -491,15 +494,15 @@ func TestFinishValidation(t *testing.T) {
 		f    Finish
 		want string
 	}{
-		{"running is not terminal", Finish{Status: StatusRunning}, "invalid status"},
+		{"running is not terminal", Finish{Status: runrecord.RunStatusRunning}, "invalid status"},
 		{"empty status", Finish{}, "invalid status"},
-		{"fallback on failed run", Finish{Status: StatusFailed, ReleaseOutcome: OutcomeFallback}, "release outcome for status FAILED"},
-		{"success outcome on cancelled run", Finish{Status: StatusCancelled, ReleaseOutcome: OutcomeSuccess}, "release outcome for status CANCELLED"},
-		{"result with fallback", Finish{Status: StatusSuccess, ReleaseOutcome: OutcomeFallback, PublishedResult: result}, "needs release outcome SUCCESS"},
-		{"result on failure", Finish{Status: StatusFailed, ReleaseOutcome: OutcomeFailed, PublishedResult: result}, "needs release outcome SUCCESS"},
-		{"corrupt result", Finish{Status: StatusSuccess, ReleaseOutcome: OutcomeSuccess, PublishedResult: json.RawMessage(`{"query":`)}, "published result is not valid JSON"},
-		{"bad lifecycle", Finish{Status: StatusSuccess, Lifecycle: "DONE"}, "invalid lifecycle"},
-		{"negative usage", Finish{Status: StatusSuccess, Usage: Usage{Bytes: -1}}, "negative usage"},
+		{"fallback on failed run", Finish{Status: runrecord.RunStatusFailed, ReleaseOutcome: runrecord.OutcomeFallback}, "release outcome for status FAILED"},
+		{"success outcome on cancelled run", Finish{Status: runrecord.RunStatusCancelled, ReleaseOutcome: runrecord.OutcomeSuccess}, "release outcome for status CANCELLED"},
+		{"result with fallback", Finish{Status: runrecord.RunStatusSuccess, ReleaseOutcome: runrecord.OutcomeFallback, PublishedResult: result}, "needs release outcome SUCCESS"},
+		{"result on failure", Finish{Status: runrecord.RunStatusFailed, ReleaseOutcome: runrecord.OutcomeFailed, PublishedResult: result}, "needs release outcome SUCCESS"},
+		{"corrupt result", Finish{Status: runrecord.RunStatusSuccess, ReleaseOutcome: runrecord.OutcomeSuccess, PublishedResult: json.RawMessage(`{"query":`)}, "published result is not valid JSON"},
+		{"bad lifecycle", Finish{Status: runrecord.RunStatusSuccess, Lifecycle: "DONE"}, "invalid lifecycle"},
+		{"negative usage", Finish{Status: runrecord.RunStatusSuccess, Usage: runrecord.Usage{Bytes: -1}}, "negative usage"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -513,7 +516,7 @@ func TestFinishValidation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Status != StatusRunning {
+	if d.Status != runrecord.RunStatusRunning {
 		t.Errorf("a rejected finish changed the run: status %s", d.Status)
 	}
 }
@@ -602,7 +605,7 @@ func TestListRunsOrderAndFilter(t *testing.T) {
 	for _, r := range runs {
 		mustRun(t, s, NewRun{ID: r.id, SessionID: r.session, Query: "q " + r.id, CreatedAt: base.Add(r.at)})
 	}
-	if err := s.FinishRun(ctx, "r_3", Finish{Status: StatusFailed, ReleaseOutcome: OutcomeFailed, ErrorCode: "MODEL_UNAVAILABLE"}); err != nil {
+	if err := s.FinishRun(ctx, "r_3", Finish{Status: runrecord.RunStatusFailed, ReleaseOutcome: runrecord.OutcomeFailed, ErrorCode: "MODEL_UNAVAILABLE"}); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
@@ -635,10 +638,10 @@ func TestListRunsOrderAndFilter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := got[1]; r.Status != StatusFailed || r.ErrorCode != "MODEL_UNAVAILABLE" || r.FinishedAt.IsZero() || r.Query != "q r_3" {
+	if r := got[1]; r.Status != runrecord.RunStatusFailed || r.ErrorCode != "MODEL_UNAVAILABLE" || r.FinishedAt.IsZero() || r.Query != "q r_3" {
 		t.Errorf("summary of r_3 = %+v", r)
 	}
-	if r := got[0]; r.Status != StatusRunning || !r.FinishedAt.IsZero() {
+	if r := got[0]; r.Status != runrecord.RunStatusRunning || !r.FinishedAt.IsZero() {
 		t.Errorf("summary of running r_5 = %+v", r)
 	}
 	if _, err := s.ListRuns(ctx, ListFilter{Limit: -1}); err == nil || !strings.Contains(err.Error(), "negative") {
@@ -656,19 +659,19 @@ func TestLastSafeDiagnosis(t *testing.T) {
 		f                   *Finish
 	}
 	success := func(q string) *Finish {
-		return &Finish{Status: StatusSuccess, ReleaseOutcome: OutcomeSuccess, PublishedResult: result(q)}
+		return &Finish{Status: runrecord.RunStatusSuccess, ReleaseOutcome: runrecord.OutcomeSuccess, PublishedResult: result(q)}
 	}
 	steps := []step{
 		{"r_old", "s_1", IntentDiagnosis, success("old")},
 		{"r_safe", "s_1", IntentDiagnosis, success("safe")},
-		{"r_fallback", "s_1", IntentDiagnosis, &Finish{Status: StatusSuccess, ReleaseOutcome: OutcomeFallback}},
-		{"r_failed", "s_1", IntentDiagnosis, &Finish{Status: StatusFailed, ReleaseOutcome: OutcomeFailed}},
-		{"r_cancelled", "s_1", IntentDiagnosis, &Finish{Status: StatusCancelled, ReleaseOutcome: OutcomeCancelled}},
+		{"r_fallback", "s_1", IntentDiagnosis, &Finish{Status: runrecord.RunStatusSuccess, ReleaseOutcome: runrecord.OutcomeFallback}},
+		{"r_failed", "s_1", IntentDiagnosis, &Finish{Status: runrecord.RunStatusFailed, ReleaseOutcome: runrecord.OutcomeFailed}},
+		{"r_cancelled", "s_1", IntentDiagnosis, &Finish{Status: runrecord.RunStatusCancelled, ReleaseOutcome: runrecord.OutcomeCancelled}},
 		{"r_knowledge", "s_1", IntentKnowledgeQuery, success("knowledge")},
-		{"r_chat", "s_1", IntentSystemChat, &Finish{Status: StatusSuccess, ReleaseOutcome: OutcomeSuccess}},
+		{"r_chat", "s_1", IntentSystemChat, &Finish{Status: runrecord.RunStatusSuccess, ReleaseOutcome: runrecord.OutcomeSuccess}},
 		{"r_running", "s_1", IntentDiagnosis, nil},
 		{"r_other_session", "s_2", IntentDiagnosis, success("other")},
-		{"r_empty_fallback", "s_3", IntentDiagnosis, &Finish{Status: StatusSuccess, ReleaseOutcome: OutcomeFallback}},
+		{"r_empty_fallback", "s_3", IntentDiagnosis, &Finish{Status: runrecord.RunStatusSuccess, ReleaseOutcome: runrecord.OutcomeFallback}},
 	}
 	for i, st := range steps {
 		mustRun(t, s, NewRun{ID: st.id, SessionID: st.session, Query: "query " + st.id, Intent: st.intent, CreatedAt: base.Add(time.Duration(i) * time.Minute)})

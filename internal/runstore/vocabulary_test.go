@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/superbiz/superbiz/internal/goconst"
-	"github.com/superbiz/superbiz/internal/harness"
+	"github.com/superbiz/superbiz/internal/runrecord"
 )
 
 // checkIn matches one `column … CHECK (column IN ('a', 'b'))` of a table's SQL.
@@ -59,9 +59,9 @@ func TestStoreVocabularyAgrees(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var terminal []harness.Lifecycle
-	for _, lc := range harness.Lifecycles() {
-		if lc != harness.Running {
+	var terminal []runrecord.Lifecycle
+	for _, lc := range runrecord.Lifecycles() {
+		if lc != runrecord.Running {
 			terminal = append(terminal, lc)
 		}
 	}
@@ -70,9 +70,9 @@ func TestStoreVocabularyAgrees(t *testing.T) {
 		store         []string // the runstore constants
 		engine        []string // the engine's typed values; nil when it has none
 	}{
-		{"runs", "status", goconst.WithPrefix(own, "Status"), sortedStrings(harness.RunStatuses())},
-		{"runs", "release_outcome", goconst.WithPrefix(own, "Outcome"), sortedStrings(harness.Outcomes())},
-		{"runs", "lifecycle", goconst.WithPrefix(own, "Lifecycle"), sortedStrings(terminal)},
+		{"runs", "status", nil, sortedStrings(runrecord.RunStatuses())},
+		{"runs", "release_outcome", nil, sortedStrings(runrecord.Outcomes())},
+		{"runs", "lifecycle", nil, sortedStrings(terminal)},
 		{"runs", "intent", append([]string{""}, goconst.WithPrefix(own, "Intent")...), nil},
 		{"tool_invocations", "kind", goconst.WithPrefix(own, "Kind"), goconst.OfType(engine, "InvocationKind")},
 		{"tool_invocations", "control", nil, goconst.WithPrefix(engine, "Control")},
@@ -101,7 +101,7 @@ func TestStoreVocabularyAgrees(t *testing.T) {
 	}
 	// Stop reasons are free text in the store (INTERRUPTED is the store's
 	// own, set by recovery), so only that one must not collide.
-	if slices.Contains(harness.StopReasons(), harness.StopReason(Interrupted)) {
+	if slices.Contains(runrecord.StopReasons(), runrecord.StopReason(Interrupted)) {
 		t.Errorf("%s is both the store's recovery reason and an engine stop reason", Interrupted)
 	}
 }

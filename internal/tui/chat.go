@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/superbiz/superbiz/internal/harness"
+	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/textclip"
 	"github.com/superbiz/superbiz/pkg/redact"
 )
@@ -27,8 +28,8 @@ type TurnStartedMsg struct{ Query string }
 type TurnFinishedMsg struct {
 	Intent     string // SYSTEM_CHAT, KNOWLEDGE_QUERY, DIAGNOSIS ("" when routing failed)
 	Markdown   string
-	Outcome    harness.Outcome
-	StopReason harness.StopReason
+	Outcome    runrecord.Outcome
+	StopReason runrecord.StopReason
 	ExitCode   int // the run's exit code (one mapping in cmd); shown only when not 0
 }
 

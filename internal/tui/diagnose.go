@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/superbiz/superbiz/internal/harness"
+	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/textclip"
 	"github.com/superbiz/superbiz/pkg/redact"
 )
@@ -19,8 +20,8 @@ import (
 type ReportMsg struct {
 	Markdown   string
 	ExitCode   int
-	Outcome    harness.Outcome
-	StopReason harness.StopReason // "" uses the one RunFinished reported
+	Outcome    runrecord.Outcome
+	StopReason runrecord.StopReason // "" uses the one RunFinished reported
 }
 
 // tickMsg counts the time left down once a second.
@@ -150,7 +151,7 @@ func (m Diagnose) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 // the renderer) and quits.
 func (m Diagnose) finish(r ReportMsg) (tea.Model, tea.Cmd) {
 	if r.StopReason == "" {
-		r.StopReason = harness.StopReason(m.run.stopReason)
+		r.StopReason = runrecord.StopReason(m.run.stopReason)
 	}
 	m.report = &r
 	m.rendered = m.renderReport()

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/superbiz/superbiz/internal/harness"
+	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/textclip"
 	"github.com/superbiz/superbiz/pkg/redact"
 )
@@ -71,7 +72,7 @@ type runState struct {
 	query      string
 	budget     harness.Budget
 	haveBudget bool
-	usage      harness.Usage
+	usage      runrecord.Usage
 	timeLeft   time.Duration
 	anchor     time.Time // when timeLeft was read, on the view's clock
 	steps      []step

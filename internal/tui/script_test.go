@@ -16,6 +16,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/harness"
 	"github.com/superbiz/superbiz/internal/model"
+	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/tools"
 )
 
@@ -43,11 +44,11 @@ func asciiRenderer() *lipgloss.Renderer {
 
 func meta() harness.Meta { return harness.Meta{SessionID: "s_test", RunID: "r_test", At: t0} }
 
-func usage(modelCalls, toolCalls, prompt, completion, bytes int) harness.Usage {
-	return harness.Usage{ModelCalls: modelCalls, ToolCalls: toolCalls, PromptTokens: prompt, CompletionTokens: completion, Bytes: bytes}
+func usage(modelCalls, toolCalls, prompt, completion, bytes int) runrecord.Usage {
+	return runrecord.Usage{ModelCalls: modelCalls, ToolCalls: toolCalls, PromptTokens: prompt, CompletionTokens: completion, Bytes: bytes}
 }
 
-func budgetEv(u harness.Usage, left time.Duration) harness.BudgetChanged {
+func budgetEv(u runrecord.Usage, left time.Duration) harness.BudgetChanged {
 	return harness.BudgetChanged{Meta: meta(), Usage: u, Budget: harness.DefaultBudget(), TimeLeft: left}
 }
 
@@ -90,15 +91,15 @@ var (
 		toolDone("call_ef56gh78", "query_mysql", "orders: SELECT status, count(*) FROM payments GROUP BY status", "", harness.ControlRepair),
 		harness.ToolCallStarted{Meta: meta(), ToolCallID: "call_ij90kl12", Tool: "query_logs"},
 		toolDone("call_ij90kl12", "query_logs", "order-service ERROR since 1h", "", harness.ControlDuplicate),
-		harness.StopRequired{Meta: meta(), Reason: harness.StopSaturated},
+		harness.StopRequired{Meta: meta(), Reason: runrecord.StopSaturated},
 		harness.ToolCallStarted{Meta: meta(), ToolCallID: "call_mn34op56", Tool: "lookup_knowledge"},
 		toolDone("call_mn34op56", "lookup_knowledge", "payment gateway 504", "", harness.ControlStop),
 		harness.ModelRoundStarted{Meta: meta(), Seq: 4, Purpose: harness.PurposeFinal},
 		budgetEv(usage(4, 4, 8300, 240, 9216), 3*time.Minute+41*time.Second),
 	}
 	phaseEnd = []harness.Event{
-		harness.ModelRoundFinished{Meta: meta(), Seq: 4, Purpose: harness.PurposeFinal, ErrorKind: string(harness.StopSaturated), Duration: time.Second},
-		harness.RunFinished{Meta: meta(), Lifecycle: harness.Completed, StopReason: harness.StopSaturated, Usage: usage(4, 4, 8300, 240, 9216), Duration: 79 * time.Second, Outcome: "FALLBACK"},
+		harness.ModelRoundFinished{Meta: meta(), Seq: 4, Purpose: harness.PurposeFinal, ErrorKind: string(runrecord.StopSaturated), Duration: time.Second},
+		harness.RunFinished{Meta: meta(), Lifecycle: runrecord.Completed, StopReason: runrecord.StopSaturated, Usage: usage(4, 4, 8300, 240, 9216), Duration: 79 * time.Second, Outcome: "FALLBACK"},
 	}
 )
 

@@ -10,6 +10,7 @@ import (
 	"github.com/superbiz/superbiz/internal/harness"
 	"github.com/superbiz/superbiz/internal/model"
 	"github.com/superbiz/superbiz/internal/release"
+	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/runstore"
 	"github.com/superbiz/superbiz/prompts"
 )
@@ -93,9 +94,9 @@ func (d *Deps) Chat(ctx context.Context, req ChatRequest) (ChatOutput, error) {
 	intent, dec, storeErr := d.dispatch(rc, obs, t, sessionID, req.Query, sess)
 	out, err := d.finish(rc, intent, dec)
 	switch out.Status {
-	case harness.RunStatusSuccess:
+	case runrecord.RunStatusSuccess:
 		notify(obs, StatusDone)
-	case harness.RunStatusCancelled:
+	case runrecord.RunStatusCancelled:
 		notify(obs, StatusCancelled)
 	default:
 		notify(obs, StatusFailed)
@@ -107,7 +108,7 @@ func (d *Deps) Chat(ctx context.Context, req ChatRequest) (ChatOutput, error) {
 // executors never call one another and all receive the query unchanged.
 func (d *Deps) dispatch(rc *harness.RunContext, obs Observer, t release.Chat, sessionID, query string, sess runstore.Session) (string, release.Decision, error) {
 	if msg := d.checkQuery(query); msg != "" {
-		return "", conclude(rc, t, t.Failed(harness.StopInputRejected, msg)), nil
+		return "", conclude(rc, t, t.Failed(runrecord.StopInputRejected, msg)), nil
 	}
 	notify(obs, StatusRouting)
 	routed := d.route(rc, obs, query, sess)
@@ -180,7 +181,7 @@ func (d *Deps) diagnosis(rc *harness.RunContext, obs Observer, sessionID, query 
 // stays true under another honest reason.
 func conclude(rc *harness.RunContext, t release.Chat, dec release.Decision) release.Decision {
 	end := rc.End(dec.StopReason, dec.Outcome)
-	if end.Outcome != dec.Outcome || (end.Reason != dec.StopReason && dec.Outcome != harness.OutcomeFallback) {
+	if end.Outcome != dec.Outcome || (end.Reason != dec.StopReason && dec.Outcome != runrecord.OutcomeFallback) {
 		return t.Stopped(end.Reason)
 	}
 	dec.StopReason = end.Reason

@@ -17,6 +17,7 @@ import (
 	"github.com/superbiz/superbiz/internal/harness"
 	"github.com/superbiz/superbiz/internal/model/ollama"
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
+	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/runstore"
 	"github.com/superbiz/superbiz/internal/tools"
 	"github.com/superbiz/superbiz/internal/tools/knowledge"
@@ -120,7 +121,7 @@ func purposes(r *runstore.RunDetail) []string {
 // wantRun checks a stored run's terminal record.
 func wantRun(t *testing.T, r *runstore.RunDetail, intent, status, outcome, stop string) {
 	t.Helper()
-	got := []string{r.Intent, r.Status, r.ReleaseOutcome, r.StopReason}
+	got := []string{r.Intent, string(r.Status), string(r.ReleaseOutcome), string(r.StopReason)}
 	want := []string{intent, status, outcome, stop}
 	if !slices.Equal(got, want) {
 		t.Errorf("stored run (intent, status, release_outcome, stop_reason) = %q, want %q", got, want)
@@ -200,7 +201,7 @@ func TestChatSystemChatRun(t *testing.T) {
 	obs := &recObserver{}
 	obs.onStart = func(sessionID, runID string) {
 		r := f.run(runID)
-		if r.Status != runstore.StatusRunning || r.SessionID != sessionID || r.Intent != "" {
+		if r.Status != runrecord.RunStatusRunning || r.SessionID != sessionID || r.Intent != "" {
 			t.Errorf("at Started the stored run is %s/%s/%q, want RUNNING in session %s with no intent yet", r.Status, r.SessionID, r.Intent, sessionID)
 		}
 	}

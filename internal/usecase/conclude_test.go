@@ -6,6 +6,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/harness"
 	"github.com/superbiz/superbiz/internal/release"
+	"github.com/superbiz/superbiz/internal/runrecord"
 )
 
 // A chat executor's decision is published only as far as the run's actual
@@ -14,21 +15,21 @@ import (
 // under another honest stop taken first, and a failure for a failure.
 func TestConcludeFollowsTheRunsEnd(t *testing.T) {
 	tx := release.ChatFor("en", "what is redis?")
-	answer := release.Decision{Outcome: harness.OutcomeSuccess, StopReason: harness.StopCompleted, Answer: "hello\n"}
-	noRunbook := release.Decision{Outcome: harness.OutcomeFallback, StopReason: harness.StopNoConclusion, Answer: "## No matching runbook\n"}
+	answer := release.Decision{Outcome: runrecord.OutcomeSuccess, StopReason: runrecord.StopCompleted, Answer: "hello\n"}
+	noRunbook := release.Decision{Outcome: runrecord.OutcomeFallback, StopReason: runrecord.StopNoConclusion, Answer: "## No matching runbook\n"}
 	cases := []struct {
 		name       string
 		first      func(rc *harness.RunContext)
 		dec        release.Decision
-		outcome    harness.Outcome
-		reason     harness.StopReason
+		outcome    runrecord.Outcome
+		reason     runrecord.StopReason
 		sameAnswer bool
 	}{
-		{"first to end", func(*harness.RunContext) {}, answer, harness.OutcomeSuccess, harness.StopCompleted, true},
-		{"cancelled first", func(rc *harness.RunContext) { rc.Cancel() }, answer, harness.OutcomeCancelled, harness.StopCancelled, false},
-		{"an honest stop first keeps the fallback", func(rc *harness.RunContext) { rc.Terminate(harness.StopToolBudget) }, noRunbook, harness.OutcomeFallback, harness.StopToolBudget, true},
-		{"an internal error first fails", func(rc *harness.RunContext) { rc.Terminate(harness.StopInternal) }, noRunbook, harness.OutcomeFailed, harness.StopInternal, false},
-		{"a budget stop first withholds the answer", func(rc *harness.RunContext) { rc.Terminate(harness.StopModelBudget) }, answer, harness.OutcomeFailed, harness.StopModelBudget, false},
+		{"first to end", func(*harness.RunContext) {}, answer, runrecord.OutcomeSuccess, runrecord.StopCompleted, true},
+		{"cancelled first", func(rc *harness.RunContext) { rc.Cancel() }, answer, runrecord.OutcomeCancelled, runrecord.StopCancelled, false},
+		{"an honest stop first keeps the fallback", func(rc *harness.RunContext) { rc.Terminate(runrecord.StopToolBudget) }, noRunbook, runrecord.OutcomeFallback, runrecord.StopToolBudget, true},
+		{"an internal error first fails", func(rc *harness.RunContext) { rc.Terminate(runrecord.StopInternal) }, noRunbook, runrecord.OutcomeFailed, runrecord.StopInternal, false},
+		{"a budget stop first withholds the answer", func(rc *harness.RunContext) { rc.Terminate(runrecord.StopModelBudget) }, answer, runrecord.OutcomeFailed, runrecord.StopModelBudget, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -10,12 +10,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/superbiz/superbiz/internal/agent"
 	"github.com/superbiz/superbiz/internal/harness"
 	"github.com/superbiz/superbiz/internal/model"
 	"github.com/superbiz/superbiz/internal/release"
+	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/runstore"
 	"github.com/superbiz/superbiz/pkg/redact"
 )
@@ -65,48 +65,28 @@ type Output struct {
 	SessionID      string                   `json:"session_id"`
 	RunID          string                   `json:"run_id"`
 	Intent         string                   `json:"intent"`
-	Status         harness.RunStatus        `json:"status"`
-	ReleaseOutcome harness.Outcome          `json:"release_outcome"`
-	StopReason     harness.StopReason       `json:"stop_reason"`
+	Status         runrecord.RunStatus      `json:"status"`
+	ReleaseOutcome runrecord.Outcome        `json:"release_outcome"`
+	StopReason     runrecord.StopReason     `json:"stop_reason"`
 	Answer         string                   `json:"answer"`
 	Result         *release.PublishedResult `json:"result"`
-	Checks         []Check                  `json:"checks"`
-	Usage          OutputUsage              `json:"usage"`
+	Checks         []runrecord.Check        `json:"checks"`
+	Usage          runrecord.Usage          `json:"usage"`
 	Error          *OutputError             `json:"error"`
 	// ModelError is the model server failure that ended the run, for the
 	// command's exit code and hint; not part of the JSON output.
 	ModelError *model.Error `json:"-"`
 }
 
-// Check is one evidence check in the JSON output: exactly the
-// {tool, evidence_status, summary} of docs/SPEC.md#diagnose--o-json; an ERROR's code is in the summary.
-type Check struct {
-	Tool           string `json:"tool"`
-	EvidenceStatus string `json:"evidence_status"`
-	Summary        string `json:"summary"`
-}
-
-// publicChecks converts the snapshot's checks to the output shape.
-func publicChecks(in []harness.Check) []Check {
-	out := make([]Check, 0, len(in))
+// publicChecks are the snapshot's checks as shown and stored: exactly the
+// {tool, evidence_status, summary} of docs/SPEC.md#diagnose--o-json, an
+// ERROR's code folded into the summary.
+func publicChecks(in []runrecord.Check) []runrecord.Check {
+	out := make([]runrecord.Check, 0, len(in))
 	for _, c := range in {
-		summary := c.Summary
-		if c.ErrorCode != "" {
-			summary = strings.TrimSpace(summary + " (" + c.ErrorCode + ")")
-		}
-		out = append(out, Check{Tool: c.Tool, EvidenceStatus: string(c.EvidenceStatus), Summary: summary})
+		out = append(out, c.Folded())
 	}
 	return out
-}
-
-// OutputUsage is the run's consumption in the JSON output.
-type OutputUsage struct {
-	ModelCalls       int   `json:"model_calls"`
-	ToolCalls        int   `json:"tool_calls"`
-	PromptTokens     int   `json:"prompt_tokens"`
-	CompletionTokens int   `json:"completion_tokens"`
-	Bytes            int   `json:"bytes"`
-	DurationMS       int64 `json:"duration_ms"`
 }
 
 // OutputError explains a failed run with a stable code.
@@ -185,7 +165,7 @@ func (d *Deps) openRun(ctx context.Context, sessionID, query, intent, replayOf s
 func (d *Deps) finish(rc *harness.RunContext, intent string, dec release.Decision) (Output, error) {
 	store := context.WithoutCancel(rc.Context())
 	auditErr := rc.AuditError()
-	if auditErr != nil && dec.Outcome != harness.OutcomeCancelled {
+	if auditErr != nil && dec.Outcome != runrecord.OutcomeCancelled {
 		dec = release.AuditFailed(dec, runstore.IsFull(auditErr))
 	}
 	for _, g := range dec.Reviews {
@@ -198,8 +178,9 @@ func (d *Deps) finish(rc *harness.RunContext, intent string, dec release.Decisio
 		}
 	}
 	u := rc.Usage()
+	u.DurationMS = rc.Elapsed().Milliseconds()
 	lifecycle, _ := rc.State()
-	if lifecycle == harness.Running {
+	if lifecycle == runrecord.Running {
 		// Release normally ends the run; a run it left open ends here.
 		lifecycle = rc.End(dec.StopReason, dec.Outcome).Lifecycle
 	}
@@ -208,7 +189,7 @@ func (d *Deps) finish(rc *harness.RunContext, intent string, dec release.Decisio
 		SessionID: rc.SessionID(), RunID: rc.RunID(), Intent: intent,
 		Status: dec.Outcome.Status(), ReleaseOutcome: dec.Outcome, StopReason: dec.StopReason,
 		Answer: dec.Answer, Result: dec.Published, Checks: checks,
-		Usage: OutputUsage{ModelCalls: u.ModelCalls, ToolCalls: u.ToolCalls, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, Bytes: u.Bytes, DurationMS: rc.Elapsed().Milliseconds()},
+		Usage: u,
 	}
 	if dec.ErrorCode != "" {
 		out.Error = &OutputError{Code: dec.ErrorCode, Message: dec.ErrorMessage}
@@ -222,10 +203,9 @@ func (d *Deps) finish(rc *harness.RunContext, intent string, dec release.Decisio
 		}
 	}
 	fin := runstore.Finish{
-		Status: string(dec.Outcome.Status()), ReleaseOutcome: string(dec.Outcome), StopReason: string(dec.StopReason),
-		Lifecycle: string(lifecycle), Answer: dec.Answer, PublishedResult: published, Checks: storedChecks(checks),
-		Usage:      runstore.Usage{ModelCalls: u.ModelCalls, ToolCalls: u.ToolCalls, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, Bytes: u.Bytes},
-		DurationMS: out.Usage.DurationMS, ErrorCode: dec.ErrorCode, ErrorMessage: dec.ErrorMessage,
+		Status: dec.Outcome.Status(), ReleaseOutcome: dec.Outcome, StopReason: dec.StopReason,
+		Lifecycle: lifecycle, Answer: dec.Answer, PublishedResult: published, Checks: checks,
+		Usage: u, ErrorCode: dec.ErrorCode, ErrorMessage: dec.ErrorMessage,
 	}
 	if err := d.Store.FinishRun(store, rc.RunID(), fin); err != nil {
 		return out, errors.Join(auditErr, fmt.Errorf("store run result: %w", err))

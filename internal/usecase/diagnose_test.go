@@ -16,6 +16,7 @@ import (
 	"github.com/superbiz/superbiz/internal/model/ollama"
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
 	"github.com/superbiz/superbiz/internal/model/replay"
+	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/runstore"
 	"github.com/superbiz/superbiz/internal/tools"
 	"github.com/superbiz/superbiz/internal/tools/knowledge"
@@ -180,7 +181,7 @@ func TestDiagnoseOnStart(t *testing.T) {
 		seen = append(seen, "OnStart")
 		startedRun = runID
 		r, err := d.Store.GetRun(ctx, runID)
-		if err != nil || r.Status != runstore.StatusRunning || r.SessionID != sessionID || cancel == nil {
+		if err != nil || r.Status != runrecord.RunStatusRunning || r.SessionID != sessionID || cancel == nil {
 			t.Errorf("at OnStart the stored run is %+v, %v; want RUNNING in session %s, with a cancel", r, err, sessionID)
 		}
 	}})

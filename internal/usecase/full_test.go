@@ -8,6 +8,7 @@ import (
 	"github.com/superbiz/superbiz/internal/demo"
 	"github.com/superbiz/superbiz/internal/model/replay"
 	"github.com/superbiz/superbiz/internal/reliability"
+	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/runstore"
 )
 
@@ -61,7 +62,7 @@ func TestStoreFullAtAnyPoint(t *testing.T) {
 }
 
 // knowledgeFailed reports whether the lookup_knowledge check errored.
-func knowledgeFailed(checks []Check) bool {
+func knowledgeFailed(checks []runrecord.Check) bool {
 	for _, c := range checks {
 		if c.Tool == "lookup_knowledge" && c.EvidenceStatus == "ERROR" {
 			return true

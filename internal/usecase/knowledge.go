@@ -11,6 +11,7 @@ import (
 	"github.com/superbiz/superbiz/internal/harness"
 	"github.com/superbiz/superbiz/internal/model"
 	"github.com/superbiz/superbiz/internal/release"
+	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/schema"
 	"github.com/superbiz/superbiz/internal/strictjson"
 	"github.com/superbiz/superbiz/prompts"
@@ -144,7 +145,7 @@ func (d *Deps) knowledgeQuery(rc *harness.RunContext, t release.Chat, query stri
 	}
 	args, err := json.Marshal(map[string]any{"input": map[string]any{"query": query, "top_k": knowledgeTopK}})
 	if err != nil {
-		return t.Stopped(harness.StopInternal)
+		return t.Stopped(runrecord.StopInternal)
 	}
 	b := harness.NewBoundary(rc, d.Registry, d.Limits.Observation)
 	b.Handle(model.ToolCall{ID: knowledgeCallID, Name: lookupKnowledgeTool, Arguments: args})
@@ -157,7 +158,7 @@ func (d *Deps) knowledgeQuery(rc *harness.RunContext, t release.Chat, query stri
 	}
 	invs := b.Invocations()
 	if len(invs) != 1 {
-		return withChecks(t.Stopped(harness.StopInternal))
+		return withChecks(t.Stopped(runrecord.StopInternal))
 	}
 	inv := invs[0]
 	if dec, proceed := t.KnowledgeLookup(inv, b.StopRequired()); !proceed {
@@ -165,7 +166,7 @@ func (d *Deps) knowledgeQuery(rc *harness.RunContext, t release.Chat, query stri
 	}
 	req, err := KnowledgeAnswerRequest(d.Language, query, inv.Observation)
 	if err != nil {
-		return withChecks(t.Stopped(harness.StopInternal))
+		return withChecks(t.Stopped(runrecord.StopInternal))
 	}
 	resp, err := rc.CallModel(d.Model, harness.PurposeKnowledgeAnswer, req, 0)
 	if err != nil {

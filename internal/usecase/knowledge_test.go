@@ -16,6 +16,7 @@ import (
 	"github.com/superbiz/superbiz/internal/harness"
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
 	"github.com/superbiz/superbiz/internal/release"
+	"github.com/superbiz/superbiz/internal/runrecord"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -261,7 +262,7 @@ func FuzzParseKnowledgeAnswer(f *testing.F) {
 			t.Fatalf("accepted out-of-bounds answer %+v", a)
 		}
 		dec := chat.Knowledge(a, lookup)
-		if dec.Outcome != harness.OutcomeSuccess {
+		if dec.Outcome != runrecord.OutcomeSuccess {
 			return
 		}
 		md := dec.Answer

@@ -30,11 +30,4 @@ func TestStoredSettingsRoundTrip(t *testing.T) {
 	if today.Budget != d.Budget || !reflect.DeepEqual(today.Limits, agent.DefaultLimits()) || today.Language != "en" {
 		t.Errorf("old settings: %+v %+v %q", today.Budget, today.Limits, today.Language)
 	}
-	checks := storedChecks([]Check{{Tool: "query_logs", EvidenceStatus: "ERROR", Summary: "s (TIMEOUT)"}})
-	if len(checks) != 1 || checks[0].Tool != "query_logs" || checks[0].EvidenceStatus != "ERROR" || checks[0].Summary != "s (TIMEOUT)" || checks[0].ErrorCode != "" {
-		t.Errorf("stored checks = %+v", checks)
-	}
-	if c := storedChecks(nil); c == nil || len(c) != 0 {
-		t.Errorf("no checks store %#v, want an empty array", c)
-	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/superbiz/superbiz/internal/harness"
 	"github.com/superbiz/superbiz/internal/model"
 	"github.com/superbiz/superbiz/internal/model/replay"
+	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/runstore"
 	"github.com/superbiz/superbiz/internal/tools"
 	"github.com/superbiz/superbiz/pkg/redact"
@@ -58,7 +59,7 @@ func Replayable(run *runstore.RunDetail) error {
 			intent = "-"
 		}
 		return &NotReplayableError{RunID: run.ID, Reason: "has intent " + intent + ": only DIAGNOSIS runs can be replayed"}
-	case run.Status == runstore.StatusRunning:
+	case run.Status == runrecord.RunStatusRunning:
 		return &NotReplayableError{RunID: run.ID, Reason: "is still running: replay it once it has finished"}
 	}
 	return nil
@@ -126,7 +127,7 @@ func recordedSteps(rounds []runstore.ModelRound) ([]replay.Step, error) {
 	for _, r := range rounds {
 		if len(r.Response) == 0 {
 			kind := model.ErrorKind(r.ErrorKind)
-			if kind == "" || harness.StopReason(r.ErrorKind) == harness.StopCancelled {
+			if kind == "" || runrecord.StopReason(r.ErrorKind) == runrecord.StopCancelled {
 				kind = model.ErrCancelled
 			}
 			steps = append(steps, replay.Step{Err: kind})
@@ -214,9 +215,9 @@ func compareRuns(a, b *runstore.RunDetail) []string {
 			diffs = append(diffs, fmt.Sprintf("%s: %q → %q", name, x, y))
 		}
 	}
-	field("status", a.Status, b.Status)
-	field("release_outcome", a.ReleaseOutcome, b.ReleaseOutcome)
-	field("stop_reason", a.StopReason, b.StopReason)
+	field("status", string(a.Status), string(b.Status))
+	field("release_outcome", string(a.ReleaseOutcome), string(b.ReleaseOutcome))
+	field("stop_reason", string(a.StopReason), string(b.StopReason))
 	if !jsonEqual(runstore.Redacted(a.PublishedResult), runstore.Redacted(b.PublishedResult)) {
 		diffs = append(diffs, "published result differs")
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/superbiz/superbiz/internal/agent"
 	"github.com/superbiz/superbiz/internal/harness"
 	"github.com/superbiz/superbiz/internal/model"
+	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/runstore"
 	"github.com/superbiz/superbiz/internal/schema"
 	"github.com/superbiz/superbiz/internal/strictjson"
@@ -113,7 +114,7 @@ func RouterPrompt(language, query string) string {
 type routeResult struct {
 	Intent string
 	// Stop is set when routing ended without an intent.
-	Stop harness.StopReason
+	Stop runrecord.StopReason
 	// Err is the last failure (model error or invalid answer), for the message.
 	Err error
 }
@@ -136,7 +137,7 @@ func retryableRoute(err error) bool {
 func (d *Deps) route(rc *harness.RunContext, obs Observer, query string, sess runstore.Session) routeResult {
 	req, err := RouterRequest(d.Language, query, sess.LastIntent, sess.LastQuery, d.Limits.Query)
 	if err != nil {
-		return routeResult{Stop: harness.StopInternal, Err: err}
+		return routeResult{Stop: runrecord.StopInternal, Err: err}
 	}
 	var last error
 	for attempt := 1; attempt <= routerAttempts; attempt++ {
@@ -152,7 +153,7 @@ func (d *Deps) route(rc *harness.RunContext, obs Observer, query string, sess ru
 				return routeResult{Stop: r, Err: err}
 			}
 			if !retryableRoute(err) {
-				return routeResult{Stop: harness.StopModelUnavailable, Err: err}
+				return routeResult{Stop: runrecord.StopModelUnavailable, Err: err}
 			}
 			last = err
 			continue
@@ -163,5 +164,5 @@ func (d *Deps) route(rc *harness.RunContext, obs Observer, query string, sess ru
 		}
 		last = err
 	}
-	return routeResult{Stop: harness.StopRoutingFailed, Err: last}
+	return routeResult{Stop: runrecord.StopRoutingFailed, Err: last}
 }
