@@ -40,14 +40,12 @@ A message "/alert NAME" (or "/alert FINGERPRINT") is a diagnosis started from
 that firing alert of [alerts] url, as "diagnose --alert".`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if session != "" && cont {
-				return usageErrorf("--session and --continue are exclusive")
-			}
 			return a.runChat(cmd, session, cont)
 		},
 	}
 	c.Flags().StringVar(&session, "session", "", "continue this session")
 	c.Flags().BoolVar(&cont, "continue", false, "continue the most recent session")
+	c.MarkFlagsMutuallyExclusive("session", "continue")
 	return c
 }
 

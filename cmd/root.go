@@ -160,6 +160,15 @@ what it checked, or says honestly what is missing.`,
 			}
 			return nil
 		},
+		// Cobra checks flag groups (MarkFlagsMutuallyExclusive) after this
+		// hook and returns a plain error; checking them here first makes a
+		// conflict a usage error (exit 2 and the usage line).
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			if err := cmd.ValidateFlagGroups(); err != nil {
+				return &ExitError{Code: ExitUsage, Err: err, Usage: true}
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return cmd.Help()
 		},
