@@ -136,9 +136,6 @@ func (a *app) chatLines(ctx context.Context, d *usecase.Deps, cfg *config.Config
 			fmt.Fprintf(a.io.ErrOut, "superbiz: %s\n", note)
 		}
 		if err != nil {
-			if errors.Is(err, usecase.ErrSessionNotFound) {
-				return &ExitError{Code: ExitUsage, Err: err}
-			}
 			return err
 		}
 		if err := a.printChatTurn(out); err != nil {

@@ -216,9 +216,6 @@ func (a *app) runDiagnose(cmd *cobra.Command, args []string, f diagnoseFlags) er
 		out, err = d.Diagnose(ctx, req)
 	}
 	if err != nil {
-		if errors.Is(err, usecase.ErrSessionNotFound) {
-			return &ExitError{Code: ExitUsage, Err: err}
-		}
 		return storeFailure(cfg.DBPath, err)
 	}
 	if err := a.printOutput(out, note, useTUI); err != nil {

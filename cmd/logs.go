@@ -10,6 +10,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/doctor"
+	"github.com/superbiz/superbiz/internal/notfound"
 	"github.com/superbiz/superbiz/internal/tools/logs"
 	"github.com/superbiz/superbiz/pkg/redact"
 )
@@ -94,7 +95,7 @@ file of the source can be read.`,
 				if len(names) == 0 {
 					return configError(fmt.Errorf("no log source configured: add a [[logs]] section, or use --demo"))
 				}
-				return usageErrorf("no log source %q: the configured sources are %s", args[0], strings.Join(names, ", "))
+				return &notfound.Error{Kind: "log source", Name: args[0], Valid: names}
 			}
 			in, err := logs.Inspect(cmd.Context(), logSource(*src), logs.InspectOptions{Entries: entries})
 			if err != nil {
