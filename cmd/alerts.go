@@ -219,27 +219,3 @@ func (a *app) chatTurn(ctx context.Context, d *usecase.Deps, cfg *config.Config,
 	out, err = alertDiagnosis(ctx, d, ar, usecase.DiagnoseRequest{SessionID: cr.SessionID, Continue: cr.Continue, OnStart: cr.OnStart})
 	return out, ar.note, nil, err
 }
-
-// alertsChecks is doctor's line for [alerts] (none when no url is set):
-// the credential variable set, Alertmanager answering its API v2 with the
-// credentials, within doctorTimeout.
-func (a *app) alertsChecks(ctx context.Context, cfg *config.Config) []checkResult {
-	if cfg.Alerts.URL == "" {
-		return nil
-	}
-	client, err := a.alertsClient(cfg)
-	if err != nil {
-		return []checkResult{fail("alerts", err.Error(), "export the variable named in [alerts], or fix the table")}
-	}
-	ctx, cancel := context.WithTimeout(ctx, doctorTimeout)
-	defer cancel()
-	as, err := client.Firing(ctx)
-	var ae *alerts.Error
-	switch {
-	case errors.As(err, &ae):
-		return []checkResult{fail("alerts", ae.Error(), strings.TrimPrefix(ae.Hint(), "hint: "))}
-	case err != nil:
-		return []checkResult{fail("alerts", err.Error(), "run `superbiz doctor` again")}
-	}
-	return []checkResult{pass("alerts", fmt.Sprintf("Alertmanager at %s answers: %d firing", client.URL(), len(as)))}
-}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/superbiz/superbiz/internal/doctor"
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
 	"github.com/superbiz/superbiz/internal/promtest"
 	"github.com/superbiz/superbiz/internal/reliability"
@@ -314,14 +315,14 @@ func TestDoctorAlerts(t *testing.T) {
 	env, am := alertsEnv(t)
 	srv := ollamatest.New(t)
 	env["OLLAMA_HOST"] = srv.URL()
-	alertsLines := func(t *testing.T, env map[string]string) (int, []checkResult) {
+	alertsLines := func(t *testing.T, env map[string]string) (int, []doctor.Result) {
 		t.Helper()
 		code, out, _ := cli(t, env, "doctor", "-o", "json")
-		var checks []checkResult
+		var checks []doctor.Result
 		if err := json.Unmarshal([]byte(out), &checks); err != nil {
 			t.Fatalf("%v\n%s", err, out)
 		}
-		var got []checkResult
+		var got []doctor.Result
 		for _, c := range checks {
 			if c.Check == "alerts" {
 				got = append(got, c)

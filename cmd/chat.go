@@ -40,14 +40,12 @@ A message "/alert NAME" (or "/alert FINGERPRINT") is a diagnosis started from
 that firing alert of [alerts] url, as "diagnose --alert".`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if session != "" && cont {
-				return usageErrorf("--session and --continue are exclusive")
-			}
 			return a.runChat(cmd, session, cont)
 		},
 	}
 	c.Flags().StringVar(&session, "session", "", "continue this session")
 	c.Flags().BoolVar(&cont, "continue", false, "continue the most recent session")
+	c.MarkFlagsMutuallyExclusive("session", "continue")
 	return c
 }
 
@@ -138,9 +136,6 @@ func (a *app) chatLines(ctx context.Context, d *usecase.Deps, cfg *config.Config
 			fmt.Fprintf(a.io.ErrOut, "superbiz: %s\n", note)
 		}
 		if err != nil {
-			if errors.Is(err, usecase.ErrSessionNotFound) {
-				return &ExitError{Code: ExitUsage, Err: err}
-			}
 			return err
 		}
 		if err := a.printChatTurn(out); err != nil {

@@ -101,3 +101,13 @@ func TestChatLineModeMarkdownAndUnreachable(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errOut.String())
 	}
 }
+
+// TestChatSessionContinueExclusive: --session with --continue is a usage
+// error (exit 2 and the usage line) before any store is opened.
+func TestChatSessionContinueExclusive(t *testing.T) {
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"chat", "--session", "s_x", "--continue"}, strings.NewReader(""), &out, &errOut, func(string) string { return "" })
+	if code != ExitUsage || !strings.Contains(errOut.String(), "none of the others can be") || !strings.Contains(errOut.String(), "Usage: superbiz chat") {
+		t.Fatalf("exit %d, stderr %q; want exit 2, the flag-group error and the usage line", code, errOut.String())
+	}
+}

@@ -16,7 +16,7 @@ func (a *app) loadConfig(cmd *cobra.Command) (*config.Config, error) {
 }
 
 // loadConfigWith is loadConfig with a command's own overrides (the diagnose
-// budget flags); with --demo the three tools point at the demo workspace.
+// budget flags); with --demo the runbook, log and database tools point at the demo workspace.
 func (a *app) loadConfigWith(cmd *cobra.Command, ov config.Overrides) (*config.Config, error) {
 	changed := func(name string) bool {
 		f := cmd.Flags().Lookup(name)

@@ -67,6 +67,7 @@ cancelled (143 on SIGTERM, 129 on SIGHUP).`,
 	fl := c.Flags()
 	fl.StringVar(&f.session, "session", "", "continue this session (its last released diagnosis becomes the previous turn)")
 	fl.BoolVar(&f.cont, "continue", false, "continue the most recent session")
+	c.MarkFlagsMutuallyExclusive("session", "continue")
 	def := config.Defaults().Budget
 	fl.IntVar(&f.maxModelCalls, "max-model-calls", 0, fmt.Sprintf("model call budget (default from config: %d)", def.MaxModelCalls))
 	fl.IntVar(&f.maxToolCalls, "max-tool-calls", 0, fmt.Sprintf("tool call budget (default from config: %d)", def.MaxToolCalls))
@@ -149,9 +150,6 @@ func (a *app) runDiagnose(cmd *cobra.Command, args []string, f diagnoseFlags) er
 	if !fromAlert && readErr == nil && strings.TrimSpace(query) == "" {
 		return &ExitError{Code: ExitUsage, Err: errors.New("the query is empty: say what is wrong, e.g. \"payment timeouts on order-service since 14:00\"")}
 	}
-	if f.session != "" && f.cont {
-		return usageErrorf("--session and --continue are exclusive")
-	}
 	ov := config.Overrides{}
 	changed := func(name string) bool { return cmd.Flags().Changed(name) }
 	if changed("max-model-calls") {
@@ -219,9 +217,6 @@ func (a *app) runDiagnose(cmd *cobra.Command, args []string, f diagnoseFlags) er
 		out, err = d.Diagnose(ctx, req)
 	}
 	if err != nil {
-		if errors.Is(err, usecase.ErrSessionNotFound) {
-			return &ExitError{Code: ExitUsage, Err: err}
-		}
 		return storeFailure(cfg.DBPath, err)
 	}
 	if err := a.printOutput(out, note, useTUI); err != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/superbiz/superbiz/internal/notfound"
 	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/usecase"
 )
@@ -70,6 +71,11 @@ func exitCode(err error) (code int, usage bool) {
 	var ee *ExitError
 	if errors.As(err, &ee) {
 		return ee.Code, ee.Usage
+	}
+	var nf *notfound.Error
+	if errors.As(err, &nf) {
+		// A name that names nothing: the choices are in the message.
+		return ExitUsage, false
 	}
 	return ExitFailed, false
 }

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/superbiz/superbiz/internal/doctor"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -47,17 +49,17 @@ func TestHelpGolden(t *testing.T) {
 func TestMarks(t *testing.T) {
 	tests := []struct {
 		tty, color bool
-		status     checkStatus
+		status     doctor.Status
 		want       string
 	}{
-		{false, false, checkPass, "ok  "},
-		{false, false, checkFail, "FAIL"},
-		{false, false, checkWarn, "warn"},
-		{false, false, checkSkip, "skip"},
-		{true, false, checkPass, "✓"},
-		{true, false, checkFail, "✗"},
-		{true, false, checkWarn, "!"},
-		{true, true, checkFail, "\x1b[31m✗\x1b[0m"},
+		{false, false, doctor.Pass, "ok  "},
+		{false, false, doctor.Fail, "FAIL"},
+		{false, false, doctor.Warn, "warn"},
+		{false, false, doctor.Skip, "skip"},
+		{true, false, doctor.Pass, "✓"},
+		{true, false, doctor.Fail, "✗"},
+		{true, false, doctor.Warn, "!"},
+		{true, true, doctor.Fail, "\x1b[31m✗\x1b[0m"},
 	}
 	for _, tt := range tests {
 		a := &app{io: &IOStreams{OutTTY: tt.tty, Color: tt.color}}

@@ -9,6 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/doctor"
+	"github.com/superbiz/superbiz/internal/notfound"
 	"github.com/superbiz/superbiz/internal/tools/logs"
 	"github.com/superbiz/superbiz/pkg/redact"
 )
@@ -93,7 +95,7 @@ file of the source can be read.`,
 				if len(names) == 0 {
 					return configError(fmt.Errorf("no log source configured: add a [[logs]] section, or use --demo"))
 				}
-				return usageErrorf("no log source %q: the configured sources are %s", args[0], strings.Join(names, ", "))
+				return &notfound.Error{Kind: "log source", Name: args[0], Valid: names}
 			}
 			in, err := logs.Inspect(cmd.Context(), logSource(*src), logs.InspectOptions{Entries: entries})
 			if err != nil {
@@ -140,9 +142,9 @@ func (a *app) printInspection(in logs.Inspection) error {
 	}
 	if len(in.Skipped) > 0 {
 		b.WriteString("\nskipped:")
-		b.WriteString(skippedLines(in))
+		b.WriteString(doctor.SkippedLines(in))
 		b.WriteString("\n")
-	} else if n := limitNote(in); n != "" {
+	} else if n := doctor.LimitNote(in); n != "" {
 		b.WriteString(n + "\n")
 	}
 	_, err := io.WriteString(a.io.Out, redact.StripControl(b.String()))
@@ -151,7 +153,7 @@ func (a *app) printInspection(in logs.Inspection) error {
 
 // reportLine is one file's layout, share placed in time and time range.
 func reportLine(r logs.FileReport) string {
-	s := fmt.Sprintf("layout %s, %s placed in time", r.Layout, placedShare(r.Placed, r.Lines))
+	s := fmt.Sprintf("layout %s, %s placed in time", r.Layout, doctor.PlacedShare(r.Placed, r.Lines))
 	if r.FirstTS != "" {
 		s += ", " + r.FirstTS + " .. " + r.LastTS
 	}
@@ -159,14 +161,6 @@ func reportLine(r logs.FileReport) string {
 		s += " (sampled: start and end of the file)"
 	}
 	return s
-}
-
-// placedShare prints "n of m lines (p%)".
-func placedShare(placed, lines int) string {
-	if lines == 0 {
-		return "0 of 0 lines"
-	}
-	return fmt.Sprintf("%d of %d lines (%.1f%%)", placed, lines, 100*float64(placed)/float64(lines))
 }
 
 // writeInspectedEntry prints one entry: time, level, service, message, and
@@ -194,32 +188,4 @@ func writeInspectedEntry(b *strings.Builder, e logs.InspectedEntry) {
 		parts[i] = k + "=" + e.Fields[k]
 	}
 	fmt.Fprintf(b, "      fields: %s\n", strings.Join(parts, " "))
-}
-
-// inspectionSummary is doctor's per-source detail: layouts with their file
-// counts, the share of sampled lines placed in time, the time range.
-func inspectionSummary(in logs.Inspection) string {
-	if len(in.Reports) == 0 {
-		return ""
-	}
-	count := map[string]int{}
-	var order []string
-	lines, placed := 0, 0
-	for _, r := range in.Reports {
-		if count[r.Layout] == 0 {
-			order = append(order, r.Layout)
-		}
-		count[r.Layout]++
-		lines += r.Lines
-		placed += r.Placed
-	}
-	parts := make([]string, len(order))
-	for i, l := range order {
-		parts[i] = fmt.Sprintf("%s (%d)", l, count[l])
-	}
-	s := "; layout " + strings.Join(parts, ", ") + "; " + placedShare(placed, lines) + " placed in time"
-	if in.FirstTS != "" {
-		s += "; " + in.FirstTS + " .. " + in.LastTS
-	}
-	return s
 }

@@ -150,7 +150,7 @@ func TestLogsInspectGolden(t *testing.T) {
 func TestLogsInspectUsage(t *testing.T) {
 	env, _ := customLogsWorkspace(t)
 	code, _, errOut := cli(t, env, "logs", "inspect", "nope")
-	if code != ExitUsage || !strings.Contains(errOut, "billing, mystery, plain") {
+	if code != ExitUsage || !strings.Contains(errOut, `unknown log source "nope"; valid: billing, mystery, plain`) {
 		t.Errorf("exit %d, stderr %q", code, errOut)
 	}
 	code, _, errOut = cli(t, env, "logs", "inspect", "billing", "--entries", "0")

@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/doctor"
 	"github.com/superbiz/superbiz/internal/tools"
 	"github.com/superbiz/superbiz/internal/tools/metrics"
 )
@@ -56,12 +57,12 @@ func metricsSecretProblem(cfg *config.Config, i int) string {
 
 // metricsChecks runs the trivial query vector(1) on each metrics source the
 // way query_metrics sends queries (same URL, credentials and timeout).
-func metricsChecks(ctx context.Context, cfg *config.Config) []checkResult {
-	var out []checkResult
+func metricsChecks(ctx context.Context, cfg *config.Config) []doctor.Result {
+	var out []doctor.Result
 	for i, m := range cfg.Metrics {
 		name := "metrics " + m.Name
 		if problem := metricsSecretProblem(cfg, i); problem != "" {
-			out = append(out, fail(name, problem, "export the variable (its value is never printed), or change the [[metrics]] entry"))
+			out = append(out, doctor.Failed(name, problem, "export the variable (its value is never printed), or change the [[metrics]] entry"))
 			continue
 		}
 		srcs, err := metricsSources(&config.Config{File: cfg.File, Metrics: cfg.Metrics[i : i+1]})
@@ -70,17 +71,17 @@ func metricsChecks(ctx context.Context, cfg *config.Config) []checkResult {
 			tool, err = metrics.New(srcs)
 		}
 		if err != nil {
-			out = append(out, fail(name, err.Error(), "fix the [[metrics]] entry in "+cfg.File))
+			out = append(out, doctor.Failed(name, err.Error(), "fix the [[metrics]] entry in "+cfg.File))
 			continue
 		}
-		cctx, cancel := context.WithTimeout(ctx, doctorTimeout)
+		cctx, cancel := context.WithTimeout(ctx, doctor.Timeout)
 		err = tool.Check(cctx, m.Name)
 		cancel()
 		if err == nil {
-			out = append(out, pass(name, fmt.Sprintf("%s answers the query vector(1) (auth %s)", m.URL, m.Auth())))
+			out = append(out, doctor.Passed(name, fmt.Sprintf("%s answers the query vector(1) (auth %s)", m.URL, m.Auth())))
 			continue
 		}
-		out = append(out, fail(name, fmt.Sprintf("%s: %v", m.URL, err), metricsHint(m, err)))
+		out = append(out, doctor.Failed(name, fmt.Sprintf("%s: %v", m.URL, err), metricsHint(m, err)))
 	}
 	return out
 }

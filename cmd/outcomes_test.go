@@ -267,8 +267,8 @@ func TestExitCodesThroughTheCommand(t *testing.T) {
 	}{
 		{"query over limits.query", nil, []string{strings.Repeat("q", 4097)}, ExitUsage, 0, "input rejected before any model call: the query has 4097 bytes, the limit is 4096 (limits.query)"},
 		{"blank query", nil, []string{"   "}, ExitUsage, 0, "the query is empty"},
-		{"--session and --continue", nil, []string{"--session", "s_x", "--continue", "q"}, ExitUsage, 0, "exclusive"},
-		{"unknown session", nil, []string{"--session", "s_nope", "q"}, ExitUsage, 0, "session not found"},
+		{"--session and --continue", nil, []string{"--session", "s_x", "--continue", "q"}, ExitUsage, 0, "none of the others can be"},
+		{"unknown session", nil, []string{"--session", "s_nope", "q"}, ExitUsage, 0, `unknown session "s_nope"`},
 		{"fallback", []ollamatest.Turn{{Content: []string{noConclusion}}}, []string{"checkout is slow"}, ExitFallback, 1, ""},
 		{"failed: invalid final answer", []ollamatest.Turn{{Content: []string{"I think it is the database."}}}, []string{"checkout is slow"}, ExitFailed, 1, "INVALID_OUTPUT"},
 		{"model failing", []ollamatest.Turn{{Fault: ollamatest.FaultHTTP500Body}}, []string{"checkout is slow"}, ExitUnavailable, 1, "HTTP 500"},

@@ -143,9 +143,10 @@ func (a *app) newRootCmd() *cobra.Command {
 		Use:   "superbiz",
 		Short: "Diagnose production incidents from evidence with a local model",
 		Long: `superbiz diagnoses a production problem from evidence: one ReAct agent
-talks to an Ollama model and reads your runbooks, logs and read-only databases
-through three audited tools, then answers with findings that cite what it
-checked, or says honestly what is missing.`,
+talks to an Ollama model and reads your runbooks, logs, read-only databases
+and metrics servers through four audited evidence tools, guided by diagnosis
+playbooks (a fifth tool, read_skill), then answers with findings that cite
+what it checked, or says honestly what is missing.`,
 		Example: `  superbiz diagnose --demo
   superbiz diagnose "order-service payment timeouts since 14:00, many 504s"
   superbiz doctor`,
@@ -156,6 +157,15 @@ checked, or says honestly what is missing.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return unknownCommand(cmd, args[0])
+			}
+			return nil
+		},
+		// Cobra checks flag groups (MarkFlagsMutuallyExclusive) after this
+		// hook and returns a plain error; checking them here first makes a
+		// conflict a usage error (exit 2 and the usage line).
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			if err := cmd.ValidateFlagGroups(); err != nil {
+				return &ExitError{Code: ExitUsage, Err: err, Usage: true}
 			}
 			return nil
 		},

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/superbiz/superbiz/internal/notfound"
 	"github.com/superbiz/superbiz/internal/runstore"
 )
 
@@ -127,7 +128,7 @@ func noRunsLine(session string) string {
 func getRun(ctx context.Context, store *runstore.Store, id string) (*runstore.RunDetail, error) {
 	d, err := store.GetRun(ctx, id)
 	if errors.Is(err, runstore.ErrNotFound) {
-		return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("no run %s in %s (see `superbiz runs`)", cell(id), store.Path())}
+		return nil, &notfound.Error{Kind: "run", Name: id, Where: store.Path(), Hint: "`superbiz runs` lists the runs"}
 	}
 	return d, err
 }

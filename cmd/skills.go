@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/superbiz/superbiz/internal/notfound"
 	"github.com/superbiz/superbiz/internal/tools"
 	"github.com/superbiz/superbiz/internal/tools/skills"
 	"github.com/superbiz/superbiz/internal/tui"
@@ -105,7 +106,7 @@ func (a *app) runSkillsShow(cmd *cobra.Command, name string) error {
 	}
 	p, ok := cat.Get(name)
 	if !ok {
-		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("unknown playbook %q: the playbooks are %s", name, strings.Join(cat.Names(), ", "))}
+		return &notfound.Error{Kind: "playbook", Name: name, Valid: cat.Names()}
 	}
 	body := redact.StripControl(p.Body)
 	if a.flags.output == outputJSON {

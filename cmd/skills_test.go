@@ -64,7 +64,7 @@ func TestSkillsShow(t *testing.T) {
 		t.Errorf("-o json: exit %d, %v, %+v", code, err, got)
 	}
 	code, out, errOut = cli(t, env, "skills", "show", "diagnose-redis")
-	if code != ExitUsage || out != "" || !strings.Contains(errOut, `unknown playbook "diagnose-redis": the playbooks are `+strings.Join(builtinPlaybooks, ", ")) {
+	if code != ExitUsage || out != "" || !strings.Contains(errOut, `unknown playbook "diagnose-redis"; valid: `+strings.Join(builtinPlaybooks, ", ")+`; did you mean "diagnose-redis-timeout"?`) {
 		t.Errorf("unknown: exit %d, %q %q", code, out, errOut)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/harness"
 	"github.com/superbiz/superbiz/internal/model"
+	"github.com/superbiz/superbiz/internal/notfound"
 	"github.com/superbiz/superbiz/internal/tools"
 	"github.com/superbiz/superbiz/internal/tools/knowledge"
 	"github.com/superbiz/superbiz/internal/tools/logs"
@@ -231,7 +232,7 @@ func unknownTool(name string, reg *harness.Registry) error {
 	if hint != "" {
 		return usageErrorf("tool %q is not configured: %s, or use --demo; the tools are %s", name, hint, strings.Join(names, ", "))
 	}
-	return usageErrorf("unknown tool %q: the tools are %s", name, strings.Join(names, ", "))
+	return &notfound.Error{Kind: "tool", Name: name, Valid: names}
 }
 
 // exit maps the observation to the exit code of docs/SPEC.md#superbiz-tools-call: 0 for

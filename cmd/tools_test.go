@@ -177,7 +177,7 @@ func TestToolsCallUnknownTool(t *testing.T) {
 	if code != ExitUsage || out != "" {
 		t.Fatalf("exit %d, stdout %q", code, out)
 	}
-	if !strings.Contains(errOut, `unknown tool "query_redis": the tools are lookup_knowledge, query_logs, query_mysql, read_skill`) {
+	if !strings.Contains(errOut, `unknown tool "query_redis"; valid: lookup_knowledge, query_logs, query_mysql, read_skill`) {
 		t.Errorf("stderr %q", errOut)
 	}
 	code, _, errOut = cli(t, env, "tools", "call", "--demo", "query_mysql")

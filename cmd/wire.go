@@ -44,7 +44,7 @@ func (w *workspace) Close() error {
 	return errors.Join(errs...)
 }
 
-// applyDemo points the three tools (and no metrics source) at the built-in demo workspace in dir
+// applyDemo points the runbook, log and database tools (and no metrics source) at the built-in demo workspace in dir
 // (per user: demo.DefaultDir), verified or rebuilt by demo.Materialize, and
 // fixes the clock to the demo's unless SUPERBIZ_NOW says otherwise.
 func applyDemo(ctx context.Context, cfg *config.Config, dir string) (*demo.Workspace, error) {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+	"github.com/superbiz/superbiz/internal/notfound"
 )
 
 // decode reads the TOML bytes of file over cfg, key by key as the schema
@@ -357,7 +358,7 @@ func suggest(k string, known []string) string {
 		if lk == c {
 			return c
 		}
-		if d := levenshtein(lk, c); d < bestD {
+		if d := notfound.Distance(lk, c); d < bestD {
 			best, bestD = c, d
 		}
 	}
@@ -365,28 +366,4 @@ func suggest(k string, known []string) string {
 		return best
 	}
 	return ""
-}
-
-// levenshtein is the edit distance between two short keys.
-func levenshtein(a, b string) int {
-	if len(a) > 64 || len(b) > 64 {
-		return math.MaxInt
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -94,7 +94,7 @@ type LogSource struct {
 }
 
 // Workspace is a materialized demo: absolute paths the demo config points the
-// three evidence tools at.
+// runbook, log and database tools at (the demo has no metrics server).
 type Workspace struct {
 	Root        string
 	RunbooksDir string

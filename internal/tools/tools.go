@@ -1,6 +1,6 @@
 // Package tools is the contract between the harness and the evidence tools:
 // what an adapter declares, receives and returns. It holds no tool; the
-// implementations live in the sub-packages (knowledge, logs, sqlquery, skills)
+// implementations live in the sub-packages (knowledge, logs, sqlquery, metrics, skills)
 // and cmd wires them into the harness registry.
 package tools
 

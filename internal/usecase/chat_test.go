@@ -17,6 +17,7 @@ import (
 	"github.com/superbiz/superbiz/internal/harness"
 	"github.com/superbiz/superbiz/internal/model/ollama"
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
+	"github.com/superbiz/superbiz/internal/notfound"
 	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/runstore"
 	"github.com/superbiz/superbiz/internal/tools"
@@ -287,8 +288,8 @@ func TestChatSessions(t *testing.T) {
 		t.Errorf("session memory = %q/%q", sess.LastIntent, sess.LastQuery)
 	}
 	_, err = f.deps.Chat(context.Background(), ChatRequest{Query: "hi", SessionID: "s_missing"})
-	if !errors.Is(err, ErrSessionNotFound) {
-		t.Errorf("unknown session: err = %v, want ErrSessionNotFound", err)
+	if nf := (*notfound.Error)(nil); !errors.As(err, &nf) || nf.Kind != "session" {
+		t.Errorf("unknown session: err = %v, want a notfound.Error of kind session", err)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/superbiz/superbiz/internal/agent"
 	"github.com/superbiz/superbiz/internal/harness"
 	"github.com/superbiz/superbiz/internal/model"
+	"github.com/superbiz/superbiz/internal/notfound"
 	"github.com/superbiz/superbiz/internal/release"
 	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/runstore"
@@ -94,9 +95,6 @@ type OutputError struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
 }
-
-// ErrSessionNotFound is returned for --session with an unknown ID.
-var ErrSessionNotFound = errors.New("session not found")
 
 // Diagnose runs one DIAGNOSIS run end to end: PreviousTurn, agent, release,
 // persistence. The returned error is for failures outside the run (the store);
@@ -231,7 +229,7 @@ func (d *Deps) resolveSession(ctx context.Context, id string, cont bool) (string
 	if id != "" {
 		if _, err := d.Store.GetSession(ctx, id); err != nil {
 			if errors.Is(err, runstore.ErrNotFound) {
-				return "", fmt.Errorf("%w: %q (list sessions with `superbiz runs`)", ErrSessionNotFound, id)
+				return "", &notfound.Error{Kind: "session", Name: id, Hint: "`superbiz runs` lists the runs with their sessions"}
 			}
 			return "", fmt.Errorf("look up session %s: %w", id, err)
 		}

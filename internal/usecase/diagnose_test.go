@@ -160,7 +160,7 @@ func TestFollowUpCarriesPreviousTurn(t *testing.T) {
 
 func TestUnknownSession(t *testing.T) {
 	d, _, _ := demoDeps(t, replay.New(nil))
-	if _, err := d.Diagnose(context.Background(), DiagnoseRequest{Query: "x", SessionID: "s_nope"}); err == nil || !strings.Contains(err.Error(), "session not found") {
+	if _, err := d.Diagnose(context.Background(), DiagnoseRequest{Query: "x", SessionID: "s_nope"}); err == nil || !strings.Contains(err.Error(), `unknown session "s_nope"`) {
 		t.Fatalf("err = %v", err)
 	}
 }

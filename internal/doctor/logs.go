@@ -1,0 +1,97 @@
+package doctor
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/tools/logs"
+)
+
+// Logs checks that each log source's globs match files query_logs can
+// read and says how they read (layouts, share of sampled lines placed in
+// time, time range), naming the files a call would skip and why (a
+// truncated or corrupt gzip, binary data, no recognisable timestamps).
+func Logs(ctx context.Context, cfg *config.Config, toSource func(config.LogSource) logs.Source) []Result {
+	var out []Result
+	for _, src := range cfg.Logs {
+		name := "logs " + src.Name
+		in, err := logs.Inspect(ctx, toSource(src), logs.InspectOptions{})
+		fixHint := "fix or remove the files listed, or narrow the paths (globs) of log source " + src.Name + " in " + cfg.File
+		switch {
+		case err != nil:
+			out = append(out, Failed(name, err.Error(), "fix the paths of log source "+src.Name+" in "+cfg.File))
+		case in.Files == 0:
+			out = append(out, Failed(name, "no file matches "+strings.Join(src.Paths, ", "), "check the paths (globs) of log source "+src.Name+" in "+cfg.File+" and that the files are readable by this user"))
+		case len(in.Reports) == 0 && len(in.Skipped) > 0:
+			out = append(out, Failed(name, fmt.Sprintf("%d file(s) match, all would be skipped:%s", in.Files, SkippedLines(in)), fixHint))
+		case len(in.Skipped) > 0:
+			out = append(out, Warned(name, fmt.Sprintf("%d file(s) match, %d would be skipped%s:%s", in.Files, len(in.Skipped), inspectionSummary(in), SkippedLines(in)), fixHint))
+		default:
+			out = append(out, Passed(name, fmt.Sprintf("%d file(s) match%s%s", in.Files, inspectionSummary(in), LimitNote(in))))
+		}
+	}
+	return out
+}
+
+// maxSkipped bounds the skipped files listed per source.
+const maxSkipped = 10
+
+// SkippedLines lists skipped files one per line: path, reason, the error.
+func SkippedLines(in logs.Inspection) string {
+	var b strings.Builder
+	for i, s := range in.Skipped {
+		if i == maxSkipped {
+			fmt.Fprintf(&b, "\n  ... and %d more", len(in.Skipped)-i)
+			break
+		}
+		fmt.Fprintf(&b, "\n  %s: %s (%v)", s.File, s.Reason, s.Err)
+	}
+	return b.String() + LimitNote(in)
+}
+
+// LimitNote says when the check stopped at the per-call limits, so files
+// past that point were not checked.
+func LimitNote(in logs.Inspection) string {
+	if len(in.TruncatedBy) == 0 {
+		return ""
+	}
+	return "\n  (checked within the per-call limits; stopped by " + strings.Join(in.TruncatedBy, ", ") + ": later files not checked)"
+}
+
+// PlacedShare prints "n of m lines (p%)".
+func PlacedShare(placed, lines int) string {
+	if lines == 0 {
+		return "0 of 0 lines"
+	}
+	return fmt.Sprintf("%d of %d lines (%.1f%%)", placed, lines, 100*float64(placed)/float64(lines))
+}
+
+// inspectionSummary is doctor's per-source detail: layouts with their file
+// counts, the share of sampled lines placed in time, the time range.
+func inspectionSummary(in logs.Inspection) string {
+	if len(in.Reports) == 0 {
+		return ""
+	}
+	count := map[string]int{}
+	var order []string
+	lines, placed := 0, 0
+	for _, r := range in.Reports {
+		if count[r.Layout] == 0 {
+			order = append(order, r.Layout)
+		}
+		count[r.Layout]++
+		lines += r.Lines
+		placed += r.Placed
+	}
+	parts := make([]string, len(order))
+	for i, l := range order {
+		parts[i] = fmt.Sprintf("%s (%d)", l, count[l])
+	}
+	s := "; layout " + strings.Join(parts, ", ") + "; " + PlacedShare(placed, lines) + " placed in time"
+	if in.FirstTS != "" {
+		s += "; " + in.FirstTS + " .. " + in.LastTS
+	}
+	return s
+}

@@ -1,0 +1,113 @@
+package doctor
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/model"
+	"github.com/superbiz/superbiz/internal/model/ollama"
+)
+
+// Model checks, in order, that Ollama answers, that the model is
+// pulled there and that it can call tools; a failed step skips the later
+// ones, whose answers would only repeat the same cause.
+func Model(ctx context.Context, cfg *config.Config) []Result {
+	name := cfg.Model.Name
+	c, err := ollama.New(ollama.Options{
+		Host:           cfg.Model.Host.Reveal(),
+		Model:          name,
+		NumCtx:         cfg.Model.NumCtx,
+		Temperature:    cfg.Model.Temperature,
+		Think:          cfg.Model.Think,
+		RequestTimeout: min(cfg.Model.RequestTimeout, Timeout),
+	})
+	if err != nil {
+		return []Result{
+			Failed("ollama", err.Error(), "fix model.host / model.name in the config, or --host / --model"),
+			Skipped("model", "not checked: no usable Ollama client"),
+			Skipped("tool calling", "not checked: no usable Ollama client"),
+		}
+	}
+	host := c.Host()
+
+	vctx, cancel := context.WithTimeout(ctx, Timeout)
+	defer cancel()
+	v, err := c.Version(vctx)
+	if err != nil {
+		hint := fmt.Sprintf("check that %s is an Ollama server and look at its log", host)
+		if model.KindOf(err) == model.ErrUnreachable || model.KindOf(err) == model.ErrTimeout {
+			hint = fmt.Sprintf("start Ollama with `ollama serve` or set --host/OLLAMA_HOST (tried %s)", host)
+		}
+		return []Result{
+			Failed("ollama", err.Error(), hint),
+			Skipped("model", "not checked: Ollama is not reachable"),
+			Skipped("tool calling", "not checked: Ollama is not reachable"),
+		}
+	}
+	out := []Result{Passed("ollama", fmt.Sprintf("%s reachable (Ollama %s)", host, v))}
+
+	has, err := c.HasModel(vctx)
+	switch {
+	case err != nil:
+		return append(out,
+			Failed("model", err.Error(), fmt.Sprintf("check that %s is an Ollama server and look at its log", host)),
+			Skipped("tool calling", "not checked: the model list could not be read"))
+	case !has:
+		return append(out,
+			Failed("model", fmt.Sprintf("%s is not pulled on %s", name, host), fmt.Sprintf("run `ollama pull %s`, or choose a pulled model with --model / SUPERBIZ_MODEL", name)),
+			Skipped("tool calling", "not checked: the model is missing"))
+	}
+	out = append(out, Passed("model", name+" is present"))
+
+	caps, err := c.Show(vctx, name)
+	switch {
+	case err != nil:
+		out = append(out, Failed("tool calling", err.Error(), fmt.Sprintf("check that %s is an Ollama server and look at its log", host)))
+	case !slices.Contains(caps, "tools"):
+		out = append(out, Failed("tool calling", fmt.Sprintf("%s does not support tools (capabilities: %s)", name, capsText(caps)), "choose a model with tool support, e.g. qwen3:8b"))
+	default:
+		out = append(out, Passed("tool calling", fmt.Sprintf("%s supports tools (capabilities: %s)", name, capsText(caps))))
+	}
+	return out
+}
+
+func capsText(caps []string) string {
+	if len(caps) == 0 {
+		return "none reported"
+	}
+	return strings.Join(caps, ", ")
+}
+
+// embedCheckName is the doctor line of [knowledge] embed_model.
+const embedCheckName = "knowledge embed"
+
+// Embed says whether runbook search is semantic: not configured (BM25
+// only), ok (the model embedded a probe text), or unavailable (BM25 only,
+// with what to do).
+func Embed(ctx context.Context, cfg *config.Config, embedClient func(*config.Config) (*ollama.Client, error)) Result {
+	name := cfg.Knowledge.EmbedModel
+	if name == "" {
+		return Skipped(embedCheckName, "not configured: runbook search is BM25 only (set [knowledge] embed_model to an Ollama embedding model for semantic search)")
+	}
+	c, err := embedClient(cfg)
+	if err != nil {
+		return Failed(embedCheckName, err.Error(), "fix model.host and knowledge.embed_model in the config")
+	}
+	ectx, cancel := context.WithTimeout(ctx, Timeout)
+	defer cancel()
+	vecs, err := c.Embed(ectx, []string{"superbiz doctor"})
+	if err != nil {
+		hint := fmt.Sprintf("run `ollama pull %s` on %s, or choose an embedding model in knowledge.embed_model", name, c.Host())
+		switch model.KindOf(err) {
+		case model.ErrUnreachable, model.ErrTimeout:
+			hint = fmt.Sprintf("start Ollama with `ollama serve` (then `ollama pull %s`) or set --host/OLLAMA_HOST (tried %s)", name, c.Host())
+		case model.ErrServer, model.ErrProtocol:
+			hint = fmt.Sprintf("check the Ollama server log at %s; `ollama pull %s` if the model is missing", c.Host(), name)
+		}
+		return Warned(embedCheckName, fmt.Sprintf("%s unavailable, runbook search is BM25 only: %v", name, err), hint)
+	}
+	return Passed(embedCheckName, fmt.Sprintf("%s embeds (%d dimensions): runbook search fuses BM25 and vectors", name, len(vecs[0])))
+}
