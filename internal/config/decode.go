@@ -14,120 +14,216 @@ import (
 	"github.com/superbiz/superbiz/internal/notfound"
 )
 
-// decode reads the TOML bytes of file over cfg, key by key as the schema
-// declares them. It reports every type error, unparsable value and unknown
-// key; fatal is true for a syntax error.
+// decode reads the TOML bytes of file over cfg and reports every type error,
+// unparsable value and unknown key; fatal is true for a syntax error.
+//
+// BurntSushi's toml decodes every value into its struct field. It stops at a
+// document's first bad value, though, so a table is decoded one key at a
+// time (MetaData.PrimitiveDecode): one bad value never hides the next. Its
+// MetaData.Undecoded cannot serve the unknown keys: its keys carry no array
+// index ("logs.formatt" for logs[1].formatt), so each table's keys are
+// matched against the declared ones instead.
 func decode(data []byte, file string, cfg *Config) (probs []string, fatal bool) {
 	if err := checkNesting(data, MaxDepth); err != nil {
 		return []string{fmt.Sprintf("%s:%v", file, err)}, true
 	}
-	var root map[string]any
-	if _, err := toml.Decode(string(data), &root); err != nil {
+	var root toml.Primitive
+	md, err := toml.Decode(string(data), &root)
+	if err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
 			return []string{fmt.Sprintf("%s:%d: TOML syntax error: %s", file, pe.Position.Line, clip(pe.Message))}, true
 		}
 		return []string{fmt.Sprintf("%s: TOML syntax error: %s", file, clip(err.Error()))}, true
 	}
-	d := &decoder{file: file}
-	d.section("", root).decodeInto(reflect.ValueOf(cfg).Elem())
+	d := &decoder{md: &md, file: file}
+	d.table("", root, reflect.ValueOf(cfg).Elem())
 	return d.probs, false
 }
 
-// decodeInto reads every declared key of the struct v from this table, then
-// reports the keys nobody declared.
-func (s *section) decodeInto(v reflect.Value) {
-	specs := specsOf(v.Type())
-	for _, f := range specs {
-		s.decodeKey(f, v, v.Field(f.index))
-	}
-	if src, ok := v.Addr().Interface().(*LogSource); ok {
-		s.loadZone(src)
-	}
-	s.finish(keysOf(v.Type()))
+// decoder collects the problems of one file.
+type decoder struct {
+	md    *toml.MetaData
+	file  string
+	probs []string
 }
 
-// decodeKey reads key f of this table into fv (a field of the struct parent).
-func (s *section) decodeKey(f spec, parent, fv reflect.Value) {
-	k := f.key
-	switch {
-	case f.typ == hostType:
-		if str, ok := s.str(k); ok {
-			h, err := ParseHost(str)
-			if err != nil {
-				s.d.addf("%s = %s in %s: %v", s.key(k), showHost(str), s.d.file, err)
-			} else {
-				fv.Set(reflect.ValueOf(h))
-			}
-		}
-	case f.typ == dsnType:
-		// The driver is declared before the DSN, so it is already read.
-		driver := parent.FieldByName("Driver").Interface().(Driver)
-		if raw, ok := s.str(k); ok && strings.TrimSpace(raw) != "" {
-			switch driver {
-			case DriverMySQL, DriverSQLite:
-				dsn, err := NewDSN(driver, raw)
-				if err != nil {
-					// The message is built from fixed texts only: no part of raw.
-					s.d.addf("%s in %s: %v", s.key(k), s.d.file, err)
-				} else {
-					fv.Set(reflect.ValueOf(dsn))
-				}
-			default:
-				// Validate reports the driver; keep the DSN fully redacted.
-				fv.Set(reflect.ValueOf(DSN{raw: raw}))
-			}
-		}
-	case f.typ == durationType:
-		if d, ok := s.dur(k); ok {
-			fv.SetInt(int64(d))
-		}
-	case isTable(f.typ):
-		if t, ok := s.table(k); ok {
-			t.decodeInto(fv)
-		}
-	case f.typ.Kind() == reflect.Slice && isTable(f.typ.Elem()):
-		if ts, ok := s.tables(k); ok {
-			for _, t := range ts {
-				e := reflect.New(f.typ.Elem()).Elem()
-				fillDefaults(e)
-				t.decodeInto(e)
-				fv.Set(reflect.Append(fv, e))
-			}
-		}
-	case f.typ.Kind() == reflect.Slice:
-		if ps, ok := s.strs(k); ok {
-			fv.Set(reflect.ValueOf(ps))
-		}
-	case f.typ.Kind() == reflect.String:
-		if str, ok := s.str(k); ok {
-			fv.SetString(str)
-		}
-	case f.typ.Kind() == reflect.Int:
-		if n, ok := s.int(k); ok {
-			fv.SetInt(int64(n))
-		}
-	case f.typ.Kind() == reflect.Float64:
-		if n, ok := s.float(k); ok {
-			fv.SetFloat(n)
-		}
-	case f.typ.Kind() == reflect.Bool:
-		if b, ok := s.bool(k); ok {
-			fv.SetBool(b)
-		}
-	default:
-		panic(fmt.Sprintf("config: key %s has type %s, which the decoder cannot read", s.key(k), f.typ))
+func (d *decoder) addf(format string, args ...any) {
+	d.probs = append(d.probs, fmt.Sprintf(format, args...))
+}
+
+// raw is the TOML value p holds (string, int64, float64, bool, a date-time,
+// []any or map[string]any), for type checks and messages.
+func (d *decoder) raw(p toml.Primitive) any {
+	var v any
+	if err := d.md.PrimitiveDecode(p, &v); err != nil {
+		panic("config: decoding a TOML value into any failed: " + err.Error())
 	}
+	return v
+}
+
+// typeErr reports a value of the wrong TOML type.
+func (d *decoder) typeErr(key string, v any, want string) {
+	d.addf("%s = %s in %s: must be %s", key, show(v), d.file, want)
+}
+
+// table decodes the TOML table p into the struct v, key by key in
+// declaration order, then reports the keys nobody declared.
+func (d *decoder) table(path string, p toml.Primitive, v reflect.Value) {
+	if _, ok := d.raw(p).(map[string]any); !ok {
+		d.addf("%s in %s: must be a table ([%s]), found %s", path, d.file, path, kind(d.raw(p)))
+		return
+	}
+	var keys map[string]toml.Primitive
+	if err := d.md.PrimitiveDecode(p, &keys); err != nil {
+		panic("config: decoding a TOML table into a map failed: " + err.Error())
+	}
+	specs := specsOf(v.Type())
+	for _, s := range specs {
+		if kp, ok := keys[s.key]; ok {
+			d.value(join(path, s.key), kp, v.FieldByIndex(s.index))
+			delete(keys, s.key)
+		}
+	}
+	switch x := v.Addr().Interface().(type) {
+	case *LogSource:
+		d.loadZone(path, x)
+	case *Database:
+		d.checkDSN(path, x)
+	}
+	d.unknown(path, keys, specs)
+}
+
+// value decodes p into the field v named key: a table, an array of tables or
+// a single value.
+func (d *decoder) value(key string, p toml.Primitive, v reflect.Value) {
+	t := v.Type()
+	switch {
+	case isTable(t):
+		d.table(key, p, v)
+	case t.Kind() == reflect.Slice && isTable(t.Elem()):
+		items, ok := d.array(p)
+		if !ok {
+			d.addf("%s in %s: must be an array of tables ([[%s]]), found %s", key, d.file, key, kind(d.raw(p)))
+			return
+		}
+		for _, item := range items {
+			if _, isTable := d.raw(item).(map[string]any); !isTable {
+				d.addf("%s in %s: must be an array of tables ([[%s]]), found an element that is %s", key, d.file, key, kind(d.raw(item)))
+				return
+			}
+		}
+		for i, item := range items {
+			e := reflect.New(t.Elem()).Elem()
+			fillDefaults(e)
+			d.table(fmt.Sprintf("%s[%d]", key, i), item, e)
+			v.Set(reflect.Append(v, e))
+		}
+	case t.Kind() == reflect.Slice:
+		items, ok := d.array(p)
+		if !ok {
+			d.typeErr(key, d.raw(p), expected(t))
+			return
+		}
+		out := reflect.MakeSlice(t, len(items), len(items))
+		for i, item := range items {
+			if !d.scalar(fmt.Sprintf("%s[%d]", key, i), item, out.Index(i)) {
+				return
+			}
+		}
+		v.Set(out)
+	default:
+		d.scalar(key, p, v)
+	}
+}
+
+// array splits p into its elements; ok is false when p is no array.
+func (d *decoder) array(p toml.Primitive) (items []toml.Primitive, ok bool) {
+	switch d.raw(p).(type) {
+	case []any, []map[string]any:
+	default:
+		return nil, false
+	}
+	if err := d.md.PrimitiveDecode(p, &items); err != nil {
+		panic("config: decoding a TOML array into primitives failed: " + err.Error())
+	}
+	return items, true
+}
+
+// scalar decodes the single value p into v and reports whether it could.
+func (d *decoder) scalar(key string, p toml.Primitive, v reflect.Value) bool {
+	t, raw := v.Type(), d.raw(p)
+	str, isStr := raw.(string)
+	if !isStr && (t == durationType || t == hostType || t == dsnType) {
+		// toml would read an integer as nanoseconds, or a number as text.
+		d.typeErr(key, raw, expected(t))
+		return false
+	}
+	if err := d.md.PrimitiveDecode(p, v.Addr().Interface()); err != nil {
+		switch t {
+		case durationType:
+			d.addf(`%s = %s in %s: not a duration, write e.g. "180s" or "3m"`, key, show(str), d.file)
+		case hostType:
+			var pe toml.ParseError
+			msg := err.Error()
+			if errors.As(err, &pe) {
+				msg = pe.Message // the ParseHost error, which never holds a password
+			}
+			d.addf("%s = %s in %s: %s", key, showHost(str), d.file, msg)
+		default:
+			d.typeErr(key, raw, expected(t))
+		}
+		return false
+	}
+	switch n := raw.(type) {
+	case int64:
+		if t.Kind() == reflect.Int && (n > math.MaxInt32 || n < math.MinInt32) {
+			d.addf("%s = %d in %s: out of range, far above any sensible limit", key, n, d.file)
+			return false
+		}
+	case float64:
+		if math.IsNaN(n) || math.IsInf(n, 0) {
+			d.typeErr(key, raw, "a finite number")
+			return false
+		}
+	}
+	return true
+}
+
+// expected names the TOML value a field of type t takes, for messages.
+func expected(t reflect.Type) string {
+	switch {
+	case t == durationType:
+		return `a duration string such as "180s" or "3m"`
+	case t.Kind() == reflect.Int:
+		return "an integer"
+	case t.Kind() == reflect.Float64:
+		return "a number"
+	case t.Kind() == reflect.Bool:
+		return "true or false"
+	case t.Kind() == reflect.Slice:
+		return `an array of strings, e.g. ["./runbooks"]`
+	default:
+		return "a string"
+	}
+}
+
+// join is the dotted name of key k in the table at path, as messages show it.
+func join(path, k string) string {
+	if path == "" {
+		return k
+	}
+	return path + "." + k
 }
 
 // loadZone loads a log source's time zone, reporting an unknown one.
-func (s *section) loadZone(src *LogSource) {
+func (d *decoder) loadZone(path string, src *LogSource) {
 	if src.Timezone == "" {
 		return
 	}
 	loc, err := loadLocation(src.Timezone)
 	if err != nil {
-		s.d.addf("%s = %s in %s: not a known time zone, write an IANA name such as \"Asia/Shanghai\", \"UTC\" or \"Local\"", s.key("timezone"), show(src.Timezone), s.d.file)
+		d.addf("%s = %s in %s: not a known time zone, write an IANA name such as \"Asia/Shanghai\", \"UTC\" or \"Local\"", join(path, "timezone"), show(src.Timezone), d.file)
 		return
 	}
 	src.Location = loc
@@ -141,212 +237,46 @@ func loadLocation(name string) (*time.Location, error) {
 	return time.LoadLocation(name)
 }
 
-// decoder collects the problems of one file.
-type decoder struct {
-	file  string
-	probs []string
-}
-
-func (d *decoder) addf(format string, args ...any) {
-	d.probs = append(d.probs, fmt.Sprintf(format, args...))
-}
-
-// section is one TOML table being read; it remembers which keys were used so
-// the rest are reported as unknown.
-type section struct {
-	d    *decoder
-	path string
-	m    map[string]any
-	used map[string]bool
-}
-
-func (d *decoder) section(path string, m map[string]any) *section {
-	return &section{d: d, path: path, m: m, used: map[string]bool{}}
-}
-
-// key is the dotted name of k in this table, as messages show it.
-func (s *section) key(k string) string {
-	if s.path == "" {
-		return k
+// checkDSN checks a database's DSN, decoded as unchecked text, for its
+// driver. An unknown driver is Validate's to report; the DSN stays fully
+// redacted meanwhile.
+func (d *decoder) checkDSN(path string, db *Database) {
+	if strings.TrimSpace(db.DSN.raw) == "" {
+		db.DSN = DSN{}
+		return
 	}
-	return s.path + "." + k
-}
-
-func (s *section) get(k string) (any, bool) {
-	v, ok := s.m[k]
-	if ok {
-		s.used[k] = true
-	}
-	return v, ok
-}
-
-// typeErr reports a value of the wrong TOML type.
-func (s *section) typeErr(k string, v any, want string) {
-	s.d.addf("%s = %s in %s: must be %s", s.key(k), show(v), s.d.file, want)
-}
-
-func (s *section) str(k string) (string, bool) {
-	v, ok := s.get(k)
-	if !ok {
-		return "", false
-	}
-	str, isStr := v.(string)
-	if !isStr {
-		s.typeErr(k, v, "a string")
-		return "", false
-	}
-	return str, true
-}
-
-func (s *section) int(k string) (int, bool) {
-	v, ok := s.get(k)
-	if !ok {
-		return 0, false
-	}
-	n, isInt := v.(int64)
-	if !isInt {
-		s.typeErr(k, v, "an integer")
-		return 0, false
-	}
-	if n > math.MaxInt32 || n < math.MinInt32 {
-		s.d.addf("%s = %d in %s: out of range, far above any sensible limit", s.key(k), n, s.d.file)
-		return 0, false
-	}
-	return int(n), true
-}
-
-func (s *section) float(k string) (float64, bool) {
-	v, ok := s.get(k)
-	if !ok {
-		return 0, false
-	}
-	switch n := v.(type) {
-	case float64:
-		if math.IsNaN(n) || math.IsInf(n, 0) {
-			s.typeErr(k, v, "a finite number")
-			return 0, false
+	switch db.Driver {
+	case DriverMySQL, DriverSQLite:
+		dsn, err := NewDSN(db.Driver, db.DSN.raw)
+		if err != nil {
+			// The message is built from fixed texts only: no part of the DSN.
+			d.addf("%s in %s: %v", join(path, "dsn"), d.file, err)
+			db.DSN = DSN{}
+			return
 		}
-		return n, true
-	case int64:
-		return float64(n), true
-	default:
-		s.typeErr(k, v, "a number")
-		return 0, false
+		db.DSN = dsn
 	}
 }
 
-func (s *section) bool(k string) (bool, bool) {
-	v, ok := s.get(k)
-	if !ok {
-		return false, false
+// unknown reports every key of the table at path that no field declares.
+func (d *decoder) unknown(path string, keys map[string]toml.Primitive, specs []spec) {
+	names := make([]string, 0, len(keys))
+	for k := range keys {
+		names = append(names, k)
 	}
-	b, isBool := v.(bool)
-	if !isBool {
-		s.typeErr(k, v, "true or false")
-		return false, false
+	sort.Strings(names)
+	known := make([]string, len(specs))
+	for i, s := range specs {
+		known[i] = s.key
 	}
-	return b, true
-}
-
-func (s *section) dur(k string) (time.Duration, bool) {
-	v, ok := s.get(k)
-	if !ok {
-		return 0, false
-	}
-	str, isStr := v.(string)
-	if !isStr {
-		s.typeErr(k, v, `a duration string such as "180s" or "3m"`)
-		return 0, false
-	}
-	dur, err := time.ParseDuration(strings.TrimSpace(str))
-	if err != nil {
-		s.d.addf(`%s = %s in %s: not a duration, write e.g. "180s" or "3m"`, s.key(k), show(str), s.d.file)
-		return 0, false
-	}
-	return dur, true
-}
-
-func (s *section) strs(k string) ([]string, bool) {
-	v, ok := s.get(k)
-	if !ok {
-		return nil, false
-	}
-	arr, isArr := v.([]any)
-	if !isArr {
-		s.typeErr(k, v, `an array of strings, e.g. ["./runbooks"]`)
-		return nil, false
-	}
-	out := make([]string, 0, len(arr))
-	for i, e := range arr {
-		str, isStr := e.(string)
-		if !isStr {
-			s.d.addf("%s[%d] = %s in %s: must be a string", s.key(k), i, show(e), s.d.file)
-			return nil, false
-		}
-		out = append(out, str)
-	}
-	return out, true
-}
-
-func (s *section) table(k string) (*section, bool) {
-	v, ok := s.get(k)
-	if !ok {
-		return nil, false
-	}
-	m, isMap := v.(map[string]any)
-	if !isMap {
-		s.d.addf("%s in %s: must be a table ([%s]), found %s", s.key(k), s.d.file, s.key(k), kind(v))
-		return nil, false
-	}
-	return s.d.section(s.key(k), m), true
-}
-
-func (s *section) tables(k string) ([]*section, bool) {
-	v, ok := s.get(k)
-	if !ok {
-		return nil, false
-	}
-	var maps []map[string]any
-	switch a := v.(type) {
-	case []map[string]any:
-		maps = a
-	case []any:
-		for _, e := range a {
-			m, isMap := e.(map[string]any)
-			if !isMap {
-				s.d.addf("%s in %s: must be an array of tables ([[%s]]), found an element that is %s", s.key(k), s.d.file, s.key(k), kind(e))
-				return nil, false
-			}
-			maps = append(maps, m)
-		}
-	default:
-		s.d.addf("%s in %s: must be an array of tables ([[%s]]), found %s", s.key(k), s.d.file, s.key(k), kind(v))
-		return nil, false
-	}
-	out := make([]*section, len(maps))
-	for i, m := range maps {
-		out[i] = s.d.section(fmt.Sprintf("%s[%d]", s.key(k), i), m)
-	}
-	return out, true
-}
-
-// finish reports every key of the table that no reader asked for.
-func (s *section) finish(known []string) {
-	var unknown []string
-	for k := range s.m {
-		if !s.used[k] {
-			unknown = append(unknown, k)
-		}
-	}
-	sort.Strings(unknown)
-	for _, k := range unknown {
-		msg := fmt.Sprintf("unknown key %s in %s", strconv.Quote(clip(s.key(k))), s.d.file)
+	for _, k := range names {
+		msg := fmt.Sprintf("unknown key %s in %s", strconv.Quote(clip(join(path, k))), d.file)
 		if sug := suggest(k, known); sug != "" {
-			msg += fmt.Sprintf(" (did you mean %q?)", s.key(sug))
+			msg += fmt.Sprintf(" (did you mean %q?)", join(path, sug))
 		} else {
 			msg += fmt.Sprintf(" (valid keys here: %s)", strings.Join(known, ", "))
 		}
-		s.d.probs = append(s.d.probs, msg)
+		d.probs = append(d.probs, msg)
 	}
 }
 

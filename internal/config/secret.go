@@ -152,6 +152,13 @@ func (d DSN) MarshalJSON() ([]byte, error) { return []byte(strconv.Quote(d.Redac
 // MarshalText encodes the redacted form for text-based encoders (TOML, YAML).
 func (d DSN) MarshalText() ([]byte, error) { return []byte(d.Redacted()), nil }
 
+// UnmarshalText keeps the text as an unchecked DSN, redacted as a whole,
+// for the TOML decoder; NewDSN checks it once the driver is known.
+func (d *DSN) UnmarshalText(text []byte) error {
+	*d = DSN{raw: string(text)}
+	return nil
+}
+
 // LogValue keeps slog output redacted.
 func (d DSN) LogValue() slog.Value { return slog.StringValue(d.Redacted()) }
 
@@ -297,6 +304,16 @@ func (h HostURL) MarshalJSON() ([]byte, error) { return []byte(strconv.Quote(h.R
 
 // MarshalText encodes the redacted form.
 func (h HostURL) MarshalText() ([]byte, error) { return []byte(h.Redacted()), nil }
+
+// UnmarshalText parses the text with ParseHost, for the TOML decoder.
+func (h *HostURL) UnmarshalText(text []byte) error {
+	parsed, err := ParseHost(string(text))
+	if err != nil {
+		return err
+	}
+	*h = parsed
+	return nil
+}
 
 // LogValue keeps slog output redacted.
 func (h HostURL) LogValue() slog.Value { return slog.StringValue(h.Redacted()) }

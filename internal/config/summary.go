@@ -111,7 +111,7 @@ func (c *Config) pairs(prefix string, v reflect.Value, skip ...string) string {
 		if slices.Contains(skip, s.key) {
 			continue
 		}
-		fv := v.Field(s.index)
+		fv := v.FieldByIndex(s.index)
 		var val string
 		switch {
 		case s.typ == durationType:
