@@ -445,7 +445,9 @@ func (b *Boundary) finish(obs observation, inv Invocation) string {
 // commit numbers, keeps, records and reports one tool step; b.mu is held.
 // The model's own arguments (the SQL it wrote, a search text) may hold a
 // secret: the record every observer gets (progress line, TUI, audit, checks)
-// carries them redacted; the adapter already ran with the real input.
+// carries them redacted; the adapter already ran with the real input. This
+// is the boundary's one pass over the input and summary (the observation had
+// its pass in projection); the run store's gate is the last line after it.
 func (b *Boundary) commit(inv Invocation) {
 	inv.Summary = redact.String(inv.Summary)
 	if len(inv.Input) > 0 {

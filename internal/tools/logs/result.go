@@ -308,8 +308,10 @@ func (a *accumulator) result(source string, start, end int64) Result {
 // redactEntry passes a kept entry through the shared value-shape redaction
 // (DSNs, bearer tokens, key=value secrets) on top of the key-name masking
 // done when it was added (fields named like secrets already hold the
-// marker): the result is clean before it leaves the tool, whatever sink it
-// reaches.
+// marker). It runs in the adapter although the boundary masks the
+// observation again, because a Marker can be longer than the secret it
+// replaces: fit must measure the entry as the boundary will pass it, and the
+// clip to maxMessage must come after the masking, not cut a secret in half.
 func redactEntry(e Entry) Entry {
 	e.Message = textclip.Bytes(redact.String(e.Message), maxMessage)
 	for k, v := range e.Fields {
