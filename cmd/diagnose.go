@@ -23,6 +23,7 @@ import (
 	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/tui"
 	"github.com/superbiz/superbiz/internal/usecase"
+	"github.com/superbiz/superbiz/pkg/redact"
 )
 
 // diagnoseFlags are the flags of `superbiz diagnose` only.
@@ -338,7 +339,7 @@ func (a *app) diagnoseTUI(ctx context.Context, d *usecase.Deps, req usecase.Diag
 	}
 	renderer := lipgloss.NewRenderer(a.io.ErrOut)
 	view := tui.NewDiagnose(tui.DiagnoseOptions{
-		Query: usecase.CleanQuery(req.Query), Budget: d.Budget, Renderer: renderer,
+		Query: redact.Clean(req.Query), Budget: d.Budget, Renderer: renderer,
 		MarkdownStyle: tui.MarkdownStyle(a.io.Color, renderer.HasDarkBackground()),
 		OnCancel: func() {
 			mu.Lock()

@@ -1,12 +1,10 @@
 package harness
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"sort"
 	"strings"
 	"sync"
@@ -448,7 +446,9 @@ func (b *Boundary) finish(obs observation, inv Invocation) string {
 // commit numbers, keeps, records and reports one tool step; b.mu is held.
 // The model's own arguments (the SQL it wrote, a search text) may hold a
 // secret: the record every observer gets (progress line, TUI, audit, checks)
-// carries them redacted; the adapter already ran with the real input.
+// carries them redacted; the adapter already ran with the real input. This
+// is the boundary's one pass over the input and summary (the observation had
+// its pass in projection); the run store's gate is the last line after it.
 func (b *Boundary) commit(inv Invocation) {
 	inv.Summary = redact.String(inv.Summary)
 	if len(inv.Input) > 0 {
@@ -527,9 +527,9 @@ func stableCode(code string) string {
 	return tools.CodeInternal
 }
 
-// projection marshals an adapter result and passes every string through the
-// one redaction step (secrets, terminal escapes, control characters),
-// keeping member order.
+// projection marshals an adapter result and passes it through the one
+// masking pass of the boundary (redact.CleanJSON: secret shapes, secret-named
+// members, terminal escapes, control characters), keeping member order.
 func projection(result any) (json.RawMessage, error) {
 	raw, err := json.Marshal(result)
 	if err != nil {
@@ -538,33 +538,11 @@ func projection(result any) (json.RawMessage, error) {
 	if len(raw) == 0 || raw[0] != '{' {
 		return nil, errors.New("projection is not a JSON object")
 	}
-	return Sanitize(raw)
-}
-
-// Sanitize rewrites every JSON string (keys and values) through redaction.
-func Sanitize(raw []byte) (json.RawMessage, error) {
-	dec := jsontext.NewDecoder(bytes.NewReader(raw))
-	buf := bytes.NewBuffer(make([]byte, 0, len(raw)+16))
-	enc := jsontext.NewEncoder(buf)
-	for {
-		tok, err := dec.ReadToken()
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			return nil, fmt.Errorf("sanitize projection: %w", err)
-		}
-		if tok.Kind() == '"' {
-			s := tok.String()
-			if c := redact.Clean(s); c != s {
-				tok = jsontext.String(c)
-			}
-		}
-		if err := enc.WriteToken(tok); err != nil {
-			return nil, fmt.Errorf("sanitize projection: %w", err)
-		}
+	out, err := redact.CleanJSON(raw)
+	if err != nil {
+		return nil, fmt.Errorf("mask projection: %w", err)
 	}
-	return json.RawMessage(bytes.TrimSpace(buf.Bytes())), nil
+	return out, nil
 }
 
 func mustMarshal(v any) json.RawMessage {

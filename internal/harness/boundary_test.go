@@ -71,14 +71,16 @@ func TestRegistryRefusesDuplicates(t *testing.T) {
 	}
 }
 
-func TestSanitize(t *testing.T) {
-	out, err := Sanitize([]byte(`{"b":"Authorization: Bearer abcdefghijklmnopqrstuvwxyz012345","a":"\u001b[31mred","n":1}`))
+// TestProjectionMasks: the boundary's one pass masks secret shapes and
+// secret-named members and strips escapes, keeping member order.
+func TestProjectionMasks(t *testing.T) {
+	out, err := projection(map[string]any{"b": "Authorization: Bearer abcdefghijklmnopqrstuvwxyz012345", "a": "\x1b[31mred", "n": 1, "password": "hunter2"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := string(out)
-	if strings.Contains(s, "abcdefghijklmnop") || strings.Contains(s, `\u001b`) || !strings.HasPrefix(s, `{"b":`) {
-		t.Fatalf("sanitized = %s", s)
+	if strings.Contains(s, "abcdefghijklmnop") || strings.Contains(s, `\u001b`) || strings.Contains(s, "hunter2") || !strings.HasPrefix(s, `{"a":`) {
+		t.Fatalf("projection = %s", s)
 	}
 }
 

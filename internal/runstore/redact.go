@@ -15,7 +15,7 @@ import (
 // so forms already redacted upstream are stored unchanged.
 
 // storedText is s as the store keeps it.
-func storedText(s string) string { return redact.Keep(s) }
+func storedText(s string) string { return redact.KeepControls(s) }
 
 // storedJSON is the JSON document v as the store keeps it (nil stays nil).
 // v must already have passed checkJSON.

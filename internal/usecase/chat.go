@@ -12,6 +12,7 @@ import (
 	"github.com/superbiz/superbiz/internal/release"
 	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/runstore"
+	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/prompts"
 )
 
@@ -71,7 +72,7 @@ func notify(obs Observer, code StatusCode) {
 // terminal record. Routing and executor failures are an Output with status
 // FAILED; the returned error is for failures outside the run (the store).
 func (d *Deps) Chat(ctx context.Context, req ChatRequest) (ChatOutput, error) {
-	req.Query = CleanQuery(req.Query)
+	req.Query = redact.Clean(req.Query) // as Diagnose takes it in
 	sessionID, err := d.resolveSession(ctx, req.SessionID, req.Continue)
 	if err != nil {
 		return Output{}, err

@@ -100,7 +100,11 @@ type OutputError struct {
 // persistence. The returned error is for failures outside the run (the store);
 // a failed run is an Output with status FAILED.
 func (d *Deps) Diagnose(ctx context.Context, req DiagnoseRequest) (Output, error) {
-	req.Query = CleanQuery(req.Query)
+	// The query as a run takes it in, before the model, the store, the
+	// events or the output see it: control characters stripped and secrets
+	// (an api_key=… pasted into a question) masked; idempotent, so a stored
+	// query replays as is.
+	req.Query = redact.Clean(req.Query)
 	sessionID, err := d.resolveSession(ctx, req.SessionID, req.Continue)
 	if err != nil {
 		return Output{}, err
@@ -118,14 +122,6 @@ func (d *Deps) Diagnose(ctx context.Context, req DiagnoseRequest) (Output, error
 	res := agent.Run(rc, agent.Config{Model: d.Model, Registry: d.Registry, Limits: d.Limits, Language: d.Language, Reserved: 1}, agent.Input{Query: req.Query, PreviousTurn: prev})
 	dec := release.Release(rc, release.Config{Model: d.Model, Language: d.Language, ObservationLimit: d.Limits.Observation}, req.Query, res)
 	return d.finish(rc, runstore.IntentDiagnosis, dec)
-}
-
-// CleanQuery is the query as a run takes it in, before the model, the store,
-// the events or the output see it: control characters and terminal escapes
-// stripped (as for sources) and recognised secrets (an api_key=… pasted into
-// a question) redacted. It is idempotent, so a stored query replays as is.
-func CleanQuery(q string) string {
-	return redact.Clean(q)
 }
 
 // openRun stores a new RUNNING run (with the settings it runs under), opens

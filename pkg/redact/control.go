@@ -158,12 +158,12 @@ func skipString(s string, i int) int {
 // the rules and reveal it once stripped.
 func Clean(s string) string { return String(StripControl(s)) }
 
-// Keep masks secrets in text that is kept as it was written (the run
-// store's records): like String, but when a control character splits a
+// KeepControls masks secrets in text that is kept as it was written, control
+// characters included (the run store's records): like String, but when a control character splits a
 // secret ("pass\x11word=x") so the rules miss it, the text is returned
 // cleaned and masked instead, since stripping the control would reveal it.
 // Text without such a split keeps its control characters.
-func Keep(s string) string {
+func KeepControls(s string) string {
 	r := String(s)
 	if c := StripControl(r); c != r {
 		if m := String(c); m != c {

@@ -15,14 +15,29 @@ import (
 const maxNestedJSON = 4
 
 // JSON returns the JSON document raw with its secrets masked, keeping its
-// structure valid: every string (names and values) passes through String, a
-// non-empty string value of a member whose name IsSecretKey becomes Marker,
+// structure valid: every string (names and values) passes through
+// KeepControls, a non-empty string value of a member whose name is secret
+// (Keyed.Secret) becomes Marker,
 // and a string that itself holds a JSON object or array is redacted the same
 // way inside instead of as text, so the inner document stays parseable.
 // It returns raw itself when nothing changed (the output is compact only when
 // something did); an error means raw is not JSON.
 func JSON(raw []byte) ([]byte, error) {
-	out, changed, err := redactJSON(raw, 0)
+	return walkJSON(raw, KeepControls)
+}
+
+// CleanJSON is JSON for a document shown to the model or a terminal (a tool's
+// projection): every string passes through Clean instead, so control
+// characters and escape sequences are stripped too.
+func CleanJSON(raw []byte) ([]byte, error) {
+	return walkJSON(raw, Clean)
+}
+
+// walkJSON is the one JSON walker: text masks each string that is not a
+// secret member's value.
+func walkJSON(raw []byte, text func(string) string) ([]byte, error) {
+	w := jsonWalker{text: text, keys: NewKeyed(false)}
+	out, changed, err := w.redact(raw, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -32,8 +47,14 @@ func JSON(raw []byte) ([]byte, error) {
 	return out, nil
 }
 
-// redactJSON rewrites one document; depth counts the enclosing JSON strings.
-func redactJSON(raw []byte, depth int) ([]byte, bool, error) {
+// jsonWalker holds what one walk needs: how to mask text and the key verdicts.
+type jsonWalker struct {
+	text func(string) string
+	keys *Keyed
+}
+
+// redact rewrites one document; depth counts the enclosing JSON strings.
+func (w jsonWalker) redact(raw []byte, depth int) ([]byte, bool, error) {
 	opts := []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
 	dec := jsontext.NewDecoder(bytes.NewReader(raw), opts...)
 	var buf bytes.Buffer
@@ -61,12 +82,13 @@ func redactJSON(raw []byte, depth int) ([]byte, bool, error) {
 			var r string
 			switch {
 			case kind == '{' && n%2 == 1: // a member name
-				names[level-1] = s
-				r = Keep(s)
-			case kind == '{' && s != "" && IsSecretKey(names[level-1]):
+				// judged without controls, which cannot hide a secret name
+				names[level-1] = StripControl(s)
+				r = w.text(s)
+			case kind == '{' && s != "" && w.keys.Secret(names[level-1]):
 				r = Marker
 			default:
-				r = stringValue(s, depth)
+				r = w.stringValue(s, depth)
 			}
 			if r != s {
 				tok = jsontext.String(r)
@@ -89,10 +111,10 @@ func redactJSON(raw []byte, depth int) ([]byte, bool, error) {
 
 // stringValue redacts one string value: as a nested document when it holds
 // a JSON object or array, else as text.
-func stringValue(s string, depth int) string {
+func (w jsonWalker) stringValue(s string, depth int) string {
 	if depth < maxNestedJSON {
 		if t := bytes.TrimSpace([]byte(s)); len(t) > 1 && (t[0] == '{' || t[0] == '[') {
-			if out, changed, err := redactJSON(t, depth+1); err == nil {
+			if out, changed, err := w.redact(t, depth+1); err == nil {
 				if !changed {
 					return s
 				}
@@ -100,5 +122,5 @@ func stringValue(s string, depth int) string {
 			}
 		}
 	}
-	return Keep(s)
+	return w.text(s)
 }

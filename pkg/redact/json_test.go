@@ -68,3 +68,23 @@ func TestJSONUnchangedIsSameSlice(t *testing.T) {
 		t.Fatal("JSON copied an unchanged document")
 	}
 }
+
+// TestCleanJSONStripsControls: CleanJSON masks like JSON and strips the
+// control characters and escape sequences JSON keeps for the store.
+func TestCleanJSONStripsControls(t *testing.T) {
+	in := []byte(`{"a":"\u001b[31mred\u0007","pass\u0011word":"x","token":"y"}`)
+	out, err := CleanJSON(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"a":"red","password":"` + Marker + `","token":"` + Marker + `"}`; string(out) != want {
+		t.Fatalf("CleanJSON = %s, want %s", out, want)
+	}
+	kept, err := JSON(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(kept), `\u001b[31m`) {
+		t.Fatalf("JSON stripped controls: %s", kept)
+	}
+}

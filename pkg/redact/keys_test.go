@@ -90,11 +90,11 @@ func TestCleanStripsBeforeMasking(t *testing.T) {
 
 // Keep masks a secret a control character splits, and otherwise leaves the
 // text (control characters included) as it was.
-func TestKeep(t *testing.T) {
-	if got := Keep("pass\x11word=hunter2"); strings.Contains(got, "hunter2") {
+func TestKeepControls(t *testing.T) {
+	if got := KeepControls("pass\x11word=hunter2"); strings.Contains(got, "hunter2") {
 		t.Errorf("Keep kept a split secret: %q", got)
 	}
-	if got := Keep("tab\there \x1b[1mbold\x1b[0m password=hunter2"); got != "tab\there \x1b[1mbold\x1b[0m password="+Marker {
+	if got := KeepControls("tab\there \x1b[1mbold\x1b[0m password=hunter2"); got != "tab\there \x1b[1mbold\x1b[0m password="+Marker {
 		t.Errorf("Keep changed more than the secret: %q", got)
 	}
 	out, err := JSON([]byte(`{"note":"pass\u0011word=hunter2","plain":"a\u0007b"}`))

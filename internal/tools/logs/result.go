@@ -118,11 +118,13 @@ type accumulator struct {
 	seq        int64
 	held       entryHeap
 	patterns   map[string]*patternAcc
-	mask       *secretMasker
+	// mask masks values by key name before messages are grouped and
+	// clipped, so templates differ by no secret and no cut hides one.
+	mask *redact.Keyed
 }
 
 func newAccumulator(limit int, loc *time.Location) *accumulator {
-	return &accumulator{limit: limit, loc: loc, patterns: map[string]*patternAcc{}, mask: newSecretMasker()}
+	return &accumulator{limit: limit, loc: loc, patterns: map[string]*patternAcc{}, mask: redact.NewKeyed(true)}
 }
 
 func (a *accumulator) add(r *record, cont []byte) {
@@ -138,7 +140,7 @@ func (a *accumulator) add(r *record, cont []byte) {
 		msg = m
 	}
 	// masked before it is grouped, so templates differ by no secret
-	clean := a.mask.text(cleanText(msg, true))
+	clean := a.mask.Text(cleanText(msg, true))
 	a.addPattern(template(clean), r.ts)
 	if len(a.held) >= a.limit {
 		oldest := a.held[0]
@@ -160,7 +162,7 @@ func (a *accumulator) add(r *record, cont []byte) {
 			e.Fields = make(map[string]string, min(len(r.fields), maxFields))
 		}
 		key := cleanText(f.key, false)
-		e.Fields[textclip.Bytes(key, maxFieldKey)] = textclip.Bytes(a.mask.field(key, cleanText(f.val, false)), maxFieldValue)
+		e.Fields[textclip.Bytes(key, maxFieldKey)] = textclip.Bytes(a.mask.Field(key, cleanText(f.val, false)), maxFieldValue)
 	}
 	heap.Push(&a.held, heldEntry{ts: r.ts, seq: a.seq, e: e})
 	if len(a.held) > a.limit {
@@ -306,8 +308,10 @@ func (a *accumulator) result(source string, start, end int64) Result {
 // redactEntry passes a kept entry through the shared value-shape redaction
 // (DSNs, bearer tokens, key=value secrets) on top of the key-name masking
 // done when it was added (fields named like secrets already hold the
-// marker): the result is clean before it leaves the tool, whatever sink it
-// reaches.
+// marker). It runs in the adapter although the boundary masks the
+// observation again, because a Marker can be longer than the secret it
+// replaces: fit must measure the entry as the boundary will pass it, and the
+// clip to maxMessage must come after the masking, not cut a secret in half.
 func redactEntry(e Entry) Entry {
 	e.Message = textclip.Bytes(redact.String(e.Message), maxMessage)
 	for k, v := range e.Fields {

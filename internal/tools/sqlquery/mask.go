@@ -14,188 +14,19 @@ import (
 // before masking (a secret member cut open at the end is masked to the end).
 const maxMaskBytes = 4 << 10
 
-// maxMemberName bounds a JSON member name the masker considers.
-const maxMemberName = 128
-
 // maskText masks the secrets of one text cell: the values of JSON members
 // named like a secret (at any depth, also inside escaped JSON held in a JSON
-// string), then every secret shape redact recognises.
+// string; redact.Keyed keeps valid JSON valid), then every secret shape
+// redact recognises. It runs in the adapter, before the cell is cut to
+// MaxCellBytes, because a cut can leave half a secret the boundary's pass
+// would no longer recognise.
 func maskText(s string) string {
 	return redact.String(maskJSONMembers(textclip.BytePrefix(s, maxMaskBytes)))
 }
 
-// maskJSONMembers replaces the value of every member whose name is a secret
-// key ({"password":"x"}, {"headers":{"Authorization":"…"}}, {"api_key":1},
-// {"credentials":{…}}) by Marker. It reads JSON leniently, because cells hold
-// JSON that is truncated, embedded in other text or escaped inside a string
-// ({\"token\":\"x\"}): a member is any quoted name followed by a colon, its
-// quote style (the backslashes before the quote) tells the nesting level, and
-// a value that does not end is masked to the end of the text. Valid JSON stays
-// valid: a masked value becomes a string in the member's quote style.
-//
-// A masked scalar gains quotes, and in text that is not JSON such a new quote
-// can open a name the pass before could not see (`"pass":0 pass":0`), so the
-// passes repeat until nothing changes: each pass that changes the text masks
-// a member more, and there are at most as many members as quotes.
-func maskJSONMembers(s string) string {
-	if strings.IndexByte(s, '"') < 0 || strings.IndexByte(s, ':') < 0 {
-		return s
-	}
-	for range strings.Count(s, `"`) + 1 {
-		out := maskJSONPass(s)
-		if out == s {
-			break
-		}
-		s = out
-	}
-	return s
-}
-
-// maskJSONPass is one left-to-right pass of maskJSONMembers.
-func maskJSONPass(s string) string {
-	var b strings.Builder
-	copied := 0
-	i := 0
-	for {
-		p := indexByteFrom(s, '"', i)
-		if p < 0 {
-			break
-		}
-		e := indexByteFrom(s, '"', p+1)
-		if e < 0 {
-			break
-		}
-		// The closing quote may open the next candidate: names are found
-		// wherever two quotes enclose one, so misreading where strings start
-		// cannot hide a member.
-		i = e
-		level := backslashRun(s, p)
-		if backslashRun(s, e) != level || e-p-1-level <= 0 || e-p-1-level > maxMemberName {
-			continue
-		}
-		name := s[p+1 : e-level]
-		k := skipSpace(s, e+1)
-		if k >= len(s) || s[k] != ':' || !redact.IsSecretKey(name) {
-			continue
-		}
-		k = skipSpace(s, k+1)
-		start, end, quoted := memberValue(s, k, level)
-		if start == end {
-			continue
-		}
-		b.WriteString(s[copied:start])
-		q := strings.Repeat(`\`, level) + `"`
-		if quoted {
-			b.WriteString(redact.Marker)
-		} else {
-			b.WriteString(q + redact.Marker + q)
-		}
-		copied = end
-		i = max(end, e+1)
-		if i >= len(s) {
-			break
-		}
-	}
-	if copied == 0 {
-		return s
-	}
-	b.WriteString(s[copied:])
-	return b.String()
-}
-
-// memberValue finds the value starting at k at the given quote level: for a
-// string, the span of its content (quoted true); for an object, an array or a
-// scalar, the whole span. An unterminated value runs to the end of s.
-func memberValue(s string, k, level int) (start, end int, quoted bool) {
-	if k >= len(s) {
-		return k, k, false
-	}
-	if r := runAt(s, k); k+r < len(s) && s[k+r] == '"' && r == level {
-		start = k + r + 1
-		for q := start; q < len(s); q++ {
-			if s[q] == '"' && closesString(backslashRun(s, q), level) {
-				return start, q - level, true
-			}
-		}
-		return start, len(s), true
-	}
-	switch s[k] {
-	case '{', '[':
-		depth, inString := 0, false
-		for q := k; q < len(s); q++ {
-			switch s[q] {
-			case '"':
-				if closesString(backslashRun(s, q), level) {
-					inString = !inString
-				}
-			case '{', '[':
-				if !inString {
-					depth++
-				}
-			case '}', ']':
-				if !inString {
-					depth--
-					if depth == 0 {
-						return k, q + 1, false
-					}
-				}
-			}
-		}
-		return k, len(s), false
-	}
-	end = k
-	for end < len(s) && !strings.ContainsRune(",}]\"\\ \t\r\n", rune(s[end])) {
-		end++
-	}
-	if s[k:end] == "null" {
-		return k, k, false
-	}
-	return k, end, false
-}
-
-// closesString: at level 0 a quote after an even run of backslashes ends a
-// string; at level n (escaped JSON) only a quote after exactly n does.
-func closesString(run, level int) bool {
-	if level == 0 {
-		return run%2 == 0
-	}
-	return run == level
-}
-
-func indexByteFrom(s string, c byte, from int) int {
-	if from >= len(s) {
-		return -1
-	}
-	if j := strings.IndexByte(s[from:], c); j >= 0 {
-		return from + j
-	}
-	return -1
-}
-
-// backslashRun counts the backslashes right before s[i].
-func backslashRun(s string, i int) int {
-	n := 0
-	for j := i - 1; j >= 0 && s[j] == '\\'; j-- {
-		n++
-	}
-	return n
-}
-
-// runAt counts the backslashes starting at s[i].
-func runAt(s string, i int) int {
-	n := 0
-	for i+n < len(s) && s[i+n] == '\\' {
-		n++
-	}
-	return n
-}
-
-func skipSpace(s string, i int) int {
-	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n') {
-		i++
-	}
-	return i
-}
+// maskJSONMembers masks the values of the secret-named JSON members of a
+// cell (JSON that may be truncated, embedded in other text or escaped).
+func maskJSONMembers(s string) string { return redact.NewKeyed(false).Text(s) }
 
 // keyColumns and valueColumns name the two columns of a key/value answer
 // (SHOW VARIABLES, a settings table): a row whose key is a secret key has its

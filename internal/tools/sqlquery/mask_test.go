@@ -12,39 +12,6 @@ import (
 	"github.com/superbiz/superbiz/pkg/redact"
 )
 
-func TestMaskJSONMembers(t *testing.T) {
-	const m = redact.Marker
-	tests := []struct{ in, want string }{
-		{`{"password":"x"}`, `{"password":"` + m + `"}`},
-		{`{ "Password" : "hunter2", "user": "bob"}`, `{ "Password" : "` + m + `", "user": "bob"}`},
-		{`{"headers":{"Authorization":"Basic YWxhZGRpbjpvcGVu","Accept":"*/*"}}`, `{"headers":{"Authorization":"` + m + `","Accept":"*/*"}}`},
-		{`{"api_key": 12345, "n": 1}`, `{"api_key": "` + m + `", "n": 1}`},
-		{`{"credentials":{"user":"a","pw":"b"},"ok":true}`, `{"credentials":"` + m + `","ok":true}`},
-		{`{"tokens":["a","b"]}`, `{"tokens":["a","b"]}`},
-		{`{"session_token":["a","b"],"x":1}`, `{"session_token":"` + m + `","x":1}`},
-		{`{"body":"{\"password\":\"hunter2\",\"n\":1}"}`, `{"body":"{\"password\":\"` + m + `\",\"n\":1}"}`},
-		{`{"body":"{\"token\":42}"}`, `{"body":"{\"token\":\"` + m + `\"}"}`},
-		{`{"password":"a\"b\\"}`, `{"password":"` + m + `"}`},
-		{`{"password":null}`, `{"password":null}`},
-		{`{"token_count":5,"max_tokens":7}`, `{"token_count":5,"max_tokens":7}`},
-		{`{"a":"b","c":"d"}`, `{"a":"b","c":"d"}`},
-		{`{"password":"abc`, `{"password":"` + m},
-		{`{"secret":{"a":[1,{"b":"}"}]`, `{"secret":"` + m + `"`},
-		{`payload={"cookie":"sid=1"} tail`, `payload={"cookie":"` + m + `"} tail`},
-		{`time "12:30": x`, `time "12:30": x`},
-		{`no json here`, `no json here`},
-	}
-	for _, tt := range tests {
-		got := maskJSONMembers(tt.in)
-		if got != tt.want {
-			t.Errorf("maskJSONMembers(%s)\n got %s\nwant %s", tt.in, got, tt.want)
-		}
-		if json.Valid([]byte(tt.in)) && !json.Valid([]byte(got)) {
-			t.Errorf("valid JSON %s became invalid: %s", tt.in, got)
-		}
-	}
-}
-
 // FuzzMaskJSONMembers: the lenient reader never panics, never grows a text
 // by more than the markers it writes, and masking is stable.
 func FuzzMaskJSONMembers(f *testing.F) {

@@ -265,7 +265,8 @@ func shrink(res *Result, maxBytes int) error {
 }
 
 // summarize is the bounded one-line timeline text: "orders: SELECT …",
-// with secrets in literals masked (it is shown and stored as is).
+// with secrets in literals masked before the clip, which could cut one in
+// half so the boundary's pass no longer recognises it.
 func summarize(name, stmt string) string {
 	s := name + ": " + redact.String(strings.Join(strings.Fields(stmt), " "))
 	return textclip.Bytes(s, summaryMaxBytes)
