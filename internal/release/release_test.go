@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/superbiz/superbiz/internal/goldenfile"
+
 	"github.com/superbiz/superbiz/internal/agent"
 	"github.com/superbiz/superbiz/internal/harness"
 	"github.com/superbiz/superbiz/internal/model"
@@ -124,7 +126,7 @@ func TestSuccess(t *testing.T) {
 	if len(d.Checks) != 4 || d.Checks[3].ErrorCode != "UNAVAILABLE" || d.Checks[0].Summary != "q=found pool" {
 		t.Fatalf("checks = %+v", d.Checks)
 	}
-	checkGolden(t, "success.md", d.Answer)
+	goldenfile.Check(t, "success.md.golden", []byte(d.Answer))
 }
 
 // The EvidenceGuard rejects bad citations deterministically: FALLBACK with
@@ -469,7 +471,7 @@ func TestFallbackGolden(t *testing.T) {
 			if answers[0] != answers[1] {
 				t.Fatalf("same input, different answers:\n%s\n---\n%s", answers[0], answers[1])
 			}
-			checkGolden(t, tc.golden, answers[0])
+			goldenfile.Check(t, tc.golden+goldenfile.Ext, []byte(answers[0]))
 		})
 	}
 }
