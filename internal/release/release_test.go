@@ -304,8 +304,14 @@ func TestCancelDuringGuard(t *testing.T) {
 	t.Run("while waiting", func(t *testing.T) {
 		f := newFixture(t)
 		f.standardChecks()
-		f.srv.Script(ollamatest.Turn{Content: []string{supported}, FirstByteDelay: 3 * time.Second})
-		go func() { time.Sleep(100 * time.Millisecond); f.rc.Cancel() }()
+		// The server cancels the run once the guard's request has arrived
+		// and holds the verdict back for an hour: only a guard call that
+		// stops waiting when the run is cancelled ends before the test's
+		// timeout.
+		f.srv.Handle(func(ollamatest.ChatRequest) ollamatest.Turn {
+			f.rc.Cancel()
+			return ollamatest.Turn{Content: []string{supported}, FirstByteDelay: time.Hour}
+		})
 		d := f.release(f.draftResult(goodDraft()))
 		assertCancelled(t, f, d)
 	})
