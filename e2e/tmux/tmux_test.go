@@ -25,6 +25,7 @@ import (
 // needTmux skips on a developer machine without tmux, and fails under CI.
 func needTmux(t *testing.T) string {
 	t.Helper()
+	testenv.SkipShort(t, "builds the binary and drives it in tmux")
 	path, err := exec.LookPath("tmux")
 	if err != nil {
 		testenv.Missing(t, "tmux not installed", ".ci/run installs tmux")

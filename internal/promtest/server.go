@@ -42,6 +42,7 @@ type Server struct {
 // it is missing (failing it in CI, where .ci/metrics.sh installs it).
 func Binary(t testing.TB, name string) string {
 	t.Helper()
+	testenv.SkipShort(t, "starts a real "+name)
 	if p, err := exec.LookPath(name); err == nil {
 		return p
 	}

@@ -36,6 +36,15 @@ func Missing(t testing.TB, why, ciFix string) {
 	t.Skipf("%s", why)
 }
 
+// SkipShort skips a slow test under go test -short, the fast loop
+// CONTRIBUTING.md describes; what says what makes the test slow.
+func SkipShort(t testing.TB, what string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skipf("-short: %s", what)
+	}
+}
+
 // capSysAdmin is the capability mount(2) needs (linux/capability.h).
 const capSysAdmin = 21
 

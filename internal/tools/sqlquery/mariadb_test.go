@@ -21,6 +21,7 @@ import (
 // failing in CI (CI=true), where .ci/mariadb.sh must have started MariaDB.
 func mariadbDSN(t *testing.T, env string) string {
 	t.Helper()
+	testenv.SkipShort(t, "runs against a real MariaDB")
 	dsn := os.Getenv(env)
 	if dsn == "" {
 		testenv.Missing(t, env+" not set: source .ci/mariadb.sh to run the MariaDB integration tests", ".ci/run must source .ci/mariadb.sh")
