@@ -241,7 +241,7 @@ func TestDiagnoseFromAlertFailures(t *testing.T) {
 		want         []string
 	}{
 		{"no alerts configured", write("none.toml", ""), []string{"alerts"}, ExitUsage, []string{"no Alertmanager configured", "hint: add [alerts] url"}},
-		{"unset token variable", write("token.toml", "[alerts]\nurl = \"http://127.0.0.1:9093\"\nbearer_token_env = \"SUPERBIZ_TEST_AM_TOKEN\"\n"), []string{"alerts"}, ExitUsage, []string{"alerts.bearer_token_env names $SUPERBIZ_TEST_AM_TOKEN, which is not set"}},
+		{"unset token variable", write("token.toml", "[alerts]\nurl = \""+closedPort(t)+"\"\nbearer_token_env = \"SUPERBIZ_TEST_AM_TOKEN\"\n"), []string{"alerts"}, ExitUsage, []string{"alerts.bearer_token_env names $SUPERBIZ_TEST_AM_TOKEN, which is not set"}},
 		{"unreachable", write("closed.toml", "[alerts]\nurl = \""+closedPort(t)+"\"\n"), []string{"diagnose", "--alert", "HighLatency"}, ExitUnavailable, []string{"is not reachable", "hint: start Alertmanager or fix [alerts] url"}},
 		{"unreachable listing", write("closed2.toml", "[alerts]\nurl = \""+closedPort(t)+"\"\n"), []string{"alerts"}, ExitUnavailable, []string{"is not reachable"}},
 	} {

@@ -1,34 +1,12 @@
 package cmd
 
 import (
-	"flag"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/superbiz/superbiz/internal/doctor"
+	"github.com/superbiz/superbiz/internal/goldenfile"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
-
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./cmd -run %s -update to create it)", err, t.Name())
-	}
-	if got != string(want) {
-		t.Errorf("output differs from %s (run with -update after checking the change):\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
-}
 
 func TestHelpGolden(t *testing.T) {
 	for _, tt := range []struct {
@@ -42,7 +20,7 @@ func TestHelpGolden(t *testing.T) {
 		if code != ExitOK || errOut != "" {
 			t.Fatalf("%q: exit %d, stderr %q", tt.args, code, errOut)
 		}
-		golden(t, tt.file, out)
+		goldenfile.Check(t, tt.file, []byte(out))
 	}
 }
 

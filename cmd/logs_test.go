@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/superbiz/superbiz/internal/goldenfile"
 )
 
 // customLogsWorkspace writes a config whose sources read the fixtures under
@@ -140,7 +142,7 @@ func TestLogsInspectGolden(t *testing.T) {
 			if code != tt.code {
 				t.Fatalf("exit %d, want %d\nstdout %s\nstderr %s", code, tt.code, out, errOut)
 			}
-			golden(t, tt.file, strings.ReplaceAll(out, dir, "$DIR"))
+			goldenfile.Check(t, tt.file, []byte(strings.ReplaceAll(out, dir, "$DIR")))
 		})
 	}
 }

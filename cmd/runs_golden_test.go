@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/superbiz/superbiz/internal/goldenfile"
+
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/superbiz/superbiz/internal/config"
@@ -161,7 +163,7 @@ func TestRunsGolden(t *testing.T) {
 			if code != ExitOK || errOut != "" {
 				t.Fatalf("%q: exit %d, stderr %q", tt.args, code, errOut)
 			}
-			golden(t, tt.file, local.Replace(out))
+			goldenfile.Check(t, tt.file, []byte(local.Replace(out)))
 		})
 	}
 }
@@ -190,7 +192,7 @@ func TestRunsGoldenWideText(t *testing.T) {
 			if code != ExitOK || errOut != "" {
 				t.Fatalf("%q: exit %d, stderr %q", tt.args, code, errOut)
 			}
-			golden(t, tt.file, local.Replace(out))
+			goldenfile.Check(t, tt.file, []byte(local.Replace(out)))
 			assertColumnsAligned(t, out, tt.header)
 		})
 	}

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/superbiz/superbiz/internal/goldenfile"
+
 	_ "modernc.org/sqlite"
 
 	"github.com/superbiz/superbiz/internal/model"
@@ -45,13 +47,13 @@ func TestToolsListGolden(t *testing.T) {
 	if code != ExitOK || errOut != "" {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
-	golden(t, "tools-list.golden", out)
+	goldenfile.Check(t, "tools-list.golden", []byte(out))
 
 	code, out, errOut = cli(t, env, "tools", "list", "--demo", "-o", "json")
 	if code != ExitOK || errOut != "" {
 		t.Fatalf("-o json: exit %d, stderr %q", code, errOut)
 	}
-	golden(t, "tools-list.json.golden", out)
+	goldenfile.Check(t, "tools-list.json.golden", []byte(out))
 	var defs []model.Tool
 	if err := json.Unmarshal([]byte(out), &defs); err != nil {
 		t.Fatalf("not an array of tool definitions: %v", err)

@@ -1,22 +1,27 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/superbiz/superbiz/internal/testenv"
+
 	"github.com/superbiz/superbiz/internal/reliability"
 )
 
-// tinyDisk mounts a tmpfs of size (e.g. "200k") for the test, or skips when
-// this process may not mount (not root, no CAP_SYS_ADMIN).
+// tinyDisk mounts a tmpfs of size (e.g. "200k") for the test. Without
+// CAP_SYS_ADMIN it skips, counted (testenv.MountFailed); any other failure
+// to mount fails the test under CI.
 func tinyDisk(t *testing.T, size string) string {
 	t.Helper()
 	dir := t.TempDir()
 	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size, "tmpfs", dir).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a tmpfs here (%v: %s); the in-process test internal/usecase TestStoreFullAtAnyPoint covers a full store", err, strings.TrimSpace(string(out)))
+		testenv.MountFailed(t, fmt.Errorf("mount -t tmpfs: %w: %s", err, strings.TrimSpace(string(out))),
+			"the in-process test internal/usecase TestStoreFullAtAnyPoint covers a full store")
 	}
 	t.Cleanup(func() { _ = exec.Command("umount", dir).Run() })
 	return dir

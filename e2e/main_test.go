@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"net"
 	"os"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/demo"
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
+	"github.com/superbiz/superbiz/internal/testenv"
 )
 
 // suite holds what TestMain prepares once for every test: the binary and a
@@ -35,6 +37,10 @@ func TestMain(m *testing.M) {
 }
 
 func mainWithSetup(m *testing.M) int {
+	flag.Parse()
+	if testing.Short() {
+		return m.Run() // every test skips in newEnv: nothing to build
+	}
 	dir, err := os.MkdirTemp("", "superbiz-e2e-")
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "e2e: create temp dir: %v\n", err)
@@ -76,6 +82,7 @@ type env struct {
 // the model at host. Several invocations with one env share the store.
 func newEnv(t testing.TB, host string) *env {
 	t.Helper()
+	testenv.SkipShort(t, "builds and runs the superbiz binary")
 	dir := t.TempDir()
 	return &env{dir: dir, vars: map[string]string{
 		"PATH":            os.Getenv("PATH"),

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/superbiz/superbiz/internal/testenv"
+
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
 	"github.com/superbiz/superbiz/internal/reliability"
 	"github.com/superbiz/superbiz/internal/runrecord"
@@ -24,12 +26,10 @@ import (
 // needTmux skips on a developer machine without tmux, and fails under CI.
 func needTmux(t *testing.T) string {
 	t.Helper()
+	testenv.SkipShort(t, "builds the binary and drives it in tmux")
 	path, err := exec.LookPath("tmux")
 	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("tmux is required under CI (.ci/run installs it)")
-		}
-		t.Skip("tmux not installed")
+		testenv.Missing(t, "tmux not installed", ".ci/run installs tmux")
 	}
 	return path
 }

@@ -415,8 +415,13 @@ func TestInvalidDraftAfterChecks(t *testing.T) {
 func TestCancellation(t *testing.T) {
 	t.Run("mid round", func(t *testing.T) {
 		f := newFixture(t)
-		f.srv.Script(ollamatest.Turn{Content: []string{noConclusionDraft()}, FirstByteDelay: 3 * time.Second})
-		go func() { time.Sleep(100 * time.Millisecond); f.rc.Cancel() }()
+		// The server cancels the run once the request has arrived and holds
+		// the answer back for an hour: only a round that stops waiting when
+		// the run is cancelled ends before the test's timeout.
+		f.srv.Handle(func(ollamatest.ChatRequest) ollamatest.Turn {
+			f.rc.Cancel()
+			return ollamatest.Turn{Content: []string{noConclusionDraft()}, FirstByteDelay: time.Hour}
+		})
 		res := f.run("x")
 		if res.Kind != KindCancelled || res.StopReason != runrecord.StopCancelled {
 			t.Fatalf("kind %s reason %s (%v)", res.Kind, res.StopReason, res.Err)

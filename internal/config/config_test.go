@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/superbiz/superbiz/internal/goldenfile"
 )
 
 // testEnv is an injected environment: tests never read the process's.
@@ -125,26 +127,9 @@ func TestSpecExampleLoads(t *testing.T) {
 	got := strings.Join(cfg.Summary(), "\n") + "\n"
 	got = strings.ReplaceAll(got, w.wd, "$WD")
 	got = strings.ReplaceAll(got, w.dataHome, "$XDG_DATA_HOME")
-	checkGolden(t, "testdata/spec.summary.golden", got)
+	goldenfile.Check(t, "spec.summary.golden", []byte(got))
 	if strings.Contains(got, "secret") {
 		t.Errorf("summary leaks the DSN password:\n%s", got)
-	}
-}
-
-// checkGolden compares got with the file; SUPERBIZ_UPDATE_GOLDEN=1 rewrites it.
-func checkGolden(t *testing.T, path, got string) {
-	t.Helper()
-	if os.Getenv("SUPERBIZ_UPDATE_GOLDEN") == "1" {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden (run with SUPERBIZ_UPDATE_GOLDEN=1 to create): %v", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs:\n--- got\n%s--- want\n%s", path, got, want)
 	}
 }
 

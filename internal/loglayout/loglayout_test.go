@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	_ "time/tzdata" // the zone tests must not depend on the machine's zoneinfo
 )
 
 // TestTimeLayouts reads stamps with Go, strftime and epoch layouts, in the

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/superbiz/superbiz/internal/testenv"
 )
 
 // instantAt asks srv for the value of selector at one instant.
@@ -106,28 +108,18 @@ func TestAlertmanagerPost(t *testing.T) {
 	}
 }
 
-// recordingTB notes Fatalf and Skipf instead of stopping the test.
-type recordingTB struct {
-	testing.TB
-	fatal, skip string
-}
-
-func (r *recordingTB) Fatalf(format string, args ...any) { r.fatal = fmt.Sprintf(format, args...) }
-func (r *recordingTB) Skipf(format string, args ...any)  { r.skip = fmt.Sprintf(format, args...) }
-func (r *recordingTB) Helper()                           {}
-
 // A missing server binary skips the test on a developer machine and fails
 // it in CI, naming .ci/metrics.sh.
 func TestMissingBinary(t *testing.T) {
 	for _, ci := range []string{"", "true"} {
-		t.Setenv("CI", ci)
-		r := &recordingTB{TB: t}
+		t.Setenv(testenv.EnvCI, ci)
+		r := &testenv.Recorder{TB: t}
 		Binary(r, "superbiz-no-such-server")
-		if ci == "true" && !strings.Contains(r.fatal, ".ci/metrics.sh") {
-			t.Errorf("CI=true: fatal %q, want a failure naming .ci/metrics.sh", r.fatal)
+		if ci == "true" && !strings.Contains(r.FatalMsg, ".ci/metrics.sh") {
+			t.Errorf("CI=true: fatal %q, want a failure naming .ci/metrics.sh", r.FatalMsg)
 		}
-		if ci == "" && (r.fatal != "" || !strings.Contains(r.skip, "apt-get install")) {
-			t.Errorf("CI unset: fatal %q, skip %q; want a skip naming the packages", r.fatal, r.skip)
+		if ci == "" && (r.FatalMsg != "" || !strings.Contains(r.SkipMsg, "apt-get install")) {
+			t.Errorf("CI unset: fatal %q, skip %q; want a skip naming the packages", r.FatalMsg, r.SkipMsg)
 		}
 	}
 }

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -247,26 +245,5 @@ func assertNoIDs(t *testing.T, d Decision, ids []string) {
 	}
 	if strings.Contains(d.Answer, "call_") || strings.Contains(string(pub), "call_") {
 		t.Fatalf("something shaped like a Tool Call ID leaked:\n%s\n%s", d.Answer, pub)
-	}
-}
-
-// checkGolden compares got with testdata/name (SUPERBIZ_UPDATE_GOLDEN=1 rewrites it).
-func checkGolden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if os.Getenv("SUPERBIZ_UPDATE_GOLDEN") == "1" {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden (run with SUPERBIZ_UPDATE_GOLDEN=1 to create): %v", err)
-	}
-	if got != string(want) {
-		t.Fatalf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", name, got, want)
 	}
 }

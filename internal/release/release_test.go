@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/superbiz/superbiz/internal/goldenfile"
+
 	"github.com/superbiz/superbiz/internal/agent"
 	"github.com/superbiz/superbiz/internal/harness"
 	"github.com/superbiz/superbiz/internal/model"
@@ -125,7 +127,7 @@ func TestSuccess(t *testing.T) {
 	if len(d.Checks) != 4 || d.Checks[3].ErrorCode != "UNAVAILABLE" || d.Checks[0].Summary != "q=found pool" {
 		t.Fatalf("checks = %+v", d.Checks)
 	}
-	checkGolden(t, "success.md", d.Answer)
+	goldenfile.Check(t, "success.md.golden", []byte(d.Answer))
 }
 
 // The EvidenceGuard rejects bad citations deterministically: FALLBACK with
@@ -303,8 +305,14 @@ func TestCancelDuringGuard(t *testing.T) {
 	t.Run("while waiting", func(t *testing.T) {
 		f := newFixture(t)
 		f.standardChecks()
-		f.srv.Script(ollamatest.Turn{Content: []string{supported}, FirstByteDelay: 3 * time.Second})
-		go func() { time.Sleep(100 * time.Millisecond); f.rc.Cancel() }()
+		// The server cancels the run once the guard's request has arrived
+		// and holds the verdict back for an hour: only a guard call that
+		// stops waiting when the run is cancelled ends before the test's
+		// timeout.
+		f.srv.Handle(func(ollamatest.ChatRequest) ollamatest.Turn {
+			f.rc.Cancel()
+			return ollamatest.Turn{Content: []string{supported}, FirstByteDelay: time.Hour}
+		})
 		d := f.release(f.draftResult(goodDraft()))
 		assertCancelled(t, f, d)
 	})
@@ -470,7 +478,7 @@ func TestFallbackGolden(t *testing.T) {
 			if answers[0] != answers[1] {
 				t.Fatalf("same input, different answers:\n%s\n---\n%s", answers[0], answers[1])
 			}
-			checkGolden(t, tc.golden, answers[0])
+			goldenfile.Check(t, tc.golden+goldenfile.Ext, []byte(answers[0]))
 		})
 	}
 }

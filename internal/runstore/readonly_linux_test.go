@@ -2,20 +2,23 @@ package runstore
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"syscall"
 	"testing"
+
+	"github.com/superbiz/superbiz/internal/testenv"
 )
 
 // On a read-only mount (tmpfs remounted ro: permissions do not bite root,
 // a read-only file system does), a WAL store that Open cannot even switch
-// is still listed by OpenReadOnly. Mounting needs privileges; without them
-// the test is skipped.
+// is still listed by OpenReadOnly. Mounting needs CAP_SYS_ADMIN: without it
+// the test skips, counted; any other failure to mount fails it under CI.
 func TestOpenReadOnlyOnReadOnlyMount(t *testing.T) {
 	ctx := context.Background()
 	mnt := t.TempDir()
 	if err := syscall.Mount("tmpfs", mnt, "tmpfs", 0, "size=16m"); err != nil {
-		t.Skipf("cannot mount tmpfs: %v", err)
+		testenv.MountFailed(t, fmt.Errorf("mount tmpfs: %w", err), "TestOpenReadOnlyNeverWrites covers a store OpenReadOnly may not write to")
 	}
 	t.Cleanup(func() { _ = syscall.Unmount(mnt, syscall.MNT_DETACH) })
 	path := filepath.Join(mnt, "runs.db")
@@ -28,7 +31,7 @@ func TestOpenReadOnlyOnReadOnlyMount(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := syscall.Mount("", mnt, "", syscall.MS_REMOUNT|syscall.MS_RDONLY, ""); err != nil {
-		t.Skipf("cannot remount read-only: %v", err)
+		testenv.MountFailed(t, fmt.Errorf("remount the tmpfs read-only: %w", err), "TestOpenReadOnlyNeverWrites covers a store OpenReadOnly may not write to")
 	}
 	if s, err := Open(ctx, path); err == nil {
 		s.Close()

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/superbiz/superbiz/internal/testenv"
+
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/superbiz/superbiz/internal/harness"
@@ -39,6 +41,7 @@ func (g *gateSender) msgs() []tea.Msg {
 // event arrives in order once the program reads, and budget frames are
 // coalesced to the latest.
 func TestEventSinkNeverBlocks(t *testing.T) {
+	testenv.SkipShort(t, "floods the sink with 100,000 events")
 	g := &gateSender{gate: make(chan struct{})}
 	s := NewEventSink(g)
 	const rounds = 2000

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/superbiz/superbiz/internal/testenv"
+
 	"github.com/superbiz/superbiz/internal/demo"
 	"github.com/superbiz/superbiz/internal/model/replay"
 	"github.com/superbiz/superbiz/internal/reliability"
@@ -17,6 +19,7 @@ import (
 // makes Diagnose return an error the caller can tell is a full store —
 // never a released answer, never an anonymous internal error.
 func TestStoreFullAtAnyPoint(t *testing.T) {
+	testenv.SkipShort(t, "runs the demo diagnosis once per failure point of a filling store")
 	ctx := context.Background()
 	outcomes := map[string]int{}
 	for extra := 1; extra <= 40; extra += 3 {

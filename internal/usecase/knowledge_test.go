@@ -4,22 +4,19 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/superbiz/superbiz/internal/goldenfile"
 
 	"github.com/superbiz/superbiz/internal/harness"
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
 	"github.com/superbiz/superbiz/internal/release"
 	"github.com/superbiz/superbiz/internal/runrecord"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // lookupIn decodes the knowledge answer request's input.
 func lookupIn(req ollamatest.ChatRequest) (query, callID string, docIDs []string, err error) {
@@ -110,7 +107,7 @@ func TestKnowledgeSupportedAnswer(t *testing.T) {
 	if len(r.GuardReviews) != 1 || r.GuardReviews[0].Guard != "KNOWLEDGE" || r.GuardReviews[0].Verdict != "PASS" {
 		t.Errorf("guard reviews = %+v, want one KNOWLEDGE PASS", r.GuardReviews)
 	}
-	golden(t, "knowledge_answer.golden", out.Answer)
+	goldenfile.Check(t, "knowledge_answer.golden", []byte(out.Answer))
 }
 
 func TestKnowledgeFabricatedReferenceFailsClosed(t *testing.T) {
@@ -273,27 +270,6 @@ func FuzzParseKnowledgeAnswer(f *testing.F) {
 			t.Fatalf("rendered answer of %d bytes is unbounded", len(md))
 		}
 	})
-}
-
-// golden compares got with testdata/name, rewriting it with -update.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden file (run with -update to create it): %v", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s mismatch:\ngot:\n%s\nwant:\n%s", name, got, want)
-	}
 }
 
 func TestKnowledgeAnswerRequestLanguages(t *testing.T) {

@@ -1,18 +1,14 @@
 package ollamatest
 
 import (
-	"bytes"
-	"flag"
 	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files")
+	"github.com/superbiz/superbiz/internal/goldenfile"
+)
 
 var fixed = WithClock(func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) })
 
@@ -29,23 +25,6 @@ func post(t *testing.T, url, path, body string) (int, []byte) {
 		t.Fatalf("read %s: %v", path, err)
 	}
 	return resp.StatusCode, b
-}
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	p := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(p, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("read golden (run with -update): %v", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s mismatch\ngot:\n%s\nwant:\n%s", name, got, want)
-	}
 }
 
 func TestWireGolden(t *testing.T) {
@@ -78,7 +57,7 @@ func TestWireGolden(t *testing.T) {
 			if status != tc.status {
 				t.Errorf("status %d, want %d", status, tc.status)
 			}
-			golden(t, tc.name, b)
+			goldenfile.Check(t, tc.name, b)
 		})
 	}
 }
@@ -170,7 +149,7 @@ func TestOtherEndpoints(t *testing.T) {
 		t.Errorf("version = %d %q", code, b)
 	}
 	code, b := get("/api/tags")
-	golden(t, "tags.golden", []byte(b))
+	goldenfile.Check(t, "tags.golden", []byte(b))
 	if code != 200 {
 		t.Errorf("tags status %d", code)
 	}

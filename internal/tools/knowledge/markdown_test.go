@@ -2,16 +2,15 @@ package knowledge
 
 import (
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files")
+	"github.com/superbiz/superbiz/internal/goldenfile"
+)
 
 func TestSplit(t *testing.T) {
 	tests := []struct {
@@ -172,20 +171,5 @@ func TestSplitGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden := filepath.Join("testdata", "golden", "payment-timeout.zh.json")
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(golden, append(got, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("read golden (run with -update to create): %v", err)
-	}
-	if strings.TrimSpace(string(want)) != string(got) {
-		t.Errorf("Split output changed:\n%s\nwant:\n%s", got, want)
-	}
+	goldenfile.Check(t, "golden/payment-timeout.zh.json.golden", append(got, '\n'))
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/superbiz/superbiz/internal/testenv"
+
 	"github.com/superbiz/superbiz/internal/loglayout"
 	"github.com/superbiz/superbiz/internal/reliability"
 	"github.com/superbiz/superbiz/internal/tools"
@@ -205,6 +207,7 @@ func FuzzParseCustom(f *testing.F) {
 // answers within the per-call limits, or says which one stopped it; the
 // figures go to docs/RELIABILITY.md.
 func TestCustomPatternBomb(t *testing.T) {
+	testenv.SkipShort(t, "runs a costly pattern over 8 MiB")
 	pattern := `(?P<ts>\d{10}) (?P<msg>(?:[\p{L}\p{N}\p{P}\p{S}]{1,100}\s?){1,10}[^\n]*)`
 	if len(pattern) > loglayout.MaxPattern {
 		t.Fatalf("pattern of %d bytes over the cap", len(pattern))

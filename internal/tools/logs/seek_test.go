@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/superbiz/superbiz/internal/testenv"
 )
 
 // genOrdered writes n text entries one second apart (with jitter below
@@ -26,6 +28,7 @@ func genOrdered(n int, rng *rand.Rand) string {
 }
 
 func TestSeekMatchesLinearScan(t *testing.T) {
+	testenv.SkipShort(t, "generates and scans 7 MB of logs, plain and gzipped")
 	rng := rand.New(rand.NewSource(7))
 	dir := t.TempDir()
 	content := genOrdered(80000, rng) // ~7 MB: several stream chunks

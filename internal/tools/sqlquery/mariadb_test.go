@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/superbiz/superbiz/internal/testenv"
+
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/superbiz/superbiz/internal/reliability"
@@ -19,12 +21,10 @@ import (
 // failing in CI (CI=true), where .ci/mariadb.sh must have started MariaDB.
 func mariadbDSN(t *testing.T, env string) string {
 	t.Helper()
+	testenv.SkipShort(t, "runs against a real MariaDB")
 	dsn := os.Getenv(env)
 	if dsn == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is not set in CI: .ci/run must source .ci/mariadb.sh", env)
-		}
-		t.Skipf("%s not set: source .ci/mariadb.sh to run the MariaDB integration tests", env)
+		testenv.Missing(t, env+" not set: source .ci/mariadb.sh to run the MariaDB integration tests", ".ci/run must source .ci/mariadb.sh")
 	}
 	return dsn
 }
