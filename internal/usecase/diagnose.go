@@ -179,10 +179,11 @@ func (d *Deps) finish(rc *harness.RunContext, intent string, dec release.Decisio
 	}
 	u := rc.Usage()
 	u.DurationMS = rc.Elapsed().Milliseconds()
+	// The releaser (release, conclude) ended the run through
+	// RunContext.End; finish only records that end.
 	lifecycle, _ := rc.State()
 	if lifecycle == runrecord.Running {
-		// Release normally ends the run; a run it left open ends here.
-		lifecycle = rc.End(dec.StopReason, dec.Outcome).Lifecycle
+		return Output{}, fmt.Errorf("run %s was released without ending it (RunContext.End)", rc.RunID())
 	}
 	checks := publicChecks(dec.Checks)
 	out := Output{
