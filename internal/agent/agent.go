@@ -146,11 +146,11 @@ func (a *loop) run() Result {
 		stop := a.boundary.StopRequired()
 		final := stop != "" || a.rc.ModelCallsLeft(a.cfg.Reserved) <= 1
 		req := model.Request{Messages: a.msgs}
-		purpose := harness.PurposeDiagnosis
+		purpose := runrecord.PurposeDiagnosis
 		if final {
 			req.Messages = append(append([]model.Message(nil), a.msgs...), model.Message{Role: model.RoleSystem, Content: finalNote})
 			req.Format = schema
-			purpose = harness.PurposeFinal
+			purpose = runrecord.PurposeFinal
 		} else {
 			req.Tools = tools
 		}

@@ -2,11 +2,9 @@ package harness
 
 import "github.com/superbiz/superbiz/internal/runrecord"
 
-// This file is the run vocabulary every layer shares (run status, release
-// outcome, lifecycle, stop reason) and the one rule of how a run may end:
-// which lifecycle each stop reason ends in and which release outcome it
-// allows. The run store keeps the same words as plain strings (its SQL CHECK
-// sets); a test in internal/runstore holds the three in agreement.
+// This file is the one rule of how a run may end: which lifecycle each
+// stop reason (runrecord's vocabulary) ends in and which release outcome it
+// allows.
 //
 // Who ends a run: the harness stops it for a cancel (CANCELLED) or a failed
 // audit (INTERNAL_ERROR), and the agent for its own stops (Terminate); the

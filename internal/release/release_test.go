@@ -36,7 +36,7 @@ func TestSuccess(t *testing.T) {
 	if f.srv.ChatCount() != 1 || f.rc.Usage().ModelCalls != 1 {
 		t.Fatalf("chat requests %d, model calls %d; want 1", f.srv.ChatCount(), f.rc.Usage().ModelCalls)
 	}
-	if len(f.rec.rounds) != 1 || f.rec.rounds[0].Purpose != harness.PurposeSemanticGuard {
+	if len(f.rec.rounds) != 1 || f.rec.rounds[0].Purpose != runrecord.PurposeSemanticGuard {
 		t.Fatalf("recorded rounds = %+v", f.rec.rounds)
 	}
 	req := f.srv.ChatRequests()[0]
@@ -172,7 +172,7 @@ func TestEvidenceGuardRejections(t *testing.T) {
 			if n := f.srv.ChatCount(); n != 0 || f.rc.Usage().ModelCalls != 0 {
 				t.Fatalf("%d guard model calls, want 0", n)
 			}
-			if len(d.Reviews) != 1 || d.Reviews[0].Guard != GuardEvidence || d.Reviews[0].Verdict != VerdictReject {
+			if len(d.Reviews) != 1 || d.Reviews[0].Guard != runrecord.GuardEvidence || d.Reviews[0].Verdict != VerdictReject {
 				t.Fatalf("reviews = %+v", d.Reviews)
 			}
 			if !strings.Contains(strings.Join(d.Reviews[0].Reasons, "\n"), tc.want) {
@@ -226,7 +226,7 @@ func TestSemanticGuardRejections(t *testing.T) {
 			if n := f.srv.ChatCount(); n != 1 {
 				t.Fatalf("%d guard requests, want exactly 1", n)
 			}
-			if len(d.Reviews) != 2 || d.Reviews[1].Guard != GuardSemantic || d.Reviews[1].Verdict != tc.verdict {
+			if len(d.Reviews) != 2 || d.Reviews[1].Guard != runrecord.GuardSemantic || d.Reviews[1].Verdict != tc.verdict {
 				t.Fatalf("reviews = %+v", d.Reviews)
 			}
 			if !strings.Contains(strings.Join(d.Reviews[1].Reasons, "\n"), tc.reason) {

@@ -111,7 +111,7 @@ func (d *Deps) Diagnose(ctx context.Context, req DiagnoseRequest) (Output, error
 	if !req.FixedPreviousTurn {
 		prev = d.previousTurn(ctx, sessionID, req.Query)
 	}
-	rc, err := d.openRun(ctx, sessionID, req.Query, runstore.IntentDiagnosis, req.ReplayOf, req.OnStart)
+	rc, err := d.openRun(ctx, sessionID, req.Query, runrecord.IntentDiagnosis, req.ReplayOf, req.OnStart)
 	if err != nil {
 		return Output{}, err
 	}
@@ -119,7 +119,7 @@ func (d *Deps) Diagnose(ctx context.Context, req DiagnoseRequest) (Output, error
 
 	res := agent.Run(rc, agent.Config{Model: d.Model, Registry: d.Registry, Limits: d.Limits, Language: d.Language, Reserved: 1}, agent.Input{Query: req.Query, PreviousTurn: prev})
 	dec := release.Release(rc, release.Config{Model: d.Model, Language: d.Language, ObservationLimit: d.Limits.Observation}, req.Query, res)
-	return d.finish(rc, runstore.IntentDiagnosis, dec)
+	return d.finish(rc, runrecord.IntentDiagnosis, dec)
 }
 
 // CleanQuery is the query as a run takes it in, before the model, the store,
