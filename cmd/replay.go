@@ -156,7 +156,7 @@ func missingTools(orig *runstore.RunDetail, adapters []tools.Adapter) []string {
 	}
 	var missing []string
 	for _, inv := range orig.Invocations {
-		if inv.Kind != runstore.KindEvidence || have[inv.Tool] || slices.Contains(missing, inv.Tool) {
+		if inv.Kind != runrecord.KindEvidence || have[inv.Tool] || slices.Contains(missing, inv.Tool) {
 			continue
 		}
 		missing = append(missing, cell(inv.Tool))

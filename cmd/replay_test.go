@@ -190,14 +190,14 @@ func TestReplayRefusals(t *testing.T) {
 	if err := store.CreateSession(ctx, "s_1"); err != nil {
 		t.Fatal(err)
 	}
-	if err := store.CreateRun(ctx, runstore.NewRun{ID: "r_chat", SessionID: "s_1", Query: "hello", Intent: runstore.IntentSystemChat}); err != nil {
+	if err := store.CreateRun(ctx, runstore.NewRun{ID: "r_chat", SessionID: "s_1", Query: "hello", Intent: runrecord.IntentSystemChat}); err != nil {
 		t.Fatal(err)
 	}
 	if err := store.FinishRun(ctx, "r_chat", runstore.Finish{Status: runrecord.RunStatusSuccess, StopReason: "COMPLETED", Answer: "hi"}); err != nil {
 		t.Fatal(err)
 	}
 	// Still RUNNING, owned by this (live) process, so not recovered on open.
-	if err := store.CreateRun(ctx, runstore.NewRun{ID: "r_running", SessionID: "s_1", Query: "slow", Intent: runstore.IntentDiagnosis}); err != nil {
+	if err := store.CreateRun(ctx, runstore.NewRun{ID: "r_running", SessionID: "s_1", Query: "slow", Intent: runrecord.IntentDiagnosis}); err != nil {
 		t.Fatal(err)
 	}
 	if err := store.Close(); err != nil {

@@ -54,34 +54,34 @@ func goldenStore(t *testing.T, texts map[string]string) (env map[string]string, 
 	settings := &runrecord.Settings{Budget: config.Budget{MaxModelCalls: 8, MaxToolCalls: 6, MaxTokens: 60000, MaxRunBytes: 262144, Deadline: 5 * time.Minute, MaxNoGain: 2},
 		Limits: &config.Limits{Query: 4096, PreviousTurn: 8192, Input: 12288, Draft: 16384, Observation: 8192}, Language: "en"}
 	must(store.CreateRun(ctx, runstore.NewRun{ID: ok, SessionID: "s_golden", Query: query(ok, "payment timeouts on order-service since 14:00"),
-		Intent: runstore.IntentDiagnosis, Model: "qwen3:8b", Host: "http://127.0.0.1:11434", Clock: base, Settings: settings, CreatedAt: base}))
+		Intent: runrecord.IntentDiagnosis, Model: "qwen3:8b", Host: "http://127.0.0.1:11434", Clock: base, Settings: settings, CreatedAt: base}))
 	for _, inv := range []runstore.Invocation{
-		{ToolCallID: "call_gold0001", Tool: "read_skill", Kind: runstore.KindGuidance, CanonicalInput: json.RawMessage(`{"name":"diagnose-payment-timeout"}`),
+		{ToolCallID: "call_gold0001", Tool: "read_skill", Kind: runrecord.KindGuidance, CanonicalInput: json.RawMessage(`{"name":"diagnose-payment-timeout"}`),
 			InputSummary: "diagnose-payment-timeout", Status: "COMPLETED", Observation: json.RawMessage(`{"tool_call_id":"call_gold0001"}`), StartedAt: base, DurationMS: 3},
-		{ToolCallID: "call_gold0002", Tool: "query_logs", Kind: runstore.KindEvidence, CanonicalInput: json.RawMessage(`{"service":"order-service","level":"ERROR"}`),
+		{ToolCallID: "call_gold0002", Tool: "query_logs", Kind: runrecord.KindEvidence, CanonicalInput: json.RawMessage(`{"service":"order-service","level":"ERROR"}`),
 			InputSummary: query("input", "order-service ERROR since 1h"), Status: "COMPLETED", EvidenceStatus: "EVIDENCE_FOUND",
 			Observation: json.RawMessage(`{"tool_call_id":"call_gold0002","evidence_status":"EVIDENCE_FOUND"}`), StartedAt: base.Add(time.Second), DurationMS: 42},
-		{ToolCallID: "call_gold0003", Tool: "query_mysql", Kind: runstore.KindEvidence, CanonicalInput: json.RawMessage(`{"sql":"DELETE FROM orders"}`),
+		{ToolCallID: "call_gold0003", Tool: "query_mysql", Kind: runrecord.KindEvidence, CanonicalInput: json.RawMessage(`{"sql":"DELETE FROM orders"}`),
 			Status: "REFUSED", EvidenceStatus: "ERROR", ErrorCode: "NOT_READ_ONLY", StartedAt: base.Add(2 * time.Second), DurationMS: 1},
-		{ToolCallID: "call_gold0004", Tool: "query_logs", Kind: runstore.KindControl, Status: "REFUSED", Control: runstore.ControlRepairRequired,
+		{ToolCallID: "call_gold0004", Tool: "query_logs", Kind: runrecord.KindControl, Status: "REFUSED", Control: runrecord.ControlRepair,
 			ErrorCode: "MISSING_PREVIOUS_OBSERVATION", StartedAt: base.Add(3 * time.Second), DurationMS: 0},
-		{ToolCallID: "call_gold0005", Tool: "read_skill", Kind: runstore.KindGuidance, InputSummary: "missing-skill", Status: "FAILED", ErrorCode: "NOT_FOUND",
+		{ToolCallID: "call_gold0005", Tool: "read_skill", Kind: runrecord.KindGuidance, InputSummary: "missing-skill", Status: "FAILED", ErrorCode: "NOT_FOUND",
 			StartedAt: base.Add(4 * time.Second), DurationMS: 1250},
 	} {
 		_, err := store.AppendToolInvocation(ctx, ok, inv)
 		must(err)
 	}
 	for _, r := range []runstore.ModelRound{
-		{Purpose: runstore.PurposeDiagnosis, Request: json.RawMessage(`{}`), Response: json.RawMessage(`{}`), PromptTokens: 2400, CompletionTokens: 60, DurationMS: 850, StartedAt: base},
-		{Purpose: runstore.PurposeFinal, Request: json.RawMessage(`{}`), PromptTokens: 3100, DurationMS: 125_000, ErrorKind: "TIMEOUT", StartedAt: base.Add(time.Second)},
-		{Purpose: runstore.PurposeSemanticGuard, Request: json.RawMessage(`{}`), Response: json.RawMessage(`{}`), PromptTokens: 900, CompletionTokens: 40, DurationMS: 1250, StartedAt: base.Add(2 * time.Second)},
+		{Purpose: runrecord.PurposeDiagnosis, Request: json.RawMessage(`{}`), Response: json.RawMessage(`{}`), PromptTokens: 2400, CompletionTokens: 60, DurationMS: 850, StartedAt: base},
+		{Purpose: runrecord.PurposeFinal, Request: json.RawMessage(`{}`), PromptTokens: 3100, DurationMS: 125_000, ErrorKind: "TIMEOUT", StartedAt: base.Add(time.Second)},
+		{Purpose: runrecord.PurposeSemanticGuard, Request: json.RawMessage(`{}`), Response: json.RawMessage(`{}`), PromptTokens: 900, CompletionTokens: 40, DurationMS: 1250, StartedAt: base.Add(2 * time.Second)},
 	} {
 		_, err := store.AppendModelRound(ctx, ok, r)
 		must(err)
 	}
 	for _, g := range []runstore.GuardReview{
-		{Guard: runstore.GuardEvidence, Verdict: "PASS", Reasons: json.RawMessage(`[]`), CreatedAt: base.Add(5 * time.Second)},
-		{Guard: runstore.GuardSemantic, Verdict: "SUPPORTED", Reasons: json.RawMessage(`["Each finding restates a checked observation","the pipe | stays"]`), CreatedAt: base.Add(6 * time.Second)},
+		{Guard: runrecord.GuardEvidence, Verdict: "PASS", Reasons: json.RawMessage(`[]`), CreatedAt: base.Add(5 * time.Second)},
+		{Guard: runrecord.GuardSemantic, Verdict: "SUPPORTED", Reasons: json.RawMessage(`["Each finding restates a checked observation","the pipe | stays"]`), CreatedAt: base.Add(6 * time.Second)},
 	} {
 		_, err := store.AppendGuardReview(ctx, ok, g)
 		must(err)
@@ -99,7 +99,7 @@ func goldenStore(t *testing.T, texts map[string]string) (env map[string]string, 
 		FinishedAt: base.Add(9500 * time.Millisecond)}))
 
 	failed := "r_golden_failed"
-	must(store.CreateRun(ctx, runstore.NewRun{ID: failed, SessionID: "s_golden", Query: query(failed, "why is checkout slow"), Intent: runstore.IntentDiagnosis,
+	must(store.CreateRun(ctx, runstore.NewRun{ID: failed, SessionID: "s_golden", Query: query(failed, "why is checkout slow"), Intent: runrecord.IntentDiagnosis,
 		Model: "qwen3:8b", ReplayOf: ok, CreatedAt: base.Add(time.Minute)}))
 	must(store.FinishRun(ctx, failed, runstore.Finish{Status: runrecord.RunStatusFailed, ReleaseOutcome: runrecord.OutcomeFailed, StopReason: "MODEL_UNAVAILABLE",
 		Lifecycle: runrecord.Failed, Answer: "## Failed\n\nThe model server is unreachable.\n", Checks: []runrecord.Check{},
@@ -110,9 +110,9 @@ func goldenStore(t *testing.T, texts map[string]string) (env map[string]string, 
 	must(store.CreateRun(ctx, runstore.NewRun{ID: running, SessionID: "s_golden", Query: query(running, "是否有慢查询"), CreatedAt: base.Add(2 * time.Minute)}))
 
 	damaged := "r_golden_damaged"
-	must(store.CreateRun(ctx, runstore.NewRun{ID: damaged, SessionID: "s_golden", Query: query(damaged, "a damaged record"), Intent: runstore.IntentDiagnosis,
+	must(store.CreateRun(ctx, runstore.NewRun{ID: damaged, SessionID: "s_golden", Query: query(damaged, "a damaged record"), Intent: runrecord.IntentDiagnosis,
 		Model: "m", Settings: &runrecord.Settings{Budget: config.Budget{MaxModelCalls: 8}}, CreatedAt: base.Add(3 * time.Minute)}))
-	_, err = store.AppendGuardReview(ctx, damaged, runstore.GuardReview{Guard: runstore.GuardSemantic, Verdict: "UNSUPPORTED", Reasons: json.RawMessage(`["x"]`), CreatedAt: base.Add(3 * time.Minute)})
+	_, err = store.AppendGuardReview(ctx, damaged, runstore.GuardReview{Guard: runrecord.GuardSemantic, Verdict: "UNSUPPORTED", Reasons: json.RawMessage(`["x"]`), CreatedAt: base.Add(3 * time.Minute)})
 	must(err)
 	must(store.FinishRun(ctx, damaged, runstore.Finish{Status: runrecord.RunStatusSuccess, ReleaseOutcome: runrecord.OutcomeFallback, StopReason: "NO_CONCLUSION",
 		Lifecycle: runrecord.Completed, Answer: "", Checks: []runrecord.Check{},

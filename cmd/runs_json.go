@@ -164,7 +164,7 @@ func detailJSON(d *runstore.RunDetail) runDetailJSON {
 	}
 	for _, inv := range d.Invocations {
 		out.Invocations = append(out.Invocations, invocationJSON{
-			Seq: inv.Seq, ToolCallID: inv.ToolCallID, Tool: inv.Tool, Kind: inv.Kind,
+			Seq: inv.Seq, ToolCallID: inv.ToolCallID, Tool: inv.Tool, Kind: string(inv.Kind),
 			Input: rawJSON(runstore.Redacted(inv.CanonicalInput), "null"), Summary: redact.String(inv.InputSummary), Status: inv.Status,
 			EvidenceStatus: nullable(inv.EvidenceStatus), ErrorCode: nullable(inv.ErrorCode), Control: nullable(inv.Control),
 			Observation: rawJSON(runstore.Redacted(inv.Observation), "null"), StartedAt: timeJSON(inv.StartedAt), DurationMS: inv.DurationMS,
@@ -172,7 +172,7 @@ func detailJSON(d *runstore.RunDetail) runDetailJSON {
 	}
 	for _, r := range d.ModelRounds {
 		out.ModelRounds = append(out.ModelRounds, modelRoundJSON{
-			Seq: r.Seq, Purpose: r.Purpose, PromptTokens: r.PromptTokens, CompletionTokens: r.CompletionTokens,
+			Seq: r.Seq, Purpose: string(r.Purpose), PromptTokens: r.PromptTokens, CompletionTokens: r.CompletionTokens,
 			DurationMS: r.DurationMS, ErrorKind: nullable(r.ErrorKind), StartedAt: timeJSON(r.StartedAt),
 		})
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/runstore"
 )
 
@@ -25,7 +26,7 @@ func TestRunsNeverWriteTheStore(t *testing.T) {
 	if err := store.CreateSession(ctx, "s_ro"); err != nil {
 		t.Fatal(err)
 	}
-	if err := store.CreateRun(ctx, runstore.NewRun{ID: "r_ro", SessionID: "s_ro", Query: "archived question", Intent: runstore.IntentDiagnosis, Model: "m"}); err != nil {
+	if err := store.CreateRun(ctx, runstore.NewRun{ID: "r_ro", SessionID: "s_ro", Query: "archived question", Intent: runrecord.IntentDiagnosis, Model: "m"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := store.Close(); err != nil {

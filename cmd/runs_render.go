@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/superbiz/superbiz/internal/harness"
+	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/runstore"
 	"github.com/superbiz/superbiz/internal/textclip"
 	"github.com/superbiz/superbiz/pkg/redact"
@@ -254,7 +255,7 @@ func invocationInput(inv runstore.Invocation) string {
 func invocationOutcome(inv runstore.Invocation) string {
 	var out string
 	switch {
-	case inv.Kind == runstore.KindGuidance:
+	case inv.Kind == runrecord.KindGuidance:
 		out = "playbook read"
 		if inv.Status != "" && inv.Status != "COMPLETED" {
 			out += " (" + cell(inv.Status) + ")"

@@ -327,7 +327,7 @@ func TestRunsStripsControlCharacters(t *testing.T) {
 		t.Fatal(err)
 	}
 	query := "checkout \x1b]0;pwned\x07slow\x1b[31m red\nsecond line\x00"
-	if err := store.CreateRun(ctx, runstore.NewRun{ID: "r_evil", SessionID: "s_evil", Query: query, Intent: runstore.IntentDiagnosis, Model: "m\x1b[2J"}); err != nil {
+	if err := store.CreateRun(ctx, runstore.NewRun{ID: "r_evil", SessionID: "s_evil", Query: query, Intent: runrecord.IntentDiagnosis, Model: "m\x1b[2J"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := store.FinishRun(ctx, "r_evil", runstore.Finish{Status: runrecord.RunStatusFailed, ReleaseOutcome: runrecord.OutcomeFailed, StopReason: "INTERNAL_ERROR",
@@ -412,7 +412,7 @@ func fillStore(tb testing.TB, path string, n int) {
 		id := fmt.Sprintf("r_%06d", i)
 		at := base.Add(time.Duration(i) * time.Second)
 		if err := store.CreateRun(ctx, runstore.NewRun{ID: id, SessionID: fmt.Sprintf("s_%03d", i%100), Query: "order-service payment timeouts since 14:00, many 504s",
-			Intent: runstore.IntentDiagnosis, Model: "qwen3:8b", CreatedAt: at}); err != nil {
+			Intent: runrecord.IntentDiagnosis, Model: "qwen3:8b", CreatedAt: at}); err != nil {
 			tb.Fatal(err)
 		}
 		if err := store.FinishRun(ctx, id, runstore.Finish{Status: runrecord.RunStatusSuccess, ReleaseOutcome: runrecord.OutcomeFallback, StopReason: "NO_CONCLUSION",
@@ -457,8 +457,8 @@ func FuzzRenderRun(f *testing.F) {
 		d := &runstore.RunDetail{
 			RunSummary: runstore.RunSummary{ID: "r_1", SessionID: "s_1", Query: query, Intent: "DIAGNOSIS", Status: "SUCCESS", Model: query, ErrorCode: summary, FinishedAt: time.Unix(1, 0)},
 			Answer:     answer, Checks: json.RawMessage(checks), PublishedResult: json.RawMessage(published), Settings: json.RawMessage(budget), ErrorMessage: answer,
-			Invocations:  []runstore.Invocation{{Seq: 1, ToolCallID: summary, Tool: query, Kind: runstore.KindEvidence, CanonicalInput: json.RawMessage(budget), InputSummary: summary, EvidenceStatus: summary, ErrorCode: summary}},
-			ModelRounds:  []runstore.ModelRound{{Seq: 1, Purpose: summary, ErrorKind: query}},
+			Invocations:  []runstore.Invocation{{Seq: 1, ToolCallID: summary, Tool: query, Kind: runrecord.KindEvidence, CanonicalInput: json.RawMessage(budget), InputSummary: summary, EvidenceStatus: summary, ErrorCode: summary}},
+			ModelRounds:  []runstore.ModelRound{{Seq: 1, Purpose: runrecord.Purpose(summary), ErrorKind: query}},
 			GuardReviews: []runstore.GuardReview{{Seq: 1, Guard: summary, Verdict: query, Reasons: json.RawMessage(reasons)}},
 		}
 		for _, format := range []outputFormat{outputText, outputMarkdown} {

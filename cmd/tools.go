@@ -14,6 +14,7 @@ import (
 	"github.com/superbiz/superbiz/internal/harness"
 	"github.com/superbiz/superbiz/internal/model"
 	"github.com/superbiz/superbiz/internal/notfound"
+	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/tools"
 	"github.com/superbiz/superbiz/internal/tools/knowledge"
 	"github.com/superbiz/superbiz/internal/tools/logs"
@@ -258,7 +259,7 @@ func (r toolCallResult) exit() error {
 			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s rejected the input (%s)%s", r.Tool, h.ErrorCode, reason)}
 		}
 		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("%s failed (%s)%s", r.Tool, h.ErrorCode, reason)}
-	case h.Control == harness.ControlRepair:
+	case h.Control == runrecord.ControlRepair:
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s: the input must be one JSON object (%s)%s", r.Tool, h.ErrorCode, reason)}
 	case h.Control != "":
 		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("%s was not executed (%s)%s", r.Tool, h.Control, reason)}

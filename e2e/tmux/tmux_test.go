@@ -162,7 +162,7 @@ func TestChatInTmux(t *testing.T) {
 		b, _ := json.Marshal(runs[0])
 		t.Fatalf("newest run is not CANCELLED: %s", b)
 	}
-	if runs[1].ReleaseOutcome != runrecord.OutcomeFallback || runs[1].Intent != runstore.IntentDiagnosis || runs[0].SessionID != runs[1].SessionID {
+	if runs[1].ReleaseOutcome != runrecord.OutcomeFallback || runs[1].Intent != runrecord.IntentDiagnosis || runs[0].SessionID != runs[1].SessionID {
 		t.Fatalf("first run: %+v", runs[1])
 	}
 }

@@ -54,26 +54,11 @@ type Config struct {
 	Reserved int
 }
 
-// Kind tells apart the ways an agent run can end.
-type Kind string
-
-// The result kinds.
-const (
-	// KindDraft: a strictly valid draft, not yet released.
-	KindDraft Kind = "DRAFT"
-	// KindStopped: a controlled stop (saturation or a named budget) with its snapshot.
-	KindStopped Kind = "STOPPED"
-	// KindRejected: the input was refused before any model call.
-	KindRejected Kind = "REJECTED"
-	// KindCancelled: the run was cancelled.
-	KindCancelled Kind = "CANCELLED"
-	// KindFailed: an unclassified failure; it fails closed.
-	KindFailed Kind = "FAILED"
-)
-
-// Result is the agent's execution result.
+// Result is the agent's execution result: a strictly valid Draft, not yet
+// released, or none, and the StopReason saying how the run ended
+// (docs/SPEC.md#release-outcomes). Release tells the ends apart by these
+// two alone.
 type Result struct {
-	Kind       Kind
 	Draft      *Draft
 	DraftJSON  string
 	StopReason runrecord.StopReason
@@ -89,11 +74,11 @@ func Run(rc *harness.RunContext, cfg Config, in Input) Result {
 	userMsg, err := buildInput(cfg.Limits, in)
 	if err != nil {
 		rc.Terminate(runrecord.StopInputRejected)
-		return Result{Kind: KindRejected, StopReason: runrecord.StopInputRejected, Err: err}
+		return Result{StopReason: runrecord.StopInputRejected, Err: err}
 	}
 	if err := rc.ReserveBytes(len(userMsg)); err != nil {
 		rc.Terminate(runrecord.StopInputRejected)
-		return Result{Kind: KindRejected, StopReason: runrecord.StopInputRejected, Err: fmt.Errorf("input of %d bytes exceeds the run byte budget: %w", len(userMsg), err)}
+		return Result{StopReason: runrecord.StopInputRejected, Err: fmt.Errorf("input of %d bytes exceeds the run byte budget: %w", len(userMsg), err)}
 	}
 	var playbooks tools.Playbooks
 	if cfg.Registry != nil {
@@ -161,11 +146,11 @@ func (a *loop) run() Result {
 		stop := a.boundary.StopRequired()
 		final := stop != "" || a.rc.ModelCallsLeft(a.cfg.Reserved) <= 1
 		req := model.Request{Messages: a.msgs}
-		purpose := harness.PurposeDiagnosis
+		purpose := runrecord.PurposeDiagnosis
 		if final {
 			req.Messages = append(append([]model.Message(nil), a.msgs...), model.Message{Role: model.RoleSystem, Content: finalNote})
 			req.Format = schema
-			purpose = harness.PurposeFinal
+			purpose = runrecord.PurposeFinal
 		} else {
 			req.Tools = tools
 		}
@@ -203,7 +188,7 @@ func (a *loop) answer(text string, stop runrecord.StopReason) Result {
 	if err != nil {
 		snap := a.boundary.Snapshot(runrecord.StopInvalidOutput)
 		a.rc.Terminate(runrecord.StopInvalidOutput)
-		res := Result{Kind: KindFailed, StopReason: runrecord.StopInvalidOutput, Err: err}
+		res := Result{StopReason: runrecord.StopInvalidOutput, Err: err}
 		if snap.HasProgress() {
 			res.Snapshot = &snap
 		}
@@ -216,14 +201,14 @@ func (a *loop) answer(text string, stop runrecord.StopReason) Result {
 	if stop != "" {
 		reason = stop
 	}
-	return Result{Kind: KindDraft, Draft: draft, DraftJSON: strings.TrimSpace(text), StopReason: reason}
+	return Result{Draft: draft, DraftJSON: strings.TrimSpace(text), StopReason: reason}
 }
 
 // stopped ends the run with a controlled stop and its snapshot.
 func (a *loop) stopped(reason runrecord.StopReason) Result {
 	a.rc.Terminate(reason)
 	snap := a.boundary.Snapshot(reason)
-	return Result{Kind: KindStopped, StopReason: reason, Snapshot: &snap}
+	return Result{StopReason: reason, Snapshot: &snap}
 }
 
 // fail classifies an error from a round: budgets and the deadline are
@@ -234,34 +219,34 @@ func (a *loop) fail(err error) Result {
 	switch reason {
 	case runrecord.StopCancelled:
 		a.rc.Terminate(reason)
-		return Result{Kind: KindCancelled, StopReason: reason, Err: err}
+		return Result{StopReason: reason, Err: err}
 	case runrecord.StopModelBudget, runrecord.StopTokenBudget, runrecord.StopByteBudget, runrecord.StopToolBudget, runrecord.StopDeadline, runrecord.StopSaturated:
 		return a.stopped(reason)
 	case "":
 	default:
 		a.rc.Terminate(reason)
-		return Result{Kind: KindFailed, StopReason: reason, Err: err}
+		return Result{StopReason: reason, Err: err}
 	}
 	switch model.KindOf(err) {
 	case model.ErrCancelled:
 		a.rc.Terminate(runrecord.StopCancelled)
-		return Result{Kind: KindCancelled, StopReason: runrecord.StopCancelled, Err: err}
+		return Result{StopReason: runrecord.StopCancelled, Err: err}
 	case model.ErrTimeout:
 		if a.rc.Interrupted() == runrecord.StopDeadline {
 			return a.stopped(runrecord.StopDeadline)
 		}
 		a.rc.Terminate(runrecord.StopModelUnavailable)
-		return Result{Kind: KindFailed, StopReason: runrecord.StopModelUnavailable, Err: err}
+		return Result{StopReason: runrecord.StopModelUnavailable, Err: err}
 	case "":
 	default:
 		// Any failure of the model server (unreachable, HTTP 4xx/5xx, a cut
 		// or malformed stream, an error line, an HTML page) is the model's,
 		// not ours: MODEL_UNAVAILABLE, with the model error kept for the hint.
 		a.rc.Terminate(runrecord.StopModelUnavailable)
-		return Result{Kind: KindFailed, StopReason: runrecord.StopModelUnavailable, Err: err}
+		return Result{StopReason: runrecord.StopModelUnavailable, Err: err}
 	}
 	a.rc.Terminate(runrecord.StopInternal)
-	return Result{Kind: KindFailed, StopReason: runrecord.StopInternal, Err: err}
+	return Result{StopReason: runrecord.StopInternal, Err: err}
 }
 
 // SystemPrompt assembles the system prompt for the query's language.

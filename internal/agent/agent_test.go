@@ -20,8 +20,8 @@ func TestEvidenceThenDraft(t *testing.T) {
 	f := newFixture(t)
 	f.srv.Script(toolTurn(call("call_ab12cd34", "query_logs", "found pool")), textTurn(conclusionDraft("call_ab12cd34")))
 	res := f.run("payment timeouts on order-service since 14:00")
-	if res.Kind != KindDraft {
-		t.Fatalf("kind = %s (%v), want DRAFT", res.Kind, res.Err)
+	if res.Draft == nil {
+		t.Fatalf("no draft: reason %s (%v)", res.StopReason, res.Err)
 	}
 	if got := res.Draft.Analysis[0].ToolCallIDs; len(got) != 1 || got[0] != "call_ab12cd34" {
 		t.Fatalf("cited IDs = %v", got)
@@ -62,8 +62,8 @@ func TestFailureIsNotRetried(t *testing.T) {
 			f := newFixture(t)
 			f.srv.Script(turn, textTurn(conclusionDraft("call_x")))
 			res := f.run("why is checkout slow")
-			if res.Kind != KindFailed || res.Draft != nil {
-				t.Fatalf("kind = %s, want FAILED", res.Kind)
+			if res.Draft != nil {
+				t.Fatalf("got a draft, want none (reason %s)", res.StopReason)
 			}
 			if f.srv.ChatCount() != 1 {
 				t.Fatalf("chat requests = %d, want 1 (no retry)", f.srv.ChatCount())
@@ -80,8 +80,8 @@ func TestPreviousTurnInput(t *testing.T) {
 	prev := &PreviousTurn{Query: "payment timeouts", Conclusion: &Conclusion{Summary: "pool exhausted", RootCause: "slow query", Confidence: "HIGH"},
 		Scope: "logs 14:00-15:00", Limitations: Limitations{Scope: "order-service", MissingInfo: []string{}}, KnowledgeRefs: []tools.DocRef{{DocID: "en/mysql.md#pool", Title: "MySQL pool", Source: "en/mysql.md"}}}
 	res := Run(f.rc, f.cfg, Input{Query: "is it fixed now?", PreviousTurn: prev})
-	if res.Kind != KindDraft {
-		t.Fatalf("kind = %s: %v", res.Kind, res.Err)
+	if res.Draft == nil {
+		t.Fatalf("no draft: reason %s: %v", res.StopReason, res.Err)
 	}
 	want := `{"query":"is it fixed now?","previous_turn":{"query":"payment timeouts","conclusion":{"summary":"pool exhausted","root_cause":"slow query","confidence":"HIGH"},"scope":"logs 14:00-15:00","limitations":{"scope":"order-service","missing_info":[]},"knowledge_refs":[{"doc_id":"en/mysql.md#pool","title":"MySQL pool","source":"en/mysql.md"}]}}`
 	msgs := f.srv.ChatRequests()[0].Messages
@@ -112,8 +112,8 @@ func TestOversizeInputRejected(t *testing.T) {
 			f := newFixture(t)
 			f.srv.Script(textTurn(noConclusionDraft()))
 			res := fn(f)
-			if res.Kind != KindRejected || res.StopReason != runrecord.StopInputRejected {
-				t.Fatalf("kind = %s reason %s", res.Kind, res.StopReason)
+			if res.Draft != nil || res.StopReason != runrecord.StopInputRejected {
+				t.Fatalf("reason %s", res.StopReason)
 			}
 			if n := len(f.srv.Requests()); n != 0 {
 				t.Fatalf("server received %d requests, want 0", n)
@@ -128,8 +128,8 @@ func TestModelBudget(t *testing.T) {
 	f := newFixture(t, budget(func(b *harness.Budget) { b.MaxModelCalls = 2 }))
 	f.srv.Script(toolTurn(call("call_1", "query_logs", "none a")), toolTurn(call("call_2", "query_logs", "none b")), textTurn(noConclusionDraft()))
 	res := f.run("checkout errors")
-	if res.Kind != KindStopped || res.StopReason != runrecord.StopModelBudget {
-		t.Fatalf("kind = %s reason %s (%v)", res.Kind, res.StopReason, res.Err)
+	if res.Snapshot == nil || res.StopReason != runrecord.StopModelBudget {
+		t.Fatalf("reason %s (%v)", res.StopReason, res.Err)
 	}
 	if f.srv.ChatCount() != 2 {
 		t.Fatalf("chat requests = %d, want 2", f.srv.ChatCount())
@@ -152,8 +152,8 @@ func TestToolCallIDs(t *testing.T) {
 	f := newFixture(t)
 	f.srv.Script(toolTurn(call("call_zx81qq07", "query_logs", "none a"), call("", "lookup_knowledge", "none b")), textTurn(noConclusionDraft("call_zx81qq07")))
 	res := f.run("checkout errors")
-	if res.Kind != KindDraft {
-		t.Fatalf("kind = %s: %v", res.Kind, res.Err)
+	if res.Draft == nil {
+		t.Fatalf("no draft: reason %s: %v", res.StopReason, res.Err)
 	}
 	got := []string{f.logs.received()[0].ToolCallID, f.kb.received()[0].ToolCallID}
 	if got[0] != "call_zx81qq07" || !strings.HasPrefix(got[1], "call_") || got[1] == got[0] {
@@ -184,8 +184,8 @@ func TestProgressProtocol(t *testing.T) {
 		textTurn(conclusionDraft("call_a", "call_d")),
 	)
 	res := f.run("pool exhausted?")
-	if res.Kind != KindDraft {
-		t.Fatalf("kind = %s: %v", res.Kind, res.Err)
+	if res.Draft == nil {
+		t.Fatalf("no draft: reason %s: %v", res.StopReason, res.Err)
 	}
 	reqs := f.srv.ChatRequests()
 	for i, want := range []string{"MISSING_PREVIOUS_OBSERVATION", "WRONG_PREVIOUS_OBSERVATION"} {
@@ -219,8 +219,8 @@ func TestAdapterError(t *testing.T) {
 	f := newFixture(t)
 	f.srv.Script(toolTurn(call("call_e", "query_logs", "fail")), textTurn(noConclusionDraft()))
 	res := f.run("x")
-	if res.Kind != KindDraft {
-		t.Fatalf("kind = %s", res.Kind)
+	if res.Draft == nil {
+		t.Fatalf("no draft: reason %s", res.StopReason)
 	}
 	content := toolMessages(f.srv.ChatRequests()[1])[0].Content
 	obs := obsOf(t, content)
@@ -243,8 +243,8 @@ func TestUnknownTool(t *testing.T) {
 	f := newFixture(t)
 	f.srv.Script(toolTurn(call("call_u", "delete_everything", "found")), textTurn(noConclusionDraft()))
 	res := f.run("x")
-	if res.Kind != KindDraft {
-		t.Fatalf("kind = %s", res.Kind)
+	if res.Draft == nil {
+		t.Fatalf("no draft: reason %s", res.StopReason)
 	}
 	if len(f.rec.invs) != 0 || len(res.Invocations) != 0 || f.rc.Usage().ToolCalls != 0 {
 		t.Fatalf("records %d, invocations %d, tool calls %d; want none", len(f.rec.invs), len(res.Invocations), f.rc.Usage().ToolCalls)
@@ -263,8 +263,8 @@ func TestWrappedDraftFails(t *testing.T) {
 			f := newFixture(t)
 			f.srv.Script(textTurn(text), textTurn(noConclusionDraft()))
 			res := f.run("x")
-			if res.Kind != KindFailed || res.StopReason != runrecord.StopInvalidOutput || res.Snapshot != nil {
-				t.Fatalf("kind %s reason %s snapshot %v", res.Kind, res.StopReason, res.Snapshot)
+			if res.Draft != nil || res.StopReason != runrecord.StopInvalidOutput || res.Snapshot != nil {
+				t.Fatalf("reason %s snapshot %v", res.StopReason, res.Snapshot)
 			}
 			if f.srv.ChatCount() != 1 {
 				t.Fatalf("chat requests = %d", f.srv.ChatCount())
@@ -285,8 +285,8 @@ func TestSaturation(t *testing.T) {
 		textTurn(noConclusionDraft()),
 	)
 	res := f.run("x")
-	if res.Kind != KindDraft || res.Draft.Conclusion != nil || res.StopReason != runrecord.StopSaturated {
-		t.Fatalf("kind = %s reason %s: %v", res.Kind, res.StopReason, res.Err)
+	if res.Draft == nil || res.Draft.Conclusion != nil || res.StopReason != runrecord.StopSaturated {
+		t.Fatalf("reason %s: %v", res.StopReason, res.Err)
 	}
 	reqs := f.srv.ChatRequests()
 	obs := obsOf(t, toolMessages(reqs[3])[2].Content)
@@ -315,8 +315,8 @@ func TestDuplicateCall(t *testing.T) {
 		toolTurn(call("call_2", "query_logs", "none a")),
 		textTurn(noConclusionDraft("call_1")),
 	)
-	if res := f.run("x"); res.Kind != KindDraft {
-		t.Fatalf("kind = %s", res.Kind)
+	if res := f.run("x"); res.Draft == nil {
+		t.Fatalf("no draft: reason %s", res.StopReason)
 	}
 	obs := obsOf(t, toolMessages(f.srv.ChatRequests()[2])[1].Content)
 	if obs["control"] != "DUPLICATE_CALL" || obs["original_tool_call_id"] != "call_1" || len(f.logs.received()) != 1 || f.rc.Usage().ToolCalls != 1 {
@@ -330,7 +330,7 @@ func TestNoToolsNoConclusion(t *testing.T) {
 	f := newFixture(t)
 	f.srv.Script(textTurn(noConclusionDraft()))
 	res := f.run("something is broken")
-	if res.Kind != KindDraft || res.Draft.Conclusion != nil || len(res.Draft.Limitations.MissingInfo) != 2 {
+	if res.Draft == nil || res.Draft.Conclusion != nil || len(res.Draft.Limitations.MissingInfo) != 2 {
 		t.Fatalf("result = %+v", res)
 	}
 }
@@ -370,8 +370,8 @@ func TestIgnoresStop(t *testing.T) {
 		toolTurn(call("call_4", "query_logs", "found d")),
 	)
 	res := f.run("x")
-	if res.Kind != KindStopped || res.StopReason != runrecord.StopSaturated || res.Draft != nil {
-		t.Fatalf("kind %s reason %s", res.Kind, res.StopReason)
+	if res.Snapshot == nil || res.StopReason != runrecord.StopSaturated || res.Draft != nil {
+		t.Fatalf("reason %s", res.StopReason)
 	}
 	s := res.Snapshot
 	if s == nil || len(s.Checks) != 2 || s.EvidenceFound != 2 || s.NoGain != 2 || s.StopReason != runrecord.StopSaturated {
@@ -391,8 +391,8 @@ func TestUnrelatedFailureNoSnapshot(t *testing.T) {
 	f := newFixture(t)
 	f.srv.Script(toolTurn(call("call_1", "query_logs", "found a")), ollamatest.Turn{Fault: ollamatest.FaultHTTP500Body})
 	res := f.run("x")
-	if res.Kind != KindFailed || res.Snapshot != nil || res.StopReason != runrecord.StopModelUnavailable {
-		t.Fatalf("kind %s reason %s snapshot %v", res.Kind, res.StopReason, res.Snapshot)
+	if res.Draft != nil || res.Snapshot != nil || res.StopReason != runrecord.StopModelUnavailable {
+		t.Fatalf("reason %s snapshot %v", res.StopReason, res.Snapshot)
 	}
 }
 
@@ -402,7 +402,7 @@ func TestInvalidDraftAfterChecks(t *testing.T) {
 	f := newFixture(t)
 	f.srv.Script(toolTurn(call("call_1", "query_logs", "found a")), textTurn("Conclusion: the pool is exhausted"))
 	res := f.run("x")
-	if res.Kind != KindFailed || res.StopReason != runrecord.StopInvalidOutput || res.Draft != nil || res.DraftJSON != "" {
+	if res.Draft != nil || res.StopReason != runrecord.StopInvalidOutput || res.DraftJSON != "" {
 		t.Fatalf("result = %+v", res)
 	}
 	if res.Snapshot == nil || len(res.Snapshot.Checks) != 1 || res.Snapshot.Checks[0].Summary != "q=found a" {
@@ -423,8 +423,8 @@ func TestCancellation(t *testing.T) {
 			return ollamatest.Turn{Content: []string{noConclusionDraft()}, FirstByteDelay: time.Hour}
 		})
 		res := f.run("x")
-		if res.Kind != KindCancelled || res.StopReason != runrecord.StopCancelled {
-			t.Fatalf("kind %s reason %s (%v)", res.Kind, res.StopReason, res.Err)
+		if res.StopReason != runrecord.StopCancelled {
+			t.Fatalf("reason %s (%v)", res.StopReason, res.Err)
 		}
 		if lc, _ := f.rc.State(); lc != runrecord.Cancelled {
 			t.Fatalf("lifecycle = %s", lc)
@@ -438,8 +438,8 @@ func TestCancellation(t *testing.T) {
 			return textTurn(noConclusionDraft())
 		})
 		res := f.run("x")
-		if res.Kind != KindCancelled || res.Draft != nil {
-			t.Fatalf("kind %s draft %v", res.Kind, res.Draft)
+		if res.StopReason != runrecord.StopCancelled || res.Draft != nil {
+			t.Fatalf("reason %s draft %v", res.StopReason, res.Draft)
 		}
 		if f.rc.Terminate(runrecord.StopCompleted) {
 			t.Fatal("a cancelled run accepted another terminal transition")
@@ -454,8 +454,8 @@ func TestBudgetStops(t *testing.T) {
 		f := newFixture(t, budget(func(b *harness.Budget) { b.Deadline = 300 * time.Millisecond }))
 		f.srv.Script(ollamatest.Turn{Content: []string{noConclusionDraft()}, FirstByteDelay: 3 * time.Second})
 		res := f.run("x")
-		if res.Kind != KindStopped || res.StopReason != runrecord.StopDeadline {
-			t.Fatalf("kind %s reason %s (%v)", res.Kind, res.StopReason, res.Err)
+		if res.Snapshot == nil || res.StopReason != runrecord.StopDeadline {
+			t.Fatalf("reason %s (%v)", res.StopReason, res.Err)
 		}
 		if lc, _ := f.rc.State(); lc != runrecord.DeadlineReached {
 			t.Fatalf("lifecycle = %s", lc)
@@ -465,16 +465,16 @@ func TestBudgetStops(t *testing.T) {
 		f := newFixture(t, budget(func(b *harness.Budget) { b.MaxTokens = 100 }))
 		f.srv.Script(toolTurn(call("call_1", "query_logs", "none")), textTurn(noConclusionDraft()))
 		res := f.run("x")
-		if res.Kind != KindStopped || res.StopReason != runrecord.StopTokenBudget || f.srv.ChatCount() != 1 {
-			t.Fatalf("kind %s reason %s, %d requests", res.Kind, res.StopReason, f.srv.ChatCount())
+		if res.Snapshot == nil || res.StopReason != runrecord.StopTokenBudget || f.srv.ChatCount() != 1 {
+			t.Fatalf("reason %s, %d requests", res.StopReason, f.srv.ChatCount())
 		}
 	})
 	t.Run("bytes", func(t *testing.T) {
 		f := newFixture(t, budget(func(b *harness.Budget) { b.MaxRunBytes = 1500 }))
 		f.srv.Script(toolTurn(call("call_1", "query_logs", "big")), toolTurn(call("call_2", "query_logs", "none")))
 		res := f.run("x")
-		if res.Kind != KindStopped || res.StopReason != runrecord.StopByteBudget {
-			t.Fatalf("kind %s reason %s (%v)", res.Kind, res.StopReason, res.Err)
+		if res.Snapshot == nil || res.StopReason != runrecord.StopByteBudget {
+			t.Fatalf("reason %s (%v)", res.StopReason, res.Err)
 		}
 		obs := obsOf(t, toolMessages(f.srv.ChatRequests()[1])[0].Content)
 		if obs["control"] != "STOP_REQUIRED" {
@@ -486,22 +486,22 @@ func TestBudgetStops(t *testing.T) {
 		// A draft after the byte stop keeps the stop reason for release.
 		f2 := newFixture(t, budget(func(b *harness.Budget) { b.MaxRunBytes = 1500 }))
 		f2.srv.Script(toolTurn(call("call_1", "query_logs", "big")), textTurn(noConclusionDraft()))
-		if res := f2.run("x"); res.Kind != KindDraft || res.StopReason != runrecord.StopByteBudget {
-			t.Fatalf("kind %s reason %s", res.Kind, res.StopReason)
+		if res := f2.run("x"); res.Draft == nil || res.StopReason != runrecord.StopByteBudget {
+			t.Fatalf("reason %s", res.StopReason)
 		}
 		// A draft that does not fit the remaining bytes ends the run too.
 		f3 := newFixture(t, budget(func(b *harness.Budget) { b.MaxRunBytes = 100 }))
 		f3.srv.Script(textTurn(noConclusionDraft()))
-		if res := f3.run("x"); res.Kind != KindStopped || res.StopReason != runrecord.StopByteBudget {
-			t.Fatalf("kind %s reason %s", res.Kind, res.StopReason)
+		if res := f3.run("x"); res.Snapshot == nil || res.StopReason != runrecord.StopByteBudget {
+			t.Fatalf("reason %s", res.StopReason)
 		}
 	})
 	t.Run("tool budget", func(t *testing.T) {
 		f := newFixture(t, budget(func(b *harness.Budget) { b.MaxToolCalls = 1 }))
 		f.srv.Script(toolTurn(call("call_1", "query_logs", "none a")), toolTurn(call("call_2", "query_logs", "none b")), textTurn(noConclusionDraft("call_1")))
 		res := f.run("x")
-		if res.Kind != KindDraft || f.logs.received()[0].ToolCallID != "call_1" || len(f.logs.received()) != 1 {
-			t.Fatalf("kind %s, adapter calls %d", res.Kind, len(f.logs.received()))
+		if res.Draft == nil || f.logs.received()[0].ToolCallID != "call_1" || len(f.logs.received()) != 1 {
+			t.Fatalf("reason %s, adapter calls %d", res.StopReason, len(f.logs.received()))
 		}
 		if req := f.srv.ChatRequests()[2]; len(req.Tools) != 0 {
 			t.Fatal("round after the tool budget offered tools")

@@ -51,8 +51,8 @@ func BenchmarkHarnessRound(b *testing.B) {
 		b.StartTimer()
 		res := Run(rc, cfg, Input{Query: "payment timeouts on order-service"})
 		b.StopTimer()
-		if res.Kind != KindDraft {
-			b.Fatalf("kind = %s: %v", res.Kind, res.Err)
+		if res.Draft == nil {
+			b.Fatalf("no draft: reason %s: %v", res.StopReason, res.Err)
 		}
 		rc.Release()
 		b.StartTimer()

@@ -23,13 +23,6 @@ import (
 // ReadSkillTool is the guidance tool's name; it is not an evidence tool.
 const ReadSkillTool = "read_skill"
 
-// The controls a tool call may get instead of being executed.
-const (
-	ControlRepair    = "REPAIR_REQUIRED"
-	ControlDuplicate = "DUPLICATE_CALL"
-	ControlStop      = "STOP_REQUIRED"
-)
-
 // The repair codes of a REPAIR_REQUIRED observation.
 const (
 	RepairMissing  = "MISSING_PREVIOUS_OBSERVATION"
@@ -43,16 +36,6 @@ const (
 	NoGain = "NO_GAIN"
 )
 
-// InvocationKind separates evidence, guidance and refused steps in the audit.
-type InvocationKind string
-
-// The kinds of audited tool steps.
-const (
-	KindEvidence InvocationKind = "EVIDENCE"
-	KindGuidance InvocationKind = "GUIDANCE"
-	KindControl  InvocationKind = "CONTROL"
-)
-
 // The statuses of an audited tool step.
 const (
 	StatusCompleted = "COMPLETED" // the adapter ran; its observation was accepted
@@ -62,16 +45,16 @@ const (
 
 // Invocation is the canonical record of one tool step of a run.
 type Invocation struct {
-	Seq            int                  `json:"seq"`
-	ToolCallID     string               `json:"tool_call_id"`
-	Tool           string               `json:"tool"`
-	Kind           InvocationKind       `json:"kind"`
-	Input          json.RawMessage      `json:"input,omitempty"`
-	Summary        string               `json:"summary,omitempty"`
-	Status         string               `json:"status"`
-	EvidenceStatus tools.EvidenceStatus `json:"evidence_status,omitempty"`
-	ErrorCode      string               `json:"error_code,omitempty"`
-	Control        string               `json:"control,omitempty"`
+	Seq            int                      `json:"seq"`
+	ToolCallID     string                   `json:"tool_call_id"`
+	Tool           string                   `json:"tool"`
+	Kind           runrecord.InvocationKind `json:"kind"`
+	Input          json.RawMessage          `json:"input,omitempty"`
+	Summary        string                   `json:"summary,omitempty"`
+	Status         string                   `json:"status"`
+	EvidenceStatus tools.EvidenceStatus     `json:"evidence_status,omitempty"`
+	ErrorCode      string                   `json:"error_code,omitempty"`
+	Control        string                   `json:"control,omitempty"`
 	// Evaluated and Evaluation are the previous_observation this call carried.
 	Evaluated   string          `json:"evaluated,omitempty"`
 	Evaluation  string          `json:"evaluation,omitempty"`
@@ -85,7 +68,7 @@ type Invocation struct {
 // Ready reports whether the invocation is a completed evidence check the
 // model saw and may cite.
 func (inv Invocation) Ready() bool {
-	return inv.Kind == KindEvidence && inv.Status == StatusCompleted
+	return inv.Kind == runrecord.KindEvidence && inv.Status == StatusCompleted
 }
 
 // Registry is the fixed set of tools one agent may call: definitions and
@@ -276,7 +259,7 @@ func (b *Boundary) Handle(call model.ToolCall) string {
 		// Not authorised, not emulated, not recorded.
 		obs = observation{ToolCallID: call.ID, Tool: call.Name, EvidenceStatus: string(tools.StatusError), ErrorCode: tools.CodeInvalidInput}
 		out := mustMarshal(obs)
-		inv.Kind, inv.Status, inv.Observation = KindControl, StatusRefused, out
+		inv.Kind, inv.Status, inv.Observation = runrecord.KindControl, StatusRefused, out
 		b.rc.emit(ToolCallFinished{Meta: b.rc.meta(), Invocation: inv})
 		return string(out)
 	}
@@ -290,19 +273,19 @@ func (b *Boundary) Handle(call model.ToolCall) string {
 // handleEvidence runs the protocol for one evidence call; b.mu is held.
 func (b *Boundary) handleEvidence(adapter tools.Adapter, call model.ToolCall, inv Invocation) (observation, Invocation) {
 	refuse := func(o observation, detail string) (observation, Invocation) {
-		inv.Kind, inv.Status, inv.Control, inv.ErrorCode, inv.Detail = KindControl, StatusRefused, o.Control, o.ErrorCode, detail
+		inv.Kind, inv.Status, inv.Control, inv.ErrorCode, inv.Detail = runrecord.KindControl, StatusRefused, o.Control, o.ErrorCode, detail
 		return o, inv
 	}
 	base := observation{ToolCallID: call.ID, Tool: call.Name}
 	if b.stop != "" {
 		o := base
-		o.Control = ControlStop
+		o.Control = runrecord.ControlStop
 		return refuse(o, "stop required: "+string(b.stop))
 	}
 	prev, input, err := decodeEnvelope(call.Arguments)
 	if err != nil {
 		o := base
-		o.Control, o.ErrorCode, o.Expected = ControlRepair, RepairEnvelope, b.pending
+		o.Control, o.ErrorCode, o.Expected = runrecord.ControlRepair, RepairEnvelope, b.pending
 		if prev != nil && prev.ToolCallID != "" && b.pending != "" {
 			o.ErrorCode = RepairWrong
 		}
@@ -314,11 +297,11 @@ func (b *Boundary) handleEvidence(adapter tools.Adapter, call model.ToolCall, in
 		switch {
 		case prev == nil:
 			o := base
-			o.Control, o.ErrorCode, o.Expected = ControlRepair, RepairMissing, b.pending
+			o.Control, o.ErrorCode, o.Expected = runrecord.ControlRepair, RepairMissing, b.pending
 			return refuse(o, "previous_observation missing")
 		case prev.ToolCallID != b.pending:
 			o := base
-			o.Control, o.ErrorCode, o.Expected = ControlRepair, RepairWrong, b.pending
+			o.Control, o.ErrorCode, o.Expected = runrecord.ControlRepair, RepairWrong, b.pending
 			return refuse(o, "previous_observation names another call")
 		}
 		// The evaluation is consumed by this call, whatever happens next.
@@ -334,7 +317,7 @@ func (b *Boundary) handleEvidence(adapter tools.Adapter, call model.ToolCall, in
 		if b.noGainRun >= b.rc.budget.MaxNoGain {
 			b.requireStopLocked(runrecord.StopSaturated)
 			o := base
-			o.Control = ControlStop
+			o.Control = runrecord.ControlStop
 			return refuse(o, "information saturated")
 		}
 	}
@@ -343,7 +326,7 @@ func (b *Boundary) handleEvidence(adapter tools.Adapter, call model.ToolCall, in
 		if rerr := b.rc.reserveToolCall(); rerr != nil {
 			return b.stopOn(rerr, base, inv)
 		}
-		inv.Kind, inv.Status = KindEvidence, StatusCompleted
+		inv.Kind, inv.Status = runrecord.KindEvidence, StatusCompleted
 		inv.EvidenceStatus, inv.ErrorCode, inv.Detail = tools.StatusError, tools.CodeInvalidInput, redact.String(err.Error())
 		o := base
 		o.EvidenceStatus, o.ErrorCode = string(tools.StatusError), tools.CodeInvalidInput
@@ -353,7 +336,7 @@ func (b *Boundary) handleEvidence(adapter tools.Adapter, call model.ToolCall, in
 	key := call.Name + "\x00" + string(canon.Input)
 	if orig, dup := b.seen[key]; dup {
 		o := base
-		o.Control, o.Original = ControlDuplicate, orig
+		o.Control, o.Original = runrecord.ControlDuplicate, orig
 		return refuse(o, "equivalent to "+orig)
 	}
 	if err := b.rc.reserveToolCall(); err != nil {
@@ -365,7 +348,7 @@ func (b *Boundary) handleEvidence(adapter tools.Adapter, call model.ToolCall, in
 		SessionID: b.rc.sessionID, RunID: b.rc.runID, ToolCallID: call.ID, Tool: call.Name,
 		Input: canon.Input, Now: b.rc.Now(), MaxBytes: limit,
 	})
-	inv.Kind, inv.Status = KindEvidence, StatusCompleted
+	inv.Kind, inv.Status = runrecord.KindEvidence, StatusCompleted
 	o := base
 	switch out.Status {
 	case tools.EvidenceFound, tools.NoEvidence:
@@ -393,7 +376,7 @@ func (b *Boundary) handleEvidence(adapter tools.Adapter, call model.ToolCall, in
 		// A result arriving after cancellation or the deadline is not accepted.
 		inv.Status = StatusDiscarded
 		o = base
-		o.Control = ControlStop
+		o.Control = runrecord.ControlStop
 		return o, inv
 	}
 	if inv.EvidenceStatus == tools.EvidenceFound {
@@ -409,8 +392,8 @@ func (b *Boundary) stopOn(err error, base observation, inv Invocation) (observat
 		reason = runrecord.StopInternal
 	}
 	b.requireStopLocked(reason)
-	base.Control = ControlStop
-	inv.Kind, inv.Status, inv.Control, inv.Detail = KindControl, StatusRefused, ControlStop, "stop required: "+string(reason)
+	base.Control = runrecord.ControlStop
+	inv.Kind, inv.Status, inv.Control, inv.Detail = runrecord.KindControl, StatusRefused, runrecord.ControlStop, "stop required: "+string(reason)
 	return base, inv
 }
 
@@ -434,7 +417,7 @@ func (b *Boundary) finish(obs observation, inv Invocation) string {
 			if inv.EvidenceStatus == tools.EvidenceFound && b.pending == inv.ToolCallID {
 				b.pending = ""
 			}
-			out = mustMarshal(observation{ToolCallID: obs.ToolCallID, Tool: obs.Tool, Control: ControlStop})
+			out = mustMarshal(observation{ToolCallID: obs.ToolCallID, Tool: obs.Tool, Control: runrecord.ControlStop})
 		}
 	}
 	inv.Observation = out
@@ -487,7 +470,7 @@ func (b *Boundary) readSkill(call model.ToolCall, inv Invocation, t0 time.Time) 
 	var args readSkillInput
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	inv.Kind, inv.Status = KindGuidance, StatusCompleted
+	inv.Kind, inv.Status = runrecord.KindGuidance, StatusCompleted
 	inv.Input = boundedRaw(call.Arguments)
 	if err := jsonv2.Unmarshal(call.Arguments, &args, jsonv2.RejectUnknownMembers(true)); err != nil || args.Name == "" {
 		o.Error = `read_skill takes exactly {"name": "<playbook name>"}`

@@ -2,19 +2,17 @@ package harness
 
 import "github.com/superbiz/superbiz/internal/runrecord"
 
-// This file is the run vocabulary every layer shares (run status, release
-// outcome, lifecycle, stop reason) and the one rule of how a run may end:
-// which lifecycle each stop reason ends in and which release outcome it
-// allows. The run store keeps the same words as plain strings (its SQL CHECK
-// sets); a test in internal/runstore holds the three in agreement.
+// This file is the one rule of how a run may end: which lifecycle each
+// stop reason (runrecord's vocabulary) ends in and which release outcome it
+// allows.
 //
 // Who ends a run: the harness stops it for a cancel (CANCELLED) or a failed
 // audit (INTERNAL_ERROR), and the agent for its own stops (Terminate); the
 // releaser of the run — release for a diagnosis, the chat executors for
-// theirs, the application for a run left open — ends it with End, which
-// takes the transition if nobody did and settles the outcome by the table
-// below. Whichever stop came first, the outcome comes from ruleOf and
-// Settle, never from the caller that came second.
+// theirs — ends it with End, which takes the transition if nobody did and
+// settles the outcome by the table below. The application only records the
+// end End took. Whichever stop came first, the outcome comes from ruleOf and
+// settle (inside End), never from the caller that came second.
 
 // rule is how one stop reason may end a run: the lifecycle it ends in and
 // the best release outcome it allows.
@@ -57,11 +55,11 @@ func lifecycleFor(r runrecord.StopReason) runrecord.Lifecycle {
 	return ru.lifecycle
 }
 
-// Settle is the release outcome a run ending for reason gets when its
+// settle is the release outcome a run ending for reason gets when its
 // releaser proposes proposed: the proposal, capped by the best outcome the
 // reason allows. A cancellation is always CANCELLED, CANCELLED is never the
 // outcome of another reason, and an unknown proposal fails closed.
-func Settle(reason runrecord.StopReason, proposed runrecord.Outcome) runrecord.Outcome {
+func settle(reason runrecord.StopReason, proposed runrecord.Outcome) runrecord.Outcome {
 	ru, _ := ruleOf(reason)
 	switch {
 	case ru.best == runrecord.OutcomeCancelled:
@@ -94,11 +92,11 @@ type Ending struct {
 	Outcome   runrecord.Outcome
 }
 
-// End is how a releaser (release, the chat executors, the application)
+// End is how a releaser (release, the chat executors)
 // ends the run: it proposes a stop reason and the outcome it would publish.
 // The run's single terminal transition is taken for reason unless it was
 // taken earlier (a cancel, a failed audit, the agent's own stop); either
-// way the Ending is the run's actual end, with the outcome Settle allows
+// way the Ending is the run's actual end, with the outcome settle allows
 // for its actual reason. The releaser publishes what the Ending says,
 // never its own proposal, so a stop taken elsewhere cannot be overruled.
 func (rc *RunContext) End(reason runrecord.StopReason, proposed runrecord.Outcome) Ending {
@@ -107,5 +105,5 @@ func (rc *RunContext) End(reason runrecord.StopReason, proposed runrecord.Outcom
 	if actual == "" {
 		actual = runrecord.StopInternal
 	}
-	return Ending{Lifecycle: lc, Reason: actual, Outcome: Settle(actual, proposed)}
+	return Ending{Lifecycle: lc, Reason: actual, Outcome: settle(actual, proposed)}
 }

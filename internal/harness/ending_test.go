@@ -55,27 +55,27 @@ func TestEveryStopReasonHasItsEnding(t *testing.T) {
 	if _, ok := ruleOf("NOT_A_REASON"); ok {
 		t.Error("an unknown stop reason has a rule")
 	}
-	if got := Settle("NOT_A_REASON", runrecord.OutcomeSuccess); got != runrecord.OutcomeFailed {
+	if got := settle("NOT_A_REASON", runrecord.OutcomeSuccess); got != runrecord.OutcomeFailed {
 		t.Errorf("an unknown stop reason settles %s, want FAILED (fail closed)", got)
 	}
 }
 
-// Settle caps what a releaser proposes by what the stop reason allows: for
+// settle caps what a releaser proposes by what the stop reason allows: for
 // every reason and proposal the outcome is never better than either, and
 // CANCELLED comes from a cancellation only.
-func TestSettle(t *testing.T) {
+func TestSettleCapsTheProposal(t *testing.T) {
 	for _, r := range runrecord.StopReasons() {
 		allowed, _ := ruleOf(r)
 		for _, p := range append(runrecord.Outcomes(), "", "BOGUS") {
-			got := Settle(r, p)
+			got := settle(r, p)
 			if (got == runrecord.OutcomeCancelled) != (r == runrecord.StopCancelled) {
-				t.Errorf("Settle(%s, %s) = %s: CANCELLED if and only if the run was cancelled", r, p, got)
+				t.Errorf("settle(%s, %s) = %s: CANCELLED if and only if the run was cancelled", r, p, got)
 			}
 			if r == runrecord.StopCancelled {
 				continue
 			}
 			if rank(got) < rank(allowed.best) || rank(got) < rank(p) {
-				t.Errorf("Settle(%s, %s) = %s: better than the reason (%s) or the proposal allows", r, p, got, allowed.best)
+				t.Errorf("settle(%s, %s) = %s: better than the reason (%s) or the proposal allows", r, p, got, allowed.best)
 			}
 		}
 	}
@@ -98,8 +98,8 @@ func TestSettle(t *testing.T) {
 		{runrecord.StopCompleted, "BOGUS", runrecord.OutcomeFailed},                         // an unknown proposal fails closed
 	}
 	for _, tc := range spelled {
-		if got := Settle(tc.reason, tc.proposed); got != tc.want {
-			t.Errorf("Settle(%s, %s) = %s, want %s", tc.reason, tc.proposed, got, tc.want)
+		if got := settle(tc.reason, tc.proposed); got != tc.want {
+			t.Errorf("settle(%s, %s) = %s, want %s", tc.reason, tc.proposed, got, tc.want)
 		}
 	}
 }

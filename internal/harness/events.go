@@ -73,7 +73,7 @@ type RunStarted struct {
 type ModelRoundStarted struct {
 	Meta
 	Seq       int
-	Purpose   Purpose
+	Purpose   runrecord.Purpose
 	WithTools bool
 }
 
@@ -81,7 +81,7 @@ type ModelRoundStarted struct {
 type ModelRoundFinished struct {
 	Meta
 	Seq      int
-	Purpose  Purpose
+	Purpose  runrecord.Purpose
 	Request  *model.Request
 	Response *model.Response // nil when the round failed
 	Usage    model.Usage

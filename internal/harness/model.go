@@ -7,25 +7,13 @@ import (
 	"time"
 
 	"github.com/superbiz/superbiz/internal/model"
-)
-
-// Purpose names why a model round was made, for the audit and replay.
-type Purpose string
-
-// The purposes of model rounds across the product.
-const (
-	PurposeDiagnosis       Purpose = "DIAGNOSIS"
-	PurposeFinal           Purpose = "FINAL"
-	PurposeSemanticGuard   Purpose = "SEMANTIC_GUARD"
-	PurposeRouter          Purpose = "ROUTER"
-	PurposeKnowledgeAnswer Purpose = "KNOWLEDGE_ANSWER"
-	PurposeSystemChat      Purpose = "SYSTEM_CHAT"
+	"github.com/superbiz/superbiz/internal/runrecord"
 )
 
 // ModelRound is the canonical record of one model round, enough to replay it.
 type ModelRound struct {
 	Seq       int
-	Purpose   Purpose
+	Purpose   runrecord.Purpose
 	Request   model.Request
 	Response  *model.Response
 	StartedAt time.Time
@@ -47,7 +35,7 @@ var ErrInterrupted = errors.New("model answer arrived after the run ended")
 // through it. It reserves the call (keeping `reserved` calls free for later
 // purposes), sends the request, records usage and the round, and makes sure
 // a late answer cannot complete a cancelled or expired run.
-func (rc *RunContext) CallModel(m model.ChatModel, purpose Purpose, req model.Request, reserved int) (model.Response, error) {
+func (rc *RunContext) CallModel(m model.ChatModel, purpose runrecord.Purpose, req model.Request, reserved int) (model.Response, error) {
 	seq, err := rc.BeforeModelCall(reserved)
 	if err != nil {
 		return model.Response{}, err

@@ -115,7 +115,7 @@ func TestCallsAfterStopRequiredInTheSameTurnDoNotRun(t *testing.T) {
 		probe("call_4", `{"input":{"q":"d"}}`),
 	}
 	for _, c := range turn {
-		if obs := bd.Handle(c); control(t, obs) != harness.ControlStop {
+		if obs := bd.Handle(c); control(t, obs) != runrecord.ControlStop {
 			t.Fatalf("%s: observation %s, want STOP_REQUIRED", c.ID, obs)
 		}
 	}
@@ -155,7 +155,7 @@ func TestLateToolResultIsDiscardedAndNeverCitable(t *testing.T) {
 			tool.during = tc.during(rc)
 			bd := boundary(t, rc, tool)
 			obs := bd.Handle(probe("call_late", `{"input":{"q":"a"}}`))
-			if control(t, obs) != harness.ControlStop || tool.runs.Load() != 1 {
+			if control(t, obs) != runrecord.ControlStop || tool.runs.Load() != 1 {
 				t.Fatalf("observation %s after %d runs, want STOP_REQUIRED", obs, tool.runs.Load())
 			}
 			invs := bd.Invocations()
@@ -211,7 +211,7 @@ func TestLateModelAnswerIsRejected(t *testing.T) {
 			b.Deadline = tc.deadline
 			rec := &recorder{}
 			rc := newRun(t, b, rec)
-			resp, err := rc.CallModel(lateModel{interrupt: tc.interrupt(rc)}, harness.PurposeDiagnosis, model.Request{}, 0)
+			resp, err := rc.CallModel(lateModel{interrupt: tc.interrupt(rc)}, runrecord.PurposeDiagnosis, model.Request{}, 0)
 			if !errors.Is(err, harness.ErrInterrupted) || harness.ReasonOf(err) != tc.reason {
 				t.Fatalf("err = %v (reason %q), want ErrInterrupted with %s", err, harness.ReasonOf(err), tc.reason)
 			}

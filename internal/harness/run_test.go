@@ -131,7 +131,7 @@ func TestConcurrentReads(t *testing.T) {
 func TestSnapshotBounds(t *testing.T) {
 	var invs []Invocation
 	for range MaxSnapshotChecks + 8 {
-		invs = append(invs, Invocation{Kind: KindEvidence, Status: StatusCompleted, Tool: "query_logs",
+		invs = append(invs, Invocation{Kind: runrecord.KindEvidence, Status: StatusCompleted, Tool: "query_logs",
 			EvidenceStatus: tools.EvidenceFound, Summary: strings.Repeat("超时 ", 100)})
 	}
 	s := SnapshotOf(invs, "")

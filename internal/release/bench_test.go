@@ -15,7 +15,7 @@ import (
 func benchRun() (*agent.Draft, []harness.Invocation) {
 	var invs []harness.Invocation
 	for i := range 32 {
-		invs = append(invs, harness.Invocation{ToolCallID: fmt.Sprintf("call_%08d", i), Tool: "query_logs", Kind: harness.KindEvidence,
+		invs = append(invs, harness.Invocation{ToolCallID: fmt.Sprintf("call_%08d", i), Tool: "query_logs", Kind: runrecord.KindEvidence,
 			Status: harness.StatusCompleted, EvidenceStatus: tools.EvidenceFound, Summary: "service=order-service level=ERROR since=1h",
 			Observation: []byte(`{"tool_call_id":"x","tool":"query_logs","evidence_status":"EVIDENCE_FOUND","result":{"matched":1}}`)})
 	}

@@ -161,7 +161,7 @@ func (c Chat) Knowledge(a KnowledgeAnswer, lookup harness.Invocation) Decision {
 	for _, doc := range docs {
 		returned[doc.DocID] = true
 	}
-	review := GuardReview{Guard: GuardKnowledge, Verdict: VerdictPass, Reasons: []string{}}
+	review := GuardReview{Guard: runrecord.GuardKnowledge, Verdict: VerdictPass, Reasons: []string{}}
 	if err := CheckKnowledgeReferences(a, lookup.ToolCallID, returned); err != nil {
 		review.Verdict, review.Reasons = VerdictReject, []string{err.Error()}
 		d := c.Failed(runrecord.StopGuardRejected, c.t.chat.badReference)

@@ -23,7 +23,7 @@ func lookupOf(t testing.TB, id string, docs ...tools.DocRef) harness.Invocation 
 		t.Fatal(err)
 	}
 	return harness.Invocation{
-		Tool: knowledgeTool, ToolCallID: id, Kind: harness.KindEvidence, Status: harness.StatusCompleted,
+		Tool: knowledgeTool, ToolCallID: id, Kind: runrecord.KindEvidence, Status: harness.StatusCompleted,
 		EvidenceStatus: tools.EvidenceFound, Observation: obs,
 	}
 }
@@ -108,7 +108,7 @@ func TestChatKnowledgeOutcomes(t *testing.T) {
 	}
 
 	ok := c.Knowledge(KnowledgeAnswer{Items: []KnowledgeItem{{Text: "Pool is full.", ToolCallID: "call_1", DocIDs: []string{"a"}}}}, lookup)
-	if ok.Outcome != runrecord.OutcomeSuccess || len(ok.Reviews) != 1 || ok.Reviews[0].Guard != GuardKnowledge || ok.Reviews[0].Verdict != VerdictPass {
+	if ok.Outcome != runrecord.OutcomeSuccess || len(ok.Reviews) != 1 || ok.Reviews[0].Guard != runrecord.GuardKnowledge || ok.Reviews[0].Verdict != VerdictPass {
 		t.Errorf("supported answer: %+v", ok)
 	}
 	bad := c.Knowledge(KnowledgeAnswer{Items: []KnowledgeItem{{Text: "Pool is full.", ToolCallID: "call_1", DocIDs: []string{"made-up"}}}}, lookup)

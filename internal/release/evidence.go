@@ -5,16 +5,12 @@ import (
 
 	"github.com/superbiz/superbiz/internal/agent"
 	"github.com/superbiz/superbiz/internal/harness"
+	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/tools"
 )
 
-// The guards and their verdicts, as the audit stores them.
+// The guards' verdicts, as the audit stores them (the guards are runrecord.Guards).
 const (
-	GuardEvidence = "EVIDENCE"
-	GuardSemantic = "SEMANTIC"
-	// GuardKnowledge checks a knowledge answer's references (CheckKnowledgeReferences).
-	GuardKnowledge = "KNOWLEDGE"
-
 	VerdictPass        = "PASS"
 	VerdictReject      = "REJECT"
 	VerdictSupported   = "SUPPORTED"
@@ -42,7 +38,7 @@ const maxReasons = 10
 // NO_EVIDENCE ones; a non-null conclusion needs at least one FINDING. It
 // lists every violation (bounded), not just the first.
 func EvidenceGuard(d *agent.Draft, invs []harness.Invocation) GuardReview {
-	r := GuardReview{Guard: GuardEvidence, Verdict: VerdictPass, Reasons: []string{}}
+	r := GuardReview{Guard: runrecord.GuardEvidence, Verdict: VerdictPass, Reasons: []string{}}
 	if d == nil {
 		r.Verdict = VerdictReject
 		r.Reasons = append(r.Reasons, "no draft")

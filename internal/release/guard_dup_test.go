@@ -7,6 +7,7 @@ import (
 	"github.com/superbiz/superbiz/internal/agent"
 	"github.com/superbiz/superbiz/internal/harness"
 	"github.com/superbiz/superbiz/internal/reliability"
+	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/tools"
 )
 
@@ -15,7 +16,7 @@ import (
 // both are completed EVIDENCE_FOUND checks. A unique ID beside it passes.
 func TestEvidenceGuardRefusesAnIDNamingTwoSteps(t *testing.T) {
 	found := func(id string) harness.Invocation {
-		return harness.Invocation{ToolCallID: id, Tool: "query_logs", Kind: harness.KindEvidence, Status: harness.StatusCompleted, EvidenceStatus: tools.EvidenceFound}
+		return harness.Invocation{ToolCallID: id, Tool: "query_logs", Kind: runrecord.KindEvidence, Status: harness.StatusCompleted, EvidenceStatus: tools.EvidenceFound}
 	}
 	invs := []harness.Invocation{found("call_dup"), found("call_ok"), found("call_dup")}
 	cite := func(ids ...string) *agent.Draft {

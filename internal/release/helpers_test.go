@@ -170,7 +170,7 @@ func (f *fixture) draftResult(text string) agent.Result {
 	if err != nil {
 		f.t.Fatalf("test draft is invalid: %v", err)
 	}
-	return agent.Result{Kind: agent.KindDraft, Draft: d, DraftJSON: text, StopReason: runrecord.StopCompleted, Invocations: f.boundary.Invocations()}
+	return agent.Result{Draft: d, DraftJSON: text, StopReason: runrecord.StopCompleted, Invocations: f.boundary.Invocations()}
 }
 
 func (f *fixture) release(res agent.Result) Decision {

@@ -61,35 +61,32 @@ func Release(rc *harness.RunContext, cfg Config, query string, res agent.Result)
 	for i, c := range r.progress.Checks {
 		r.progress.Checks[i].Summary = r.sc.inline(c.Summary, harness.MaxCheckSummaryBytes)
 	}
-	switch res.Kind {
-	case agent.KindDraft:
+	switch reason := orInternal(res.StopReason); {
+	case res.Draft != nil:
 		return r.draft()
-	case agent.KindStopped:
-		reason := orInternal(res.StopReason)
-		if r.progress.HasProgress() {
-			return r.terminate(r.fallback(reason))
-		}
-		return r.terminate(r.failed(reason, r.lang.failStopped(reason)))
-	case agent.KindFailed:
-		if res.Snapshot != nil && res.Snapshot.HasProgress() {
-			return r.terminate(r.fallback(runrecord.StopInvalidOutput))
-		}
-		reason := orInternal(res.StopReason)
-		d := r.terminate(r.failed(reason, r.lang.failMessage(reason, res.Err)))
-		if d.StopReason == runrecord.StopModelUnavailable {
-			d.ModelError = model.AsError(res.Err)
-		}
-		return d
-	case agent.KindRejected:
+	case reason == runrecord.StopInputRejected:
 		msg := r.lang.inputRejected
 		if res.Err != nil {
 			msg = safe(res.Err.Error(), 500)
 		}
 		return r.terminate(r.failed(runrecord.StopInputRejected, msg))
-	case agent.KindCancelled:
+	case reason == runrecord.StopCancelled:
 		return r.terminate(r.cancelled())
+	case isControlledStop(reason):
+		if r.progress.HasProgress() {
+			return r.terminate(r.fallback(reason))
+		}
+		return r.terminate(r.failed(reason, r.lang.failStopped(reason)))
+	case res.Snapshot != nil && res.Snapshot.HasProgress():
+		// An invalid answer after safe progress.
+		return r.terminate(r.fallback(runrecord.StopInvalidOutput))
+	default:
+		d := r.terminate(r.failed(reason, r.lang.failMessage(reason, res.Err)))
+		if d.StopReason == runrecord.StopModelUnavailable {
+			d.ModelError = model.AsError(res.Err)
+		}
+		return d
 	}
-	return r.terminate(r.failed(runrecord.StopInternal, r.lang.failMessage(runrecord.StopInternal, nil)))
 }
 
 type releaser struct {
@@ -103,12 +100,9 @@ type releaser struct {
 	reviews  []GuardReview
 }
 
-// draft releases a strictly valid draft.
+// draft releases a strictly valid draft (res.Draft is set).
 func (r *releaser) draft() Decision {
 	d := r.res.Draft
-	if d == nil {
-		return r.terminate(r.failed(runrecord.StopInternal, r.lang.failMessage(runrecord.StopInternal, nil)))
-	}
 	if r.rc.Interrupted() == runrecord.StopCancelled {
 		return r.terminate(r.cancelled())
 	}

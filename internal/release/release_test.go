@@ -38,7 +38,7 @@ func TestSuccess(t *testing.T) {
 	if f.srv.ChatCount() != 1 || f.rc.Usage().ModelCalls != 1 {
 		t.Fatalf("chat requests %d, model calls %d; want 1", f.srv.ChatCount(), f.rc.Usage().ModelCalls)
 	}
-	if len(f.rec.rounds) != 1 || f.rec.rounds[0].Purpose != harness.PurposeSemanticGuard {
+	if len(f.rec.rounds) != 1 || f.rec.rounds[0].Purpose != runrecord.PurposeSemanticGuard {
 		t.Fatalf("recorded rounds = %+v", f.rec.rounds)
 	}
 	req := f.srv.ChatRequests()[0]
@@ -174,7 +174,7 @@ func TestEvidenceGuardRejections(t *testing.T) {
 			if n := f.srv.ChatCount(); n != 0 || f.rc.Usage().ModelCalls != 0 {
 				t.Fatalf("%d guard model calls, want 0", n)
 			}
-			if len(d.Reviews) != 1 || d.Reviews[0].Guard != GuardEvidence || d.Reviews[0].Verdict != VerdictReject {
+			if len(d.Reviews) != 1 || d.Reviews[0].Guard != runrecord.GuardEvidence || d.Reviews[0].Verdict != VerdictReject {
 				t.Fatalf("reviews = %+v", d.Reviews)
 			}
 			if !strings.Contains(strings.Join(d.Reviews[0].Reasons, "\n"), tc.want) {
@@ -228,7 +228,7 @@ func TestSemanticGuardRejections(t *testing.T) {
 			if n := f.srv.ChatCount(); n != 1 {
 				t.Fatalf("%d guard requests, want exactly 1", n)
 			}
-			if len(d.Reviews) != 2 || d.Reviews[1].Guard != GuardSemantic || d.Reviews[1].Verdict != tc.verdict {
+			if len(d.Reviews) != 2 || d.Reviews[1].Guard != runrecord.GuardSemantic || d.Reviews[1].Verdict != tc.verdict {
 				t.Fatalf("reviews = %+v", d.Reviews)
 			}
 			if !strings.Contains(strings.Join(d.Reviews[1].Reasons, "\n"), tc.reason) {
@@ -275,8 +275,8 @@ func TestAgentReservesGuardCall(t *testing.T) {
 		verdictTurn(supported),
 	)
 	res := agent.Run(f.rc, agent.Config{Model: f.m, Registry: f.reg, Limits: agent.DefaultLimits(), Language: "en", Reserved: 1}, agent.Input{Query: testQuery})
-	if res.Kind != agent.KindDraft {
-		t.Fatalf("agent result = %s %v", res.Kind, res.Err)
+	if res.Draft == nil {
+		t.Fatalf("agent result without a draft: %s %v", res.StopReason, res.Err)
 	}
 	d := f.release(res)
 	if d.Outcome != runrecord.OutcomeSuccess || f.srv.ChatCount() != 3 || f.rc.Usage().ModelCalls != 3 {
@@ -387,24 +387,24 @@ func TestOutcomeRules(t *testing.T) {
 			f.standardChecks()
 			snap := f.boundary.Snapshot(runrecord.StopInvalidOutput)
 			f.rc.Terminate(runrecord.StopInvalidOutput)
-			return agent.Result{Kind: agent.KindFailed, StopReason: runrecord.StopInvalidOutput, Snapshot: &snap, Err: errors.New(rawOutput), Invocations: f.boundary.Invocations()}
+			return agent.Result{StopReason: runrecord.StopInvalidOutput, Snapshot: &snap, Err: errors.New(rawOutput), Invocations: f.boundary.Invocations()}
 		}, runrecord.OutcomeFallback, runrecord.RunStatusSuccess, runrecord.StopInvalidOutput, []string{"not a valid diagnosis", "q=found pool"}, ""},
 		{"invalid draft without checks", func(f *fixture) agent.Result {
 			f.rc.Terminate(runrecord.StopInvalidOutput)
-			return agent.Result{Kind: agent.KindFailed, StopReason: runrecord.StopInvalidOutput, Err: errors.New(rawOutput)}
+			return agent.Result{StopReason: runrecord.StopInvalidOutput, Err: errors.New(rawOutput)}
 		}, runrecord.OutcomeFailed, runrecord.RunStatusFailed, runrecord.StopInvalidOutput, []string{"INVALID_OUTPUT"}, "the model's final answer was not a valid diagnosis"},
 		{"model unavailable", func(f *fixture) agent.Result {
 			f.rc.Terminate(runrecord.StopModelUnavailable)
-			return agent.Result{Kind: agent.KindFailed, StopReason: runrecord.StopModelUnavailable, Err: &model.Error{Kind: model.ErrUnreachable, Host: "http://u:pw@10.0.0.1:11434", Err: errors.New("dial tcp: refused")}}
+			return agent.Result{StopReason: runrecord.StopModelUnavailable, Err: &model.Error{Kind: model.ErrUnreachable, Host: "http://u:pw@10.0.0.1:11434", Err: errors.New("dial tcp: refused")}}
 		}, runrecord.OutcomeFailed, runrecord.RunStatusFailed, runrecord.StopModelUnavailable, []string{"MODEL_UNAVAILABLE", "10.0.0.1:11434", "dial tcp: refused"}, "the model is unavailable (UNREACHABLE): model server unreachable (at http://u:[REDACTED]@10.0.0.1:11434): dial tcp: refused"},
 		{"rejected input", func(f *fixture) agent.Result {
 			f.rc.Terminate(runrecord.StopInputRejected)
-			return agent.Result{Kind: agent.KindRejected, StopReason: runrecord.StopInputRejected, Err: errors.New("the query has 5000 bytes, the limit is 4096 (limits.query)")}
+			return agent.Result{StopReason: runrecord.StopInputRejected, Err: errors.New("the query has 5000 bytes, the limit is 4096 (limits.query)")}
 		}, runrecord.OutcomeFailed, runrecord.RunStatusFailed, runrecord.StopInputRejected, []string{"limits.query"}, "the query has 5000 bytes, the limit is 4096 (limits.query)"},
 		{"cancelled", func(f *fixture) agent.Result {
 			f.call("call_ab12cd34", "query_logs", "found pool")
 			f.rc.Cancel()
-			return agent.Result{Kind: agent.KindCancelled, StopReason: runrecord.StopCancelled, Invocations: f.boundary.Invocations()}
+			return agent.Result{StopReason: runrecord.StopCancelled, Invocations: f.boundary.Invocations()}
 		}, runrecord.OutcomeCancelled, runrecord.RunStatusCancelled, runrecord.StopCancelled, []string{"cancelled"}, ""},
 	}
 	for _, tc := range cases {
@@ -447,7 +447,7 @@ func TestOutcomeRules(t *testing.T) {
 func (f *fixture) stopped(reason runrecord.StopReason) agent.Result {
 	f.rc.Terminate(reason)
 	snap := f.boundary.Snapshot(reason)
-	return agent.Result{Kind: agent.KindStopped, StopReason: reason, Snapshot: &snap, Invocations: f.boundary.Invocations()}
+	return agent.Result{StopReason: reason, Snapshot: &snap, Invocations: f.boundary.Invocations()}
 }
 
 // The fallback content is deterministic (golden, and equal bytes for equal

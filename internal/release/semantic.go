@@ -140,7 +140,7 @@ func SemanticGuardPrompt(language, query string) string {
 // (it uses the model call the agent kept free). It returns the review and,
 // when the run itself was interrupted meanwhile, the interruption's reason.
 func semanticGuard(rc *harness.RunContext, cfg Config, query string, d *agent.Draft, byID map[string]harness.Invocation) (GuardReview, runrecord.StopReason) {
-	review := GuardReview{Guard: GuardSemantic, Verdict: VerdictError, Reasons: []string{}}
+	review := GuardReview{Guard: runrecord.GuardSemantic, Verdict: VerdictError, Reasons: []string{}}
 	fail := func(reason string) (GuardReview, runrecord.StopReason) {
 		review.Reasons = append(review.Reasons, safe(reason, maxReasonBytes))
 		return review, ""
@@ -152,7 +152,7 @@ func semanticGuard(rc *harness.RunContext, cfg Config, query string, d *agent.Dr
 	if err != nil {
 		return fail(err.Error())
 	}
-	resp, err := rc.CallModel(cfg.Model, harness.PurposeSemanticGuard, req, 0)
+	resp, err := rc.CallModel(cfg.Model, runrecord.PurposeSemanticGuard, req, 0)
 	if err != nil {
 		if errors.Is(err, harness.ErrInterrupted) || rc.Interrupted() != "" {
 			reason := harness.ReasonOf(err)

@@ -1,7 +1,9 @@
 // Package runrecord declares, once, the records and vocabulary of one run
 // that the harness produces, the use case reports and the run store keeps:
 // the run status, release outcome, lifecycle and stop reason, an evidence
-// check, the usage and the settings a run was made under. Their JSON is the
+// check, the usage and the settings a run was made under, and the audit's
+// words (invocation kinds, controls, model-round purposes, guards, intents;
+// audit.go) the store's SQL CHECK sets accept. Their JSON is the
 // `-o json` output and the stored documents (docs/SPEC.md), so a field or
 // tag changed here changes both.
 package runrecord

@@ -25,10 +25,18 @@ func TestVocabularyListsAreComplete(t *testing.T) {
 		{"Outcome", sorted(strs(Outcomes()))},
 		{"RunStatus", sorted(strs(RunStatuses()))},
 		{"Lifecycle", sorted(strs(Lifecycles()))},
+		{"InvocationKind", sorted(strs(InvocationKinds()))},
+		{"Purpose", sorted(strs(Purposes()))},
 	}
 	for _, tc := range cases {
 		if want := goconst.OfType(cs, tc.typ); !slices.Equal(tc.list, want) {
 			t.Errorf("%s list = %q, constants = %q", tc.typ, tc.list, want)
+		}
+	}
+	// The untyped words, by their names' prefix.
+	for prefix, list := range map[string][]string{"Control": Controls(), "Guard": Guards(), "Intent": Intents()} {
+		if want := goconst.WithPrefix(cs, prefix); !slices.Equal(sorted(list), want) {
+			t.Errorf("%s list = %q, constants = %q", prefix, list, want)
 		}
 	}
 }

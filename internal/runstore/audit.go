@@ -7,38 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
-)
 
-// Invocation kinds: evidence tools, guidance (read_skill) and refused or
-// controlled calls.
-const (
-	KindEvidence = "EVIDENCE"
-	KindGuidance = "GUIDANCE"
-	KindControl  = "CONTROL"
-)
-
-// Control answers the harness gave instead of running a tool.
-const (
-	ControlRepairRequired = "REPAIR_REQUIRED"
-	ControlDuplicateCall  = "DUPLICATE_CALL"
-	ControlStopRequired   = "STOP_REQUIRED"
-)
-
-// Model round purposes.
-const (
-	PurposeDiagnosis       = "DIAGNOSIS"
-	PurposeFinal           = "FINAL"
-	PurposeSemanticGuard   = "SEMANTIC_GUARD"
-	PurposeRouter          = "ROUTER"
-	PurposeKnowledgeAnswer = "KNOWLEDGE_ANSWER"
-	PurposeSystemChat      = "SYSTEM_CHAT"
-)
-
-// Guards whose verdicts are recorded.
-const (
-	GuardEvidence  = "EVIDENCE"
-	GuardSemantic  = "SEMANTIC"
-	GuardKnowledge = "KNOWLEDGE"
+	"github.com/superbiz/superbiz/internal/runrecord"
 )
 
 // Invocation is the canonical record of one tool call, as audited and as
@@ -47,7 +17,7 @@ type Invocation struct {
 	Seq        int // assigned by AppendToolInvocation: 1, 2, 3… per run
 	ToolCallID string
 	Tool       string
-	Kind       string // EVIDENCE, GUIDANCE or CONTROL
+	Kind       runrecord.InvocationKind // EVIDENCE, GUIDANCE or CONTROL
 	// CanonicalInput is the canonical business input JSON, or nil.
 	CanonicalInput json.RawMessage
 	InputSummary   string
@@ -65,7 +35,7 @@ type Invocation struct {
 // received, enough to replay it.
 type ModelRound struct {
 	Seq              int // assigned by AppendModelRound
-	Purpose          string
+	Purpose          runrecord.Purpose
 	Request          json.RawMessage // required
 	Response         json.RawMessage // nil when the call failed
 	PromptTokens     int
@@ -92,10 +62,10 @@ func (s *Store) AppendToolInvocation(ctx context.Context, runID string, inv Invo
 	if inv.ToolCallID == "" || inv.Tool == "" || inv.Status == "" {
 		return 0, fmt.Errorf("%s %s: tool call ID, tool and status are required (got %q, %q, %q)", op, runID, inv.ToolCallID, inv.Tool, inv.Status)
 	}
-	if err := oneOf("kind", inv.Kind, KindEvidence, KindGuidance, KindControl); err != nil {
+	if err := oneOf("kind", inv.Kind, runrecord.InvocationKinds()...); err != nil {
 		return 0, fmt.Errorf("%s %s: %w", op, runID, err)
 	}
-	if err := oneOf("control", inv.Control, "", ControlRepairRequired, ControlDuplicateCall, ControlStopRequired); err != nil {
+	if err := oneOf("control", inv.Control, append([]string{""}, runrecord.Controls()...)...); err != nil {
 		return 0, fmt.Errorf("%s %s: %w", op, runID, err)
 	}
 	if err := checkJSON("canonical input", inv.CanonicalInput, 0); err != nil {
@@ -128,8 +98,7 @@ func (s *Store) AppendToolInvocation(ctx context.Context, runID string, inv Invo
 // sequence number; a finished run returns ErrAlreadyTerminal.
 func (s *Store) AppendModelRound(ctx context.Context, runID string, r ModelRound) (int, error) {
 	const op = "append model round to run"
-	if err := oneOf("purpose", r.Purpose, PurposeDiagnosis, PurposeFinal, PurposeSemanticGuard,
-		PurposeRouter, PurposeKnowledgeAnswer, PurposeSystemChat); err != nil {
+	if err := oneOf("purpose", r.Purpose, runrecord.Purposes()...); err != nil {
 		return 0, fmt.Errorf("%s %s: %w", op, runID, err)
 	}
 	if r.Request == nil {
@@ -164,7 +133,7 @@ func (s *Store) AppendModelRound(ctx context.Context, runID string, r ModelRound
 // its sequence number; a finished run returns ErrAlreadyTerminal.
 func (s *Store) AppendGuardReview(ctx context.Context, runID string, g GuardReview) (int, error) {
 	const op = "append guard review to run"
-	if err := oneOf("guard", g.Guard, GuardEvidence, GuardSemantic, GuardKnowledge); err != nil {
+	if err := oneOf("guard", g.Guard, runrecord.Guards()...); err != nil {
 		return 0, fmt.Errorf("%s %s: %w", op, runID, err)
 	}
 	if g.Verdict == "" {

@@ -44,8 +44,8 @@ func TestHelperProcess(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		mustRun(t, s, NewRun{ID: "r_abandoned", SessionID: "s_1", Query: "q", Intent: IntentDiagnosis})
-		if _, err := s.AppendToolInvocation(ctx, "r_abandoned", Invocation{ToolCallID: "call_1", Tool: "query_logs", Kind: KindEvidence, Status: "COMPLETED"}); err != nil {
+		mustRun(t, s, NewRun{ID: "r_abandoned", SessionID: "s_1", Query: "q", Intent: runrecord.IntentDiagnosis})
+		if _, err := s.AppendToolInvocation(ctx, "r_abandoned", Invocation{ToolCallID: "call_1", Tool: "query_logs", Kind: runrecord.KindEvidence, Status: "COMPLETED"}); err != nil {
 			t.Fatal(err)
 		}
 		// Die without finishing the run or closing the store, as a killed process would.
@@ -86,14 +86,14 @@ func helperWrite(ctx context.Context, t *testing.T) {
 	}
 	for i := range n {
 		id := fmt.Sprintf("r_%s_%04d", prefix, i)
-		if err := s.CreateRun(ctx, NewRun{ID: id, SessionID: "s_shared", Query: "q " + id, Intent: IntentDiagnosis}); err != nil {
+		if err := s.CreateRun(ctx, NewRun{ID: id, SessionID: "s_shared", Query: "q " + id, Intent: runrecord.IntentDiagnosis}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.AppendToolInvocation(ctx, id, Invocation{ToolCallID: "call_1", Tool: "query_logs", Kind: KindEvidence,
+		if _, err := s.AppendToolInvocation(ctx, id, Invocation{ToolCallID: "call_1", Tool: "query_logs", Kind: runrecord.KindEvidence,
 			Status: "COMPLETED", EvidenceStatus: "NO_EVIDENCE", Observation: json.RawMessage(`{"evidence_status":"NO_EVIDENCE"}`)}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.AppendModelRound(ctx, id, ModelRound{Purpose: PurposeDiagnosis, Request: json.RawMessage(`{"messages":[]}`),
+		if _, err := s.AppendModelRound(ctx, id, ModelRound{Purpose: runrecord.PurposeDiagnosis, Request: json.RawMessage(`{"messages":[]}`),
 			Response: json.RawMessage(`{"message":{}}`)}); err != nil {
 			t.Fatal(err)
 		}
@@ -246,7 +246,7 @@ func TestRecoverInterruptedRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer live.Close()
-	mustRun(t, live, NewRun{ID: "r_live", SessionID: "s_1", Query: "q", Intent: IntentDiagnosis})
+	mustRun(t, live, NewRun{ID: "r_live", SessionID: "s_1", Query: "q", Intent: runrecord.IntentDiagnosis})
 
 	cmd := helperCmd(t, envHelper+"=abandon", envDB+"="+path)
 	if out, err := cmd.CombinedOutput(); err != nil {

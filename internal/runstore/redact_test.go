@@ -46,9 +46,9 @@ func TestStoreRedactsEveryWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustRun(t, s, NewRun{ID: "r_1", SessionID: "s_1", Query: "why 504s? api_key=Qu3ryPw9 token ghp_1234567890abcdefghijABCDEFGHIJ123456", Intent: IntentDiagnosis})
+	mustRun(t, s, NewRun{ID: "r_1", SessionID: "s_1", Query: "why 504s? api_key=Qu3ryPw9 token ghp_1234567890abcdefghijABCDEFGHIJ123456", Intent: runrecord.IntentDiagnosis})
 	if _, err := s.AppendModelRound(ctx, "r_1", ModelRound{
-		Purpose: PurposeDiagnosis,
+		Purpose: runrecord.PurposeDiagnosis,
 		Request: json.RawMessage(`{"messages":[{"role":"user","content":"{\"query\":\"api_key=Qu3ryPw9\"}"}]}`),
 		Response: json.RawMessage(`{"message":{"role":"assistant","content":"{\"summary\":\"db password=Dr4ftPw5\"}",` +
 			`"tool_calls":[{"id":"call_1","name":"query_mysql","arguments":{"input":{"sql":"SELECT 1 FROM t WHERE password = 'S3lectPw7'"}}}]}}`),
@@ -56,14 +56,14 @@ func TestStoreRedactsEveryWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := s.AppendToolInvocation(ctx, "r_1", Invocation{
-		ToolCallID: "call_1", Tool: "query_mysql", Kind: KindEvidence, Status: "COMPLETED", EvidenceStatus: "EVIDENCE_FOUND",
+		ToolCallID: "call_1", Tool: "query_mysql", Kind: runrecord.KindEvidence, Status: "COMPLETED", EvidenceStatus: "EVIDENCE_FOUND",
 		CanonicalInput: json.RawMessage(`{"sql":"select 1 from t where password = 'S3lectPw7'"}`),
 		InputSummary:   "orders: select 1 from t where password = 'Summ4ryPw6'",
 		Observation:    json.RawMessage(`{"result":{"rows":[["secret: Obs3rvPw4"]]}}`),
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.AppendGuardReview(ctx, "r_1", GuardReview{Guard: GuardSemantic, Verdict: "REJECT", Reasons: json.RawMessage(`["cites token=R3asonPw3"]`)}); err != nil {
+	if _, err := s.AppendGuardReview(ctx, "r_1", GuardReview{Guard: runrecord.GuardSemantic, Verdict: "REJECT", Reasons: json.RawMessage(`["cites token=R3asonPw3"]`)}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.FinishRun(ctx, "r_1", Finish{

@@ -13,13 +13,6 @@ import (
 	"github.com/superbiz/superbiz/internal/runrecord"
 )
 
-// Intents a run can have; "" while the router has not decided yet.
-const (
-	IntentDiagnosis      = "DIAGNOSIS"
-	IntentSystemChat     = "SYSTEM_CHAT"
-	IntentKnowledgeQuery = "KNOWLEDGE_QUERY"
-)
-
 // Interrupted is the stop reason and error code of a run whose process died
 // before finishing it, set by recovery on Open.
 const Interrupted = "INTERRUPTED"
@@ -128,7 +121,7 @@ func (s *Store) CreateRun(ctx context.Context, r NewRun) error {
 	if err := checkID("session", r.SessionID); err != nil {
 		return fmt.Errorf("create run %s: %w", r.ID, err)
 	}
-	if err := oneOf("intent", r.Intent, "", IntentDiagnosis, IntentSystemChat, IntentKnowledgeQuery); err != nil {
+	if err := oneOf("intent", r.Intent, append([]string{""}, runrecord.Intents()...)...); err != nil {
 		return fmt.Errorf("create run %s: %w", r.ID, err)
 	}
 	settings, err := settingsJSON(r.Settings)
@@ -216,7 +209,7 @@ func touchSession(ctx context.Context, tx *sql.Tx, sessionID, intent, query stri
 // SetIntent records the router's decision on a RUNNING run and makes it the
 // session's last intent and query.
 func (s *Store) SetIntent(ctx context.Context, runID, intent string) error {
-	if err := oneOf("intent", intent, IntentDiagnosis, IntentSystemChat, IntentKnowledgeQuery); err != nil {
+	if err := oneOf("intent", intent, runrecord.Intents()...); err != nil {
 		return fmt.Errorf("set intent of run %s: %w", runID, err)
 	}
 	tx, err := s.db.BeginTx(ctx, nil)

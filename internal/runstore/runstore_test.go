@@ -143,7 +143,7 @@ func TestReopenKeepsData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustRun(t, s, NewRun{ID: "r_1", SessionID: "s_1", Query: "payment timeouts", Intent: IntentDiagnosis})
+	mustRun(t, s, NewRun{ID: "r_1", SessionID: "s_1", Query: "payment timeouts", Intent: runrecord.IntentDiagnosis})
 	if err := s.FinishRun(ctx, "r_1", Finish{Status: runrecord.RunStatusFailed, ReleaseOutcome: runrecord.OutcomeFailed}); err != nil {
 		t.Fatal(err)
 	}
@@ -217,21 +217,21 @@ func TestSessions(t *testing.T) {
 	if ss.LastIntent != "" || ss.LastQuery != "" {
 		t.Errorf("before routing: last intent %q query %q, want empty", ss.LastIntent, ss.LastQuery)
 	}
-	if err := s.SetIntent(ctx, "r_1", IntentKnowledgeQuery); err != nil {
+	if err := s.SetIntent(ctx, "r_1", runrecord.IntentKnowledgeQuery); err != nil {
 		t.Fatal(err)
 	}
 	ss, err = s.GetSession(ctx, "s_a")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ss.LastIntent != IntentKnowledgeQuery || ss.LastQuery != "why 504s" {
+	if ss.LastIntent != runrecord.IntentKnowledgeQuery || ss.LastQuery != "why 504s" {
 		t.Errorf("after routing: last intent %q query %q", ss.LastIntent, ss.LastQuery)
 	}
 	// diagnose creates runs with the intent already known.
-	if err := s.CreateRun(ctx, NewRun{ID: "r_2", SessionID: "s_b", Query: "pool exhausted", Intent: IntentDiagnosis}); err != nil {
+	if err := s.CreateRun(ctx, NewRun{ID: "r_2", SessionID: "s_b", Query: "pool exhausted", Intent: runrecord.IntentDiagnosis}); err != nil {
 		t.Fatal(err)
 	}
-	if ss, err := s.GetSession(ctx, "s_b"); err != nil || ss.LastIntent != IntentDiagnosis || ss.LastQuery != "pool exhausted" {
+	if ss, err := s.GetSession(ctx, "s_b"); err != nil || ss.LastIntent != runrecord.IntentDiagnosis || ss.LastQuery != "pool exhausted" {
 		t.Errorf("GetSession(s_b) = %+v, %v", ss, err)
 	}
 }
@@ -279,20 +279,20 @@ func TestRunRoundTrip(t *testing.T) {
 	}
 	settings := &runrecord.Settings{Budget: config.Budget{MaxModelCalls: 8, MaxToolCalls: 6, Deadline: time.Minute}, Limits: &config.Limits{Query: 4096}, Language: "zh"}
 	mustRun(t, s, NewRun{
-		ID: "r_1", SessionID: "s_1", Query: "order-service 504s since 14:00", Intent: IntentDiagnosis,
+		ID: "r_1", SessionID: "s_1", Query: "order-service 504s since 14:00", Intent: runrecord.IntentDiagnosis,
 		Model: "qwen3:8b", Host: "http://127.0.0.1:11434", Clock: clock, Settings: settings,
 		ReplayOf: "r_orig", CreatedAt: created,
 	})
 
 	started := created.Add(time.Second)
 	invs := []Invocation{
-		{ToolCallID: "call_ab12cd34", Tool: "read_skill", Kind: KindGuidance, CanonicalInput: json.RawMessage(`{"name":"diagnose-payment-timeout"}`),
+		{ToolCallID: "call_ab12cd34", Tool: "read_skill", Kind: runrecord.KindGuidance, CanonicalInput: json.RawMessage(`{"name":"diagnose-payment-timeout"}`),
 			InputSummary: "diagnose-payment-timeout", Status: "COMPLETED", StartedAt: started, DurationMS: 1},
-		{ToolCallID: "call_ef56gh78", Tool: "query_logs", Kind: KindEvidence, CanonicalInput: json.RawMessage(`{"service":"order","since":"1h"}`),
+		{ToolCallID: "call_ef56gh78", Tool: "query_logs", Kind: runrecord.KindEvidence, CanonicalInput: json.RawMessage(`{"service":"order","since":"1h"}`),
 			InputSummary: "order ERROR since 1h", Status: "COMPLETED", EvidenceStatus: "EVIDENCE_FOUND",
 			Observation: json.RawMessage(`{"tool_call_id":"call_ef56gh78","tool":"query_logs","evidence_status":"EVIDENCE_FOUND","result":{"matched":3}}`),
 			StartedAt:   started.Add(time.Second), DurationMS: 42},
-		{ToolCallID: "call_3", Tool: "query_logs", Kind: KindControl, Status: "REFUSED", Control: ControlDuplicateCall,
+		{ToolCallID: "call_3", Tool: "query_logs", Kind: runrecord.KindControl, Status: "REFUSED", Control: runrecord.ControlDuplicate,
 			ErrorCode: "", Observation: json.RawMessage(`{"tool_call_id":"call_3","tool":"query_logs","control":"DUPLICATE_CALL","original_tool_call_id":"call_ef56gh78"}`),
 			StartedAt: started.Add(2 * time.Second)},
 	}
@@ -308,9 +308,9 @@ func TestRunRoundTrip(t *testing.T) {
 		invs[i].StartedAt = invs[i].StartedAt.Truncate(time.Millisecond).UTC()
 	}
 	rounds := []ModelRound{
-		{Purpose: PurposeDiagnosis, Request: json.RawMessage(`{"messages":[{"role":"user","content":"q"}]}`),
+		{Purpose: runrecord.PurposeDiagnosis, Request: json.RawMessage(`{"messages":[{"role":"user","content":"q"}]}`),
 			Response: json.RawMessage(`{"message":{"role":"assistant","content":""}}`), PromptTokens: 900, CompletionTokens: 40, DurationMS: 1500, StartedAt: started},
-		{Purpose: PurposeFinal, Request: json.RawMessage(`{"messages":[]}`), ErrorKind: "TIMEOUT", DurationMS: 180000, StartedAt: started.Add(3 * time.Second)},
+		{Purpose: runrecord.PurposeFinal, Request: json.RawMessage(`{"messages":[]}`), ErrorKind: "TIMEOUT", DurationMS: 180000, StartedAt: started.Add(3 * time.Second)},
 	}
 	for i, r := range rounds {
 		seq, err := s.AppendModelRound(ctx, "r_1", r)
@@ -321,8 +321,8 @@ func TestRunRoundTrip(t *testing.T) {
 		rounds[i].StartedAt = rounds[i].StartedAt.UTC()
 	}
 	guards := []GuardReview{
-		{Guard: GuardEvidence, Verdict: "PASS", CreatedAt: started},
-		{Guard: GuardSemantic, Verdict: "SUPPORTED", Reasons: json.RawMessage(`["finding 1 matches the log pattern"]`), CreatedAt: started},
+		{Guard: runrecord.GuardEvidence, Verdict: "PASS", CreatedAt: started},
+		{Guard: runrecord.GuardSemantic, Verdict: "SUPPORTED", Reasons: json.RawMessage(`["finding 1 matches the log pattern"]`), CreatedAt: started},
 	}
 	for i, g := range guards {
 		seq, err := s.AppendGuardReview(ctx, "r_1", g)
@@ -334,7 +334,7 @@ func TestRunRoundTrip(t *testing.T) {
 	}
 	// Another run's audit must not leak into this one.
 	mustRun(t, s, NewRun{ID: "r_other", SessionID: "s_1", Query: "other"})
-	if _, err := s.AppendToolInvocation(ctx, "r_other", Invocation{ToolCallID: "call_x", Tool: "query_mysql", Kind: KindEvidence, Status: "COMPLETED"}); err != nil {
+	if _, err := s.AppendToolInvocation(ctx, "r_other", Invocation{ToolCallID: "call_x", Tool: "query_mysql", Kind: runrecord.KindEvidence, Status: "COMPLETED"}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -358,7 +358,7 @@ func TestRunRoundTrip(t *testing.T) {
 	host, _ := os.Hostname()
 	wantSummary := RunSummary{
 		ID: "r_1", SessionID: "s_1", CreatedAt: created, FinishedAt: finished, Query: "order-service 504s since 14:00",
-		Intent: IntentDiagnosis, Status: runrecord.RunStatusSuccess, ReleaseOutcome: runrecord.OutcomeSuccess, StopReason: "COMPLETED",
+		Intent: runrecord.IntentDiagnosis, Status: runrecord.RunStatusSuccess, ReleaseOutcome: runrecord.OutcomeSuccess, StopReason: "COMPLETED",
 		Lifecycle: runrecord.Completed, Model: "qwen3:8b", Usage: fin.Usage, ReplayOf: "r_orig",
 	}
 	if d.RunSummary != wantSummary {
@@ -408,7 +408,7 @@ func assertJSONEqual(t *testing.T, what string, got, want any) {
 func TestFinishRunOnce(t *testing.T) {
 	ctx := context.Background()
 	s, _ := openTemp(t)
-	mustRun(t, s, NewRun{ID: "r_1", SessionID: "s_1", Query: "q", Intent: IntentDiagnosis})
+	mustRun(t, s, NewRun{ID: "r_1", SessionID: "s_1", Query: "q", Intent: runrecord.IntentDiagnosis})
 	first := Finish{Status: runrecord.RunStatusSuccess, ReleaseOutcome: runrecord.OutcomeFallback, StopReason: "NO_CONCLUSION",
 		Lifecycle: runrecord.Completed, Answer: "what was checked", Usage: runrecord.Usage{ModelCalls: 2, DurationMS: 5}}
 	if err := s.FinishRun(ctx, "r_1", first); err != nil {
@@ -431,26 +431,26 @@ func TestFinishRunOnce(t *testing.T) {
 		t.Errorf("first terminal values not kept: %+v", d.RunSummary)
 	}
 	// The audit is closed too.
-	if _, err := s.AppendToolInvocation(ctx, "r_1", Invocation{ToolCallID: "c", Tool: "query_logs", Kind: KindEvidence, Status: "COMPLETED"}); !errors.Is(err, ErrAlreadyTerminal) {
+	if _, err := s.AppendToolInvocation(ctx, "r_1", Invocation{ToolCallID: "c", Tool: "query_logs", Kind: runrecord.KindEvidence, Status: "COMPLETED"}); !errors.Is(err, ErrAlreadyTerminal) {
 		t.Errorf("append invocation after finish = %v, want ErrAlreadyTerminal", err)
 	}
-	if _, err := s.AppendModelRound(ctx, "r_1", ModelRound{Purpose: PurposeFinal, Request: json.RawMessage(`{}`)}); !errors.Is(err, ErrAlreadyTerminal) {
+	if _, err := s.AppendModelRound(ctx, "r_1", ModelRound{Purpose: runrecord.PurposeFinal, Request: json.RawMessage(`{}`)}); !errors.Is(err, ErrAlreadyTerminal) {
 		t.Errorf("append model round after finish = %v, want ErrAlreadyTerminal", err)
 	}
-	if _, err := s.AppendGuardReview(ctx, "r_1", GuardReview{Guard: GuardEvidence, Verdict: "PASS"}); !errors.Is(err, ErrAlreadyTerminal) {
+	if _, err := s.AppendGuardReview(ctx, "r_1", GuardReview{Guard: runrecord.GuardEvidence, Verdict: "PASS"}); !errors.Is(err, ErrAlreadyTerminal) {
 		t.Errorf("append guard review after finish = %v, want ErrAlreadyTerminal", err)
 	}
-	if err := s.SetIntent(ctx, "r_1", IntentSystemChat); !errors.Is(err, ErrAlreadyTerminal) {
+	if err := s.SetIntent(ctx, "r_1", runrecord.IntentSystemChat); !errors.Is(err, ErrAlreadyTerminal) {
 		t.Errorf("SetIntent after finish = %v, want ErrAlreadyTerminal", err)
 	}
 	// A missing run is told apart.
 	if err := s.FinishRun(ctx, "r_ghost", first); !errors.Is(err, ErrNotFound) {
 		t.Errorf("FinishRun(missing) = %v, want ErrNotFound", err)
 	}
-	if _, err := s.AppendModelRound(ctx, "r_ghost", ModelRound{Purpose: PurposeFinal, Request: json.RawMessage(`{}`)}); !errors.Is(err, ErrNotFound) {
+	if _, err := s.AppendModelRound(ctx, "r_ghost", ModelRound{Purpose: runrecord.PurposeFinal, Request: json.RawMessage(`{}`)}); !errors.Is(err, ErrNotFound) {
 		t.Errorf("append to missing run = %v, want ErrNotFound", err)
 	}
-	if err := s.SetIntent(ctx, "r_ghost", IntentDiagnosis); !errors.Is(err, ErrNotFound) {
+	if err := s.SetIntent(ctx, "r_ghost", runrecord.IntentDiagnosis); !errors.Is(err, ErrNotFound) {
 		t.Errorf("SetIntent(missing) = %v, want ErrNotFound", err)
 	}
 }
@@ -525,7 +525,7 @@ func TestAppendValidation(t *testing.T) {
 	ctx := context.Background()
 	s, _ := openTemp(t)
 	mustRun(t, s, NewRun{ID: "r_1", SessionID: "s_1", Query: "q"})
-	ok := Invocation{ToolCallID: "call_1", Tool: "query_logs", Kind: KindEvidence, Status: "COMPLETED"}
+	ok := Invocation{ToolCallID: "call_1", Tool: "query_logs", Kind: runrecord.KindEvidence, Status: "COMPLETED"}
 	tests := []struct {
 		name string
 		do   func() error
@@ -560,7 +560,7 @@ func TestAppendValidation(t *testing.T) {
 			return err
 		}, "invalid purpose"},
 		{"round without request", func() error {
-			_, err := s.AppendModelRound(ctx, "r_1", ModelRound{Purpose: PurposeRouter})
+			_, err := s.AppendModelRound(ctx, "r_1", ModelRound{Purpose: runrecord.PurposeRouter})
 			return err
 		}, "request JSON is required"},
 		{"guard bad name", func() error {
@@ -568,7 +568,7 @@ func TestAppendValidation(t *testing.T) {
 			return err
 		}, "invalid guard"},
 		{"guard reasons not array", func() error {
-			_, err := s.AppendGuardReview(ctx, "r_1", GuardReview{Guard: GuardSemantic, Verdict: "UNSUPPORTED", Reasons: json.RawMessage(`"no"`)})
+			_, err := s.AppendGuardReview(ctx, "r_1", GuardReview{Guard: runrecord.GuardSemantic, Verdict: "UNSUPPORTED", Reasons: json.RawMessage(`"no"`)})
 			return err
 		}, "reasons must be a JSON array"},
 		{"set intent empty", func() error { return s.SetIntent(ctx, "r_1", "") }, "invalid intent"},
@@ -662,16 +662,16 @@ func TestLastSafeDiagnosis(t *testing.T) {
 		return &Finish{Status: runrecord.RunStatusSuccess, ReleaseOutcome: runrecord.OutcomeSuccess, PublishedResult: result(q)}
 	}
 	steps := []step{
-		{"r_old", "s_1", IntentDiagnosis, success("old")},
-		{"r_safe", "s_1", IntentDiagnosis, success("safe")},
-		{"r_fallback", "s_1", IntentDiagnosis, &Finish{Status: runrecord.RunStatusSuccess, ReleaseOutcome: runrecord.OutcomeFallback}},
-		{"r_failed", "s_1", IntentDiagnosis, &Finish{Status: runrecord.RunStatusFailed, ReleaseOutcome: runrecord.OutcomeFailed}},
-		{"r_cancelled", "s_1", IntentDiagnosis, &Finish{Status: runrecord.RunStatusCancelled, ReleaseOutcome: runrecord.OutcomeCancelled}},
-		{"r_knowledge", "s_1", IntentKnowledgeQuery, success("knowledge")},
-		{"r_chat", "s_1", IntentSystemChat, &Finish{Status: runrecord.RunStatusSuccess, ReleaseOutcome: runrecord.OutcomeSuccess}},
-		{"r_running", "s_1", IntentDiagnosis, nil},
-		{"r_other_session", "s_2", IntentDiagnosis, success("other")},
-		{"r_empty_fallback", "s_3", IntentDiagnosis, &Finish{Status: runrecord.RunStatusSuccess, ReleaseOutcome: runrecord.OutcomeFallback}},
+		{"r_old", "s_1", runrecord.IntentDiagnosis, success("old")},
+		{"r_safe", "s_1", runrecord.IntentDiagnosis, success("safe")},
+		{"r_fallback", "s_1", runrecord.IntentDiagnosis, &Finish{Status: runrecord.RunStatusSuccess, ReleaseOutcome: runrecord.OutcomeFallback}},
+		{"r_failed", "s_1", runrecord.IntentDiagnosis, &Finish{Status: runrecord.RunStatusFailed, ReleaseOutcome: runrecord.OutcomeFailed}},
+		{"r_cancelled", "s_1", runrecord.IntentDiagnosis, &Finish{Status: runrecord.RunStatusCancelled, ReleaseOutcome: runrecord.OutcomeCancelled}},
+		{"r_knowledge", "s_1", runrecord.IntentKnowledgeQuery, success("knowledge")},
+		{"r_chat", "s_1", runrecord.IntentSystemChat, &Finish{Status: runrecord.RunStatusSuccess, ReleaseOutcome: runrecord.OutcomeSuccess}},
+		{"r_running", "s_1", runrecord.IntentDiagnosis, nil},
+		{"r_other_session", "s_2", runrecord.IntentDiagnosis, success("other")},
+		{"r_empty_fallback", "s_3", runrecord.IntentDiagnosis, &Finish{Status: runrecord.RunStatusSuccess, ReleaseOutcome: runrecord.OutcomeFallback}},
 	}
 	for i, st := range steps {
 		mustRun(t, s, NewRun{ID: st.id, SessionID: st.session, Query: "query " + st.id, Intent: st.intent, CreatedAt: base.Add(time.Duration(i) * time.Minute)})
@@ -718,7 +718,7 @@ func TestLastSafeDiagnosis(t *testing.T) {
 func TestReadsDoNotTakeTheWriteLock(t *testing.T) {
 	ctx := context.Background()
 	s, _ := openTemp(t)
-	mustRun(t, s, NewRun{ID: "r_1", SessionID: "s_1", Query: "q", Intent: IntentDiagnosis})
+	mustRun(t, s, NewRun{ID: "r_1", SessionID: "s_1", Query: "q", Intent: runrecord.IntentDiagnosis})
 	// Another writer (here a transaction on the shared pool) holds the lock;
 	// `runs`, `runs show` and the PreviousTurn lookup must still answer
 	// instead of waiting out the busy timeout and failing.

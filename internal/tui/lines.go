@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/superbiz/superbiz/internal/harness"
+	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/textclip"
 	"github.com/superbiz/superbiz/pkg/redact"
 )
@@ -71,7 +72,7 @@ func progressLine(ev harness.Event) string {
 		}
 		out := inv.Outcome()
 		switch {
-		case inv.Kind == harness.KindGuidance:
+		case inv.Kind == runrecord.KindGuidance:
 			out = "playbook loaded"
 		case out == "":
 			out = inv.Status

@@ -54,7 +54,7 @@ const (
 type step struct {
 	kind     stepKind
 	seq      int
-	purpose  harness.Purpose
+	purpose  runrecord.Purpose
 	tokens   int
 	errKind  string
 	done     bool
@@ -117,7 +117,7 @@ func (s *runState) apply(ev harness.Event, now time.Time) {
 		}
 		st := &s.steps[i]
 		st.done, st.tool, st.summary = true, inv.Tool, inv.Summary
-		st.guidance = inv.Kind == harness.KindGuidance
+		st.guidance = inv.Kind == runrecord.KindGuidance
 		st.outcome = inv.Outcome()
 		if st.outcome == "" && !st.guidance {
 			st.outcome = inv.Status
@@ -227,17 +227,17 @@ func (s *runState) budgetView(st styles, width int, plain bool, now time.Time) s
 }
 
 // purposeText names the non-default model round purposes in the timeline.
-func purposeText(p harness.Purpose) string {
+func purposeText(p runrecord.Purpose) string {
 	switch p {
-	case harness.PurposeFinal:
+	case runrecord.PurposeFinal:
 		return "final answer, no tools"
-	case harness.PurposeSemanticGuard:
+	case runrecord.PurposeSemanticGuard:
 		return "semantic guard"
-	case harness.PurposeRouter:
+	case runrecord.PurposeRouter:
 		return "router"
-	case harness.PurposeKnowledgeAnswer:
+	case runrecord.PurposeKnowledgeAnswer:
 		return "knowledge answer"
-	case harness.PurposeSystemChat:
+	case runrecord.PurposeSystemChat:
 		return "chat answer"
 	}
 	return ""
@@ -250,7 +250,7 @@ func outcomeStyle(st styles, outcome string) lipgloss.Style {
 		return st.ok
 	case outcome == "NO_EVIDENCE":
 		return st.dim
-	case strings.HasPrefix(outcome, "ERROR"), outcome == harness.ControlStop:
+	case strings.HasPrefix(outcome, "ERROR"), outcome == runrecord.ControlStop:
 		return st.bad
 	}
 	return st.warn

@@ -53,14 +53,14 @@ func budgetEv(u runrecord.Usage, left time.Duration) harness.BudgetChanged {
 }
 
 func toolDone(id, tool, summary string, status tools.EvidenceStatus, control string) harness.ToolCallFinished {
-	inv := harness.Invocation{ToolCallID: id, Tool: tool, Summary: summary, Kind: harness.KindEvidence, Status: harness.StatusCompleted, EvidenceStatus: status}
+	inv := harness.Invocation{ToolCallID: id, Tool: tool, Summary: summary, Kind: runrecord.KindEvidence, Status: harness.StatusCompleted, EvidenceStatus: status}
 	if control != "" {
-		inv.Kind, inv.Status, inv.EvidenceStatus, inv.Control = harness.KindControl, harness.StatusRefused, "", control
+		inv.Kind, inv.Status, inv.EvidenceStatus, inv.Control = runrecord.KindControl, harness.StatusRefused, "", control
 	}
 	return harness.ToolCallFinished{Meta: meta(), Invocation: inv}
 }
 
-func roundDone(seq int, purpose harness.Purpose, prompt, completion int) harness.ModelRoundFinished {
+func roundDone(seq int, purpose runrecord.Purpose, prompt, completion int) harness.ModelRoundFinished {
 	return harness.ModelRoundFinished{Meta: meta(), Seq: seq, Purpose: purpose, Usage: model.Usage{PromptTokens: prompt, CompletionTokens: completion}, Duration: 2300 * time.Millisecond}
 }
 
@@ -71,34 +71,34 @@ const query = "order-service payment timeouts since 14:00, many 504s"
 var (
 	phaseStart = []harness.Event{
 		harness.RunStarted{Meta: meta(), Query: query, Budget: harness.DefaultBudget()},
-		harness.ModelRoundStarted{Meta: meta(), Seq: 1, Purpose: harness.PurposeDiagnosis, WithTools: true},
+		harness.ModelRoundStarted{Meta: meta(), Seq: 1, Purpose: runrecord.PurposeDiagnosis, WithTools: true},
 		budgetEv(usage(1, 0, 0, 0, 412), 4*time.Minute+58*time.Second),
 	}
 	phaseMidTool = []harness.Event{
-		roundDone(1, harness.PurposeDiagnosis, 1200, 34),
+		roundDone(1, runrecord.PurposeDiagnosis, 1200, 34),
 		harness.ToolCallStarted{Meta: meta(), ToolCallID: "call_skill01", Tool: "read_skill"},
-		harness.ToolCallFinished{Meta: meta(), Invocation: harness.Invocation{ToolCallID: "call_skill01", Tool: "read_skill", Kind: harness.KindGuidance, Status: harness.StatusCompleted, Summary: "diagnose-payment-timeout"}},
-		harness.ModelRoundStarted{Meta: meta(), Seq: 2, Purpose: harness.PurposeDiagnosis, WithTools: true},
-		roundDone(2, harness.PurposeDiagnosis, 2310, 58),
+		harness.ToolCallFinished{Meta: meta(), Invocation: harness.Invocation{ToolCallID: "call_skill01", Tool: "read_skill", Kind: runrecord.KindGuidance, Status: harness.StatusCompleted, Summary: "diagnose-payment-timeout"}},
+		harness.ModelRoundStarted{Meta: meta(), Seq: 2, Purpose: runrecord.PurposeDiagnosis, WithTools: true},
+		roundDone(2, runrecord.PurposeDiagnosis, 2310, 58),
 		harness.ToolCallStarted{Meta: meta(), ToolCallID: "call_ab12cd34", Tool: "query_logs"},
 		toolDone("call_ab12cd34", "query_logs", "order-service ERROR since 1h", tools.EvidenceFound, ""),
 		budgetEv(usage(2, 1, 3510, 92, 5120), 4*time.Minute+32*time.Second),
 	}
 	phaseStop = []harness.Event{
-		harness.ModelRoundStarted{Meta: meta(), Seq: 3, Purpose: harness.PurposeDiagnosis, WithTools: true},
-		roundDone(3, harness.PurposeDiagnosis, 4100, 75),
+		harness.ModelRoundStarted{Meta: meta(), Seq: 3, Purpose: runrecord.PurposeDiagnosis, WithTools: true},
+		roundDone(3, runrecord.PurposeDiagnosis, 4100, 75),
 		harness.ToolCallStarted{Meta: meta(), ToolCallID: "call_ef56gh78", Tool: "query_mysql"},
-		toolDone("call_ef56gh78", "query_mysql", "orders: SELECT status, count(*) FROM payments GROUP BY status", "", harness.ControlRepair),
+		toolDone("call_ef56gh78", "query_mysql", "orders: SELECT status, count(*) FROM payments GROUP BY status", "", runrecord.ControlRepair),
 		harness.ToolCallStarted{Meta: meta(), ToolCallID: "call_ij90kl12", Tool: "query_logs"},
-		toolDone("call_ij90kl12", "query_logs", "order-service ERROR since 1h", "", harness.ControlDuplicate),
+		toolDone("call_ij90kl12", "query_logs", "order-service ERROR since 1h", "", runrecord.ControlDuplicate),
 		harness.StopRequired{Meta: meta(), Reason: runrecord.StopSaturated},
 		harness.ToolCallStarted{Meta: meta(), ToolCallID: "call_mn34op56", Tool: "lookup_knowledge"},
-		toolDone("call_mn34op56", "lookup_knowledge", "payment gateway 504", "", harness.ControlStop),
-		harness.ModelRoundStarted{Meta: meta(), Seq: 4, Purpose: harness.PurposeFinal},
+		toolDone("call_mn34op56", "lookup_knowledge", "payment gateway 504", "", runrecord.ControlStop),
+		harness.ModelRoundStarted{Meta: meta(), Seq: 4, Purpose: runrecord.PurposeFinal},
 		budgetEv(usage(4, 4, 8300, 240, 9216), 3*time.Minute+41*time.Second),
 	}
 	phaseEnd = []harness.Event{
-		harness.ModelRoundFinished{Meta: meta(), Seq: 4, Purpose: harness.PurposeFinal, ErrorKind: string(runrecord.StopSaturated), Duration: time.Second},
+		harness.ModelRoundFinished{Meta: meta(), Seq: 4, Purpose: runrecord.PurposeFinal, ErrorKind: string(runrecord.StopSaturated), Duration: time.Second},
 		harness.RunFinished{Meta: meta(), Lifecycle: runrecord.Completed, StopReason: runrecord.StopSaturated, Usage: usage(4, 4, 8300, 240, 9216), Duration: 79 * time.Second, Outcome: "FALLBACK"},
 	}
 )

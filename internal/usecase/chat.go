@@ -120,11 +120,11 @@ func (d *Deps) dispatch(rc *harness.RunContext, obs Observer, t release.Chat, se
 		return routed.Intent, conclude(rc, t, t.NotStored()), fmt.Errorf("store routed intent: %w", err)
 	}
 	switch routed.Intent {
-	case runstore.IntentSystemChat:
+	case runrecord.IntentSystemChat:
 		notify(obs, StatusRoutedSystemChat)
 		notify(obs, StatusExecuting)
 		return routed.Intent, conclude(rc, t, d.systemChat(rc, t, query)), nil
-	case runstore.IntentKnowledgeQuery:
+	case runrecord.IntentKnowledgeQuery:
 		notify(obs, StatusRoutedKnowledge)
 		notify(obs, StatusExecuting)
 		return routed.Intent, conclude(rc, t, d.knowledgeQuery(rc, t, query)), nil
@@ -157,7 +157,7 @@ func (d *Deps) systemChat(rc *harness.RunContext, t release.Chat, query string) 
 		{Role: model.RoleSystem, Content: prompt},
 		{Role: model.RoleUser, Content: query},
 	}}
-	resp, err := rc.CallModel(d.Model, harness.PurposeSystemChat, req, 0)
+	resp, err := rc.CallModel(d.Model, runrecord.PurposeSystemChat, req, 0)
 	if err != nil {
 		return t.ModelFailure(rc, err)
 	}

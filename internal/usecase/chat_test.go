@@ -114,7 +114,7 @@ func (f *chatFixture) run(id string) *runstore.RunDetail {
 func purposes(r *runstore.RunDetail) []string {
 	out := []string{}
 	for _, m := range r.ModelRounds {
-		out = append(out, m.Purpose)
+		out = append(out, string(m.Purpose))
 	}
 	return out
 }
@@ -346,7 +346,7 @@ func TestChatCancelAfterAnswerArrived(t *testing.T) {
 			f := newChatFixture(t, true)
 			obs := &recObserver{}
 			f.deps.Events = harness.SinkFunc(func(ev harness.Event) {
-				if e, ok := ev.(harness.ModelRoundFinished); ok && e.Purpose != harness.PurposeRouter && e.Response != nil {
+				if e, ok := ev.(harness.ModelRoundFinished); ok && e.Purpose != runrecord.PurposeRouter && e.Response != nil {
 					obs.Cancel()
 				}
 			})

@@ -113,7 +113,7 @@ func (d *Deps) Diagnose(ctx context.Context, req DiagnoseRequest) (Output, error
 	if !req.FixedPreviousTurn {
 		prev = d.previousTurn(ctx, sessionID, req.Query)
 	}
-	rc, err := d.openRun(ctx, sessionID, req.Query, runstore.IntentDiagnosis, req.ReplayOf, req.OnStart)
+	rc, err := d.openRun(ctx, sessionID, req.Query, runrecord.IntentDiagnosis, req.ReplayOf, req.OnStart)
 	if err != nil {
 		return Output{}, err
 	}
@@ -121,7 +121,7 @@ func (d *Deps) Diagnose(ctx context.Context, req DiagnoseRequest) (Output, error
 
 	res := agent.Run(rc, agent.Config{Model: d.Model, Registry: d.Registry, Limits: d.Limits, Language: d.Language, Reserved: 1}, agent.Input{Query: req.Query, PreviousTurn: prev})
 	dec := release.Release(rc, release.Config{Model: d.Model, Language: d.Language, ObservationLimit: d.Limits.Observation}, req.Query, res)
-	return d.finish(rc, runstore.IntentDiagnosis, dec)
+	return d.finish(rc, runrecord.IntentDiagnosis, dec)
 }
 
 // openRun stores a new RUNNING run (with the settings it runs under), opens
@@ -173,10 +173,11 @@ func (d *Deps) finish(rc *harness.RunContext, intent string, dec release.Decisio
 	}
 	u := rc.Usage()
 	u.DurationMS = rc.Elapsed().Milliseconds()
+	// The releaser (release, conclude) ended the run through
+	// RunContext.End; finish only records that end.
 	lifecycle, _ := rc.State()
 	if lifecycle == runrecord.Running {
-		// Release normally ends the run; a run it left open ends here.
-		lifecycle = rc.End(dec.StopReason, dec.Outcome).Lifecycle
+		return Output{}, fmt.Errorf("run %s was released without ending it (RunContext.End)", rc.RunID())
 	}
 	checks := publicChecks(dec.Checks)
 	out := Output{

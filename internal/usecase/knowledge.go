@@ -168,7 +168,7 @@ func (d *Deps) knowledgeQuery(rc *harness.RunContext, t release.Chat, query stri
 	if err != nil {
 		return withChecks(t.Stopped(runrecord.StopInternal))
 	}
-	resp, err := rc.CallModel(d.Model, harness.PurposeKnowledgeAnswer, req, 0)
+	resp, err := rc.CallModel(d.Model, runrecord.PurposeKnowledgeAnswer, req, 0)
 	if err != nil {
 		return withChecks(t.ModelFailure(rc, err))
 	}

@@ -18,7 +18,7 @@ func (r storeRecorder) RecordModelRound(ctx context.Context, runID string, m har
 	if err != nil {
 		return fmt.Errorf("encode model request: %w", err)
 	}
-	row := runstore.ModelRound{Purpose: string(m.Purpose), Request: req, DurationMS: m.Duration.Milliseconds(), ErrorKind: m.ErrorKind, StartedAt: m.StartedAt}
+	row := runstore.ModelRound{Purpose: m.Purpose, Request: req, DurationMS: m.Duration.Milliseconds(), ErrorKind: m.ErrorKind, StartedAt: m.StartedAt}
 	if m.Response != nil {
 		if row.Response, err = json.Marshal(m.Response); err != nil {
 			return fmt.Errorf("encode model response: %w", err)
@@ -35,7 +35,7 @@ func (r storeRecorder) RecordModelRound(ctx context.Context, runID string, m har
 // observation exactly as the model saw it.
 func (r storeRecorder) RecordInvocation(ctx context.Context, runID string, inv harness.Invocation) error {
 	row := runstore.Invocation{
-		ToolCallID: inv.ToolCallID, Tool: inv.Tool, Kind: string(inv.Kind), CanonicalInput: inv.Input,
+		ToolCallID: inv.ToolCallID, Tool: inv.Tool, Kind: inv.Kind, CanonicalInput: inv.Input,
 		InputSummary: inv.Summary, Status: inv.Status, EvidenceStatus: string(inv.EvidenceStatus),
 		ErrorCode: inv.ErrorCode, Control: inv.Control, Observation: inv.Observation,
 		StartedAt: inv.StartedAt, DurationMS: inv.Duration.Milliseconds(),

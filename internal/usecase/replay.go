@@ -53,7 +53,7 @@ func (e *NotReplayableError) Error() string { return "run " + e.RunID + " " + e.
 // otherwise; cmd asks it before warning about tools the run used.
 func Replayable(run *runstore.RunDetail) error {
 	switch {
-	case run.Intent != runstore.IntentDiagnosis:
+	case run.Intent != runrecord.IntentDiagnosis:
 		intent := redact.String(redact.StripControlLine(run.Intent))
 		if intent == "" {
 			intent = "-"
@@ -186,7 +186,7 @@ func (r recordedTool) Canonical(in json.RawMessage) (tools.Canonical, error) {
 func (r recordedTool) Execute(_ context.Context, call tools.Call) tools.Outcome {
 	want := runstore.Redacted(call.Input)
 	for _, inv := range r.recorded {
-		if inv.Kind != runstore.KindEvidence || inv.Tool != call.Tool || !bytes.Equal(runstore.Redacted(inv.CanonicalInput), want) {
+		if inv.Kind != runrecord.KindEvidence || inv.Tool != call.Tool || !bytes.Equal(runstore.Redacted(inv.CanonicalInput), want) {
 			continue
 		}
 		var obs struct {

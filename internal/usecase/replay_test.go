@@ -16,11 +16,11 @@ func TestReplayable(t *testing.T) {
 		run  runstore.RunDetail
 		want string
 	}{
-		{runstore.RunDetail{RunSummary: runstore.RunSummary{ID: "r_1", Intent: runstore.IntentDiagnosis, Status: "SUCCESS"}}, ""},
+		{runstore.RunDetail{RunSummary: runstore.RunSummary{ID: "r_1", Intent: runrecord.IntentDiagnosis, Status: "SUCCESS"}}, ""},
 		{runstore.RunDetail{RunSummary: runstore.RunSummary{ID: "r_2", Intent: "SYSTEM_CHAT", Status: "SUCCESS"}}, "run r_2 has intent SYSTEM_CHAT: only DIAGNOSIS runs can be replayed"},
 		{runstore.RunDetail{RunSummary: runstore.RunSummary{ID: "r_3", Status: "FAILED"}}, "run r_3 has intent -: only DIAGNOSIS runs can be replayed"},
 		{runstore.RunDetail{RunSummary: runstore.RunSummary{ID: "r_4", Intent: "X\x1b[2J", Status: "FAILED"}}, "run r_4 has intent X: only DIAGNOSIS runs can be replayed"},
-		{runstore.RunDetail{RunSummary: runstore.RunSummary{ID: "r_5", Intent: runstore.IntentDiagnosis, Status: runrecord.RunStatusRunning}}, "run r_5 is still running: replay it once it has finished"},
+		{runstore.RunDetail{RunSummary: runstore.RunSummary{ID: "r_5", Intent: runrecord.IntentDiagnosis, Status: runrecord.RunStatusRunning}}, "run r_5 is still running: replay it once it has finished"},
 	} {
 		err := Replayable(&tc.run)
 		var nr *NotReplayableError

@@ -57,7 +57,7 @@ func ParseRoute(text string) (string, error) {
 		return "", fmt.Errorf("%w: intent is required", ErrInvalidRoute)
 	}
 	switch *w.Intent {
-	case runstore.IntentSystemChat, runstore.IntentKnowledgeQuery, runstore.IntentDiagnosis:
+	case runrecord.IntentSystemChat, runrecord.IntentKnowledgeQuery, runrecord.IntentDiagnosis:
 		return *w.Intent, nil
 	}
 	return "", fmt.Errorf("%w: intent is not SYSTEM_CHAT, KNOWLEDGE_QUERY or DIAGNOSIS", ErrInvalidRoute)
@@ -78,7 +78,7 @@ type routerInput struct {
 func RouterRequest(language, query, lastIntent, lastQuery string, queryLimit int) (model.Request, error) {
 	in := routerInput{Query: query}
 	switch lastIntent {
-	case runstore.IntentSystemChat, runstore.IntentKnowledgeQuery, runstore.IntentDiagnosis:
+	case runrecord.IntentSystemChat, runrecord.IntentKnowledgeQuery, runrecord.IntentDiagnosis:
 		in.LastIntent = &lastIntent
 		if lastQuery != "" {
 			if queryLimit > 0 {
@@ -144,7 +144,7 @@ func (d *Deps) route(rc *harness.RunContext, obs Observer, query string, sess ru
 		if attempt > 1 {
 			notify(obs, StatusRoutingRetry)
 		}
-		resp, err := rc.CallModel(d.Model, harness.PurposeRouter, req, routerReserved)
+		resp, err := rc.CallModel(d.Model, runrecord.PurposeRouter, req, routerReserved)
 		if err != nil {
 			if r := rc.Interrupted(); r != "" {
 				return routeResult{Stop: r, Err: err}
