@@ -186,7 +186,7 @@ func (c *Client) Do(req *http.Request) (*Response, error) {
 	r := &Response{Status: resp.StatusCode, Header: resp.Header, Body: body}
 	switch {
 	case resp.StatusCode < 200 || resp.StatusCode > 299:
-		return r, &Error{Kind: Status, URL: shown(req.URL), Status: resp.StatusCode, Excerpt: c.excerpt(body)}
+		return r, &Error{Kind: Status, URL: shown(req.URL), Status: resp.StatusCode, Excerpt: c.Excerpt(body)}
 	case int64(len(body)) > c.opts.MaxBody:
 		return nil, &Error{Kind: TooLarge, URL: shown(req.URL), Status: resp.StatusCode, Excerpt: sizeText(c.opts.MaxBody)}
 	}
@@ -216,8 +216,8 @@ func (c *Client) transportError(parent, ctx context.Context, u *url.URL, err err
 	return e
 }
 
-// excerpt is the start of an error answer: one line, scrubbed, bounded.
-func (c *Client) excerpt(body []byte) string {
+// Excerpt is the start of an answer as errors quote it: one line, scrubbed, bounded.
+func (c *Client) Excerpt(body []byte) string {
 	s := strings.TrimSpace(redact.StripControlLine(string(body[:min(len(body), 4*MaxExcerpt)])))
 	if s == "" {
 		return "(empty body)"

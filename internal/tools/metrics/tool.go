@@ -15,13 +15,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"net/url"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/httpsource"
 	"github.com/superbiz/superbiz/internal/model"
 	"github.com/superbiz/superbiz/internal/schema"
 	"github.com/superbiz/superbiz/internal/textclip"
@@ -53,13 +53,12 @@ type Source struct {
 
 // source is a validated Source with its HTTP client.
 type source struct {
-	name, url                  string
-	timeout                    time.Duration
-	bearer, username, password string
-	bearerEnv, passwordEnv     string
-	maxSeries, maxPoints       int
-	maxWindow                  time.Duration
-	client                     *http.Client
+	name, url              string
+	username               string // for messages, with the variables below
+	bearerEnv, passwordEnv string
+	maxSeries, maxPoints   int
+	maxWindow              time.Duration
+	http                   *httpsource.Client
 }
 
 // Tool is the query_metrics adapter over one or more sources.
@@ -91,27 +90,21 @@ func New(sources []Source) (*Tool, error) {
 		if s.Timeout <= 0 || s.MaxSeries < 1 || s.MaxPoints < 2 || s.MaxWindow <= 0 {
 			return nil, fmt.Errorf("metrics source %q: timeout, max_series, max_points (at least 2) and max_window must be positive", name)
 		}
+		client, err := httpsource.New(httpsource.Options{
+			Auth:    httpsource.Auth{BearerToken: s.BearerToken, Username: s.Username, Password: s.Password},
+			Timeout: s.Timeout, MaxBody: maxResponse,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("metrics source %q: %w", name, err)
+		}
 		t.sources = append(t.sources, &source{
-			name: name, url: strings.TrimSuffix(u.String(), "/"), timeout: s.Timeout,
-			bearer: s.BearerToken, username: s.Username, password: s.Password,
+			name: name, url: strings.TrimSuffix(u.String(), "/"), username: s.Username,
 			bearerEnv: s.BearerTokenEnv, passwordEnv: s.PasswordEnv,
 			maxSeries: s.MaxSeries, maxPoints: s.MaxPoints, maxWindow: s.MaxWindow,
-			client: &http.Client{Timeout: s.Timeout, CheckRedirect: noCrossHostRedirect},
+			http: client,
 		})
 	}
 	return t, nil
-}
-
-// noCrossHostRedirect keeps credentials on the configured host: a redirect
-// elsewhere is refused rather than followed with the Authorization header.
-func noCrossHostRedirect(req *http.Request, via []*http.Request) error {
-	if len(via) >= 3 {
-		return errors.New("more than 3 redirects")
-	}
-	if req.URL.Host != via[0].URL.Host {
-		return fmt.Errorf("redirect to another host (%s) refused", req.URL.Host)
-	}
-	return nil
 }
 
 // sourceNames lists the configured names in order.

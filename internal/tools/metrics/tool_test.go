@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -190,6 +192,32 @@ func TestQueryTimeout(t *testing.T) {
 	o := call(t, tool, `{"query":"up","since":"1h"}`, time.Now())
 	if o.Status != tools.StatusError || o.ErrorCode != tools.CodeTimeout || !strings.Contains(fmt.Sprint(o.Detail), "timeout") {
 		t.Errorf("silent server: %s %s %v, want ERROR TIMEOUT", o.Status, o.ErrorCode, o.Detail)
+	}
+}
+
+// A Ctrl-C while the server holds the query is a cancellation (UNAVAILABLE,
+// the detail wrapping context.Canceled), never the source's TIMEOUT.
+func TestQueryCancelledIsNotTimeout(t *testing.T) {
+	arrived := make(chan struct{}, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body) // read: the server then notices the client leaving
+		arrived <- struct{}{}
+		<-r.Context().Done() // held until the client gives up
+	}))
+	defer srv.Close()
+	tool := newTool(t, Source{Name: "m", URL: srv.URL})
+	c, err := tool.Canonical(json.RawMessage(`{"query":"up","since":"1h"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-arrived
+		cancel()
+	}()
+	o := tool.Execute(ctx, tools.Call{Tool: ToolName, Input: c.Input, Now: time.Now(), MaxBytes: 8192})
+	if o.Status != tools.StatusError || o.ErrorCode == tools.CodeTimeout || !errors.Is(o.Detail, context.Canceled) || !strings.Contains(fmt.Sprint(o.Detail), "cancelled") {
+		t.Errorf("cancelled query: %s %s %v, want a cancellation, not TIMEOUT", o.Status, o.ErrorCode, o.Detail)
 	}
 }
 
