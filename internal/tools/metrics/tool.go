@@ -123,7 +123,7 @@ func (t *Tool) Definition() model.Tool {
 		bounds = append(bounds, fmt.Sprintf("%s: max_window %s, max_points %d, max_series %d", s.name, config.FormatDuration(s.maxWindow), s.maxPoints, s.maxSeries))
 	}
 	desc := "Run a PromQL range query on a configured Prometheus-compatible metrics source over a time window, " +
-		"given as since (a duration back from now) or start and end (RFC 3339); bounds per source: " + strings.Join(bounds, "; ") + ". " +
+		"given as since (a duration back from now) or start and end (RFC 3339, or 2006-01-02 15:04:05 in local time); bounds per source: " + strings.Join(bounds, "; ") + ". " +
 		"The result summarises each series instead of listing points: labels, points, min, max, avg, last, max_at " +
 		"(when the maximum was first reached) and change_at/change (the largest change between two consecutive points, signed). " +
 		"Series are ordered by labels; when there are more than max_series, truncated is true and total_series gives the count: " +
@@ -171,7 +171,7 @@ func (t *Tool) Execute(ctx context.Context, call tools.Call) tools.Outcome {
 	if err != nil {
 		return tools.Failed(tools.CodeInvalidInput, err)
 	}
-	start, end, step := p.window(call.Now)
+	start, end, step := p.rangeAt(call.Now)
 	data, err := p.src.queryRange(ctx, p.in.Query, start, end, step)
 	if err != nil {
 		return failed(p.src.name, err)

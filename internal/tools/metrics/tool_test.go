@@ -51,8 +51,8 @@ func call(t *testing.T, tool *Tool, input string, now time.Time) tools.Outcome {
 	return tool.Execute(context.Background(), tools.Call{Tool: ToolName, Input: c.Input, Now: now, MaxBytes: 8192})
 }
 
-// window is the incident's window as start/end members.
-func window() string {
+// incidentWindow is the incident's window as start/end members.
+func incidentWindow() string {
 	return `"start":"` + promtest.Start.Format(time.RFC3339) + `","end":"` + promtest.End.Format(time.RFC3339) + `"`
 }
 
@@ -70,7 +70,7 @@ func TestQueryRealServers(t *testing.T) {
 			tool := newTool(t, Source{Name: "m", URL: srv.URL})
 			got := map[string]string{}
 
-			o := call(t, tool, `{"query":`+jsonString(promtest.LatencySelector)+`,`+window()+`,"step":"1m"}`, time.Time{})
+			o := call(t, tool, `{"query":`+jsonString(promtest.LatencySelector)+`,`+incidentWindow()+`,"step":"1m"}`, time.Time{})
 			if o.Status != tools.EvidenceFound {
 				t.Fatalf("latency: %s %s %v", o.Status, o.ErrorCode, o.Detail)
 			}
@@ -86,7 +86,7 @@ func TestQueryRealServers(t *testing.T) {
 			}
 			got["latency"] = mustJSON(t, res.Series)
 
-			o = call(t, tool, `{"query":`+jsonString(promtest.HeapSelector)+`,`+window()+`}`, time.Time{})
+			o = call(t, tool, `{"query":`+jsonString(promtest.HeapSelector)+`,`+incidentWindow()+`}`, time.Time{})
 			if o.Status != tools.EvidenceFound {
 				t.Fatalf("heap: %s %s %v", o.Status, o.ErrorCode, o.Detail)
 			}
@@ -97,12 +97,12 @@ func TestQueryRealServers(t *testing.T) {
 			}
 			got["heap auto step "+res.Step] = mustJSON(t, res.Series)
 
-			o = call(t, tool, `{"query":"nonexistent_metric_total{job=\"x\"}",`+window()+`}`, time.Time{})
+			o = call(t, tool, `{"query":"nonexistent_metric_total{job=\"x\"}",`+incidentWindow()+`}`, time.Time{})
 			if o.Status != tools.NoEvidence || o.Result.(Result).TotalSeries != 0 {
 				t.Errorf("empty selector: %s %s %v, want NO_EVIDENCE", o.Status, o.ErrorCode, o.Detail)
 			}
 
-			o = call(t, tool, `{"query":"rate(checkout_latency_p99_seconds[5m]",`+window()+`}`, time.Time{})
+			o = call(t, tool, `{"query":"rate(checkout_latency_p99_seconds[5m]",`+incidentWindow()+`}`, time.Time{})
 			if o.Status != tools.StatusError || o.ErrorCode != tools.CodeInvalidInput || o.Detail == nil {
 				t.Errorf("syntax error: %s %s %v, want ERROR INVALID_INPUT with the server's message", o.Status, o.ErrorCode, o.Detail)
 			}
@@ -110,7 +110,7 @@ func TestQueryRealServers(t *testing.T) {
 
 			// a range query over both series, two at most listed as one
 			one := newTool(t, Source{Name: "m", URL: srv.URL, MaxSeries: 1})
-			o = call(t, one, `{"query":"{__name__=~\"checkout_latency_p99_seconds|jvm_memory_used_bytes\"}",`+window()+`}`, time.Time{})
+			o = call(t, one, `{"query":"{__name__=~\"checkout_latency_p99_seconds|jvm_memory_used_bytes\"}",`+incidentWindow()+`}`, time.Time{})
 			if r := o.Result.(Result); o.Status != tools.EvidenceFound || !r.Truncated || r.TotalSeries != 2 || len(r.Series) != 1 {
 				t.Errorf("max_series 1 over two series: %+v", o.Result)
 			}
@@ -131,7 +131,7 @@ func TestQueryRealServers(t *testing.T) {
 // none are UNAVAILABLE with a message naming where the password comes from.
 func TestQueryBasicAuth(t *testing.T) {
 	srv := promtest.Prometheus(t, promtest.PromOptions{BasicAuth: true})
-	q := `{"query":` + jsonString(promtest.LatencySelector) + `,` + window() + `}`
+	q := `{"query":` + jsonString(promtest.LatencySelector) + `,` + incidentWindow() + `}`
 	good := newTool(t, Source{Name: "m", URL: srv.URL, Username: srv.Username, Password: srv.Password, PasswordEnv: "PROM_PASSWORD"})
 	if o := call(t, good, q, time.Time{}); o.Status != tools.EvidenceFound {
 		t.Fatalf("right password: %s %s %v", o.Status, o.ErrorCode, o.Detail)
