@@ -38,7 +38,7 @@ func decode(data []byte, file string, cfg *Config) (probs []string, fatal bool) 
 func (s *section) decodeInto(v reflect.Value) {
 	specs := specsOf(v.Type())
 	for _, f := range specs {
-		s.decodeKey(f, v, v.Field(f.index))
+		s.decodeKey(f, v, v.FieldByIndex(f.index))
 	}
 	if src, ok := v.Addr().Interface().(*LogSource); ok {
 		s.loadZone(src)

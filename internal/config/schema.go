@@ -30,7 +30,7 @@ var (
 
 // spec is one declared key: a struct field and its tags.
 type spec struct {
-	index    int
+	index    []int // the field's index path (an embedded table's keys are the embedder's)
 	key      string
 	typ      reflect.Type
 	def      string
@@ -41,16 +41,24 @@ type spec struct {
 	why      string
 }
 
-// specsOf lists the keys declared by struct type t, in declaration order.
+// specsOf lists the keys declared by struct type t, in declaration order;
+// the keys of an embedded struct without a toml tag (HTTPAuth) are t's own.
 func specsOf(t reflect.Type) []spec {
 	var out []spec
 	for i := range t.NumField() {
 		f := t.Field(i)
 		key := f.Tag.Get("toml")
+		if key == "" && f.Anonymous && f.Type.Kind() == reflect.Struct {
+			for _, s := range specsOf(f.Type) {
+				s.index = append([]int{i}, s.index...)
+				out = append(out, s)
+			}
+			continue
+		}
 		if key == "" || key == "-" {
 			continue
 		}
-		s := spec{index: i, key: key, typ: f.Type, min: f.Tag.Get("min"), max: f.Tag.Get("max"), why: f.Tag.Get("why")}
+		s := spec{index: []int{i}, key: key, typ: f.Type, min: f.Tag.Get("min"), max: f.Tag.Get("max"), why: f.Tag.Get("why")}
 		s.def, s.hasDef = f.Tag.Lookup("default")
 		if e := f.Tag.Get("enum"); e != "" {
 			s.enum = strings.Split(e, ",")
@@ -99,7 +107,7 @@ func fieldByKey(v reflect.Value, key string) reflect.Value {
 		found := false
 		for _, s := range specsOf(v.Type()) {
 			if s.key == part {
-				v, found = v.Field(s.index), true
+				v, found = v.FieldByIndex(s.index), true
 				break
 			}
 		}
@@ -121,7 +129,7 @@ func isTable(t reflect.Type) bool {
 // TestDeclaredDefaultsParse catches; it panics here.
 func fillDefaults(v reflect.Value) {
 	for _, s := range specsOf(v.Type()) {
-		fv := v.Field(s.index)
+		fv := v.FieldByIndex(s.index)
 		if isTable(s.typ) {
 			fillDefaults(fv)
 			continue
@@ -209,7 +217,7 @@ func (v *validator) checkFields(prefix string, x reflect.Value, custom map[strin
 			fn(key)
 			continue
 		}
-		fv := x.Field(s.index)
+		fv := x.FieldByIndex(s.index)
 		switch {
 		case s.enum != nil:
 			v.enum(key, fv.String(), s)
@@ -288,26 +296,9 @@ func appendJSON(b []byte, v reflect.Value) ([]byte, error) {
 		return strconv.AppendQuote(b, v.Interface().(time.Time).Format(time.RFC3339)), nil
 	case isTable(t):
 		b = append(b, '{')
-		first := true
-		for i := range t.NumField() {
-			f := t.Field(i)
-			name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
-			if !f.IsExported() || name == "-" || name == "" {
-				continue
-			}
-			if (opts == "omitzero" || opts == "omitempty") && v.Field(i).IsZero() {
-				continue
-			}
-			if !first {
-				b = append(b, ',')
-			}
-			first = false
-			b = strconv.AppendQuote(b, name)
-			b = append(b, ':')
-			var err error
-			if b, err = appendJSON(b, v.Field(i)); err != nil {
-				return nil, err
-			}
+		b, _, err := appendMembers(b, v, true)
+		if err != nil {
+			return nil, err
 		}
 		return append(b, '}'), nil
 	case t.Kind() == reflect.Slice && isTable(t.Elem()):
@@ -328,4 +319,38 @@ func appendJSON(b []byte, v reflect.Value) ([]byte, error) {
 		return nil, err
 	}
 	return append(b, raw...), nil
+}
+
+// appendMembers writes the members of the table v (without braces); an
+// embedded struct without a json name (HTTPAuth) adds its members in place,
+// as encoding/json does. first says no member was written yet.
+func appendMembers(b []byte, v reflect.Value, first bool) ([]byte, bool, error) {
+	t := v.Type()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		var err error
+		if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct {
+			if b, first, err = appendMembers(b, v.Field(i), first); err != nil {
+				return nil, false, err
+			}
+			continue
+		}
+		if !f.IsExported() || name == "-" || name == "" {
+			continue
+		}
+		if (opts == "omitzero" || opts == "omitempty") && v.Field(i).IsZero() {
+			continue
+		}
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = strconv.AppendQuote(b, name)
+		b = append(b, ':')
+		if b, err = appendJSON(b, v.Field(i)); err != nil {
+			return nil, false, err
+		}
+	}
+	return b, first, nil
 }

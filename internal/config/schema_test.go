@@ -42,7 +42,7 @@ func TestDeclaredTags(t *testing.T) {
 		fillDefaults(def)
 		for _, s := range specsOf(typ) {
 			key := prefix + s.key
-			fv := def.Field(s.index)
+			fv := def.FieldByIndex(s.index)
 			if s.enum != nil && s.hasDef && !slices.Contains(s.enum, fv.String()) {
 				t.Errorf("%s: default %q is not one of %v", key, fv.String(), s.enum)
 			}
@@ -220,7 +220,7 @@ func sameAsDefault(t *testing.T, prefix string, got, def reflect.Value) int {
 	t.Helper()
 	n := 0
 	for _, s := range specsOf(got.Type()) {
-		g, d := got.Field(s.index), def.Field(s.index)
+		g, d := got.FieldByIndex(s.index), def.FieldByIndex(s.index)
 		switch {
 		case isTable(s.typ):
 			n += sameAsDefault(t, prefix+s.key+".", g, d)
@@ -233,7 +233,7 @@ func sameAsDefault(t *testing.T, prefix string, got, def reflect.Value) int {
 				n++
 				decoded := false
 				for i := range g.Len() {
-					decoded = decoded || !reflect.DeepEqual(g.Index(i).Field(es.index).Interface(), d.Index(0).Field(es.index).Interface())
+					decoded = decoded || !reflect.DeepEqual(g.Index(i).FieldByIndex(es.index).Interface(), d.Index(0).FieldByIndex(es.index).Interface())
 				}
 				if !decoded {
 					t.Errorf("%s[].%s: every entry holds the default: the file's value was not decoded", prefix+s.key, es.key)
