@@ -28,7 +28,7 @@ func newClient(t *testing.T, o Options) *Client {
 	return c
 }
 
-func get(t *testing.T, c *Client, ctx context.Context, u string) (*Response, error) {
+func get(ctx context.Context, t *testing.T, c *Client, u string) (*Response, error) {
 	t.Helper()
 	req, err := c.NewRequest(ctx, http.MethodGet, u, nil)
 	if err != nil {
@@ -51,7 +51,7 @@ func TestAuthHeaders(t *testing.T) {
 		{Auth{BearerToken: "tok"}, "Bearer tok"},
 		{Auth{Username: "u", Password: "p"}, "Basic " + base64.StdEncoding.EncodeToString([]byte("u:p"))},
 	} {
-		resp, err := get(t, newClient(t, Options{Auth: tt.auth}), context.Background(), srv.URL)
+		resp, err := get(context.Background(), t, newClient(t, Options{Auth: tt.auth}), srv.URL)
 		if err != nil || string(resp.Body) != tt.want {
 			t.Errorf("auth %+v: server saw %q, %v; want %q", tt.auth, resp.Body, err, tt.want)
 		}
@@ -68,10 +68,10 @@ func TestBodyCap(t *testing.T) {
 	}))
 	defer srv.Close()
 	c := newClient(t, Options{MaxBody: 8})
-	if resp, err := get(t, c, context.Background(), srv.URL+"?n=12345678"); err != nil || len(resp.Body) != 8 {
+	if resp, err := get(context.Background(), t, c, srv.URL+"?n=12345678"); err != nil || len(resp.Body) != 8 {
 		t.Fatalf("8 bytes under a cap of 8: %v", err)
 	}
-	_, err := get(t, c, context.Background(), srv.URL+"?n=123456789")
+	_, err := get(context.Background(), t, c, srv.URL+"?n=123456789")
 	var e *Error
 	if !errors.As(err, &e) || e.Kind != TooLarge || !strings.Contains(e.Error(), "larger than 8 bytes") || strings.Contains(e.URL, "n=") {
 		t.Errorf("9 bytes under a cap of 8: %v, want TOO_LARGE naming the cap and no query", err)
@@ -87,7 +87,7 @@ func TestScrubsEchoedSecret(t *testing.T) {
 	}))
 	defer echo.Close()
 	c := newClient(t, Options{Auth: Auth{Username: user, Password: password}})
-	resp, err := get(t, c, context.Background(), echo.URL)
+	resp, err := get(context.Background(), t, c, echo.URL)
 	var e *Error
 	if !errors.As(err, &e) || e.Kind != Status || e.Status != http.StatusUnauthorized || resp == nil {
 		t.Fatalf("err = %v, want HTTP_STATUS 401 with the response", err)
@@ -125,14 +125,14 @@ func TestClassification(t *testing.T) {
 		<-arrived
 		cancel()
 	}()
-	_, err := get(t, newClient(t, Options{}), ctx, srv.URL)
+	_, err := get(ctx, t, newClient(t, Options{}), srv.URL)
 	var e *Error
 	if !errors.As(err, &e) || e.Kind != Canceled || !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled while held: %v, want CANCELED", err)
 	}
 
 	go func() { <-arrived }()
-	_, err = get(t, newClient(t, Options{Timeout: 100 * time.Millisecond}), context.Background(), srv.URL)
+	_, err = get(context.Background(), t, newClient(t, Options{Timeout: 100 * time.Millisecond}), srv.URL)
 	if !errors.As(err, &e) || e.Kind != Timeout || !strings.Contains(err.Error(), "within 100ms (timeout)") {
 		t.Errorf("held past the timeout: %v, want TIMEOUT", err)
 	}
@@ -140,7 +140,7 @@ func TestClassification(t *testing.T) {
 	go func() { <-arrived }()
 	dctx, dcancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer dcancel()
-	_, err = get(t, newClient(t, Options{}), dctx, srv.URL)
+	_, err = get(dctx, t, newClient(t, Options{}), srv.URL)
 	if !errors.As(err, &e) || e.Kind != Timeout {
 		t.Errorf("held past the caller's deadline: %v, want TIMEOUT", err)
 	}
@@ -151,7 +151,7 @@ func TestClassification(t *testing.T) {
 	}
 	closed := "http://" + l.Addr().String()
 	l.Close()
-	_, err = get(t, newClient(t, Options{}), context.Background(), closed)
+	_, err = get(context.Background(), t, newClient(t, Options{}), closed)
 	if !errors.As(err, &e) || e.Kind != Unreachable || !strings.Contains(err.Error(), "is not reachable") {
 		t.Errorf("closed port: %v, want UNREACHABLE", err)
 	}
@@ -166,7 +166,7 @@ func TestRefusesCrossHostRedirect(t *testing.T) {
 	otherURL := strings.Replace(other.URL, "127.0.0.1", "localhost", 1)
 	srv := httptest.NewServer(http.RedirectHandler(otherURL, http.StatusFound))
 	defer srv.Close()
-	_, err := get(t, newClient(t, Options{Auth: Auth{BearerToken: "tok"}}), context.Background(), srv.URL)
+	_, err := get(context.Background(), t, newClient(t, Options{Auth: Auth{BearerToken: "tok"}}), srv.URL)
 	var e *Error
 	if !errors.As(err, &e) || e.Kind != Unreachable || !strings.Contains(err.Error(), "redirect to another host") {
 		t.Errorf("cross-host redirect: %v, want it refused", err)
