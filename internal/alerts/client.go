@@ -4,23 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
 
-	"github.com/superbiz/superbiz/internal/textclip"
-	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/internal/httpsource"
 )
 
 // alertsPath is the one endpoint superbiz reads; the query asks for the
 // firing alerts only: active, neither silenced nor inhibited.
 const alertsPath = "/api/v2/alerts"
-
-// maxDetail bounds the part of an error answer quoted in a message.
-const maxDetail = 200
 
 // Options configure a Client; secrets come from the environment, read by the caller.
 type Options struct {
@@ -31,16 +25,15 @@ type Options struct {
 	Username, Password string
 	// Timeout bounds one request, answer included.
 	Timeout time.Duration
-	// HTTP is the client to use; nil is a plain one.
+	// HTTP is the client to use; nil is httpsource's (redirects on the same host only).
 	HTTP *http.Client
 }
 
 // Client reads firing alerts from one Alertmanager.
 type Client struct {
 	base    *url.URL
-	opts    Options
-	http    *http.Client
-	secrets []string // scrubbed from every message
+	timeout time.Duration
+	http    *httpsource.Client
 }
 
 // New checks opts and returns a client; it makes no request.
@@ -53,16 +46,14 @@ func New(opts Options) (*Client, error) {
 		return nil, errors.New("alerts: the timeout must be positive")
 	}
 	u.Path = strings.TrimSuffix(u.Path, "/")
-	c := &Client{base: u, opts: opts, http: opts.HTTP}
-	if c.http == nil {
-		c.http = &http.Client{}
+	hc, err := httpsource.New(httpsource.Options{
+		Auth:    httpsource.Auth{BearerToken: opts.BearerToken, Username: opts.Username, Password: opts.Password},
+		Timeout: opts.Timeout, MaxBody: MaxBody, HTTP: opts.HTTP,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("alerts: %w", err)
 	}
-	for _, s := range []string{opts.BearerToken, opts.Password} {
-		if s != "" {
-			c.secrets = append(c.secrets, s)
-		}
-	}
-	return c, nil
+	return &Client{base: u, timeout: opts.Timeout, http: hc}, nil
 }
 
 // URL is the base URL as messages show it (it holds no credentials).
@@ -124,45 +115,24 @@ func (e *Error) Hint() string {
 // Firing returns the firing alerts (active, not silenced, not inhibited),
 // newest first.
 func (c *Client) Firing(ctx context.Context) ([]Alert, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
-	defer cancel()
 	u := *c.base
 	u.Path += alertsPath
 	u.RawQuery = url.Values{"active": {"true"}, "silenced": {"false"}, "inhibited": {"false"}}.Encode()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	req, err := c.http.NewRequest(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
-		return nil, fmt.Errorf("alerts: build the request: %w", err)
+		return nil, fmt.Errorf("alerts: %w", err)
 	}
 	req.Header.Set("Accept", "application/json")
-	switch {
-	case c.opts.BearerToken != "":
-		req.Header.Set("Authorization", "Bearer "+c.opts.BearerToken)
-	case c.opts.Username != "":
-		req.SetBasicAuth(c.opts.Username, c.opts.Password)
-	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return nil, c.transportError(ctx, err)
+		return nil, c.exchangeError(err)
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxBody+1))
-	if err != nil {
-		return nil, c.transportError(ctx, err)
-	}
-	switch {
-	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
-		return nil, c.fail(KindAuth, resp.StatusCode, c.detail(body))
-	case resp.StatusCode != http.StatusOK:
-		return nil, c.fail(KindStatus, resp.StatusCode, c.detail(body))
-	case len(body) > MaxBody:
-		return nil, c.fail(KindTooLarge, 0, fmt.Sprintf("more than %d bytes", MaxBody))
-	}
-	as, err := Decode(body)
+	as, err := Decode(resp.Body)
 	switch {
 	case errors.Is(err, ErrNotAlertmanager):
-		return nil, c.fail(KindNotAlertmanager, 0, c.scrub(err.Error()))
+		return nil, c.fail(KindNotAlertmanager, 0, c.http.Scrub(err.Error()))
 	case err != nil:
-		return nil, c.fail(KindTooLarge, 0, c.scrub(err.Error()))
+		return nil, c.fail(KindTooLarge, 0, c.http.Scrub(err.Error()))
 	}
 	return as, nil
 }
@@ -184,36 +154,25 @@ func (c *Client) fail(k Kind, status int, detail string) *Error {
 	return &Error{Kind: k, URL: c.URL(), Status: status, Detail: detail}
 }
 
-// transportError classifies a failure below HTTP: a timeout, else unreachable.
-func (c *Client) transportError(ctx context.Context, err error) error {
-	var ne net.Error
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
-		return c.fail(KindTimeout, 0, c.opts.Timeout.String())
-	}
-	if errors.Is(err, context.Canceled) {
+// exchangeError maps a failed exchange to its Kind; a cancel by the caller
+// stays a wrapped context.Canceled, which cmd maps to the cancellation exit.
+func (c *Client) exchangeError(err error) error {
+	var he *httpsource.Error
+	if !errors.As(err, &he) {
 		return fmt.Errorf("alerts: %w", err)
 	}
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		err = ue.Err // the URL is in the message already
+	switch he.Kind {
+	case httpsource.Canceled:
+		return fmt.Errorf("alerts: %w", err)
+	case httpsource.Timeout:
+		return c.fail(KindTimeout, 0, c.timeout.String())
+	case httpsource.TooLarge:
+		return c.fail(KindTooLarge, 0, fmt.Sprintf("more than %d bytes", MaxBody))
+	case httpsource.Status:
+		if he.Status == http.StatusUnauthorized || he.Status == http.StatusForbidden {
+			return c.fail(KindAuth, he.Status, he.Excerpt)
+		}
+		return c.fail(KindStatus, he.Status, he.Excerpt)
 	}
-	return c.fail(KindUnreachable, 0, c.scrub(err.Error()))
-}
-
-// detail is the start of an error answer: one line, redacted, bounded.
-func (c *Client) detail(body []byte) string {
-	s := strings.TrimSpace(redact.StripControlLine(string(body[:min(len(body), 4*maxDetail)])))
-	if s == "" {
-		return "(empty body)"
-	}
-	return c.scrub(s)
-}
-
-// scrub redacts s and removes the configured secrets from it, then clips it.
-func (c *Client) scrub(s string) string {
-	s = redact.String(s)
-	for _, secret := range c.secrets {
-		s = strings.ReplaceAll(s, secret, redact.Marker)
-	}
-	return textclip.Bytes(s, maxDetail)
+	return c.fail(KindUnreachable, 0, he.Excerpt)
 }

@@ -153,14 +153,10 @@ type MetricsSource struct {
 	// prefix; /api/v1/... is appended.
 	URL     string        `toml:"url" json:"url"`
 	Timeout time.Duration `toml:"timeout" json:"timeout" default:"10s" min:"100ms" max:"5m"`
-	// BearerTokenEnv names the variable holding a bearer token.
-	BearerTokenEnv string `toml:"bearer_token_env" json:"bearer_token_env"`
-	// Username and PasswordEnv (the variable holding the password) are basic auth.
-	Username    string        `toml:"username" json:"username"`
-	PasswordEnv string        `toml:"password_env" json:"password_env"`
-	MaxSeries   int           `toml:"max_series" json:"max_series" default:"10" min:"1" max:"100"`
-	MaxPoints   int           `toml:"max_points" json:"max_points" default:"240" min:"10" max:"11000"`
-	MaxWindow   time.Duration `toml:"max_window" json:"max_window" default:"24h" min:"1m" max:"744h"`
+	HTTPAuth
+	MaxSeries int           `toml:"max_series" json:"max_series" default:"10" min:"1" max:"100"`
+	MaxPoints int           `toml:"max_points" json:"max_points" default:"240" min:"10" max:"11000"`
+	MaxWindow time.Duration `toml:"max_window" json:"max_window" default:"24h" min:"1m" max:"744h"`
 	// Secret is the token or password read from the environment at load
 	// ("" when the variable is unset); it prints redacted.
 	Secret Secret `json:"-"`
@@ -205,12 +201,20 @@ type Skills struct {
 type Alerts struct {
 	// URL is Alertmanager's base URL, e.g. "http://127.0.0.1:9093" (no credentials in it).
 	URL string `toml:"url" json:"url"`
+	HTTPAuth
+	Timeout time.Duration `toml:"timeout" json:"timeout" default:"10s" min:"100ms" max:"5m"`
+}
+
+// HTTPAuth is the credentials of an HTTP source ([alerts], [[metrics]]),
+// declared, checked and described once: at most one of a bearer token or
+// basic authentication, each secret named by an environment variable, never
+// written in the file. Its keys sit in the embedding table.
+type HTTPAuth struct {
 	// BearerTokenEnv names the variable holding a bearer token.
 	BearerTokenEnv string `toml:"bearer_token_env" json:"bearer_token_env"`
-	// Username and PasswordEnv are basic authentication (the password read from that variable).
-	Username    string        `toml:"username" json:"username"`
-	PasswordEnv string        `toml:"password_env" json:"password_env"`
-	Timeout     time.Duration `toml:"timeout" json:"timeout" default:"10s" min:"100ms" max:"5m"`
+	// Username and PasswordEnv (the variable holding the password) are basic authentication.
+	Username    string `toml:"username" json:"username"`
+	PasswordEnv string `toml:"password_env" json:"password_env"`
 }
 
 // Origin reports where the value of key (e.g. "model.name") came from when a

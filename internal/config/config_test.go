@@ -705,3 +705,32 @@ func TestMetricsSecretFromEnvironment(t *testing.T) {
 		}
 	}
 }
+
+// [alerts] and [[metrics]] share one HTTPAuth: the same keys decode into
+// it, the JSON view keeps them flat in the table, and the summary describes
+// them in the same words.
+func TestHTTPAuthSharedByAlertsAndMetrics(t *testing.T) {
+	w := newWorkspace(t)
+	writeFile(t, filepath.Join(w.wd, "superbiz.toml"), "[alerts]\nurl = \"http://am:9093\"\nusername = \"oncall\"\npassword_env = \"AM_PASSWORD\"\n"+
+		"[[metrics]]\nname = \"p\"\nurl = \"http://h:9090\"\nusername = \"oncall\"\npassword_env = \"AM_PASSWORD\"\n")
+	cfg, err := w.load(Overrides{}, "")
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	want := HTTPAuth{Username: "oncall", PasswordEnv: "AM_PASSWORD"}
+	if cfg.Alerts.HTTPAuth != want || cfg.Metrics[0].HTTPAuth != want {
+		t.Errorf("auth = %+v and %+v, want %+v", cfg.Alerts.HTTPAuth, cfg.Metrics[0].HTTPAuth, want)
+	}
+	b, err := json.Marshal(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"alerts":{"url":"http://am:9093","bearer_token_env":"","username":"oncall","password_env":"AM_PASSWORD","timeout":"10s"}`) {
+		t.Errorf("JSON view of [alerts]: %s", b)
+	}
+	for _, line := range []string{`alerts: http://am:9093 (auth basic "oncall" with the password from $AM_PASSWORD, timeout 10s)`, `auth basic "oncall" with the password from $AM_PASSWORD, NOT SET)`} {
+		if !strings.Contains(cfg.String(), line) {
+			t.Errorf("summary lacks %q:\n%s", line, cfg)
+		}
+	}
+}

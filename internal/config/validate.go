@@ -119,19 +119,8 @@ func (c *Config) Validate() error {
 					v.bad(key, show(redact.String(m.URL)), msg)
 				}
 			},
-			"bearer_token_env": func(key string) {
-				v.envName(key, m.BearerTokenEnv)
-				if m.BearerTokenEnv != "" && (m.Username != "" || m.PasswordEnv != "") {
-					v.rule(key, "is set together with username/password_env: give a bearer token or basic auth, not both")
-				}
-			},
-			"username": func(key string) {
-				if (m.Username == "") != (m.PasswordEnv == "") {
-					v.rule(key, "basic auth needs both username and password_env (the variable holding the password)")
-				}
-			},
-			"password_env": func(key string) { v.envName(key, m.PasswordEnv) },
 		})
+		v.auth(fmt.Sprintf("metrics[%d]", i), m.HTTPAuth)
 	}
 	if len(v.probs) == 0 {
 		return nil
@@ -197,17 +186,24 @@ func (v *validator) alerts(a Alerts) {
 				v.bad(key, showHost(a.URL), msg)
 			}
 		},
-		"bearer_token_env": func(key string) { v.envName(key, a.BearerTokenEnv) },
-		"password_env":     func(key string) { v.envName(key, a.PasswordEnv) },
 	})
-	if a.BearerTokenEnv != "" && (a.Username != "" || a.PasswordEnv != "") {
-		v.rule("alerts.bearer_token_env", "give either bearer_token_env or username and password_env, not both")
-	}
-	if (a.Username == "") != (a.PasswordEnv == "") {
-		v.rule("alerts.username", "basic authentication needs both username and password_env (the variable holding the password)")
-	}
+	v.auth("alerts", a.HTTPAuth)
 	if a.URL == "" && (a.BearerTokenEnv != "" || a.Username != "") {
 		v.rule("alerts.url", `missing: authentication is set but no url, write e.g. url = "http://127.0.0.1:9093"`)
+	}
+}
+
+// auth checks the credentials of the HTTP source at prefix: variable names
+// of the right shape, and a bearer token or complete basic authentication,
+// not both.
+func (v *validator) auth(prefix string, a HTTPAuth) {
+	v.envName(prefix+".bearer_token_env", a.BearerTokenEnv)
+	v.envName(prefix+".password_env", a.PasswordEnv)
+	if a.BearerTokenEnv != "" && (a.Username != "" || a.PasswordEnv != "") {
+		v.rule(prefix+".bearer_token_env", "is set together with username/password_env: give a bearer token or basic authentication, not both")
+	}
+	if (a.Username == "") != (a.PasswordEnv == "") {
+		v.rule(prefix+".username", "basic authentication needs both username and password_env (the variable holding the password)")
 	}
 }
 

@@ -2,14 +2,13 @@ package logs
 
 import (
 	"bytes"
-	"fmt"
 	"strings"
 	"time"
 
 	jsonv2 "github.com/go-json-experiment/json"
 
-	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/tools"
+	"github.com/superbiz/superbiz/internal/tools/window"
 )
 
 // Input bounds and defaults (docs/SPEC.md#query_logs).
@@ -21,7 +20,6 @@ const (
 	maxWords     = 8
 	maxContains  = 256
 	maxService   = 128
-	localLayout  = "2006-01-02 15:04:05"
 )
 
 // Input is the business input of query_logs as the model sends it; the
@@ -42,11 +40,10 @@ type Input struct {
 
 // parsedInput is a validated Input with its source and window resolved.
 type parsedInput struct {
-	in         Input
-	src        *source
-	start, end time.Time     // absolute windows
-	since      time.Duration // relative windows (start/end zero)
-	words      []string
+	in     Input
+	src    *source
+	window window.Window
+	words  []string
 }
 
 // decodeInput strictly decodes and validates a business input against the
@@ -106,70 +103,11 @@ func (t *Tool) decodeInput(raw []byte) (*parsedInput, error) {
 	}
 
 	// window
-	maxWindow := p.src.maxWindow
-	hasAbs := in.Start != "" || in.End != ""
-	switch {
-	case hasAbs && in.Since != "":
-		return nil, tools.InvalidInput("give the window either as start and end or as since, not both")
-	case !hasAbs && in.Since == "":
-		return nil, tools.InvalidInput("a time window is required: give since (\"5m\" to \"24h\") or start and end")
-	case in.Since != "":
-		d, err := time.ParseDuration(strings.TrimSpace(in.Since))
-		if err != nil {
-			return nil, tools.InvalidInput("since %q is not a duration such as \"30m\" or \"2h\"", in.Since)
-		}
-		if d < minSince || d > maxSince {
-			return nil, tools.InvalidInput("since %q is out of range: use %s to %s", in.Since, config.FormatDuration(minSince), config.FormatDuration(maxSince))
-		}
-		if d > maxWindow {
-			return nil, tools.InvalidInput("since %q is longer than this source's max_window %s: narrow the window", in.Since, config.FormatDuration(maxWindow))
-		}
-		p.since = d
-		p.in.Since = strings.TrimSpace(in.Since)
-	default:
-		if in.Start == "" || in.End == "" {
-			return nil, tools.InvalidInput("give both start and end (or since instead)")
-		}
-		s, err := parseInputTime(in.Start, p.src.loc)
-		if err != nil {
-			return nil, tools.InvalidInput("start: %v", err)
-		}
-		e, err := parseInputTime(in.End, p.src.loc)
-		if err != nil {
-			return nil, tools.InvalidInput("end: %v", err)
-		}
-		if !e.After(s) {
-			return nil, tools.InvalidInput("end %s is not after start %s", in.End, in.Start)
-		}
-		if e.Sub(s) > maxWindow {
-			return nil, tools.InvalidInput("window of %s is longer than this source's max_window %s: narrow the window", config.FormatDuration(e.Sub(s)), config.FormatDuration(maxWindow))
-		}
-		p.start, p.end = s, e
-		p.in.Start = s.UTC().Format(time.RFC3339Nano)
-		p.in.End = e.UTC().Format(time.RFC3339Nano)
+	w, err := window.Parse(in.Start, in.End, in.Since, window.Bounds{MinSince: minSince, MaxSince: maxSince, MaxWindow: p.src.maxWindow, Loc: p.src.loc})
+	if err != nil {
+		return nil, err
 	}
+	p.window = w
+	p.in.Start, p.in.End, p.in.Since = w.Canonical()
 	return p, nil
-}
-
-// parseInputTime accepts RFC 3339 or "2006-01-02 15:04:05" (also with a T)
-// in the source's zone.
-func parseInputTime(s string, loc *time.Location) (time.Time, error) {
-	s = strings.TrimSpace(s)
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t, nil
-	}
-	for _, layout := range []string{localLayout, "2006-01-02T15:04:05"} {
-		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
-			return t, nil
-		}
-	}
-	return time.Time{}, fmt.Errorf("%q is neither RFC 3339 (2006-01-02T15:04:05Z07:00) nor \"2006-01-02 15:04:05\" in the source's time zone", s)
-}
-
-// window returns the absolute window of p at the run's clock now.
-func (p *parsedInput) window(now time.Time) (time.Time, time.Time) {
-	if p.since > 0 {
-		return now.Add(-p.since), now
-	}
-	return p.start, p.end
 }

@@ -204,7 +204,7 @@ func (t *Tool) Execute(ctx context.Context, call tools.Call) tools.Outcome {
 	if err != nil {
 		return tools.Failed(tools.CodeInvalidInput, err)
 	}
-	start, end := p.window(call.Now)
+	start, end := p.window.At(call.Now)
 	files, err := resolve(p.src.paths)
 	if err != nil {
 		return tools.Failed(tools.CodeUnavailable, err)

@@ -5,28 +5,21 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/httpsource"
 	"github.com/superbiz/superbiz/internal/textclip"
 	"github.com/superbiz/superbiz/internal/tools"
 	"github.com/superbiz/superbiz/pkg/redact"
 )
 
-// Bounds of one HTTP exchange with a metrics server.
-const (
-	// maxResponse bounds the bytes read from one answer; a larger answer is
-	// refused (narrow the query) instead of read into memory.
-	maxResponse = 16 << 20
-	// maxServerMessage bounds the server's error text kept for the audit.
-	maxServerMessage = 512
-)
+// maxResponse bounds the bytes read from one answer; a larger answer is
+// refused (narrow the query) instead of read into memory.
+const maxResponse = 16 << 20
 
 // The only endpoints used: the tool is read-only by construction.
 const (
@@ -36,7 +29,7 @@ const (
 
 // APIError is a failed exchange with a metrics server, classified by the
 // stable code the model sees; its text (the server's message, bounded and
-// redacted) goes to the audit and to doctor only.
+// scrubbed) goes to the audit and to doctor only.
 type APIError struct {
 	Code string
 	// Status is the HTTP status (0 when no answer arrived).
@@ -44,6 +37,8 @@ type APIError struct {
 	// Type is the API's errorType ("bad_data", "timeout", ...), if any.
 	Type string
 	Msg  string
+	// cause is the exchange's failure, so errors.Is sees a cancellation.
+	cause error
 }
 
 // Error says what failed, for the audit and doctor.
@@ -64,49 +59,36 @@ func (e *APIError) Error() string {
 	return strings.TrimSpace(b.String())
 }
 
+// Unwrap gives the exchange's failure (a *httpsource.Error), if any.
+func (e *APIError) Unwrap() error { return e.cause }
+
 // get calls one API endpoint with params and returns the data of a success
 // answer, or an *APIError.
 func (s *source) get(ctx context.Context, path string, params url.Values) (json.RawMessage, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.url+path, strings.NewReader(params.Encode()))
+	req, err := s.http.NewRequest(ctx, http.MethodPost, s.url+path, strings.NewReader(params.Encode()))
 	if err != nil {
-		return nil, &APIError{Code: tools.CodeInternal, Msg: redact.String(err.Error())}
+		return nil, &APIError{Code: tools.CodeInternal, Msg: err.Error()}
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Accept", "application/json")
-	switch {
-	case s.bearer != "":
-		req.Header.Set("Authorization", "Bearer "+s.bearer)
-	case s.username != "":
-		req.SetBasicAuth(s.username, s.password)
-	}
-	resp, err := s.client.Do(req)
-	if err != nil {
-		return nil, s.transportError(ctx, err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxResponse+1))
-	if err != nil {
-		return nil, s.transportError(ctx, err)
-	}
-	if len(body) > maxResponse {
-		return nil, &APIError{Code: tools.CodeInvalidInput, Status: resp.StatusCode,
-			Msg: fmt.Sprintf("the answer is larger than %d MiB: narrow the selector or aggregate (sum by, topk)", maxResponse>>20)}
+	resp, err := s.http.Do(req) // every failure is an *httpsource.Error
+	var he *httpsource.Error
+	if errors.As(err, &he) && he.Kind != httpsource.Status {
+		return nil, exchangeError(he)
 	}
 	var env apiResponse
-	jsonErr := json.Unmarshal(body, &env)
-	if resp.StatusCode == http.StatusOK && jsonErr == nil && env.Status == "success" {
+	jsonErr := json.Unmarshal(resp.Body, &env)
+	if he == nil && jsonErr == nil && env.Status == "success" {
 		return env.Data, nil
 	}
-	e := &APIError{Status: resp.StatusCode, Type: textclip.Bytes(redact.StripControl(env.ErrorType), 40)}
-	msg := env.Error
-	if jsonErr != nil || msg == "" {
-		msg = string(body) // not the API's JSON: a proxy's page, an auth refusal
+	e := &APIError{Status: resp.Status, Type: textclip.Bytes(redact.StripControl(env.ErrorType), 40), cause: err}
+	if jsonErr != nil || env.Error == "" {
+		e.Msg = s.http.Excerpt(resp.Body) // not the API's JSON: a proxy's page, an auth refusal
+	} else {
+		e.Msg = s.http.Scrub(redact.StripControl(strings.TrimSpace(env.Error)))
 	}
-	e.Msg = textclip.Bytes(redact.Clean(strings.TrimSpace(msg)), maxServerMessage)
-	e.Code = classify(resp.StatusCode, env.ErrorType)
-	if e.Code == tools.CodeUnavailable && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) {
+	e.Code = classify(resp.Status, env.ErrorType)
+	if e.Code == tools.CodeUnavailable && (resp.Status == http.StatusUnauthorized || resp.Status == http.StatusForbidden) {
 		e.Msg = fmt.Sprintf("the server refused the credentials (check %s): %s", s.authHint(), e.Msg)
 	}
 	return nil, e
@@ -125,13 +107,20 @@ func classify(status int, errorType string) string {
 	return tools.CodeUnavailable
 }
 
-// transportError classifies a failure before an answer arrived.
-func (s *source) transportError(ctx context.Context, err error) error {
-	var ne net.Error
-	if ctx.Err() != nil || (errors.As(err, &ne) && ne.Timeout()) {
-		return &APIError{Code: tools.CodeTimeout, Msg: fmt.Sprintf("no answer from %s within %s (timeout)", s.url, config.FormatDuration(s.timeout))}
+// exchangeError maps a failure without a usable answer to its code: our
+// timeout or the run's deadline is TIMEOUT, an answer over the cap
+// INVALID_INPUT (the query asked too much), a cancel by the caller (Ctrl-C)
+// or no answer UNAVAILABLE.
+func exchangeError(he *httpsource.Error) *APIError {
+	e := &APIError{Code: tools.CodeUnavailable, Msg: he.Error(), cause: he}
+	switch he.Kind {
+	case httpsource.Timeout:
+		e.Code = tools.CodeTimeout
+	case httpsource.TooLarge:
+		e.Code = tools.CodeInvalidInput
+		e.Msg = fmt.Sprintf("the answer is larger than %d MiB: narrow the selector or aggregate (sum by, topk)", maxResponse>>20)
 	}
-	return &APIError{Code: tools.CodeUnavailable, Msg: textclip.Bytes(redact.String(err.Error()), maxServerMessage)}
+	return e
 }
 
 // authHint names the configured credentials' source, never their value.

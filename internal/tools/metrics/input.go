@@ -12,6 +12,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/tools"
+	"github.com/superbiz/superbiz/internal/tools/window"
 )
 
 // Input bounds (docs/SPEC.md#query_metrics).
@@ -29,19 +30,18 @@ const (
 type Input struct {
 	Source string `json:"source,omitempty" jsonschema_description:"metrics source name; optional when only one is configured"`
 	Query  string `json:"query" jsonschema:"required,maxLength=2048" jsonschema_description:"PromQL expression, e.g. histogram_quantile(0.99, sum by (le) (rate(http_request_duration_seconds_bucket{service=\"checkout\"}[5m])))"`
-	Start  string `json:"start,omitempty" jsonschema_description:"window start, RFC 3339 (2006-01-02T15:04:05Z); needs end"`
-	End    string `json:"end,omitempty" jsonschema_description:"window end, RFC 3339"`
+	Start  string `json:"start,omitempty" jsonschema_description:"window start: RFC 3339 (2006-01-02T15:04:05Z) or 2006-01-02 15:04:05 in superbiz's local time zone; needs end"`
+	End    string `json:"end,omitempty" jsonschema_description:"window end, same formats as start"`
 	Since  string `json:"since,omitempty" jsonschema_description:"window back from now, e.g. 30m or 2h, up to the source's max_window; instead of start/end"`
 	Step   string `json:"step,omitempty" jsonschema_description:"resolution, e.g. 15s or 1m; default: the finest step that keeps a series within the source's max_points"`
 }
 
 // parsedInput is a validated Input with its source, window and step resolved.
 type parsedInput struct {
-	in         Input
-	src        *source
-	start, end time.Time     // absolute windows
-	since      time.Duration // relative windows (start/end zero)
-	step       time.Duration // 0: chosen from the window
+	in     Input
+	src    *source
+	window window.Window
+	step   time.Duration // 0: chosen from the window
 }
 
 // decodeInput strictly decodes and validates a business input against the
@@ -74,45 +74,12 @@ func (t *Tool) decodeInput(raw []byte) (*parsedInput, error) {
 		return nil, tools.InvalidInput("query is not valid UTF-8")
 	}
 
-	maxWindow := p.src.maxWindow
-	hasAbs := in.Start != "" || in.End != ""
-	switch {
-	case hasAbs && in.Since != "":
-		return nil, tools.InvalidInput("give the window either as start and end or as since, not both")
-	case !hasAbs && in.Since == "":
-		return nil, tools.InvalidInput(`a time window is required: give since (e.g. "1h") or start and end (RFC 3339)`)
-	case in.Since != "":
-		d, err := time.ParseDuration(strings.TrimSpace(in.Since))
-		if err != nil {
-			return nil, tools.InvalidInput("since %q is not a duration such as \"30m\" or \"2h\"", in.Since)
-		}
-		if d < minSince || d > maxWindow {
-			return nil, tools.InvalidInput("since %q is out of range: use %s to this source's max_window %s", in.Since, config.FormatDuration(minSince), config.FormatDuration(maxWindow))
-		}
-		p.since = d
-		p.in.Since = strings.TrimSpace(in.Since)
-	default:
-		if in.Start == "" || in.End == "" {
-			return nil, tools.InvalidInput("give both start and end (or since instead)")
-		}
-		s, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(in.Start))
-		if err != nil {
-			return nil, tools.InvalidInput("start %q is not RFC 3339 (2006-01-02T15:04:05Z)", in.Start)
-		}
-		e, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(in.End))
-		if err != nil {
-			return nil, tools.InvalidInput("end %q is not RFC 3339 (2006-01-02T15:04:05Z)", in.End)
-		}
-		if !e.After(s) {
-			return nil, tools.InvalidInput("end %s is not after start %s", in.End, in.Start)
-		}
-		if e.Sub(s) > maxWindow {
-			return nil, tools.InvalidInput("window of %s is longer than this source's max_window %s: narrow the window", config.FormatDuration(e.Sub(s)), config.FormatDuration(maxWindow))
-		}
-		p.start, p.end = s.UTC(), e.UTC()
-		p.in.Start = p.start.Format(time.RFC3339Nano)
-		p.in.End = p.end.Format(time.RFC3339Nano)
+	w, err := window.Parse(in.Start, in.End, in.Since, window.Bounds{MinSince: minSince, MaxWindow: p.src.maxWindow, Loc: time.Local})
+	if err != nil {
+		return nil, err
 	}
+	p.window = w
+	p.in.Start, p.in.End, p.in.Since = w.Canonical()
 
 	if in.Step != "" {
 		d, err := time.ParseDuration(strings.TrimSpace(in.Step))
@@ -122,9 +89,9 @@ func (t *Tool) decodeInput(raw []byte) (*parsedInput, error) {
 		if d < minStep || d%time.Second != 0 {
 			return nil, tools.InvalidInput("step %q must be a whole number of seconds, at least %s", in.Step, config.FormatDuration(minStep))
 		}
-		if n := pointsOf(p.windowLen(), d); n > p.src.maxPoints {
+		if n := pointsOf(p.window.Len(), d); n > p.src.maxPoints {
 			return nil, tools.InvalidInput("step %s gives %d points per series over this window, more than this source's max_points %d: use a step of at least %s or omit step",
-				config.FormatDuration(d), n, p.src.maxPoints, config.FormatDuration(autoStep(p.windowLen(), p.src.maxPoints)))
+				config.FormatDuration(d), n, p.src.maxPoints, config.FormatDuration(autoStep(p.window.Len(), p.src.maxPoints)))
 		}
 		p.step = d
 		p.in.Step = config.FormatDuration(d)
@@ -132,20 +99,9 @@ func (t *Tool) decodeInput(raw []byte) (*parsedInput, error) {
 	return p, nil
 }
 
-// windowLen is the window's length.
-func (p *parsedInput) windowLen() time.Duration {
-	if p.since > 0 {
-		return p.since
-	}
-	return p.end.Sub(p.start)
-}
-
-// window returns the absolute window of p at the run's clock now, and the step.
-func (p *parsedInput) window(now time.Time) (start, end time.Time, step time.Duration) {
-	start, end = p.start, p.end
-	if p.since > 0 {
-		start, end = now.Add(-p.since), now
-	}
+// rangeAt returns the absolute window of p at the run's clock now, and the step.
+func (p *parsedInput) rangeAt(now time.Time) (start, end time.Time, step time.Duration) {
+	start, end = p.window.At(now)
 	step = p.step
 	if step == 0 {
 		step = autoStep(end.Sub(start), p.src.maxPoints)
@@ -175,7 +131,7 @@ func autoStep(window time.Duration, maxPoints int) time.Duration {
 // String is a one-line summary of the input for timelines.
 func (p *parsedInput) String() string {
 	w := "since " + p.in.Since
-	if p.since == 0 {
+	if p.window.Since == 0 {
 		w = p.in.Start + ".." + p.in.End
 	}
 	s := fmt.Sprintf("%s %s %s", p.in.Source, p.in.Query, w)

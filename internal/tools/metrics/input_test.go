@@ -56,7 +56,7 @@ func TestDecodeInput(t *testing.T) {
 		{"no window", one, `{"query":"up"}`, "a time window is required", ""},
 		{"both windows", one, `{"query":"up","since":"1h","start":"2026-01-15T09:00:00Z","end":"2026-01-15T10:00:00Z"}`, "not both", ""},
 		{"start without end", one, `{"query":"up","start":"2026-01-15T09:00:00Z"}`, "both start and end", ""},
-		{"not RFC 3339", one, `{"query":"up","start":"2026-01-15 09:00:00","end":"2026-01-15T10:00:00Z"}`, "not RFC 3339", ""},
+		{"not a time", one, `{"query":"up","start":"15/01/2026 09:00","end":"2026-01-15T10:00:00Z"}`, "is neither RFC 3339", ""},
 		{"end before start", one, `{"query":"up","start":"2026-01-15T10:00:00Z","end":"2026-01-15T09:00:00Z"}`, "not after start", ""},
 		{"window over max_window", one, `{"query":"up","start":"2026-01-15T00:00:00Z","end":"2026-01-15T07:00:00Z"}`, "longer than this source's max_window 6h", ""},
 		{"since over max_window", one, `{"query":"up","since":"7h"}`, "out of range", ""},

@@ -15,13 +15,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"net/url"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/httpsource"
 	"github.com/superbiz/superbiz/internal/model"
 	"github.com/superbiz/superbiz/internal/schema"
 	"github.com/superbiz/superbiz/internal/textclip"
@@ -53,13 +53,12 @@ type Source struct {
 
 // source is a validated Source with its HTTP client.
 type source struct {
-	name, url                  string
-	timeout                    time.Duration
-	bearer, username, password string
-	bearerEnv, passwordEnv     string
-	maxSeries, maxPoints       int
-	maxWindow                  time.Duration
-	client                     *http.Client
+	name, url              string
+	username               string // for messages, with the variables below
+	bearerEnv, passwordEnv string
+	maxSeries, maxPoints   int
+	maxWindow              time.Duration
+	http                   *httpsource.Client
 }
 
 // Tool is the query_metrics adapter over one or more sources.
@@ -91,27 +90,21 @@ func New(sources []Source) (*Tool, error) {
 		if s.Timeout <= 0 || s.MaxSeries < 1 || s.MaxPoints < 2 || s.MaxWindow <= 0 {
 			return nil, fmt.Errorf("metrics source %q: timeout, max_series, max_points (at least 2) and max_window must be positive", name)
 		}
+		client, err := httpsource.New(httpsource.Options{
+			Auth:    httpsource.Auth{BearerToken: s.BearerToken, Username: s.Username, Password: s.Password},
+			Timeout: s.Timeout, MaxBody: maxResponse,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("metrics source %q: %w", name, err)
+		}
 		t.sources = append(t.sources, &source{
-			name: name, url: strings.TrimSuffix(u.String(), "/"), timeout: s.Timeout,
-			bearer: s.BearerToken, username: s.Username, password: s.Password,
+			name: name, url: strings.TrimSuffix(u.String(), "/"), username: s.Username,
 			bearerEnv: s.BearerTokenEnv, passwordEnv: s.PasswordEnv,
 			maxSeries: s.MaxSeries, maxPoints: s.MaxPoints, maxWindow: s.MaxWindow,
-			client: &http.Client{Timeout: s.Timeout, CheckRedirect: noCrossHostRedirect},
+			http: client,
 		})
 	}
 	return t, nil
-}
-
-// noCrossHostRedirect keeps credentials on the configured host: a redirect
-// elsewhere is refused rather than followed with the Authorization header.
-func noCrossHostRedirect(req *http.Request, via []*http.Request) error {
-	if len(via) >= 3 {
-		return errors.New("more than 3 redirects")
-	}
-	if req.URL.Host != via[0].URL.Host {
-		return fmt.Errorf("redirect to another host (%s) refused", req.URL.Host)
-	}
-	return nil
 }
 
 // sourceNames lists the configured names in order.
@@ -130,7 +123,7 @@ func (t *Tool) Definition() model.Tool {
 		bounds = append(bounds, fmt.Sprintf("%s: max_window %s, max_points %d, max_series %d", s.name, config.FormatDuration(s.maxWindow), s.maxPoints, s.maxSeries))
 	}
 	desc := "Run a PromQL range query on a configured Prometheus-compatible metrics source over a time window, " +
-		"given as since (a duration back from now) or start and end (RFC 3339); bounds per source: " + strings.Join(bounds, "; ") + ". " +
+		"given as since (a duration back from now) or start and end (RFC 3339, or 2006-01-02 15:04:05 in local time); bounds per source: " + strings.Join(bounds, "; ") + ". " +
 		"The result summarises each series instead of listing points: labels, points, min, max, avg, last, max_at " +
 		"(when the maximum was first reached) and change_at/change (the largest change between two consecutive points, signed). " +
 		"Series are ordered by labels; when there are more than max_series, truncated is true and total_series gives the count: " +
@@ -178,7 +171,7 @@ func (t *Tool) Execute(ctx context.Context, call tools.Call) tools.Outcome {
 	if err != nil {
 		return tools.Failed(tools.CodeInvalidInput, err)
 	}
-	start, end, step := p.window(call.Now)
+	start, end, step := p.rangeAt(call.Now)
 	data, err := p.src.queryRange(ctx, p.in.Query, start, end, step)
 	if err != nil {
 		return failed(p.src.name, err)

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -49,8 +51,8 @@ func call(t *testing.T, tool *Tool, input string, now time.Time) tools.Outcome {
 	return tool.Execute(context.Background(), tools.Call{Tool: ToolName, Input: c.Input, Now: now, MaxBytes: 8192})
 }
 
-// window is the incident's window as start/end members.
-func window() string {
+// incidentWindow is the incident's window as start/end members.
+func incidentWindow() string {
 	return `"start":"` + promtest.Start.Format(time.RFC3339) + `","end":"` + promtest.End.Format(time.RFC3339) + `"`
 }
 
@@ -68,7 +70,7 @@ func TestQueryRealServers(t *testing.T) {
 			tool := newTool(t, Source{Name: "m", URL: srv.URL})
 			got := map[string]string{}
 
-			o := call(t, tool, `{"query":`+jsonString(promtest.LatencySelector)+`,`+window()+`,"step":"1m"}`, time.Time{})
+			o := call(t, tool, `{"query":`+jsonString(promtest.LatencySelector)+`,`+incidentWindow()+`,"step":"1m"}`, time.Time{})
 			if o.Status != tools.EvidenceFound {
 				t.Fatalf("latency: %s %s %v", o.Status, o.ErrorCode, o.Detail)
 			}
@@ -84,7 +86,7 @@ func TestQueryRealServers(t *testing.T) {
 			}
 			got["latency"] = mustJSON(t, res.Series)
 
-			o = call(t, tool, `{"query":`+jsonString(promtest.HeapSelector)+`,`+window()+`}`, time.Time{})
+			o = call(t, tool, `{"query":`+jsonString(promtest.HeapSelector)+`,`+incidentWindow()+`}`, time.Time{})
 			if o.Status != tools.EvidenceFound {
 				t.Fatalf("heap: %s %s %v", o.Status, o.ErrorCode, o.Detail)
 			}
@@ -95,12 +97,12 @@ func TestQueryRealServers(t *testing.T) {
 			}
 			got["heap auto step "+res.Step] = mustJSON(t, res.Series)
 
-			o = call(t, tool, `{"query":"nonexistent_metric_total{job=\"x\"}",`+window()+`}`, time.Time{})
+			o = call(t, tool, `{"query":"nonexistent_metric_total{job=\"x\"}",`+incidentWindow()+`}`, time.Time{})
 			if o.Status != tools.NoEvidence || o.Result.(Result).TotalSeries != 0 {
 				t.Errorf("empty selector: %s %s %v, want NO_EVIDENCE", o.Status, o.ErrorCode, o.Detail)
 			}
 
-			o = call(t, tool, `{"query":"rate(checkout_latency_p99_seconds[5m]",`+window()+`}`, time.Time{})
+			o = call(t, tool, `{"query":"rate(checkout_latency_p99_seconds[5m]",`+incidentWindow()+`}`, time.Time{})
 			if o.Status != tools.StatusError || o.ErrorCode != tools.CodeInvalidInput || o.Detail == nil {
 				t.Errorf("syntax error: %s %s %v, want ERROR INVALID_INPUT with the server's message", o.Status, o.ErrorCode, o.Detail)
 			}
@@ -108,7 +110,7 @@ func TestQueryRealServers(t *testing.T) {
 
 			// a range query over both series, two at most listed as one
 			one := newTool(t, Source{Name: "m", URL: srv.URL, MaxSeries: 1})
-			o = call(t, one, `{"query":"{__name__=~\"checkout_latency_p99_seconds|jvm_memory_used_bytes\"}",`+window()+`}`, time.Time{})
+			o = call(t, one, `{"query":"{__name__=~\"checkout_latency_p99_seconds|jvm_memory_used_bytes\"}",`+incidentWindow()+`}`, time.Time{})
 			if r := o.Result.(Result); o.Status != tools.EvidenceFound || !r.Truncated || r.TotalSeries != 2 || len(r.Series) != 1 {
 				t.Errorf("max_series 1 over two series: %+v", o.Result)
 			}
@@ -129,7 +131,7 @@ func TestQueryRealServers(t *testing.T) {
 // none are UNAVAILABLE with a message naming where the password comes from.
 func TestQueryBasicAuth(t *testing.T) {
 	srv := promtest.Prometheus(t, promtest.PromOptions{BasicAuth: true})
-	q := `{"query":` + jsonString(promtest.LatencySelector) + `,` + window() + `}`
+	q := `{"query":` + jsonString(promtest.LatencySelector) + `,` + incidentWindow() + `}`
 	good := newTool(t, Source{Name: "m", URL: srv.URL, Username: srv.Username, Password: srv.Password, PasswordEnv: "PROM_PASSWORD"})
 	if o := call(t, good, q, time.Time{}); o.Status != tools.EvidenceFound {
 		t.Fatalf("right password: %s %s %v", o.Status, o.ErrorCode, o.Detail)
@@ -190,6 +192,32 @@ func TestQueryTimeout(t *testing.T) {
 	o := call(t, tool, `{"query":"up","since":"1h"}`, time.Now())
 	if o.Status != tools.StatusError || o.ErrorCode != tools.CodeTimeout || !strings.Contains(fmt.Sprint(o.Detail), "timeout") {
 		t.Errorf("silent server: %s %s %v, want ERROR TIMEOUT", o.Status, o.ErrorCode, o.Detail)
+	}
+}
+
+// A Ctrl-C while the server holds the query is a cancellation (UNAVAILABLE,
+// the detail wrapping context.Canceled), never the source's TIMEOUT.
+func TestQueryCancelledIsNotTimeout(t *testing.T) {
+	arrived := make(chan struct{}, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body) // read: the server then notices the client leaving
+		arrived <- struct{}{}
+		<-r.Context().Done() // held until the client gives up
+	}))
+	defer srv.Close()
+	tool := newTool(t, Source{Name: "m", URL: srv.URL})
+	c, err := tool.Canonical(json.RawMessage(`{"query":"up","since":"1h"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-arrived
+		cancel()
+	}()
+	o := tool.Execute(ctx, tools.Call{Tool: ToolName, Input: c.Input, Now: time.Now(), MaxBytes: 8192})
+	if o.Status != tools.StatusError || o.ErrorCode == tools.CodeTimeout || !errors.Is(o.Detail, context.Canceled) || !strings.Contains(fmt.Sprint(o.Detail), "cancelled") {
+		t.Errorf("cancelled query: %s %s %v, want a cancellation, not TIMEOUT", o.Status, o.ErrorCode, o.Detail)
 	}
 }
 

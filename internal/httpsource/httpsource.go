@@ -1,0 +1,251 @@
+// Package httpsource is the one way superbiz talks to an HTTP server it reads
+// from (Alertmanager, Prometheus-compatible metrics servers, and next the
+// model providers): the configured credentials on every request, the
+// caller's context plus a per-exchange timeout, a body read up to a cap,
+// one classification of failures (cancelled, timed out, unreachable, HTTP
+// status, too large) and one scrub of the configured secret from any text
+// the server sent back.
+package httpsource
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/textclip"
+	"github.com/superbiz/superbiz/pkg/redact"
+)
+
+// MaxExcerpt bounds the part of an error answer an *Error quotes, in bytes.
+const MaxExcerpt = 256
+
+// Auth is the credentials sent with every request: a bearer token, or a
+// username and password (basic authentication); the zero value sends none.
+type Auth struct {
+	BearerToken        string
+	Username, Password string
+}
+
+// Options configure a Client.
+type Options struct {
+	Auth Auth
+	// Timeout bounds one exchange, the body read included; it must be positive.
+	Timeout time.Duration
+	// MaxBody is the most bytes read from an answer; a larger one is a TooLarge error.
+	MaxBody int64
+	// HTTP is the client to send with; nil is one that follows redirects on the configured host only.
+	HTTP *http.Client
+}
+
+// Client sends requests to one server with its credentials, timeout and body cap.
+type Client struct {
+	opts    Options
+	http    *http.Client
+	secrets []string // every literal form of the credential, longest first
+}
+
+// New checks opts and returns a client; it makes no request.
+func New(opts Options) (*Client, error) {
+	if opts.Timeout <= 0 || opts.MaxBody <= 0 {
+		return nil, errors.New("httpsource: the timeout and the body cap must be positive")
+	}
+	if opts.Auth.BearerToken != "" && opts.Auth.Username != "" {
+		return nil, errors.New("httpsource: give a bearer token or a username and password, not both")
+	}
+	c := &Client{opts: opts, http: opts.HTTP}
+	if c.http == nil {
+		c.http = &http.Client{CheckRedirect: sameHostRedirect}
+	}
+	c.secrets = secretForms(opts.Auth)
+	return c, nil
+}
+
+// sameHostRedirect keeps credentials on the configured host: a redirect
+// elsewhere is refused rather than followed.
+func sameHostRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= 3 {
+		return errors.New("more than 3 redirects")
+	}
+	if req.URL.Host != via[0].URL.Host {
+		return fmt.Errorf("redirect to another host (%s) refused", req.URL.Host)
+	}
+	return nil
+}
+
+// secretForms lists the shapes in which a server may echo the credential:
+// as written, URL-encoded, and the base64 of basic authentication's
+// "user:password".
+func secretForms(a Auth) []string {
+	var out []string
+	for _, s := range []string{a.BearerToken, a.Password} {
+		if s != "" {
+			out = append(out, s, url.QueryEscape(s), url.PathEscape(s))
+		}
+	}
+	if a.Password != "" {
+		out = append(out, base64.StdEncoding.EncodeToString([]byte(a.Username+":"+a.Password)))
+	}
+	// Longest first, so a form is replaced before a shorter one inside it.
+	slices.SortStableFunc(out, func(x, y string) int { return len(y) - len(x) })
+	return slices.Compact(out)
+}
+
+// Kind classifies a failed exchange.
+type Kind string
+
+// The ways an exchange can fail.
+const (
+	// Canceled: the caller's context was cancelled (Ctrl-C, the run ended).
+	Canceled Kind = "CANCELED"
+	// Timeout: no complete answer within the timeout or the caller's deadline.
+	Timeout Kind = "TIMEOUT"
+	// Unreachable: no answer at all (refused, DNS, TLS, a reset).
+	Unreachable Kind = "UNREACHABLE"
+	// Status: the server answered with a status outside 2xx.
+	Status Kind = "HTTP_STATUS"
+	// TooLarge: the answer is longer than the body cap.
+	TooLarge Kind = "TOO_LARGE"
+)
+
+// Error is a failed exchange: its kind, the URL (no query), the HTTP status
+// when an answer came, and a scrubbed, one-line, bounded excerpt of the
+// answer or the transport error.
+type Error struct {
+	Kind    Kind
+	URL     string
+	Status  int
+	Excerpt string
+	err     error
+}
+
+// Error says what failed, in words a person can act on.
+func (e *Error) Error() string {
+	switch e.Kind {
+	case Canceled:
+		return fmt.Sprintf("request to %s cancelled", e.URL)
+	case Timeout:
+		return fmt.Sprintf("no answer from %s within %s (timeout)", e.URL, e.Excerpt)
+	case Unreachable:
+		return fmt.Sprintf("%s is not reachable: %s", e.URL, e.Excerpt)
+	case TooLarge:
+		return fmt.Sprintf("the answer of %s is larger than %s", e.URL, e.Excerpt)
+	}
+	return fmt.Sprintf("%s answered HTTP %d: %s", e.URL, e.Status, e.Excerpt)
+}
+
+// Unwrap gives the cause, so errors.Is(err, context.Canceled) holds for a cancel.
+func (e *Error) Unwrap() error { return e.err }
+
+// Response is an answer read whole: its status, headers and body (at most MaxBody bytes).
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// NewRequest builds a request to rawURL with the client's credentials; body may be nil.
+func (c *Client) NewRequest(ctx context.Context, method, rawURL string, body io.Reader) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, method, rawURL, body)
+	if err != nil {
+		return nil, fmt.Errorf("httpsource: build the request: %s", c.Scrub(err.Error()))
+	}
+	switch a := c.opts.Auth; {
+	case a.BearerToken != "":
+		req.Header.Set("Authorization", "Bearer "+a.BearerToken)
+	case a.Username != "":
+		req.SetBasicAuth(a.Username, a.Password)
+	}
+	return req, nil
+}
+
+// Do sends req under the client's timeout and reads the answer up to the
+// cap. Every failure is an *Error; a non-2xx answer returns the Response
+// too, so a caller can read an API's error document from it.
+func (c *Client) Do(req *http.Request) (*Response, error) {
+	parent := req.Context()
+	ctx, cancel := context.WithTimeout(parent, c.opts.Timeout)
+	defer cancel()
+	resp, err := c.http.Do(req.WithContext(ctx))
+	if err != nil {
+		return nil, c.transportError(parent, ctx, req.URL, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, c.opts.MaxBody+1))
+	if err != nil {
+		return nil, c.transportError(parent, ctx, req.URL, err)
+	}
+	r := &Response{Status: resp.StatusCode, Header: resp.Header, Body: body}
+	switch {
+	case resp.StatusCode < 200 || resp.StatusCode > 299:
+		return r, &Error{Kind: Status, URL: shown(req.URL), Status: resp.StatusCode, Excerpt: c.Excerpt(body)}
+	case int64(len(body)) > c.opts.MaxBody:
+		return nil, &Error{Kind: TooLarge, URL: shown(req.URL), Status: resp.StatusCode, Excerpt: sizeText(c.opts.MaxBody)}
+	}
+	return r, nil
+}
+
+// transportError classifies a failure before a whole answer arrived: the
+// caller's cancel, a deadline (ours or the caller's), else unreachable.
+func (c *Client) transportError(parent, ctx context.Context, u *url.URL, err error) *Error {
+	e := &Error{URL: shown(u), err: err}
+	var ne net.Error
+	switch {
+	case errors.Is(parent.Err(), context.Canceled):
+		e.Kind, e.err = Canceled, parent.Err()
+	case ctx.Err() != nil || (errors.As(err, &ne) && ne.Timeout()):
+		e.Kind, e.Excerpt = Timeout, config.FormatDuration(c.opts.Timeout)
+		if d, ok := parent.Deadline(); ok && parent.Err() != nil {
+			e.Excerpt = "the caller's deadline " + d.Format(time.RFC3339)
+		}
+	default:
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // the URL is in the message already
+		}
+		e.Kind, e.Excerpt = Unreachable, c.Scrub(err.Error())
+	}
+	return e
+}
+
+// Excerpt is the start of an answer as errors quote it: one line, scrubbed, bounded.
+func (c *Client) Excerpt(body []byte) string {
+	s := strings.TrimSpace(redact.StripControlLine(string(body[:min(len(body), 4*MaxExcerpt)])))
+	if s == "" {
+		return "(empty body)"
+	}
+	return c.Scrub(s)
+}
+
+// Scrub removes secrets from text that came back from the server: every
+// literal form of the configured credential, then anything redact finds; the
+// result is cut to MaxExcerpt bytes.
+func (c *Client) Scrub(s string) string {
+	for _, secret := range c.secrets {
+		s = strings.ReplaceAll(s, secret, redact.Marker)
+	}
+	return textclip.Bytes(redact.String(s), MaxExcerpt)
+}
+
+// shown is a request URL as messages show it: no credentials, no query.
+func shown(u *url.URL) string {
+	v := *u
+	v.User, v.RawQuery, v.ForceQuery, v.Fragment = nil, "", false, ""
+	return v.String()
+}
+
+// sizeText prints a byte count the way the caps are written ("16 MiB", "4096 bytes").
+func sizeText(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}

@@ -1,0 +1,174 @@
+package httpsource
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+)
+
+func newClient(t *testing.T, o Options) *Client {
+	t.Helper()
+	if o.Timeout == 0 {
+		o.Timeout = 10 * time.Second
+	}
+	if o.MaxBody == 0 {
+		o.MaxBody = 1 << 10
+	}
+	c, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func get(ctx context.Context, t *testing.T, c *Client, u string) (*Response, error) {
+	t.Helper()
+	req, err := c.NewRequest(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.Do(req)
+}
+
+// The configured credentials reach the server on every request.
+func TestAuthHeaders(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(r.Header.Get("Authorization")))
+	}))
+	defer srv.Close()
+	for _, tt := range []struct {
+		auth Auth
+		want string
+	}{
+		{Auth{}, ""},
+		{Auth{BearerToken: "tok"}, "Bearer tok"},
+		{Auth{Username: "u", Password: "p"}, "Basic " + base64.StdEncoding.EncodeToString([]byte("u:p"))},
+	} {
+		resp, err := get(context.Background(), t, newClient(t, Options{Auth: tt.auth}), srv.URL)
+		if err != nil || string(resp.Body) != tt.want {
+			t.Errorf("auth %+v: server saw %q, %v; want %q", tt.auth, resp.Body, err, tt.want)
+		}
+	}
+	if _, err := New(Options{Auth: Auth{BearerToken: "t", Username: "u"}, Timeout: time.Second, MaxBody: 1}); err == nil {
+		t.Error("New accepted a bearer token and basic auth together")
+	}
+}
+
+// An answer of exactly the cap is read; one byte more is a TooLarge error that says the cap.
+func TestBodyCap(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(strings.Repeat("x", len(r.URL.Query().Get("n")))))
+	}))
+	defer srv.Close()
+	c := newClient(t, Options{MaxBody: 8})
+	if resp, err := get(context.Background(), t, c, srv.URL+"?n=12345678"); err != nil || len(resp.Body) != 8 {
+		t.Fatalf("8 bytes under a cap of 8: %v", err)
+	}
+	_, err := get(context.Background(), t, c, srv.URL+"?n=123456789")
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != TooLarge || !strings.Contains(e.Error(), "larger than 8 bytes") || strings.Contains(e.URL, "n=") {
+		t.Errorf("9 bytes under a cap of 8: %v, want TOO_LARGE naming the cap and no query", err)
+	}
+}
+
+// A server echoing the credential in any shape (as written, URL-encoded,
+// base64 of user:password) never gets it into an error or a scrubbed text.
+func TestScrubsEchoedSecret(t *testing.T) {
+	const user, password = "oncall", "pw/Hunter2 Secret"
+	echo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "denied: "+r.Header.Get("Authorization")+" "+password+" "+url.QueryEscape(password)+" "+url.PathEscape(password)+"\x1b[31m", http.StatusUnauthorized)
+	}))
+	defer echo.Close()
+	c := newClient(t, Options{Auth: Auth{Username: user, Password: password}})
+	resp, err := get(context.Background(), t, c, echo.URL)
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != Status || e.Status != http.StatusUnauthorized || resp == nil {
+		t.Fatalf("err = %v, want HTTP_STATUS 401 with the response", err)
+	}
+	for _, leak := range []string{"Hunter2", base64.StdEncoding.EncodeToString([]byte(user + ":" + password)), "\x1b"} {
+		if strings.Contains(err.Error(), leak) {
+			t.Errorf("error %q holds %q", err, leak)
+		}
+	}
+	if !strings.Contains(err.Error(), "answered HTTP 401: denied:") {
+		t.Errorf("error %q does not quote the answer's start", err)
+	}
+	if got := c.Scrub("token " + url.QueryEscape(password)); strings.Contains(got, "Hunter2") {
+		t.Errorf("Scrub kept the URL-encoded password: %q", got)
+	}
+}
+
+// hold serves requests by holding them until the client gives up.
+func hold(t *testing.T) (srv *httptest.Server, arrived chan struct{}) {
+	arrived = make(chan struct{}, 1)
+	srv = httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		arrived <- struct{}{}
+		<-r.Context().Done()
+	}))
+	t.Cleanup(srv.Close)
+	return srv, arrived
+}
+
+// A cancel by the caller is CANCELED (and errors.Is context.Canceled), our
+// timeout or the caller's deadline is TIMEOUT, a closed port UNREACHABLE.
+func TestClassification(t *testing.T) {
+	srv, arrived := hold(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-arrived
+		cancel()
+	}()
+	_, err := get(ctx, t, newClient(t, Options{}), srv.URL)
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != Canceled || !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled while held: %v, want CANCELED", err)
+	}
+
+	go func() { <-arrived }()
+	_, err = get(context.Background(), t, newClient(t, Options{Timeout: 100 * time.Millisecond}), srv.URL)
+	if !errors.As(err, &e) || e.Kind != Timeout || !strings.Contains(err.Error(), "within 100ms (timeout)") {
+		t.Errorf("held past the timeout: %v, want TIMEOUT", err)
+	}
+
+	go func() { <-arrived }()
+	dctx, dcancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer dcancel()
+	_, err = get(dctx, t, newClient(t, Options{}), srv.URL)
+	if !errors.As(err, &e) || e.Kind != Timeout {
+		t.Errorf("held past the caller's deadline: %v, want TIMEOUT", err)
+	}
+
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + l.Addr().String()
+	l.Close()
+	_, err = get(context.Background(), t, newClient(t, Options{}), closed)
+	if !errors.As(err, &e) || e.Kind != Unreachable || !strings.Contains(err.Error(), "is not reachable") {
+		t.Errorf("closed port: %v, want UNREACHABLE", err)
+	}
+}
+
+// A redirect to another host is refused, so the credentials stay on the configured one.
+func TestRefusesCrossHostRedirect(t *testing.T) {
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("the other host was asked, Authorization %q", r.Header.Get("Authorization"))
+	}))
+	defer other.Close()
+	otherURL := strings.Replace(other.URL, "127.0.0.1", "localhost", 1)
+	srv := httptest.NewServer(http.RedirectHandler(otherURL, http.StatusFound))
+	defer srv.Close()
+	_, err := get(context.Background(), t, newClient(t, Options{Auth: Auth{BearerToken: "tok"}}), srv.URL)
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != Unreachable || !strings.Contains(err.Error(), "redirect to another host") {
+		t.Errorf("cross-host redirect: %v, want it refused", err)
+	}
+}
