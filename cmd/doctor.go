@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/superbiz/superbiz/internal/config"
-	"github.com/superbiz/superbiz/internal/runstore"
 	"github.com/superbiz/superbiz/internal/tools/knowledge"
 	"github.com/superbiz/superbiz/internal/tools/logs"
 	"github.com/superbiz/superbiz/pkg/redact"
@@ -133,7 +132,7 @@ func from(cfg *config.Config, key string) string {
 }
 
 func runStoreCheck(ctx context.Context, path string) checkResult {
-	st, err := runstore.Open(ctx, path)
+	st, err := openRunStore(ctx, path)
 	if err != nil {
 		return fail("run store", err.Error(), "make the directory writable, or choose another file with --db or SUPERBIZ_DB")
 	}

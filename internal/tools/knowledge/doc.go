@@ -54,7 +54,7 @@
 //
 // # Tokenizer strategy (Chinese and English)
 //
-// The FTS5 table (migration 0002_knowledge.sql) is contentless, with the
+// The FTS5 table (migrations/0001_knowledge.sql) is contentless, with the
 // tokenizer "porter unicode61 remove_diacritics 2" and columns title, body
 // and meta (source path and front matter). unicode61 does not segment
 // Chinese (a whole run of Han characters would be one token), nor CamelCase
