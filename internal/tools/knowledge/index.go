@@ -177,9 +177,10 @@ func resolveRoots(paths []string) ([]root, error) {
 
 // indexFormat prefixes the digest stored in kb_files.sha256. A row from an
 // older format (before runbook text was redacted and bounded, before text
-// encodings were decoded and names split for ranking) is re-split even when
-// its file did not change, so every stored section follows today's rules.
-const indexFormat = "v3:"
+// encodings were decoded and names split for ranking, before setext headings
+// started sections) is re-split even when its file did not change, so every
+// stored section follows today's rules.
+const indexFormat = "v4:"
 
 // Marks that follow the content digest in kb_files.sha256, so every later
 // Sync still reports a cut or refused file without reading it again.
