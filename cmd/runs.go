@@ -82,7 +82,7 @@ func (a *app) openStore(cmd *cobra.Command) (*runstore.Store, error) {
 	// Only a missing file (none yet) or an older schema opens it writable.
 	store, err := runstore.OpenReadOnly(cmd.Context(), cfg.DBPath)
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, runstore.ErrSchemaBehind) {
-		store, err = runstore.Open(cmd.Context(), cfg.DBPath)
+		store, err = openRunStore(cmd.Context(), cfg.DBPath)
 	}
 	if err != nil {
 		return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("open the run store %s: %w", cfg.DBPath, err)}

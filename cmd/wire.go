@@ -87,7 +87,7 @@ func (a *app) openWorkspace(cmd *cobra.Command, ov config.Overrides) (*workspace
 		return nil, err
 	}
 	w := &workspace{cfg: cfg}
-	store, err := runstore.Open(ctx, cfg.DBPath)
+	store, err := openRunStore(ctx, cfg.DBPath)
 	if err != nil {
 		if full := storeFailure(cfg.DBPath, err); full != err {
 			return nil, full
@@ -106,7 +106,12 @@ func (a *app) openWorkspace(cmd *cobra.Command, ov config.Overrides) (*workspace
 	}
 	w.playbooks = cat
 	if len(cfg.Knowledge.Paths) > 0 {
-		w.index = knowledge.NewIndex(store.DB(), cfg.Knowledge.Paths)
+		tables, err := store.Tables(knowledge.SchemaName)
+		if err != nil {
+			w.Close()
+			return nil, err
+		}
+		w.index = knowledge.NewIndex(tables, cfg.Knowledge.Paths)
 		if name := cfg.Knowledge.EmbedModel; name != "" {
 			emb, err := embedClient(cfg)
 			if err != nil {
@@ -236,4 +241,11 @@ func modelHint(cfg *config.Config, me *model.Error) string {
 		return fmt.Sprintf("hint: the model did not answer within model.request_timeout: check `ollama ps` (still loading? too large for this machine?) or raise model.request_timeout (tried %s)", host)
 	}
 	return fmt.Sprintf("hint: the server at %s rejected the request: `superbiz doctor` checks the server version, the model and its tool support", host)
+}
+
+// openRunStore opens the run store with the tables of the components that
+// keep theirs in it (the knowledge index) registered, so every command
+// migrates the whole file.
+func openRunStore(ctx context.Context, path string) (*runstore.Store, error) {
+	return runstore.Open(ctx, path, runstore.Component{Name: knowledge.SchemaName, Migrations: knowledge.Migrations()})
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/model/ollama"
 	"github.com/superbiz/superbiz/internal/runstore"
+	"github.com/superbiz/superbiz/internal/tools/knowledge"
 	"github.com/superbiz/superbiz/internal/tools/logs"
 )
 
@@ -119,7 +120,7 @@ func from(cfg *config.Config, key string) string {
 
 // RunStore opens (and migrates) the run store at path, then closes it.
 func RunStore(ctx context.Context, path string) Result {
-	st, err := runstore.Open(ctx, path)
+	st, err := runstore.Open(ctx, path, runstore.Component{Name: knowledge.SchemaName, Migrations: knowledge.Migrations()})
 	if err != nil {
 		return Failed("run store", err.Error(), "make the directory writable, or choose another file with --db or SUPERBIZ_DB")
 	}

@@ -15,7 +15,7 @@ import (
 func fillRuns(b *testing.B, s *Store, n int) {
 	b.Helper()
 	ctx := context.Background()
-	tx, err := s.DB().BeginTx(ctx, nil)
+	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -19,7 +19,7 @@ var checkIn = regexp.MustCompile(`CHECK\s*\(\s*(\w+)\s+IN\s*\(([^)]*)\)\s*\)`)
 func checkSets(t *testing.T, s *Store, table string) map[string][]string {
 	t.Helper()
 	var ddl string
-	if err := s.DB().QueryRowContext(context.Background(), `SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?`, table).Scan(&ddl); err != nil {
+	if err := s.db.QueryRowContext(context.Background(), `SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?`, table).Scan(&ddl); err != nil {
 		t.Fatalf("read the schema of %s: %v", table, err)
 	}
 	sets := map[string][]string{}

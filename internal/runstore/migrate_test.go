@@ -76,15 +76,15 @@ func TestMigrateInOrderOnceEach(t *testing.T) {
 		fsys[name] = &fstest.MapFile{Data: []byte(body)}
 	}
 	for round := range 2 {
-		if err := migrate(ctx, db, fsys); err != nil {
+		if err := migrate(ctx, db, []Component{{Name: "steps", Migrations: fsys}}); err != nil {
 			t.Fatalf("migrate round %d: %v", round, err)
 		}
 		var n, v int
 		if err := db.QueryRowContext(ctx, "SELECT count(*) FROM applied").Scan(&n); err != nil {
 			t.Fatal(err)
 		}
-		if v, _ = userVersion(ctx, db); n != 10 || v != 10 {
-			t.Errorf("after round %d: %d migrations applied, user_version %d; want 10, 10", round, n, v)
+		if v, _ = componentVersion(ctx, db, "steps"); n != 10 || v != 10 {
+			t.Errorf("after round %d: %d migrations applied, version %d recorded; want 10, 10", round, n, v)
 		}
 	}
 	var order string
@@ -105,12 +105,12 @@ func TestMigrateFailureRollsBack(t *testing.T) {
 		"migrations/0001_ok.sql":     {Data: []byte("CREATE TABLE a (x INTEGER);")},
 		"migrations/0002_broken.sql": {Data: []byte("CREATE TABLE b (x INTEGER); CREATE TABLE nonsense (")},
 	}
-	err := migrate(ctx, db, fsys)
+	err := migrate(ctx, db, []Component{{Name: "steps", Migrations: fsys}})
 	if err == nil || !strings.Contains(err.Error(), "0002_broken.sql") {
 		t.Fatalf("migrate = %v, want an error naming 0002_broken.sql", err)
 	}
-	if v, _ := userVersion(ctx, db); v != 1 {
-		t.Errorf("user_version = %d, want 1 (0001 kept, 0002 rolled back)", v)
+	if v, _ := componentVersion(ctx, db, "steps"); v != 1 {
+		t.Errorf("version %d recorded, want 1 (0001 kept, 0002 rolled back)", v)
 	}
 	var n int
 	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema WHERE name = 'b'").Scan(&n); err != nil || n != 0 {
@@ -125,7 +125,7 @@ func TestOpenRefusesNewerSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.DB().ExecContext(ctx, "PRAGMA user_version = "+strconv.Itoa(latest+1)); err != nil {
+	if _, err := s.db.ExecContext(ctx, "INSERT INTO schema_migrations VALUES ('runstore', ?, 'future.sql', 0)", latest+1); err != nil {
 		t.Fatal(err)
 	}
 	s2, err := Open(ctx, path)
@@ -136,6 +136,100 @@ func TestOpenRefusesNewerSchema(t *testing.T) {
 	for _, want := range []string{"newer than this superbiz knows", "upgrade superbiz", strconv.Itoa(latest + 1)} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not contain %q", err, want)
+		}
+	}
+}
+
+// A registered component's migrations are applied after the store's own and
+// recorded under its name; reopening applies nothing again, a second
+// component of the same name is refused, and Tables is handed out only to a
+// registered component.
+func TestOpenRegistersComponents(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "superbiz.db")
+	comp := Component{Name: "extra", Migrations: fstest.MapFS{
+		"migrations/0001_a.sql": {Data: []byte("CREATE TABLE extra_a (x INTEGER); CREATE TABLE IF NOT EXISTS extra_log (n INTEGER); INSERT INTO extra_log VALUES (1);")},
+		"migrations/0002_b.sql": {Data: []byte("INSERT INTO extra_log VALUES (2);")},
+	}}
+	for round := range 2 {
+		s, err := Open(ctx, path, comp)
+		if err != nil {
+			t.Fatalf("open round %d: %v", round, err)
+		}
+		var log string
+		if err := s.db.QueryRowContext(ctx, "SELECT group_concat(n) FROM extra_log").Scan(&log); err != nil || log != "1,2" {
+			t.Errorf("round %d: applied %q (%v), want 1,2", round, log, err)
+		}
+		if v, err := componentVersion(ctx, s.db, "extra"); err != nil || v != 2 {
+			t.Errorf("round %d: extra at %d (%v), want 2", round, v, err)
+		}
+		tb, err := s.Tables("extra")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tb.ExecContext(ctx, "INSERT INTO extra_a VALUES (1)"); err != nil {
+			t.Errorf("write through Tables: %v", err)
+		}
+		if _, err := s.Tables("other"); err == nil {
+			t.Error("Tables handed out for an unregistered component")
+		}
+		s.Close()
+	}
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Tables("extra"); err == nil {
+		t.Error("Tables handed out for a component registered by an earlier Open only")
+	}
+	s.Close()
+	for _, bad := range [][]Component{{comp, comp}, {{Name: coreName, Migrations: comp.Migrations}}, {{Name: " ", Migrations: comp.Migrations}}} {
+		if s, err := Open(ctx, path, bad...); err == nil {
+			s.Close()
+			t.Errorf("Open accepted components %+v", bad)
+		}
+	}
+}
+
+// A file of an earlier release (one user_version sequence, knowledge
+// tables included) is converted: its steps are recorded, none applied again.
+func TestOpenConvertsLegacyFile(t *testing.T) {
+	ctx := context.Background()
+	for _, legacy := range []int{1, 3, 4} {
+		db := openRaw(t)
+		steps := []string{"migrations/0001_init.sql", "", "migrations/0002_knowledge_guard.sql", ""}
+		for i, f := range steps[:legacy] {
+			if f != "" {
+				body, err := migrationFS.ReadFile(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := db.ExecContext(ctx, string(body)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := db.ExecContext(ctx, "PRAGMA user_version = "+strconv.Itoa(i+1)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		core := coreComponent()
+		if err := migrate(ctx, db, []Component{core}); err != nil {
+			t.Fatalf("legacy %d: %v", legacy, err)
+		}
+		var got string
+		if err := db.QueryRowContext(ctx, "SELECT group_concat(component || ':' || version || ':' || name, ' ') FROM (SELECT * FROM schema_migrations ORDER BY component, version)").Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		want := map[int]string{
+			1: "runstore:1:0001_init.sql runstore:2:0002_knowledge_guard.sql",
+			3: "knowledge:1:0002_knowledge.sql runstore:1:0001_init.sql runstore:2:0003_knowledge_guard.sql",
+			4: "knowledge:1:0002_knowledge.sql knowledge:2:0004_knowledge_vectors.sql runstore:1:0001_init.sql runstore:2:0003_knowledge_guard.sql",
+		}[legacy]
+		if got != want {
+			t.Errorf("legacy %d recorded %q, want %q", legacy, got, want)
+		}
+		if v, _ := userVersion(ctx, db); v != bookkeepingVersion {
+			t.Errorf("legacy %d: user_version %d, want %d", legacy, v, bookkeepingVersion)
 		}
 	}
 }

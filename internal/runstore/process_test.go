@@ -183,7 +183,7 @@ func TestTwoProcessesShareOneFile(t *testing.T) {
 	}
 	defer s.Close()
 	var finished, invs, rounds int
-	err = s.DB().QueryRowContext(ctx, `SELECT
+	err = s.db.QueryRowContext(ctx, `SELECT
 		(SELECT count(*) FROM runs WHERE status = 'SUCCESS' AND release_outcome = 'FALLBACK' AND finished_at IS NOT NULL),
 		(SELECT count(*) FROM tool_invocations),
 		(SELECT count(*) FROM model_rounds)`).Scan(&finished, &invs, &rounds)
@@ -202,7 +202,7 @@ func TestTwoProcessesShareOneFile(t *testing.T) {
 		t.Errorf("the helpers did not write at the same time: a [%d, %d] µs, b [%d, %d] µs", from[0], until[0], from[1], until[1])
 	}
 	var aMin, aMax, bMin, bMax int64
-	err = s.DB().QueryRowContext(ctx, `SELECT
+	err = s.db.QueryRowContext(ctx, `SELECT
 		(SELECT min(created_at) FROM runs WHERE id LIKE 'r_a_%'), (SELECT max(created_at) FROM runs WHERE id LIKE 'r_a_%'),
 		(SELECT min(created_at) FROM runs WHERE id LIKE 'r_b_%'), (SELECT max(created_at) FROM runs WHERE id LIKE 'r_b_%')`).
 		Scan(&aMin, &aMax, &bMin, &bMax)
@@ -255,7 +255,7 @@ func TestRecoverInterruptedRun(t *testing.T) {
 	deadPID := cmd.ProcessState.Pid()
 
 	// A RUNNING run of a dead pid on another host is not ours to judge.
-	if _, err := live.DB().ExecContext(ctx, `INSERT INTO runs (id, session_id, created_at, query, status, pid, hostname)
+	if _, err := live.db.ExecContext(ctx, `INSERT INTO runs (id, session_id, created_at, query, status, pid, hostname)
 		VALUES ('r_elsewhere', 's_1', 0, 'q', 'RUNNING', ?, 'another-host.example')`, deadPID); err != nil {
 		t.Fatal(err)
 	}

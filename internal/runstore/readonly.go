@@ -75,8 +75,8 @@ func openRO(ctx context.Context, abs string, immutable bool) (*sql.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	db.SetMaxOpenConns(maxOpenConns)
-	db.SetMaxIdleConns(maxOpenConns)
+	db.SetMaxOpenConns(MaxOpenConns)
+	db.SetMaxIdleConns(MaxOpenConns)
 	var n int
 	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema").Scan(&n); err != nil {
 		db.Close()
@@ -96,19 +96,20 @@ func cannotOpen(err error) bool {
 	return code == sqlite3.SQLITE_CANTOPEN || code == sqlite3.SQLITE_READONLY
 }
 
-// checkSchema refuses a file whose schema this binary cannot read as is.
+// checkSchema refuses a file whose own schema this binary cannot read as is
+// (its registered components are not opened read-only).
 func checkSchema(ctx context.Context, db *sql.DB) error {
 	latest, err := SchemaVersion()
 	if err != nil {
 		return err
 	}
-	cur, err := userVersion(ctx, db)
+	cur, err := storedVersion(ctx, db, coreName)
 	if err != nil {
 		return err
 	}
 	switch {
 	case cur > latest:
-		return fmt.Errorf("database schema version %d is newer than this superbiz knows (%d): upgrade superbiz, or point --db at another file", cur, latest)
+		return newerError(coreName, cur, latest)
 	case cur < latest:
 		return fmt.Errorf("%w: version %d, this superbiz needs %d: run any superbiz command on a writable copy once to migrate it", ErrSchemaBehind, cur, latest)
 	}

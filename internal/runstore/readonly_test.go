@@ -91,14 +91,14 @@ func TestOpenReadOnlyNeverWrites(t *testing.T) {
 	if d, err := ro.GetRun(ctx, "r_2"); err != nil || d.Status != runrecord.RunStatusRunning {
 		t.Fatalf("r_2 was recovered by a read-only open: %+v, %v", d, err)
 	}
-	if _, err := ro.DB().ExecContext(ctx, "CREATE TABLE x (a)"); err == nil || !strings.Contains(err.Error(), "readonly") {
+	if _, err := ro.db.ExecContext(ctx, "CREATE TABLE x (a)"); err == nil || !strings.Contains(err.Error(), "readonly") {
 		t.Errorf("a write through the read-only store: %v", err)
 	}
 	if err := ro.CreateSession(ctx, "s_2"); err == nil {
 		t.Error("CreateSession succeeded on a read-only store")
 	}
 	var mode string
-	if err := ro.DB().QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil || mode != "delete" {
+	if err := ro.db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil || mode != "delete" {
 		t.Errorf("journal mode %q (%v), want delete", mode, err)
 	}
 	if err := ro.Close(); err != nil {
@@ -135,7 +135,7 @@ func TestOpenReadOnlyRefusals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := migrate(ctx, db, fstest.MapFS{"migrations/0001_init.sql": {Data: first}}); err != nil {
+	if err := migrate(ctx, db, []Component{{Name: coreName, Migrations: fstest.MapFS{"migrations/0001_init.sql": {Data: first}}}}); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
@@ -147,8 +147,8 @@ func TestOpenReadOnlyRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if v, err := userVersion(ctx, db); err != nil || v != 1 {
-		t.Errorf("user_version %d (%v) after a read-only open, want 1", v, err)
+	if v, err := componentVersion(ctx, db, coreName); err != nil || v != 1 {
+		t.Errorf("version %d (%v) after a read-only open, want 1", v, err)
 	}
 
 	newer := filepath.Join(t.TempDir(), "newer.db")

@@ -4,8 +4,9 @@
 //
 // One file in WAL mode is shared safely by several processes at once: writes
 // take the write lock up front (BEGIN IMMEDIATE) and wait on a busy timeout,
-// the schema is versioned by numbered embedded migrations tracked in
-// PRAGMA user_version, and runs left RUNNING by a process that died are closed
+// the schema is versioned by numbered embedded migrations, the store's own
+// and those a component registers for its tables (Component), recorded in
+// schema_migrations, and runs left RUNNING by a process that died are closed
 // as FAILED (stop reason INTERRUPTED) the next time the file is opened.
 package runstore
 
@@ -44,9 +45,10 @@ var ErrExists = errors.New("already exists")
 // writer is stuck.
 const BusyTimeout = 10 * time.Second
 
-// maxOpenConns bounds the pool: SQLite has one writer at a time anyway, and
-// every connection holds its own page cache.
-const maxOpenConns = 4
+// MaxOpenConns bounds the pool (idle connections are kept up to the same
+// number): SQLite has one writer at a time anyway, and every connection
+// holds its own page cache.
+const MaxOpenConns = 4
 
 // Store is an open run store. It is safe for concurrent use by goroutines,
 // and other processes may use the same file at the same time.
@@ -56,19 +58,27 @@ type Store struct {
 	hostname string
 	pid      int
 	ids      IDs
+	// components names the components registered at Open, whose tables
+	// Tables hands out.
+	components map[string]bool
 }
 
 // Open opens (creating if needed, with its parent directory as 0700) the run
-// store at path, applies pending migrations, and marks runs left RUNNING by a
-// dead process on this host as FAILED/INTERRUPTED. It refuses a file whose
-// schema is newer than this binary knows.
-func Open(ctx context.Context, path string) (*Store, error) {
+// store at path, applies its pending migrations and those of the registered
+// components, and marks runs left RUNNING by a dead process on this host as
+// FAILED/INTERRUPTED. It refuses a file whose schema (its own or a
+// registered component's) is newer than this binary knows.
+func Open(ctx context.Context, path string, registered ...Component) (*Store, error) {
 	if strings.TrimSpace(path) == "" {
 		return nil, errors.New("open run store: empty database path: set --db or SUPERBIZ_DB to a file path")
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("open run store %s: resolve path: %w", path, err)
+	}
+	comps, err := components(registered)
+	if err != nil {
+		return nil, fmt.Errorf("open run store %s: %w", abs, err)
 	}
 	if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
 		return nil, fmt.Errorf("open run store %s: it is a directory: give a file path such as %s", abs, filepath.Join(abs, "superbiz.db"))
@@ -80,8 +90,8 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open run store %s: %w", abs, err)
 	}
-	db.SetMaxOpenConns(maxOpenConns)
-	db.SetMaxIdleConns(maxOpenConns)
+	db.SetMaxOpenConns(MaxOpenConns)
+	db.SetMaxIdleConns(MaxOpenConns)
 	if err := enableWAL(ctx, db); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open run store %s: %w", abs, err)
@@ -92,8 +102,11 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		// processes that also failed to get one; it never touches other hosts.
 		host = ""
 	}
-	s := &Store{db: db, path: abs, hostname: host, pid: os.Getpid()}
-	if err := migrate(ctx, db, migrationFS); err != nil {
+	s := &Store{db: db, path: abs, hostname: host, pid: os.Getpid(), components: map[string]bool{}}
+	for _, c := range registered {
+		s.components[c.Name] = true
+	}
+	if err := migrate(ctx, db, comps); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open run store %s: %w", abs, err)
 	}
@@ -112,11 +125,6 @@ func (s *Store) Close() error {
 	}
 	return nil
 }
-
-// DB exposes the connection pool so the knowledge index can share the file
-// and its migrations. Transactions begun on it are BEGIN IMMEDIATE (they take
-// the write lock) unless opened with sql.TxOptions{ReadOnly: true}.
-func (s *Store) DB() *sql.DB { return s.db }
 
 // Path is the absolute file path, for `doctor` and error messages.
 func (s *Store) Path() string { return s.path }

@@ -68,7 +68,7 @@ func TestOpenSetsUpFile(t *testing.T) {
 	}
 	for _, c := range checks {
 		var got string
-		if err := s.DB().QueryRowContext(ctx, "PRAGMA "+c.pragma).Scan(&got); err != nil {
+		if err := s.db.QueryRowContext(ctx, "PRAGMA "+c.pragma).Scan(&got); err != nil {
 			t.Fatalf("PRAGMA %s: %v", c.pragma, err)
 		}
 		if got != c.want {
@@ -79,8 +79,8 @@ func TestOpenSetsUpFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := userVersion(ctx, s.DB()); err != nil || got != want {
-		t.Errorf("user_version = %d, %v; want %d", got, err, want)
+	if got, err := componentVersion(ctx, s.db, coreName); err != nil || got != want {
+		t.Errorf("store schema version = %d, %v; want %d", got, err, want)
 	}
 	if s.Path() != path {
 		t.Errorf("Path() = %q, want %q", s.Path(), path)
@@ -699,7 +699,7 @@ func TestLastSafeDiagnosis(t *testing.T) {
 
 	// A damaged newest qualifying record fails closed; it never revives r_old.
 	for _, damaged := range []any{nil, "  \n"} {
-		if _, err := s.DB().ExecContext(ctx, `UPDATE runs SET published_result = ? WHERE id = 'r_safe'`, damaged); err != nil {
+		if _, err := s.db.ExecContext(ctx, `UPDATE runs SET published_result = ? WHERE id = 'r_safe'`, damaged); err != nil {
 			t.Fatal(err)
 		}
 		if d, ok, err := s.LastSafeDiagnosis(ctx, "s_1"); err != nil || ok {
@@ -707,7 +707,7 @@ func TestLastSafeDiagnosis(t *testing.T) {
 		}
 	}
 	// Corrupt JSON is returned as stored: validating it is the caller's job.
-	if _, err := s.DB().ExecContext(ctx, `UPDATE runs SET published_result = '{"query":' WHERE id = 'r_safe'`); err != nil {
+	if _, err := s.db.ExecContext(ctx, `UPDATE runs SET published_result = '{"query":' WHERE id = 'r_safe'`); err != nil {
 		t.Fatal(err)
 	}
 	if d, ok, err := s.LastSafeDiagnosis(ctx, "s_1"); err != nil || !ok || string(d.PublishedResult) != `{"query":` {
@@ -722,7 +722,7 @@ func TestReadsDoNotTakeTheWriteLock(t *testing.T) {
 	// Another writer (here a transaction on the shared pool) holds the lock;
 	// `runs`, `runs show` and the PreviousTurn lookup must still answer
 	// instead of waiting out the busy timeout and failing.
-	tx, err := s.DB().BeginTx(ctx, nil)
+	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

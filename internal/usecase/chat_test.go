@@ -45,11 +45,7 @@ type chatFixture struct {
 func newChatFixture(t testing.TB, withKnowledge bool) *chatFixture {
 	t.Helper()
 	dir := t.TempDir()
-	store, err := runstore.Open(context.Background(), filepath.Join(dir, "superbiz.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
+	store, tables := openStore(t, filepath.Join(dir, "superbiz.db"))
 	var adapters []tools.Adapter
 	if withKnowledge {
 		rb := filepath.Join(dir, "runbooks")
@@ -61,7 +57,7 @@ func newChatFixture(t testing.TB, withKnowledge bool) *chatFixture {
 				t.Fatal(err)
 			}
 		}
-		adapters = append(adapters, knowledge.New(knowledge.NewIndex(store.DB(), []string{rb})))
+		adapters = append(adapters, knowledge.New(knowledge.NewIndex(tables, []string{rb})))
 	}
 	reg, err := harness.NewRegistry(adapters, nil)
 	if err != nil {

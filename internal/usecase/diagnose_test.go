@@ -27,6 +27,22 @@ import (
 
 // demoDeps wires the real tools over a materialized demo workspace and a
 // real run store, the way cmd does for --demo.
+// openStore opens a run store at path with the knowledge tables registered,
+// as the binary does, closed when the test ends.
+func openStore(t testing.TB, path string) (*runstore.Store, *runstore.Tables) {
+	t.Helper()
+	store, err := runstore.Open(context.Background(), path, runstore.Component{Name: knowledge.SchemaName, Migrations: knowledge.Migrations()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	tables, err := store.Tables(knowledge.SchemaName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return store, tables
+}
+
 func demoDeps(t *testing.T, m model.ChatModel) (*Deps, []tools.Adapter, tools.Playbooks) {
 	t.Helper()
 	ctx := context.Background()
@@ -35,11 +51,7 @@ func demoDeps(t *testing.T, m model.ChatModel) (*Deps, []tools.Adapter, tools.Pl
 	if err != nil {
 		t.Fatal(err)
 	}
-	store, err := runstore.Open(ctx, filepath.Join(dir, "superbiz.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
+	store, tables := openStore(t, filepath.Join(dir, "superbiz.db"))
 	var sources []logs.Source
 	for _, s := range ws.LogSources {
 		sources = append(sources, logs.Source{Name: s.Name, Paths: s.Globs, Format: s.Format, Location: time.UTC, MaxWindow: 6 * time.Hour})
@@ -53,7 +65,7 @@ func demoDeps(t *testing.T, m model.ChatModel) (*Deps, []tools.Adapter, tools.Pl
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	kt := knowledge.New(knowledge.NewIndex(store.DB(), []string{ws.RunbooksDir}))
+	kt := knowledge.New(knowledge.NewIndex(tables, []string{ws.RunbooksDir}))
 	cat, err := skills.Load(nil)
 	if err != nil {
 		t.Fatal(err)

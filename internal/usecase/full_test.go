@@ -2,6 +2,7 @@ package usecase
 
 import (
 	"context"
+	"database/sql"
 	"strconv"
 	"testing"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/superbiz/superbiz/internal/reliability"
 	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/runstore"
+	"github.com/superbiz/superbiz/internal/tools/knowledge"
 )
 
 // A run store that fills up at any point of a run (creating the run, the
@@ -24,17 +26,7 @@ func TestStoreFullAtAnyPoint(t *testing.T) {
 	outcomes := map[string]int{}
 	for extra := 1; extra <= 40; extra += 3 {
 		d, _, _ := demoDeps(t, replay.New(demo.Transcript()))
-		db := d.Store.DB()
-		// One connection, so the page limit below holds for every statement.
-		db.SetMaxOpenConns(1)
-		db.SetMaxIdleConns(1)
-		var pages int
-		if err := db.QueryRowContext(ctx, `PRAGMA page_count`).Scan(&pages); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := db.ExecContext(ctx, `PRAGMA max_page_count = `+strconv.Itoa(pages+extra)); err != nil {
-			t.Fatal(err)
-		}
+		limitPages(ctx, t, d.Store, extra)
 		out, err := d.Diagnose(ctx, DiagnoseRequest{Query: demo.Query})
 		if err == nil {
 			// The run was stored whole. The one full-store failure it may
@@ -62,6 +54,38 @@ func TestStoreFullAtAnyPoint(t *testing.T) {
 		t.Fatalf("only %d of the runs hit the limit: %v", outcomes["full"], outcomes)
 	}
 	reliability.Record(t, reliability.SectionMutation, "full run store at any point of a run is reported as full, nothing released", map[string]any{"test": t.Name(), "runs_full": outcomes["full"], "runs_fit": outcomes["fits"], "runs_index_full": outcomes["index full, fallback"]})
+}
+
+// limitPages lets the store grow by extra pages at most: it holds a read
+// transaction on every connection the pool may open (runstore.MaxOpenConns,
+// all kept idle afterwards), sets max_page_count on each, and hands them
+// back, so the limit holds for every later statement.
+func limitPages(ctx context.Context, t *testing.T, store *runstore.Store, extra int) {
+	t.Helper()
+	tb, err := store.Tables(knowledge.SchemaName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pages int
+	if err := tb.QueryRowContext(ctx, `PRAGMA page_count`).Scan(&pages); err != nil {
+		t.Fatal(err)
+	}
+	held := make([]*sql.Tx, 0, runstore.MaxOpenConns)
+	defer func() {
+		for _, tx := range held {
+			tx.Rollback() //nolint:errcheck // read-only: nothing to keep
+		}
+	}()
+	for range runstore.MaxOpenConns {
+		tx, err := tb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, tx)
+		if _, err := tx.ExecContext(ctx, `PRAGMA max_page_count = `+strconv.Itoa(pages+extra)); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // knowledgeFailed reports whether the lookup_knowledge check errored.

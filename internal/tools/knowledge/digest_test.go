@@ -1,6 +1,7 @@
 package knowledge
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -40,7 +41,7 @@ func TestSyncResplitsOlderFormat(t *testing.T) {
 	writeFile(t, dir, "KubeJobFailed.md", "# Batch task\n\n## Meaning\n\nOne run exited non-zero.\n")
 	ix := NewIndex(openDB(t), []string{dir})
 	mustSync(t, ix)
-	if _, err := ix.db.Exec(`UPDATE kb_files SET sha256 = 'v2:' || substr(sha256, length(?) + 1)`, indexFormat); err != nil {
+	if _, err := ix.db.ExecContext(context.Background(), `UPDATE kb_files SET sha256 = 'v2:' || substr(sha256, length(?) + 1)`, indexFormat); err != nil {
 		t.Fatal(err)
 	}
 	if st := mustSync(t, ix); st.Indexed != 1 || st.Skipped != 0 {

@@ -5,8 +5,10 @@
 // # Sections and doc_ids
 //
 // Each *.md / *.markdown file under the configured roots (hidden files and
-// directories skipped) is split at level 1–3 ATX headings; headings inside
-// fenced code blocks do not count, YAML front matter is stripped (and
+// directories skipped) is split at its top-level headings of levels 1–3,
+// ATX ("## Text") or setext ("Text" over "===" or "---"), as goldmark's
+// CommonMark block parser finds them; headings inside fenced code blocks do
+// not count, YAML front matter is stripped (and
 // indexed as metadata), and a section body longer than MaxSectionBytes is cut
 // into parts at paragraph, line or word breaks. A section's doc_id is
 // "<source>#<anchor>": source is the root's base name plus the slash path
@@ -54,7 +56,7 @@
 //
 // # Tokenizer strategy (Chinese and English)
 //
-// The FTS5 table (migration 0002_knowledge.sql) is contentless, with the
+// The FTS5 table (migrations/0001_knowledge.sql) is contentless, with the
 // tokenizer "porter unicode61 remove_diacritics 2" and columns title, body
 // and meta (source path and front matter). unicode61 does not segment
 // Chinese (a whole run of Han characters would be one token), nor CamelCase

@@ -117,7 +117,7 @@ func TestSyncEncodings(t *testing.T) {
 	want := "订单服务调用支付网关回调接口超时，网关返回 504，日志中出现“read timed out”。"
 	for _, f := range []string{"utf8.md", "utf8-bom.md", "utf16le.md", "utf16be.md", "gbk.md"} {
 		var title, body string
-		err := ix.db.QueryRow(`SELECT title, body FROM kb_sections WHERE doc_id = ?`, "runbooks/"+f+"#现象").Scan(&title, &body)
+		err := ix.db.QueryRowContext(context.Background(), `SELECT title, body FROM kb_sections WHERE doc_id = ?`, "runbooks/"+f+"#现象").Scan(&title, &body)
 		if err != nil || title != "支付回调超时 › 现象" || body != want {
 			t.Errorf("%s: section %q %q (%v)", f, title, body, err)
 		}
@@ -129,7 +129,7 @@ func TestSyncEncodings(t *testing.T) {
 		t.Errorf("GB18030 four-byte file: %+v", docs)
 	}
 	var rows int
-	if err := ix.db.QueryRow(`SELECT count(*) FROM kb_sections WHERE file_path IN ('runbooks/latin1.md', 'runbooks/broken-utf8.md')`).Scan(&rows); err != nil || rows != 0 {
+	if err := ix.db.QueryRowContext(context.Background(), `SELECT count(*) FROM kb_sections WHERE file_path IN ('runbooks/latin1.md', 'runbooks/broken-utf8.md')`).Scan(&rows); err != nil || rows != 0 {
 		t.Fatalf("refused files have %d sections (%v)", rows, err)
 	}
 

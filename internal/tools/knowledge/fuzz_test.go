@@ -60,7 +60,7 @@ func FuzzBuildQuery(f *testing.F) {
 		}
 		var n int
 		for _, m := range []string{match, everyTerm(queryTerms(query))} {
-			if err := ix.db.QueryRow(`SELECT count(*) FROM kb_fts WHERE kb_fts MATCH ?`, m).Scan(&n); err != nil {
+			if err := ix.db.QueryRowContext(context.Background(), `SELECT count(*) FROM kb_fts WHERE kb_fts MATCH ?`, m).Scan(&n); err != nil {
 				t.Fatalf("query %q built %q: %v", query, m, err)
 			}
 		}

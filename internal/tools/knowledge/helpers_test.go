@@ -2,6 +2,7 @@ package knowledge
 
 import (
 	"database/sql"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -9,20 +10,11 @@ import (
 	_ "modernc.org/sqlite"
 )
 
-// migrationPath is the run store migration that creates the knowledge tables.
-const migrationPath = "../../runstore/migrations/0002_knowledge.sql"
-
-// vectorsMigrationPath is the run store migration that adds kb_vectors.
-const vectorsMigrationPath = "../../runstore/migrations/0004_knowledge_vectors.sql"
-
 // openDB opens a fresh run-store-like SQLite file (the DSN of ENGINEERING.md)
-// with the knowledge migration applied.
+// with the knowledge migrations applied in order (the run store's own
+// bookkeeping is tested in runstore and TestWithRunStore).
 func openDB(tb testing.TB) *sql.DB {
 	tb.Helper()
-	ddl, err := os.ReadFile(migrationPath)
-	if err != nil {
-		tb.Fatalf("read migration: %v", err)
-	}
 	dsn := "file:" + filepath.Join(tb.TempDir(), "superbiz.db") +
 		"?_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)&_txlock=immediate"
 	db, err := sql.Open("sqlite", dsn)
@@ -30,17 +22,26 @@ func openDB(tb testing.TB) *sql.DB {
 		tb.Fatalf("open db: %v", err)
 	}
 	tb.Cleanup(func() { db.Close() })
-	if _, err := db.Exec(string(ddl)); err != nil {
-		tb.Fatalf("apply migration: %v", err)
-	}
-	vddl, err := os.ReadFile(vectorsMigrationPath)
-	if err != nil {
-		tb.Fatalf("read migration: %v", err)
-	}
-	if _, err := db.Exec(string(vddl)); err != nil {
-		tb.Fatalf("apply migration: %v", err)
-	}
+	applyMigrations(tb, db)
 	return db
+}
+
+// applyMigrations runs the knowledge migrations on db in number order.
+func applyMigrations(tb testing.TB, db *sql.DB) {
+	tb.Helper()
+	names, err := fs.Glob(Migrations(), "migrations/*.sql")
+	if err != nil || len(names) == 0 {
+		tb.Fatalf("knowledge migrations: %v %v", names, err)
+	}
+	for _, name := range names { // Glob sorts: NNNN order
+		ddl, err := fs.ReadFile(Migrations(), name)
+		if err != nil {
+			tb.Fatalf("read migration: %v", err)
+		}
+		if _, err := db.Exec(string(ddl)); err != nil {
+			tb.Fatalf("apply migration %s: %v", name, err)
+		}
+	}
 }
 
 // writeFile creates a file (and its directories) under dir.

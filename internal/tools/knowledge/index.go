@@ -49,7 +49,7 @@ var ErrRootMissing = errors.New("knowledge path not found")
 // Index keeps the FTS5 index of the run store in step with the Markdown
 // files under its roots and searches it. It is safe for concurrent use.
 type Index struct {
-	db    *sql.DB
+	db    Tables
 	roots []string
 	mu    sync.Mutex // serialises Sync within one process
 	// embedName and embedder, when set (WithEmbedder), make search
@@ -58,9 +58,9 @@ type Index struct {
 	embedder  model.Embedder
 }
 
-// NewIndex binds the knowledge tables of db (migration 0002_knowledge.sql)
-// to the runbook roots (directories or single files).
-func NewIndex(db *sql.DB, roots []string) *Index {
+// NewIndex binds the knowledge tables of db (Migrations, applied) to the
+// runbook roots (directories or single files).
+func NewIndex(db Tables, roots []string) *Index {
 	return &Index{db: db, roots: append([]string(nil), roots...)}
 }
 
@@ -177,9 +177,10 @@ func resolveRoots(paths []string) ([]root, error) {
 
 // indexFormat prefixes the digest stored in kb_files.sha256. A row from an
 // older format (before runbook text was redacted and bounded, before text
-// encodings were decoded and names split for ranking) is re-split even when
-// its file did not change, so every stored section follows today's rules.
-const indexFormat = "v3:"
+// encodings were decoded and names split for ranking, before setext headings
+// started sections) is re-split even when its file did not change, so every
+// stored section follows today's rules.
+const indexFormat = "v4:"
 
 // Marks that follow the content digest in kb_files.sha256, so every later
 // Sync still reports a cut or refused file without reading it again.
@@ -418,7 +419,7 @@ func (ix *Index) Sync(ctx context.Context, progress func(Progress)) (st Stats, e
 func (ix *Index) loadFiles(ctx context.Context) (map[string]known, error) {
 	rows, err := ix.db.QueryContext(ctx, `SELECT path, root, size, mtime_ns, sha256 FROM kb_files`)
 	if err != nil {
-		return nil, fmt.Errorf("read knowledge index (is migration 0002_knowledge applied?): %w", err)
+		return nil, fmt.Errorf("read knowledge index (are the knowledge migrations applied?): %w", err)
 	}
 	defer rows.Close()
 	out := map[string]known{}

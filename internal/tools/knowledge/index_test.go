@@ -18,7 +18,7 @@ import (
 // docIDs lists the doc_ids of the index in order.
 func docIDs(t *testing.T, ix *Index) []string {
 	t.Helper()
-	rows, err := ix.db.Query(`SELECT doc_id FROM kb_sections ORDER BY doc_id`)
+	rows, err := ix.db.QueryContext(context.Background(), `SELECT doc_id FROM kb_sections ORDER BY doc_id`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestSyncIncremental(t *testing.T) {
 		t.Fatalf("touch sync %+v", st)
 	}
 	var mtime int64
-	if err := ix.db.QueryRow(`SELECT mtime_ns FROM kb_files WHERE path = 'runbooks/redis.md'`).Scan(&mtime); err != nil || mtime != later.UnixNano() {
+	if err := ix.db.QueryRowContext(context.Background(), `SELECT mtime_ns FROM kb_files WHERE path = 'runbooks/redis.md'`).Scan(&mtime); err != nil || mtime != later.UnixNano() {
 		t.Fatalf("mtime %d (%v), want %d", mtime, err, later.UnixNano())
 	}
 	if st := mustSync(t, ix); st.Skipped != 2 {
@@ -104,7 +104,7 @@ func TestSyncIncremental(t *testing.T) {
 		t.Fatalf("edit sync %+v", st)
 	}
 	var stale int
-	if err := ix.db.QueryRow(`SELECT count(*) FROM kb_fts WHERE kb_fts MATCH '"rediscommandtimeoutexception"'`).Scan(&stale); err != nil || stale != 0 {
+	if err := ix.db.QueryRowContext(context.Background(), `SELECT count(*) FROM kb_fts WHERE kb_fts MATCH '"rediscommandtimeoutexception"'`).Scan(&stale); err != nil || stale != 0 {
 		t.Fatalf("stale text still indexed: %d rows (%v)", stale, err)
 	}
 	for _, d := range search(t, ix, "RedisCommandTimeoutException", 3) {
@@ -128,7 +128,7 @@ func TestSyncIncremental(t *testing.T) {
 		t.Fatalf("deleted file still found: %+v", docs)
 	}
 	var files, fts int
-	if err := ix.db.QueryRow(`SELECT (SELECT count(*) FROM kb_files), (SELECT count(*) FROM kb_fts WHERE kb_fts MATCH '"hikaripool"')`).Scan(&files, &fts); err != nil {
+	if err := ix.db.QueryRowContext(context.Background(), `SELECT (SELECT count(*) FROM kb_files), (SELECT count(*) FROM kb_fts WHERE kb_fts MATCH '"hikaripool"')`).Scan(&files, &fts); err != nil {
 		t.Fatal(err)
 	}
 	if files != 2 || fts != 0 {
@@ -305,20 +305,7 @@ func TestSyncConcurrentHandles(t *testing.T) {
 		return db
 	}
 	db1, db2 := open(), open()
-	ddl, err := os.ReadFile(migrationPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db1.Exec(string(ddl)); err != nil {
-		t.Fatal(err)
-	}
-	vddl, err := os.ReadFile(vectorsMigrationPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db1.Exec(string(vddl)); err != nil {
-		t.Fatal(err)
-	}
+	applyMigrations(t, db1)
 	errs := make(chan error, 2)
 	for _, db := range []*sql.DB{db1, db2} {
 		go func() {

@@ -1,10 +1,15 @@
 package knowledge
 
 import (
+	"sort"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
 
 	"github.com/superbiz/superbiz/internal/textclip"
 )
@@ -57,28 +62,18 @@ func Split(name string, content string) Page {
 	}
 	var raws []raw
 	cur := raw{}
-	fence := ""
-	for _, line := range strings.Split(rest, "\n") {
-		trimmed := strings.TrimLeft(line, " ")
-		if fence != "" {
-			if strings.HasPrefix(trimmed, fence) && strings.Trim(trimmed, fence[:1]+" \t") == "" {
-				fence = ""
-			}
-			cur.body = append(cur.body, line)
-			continue
-		}
-		if f := fenceOpener(trimmed); f != "" && len(line)-len(trimmed) < 4 {
-			fence = f
-			cur.body = append(cur.body, line)
-			continue
-		}
-		if level, text, ok := atxHeading(line); ok {
-			if level <= 3 {
+	lines := strings.Split(rest, "\n")
+	heads := headingLines(lines)
+	for i := 0; i < len(lines); i++ {
+		line := lines[i]
+		if h, ok := heads[i]; ok {
+			if h.level <= 3 {
 				raws = append(raws, cur)
-				cur = raw{level: level, text: text}
+				cur = raw{level: h.level, text: h.text}
+				i += h.span - 1
 				continue
 			}
-			cur.minor = append(cur.minor, text)
+			cur.minor = append(cur.minor, h.text)
 		}
 		cur.body = append(cur.body, line)
 	}
@@ -186,22 +181,104 @@ func splitFrontMatter(s string) (front, rest string) {
 	return "", s
 }
 
-// fenceOpener returns the fence marker ("```" or "~~~" and longer) a line
-// opens, or "".
-func fenceOpener(trimmed string) string {
-	for _, c := range []byte{'`', '~'} {
-		n := 0
-		for n < len(trimmed) && trimmed[n] == c {
-			n++
-		}
-		if n >= 3 {
-			if c == '`' && strings.ContainsRune(trimmed[n:], '`') {
-				return ""
-			}
-			return trimmed[:n]
-		}
+// heading is a heading of the document: its level, its text as written
+// (an ATX heading without its #s, a setext heading's lines joined by a
+// space), and the number of lines it takes (with a setext underline).
+type heading struct {
+	level int
+	text  string
+	span  int
+}
+
+// maxLeadingMarkers bounds the run of container markers and spaces at the
+// start of a line handed to goldmark, whose block parser is quadratic in
+// them; a line nested that deep starts no section anyway.
+const maxLeadingMarkers = 128
+
+// headingLines finds the document's top-level headings, ATX ("## Text") and
+// setext ("Text" over "===" or "---"), with goldmark's CommonMark block
+// parser, so a "#" line in a fenced code block or an HTML block starts
+// nothing. It returns them by the index of their first line.
+func headingLines(lines []string) map[int]heading {
+	src := make([]byte, 0, len(lines)*16)
+	starts := make([]int, len(lines))
+	for i, line := range lines {
+		starts[i] = len(src)
+		src = append(src, boundMarkers(line)...)
+		src = append(src, '\n')
 	}
-	return ""
+	lineOf := func(off int) int { return sort.SearchInts(starts, off+1) - 1 }
+	p := parser.NewParser(
+		parser.WithBlockParsers(parser.DefaultBlockParsers()...),
+		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
+	)
+	doc := p.Parse(text.NewReader(src))
+	out := map[int]heading{}
+	next := 0 // the first line not yet taken by a block
+	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
+		h, isHeading := n.(*ast.Heading)
+		if !isHeading {
+			if last := lastLine(n, lineOf); last >= next {
+				next = last + 1
+			}
+			continue
+		}
+		segs := h.Lines()
+		if segs.Len() == 0 {
+			// An empty ATX heading ("##") has no text to locate it by.
+			for i := next; i < len(lines); i++ {
+				if level, t, ok := atxHeading(lines[i]); ok && level == h.Level && t == "" {
+					out[i] = heading{level: level, span: 1}
+					next = i + 1
+					break
+				}
+			}
+			continue
+		}
+		first := lineOf(segs.At(0).Start)
+		if level, t, ok := atxHeading(lines[first]); ok && level == h.Level {
+			out[first] = heading{level: level, text: t, span: 1}
+			next = first + 1
+			continue
+		}
+		last := lineOf(segs.At(segs.Len() - 1).Start)
+		words := make([]string, 0, last-first+1)
+		for _, l := range lines[first : last+1] {
+			words = append(words, strings.TrimSpace(l))
+		}
+		span := min(last+2, len(lines)) - first // the text and its underline
+		out[first] = heading{level: h.Level, text: strings.Join(words, " "), span: span}
+		next = first + span
+	}
+	return out
+}
+
+// lastLine is the last source line of any block in n's subtree, -1 for none.
+func lastLine(n ast.Node, lineOf func(int) int) int {
+	last := -1
+	_ = ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering || c.Type() != ast.TypeBlock {
+			return ast.WalkContinue, nil
+		}
+		if segs := c.Lines(); segs.Len() > 0 {
+			last = max(last, lineOf(segs.At(segs.Len()-1).Start))
+		}
+		return ast.WalkContinue, nil
+	})
+	return last
+}
+
+// boundMarkers cuts a line whose leading run of container markers and
+// spaces is longer than maxLeadingMarkers to that run's bound.
+func boundMarkers(line string) string {
+	n := 0
+	for n < len(line) && strings.IndexByte("> \t-*+.)0123456789", line[n]) >= 0 {
+		n++
+	}
+	if n > maxLeadingMarkers {
+		return line[:maxLeadingMarkers]
+	}
+	return line
 }
 
 // atxHeading parses "## Text ##" (up to three leading spaces) into its level

@@ -160,6 +160,31 @@ func TestSlugBounded(t *testing.T) {
 	}
 }
 
+// Setext headings ("Title" over "===" or "---") start sections like ATX
+// ones, a multi-line one included; a "#" line in a fenced code block and a
+// thematic break after a blank line start nothing.
+func TestSplitSetext(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "setext", "mysql-disk-full.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := Split("mysql-disk-full.md", string(data)).Sections
+	want := []Section{
+		{Anchor: "mysql-disk-full", Title: "MySQL disk full", Body: "When the data volume of the MySQL host fills up, every write fails."},
+		{Anchor: "symptoms", Title: "MySQL disk full › Symptoms", Body: "- `No space left on device` in the MySQL error log.\n- order-service returns 500 on every checkout.\n\n```bash\n# a comment in a fenced block is not a heading\ndf -h /var/lib/mysql\n```"},
+		{Anchor: "binary-logs-and-slow-query-logs", Title: "MySQL disk full › Binary logs and slow query logs", Body: "Purge binary logs older than the replicas need.\n\n---\n\nA thematic break after a blank line is not an underline."},
+		{Anchor: "verify", Title: "MySQL disk full › Binary logs and slow query logs › Verify", Body: "Free space is back above 20%."},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d sections, want %d: %+v", len(got), len(want), got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("section %d:\n got %+v\nwant %+v", i, got[i], want[i])
+		}
+	}
+}
+
 // TestSplitGolden pins the sections of a realistic runbook.
 func TestSplitGolden(t *testing.T) {
 	src := filepath.Join("testdata", "runbooks", "payment-timeout.zh.md")

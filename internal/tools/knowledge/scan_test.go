@@ -4,7 +4,6 @@ package knowledge
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -135,10 +134,10 @@ func TestSyncLinks(t *testing.T) {
 }
 
 // assertNotStored fails when text is anywhere in the knowledge tables.
-func assertNotStored(t *testing.T, db *sql.DB, text string) {
+func assertNotStored(t *testing.T, db Tables, text string) {
 	t.Helper()
 	var n int
-	err := db.QueryRow(`SELECT count(*) FROM kb_sections WHERE instr(body, ?) > 0 OR instr(title, ?) > 0 OR instr(doc_id, ?) > 0`, text, text, text).Scan(&n)
+	err := db.QueryRowContext(context.Background(), `SELECT count(*) FROM kb_sections WHERE instr(body, ?) > 0 OR instr(title, ?) > 0 OR instr(doc_id, ?) > 0`, text, text, text).Scan(&n)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +275,7 @@ func TestSyncBounds(t *testing.T) {
 		t.Errorf("stats %+v", st)
 	}
 	var n int
-	if err := ix.db.QueryRow(`SELECT count(*) FROM kb_sections WHERE file_path = 'runbooks/many.md'`).Scan(&n); err != nil || n != MaxSectionsPerFile {
+	if err := ix.db.QueryRowContext(context.Background(), `SELECT count(*) FROM kb_sections WHERE file_path = 'runbooks/many.md'`).Scan(&n); err != nil || n != MaxSectionsPerFile {
 		t.Errorf("many.md has %d sections (%v), want %d", n, err, MaxSectionsPerFile)
 	}
 	if docs := search(t, ix, "HikariPool", 1); len(docs) != 1 || docs[0].Source != "runbooks/small.md" {
@@ -324,14 +323,14 @@ func TestSyncRedacts(t *testing.T) {
 
 	// A store written before redaction: the same file, unchanged on disk,
 	// with its raw text in kb_sections and an unprefixed digest.
-	if _, err := ix.db.Exec(`UPDATE kb_sections SET body = 'connect with password=` + secret + ` to the primary'`); err != nil {
+	if _, err := ix.db.ExecContext(context.Background(), `UPDATE kb_sections SET body = 'connect with password=`+secret+` to the primary'`); err != nil {
 		t.Fatal(err)
 	}
 	docs = search(t, ix, "connect primary", 1)
 	if len(docs) != 1 || strings.Contains(docs[0].Snippet, secret) {
 		t.Fatalf("an unredacted stored body was served: %+v", docs)
 	}
-	if _, err := ix.db.Exec(`UPDATE kb_files SET sha256 = substr(sha256, 4)`); err != nil {
+	if _, err := ix.db.ExecContext(context.Background(), `UPDATE kb_files SET sha256 = substr(sha256, 4)`); err != nil {
 		t.Fatal(err)
 	}
 	if st := mustSync(t, ix); st.Indexed != 1 {

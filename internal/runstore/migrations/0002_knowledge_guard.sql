@@ -1,3 +1,5 @@
+-- Run store migration 2 (its step 0003 before components recorded their
+-- own migrations).
 -- The KNOWLEDGE_QUERY executor's reference check is a release guard too: its
 -- verdicts join the audit. SQLite cannot alter a CHECK constraint, so the
 -- table is rebuilt with the wider one and its rows copied over.

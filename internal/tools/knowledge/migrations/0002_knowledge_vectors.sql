@@ -1,3 +1,5 @@
+-- Knowledge migration 2 (the run store applied it as its step 0004 before
+-- components recorded their own migrations).
 -- Embedding vectors of knowledge sections, for semantic runbook search when
 -- [knowledge] embed_model is set (internal/tools/knowledge). One row per section
 -- that has been embedded; a section without a row for the configured model

@@ -1,3 +1,5 @@
+-- Knowledge migration 1 (the run store applied it as its step 0002 before
+-- components recorded their own migrations).
 -- The knowledge index of lookup_knowledge (internal/tools/knowledge).
 -- kb_files remembers what was indexed so a sync re-reads only changed files.
 -- kb_sections holds one row per heading section (the original text).
