@@ -210,7 +210,7 @@ func logChecks(ctx context.Context, cfg *config.Config) []checkResult {
 	var out []checkResult
 	for _, src := range cfg.Logs {
 		name := "logs " + src.Name
-		in, err := logs.Inspect(ctx, logSource(src), logs.InspectOptions{})
+		in, err := logs.Inspect(ctx, src, logs.InspectOptions{})
 		fixHint := "fix or remove the files listed, or narrow the paths (globs) of log source " + src.Name + " in " + cfg.File
 		switch {
 		case err != nil:

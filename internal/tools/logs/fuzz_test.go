@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/superbiz/superbiz/internal/config"
 )
 
 // fuzzParser fuzzes the built-in layout called name from seeds.
@@ -144,7 +146,7 @@ func FuzzParseMonthDay(f *testing.F) {
 }
 
 func FuzzInput(f *testing.F) {
-	tool, err := New([]Source{{Name: "app", Paths: []string{"/nonexistent"}, MaxWindow: 6 * time.Hour}})
+	tool, err := New([]config.LogSource{{Name: "app", Paths: []string{"/nonexistent"}, MaxWindow: 6 * time.Hour}})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -65,14 +65,14 @@ func (t *Tool) decodeInput(raw []byte) (*parsedInput, error) {
 	// source
 	names := make([]string, len(t.sources))
 	for i, s := range t.sources {
-		names[i] = s.name
+		names[i] = s.Name
 	}
 	i, err := tools.Pick(in.Source, names, "log source")
 	if err != nil {
 		return nil, err
 	}
 	p.src = t.sources[i]
-	p.in.Source = p.src.name
+	p.in.Source = p.src.Name
 
 	// filters
 	p.in.Service = strings.TrimSpace(in.Service)
@@ -106,7 +106,7 @@ func (t *Tool) decodeInput(raw []byte) (*parsedInput, error) {
 	}
 
 	// window
-	maxWindow := p.src.maxWindow
+	maxWindow := p.src.MaxWindow
 	hasAbs := in.Start != "" || in.End != ""
 	switch {
 	case hasAbs && in.Since != "":
@@ -130,11 +130,11 @@ func (t *Tool) decodeInput(raw []byte) (*parsedInput, error) {
 		if in.Start == "" || in.End == "" {
 			return nil, tools.InvalidInput("give both start and end (or since instead)")
 		}
-		s, err := parseInputTime(in.Start, p.src.loc)
+		s, err := parseInputTime(in.Start, p.src.Location)
 		if err != nil {
 			return nil, tools.InvalidInput("start: %v", err)
 		}
-		e, err := parseInputTime(in.End, p.src.loc)
+		e, err := parseInputTime(in.End, p.src.Location)
 		if err != nil {
 			return nil, tools.InvalidInput("end: %v", err)
 		}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/textclip"
 )
 
@@ -91,17 +92,17 @@ type InspectOptions struct {
 // that can be read for its layout, share of lines placed in time and time
 // range. An error means the source itself is misconfigured or the globs
 // cannot be expanded.
-func Inspect(ctx context.Context, src Source, opt InspectOptions) (Inspection, error) {
-	t, err := New([]Source{src})
+func Inspect(ctx context.Context, src config.LogSource, opt InspectOptions) (Inspection, error) {
+	t, err := New([]config.LogSource{src})
 	if err != nil {
 		return Inspection{}, err
 	}
 	s := t.sources[0]
-	files, err := resolve(s.paths)
+	files, err := resolve(s.Paths)
 	if err != nil {
 		return Inspection{}, err
 	}
-	in := Inspection{Source: s.name, Files: len(files)}
+	in := Inspection{Source: s.Name, Files: len(files)}
 	if len(files) == 0 {
 		return in, nil
 	}
@@ -110,9 +111,9 @@ func Inspect(ctx context.Context, src Source, opt InspectOptions) (Inspection, e
 	// everything else is read to its end
 	end := int64(math.MaxInt64) - int64(time.Hour)
 	q := &query{startNS: end - int64(time.Minute), endNS: end, limit: 1}
-	rep, err := t.scan(ctx, s, q, newAccumulator(1, s.loc), files)
+	rep, err := t.scan(ctx, s, q, newAccumulator(1, s.Location), files)
 	if err != nil {
-		return in, fmt.Errorf("check log source %q: %w", s.name, err)
+		return in, fmt.Errorf("check log source %q: %w", s.Name, err)
 	}
 	skipped := map[string]bool{}
 	for i, sk := range rep.skipped {
@@ -135,7 +136,7 @@ func Inspect(ctx context.Context, src Source, opt InspectOptions) (Inspection, e
 		if skipped[name] {
 			continue
 		}
-		sc := &scanner{q: &query{}, format: s.format, tc: timeCtx{loc: s.loc}, ctx: ctx}
+		sc := &scanner{q: &query{}, format: s.format, tc: timeCtx{loc: s.Location}, ctx: ctx}
 		r, entries, err := sc.sampleFile(f, s.layouts, want-len(in.Entries))
 		if err != nil {
 			// read by the scan a moment ago: the file changed since
@@ -158,7 +159,7 @@ func Inspect(ctx context.Context, src Source, opt InspectOptions) (Inspection, e
 		}
 	}
 	if first <= last {
-		a := newAccumulator(1, s.loc)
+		a := newAccumulator(1, s.Location)
 		in.FirstTS, in.LastTS = a.ts(first), a.ts(last)
 	}
 	return in, nil

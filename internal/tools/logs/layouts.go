@@ -3,6 +3,8 @@ package logs
 import (
 	"fmt"
 	"strings"
+
+	"github.com/superbiz/superbiz/internal/config"
 )
 
 // This file is the registry of line layouts: the one place that says which
@@ -95,9 +97,9 @@ const (
 // every one but json, otlp_batch and logfmt, json both JSON layouts (one
 // record or a collector batch per line), logfmt itself only, custom the
 // source's own layout (compiled from its pattern and time_layout) only.
-func layoutsFor(src Source) (string, []*layout, error) {
+func layoutsFor(src config.LogSource) (string, []*layout, error) {
 	all := builtinLayouts()
-	switch strings.ToLower(strings.TrimSpace(src.Format)) {
+	switch strings.ToLower(strings.TrimSpace(string(src.Format))) {
 	case "", "auto":
 		return formatAuto, all, nil
 	case "json", "jsonl", "ndjson":

@@ -44,31 +44,13 @@ const defaultMaxBytes = 8192
 // maxSkippedPath bounds a skipped file's path in a result.
 const maxSkippedPath = 200
 
-// Source is one [[logs]] entry of the configuration, already resolved by cmd
-// (paths absolute, time zone loaded), so this package reads no config itself.
-type Source struct {
-	Name string
-	// Paths are glob patterns, resolved at every call because files rotate.
-	Paths []string
-	// Format is json, logfmt, text, custom or auto (detected per file).
-	Format string
-	// Location is the zone of timestamps that carry none (nil means UTC).
-	Location *time.Location
-	// MaxWindow caps the queried time range (0 means 24h).
-	MaxWindow time.Duration
-	// Pattern and TimeLayout are format custom's layout (internal/loglayout).
-	Pattern, TimeLayout string
-}
-
+// source is a validated [[logs]] entry (name trimmed, zone and max_window
+// defaulted) with what New derives from it: the format's canonical name and
+// the layouts detection chooses among for each file.
 type source struct {
-	name  string
-	paths []string
-	// format is the configured format's canonical name; layouts are the
-	// candidates detection chooses among for each file.
-	format    string
-	layouts   []*layout
-	loc       *time.Location
-	maxWindow time.Duration
+	config.LogSource
+	format  string
+	layouts []*layout
 }
 
 // Tool is the query_logs adapter (tools.Adapter) over a fixed set of sources.
@@ -82,8 +64,10 @@ type Tool struct {
 
 var _ tools.Adapter = (*Tool)(nil)
 
-// New validates the sources and builds the tool; errors name the bad source.
-func New(sources []Source) (*Tool, error) {
+// New validates the [[logs]] entries (paths already absolute, time zone
+// loaded by config) and builds the tool; errors name the bad source. A nil
+// Location means UTC, a zero MaxWindow 24h.
+func New(sources []config.LogSource) (*Tool, error) {
 	if len(sources) == 0 {
 		return nil, errors.New("query_logs: no log source configured: add a [[logs]] section with name and paths")
 	}
@@ -109,15 +93,14 @@ func New(sources []Source) (*Tool, error) {
 		if s.MaxWindow < 0 {
 			return nil, fmt.Errorf("logs source %q: max_window %s is negative", name, s.MaxWindow)
 		}
-		mw := s.MaxWindow
-		if mw == 0 {
-			mw = defaultMaxWindow
+		if s.MaxWindow == 0 {
+			s.MaxWindow = defaultMaxWindow
 		}
-		loc := s.Location
-		if loc == nil {
-			loc = time.UTC
+		if s.Location == nil {
+			s.Location = time.UTC
 		}
-		t.sources = append(t.sources, &source{name: name, paths: append([]string(nil), s.Paths...), format: f, layouts: lays, loc: loc, maxWindow: mw})
+		s.Name, s.Paths = name, append([]string(nil), s.Paths...)
+		t.sources = append(t.sources, &source{LogSource: s, format: f, layouts: lays})
 	}
 	return t, nil
 }
@@ -149,7 +132,7 @@ func (t *Tool) Definition() model.Tool {
 func (t *Tool) sourceNames() []any {
 	n := make([]any, len(t.sources))
 	for i, s := range t.sources {
-		n[i] = s.name
+		n[i] = s.Name
 	}
 	return n
 }
@@ -157,7 +140,7 @@ func (t *Tool) sourceNames() []any {
 func (t *Tool) windows() string {
 	n := make([]string, len(t.sources))
 	for i, s := range t.sources {
-		n[i] = s.name + ": " + config.FormatDuration(s.maxWindow)
+		n[i] = s.Name + ": " + config.FormatDuration(s.MaxWindow)
 	}
 	return strings.Join(n, ", ")
 }
@@ -205,12 +188,12 @@ func (t *Tool) Execute(ctx context.Context, call tools.Call) tools.Outcome {
 		return tools.Failed(tools.CodeInvalidInput, err)
 	}
 	start, end := p.window(call.Now)
-	files, err := resolve(p.src.paths)
+	files, err := resolve(p.src.Paths)
 	if err != nil {
 		return tools.Failed(tools.CodeUnavailable, err)
 	}
 	if len(files) == 0 {
-		return tools.Failed(tools.CodeUnavailable, fmt.Errorf("log source %q: no file matches %s", p.src.name, strings.Join(p.src.paths, ", ")))
+		return tools.Failed(tools.CodeUnavailable, fmt.Errorf("log source %q: no file matches %s", p.src.Name, strings.Join(p.src.Paths, ", ")))
 	}
 	words := make([][]byte, len(p.words))
 	for i, w := range p.words {
@@ -224,19 +207,19 @@ func (t *Tool) Execute(ctx context.Context, call tools.Call) tools.Outcome {
 		words:   words,
 		limit:   *p.in.Limit,
 	}
-	acc := newAccumulator(q.limit, p.src.loc)
+	acc := newAccumulator(q.limit, p.src.Location)
 	rep, err := t.scan(ctx, p.src, q, acc, files)
 	if err != nil {
 		code := tools.CodeInternal
 		if ctx.Err() != nil {
 			code = tools.CodeTimeout
 		}
-		return tools.Failed(code, fmt.Errorf("query_logs %s: %w", p.src.name, err))
+		return tools.Failed(code, fmt.Errorf("query_logs %s: %w", p.src.Name, err))
 	}
 	if rep.read == 0 && len(rep.skipped) == len(files) {
-		return tools.Failed(tools.CodeUnavailable, fmt.Errorf("query_logs %s: no file could be read: %w", p.src.name, errors.Join(rep.errs...)))
+		return tools.Failed(tools.CodeUnavailable, fmt.Errorf("query_logs %s: no file could be read: %w", p.src.Name, errors.Join(rep.errs...)))
 	}
-	res := acc.result(p.src.name, q.startNS, q.endNS)
+	res := acc.result(p.src.Name, q.startNS, q.endNS)
 	res.TruncatedBy = rep.truncatedBy
 	res.Truncated = res.Truncated || len(rep.truncatedBy) > 0
 	res.SkippedCount = len(rep.skipped)
@@ -274,7 +257,7 @@ func (t *Tool) scan(ctx context.Context, src *source, q *query, acc *accumulator
 	s := &scanner{
 		q:      q,
 		format: src.format,
-		tc:     timeCtx{loc: src.loc, year: time.Unix(0, q.endNS).In(src.loc).Year(), endNS: q.endNS},
+		tc:     timeCtx{loc: src.Location, year: time.Unix(0, q.endNS).In(src.Location).Year(), endNS: q.endNS},
 		acc:    acc,
 		noSeek: t.noSeek,
 		ctx:    scanCtx,

@@ -67,19 +67,19 @@ func (e *APIError) Error() string {
 // get calls one API endpoint with params and returns the data of a success
 // answer, or an *APIError.
 func (s *source) get(ctx context.Context, path string, params url.Values) (json.RawMessage, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	ctx, cancel := context.WithTimeout(ctx, s.Timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.url+path, strings.NewReader(params.Encode()))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.base+path, strings.NewReader(params.Encode()))
 	if err != nil {
 		return nil, &APIError{Code: tools.CodeInternal, Msg: redact.String(err.Error())}
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Accept", "application/json")
 	switch {
-	case s.bearer != "":
-		req.Header.Set("Authorization", "Bearer "+s.bearer)
-	case s.username != "":
-		req.SetBasicAuth(s.username, s.password)
+	case s.BearerTokenEnv != "":
+		req.Header.Set("Authorization", "Bearer "+s.Secret.Reveal())
+	case s.Username != "":
+		req.SetBasicAuth(s.Username, s.Secret.Reveal())
 	}
 	resp, err := s.client.Do(req)
 	if err != nil {
@@ -129,7 +129,7 @@ func classify(status int, errorType string) string {
 func (s *source) transportError(ctx context.Context, err error) error {
 	var ne net.Error
 	if ctx.Err() != nil || (errors.As(err, &ne) && ne.Timeout()) {
-		return &APIError{Code: tools.CodeTimeout, Msg: fmt.Sprintf("no answer from %s within %s (timeout)", s.url, config.FormatDuration(s.timeout))}
+		return &APIError{Code: tools.CodeTimeout, Msg: fmt.Sprintf("no answer from %s within %s (timeout)", s.base, config.FormatDuration(s.Timeout))}
 	}
 	return &APIError{Code: tools.CodeUnavailable, Msg: textclip.Bytes(redact.String(err.Error()), maxServerMessage)}
 }
@@ -137,10 +137,10 @@ func (s *source) transportError(ctx context.Context, err error) error {
 // authHint names the configured credentials' source, never their value.
 func (s *source) authHint() string {
 	switch {
-	case s.bearerEnv != "":
-		return "the token in $" + s.bearerEnv
-	case s.username != "":
-		return "username " + strconv.Quote(s.username) + " and the password in $" + s.passwordEnv
+	case s.BearerTokenEnv != "":
+		return "the token in $" + s.BearerTokenEnv
+	case s.Username != "":
+		return "username " + strconv.Quote(s.Username) + " and the password in $" + s.PasswordEnv
 	}
 	return "whether the server needs credentials: set bearer_token_env or username and password_env"
 }

@@ -62,7 +62,7 @@ func (t *Tool) decodeInput(raw []byte) (*parsedInput, error) {
 		return nil, err
 	}
 	p.src = t.sources[i]
-	p.in.Source = p.src.name
+	p.in.Source = p.src.Name
 
 	p.in.Query = strings.TrimSpace(in.Query)
 	switch {
@@ -74,7 +74,7 @@ func (t *Tool) decodeInput(raw []byte) (*parsedInput, error) {
 		return nil, tools.InvalidInput("query is not valid UTF-8")
 	}
 
-	maxWindow := p.src.maxWindow
+	maxWindow := p.src.MaxWindow
 	hasAbs := in.Start != "" || in.End != ""
 	switch {
 	case hasAbs && in.Since != "":
@@ -122,9 +122,9 @@ func (t *Tool) decodeInput(raw []byte) (*parsedInput, error) {
 		if d < minStep || d%time.Second != 0 {
 			return nil, tools.InvalidInput("step %q must be a whole number of seconds, at least %s", in.Step, config.FormatDuration(minStep))
 		}
-		if n := pointsOf(p.windowLen(), d); n > p.src.maxPoints {
+		if n := pointsOf(p.windowLen(), d); n > p.src.MaxPoints {
 			return nil, tools.InvalidInput("step %s gives %d points per series over this window, more than this source's max_points %d: use a step of at least %s or omit step",
-				config.FormatDuration(d), n, p.src.maxPoints, config.FormatDuration(autoStep(p.windowLen(), p.src.maxPoints)))
+				config.FormatDuration(d), n, p.src.MaxPoints, config.FormatDuration(autoStep(p.windowLen(), p.src.MaxPoints)))
 		}
 		p.step = d
 		p.in.Step = config.FormatDuration(d)
@@ -148,7 +148,7 @@ func (p *parsedInput) window(now time.Time) (start, end time.Time, step time.Dur
 	}
 	step = p.step
 	if step == 0 {
-		step = autoStep(end.Sub(start), p.src.maxPoints)
+		step = autoStep(end.Sub(start), p.src.MaxPoints)
 	}
 	return start, end, step
 }
