@@ -1,7 +1,7 @@
 // Package loglayout compiles the custom line layouts of [[logs]] sources
 // (format = "custom"): a regular expression with named groups and a time
 // layout. It is a leaf, so internal/config validates a layout at load with the
-// very code internal/tools/logs parses lines with.
+// very code internal/logparse parses lines with.
 //
 // Groups: ts (required) is the entry's time, msg (required) its message,
 // level and service are optional, and every other named group becomes a

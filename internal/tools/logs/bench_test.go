@@ -200,21 +200,3 @@ func BenchmarkGzipBomb2GiB(b *testing.B) {
 	}
 	b.Logf("truncated_by %v", res.TruncatedBy)
 }
-
-// BenchmarkParseJSONLine: the JSON fast path on the lines of benchFile, the
-// per-line cost every other layout must leave alone.
-func BenchmarkParseJSONLine(b *testing.B) {
-	lines := [][]byte{
-		[]byte(`{"ts":"2026-03-14T13:00:00.123Z","level":"info","service":"order","msg":"request completed","path":"/api/orders/123457","trace_id":"1a2b3c4d5e","host":"app-3.prod.internal"}`),
-		[]byte(`{"ts":"2026-03-14T13:00:00.125Z","level":"error","service":"order","msg":"Deadlock found when trying to get lock; try restarting transaction","order_id":4242,"trace_id":"1a2b3c4d5f","host":"app-4.prod.internal"}`),
-	}
-	tc := timeCtx{loc: time.UTC, year: 2026}
-	var r record
-	l := layoutByName(layoutJSON)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if l.parseLine(lines[i&1], &tc, &r) != lineTimed {
-			b.Fatal("not timed")
-		}
-	}
-}

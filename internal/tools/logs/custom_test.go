@@ -18,60 +18,6 @@ import (
 // klogPattern reads glog/klog-like lines with a custom layout (no year).
 const klogPattern = `(?P<level>[IWEF])(?P<ts>\d{4} \d\d:\d\d:\d\d\.\d{6})\s+(?P<pid>\d+) (?P<source>[^\]]+)\] (?P<msg>.*)`
 
-// TestCustomParse reads lines with a custom layout: roles, extra groups as
-// fields, an unknown level word kept as a field, a line the pattern does
-// not match continuing the entry, a ts that does not parse making the
-// entry unparsed.
-func TestCustomParse(t *testing.T) {
-	c, err := newCustomLayout(`(?P<ts>\S+ \S+) (?P<level>\w+) (?:\[(?P<service>[^\]]+)\] )?(?:(?P<req>req-\d+) )?(?P<msg>.*)`, "2006-01-02 15:04:05.000")
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := newCustomLayout(klogPattern, "0102 15:04:05.000000")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tests := []struct {
-		c                       *layout
-		line                    string
-		kind                    lineKind
-		ts, level, service, msg string
-		fields                  string
-	}{
-		{c, "2026-03-14 14:01:00.250 ERROR [order] req-7 payment timeout ", lineTimed, "2026-03-14T14:01:00.25Z", "ERROR", "order", "payment timeout", "req=req-7"},
-		{c, "2026-03-14 14:01:00.250 warning plain message", lineTimed, "2026-03-14T14:01:00.25Z", "WARN", "", "plain message", ""},
-		{c, "2026-03-14 14:01:00.250 NOTE kept as a field", lineTimed, "2026-03-14T14:01:00.25Z", "", "", "kept as a field", "level=NOTE"},
-		{c, "\tat com.shop.Pay.charge(Pay.java:42)", lineCont, "", "", "", "", ""},
-		{c, "2026-03-14 25:01:00.250 ERROR bad hour", lineUntimed, "", "ERROR", "", "bad hour", ""},
-		{k, "E0314 14:01:00.123456    1234 server.go:12] connection refused", lineTimed, "2026-03-14T14:01:00.123456Z", "ERROR", "", "connection refused", "pid=1234 source=server.go:12"},
-		{k, "x E0314 14:01:00.123456 1 a.go:1] not at the start", lineCont, "", "", "", "", ""},
-	}
-	for _, tt := range tests {
-		tc := timeCtx{loc: time.UTC, year: 2026, endNS: base.UnixNano()}
-		var r record
-		kind := tt.c.parseLine([]byte(tt.line), &tc, &r)
-		if kind != tt.kind {
-			t.Errorf("%q: kind %d, want %d", tt.line, kind, tt.kind)
-			continue
-		}
-		if kind == lineCont {
-			continue
-		}
-		var ts string
-		if kind == lineTimed {
-			ts = time.Unix(0, r.ts).UTC().Format(time.RFC3339Nano)
-		}
-		var fields []string
-		for _, f := range r.fields {
-			fields = append(fields, string(f.key)+"="+string(f.val))
-		}
-		if ts != tt.ts || r.level != tt.level || string(r.service) != tt.service || string(r.msg) != tt.msg || strings.Join(fields, " ") != tt.fields {
-			t.Errorf("%q: got ts %q level %q service %q msg %q fields %q; want %q %q %q %q %q", tt.line,
-				ts, r.level, r.service, r.msg, strings.Join(fields, " "), tt.ts, tt.level, tt.service, tt.msg, tt.fields)
-		}
-	}
-}
-
 // TestCustomSourceQuery: a format custom source answers a windowed,
 // filtered query; the files it cannot read are named with what was tried.
 func TestCustomSourceQuery(t *testing.T) {
@@ -189,16 +135,6 @@ func TestInspectReports(t *testing.T) {
 	if len(in.Entries) != 1 || in.Entries[0].Level != "ERROR" || in.Entries[0].Message != "refused password=[REDACTED]\n  frame" {
 		t.Errorf("entries %+v", in.Entries)
 	}
-}
-
-// FuzzParseCustom: any line read with a custom layout yields clean text.
-func FuzzParseCustom(f *testing.F) {
-	c, err := newCustomLayout(klogPattern, "0102 15:04:05.000000")
-	if err != nil {
-		f.Fatal(err)
-	}
-	fuzzLayout(f, c, "E0314 14:01:00.123456    1234 server.go:12] connection refused",
-		"W1231 23:59:59.999999 1 a.go:1] \x1b[31mred\x00", "I0230 10:00:00.000000 1 a.go:1] no such day")
 }
 
 // TestCustomPatternBomb: a costly pattern (Unicode classes under nested

@@ -15,7 +15,9 @@ import (
 	"time"
 
 	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/logparse"
 	"github.com/superbiz/superbiz/internal/reliability"
+	"github.com/superbiz/superbiz/internal/textclip"
 	"github.com/superbiz/superbiz/internal/tools"
 	"github.com/superbiz/superbiz/pkg/redact"
 )
@@ -419,10 +421,19 @@ func TestFileShrinksWhileMapped(t *testing.T) {
 	defer func() { _ = release() }()
 	must(t, os.Truncate(p, 0))
 	q := &query{startNS: base.UnixNano(), endNS: base.Add(time.Hour).UnixNano(), limit: 5}
-	s := &scanner{q: q, tc: timeCtx{loc: time.UTC, year: 2026, endNS: q.endNS}, acc: newAccumulator(5, time.UTC), noSeek: true, ctx: context.Background()}
-	read, err := s.scanMapped(data, builtinLayouts())
+	s := &scanner{q: q, tc: logparse.TimeCtx{Loc: time.UTC, Year: 2026, EndNS: q.endNS}, acc: newAccumulator(5, time.UTC), noSeek: true, ctx: context.Background()}
+	read, err := s.scanMapped(data, logparse.BuiltinLayouts())
 	var fe *fileError
 	if !errors.As(err, &fe) || fe.reason != reasonShrank || read {
 		t.Fatalf("read %v err %v, want a skip with %q before anything was read", read, err, reasonShrank)
+	}
+}
+
+func TestCleanTextAndBound(t *testing.T) {
+	if got := cleanText([]byte("a\x1b[1;31mb\x1b]0;t\x07c\x00d\te\xff\u202ef\nz"), false); got != "abcd e\ufffdf z" {
+		t.Errorf("clean %q", got)
+	}
+	if got := textclip.Bytes("héllo wörld", 6); got != "hé…" {
+		t.Errorf("bound %q", got)
 	}
 }
