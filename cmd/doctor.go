@@ -56,7 +56,6 @@ func (a *app) doctor(ctx context.Context, cmd *cobra.Command) ([]doctor.Result, 
 		return []doctor.Result{doctor.ConfigNotLoaded(err)}, err
 	}
 	return doctor.Run(ctx, cfg, doctor.Wiring{
-		LogSource:    logSource,
 		EmbedClient:  embedClient,
 		AlertsClient: a.alertsClient,
 		Metrics:      metricsChecks,

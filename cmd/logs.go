@@ -18,14 +18,6 @@ import (
 // defaultInspectEntries is how many entries `logs inspect` shows unless told.
 const defaultInspectEntries = 10
 
-// logSource is the one place a [[logs]] entry becomes the tool's source.
-func logSource(s config.LogSource) logs.Source {
-	return logs.Source{
-		Name: s.Name, Paths: s.Paths, Format: string(s.Format), Location: s.Location, MaxWindow: s.MaxWindow,
-		Pattern: s.Pattern, TimeLayout: s.TimeLayout,
-	}
-}
-
 func (a *app) newLogsCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "logs",
@@ -97,7 +89,7 @@ file of the source can be read.`,
 				}
 				return &notfound.Error{Kind: "log source", Name: args[0], Valid: names}
 			}
-			in, err := logs.Inspect(cmd.Context(), logSource(*src), logs.InspectOptions{Entries: entries})
+			in, err := logs.Inspect(cmd.Context(), *src, logs.InspectOptions{Entries: entries})
 			if err != nil {
 				return configError(err)
 			}

@@ -12,29 +12,15 @@ import (
 	"github.com/superbiz/superbiz/internal/tools/metrics"
 )
 
-// metricsSources turns the [[metrics]] entries into query_metrics sources,
-// refusing an entry whose secret variable is unset (naming the key and the
-// variable, never a value).
-func metricsSources(cfg *config.Config) ([]metrics.Source, error) {
-	var out []metrics.Source
-	for i, m := range cfg.Metrics {
+// metricsSecretsSet refuses a [[metrics]] entry whose secret variable is
+// unset (naming the key and the variable, never a value).
+func metricsSecretsSet(cfg *config.Config) error {
+	for i := range cfg.Metrics {
 		if problem := metricsSecretProblem(cfg, i); problem != "" {
-			return nil, errors.New(problem)
+			return errors.New(problem)
 		}
-		s := metrics.Source{
-			Name: m.Name, URL: m.URL, Timeout: m.Timeout,
-			MaxSeries: m.MaxSeries, MaxPoints: m.MaxPoints, MaxWindow: m.MaxWindow,
-			BearerTokenEnv: m.BearerTokenEnv, PasswordEnv: m.PasswordEnv,
-		}
-		switch {
-		case m.BearerTokenEnv != "":
-			s.BearerToken = m.Secret.Reveal()
-		case m.Username != "":
-			s.Username, s.Password = m.Username, m.Secret.Reveal()
-		}
-		out = append(out, s)
 	}
-	return out, nil
+	return nil
 }
 
 // metricsSecretProblem says which variable entry i names but the
@@ -65,11 +51,7 @@ func metricsChecks(ctx context.Context, cfg *config.Config) []doctor.Result {
 			out = append(out, doctor.Failed(name, problem, "export the variable (its value is never printed), or change the [[metrics]] entry"))
 			continue
 		}
-		srcs, err := metricsSources(&config.Config{File: cfg.File, Metrics: cfg.Metrics[i : i+1]})
-		var tool *metrics.Tool
-		if err == nil {
-			tool, err = metrics.New(srcs)
-		}
+		tool, err := metrics.New(cfg.Metrics[i : i+1])
 		if err != nil {
 			out = append(out, doctor.Failed(name, err.Error(), "fix the [[metrics]] entry in "+cfg.File))
 			continue

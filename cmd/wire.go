@@ -53,16 +53,7 @@ func applyDemo(ctx context.Context, cfg *config.Config, dir string) (*demo.Works
 		return nil, fmt.Errorf("prepare the demo workspace: %w", err)
 	}
 	cfg.Knowledge.Paths = []string{ws.RunbooksDir}
-	cfg.Logs = nil
-	for _, s := range ws.LogSources {
-		loc, err := time.LoadLocation(s.Timezone)
-		if err != nil {
-			return nil, fmt.Errorf("demo log source %s: %w", s.Name, err)
-		}
-		src := config.NewLogSource()
-		src.Name, src.Paths, src.Format, src.Timezone, src.Location = s.Name, s.Globs, config.LogFormat(s.Format), s.Timezone, loc
-		cfg.Logs = append(cfg.Logs, src)
-	}
+	cfg.Logs = append([]config.LogSource(nil), ws.LogSources...)
 	dsn, err := config.NewDSN(config.DriverSQLite, ws.DBPath)
 	if err != nil {
 		return nil, fmt.Errorf("demo database: %w", err)
@@ -123,11 +114,7 @@ func (a *app) openWorkspace(cmd *cobra.Command, ov config.Overrides) (*workspace
 		w.adapters = append(w.adapters, knowledge.New(w.index))
 	}
 	if len(cfg.Logs) > 0 {
-		var srcs []logs.Source
-		for _, s := range cfg.Logs {
-			srcs = append(srcs, logSource(s))
-		}
-		lt, err := logs.New(srcs)
+		lt, err := logs.New(cfg.Logs)
 		if err != nil {
 			w.Close()
 			return nil, configError(err)
@@ -135,11 +122,7 @@ func (a *app) openWorkspace(cmd *cobra.Command, ov config.Overrides) (*workspace
 		w.adapters = append(w.adapters, lt)
 	}
 	if len(cfg.Databases) > 0 {
-		var dbs []sqlquery.Database
-		for _, d := range cfg.Databases {
-			dbs = append(dbs, sqlquery.Database{Name: d.Name, Driver: string(d.Driver), DSN: d.DSN.Reveal(), MaxRows: d.MaxRows, Timeout: d.Timeout})
-		}
-		st, err := sqlquery.New(dbs)
+		st, err := sqlquery.New(cfg.Databases)
 		if err != nil {
 			w.Close()
 			return nil, configError(err)
@@ -148,12 +131,11 @@ func (a *app) openWorkspace(cmd *cobra.Command, ov config.Overrides) (*workspace
 		w.closers = append(w.closers, st.Close)
 	}
 	if len(cfg.Metrics) > 0 {
-		srcs, err := metricsSources(cfg)
-		if err != nil {
+		if err := metricsSecretsSet(cfg); err != nil {
 			w.Close()
 			return nil, configError(err)
 		}
-		mt, err := metrics.New(srcs)
+		mt, err := metrics.New(cfg.Metrics)
 		if err != nil {
 			w.Close()
 			return nil, configError(err)

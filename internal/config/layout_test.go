@@ -55,7 +55,7 @@ pattern = '(?P<ts>\S+) (?P<msg>.*)'
 time_layout = "%Y-%m-%d %H:%M:%Q"`, "logs[0].time_layout", "%Q"},
 		{"strftime literal digit", `format = "custom"
 pattern = '(?P<ts>\S+) (?P<msg>.*)'
-time_layout = "%Y-%m-%dT1%H:%M"`, "logs[0].time_layout", "holds a digit"},
+time_layout = "%Y-%m-%dT1%H:%M"`, "logs[0].time_layout", "unsupported literal: 1"},
 		{"sample does not match", `format = "custom"` + "\n" + good + `sample = "not a log line"`, "logs[0].sample", "does not match pattern"},
 		{"sample time does not parse", `format = "custom"
 pattern = '(?P<ts>\S+ \S+) (?P<msg>.*)'

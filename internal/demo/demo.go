@@ -19,6 +19,8 @@ import (
 	"path"
 	"path/filepath"
 	"time"
+
+	"github.com/superbiz/superbiz/internal/config"
 )
 
 // Version names the content of the workspace; bump it whenever generated or
@@ -83,22 +85,13 @@ func mustTime(s string) time.Time {
 	return t
 }
 
-// LogSource is one configured log source of the demo, in the shape the
-// config's [[logs]] table takes.
-type LogSource struct {
-	Name string
-	// Globs are absolute file patterns.
-	Globs    []string
-	Format   string
-	Timezone string
-}
-
 // Workspace is a materialized demo: absolute paths the demo config points the
 // runbook, log and database tools at (the demo has no metrics server).
 type Workspace struct {
 	Root        string
 	RunbooksDir string
-	LogSources  []LogSource
+	// LogSources are the demo's [[logs]] entries, as config would load them.
+	LogSources []config.LogSource
 	// DBPath is the SQLite orders database; open it read-only.
 	DBPath string
 	// DBName is the database name the query_mysql tool exposes.
@@ -218,15 +211,21 @@ func layout(root string) *Workspace {
 	return &Workspace{
 		Root:        root,
 		RunbooksDir: filepath.Join(root, "runbooks"),
-		LogSources: []LogSource{{
-			Name:     LogSourceName,
-			Globs:    []string{filepath.Join(logs, "*", "*.log"), filepath.Join(logs, "*", "*.log.*.gz")},
-			Format:   "auto",
-			Timezone: "UTC",
-		}},
-		DBPath: filepath.Join(root, "orders.db"),
-		DBName: DatabaseName,
+		LogSources:  []config.LogSource{logSource(logs)},
+		DBPath:      filepath.Join(root, "orders.db"),
+		DBName:      DatabaseName,
 	}
+}
+
+// logSource is the demo's one [[logs]] entry over the log directory: the
+// declared defaults, format auto, every stamp in UTC.
+func logSource(dir string) config.LogSource {
+	s := config.NewLogSource()
+	s.Name = LogSourceName
+	s.Paths = []string{filepath.Join(dir, "*", "*.log"), filepath.Join(dir, "*", "*.log.*.gz")}
+	s.Format = config.FormatAuto
+	s.Timezone, s.Location = "UTC", time.UTC
+	return s
 }
 
 func writeRunbooks(root string) error {

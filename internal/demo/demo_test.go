@@ -37,7 +37,7 @@ func readLogs(t *testing.T, ws *Workspace) map[string][]string {
 	t.Helper()
 	out := map[string][]string{}
 	for _, src := range ws.LogSources {
-		for _, g := range src.Globs {
+		for _, g := range src.Paths {
 			files, err := filepath.Glob(g)
 			if err != nil {
 				t.Fatal(err)

@@ -16,17 +16,7 @@ func Databases(ctx context.Context, cfg *config.Config) []Result {
 	if len(cfg.Databases) == 0 {
 		return nil
 	}
-	dbs := make([]sqlquery.Database, 0, len(cfg.Databases))
-	for _, d := range cfg.Databases {
-		dbs = append(dbs, sqlquery.Database{
-			Name:    d.Name,
-			Driver:  string(d.Driver),
-			DSN:     d.DSN.Reveal(),
-			MaxRows: d.MaxRows,
-			Timeout: d.Timeout,
-		})
-	}
-	tool, err := sqlquery.New(dbs)
+	tool, err := sqlquery.New(cfg.Databases)
 	if err != nil {
 		return []Result{Failed("databases", err.Error(), "fix the [[databases]] entries in "+cfg.File)}
 	}

@@ -14,7 +14,6 @@ import (
 	"github.com/superbiz/superbiz/internal/model/ollama"
 	"github.com/superbiz/superbiz/internal/runstore"
 	"github.com/superbiz/superbiz/internal/tools/knowledge"
-	"github.com/superbiz/superbiz/internal/tools/logs"
 )
 
 // Status is how one check ended; only Fail fails doctor.
@@ -65,8 +64,6 @@ const Timeout = 10 * time.Second
 // Wiring is what only cmd builds from the configuration, handed to the
 // checks so they probe exactly what a run would use.
 type Wiring struct {
-	// LogSource turns a [[logs]] entry into the query_logs source.
-	LogSource func(config.LogSource) logs.Source
 	// EmbedClient is the Ollama client of [knowledge] embed_model.
 	EmbedClient func(*config.Config) (*ollama.Client, error)
 	// AlertsClient is the Alertmanager client of [alerts], with its credential.
@@ -89,7 +86,7 @@ func Run(ctx context.Context, cfg *config.Config, w Wiring) []Result {
 	results = append(results, Model(ctx, cfg)...)
 	results = append(results, Knowledge(ctx, cfg)...)
 	results = append(results, Embed(ctx, cfg, w.EmbedClient))
-	results = append(results, Logs(ctx, cfg, w.LogSource)...)
+	results = append(results, Logs(ctx, cfg)...)
 	results = append(results, Databases(ctx, cfg)...)
 	if w.Metrics != nil {
 		results = append(results, w.Metrics(ctx, cfg)...)

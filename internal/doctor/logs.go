@@ -13,11 +13,11 @@ import (
 // read and says how they read (layouts, share of sampled lines placed in
 // time, time range), naming the files a call would skip and why (a
 // truncated or corrupt gzip, binary data, no recognisable timestamps).
-func Logs(ctx context.Context, cfg *config.Config, toSource func(config.LogSource) logs.Source) []Result {
+func Logs(ctx context.Context, cfg *config.Config) []Result {
 	var out []Result
 	for _, src := range cfg.Logs {
 		name := "logs " + src.Name
-		in, err := logs.Inspect(ctx, toSource(src), logs.InspectOptions{})
+		in, err := logs.Inspect(ctx, src, logs.InspectOptions{})
 		fixHint := "fix or remove the files listed, or narrow the paths (globs) of log source " + src.Name + " in " + cfg.File
 		switch {
 		case err != nil:

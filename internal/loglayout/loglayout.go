@@ -1,7 +1,7 @@
 // Package loglayout compiles the custom line layouts of [[logs]] sources
 // (format = "custom"): a regular expression with named groups and a time
 // layout. It is a leaf, so internal/config validates a layout at load with the
-// very code internal/tools/logs parses lines with.
+// very code internal/logparse parses lines with.
 //
 // Groups: ts (required) is the entry's time, msg (required) its message,
 // level and service are optional, and every other named group becomes a
@@ -20,6 +20,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ncruces/go-strftime"
 )
 
 // MaxPattern bounds a pattern's length: Go's RE2 matches in time linear in
@@ -214,65 +216,21 @@ func checkGoLayout(layout string) (hasYear bool, err error) {
 	return got.Year() == reference.Year(), nil
 }
 
-// strftimeDirectives maps each supported strftime directive to Go.
-var strftimeDirectives = map[byte]string{
-	'Y': "2006", 'y': "06", 'm': "01", 'd': "02", 'e': "_2", 'j': "002",
-	'H': "15", 'I': "03", 'M': "04", 'S': "05", 'p': "PM",
-	'b': "Jan", 'h': "Jan", 'B': "January", 'a': "Mon", 'A': "Monday",
-	'z': "-0700", 'Z': "MST",
-	'f': "000000", // microseconds, as Python writes them
-	'L': "000",    // milliseconds
-	'N': "000000000",
-	'F': "2006-01-02", 'T': "15:04:05",
-}
-
-// goTokens are the literal words a Go layout would read as elements.
-var goTokens = []string{"Jan", "Mon", "MST", "PM", "pm", "Z07"}
-
-// strftimeToGo translates a strftime layout. Literal text holding a digit or
-// a word Go reads as an element (Jan, Mon, MST, PM) is refused, since Go
-// layouts cannot escape it.
+// strftimeToGo translates a strftime layout with go-strftime, which refuses
+// a directive it does not know, %f, %L or %N not after '.' or ',', and
+// literal text holding a digit or a word Go reads as an element (Jan, Mon,
+// MST, PM), since Go layouts cannot escape it. A trailing lone '%', which
+// go-strftime would keep as text, is refused too.
 func strftimeToGo(s string) (string, error) {
-	var b strings.Builder
-	lit := func(t string) error {
-		if strings.ContainsAny(t, "0123456789") {
-			return bad(KeyTimeLayout, "literal %q in %q holds a digit, which a Go layout would read as a time element: match it in the pattern outside the ts group", t, s)
-		}
-		for _, w := range goTokens {
-			if strings.Contains(t, w) {
-				return bad(KeyTimeLayout, "literal %q in %q holds %q, which a Go layout would read as a time element: match it in the pattern outside the ts group", t, s, w)
-			}
-		}
-		b.WriteString(t)
-		return nil
+	if n := len(s) - len(strings.TrimRight(s, "%")); n%2 == 1 {
+		return "", bad(KeyTimeLayout, "%q ends with a lone %%", s)
 	}
-	start := 0
-	for i := 0; i < len(s); i++ {
-		if s[i] != '%' {
-			continue
-		}
-		if err := lit(s[start:i]); err != nil {
-			return "", err
-		}
-		if i+1 >= len(s) {
-			return "", bad(KeyTimeLayout, "%q ends with a lone %%", s)
-		}
-		d := s[i+1]
-		switch g, ok := strftimeDirectives[d]; {
-		case d == '%':
-			b.WriteByte('%')
-		case ok:
-			b.WriteString(g)
-		default:
-			return "", bad(KeyTimeLayout, "%%%c in %q is not a supported strftime directive (supported: %%Y %%y %%m %%d %%e %%j %%H %%I %%M %%S %%p %%b %%B %%a %%A %%z %%Z %%f %%L %%N %%F %%T %%%%)", d, s)
-		}
-		i++
-		start = i + 1
+	g, err := strftime.Layout(s)
+	if err != nil {
+		return "", bad(KeyTimeLayout, "%q: %s: use the directives %%Y %%y %%m %%d %%e %%j %%H %%I %%M %%S %%p %%b %%B %%a %%A %%z %%Z %%F %%T %%%% (and %%f, %%L, %%N after '.' or ','), and match literal digits or the words Jan, Mon, MST, PM in the pattern outside the ts group",
+			s, strings.TrimSpace(strings.TrimPrefix(err.Error(), "strftime: ")))
 	}
-	if err := lit(s[start:]); err != nil {
-		return "", err
-	}
-	return b.String(), nil
+	return g, nil
 }
 
 // Match returns the submatch indexes of line (as regexp's

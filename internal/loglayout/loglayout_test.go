@@ -97,8 +97,9 @@ func TestCompileErrors(t *testing.T) {
 		{`(?P<ts>\d+) (?P<msg>.*)`, "15:04:05", KeyTimeLayout, "no month"},
 		{`(?P<ts>\d+) (?P<msg>.*)`, "2006-01-02 03:04", KeyTimeLayout, "no hour"},
 		{`(?P<ts>\d+) (?P<msg>.*)`, "%Y-%m-%d %H:%M %", KeyTimeLayout, "lone %"},
-		{`(?P<ts>\d+) (?P<msg>.*)`, "%Y-%m-%d %H:%M %s", KeyTimeLayout, "%s in"},
-		{`(?P<ts>\d+) (?P<msg>.*)`, "%Y-%m-%d Mon %H:%M", KeyTimeLayout, `holds "Mon"`},
+		{`(?P<ts>\d+) (?P<msg>.*)`, "%Y-%m-%d %H:%M %s", KeyTimeLayout, "unsupported directive: %s"},
+		{`(?P<ts>\d+) (?P<msg>.*)`, "%Y-%m-%d Mon %H:%M", KeyTimeLayout, "unsupported literal: Mon"},
+		{`(?P<ts>\d+) (?P<msg>.*)`, "%Y-%m-%d %H:%M:%S%L", KeyTimeLayout, "must follow '.' or ','"},
 		{`(?P<ts>\d+) (?P<msg>.*)`, strings.Repeat("2006-01-02 15:04 ", 10), KeyTimeLayout, "more than"},
 	}
 	for _, tt := range tests {

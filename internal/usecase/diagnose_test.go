@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/superbiz/superbiz/internal/agent"
+	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/demo"
 	"github.com/superbiz/superbiz/internal/harness"
 	"github.com/superbiz/superbiz/internal/model"
@@ -52,15 +53,15 @@ func demoDeps(t *testing.T, m model.ChatModel) (*Deps, []tools.Adapter, tools.Pl
 		t.Fatal(err)
 	}
 	store, tables := openStore(t, filepath.Join(dir, "superbiz.db"))
-	var sources []logs.Source
-	for _, s := range ws.LogSources {
-		sources = append(sources, logs.Source{Name: s.Name, Paths: s.Globs, Format: s.Format, Location: time.UTC, MaxWindow: 6 * time.Hour})
-	}
-	lt, err := logs.New(sources)
+	lt, err := logs.New(ws.LogSources)
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := sqlquery.New([]sqlquery.Database{{Name: ws.DBName, Driver: "sqlite", DSN: ws.DBPath, MaxRows: 50, Timeout: 5 * time.Second}})
+	dsn, err := config.NewDSN(config.DriverSQLite, ws.DBPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := sqlquery.New([]config.Database{{Name: ws.DBName, Driver: config.DriverSQLite, DSN: dsn, MaxRows: 50, Timeout: 5 * time.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}

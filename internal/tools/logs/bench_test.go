@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/tools"
 )
 
@@ -81,7 +82,7 @@ func benchFile(b *testing.B, size int64) string {
 
 func benchQuery(b *testing.B, path, input string, noSeek bool) Result {
 	b.Helper()
-	tool, err := New([]Source{{Name: "app", Paths: []string{path}, MaxWindow: 24 * time.Hour}})
+	tool, err := New([]config.LogSource{{Name: "app", Paths: []string{path}, MaxWindow: 24 * time.Hour}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -175,7 +176,7 @@ func BenchmarkGzipBomb2GiB(b *testing.B) {
 		must(b, err)
 	}
 	must(b, f.Close())
-	tool, err := New([]Source{{Name: "app", Paths: []string{f.Name()}}})
+	tool, err := New([]config.LogSource{{Name: "app", Paths: []string{f.Name()}}})
 	must(b, err)
 	c, err := tool.Canonical(json.RawMessage(`{"since":"1h"}`))
 	must(b, err)
@@ -198,22 +199,4 @@ func BenchmarkGzipBomb2GiB(b *testing.B) {
 		b.Fatalf("the bomb was searched to its end: %+v", res)
 	}
 	b.Logf("truncated_by %v", res.TruncatedBy)
-}
-
-// BenchmarkParseJSONLine: the JSON fast path on the lines of benchFile, the
-// per-line cost every other layout must leave alone.
-func BenchmarkParseJSONLine(b *testing.B) {
-	lines := [][]byte{
-		[]byte(`{"ts":"2026-03-14T13:00:00.123Z","level":"info","service":"order","msg":"request completed","path":"/api/orders/123457","trace_id":"1a2b3c4d5e","host":"app-3.prod.internal"}`),
-		[]byte(`{"ts":"2026-03-14T13:00:00.125Z","level":"error","service":"order","msg":"Deadlock found when trying to get lock; try restarting transaction","order_id":4242,"trace_id":"1a2b3c4d5f","host":"app-4.prod.internal"}`),
-	}
-	tc := timeCtx{loc: time.UTC, year: 2026}
-	var r record
-	l := layoutByName(layoutJSON)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if l.parseLine(lines[i&1], &tc, &r) != lineTimed {
-			b.Fatal("not timed")
-		}
-	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/testenv"
 
+	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/loglayout"
 	"github.com/superbiz/superbiz/internal/reliability"
 	"github.com/superbiz/superbiz/internal/tools"
@@ -18,60 +19,6 @@ import (
 
 // klogPattern reads glog/klog-like lines with a custom layout (no year).
 const klogPattern = `(?P<level>[IWEF])(?P<ts>\d{4} \d\d:\d\d:\d\d\.\d{6})\s+(?P<pid>\d+) (?P<source>[^\]]+)\] (?P<msg>.*)`
-
-// TestCustomParse reads lines with a custom layout: roles, extra groups as
-// fields, an unknown level word kept as a field, a line the pattern does
-// not match continuing the entry, a ts that does not parse making the
-// entry unparsed.
-func TestCustomParse(t *testing.T) {
-	c, err := newCustomLayout(`(?P<ts>\S+ \S+) (?P<level>\w+) (?:\[(?P<service>[^\]]+)\] )?(?:(?P<req>req-\d+) )?(?P<msg>.*)`, "2006-01-02 15:04:05.000")
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := newCustomLayout(klogPattern, "0102 15:04:05.000000")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tests := []struct {
-		c                       *layout
-		line                    string
-		kind                    lineKind
-		ts, level, service, msg string
-		fields                  string
-	}{
-		{c, "2026-03-14 14:01:00.250 ERROR [order] req-7 payment timeout ", lineTimed, "2026-03-14T14:01:00.25Z", "ERROR", "order", "payment timeout", "req=req-7"},
-		{c, "2026-03-14 14:01:00.250 warning plain message", lineTimed, "2026-03-14T14:01:00.25Z", "WARN", "", "plain message", ""},
-		{c, "2026-03-14 14:01:00.250 NOTE kept as a field", lineTimed, "2026-03-14T14:01:00.25Z", "", "", "kept as a field", "level=NOTE"},
-		{c, "\tat com.shop.Pay.charge(Pay.java:42)", lineCont, "", "", "", "", ""},
-		{c, "2026-03-14 25:01:00.250 ERROR bad hour", lineUntimed, "", "ERROR", "", "bad hour", ""},
-		{k, "E0314 14:01:00.123456    1234 server.go:12] connection refused", lineTimed, "2026-03-14T14:01:00.123456Z", "ERROR", "", "connection refused", "pid=1234 source=server.go:12"},
-		{k, "x E0314 14:01:00.123456 1 a.go:1] not at the start", lineCont, "", "", "", "", ""},
-	}
-	for _, tt := range tests {
-		tc := timeCtx{loc: time.UTC, year: 2026, endNS: base.UnixNano()}
-		var r record
-		kind := tt.c.parseLine([]byte(tt.line), &tc, &r)
-		if kind != tt.kind {
-			t.Errorf("%q: kind %d, want %d", tt.line, kind, tt.kind)
-			continue
-		}
-		if kind == lineCont {
-			continue
-		}
-		var ts string
-		if kind == lineTimed {
-			ts = time.Unix(0, r.ts).UTC().Format(time.RFC3339Nano)
-		}
-		var fields []string
-		for _, f := range r.fields {
-			fields = append(fields, string(f.key)+"="+string(f.val))
-		}
-		if ts != tt.ts || r.level != tt.level || string(r.service) != tt.service || string(r.msg) != tt.msg || strings.Join(fields, " ") != tt.fields {
-			t.Errorf("%q: got ts %q level %q service %q msg %q fields %q; want %q %q %q %q %q", tt.line,
-				ts, r.level, r.service, r.msg, strings.Join(fields, " "), tt.ts, tt.level, tt.service, tt.msg, tt.fields)
-		}
-	}
-}
 
 // TestCustomSourceQuery: a format custom source answers a windowed,
 // filtered query; the files it cannot read are named with what was tried.
@@ -84,7 +31,7 @@ func TestCustomSourceQuery(t *testing.T) {
 		"E0314 14:03:00.000000 2 b.go:9] dial tcp 10.0.0.2:5432: connection refused\n", false)
 	writeFile(t, dir, "b.log", `{"ts":"2026-03-14T14:01:00Z","msg":"json, not this layout"}`+"\n", false)
 	must(t, os.Chtimes(a, base, base)) // the year of stamps without one
-	tool := newTool(t, Source{Name: "k", Paths: []string{dir + "/*.log"}, Format: "custom", Pattern: klogPattern, TimeLayout: "0102 15:04:05.000000"})
+	tool := newTool(t, config.LogSource{Name: "k", Paths: []string{dir + "/*.log"}, Format: "custom", Pattern: klogPattern, TimeLayout: "0102 15:04:05.000000"})
 	_, res := run(t, tool, `{"source":"k","start":"2026-03-14T14:00:00Z","end":"2026-03-14T14:10:00Z","level":"ERROR"}`, base.Add(10*time.Minute), 0)
 	if res.Matched != 2 || res.Entries[0].Fields["pid"] != "2" || !strings.Contains(res.Entries[1].Message, "goroutine 1 [running]") {
 		t.Fatalf("result %+v", res)
@@ -93,7 +40,7 @@ func TestCustomSourceQuery(t *testing.T) {
 		t.Fatalf("skipped %+v", res.SkippedFiles)
 	}
 
-	only := newTool(t, Source{Name: "k", Paths: []string{dir + "/b.log"}, Format: "custom", Pattern: klogPattern, TimeLayout: "0102 15:04:05.000000"})
+	only := newTool(t, config.LogSource{Name: "k", Paths: []string{dir + "/b.log"}, Format: "custom", Pattern: klogPattern, TimeLayout: "0102 15:04:05.000000"})
 	c, err := only.Canonical([]byte(`{"since":"1h"}`))
 	if err != nil {
 		t.Fatal(err)
@@ -111,7 +58,7 @@ func TestFixedFormatWithoutTimeIsSkipped(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "words.log", "hello\nno time here\n", false)
 	for _, f := range []string{"text", "json", "logfmt"} {
-		tool := newTool(t, Source{Name: "s", Paths: []string{dir + "/words.log"}, Format: f})
+		tool := newTool(t, config.LogSource{Name: "s", Paths: []string{dir + "/words.log"}, Format: config.LogFormat(f)})
 		c, err := tool.Canonical([]byte(`{"since":"1h"}`))
 		if err != nil {
 			t.Fatal(err)
@@ -135,7 +82,7 @@ func TestLeadingLinesUnparsed(t *testing.T) {
 	}
 	writeFile(t, dir, "a.log", b.String(), false)
 	for _, noSeek := range []bool{false, true} {
-		tool := newTool(t, Source{Name: "s", Paths: []string{dir + "/a.log"}, Format: "text"})
+		tool := newTool(t, config.LogSource{Name: "s", Paths: []string{dir + "/a.log"}, Format: "text"})
 		tool.noSeek = noSeek
 		for _, tt := range []struct {
 			input    string
@@ -155,7 +102,7 @@ func TestLeadingLinesUnparsed(t *testing.T) {
 
 // TestNewRejectsBadLayout: New names the source and the key at fault.
 func TestNewRejectsBadLayout(t *testing.T) {
-	_, err := New([]Source{{Name: "k", Paths: []string{"/x"}, Format: "custom", Pattern: `(?P<ts>\d+)`, TimeLayout: "unix"}})
+	_, err := New([]config.LogSource{{Name: "k", Paths: []string{"/x"}, Format: "custom", Pattern: `(?P<ts>\d+)`, TimeLayout: "unix"}})
 	var le *loglayout.Error
 	if !errors.As(err, &le) || le.Key != loglayout.KeyPattern || !strings.Contains(err.Error(), `"k"`) {
 		t.Fatalf("error %v", err)
@@ -172,7 +119,7 @@ func TestInspectReports(t *testing.T) {
 	for _, p := range []string{a, b} {
 		must(t, os.Chtimes(p, base, base))
 	}
-	in, err := Inspect(context.Background(), Source{Name: "k", Paths: []string{dir + "/*.log"}, Format: "custom", Pattern: klogPattern, TimeLayout: "0102 15:04:05.000000"},
+	in, err := Inspect(context.Background(), config.LogSource{Name: "k", Paths: []string{dir + "/*.log"}, Format: "custom", Pattern: klogPattern, TimeLayout: "0102 15:04:05.000000"},
 		InspectOptions{Entries: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -190,16 +137,6 @@ func TestInspectReports(t *testing.T) {
 	if len(in.Entries) != 1 || in.Entries[0].Level != "ERROR" || in.Entries[0].Message != "refused password=[REDACTED]\n  frame" {
 		t.Errorf("entries %+v", in.Entries)
 	}
-}
-
-// FuzzParseCustom: any line read with a custom layout yields clean text.
-func FuzzParseCustom(f *testing.F) {
-	c, err := newCustomLayout(klogPattern, "0102 15:04:05.000000")
-	if err != nil {
-		f.Fatal(err)
-	}
-	fuzzLayout(f, c, "E0314 14:01:00.123456    1234 server.go:12] connection refused",
-		"W1231 23:59:59.999999 1 a.go:1] \x1b[31mred\x00", "I0230 10:00:00.000000 1 a.go:1] no such day")
 }
 
 // TestCustomPatternBomb: a costly pattern (Unicode classes under nested
@@ -220,7 +157,7 @@ func TestCustomPatternBomb(t *testing.T) {
 		fmt.Fprintf(&b, "%d %s\n", base.Unix()-int64(lines-i), long)
 	}
 	writeFile(t, dir, "bomb.log", b.String(), false)
-	tool := newTool(t, Source{Name: "b", Paths: []string{dir + "/bomb.log"}, Format: "custom", Pattern: pattern, TimeLayout: "unix"})
+	tool := newTool(t, config.LogSource{Name: "b", Paths: []string{dir + "/bomb.log"}, Format: "custom", Pattern: pattern, TimeLayout: "unix"})
 	tool.limits.time = 5 * time.Second
 	c, err := tool.Canonical([]byte(`{"since":"2h","contains":"payment"}`))
 	if err != nil {

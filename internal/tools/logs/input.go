@@ -62,14 +62,14 @@ func (t *Tool) decodeInput(raw []byte) (*parsedInput, error) {
 	// source
 	names := make([]string, len(t.sources))
 	for i, s := range t.sources {
-		names[i] = s.name
+		names[i] = s.Name
 	}
 	i, err := tools.Pick(in.Source, names, "log source")
 	if err != nil {
 		return nil, err
 	}
 	p.src = t.sources[i]
-	p.in.Source = p.src.name
+	p.in.Source = p.src.Name
 
 	// filters
 	p.in.Service = strings.TrimSpace(in.Service)
@@ -103,7 +103,7 @@ func (t *Tool) decodeInput(raw []byte) (*parsedInput, error) {
 	}
 
 	// window
-	w, err := window.Parse(in.Start, in.End, in.Since, window.Bounds{MinSince: minSince, MaxSince: maxSince, MaxWindow: p.src.maxWindow, Loc: p.src.loc})
+	w, err := window.Parse(in.Start, in.End, in.Since, window.Bounds{MinSince: minSince, MaxSince: maxSince, MaxWindow: p.src.MaxWindow, Loc: p.src.Location})
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/logparse"
 	"github.com/superbiz/superbiz/internal/textclip"
 )
 
@@ -91,17 +93,17 @@ type InspectOptions struct {
 // that can be read for its layout, share of lines placed in time and time
 // range. An error means the source itself is misconfigured or the globs
 // cannot be expanded.
-func Inspect(ctx context.Context, src Source, opt InspectOptions) (Inspection, error) {
-	t, err := New([]Source{src})
+func Inspect(ctx context.Context, src config.LogSource, opt InspectOptions) (Inspection, error) {
+	t, err := New([]config.LogSource{src})
 	if err != nil {
 		return Inspection{}, err
 	}
 	s := t.sources[0]
-	files, err := resolve(s.paths)
+	files, err := resolve(s.Paths)
 	if err != nil {
 		return Inspection{}, err
 	}
-	in := Inspection{Source: s.name, Files: len(files)}
+	in := Inspection{Source: s.Name, Files: len(files)}
 	if len(files) == 0 {
 		return in, nil
 	}
@@ -110,9 +112,9 @@ func Inspect(ctx context.Context, src Source, opt InspectOptions) (Inspection, e
 	// everything else is read to its end
 	end := int64(math.MaxInt64) - int64(time.Hour)
 	q := &query{startNS: end - int64(time.Minute), endNS: end, limit: 1}
-	rep, err := t.scan(ctx, s, q, newAccumulator(1, s.loc), files)
+	rep, err := t.scan(ctx, s, q, newAccumulator(1, s.Location), files)
 	if err != nil {
-		return in, fmt.Errorf("check log source %q: %w", s.name, err)
+		return in, fmt.Errorf("check log source %q: %w", s.Name, err)
 	}
 	skipped := map[string]bool{}
 	for i, sk := range rep.skipped {
@@ -135,7 +137,7 @@ func Inspect(ctx context.Context, src Source, opt InspectOptions) (Inspection, e
 		if skipped[name] {
 			continue
 		}
-		sc := &scanner{q: &query{}, format: s.format, tc: timeCtx{loc: s.loc}, ctx: ctx}
+		sc := &scanner{q: &query{}, format: s.format, tc: logparse.TimeCtx{Loc: s.Location}, ctx: ctx}
 		r, entries, err := sc.sampleFile(f, s.layouts, want-len(in.Entries))
 		if err != nil {
 			// read by the scan a moment ago: the file changed since
@@ -158,7 +160,7 @@ func Inspect(ctx context.Context, src Source, opt InspectOptions) (Inspection, e
 		}
 	}
 	if first <= last {
-		a := newAccumulator(1, s.loc)
+		a := newAccumulator(1, s.Location)
 		in.FirstTS, in.LastTS = a.ts(first), a.ts(last)
 	}
 	return in, nil
@@ -169,7 +171,7 @@ func Inspect(ctx context.Context, src Source, opt InspectOptions) (Inspection, e
 // stamps without one from the file's last write) and reports which of cands
 // it reads with and how; up to want of its first entries are returned as
 // query_logs shows them.
-func (s *scanner) sampleFile(path string, cands []*layout, want int) (FileReport, []Entry, error) {
+func (s *scanner) sampleFile(path string, cands []*logparse.Layout, want int) (FileReport, []Entry, error) {
 	var rep FileReport
 	f, err := os.Open(path)
 	if err != nil {
@@ -180,7 +182,7 @@ func (s *scanner) sampleFile(path string, cands []*layout, want int) (FileReport
 	if err != nil {
 		return rep, nil, err
 	}
-	s.tc.setRef(max(st.ModTime().UnixNano(), 1))
+	s.tc.SetRef(max(st.ModTime().UnixNano(), 1))
 	var r io.Reader = f
 	// a compressed or UTF-16 file is read from its start only
 	headOnly := false
@@ -192,10 +194,10 @@ func (s *scanner) sampleFile(path string, cands []*layout, want int) (FileReport
 		}
 		defer zr.Close()
 		r, headOnly = zr, true
-	} else if isUTF16(magic[:]) {
+	} else if logparse.IsUTF16(magic[:]) {
 		headOnly = true
 	}
-	head, err := io.ReadAll(io.LimitReader(decodeBOM(r), inspectHead+1))
+	head, err := io.ReadAll(io.LimitReader(logparse.DecodeBOM(r), inspectHead+1))
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
 		return rep, nil, err
 	}
@@ -209,7 +211,7 @@ func (s *scanner) sampleFile(path string, cands []*layout, want int) (FileReport
 	if err := s.setup(cands, head); err != nil {
 		return rep, nil, err
 	}
-	rep.Layout = s.lay.name
+	rep.Layout = s.lay.Name
 	rep.first, rep.last = math.MaxInt64, math.MinInt64
 	entries := s.walkSample(head, &rep, want)
 	if !rep.Whole && !headOnly && st.Size() > inspectHead {
@@ -224,14 +226,14 @@ func (s *scanner) sampleFile(path string, cands []*layout, want int) (FileReport
 		}
 		for i := 0; i < len(tail); {
 			line, next := lineAt(tail, i, len(tail))
-			if s.lay.parseLine(line, &s.tc, &s.rec) == lineTimed {
-				rep.first, rep.last = min(rep.first, s.rec.ts), max(rep.last, s.rec.ts)
+			if s.lay.ParseLine(line, &s.tc, &s.rec) == logparse.LineTimed {
+				rep.first, rep.last = min(rep.first, s.rec.TS), max(rep.last, s.rec.TS)
 			}
 			i = next
 		}
 	}
 	if rep.first <= rep.last {
-		a := newAccumulator(1, s.tc.loc)
+		a := newAccumulator(1, s.tc.Loc)
 		rep.FirstTS, rep.LastTS = a.ts(rep.first), a.ts(rep.last)
 	}
 	return rep, entries, nil
@@ -249,34 +251,34 @@ func (s *scanner) walkSample(data []byte, rep *FileReport, want int) []Entry {
 			continue
 		}
 		rep.Lines++
-		switch s.lay.parseLine(line, &s.tc, &s.rec) {
-		case lineTimed:
+		switch s.lay.ParseLine(line, &s.tc, &s.rec) {
+		case logparse.LineTimed:
 			placing = true
 			rep.Placed++
-			rep.first, rep.last = min(rep.first, s.rec.ts), max(rep.last, s.rec.ts)
-			if s.lay.each != nil { // a batch line: every record is an entry
-				s.lay.each(line, &s.tc, &s.rec, func(k lineKind, r *record, _, _ []byte) {
-					if k != lineTimed {
+			rep.first, rep.last = min(rep.first, s.rec.TS), max(rep.last, s.rec.TS)
+			if s.lay.Each != nil { // a batch line: every record is an entry
+				s.lay.Each(line, &s.tc, &s.rec, func(k logparse.LineKind, r *logparse.Record, _, _ []byte) {
+					if k != logparse.LineTimed {
 						return
 					}
-					rep.first, rep.last = min(rep.first, r.ts), max(rep.last, r.ts)
+					rep.first, rep.last = min(rep.first, r.TS), max(rep.last, r.TS)
 					if len(out) < want {
-						a := newAccumulator(1, s.tc.loc)
+						a := newAccumulator(1, s.tc.Loc)
 						a.add(r, nil)
 						out = append(out, a.result("", 0, 0).Entries...)
 					}
 				})
 			} else if len(out) < want {
 				end := s.entryEnd(data, next, len(data))
-				var r record
-				s.lay.parseLine(line, &s.tc, &r)
-				a := newAccumulator(1, s.tc.loc)
+				var r logparse.Record
+				s.lay.ParseLine(line, &s.tc, &r)
+				a := newAccumulator(1, s.tc.Loc)
 				a.add(&r, data[next:end])
 				out = append(out, a.result("", 0, 0).Entries...)
 			}
-		case lineUntimed:
+		case logparse.LineUntimed:
 			placing = false
-		case lineCont:
+		case logparse.LineCont:
 			if placing {
 				rep.Placed++
 			}

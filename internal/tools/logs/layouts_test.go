@@ -11,6 +11,8 @@ import (
 	"time"
 	"unicode/utf16"
 
+	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/logparse"
 	"github.com/superbiz/superbiz/internal/tools"
 )
 
@@ -47,33 +49,33 @@ func TestLayoutFixtures(t *testing.T) {
 		svcCount     int
 		unparsed     int // header lines
 	}{
-		{"syslog3164.log", layoutSyslog, 5, 2, "sshd", 3, 0},
-		{"syslog5424.log", layoutSyslog, 5, 2, "sshd", 3, 0},
-		{"journald.json", layoutJSON, 5, 2, "nginx", 3, 0},
-		{"otlp.json", layoutJSON, 5, 2, "checkout", 3, 0},
-		{"otlp_collector.json", layoutOTLPBatch, 5, 2, "checkout", 3, 0},
-		{"ecs.json", layoutJSON, 5, 2, "cart", 3, 0},
-		{"log4j2.json", layoutJSON, 5, 2, "com.shop.Orders", 3, 0},
-		{"epoch.json", layoutJSON, 5, 2, "api", 3, 0},
-		{"cloudflare.json", layoutJSON, 5, 2, "shop.example.com", 3, 0},
-		{"log4j_dash.log", layoutText, 5, 2, "QuorumPeer:FastLeaderElection@774", 3, 0},
-		{"python.log", layoutText, 5, 2, "billing", 3, 0},
-		{"logcat.log", layoutLogcat, 6, 3, "AndroidRuntime", 2, 0},
-		{"apache_error.log", layoutApacheErr, 5, 2, "proxy", 1, 0},
-		{"nginx_error.log", layoutText, 5, 2, "", 0, 0},
-		{"access.log", layoutAccess, 5, 2, "shop.example.com", 3, 0},
-		{"access_common.log", layoutAccess, 5, 2, "", 0, 0},
-		{"glog.log", layoutGlog, 5, 2, "", 0, 4},
-		{"cbs.log", layoutCBS, 5, 2, "CBS", 3, 0},
-		{"hdfs.log", layoutHDFS, 5, 2, "dfs.DataNode$PacketResponder", 3, 0},
-		{"spark.log", layoutSpark, 5, 2, "executor.Executor", 3, 0},
-		{"healthapp.log", layoutCompact, 5, 2, "Step_SPUtils", 3, 0},
-		{"proxifier.log", layoutMonthDay, 5, 2, "chrome.exe", 3, 0},
-		{"bgl.log", layoutRAS, 5, 2, "KERNEL", 3, 0},
-		{"thunderbird.log", layoutRAS, 5, 2, "kernel", 3, 0},
-		{"hpc.log", layoutHPC, 5, 2, "unix.hw", 3, 0},
-		{"openstack.log", layoutFileDated, 5, 2, "nova.compute.manager", 3, 0},
-		{"header_bom_crlf.log", layoutText, 5, 2, "order", 3, 41},
+		{"syslog3164.log", logparse.LayoutSyslog, 5, 2, "sshd", 3, 0},
+		{"syslog5424.log", logparse.LayoutSyslog, 5, 2, "sshd", 3, 0},
+		{"journald.json", logparse.LayoutJSON, 5, 2, "nginx", 3, 0},
+		{"otlp.json", logparse.LayoutJSON, 5, 2, "checkout", 3, 0},
+		{"otlp_collector.json", logparse.LayoutOTLPBatch, 5, 2, "checkout", 3, 0},
+		{"ecs.json", logparse.LayoutJSON, 5, 2, "cart", 3, 0},
+		{"log4j2.json", logparse.LayoutJSON, 5, 2, "com.shop.Orders", 3, 0},
+		{"epoch.json", logparse.LayoutJSON, 5, 2, "api", 3, 0},
+		{"cloudflare.json", logparse.LayoutJSON, 5, 2, "shop.example.com", 3, 0},
+		{"log4j_dash.log", logparse.LayoutText, 5, 2, "QuorumPeer:FastLeaderElection@774", 3, 0},
+		{"python.log", logparse.LayoutText, 5, 2, "billing", 3, 0},
+		{"logcat.log", logparse.LayoutLogcat, 6, 3, "AndroidRuntime", 2, 0},
+		{"apache_error.log", logparse.LayoutApacheErr, 5, 2, "proxy", 1, 0},
+		{"nginx_error.log", logparse.LayoutText, 5, 2, "", 0, 0},
+		{"access.log", logparse.LayoutAccess, 5, 2, "shop.example.com", 3, 0},
+		{"access_common.log", logparse.LayoutAccess, 5, 2, "", 0, 0},
+		{"glog.log", logparse.LayoutGlog, 5, 2, "", 0, 4},
+		{"cbs.log", logparse.LayoutCBS, 5, 2, "CBS", 3, 0},
+		{"hdfs.log", logparse.LayoutHDFS, 5, 2, "dfs.DataNode$PacketResponder", 3, 0},
+		{"spark.log", logparse.LayoutSpark, 5, 2, "executor.Executor", 3, 0},
+		{"healthapp.log", logparse.LayoutCompact, 5, 2, "Step_SPUtils", 3, 0},
+		{"proxifier.log", logparse.LayoutMonthDay, 5, 2, "chrome.exe", 3, 0},
+		{"bgl.log", logparse.LayoutRAS, 5, 2, "KERNEL", 3, 0},
+		{"thunderbird.log", logparse.LayoutRAS, 5, 2, "kernel", 3, 0},
+		{"hpc.log", logparse.LayoutHPC, 5, 2, "unix.hw", 3, 0},
+		{"openstack.log", logparse.LayoutFileDated, 5, 2, "nova.compute.manager", 3, 0},
+		{"header_bom_crlf.log", logparse.LayoutText, 5, 2, "order", 3, 41},
 	}
 	const window = `"start":"2026-03-14T14:00:00Z","end":"2026-03-14T14:30:00Z"`
 	now := base.Add(time.Hour)
@@ -84,13 +86,13 @@ func TestLayoutFixtures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tc := timeCtx{loc: time.UTC}
-			tc.setRef(fixtureMtime.UnixNano())
-			l, ok := detectLayout(sampleLines(bytes.TrimPrefix(data, utf8BOM), 0), &tc, builtinLayouts())
-			if !ok || l.name != c.layout {
+			tc := logparse.TimeCtx{Loc: time.UTC}
+			tc.SetRef(fixtureMtime.UnixNano())
+			l, ok := logparse.DetectLayout(sampleLines(bytes.TrimPrefix(data, logparse.UTF8BOM), 0), &tc, logparse.BuiltinLayouts())
+			if !ok || l.Name != c.layout {
 				t.Fatalf("detected %v (ok %v), want %s", l, ok, c.layout)
 			}
-			tool := newTool(t, Source{Name: "app", Paths: []string{p}})
+			tool := newTool(t, config.LogSource{Name: "app", Paths: []string{p}})
 			_, res := run(t, tool, "{"+window+"}", now, 1<<20)
 			if res.Matched != c.total || res.Unparsed != c.unparsed || res.SkippedCount != 0 {
 				t.Fatalf("window: matched %d unparsed %d skipped %v, want %d and %d: %+v", res.Matched, res.Unparsed, res.SkippedFiles, c.total, c.unparsed, res.Entries)
@@ -140,7 +142,7 @@ func TestMultilineKeepsFrames(t *testing.T) {
 		"    raise PaymentError(\"card declined\")\n"+
 		"billing.errors.PaymentError: card declined\n"+
 		"2026-03-14 14:03:00,000 - INFO [main] - next\n", false)
-	tool := newTool(t, Source{Name: "app", Paths: []string{p}})
+	tool := newTool(t, config.LogSource{Name: "app", Paths: []string{p}})
 	_, res := run(t, tool, `{"since":"1h","level":"ERROR"}`, base.Add(30*time.Minute), 1<<20)
 	if res.Matched != 2 {
 		t.Fatalf("matched %d: %+v", res.Matched, res.Entries)
@@ -161,7 +163,7 @@ func TestMultilineKeepsFrames(t *testing.T) {
 		"panic: runtime error: index out of range [3] with length 3\n\n"+
 		"goroutine 1 [running]:\n"+
 		"main.handle(...)\n\t/app/main.go:12 +0x1d\n", false)
-	tool = newTool(t, Source{Name: "app", Paths: []string{p}})
+	tool = newTool(t, config.LogSource{Name: "app", Paths: []string{p}})
 	_, res = run(t, tool, `{"since":"1h"}`, base.Add(30*time.Minute), 1<<20)
 	if res.Matched != 1 || res.Unparsed != 0 {
 		t.Fatalf("go panic: %+v", res)
@@ -195,7 +197,7 @@ func TestUTF16(t *testing.T) {
 				}
 			}
 			p := writeFile(t, t.TempDir(), "w.log", b.String(), false)
-			tool := newTool(t, Source{Name: "app", Paths: []string{p}})
+			tool := newTool(t, config.LogSource{Name: "app", Paths: []string{p}})
 			_, res := run(t, tool, `{"since":"1h","service":"order"}`, base.Add(30*time.Minute), 0)
 			if res.Matched != 1 || res.Entries[0].Message != "payment timeout é" || res.Entries[0].Level != "ERROR" {
 				t.Fatalf("%+v", res)
@@ -214,7 +216,7 @@ func TestYearFromMtime(t *testing.T) {
 	if err := os.Chtimes(p, mtime, mtime); err != nil {
 		t.Fatal(err)
 	}
-	tool := newTool(t, Source{Name: "app", Paths: []string{p}, MaxWindow: 48 * time.Hour})
+	tool := newTool(t, config.LogSource{Name: "app", Paths: []string{p}, MaxWindow: 48 * time.Hour})
 	// the window is in a later year than the file: the mtime decides
 	_, res := run(t, tool, `{"start":"2025-12-31T23:00:00Z","end":"2026-01-02T01:00:00Z","service":"cron"}`, time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC), 0)
 	if res.Matched != 2 || res.Entries[1].TS != "2025-12-31T23:59:58.000Z" || res.Entries[0].TS != "2026-01-02T00:00:01.000Z" {
@@ -233,42 +235,11 @@ func TestLongHeader(t *testing.T) {
 	b.WriteString("2026-03-14 14:01:00 ERROR [order] after the banner\n")
 	p := writeFile(t, t.TempDir(), "a.log", b.String(), false)
 	for _, noSeek := range []bool{false, true} {
-		tool := newTool(t, Source{Name: "app", Paths: []string{p}})
+		tool := newTool(t, config.LogSource{Name: "app", Paths: []string{p}})
 		tool.noSeek = noSeek
 		out, res := run(t, tool, `{"since":"1h"}`, base.Add(30*time.Minute), 0)
 		if out.Status != tools.EvidenceFound || res.Matched != 1 || res.SkippedCount != 0 || res.Unparsed != 5000 {
 			t.Fatalf("noSeek %v: %s %+v", noSeek, out.Status, res)
-		}
-	}
-}
-
-// TestLevelSpellings: every spelling maps to one of the four levels.
-func TestLevelSpellings(t *testing.T) {
-	cases := map[string]string{
-		"E": "ERROR", "Error": "ERROR", "error": "ERROR", "SEVERE": "ERROR", "FATAL": "ERROR", "CRITICAL": "ERROR",
-		"crit": "ERROR", "emerg": "ERROR", "alert": "ERROR", "panic": "ERROR", "failure": "ERROR", "F": "ERROR",
-		"WARNING": "WARN", "warn": "WARN", "W": "WARN", "notice": "INFO", "Information": "INFO",
-		"informational": "INFO", "I": "INFO", "DEBUG2": "DEBUG", "debug5": "DEBUG", "trace": "DEBUG", "V": "DEBUG",
-		"FINEST": "DEBUG", "50": "ERROR", "30": "INFO", "banana": "", "debugger": "",
-	}
-	for in, want := range cases {
-		if got := normLevel([]byte(in)); got != want {
-			t.Errorf("normLevel(%q) = %q, want %q", in, got, want)
-		}
-	}
-	for p, want := range []string{"ERROR", "ERROR", "ERROR", "ERROR", "WARN", "INFO", "INFO", "DEBUG"} {
-		if got := syslogLevel([]byte{byte('0' + p)}); got != want {
-			t.Errorf("syslogLevel(%d) = %q, want %q", p, got, want)
-		}
-	}
-	for n, want := range map[string]string{"1": "DEBUG", "8": "DEBUG", "9": "INFO", "13": "WARN", "17": "ERROR", "21": "ERROR", "25": ""} {
-		if got := otelLevel([]byte(n)); got != want {
-			t.Errorf("otelLevel(%s) = %q, want %q", n, got, want)
-		}
-	}
-	for s, want := range map[string]string{"200": "INFO", "304": "INFO", "404": "WARN", "499": "WARN", "500": "ERROR", "503": "ERROR", "abc": "", "2000": ""} {
-		if got := statusLevel([]byte(s)); got != want {
-			t.Errorf("statusLevel(%s) = %q, want %q", s, got, want)
 		}
 	}
 }
@@ -278,7 +249,7 @@ func TestLevelSpellings(t *testing.T) {
 func TestUTF8BOM(t *testing.T) {
 	for _, gz := range []bool{false, true} {
 		p := writeFile(t, t.TempDir(), "a.log", "\ufeff2026-03-14 14:01:00 ERROR [order] first line\r\n", gz)
-		tool := newTool(t, Source{Name: "app", Paths: []string{p}})
+		tool := newTool(t, config.LogSource{Name: "app", Paths: []string{p}})
 		_, res := run(t, tool, `{"since":"1h"}`, base.Add(30*time.Minute), 0)
 		if res.Matched != 1 || res.Entries[0].Service != "order" {
 			t.Fatalf("gzip %v: %+v", gz, res)
@@ -305,16 +276,16 @@ func TestJSONSpellings(t *testing.T) {
 		{"cloudflare", `{"EdgeStartTimestamp":1773496890000000000,"EdgeResponseStatus":404,"ClientRequestHost":"h.example","ClientRequestURI":"/x"}`, at, "WARN", "h.example", "/x"},
 		{"cloudflare rfc3339", `{"EdgeStartTimestamp":"2026-03-14T14:01:30Z","EdgeResponseStatus":200,"ClientRequestHost":"h.example","ClientRequestURI":"/"}`, at, "INFO", "h.example", "/"},
 	}
-	l := layoutByName(layoutJSON)
+	l := logparse.LayoutByName(logparse.LayoutJSON)
 	for _, c := range cases {
-		tc := timeCtx{loc: time.UTC}
-		var r record
-		if k := l.parseLine([]byte(c.line), &tc, &r); k != lineTimed {
+		tc := logparse.TimeCtx{Loc: time.UTC}
+		var r logparse.Record
+		if k := l.ParseLine([]byte(c.line), &tc, &r); k != logparse.LineTimed {
 			t.Errorf("%s: kind %d", c.name, k)
 			continue
 		}
-		if r.ts != c.ts || r.level != c.level || string(r.service) != c.svc || string(r.msg) != c.msg {
-			t.Errorf("%s: got ts %d level %q service %q msg %q, want %d %q %q %q", c.name, r.ts, r.level, r.service, r.msg, c.ts, c.level, c.svc, c.msg)
+		if r.TS != c.ts || r.Level != c.level || string(r.Service) != c.svc || string(r.Msg) != c.msg {
+			t.Errorf("%s: got ts %d level %q service %q msg %q, want %d %q %q %q", c.name, r.TS, r.Level, r.Service, r.Msg, c.ts, c.level, c.svc, c.msg)
 		}
 	}
 }
@@ -326,7 +297,7 @@ func TestPerFileDetection(t *testing.T) {
 	for _, f := range []string{"journald.json", "syslog3164.log", "access.log", "glog.log"} {
 		copyFixture(t, dir, f)
 	}
-	tool := newTool(t, Source{Name: "app", Paths: []string{filepath.Join(dir, "*")}})
+	tool := newTool(t, config.LogSource{Name: "app", Paths: []string{filepath.Join(dir, "*")}})
 	_, res := run(t, tool, `{"start":"2026-03-14T14:00:00Z","end":"2026-03-14T14:30:00Z","level":"ERROR"}`, base.Add(time.Hour), 1<<20)
 	if res.Matched != 8 || res.SkippedCount != 0 {
 		t.Fatalf("matched %d skipped %v: %+v", res.Matched, res.SkippedFiles, res.Entries)
@@ -339,29 +310,29 @@ func TestTextLines(t *testing.T) {
 	cases := []struct {
 		line, layout, level, svc, msg string
 	}{
-		{"<11>Mar 14 14:01:30 web1 app[7]: disk full", layoutSyslog, "ERROR", "app", "disk full"},
-		{"2026-03-14T14:01:30.000000+00:00 web1 nginx[812]: error: upstream down", layoutSyslog, "ERROR", "nginx", "upstream down"},
-		{"Mar 14 14:01:30 web1 kernel: Out of memory: Killed process 42", layoutSyslog, "", "kernel", "Out of memory: Killed process 42"},
-		{"2026-03-14 14:01:30,000 [main] INFO  com.shop.Orders - placed", layoutText, "INFO", "main", "com.shop.Orders - placed"},
-		{"2026-03-14 14:01:30,000 ERROR com.shop.Orders - failed", layoutText, "ERROR", "com.shop.Orders", "failed"},
-		{"2026-03-14 14:01:30.000 7 ERROR ironic.common.policy [req-1] denied", layoutText, "ERROR", "ironic.common.policy", "[req-1] denied"},
-		{"2026-03-14 14:01:30,000 - billing - WARNING - slow", layoutText, "WARN", "billing", "slow"},
-		{"2026-03-14 14:01:30,000 - payment failed - retrying", layoutText, "", "", "payment failed - retrying"},
-		{"2026/03/14 14:01:30 [emerg] 1#1: bind() failed", layoutText, "ERROR", "", "1#1: bind() failed"},
-		{"E0314 14:01:30.000000 1 main.go:9] boom", layoutGlog, "ERROR", "", "boom"},
+		{"<11>Mar 14 14:01:30 web1 app[7]: disk full", logparse.LayoutSyslog, "ERROR", "app", "disk full"},
+		{"2026-03-14T14:01:30.000000+00:00 web1 nginx[812]: error: upstream down", logparse.LayoutSyslog, "ERROR", "nginx", "upstream down"},
+		{"Mar 14 14:01:30 web1 kernel: Out of memory: Killed process 42", logparse.LayoutSyslog, "", "kernel", "Out of memory: Killed process 42"},
+		{"2026-03-14 14:01:30,000 [main] INFO  com.shop.Orders - placed", logparse.LayoutText, "INFO", "main", "com.shop.Orders - placed"},
+		{"2026-03-14 14:01:30,000 ERROR com.shop.Orders - failed", logparse.LayoutText, "ERROR", "com.shop.Orders", "failed"},
+		{"2026-03-14 14:01:30.000 7 ERROR ironic.common.policy [req-1] denied", logparse.LayoutText, "ERROR", "ironic.common.policy", "[req-1] denied"},
+		{"2026-03-14 14:01:30,000 - billing - WARNING - slow", logparse.LayoutText, "WARN", "billing", "slow"},
+		{"2026-03-14 14:01:30,000 - payment failed - retrying", logparse.LayoutText, "", "", "payment failed - retrying"},
+		{"2026/03/14 14:01:30 [emerg] 1#1: bind() failed", logparse.LayoutText, "ERROR", "", "1#1: bind() failed"},
+		{"E0314 14:01:30.000000 1 main.go:9] boom", logparse.LayoutGlog, "ERROR", "", "boom"},
 	}
 	for _, c := range cases {
-		tc := timeCtx{loc: time.UTC}
-		tc.setRef(fixtureMtime.UnixNano())
-		l, ok := detectLayout([][]byte{[]byte(c.line)}, &tc, builtinLayouts())
-		if !ok || l.name != c.layout {
+		tc := logparse.TimeCtx{Loc: time.UTC}
+		tc.SetRef(fixtureMtime.UnixNano())
+		l, ok := logparse.DetectLayout([][]byte{[]byte(c.line)}, &tc, logparse.BuiltinLayouts())
+		if !ok || l.Name != c.layout {
 			t.Errorf("%q: layout %v, want %s", c.line, l, c.layout)
 			continue
 		}
-		var r record
-		l.parseLine([]byte(c.line), &tc, &r)
-		if r.ts != base.Add(90*time.Second).UnixNano() || r.level != c.level || string(r.service) != c.svc || string(r.msg) != c.msg {
-			t.Errorf("%q: got %s %q %q %q", c.line, time.Unix(0, r.ts).UTC(), r.level, r.service, r.msg)
+		var r logparse.Record
+		l.ParseLine([]byte(c.line), &tc, &r)
+		if r.TS != base.Add(90*time.Second).UnixNano() || r.Level != c.level || string(r.Service) != c.svc || string(r.Msg) != c.msg {
+			t.Errorf("%q: got %s %q %q %q", c.line, time.Unix(0, r.TS).UTC(), r.Level, r.Service, r.Msg)
 		}
 	}
 }
@@ -381,10 +352,10 @@ func TestInspectReadsLikeQueryLogs(t *testing.T) {
 	}
 	writeFile(t, dir, "w.log", b.String(), false)
 	for _, c := range []struct{ file, layout, first string }{
-		{"messages", layoutSyslog, "2024-03-14T14:01:00.000Z"},
-		{"w.log", layoutText, "2026-03-14T14:01:00.000Z"},
+		{"messages", logparse.LayoutSyslog, "2024-03-14T14:01:00.000Z"},
+		{"w.log", logparse.LayoutText, "2026-03-14T14:01:00.000Z"},
 	} {
-		in, err := Inspect(context.Background(), Source{Name: "app", Paths: []string{filepath.Join(dir, c.file)}}, InspectOptions{Entries: 1})
+		in, err := Inspect(context.Background(), config.LogSource{Name: "app", Paths: []string{filepath.Join(dir, c.file)}}, InspectOptions{Entries: 1})
 		if err != nil {
 			t.Fatal(err)
 		}

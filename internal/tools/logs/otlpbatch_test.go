@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/logparse"
 	"github.com/superbiz/superbiz/internal/reliability"
 	"github.com/superbiz/superbiz/pkg/redact"
 )
@@ -20,7 +22,7 @@ import (
 // is judged per record.
 func TestOTLPBatchRecords(t *testing.T) {
 	p := copyFixture(t, t.TempDir(), "otlp_collector.json")
-	tool := newTool(t, Source{Name: "app", Paths: []string{p}})
+	tool := newTool(t, config.LogSource{Name: "app", Paths: []string{p}})
 	const window = `"start":"2026-03-14T14:00:00Z","end":"2026-03-14T14:30:00Z"`
 	now := base.Add(time.Hour)
 	_, res := run(t, tool, "{"+window+"}", now, 1<<20)
@@ -63,13 +65,13 @@ func TestOTLPBatchRecords(t *testing.T) {
 	}
 }
 
-// TestOTLPBatchCut: records past maxBatchRecords on one line are counted in
+// TestOTLPBatchCut: records past MaxBatchRecords on one line are counted in
 // cut_records, not searched, and the line's other records still are.
 func TestOTLPBatchCut(t *testing.T) {
 	const extra = 7
 	var b strings.Builder
 	b.WriteString(`{"resourceLogs":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"bulk"}}]},"scopeLogs":[{"scope":{},"logRecords":[`)
-	for i := range maxBatchRecords + extra {
+	for i := range logparse.MaxBatchRecords + extra {
 		if i > 0 {
 			b.WriteByte(',')
 		}
@@ -80,77 +82,24 @@ func TestOTLPBatchCut(t *testing.T) {
 	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tool := newTool(t, Source{Name: "app", Paths: []string{p}})
+	tool := newTool(t, config.LogSource{Name: "app", Paths: []string{p}})
 	_, res := run(t, tool, `{"start":"2026-03-14T13:00:00Z","end":"2026-03-14T16:00:00Z","level":"ERROR","service":"bulk"}`, base.Add(3*time.Hour), 1<<20)
-	if res.Matched != maxBatchRecords || res.CutRecords != extra {
-		t.Fatalf("matched %d cut %d, want %d and %d", res.Matched, res.CutRecords, maxBatchRecords, extra)
+	if res.Matched != logparse.MaxBatchRecords || res.CutRecords != extra {
+		t.Fatalf("matched %d cut %d, want %d and %d", res.Matched, res.CutRecords, logparse.MaxBatchRecords, extra)
 	}
 	reliability.Record(t, reliability.SectionBombs, "otlp_batch line of 10007 records", map[string]any{
 		"line_bytes": b.Len(), "matched": res.Matched, "cut_records": res.CutRecords})
-}
-
-// TestOTLPBatchLines: what a batch line is to the entry structure, and
-// the AnyValue spellings of its first record.
-func TestOTLPBatchLines(t *testing.T) {
-	at := base.Add(10 * time.Minute).UnixNano()
-	ts := fmt.Sprint(at)
-	cases := []struct {
-		name, line string
-		kind       lineKind
-		ts         int64
-		level, msg string
-	}{
-		{"observed time when time is 0", `{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"timeUnixNano":"0","observedTimeUnixNano":"` + ts + `","severityText":"Warning","body":{"intValue":"42"}}]}]}]}`, lineTimed, at, "WARN", "42"},
-		{"enum name", `{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"timeUnixNano":` + ts + `,"severityNumber":"SEVERITY_NUMBER_ERROR2","body":{"boolValue":true}}]}]}]}`, lineTimed, at, "ERROR", "true"},
-		{"trace numbers", `{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"timeUnixNano":"` + ts + `","severityNumber":3,"body":{"stringValue":"a\"b"}}]}]}]}`, lineTimed, at, "DEBUG", `a"b`},
-		{"no time", `{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"severityNumber":9,"body":{"stringValue":"x"}}]}]}]}`, lineUntimed, 0, "INFO", "x"},
-		{"empty batch", `{"resourceLogs":[]}`, lineUntimed, 0, "", ""},
-		{"deep kvlist", `{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"timeUnixNano":"` + ts + `","body":{"arrayValue":{"values":[{"arrayValue":{"values":[{"arrayValue":{"values":[{"arrayValue":{"values":[{"arrayValue":{"values":[{"arrayValue":{"values":[]}}]}}]}}]}}]}}]}}]}}}]}]}]}`, lineTimed, at, "", `[[[[["…"]]]]]`},
-		{"one record per line", `{"timeUnixNano":"` + ts + `","body":{"stringValue":"x"}}`, lineCont, 0, "", ""},
-		{"truncated", `{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"timeUnixNano":"` + ts + `","body`, lineCont, 0, "", ""},
-	}
-	l := layoutByName(layoutOTLPBatch)
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			tc := timeCtx{loc: time.UTC, year: 2026}
-			var r record
-			kind := l.parseLine([]byte(c.line), &tc, &r)
-			if kind != c.kind || r.ts != c.ts || r.level != c.level || string(r.msg) != c.msg {
-				t.Fatalf("kind %d ts %d level %q msg %q, want %d %d %q %q", kind, r.ts, r.level, r.msg, c.kind, c.ts, c.level, c.msg)
-			}
-		})
-	}
-}
-
-// BenchmarkOTLPBatchLine: the per-record cost of a collector batch line
-// (the fixture's second line: two resources, three records, a kvlist body).
-func BenchmarkOTLPBatchLine(b *testing.B) {
-	data, err := os.ReadFile(filepath.Join("testdata", "formats", "otlp_collector.json"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	line := []byte(strings.Split(string(data), "\n")[1])
-	tc := timeCtx{loc: time.UTC, year: 2026}
-	var r record
-	n := 0
-	count := func(lineKind, *record, []byte, []byte) { n++ }
-	b.SetBytes(int64(len(line)))
-	b.ResetTimer()
-	for range b.N {
-		eachOTLPBatch(line, &tc, &r, count)
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/record")
 }
 
 // TestOTLPBatchInspect: logs inspect shows every record of a batch line as
 // its own entry, as query_logs returns them, and the range spans them all.
 func TestOTLPBatchInspect(t *testing.T) {
 	p := copyFixture(t, t.TempDir(), "otlp_collector.json")
-	in, err := Inspect(context.Background(), Source{Name: "app", Paths: []string{p}}, InspectOptions{Entries: 4})
+	in, err := Inspect(context.Background(), config.LogSource{Name: "app", Paths: []string{p}}, InspectOptions{Entries: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(in.Reports) != 1 || in.Reports[0].Layout != layoutOTLPBatch || in.Reports[0].LastTS != "2026-03-14T15:00:00.123Z" {
+	if len(in.Reports) != 1 || in.Reports[0].Layout != logparse.LayoutOTLPBatch || in.Reports[0].LastTS != "2026-03-14T15:00:00.123Z" {
 		t.Fatalf("reports %+v", in.Reports)
 	}
 	var got []string

@@ -7,18 +7,17 @@ import (
 	"strings"
 	"time"
 
+	"github.com/superbiz/superbiz/internal/logparse"
 	"github.com/superbiz/superbiz/internal/textclip"
 	"github.com/superbiz/superbiz/pkg/redact"
 )
 
 // Bounds of one result, in bytes unless said otherwise.
 const (
-	maxMessage     = 300
-	maxFields      = 8
-	maxFieldKey    = 64
-	maxFieldValue  = 200
-	maxPatterns    = 10
-	maxServiceText = 128
+	maxMessage    = 300
+	maxFieldKey   = 64
+	maxFieldValue = 200
+	maxPatterns   = 10
 	// maxDistinctTemplates caps the pattern table; further templates are
 	// counted under otherTemplate so counts stay honest.
 	maxDistinctTemplates = 10000
@@ -42,7 +41,7 @@ type Result struct {
 	// file's first entry. They are not in matched, entries or patterns.
 	Unparsed int `json:"unparsed,omitempty"`
 	// CutRecords counts the log records of OpenTelemetry Collector batch
-	// lines past maxBatchRecords per line: not searched, only counted.
+	// lines past MaxBatchRecords per line: not searched, only counted.
 	CutRecords int `json:"cut_records,omitempty"`
 	// SkippedCount is how many files could not be read (fully); the first
 	// maxSkippedListed are named in SkippedFiles.
@@ -113,7 +112,7 @@ type accumulator struct {
 	loc      *time.Location
 	matched  int
 	unparsed int
-	// cutRecords counts batch records past maxBatchRecords per line.
+	// cutRecords counts batch records past MaxBatchRecords per line.
 	cutRecords int
 	seq        int64
 	held       entryHeap
@@ -127,10 +126,10 @@ func newAccumulator(limit int, loc *time.Location) *accumulator {
 	return &accumulator{limit: limit, loc: loc, patterns: map[string]*patternAcc{}, mask: redact.NewKeyed(true)}
 }
 
-func (a *accumulator) add(r *record, cont []byte) {
+func (a *accumulator) add(r *logparse.Record, cont []byte) {
 	a.matched++
 	a.seq++
-	msg := r.msg
+	msg := r.Msg
 	if len(cont) > 0 {
 		if len(cont) > maxContinuation {
 			cont = cont[:maxContinuation]
@@ -141,30 +140,30 @@ func (a *accumulator) add(r *record, cont []byte) {
 	}
 	// masked before it is grouped, so templates differ by no secret
 	clean := a.mask.Text(cleanText(msg, true))
-	a.addPattern(template(clean), r.ts)
+	a.addPattern(logparse.Template(clean), r.TS)
 	if len(a.held) >= a.limit {
 		oldest := a.held[0]
-		if r.ts < oldest.ts || (r.ts == oldest.ts && a.seq < oldest.seq) {
+		if r.TS < oldest.ts || (r.TS == oldest.ts && a.seq < oldest.seq) {
 			return
 		}
 	}
 	e := Entry{
-		TS:      a.ts(r.ts),
-		Level:   r.level,
-		Service: textclip.Bytes(cleanText(r.service, false), maxServiceText),
+		TS:      a.ts(r.TS),
+		Level:   r.Level,
+		Service: textclip.Bytes(cleanText(r.Service, false), logparse.MaxServiceText),
 		Message: entryMessage(clean),
 	}
-	for i, f := range r.fields {
-		if i == maxFields {
+	for i, f := range r.Fields {
+		if i == logparse.MaxFields {
 			break
 		}
 		if e.Fields == nil {
-			e.Fields = make(map[string]string, min(len(r.fields), maxFields))
+			e.Fields = make(map[string]string, min(len(r.Fields), logparse.MaxFields))
 		}
-		key := cleanText(f.key, false)
-		e.Fields[textclip.Bytes(key, maxFieldKey)] = textclip.Bytes(a.mask.Field(key, cleanText(f.val, false)), maxFieldValue)
+		key := cleanText(f.Key, false)
+		e.Fields[textclip.Bytes(key, maxFieldKey)] = textclip.Bytes(a.mask.Field(key, cleanText(f.Val, false)), maxFieldValue)
 	}
-	heap.Push(&a.held, heldEntry{ts: r.ts, seq: a.seq, e: e})
+	heap.Push(&a.held, heldEntry{ts: r.TS, seq: a.seq, e: e})
 	if len(a.held) > a.limit {
 		heap.Pop(&a.held)
 	}

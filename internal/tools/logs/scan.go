@@ -12,6 +12,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/superbiz/superbiz/internal/logparse"
 )
 
 // seekSlack is how far out of time order a line may be and still be found
@@ -51,11 +53,11 @@ type scanner struct {
 	q *query
 	// format is the source's configured format, named when a file is refused.
 	format string
-	tc     timeCtx
-	lay    *layout
+	tc     logparse.TimeCtx
+	lay    *logparse.Layout
 	acc    *accumulator
-	rec    record
-	probe  record
+	rec    logparse.Record
+	probe  logparse.Record
 	pf     *prefilter
 	noSeek bool // tests: force the linear path
 	// entered says the file's first entry header has been seen: lines
@@ -95,13 +97,13 @@ func lineAt(data []byte, i, hi int) ([]byte, int) {
 
 // isHeader reports whether the line starts an entry (timed or not).
 func (s *scanner) isHeader(line []byte) bool {
-	return s.lay.parseLine(line, &s.tc, &s.probe) != lineCont
+	return s.lay.ParseLine(line, &s.tc, &s.probe) != logparse.LineCont
 }
 
 // isTimed reports whether the line starts an entry with a readable time,
 // which is all the binary search can place.
 func (s *scanner) isTimed(line []byte) bool {
-	return s.lay.parseLine(line, &s.tc, &s.probe) == lineTimed
+	return s.lay.ParseLine(line, &s.tc, &s.probe) == logparse.LineTimed
 }
 
 // entryEnd returns the end of the entry whose header line ends at next.
@@ -120,12 +122,12 @@ func (s *scanner) entryEnd(data []byte, next, hi int) int {
 // evalEntry checks the entry [hs,end) against the query and records it.
 func (s *scanner) evalEntry(data []byte, hs, end int) {
 	line, next := lineAt(data, hs, end)
-	if s.lay.each != nil {
-		s.acc.cutRecords += s.lay.each(line, &s.tc, &s.rec, s.evalRecord)
+	if s.lay.Each != nil {
+		s.acc.cutRecords += s.lay.Each(line, &s.tc, &s.rec, s.evalRecord)
 		return
 	}
 	r := &s.rec
-	kind := s.lay.parseLine(line, &s.tc, r)
+	kind := s.lay.ParseLine(line, &s.tc, r)
 	if !s.passes(kind, r) {
 		return
 	}
@@ -134,7 +136,7 @@ func (s *scanner) evalEntry(data []byte, hs, end int) {
 			return
 		}
 	}
-	if kind == lineUntimed {
+	if kind == logparse.LineUntimed {
 		// matches the filters but cannot be placed in time: counted only
 		s.acc.unparsed++
 		return
@@ -148,16 +150,16 @@ func (s *scanner) evalEntry(data []byte, hs, end int) {
 
 // passes reports whether a parsed header of kind passes the time window,
 // level and service filters (an untimed one passes the window).
-func (s *scanner) passes(kind lineKind, r *record) bool {
+func (s *scanner) passes(kind logparse.LineKind, r *logparse.Record) bool {
 	q := s.q
 	switch {
-	case kind == lineCont:
+	case kind == logparse.LineCont:
 		return false
-	case kind == lineTimed && (r.ts < q.startNS || r.ts > q.endNS):
+	case kind == logparse.LineTimed && (r.TS < q.startNS || r.TS > q.endNS):
 		return false
-	case q.level != "" && r.level != q.level:
+	case q.level != "" && r.Level != q.level:
 		return false
-	case q.service != "" && !bytes.EqualFold(r.service, []byte(q.service)):
+	case q.service != "" && !bytes.EqualFold(r.Service, []byte(q.service)):
 		return false
 	}
 	return true
@@ -166,7 +168,7 @@ func (s *scanner) passes(kind lineKind, r *record) bool {
 // evalRecord checks one record of a batch line against the query and
 // records it: the contains words are matched against the record's JSON and
 // its resource's, as for a line of one record.
-func (s *scanner) evalRecord(kind lineKind, r *record, raw, res []byte) {
+func (s *scanner) evalRecord(kind logparse.LineKind, r *logparse.Record, raw, res []byte) {
 	if !s.passes(kind, r) {
 		return
 	}
@@ -175,7 +177,7 @@ func (s *scanner) evalRecord(kind lineKind, r *record, raw, res []byte) {
 			return
 		}
 	}
-	if kind == lineUntimed {
+	if kind == logparse.LineUntimed {
 		s.acc.unparsed++
 		return
 	}
@@ -444,7 +446,7 @@ func (s *scanner) headerAtOrAfter(data []byte, m int) (off int, ts int64, ok boo
 	for n := 0; i < len(data) && n < 4096; n++ {
 		line, next := lineAt(data, i, len(data))
 		if s.isTimed(line) {
-			return i, s.probe.ts, true
+			return i, s.probe.TS, true
 		}
 		i = next
 	}
@@ -497,11 +499,11 @@ func (s *scanner) ordered(data []byte) bool {
 func sampleLines(data []byte, from int) [][]byte {
 	var out [][]byte
 	take := func(at, n int) {
-		hi := min(len(data), at+detectHeadBytes)
+		hi := min(len(data), at+logparse.DetectHeadBytes)
 		for i, got := at, 0; i < hi && got < n; {
 			// a line is sampled whole up to detectScanBytes (a collector
 			// batch line is often longer than the sample's byte bound)
-			line, next := lineAt(data, i, min(len(data), i+detectScanBytes))
+			line, next := lineAt(data, i, min(len(data), i+logparse.DetectScanBytes))
 			if len(bytes.TrimSpace(line)) > 0 {
 				out = append(out, line)
 				got++
@@ -509,11 +511,11 @@ func sampleLines(data []byte, from int) [][]byte {
 			i = next
 		}
 	}
-	take(from, detectHeadLines)
-	for k := 1; k <= detectProbes; k++ {
-		off := from + int(int64(len(data)-from)*int64(k)/(detectProbes+1))
+	take(from, logparse.DetectHeadLines)
+	for k := 1; k <= logparse.DetectProbes; k++ {
+		off := from + int(int64(len(data)-from)*int64(k)/(logparse.DetectProbes+1))
 		if j := bytes.IndexByte(data[off:], '\n'); j >= 0 {
-			take(off+j+1, detectProbeLines)
+			take(off+j+1, logparse.DetectProbeLines)
 		}
 	}
 	return out
@@ -522,13 +524,13 @@ func sampleLines(data []byte, from int) [][]byte {
 // firstTimed is the offset of the first line within detectScanBytes of
 // data that one of cands places in time, or -1: where detection looks when
 // a header longer than its samples hides the layout.
-func firstTimed(data []byte, tc *timeCtx, cands []*layout) int {
-	var r record
-	hi := min(len(data), detectScanBytes)
+func firstTimed(data []byte, tc *logparse.TimeCtx, cands []*logparse.Layout) int {
+	var r logparse.Record
+	hi := min(len(data), logparse.DetectScanBytes)
 	for i := 0; i < hi; {
 		line, next := lineAt(data, i, hi)
 		for _, l := range cands {
-			if l.parseLine(line, tc, &r) == lineTimed {
+			if l.ParseLine(line, tc, &r) == logparse.LineTimed {
 				return i
 			}
 		}
@@ -541,20 +543,20 @@ func firstTimed(data []byte, tc *timeCtx, cands []*layout) int {
 // of the file and chooses the prefilter. A file in which no candidate
 // places a sampled line in time is refused by name, whatever the format
 // (one candidate too), instead of being searched to a silent "matched: 0".
-func (s *scanner) setup(cands []*layout, head []byte) error {
+func (s *scanner) setup(cands []*logparse.Layout, head []byte) error {
 	head = head[leadingNULs(head):]
 	if looksBinary(head) {
 		return fileFault(reasonBinary, errBinary)
 	}
 	s.entered = false
-	l, ok := detectLayout(sampleLines(head, 0), &s.tc, cands)
+	l, ok := logparse.DetectLayout(sampleLines(head, 0), &s.tc, cands)
 	if !ok {
 		if off := firstTimed(head, &s.tc, cands); off >= 0 {
-			l, ok = detectLayout(sampleLines(head, off), &s.tc, cands)
+			l, ok = logparse.DetectLayout(sampleLines(head, off), &s.tc, cands)
 		}
 	}
 	if !ok {
-		return fileFault(reasonNoTime, fmt.Errorf("%w: %s", errUnrecognized, triedLayouts(s.format, cands)))
+		return fileFault(reasonNoTime, fmt.Errorf("%w: %s", errUnrecognized, logparse.TriedLayouts(s.format, cands)))
 	}
 	s.lay = l
 	s.pf = nil
@@ -608,7 +610,7 @@ func looksBinary(b []byte) bool {
 // without mmap stream; plain files are mapped and, when time-ordered,
 // searched by binary search for the window. read says whether any of the
 // file was searched; a fault of the file itself is a *fileError.
-func (s *scanner) scanFile(path string, cands []*layout) (read bool, err error) {
+func (s *scanner) scanFile(path string, cands []*logparse.Layout) (read bool, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return false, fileFault(reasonOpen, err)
@@ -622,7 +624,7 @@ func (s *scanner) scanFile(path string, cands []*layout) (read bool, err error) 
 		return false, nil
 	}
 	// stamps without a year belong to the year of the file's last write
-	s.tc.setRef(max(st.ModTime().UnixNano(), 1))
+	s.tc.SetRef(max(st.ModTime().UnixNano(), 1))
 	var magic [2]byte
 	if n, _ := f.ReadAt(magic[:], 0); n == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(f)
@@ -642,7 +644,7 @@ func (s *scanner) scanFile(path string, cands []*layout) (read bool, err error) 
 		}
 		return read, err
 	}
-	if isUTF16(magic[:]) { // decoded while it is streamed
+	if logparse.IsUTF16(magic[:]) { // decoded while it is streamed
 		read, err := s.scanStream(f, cands)
 		var fe *fileError
 		if err != nil && !errors.As(err, &fe) && s.ctx.Err() == nil {
@@ -671,7 +673,7 @@ func (s *scanner) scanFile(path string, cands []*layout) (read bool, err error) 
 // scanMapped searches a mapped file. A file that shrinks while it is mapped
 // (rotated by truncation, rewritten) faults on the pages past its new end:
 // that fault becomes a skip of this file instead of a crash of the process.
-func (s *scanner) scanMapped(data []byte, cands []*layout) (read bool, err error) {
+func (s *scanner) scanMapped(data []byte, cands []*logparse.Layout) (read bool, err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
@@ -682,7 +684,7 @@ func (s *scanner) scanMapped(data []byte, cands []*layout) (read bool, err error
 			err = fileFault(reasonShrank, fmt.Errorf("memory fault at %#x reading the mapped file: %v", fault.Addr(), r))
 		}
 	}()
-	data = bytes.TrimPrefix(data, utf8BOM)
+	data = bytes.TrimPrefix(data, logparse.UTF8BOM)
 	if blank(data) {
 		return false, nil
 	}
@@ -700,7 +702,7 @@ func (s *scanner) scanMapped(data []byte, cands []*layout) (read bool, err error
 	lo, hi := 0, len(data)
 	// a batch line is placed by its first record, while its other records
 	// may lie anywhere in time: such files are read linearly
-	if !s.noSeek && s.lay.each == nil && s.ordered(data) {
+	if !s.noSeek && s.lay.Each == nil && s.ordered(data) {
 		lo = s.lowerBound(data, s.q.startNS-int64(seekSlack))
 		hi = s.lowerBound(data, s.q.endNS+int64(seekSlack)+1)
 		if hi < lo {
@@ -737,8 +739,8 @@ func (c *cappedReader) Read(p []byte) (int, error) {
 // part way (a truncated gzip, the byte limit), the complete lines read so
 // far are still searched before the error is returned; read says whether
 // any of the stream was searched.
-func (s *scanner) scanStream(r io.Reader, cands []*layout) (read bool, err error) {
-	r = decodeBOM(r)
+func (s *scanner) scanStream(r io.Reader, cands []*logparse.Layout) (read bool, err error) {
+	r = logparse.DecodeBOM(r)
 	s.lay = nil // detected again for this file
 	buf := make([]byte, 0, streamChunk)
 	first := true

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/superbiz/superbiz/internal/testenv"
+	"github.com/superbiz/superbiz/internal/config"
 )
 
 // genOrdered writes n text entries one second apart (with jitter below
@@ -34,8 +35,8 @@ func TestSeekMatchesLinearScan(t *testing.T) {
 	content := genOrdered(80000, rng) // ~7 MB: several stream chunks
 	writeFile(t, dir, "plain.log", content, false)
 	writeFile(t, dir, "zipped.log", content, true)
-	src := func(name string) Source {
-		return Source{Name: "app", Paths: []string{filepath.Join(dir, name)}, MaxWindow: 48 * time.Hour}
+	src := func(name string) config.LogSource {
+		return config.LogSource{Name: "app", Paths: []string{filepath.Join(dir, name)}, MaxWindow: 48 * time.Hour}
 	}
 	seek := newTool(t, src("plain.log"))
 	linear := newTool(t, src("plain.log"))
@@ -80,7 +81,7 @@ func TestUnorderedFileIsScannedInFull(t *testing.T) {
 		fmt.Fprintf(&b, "%s INFO line %d\n", base.Add(day+time.Duration(i)*time.Second).Format(time.RFC3339), i)
 	}
 	writeFile(t, dir, "a.log", b.String(), false)
-	tool := newTool(t, Source{Name: "app", Paths: []string{filepath.Join(dir, "a.log")}})
+	tool := newTool(t, config.LogSource{Name: "app", Paths: []string{filepath.Join(dir, "a.log")}})
 	_, res := run(t, tool, `{"start":"2026-03-14T14:00:00Z","end":"2026-03-14T16:00:00Z"}`, base, 1<<20)
 	if res.Matched != 1000 {
 		t.Fatalf("matched %d", res.Matched)

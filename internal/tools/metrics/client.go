@@ -126,10 +126,10 @@ func exchangeError(he *httpsource.Error) *APIError {
 // authHint names the configured credentials' source, never their value.
 func (s *source) authHint() string {
 	switch {
-	case s.bearerEnv != "":
-		return "the token in $" + s.bearerEnv
-	case s.username != "":
-		return "username " + strconv.Quote(s.username) + " and the password in $" + s.passwordEnv
+	case s.BearerTokenEnv != "":
+		return "the token in $" + s.BearerTokenEnv
+	case s.Username != "":
+		return "username " + strconv.Quote(s.Username) + " and the password in $" + s.PasswordEnv
 	}
 	return "whether the server needs credentials: set bearer_token_env or username and password_env"
 }

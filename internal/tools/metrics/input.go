@@ -62,7 +62,7 @@ func (t *Tool) decodeInput(raw []byte) (*parsedInput, error) {
 		return nil, err
 	}
 	p.src = t.sources[i]
-	p.in.Source = p.src.name
+	p.in.Source = p.src.Name
 
 	p.in.Query = strings.TrimSpace(in.Query)
 	switch {
@@ -74,7 +74,7 @@ func (t *Tool) decodeInput(raw []byte) (*parsedInput, error) {
 		return nil, tools.InvalidInput("query is not valid UTF-8")
 	}
 
-	w, err := window.Parse(in.Start, in.End, in.Since, window.Bounds{MinSince: minSince, MaxWindow: p.src.maxWindow, Loc: time.Local})
+	w, err := window.Parse(in.Start, in.End, in.Since, window.Bounds{MinSince: minSince, MaxWindow: p.src.MaxWindow, Loc: time.Local})
 	if err != nil {
 		return nil, err
 	}
@@ -89,9 +89,9 @@ func (t *Tool) decodeInput(raw []byte) (*parsedInput, error) {
 		if d < minStep || d%time.Second != 0 {
 			return nil, tools.InvalidInput("step %q must be a whole number of seconds, at least %s", in.Step, config.FormatDuration(minStep))
 		}
-		if n := pointsOf(p.window.Len(), d); n > p.src.maxPoints {
+		if n := pointsOf(p.window.Len(), d); n > p.src.MaxPoints {
 			return nil, tools.InvalidInput("step %s gives %d points per series over this window, more than this source's max_points %d: use a step of at least %s or omit step",
-				config.FormatDuration(d), n, p.src.maxPoints, config.FormatDuration(autoStep(p.window.Len(), p.src.maxPoints)))
+				config.FormatDuration(d), n, p.src.MaxPoints, config.FormatDuration(autoStep(p.window.Len(), p.src.MaxPoints)))
 		}
 		p.step = d
 		p.in.Step = config.FormatDuration(d)
@@ -104,7 +104,7 @@ func (p *parsedInput) rangeAt(now time.Time) (start, end time.Time, step time.Du
 	start, end = p.window.At(now)
 	step = p.step
 	if step == 0 {
-		step = autoStep(end.Sub(start), p.src.maxPoints)
+		step = autoStep(end.Sub(start), p.src.MaxPoints)
 	}
 	return start, end, step
 }

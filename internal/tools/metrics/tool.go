@@ -35,30 +35,13 @@ const ToolName = "query_metrics"
 // defaultMaxBytes bounds a result when the call gives no MaxBytes.
 const defaultMaxBytes = 8192
 
-// Source is one configured metrics server, with its secret already read
-// from the environment by the caller.
-type Source struct {
-	Name string
-	// URL is the API base (e.g. http://prometheus:9090, or a path prefix such
-	// as http://vmselect:8481/select/0/prometheus); /api/v1/... is appended.
-	URL     string
-	Timeout time.Duration
-	// BearerToken, or Username and Password: at most one kind is set.
-	BearerToken, Username, Password string
-	// BearerTokenEnv and PasswordEnv name where the secrets came from, for messages.
-	BearerTokenEnv, PasswordEnv string
-	MaxSeries, MaxPoints        int
-	MaxWindow                   time.Duration
-}
-
-// source is a validated Source with its HTTP client.
+// source is a validated [[metrics]] entry with what New derives from it:
+// the normalised API base and the HTTP client.
 type source struct {
-	name, url              string
-	username               string // for messages, with the variables below
-	bearerEnv, passwordEnv string
-	maxSeries, maxPoints   int
-	maxWindow              time.Duration
-	http                   *httpsource.Client
+	config.MetricsSource
+	// url is URL without a trailing slash; /api/v1/... is appended.
+	url  string
+	http *httpsource.Client
 }
 
 // Tool is the query_metrics adapter over one or more sources.
@@ -68,8 +51,9 @@ type Tool struct {
 
 var _ tools.Adapter = (*Tool)(nil)
 
-// New validates the sources and builds the tool.
-func New(sources []Source) (*Tool, error) {
+// New validates the [[metrics]] entries, whose secrets config has read from
+// the environment, and builds the tool.
+func New(sources []config.MetricsSource) (*Tool, error) {
 	if len(sources) == 0 {
 		return nil, errors.New("query_metrics: no metrics source configured: add a [[metrics]] section with name and url")
 	}
@@ -84,23 +68,26 @@ func New(sources []Source) (*Tool, error) {
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
 			return nil, fmt.Errorf("metrics source %q: url %q must be http(s)://host[:port][/prefix] without credentials, query or fragment", name, redact.String(s.URL))
 		}
-		if s.BearerToken != "" && s.Username != "" {
+		if s.BearerTokenEnv != "" && s.Username != "" {
 			return nil, fmt.Errorf("metrics source %q: give a bearer token or a username and password, not both", name)
 		}
 		if s.Timeout <= 0 || s.MaxSeries < 1 || s.MaxPoints < 2 || s.MaxWindow <= 0 {
 			return nil, fmt.Errorf("metrics source %q: timeout, max_series, max_points (at least 2) and max_window must be positive", name)
 		}
+		auth := httpsource.Auth{Username: s.Username, Password: s.Secret.Reveal()}
+		if s.BearerTokenEnv != "" {
+			auth = httpsource.Auth{BearerToken: s.Secret.Reveal()}
+		}
 		client, err := httpsource.New(httpsource.Options{
-			Auth:    httpsource.Auth{BearerToken: s.BearerToken, Username: s.Username, Password: s.Password},
+			Auth:    auth,
 			Timeout: s.Timeout, MaxBody: maxResponse,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("metrics source %q: %w", name, err)
 		}
+		s.Name = name
 		t.sources = append(t.sources, &source{
-			name: name, url: strings.TrimSuffix(u.String(), "/"), username: s.Username,
-			bearerEnv: s.BearerTokenEnv, passwordEnv: s.PasswordEnv,
-			maxSeries: s.MaxSeries, maxPoints: s.MaxPoints, maxWindow: s.MaxWindow,
+			MetricsSource: s, url: strings.TrimSuffix(u.String(), "/"),
 			http: client,
 		})
 	}
@@ -111,7 +98,7 @@ func New(sources []Source) (*Tool, error) {
 func (t *Tool) sourceNames() []string {
 	n := make([]string, len(t.sources))
 	for i, s := range t.sources {
-		n[i] = s.name
+		n[i] = s.Name
 	}
 	return n
 }
@@ -120,7 +107,7 @@ func (t *Tool) sourceNames() []string {
 func (t *Tool) Definition() model.Tool {
 	var bounds []string
 	for _, s := range t.sources {
-		bounds = append(bounds, fmt.Sprintf("%s: max_window %s, max_points %d, max_series %d", s.name, config.FormatDuration(s.maxWindow), s.maxPoints, s.maxSeries))
+		bounds = append(bounds, fmt.Sprintf("%s: max_window %s, max_points %d, max_series %d", s.Name, config.FormatDuration(s.MaxWindow), s.MaxPoints, s.MaxSeries))
 	}
 	desc := "Run a PromQL range query on a configured Prometheus-compatible metrics source over a time window, " +
 		"given as since (a duration back from now) or start and end (RFC 3339, or 2006-01-02 15:04:05 in local time); bounds per source: " + strings.Join(bounds, "; ") + ". " +
@@ -174,14 +161,14 @@ func (t *Tool) Execute(ctx context.Context, call tools.Call) tools.Outcome {
 	start, end, step := p.rangeAt(call.Now)
 	data, err := p.src.queryRange(ctx, p.in.Query, start, end, step)
 	if err != nil {
-		return failed(p.src.name, err)
+		return failed(p.src.Name, err)
 	}
 	series, err := summarise(data)
 	if err != nil {
-		return tools.Failed(tools.CodeUnavailable, fmt.Errorf("query_metrics %s: %w", p.src.name, err))
+		return tools.Failed(tools.CodeUnavailable, fmt.Errorf("query_metrics %s: %w", p.src.Name, err))
 	}
 	res := Result{
-		Source: p.src.name, Query: p.in.Query,
+		Source: p.src.Name, Query: p.in.Query,
 		Start: start.UTC().Format(time.RFC3339), End: end.UTC().Format(time.RFC3339), Step: config.FormatDuration(step),
 		TotalSeries: len(series),
 	}
@@ -189,8 +176,8 @@ func (t *Tool) Execute(ctx context.Context, call tools.Call) tools.Outcome {
 		res.Series = []Series{}
 		return tools.Outcome{Status: tools.NoEvidence, Result: res}
 	}
-	if len(series) > p.src.maxSeries {
-		series, res.Truncated = series[:p.src.maxSeries], true
+	if len(series) > p.src.MaxSeries {
+		series, res.Truncated = series[:p.src.MaxSeries], true
 	}
 	for i := range series {
 		series[i].Labels = cleanLabels(series[i].Labels)
@@ -251,7 +238,7 @@ func fit(res *Result, maxBytes int) error {
 // the API. The error is an *APIError (its Status tells an auth refusal).
 func (t *Tool) Check(ctx context.Context, name string) error {
 	for _, s := range t.sources {
-		if s.name == name {
+		if s.Name == name {
 			_, err := s.get(ctx, pathQuery, url.Values{"query": {"vector(1)"}})
 			return err
 		}

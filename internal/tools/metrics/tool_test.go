@@ -13,12 +13,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/promtest"
 	"github.com/superbiz/superbiz/internal/tools"
 )
 
 // newTool builds a tool over one source at url with the defaults of [[metrics]].
-func newTool(t *testing.T, srcs ...Source) *Tool {
+func newTool(t *testing.T, srcs ...config.MetricsSource) *Tool {
 	t.Helper()
 	for i := range srcs {
 		if srcs[i].Timeout == 0 {
@@ -67,7 +68,7 @@ func TestQueryRealServers(t *testing.T) {
 	for name, start := range servers {
 		t.Run(name, func(t *testing.T) {
 			srv := start(t)
-			tool := newTool(t, Source{Name: "m", URL: srv.URL})
+			tool := newTool(t, config.MetricsSource{Name: "m", URL: srv.URL})
 			got := map[string]string{}
 
 			o := call(t, tool, `{"query":`+jsonString(promtest.LatencySelector)+`,`+incidentWindow()+`,"step":"1m"}`, time.Time{})
@@ -109,7 +110,7 @@ func TestQueryRealServers(t *testing.T) {
 			got["syntax error code"] = o.ErrorCode
 
 			// a range query over both series, two at most listed as one
-			one := newTool(t, Source{Name: "m", URL: srv.URL, MaxSeries: 1})
+			one := newTool(t, config.MetricsSource{Name: "m", URL: srv.URL, MaxSeries: 1})
 			o = call(t, one, `{"query":"{__name__=~\"checkout_latency_p99_seconds|jvm_memory_used_bytes\"}",`+incidentWindow()+`}`, time.Time{})
 			if r := o.Result.(Result); o.Status != tools.EvidenceFound || !r.Truncated || r.TotalSeries != 2 || len(r.Series) != 1 {
 				t.Errorf("max_series 1 over two series: %+v", o.Result)
@@ -132,12 +133,12 @@ func TestQueryRealServers(t *testing.T) {
 func TestQueryBasicAuth(t *testing.T) {
 	srv := promtest.Prometheus(t, promtest.PromOptions{BasicAuth: true})
 	q := `{"query":` + jsonString(promtest.LatencySelector) + `,` + incidentWindow() + `}`
-	good := newTool(t, Source{Name: "m", URL: srv.URL, Username: srv.Username, Password: srv.Password, PasswordEnv: "PROM_PASSWORD"})
+	good := newTool(t, config.MetricsSource{Name: "m", URL: srv.URL, HTTPAuth: config.HTTPAuth{Username: srv.Username, PasswordEnv: "PROM_PASSWORD"}, Secret: config.NewSecret(srv.Password)})
 	if o := call(t, good, q, time.Time{}); o.Status != tools.EvidenceFound {
 		t.Fatalf("right password: %s %s %v", o.Status, o.ErrorCode, o.Detail)
 	}
-	for name, src := range map[string]Source{
-		"wrong password": {Name: "m", URL: srv.URL, Username: srv.Username, Password: "wrong", PasswordEnv: "PROM_PASSWORD"},
+	for name, src := range map[string]config.MetricsSource{
+		"wrong password": {Name: "m", URL: srv.URL, HTTPAuth: config.HTTPAuth{Username: srv.Username, PasswordEnv: "PROM_PASSWORD"}, Secret: config.NewSecret("wrong")},
 		"no credentials": {Name: "m", URL: srv.URL},
 	} {
 		o := call(t, newTool(t, src), q, time.Time{})
@@ -153,14 +154,14 @@ func TestQueryBasicAuth(t *testing.T) {
 		t.Errorf("Check with the right password: %v", err)
 	}
 	var ae *APIError
-	if err := newTool(t, Source{Name: "m", URL: srv.URL}).Check(context.Background(), "m"); !errors.As(err, &ae) || ae.Status != http.StatusUnauthorized {
+	if err := newTool(t, config.MetricsSource{Name: "m", URL: srv.URL}).Check(context.Background(), "m"); !errors.As(err, &ae) || ae.Status != http.StatusUnauthorized {
 		t.Errorf("Check without credentials: %v, want an HTTP 401 APIError", err)
 	}
 }
 
 // An unreachable server is UNAVAILABLE; one that does not answer in time is TIMEOUT.
 func TestQueryUnreachable(t *testing.T) {
-	tool := newTool(t, Source{Name: "m", URL: "http://127.0.0.1:1"})
+	tool := newTool(t, config.MetricsSource{Name: "m", URL: "http://127.0.0.1:1"})
 	o := call(t, tool, `{"query":"up","since":"1h"}`, time.Now())
 	if o.Status != tools.StatusError || o.ErrorCode != tools.CodeUnavailable {
 		t.Errorf("unreachable: %s %s %v, want ERROR UNAVAILABLE", o.Status, o.ErrorCode, o.Detail)
@@ -188,7 +189,7 @@ func TestQueryTimeout(t *testing.T) {
 		default:
 		}
 	})
-	tool := newTool(t, Source{Name: "m", URL: "http://" + l.Addr().String(), Timeout: 200 * time.Millisecond})
+	tool := newTool(t, config.MetricsSource{Name: "m", URL: "http://" + l.Addr().String(), Timeout: 200 * time.Millisecond})
 	o := call(t, tool, `{"query":"up","since":"1h"}`, time.Now())
 	if o.Status != tools.StatusError || o.ErrorCode != tools.CodeTimeout || !strings.Contains(fmt.Sprint(o.Detail), "timeout") {
 		t.Errorf("silent server: %s %s %v, want ERROR TIMEOUT", o.Status, o.ErrorCode, o.Detail)
@@ -205,7 +206,7 @@ func TestQueryCancelledIsNotTimeout(t *testing.T) {
 		<-r.Context().Done() // held until the client gives up
 	}))
 	defer srv.Close()
-	tool := newTool(t, Source{Name: "m", URL: srv.URL})
+	tool := newTool(t, config.MetricsSource{Name: "m", URL: srv.URL})
 	c, err := tool.Canonical(json.RawMessage(`{"query":"up","since":"1h"}`))
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/reliability"
 	"github.com/superbiz/superbiz/internal/tools"
 )
@@ -56,7 +57,7 @@ const maxBombRise = 768 << 20
 // (named too, never MariaDB's KILL QUERY), with bounded memory.
 func TestSQLiteBombs(t *testing.T) {
 	path := sqliteFixture(t)
-	tool, err := New([]Database{{Name: "orders", Driver: DriverSQLite, DSN: path, Timeout: time.Second}})
+	tool, err := New([]config.Database{{Name: "orders", Driver: config.DriverSQLite, DSN: testDSN(t, config.DriverSQLite, path), Timeout: time.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/superbiz/superbiz/internal/config"
 )
 
 // readPrivileges are the privileges a diagnosis account may hold: everything
@@ -123,7 +125,7 @@ func (t *Tool) Ping(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	if h.db.Driver == DriverSQLite {
+	if h.db.Driver == config.DriverSQLite {
 		pool, err := h.openSQLite()
 		if err != nil {
 			return err
@@ -152,7 +154,7 @@ func (t *Tool) Grants(ctx context.Context, name string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if h.db.Driver == DriverSQLite {
+	if h.db.Driver == config.DriverSQLite {
 		pool, err := h.openSQLite()
 		if err != nil {
 			return nil, err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/reliability"
 	"github.com/superbiz/superbiz/internal/tools"
 )
@@ -121,7 +122,7 @@ func TestMariaDBMultiStatementsOffWithoutGuard(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg.MultiStatements = true
-	tool, err := New([]Database{{Name: "shop", Driver: DriverMySQL, DSN: cfg.FormatDSN(), Timeout: 5 * time.Second}})
+	tool, err := New([]config.Database{{Name: "shop", Driver: config.DriverMySQL, DSN: testDSN(t, config.DriverMySQL, cfg.FormatDSN()), Timeout: 5 * time.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +140,7 @@ func TestMariaDBMultiStatementsOffWithoutGuard(t *testing.T) {
 // and the row cap holds on a statement without the LIMIT the guard adds.
 func TestMariaDBMaxRowsPerDatabase(t *testing.T) {
 	dsn := mariadbDSN(t, "SUPERBIZ_TEST_MYSQL_DSN")
-	tool, err := New([]Database{{Name: "shop", Driver: DriverMySQL, DSN: dsn, MaxRows: 2}})
+	tool, err := New([]config.Database{{Name: "shop", Driver: config.DriverMySQL, DSN: testDSN(t, config.DriverMySQL, dsn), MaxRows: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +203,7 @@ func TestMariaDBStatementTextRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg.DBName = "information_schema"
-	inSchema, err := New([]Database{{Name: "shop", Driver: DriverMySQL, DSN: cfg.FormatDSN()}})
+	inSchema, err := New([]config.Database{{Name: "shop", Driver: config.DriverMySQL, DSN: testDSN(t, config.DriverMySQL, cfg.FormatDSN())}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/reliability"
 	"github.com/superbiz/superbiz/internal/tools"
 )
@@ -31,7 +32,7 @@ func mariadbDSN(t *testing.T, env string) string {
 
 func mariadbTool(t *testing.T, env string, timeout time.Duration) *Tool {
 	t.Helper()
-	tool, err := New([]Database{{Name: "shop", Driver: DriverMySQL, DSN: mariadbDSN(t, env), MaxRows: 50, Timeout: timeout}})
+	tool, err := New([]config.Database{{Name: "shop", Driver: config.DriverMySQL, DSN: testDSN(t, config.DriverMySQL, mariadbDSN(t, env)), MaxRows: 50, Timeout: timeout}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +247,7 @@ func TestMariaDBGrantsAndUnavailable(t *testing.T) {
 	}
 	cfg.Passwd = "wrong-secret-42"
 	cfg.Addr = "127.0.0.1:1" // nothing listens here
-	down, err := New([]Database{{Name: "orders", Driver: DriverMySQL, DSN: cfg.FormatDSN()}})
+	down, err := New([]config.Database{{Name: "orders", Driver: config.DriverMySQL, DSN: testDSN(t, config.DriverMySQL, cfg.FormatDSN())}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/reliability"
 	"github.com/superbiz/superbiz/internal/tools"
 	"github.com/superbiz/superbiz/pkg/redact"
@@ -56,7 +57,7 @@ func secretsFixture(t *testing.T) string {
 // Every sink gets the tool's observation: no planted secret may be in it,
 // whatever the query calls the column, while the other values stay readable.
 func TestSecretCellsMasked(t *testing.T) {
-	tool, err := New([]Database{{Name: "app", Driver: DriverSQLite, DSN: secretsFixture(t)}})
+	tool, err := New([]config.Database{{Name: "app", Driver: config.DriverSQLite, DSN: testDSN(t, config.DriverSQLite, secretsFixture(t))}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,8 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 	"vitess.io/vitess/go/vt/sqlparser"
+
+	"github.com/superbiz/superbiz/internal/config"
 )
 
 // killTimeout bounds the KILL QUERY and ROLLBACK issued after a statement ends.
@@ -19,8 +21,8 @@ const killTimeout = 3 * time.Second
 
 // mysqlConfig parses the DSN and forces the driver settings the read-only
 // layers rely on. Its errors never quote the DSN.
-func mysqlConfig(d Database) (*mysql.Config, error) {
-	cfg, err := mysql.ParseDSN(d.DSN)
+func mysqlConfig(d config.Database) (*mysql.Config, error) {
+	cfg, err := mysql.ParseDSN(d.DSN.Reveal())
 	if err != nil {
 		// The driver's message names the problem, not the DSN's content.
 		return nil, fmt.Errorf("database %q: the mysql dsn is invalid (%v): use user:password@tcp(host:port)/dbname", d.Name, err)

@@ -58,7 +58,7 @@ func (h *handle) openSQLite() (*sql.DB, error) {
 	if h.pool != nil {
 		return h.pool, nil
 	}
-	dsn, err := sqliteDSN(h.db.DSN)
+	dsn, err := sqliteDSN(h.db.DSN.Reveal())
 	if err != nil {
 		return nil, &unavailableError{where: h.where(), err: err}
 	}

@@ -20,6 +20,7 @@ import (
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/model"
 	"github.com/superbiz/superbiz/internal/schema"
 	"github.com/superbiz/superbiz/internal/textclip"
@@ -39,25 +40,6 @@ const (
 	summaryMaxBytes = 100
 )
 
-// The drivers a [[databases]] entry may name.
-const (
-	DriverMySQL  = "mysql"
-	DriverSQLite = "sqlite"
-)
-
-// Database is one configured [[databases]] entry, with the DSN's real value.
-type Database struct {
-	Name   string
-	Driver string
-	// DSN is a go-sql-driver DSN for mysql, a file path for sqlite. It holds
-	// secrets: it never appears in an error, a log or the audit.
-	DSN string
-	// MaxRows caps every answer from this database (0: MaxRowsLimit).
-	MaxRows int
-	// Timeout bounds one statement (0: DefaultTimeout).
-	Timeout time.Duration
-}
-
 // Tool is the query_mysql adapter over the configured databases. Connections
 // are opened lazily on first use and closed by Close.
 type Tool struct {
@@ -67,8 +49,10 @@ type Tool struct {
 
 var _ tools.Adapter = (*Tool)(nil)
 
-// New validates the configured databases; it connects to none of them.
-func New(dbs []Database) (*Tool, error) {
+// New validates the configured [[databases]] entries; it connects to none of
+// them. Each DSN stays the redacting config.DSN until the pool is opened;
+// MaxRows 0 means MaxRowsLimit and Timeout 0 DefaultTimeout.
+func New(dbs []config.Database) (*Tool, error) {
 	if len(dbs) == 0 {
 		return nil, errors.New("query_mysql: no [[databases]] configured")
 	}
@@ -274,7 +258,7 @@ func summarize(name, stmt string) string {
 
 // handle is one configured database and its lazily opened pool.
 type handle struct {
-	db Database
+	db config.Database
 
 	mu      sync.Mutex
 	pool    *sql.DB
@@ -285,20 +269,20 @@ type handle struct {
 	probed    bool
 }
 
-func newHandle(d Database) (*handle, error) {
+func newHandle(d config.Database) (*handle, error) {
 	h := &handle{db: d}
+	if d.DSN.IsZero() {
+		return nil, fmt.Errorf("database %q: dsn is empty: give the data source name (a SQLite file path for sqlite)", d.Name)
+	}
 	switch d.Driver {
-	case DriverMySQL:
+	case config.DriverMySQL:
 		cfg, err := mysqlConfig(d)
 		if err != nil {
 			return nil, err
 		}
 		h.cfg = cfg
 		h.dialect = MySQL
-	case DriverSQLite:
-		if strings.TrimSpace(d.DSN) == "" {
-			return nil, fmt.Errorf("database %q: dsn is empty: give the SQLite file path", d.Name)
-		}
+	case config.DriverSQLite:
 		h.dialect = SQLite
 	default:
 		return nil, fmt.Errorf("database %q: driver %q is not supported: use \"mysql\" or \"sqlite\"", d.Name, d.Driver)
@@ -309,7 +293,7 @@ func newHandle(d Database) (*handle, error) {
 // guardDialect is the dialect the guard checks against before the server's
 // flavour is known: MySQL and MariaDB share the guard's rules.
 func (h *handle) guardDialect() Dialect {
-	if h.db.Driver == DriverSQLite {
+	if h.db.Driver == config.DriverSQLite {
 		return SQLite
 	}
 	return MySQL
@@ -341,12 +325,12 @@ func (h *handle) where() string {
 	if h.cfg != nil {
 		return fmt.Sprintf("database %q at %s", h.db.Name, h.cfg.Addr)
 	}
-	return fmt.Sprintf("database %q at %s", h.db.Name, h.db.DSN)
+	return fmt.Sprintf("database %q at %s", h.db.Name, h.db.DSN.Redacted())
 }
 
 // query checks the statement and runs it on the handle's driver.
 func (h *handle) query(ctx context.Context, stmt string, maxRows int) (Result, error) {
-	if h.db.Driver == DriverSQLite {
+	if h.db.Driver == config.DriverSQLite {
 		return h.querySQLite(ctx, stmt, maxRows)
 	}
 	return h.queryMySQL(ctx, stmt, maxRows)

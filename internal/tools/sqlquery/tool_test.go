@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/tools"
 
 	_ "modernc.org/sqlite"
@@ -43,7 +44,7 @@ func sqliteFixture(t *testing.T) string {
 func newSQLiteTool(t *testing.T) (*Tool, string) {
 	t.Helper()
 	path := sqliteFixture(t)
-	tool, err := New([]Database{{Name: "orders", Driver: DriverSQLite, DSN: path, MaxRows: 50}})
+	tool, err := New([]config.Database{{Name: "orders", Driver: config.DriverSQLite, DSN: testDSN(t, config.DriverSQLite, path), MaxRows: 50}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +207,7 @@ func TestSQLiteReadOnlyWithoutGuard(t *testing.T) {
 }
 
 func TestSQLiteUnavailable(t *testing.T) {
-	tool, err := New([]Database{{Name: "gone", Driver: DriverSQLite, DSN: filepath.Join(t.TempDir(), "missing.db")}})
+	tool, err := New([]config.Database{{Name: "gone", Driver: config.DriverSQLite, DSN: testDSN(t, config.DriverSQLite, filepath.Join(t.TempDir(), "missing.db"))}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +223,7 @@ func TestSQLiteUnavailable(t *testing.T) {
 
 func TestSQLiteTimeout(t *testing.T) {
 	path := sqliteFixture(t)
-	tool, err := New([]Database{{Name: "orders", Driver: DriverSQLite, DSN: path, Timeout: 200 * time.Millisecond}})
+	tool, err := New([]config.Database{{Name: "orders", Driver: config.DriverSQLite, DSN: testDSN(t, config.DriverSQLite, path), Timeout: 200 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,18 +234,29 @@ func TestSQLiteTimeout(t *testing.T) {
 	}
 }
 
+// testDSN is raw checked as config does it at load, the only way a DSN
+// reaches New.
+func testDSN(t testing.TB, driver config.Driver, raw string) config.DSN {
+	t.Helper()
+	d, err := config.NewDSN(driver, raw)
+	if err != nil {
+		t.Fatalf("dsn for %s: %v", driver, err)
+	}
+	return d
+}
+
 func TestNewValidates(t *testing.T) {
 	tests := []struct {
 		name string
-		dbs  []Database
+		dbs  []config.Database
 		want string
 	}{
 		{"none", nil, "no [[databases]]"},
-		{"no name", []Database{{Driver: "sqlite", DSN: "x"}}, "name is empty"},
-		{"dup", []Database{{Name: "a", Driver: "sqlite", DSN: "x"}, {Name: "a", Driver: "sqlite", DSN: "y"}}, "used twice"},
-		{"driver", []Database{{Name: "a", Driver: "postgres", DSN: "x"}}, `driver "postgres"`},
-		{"max rows", []Database{{Name: "a", Driver: "sqlite", DSN: "x", MaxRows: 1000}}, "max_rows"},
-		{"bad dsn keeps secret", []Database{{Name: "a", Driver: "mysql", DSN: "user:hunter2@tcp(host:1)"}}, "mysql dsn is invalid"},
+		{"no name", []config.Database{{Driver: "sqlite", DSN: testDSN(t, config.DriverSQLite, "x")}}, "name is empty"},
+		{"dup", []config.Database{{Name: "a", Driver: "sqlite", DSN: testDSN(t, config.DriverSQLite, "x")}, {Name: "a", Driver: "sqlite", DSN: testDSN(t, config.DriverSQLite, "y")}}, "used twice"},
+		{"driver", []config.Database{{Name: "a", Driver: "postgres", DSN: testDSN(t, config.DriverSQLite, "x")}}, `driver "postgres"`},
+		{"max rows", []config.Database{{Name: "a", Driver: "sqlite", DSN: testDSN(t, config.DriverSQLite, "x"), MaxRows: 1000}}, "max_rows"},
+		{"no dsn", []config.Database{{Name: "a", Driver: "mysql"}}, "dsn is empty"},
 	}
 	for _, tt := range tests {
 		_, err := New(tt.dbs)

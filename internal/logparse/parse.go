@@ -1,4 +1,4 @@
-package logs
+package logparse
 
 import (
 	"bytes"
@@ -6,38 +6,46 @@ import (
 	"strconv"
 )
 
-// kv is one extra field of a log line, kept for the entry's bounded fields.
-type kv struct{ key, val []byte }
+// Bounds the parsers keep to, which an entry shown to the model keeps too.
+const (
+	// MaxFields is how many extra fields of one record are kept.
+	MaxFields = 8
+	// MaxServiceText bounds a service name, in bytes.
+	MaxServiceText = 128
+)
 
-// record is one parsed header line. Its byte slices point into the line (or
+// KV is one extra field of a log line, kept for the entry's bounded fields.
+type KV struct{ Key, Val []byte }
+
+// Record is one parsed header line. Its byte slices point into the line (or
 // into fresh buffers for unescaped strings) and are valid until the next parse.
-type record struct {
-	ts      int64
-	level   string
-	service []byte
-	msg     []byte
-	fields  []kv
+type Record struct {
+	TS      int64
+	Level   string
+	Service []byte
+	Msg     []byte
+	Fields  []KV
 }
 
-func (r *record) reset() {
-	r.ts, r.level, r.service, r.msg = 0, "", nil, nil
-	r.fields = r.fields[:0]
+func (r *Record) reset() {
+	r.TS, r.Level, r.Service, r.Msg = 0, "", nil, nil
+	r.Fields = r.Fields[:0]
 }
 
-// lineKind is what one line is to the entry structure of a file.
-type lineKind uint8
+// LineKind is what one line is to the entry structure of a file.
+type LineKind uint8
 
 const (
-	// lineCont continues the previous entry (a stack trace line, text that
+	// LineCont continues the previous entry (a stack trace line, text that
 	// is no record of the format).
-	lineCont lineKind = iota
-	// lineTimed starts an entry with a readable time.
-	lineTimed
-	// lineUntimed starts an entry of its own whose time is missing or cannot
+	LineCont LineKind = iota
+	// LineTimed starts an entry with a readable time.
+	LineTimed
+	// LineUntimed starts an entry of its own whose time is missing or cannot
 	// be read (a JSON object without a parseable time, a logfmt line whose
 	// time field is malformed): never joined to the previous entry, never
 	// given its time, only counted.
-	lineUntimed
+	LineUntimed
 )
 
 // maxLevelWord is the longest level spelling normLevel knows ("informational").
@@ -234,14 +242,14 @@ func keyRole(k []byte) (role, pri int) {
 
 // assigner collects the recognised members of one line by priority.
 type assigner struct {
-	r                       *record
+	r                       *Record
 	timeV                   []byte
 	timeP, levP, svcP, msgP int
 	levelV, statusV, attrsV []byte
 	nanos                   []byte
 }
 
-func newAssigner(r *record) assigner {
+func newAssigner(r *Record) assigner {
 	return assigner{r: r, timeP: 99, levP: 99, svcP: 99, msgP: 99}
 }
 
@@ -260,12 +268,12 @@ func (a *assigner) add(k, v []byte) {
 		}
 	case roleService:
 		if pri < a.svcP {
-			a.svcP, a.r.service = pri, v
+			a.svcP, a.r.Service = pri, v
 			return
 		}
 	case roleMsg:
 		if pri < a.msgP {
-			a.msgP, a.r.msg = pri, v
+			a.msgP, a.r.Msg = pri, v
 			return
 		}
 	case roleStatus:
@@ -277,7 +285,7 @@ func (a *assigner) add(k, v []byte) {
 		a.attrsV = v
 		return
 	}
-	a.r.fields = append(a.r.fields, kv{k, v})
+	a.r.Fields = append(a.r.Fields, KV{k, v})
 }
 
 // finish reads the time and level of a parsed record. A record whose time
@@ -286,11 +294,11 @@ func (a *assigner) add(k, v []byte) {
 // the record untimed, never a continuation that would borrow the previous
 // entry's time. Without a level member an HTTP status gives the level; without
 // a service member an OTLP resource attribute service.name gives it.
-func (a *assigner) finish(tc *timeCtx, wholeRecord bool) lineKind {
-	kind := lineUntimed
+func (a *assigner) finish(tc *TimeCtx, wholeRecord bool) LineKind {
+	kind := LineUntimed
 	if a.timeP == 99 {
 		if !wholeRecord {
-			return lineCont
+			return LineCont
 		}
 	} else if ts, ok := valueTime(a.timeV, tc); ok {
 		if a.timeP == priTimeInstant && len(a.nanos) > 0 {
@@ -298,24 +306,24 @@ func (a *assigner) finish(tc *timeCtx, wholeRecord bool) lineKind {
 				ts += n
 			}
 		}
-		a.r.ts = ts
-		kind = lineTimed
+		a.r.TS = ts
+		kind = LineTimed
 	}
 	switch {
 	case a.levP == priLevelSyslog:
-		a.r.level = syslogLevel(a.levelV)
+		a.r.Level = syslogLevel(a.levelV)
 	case a.levP == priLevelOTel:
-		a.r.level = otelLevel(a.levelV)
+		a.r.Level = otelLevel(a.levelV)
 	case a.levP != 99:
-		a.r.level = normLevel(a.levelV)
+		a.r.Level = normLevel(a.levelV)
 	case a.statusV != nil:
-		a.r.level = statusLevel(a.statusV)
+		a.r.Level = statusLevel(a.statusV)
 	}
-	if a.levP != 99 && a.r.level == "" {
-		a.r.fields = append(a.r.fields, kv{[]byte("level"), a.levelV})
+	if a.levP != 99 && a.r.Level == "" {
+		a.r.Fields = append(a.r.Fields, KV{[]byte("level"), a.levelV})
 	}
 	if a.svcP == 99 && a.attrsV != nil {
-		a.r.service = otlpServiceName(a.attrsV)
+		a.r.Service = otlpServiceName(a.attrsV)
 	}
 	return kind
 }
@@ -357,14 +365,14 @@ func skipSpace(b []byte, i int) int {
 
 // parseJSON reads one JSON object per line. Nested objects are flattened with
 // dotted keys (so {"log":{"level":"error"}} is log.level); arrays stay raw.
-func parseJSON(line []byte, tc *timeCtx, r *record) lineKind {
+func parseJSON(line []byte, tc *TimeCtx, r *Record) LineKind {
 	i := skipSpace(line, 0)
 	if i >= len(line) || line[i] != '{' {
-		return lineCont
+		return LineCont
 	}
 	a := newAssigner(r)
 	if _, ok := jsonObject(line, i, nil, 0, &a); !ok {
-		return lineCont
+		return LineCont
 	}
 	return a.finish(tc, true)
 }
@@ -496,7 +504,7 @@ func jsonSkip(b []byte, i int) (int, bool) {
 }
 
 // parseLogfmt reads key=value pairs; values may be "quoted" with escapes.
-func parseLogfmt(line []byte, tc *timeCtx, r *record) lineKind {
+func parseLogfmt(line []byte, tc *TimeCtx, r *Record) LineKind {
 	a := newAssigner(r)
 	i := 0
 	pairs := 0
@@ -552,7 +560,7 @@ func parseLogfmt(line []byte, tc *timeCtx, r *record) lineKind {
 		a.add(key, val)
 	}
 	if pairs == 0 {
-		return lineCont
+		return LineCont
 	}
 	return a.finish(tc, false)
 }

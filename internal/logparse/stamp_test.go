@@ -1,4 +1,4 @@
-package logs
+package logparse
 
 import (
 	"testing"
@@ -8,10 +8,10 @@ import (
 // The fixed-width stamp readers give the exact instant, to the second and
 // millisecond, and refuse a stamp with a non-digit where a number belongs.
 func TestFixedWidthStamps(t *testing.T) {
-	tc := &timeCtx{loc: time.UTC, year: 2026}
+	tc := &TimeCtx{Loc: time.UTC, Year: 2026}
 	for _, tt := range []struct {
 		name  string
-		read  func([]byte, *timeCtx) (int64, int, bool)
+		read  func([]byte, *TimeCtx) (int64, int, bool)
 		stamp string
 		want  time.Time
 		n     int
@@ -26,7 +26,7 @@ func TestFixedWidthStamps(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"08x109 203615", "17/06/09 20:1x:40", "20171223-22:15:29:6x6"} {
-		for _, read := range []func([]byte, *timeCtx) (int64, int, bool){yymmddTime, yySlashTime, compactTime} {
+		for _, read := range []func([]byte, *TimeCtx) (int64, int, bool){yymmddTime, yySlashTime, compactTime} {
 			if _, _, ok := read([]byte(bad), tc); ok {
 				t.Errorf("%q was read as a stamp", bad)
 			}

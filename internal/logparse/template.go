@@ -1,4 +1,4 @@
-package logs
+package logparse
 
 import (
 	"strings"
@@ -9,12 +9,12 @@ import (
 // maxTemplate bounds one pattern's template text.
 const maxTemplate = 200
 
-// template turns a message into its pattern by masking the parts that vary
+// Template turns a message into its pattern by masking the parts that vary
 // between occurrences of the same event: numbers (<num>), durations (<dur>),
 // IPv4 addresses (<ip>), UUIDs (<uuid>), hex ids (<hex>), e-mail addresses
 // (<email>), other tokens carrying digits (<id>) and quoted strings (<str>).
 // Only the first line of a message counts, so stack traces group by their head.
-func template(msg string) string {
+func Template(msg string) string {
 	if k := strings.IndexByte(msg, '\n'); k >= 0 {
 		msg = msg[:k]
 	}

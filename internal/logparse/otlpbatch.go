@@ -1,4 +1,4 @@
-package logs
+package logparse
 
 import (
 	"bytes"
@@ -12,37 +12,37 @@ import (
 // scanner evaluates every record of a line through its each function, so
 // time window, level, service and contains apply per record.
 
-// Bounds of one batch line: records past maxBatchRecords are not searched
+// Bounds of one batch line: records past MaxBatchRecords are not searched
 // and are counted in cut_records; a body or attribute value that is a
 // kvlist or array is rendered as JSON to maxAnyDepth levels and
 // maxAnyBytes bytes (deeper levels are "…").
 const (
-	maxBatchRecords = 10000
+	MaxBatchRecords = 10000
 	maxAnyDepth     = 4
 	maxAnyBytes     = 1024
 	// maxBatchAttrs bounds the record attributes kept as fields, leaving
 	// room for trace_id and span_id within maxFields.
-	maxBatchAttrs = maxFields - 2
+	maxBatchAttrs = MaxFields - 2
 )
 
-// batchYield receives one record of a batch line: its kind, the record
+// BatchYield receives one record of a batch line: its kind, the record
 // (valid until the next one), and the raw JSON of the record and of its
 // resource, which contains words are matched against.
-type batchYield func(kind lineKind, r *record, raw, res []byte)
+type BatchYield func(kind LineKind, r *Record, raw, res []byte)
 
 // parseOTLPBatch reads the first log record of a collector batch line; a
 // batch without records is an untimed entry of its own, any other line a
 // continuation.
-func parseOTLPBatch(line []byte, tc *timeCtx, r *record) lineKind {
-	kind := lineCont
-	eachOTLPRecord(line, tc, r, 1, func(k lineKind, _ *record, _, _ []byte) { kind = k })
+func parseOTLPBatch(line []byte, tc *TimeCtx, r *Record) LineKind {
+	kind := LineCont
+	eachOTLPRecord(line, tc, r, 1, func(k LineKind, _ *Record, _, _ []byte) { kind = k })
 	return kind
 }
 
-// eachOTLPBatch yields every record of a batch line up to maxBatchRecords
+// eachOTLPBatch yields every record of a batch line up to MaxBatchRecords
 // and returns how many records past that bound were cut.
-func eachOTLPBatch(line []byte, tc *timeCtx, r *record, yield batchYield) int {
-	_, cut := eachOTLPRecord(line, tc, r, maxBatchRecords, yield)
+func eachOTLPBatch(line []byte, tc *TimeCtx, r *Record, yield BatchYield) int {
+	_, cut := eachOTLPRecord(line, tc, r, MaxBatchRecords, yield)
 	return cut
 }
 
@@ -52,7 +52,7 @@ func eachOTLPBatch(line []byte, tc *timeCtx, r *record, yield batchYield) int {
 // JSON breaks part way yields the records before the break. A batch whose
 // structure is read but holds no record yields one untimed empty record
 // when limit is 1 (parse), so such a line is an entry of its own.
-func eachOTLPRecord(line []byte, tc *timeCtx, r *record, limit int, yield batchYield) (n, cut int) {
+func eachOTLPRecord(line []byte, tc *TimeCtx, r *Record, limit int, yield BatchYield) (n, cut int) {
 	i := skipSpace(line, 0)
 	if i >= len(line) || line[i] != '{' || !bytes.HasPrefix(line[skipSpace(line, i+1):], []byte(`"resourceLogs"`)) {
 		return 0, 0
@@ -114,7 +114,7 @@ func eachOTLPRecord(line []byte, tc *timeCtx, r *record, limit int, yield batchY
 	})
 	if ok && n == 0 && limit == 1 {
 		r.reset()
-		yield(lineUntimed, r, nil, nil)
+		yield(LineUntimed, r, nil, nil)
 	}
 	return n, cut
 }
@@ -123,9 +123,9 @@ func eachOTLPRecord(line []byte, tc *timeCtx, r *record, limit int, yield batchY
 // timeUnixNano (observedTimeUnixNano when it is missing or 0), level from
 // severityText or else severityNumber, message from the body, attributes,
 // traceId and spanId as fields, service from the resource.
-func parseOTLPRecord(obj []byte, tc *timeCtx, r *record, svc []byte) lineKind {
+func parseOTLPRecord(obj []byte, tc *TimeCtx, r *Record, svc []byte) LineKind {
 	r.reset()
-	r.service = svc
+	r.Service = svc
 	var timeV, obsV, sevText, sevNum, traceID, spanID []byte
 	jsonMembers(obj, 0, func(k []byte, vs, ve int) bool {
 		v := obj[vs:ve]
@@ -139,7 +139,7 @@ func parseOTLPRecord(obj []byte, tc *timeCtx, r *record, svc []byte) lineKind {
 		case "severityNumber":
 			sevNum = scalarText(v)
 		case "body":
-			r.msg = anyText(v)
+			r.Msg = anyText(v)
 		case "traceId":
 			traceID = scalarText(v)
 		case "spanId":
@@ -147,7 +147,7 @@ func parseOTLPRecord(obj []byte, tc *timeCtx, r *record, svc []byte) lineKind {
 		case "attributes":
 			if len(v) > 0 && v[0] == '[' {
 				jsonElems(v, 0, func(as, ae int) bool {
-					if len(r.fields) >= maxBatchAttrs {
+					if len(r.Fields) >= maxBatchAttrs {
 						return false
 					}
 					var key, val []byte
@@ -161,7 +161,7 @@ func parseOTLPRecord(obj []byte, tc *timeCtx, r *record, svc []byte) lineKind {
 						return true
 					})
 					if len(key) > 0 {
-						r.fields = append(r.fields, kv{key, val})
+						r.Fields = append(r.Fields, KV{key, val})
 					}
 					return true
 				})
@@ -170,30 +170,30 @@ func parseOTLPRecord(obj []byte, tc *timeCtx, r *record, svc []byte) lineKind {
 		return true
 	})
 	if len(traceID) > 0 {
-		r.fields = append(r.fields, kv{[]byte("trace_id"), traceID})
+		r.Fields = append(r.Fields, KV{[]byte("trace_id"), traceID})
 	}
 	if len(spanID) > 0 {
-		r.fields = append(r.fields, kv{[]byte("span_id"), spanID})
+		r.Fields = append(r.Fields, KV{[]byte("span_id"), spanID})
 	}
 	if l := normLevel(sevText); l != "" {
-		r.level = l
+		r.Level = l
 	} else if l := otelLevel(sevNum); l != "" {
-		r.level = l
+		r.Level = l
 	} else if bytes.HasPrefix(sevNum, []byte("SEVERITY_NUMBER_")) {
-		r.level = normLevel(bytes.TrimRight(sevNum[len("SEVERITY_NUMBER_"):], "0123456789"))
+		r.Level = normLevel(bytes.TrimRight(sevNum[len("SEVERITY_NUMBER_"):], "0123456789"))
 	}
 	if len(timeV) == 0 || string(timeV) == "0" {
 		timeV = obsV
 	}
 	if len(timeV) == 0 {
-		return lineUntimed
+		return LineUntimed
 	}
 	ts, ok := valueTime(timeV, tc)
 	if !ok {
-		return lineUntimed
+		return LineUntimed
 	}
-	r.ts = ts
-	return lineTimed
+	r.TS = ts
+	return LineTimed
 }
 
 // scalarText is the text of a JSON scalar: a string decoded, a number,

@@ -1,9 +1,7 @@
-package logs
+package logparse
 
 import (
 	"testing"
-
-	"github.com/superbiz/superbiz/internal/textclip"
 )
 
 func TestTemplate(t *testing.T) {
@@ -17,17 +15,8 @@ func TestTemplate(t *testing.T) {
 		{"first line 1\nstack 2", "first line <num>"},
 	}
 	for _, c := range cases {
-		if got := template(c.in); got != c.want {
+		if got := Template(c.in); got != c.want {
 			t.Errorf("template(%q) = %q, want %q", c.in, got, c.want)
 		}
-	}
-}
-
-func TestCleanTextAndBound(t *testing.T) {
-	if got := cleanText([]byte("a\x1b[1;31mb\x1b]0;t\x07c\x00d\te\xff\u202ef\nz"), false); got != "abcd e\ufffdf z" {
-		t.Errorf("clean %q", got)
-	}
-	if got := textclip.Bytes("héllo wörld", 6); got != "hé…" {
-		t.Errorf("bound %q", got)
 	}
 }

@@ -1,4 +1,4 @@
-package logs
+package logparse
 
 import (
 	"bufio"
@@ -9,25 +9,25 @@ import (
 	"golang.org/x/text/transform"
 )
 
-// utf8BOM is the byte order mark some Windows tools write before UTF-8 text.
-var utf8BOM = []byte{0xef, 0xbb, 0xbf}
+// UTF8BOM is the byte order mark some Windows tools write before UTF-8 text.
+var UTF8BOM = []byte{0xef, 0xbb, 0xbf}
 
-// isUTF16 reports whether a file starts with a UTF-16 byte order mark.
-func isUTF16(magic []byte) bool {
+// IsUTF16 reports whether a file starts with a UTF-16 byte order mark.
+func IsUTF16(magic []byte) bool {
 	return len(magic) >= 2 && ((magic[0] == 0xff && magic[1] == 0xfe) || (magic[0] == 0xfe && magic[1] == 0xff))
 }
 
-// decodeBOM returns r as UTF-8: UTF-16 (little or big endian, told by its
+// DecodeBOM returns r as UTF-8: UTF-16 (little or big endian, told by its
 // byte order mark) is decoded, a UTF-8 byte order mark dropped, anything
 // else passed through unchanged.
-func decodeBOM(r io.Reader) io.Reader {
+func DecodeBOM(r io.Reader) io.Reader {
 	br := bufio.NewReader(r)
 	head, _ := br.Peek(3) // a shorter stream is judged by what there is
 	switch {
-	case isUTF16(head):
+	case IsUTF16(head):
 		return transform.NewReader(br, unicode.BOMOverride(unicode.UTF8.NewDecoder()))
-	case bytes.HasPrefix(head, utf8BOM):
-		_, _ = br.Discard(len(utf8BOM)) // Peek returned these bytes: Discard cannot fail
+	case bytes.HasPrefix(head, UTF8BOM):
+		_, _ = br.Discard(len(UTF8BOM)) // Peek returned these bytes: Discard cannot fail
 	}
 	return br
 }

@@ -1,4 +1,4 @@
-package logs
+package logparse
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ type customLayout struct {
 // newCustomLayout compiles a source's pattern and time layout into the
 // registry entry format custom reads with; the error names the config key
 // at fault.
-func newCustomLayout(pattern, timeLayout string) (*layout, error) {
+func newCustomLayout(pattern, timeLayout string) (*Layout, error) {
 	l, err := loglayout.Compile(pattern, timeLayout)
 	if err != nil {
 		return nil, err
@@ -26,16 +26,16 @@ func newCustomLayout(pattern, timeLayout string) (*layout, error) {
 	for _, f := range l.Fields {
 		c.names = append(c.names, []byte(f.Name))
 	}
-	return &layout{name: layoutCustom, parse: c.parse}, nil
+	return &Layout{Name: LayoutCustom, Parse: c.parse}, nil
 }
 
 // parse reads one line: a line the pattern does not match continues the
 // previous entry (a stack frame); a match whose ts group does not parse is
 // an entry of its own that cannot be placed in time.
-func (c *customLayout) parse(line []byte, tc *timeCtx, r *record) lineKind {
+func (c *customLayout) parse(line []byte, tc *TimeCtx, r *Record) LineKind {
 	m := c.l.Match(line)
 	if m == nil {
-		return lineCont
+		return LineCont
 	}
 	group := func(i int) []byte {
 		if i < 0 || m[2*i] < 0 {
@@ -43,22 +43,22 @@ func (c *customLayout) parse(line []byte, tc *timeCtx, r *record) lineKind {
 		}
 		return line[m[2*i]:m[2*i+1]]
 	}
-	r.msg = bytes.TrimRight(group(c.l.Msg), " \r")
-	r.service = group(c.l.Service)
+	r.Msg = bytes.TrimRight(group(c.l.Msg), " \r")
+	r.Service = group(c.l.Service)
 	if lv := group(c.l.Level); len(lv) > 0 {
-		if r.level = normLevel(lv); r.level == "" {
-			r.fields = append(r.fields, kv{[]byte(loglayout.GroupLevel), lv})
+		if r.Level = normLevel(lv); r.Level == "" {
+			r.Fields = append(r.Fields, KV{[]byte(loglayout.GroupLevel), lv})
 		}
 	}
 	for i, f := range c.l.Fields {
 		if v := group(f.Group); v != nil {
-			r.fields = append(r.fields, kv{c.names[i], v})
+			r.Fields = append(r.Fields, KV{c.names[i], v})
 		}
 	}
-	ts, ok := c.l.Time(group(c.l.TS), tc.loc, tc.year, tc.endNS)
+	ts, ok := c.l.Time(group(c.l.TS), tc.Loc, tc.Year, tc.EndNS)
 	if !ok {
-		return lineUntimed
+		return LineUntimed
 	}
-	r.ts = ts
-	return lineTimed
+	r.TS = ts
+	return LineTimed
 }

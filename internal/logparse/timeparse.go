@@ -1,41 +1,41 @@
-package logs
+package logparse
 
 import (
 	"strconv"
 	"time"
 )
 
-// timeCtx is what a timestamp without its own zone or year needs: the
+// TimeCtx is what a timestamp without its own zone or year needs: the
 // source's zone and a reference instant (the file's last write, else the
 // query window's end) no line can be much later than.
-type timeCtx struct {
-	loc *time.Location
-	// year and endNS let stamps without a year ("Jan _2 15:04:05", glog,
-	// logcat) pick one: the reference's year, or the year before when that
+type TimeCtx struct {
+	Loc *time.Location
+	// Year and endNS let stamps without a Year ("Jan _2 15:04:05", glog,
+	// logcat) pick one: the reference's Year, or the Year before when that
 	// would put the stamp more than a day after the reference.
-	year  int
-	endNS int64
+	Year  int
+	EndNS int64
 }
 
-// setRef makes ns (Unix nanoseconds) the reference for stamps without a year.
-func (tc *timeCtx) setRef(ns int64) {
-	tc.endNS = ns
-	tc.year = time.Unix(0, ns).In(tc.loc).Year()
+// SetRef makes ns (Unix nanoseconds) the reference for stamps without a year.
+func (tc *TimeCtx) SetRef(ns int64) {
+	tc.EndNS = ns
+	tc.Year = time.Unix(0, ns).In(tc.Loc).Year()
 }
 
 // noYear places a stamp that has no year (see timeCtx); ok is false when a
 // field is out of range.
-func (tc *timeCtx) noYear(mo, d, h, mi, s, frac int) (int64, bool) {
+func (tc *TimeCtx) noYear(mo, d, h, mi, s, frac int) (int64, bool) {
 	if mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60 {
 		return 0, false
 	}
-	year := tc.year
+	year := tc.Year
 	if year == 0 {
 		year = time.Now().Year()
 	}
-	t := time.Date(year, time.Month(mo), d, h, mi, s, frac, tc.loc).UnixNano()
-	if tc.endNS != 0 && t > tc.endNS+int64(24*time.Hour) {
-		t = time.Date(year-1, time.Month(mo), d, h, mi, s, frac, tc.loc).UnixNano()
+	t := time.Date(year, time.Month(mo), d, h, mi, s, frac, tc.Loc).UnixNano()
+	if tc.EndNS != 0 && t > tc.EndNS+int64(24*time.Hour) {
+		t = time.Date(year-1, time.Month(mo), d, h, mi, s, frac, tc.Loc).UnixNano()
 	}
 	return t, true
 }
@@ -78,7 +78,7 @@ func century(yy int) int {
 }
 
 // yymmddTime reads Hadoop's "081109 203615".
-func yymmddTime(b []byte, tc *timeCtx) (int64, int, bool) {
+func yymmddTime(b []byte, tc *TimeCtx) (int64, int, bool) {
 	if len(b) < 13 || b[6] != ' ' {
 		return 0, 0, false
 	}
@@ -86,12 +86,12 @@ func yymmddTime(b []byte, tc *timeCtx) (int64, int, bool) {
 	if !ok {
 		return 0, 0, false
 	}
-	ns, ok := mkTime(century(v[0]), v[1], v[2], v[3], v[4], v[5], 0, tc.loc)
+	ns, ok := mkTime(century(v[0]), v[1], v[2], v[3], v[4], v[5], 0, tc.Loc)
 	return ns, 13, ok
 }
 
 // yySlashTime reads Spark's "17/06/09 20:10:40".
-func yySlashTime(b []byte, tc *timeCtx) (int64, int, bool) {
+func yySlashTime(b []byte, tc *TimeCtx) (int64, int, bool) {
 	if len(b) < 17 || b[2] != '/' || b[5] != '/' || b[8] != ' ' || b[11] != ':' || b[14] != ':' {
 		return 0, 0, false
 	}
@@ -99,12 +99,12 @@ func yySlashTime(b []byte, tc *timeCtx) (int64, int, bool) {
 	if !ok {
 		return 0, 0, false
 	}
-	ns, ok := mkTime(century(v[0]), v[1], v[2], v[3], v[4], v[5], 0, tc.loc)
+	ns, ok := mkTime(century(v[0]), v[1], v[2], v[3], v[4], v[5], 0, tc.Loc)
 	return ns, 17, ok
 }
 
 // compactTime reads "20171223-22:15:29:606" (yyyyMMdd-HH:mm:ss:SSS).
-func compactTime(b []byte, tc *timeCtx) (int64, int, bool) {
+func compactTime(b []byte, tc *TimeCtx) (int64, int, bool) {
 	if len(b) < 21 || b[8] != '-' || b[11] != ':' || b[14] != ':' || b[17] != ':' {
 		return 0, 0, false
 	}
@@ -112,12 +112,12 @@ func compactTime(b []byte, tc *timeCtx) (int64, int, bool) {
 	if !ok {
 		return 0, 0, false
 	}
-	ns, ok := mkTime(v[0], v[1], v[2], v[3], v[4], v[5], v[6]*1e6, tc.loc)
+	ns, ok := mkTime(v[0], v[1], v[2], v[3], v[4], v[5], v[6]*1e6, tc.Loc)
 	return ns, 21, ok
 }
 
 // monthDayTime reads "10.30 16:49:06" (MM.dd HH:mm:ss, year inferred).
-func monthDayTime(b []byte, tc *timeCtx) (int64, bool) {
+func monthDayTime(b []byte, tc *TimeCtx) (int64, bool) {
 	if len(b) != 14 || b[2] != '.' || b[5] != ' ' || b[8] != ':' || b[11] != ':' {
 		return 0, false
 	}
@@ -147,7 +147,7 @@ func monthAt(b []byte) int {
 
 // ctimeTime reads Apache's "Sun Dec 04 04:47:44 2005", optionally with a
 // fraction after the seconds ("10:42:29.902022").
-func ctimeTime(b []byte, tc *timeCtx) (int64, int, bool) {
+func ctimeTime(b []byte, tc *TimeCtx) (int64, int, bool) {
 	if len(b) < 24 || b[3] != ' ' || b[7] != ' ' || b[10] != ' ' || b[13] != ':' || b[16] != ':' {
 		return 0, 0, false
 	}
@@ -167,12 +167,12 @@ func ctimeTime(b []byte, tc *timeCtx) (int64, int, bool) {
 	if !ok5 {
 		return 0, 0, false
 	}
-	ns, ok := mkTime(y, mo, d, h, mi, s, frac, tc.loc)
+	ns, ok := mkTime(y, mo, d, h, mi, s, frac, tc.Loc)
 	return ns, i + 5, ok
 }
 
 // clfTime reads the access-log stamp "10/Oct/2000:13:55:36 -0700".
-func clfTime(b []byte, tc *timeCtx) (int64, int, bool) {
+func clfTime(b []byte, tc *TimeCtx) (int64, int, bool) {
 	if len(b) < 20 || b[2] != '/' || b[6] != '/' || b[11] != ':' || b[14] != ':' || b[17] != ':' {
 		return 0, 0, false
 	}
@@ -197,7 +197,7 @@ func clfTime(b []byte, tc *timeCtx) (int64, int, bool) {
 			return ns - off, 26, ok
 		}
 	}
-	ns, ok := mkTime(y, mo, d, h, mi, s, 0, tc.loc)
+	ns, ok := mkTime(y, mo, d, h, mi, s, 0, tc.Loc)
 	return ns, 20, ok
 }
 
@@ -205,9 +205,9 @@ func clfTime(b []byte, tc *timeCtx) (int64, int, bool) {
 // nanoseconds with the number of bytes it used. Accepted: RFC 3339 (with or
 // without fraction and zone), "2006-01-02 15:04:05[.000|,000][Z|±07:00]" and
 // syslog "Jan _2 15:04:05". Stamps without a zone are in tc.loc.
-func leadingTime(b []byte, tc *timeCtx) (int64, int, bool) {
+func leadingTime(b []byte, tc *TimeCtx) (int64, int, bool) {
 	if len(b) >= 19 && isDigit(b[0]) {
-		return isoTime(b, tc.loc)
+		return isoTime(b, tc.Loc)
 	}
 	if len(b) >= 15 && b[0] >= 'A' && b[0] <= 'S' {
 		return syslogTime(b, tc)
@@ -296,7 +296,7 @@ func isoTime(b []byte, loc *time.Location) (int64, int, bool) {
 
 var months = [...]string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
 
-func syslogTime(b []byte, tc *timeCtx) (int64, int, bool) {
+func syslogTime(b []byte, tc *TimeCtx) (int64, int, bool) {
 	// "Jan _2 15:04:05"
 	if len(b) < 15 || b[3] != ' ' || b[6] != ' ' || b[9] != ':' || b[12] != ':' {
 		return 0, 0, false
@@ -329,7 +329,7 @@ func syslogTime(b []byte, tc *timeCtx) (int64, int, bool) {
 // valueTime parses a whole field value as a time: an ISO stamp or a numeric
 // Unix epoch in seconds, milliseconds, microseconds or nanoseconds (told
 // apart by magnitude), possibly with a fraction.
-func valueTime(v []byte, tc *timeCtx) (int64, bool) {
+func valueTime(v []byte, tc *TimeCtx) (int64, bool) {
 	if len(v) == 0 {
 		return 0, false
 	}

@@ -1,4 +1,4 @@
-package logs
+package logparse
 
 import (
 	"bytes"
@@ -98,7 +98,7 @@ func serviceWord(b []byte, i int) ([]byte, int) {
 		return nil, i
 	}
 	j, dots := i, 0
-	for j < len(b) && j-i <= maxServiceText {
+	for j < len(b) && j-i <= MaxServiceText {
 		c := b[j]
 		if c == '.' {
 			dots++
@@ -136,46 +136,46 @@ func bracketService(b []byte, i int) ([]byte, int) {
 // the level in any of its spellings and separators ("- ERROR", ":ERROR:",
 // "[error]", "[core:error]"), the service as "[name]", a component name after
 // the level or a name before it ("- name - LEVEL -", Python), and the message.
-func textTail(line []byte, i int, r *record) {
+func textTail(line []byte, i int, r *Record) {
 	i = skipSeps(line, i)
 	if j := digitsEnd(line, i); j > i && j < len(line) && line[j] == ' ' {
 		k := skipSpace(line, j)
 		if _, lvl, _ := levelWord(line, k); lvl != "" {
-			r.fields = append(r.fields, kv{[]byte("pid"), line[i:j]})
+			r.Fields = append(r.Fields, KV{[]byte("pid"), line[i:j]})
 			i = k
 		}
 	}
 	if j, lvl, module := levelWord(line, i); lvl != "" {
-		r.level = lvl
-		r.service = module
+		r.Level = lvl
+		r.Service = module
 		i = skipSeps(line, j)
 	}
-	if r.service == nil {
+	if r.Service == nil {
 		if svc, j := bracketService(line, i); svc != nil {
-			r.service, i = svc, j
+			r.Service, i = svc, j
 		}
 	}
-	if r.level == "" && r.service == nil { // "ts - name - LEVEL - msg" (Python)
+	if r.Level == "" && r.Service == nil { // "ts - name - LEVEL - msg" (Python)
 		if svc, j := serviceWord(line, i); svc != nil {
 			if k, lvl, _ := levelWord(line, skipSeps(line, j)); lvl != "" {
-				r.service, r.level, i = svc, lvl, skipSeps(line, k)
+				r.Service, r.Level, i = svc, lvl, skipSeps(line, k)
 			}
 		}
 	}
-	if r.level == "" { // "ts [svc] LEVEL msg"
+	if r.Level == "" { // "ts [svc] LEVEL msg"
 		if j, lvl, _ := levelWord(line, i); lvl != "" {
-			r.level = lvl
+			r.Level = lvl
 			i = skipSeps(line, j)
 		}
-	} else if r.service == nil {
+	} else if r.Service == nil {
 		if svc, j := serviceWord(line, i); svc != nil {
-			r.service, i = svc, j
+			r.Service, i = svc, j
 		}
 	}
 	if bytes.HasPrefix(line[i:], []byte("- ")) {
 		i = skipSpace(line, i+2)
 	}
-	r.msg = trimEnd(line[i:])
+	r.Msg = trimEnd(line[i:])
 }
 
 // digitsEnd is the end of the run of digits at b[i].
@@ -195,7 +195,7 @@ func afterStamp(b []byte, i int) bool {
 // parseText reads "TIMESTAMP [LEVEL] [[service]] message" with an ISO stamp
 // (also "2006/01/02 15:04:05", nginx) or a syslog stamp, optionally in
 // brackets, and the level in any spelling textTail knows.
-func parseText(line []byte, tc *timeCtx, r *record) lineKind {
+func parseText(line []byte, tc *TimeCtx, r *Record) LineKind {
 	i := skipSpace(line, 0)
 	bracket := i < len(line) && line[i] == '['
 	if bracket {
@@ -203,134 +203,134 @@ func parseText(line []byte, tc *timeCtx, r *record) lineKind {
 	}
 	ts, n, ok := leadingTime(line[i:], tc)
 	if !ok {
-		return lineCont
+		return LineCont
 	}
 	i += n
 	if bracket {
 		if i >= len(line) || line[i] != ']' {
-			return lineCont
+			return LineCont
 		}
 		i++
 	}
 	if !afterStamp(line, i) {
-		return lineCont
+		return LineCont
 	}
-	r.ts = ts
+	r.TS = ts
 	textTail(line, i, r)
-	return lineTimed
+	return LineTimed
 }
 
 // stampTail parses lines that start with a stamp read by stamp, followed by
 // the columns textTail reads (HDFS, Spark).
-func stampTail(line []byte, tc *timeCtx, r *record, stamp func([]byte, *timeCtx) (int64, int, bool)) lineKind {
+func stampTail(line []byte, tc *TimeCtx, r *Record, stamp func([]byte, *TimeCtx) (int64, int, bool)) LineKind {
 	ts, n, ok := stamp(line, tc)
 	if !ok || !afterStamp(line, n) {
-		return lineCont
+		return LineCont
 	}
-	r.ts = ts
+	r.TS = ts
 	textTail(line, n, r)
-	return lineTimed
+	return LineTimed
 }
 
 // parseHDFS reads "081109 203615 148 INFO dfs.DataNode$PacketResponder: msg".
-func parseHDFS(line []byte, tc *timeCtx, r *record) lineKind {
+func parseHDFS(line []byte, tc *TimeCtx, r *Record) LineKind {
 	return stampTail(line, tc, r, yymmddTime)
 }
 
 // parseSpark reads "17/06/09 20:10:40 INFO executor.Backend: msg".
-func parseSpark(line []byte, tc *timeCtx, r *record) lineKind {
+func parseSpark(line []byte, tc *TimeCtx, r *Record) LineKind {
 	return stampTail(line, tc, r, yySlashTime)
 }
 
 // parseCompact reads "20171223-22:15:29:606|Step_LSC|30002312|msg": the
 // component is the service, the number a pid field.
-func parseCompact(line []byte, tc *timeCtx, r *record) lineKind {
+func parseCompact(line []byte, tc *TimeCtx, r *Record) LineKind {
 	ts, n, ok := compactTime(line, tc)
 	if !ok || n >= len(line) || line[n] != '|' {
-		return lineCont
+		return LineCont
 	}
-	r.ts = ts
+	r.TS = ts
 	rest := line[n+1:]
 	if k := bytes.IndexByte(rest, '|'); k > 0 && k <= 64 {
-		r.service = rest[:k]
+		r.Service = rest[:k]
 		rest = rest[k+1:]
 		if k := bytes.IndexByte(rest, '|'); k > 0 && digitsEnd(rest, 0) == k {
-			r.fields = append(r.fields, kv{[]byte("pid"), rest[:k]})
+			r.Fields = append(r.Fields, KV{[]byte("pid"), rest[:k]})
 			rest = rest[k+1:]
 		}
 	}
 	if j, lvl, _ := levelWord(rest, 0); lvl != "" {
-		r.level = lvl
+		r.Level = lvl
 		rest = rest[skipSeps(rest, j):]
 	}
-	r.msg = trimEnd(rest)
-	return lineTimed
+	r.Msg = trimEnd(rest)
+	return LineTimed
 }
 
 // parseMonthDay reads "[10.30 16:49:06] chrome.exe - msg" (Proxifier): the
 // program before " - " is the service; the year is inferred.
-func parseMonthDay(line []byte, tc *timeCtx, r *record) lineKind {
+func parseMonthDay(line []byte, tc *TimeCtx, r *Record) LineKind {
 	if len(line) < 16 || line[0] != '[' || line[15] != ']' {
-		return lineCont
+		return LineCont
 	}
 	ts, ok := monthDayTime(line[1:15], tc)
 	if !ok {
-		return lineCont
+		return LineCont
 	}
-	r.ts = ts
+	r.TS = ts
 	i := skipSpace(line, 16)
 	if k := bytes.Index(line[i:], []byte(" - ")); k > 0 && k <= 64 && bytes.IndexByte(line[i:i+k], ' ') < 0 {
-		r.service = line[i : i+k]
+		r.Service = line[i : i+k]
 		i = skipSpace(line, i+k+3)
 	}
 	if j, lvl, _ := levelWord(line, i); lvl != "" {
-		r.level = lvl
+		r.Level = lvl
 		i = skipSeps(line, j)
 	}
-	r.msg = trimEnd(line[i:])
-	return lineTimed
+	r.Msg = trimEnd(line[i:])
+	return LineTimed
 }
 
 // parseCBS reads Windows CBS: "2016-09-28 04:30:30, Info  CBS  msg": the
 // level after the comma, the component (CBS, CSI) as the service.
-func parseCBS(line []byte, tc *timeCtx, r *record) lineKind {
-	ts, n, ok := isoTime(line, tc.loc)
+func parseCBS(line []byte, tc *TimeCtx, r *Record) LineKind {
+	ts, n, ok := isoTime(line, tc.Loc)
 	if !ok || n+1 >= len(line) || line[n] != ',' || line[n+1] != ' ' {
-		return lineCont
+		return LineCont
 	}
 	i := skipSpace(line, n+1)
 	j, lvl, _ := levelWord(line, i)
 	if lvl == "" {
-		return lineCont
+		return LineCont
 	}
-	r.ts, r.level = ts, lvl
+	r.TS, r.Level = ts, lvl
 	i = skipSpace(line, j)
 	if e := token(line, i); e > i && e-i <= 16 && e < len(line) {
-		r.service = line[i:e]
+		r.Service = line[i:e]
 		i = skipSpace(line, e)
 	}
-	r.msg = trimEnd(line[i:])
-	return lineTimed
+	r.Msg = trimEnd(line[i:])
+	return LineTimed
 }
 
 // parseFileDated reads lines that start with the name of the file they came
 // from, itself holding a date ("nova-api.log.1.2017-05-16_13:53:08 2017-05-16
 // 00:00:00.008 25746 INFO nova.api msg", OpenStack): the name becomes the
 // field "file" and the rest is read as text.
-func parseFileDated(line []byte, tc *timeCtx, r *record) lineKind {
+func parseFileDated(line []byte, tc *TimeCtx, r *Record) LineKind {
 	e := token(line, 0)
 	if e == 0 || e >= len(line) || e > 256 || !containsDate(line[:e]) {
-		return lineCont
+		return LineCont
 	}
-	if _, _, ok := isoTime(line, tc.loc); ok {
-		return lineCont // the line starts with its own stamp: plain text
+	if _, _, ok := isoTime(line, tc.Loc); ok {
+		return LineCont // the line starts with its own stamp: plain text
 	}
 	rest := line[skipSpace(line, e):]
-	if parseText(rest, tc, r) != lineTimed {
-		return lineCont
+	if parseText(rest, tc, r) != LineTimed {
+		return LineCont
 	}
-	r.fields = append(r.fields, kv{[]byte("file"), line[:e]})
-	return lineTimed
+	r.Fields = append(r.Fields, KV{[]byte("file"), line[:e]})
+	return LineTimed
 }
 
 // containsDate reports whether b holds "yyyy-mm-dd" somewhere.
@@ -346,17 +346,17 @@ func containsDate(b []byte) bool {
 // parseApacheError reads "[Sun Dec 04 04:47:44 2005] [error] msg" and Apache
 // 2.4's "[Fri Sep 09 10:42:29.902022 2011] [core:error] [pid 1:tid 2] msg"
 // (the module is the service).
-func parseApacheError(line []byte, tc *timeCtx, r *record) lineKind {
+func parseApacheError(line []byte, tc *TimeCtx, r *Record) LineKind {
 	if len(line) < 26 || line[0] != '[' {
-		return lineCont
+		return LineCont
 	}
 	ts, n, ok := ctimeTime(line[1:], tc)
 	if !ok || 1+n >= len(line) || line[1+n] != ']' {
-		return lineCont
+		return LineCont
 	}
-	r.ts = ts
+	r.TS = ts
 	textTail(line, n+2, r)
-	return lineTimed
+	return LineTimed
 }
 
 // parseAccess reads the common and combined access log formats of Apache and
@@ -365,56 +365,56 @@ func parseApacheError(line []byte, tc *timeCtx, r *record) lineKind {
 // Access logs carry no level; it is read from the status: 5xx ERROR (the
 // server failed), 4xx WARN (the client was refused), anything else INFO.
 // The message is the request line, status and size.
-func parseAccess(line []byte, tc *timeCtx, r *record) lineKind {
+func parseAccess(line []byte, tc *TimeCtx, r *Record) LineKind {
 	k := bytes.Index(line, []byte(" ["))
 	if k <= 0 || k > 512 {
-		return lineCont
+		return LineCont
 	}
 	cols := bytes.Fields(line[:k])
 	if len(cols) != 3 && len(cols) != 4 {
-		return lineCont
+		return LineCont
 	}
 	ts, n, ok := clfTime(line[k+2:], tc)
 	i := k + 2 + n
 	if !ok || i+2 >= len(line) || line[i] != ']' || line[i+1] != ' ' || line[i+2] != '"' {
-		return lineCont
+		return LineCont
 	}
-	r.ts = ts
+	r.TS = ts
 	if len(cols) == 4 { // "%v:%p": the port is no part of the name
 		v := cols[0]
 		if c := bytes.LastIndexByte(v, ':'); c > 0 && digitsEnd(v, c+1) == len(v) {
 			v = v[:c]
 		}
-		r.service = v
+		r.Service = v
 		cols = cols[1:]
 	}
-	r.fields = append(r.fields, kv{[]byte("client"), cols[0]})
+	r.Fields = append(r.Fields, KV{[]byte("client"), cols[0]})
 	if len(cols[2]) > 0 && string(cols[2]) != "-" {
-		r.fields = append(r.fields, kv{[]byte("user"), cols[2]})
+		r.Fields = append(r.Fields, KV{[]byte("user"), cols[2]})
 	}
 	ms := i + 2
 	q := bytes.IndexByte(line[ms+1:], '"')
 	if q < 0 {
-		r.msg = trimEnd(line[ms:])
-		return lineTimed
+		r.Msg = trimEnd(line[ms:])
+		return LineTimed
 	}
 	j := ms + 1 + q + 1 // after the request's closing quote
 	st := skipSpace(line, j)
 	se := token(line, st)
 	status := line[st:se]
-	r.level = statusLevel(status)
-	r.fields = append(r.fields, kv{[]byte("status"), status})
+	r.Level = statusLevel(status)
+	r.Fields = append(r.Fields, KV{[]byte("status"), status})
 	be := token(line, skipSpace(line, se))
-	r.msg = line[ms:be]
-	return lineTimed
+	r.Msg = line[ms:be]
+	return LineTimed
 }
 
 // parseGlog reads glog/klog: "E0102 15:04:05.000000 1234 file.go:12] msg"
 // (level letter I, W, E or F; the year is inferred; thread id and source
 // location become fields).
-func parseGlog(line []byte, tc *timeCtx, r *record) lineKind {
+func parseGlog(line []byte, tc *TimeCtx, r *Record) LineKind {
 	if len(line) < 22 || line[5] != ' ' || line[8] != ':' || line[11] != ':' {
-		return lineCont
+		return LineCont
 	}
 	var lvl string
 	switch line[0] {
@@ -425,7 +425,7 @@ func parseGlog(line []byte, tc *timeCtx, r *record) lineKind {
 	case 'E', 'F':
 		lvl = "ERROR"
 	default:
-		return lineCont
+		return LineCont
 	}
 	mo, ok1 := num(line[1:], 2)
 	d, ok2 := num(line[3:], 2)
@@ -433,26 +433,26 @@ func parseGlog(line []byte, tc *timeCtx, r *record) lineKind {
 	mi, ok4 := num(line[9:], 2)
 	s, ok5 := num(line[12:], 2)
 	if !(ok1 && ok2 && ok3 && ok4 && ok5) {
-		return lineCont
+		return LineCont
 	}
 	i := 14
 	frac, i := fraction(line, i)
 	ts, ok := tc.noYear(mo, d, h, mi, s, frac)
 	if !ok || !afterStamp(line, i) {
-		return lineCont
+		return LineCont
 	}
-	r.ts, r.level = ts, lvl
+	r.TS, r.Level = ts, lvl
 	i = skipSpace(line, i)
 	if e := digitsEnd(line, i); e > i {
-		r.fields = append(r.fields, kv{[]byte("thread"), line[i:e]})
+		r.Fields = append(r.Fields, KV{[]byte("thread"), line[i:e]})
 		i = skipSpace(line, e)
 	}
 	if k := bytes.IndexByte(line[i:], ']'); k > 0 && k <= 128 && bytes.IndexByte(line[i:i+k], ' ') < 0 {
-		r.fields = append(r.fields, kv{[]byte("source"), line[i : i+k]})
+		r.Fields = append(r.Fields, KV{[]byte("source"), line[i : i+k]})
 		i = skipSpace(line, i+k+1)
 	}
-	r.msg = trimEnd(line[i:])
-	return lineTimed
+	r.Msg = trimEnd(line[i:])
+	return LineTimed
 }
 
 // logcatLevel maps Android's priority letters (V D I W E F, A assert).
@@ -473,18 +473,18 @@ func logcatLevel(c byte) string {
 // parseLogcat reads Android logcat threadtime, "03-17 16:13:38.811  1702
 // 2395 D Tag: msg" (also with a year, logcat -v year): the tag is the
 // service, pid and tid are fields.
-func parseLogcat(line []byte, tc *timeCtx, r *record) lineKind {
+func parseLogcat(line []byte, tc *TimeCtx, r *Record) LineKind {
 	var ts int64
 	var i int
 	if len(line) >= 10 && line[4] == '-' && line[7] == '-' {
-		t, n, ok := isoTime(line, tc.loc)
+		t, n, ok := isoTime(line, tc.Loc)
 		if !ok {
-			return lineCont
+			return LineCont
 		}
 		ts, i = t, n
 	} else {
 		if len(line) < 18 || line[2] != '-' || line[5] != ' ' || line[8] != ':' || line[11] != ':' {
-			return lineCont
+			return LineCont
 		}
 		mo, ok1 := num(line, 2)
 		d, ok2 := num(line[3:], 2)
@@ -492,13 +492,13 @@ func parseLogcat(line []byte, tc *timeCtx, r *record) lineKind {
 		mi, ok4 := num(line[9:], 2)
 		s, ok5 := num(line[12:], 2)
 		if !(ok1 && ok2 && ok3 && ok4 && ok5) {
-			return lineCont
+			return LineCont
 		}
 		var frac int
 		frac, i = fraction(line, 14)
 		t, ok := tc.noYear(mo, d, h, mi, s, frac)
 		if !ok {
-			return lineCont
+			return LineCont
 		}
 		ts = t
 	}
@@ -509,29 +509,29 @@ func parseLogcat(line []byte, tc *timeCtx, r *record) lineKind {
 	te := digitsEnd(line, t)
 	l := skipSpace(line, te)
 	if pe == p || te == t || l+2 > len(line) || line[l+1] != ' ' {
-		return lineCont
+		return LineCont
 	}
 	lvl := logcatLevel(line[l])
 	if lvl == "" {
-		return lineCont
+		return LineCont
 	}
-	r.ts, r.level = ts, lvl
-	r.fields = append(r.fields, kv{[]byte("pid"), line[p:pe]}, kv{[]byte("tid"), line[t:te]})
+	r.TS, r.Level = ts, lvl
+	r.Fields = append(r.Fields, KV{[]byte("pid"), line[p:pe]}, KV{[]byte("tid"), line[t:te]})
 	i = l + 2
 	if k := bytes.Index(line[i:], []byte(": ")); k >= 0 && k <= 64 {
-		r.service = trimEnd(line[i : i+k])
+		r.Service = trimEnd(line[i : i+k])
 		i += k + 2
 	} else if bytes.HasSuffix(line, []byte(":")) {
-		r.service = trimEnd(line[i : len(line)-1])
+		r.Service = trimEnd(line[i : len(line)-1])
 		i = len(line)
 	}
-	r.msg = trimEnd(line[i:])
-	return lineTimed
+	r.Msg = trimEnd(line[i:])
+	return LineTimed
 }
 
 // syslogTag reads "prog[pid]: " or "prog: " at b[i]: the program is the
 // service, the pid a field. ok is false when there is no tag.
-func syslogTag(b []byte, i int, r *record) (int, bool) {
+func syslogTag(b []byte, i int, r *Record) (int, bool) {
 	j := i
 	for j < len(b) && j-i <= 64 && b[j] != '[' && b[j] != ':' && b[j] != ' ' {
 		j++
@@ -552,9 +552,9 @@ func syslogTag(b []byte, i int, r *record) (int, bool) {
 	if j >= len(b) || b[j] != ':' {
 		return i, false
 	}
-	r.service = prog
+	r.Service = prog
 	if len(pid) > 0 {
-		r.fields = append(r.fields, kv{[]byte("pid"), pid})
+		r.Fields = append(r.Fields, KV{[]byte("pid"), pid})
 	}
 	return skipSpace(b, j+1), true
 }
@@ -565,17 +565,17 @@ func syslogTag(b []byte, i int, r *record) (int, bool) {
 // "<34>1 2003-10-11T22:14:15.003Z host app procid msgid [sd] msg". Host is a
 // field and the program is the service; the level is the priority's
 // severity when the line has one, else a level word opening the message.
-func parseSyslog(line []byte, tc *timeCtx, r *record) lineKind {
+func parseSyslog(line []byte, tc *TimeCtx, r *Record) LineKind {
 	i := 0
 	pri := -1
 	if len(line) > 2 && line[0] == '<' {
 		e := digitsEnd(line, 1)
 		if e == 1 || e > 4 || e >= len(line) || line[e] != '>' {
-			return lineCont
+			return LineCont
 		}
 		p, _ := num(line[1:], e-1)
 		if p > 191 {
-			return lineCont
+			return LineCont
 		}
 		pri, i = p, e+1
 	}
@@ -588,7 +588,7 @@ func parseSyslog(line []byte, tc *timeCtx, r *record) lineKind {
 	iso := i < len(line) && isDigit(line[i])
 	if iso {
 		// rsyslog's RFC 3339 stamp: the T and a zone tell it from plain text
-		ts, n, ok = isoTime(line[i:], tc.loc)
+		ts, n, ok = isoTime(line[i:], tc.Loc)
 		if ok && (line[i+10] != 'T' || !hasZone(line[i:i+n])) {
 			ok = false
 		}
@@ -596,31 +596,31 @@ func parseSyslog(line []byte, tc *timeCtx, r *record) lineKind {
 		ts, n, ok = syslogTime(line[i:], tc)
 	}
 	if !ok || i+n >= len(line) || line[i+n] != ' ' {
-		return lineCont
+		return LineCont
 	}
 	i = skipSpace(line, i+n)
 	he := token(line, i)
 	if he == i {
-		return lineCont
+		return LineCont
 	}
 	host := line[i:he]
 	j, tagged := syslogTag(line, skipSpace(line, he), r)
 	if !tagged {
 		if iso {
-			return lineCont
+			return LineCont
 		}
 		j = skipSpace(line, he)
 	}
-	r.ts = ts
-	r.fields = append(r.fields, kv{[]byte("host"), host})
+	r.TS = ts
+	r.Fields = append(r.Fields, KV{[]byte("host"), host})
 	if pri >= 0 {
-		r.level = syslogLevel([]byte{byte('0' + pri%8)})
+		r.Level = syslogLevel([]byte{byte('0' + pri%8)})
 	} else if e, lvl, _ := levelWord(line, j); lvl != "" {
-		r.level = lvl
+		r.Level = lvl
 		j = skipSeps(line, e)
 	}
-	r.msg = trimEnd(line[j:])
-	return lineTimed
+	r.Msg = trimEnd(line[j:])
+	return LineTimed
 }
 
 // hasZone reports whether an ISO stamp ends with Z or a numeric offset.
@@ -630,13 +630,13 @@ func hasZone(b []byte) bool {
 }
 
 // parse5424 reads the RFC 5424 header after "<pri>1 ".
-func parse5424(line []byte, i, pri int, tc *timeCtx, r *record) lineKind {
-	ts, n, ok := isoTime(line[i:], tc.loc)
+func parse5424(line []byte, i, pri int, tc *TimeCtx, r *Record) LineKind {
+	ts, n, ok := isoTime(line[i:], tc.Loc)
 	if !ok || i+n >= len(line) || line[i+n] != ' ' {
-		return lineCont
+		return LineCont
 	}
-	r.ts = ts
-	r.level = syslogLevel([]byte{byte('0' + pri%8)})
+	r.TS = ts
+	r.Level = syslogLevel([]byte{byte('0' + pri%8)})
 	i = skipSpace(line, i+n)
 	var cols [4][]byte // host, app, procid, msgid
 	for c := range cols {
@@ -645,16 +645,16 @@ func parse5424(line []byte, i, pri int, tc *timeCtx, r *record) lineKind {
 		i = skipSpace(line, e)
 	}
 	if h := cols[0]; len(h) > 0 && string(h) != "-" {
-		r.fields = append(r.fields, kv{[]byte("host"), h})
+		r.Fields = append(r.Fields, KV{[]byte("host"), h})
 	}
 	if a := cols[1]; len(a) > 0 && string(a) != "-" {
-		r.service = a
+		r.Service = a
 	}
 	if p := cols[2]; len(p) > 0 && string(p) != "-" {
-		r.fields = append(r.fields, kv{[]byte("pid"), p})
+		r.Fields = append(r.Fields, KV{[]byte("pid"), p})
 	}
 	if m := cols[3]; len(m) > 0 && string(m) != "-" {
-		r.fields = append(r.fields, kv{[]byte("msgid"), m})
+		r.Fields = append(r.Fields, KV{[]byte("msgid"), m})
 	}
 	// structured data: "-" or one or more [id k="v"] elements
 	if i < len(line) && line[i] == '-' {
@@ -662,14 +662,14 @@ func parse5424(line []byte, i, pri int, tc *timeCtx, r *record) lineKind {
 	} else {
 		for i < len(line) && line[i] == '[' {
 			end := sdEnd(line, i)
-			r.fields = append(r.fields, kv{[]byte("sd"), line[i:end]})
+			r.Fields = append(r.Fields, KV{[]byte("sd"), line[i:end]})
 			i = end
 		}
 		i = skipSpace(line, i)
 	}
 	msg := bytes.TrimPrefix(line[i:], []byte("\xef\xbb\xbf"))
-	r.msg = trimEnd(msg)
-	return lineTimed
+	r.Msg = trimEnd(msg)
+	return LineTimed
 }
 
 // sdEnd returns the index after the structured-data element at b[i] ('['),
@@ -698,32 +698,32 @@ func sdEnd(b []byte, i int) int {
 // The epoch is the time. An alert tag other than "-" is kept as the field
 // "alert" and, when the line names no level, makes it ERROR: the tag marks
 // the line as an alert.
-func parseRAS(line []byte, tc *timeCtx, r *record) lineKind {
+func parseRAS(line []byte, tc *TimeCtx, r *Record) LineKind {
 	te := token(line, 0)
 	if te == 0 || te > 32 || te >= len(line) {
-		return lineCont
+		return LineCont
 	}
 	tag := line[:te]
 	es := skipSpace(line, te)
 	ee := digitsEnd(line, es)
 	if ee-es != 10 || ee >= len(line) || line[ee] != ' ' {
-		return lineCont
+		return LineCont
 	}
 	ds := ee + 1
 	if len(line) < ds+11 || line[ds+4] != '.' || line[ds+7] != '.' || line[ds+10] != ' ' {
-		return lineCont
+		return LineCont
 	}
 	sec, _ := num(line[es:], 10)
 	ns := int64(sec) * 1e9
 	ns0 := skipSpace(line, ds+11)
 	ne := token(line, ns0)
 	if ne == ns0 || ne >= len(line) {
-		return lineCont
+		return LineCont
 	}
-	r.ts = ns
-	r.fields = append(r.fields, kv{[]byte("node"), line[ns0:ne]})
+	r.TS = ns
+	r.Fields = append(r.Fields, KV{[]byte("node"), line[ns0:ne]})
 	if string(tag) != "-" {
-		r.fields = append(r.fields, kv{[]byte("alert"), tag})
+		r.Fields = append(r.Fields, KV{[]byte("alert"), tag})
 	}
 	i := skipSpace(line, ne)
 	if _, n, ok := syslogTime(line[i:], tc); ok { // Thunderbird
@@ -735,7 +735,7 @@ func parseRAS(line []byte, tc *timeCtx, r *record) lineKind {
 			i = skipSpace(line, he)
 		}
 		if e, lvl, _ := levelWord(line, i); lvl != "" {
-			r.level = lvl
+			r.Level = lvl
 			i = skipSeps(line, e)
 		}
 	} else { // BlueGene/L: stamp node type component level
@@ -745,45 +745,45 @@ func parseRAS(line []byte, tc *timeCtx, r *record) lineKind {
 			cols[c] = line[i:e]
 			i = skipSpace(line, e)
 		}
-		r.fields = append(r.fields, kv{[]byte("type"), cols[2]})
-		r.service = cols[3]
+		r.Fields = append(r.Fields, KV{[]byte("type"), cols[2]})
+		r.Service = cols[3]
 		if _, lvl, _ := levelWord(line, i); lvl != "" {
-			r.level = lvl
+			r.Level = lvl
 			i = skipSpace(line, token(line, i))
 		}
 	}
-	if r.level == "" && string(tag) != "-" {
-		r.level = "ERROR"
+	if r.Level == "" && string(tag) != "-" {
+		r.Level = "ERROR"
 	}
-	r.msg = trimEnd(line[i:])
-	return lineTimed
+	r.Msg = trimEnd(line[i:])
+	return LineTimed
 }
 
 // parseHPC reads the LANL HPC layout "134681 node-246 unix.hw
 // state_change.unavailable 1077804742 1 msg": sequence number, node,
 // component (the service), state, Unix epoch (the time), flag, message.
-func parseHPC(line []byte, tc *timeCtx, r *record) lineKind {
+func parseHPC(line []byte, tc *TimeCtx, r *Record) LineKind {
 	var cols [6][]byte
 	i := 0
 	for c := range cols {
 		e := token(line, i)
 		if e == i || e >= len(line) {
-			return lineCont
+			return LineCont
 		}
 		cols[c] = line[i:e]
 		i = skipSpace(line, e)
 	}
 	if digitsEnd(cols[0], 0) != len(cols[0]) || len(cols[4]) != 10 || digitsEnd(cols[4], 0) != 10 || digitsEnd(cols[5], 0) != len(cols[5]) {
-		return lineCont
+		return LineCont
 	}
 	sec, _ := num(cols[4], 10)
-	r.ts = int64(sec) * 1e9
-	r.service = cols[2]
-	r.fields = append(r.fields, kv{[]byte("node"), cols[1]}, kv{[]byte("state"), cols[3]})
+	r.TS = int64(sec) * 1e9
+	r.Service = cols[2]
+	r.Fields = append(r.Fields, KV{[]byte("node"), cols[1]}, KV{[]byte("state"), cols[3]})
 	if e, lvl, _ := levelWord(line, i); lvl != "" {
-		r.level = lvl
+		r.Level = lvl
 		i = skipSeps(line, e)
 	}
-	r.msg = trimEnd(line[i:])
-	return lineTimed
+	r.Msg = trimEnd(line[i:])
+	return LineTimed
 }

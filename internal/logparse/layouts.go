@@ -1,0 +1,180 @@
+package logparse
+
+import (
+	"fmt"
+	"strings"
+)
+
+// This file is the registry of line layouts: the one place that says which
+// syntaxes a log file may be written in and how `format = "auto"` picks one
+// per file. A layout is a name and a parse function that turns one line into
+// the shared record (time, level, service, message, fields) and says whether
+// the line starts an entry with a time, one without, or continues the entry
+// before it. Detection parses a sample of the file under every candidate and
+// keeps the one that places the most lines in time (earlier candidates win
+// ties, so specific layouts are listed before general ones). A source with
+// format = "custom" reads with its own layout (custom.go), the one candidate.
+
+// Layout is one line syntax a file may be written in.
+type Layout struct {
+	// Name is shown in doctor, logs inspect and test failures.
+	Name string
+	// Parse reads one line (without its newline or trailing CR) into r, which
+	// parseLine has reset, and says what the line is to the entry structure.
+	Parse func(line []byte, tc *TimeCtx, r *Record) LineKind
+	// Each, for layouts that hold many records per line (otlp_batch), yields
+	// every record of a line and returns how many were cut by its bound;
+	// parse then reads a line's first record. nil for one record per line.
+	Each func(line []byte, tc *TimeCtx, r *Record, yield BatchYield) int
+}
+
+// ParseLine resets r and parses line under l.
+func (l *Layout) ParseLine(line []byte, tc *TimeCtx, r *Record) LineKind {
+	r.reset()
+	return l.Parse(line, tc, r)
+}
+
+// Names of the built-in layouts, as doctor and the tests see them.
+const (
+	LayoutJSON      = "json"
+	LayoutOTLPBatch = "otlp_batch"
+	LayoutLogfmt    = "logfmt"
+	LayoutSyslog    = "syslog"
+	LayoutRAS       = "ras"
+	LayoutHPC       = "hpc"
+	LayoutGlog      = "glog"
+	LayoutLogcat    = "logcat"
+	LayoutAccess    = "access"
+	LayoutApacheErr = "apache_error"
+	LayoutCBS       = "cbs"
+	LayoutFileDated = "file_prefixed"
+	LayoutHDFS      = "hdfs"
+	LayoutSpark     = "spark"
+	LayoutCompact   = "compact"
+	LayoutMonthDay  = "month_day"
+	LayoutText      = "text"
+	// LayoutCustom is a source's own layout (format custom, custom.go).
+	LayoutCustom = "custom"
+)
+
+// BuiltinLayouts is every built-in layout in detection order: structured
+// ones, then text layouts from the most specific to the general ISO text.
+func BuiltinLayouts() []*Layout {
+	return []*Layout{
+		{Name: LayoutJSON, Parse: parseJSON},
+		{Name: LayoutOTLPBatch, Parse: parseOTLPBatch, Each: eachOTLPBatch},
+		{Name: LayoutLogfmt, Parse: parseLogfmt},
+		{Name: LayoutRAS, Parse: parseRAS},
+		{Name: LayoutHPC, Parse: parseHPC},
+		{Name: LayoutSyslog, Parse: parseSyslog},
+		{Name: LayoutGlog, Parse: parseGlog},
+		{Name: LayoutLogcat, Parse: parseLogcat},
+		{Name: LayoutAccess, Parse: parseAccess},
+		{Name: LayoutApacheErr, Parse: parseApacheError},
+		{Name: LayoutCBS, Parse: parseCBS},
+		{Name: LayoutFileDated, Parse: parseFileDated},
+		{Name: LayoutHDFS, Parse: parseHDFS},
+		{Name: LayoutSpark, Parse: parseSpark},
+		{Name: LayoutCompact, Parse: parseCompact},
+		{Name: LayoutMonthDay, Parse: parseMonthDay},
+		{Name: LayoutText, Parse: parseText},
+	}
+}
+
+// Configured format names, canonical spellings.
+const (
+	formatAuto   = "auto"
+	formatJSON   = "json"
+	formatLogfmt = "logfmt"
+	formatText   = "text"
+	formatCustom = "custom"
+)
+
+// LayoutsFor maps a source's configured format to its canonical name and
+// the layouts detection chooses among: auto is all the built-in ones, text
+// every one but json, otlp_batch and logfmt, json both JSON layouts (one
+// record or a collector batch per line), logfmt itself only, custom the
+// source's own layout (compiled from its pattern and time_layout) only.
+func LayoutsFor(format, pattern, timeLayout string) (string, []*Layout, error) {
+	all := BuiltinLayouts()
+	switch strings.ToLower(strings.TrimSpace(format)) {
+	case "", "auto":
+		return formatAuto, all, nil
+	case "json", "jsonl", "ndjson":
+		return formatJSON, all[:2], nil
+	case "logfmt":
+		return formatLogfmt, all[2:3], nil
+	case "text", "plain":
+		return formatText, all[3:], nil
+	case "custom":
+		l, err := newCustomLayout(pattern, timeLayout)
+		if err != nil {
+			return "", nil, err
+		}
+		return formatCustom, []*Layout{l}, nil
+	}
+	return "", nil, fmt.Errorf("unknown log format %q: use json, logfmt, text, custom or auto", format)
+}
+
+// TriedLayouts says what a file in which no line could be placed in time
+// was read with, for the skip's error: the configured format and, when it
+// has several, the layouts it tried (format is "" when unknown: tests).
+func TriedLayouts(format string, cands []*Layout) string {
+	if len(cands) == 1 && cands[0].Name == LayoutCustom {
+		return "tried format custom: no line matches the source's pattern with a ts group that parses with its time_layout"
+	}
+	names := make([]string, len(cands))
+	for i, l := range cands {
+		names[i] = l.Name
+	}
+	switch {
+	case format == "":
+		return "tried layouts " + strings.Join(names, ", ")
+	case len(cands) == 1:
+		return "tried format " + format
+	}
+	return "tried format " + format + ": layouts " + strings.Join(names, ", ")
+}
+
+// LayoutByName returns the built-in layout called name (tests, fuzzing).
+func LayoutByName(name string) *Layout {
+	for _, l := range BuiltinLayouts() {
+		if l.Name == name {
+			return l
+		}
+	}
+	return nil
+}
+
+// detectSample bounds what detection parses: lines from the file's start
+// and from evenly spaced points after it; when none of them has a time,
+// the first timed line within DetectScanBytes (however long the untimed
+// header before it) and the same samples from there.
+const (
+	DetectScanBytes  = 16 << 20
+	DetectHeadBytes  = 256 << 10
+	DetectHeadLines  = 200
+	DetectProbes     = 8
+	DetectProbeLines = 8
+)
+
+// DetectLayout picks among cands the layout under which the most sample
+// lines start a timed entry (ties go to the earlier candidate); ok is false
+// when no line of the sample has a time under any of them.
+func DetectLayout(sample [][]byte, tc *TimeCtx, cands []*Layout) (*Layout, bool) {
+	var r Record
+	var best *Layout
+	bestN := 0
+	for _, l := range cands {
+		n := 0
+		for _, line := range sample {
+			if l.ParseLine(line, tc, &r) == LineTimed {
+				n++
+			}
+		}
+		if n > bestN {
+			best, bestN = l, n
+		}
+	}
+	return best, bestN > 0
+}
