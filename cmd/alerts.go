@@ -104,7 +104,7 @@ func alertsFailure(err error) error {
 	case errors.As(err, &ae):
 		return &ExitError{Code: ExitUnavailable, Err: fmt.Errorf("%w\n%s", ae, ae.Hint())}
 	case errors.Is(err, context.Canceled):
-		return &ExitError{Code: ExitCancelled, Err: errors.New("cancelled")}
+		return cancelled("")
 	case errors.Is(err, alerts.ErrNotFound):
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%w\nhint: `superbiz alerts` lists the firing alerts with their fingerprints", err)}
 	}

@@ -142,7 +142,7 @@ func (a *app) chatLines(ctx context.Context, d *usecase.Deps, cfg *config.Config
 			return err
 		}
 		if outcomeExit(out) == ExitCancelled {
-			return &ExitError{Code: ExitCancelled, Err: errors.New("cancelled; the turn is stored as CANCELLED")}
+			return cancelled("the turn")
 		}
 		worst = max(worst, chatExit(out))
 		if out.ModelError != nil {
@@ -156,7 +156,7 @@ func (a *app) chatLines(ctx context.Context, d *usecase.Deps, cfg *config.Config
 		return fmt.Errorf("read messages from stdin: %w", err)
 	}
 	if ctx.Err() != nil {
-		return &ExitError{Code: ExitCancelled, Err: errors.New("cancelled")}
+		return cancelled("")
 	}
 	switch worst {
 	case ExitOK:
@@ -287,7 +287,7 @@ func (a *app) chatTUI(ctx context.Context, d *usecase.Deps, cfg *config.Config, 
 		return storeErr
 	}
 	if ctx.Err() != nil {
-		return &ExitError{Code: ExitCancelled, Err: errors.New("cancelled; a turn in progress is stored as CANCELLED")}
+		return cancelled("a turn in progress")
 	}
 	return nil
 }

@@ -299,7 +299,7 @@ func runExit(out usecase.Output, cfg *config.Config) error {
 	case ExitFallback:
 		return &ExitError{Code: code}
 	case ExitCancelled:
-		return &ExitError{Code: code, Err: errors.New("cancelled; the run is stored as CANCELLED")}
+		return cancelled("the run")
 	case ExitUsage:
 		return &ExitError{Code: code, Err: fmt.Errorf("input rejected before any model call: %s", msg)}
 	case ExitUnavailable:

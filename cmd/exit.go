@@ -104,3 +104,14 @@ func outcomeExit(out usecase.Output) int {
 	}
 	return ExitFailed
 }
+
+// cancelled is the one error of a command that Ctrl-C or SIGTERM stopped;
+// stored names what was kept as CANCELLED ("the run", "the turn"), or is
+// "" when the command stores nothing.
+func cancelled(stored string) *ExitError {
+	msg := "cancelled"
+	if stored != "" {
+		msg += "; " + stored + " is stored as CANCELLED"
+	}
+	return &ExitError{Code: ExitCancelled, Err: errors.New(msg)}
+}

@@ -69,3 +69,17 @@ func TestOutcomeExitCoversEveryOutcomeAndReason(t *testing.T) {
 		}
 	}
 }
+
+// Every command ends a cancel with the one message, naming what it stored.
+func TestCancelledMessage(t *testing.T) {
+	for _, tt := range []struct{ stored, want string }{
+		{"", "cancelled"},
+		{"the run", "cancelled; the run is stored as CANCELLED"},
+		{"the replay r_1", "cancelled; the replay r_1 is stored as CANCELLED"},
+	} {
+		e := cancelled(tt.stored)
+		if e.Code != ExitCancelled || e.Err.Error() != tt.want {
+			t.Errorf("cancelled(%q) = exit %d %q, want exit %d %q", tt.stored, e.Code, e.Err, ExitCancelled, tt.want)
+		}
+	}
+}

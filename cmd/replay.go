@@ -110,7 +110,7 @@ func (a *app) runReplay(cmd *cobra.Command, id string, f replayFlags) error {
 		fmt.Fprintf(a.io.ErrOut, "superbiz: progress lines stopped: %v\n", printer.Err())
 	}
 	if ctx.Err() != nil && outcomeExit(rep.Result) == ExitCancelled {
-		return &ExitError{Code: ExitCancelled, Err: fmt.Errorf("cancelled; the replay is stored as %s (CANCELLED)", rep.ReplayRunID)}
+		return cancelled("the replay " + rep.ReplayRunID)
 	}
 	if f.liveModel && rep.Result.StopReason == runrecord.StopModelUnavailable {
 		fmt.Fprintf(a.io.ErrOut, "hint: --live-model needs a reachable model: start Ollama with `ollama serve`, or point --host / OLLAMA_HOST at a running server (tried %s)\n", cfg.Model.Host.Redacted())
