@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/superbiz/superbiz/internal/testenv"
 	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/testenv"
 )
 
 // genOrdered writes n text entries one second apart (with jitter below
