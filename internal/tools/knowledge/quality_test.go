@@ -114,36 +114,8 @@ func TestQuality(t *testing.T) {
 			if _, err := ix.Sync(context.Background(), nil); err != nil {
 				t.Fatal(err)
 			}
-			figures := map[string]*qualityFigures{"all": {}}
-			for _, c := range cases {
-				docs, err := ix.Search(context.Background(), c.Query, 3)
-				if err != nil {
-					t.Fatalf("%q: %v", c.Query, err)
-				}
-				rank := 0
-				for i, d := range docs {
-					if expected(c.Expect, d.DocID) {
-						rank = i + 1
-						break
-					}
-				}
-				if rank != 1 {
-					t.Logf("rank %d for %s %q: got %v, want %v", rank, c.Kind, c.Query, sources(docs), c.Expect)
-				}
-				figures["all"].add(rank)
-				if c.Kind != "" {
-					if figures[c.Kind] == nil {
-						figures[c.Kind] = &qualityFigures{}
-					}
-					figures[c.Kind].add(rank)
-				}
-			}
-			kinds := make([]string, 0, len(figures))
-			for k := range figures {
-				kinds = append(kinds, k)
-			}
-			sort.Strings(kinds)
-			for _, k := range kinds {
+			figures := evaluate(t, ix, cases, expected)
+			for _, k := range kindsOf(figures) {
 				f := figures[k]
 				hit1, hit3, mrr3 := f.rates()
 				t.Logf("%s %-14s %2d queries: hit@1 %.3f  hit@3 %.3f  MRR@3 %.3f", set.name, k, f.n, hit1, hit3, mrr3)
@@ -161,6 +133,48 @@ func TestQuality(t *testing.T) {
 	if ran == 0 {
 		t.Fatal("no quality set evaluated")
 	}
+}
+
+// evaluate runs every case against ix (top 3) and returns the figures by
+// kind and for "all"; answers says whether a doc_id answers a case. A query
+// whose answer is not first is logged with what came instead.
+func evaluate(t *testing.T, ix *Index, cases []qualityCase, answers func(expect []string, docID string) bool) map[string]*qualityFigures {
+	t.Helper()
+	figures := map[string]*qualityFigures{"all": {}}
+	for _, c := range cases {
+		docs, err := ix.Search(context.Background(), c.Query, 3)
+		if err != nil {
+			t.Fatalf("%q: %v", c.Query, err)
+		}
+		rank := 0
+		for i, d := range docs {
+			if answers(c.Expect, d.DocID) {
+				rank = i + 1
+				break
+			}
+		}
+		if rank != 1 {
+			t.Logf("rank %d for %s %q: got %v, want %v", rank, c.Kind, c.Query, sources(docs), c.Expect)
+		}
+		figures["all"].add(rank)
+		if c.Kind != "" {
+			if figures[c.Kind] == nil {
+				figures[c.Kind] = &qualityFigures{}
+			}
+			figures[c.Kind].add(rank)
+		}
+	}
+	return figures
+}
+
+// kindsOf lists the kinds of figures in name order.
+func kindsOf(figures map[string]*qualityFigures) []string {
+	kinds := make([]string, 0, len(figures))
+	for k := range figures {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	return kinds
 }
 
 // expected reports whether docID answers a case: an exact doc_id, or any
