@@ -95,9 +95,29 @@
 // while other files match (when fewer files match, the rest fill up; an AND
 // result that needs such filling falls through to the OR ranking, which may
 // bring other files). The score returned is the number of atoms covered
-// (0 for a one-atom query) plus s/(1+s) with s = -bm25 (FTS5's bm25 is
-// negative, lower is better), so it is positive, higher is better, and in
-// result order; it is comparable only within one search. The snippet (at most SnippetBytes, cut on rune
+// (0 for a one-atom query without synonyms) plus (literal + s/(1+s))/34 with
+// s = -bm25 (FTS5's bm25 is negative, lower is better) and literal the
+// atoms held in the query's own word (counted for a one-atom query only), so
+// it is positive, higher is better, and in result order; it is comparable
+// only within one search.
+//
+// # Synonyms
+//
+// Runbooks name one concept in several words, and a paraphrased question
+// seldom uses the runbook's: "container keeps restarting" against
+// KubePodCrashLooping, "节点磁盘快满了" against NodeFilesystemSpaceFillingUp.
+// synonymGroups is a fixed vocabulary of alert runbooks (Prometheus,
+// Kubernetes, databases, queues; no rule names a file), each member one
+// index token (an English word, or a two-character Chinese word, one
+// bigram). A query term of a group is ORed with the group's other members,
+// in the AND and the OR expression alike, and its atom is covered by any of
+// them. A query without Chinese gets English synonyms only, so an English
+// question does not pull in a runbook's Chinese translation; a Chinese one
+// reaches English runbooks too. In a one-atom query a section holding the
+// word itself ranks before one holding only a synonym ("超时": the Chinese
+// runbook before the English "timeout" one); with more atoms, coverage and
+// then bm25 decide. TestPublicRunbooks measures all of this on a public
+// corpus kept outside the repository (SUPERBIZ_PUBLIC_RUNBOOKS). The snippet (at most SnippetBytes, cut on rune
 // boundaries) is taken from the original section text around the place where
 // most query terms occur together, with control and format characters
 // removed. Runbook text is returned as data only.

@@ -272,7 +272,7 @@ func (ix *Index) fused(ctx context.Context, query string, lex []hit, topK int) (
 	add := func(h hit, rank int) {
 		p, seen := byID[h.id]
 		if !seen {
-			h.covered, h.fused = 0, 0
+			h.covered, h.literal, h.fused = 0, 0, 0
 			p = &h
 			byID[h.id] = p
 		}

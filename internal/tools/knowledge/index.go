@@ -604,7 +604,7 @@ func (ix *Index) lexical(ctx context.Context, terms []term, topK int) ([]hit, er
 	// ranking them costs only their number, not the number of sections that
 	// hold any one common term.
 	if len(terms) > 1 || len(terms[0].parts) > 0 {
-		hits, diverse, err := ix.rank(ctx, everyTerm(terms), topK, parts, true)
+		hits, diverse, err := ix.rank(ctx, everyTerm(terms), topK, parts)
 		if err != nil {
 			return nil, err
 		}
@@ -612,7 +612,7 @@ func (ix *Index) lexical(ctx context.Context, terms []term, topK int) ([]hit, er
 			return hits, nil
 		}
 	}
-	hits, _, err := ix.rank(ctx, anyTerm(terms), topK, parts, false)
+	hits, _, err := ix.rank(ctx, anyTerm(terms), topK, parts)
 	if err != nil {
 		return nil, err
 	}
@@ -623,22 +623,29 @@ func (ix *Index) lexical(ctx context.Context, terms []term, topK int) ([]hit, er
 // ranked by bm25 alone.
 const maxCoverageAtoms = 32
 
-// coverageAtoms are the query's separate concepts: each term, and each word
-// of a CamelCase identifier (matched by itself or by the whole identifier).
-// A section matching more of them ranks first; nil when there is only one,
-// or too many to count.
+// coverageAtoms are the query's separate concepts: each term (or one of its
+// synonyms), and each word of a CamelCase identifier (matched by itself or
+// by the whole identifier). A section matching more of them ranks first,
+// and of those one matching more in the query's own words; nil when there
+// is only one without synonyms, or too many to count.
 func coverageAtoms(terms []term) []atom {
 	var out []atom
+	synonyms := false
 	for _, t := range terms {
 		if len(t.parts) == 0 {
-			out = append(out, atom{forms: []string{roughStem(t.text)}, prefix: t.prefix})
+			a := atom{forms: []string{roughStem(t.text)}, prefix: t.prefix}
+			for _, alt := range t.alts {
+				a.alts = append(a.alts, roughStem(alt))
+			}
+			synonyms = synonyms || len(a.alts) > 0
+			out = append(out, a)
 			continue
 		}
 		for _, p := range t.parts {
 			out = append(out, atom{forms: []string{roughStem(p), roughStem(t.text)}})
 		}
 	}
-	if len(out) < 2 || len(out) > maxCoverageAtoms {
+	if (len(out) < 2 && !synonyms) || len(out) > maxCoverageAtoms {
 		return nil
 	}
 	return out
@@ -650,6 +657,7 @@ type hit struct {
 	docID, title, source, body string
 	rank                       float64 // bm25: negative, lower is better
 	covered                    int     // coverage atoms the section matches
+	literal                    int     // of those, the ones in the query's own words (one-atom queries)
 	fused                      float64 // reciprocal rank fusion score, 0 for BM25 only
 }
 
@@ -661,11 +669,11 @@ func (h hit) words() map[string]bool {
 }
 
 // rank runs one MATCH expression over topK×candidateFactor sections by
-// bm25, orders them by how many of the atoms they match (all of them when
-// every is set: the expression required every term), then bm25, and
+// bm25, orders them by how many of the atoms they match (then how many in
+// the query's own words), then bm25, and
 // returns the topK that diversify keeps, and whether they came from enough
 // files without filling.
-func (ix *Index) rank(ctx context.Context, match string, topK int, atoms []atom, every bool) ([]hit, bool, error) {
+func (ix *Index) rank(ctx context.Context, match string, topK int, atoms []atom) ([]hit, bool, error) {
 	// Rank inside FTS5 first, then read only the candidates' text.
 	rows, err := ix.db.QueryContext(ctx, `SELECT s.id, s.doc_id, s.title, s.source, s.body, hit.r
 		FROM (SELECT rowid, bm25(kb_fts, ?, ?, ?) AS r FROM kb_fts WHERE kb_fts MATCH ? ORDER BY r LIMIT ?) AS hit
@@ -681,19 +689,25 @@ func (ix *Index) rank(ctx context.Context, match string, topK int, atoms []atom,
 		if err := rows.Scan(&h.id, &h.docID, &h.title, &h.source, &h.body, &h.rank); err != nil {
 			return nil, false, fmt.Errorf("search knowledge index: %w", err)
 		}
-		if every {
-			h.covered = len(atoms)
-		}
 		hits = append(hits, h)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, false, fmt.Errorf("search knowledge index: %w", err)
 	}
-	if !every && len(atoms) > 0 && len(hits) > 1 {
+	// Counted when every term was required too: a section may hold a term
+	// only by a synonym. A one-concept query prefers its own word to a
+	// synonym ("超时" the Chinese runbook before the English one); with more
+	// concepts, how many are covered and then bm25 decide, since a
+	// paraphrase is written in other words than the runbook's.
+	if len(atoms) > 0 {
 		for i := range hits {
-			hits[i].covered = covered(hits[i].words(), atoms)
+			n, literal := covered(hits[i].words(), atoms)
+			hits[i].covered = n
+			if len(atoms) == 1 {
+				hits[i].literal = literal
+			}
 		}
-		sort.SliceStable(hits, func(i, j int) bool { return hits[i].covered > hits[j].covered })
+		sort.SliceStable(hits, func(i, j int) bool { return moreCovered(hits[i], hits[j]) })
 	}
 	kept, diverse := diversify(hits, topK)
 	return kept, diverse, nil
@@ -728,12 +742,22 @@ func diversify(hits []hit, topK int) (kept []hit, diverse bool) {
 	return kept, false
 }
 
-// better orders hits: more atoms covered, then a better bm25.
+// better orders hits: more atoms covered, more in the query's own words,
+// then a better bm25.
 func better(a, b hit) bool {
+	if a.covered != b.covered || a.literal != b.literal {
+		return moreCovered(a, b)
+	}
+	return a.rank < b.rank
+}
+
+// moreCovered orders hits by atoms covered, then by those in the query's
+// own words.
+func moreCovered(a, b hit) bool {
 	if a.covered != b.covered {
 		return a.covered > b.covered
 	}
-	return a.rank < b.rank
+	return a.literal > b.literal
 }
 
 // documents turns ranked hits into the Documents lookup_knowledge returns.
@@ -762,7 +786,9 @@ func score(h hit) float64 {
 	if s < 0 || math.IsNaN(s) {
 		s = 0
 	}
-	v := float64(h.covered) + s/(1+s)
+	// literal ≤ maxCoverageAtoms and s/(1+s) < 1: the fraction orders ties
+	// of covered without ever reaching the next whole atom.
+	v := float64(h.covered) + (float64(h.literal)+s/(1+s))/(maxCoverageAtoms+2)
 	if h.fused > 0 {
 		v = h.fused
 	}

@@ -63,9 +63,7 @@ func alertCorpus(t *testing.T) string {
 func TestSearchIdentifiers(t *testing.T) {
 	ix := NewIndex(openDB(t), []string{alertCorpus(t)})
 	mustSync(t, ix)
-	tests := []struct {
-		query, want string
-	}{
+	tests := []struct{ query, want string }{
 		{"CrashLoopBackOff", "runbooks/pod-crash-looping.md"},
 		{"KubePodCrashLooping", "runbooks/pod-crash-looping.md"},
 		{"KubePodNotReady", "runbooks/pod-not-ready.md"},
@@ -76,6 +74,12 @@ func TestSearchIdentifiers(t *testing.T) {
 		{"job failed", "runbooks/KubeJobFailed.md"},
 		{"KubeJobFailed", "runbooks/KubeJobFailed.md"},
 	}
+	expectFirst(t, ix, tests)
+}
+
+// expectFirst searches each query and checks that the wanted source comes first.
+func expectFirst(t *testing.T, ix *Index, tests []struct{ query, want string }) {
+	t.Helper()
 	for _, tt := range tests {
 		docs := search(t, ix, tt.query, 3)
 		if len(docs) == 0 || docs[0].Source != tt.want {

@@ -67,6 +67,9 @@ type term struct {
 	// parts are the words of a CamelCase identifier ("CrashLoopBackOff":
 	// crash, loop, back, off): the identifier matches as a whole or by them.
 	parts []string
+	// alts are the term's synonyms (querySynonyms): the term matches when
+	// the section holds it or any of them.
+	alts []string
 }
 
 // IdentParts splits a CamelCase identifier into its lower-case words:
@@ -186,6 +189,20 @@ func queryTerms(query string) []term {
 	if len(kept) > maxQueryTerms {
 		kept = kept[:maxQueryTerms]
 	}
+	// A query without Chinese keeps to the scripts it is written in: an
+	// English question asks for English runbooks first, while a Chinese one
+	// also reaches runbooks written in English.
+	zh := strings.IndexFunc(query, isCJK) >= 0
+	for i := range kept {
+		if kept[i].prefix {
+			continue
+		}
+		for _, a := range querySynonyms.of(kept[i].text) {
+			if zh || strings.IndexFunc(a, isCJK) < 0 {
+				kept[i].alts = append(kept[i].alts, a)
+			}
+		}
+	}
 	return kept
 }
 
@@ -217,6 +234,10 @@ func anyTerm(terms []term) string {
 		if t.prefix {
 			b.WriteByte('*')
 		}
+		for _, a := range t.alts {
+			b.WriteString(" OR ")
+			quote(&b, a)
+		}
 		for _, p := range t.parts {
 			b.WriteString(" OR ")
 			quote(&b, p)
@@ -234,12 +255,20 @@ func everyTerm(terms []term) string {
 		if i > 0 {
 			b.WriteString(" AND ")
 		}
-		if len(t.parts) > 0 {
+		group := len(t.parts) > 0 || len(t.alts) > 0
+		if group {
 			b.WriteByte('(')
 		}
 		quote(&b, t.text)
 		if t.prefix {
 			b.WriteByte('*')
+		}
+		for _, a := range t.alts {
+			b.WriteString(" OR ")
+			quote(&b, a)
+		}
+		if len(t.parts) == 0 && group {
+			b.WriteByte(')')
 		}
 		if len(t.parts) > 0 {
 			b.WriteString(" OR (")
@@ -261,7 +290,7 @@ func matchTerms(query string) []string {
 	terms := queryTerms(query)
 	out := make([]string, 0, len(terms))
 	for _, t := range terms {
-		for _, w := range append([]string{t.text}, t.parts...) {
+		for _, w := range append(append([]string{t.text}, t.parts...), t.alts...) {
 			if utf8.RuneCountInString(w) == 1 && !t.prefix && !isCJK([]rune(w)[0]) {
 				continue // a one-letter word would light up everywhere
 			}
@@ -273,9 +302,12 @@ func matchTerms(query string) []string {
 
 // atom is one concept of a query for counting coverage: it is covered when
 // the section holds one of its forms (roughStem'd), or, for a prefix atom (a
-// lone CJK character), a token starting with it.
+// lone CJK character), a token starting with it, or one of its synonyms
+// (alts); a section holding the query's own form ranks before one holding
+// only a synonym.
 type atom struct {
 	forms  []string
+	alts   []string
 	prefix bool
 }
 
@@ -305,25 +337,35 @@ func roughTokens(text string) map[string]bool {
 	return out
 }
 
-// covered counts the atoms whose forms are among the tokens.
-func covered(tokens map[string]bool, atoms []atom) int {
-	n := 0
+// covered counts the atoms held by the tokens (n) and, of those, the ones
+// held in the query's own form rather than by a synonym (literal).
+func covered(tokens map[string]bool, atoms []atom) (n, literal int) {
 	for _, a := range atoms {
-		if a.prefix {
+		switch {
+		case a.prefix:
 			for tok := range tokens {
 				if strings.HasPrefix(tok, a.forms[0]) {
 					n++
+					literal++
 					break
 				}
 			}
-			continue
-		}
-		for _, f := range a.forms {
-			if tokens[f] {
-				n++
-				break
-			}
+		case anyIn(tokens, a.forms):
+			n++
+			literal++
+		case anyIn(tokens, a.alts):
+			n++
 		}
 	}
-	return n
+	return n, literal
+}
+
+// anyIn reports whether one of words is among the tokens.
+func anyIn(tokens map[string]bool, words []string) bool {
+	for _, w := range words {
+		if tokens[w] {
+			return true
+		}
+	}
+	return false
 }
