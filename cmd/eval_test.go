@@ -1,0 +1,144 @@
+package cmd
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/superbiz/superbiz/internal/eval"
+	"github.com/superbiz/superbiz/internal/model/ollamatest"
+	"github.com/superbiz/superbiz/internal/promtest"
+)
+
+// transcript is a scripted model for one built-in pack
+// (testdata/eval/ID.json): the tool calls, then a good answer that must
+// pass and a bad one that must fail the named checks.
+type transcript struct {
+	Calls []scriptedCall `json:"calls"`
+	Good  scriptedAnswer `json:"good"`
+	Bad   scriptedAnswer `json:"bad"`
+}
+
+type scriptedCall struct {
+	Name  string          `json:"name"`
+	Input json.RawMessage `json:"input"`
+}
+
+type scriptedAnswer struct {
+	// Calls replace the transcript's calls when set.
+	Calls []scriptedCall  `json:"calls"`
+	Draft json.RawMessage `json:"draft"`
+	// Verdict is the semantic guard's answer for a draft with a
+	// conclusion; "" is SUPPORTED.
+	Verdict string   `json:"verdict"`
+	Fails   []string `json:"fails"`
+}
+
+// turns are the model's answers: one call per turn (call_1, call_2, …,
+// each evaluating the one before), the draft, and the guard's verdict
+// when the draft concludes.
+func (s scriptedAnswer) turns(calls []scriptedCall) []ollamatest.Turn {
+	if s.Calls != nil {
+		calls = s.Calls
+	}
+	var out []ollamatest.Turn
+	for i, c := range calls {
+		prev := ""
+		if i > 0 {
+			prev = fmt.Sprintf(`"previous_observation":{"tool_call_id":"call_%d","evaluation":"GAINED"},`, i)
+		}
+		out = append(out, ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{{
+			ID: fmt.Sprintf("call_%d", i+1), Name: c.Name, Args: `{` + prev + `"input":` + string(c.Input) + `}`,
+		}}})
+	}
+	out = append(out, ollamatest.Turn{Content: []string{string(s.Draft)}, PromptEvalCount: 900, EvalCount: 200})
+	var d struct {
+		Conclusion json.RawMessage `json:"conclusion"`
+	}
+	if json.Unmarshal(s.Draft, &d) == nil && len(d.Conclusion) > 0 && string(d.Conclusion) != "null" {
+		v := s.Verdict
+		if v == "" {
+			v = "SUPPORTED"
+		}
+		out = append(out, ollamatest.Turn{Content: []string{`{"verdict":"` + v + `","reasons":["scripted verdict"]}`}})
+	}
+	return out
+}
+
+// evalOnce runs one built-in pack on a scripted answer and returns its result.
+func evalOnce(t *testing.T, id string, turns []ollamatest.Turn) eval.PackResult {
+	t.Helper()
+	srv := ollamatest.New(t)
+	srv.Script(turns...)
+	env := diagnoseEnv(t)
+	env["OLLAMA_HOST"] = srv.URL()
+	code, out, errOut := cli(t, env, "eval", "--suite", "builtin", "--filter", id, "-o", "json")
+	if code != ExitOK {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	var res eval.Results
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if len(res.Packs) != 1 {
+		t.Fatalf("%d packs, want 1\n%s", len(res.Packs), out)
+	}
+	if srv.Pending() != 0 {
+		t.Errorf("%d scripted turns were not used\nstderr %s", srv.Pending(), errOut)
+	}
+	if !strings.Contains(errOut, "eval: [1/1] "+id+" repeat 1/1") {
+		t.Errorf("no progress line on stderr:\n%s", errOut)
+	}
+	return res.Packs[0]
+}
+
+// Every built-in pack has a good transcript that passes and a bad one that
+// fails for the reason it names: every grader can fail.
+func TestBuiltinPacksGoodAndBad(t *testing.T) {
+	dir, err := eval.WriteBuiltin(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	packs, err := eval.LoadSuite(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range packs {
+		t.Run(p.ID, func(t *testing.T) {
+			if p.Err != nil {
+				t.Fatal(p.Err)
+			}
+			if p.Metrics {
+				promtest.Binary(t, "promtool")
+				promtest.Binary(t, "prometheus")
+			}
+			b, err := os.ReadFile(filepath.Join("testdata", "eval", p.ID+".json"))
+			if err != nil {
+				t.Fatalf("no transcript: %v", err)
+			}
+			var tr transcript
+			if err := json.Unmarshal(b, &tr); err != nil {
+				t.Fatal(err)
+			}
+			good := evalOnce(t, p.ID, tr.Good.turns(tr.Calls))
+			if !good.Pass || good.Outcome != string(p.Expect.Outcome) {
+				t.Errorf("good transcript: pass %v, outcome %s, failed %v", good.Pass, good.Outcome, good.FailedChecks)
+			}
+			if len(tr.Bad.Fails) == 0 {
+				t.Fatal("the bad transcript names no check it fails")
+			}
+			bad := evalOnce(t, p.ID, tr.Bad.turns(tr.Calls))
+			var failed []string
+			for _, f := range bad.FailedChecks {
+				failed = append(failed, f.Check)
+			}
+			if bad.Pass || !slices.Equal(failed, tr.Bad.Fails) {
+				t.Errorf("bad transcript: pass %v, failed checks %v, want %v (%v)", bad.Pass, failed, tr.Bad.Fails, bad.FailedChecks)
+			}
+		})
+	}
+}
