@@ -142,3 +142,123 @@ func TestBuiltinPacksGoodAndBad(t *testing.T) {
 		})
 	}
 }
+
+// loadTranscript reads a built-in pack's scripted transcript.
+func loadTranscript(t *testing.T, id string) transcript {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "eval", id+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tr transcript
+	if err := json.Unmarshal(b, &tr); err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+// A broken pack is listed with its error (file and key) and makes the exit
+// 2 while the other packs still run; --junit writes a testcase per pack;
+// --record keeps the runs so --regrade grades them again with no model,
+// against the packs as they are now; --min-pass turns a low score into
+// exit 1; compare shows the pack that changed.
+func TestEvalCommand(t *testing.T) {
+	const id = "tls-expiry-checkout"
+	suite, err := eval.WriteBuiltin(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range mustReadDir(t, suite) {
+		if e != id {
+			if err := os.RemoveAll(filepath.Join(suite, e)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	broken := filepath.Join(suite, "broken")
+	mustWrite(t, filepath.Join(broken, "scenario.toml"), "id = \"broken\"\ntitle = \"t\"\nnow = \"2026-11-20T09:30:00Z\"\nquestion = \"q\"\n[expect]\noutcome = \"FALLBACK\"\nsevere = true\n")
+	mustWrite(t, filepath.Join(broken, "superbiz.toml"), "")
+	tr := loadTranscript(t, id)
+	srv := ollamatest.New(t)
+	env := diagnoseEnv(t)
+	env["OLLAMA_HOST"] = srv.URL()
+	dir := t.TempDir()
+	junit := filepath.Join(dir, "eval.xml")
+
+	srv.Script(tr.Good.turns(tr.Calls)...)
+	code, out, errOut := cli(t, env, "eval", "--suite", suite, "--record", "-o", "json", "--junit", junit)
+	if code != ExitUsage || !strings.Contains(errOut, "1 pack(s) could not be loaded or run") {
+		t.Fatalf("exit %d, want 2\n%s", code, errOut)
+	}
+	var res eval.Results
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Packs) != 2 || res.Packs[0].Error == "" || !strings.Contains(res.Packs[0].Error, filepath.Join(broken, "scenario.toml")) ||
+		!strings.Contains(res.Packs[0].Error, "expect.severe") || !res.Packs[1].Pass || len(res.Packs[1].RunIDs) != 1 {
+		t.Fatalf("results %s", out)
+	}
+	if res.Summary.Packs != 2 || res.Summary.Graded != 1 || res.Summary.PassAt1 != 1 {
+		t.Errorf("summary %+v", res.Summary)
+	}
+	x, err := os.ReadFile(junit)
+	if err != nil || !strings.Contains(string(x), `<testsuite name="superbiz eval" tests="2" failures="0" errors="1" skipped="0">`) {
+		t.Errorf("junit %s %v", x, err)
+	}
+	good := filepath.Join(dir, "good.json")
+	mustWrite(t, good, out)
+	if err := os.RemoveAll(broken); err != nil {
+		t.Fatal(err)
+	}
+
+	// Regrade with no model: the same grade, then the grade of the pack as edited.
+	env["OLLAMA_HOST"] = closedPort(t)
+	code, out, errOut = cli(t, env, "eval", "--suite", suite, "--regrade", good, "-o", "json")
+	if code != ExitUsage || !strings.Contains(out, `"pass": true`) || !strings.Contains(out, res.Packs[1].RunIDs[0]) {
+		t.Fatalf("regrade: exit %d\n%s\n%s", code, out, errOut)
+	}
+	scenario := filepath.Join(suite, id, "scenario.toml")
+	b, err := os.ReadFile(scenario)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, scenario, strings.Replace(string(b), `forbidden = [`, `forbidden = ["(?i)x509", `, 1))
+	code, out, errOut = cli(t, env, "eval", "--suite", suite, "--filter", id, "--regrade", good, "-o", "markdown")
+	if code != ExitUsage || !strings.Contains(out, "| tls-expiry-checkout | SUCCESS | SUCCESS | FAIL |") || !strings.Contains(out, "forbidden: (?i)x509 matches") {
+		t.Fatalf("regrade after the edit: exit %d\n%s\n%s", code, out, errOut)
+	}
+	mustWrite(t, scenario, string(b))
+
+	// A bad answer: exit 0 without --min-pass, 1 below it.
+	env["OLLAMA_HOST"] = srv.URL()
+	srv.Script(tr.Bad.turns(tr.Calls)...)
+	code, out, errOut = cli(t, env, "eval", "--suite", suite, "-o", "json")
+	if code != ExitOK || !strings.Contains(out, `"pass": false`) {
+		t.Fatalf("bad: exit %d\n%s\n%s", code, out, errOut)
+	}
+	bad := filepath.Join(dir, "bad.json")
+	mustWrite(t, bad, out)
+	srv.Script(tr.Bad.turns(tr.Calls)...)
+	code, _, errOut = cli(t, env, "eval", "--suite", suite, "--min-pass", "0.5")
+	if code != ExitFailed || !strings.Contains(errOut, "pass@1 0 is below --min-pass 0.5") {
+		t.Fatalf("--min-pass: exit %d\n%s", code, errOut)
+	}
+
+	code, out, errOut = cli(t, env, "eval", "compare", good, bad)
+	if code != ExitOK || !strings.Contains(out, "tls-expiry-checkout: pass → fail") || !strings.Contains(out, "broken: error → absent") {
+		t.Fatalf("compare: exit %d\n%s\n%s", code, out, errOut)
+	}
+}
+
+func mustReadDir(t *testing.T, dir string) []string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range es {
+		names = append(names, e.Name())
+	}
+	return names
+}
