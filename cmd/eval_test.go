@@ -12,6 +12,7 @@ import (
 	"github.com/superbiz/superbiz/internal/eval"
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
 	"github.com/superbiz/superbiz/internal/promtest"
+	"github.com/superbiz/superbiz/internal/testenv"
 )
 
 // transcript is a scripted model for one built-in pack
@@ -99,6 +100,7 @@ func evalOnce(t *testing.T, id string, turns []ollamatest.Turn) eval.PackResult 
 // Every built-in pack has a good transcript that passes and a bad one that
 // fails for the reason it names: every grader can fail.
 func TestBuiltinPacksGoodAndBad(t *testing.T) {
+	testenv.SkipShort(t, "48 scripted evals, two real Prometheus servers")
 	dir, err := eval.WriteBuiltin(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -261,4 +263,28 @@ func mustReadDir(t *testing.T, dir string) []string {
 		names = append(names, e.Name())
 	}
 	return names
+}
+
+// A draft the semantic guard stops is a guard block: the run falls back,
+// the pack fails on its outcome and the summary counts the block.
+func TestEvalCountsGuardBlocks(t *testing.T) {
+	const id = "tls-expiry-checkout"
+	tr := loadTranscript(t, id)
+	blocked := tr.Good
+	blocked.Verdict = "UNSUPPORTED"
+	srv := ollamatest.New(t)
+	srv.Script(blocked.turns(tr.Calls)...)
+	env := diagnoseEnv(t)
+	env["OLLAMA_HOST"] = srv.URL()
+	code, out, errOut := cli(t, env, "eval", "--filter", id, "-o", "json")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	var res eval.Results
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Summary.GuardBlocks != 1 || res.Packs[0].Outcome != "FALLBACK" || res.Packs[0].Pass || res.Packs[0].FailedChecks[0].Check != eval.CheckOutcome {
+		t.Errorf("summary %+v, pack %+v", res.Summary, res.Packs[0])
+	}
 }

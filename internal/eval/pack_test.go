@@ -118,9 +118,23 @@ func TestBuiltinSuiteLoads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	count := map[string]int{}
 	for _, p := range packs {
 		if p.Err != nil {
 			t.Errorf("%s: %v", filepath.Base(p.Dir), p.Err)
 		}
+		count[string(p.Expect.Outcome)]++
+		for _, tag := range p.Tags {
+			count[tag]++
+		}
+		if p.Metrics {
+			count["metrics.om"]++
+		}
+		if p.Alert != nil {
+			count["alert"]++
+		}
+	}
+	if len(packs) < 24 || count["FALLBACK"] < 8 || count["en"] == 0 || count["zh"] == 0 || count["metrics.om"] == 0 || count["alert"] == 0 {
+		t.Errorf("%d packs: %v; want at least 24, 8 FALLBACK, English, Chinese, metrics and alert packs", len(packs), count)
 	}
 }
