@@ -146,7 +146,7 @@ func TestBuiltinPacksGoodAndBad(t *testing.T) {
 }
 
 // loadTranscript reads a built-in pack's scripted transcript.
-func loadTranscript(t *testing.T, id string) transcript {
+func loadTranscript(t testing.TB, id string) transcript {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", "eval", id+".json"))
 	if err != nil {
