@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -286,5 +288,24 @@ func TestEvalCountsGuardBlocks(t *testing.T) {
 	}
 	if res.Summary.GuardBlocks != 1 || res.Packs[0].Outcome != "FALLBACK" || res.Packs[0].Pass || res.Packs[0].FailedChecks[0].Check != eval.CheckOutcome {
 		t.Errorf("summary %+v, pack %+v", res.Summary, res.Packs[0])
+	}
+}
+
+// Ctrl-C during an eval stops it with the cancellation's exit code, not
+// with a score of cancelled runs.
+func TestEvalCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	srv := ollamatest.New(t)
+	srv.Handle(func(ollamatest.ChatRequest) ollamatest.Turn {
+		cancel()
+		return ollamatest.Turn{Content: []string{"{}"}}
+	})
+	env := diagnoseEnv(t)
+	env["OLLAMA_HOST"] = srv.URL()
+	var out, errOut bytes.Buffer
+	code := run(ctx, []string{"eval", "--filter", "en", "-o", "json"}, strings.NewReader(""), &out, &errOut, func(k string) string { return env[k] })
+	if code != ExitCancelled || out.Len() != 0 {
+		t.Fatalf("exit %d, want %d\nstdout %s\nstderr %s", code, ExitCancelled, out.String(), errOut.String())
 	}
 }

@@ -78,6 +78,7 @@ func Run(ctx context.Context, packs []*Pack, opts Options, run Runner) (*Results
 	)
 	sem := make(chan struct{}, opts.Parallel)
 	var wg sync.WaitGroup
+	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	for i, p := range packs {
@@ -116,6 +117,9 @@ func Run(ctx context.Context, packs []*Pack, opts Options, run Runner) (*Results
 		}()
 	}
 	wg.Wait()
+	if err := parent.Err(); err != nil {
+		return nil, fmt.Errorf("eval stopped: %w", err)
+	}
 	for i, p := range packs {
 		if p.Err == nil && !res.Packs[i].Skipped && res.Packs[i].Error == "" {
 			res.Packs[i].grade(p, attempts[i])
@@ -153,6 +157,9 @@ func runPack(ctx context.Context, p *Pack, opts Options, run Runner, done func(A
 		if err != nil {
 			pr.Error = err.Error()
 			return err
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
 		}
 		done(a, rep)
 		if a.ModelUnavailable {
