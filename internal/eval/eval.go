@@ -149,7 +149,11 @@ func runPack(ctx context.Context, p *Pack, opts Options, run Runner, done func(A
 			pr.Error = err.Error()
 			return err
 		}
-		defer prom.stop()
+		defer func() {
+			if err := prom.stop(); err != nil && pr.Error == "" {
+				pr.Error = err.Error()
+			}
+		}()
 		promURL = prom.URL
 	}
 	for rep := 1; rep <= opts.Repeat; rep++ {

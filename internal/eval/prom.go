@@ -60,8 +60,7 @@ func startPrometheus(ctx context.Context, om, dir string) (*prometheus, error) {
 	}
 	go func() { p.done <- p.cmd.Wait() }()
 	if err := p.waitReady(ctx); err != nil {
-		p.stop()
-		return nil, err
+		return nil, errors.Join(err, p.stop())
 	}
 	return p, nil
 }
@@ -91,8 +90,15 @@ func (p *prometheus) waitReady(ctx context.Context) error {
 	return errors.New("prometheus was not ready within 60s")
 }
 
-// stop ends the server and waits for it.
-func (p *prometheus) stop() {
-	_ = p.cmd.Process.Kill() // it may have exited already
-	_ = <-p.done             // "signal: killed", or how it ended before: the pack's result is already decided
+// stop ends the server and waits for it; its exit status after the kill
+// says nothing, a failure to kill or to wait is the error.
+func (p *prometheus) stop() error {
+	if err := p.cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return fmt.Errorf("stop prometheus: %w", err)
+	}
+	var exit *exec.ExitError
+	if err := <-p.done; err != nil && !errors.As(err, &exit) {
+		return fmt.Errorf("wait for prometheus: %w", err)
+	}
+	return nil
 }
