@@ -141,11 +141,11 @@ func ReadResults(path string) (*Results, error) {
 
 // Change is one pack's difference between two results.
 type Change struct {
-	ID         string
-	Before     string // "pass", "fail", "skipped", "error" or "absent"
-	After      string
-	BeforeNote string // the outcome and failed checks
-	AfterNote  string
+	ID         string `json:"id"`
+	Before     string `json:"before"` // "pass", "fail", "skipped", "error" or "absent"
+	After      string `json:"after"`
+	BeforeNote string `json:"before_note"` // the outcome and failed checks
+	AfterNote  string `json:"after_note"`
 }
 
 // Compare lists the packs whose grade differs between a and b, in a's
