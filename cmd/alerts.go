@@ -175,8 +175,14 @@ func (a *app) resolveAlert(ctx context.Context, cfg *config.Config, ref string) 
 	if now.IsZero() {
 		now = time.Now()
 	}
+	return newAlertRun(al, note, now, cfg.Limits.Query), nil
+}
+
+// newAlertRun is the diagnosis of alert al at the real time now: the clock
+// anchored to its start and the query bounded by limit.
+func newAlertRun(al alerts.Alert, note string, now time.Time, limit int) alertRun {
 	clock := alerts.Clock(al, now)
-	return alertRun{query: alerts.Query(al, clock, note, cfg.Limits.Query), clock: clock, note: note}, nil
+	return alertRun{query: alerts.Query(al, clock, note, limit), clock: clock, note: note}
 }
 
 // chatAlertCommand is how a chat message names a firing alert.

@@ -191,6 +191,7 @@ what it checked, or says honestly what is missing.`,
 
 	root.AddCommand(
 		a.newDiagnoseCmd(),
+		a.newEvalCmd(),
 		a.newChatCmd(),
 		a.newAlertsCmd(),
 		a.newDoctorCmd(),

@@ -72,11 +72,16 @@ func applyDemo(ctx context.Context, cfg *config.Config, dir string) (*demo.Works
 // openWorkspace resolves the configuration (with a command's own overrides),
 // opens the store and builds the tools and the model client.
 func (a *app) openWorkspace(cmd *cobra.Command, ov config.Overrides) (*workspace, error) {
-	ctx := cmd.Context()
 	cfg, err := a.loadConfigWith(cmd, ov)
 	if err != nil {
 		return nil, err
 	}
+	return a.buildWorkspace(cmd.Context(), cfg)
+}
+
+// buildWorkspace opens the store of a resolved configuration and builds
+// its tools and model client: every command's wiring, eval's packs too.
+func (a *app) buildWorkspace(ctx context.Context, cfg *config.Config) (*workspace, error) {
 	w := &workspace{cfg: cfg}
 	store, err := openRunStore(ctx, cfg.DBPath)
 	if err != nil {

@@ -1,0 +1,372 @@
+package cmd
+
+import (
+	"context"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/eval"
+	"github.com/superbiz/superbiz/internal/usecase"
+)
+
+// evalFlags are the flags of `superbiz eval`.
+type evalFlags struct {
+	suites   []string
+	filter   string
+	repeat   int
+	parallel int
+	junit    string
+	record   bool
+	minPass  float64
+	regrade  string
+}
+
+func (a *app) newEvalCmd() *cobra.Command {
+	var f evalFlags
+	c := &cobra.Command{
+		Use:   "eval",
+		Short: "Measure how well a model diagnoses, on incident packs graded without a judge model",
+		Long: `eval runs every incident pack of the suites through the diagnosis path of
+` + "`superbiz diagnose`" + ` (same guards, budgets and redaction), each in its own
+temporary workspace and run store with the clock frozen at the pack's now, and
+grades the stored runs: outcome, root cause, forbidden claims, cited evidence.
+The model comes from --model, --host and the environment, never from a pack.
+Exit codes: 0 the eval ran (whatever the score), 1 pass@1 below --min-pass,
+2 a pack could not be loaded or run (it is listed with its error) or a usage
+error, 4 the model server failed, 130 cancelled.`,
+		Example: `  superbiz eval --suite builtin --model qwen3:8b
+  superbiz eval --suite ./packs --filter tls --repeat 3 -o json > results.json
+  superbiz eval --suite builtin --min-pass 0.8 --junit eval.xml
+  superbiz eval --suite builtin --record --db eval.db -o json > results.json
+  superbiz eval --suite builtin --regrade results.json --db eval.db
+  superbiz eval compare before.json after.json`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.runEval(cmd, f)
+		},
+	}
+	fl := c.Flags()
+	fl.StringArrayVar(&f.suites, "suite", nil, "a suite: builtin, or a directory of packs (repeatable; default builtin)")
+	fl.StringVar(&f.filter, "filter", "", "only the packs with this tag or id")
+	fl.IntVar(&f.repeat, "repeat", 1, "runs per pack (K of pass^k)")
+	fl.IntVar(&f.parallel, "parallel", 1, "packs run at once")
+	fl.StringVar(&f.junit, "junit", "", "also write the results as JUnit XML to FILE")
+	fl.BoolVar(&f.record, "record", false, "keep every run in the run store (--db) for `runs show` and --regrade")
+	fl.Float64Var(&f.minPass, "min-pass", 0, "exit 1 when pass@1 (a fraction, 0 to 1) is below this")
+	fl.StringVar(&f.regrade, "regrade", "", "grade the runs of RESULTS.json (recorded with --record) again, with no model")
+	c.AddCommand(a.newEvalCompareCmd())
+	return c
+}
+
+func (a *app) newEvalCompareCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "compare A.json B.json",
+		Short: "Show per-pack differences between two eval results (-o json files)",
+		Args:  exactArgs(2, "two results files, A.json and B.json"),
+		RunE: func(_ *cobra.Command, args []string) error {
+			ra, err := eval.ReadResults(args[0])
+			if err != nil {
+				return &ExitError{Code: ExitUsage, Err: err}
+			}
+			rb, err := eval.ReadResults(args[1])
+			if err != nil {
+				return &ExitError{Code: ExitUsage, Err: err}
+			}
+			return a.printCompare(args[0], args[1], ra, rb)
+		},
+	}
+}
+
+func (a *app) runEval(cmd *cobra.Command, f evalFlags) error {
+	ctx := cmd.Context()
+	switch {
+	case f.repeat < 1 || f.repeat > 100:
+		return usageErrorf("--repeat %d: give 1 to 100", f.repeat)
+	case f.parallel < 1 || f.parallel > 64:
+		return usageErrorf("--parallel %d: give 1 to 64", f.parallel)
+	case f.minPass < 0 || f.minPass > 1:
+		return usageErrorf("--min-pass %g: give a fraction from 0 to 1", f.minPass)
+	}
+	cfg, err := a.loadConfig(cmd)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "superbiz-eval-")
+	if err != nil {
+		return fmt.Errorf("create the eval directory: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	packs, err := loadSuites(f.suites, tmp)
+	if err != nil {
+		return &ExitError{Code: ExitUsage, Err: err}
+	}
+	var sel []*eval.Pack
+	for _, p := range packs {
+		if p.Match(f.filter) || (p.Err != nil && f.filter == "") {
+			sel = append(sel, p)
+		}
+	}
+	if len(sel) == 0 {
+		return usageErrorf("--filter %q selects no pack", f.filter)
+	}
+	var res *eval.Results
+	if f.regrade != "" {
+		prev, err := eval.ReadResults(f.regrade)
+		if err != nil {
+			return &ExitError{Code: ExitUsage, Err: err}
+		}
+		if res, err = eval.Regrade(ctx, prev, sel, cfg.DBPath); err != nil {
+			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("--regrade: %w", err)}
+		}
+	} else if res, err = a.evalRun(cmd, sel, f, cfg); err != nil {
+		return err
+	}
+	if err := a.printEval(res); err != nil {
+		return err
+	}
+	if f.junit != "" {
+		if err := writeJUnit(f.junit, res); err != nil {
+			return err
+		}
+	}
+	switch {
+	case res.Errors() > 0:
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%d pack(s) could not be loaded or run; see their error", res.Errors())}
+	case cmd.Flags().Changed("min-pass") && res.Summary.PassAt1 < f.minPass:
+		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("pass@1 %.4g is below --min-pass %g", res.Summary.PassAt1, f.minPass)}
+	}
+	return nil
+}
+
+// loadSuites reads the packs of every --suite (builtin when none is given).
+func loadSuites(suites []string, tmp string) ([]*eval.Pack, error) {
+	if len(suites) == 0 {
+		suites = []string{eval.BuiltinSuite}
+	}
+	var packs []*eval.Pack
+	for _, s := range suites {
+		dir := s
+		if s == eval.BuiltinSuite {
+			var err error
+			if dir, err = eval.WriteBuiltin(tmp); err != nil {
+				return nil, err
+			}
+		}
+		ps, err := eval.LoadSuite(dir)
+		if err != nil {
+			return nil, err
+		}
+		packs = append(packs, ps...)
+	}
+	return packs, nil
+}
+
+// evalRun runs the packs through the diagnose wiring, with a progress line
+// per attempt on stderr.
+func (a *app) evalRun(cmd *cobra.Command, packs []*eval.Pack, f evalFlags, cfg *config.Config) (*eval.Results, error) {
+	ctx := cmd.Context()
+	ov := config.Overrides{}
+	if cmd.Flags().Changed("model") {
+		ov.Model = &a.flags.model
+	}
+	if cmd.Flags().Changed("host") {
+		ov.Host = &a.flags.host
+	}
+	runnable := 0
+	for _, p := range packs {
+		if p.Err == nil {
+			runnable++
+		}
+	}
+	opts := eval.Options{
+		Repeat: f.repeat, Parallel: f.parallel, Getenv: a.getenv, Overrides: ov,
+		Progress: func(p eval.Progress) {
+			word := "fail"
+			if p.Pass {
+				word = "pass"
+			}
+			fmt.Fprintf(a.io.ErrOut, "eval: [%d/%d] %s repeat %d/%d %s · %d/%d passed\n", p.Graded, runnable*f.repeat, p.Pack, p.Repeat, p.Of, word, p.Passed, p.Graded)
+		},
+	}
+	if f.record {
+		opts.RecordDB = cfg.DBPath
+		if f.parallel > 1 {
+			fmt.Fprintln(a.io.ErrOut, "superbiz: eval --record runs one pack at a time: the run store holds one knowledge index")
+		}
+	}
+	res, err := eval.Run(ctx, packs, opts, a.evalRunner)
+	if errors.Is(err, eval.ErrModelUnavailable) {
+		return nil, &ExitError{Code: ExitUnavailable, Err: fmt.Errorf("%w\n%s", err, ollamaHint(cfg))}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// evalRunner is one pack's diagnosis through exactly the wiring and use
+// case of `superbiz diagnose` (or `diagnose --alert` for a pack's alert).
+func (a *app) evalRunner(ctx context.Context, job eval.Job) (string, error) {
+	w, err := a.buildWorkspace(ctx, job.Config)
+	if err != nil {
+		return "", err
+	}
+	defer w.Close()
+	d := w.deps()
+	req := usecase.DiagnoseRequest{Query: job.Pack.Question}
+	var out usecase.Output
+	if job.Pack.Alert != nil {
+		al, err := job.Pack.Alert.Firing()
+		if err != nil {
+			return "", err
+		}
+		ar := newAlertRun(al, "", job.Config.Now, job.Config.Limits.Query)
+		if job.Pack.Question != "" {
+			ar.query += "\nQuestion: " + job.Pack.Question
+		}
+		out, err = alertDiagnosis(ctx, d, ar, req)
+		if err != nil {
+			return "", err
+		}
+	} else if out, err = d.Diagnose(ctx, req); err != nil {
+		return "", err
+	}
+	return out.RunID, nil
+}
+
+// printEval writes the results as text, Markdown tables or JSON.
+func (a *app) printEval(r *eval.Results) error {
+	switch a.flags.output {
+	case outputJSON:
+		return writeJSON(a.io.Out, r)
+	case outputMarkdown:
+		_, err := io.WriteString(a.io.Out, evalMarkdown(r))
+		return err
+	}
+	_, err := io.WriteString(a.io.Out, evalText(r))
+	return err
+}
+
+func evalText(r *eval.Results) string {
+	var b strings.Builder
+	for _, p := range r.Packs {
+		fmt.Fprintf(&b, "%-5s %-32s expected %-8s got %-8s %2d tools %2d model calls %6d tokens %6d ms", strings.ToUpper(p.State()), p.ID, p.ExpectedOutcome, p.Outcome, p.ToolCalls, p.ModelCalls, p.Tokens, p.WallMS)
+		if n := p.Note(); n != "" {
+			fmt.Fprintf(&b, "\n      %s", n)
+		}
+		b.WriteString("\n")
+	}
+	s := r.Summary
+	fmt.Fprintf(&b, "\n%d packs, %d graded, %d skipped · pass@1 %.2f · pass^k %.2f · false success %.2f · abstention %.2f · evidence recall %.2f · guard blocks %d · median %d tokens, %d ms\n",
+		s.Packs, s.Graded, s.Skipped, s.PassAt1, s.PassHatK, s.FalseSuccessRate, s.AbstentionRate, s.EvidenceRecall, s.GuardBlocks, s.MedianTokens, s.MedianMS)
+	return b.String()
+}
+
+// mdCell makes text safe inside a Markdown table cell.
+func mdCell(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
+}
+
+func evalMarkdown(r *eval.Results) string {
+	var b strings.Builder
+	s := r.Summary
+	b.WriteString("| packs | graded | skipped | pass@1 | pass^k | false success | abstention | evidence recall | guard blocks | median tokens | median ms |\n")
+	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	fmt.Fprintf(&b, "| %d | %d | %d | %.2f | %.2f | %.2f | %.2f | %.2f | %d | %d | %d |\n\n",
+		s.Packs, s.Graded, s.Skipped, s.PassAt1, s.PassHatK, s.FalseSuccessRate, s.AbstentionRate, s.EvidenceRecall, s.GuardBlocks, s.MedianTokens, s.MedianMS)
+	b.WriteString("| pack | expected | outcome | grade | tools | model calls | tokens | ms | notes |\n")
+	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	for _, p := range r.Packs {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %d | %d | %d | %s |\n", mdCell(p.ID), p.ExpectedOutcome, mdCell(p.Outcome), strings.ToUpper(p.State()), p.ToolCalls, p.ModelCalls, p.Tokens, p.WallMS, mdCell(p.Note()))
+	}
+	return b.String()
+}
+
+// printCompare writes the per-pack differences between two results.
+func (a *app) printCompare(nameA, nameB string, ra, rb *eval.Results) error {
+	changes := eval.Compare(ra, rb)
+	if a.flags.output == outputJSON {
+		return writeJSON(a.io.Out, changes)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "pass@1 %.2f → %.2f · pass^k %.2f → %.2f · false success %.2f → %.2f (A %s, B %s)\n",
+		ra.Summary.PassAt1, rb.Summary.PassAt1, ra.Summary.PassHatK, rb.Summary.PassHatK, ra.Summary.FalseSuccessRate, rb.Summary.FalseSuccessRate, nameA, nameB)
+	if len(changes) == 0 {
+		b.WriteString("no pack differs\n")
+	}
+	for _, c := range changes {
+		fmt.Fprintf(&b, "%s: %s → %s\n", c.ID, c.Before, c.After)
+		if c.BeforeNote != "" {
+			fmt.Fprintf(&b, "  A: %s\n", c.BeforeNote)
+		}
+		if c.AfterNote != "" {
+			fmt.Fprintf(&b, "  B: %s\n", c.AfterNote)
+		}
+	}
+	_, err := io.WriteString(a.io.Out, b.String())
+	return err
+}
+
+// JUnit XML: one testcase per pack, a failure per failed pack, a skipped
+// element per skipped one and an error per pack that could not run.
+type junitSuite struct {
+	XMLName  xml.Name    `xml:"testsuite"`
+	Name     string      `xml:"name,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Errors   int         `xml:"errors,attr"`
+	Skipped  int         `xml:"skipped,attr"`
+	Cases    []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	Name    string     `xml:"name,attr"`
+	Class   string     `xml:"classname,attr"`
+	Time    float64    `xml:"time,attr"`
+	Failure *junitText `xml:"failure,omitempty"`
+	Error   *junitText `xml:"error,omitempty"`
+	Skipped *junitText `xml:"skipped,omitempty"`
+}
+
+type junitText struct {
+	Message string `xml:"message,attr"`
+	Text    string `xml:",chardata"`
+}
+
+func writeJUnit(path string, r *eval.Results) error {
+	s := junitSuite{Name: "superbiz eval", Tests: len(r.Packs)}
+	for _, p := range r.Packs {
+		c := junitCase{Name: p.ID, Class: "superbiz.eval", Time: float64(p.WallMS) / 1000}
+		switch {
+		case p.Error != "":
+			s.Errors++
+			c.Error = &junitText{Message: "pack error", Text: p.Error}
+		case p.Skipped:
+			s.Skipped++
+			c.Skipped = &junitText{Message: p.SkipReason}
+		case !p.Pass:
+			s.Failures++
+			c.Failure = &junitText{Message: "expected " + p.ExpectedOutcome + ", got " + p.Outcome, Text: p.Note()}
+		}
+		s.Cases = append(s.Cases, c)
+	}
+	b, err := xml.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return fmt.Errorf("--junit: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("--junit: %w", err)
+	}
+	if err := os.WriteFile(path, append([]byte(xml.Header), append(b, '\n')...), 0o644); err != nil {
+		return fmt.Errorf("--junit: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,346 @@
+package eval
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	_ "modernc.org/sqlite" // the fresh SQLite files .sql scripts are loaded into
+
+	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/runrecord"
+	"github.com/superbiz/superbiz/internal/runstore"
+)
+
+// Job is one attempt of a pack, ready for the diagnosis path: the pack's
+// configuration resolved with the eval's model flags, its own run store,
+// the clock frozen at the pack's now, its databases and metrics source.
+type Job struct {
+	Pack   *Pack
+	Repeat int
+	Config *config.Config
+}
+
+// Runner runs one diagnosis of job exactly as `superbiz diagnose` (or
+// `diagnose --alert`, for a pack with an [alert]) would, storing the run
+// in job.Config.DBPath, and returns the run's ID.
+type Runner func(ctx context.Context, job Job) (runID string, err error)
+
+// ErrModelUnavailable stops an eval whose model server failed a run: no
+// later pack could be graded either.
+var ErrModelUnavailable = errors.New("the model server failed a run")
+
+// Options are the eval command's settings.
+type Options struct {
+	Repeat   int // K, at least 1
+	Parallel int // packs run at once, at least 1
+	// RecordDB, when set, is the run store every run is kept in (--record);
+	// otherwise each attempt gets a temporary store that is removed.
+	RecordDB string
+	// Getenv and Overrides resolve each pack's configuration (the model flags).
+	Getenv    func(string) string
+	Overrides config.Overrides
+	// Progress is told after each attempt; nil ignores it.
+	Progress func(Progress)
+}
+
+// Progress is one line of the stderr progress: the pack, the repeat and the
+// running score.
+type Progress struct {
+	Pack           string
+	Repeat, Of     int
+	Pass           bool
+	Passed, Graded int // attempts so far
+}
+
+// Run runs every pack Repeat times through run and grades each stored run.
+// A pack that failed to load, or whose attempt could not run, carries its
+// error; a metrics pack without promtool and prometheus is skipped with
+// the reason. The returned error is ErrModelUnavailable or a cancellation.
+func Run(ctx context.Context, packs []*Pack, opts Options, run Runner) (*Results, error) {
+	opts.Repeat, opts.Parallel = max(opts.Repeat, 1), max(opts.Parallel, 1)
+	if opts.RecordDB != "" {
+		// One store holds one knowledge index: packs take turns in it.
+		opts.Parallel = 1
+	}
+	res := &Results{Packs: make([]PackResult, len(packs))}
+	attempts := make([][]Attempt, len(packs))
+	var (
+		mu       sync.Mutex
+		score    Progress
+		firstErr error
+	)
+	sem := make(chan struct{}, opts.Parallel)
+	var wg sync.WaitGroup
+	parent := ctx
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for i, p := range packs {
+		res.Packs[i] = newPackResult(p)
+		if p.Err != nil {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			pr := &res.Packs[i]
+			err := runPack(ctx, p, opts, run, func(a Attempt, rep int) {
+				mu.Lock()
+				defer mu.Unlock()
+				attempts[i] = append(attempts[i], a)
+				score.Pack, score.Repeat, score.Of = p.ID, rep, opts.Repeat
+				score.Pass = len(Grade(p.Expect, a)) == 0
+				score.Graded++
+				if score.Pass {
+					score.Passed++
+				}
+				if opts.Progress != nil {
+					opts.Progress(score)
+				}
+			}, pr)
+			if err != nil && (errors.Is(err, ErrModelUnavailable) || ctx.Err() != nil) {
+				mu.Lock()
+				if firstErr == nil {
+					firstErr = err
+				}
+				mu.Unlock()
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+	if err := parent.Err(); err != nil {
+		return nil, fmt.Errorf("eval stopped: %w", err)
+	}
+	for i, p := range packs {
+		if p.Err == nil && !res.Packs[i].Skipped && res.Packs[i].Error == "" {
+			res.Packs[i].grade(p, attempts[i])
+		}
+	}
+	res.Summary = summarize(packs, res.Packs, attempts)
+	return res, firstErr
+}
+
+// runPack runs the repeats of one pack in its own workspace, recording a
+// skip or an error in pr.
+func runPack(ctx context.Context, p *Pack, opts Options, run Runner, done func(Attempt, int), pr *PackResult) error {
+	ws, err := os.MkdirTemp("", "superbiz-eval-"+p.ID+"-")
+	if err != nil {
+		pr.Error = fmt.Sprintf("create the workspace: %v", err)
+		return err
+	}
+	defer os.RemoveAll(ws)
+	var promURL string
+	if p.Metrics {
+		if why := metricsMissing(); why != "" {
+			pr.Skipped, pr.SkipReason = true, why
+			return nil
+		}
+		prom, err := startPrometheus(ctx, filepath.Join(p.Dir, MetricsFile), ws)
+		if err != nil {
+			pr.Error = err.Error()
+			return err
+		}
+		defer func() {
+			if err := prom.stop(); err != nil && pr.Error == "" {
+				pr.Error = err.Error()
+			}
+		}()
+		promURL = prom.URL
+	}
+	for rep := 1; rep <= opts.Repeat; rep++ {
+		a, err := attempt(ctx, p, opts, run, filepath.Join(ws, fmt.Sprintf("r%d", rep)), promURL, rep)
+		if err != nil {
+			pr.Error = err.Error()
+			return err
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		done(a, rep)
+		if a.ModelUnavailable {
+			return fmt.Errorf("%w (pack %s, run %s)", ErrModelUnavailable, p.ID, a.RunID)
+		}
+	}
+	return nil
+}
+
+// attempt prepares one repeat's configuration in dir, runs it and reads
+// the stored run back.
+func attempt(ctx context.Context, p *Pack, opts Options, run Runner, dir, promURL string, rep int) (Attempt, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return Attempt{}, fmt.Errorf("create the workspace: %w", err)
+	}
+	dbPath := cmpOr(opts.RecordDB, filepath.Join(dir, "runs.db"))
+	ov := opts.Overrides
+	ov.DBPath = &dbPath
+	if p.Expect.MaxToolCalls > 0 {
+		ov.MaxToolCalls = &p.Expect.MaxToolCalls
+	}
+	cfg, err := LoadConfig(filepath.Join(p.Dir, ConfigFile), opts.Getenv, ov)
+	if err != nil {
+		return Attempt{}, err
+	}
+	cfg.Now = p.Now
+	if err := loadScripts(ctx, cfg, dir); err != nil {
+		return Attempt{}, err
+	}
+	if promURL != "" {
+		m := config.NewMetricsSource()
+		m.Name, m.URL = "prom", promURL
+		cfg.Metrics = append(cfg.Metrics, m)
+	}
+	runID, err := run(ctx, Job{Pack: p, Repeat: rep, Config: cfg})
+	if err != nil {
+		return Attempt{}, fmt.Errorf("run: %w", err)
+	}
+	return ReadAttempt(ctx, dbPath, runID)
+}
+
+// ReadAttempt reads a stored run back from the store at path for grading.
+func ReadAttempt(ctx context.Context, path, runID string) (Attempt, error) {
+	st, err := runstore.OpenReadOnly(ctx, path)
+	if err != nil {
+		return Attempt{}, fmt.Errorf("open the run store %s: %w", path, err)
+	}
+	defer st.Close()
+	d, err := st.GetRun(ctx, runID)
+	if err != nil {
+		return Attempt{}, err
+	}
+	return FromRun(d)
+}
+
+// loadScripts turns every SQLite database whose DSN is a .sql script into
+// a fresh database file in dir, loaded with that script.
+func loadScripts(ctx context.Context, cfg *config.Config, dir string) error {
+	for i, d := range cfg.Databases {
+		script := d.DSN.Reveal()
+		if d.Driver != config.DriverSQLite || !strings.HasSuffix(script, ".sql") {
+			continue
+		}
+		body, err := os.ReadFile(script)
+		if err != nil {
+			return fmt.Errorf("databases %s: %w", d.Name, err)
+		}
+		file := filepath.Join(dir, d.Name+".db")
+		db, err := sql.Open("sqlite", file)
+		if err != nil {
+			return fmt.Errorf("databases %s: %w", d.Name, err)
+		}
+		_, err = db.ExecContext(ctx, string(body))
+		if cerr := db.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("databases %s: load %s: %w", d.Name, script, err)
+		}
+		if cfg.Databases[i].DSN, err = config.NewDSN(config.DriverSQLite, file); err != nil {
+			return fmt.Errorf("databases %s: %w", d.Name, err)
+		}
+	}
+	return nil
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// newPackResult is a pack's result before it runs.
+func newPackResult(p *Pack) PackResult {
+	r := PackResult{ID: p.ID, Title: p.Title, Tags: p.Tags, ExpectedOutcome: string(p.Expect.Outcome), FailedChecks: []FailedCheck{}, RunIDs: []string{}}
+	if r.Tags == nil {
+		r.Tags = []string{}
+	}
+	if p.Err != nil {
+		r.Error = p.Err.Error()
+	}
+	return r
+}
+
+// grade fills the result of a pack that ran from its attempts.
+func (r *PackResult) grade(p *Pack, as []Attempt) {
+	r.Repeats = len(as)
+	r.Pass = len(as) > 0
+	var outcomes []string
+	var tools, models, tokens []int
+	var ms []int64
+	for i, a := range as {
+		r.RunIDs = append(r.RunIDs, a.RunID)
+		if !slices.Contains(outcomes, a.Outcome) {
+			outcomes = append(outcomes, a.Outcome)
+		}
+		for _, f := range Grade(p.Expect, a) {
+			r.Pass = false
+			if len(as) > 1 {
+				f.Why = fmt.Sprintf("repeat %d: %s", i+1, f.Why)
+			}
+			r.FailedChecks = append(r.FailedChecks, f)
+		}
+		tools, models, tokens, ms = append(tools, a.ToolCalls), append(models, a.ModelCalls), append(tokens, a.Tokens), append(ms, a.WallMS)
+	}
+	r.Outcome = strings.Join(outcomes, ",")
+	r.ToolCalls, r.ModelCalls, r.Tokens, r.WallMS = median(tools), median(models), median(tokens), median(ms)
+}
+
+// median is the middle value (the lower middle of an even count), 0 for none.
+func median[T int | int64](v []T) T {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[(len(s)-1)/2]
+}
+
+// Regrade grades recorded runs again, with no model: each graded pack of
+// prev is matched by id to a pack of packs and its runs are read back from
+// the store at path. Skipped and errored packs keep their result.
+func Regrade(ctx context.Context, prev *Results, packs []*Pack, path string) (*Results, error) {
+	byID := map[string]*Pack{}
+	for _, p := range packs {
+		if p.Err == nil {
+			byID[p.ID] = p
+		}
+	}
+	out := &Results{Packs: make([]PackResult, len(prev.Packs))}
+	used := make([]*Pack, len(prev.Packs))
+	attempts := make([][]Attempt, len(prev.Packs))
+	for i, old := range prev.Packs {
+		p, ok := byID[old.ID]
+		if !ok || old.Skipped || old.Error != "" {
+			out.Packs[i] = old
+			if !ok && !old.Skipped && old.Error == "" {
+				out.Packs[i].Error = fmt.Sprintf("no pack %q in the suite", old.ID)
+			}
+			used[i] = &Pack{ID: old.ID, Err: errors.New(out.Packs[i].Error)}
+			if old.Skipped {
+				used[i] = &Pack{ID: old.ID, Expect: Expect{Outcome: runrecord.Outcome(old.ExpectedOutcome)}}
+			}
+			continue
+		}
+		used[i] = p
+		out.Packs[i] = newPackResult(p)
+		for _, id := range old.RunIDs {
+			a, err := ReadAttempt(ctx, path, id)
+			if err != nil {
+				return nil, fmt.Errorf("pack %s: %w", old.ID, err)
+			}
+			attempts[i] = append(attempts[i], a)
+		}
+		out.Packs[i].grade(p, attempts[i])
+	}
+	out.Summary = summarize(used, out.Packs, attempts)
+	return out, nil
+}

@@ -1,0 +1,73 @@
+package eval
+
+import (
+	"regexp"
+	"slices"
+	"testing"
+
+	"github.com/superbiz/superbiz/internal/runrecord"
+)
+
+func checks(fs []FailedCheck) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, f.Check)
+	}
+	return out
+}
+
+// Each grader fails on its own fault and passes the honest answer.
+func TestGrade(t *testing.T) {
+	success := Expect{
+		Outcome:      runrecord.OutcomeSuccess,
+		RootCauseAny: [][]string{{"certificate", "x509"}, {"expired", "expiry"}},
+		Forbidden:    []*regexp.Regexp{regexp.MustCompile(`(?i)out of memory`)},
+		Evidence:     []string{"query_logs:app", "lookup_knowledge"},
+	}
+	fallback := Expect{Outcome: runrecord.OutcomeFallback, Evidence: []string{"query_logs"}}
+	good := Attempt{Outcome: "SUCCESS", RootCause: "The X509 certificate EXPIRED.", Published: "answer",
+		Cited: []string{"query_logs", "query_logs:app", "lookup_knowledge", "lookup_knowledge:a.md"}}
+	for _, tt := range []struct {
+		name   string
+		e      Expect
+		a      Attempt
+		failed []string
+	}{
+		{"good", success, good, nil},
+		{"summary matches", success, Attempt{Outcome: "SUCCESS", RootCause: "certificate", Summary: "it expired", Cited: good.Cited}, nil},
+		{"wrong root cause", success, Attempt{Outcome: "SUCCESS", RootCause: "the certificate is fine", Cited: good.Cited}, []string{CheckRootCause}},
+		{"forbidden", success, Attempt{Outcome: "SUCCESS", RootCause: good.RootCause, Published: "pods were Out Of Memory", Cited: good.Cited}, []string{CheckForbidden}},
+		{"missing evidence", success, Attempt{Outcome: "SUCCESS", RootCause: good.RootCause, Cited: []string{"query_logs", "query_logs:other"}}, []string{CheckEvidence, CheckEvidence}},
+		{"fallback on success pack", success, Attempt{Outcome: "FALLBACK", Checked: good.Cited}, []string{CheckOutcome}},
+		{"honest fallback", fallback, Attempt{Outcome: "FALLBACK", Checked: []string{"query_logs"}}, nil},
+		{"fallback without looking", fallback, Attempt{Outcome: "FALLBACK"}, []string{CheckEvidence}},
+		{"false success", fallback, Attempt{Outcome: "SUCCESS", RootCause: "x", Cited: []string{"query_logs"}}, []string{CheckOutcome}},
+		{"failed run", fallback, Attempt{Outcome: "FAILED", Checked: []string{"query_logs"}}, []string{CheckOutcome}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := checks(Grade(tt.e, tt.a)); !slices.Equal(got, tt.failed) {
+				t.Errorf("failed %v, want %v", got, tt.failed)
+			}
+		})
+	}
+}
+
+// The summary's rates: pass@1 averages the share of passing attempts,
+// pass^k counts packs whose attempts all pass, false success and
+// abstention count FALLBACK packs' attempts.
+func TestSummarize(t *testing.T) {
+	succ := &Pack{ID: "s", Expect: Expect{Outcome: runrecord.OutcomeSuccess, RootCauseAny: [][]string{{"disk"}}, Evidence: []string{"query_logs"}}}
+	fb := &Pack{ID: "f", Expect: Expect{Outcome: runrecord.OutcomeFallback}}
+	skip := &Pack{ID: "k", Metrics: true}
+	pass := Attempt{Outcome: "SUCCESS", RootCause: "disk full", Cited: []string{"query_logs"}, Tokens: 100, WallMS: 10, GuardBlocks: 0}
+	fail := Attempt{Outcome: "SUCCESS", RootCause: "memory", Tokens: 300, WallMS: 30, GuardBlocks: 1}
+	packs := []*Pack{succ, fb, skip}
+	prs := []PackResult{newPackResult(succ), newPackResult(fb), {ID: "k", Skipped: true}}
+	attempts := [][]Attempt{{pass, fail}, {{Outcome: "FALLBACK", Tokens: 200, WallMS: 20}, {Outcome: "SUCCESS", RootCause: "x", Tokens: 200, WallMS: 20}}, nil}
+	s := summarize(packs, prs, attempts)
+	want := Summary{Packs: 3, Graded: 2, Skipped: 1, PassAt1: 0.5, PassHatK: 0, FalseSuccessRate: 0.5, AbstentionRate: 0.5,
+		EvidenceRecall: 0.5, GuardBlocks: 1, MedianTokens: 200, MedianMS: 20}
+	if s != want {
+		t.Errorf("summary\n%+v\nwant\n%+v", s, want)
+	}
+}

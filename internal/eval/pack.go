@@ -1,0 +1,272 @@
+// Package eval measures how well a model diagnoses: it loads incident packs
+// (a scenario.toml, a superbiz.toml and their data), runs each through the
+// diagnosis path a port supplies, grades the stored run against the pack's
+// expectations without a judge model, and sums the grades up
+// (docs/EVAL.md, docs/SPEC.md#superbiz-eval).
+package eval
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/runrecord"
+)
+
+// The files of a pack.
+const (
+	ScenarioFile = "scenario.toml"
+	ConfigFile   = "superbiz.toml"
+	MetricsFile  = "metrics.om"
+)
+
+// Pack is one incident: what is asked, at which frozen time, and what an
+// honest diagnosis concludes. A pack that could not be loaded keeps its
+// directory and Err, so it is listed with the error while the rest run.
+type Pack struct {
+	// Dir is the pack's directory; its data paths resolve against it.
+	Dir      string
+	ID       string
+	Title    string
+	Tags     []string
+	Now      time.Time
+	Question string
+	Alert    *Alert
+	Expect   Expect
+	// Metrics is true when the pack has a metrics.om to serve.
+	Metrics bool
+	// Err is why the pack cannot run (bad TOML, missing file, bad value,
+	// unknown key), naming the file and the key.
+	Err error
+}
+
+// Alert is a pack's [alert]: the firing alert a diagnosis starts from, as
+// `diagnose --alert` would receive it from Alertmanager.
+type Alert struct {
+	Labels      map[string]string
+	Annotations map[string]string
+	StartsAt    time.Time
+}
+
+// Expect is a pack's [expect]: what grading checks.
+type Expect struct {
+	Outcome      runrecord.Outcome
+	RootCauseAny [][]string
+	Forbidden    []*regexp.Regexp
+	Evidence     []string
+	// MaxToolCalls overrides budget.max_tool_calls for this pack; 0 keeps it.
+	MaxToolCalls int
+}
+
+// scenario is scenario.toml as written; strings are parsed and checked by load.
+type scenario struct {
+	ID       string   `toml:"id"`
+	Title    string   `toml:"title"`
+	Tags     []string `toml:"tags"`
+	Now      string   `toml:"now"`
+	Question string   `toml:"question"`
+	Alert    *struct {
+		Labels      map[string]string `toml:"labels"`
+		Annotations map[string]string `toml:"annotations"`
+		StartsAt    string            `toml:"starts_at"`
+	} `toml:"alert"`
+	Expect *struct {
+		Outcome      string     `toml:"outcome"`
+		RootCauseAny [][]string `toml:"root_cause_any"`
+		Forbidden    []string   `toml:"forbidden"`
+		Evidence     []string   `toml:"evidence"`
+		MaxToolCalls *int       `toml:"max_tool_calls"`
+	} `toml:"expect"`
+}
+
+var (
+	idShape       = regexp.MustCompile(`^[a-z0-9-]{1,64}$`)
+	evidenceShape = regexp.MustCompile(`^[a-z_]{1,64}(:[^\s]{1,200})?$`)
+)
+
+// packError is a load failure naming the file and the key.
+func packError(file, key, format string, args ...any) error {
+	if key == "" {
+		return fmt.Errorf("%s: %s", file, fmt.Sprintf(format, args...))
+	}
+	return fmt.Errorf("%s: %s: %s", file, key, fmt.Sprintf(format, args...))
+}
+
+// LoadPack reads the pack in dir strictly: an unknown key, a bad value or
+// a missing file is the pack's Err, naming the file and the key.
+func LoadPack(dir string) *Pack {
+	p := &Pack{Dir: dir, ID: filepath.Base(dir)}
+	p.Err = p.load()
+	return p
+}
+
+func (p *Pack) load() error {
+	file := filepath.Join(p.Dir, ScenarioFile)
+	var s scenario
+	md, err := toml.DecodeFile(file, &s)
+	if err != nil {
+		return packError(file, "", "%v", err)
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		return packError(file, und[0].String(), "unknown key")
+	}
+	if !idShape.MatchString(s.ID) {
+		return packError(file, "id", "%q is not 1 to 64 of [a-z0-9-]", s.ID)
+	}
+	p.ID, p.Title, p.Tags, p.Question = s.ID, strings.TrimSpace(s.Title), s.Tags, strings.TrimSpace(s.Question)
+	if p.Title == "" {
+		return packError(file, "title", "missing")
+	}
+	if p.Now, err = time.Parse(time.RFC3339, s.Now); err != nil {
+		return packError(file, "now", "%q is not an RFC 3339 time", s.Now)
+	}
+	if s.Alert != nil {
+		a := &Alert{Labels: s.Alert.Labels, Annotations: s.Alert.Annotations}
+		if a.Labels["alertname"] == "" {
+			return packError(file, "alert.labels", "needs an alertname")
+		}
+		if a.StartsAt, err = time.Parse(time.RFC3339, s.Alert.StartsAt); err != nil {
+			return packError(file, "alert.starts_at", "%q is not an RFC 3339 time", s.Alert.StartsAt)
+		}
+		p.Alert = a
+	}
+	if p.Question == "" && p.Alert == nil {
+		return packError(file, "question", "missing: a pack needs a question, an [alert] or both")
+	}
+	if s.Expect == nil {
+		return packError(file, "expect", "missing")
+	}
+	if err := p.loadExpect(file, s); err != nil {
+		return err
+	}
+	if err := checkConfig(filepath.Join(p.Dir, ConfigFile)); err != nil {
+		return err
+	}
+	if _, err := os.Stat(filepath.Join(p.Dir, MetricsFile)); err == nil {
+		p.Metrics = true
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return packError(filepath.Join(p.Dir, MetricsFile), "", "%v", err)
+	}
+	return nil
+}
+
+func (p *Pack) loadExpect(file string, s scenario) error {
+	e := s.Expect
+	switch o := runrecord.Outcome(e.Outcome); o {
+	case runrecord.OutcomeSuccess, runrecord.OutcomeFallback:
+		p.Expect.Outcome = o
+	default:
+		return packError(file, "expect.outcome", "%q is neither SUCCESS nor FALLBACK", e.Outcome)
+	}
+	for i, g := range e.RootCauseAny {
+		if len(g) == 0 || slices.ContainsFunc(g, func(w string) bool { return strings.TrimSpace(w) == "" }) {
+			return packError(file, fmt.Sprintf("expect.root_cause_any[%d]", i), "a group needs at least one non-blank word")
+		}
+	}
+	if p.Expect.Outcome == runrecord.OutcomeSuccess && len(e.RootCauseAny) == 0 {
+		return packError(file, "expect.root_cause_any", "missing: a SUCCESS pack says which root cause it expects")
+	}
+	p.Expect.RootCauseAny = e.RootCauseAny
+	for i, f := range e.Forbidden {
+		re, err := regexp.Compile(f)
+		if err != nil {
+			return packError(file, fmt.Sprintf("expect.forbidden[%d]", i), "not an RE2 expression: %v", err)
+		}
+		p.Expect.Forbidden = append(p.Expect.Forbidden, re)
+	}
+	for i, ev := range e.Evidence {
+		if !evidenceShape.MatchString(ev) {
+			return packError(file, fmt.Sprintf("expect.evidence[%d]", i), "%q is not a tool or tool:source", ev)
+		}
+	}
+	p.Expect.Evidence = e.Evidence
+	if e.MaxToolCalls != nil {
+		if *e.MaxToolCalls < 1 || *e.MaxToolCalls > 50 {
+			return packError(file, "expect.max_tool_calls", "%d is outside 1..50", *e.MaxToolCalls)
+		}
+		p.Expect.MaxToolCalls = *e.MaxToolCalls
+	}
+	return nil
+}
+
+// packOnlyTables are the superbiz.toml tables a pack may not set: the model
+// comes from the eval command line, the alert from scenario.toml.
+var packOnlyTables = []string{"model", "alerts"}
+
+// checkConfig loads the pack's superbiz.toml as superbiz would (strict keys,
+// values, referenced paths) and refuses the tables a pack may not set.
+func checkConfig(file string) error {
+	var raw map[string]any
+	if _, err := toml.DecodeFile(file, &raw); err != nil {
+		return packError(file, "", "%v", err)
+	}
+	for _, k := range packOnlyTables {
+		if _, ok := raw[k]; ok {
+			return packError(file, k, "a pack may not set [%s]: the model comes from the eval command line and the alert from %s", k, ScenarioFile)
+		}
+	}
+	if _, err := LoadConfig(file, func(string) string { return "" }, config.Overrides{}); err != nil {
+		return err
+	}
+	return nil
+}
+
+// LoadConfig resolves a pack's superbiz.toml with the eval's environment
+// and model overrides, exactly as superbiz resolves --config FILE.
+func LoadConfig(file string, getenv func(string) string, ov config.Overrides) (*config.Config, error) {
+	cfg, err := config.Load(config.LoadOptions{ConfigPath: file, WorkDir: filepath.Dir(file), Getenv: getenv, Overrides: ov})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return cfg, nil
+}
+
+// LoadSuite reads the packs of a suite directory, one level deep: every
+// subdirectory holding a scenario.toml (or the directory itself when it is
+// one pack). A duplicate id is the later pack's Err.
+func LoadSuite(dir string) ([]*Pack, error) {
+	if _, err := os.Stat(filepath.Join(dir, ScenarioFile)); err == nil {
+		return []*Pack{LoadPack(dir)}, nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("read the suite %s: %w", dir, err)
+	}
+	var packs []*Pack
+	seen := map[string]string{}
+	for _, e := range entries {
+		sub := filepath.Join(dir, e.Name())
+		if !e.IsDir() {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(sub, ScenarioFile)); err != nil {
+			continue
+		}
+		p := LoadPack(sub)
+		if p.Err == nil {
+			if first, dup := seen[p.ID]; dup {
+				p.Err = packError(filepath.Join(sub, ScenarioFile), "id", "%q is already the id of %s", p.ID, first)
+			}
+			seen[p.ID] = sub
+		}
+		packs = append(packs, p)
+	}
+	if len(packs) == 0 {
+		return nil, fmt.Errorf("the suite %s holds no pack (no */%s)", dir, ScenarioFile)
+	}
+	return packs, nil
+}
+
+// Match says whether the pack is selected by filter: its id or one of its
+// tags; "" selects every pack.
+func (p *Pack) Match(filter string) bool {
+	return filter == "" || p.ID == filter || slices.Contains(p.Tags, filter)
+}
