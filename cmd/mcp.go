@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -133,7 +132,7 @@ func (a *app) runMCP(cmd *cobra.Command, f mcpFlags) error {
 		out := a.io.Out
 		// Everything but the protocol goes to stderr from here on.
 		a.io.Out = a.io.ErrOut
-		return srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(a.io.In), Writer: nopWriteCloser{out}})
+		return srv.RunIO(ctx, a.io.In, out)
 	}
 	return a.serveMCPHTTP(ctx, srv, f.http, token)
 }
@@ -184,11 +183,6 @@ func requireBearer(token string, next http.Handler) http.Handler {
 		next.ServeHTTP(rw, r)
 	})
 }
-
-// nopWriteCloser keeps the transport from closing the process's stdout.
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // mcpService implements mcpserver.Service over one open workspace, through
 // the paths the commands use: callTool for the tools, prepareDiagnosis and

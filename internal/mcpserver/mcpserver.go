@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/url"
 	"strings"
@@ -185,6 +186,35 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 	}
 	return nil
 }
+
+// RunIO serves one client speaking over r and w (stdio) until r ends, the
+// client disconnecting, or ctx ends. The end of r cancels the calls in
+// flight at once: the SDK waits for its handlers before it returns, and a
+// diagnosis whose client went away must stop (CANCELLED), not run on.
+func (s *Server) RunIO(ctx context.Context, r io.Reader, w io.Writer) error {
+	in := &endReader{r: r, end: s.stopLife}
+	return s.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{w}})
+}
+
+// endReader calls end once when its reader fails or ends.
+type endReader struct {
+	r    io.Reader
+	end  func()
+	once sync.Once
+}
+
+func (e *endReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil {
+		e.once.Do(e.end)
+	}
+	return n, err
+}
+
+// nopWriteCloser keeps the transport from closing the process's stdout.
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
 
 // Stop cancels the calls in flight and waits until they have finished (a
 // diagnosis stored CANCELLED).
