@@ -24,13 +24,13 @@ import (
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
 )
 
-// mcpSession starts `superbiz ARGS… mcp` under e through the SDK's own
+// mcpSession starts `superbiz ARGS…` (ARGS include mcp) under e through the SDK's own
 // CommandTransport and connects the SDK client to it; stderr is collected.
 func mcpSession(t *testing.T, e *env, opts *mcp.ClientOptions, args ...string) (*mcp.ClientSession, *syncBuffer) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	c := exec.Command(suite.bin, append(args, "mcp")...)
+	c := exec.Command(suite.bin, args...)
 	c.Env, c.Dir = e.environ(), e.dir
 	stderr := &syncBuffer{}
 	c.Stderr = stderr
@@ -61,12 +61,12 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// pipedSession starts `superbiz ARGS… mcp` with its stdin and stdout on
+// pipedSession starts `superbiz ARGS…` (ARGS include mcp) with its stdin and stdout on
 // pipes the test holds, and connects the SDK client over them; raw, when
 // not nil, receives every byte the process wrote to stdout.
 func pipedSession(t *testing.T, e *env, raw io.Writer, args ...string) (*exec.Cmd, io.Closer, *mcp.ClientSession, *syncBuffer) {
 	t.Helper()
-	c := exec.Command(suite.bin, append(args, "mcp")...)
+	c := exec.Command(suite.bin, args...)
 	c.Env, c.Dir = e.environ(), e.dir
 	stdin, err := c.StdinPipe()
 	if err != nil {
@@ -166,7 +166,7 @@ func TestMCPStdioDemo(t *testing.T) {
 		mu.Lock()
 		progress = append(progress, r.Params)
 		mu.Unlock()
-	}}, "--demo")
+	}}, "--demo", "mcp")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 
@@ -443,9 +443,9 @@ func TestMCPDiagnoseCancelAndDisconnect(t *testing.T) {
 			if disconnect {
 				// The client goes away: its end of the pipe closes under a
 				// call in flight, as when the editor quits.
-				proc, stdin, s, stderr = pipedSession(t, e, nil, "--demo")
+				proc, stdin, s, stderr = pipedSession(t, e, nil, "--demo", "mcp")
 			} else {
-				s, stderr = mcpSession(t, e, nil, "--demo")
+				s, stderr = mcpSession(t, e, nil, "--demo", "mcp")
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
@@ -533,7 +533,7 @@ func TestMCPStdoutOnlyFrames(t *testing.T) {
 		t.Fatal(err)
 	}
 	var raw syncBuffer
-	c, _, s, stderr := pipedSession(t, e, &raw, "--config", cfg)
+	c, _, s, stderr := pipedSession(t, e, &raw, "--config", cfg, "mcp")
 	res := callTool(t, s, "query_logs", `{"source":"app","start":"2026-11-28T13:00:00Z","end":"2026-11-28T15:00:00Z"}`)
 	obs := string(mustJSON(t, res.StructuredContent))
 	if res.IsError || !strings.Contains(obs, "boom") || !strings.Contains(obs, "jsonrpc") {
@@ -676,5 +676,45 @@ func TestMCPStreamableHTTPToken(t *testing.T) {
 	structured(t, res, &obs)
 	if res.IsError || obs.EvidenceStatus != found {
 		t.Errorf("query_logs over HTTP: isError %v %+v", res.IsError, obs)
+	}
+}
+
+// Calls are bounded: with --max-calls 1 a call waits while a diagnose holds
+// the one slot, and is served once that diagnose is cancelled.
+func TestMCPBoundedCalls(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	stallSecondRound(srv)
+	e := newEnv(t, srv.URL())
+	s, stderr := mcpSession(t, e, nil, "--demo", "mcp", "--max-calls", "1")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	diagCtx, cancelDiag := context.WithCancel(ctx)
+	defer cancelDiag()
+	go func() {
+		_, _ = s.CallTool(diagCtx, &mcp.CallToolParams{Name: "diagnose", Arguments: map[string]any{"query": queryPayment}})
+	}()
+	awaitChats(ctx, t, srv, 2, stderr)
+	listed := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "runs_list", Arguments: map[string]any{}})
+		if err != nil {
+			t.Errorf("runs_list: %v", err)
+		}
+		listed <- res
+	}()
+	select {
+	case <-listed:
+		t.Fatal("runs_list was served while the diagnose held the one call slot")
+	case <-time.After(time.Second):
+	}
+	cancelDiag()
+	select {
+	case res := <-listed:
+		if res == nil || res.IsError {
+			t.Errorf("runs_list after the slot was freed: %+v", res)
+		}
+	case <-ctx.Done():
+		t.Fatalf("runs_list was never served after the diagnose was cancelled\n%s", stderr)
 	}
 }
