@@ -174,34 +174,12 @@ func (a *app) runDiagnose(cmd *cobra.Command, args []string, f diagnoseFlags) er
 	if err := checkStdinSize(readErr, cfg.Limits.Query); err != nil {
 		return err
 	}
-	var alert alertRun
-	if fromAlert {
-		if alert, err = a.resolveAlert(ctx, cfg, f.alert); err != nil {
-			return err
-		}
-		query = alert.query
-		if alert.note != "" {
-			fmt.Fprintf(a.io.ErrOut, "superbiz: %s\n", alert.note)
-		}
+	d, query, note, err := a.prepareDiagnosis(ctx, w, query, f.alert, fromAlert)
+	if err != nil {
+		return err
 	}
 	if err := a.noteFreshSession(ctx, w, f.cont); err != nil {
 		return storeFailure(cfg.DBPath, err)
-	}
-
-	var m model.ChatModel = w.model
-	modelName := cfg.Model.Name
-	note := ""
-	if a.flags.demo && query == demo.Query {
-		if why := a.modelUnusable(ctx, w); why != "" {
-			m = replay.New(demo.Transcript())
-			modelName = demo.TranscriptNote
-			note = fmt.Sprintf("model: %s (%s)", demo.TranscriptNote, why)
-		}
-	}
-	d := w.deps()
-	d.Model, d.ModelName = m, modelName
-	if fromAlert {
-		d.Clock = harness.FixedClock{T: alert.clock}
 	}
 	req := usecase.DiagnoseRequest{Query: query, SessionID: f.session, Continue: f.cont}
 
@@ -224,6 +202,42 @@ func (a *app) runDiagnose(cmd *cobra.Command, args []string, f diagnoseFlags) er
 		return err
 	}
 	return runExit(out, cfg)
+}
+
+// prepareDiagnosis readies one diagnosis on the open workspace the way
+// `superbiz diagnose` runs it, for the command and the MCP diagnose tool
+// alike: a firing alert resolved to its query and clock (its note on
+// stderr), the demo transcript when --demo asks the demo question and no
+// model answers (its note returned), and the use case's deps.
+func (a *app) prepareDiagnosis(ctx context.Context, w *workspace, query, alertRef string, fromAlert bool) (*usecase.Deps, string, string, error) {
+	cfg := w.cfg
+	var alert alertRun
+	if fromAlert {
+		var err error
+		if alert, err = a.resolveAlert(ctx, cfg, alertRef); err != nil {
+			return nil, "", "", err
+		}
+		query = alert.query
+		if alert.note != "" {
+			fmt.Fprintf(a.io.ErrOut, "superbiz: %s\n", alert.note)
+		}
+	}
+	var m model.ChatModel = w.model
+	modelName := cfg.Model.Name
+	note := ""
+	if a.flags.demo && query == demo.Query {
+		if why := a.modelUnusable(ctx, w); why != "" {
+			m = replay.New(demo.Transcript())
+			modelName = demo.TranscriptNote
+			note = fmt.Sprintf("model: %s (%s)", demo.TranscriptNote, why)
+		}
+	}
+	d := w.deps()
+	d.Model, d.ModelName = m, modelName
+	if fromAlert {
+		d.Clock = harness.FixedClock{T: alert.clock}
+	}
+	return d, query, note, nil
 }
 
 // modelUnusable says briefly why no model can answer (the server is not

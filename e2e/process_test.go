@@ -82,10 +82,7 @@ func TestSignalMidRun(t *testing.T) {
 		t.Run(tc.sig.String(), func(t *testing.T) {
 			t.Parallel()
 			srv := newServer(t)
-			srv.Script(
-				skill("call_e2e0001", "diagnose-payment-timeout"),
-				ollamatest.Turn{FirstByteDelay: 30 * time.Second, Content: []string{"never sent"}},
-			)
+			stallSecondRound(srv)
 			e := newEnv(t, srv.URL())
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
@@ -94,12 +91,7 @@ func TestSignalMidRun(t *testing.T) {
 				t.Fatalf("start: %v", err)
 			}
 			// Wait (bounded) until the second model request is in flight.
-			for srv.ChatCount() < 2 {
-				if ctx.Err() != nil {
-					t.Fatalf("the second model request never arrived\n%s", stderr)
-				}
-				time.Sleep(10 * time.Millisecond)
-			}
+			awaitChats(ctx, t, srv, 2, stderr)
 			if err := c.Process.Signal(tc.sig); err != nil {
 				t.Fatalf("send %s: %v", tc.sig, err)
 			}
