@@ -105,6 +105,9 @@ func newRunView(d *runstore.RunDetail) runView {
 	if h := cell(d.Host); h != "" {
 		model += " @ " + h
 	}
+	if s, ok, err := d.DecodeSettings(); err == nil && ok {
+		model += " (provider " + cell(s.ProviderName()) + ")"
+	}
 	add("model", model)
 	if !d.Clock.IsZero() {
 		add("clock", d.Clock.Format(time.RFC3339))

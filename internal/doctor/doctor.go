@@ -11,7 +11,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/alerts"
 	"github.com/superbiz/superbiz/internal/config"
-	"github.com/superbiz/superbiz/internal/model/ollama"
+	"github.com/superbiz/superbiz/internal/model"
 	"github.com/superbiz/superbiz/internal/runstore"
 	"github.com/superbiz/superbiz/internal/tools/knowledge"
 	"github.com/superbiz/superbiz/internal/tools/logs"
@@ -67,13 +67,19 @@ const Timeout = 10 * time.Second
 type Wiring struct {
 	// LogSource turns a [[logs]] entry into the query_logs source.
 	LogSource func(config.LogSource) logs.Source
-	// EmbedClient is the Ollama client of [knowledge] embed_model.
-	EmbedClient func(*config.Config) (*ollama.Client, error)
+	// EmbedClient is the chosen provider's client of [knowledge] embed_model.
+	EmbedClient func(*config.Config) (EmbedClient, error)
 	// AlertsClient is the Alertmanager client of [alerts], with its credential.
 	AlertsClient func(*config.Config) (*alerts.Client, error)
 	// Metrics checks the [[metrics]] sources (it stays next to their
 	// credential resolution in cmd).
 	Metrics func(context.Context, *config.Config) []Result
+}
+
+// EmbedClient is an embedder that names its server, for the embed check.
+type EmbedClient interface {
+	model.Embedder
+	Host() string
 }
 
 // ConfigNotLoaded is the one result when the configuration does not load:

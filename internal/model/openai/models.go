@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/superbiz/superbiz/internal/model"
 )
@@ -83,4 +84,10 @@ func (c *Client) Embed(ctx context.Context, inputs []string) ([][]float32, error
 		}
 	}
 	return vecs, nil
+}
+
+// HasModel reports whether /models lists the configured model id exactly.
+func (c *Client) HasModel(ctx context.Context) (bool, error) {
+	ids, err := c.Models(ctx)
+	return slices.Contains(ids, c.opts.Model), err
 }
