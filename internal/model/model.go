@@ -242,20 +242,20 @@ type Embedder interface {
 // ContextError classifies a round that ended because a context did: the
 // caller's ctx (cancelled: ErrCancelled; deadline: ErrTimeout) wins over
 // rctx, the adapter's own per-round context of model.request_timeout
-// (ErrTimeout naming timeout). ok is false when neither context is done.
-func ContextError(ctx, rctx context.Context, timeout time.Duration) (kind ErrorKind, err error, ok bool) {
+// (ErrTimeout naming timeout). The kind is "" when neither context is done.
+func ContextError(ctx, rctx context.Context, timeout time.Duration) (ErrorKind, error) {
 	if err := ctx.Err(); err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
-			return ErrTimeout, fmt.Errorf("caller's deadline exceeded: %w", context.Cause(ctx)), true
+			return ErrTimeout, fmt.Errorf("caller's deadline exceeded: %w", context.Cause(ctx))
 		}
 		cause := context.Cause(ctx)
 		if cause == nil || cause == err {
-			return ErrCancelled, err, true
+			return ErrCancelled, err
 		}
-		return ErrCancelled, fmt.Errorf("%w: %w", err, cause), true
+		return ErrCancelled, fmt.Errorf("%w: %w", err, cause)
 	}
 	if rctx.Err() != nil {
-		return ErrTimeout, fmt.Errorf("no complete answer within %s (model.request_timeout): %w", timeout, context.DeadlineExceeded), true
+		return ErrTimeout, fmt.Errorf("no complete answer within %s (model.request_timeout): %w", timeout, context.DeadlineExceeded)
 	}
-	return "", nil, false
+	return "", nil
 }

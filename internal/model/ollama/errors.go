@@ -33,7 +33,7 @@ func (c *Client) fail(kind model.ErrorKind, err error) *model.Error {
 // else because the Ollama client returns nil for a stream cut by its context.
 // The caller's context wins over the adapter's own request timeout.
 func (c *Client) contextFailure(ctx, rctx context.Context) *model.Error {
-	if kind, err, ok := model.ContextError(ctx, rctx, c.opts.RequestTimeout); ok {
+	if kind, err := model.ContextError(ctx, rctx, c.opts.RequestTimeout); kind != "" {
 		return c.fail(kind, err)
 	}
 	return nil

@@ -119,7 +119,7 @@ func sleep(ctx context.Context, d time.Duration) bool {
 // contextFailure reports a cancellation or deadline; the caller's context
 // wins over the adapter's own request timeout.
 func (c *Client) contextFailure(ctx, rctx context.Context) *model.Error {
-	if kind, err, ok := model.ContextError(ctx, rctx, c.opts.RequestTimeout); ok {
+	if kind, err := model.ContextError(ctx, rctx, c.opts.RequestTimeout); kind != "" {
 		return c.fail(kind, err)
 	}
 	return nil
