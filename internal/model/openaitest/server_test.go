@@ -8,7 +8,13 @@ import (
 	"testing"
 )
 
-func post(t *testing.T, s *Server, body string) (*http.Response, string) {
+// answer is what a request got back.
+type answer struct {
+	StatusCode int
+	Header     http.Header
+}
+
+func post(t *testing.T, s *Server, body string) (answer, string) {
 	t.Helper()
 	resp, err := http.Post(s.URL()+"/chat/completions", "application/json", strings.NewReader(body))
 	if err != nil {
@@ -19,7 +25,7 @@ func post(t *testing.T, s *Server, body string) (*http.Response, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return resp, string(b)
+	return answer{resp.StatusCode, resp.Header}, string(b)
 }
 
 // A stream is real SSE: an event per chunk, each "data: JSON" and a blank
