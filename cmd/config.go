@@ -31,6 +31,9 @@ func (a *app) loadConfigWith(cmd *cobra.Command, ov config.Overrides) (*config.C
 	if changed("host") {
 		ov.Host = &a.flags.host
 	}
+	if changed("provider") {
+		ov.Provider = &a.flags.provider
+	}
 	cfg, err := config.Load(config.LoadOptions{
 		ConfigPath: a.flags.configPath,
 		WorkDir:    a.workDir,

@@ -248,9 +248,9 @@ func (a *app) modelUnusable(ctx context.Context, w *workspace) string {
 	ok, err := w.model.HasModel(ctx)
 	switch {
 	case err != nil:
-		return "no model reachable at " + w.cfg.Model.Host.Redacted()
+		return "no model reachable at " + w.cfg.Model.Endpoint()
 	case !ok:
-		return fmt.Sprintf("model %s is not pulled at %s", w.cfg.Model.Name, w.cfg.Model.Host.Redacted())
+		return fmt.Sprintf("model %s is not pulled at %s", w.cfg.Model.Name, w.cfg.Model.Endpoint())
 	}
 	return ""
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/doctor"
 )
 
@@ -56,7 +57,13 @@ func (a *app) doctor(ctx context.Context, cmd *cobra.Command) ([]doctor.Result, 
 		return []doctor.Result{doctor.ConfigNotLoaded(err)}, err
 	}
 	return doctor.Run(ctx, cfg, doctor.Wiring{
-		EmbedClient:  embedClient,
+		EmbedClient: func(cfg *config.Config) (doctor.EmbedClient, error) {
+			c, err := embedClient(cfg)
+			if err != nil {
+				return nil, err
+			}
+			return c, nil
+		},
 		AlertsClient: a.alertsClient,
 		Metrics:      metricsChecks,
 	}), nil

@@ -204,7 +204,7 @@ func (a *app) evalRun(cmd *cobra.Command, packs []*eval.Pack, f evalFlags, cfg *
 	}
 	res, err := eval.Run(ctx, packs, opts, a.evalRunner)
 	if errors.Is(err, eval.ErrModelUnavailable) {
-		return nil, &ExitError{Code: ExitUnavailable, Err: fmt.Errorf("%w\n%s", err, ollamaHint(cfg))}
+		return nil, &ExitError{Code: ExitUnavailable, Err: fmt.Errorf("%w\n%s", err, serverHint(cfg))}
 	}
 	if err != nil {
 		return nil, err

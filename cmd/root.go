@@ -101,6 +101,7 @@ type globalFlags struct {
 	dbPath     string
 	model      string
 	host       string
+	provider   string
 	output     outputFormat
 	noTUI      bool
 	demo       bool
@@ -183,8 +184,9 @@ what it checked, or says honestly what is missing.`,
 	pf.StringVar(&a.flags.configPath, "config", "", "config file (env SUPERBIZ_CONFIG; default ./superbiz.toml, then $XDG_CONFIG_HOME/superbiz/config.toml)")
 	pf.StringVar(&a.flags.dbPath, "db", "", "run store file (env SUPERBIZ_DB; default $XDG_DATA_HOME/superbiz/superbiz.db)")
 	def := config.Defaults().Model
-	pf.StringVar(&a.flags.model, "model", "", "Ollama model name (env "+config.EnvModel+"; default "+def.Name+")")
+	pf.StringVar(&a.flags.model, "model", "", "model name (env "+config.EnvModel+"; default "+def.Name+")")
 	pf.StringVar(&a.flags.host, "host", "", "Ollama server URL (env "+config.EnvOllamaHost+"; default "+def.Host.Redacted()+")")
+	pf.StringVar(&a.flags.provider, "provider", "", "model provider: ollama or openai (env "+config.EnvProvider+"; default "+def.Provider+")")
 	pf.VarP(&a.flags.output, "output", "o", "output format: text, markdown or json")
 	pf.BoolVar(&a.flags.noTUI, "no-tui", false, "never draw the terminal UI: progress on stderr, answer on stdout")
 	pf.BoolVar(&a.flags.demo, "demo", false, "use the built-in demo workspace (runbooks, logs, orders database)")

@@ -126,13 +126,15 @@ type invocationJSON struct {
 
 // modelRoundJSON is one model round without its (large) request and response.
 type modelRoundJSON struct {
-	Seq              int     `json:"seq"`
-	Purpose          string  `json:"purpose"`
-	PromptTokens     int     `json:"prompt_tokens"`
-	CompletionTokens int     `json:"completion_tokens"`
-	DurationMS       int64   `json:"duration_ms"`
-	ErrorKind        *string `json:"error_kind"`
-	StartedAt        string  `json:"started_at"`
+	Seq              int    `json:"seq"`
+	Purpose          string `json:"purpose"`
+	PromptTokens     int    `json:"prompt_tokens"`
+	CompletionTokens int    `json:"completion_tokens"`
+	// TokensEstimated: the provider reported no usage; both counts are estimates.
+	TokensEstimated bool    `json:"tokens_estimated"`
+	DurationMS      int64   `json:"duration_ms"`
+	ErrorKind       *string `json:"error_kind"`
+	StartedAt       string  `json:"started_at"`
 }
 
 // guardReviewJSON is one release guard's verdict and its audit-only reasons.
@@ -173,7 +175,7 @@ func detailJSON(d *runstore.RunDetail) runDetailJSON {
 	for _, r := range d.ModelRounds {
 		out.ModelRounds = append(out.ModelRounds, modelRoundJSON{
 			Seq: r.Seq, Purpose: string(r.Purpose), PromptTokens: r.PromptTokens, CompletionTokens: r.CompletionTokens,
-			DurationMS: r.DurationMS, ErrorKind: nullable(r.ErrorKind), StartedAt: timeJSON(r.StartedAt),
+			TokensEstimated: tokensEstimated(r), DurationMS: r.DurationMS, ErrorKind: nullable(r.ErrorKind), StartedAt: timeJSON(r.StartedAt),
 		})
 	}
 	for _, g := range d.GuardReviews {

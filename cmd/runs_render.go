@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -104,6 +105,9 @@ func newRunView(d *runstore.RunDetail) runView {
 	model := cell(d.Model)
 	if h := cell(d.Host); h != "" {
 		model += " @ " + h
+	}
+	if s, ok, err := d.DecodeSettings(); err == nil && ok {
+		model += " (provider " + cell(s.ProviderName()) + ")"
 	}
 	add("model", model)
 	if !d.Clock.IsZero() {
@@ -213,8 +217,12 @@ func modelRoundTable(rounds []runstore.ModelRound) *table {
 	}
 	t := &table{header: []string{"SEQ", "PURPOSE", "PROMPT", "COMPLETION", "DURATION", "ERROR"}}
 	for _, r := range rounds {
+		prompt, completion := strconv.Itoa(r.PromptTokens), strconv.Itoa(r.CompletionTokens)
+		if tokensEstimated(r) {
+			prompt, completion = "~"+prompt, "~"+completion
+		}
 		t.rows = append(t.rows, []string{
-			strconv.Itoa(r.Seq), orDash(cell(r.Purpose)), strconv.Itoa(r.PromptTokens), strconv.Itoa(r.CompletionTokens),
+			strconv.Itoa(r.Seq), orDash(cell(r.Purpose)), prompt, completion,
 			durationMS(r.DurationMS), orDash(cell(r.ErrorKind)),
 		})
 	}
@@ -455,4 +463,15 @@ func durationMS(ms int64) string {
 		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + "s"
 	}
 	return d.Round(time.Second).String()
+}
+
+// tokensEstimated reports a round whose provider sent no usage, so the
+// adapter estimated its token counts (the stored response's usage.estimated).
+func tokensEstimated(r runstore.ModelRound) bool {
+	var resp struct {
+		Usage struct {
+			Estimated bool `json:"estimated"`
+		} `json:"usage"`
+	}
+	return len(r.Response) > 0 && json.Unmarshal(r.Response, &resp) == nil && resp.Usage.Estimated
 }

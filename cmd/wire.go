@@ -10,8 +10,6 @@ import (
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/demo"
 	"github.com/superbiz/superbiz/internal/harness"
-	"github.com/superbiz/superbiz/internal/model"
-	"github.com/superbiz/superbiz/internal/model/ollama"
 	"github.com/superbiz/superbiz/internal/runstore"
 	"github.com/superbiz/superbiz/internal/tools"
 	"github.com/superbiz/superbiz/internal/tools/knowledge"
@@ -27,7 +25,7 @@ import (
 type workspace struct {
 	cfg       *config.Config
 	store     *runstore.Store
-	model     *ollama.Client
+	model     modelClient
 	adapters  []tools.Adapter
 	playbooks *skills.Catalog
 	registry  *harness.Registry
@@ -151,10 +149,7 @@ func (a *app) buildWorkspace(ctx context.Context, cfg *config.Config) (*workspac
 		w.Close()
 		return nil, err
 	}
-	w.model, err = ollama.New(ollama.Options{
-		Host: cfg.Model.Host.Reveal(), Model: cfg.Model.Name, NumCtx: cfg.Model.NumCtx,
-		Temperature: cfg.Model.Temperature, Think: cfg.Model.Think, RequestTimeout: cfg.Model.RequestTimeout,
-	})
+	w.model, err = newModelClient(cfg, cfg.Model.Name, cfg.Model.RequestTimeout)
 	if err != nil {
 		w.Close()
 		return nil, configError(err)
@@ -166,13 +161,10 @@ func (a *app) buildWorkspace(ctx context.Context, cfg *config.Config) (*workspac
 // a hung server delays a search by at most this much before BM25 answers.
 const embedTimeout = 30 * time.Second
 
-// embedClient is the Ollama client of [knowledge] embed_model, on the
-// model's host.
-func embedClient(cfg *config.Config) (*ollama.Client, error) {
-	return ollama.New(ollama.Options{
-		Host: cfg.Model.Host.Reveal(), Model: cfg.Knowledge.EmbedModel, NumCtx: cfg.Model.NumCtx,
-		RequestTimeout: min(cfg.Model.RequestTimeout, embedTimeout),
-	})
+// embedClient is the client of [knowledge] embed_model, on the chosen
+// provider's server.
+func embedClient(cfg *config.Config) (modelClient, error) {
+	return newModelClient(cfg, cfg.Knowledge.EmbedModel, min(cfg.Model.RequestTimeout, embedTimeout))
 }
 
 // deps wires the use case over the workspace: store, model, tools, the
@@ -180,7 +172,7 @@ func embedClient(cfg *config.Config) (*ollama.Client, error) {
 func (w *workspace) deps() *usecase.Deps {
 	cfg := w.cfg
 	d := &usecase.Deps{
-		Store: w.store, Model: w.model, ModelName: cfg.Model.Name, Host: cfg.Model.Host.Redacted(), Registry: w.registry,
+		Store: w.store, Model: w.model, ModelName: cfg.Model.Name, Host: cfg.Model.Endpoint(), Provider: cfg.Model.Provider, Registry: w.registry,
 		Budget: cfg.Budget, Limits: cfg.Limits, Language: string(cfg.Model.Language),
 	}
 	if !cfg.Now.IsZero() {
@@ -197,37 +189,6 @@ func storeFailure(path string, err error) error {
 		return err
 	}
 	return &ExitError{Code: ExitFailed, Err: fmt.Errorf("the run store %s is full (no space left on its disk): %w\nhint: free space on that disk, or point --db / SUPERBIZ_DB at another one; nothing was printed because the run could not be stored whole", path, err)}
-}
-
-// ollamaHint tells a person how to get a model to answer.
-func ollamaHint(cfg *config.Config) string {
-	return fmt.Sprintf("hint: start Ollama with `ollama serve` (and `ollama pull %s`), or point --host / OLLAMA_HOST at a running server (tried %s)", cfg.Model.Name, cfg.Model.Host.Redacted())
-}
-
-// modelHint tells a person what to do about the model failure me that
-// ended a run: by its kind and HTTP status (nil: the server was not reached).
-func modelHint(cfg *config.Config, me *model.Error) string {
-	host, name := cfg.Model.Host.Redacted(), cfg.Model.Name
-	if me == nil {
-		return ollamaHint(cfg)
-	}
-	switch {
-	case me.Kind == model.ErrUnreachable:
-		return ollamaHint(cfg)
-	case me.Kind == model.ErrModelNotFound:
-		return fmt.Sprintf("hint: pull the model on the server (`ollama pull %s`) or choose a pulled one with --model (tried %s)", name, host)
-	case me.Kind == model.ErrToolsNotSupported:
-		return fmt.Sprintf("hint: %s has no native tool calling; choose a model that has (e.g. qwen3:8b) with --model; `superbiz doctor` checks it", name)
-	case me.Status == 401 || me.Status == 403:
-		return fmt.Sprintf("hint: %s (or a proxy in front of it) refused the credentials (HTTP %d): check the key or the user:password in --host / OLLAMA_HOST, and the proxy's authentication", host, me.Status)
-	case me.Kind == model.ErrServer:
-		return fmt.Sprintf("hint: the model server failed while answering: check `ollama ps` and the Ollama server log (out of memory, a crashed runner); if a proxy stands in front of %s, check that it reaches Ollama", host)
-	case me.Kind == model.ErrProtocol:
-		return fmt.Sprintf("hint: %s did not answer like the Ollama API (a cut stream, an HTML page or a malformed line): check that --host points at Ollama itself and that no proxy cuts, buffers or rewrites the stream; `ollama ps` shows whether the model is still loaded", host)
-	case me.Kind == model.ErrTimeout:
-		return fmt.Sprintf("hint: the model did not answer within model.request_timeout: check `ollama ps` (still loading? too large for this machine?) or raise model.request_timeout (tried %s)", host)
-	}
-	return fmt.Sprintf("hint: the server at %s rejected the request: `superbiz doctor` checks the server version, the model and its tool support", host)
 }
 
 // openRunStore opens the run store with the tables of the components that

@@ -38,62 +38,67 @@ func noConclusionTurns() []ollamatest.Turn {
 // FALLBACK run in between does not replace it. Each run replays identically.
 func TestFollowUpCarriesPreviousTurn(t *testing.T) {
 	t.Parallel()
-	srv := newServer(t)
-	e := newEnv(t, srv.URL())
+	for _, p := range providers {
+		t.Run(p.name, func(t *testing.T) {
+			t.Parallel()
+			srv := p.start(t)
+			e := srv.env(t)
 
-	// 1. A released diagnosis opens the session.
-	srv.Script(append(paymentTurns(), text(draftText(t, "payment-timeout")), verdict("SUPPORTED"))...)
-	r1 := e.run(t, "--demo", "diagnose", "-o", "json", queryPayment)
-	if r1.code != 0 {
-		t.Fatalf("first run: exit %d\n%s", r1.code, r1)
-	}
-	first := decodeOutput(t, r1)
+			// 1. A released diagnosis opens the session.
+			srv.Script(append(paymentTurns(), text(draftText(t, "payment-timeout")), verdict("SUPPORTED"))...)
+			r1 := e.run(t, "--demo", "diagnose", "-o", "json", queryPayment)
+			if r1.code != 0 {
+				t.Fatalf("first run: exit %d\n%s", r1.code, r1)
+			}
+			first := decodeOutput(t, r1)
 
-	// 2. --continue: the first request carries the SUCCESS run's turn; this
-	// follow-up itself ends FALLBACK.
-	n := srv.ChatCount()
-	srv.Script(noConclusionTurns()...)
-	r2 := e.run(t, "--demo", "diagnose", "--continue", "-o", "json", "is it still happening?")
-	if r2.code != 3 {
-		t.Fatalf("follow-up: exit %d, want 3\n%s", r2.code, r2)
-	}
-	second := decodeOutput(t, r2)
-	if second.SessionID != first.SessionID || second.ReleaseOutcome != "FALLBACK" {
-		t.Errorf("follow-up session %s outcome %s; want session %s, FALLBACK", second.SessionID, second.ReleaseOutcome, first.SessionID)
-	}
-	checkPreviousTurn(t, srv.ChatRequests()[n], "is it still happening?")
+			// 2. --continue: the first request carries the SUCCESS run's turn; this
+			// follow-up itself ends FALLBACK.
+			n := len(srv.ChatRequests())
+			srv.Script(noConclusionTurns()...)
+			r2 := e.run(t, "--demo", "diagnose", "--continue", "-o", "json", "is it still happening?")
+			if r2.code != 3 {
+				t.Fatalf("follow-up: exit %d, want 3\n%s", r2.code, r2)
+			}
+			second := decodeOutput(t, r2)
+			if second.SessionID != first.SessionID || second.ReleaseOutcome != "FALLBACK" {
+				t.Errorf("follow-up session %s outcome %s; want session %s, FALLBACK", second.SessionID, second.ReleaseOutcome, first.SessionID)
+			}
+			checkPreviousTurn(t, srv.ChatRequests()[n], "is it still happening?")
 
-	// 3. --session after the FALLBACK run: still the first run's turn.
-	n = srv.ChatCount()
-	srv.Script(noConclusionTurns()...)
-	r3 := e.run(t, "--demo", "diagnose", "--session", first.SessionID, "-o", "json", "what else should we check?")
-	if r3.code != 3 {
-		t.Fatalf("second follow-up: exit %d, want 3\n%s", r3.code, r3)
-	}
-	third := decodeOutput(t, r3)
-	if third.SessionID != first.SessionID {
-		t.Errorf("second follow-up ran in session %s, want %s", third.SessionID, first.SessionID)
-	}
-	checkPreviousTurn(t, srv.ChatRequests()[n], "what else should we check?")
+			// 3. --session after the FALLBACK run: still the first run's turn.
+			n = len(srv.ChatRequests())
+			srv.Script(noConclusionTurns()...)
+			r3 := e.run(t, "--demo", "diagnose", "--session", first.SessionID, "-o", "json", "what else should we check?")
+			if r3.code != 3 {
+				t.Fatalf("second follow-up: exit %d, want 3\n%s", r3.code, r3)
+			}
+			third := decodeOutput(t, r3)
+			if third.SessionID != first.SessionID {
+				t.Errorf("second follow-up ran in session %s, want %s", third.SessionID, first.SessionID)
+			}
+			checkPreviousTurn(t, srv.ChatRequests()[n], "what else should we check?")
 
-	for _, id := range []string{first.RunID, second.RunID, third.RunID} {
-		assertReplay(t, e, id)
-	}
+			for _, id := range []string{first.RunID, second.RunID, third.RunID} {
+				assertReplay(t, e, id)
+			}
 
-	// 4. After those replays, --continue still continues the user's session:
-	// a session holding only replays is never the latest.
-	n = srv.ChatCount()
-	srv.Script(noConclusionTurns()...)
-	r4 := e.run(t, "--demo", "diagnose", "--continue", "-o", "json", "and after the replay?")
-	if r4.code != 3 {
-		t.Fatalf("follow-up after replay: exit %d, want 3\n%s", r4.code, r4)
-	}
-	if fourth := decodeOutput(t, r4); fourth.SessionID != first.SessionID {
-		t.Errorf("follow-up after replay ran in session %s, want %s", fourth.SessionID, first.SessionID)
-	}
-	checkPreviousTurn(t, srv.ChatRequests()[n], "and after the replay?")
-	if srv.Pending() != 0 {
-		t.Errorf("%d scripted turns left unused", srv.Pending())
+			// 4. After those replays, --continue still continues the user's session:
+			// a session holding only replays is never the latest.
+			n = len(srv.ChatRequests())
+			srv.Script(noConclusionTurns()...)
+			r4 := e.run(t, "--demo", "diagnose", "--continue", "-o", "json", "and after the replay?")
+			if r4.code != 3 {
+				t.Fatalf("follow-up after replay: exit %d, want 3\n%s", r4.code, r4)
+			}
+			if fourth := decodeOutput(t, r4); fourth.SessionID != first.SessionID {
+				t.Errorf("follow-up after replay ran in session %s, want %s", fourth.SessionID, first.SessionID)
+			}
+			checkPreviousTurn(t, srv.ChatRequests()[n], "and after the replay?")
+			if srv.Pending() != 0 {
+				t.Errorf("%d scripted turns left unused", srv.Pending())
+			}
+		})
 	}
 }
 

@@ -79,51 +79,61 @@ func TestSignalMidRun(t *testing.T) {
 		sig  syscall.Signal
 		code int
 	}{{syscall.SIGINT, 130}, {syscall.SIGTERM, 143}, {syscall.SIGHUP, 129}} {
-		t.Run(tc.sig.String(), func(t *testing.T) {
-			t.Parallel()
-			srv := newServer(t)
-			stallSecondRound(srv)
-			e := newEnv(t, srv.URL())
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			c, stdout, stderr := e.command(ctx, "--demo", "diagnose", "-o", "json", queryPayment)
-			if err := c.Start(); err != nil {
-				t.Fatalf("start: %v", err)
-			}
-			// Wait (bounded) until the second model request is in flight.
-			awaitChats(ctx, t, srv, 2, stderr)
-			if err := c.Process.Signal(tc.sig); err != nil {
-				t.Fatalf("send %s: %v", tc.sig, err)
-			}
-			_ = c.Wait() // the exit code is checked below
-			r := result{args: c.Args[1:], code: c.ProcessState.ExitCode(), stdout: stdout.String(), stderr: stderr.String()}
-			if r.code != tc.code {
-				t.Fatalf("exit %d, want %d\n%s", r.code, tc.code, r)
-			}
-			if !strings.Contains(r.stderr, "cancelled") {
-				t.Errorf("stderr does not say the run was cancelled:\n%s", r.stderr)
-			}
-			out := decodeOutput(t, r)
-			if out.Status != "CANCELLED" || out.ReleaseOutcome != "CANCELLED" || out.StopReason != "CANCELLED" || string(out.Result) != "null" {
-				t.Errorf("status %s, release_outcome %s, stop_reason %s, result %s; want CANCELLED x3 and null", out.Status, out.ReleaseOutcome, out.StopReason, out.Result)
-			}
-			// Read the store without opening it through superbiz, whose open
-			// would recover a RUNNING run: what the process itself stored.
-			db, err := sql.Open("sqlite", "file:"+e.vars["SUPERBIZ_DB"]+"?mode=ro")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
-			var status, outcome, lifecycle string
-			if err := db.QueryRow(`SELECT status, COALESCE(release_outcome, ''), lifecycle FROM runs WHERE id = ?`, out.RunID).Scan(&status, &outcome, &lifecycle); err != nil {
-				t.Fatalf("read the stored run: %v", err)
-			}
-			if status != "CANCELLED" || outcome != "CANCELLED" || lifecycle != "CANCELLED" {
-				t.Errorf("stored status %q, release_outcome %q, lifecycle %q; want CANCELLED", status, outcome, lifecycle)
-			}
-			assertReplay(t, e, out.RunID)
-			reliability.Record(t, reliability.SectionMutation, "exit "+strconv.Itoa(tc.code)+" and CANCELLED stored at once on "+tc.sig.String()+" (plain)", map[string]any{"test": t.Name()})
-		})
+		for _, p := range providers {
+			t.Run(p.name+"/"+tc.sig.String(), func(t *testing.T) {
+				t.Parallel()
+				srv := p.start(t)
+				srv.Script(
+					skill("call_e2e0001", "diagnose-payment-timeout"),
+					ollamatest.Turn{FirstByteDelay: 30 * time.Second, Content: []string{"never sent"}},
+				)
+				e := srv.env(t)
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+				defer cancel()
+				c, stdout, stderr := e.command(ctx, "--demo", "diagnose", "-o", "json", queryPayment)
+				if err := c.Start(); err != nil {
+					t.Fatalf("start: %v", err)
+				}
+				// Wait (bounded) until the second model request is in flight.
+				for len(srv.ChatRequests()) < 2 {
+					if ctx.Err() != nil {
+						t.Fatalf("the second model request never arrived\n%s", stderr)
+					}
+					time.Sleep(10 * time.Millisecond)
+				}
+				if err := c.Process.Signal(tc.sig); err != nil {
+					t.Fatalf("send %s: %v", tc.sig, err)
+				}
+				_ = c.Wait() // the exit code is checked below
+				r := result{args: c.Args[1:], code: c.ProcessState.ExitCode(), stdout: stdout.String(), stderr: stderr.String()}
+				if r.code != tc.code {
+					t.Fatalf("exit %d, want %d\n%s", r.code, tc.code, r)
+				}
+				if !strings.Contains(r.stderr, "cancelled") {
+					t.Errorf("stderr does not say the run was cancelled:\n%s", r.stderr)
+				}
+				out := decodeOutput(t, r)
+				if out.Status != "CANCELLED" || out.ReleaseOutcome != "CANCELLED" || out.StopReason != "CANCELLED" || string(out.Result) != "null" {
+					t.Errorf("status %s, release_outcome %s, stop_reason %s, result %s; want CANCELLED x3 and null", out.Status, out.ReleaseOutcome, out.StopReason, out.Result)
+				}
+				// Read the store without opening it through superbiz, whose open
+				// would recover a RUNNING run: what the process itself stored.
+				db, err := sql.Open("sqlite", "file:"+e.vars["SUPERBIZ_DB"]+"?mode=ro")
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer db.Close()
+				var status, outcome, lifecycle string
+				if err := db.QueryRow(`SELECT status, COALESCE(release_outcome, ''), lifecycle FROM runs WHERE id = ?`, out.RunID).Scan(&status, &outcome, &lifecycle); err != nil {
+					t.Fatalf("read the stored run: %v", err)
+				}
+				if status != "CANCELLED" || outcome != "CANCELLED" || lifecycle != "CANCELLED" {
+					t.Errorf("stored status %q, release_outcome %q, lifecycle %q; want CANCELLED", status, outcome, lifecycle)
+				}
+				assertReplay(t, e, out.RunID)
+				reliability.Record(t, reliability.SectionMutation, "exit "+strconv.Itoa(tc.code)+" and CANCELLED stored at once on "+tc.sig.String()+" (plain, "+p.name+")", map[string]any{"test": t.Name()})
+			})
+		}
 	}
 }
 

@@ -324,39 +324,42 @@ func toolResult(reqs []ollamatest.ChatRequest, id string) string {
 
 func TestDiagnoseScenarios(t *testing.T) {
 	t.Parallel()
-	for _, sc := range scenarios() {
-		t.Run(sc.name, func(t *testing.T) {
-			t.Parallel()
-			srv := newServer(t)
-			turns := sc.turns(t)
-			srv.Script(turns...)
-			e := newEnv(t, srv.URL())
-			args := append([]string{"--demo", "diagnose", "-o", "json"}, sc.flags...)
-			r := e.run(t, append(args, sc.query)...)
-			if r.code != sc.exit {
-				t.Fatalf("exit %d, want %d\n%s", r.code, sc.exit, r)
-			}
-			out := decodeOutput(t, r)
-			checkOutput(t, sc, out, r)
-			reqs := srv.ChatRequests()
-			if srv.Pending() != 0 || len(reqs) != len(turns) {
-				t.Errorf("the model got %d requests for %d scripted turns (%d left)", len(reqs), len(turns), srv.Pending())
-			}
-			checkRequests(t, sc, reqs)
-			if sc.requests != nil && len(reqs) > 0 {
-				sc.requests(t, reqs)
-			}
-			for id, want := range sc.observed {
-				if got := toolResult(reqs, id); !strings.Contains(got, want) {
-					t.Errorf("observation of %s lacks %q:\n%s", id, want, got)
+	for _, p := range providers {
+		for _, sc := range scenarios() {
+			t.Run(p.name+"/"+sc.name, func(t *testing.T) {
+				t.Parallel()
+				srv := p.start(t)
+				turns := sc.turns(t)
+				srv.Script(turns...)
+				e := srv.env(t)
+				args := append([]string{"--demo", "diagnose", "-o", "json"}, sc.flags...)
+				r := e.run(t, append(args, sc.query)...)
+				if r.code != sc.exit {
+					t.Fatalf("exit %d, want %d\n%s", r.code, sc.exit, r)
 				}
-			}
-			assertReplay(t, e, out.RunID)
-			if sc.outcome == "SUCCESS" {
-				// The demo data is fixed, so today's sources give the same run.
-				assertReplay(t, e, out.RunID, "--live-tools")
-			}
-		})
+				out := decodeOutput(t, r)
+				checkOutput(t, sc, out, r)
+				reqs := srv.ChatRequests()
+				if srv.Pending() != 0 || len(reqs) != len(turns) {
+					t.Errorf("the model got %d requests for %d scripted turns (%d left)", len(reqs), len(turns), srv.Pending())
+				}
+				checkRequests(t, sc, reqs)
+				if sc.requests != nil && len(reqs) > 0 {
+					sc.requests(t, reqs)
+				}
+				for id, want := range sc.observed {
+					if got := toolResult(reqs, id); !strings.Contains(got, want) {
+						t.Errorf("observation of %s lacks %q:\n%s", id, want, got)
+					}
+				}
+				assertReplay(t, e, out.RunID)
+				if sc.outcome == "SUCCESS" {
+					// The demo data is fixed, so today's sources give the same run.
+					assertReplay(t, e, out.RunID, "--live-tools")
+				}
+				assertKeyAbsent(t, e, out.RunID, r)
+			})
+		}
 	}
 }
 

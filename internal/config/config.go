@@ -65,15 +65,31 @@ type Config struct {
 	// Now, when not zero, fixes the clock for reproducible runs ($SUPERBIZ_NOW).
 	Now time.Time `json:"now,omitzero"`
 
+	// fileKeys are the dotted keys the file set ("model.url"), so a key
+	// that means nothing for the chosen provider can be reported.
+	fileKeys map[string]bool
+
 	// origins records where a value that did not come from the file or the
 	// defaults came from ("--model", "$SUPERBIZ_MODEL"), for messages and Summary.
 	origins map[string]string
 }
 
-// Model is how superbiz reaches and drives the Ollama model.
+// The model providers of model.provider.
+const (
+	ProviderOllama = "ollama"
+	ProviderOpenAI = "openai"
+)
+
+// Model is how superbiz reaches and drives the model: an Ollama server, or
+// any server that speaks OpenAI's Chat Completions wire.
 type Model struct {
+	// Provider picks the adapter: ollama (model.host) or openai (model.url).
+	Provider string `toml:"provider" json:"provider" default:"ollama" enum:"ollama,openai"`
 	// Host is the normalised Ollama URL (scheme and port always present).
-	Host           HostURL       `toml:"host" json:"host" default:"http://127.0.0.1:11434"`
+	Host HostURL `toml:"host" json:"host" default:"http://127.0.0.1:11434"`
+	// URL is the openai provider's base URL, to which /chat/completions,
+	// /models and /embeddings are appended.
+	URL            HostURL       `toml:"url" json:"url,omitzero"`
 	Name           string        `toml:"name" json:"name" default:"qwen3:8b"`
 	NumCtx         int           `toml:"num_ctx" json:"num_ctx" default:"16384" min:"512" max:"1048576"`
 	Temperature    float64       `toml:"temperature" json:"temperature" default:"0" min:"0" max:"2" why:"0 gives reproducible diagnoses"`
@@ -81,6 +97,23 @@ type Model struct {
 	Language       Language      `toml:"language" json:"language" default:"auto" enum:"auto,zh,en"`
 	// Think is sent explicitly on every request (nil would enable thinking).
 	Think bool `toml:"think" json:"think" default:"false"`
+	// APIKeyEnv names the variable holding the openai provider's key.
+	APIKeyEnv string `toml:"api_key_env" json:"api_key_env" default:"OPENAI_API_KEY"`
+	// Stream selects SSE streaming for the openai provider.
+	Stream bool `toml:"stream" json:"stream" default:"true"`
+	// Structured is how the openai provider asks for JSON answers.
+	Structured string `toml:"structured" json:"structured" default:"json_schema" enum:"json_schema,json_object,none"`
+	// APIKey is the key read from $APIKeyEnv at load ("" when unset); it prints redacted.
+	APIKey Secret `json:"-"`
+}
+
+// Endpoint is the chosen provider's server URL as messages show it
+// (password masked): model.url for openai, model.host for ollama.
+func (m Model) Endpoint() string {
+	if m.Provider == ProviderOpenAI {
+		return m.URL.Redacted()
+	}
+	return m.Host.Redacted()
 }
 
 // Budget bounds one run; the harness enforces it (harness.Budget is this type).

@@ -501,7 +501,7 @@ func TestOverrideErrors(t *testing.T) {
 		{"timeout zero", Overrides{Timeout: ptr(time.Duration(0))}, nil, `--timeout = "0s": must be between 1s and 24h`, ""},
 		{"max tokens", Overrides{MaxTokens: ptr(5)}, nil, "--max-tokens = 5: must be between 1024 and 10000000", ""},
 		{"max model calls", Overrides{MaxModelCalls: ptr(-1)}, nil, "--max-model-calls = -1: must be between 1 and 100", ""},
-		{"empty model flag", Overrides{Model: ptr("")}, nil, `--model = "": must be an Ollama model name`, ""},
+		{"empty model flag", Overrides{Model: ptr("")}, nil, `--model = "": must be a model name`, ""},
 		{"empty db flag", Overrides{DBPath: ptr(" ")}, nil, `--db = "": empty`, ""},
 		{"bad host flag", Overrides{Host: ptr("gopher://x")}, nil, `--host = "gopher://x": scheme "gopher" not supported`, ""},
 		{"bad OLLAMA_HOST hides password", Overrides{}, testEnv{EnvOllamaHost: "http://u:Hunter2Secret@h:0"}, `$OLLAMA_HOST = "http://***@h:0": invalid port "0"`, "Hunter2Secret"},

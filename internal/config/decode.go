@@ -36,6 +36,10 @@ func decode(data []byte, file string, cfg *Config) (probs []string, fatal bool) 
 		}
 		return []string{fmt.Sprintf("%s: TOML syntax error: %s", file, clip(err.Error()))}, true
 	}
+	cfg.fileKeys = map[string]bool{}
+	for _, k := range md.Keys() {
+		cfg.fileKeys[k.String()] = true
+	}
 	d := &decoder{md: &md, file: file}
 	d.table("", root, reflect.ValueOf(cfg).Elem())
 	return d.probs, false

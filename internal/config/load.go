@@ -20,6 +20,9 @@ const (
 	EnvModel      = "SUPERBIZ_MODEL"
 	EnvOllamaHost = "OLLAMA_HOST"
 	EnvNow        = "SUPERBIZ_NOW"
+	EnvProvider   = "SUPERBIZ_PROVIDER"
+	// EnvOpenAIBaseURL overrides model.url, as in OpenAI's own SDKs.
+	EnvOpenAIBaseURL = "OPENAI_BASE_URL"
 )
 
 // Overrides are the values given on the command line. A nil field means the
@@ -31,6 +34,7 @@ type Overrides struct {
 	DBPath        *string        // --db
 	Model         *string        `key:"model.name" flag:"--model"`
 	Host          *string        // --host
+	Provider      *string        `key:"model.provider" flag:"--provider"`
 	MaxModelCalls *int           `key:"budget.max_model_calls" flag:"--max-model-calls"`
 	MaxToolCalls  *int           `key:"budget.max_tool_calls" flag:"--max-tool-calls"`
 	MaxTokens     *int           `key:"budget.max_tokens" flag:"--max-tokens"`
@@ -175,7 +179,26 @@ func load(data []byte, file, wd string, getenv func(string) string, ov Overrides
 		}
 	}
 
+	// provider: flag (ov.apply) > env > file > default
+	if p := getenv(EnvProvider); p != "" {
+		cfg.Model.Provider = p
+		cfg.origins["model.provider"] = "$" + EnvProvider
+	}
+	// openai base URL: env > file, as OpenAI's SDKs read it
+	if raw := getenv(EnvOpenAIBaseURL); raw != "" {
+		cfg.origins["model.url"] = "$" + EnvOpenAIBaseURL
+		u, err := ParseHost(raw)
+		if err != nil {
+			probs = append(probs, fmt.Sprintf("$%s = %s: %v", EnvOpenAIBaseURL, showHost(raw), err))
+		} else {
+			cfg.Model.URL = u
+		}
+	}
+
 	ov.apply(&cfg)
+	if cfg.Model.APIKeyEnv != "" {
+		cfg.Model.APIKey = NewSecret(getenv(cfg.Model.APIKeyEnv))
+	}
 
 	if s := getenv(EnvNow); s != "" {
 		t, err := time.Parse(time.RFC3339, strings.TrimSpace(s))

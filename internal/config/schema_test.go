@@ -172,6 +172,9 @@ func TestEveryKeyIsDecoded(t *testing.T) {
 	}
 	// A key that excludes others in a valid file is set in its own file.
 	exclusive := map[string]string{"alerts.bearer_token_env": "testdata/every_key_bearer.toml"}
+	for _, k := range []string{"model.provider", "model.url", "model.api_key_env", "model.stream", "model.structured"} {
+		exclusive[k] = "testdata/every_key_openai.toml"
+	}
 	for _, key := range Keys() {
 		if !set[strings.ReplaceAll(key, "[]", "")] && exclusive[key] == "" {
 			t.Errorf("testdata/every_key.toml does not set %s", key)
@@ -268,7 +271,7 @@ func TestJSONView(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `{"file":"/etc/s.toml","db_path":"/d/s.db",` +
-		`"model":{"host":"http://127.0.0.1:11434","name":"qwen3:8b","num_ctx":16384,"temperature":0,"request_timeout":"3m","language":"auto","think":false},` +
+		`"model":{"provider":"ollama","host":"http://127.0.0.1:11434","name":"qwen3:8b","num_ctx":16384,"temperature":0,"request_timeout":"3m","language":"auto","think":false,"api_key_env":"OPENAI_API_KEY","stream":true,"structured":"json_schema"},` +
 		`"budget":{"max_model_calls":8,"max_tool_calls":6,"max_tokens":60000,"max_run_bytes":262144,"deadline":"5m","max_no_gain":2},` +
 		`"limits":{"query":4096,"previous_turn":8192,"input":12288,"draft":16384,"observation":8192},` +
 		`"knowledge":{"paths":["/kb"]},"logs":[],` +

@@ -20,10 +20,7 @@ func (c *Config) Summary() []string {
 	lines := []string{
 		"config: " + file,
 		"run store: " + c.DBPath + c.from("db"),
-		fmt.Sprintf("model: %s%s at %s%s (num_ctx %d, temperature %s, think %t, language %s, request_timeout %s)",
-			c.Model.Name, c.from("model.name"), c.Model.Host.Redacted(), c.from("model.host"),
-			c.Model.NumCtx, strconv.FormatFloat(c.Model.Temperature, 'g', -1, 64), c.Model.Think,
-			c.Model.Language, FormatDuration(c.Model.RequestTimeout)),
+		c.modelLine(),
 		"budget: " + c.pairs("budget", reflect.ValueOf(c.Budget)),
 		"limits (bytes): " + c.pairs("limits", reflect.ValueOf(c.Limits)),
 		"knowledge: " + listOrNone(c.Knowledge.Paths),
@@ -165,3 +162,22 @@ func (c Config) MarshalJSON() ([]byte, error) {
 
 // jsonMarshal encodes a leaf value of the JSON view.
 func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
+
+// modelLine describes the model and its provider; the key's value never
+// appears, only whether its variable is set.
+func (c *Config) modelLine() string {
+	m := c.Model
+	if m.Provider == ProviderOpenAI {
+		key := "unset"
+		if !m.APIKey.IsZero() {
+			key = "set"
+		}
+		return fmt.Sprintf("model: %s%s at %s%s (provider openai%s, key $%s %s, stream %t, structured %s, temperature %s, language %s, request_timeout %s)",
+			m.Name, c.from("model.name"), m.URL.Redacted(), c.from("model.url"), c.from("model.provider"), m.APIKeyEnv, key,
+			m.Stream, m.Structured, strconv.FormatFloat(m.Temperature, 'g', -1, 64), m.Language, FormatDuration(m.RequestTimeout))
+	}
+	return fmt.Sprintf("model: %s%s at %s%s (num_ctx %d, temperature %s, think %t, language %s, request_timeout %s)",
+		m.Name, c.from("model.name"), m.Host.Redacted(), c.from("model.host"),
+		m.NumCtx, strconv.FormatFloat(m.Temperature, 'g', -1, 64), m.Think,
+		m.Language, FormatDuration(m.RequestTimeout))
+}

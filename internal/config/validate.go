@@ -34,10 +34,12 @@ func (c *Config) Validate() error {
 		},
 		"name": func(key string) {
 			if strings.TrimSpace(m.Name) == "" || strings.IndexFunc(m.Name, unicode.IsSpace) >= 0 {
-				v.bad(key, show(m.Name), `must be an Ollama model name without spaces, e.g. "qwen3:8b"`)
+				v.bad(key, show(m.Name), `must be a model name without spaces, e.g. "qwen3:8b"`)
 			}
 		},
+		"api_key_env": func(key string) { v.envName(key, m.APIKeyEnv) },
 	})
+	v.provider(m)
 
 	b, l := c.Budget, c.Limits
 	v.checkFields("budget", reflect.ValueOf(b), nil)
@@ -126,6 +128,32 @@ func (c *Config) Validate() error {
 		return nil
 	}
 	return &Error{File: c.File, Problems: v.probs}
+}
+
+// providerKeys are the [model] keys that mean something for one provider
+// only, in the order problems are reported.
+var providerKeys = []struct{ key, provider string }{
+	{"model.host", ProviderOllama}, {"model.num_ctx", ProviderOllama}, {"model.think", ProviderOllama},
+	{"model.url", ProviderOpenAI}, {"model.api_key_env", ProviderOpenAI}, {"model.stream", ProviderOpenAI}, {"model.structured", ProviderOpenAI},
+}
+
+// provider reports a key set (in the file or by a flag) that has no
+// meaning for the chosen provider, and an openai provider without a URL.
+// An environment variable (OLLAMA_HOST, OPENAI_BASE_URL) is ambient, not a
+// choice: the other provider's is ignored.
+func (v *validator) provider(m Model) {
+	if m.Provider != ProviderOllama && m.Provider != ProviderOpenAI {
+		return // the enum's own problem is reported
+	}
+	for _, pk := range providerKeys {
+		set := v.c.fileKeys[pk.key] || strings.HasPrefix(v.c.origins[pk.key], "--")
+		if set && pk.provider != m.Provider {
+			v.rule(pk.key, fmt.Sprintf("has no meaning for model.provider = %q (it applies to %q only): remove it, or set model.provider = %q", m.Provider, pk.provider, pk.provider))
+		}
+	}
+	if m.Provider == ProviderOpenAI && m.URL.IsZero() {
+		v.rule("model.url", fmt.Sprintf("is required with model.provider = %q: the server's base URL, e.g. \"http://127.0.0.1:8000/v1\" (vLLM) or \"https://api.openai.com/v1\"; or set $%s", ProviderOpenAI, EnvOpenAIBaseURL))
+	}
 }
 
 // layout checks a [[logs]] entry's custom layout keys and returns the

@@ -11,7 +11,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/alerts"
 	"github.com/superbiz/superbiz/internal/config"
-	"github.com/superbiz/superbiz/internal/model/ollama"
+	"github.com/superbiz/superbiz/internal/model"
 	"github.com/superbiz/superbiz/internal/runstore"
 	"github.com/superbiz/superbiz/internal/tools/knowledge"
 )
@@ -64,13 +64,19 @@ const Timeout = 10 * time.Second
 // Wiring is what only cmd builds from the configuration, handed to the
 // checks so they probe exactly what a run would use.
 type Wiring struct {
-	// EmbedClient is the Ollama client of [knowledge] embed_model.
-	EmbedClient func(*config.Config) (*ollama.Client, error)
+	// EmbedClient is the chosen provider's client of [knowledge] embed_model.
+	EmbedClient func(*config.Config) (EmbedClient, error)
 	// AlertsClient is the Alertmanager client of [alerts], with its credential.
 	AlertsClient func(*config.Config) (*alerts.Client, error)
 	// Metrics checks the [[metrics]] sources (it stays next to their
 	// credential resolution in cmd).
 	Metrics func(context.Context, *config.Config) []Result
+}
+
+// EmbedClient is an embedder that names its server, for the embed check.
+type EmbedClient interface {
+	model.Embedder
+	Host() string
 }
 
 // ConfigNotLoaded is the one result when the configuration does not load:

@@ -15,6 +15,9 @@ import (
 // pulled there and that it can call tools; a failed step skips the later
 // ones, whose answers would only repeat the same cause.
 func Model(ctx context.Context, cfg *config.Config) []Result {
+	if cfg.Model.Provider == config.ProviderOpenAI {
+		return OpenAIModel(ctx, cfg)
+	}
 	name := cfg.Model.Name
 	c, err := ollama.New(ollama.Options{
 		Host:           cfg.Model.Host.Reveal(),
@@ -87,24 +90,29 @@ const embedCheckName = "knowledge embed"
 // Embed says whether runbook search is semantic: not configured (BM25
 // only), ok (the model embedded a probe text), or unavailable (BM25 only,
 // with what to do).
-func Embed(ctx context.Context, cfg *config.Config, embedClient func(*config.Config) (*ollama.Client, error)) Result {
+func Embed(ctx context.Context, cfg *config.Config, embedClient func(*config.Config) (EmbedClient, error)) Result {
 	name := cfg.Knowledge.EmbedModel
 	if name == "" {
 		return Skipped(embedCheckName, "not configured: runbook search is BM25 only (set [knowledge] embed_model to an Ollama embedding model for semantic search)")
 	}
 	c, err := embedClient(cfg)
 	if err != nil {
-		return Failed(embedCheckName, err.Error(), "fix model.host and knowledge.embed_model in the config")
+		return Failed(embedCheckName, err.Error(), "fix model.host (model.url for openai) and knowledge.embed_model in the config")
 	}
 	ectx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
 	vecs, err := c.Embed(ectx, []string{"superbiz doctor"})
 	if err != nil {
 		hint := fmt.Sprintf("run `ollama pull %s` on %s, or choose an embedding model in knowledge.embed_model", name, c.Host())
-		switch model.KindOf(err) {
-		case model.ErrUnreachable, model.ErrTimeout:
+		switch kind := model.KindOf(err); {
+		case cfg.Model.Provider == config.ProviderOpenAI:
+			hint = fmt.Sprintf("set knowledge.embed_model to an embedding model the server at %s lists on /models and serves on /embeddings", c.Host())
+			if kind == model.ErrUnreachable || kind == model.ErrTimeout {
+				hint = fmt.Sprintf("start the model server or point model.url / %s at a running one (tried %s)", config.EnvOpenAIBaseURL, c.Host())
+			}
+		case kind == model.ErrUnreachable || kind == model.ErrTimeout:
 			hint = fmt.Sprintf("start Ollama with `ollama serve` (then `ollama pull %s`) or set --host/OLLAMA_HOST (tried %s)", name, c.Host())
-		case model.ErrServer, model.ErrProtocol:
+		case kind == model.ErrServer || kind == model.ErrProtocol:
 			hint = fmt.Sprintf("check the Ollama server log at %s; `ollama pull %s` if the model is missing", c.Host(), name)
 		}
 		return Warned(embedCheckName, fmt.Sprintf("%s unavailable, runbook search is BM25 only: %v", name, err), hint)

@@ -8,6 +8,7 @@
 package httpsource
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"errors"
@@ -248,4 +249,83 @@ func sizeText(n int64) string {
 		return fmt.Sprintf("%d MiB", n>>20)
 	}
 	return fmt.Sprintf("%d bytes", n)
+}
+
+// Stream sends req under the client's timeout and hands back a 2xx answer's
+// body unread, for a caller that reads it as it arrives (server-sent
+// events). The body yields at most MaxBody bytes, then a TooLarge *Error;
+// its read failures are classified like Do's; closing it ends the exchange.
+// A non-2xx answer is read whole (capped) and returned as Do returns it.
+func (c *Client) Stream(req *http.Request) (*Response, io.ReadCloser, error) {
+	parent := req.Context()
+	ctx, cancel := context.WithTimeout(parent, c.opts.Timeout)
+	resp, err := c.http.Do(req.WithContext(ctx))
+	if err != nil {
+		defer cancel()
+		return nil, nil, c.transportError(parent, ctx, req.URL, err)
+	}
+	r := &Response{Status: resp.StatusCode, Header: resp.Header}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		defer cancel()
+		defer resp.Body.Close()
+		body, err := io.ReadAll(io.LimitReader(resp.Body, c.opts.MaxBody))
+		if err != nil {
+			return nil, nil, c.transportError(parent, ctx, req.URL, err)
+		}
+		r.Body = body
+		return r, nil, &Error{Kind: Status, URL: shown(req.URL), Status: resp.StatusCode, Excerpt: c.Excerpt(body)}
+	}
+	return r, &streamBody{c: c, parent: parent, ctx: ctx, cancel: cancel, u: req.URL, rc: resp.Body, left: c.opts.MaxBody}, nil
+}
+
+// streamBody is a 2xx answer's body read as it arrives, under the cap.
+type streamBody struct {
+	c           *Client
+	parent, ctx context.Context
+	cancel      context.CancelFunc
+	u           *url.URL
+	rc          io.ReadCloser
+	left        int64
+}
+
+func (b *streamBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		// One byte more than the cap tells a full answer from a larger one.
+		var one [1]byte
+		if n, _ := b.rc.Read(one[:]); n == 0 {
+			return 0, io.EOF
+		}
+		return 0, &Error{Kind: TooLarge, URL: shown(b.u), Status: http.StatusOK, Excerpt: sizeText(b.c.opts.MaxBody)}
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.rc.Read(p)
+	b.left -= int64(n)
+	if err != nil && err != io.EOF {
+		return n, b.c.transportError(b.parent, b.ctx, b.u, err)
+	}
+	return n, err
+}
+
+// Close ends the exchange.
+func (b *streamBody) Close() error {
+	defer b.cancel()
+	return b.rc.Close()
+}
+
+// HTMLTitle is the text of the <title> element in page (an error page a
+// proxy sent where an API's JSON was expected), spaces folded and bounded to
+// 80 bytes, or "" when there is none.
+func HTMLTitle(page []byte) string {
+	lower := bytes.ToLower(page)
+	i := bytes.Index(lower, []byte("<title>"))
+	if i < 0 {
+		return ""
+	}
+	rest := page[i+len("<title>"):]
+	if j := bytes.Index(bytes.ToLower(rest), []byte("</title>")); j >= 0 {
+		rest = rest[:j]
+	}
+	return textclip.Bytes(strings.Join(strings.Fields(string(rest)), " "), 80)
 }

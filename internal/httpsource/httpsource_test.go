@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -170,5 +171,48 @@ func TestRefusesCrossHostRedirect(t *testing.T) {
 	var e *Error
 	if !errors.As(err, &e) || e.Kind != Unreachable || !strings.Contains(err.Error(), "redirect to another host") {
 		t.Errorf("cross-host redirect: %v, want it refused", err)
+	}
+}
+
+// Stream hands a 2xx body over as it arrives, under the cap (then
+// TOO_LARGE); a non-2xx answer comes back read, as Do returns it.
+func TestStream(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/fail" {
+			http.Error(w, "nope", http.StatusTeapot)
+			return
+		}
+		_, _ = w.Write([]byte(strings.Repeat("x", len(r.URL.Query().Get("n")))))
+	}))
+	defer srv.Close()
+	c := newClient(t, Options{MaxBody: 8})
+	open := func(path string) (*Response, io.ReadCloser, error) {
+		req, err := c.NewRequest(context.Background(), http.MethodGet, srv.URL+path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.Stream(req)
+	}
+	_, body, err := open("/?n=12345678")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := io.ReadAll(body); err != nil || len(b) != 8 {
+		t.Errorf("8 bytes under a cap of 8: %d, %v", len(b), err)
+	}
+	body.Close()
+	_, body, err = open("/?n=123456789")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = io.ReadAll(body)
+	body.Close()
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != TooLarge {
+		t.Errorf("9 bytes under a cap of 8: %v, want TOO_LARGE", err)
+	}
+	resp, body, err := open("/fail")
+	if !errors.As(err, &e) || e.Kind != Status || resp == nil || resp.Status != http.StatusTeapot || body != nil || !strings.Contains(string(resp.Body), "nope") {
+		t.Errorf("418: %v %+v", err, resp)
 	}
 }

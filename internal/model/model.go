@@ -10,6 +10,8 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
+	"time"
 )
 
 // Role says who wrote a message, so adapters can map it to the provider's roles.
@@ -76,6 +78,52 @@ type Request struct {
 type Usage struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
+	// Estimated is true when the provider reported no usage and the adapter
+	// estimated both counts from the text (EstimateTokens), so the budget
+	// still holds and the run shows the counts were not measured.
+	Estimated bool `json:"estimated,omitempty"`
+}
+
+// EstimateTokens is the token count charged for text when a provider reports
+// none: one token per 4 bytes, rounded up, the usual rule of thumb for
+// English and code (CJK text is undercounted by it, never overcounted).
+func EstimateTokens(text string) int { return (len(text) + 3) / 4 }
+
+// AssignToolCallIDs gives every call without an ID one, in place.
+//
+// ID rule: the server's ID is kept byte for byte. A call without one gets
+// call_<n> with n = 1 + (number of tool calls already in history) + (its
+// index in calls), moved up past any ID already used in the history or in
+// calls. So IDs assigned over a conversation read call_1, call_2, ... and
+// never collide with an earlier call's ID.
+func AssignToolCallIDs(calls []ToolCall, history []Message) {
+	used := map[string]bool{}
+	prior := 0
+	for _, m := range history {
+		prior += len(m.ToolCalls)
+		for _, tc := range m.ToolCalls {
+			used[tc.ID] = true
+		}
+		if m.ToolCallID != "" {
+			used[m.ToolCallID] = true
+		}
+	}
+	for _, c := range calls {
+		if c.ID != "" {
+			used[c.ID] = true
+		}
+	}
+	for i := range calls {
+		if calls[i].ID != "" {
+			continue
+		}
+		n := prior + i + 1
+		for used["call_"+strconv.Itoa(n)] {
+			n++
+		}
+		calls[i].ID = "call_" + strconv.Itoa(n)
+		used[calls[i].ID] = true
+	}
 }
 
 // Total is the sum the token budget is charged with.
@@ -189,4 +237,25 @@ type Embedder interface {
 	// Embed returns one vector per input, in input order, all of one
 	// dimension; failures are *Error values like Chat's.
 	Embed(ctx context.Context, inputs []string) ([][]float32, error)
+}
+
+// ContextError classifies a round that ended because a context did: the
+// caller's ctx (cancelled: ErrCancelled; deadline: ErrTimeout) wins over
+// rctx, the adapter's own per-round context of model.request_timeout
+// (ErrTimeout naming timeout). The kind is "" when neither context is done.
+func ContextError(ctx, rctx context.Context, timeout time.Duration) (ErrorKind, error) {
+	if err := ctx.Err(); err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return ErrTimeout, fmt.Errorf("caller's deadline exceeded: %w", context.Cause(ctx))
+		}
+		cause := context.Cause(ctx)
+		if cause == nil || cause == err {
+			return ErrCancelled, err
+		}
+		return ErrCancelled, fmt.Errorf("%w: %w", err, cause)
+	}
+	if rctx.Err() != nil {
+		return ErrTimeout, fmt.Errorf("no complete answer within %s (model.request_timeout): %w", timeout, context.DeadlineExceeded)
+	}
+	return "", nil
 }

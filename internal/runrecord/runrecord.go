@@ -160,4 +160,16 @@ type Settings struct {
 	Limits *config.Limits `json:"limits,omitempty"`
 	// Language is the answer language; "" in runs stored before it was recorded.
 	Language string `json:"language,omitempty"`
+	// Provider is the model provider that answered (ollama, openai); "" in
+	// runs stored before it was recorded, which were all Ollama's.
+	Provider string `json:"provider,omitempty"`
+}
+
+// ProviderName is the provider that answered a run, "ollama" for runs
+// stored before providers were recorded.
+func (s Settings) ProviderName() string {
+	if s.Provider == "" {
+		return "ollama"
+	}
+	return s.Provider
 }

@@ -27,10 +27,12 @@ type Deps struct {
 	Model     model.ChatModel
 	ModelName string
 	Host      string
-	Registry  *harness.Registry
-	Budget    harness.Budget
-	Limits    agent.Limits
-	Language  string
+	// Provider names the model provider, recorded with the run (ollama, openai).
+	Provider string
+	Registry *harness.Registry
+	Budget   harness.Budget
+	Limits   agent.Limits
+	Language string
 	// Clock fixes the run's notion of now (SUPERBIZ_NOW, replay); nil is real time.
 	Clock harness.Clock
 	// Events receives every run event (TUI, progress lines); nil drops them.

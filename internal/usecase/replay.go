@@ -94,6 +94,11 @@ func (d *Deps) Replay(ctx context.Context, runID string, o ReplayOptions) (Repla
 		}
 		rd.Model = replay.NewSteps(steps)
 		rd.ModelName = "replay of " + runID
+		// The answers are the original provider's, as recorded.
+		rd.Provider = ""
+		if ok {
+			rd.Provider = settings.Provider
+		}
 	}
 	adapters := o.Adapters
 	if !o.LiveTools {

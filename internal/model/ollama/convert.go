@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 
 	"github.com/ollama/ollama/api"
 
@@ -127,32 +126,11 @@ func ArgumentsFromAPI(args api.ToolCallFunctionArguments) (json.RawMessage, erro
 	return b, nil
 }
 
-// toolCallsFromAPI converts the accumulated calls and assigns IDs.
-//
-// ID rule: the server's ID is kept byte for byte. A call without one gets
-// call_<n> with n = 1 + (number of tool calls already in the request's
-// history) + (its index in this response), moved up past any ID already
-// used in the history or this response. So IDs assigned over a conversation
-// read call_1, call_2, ... and never collide with an earlier call's ID.
+// toolCallsFromAPI converts the accumulated calls and assigns IDs by
+// model.AssignToolCallIDs.
 func toolCallsFromAPI(calls []api.ToolCall, history []model.Message) ([]model.ToolCall, error) {
 	if len(calls) == 0 {
 		return nil, nil
-	}
-	used := map[string]bool{}
-	prior := 0
-	for _, m := range history {
-		prior += len(m.ToolCalls)
-		for _, tc := range m.ToolCalls {
-			used[tc.ID] = true
-		}
-		if m.ToolCallID != "" {
-			used[m.ToolCallID] = true
-		}
-	}
-	for _, c := range calls {
-		if c.ID != "" {
-			used[c.ID] = true
-		}
 	}
 	out := make([]model.ToolCall, 0, len(calls))
 	for i, c := range calls {
@@ -160,16 +138,8 @@ func toolCallsFromAPI(calls []api.ToolCall, history []model.Message) ([]model.To
 		if err != nil {
 			return nil, fmt.Errorf("tool call %d (%s): %w", i, c.Function.Name, err)
 		}
-		id := c.ID
-		if id == "" {
-			n := prior + i + 1
-			for used["call_"+strconv.Itoa(n)] {
-				n++
-			}
-			id = "call_" + strconv.Itoa(n)
-			used[id] = true
-		}
-		out = append(out, model.ToolCall{ID: id, Name: c.Function.Name, Arguments: args})
+		out = append(out, model.ToolCall{ID: c.ID, Name: c.Function.Name, Arguments: args})
 	}
+	model.AssignToolCallIDs(out, history)
 	return out, nil
 }

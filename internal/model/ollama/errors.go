@@ -33,19 +33,8 @@ func (c *Client) fail(kind model.ErrorKind, err error) *model.Error {
 // else because the Ollama client returns nil for a stream cut by its context.
 // The caller's context wins over the adapter's own request timeout.
 func (c *Client) contextFailure(ctx, rctx context.Context) *model.Error {
-	if err := ctx.Err(); err != nil {
-		if errors.Is(err, context.DeadlineExceeded) {
-			return c.fail(model.ErrTimeout, fmt.Errorf("caller's deadline exceeded: %w", context.Cause(ctx)))
-		}
-		cause := context.Cause(ctx)
-		if cause == nil || cause == err {
-			return c.fail(model.ErrCancelled, err)
-		}
-		return c.fail(model.ErrCancelled, fmt.Errorf("%w: %w", err, cause))
-	}
-	if rctx.Err() != nil {
-		return c.fail(model.ErrTimeout, fmt.Errorf("no complete answer within %s (model.request_timeout): %w",
-			c.opts.RequestTimeout, context.DeadlineExceeded))
+	if kind, err := model.ContextError(ctx, rctx, c.opts.RequestTimeout); kind != "" {
+		return c.fail(kind, err)
 	}
 	return nil
 }

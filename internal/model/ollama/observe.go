@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/superbiz/superbiz/internal/httpsource"
 	"github.com/superbiz/superbiz/internal/textclip"
 )
 
@@ -78,7 +79,7 @@ func (ws *wireState) endLine() {
 		}
 	}
 	if ws.html && ws.title == "" && !ws.curTooLong {
-		ws.title = htmlTitle(ws.cur)
+		ws.title = httpsource.HTMLTitle(ws.cur)
 	}
 	if !ws.curTooLong && bytes.Contains(ws.cur, []byte(`"error"`)) {
 		var e struct {
@@ -89,20 +90,6 @@ func (ws *wireState) endLine() {
 		}
 	}
 	ws.cur, ws.curTooLong = ws.cur[:0], false
-}
-
-// htmlTitle is the text of a <title> element on line, bounded, or "".
-func htmlTitle(line []byte) string {
-	lower := bytes.ToLower(line)
-	i := bytes.Index(lower, []byte("<title>"))
-	if i < 0 {
-		return ""
-	}
-	rest := line[i+len("<title>"):]
-	if j := bytes.Index(bytes.ToLower(rest), []byte("</title>")); j >= 0 {
-		rest = rest[:j]
-	}
-	return textclip.Bytes(strings.Join(strings.Fields(string(rest)), " "), 80)
 }
 
 // htmlPage reports whether the body was an HTML page, and its title.

@@ -65,7 +65,7 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 		fail(http.StatusInternalServerError, FaultNone, s.problem("script exhausted: /api/chat call %d has no scripted turn", s.ChatCount()))
 		return
 	}
-	if !sleepCtx(r, turn.FirstByteDelay) {
+	if !SleepCtx(r, turn.FirstByteDelay) {
 		s.setOutcome(i, 0, turn.Fault)
 		return
 	}
@@ -125,8 +125,9 @@ func thinkOn(raw json.RawMessage) bool {
 	return t != "" && t != "null" && t != "false"
 }
 
-// sleepCtx waits d unless the client goes away first.
-func sleepCtx(r *http.Request, d time.Duration) bool {
+// SleepCtx waits d unless the client of r goes away first (false then),
+// for test servers that pace or hold an answer.
+func SleepCtx(r *http.Request, d time.Duration) bool {
 	if d <= 0 {
 		return true
 	}
@@ -196,7 +197,7 @@ func (s *Server) writeWhole(w http.ResponseWriter, model string, turn Turn, call
 		writeJSON(w, http.StatusInternalServerError, errorBody{Error: orDefault(turn.ErrorMessage, DefaultMidStreamError)})
 		return
 	case FaultCutMidStream:
-		cut(w)
+		Cut(w)
 		return
 	case FaultMalformedLine:
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
@@ -222,7 +223,7 @@ func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, model strin
 	enc := json.NewEncoder(w)
 	first := true
 	send := func(c chatChunk) bool {
-		if !first && !sleepCtx(r, turn.ChunkDelay) {
+		if !first && !SleepCtx(r, turn.ChunkDelay) {
 			return false
 		}
 		first = false
@@ -252,7 +253,7 @@ func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, model strin
 		}
 		return
 	case FaultCutMidStream:
-		cut(w)
+		Cut(w)
 		return
 	case FaultMalformedLine:
 		if _, err := io.WriteString(w, MalformedLine+"\n"); err != nil {
@@ -277,8 +278,9 @@ func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, model strin
 	send(s.doneChunk(model, turn))
 }
 
-// cut closes the TCP connection under the response without finishing it.
-func cut(w http.ResponseWriter) {
+// Cut closes the TCP connection under the response without finishing it,
+// as a crashed server or a proxy timeout does.
+func Cut(w http.ResponseWriter) {
 	rc := http.NewResponseController(w)
 	_ = rc.Flush()
 	conn, _, err := rc.Hijack()

@@ -1,0 +1,47 @@
+package openai_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/superbiz/superbiz/internal/model"
+	"github.com/superbiz/superbiz/internal/model/openai"
+	"github.com/superbiz/superbiz/internal/model/openaitest"
+)
+
+// BenchmarkChat is the Ollama adapter's BenchmarkChat on this wire: one
+// full streamed round over real HTTP, 200 content deltas, 20 reasoning
+// deltas and two tool calls whose arguments come in pieces, so the two
+// adapters' per-round overhead can be set side by side.
+func BenchmarkChat(b *testing.B) {
+	s := openaitest.NewServer()
+	defer s.Close()
+	content := make([]string, 200)
+	for i := range content {
+		content[i] = "word "
+	}
+	turn := openaitest.Turn{
+		Thinking: strings.Split(strings.Repeat("t ", 20), " ")[:20],
+		Content:  content,
+		ToolCalls: []openaitest.ToolCall{
+			{ID: "call_ab12cd34", Name: "query_logs", Args: `{"since":"15m","contains":"timeout","limit":20}`},
+			{Name: "lookup_knowledge", Args: `{"query":"payment timeout","top_k":3}`},
+		},
+		PromptTokens: 1000, CompletionTokens: 200,
+	}
+	s.Handle(func(openaitest.ChatRequest) openaitest.Turn { return turn })
+	c, err := openai.New(openai.Options{URL: s.URL(), Model: openaitest.DefaultModel, Stream: true, RequestTimeout: 10 * time.Second})
+	if err != nil {
+		b.Fatal(err)
+	}
+	req := model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "why are payments timing out?"}}, Tools: diagTools}
+	b.ReportAllocs()
+	for b.Loop() {
+		resp, err := c.Chat(context.Background(), req)
+		if err != nil || len(resp.Message.ToolCalls) != 2 {
+			b.Fatalf("Chat: %v %+v", err, resp)
+		}
+	}
+}

@@ -1,0 +1,340 @@
+package openai_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/superbiz/superbiz/internal/model"
+	"github.com/superbiz/superbiz/internal/model/openai"
+	"github.com/superbiz/superbiz/internal/model/openaitest"
+)
+
+func newClient(t *testing.T, srv *openaitest.Server, stream bool, mod ...func(*openai.Options)) *openai.Client {
+	t.Helper()
+	o := openai.Options{URL: srv.URL(), Model: openaitest.DefaultModel, Stream: stream, RequestTimeout: 10 * time.Second}
+	for _, m := range mod {
+		m(&o)
+	}
+	c, err := openai.New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+var diagTools = []model.Tool{
+	{Name: "query_logs", Description: "read logs", Parameters: json.RawMessage(`{"type":"object","properties":{"source":{"type":"string"}},"required":["source"]}`)},
+	{Name: "run_sql", Description: "query", Parameters: json.RawMessage(`{"type":"object","properties":{"sql":{"type":"string"}}}`)},
+}
+
+// toolTurn has two calls, one with multibyte text and nested JSON, so that
+// splitting at any byte and member order are both exercised.
+var toolTurn = openaitest.Turn{
+	Thinking:     []string{"The disk ", "is full?"},
+	Content:      []string{"Checking ", "logs."},
+	ToolCalls:    []openaitest.ToolCall{{ID: "call_a1", Name: "query_logs", Args: `{"source":"app","since":"15m","q":"磁盘 full"}`}, {ID: "call_b2", Name: "run_sql", Args: `{"sql":"SELECT 1","opts":{"z":1,"a":[1,2]}}`}},
+	PromptTokens: 120, CompletionTokens: 30,
+}
+
+// Every quirk, streamed at several split sizes and whole, assembles the same answer.
+func TestToolCallsUnderEveryQuirk(t *testing.T) {
+	for _, q := range openaitest.Quirks {
+		for _, stream := range []bool{true, false} {
+			for _, split := range []int{0, 1, 7} {
+				t.Run(fmt.Sprintf("%s/stream=%v/split=%d", q, stream, split), func(t *testing.T) {
+					srv := openaitest.New(t, openaitest.WithQuirk(q), openaitest.WithSplit(split))
+					srv.Script(toolTurn)
+					resp, err := newClient(t, srv, stream).Chat(context.Background(), model.Request{
+						Messages: []model.Message{{Role: model.RoleUser, Content: "why is checkout failing?"}}, Tools: diagTools,
+					})
+					if err != nil {
+						t.Fatal(err)
+					}
+					m := resp.Message
+					if m.Content != "Checking logs." || m.Thinking != "The disk is full?" {
+						t.Errorf("content %q thinking %q", m.Content, m.Thinking)
+					}
+					if len(m.ToolCalls) != 2 {
+						t.Fatalf("tool calls = %+v, want 2", m.ToolCalls)
+					}
+					for i, want := range toolTurn.ToolCalls {
+						got := m.ToolCalls[i]
+						if got.ID != want.ID || got.Name != want.Name || string(got.Arguments) != want.Args {
+							t.Errorf("call %d = %s %s %s, want %s %s %s", i, got.ID, got.Name, got.Arguments, want.ID, want.Name, want.Args)
+						}
+					}
+					if q == openaitest.QuirkNoUsage {
+						if !resp.Usage.Estimated || resp.Usage.PromptTokens == 0 || resp.Usage.CompletionTokens == 0 {
+							t.Errorf("usage %+v: want estimated, non-zero counts", resp.Usage)
+						}
+					} else if resp.Usage != (model.Usage{PromptTokens: 120, CompletionTokens: 30}) {
+						t.Errorf("usage %+v, want the server's 120/30", resp.Usage)
+					}
+				})
+			}
+		}
+	}
+}
+
+// Calls without ids get call_<n> after the history's calls, as on Ollama.
+func TestAssignsMissingIDs(t *testing.T) {
+	srv := openaitest.New(t, openaitest.WithQuirk(openaitest.QuirkNone))
+	srv.Script(openaitest.Turn{ToolCalls: []openaitest.ToolCall{{Name: "query_logs", Args: `{"source":"a"}`}, {Name: "query_logs", Args: `{"source":"b"}`}}})
+	history := []model.Message{
+		{Role: model.RoleUser, Content: "q"},
+		{Role: model.RoleAssistant, ToolCalls: []model.ToolCall{{ID: "call_1", Name: "query_logs", Arguments: json.RawMessage(`{}`)}}},
+		{Role: model.RoleTool, Content: "obs", ToolName: "query_logs", ToolCallID: "call_1"},
+	}
+	resp, err := newClient(t, srv, true).Chat(context.Background(), model.Request{Messages: history, Tools: diagTools})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Message.ToolCalls) != 2 || resp.Message.ToolCalls[0].ID != "call_2" || resp.Message.ToolCalls[1].ID != "call_3" {
+		t.Errorf("calls %+v, want call_2 and call_3", resp.Message.ToolCalls)
+	}
+	if resp.Message.ToolCalls[1].Name != "query_logs" || string(resp.Message.ToolCalls[1].Arguments) != `{"source":"b"}` {
+		t.Errorf("second call merged wrongly: %+v", resp.Message.ToolCalls[1])
+	}
+}
+
+// A diagnosis round sends tools with tool_choice auto and asks for usage;
+// the history's calls go as JSON strings, tool results with their call id,
+// and thinking is never sent back.
+func TestRequestShape(t *testing.T) {
+	srv := openaitest.New(t)
+	srv.Script(openaitest.Turn{Content: []string{"ok"}})
+	c := newClient(t, srv, true, func(o *openai.Options) { o.APIKey = "sk-test-123" })
+	_, err := c.Chat(context.Background(), model.Request{Tools: diagTools, Messages: []model.Message{
+		{Role: model.RoleSystem, Content: "sys"},
+		{Role: model.RoleUser, Content: "q"},
+		{Role: model.RoleAssistant, Thinking: "secret thoughts", ToolCalls: []model.ToolCall{{ID: "call_x", Name: "run_sql", Arguments: json.RawMessage(`{"sql":"SELECT 1"}`)}}},
+		{Role: model.RoleTool, Content: "1 row", ToolName: "run_sql", ToolCallID: "call_x"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := srv.Requests()[0]
+	req := rec.Chat
+	if rec.Authorization != "Bearer sk-test-123" {
+		t.Errorf("Authorization %q", rec.Authorization)
+	}
+	if string(req.ToolChoice) != `"auto"` || len(req.Tools) != 2 || req.Tools[0].Type != "function" || req.Tools[0].Function.Name != "query_logs" {
+		t.Errorf("tools %+v choice %s", req.Tools, req.ToolChoice)
+	}
+	if !req.Stream || string(req.StreamOptions) != `{"include_usage":true}` || len(req.ResponseFormat) != 0 {
+		t.Errorf("stream %v options %s format %s", req.Stream, req.StreamOptions, req.ResponseFormat)
+	}
+	a := req.Messages[2]
+	if a.Content != nil || len(a.ToolCalls) != 1 || a.ToolCalls[0].Function.Arguments != `{"sql":"SELECT 1"}` || a.ToolCalls[0].ID != "call_x" || a.ToolCalls[0].Type != "function" {
+		t.Errorf("assistant message %+v", a)
+	}
+	if tm := req.Messages[3]; tm.Role != "tool" || tm.ToolCallID != "call_x" || tm.Text() != "1 row" {
+		t.Errorf("tool message %+v", tm)
+	}
+	if strings.Contains(string(rec.Body), "secret thoughts") {
+		t.Error("thinking was sent back to the server")
+	}
+}
+
+// A structured round sends response_format json_schema (strict) by
+// default, json_object plus the schema in the prompt, or only the prompt;
+// never response_format together with tools.
+func TestStructuredModes(t *testing.T) {
+	schema := json.RawMessage(`{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}`)
+	for _, tt := range []struct {
+		mode, format string
+		inPrompt     bool
+		tools        bool
+	}{
+		{openai.StructuredJSONSchema, `{"type":"json_schema","json_schema":{"name":"answer","strict":true,"schema":` + string(schema) + `}}`, false, false},
+		{openai.StructuredJSONObject, `{"type":"json_object"}`, true, false},
+		{openai.StructuredNone, ``, true, false},
+		{openai.StructuredJSONSchema, ``, true, true},
+	} {
+		t.Run(tt.mode+fmt.Sprint(tt.tools), func(t *testing.T) {
+			srv := openaitest.New(t)
+			srv.Script(openaitest.Turn{Content: []string{`{"a":"b"}`}})
+			req := model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "q"}}, Format: schema}
+			if tt.tools {
+				req.Tools = diagTools
+			}
+			resp, err := newClient(t, srv, false, func(o *openai.Options) { o.Structured = tt.mode }).Chat(context.Background(), req)
+			if err != nil || resp.Message.Content != `{"a":"b"}` {
+				t.Fatalf("%v %q", err, resp.Message.Content)
+			}
+			got := srv.ChatRequests()[0]
+			if string(got.ResponseFormat) != tt.format {
+				t.Errorf("response_format %s, want %s", got.ResponseFormat, tt.format)
+			}
+			last := got.Messages[len(got.Messages)-1]
+			if inPrompt := last.Role == "system" && strings.Contains(last.Text(), string(schema)); inPrompt != tt.inPrompt {
+				t.Errorf("schema in prompt = %v, want %v (%q)", inPrompt, tt.inPrompt, last.Text())
+			}
+		})
+	}
+}
+
+// Each fault is the same class of *model.Error as on Ollama, with the HTTP
+// status and words a person can act on.
+func TestFaults(t *testing.T) {
+	for _, tt := range []struct {
+		fault  openaitest.Fault
+		kind   model.ErrorKind
+		status int
+		says   []string
+	}{
+		{openaitest.FaultUnauthorized, model.ErrBadRequest, 401, []string{"HTTP 401", "$OPENAI_API_KEY is not set"}},
+		{openaitest.FaultForbidden, model.ErrBadRequest, 403, []string{"HTTP 403", "$OPENAI_API_KEY"}},
+		{openaitest.FaultModelNotFound, model.ErrModelNotFound, 404, []string{"HTTP 404", "its /models lists: " + openaitest.DefaultModel}},
+		{openaitest.FaultRateLimited, model.ErrServer, 429, []string{"HTTP 429", "rate limited (Retry-After 0), still after 3 retries"}},
+		{openaitest.FaultServerError, model.ErrServer, 500, []string{"HTTP 500", openaitest.DefaultServerError}},
+		{openaitest.FaultProxyHTML, model.ErrServer, 502, []string{"HTTP 502", `"502 Bad Gateway"`, "a proxy"}},
+		{openaitest.FaultCutStream, model.ErrProtocol, 0, []string{"stream cut"}},
+		{openaitest.FaultErrorInStream, model.ErrServer, 0, []string{openaitest.DefaultStreamError}},
+		{openaitest.FaultMalformedData, model.ErrProtocol, 0, []string{"malformed", openaitest.MalformedData}},
+		{openaitest.FaultContextLength, model.ErrBadRequest, 400, []string{"HTTP 400", "context window", "limits.observation"}},
+		{openaitest.FaultToolChoice, model.ErrToolsNotSupported, 400, []string{"--enable-auto-tool-choice", "vLLM: start it with"}},
+	} {
+		for _, stream := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/stream=%v", tt.fault, stream), func(t *testing.T) {
+				srv := openaitest.New(t)
+				turn := openaitest.Turn{Content: []string{"partial"}, Fault: tt.fault, RetryAfter: "0"}
+				srv.Script(turn, turn, turn, turn)
+				_, err := newClient(t, srv, stream).Chat(context.Background(), model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "q"}}, Tools: diagTools})
+				me := model.AsError(err)
+				if me == nil || me.Kind != tt.kind {
+					t.Fatalf("err = %v, want kind %s", err, tt.kind)
+				}
+				if tt.status != 0 && me.Status != tt.status {
+					t.Errorf("status %d, want %d", me.Status, tt.status)
+				}
+				for _, s := range tt.says {
+					if !strings.Contains(err.Error(), s) {
+						t.Errorf("error %q does not say %q", err, s)
+					}
+				}
+				if !strings.Contains(err.Error(), srv.URL()) {
+					t.Errorf("error %q does not name the URL", err)
+				}
+			})
+		}
+	}
+}
+
+// A 429 with a Retry-After that fits the deadline is retried; one that
+// does not is not waited for.
+func TestRateLimitRetry(t *testing.T) {
+	srv := openaitest.New(t)
+	srv.Script(openaitest.Turn{Fault: openaitest.FaultRateLimited, RetryAfter: "1"}, openaitest.Turn{Content: []string{"fine"}})
+	start := time.Now()
+	resp, err := newClient(t, srv, true).Chat(context.Background(), model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "q"}}})
+	if err != nil || resp.Message.Content != "fine" {
+		t.Fatalf("%v %q", err, resp.Message.Content)
+	}
+	if d := time.Since(start); d < time.Second {
+		t.Errorf("retried after %s, before the Retry-After of 1s", d)
+	}
+	if n := len(srv.ChatRequests()); n != 2 {
+		t.Errorf("%d requests, want 2", n)
+	}
+
+	srv2 := openaitest.New(t)
+	srv2.Script(openaitest.Turn{Fault: openaitest.FaultRateLimited, RetryAfter: "3600"})
+	start = time.Now()
+	_, err = newClient(t, srv2, true).Chat(context.Background(), model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "q"}}})
+	if me := model.AsError(err); me == nil || me.Status != 429 || time.Since(start) > 5*time.Second {
+		t.Errorf("Retry-After past the deadline: %v after %s, want 429 at once", err, time.Since(start))
+	}
+}
+
+// The key is sent, never shown: not in an error even when the server echoes it.
+func TestKeyNeverShown(t *testing.T) {
+	const key = "sk-live-SECRETSECRET"
+	srv := openaitest.New(t, openaitest.WithAPIKey("sk-other"))
+	_, err := newClient(t, srv, true, func(o *openai.Options) { o.APIKey, o.APIKeyEnv = key, "MY_KEY" }).Chat(context.Background(), model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "q"}}})
+	if err == nil || strings.Contains(err.Error(), "SECRETSECRET") || !strings.Contains(err.Error(), "refused the API key from $MY_KEY") {
+		t.Errorf("err = %v: want the variable named and the key absent", err)
+	}
+	ok := openaitest.New(t, openaitest.WithAPIKey(key))
+	ok.Script(openaitest.Turn{Content: []string{"hi"}})
+	if _, err := newClient(t, ok, true, func(o *openai.Options) { o.APIKey = key }).Chat(context.Background(), model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "q"}}}); err != nil {
+		t.Errorf("with the right key: %v", err)
+	}
+}
+
+// A cancel while the server holds the answer is CANCELLED; the request
+// timeout is TIMEOUT; a closed port is UNREACHABLE.
+func TestContextAndTransport(t *testing.T) {
+	srv := openaitest.New(t)
+	srv.Script(openaitest.Turn{Content: []string{"a", "b"}, ChunkDelay: 5 * time.Second})
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	_, err := newClient(t, srv, true).Chat(ctx, model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "q"}}})
+	if model.KindOf(err) != model.ErrCancelled || !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+	srv.Script(openaitest.Turn{Content: []string{"a"}, FirstByteDelay: 5 * time.Second})
+	_, err = newClient(t, srv, true, func(o *openai.Options) { o.RequestTimeout = 200 * time.Millisecond }).Chat(context.Background(), model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "q"}}})
+	if model.KindOf(err) != model.ErrTimeout || !strings.Contains(err.Error(), "model.request_timeout") {
+		t.Errorf("timed out: %v", err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + l.Addr().String() + "/v1"
+	l.Close()
+	c, err := openai.New(openai.Options{URL: closed, Model: "m", RequestTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Chat(context.Background(), model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "q"}}})
+	if model.KindOf(err) != model.ErrUnreachable {
+		t.Errorf("closed port: %v", err)
+	}
+}
+
+// /models lists the ids; /embeddings answers one vector per input in order.
+func TestModelsAndEmbeddings(t *testing.T) {
+	srv := openaitest.New(t, openaitest.WithModels("m1", "embed-1"))
+	c := newClient(t, srv, true, func(o *openai.Options) { o.Model = "embed-1" })
+	ids, err := c.Models(context.Background())
+	if err != nil || strings.Join(ids, ",") != "m1,embed-1" {
+		t.Errorf("models %v %v", ids, err)
+	}
+	vecs, err := c.Embed(context.Background(), []string{"disk full", "slow query"})
+	if err != nil || len(vecs) != 2 || len(vecs[0]) == 0 || len(vecs[0]) != len(vecs[1]) {
+		t.Fatalf("embed: %v %d", err, len(vecs))
+	}
+	srv.FailEmbeddings(openaitest.FaultServerError)
+	if _, err := c.Embed(context.Background(), []string{"x"}); model.KindOf(err) != model.ErrServer {
+		t.Errorf("failed embed: %v", err)
+	}
+}
+
+// New refuses what cannot work, naming the key to fix; the URL's password is masked.
+func TestNewValidates(t *testing.T) {
+	for _, tt := range []struct {
+		o    openai.Options
+		says string
+	}{
+		{openai.Options{URL: "ftp://x", Model: "m", RequestTimeout: time.Second}, "model.url"},
+		{openai.Options{URL: "http://x/v1?a=b", Model: "m", RequestTimeout: time.Second}, "query"},
+		{openai.Options{URL: "http://x/v1", RequestTimeout: time.Second}, "model.name"},
+		{openai.Options{URL: "http://x/v1", Model: "m", RequestTimeout: time.Second, Structured: "xml"}, "structured"},
+	} {
+		if _, err := openai.New(tt.o); err == nil || !strings.Contains(err.Error(), tt.says) {
+			t.Errorf("New(%+v) = %v, want an error saying %q", tt.o, err, tt.says)
+		}
+	}
+	c, err := openai.New(openai.Options{URL: "http://u:hunter2@example.com:8000/v1", Model: "m", RequestTimeout: time.Second})
+	if err != nil || strings.Contains(c.Host(), "hunter2") || !strings.Contains(c.Host(), "example.com:8000/v1") {
+		t.Errorf("host %q, %v", c.Host(), err)
+	}
+}
