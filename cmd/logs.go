@@ -30,13 +30,8 @@ func (a *app) newLogsCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "logs",
 		Short: "Check how the log sources read, as query_logs reads them",
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return unknownCommand(cmd, args[0])
-			}
-			return nil
-		},
-		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+		Args:  subcommandArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	c.AddCommand(a.newLogsInspectCmd())
 	return c
