@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/demo"
 	"github.com/superbiz/superbiz/internal/model"
 	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/tui"
@@ -61,7 +62,15 @@ func (a *app) runChat(cmd *cobra.Command, session string, cont bool) error {
 		return storeFailure(cfg.DBPath, err)
 	}
 	d := w.deps()
-	if a.io.InTTY && a.io.ErrTTY && !a.flags.noTUI {
+	useTUI := a.io.InTTY && a.io.ErrTTY && !a.flags.noTUI
+	if a.flags.demo {
+		if why := a.modelUnusable(ctx, w); why != "" {
+			// The demo covers chat too: the scripted router and answers.
+			d.Model, d.ModelName = demo.NewChat(a.demoPace(useTUI)), demo.TranscriptNote
+			fmt.Fprintf(a.io.ErrOut, "superbiz: model: %s (%s); it diagnoses %q only\n", demo.TranscriptNote, why, demo.Query)
+		}
+	}
+	if useTUI {
 		return storeFailure(cfg.DBPath, a.chatTUI(ctx, d, cfg, session, cont))
 	}
 	return storeFailure(cfg.DBPath, a.chatLines(ctx, d, cfg, session, cont))

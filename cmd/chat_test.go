@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/superbiz/superbiz/internal/demo"
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
 )
 
@@ -96,9 +97,33 @@ func TestChatLineMode(t *testing.T) {
 func TestChatLineModeMarkdownAndUnreachable(t *testing.T) {
 	env := diagnoseEnv(t)
 	var out, errOut bytes.Buffer
-	code := run(context.Background(), []string{"chat", "--demo"}, strings.NewReader("hello\n"), &out, &errOut, func(k string) string { return env[k] })
+	code := run(context.Background(), []string{"chat"}, strings.NewReader("hello\n"), &out, &errOut, func(k string) string { return env[k] })
 	if code != ExitUnavailable || !strings.Contains(out.String(), "[UNROUTED] FAILED (ROUTING_UNAVAILABLE)") || !strings.Contains(errOut.String(), "ollama serve") {
 		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errOut.String())
+	}
+}
+
+// With --demo and no model, chat runs on the scripted router and answers:
+// the demo query is diagnosed on the demo workspace with the real tools, any
+// other message gets the scripted answer saying what the demo can do.
+func TestChatDemoWithoutModel(t *testing.T) {
+	env := diagnoseEnv(t)
+	code, out, errOut := cliIn(t, env, "hello\n"+demo.Query+"\n", "chat", "--demo")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{"[SYSTEM_CHAT] SUCCESS", demo.ChatAnswer, "[DIAGNOSIS] SUCCESS", "HikariPool"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(errOut, "model: "+demo.TranscriptNote+" (no model reachable") || !strings.Contains(errOut, "[tool] query_mysql") {
+		t.Errorf("stderr lacks the scripted-model note or the real tool calls:\n%s", errOut)
+	}
+	// The same query a second time plays the transcript afresh.
+	code, out, errOut = cliIn(t, env, demo.Query+"\n"+demo.Query+"\n", "chat", "--demo", "-o", "json")
+	if code != ExitOK || strings.Count(out, `"release_outcome":"SUCCESS"`) != 2 {
+		t.Fatalf("two demo diagnoses: exit %d\n%s\n%s", code, out, errOut)
 	}
 }
 

@@ -188,12 +188,13 @@ func (a *app) runDiagnose(cmd *cobra.Command, args []string, f diagnoseFlags) er
 		return storeFailure(cfg.DBPath, err)
 	}
 
+	useTUI := a.io.ErrTTY && !a.flags.noTUI && a.terminalWidth() >= tui.NarrowWidth
 	var m model.ChatModel = w.model
 	modelName := cfg.Model.Name
 	note := ""
 	if a.flags.demo && query == demo.Query {
 		if why := a.modelUnusable(ctx, w); why != "" {
-			m = replay.New(demo.Transcript())
+			m = replay.NewPaced(demo.Transcript(), a.demoPace(useTUI))
 			modelName = demo.TranscriptNote
 			note = fmt.Sprintf("model: %s (%s)", demo.TranscriptNote, why)
 		}
@@ -206,7 +207,6 @@ func (a *app) runDiagnose(cmd *cobra.Command, args []string, f diagnoseFlags) er
 	req := usecase.DiagnoseRequest{Query: query, SessionID: f.session, Continue: f.cont}
 
 	var out usecase.Output
-	useTUI := a.io.ErrTTY && !a.flags.noTUI && a.terminalWidth() >= tui.NarrowWidth
 	if useTUI {
 		out, err = a.diagnoseTUI(ctx, d, req, note)
 	} else {
@@ -224,6 +224,16 @@ func (a *app) runDiagnose(cmd *cobra.Command, args []string, f diagnoseFlags) er
 		return err
 	}
 	return runExit(out, cfg)
+}
+
+// demoPace is how long each scripted demo round waits: demo.Pace when a
+// person watches the full-screen view on a terminal stdout, so the live
+// budget panel can be seen; 0 when piped, with -o json or --no-tui.
+func (a *app) demoPace(useTUI bool) time.Duration {
+	if useTUI && a.io.OutTTY && a.flags.output != outputJSON {
+		return demo.Pace
+	}
+	return 0
 }
 
 // modelUnusable says briefly why no model can answer (the server is not

@@ -5,6 +5,7 @@ package tmux
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -276,4 +277,45 @@ func TestChatSIGTERMInTmux(t *testing.T) {
 		t.Fatalf("stored run %+v, want CANCELLED", r)
 	}
 	reliability.Record(t, reliability.SectionMutation, "chat TUI: exit 143 and the running turn stored CANCELLED on SIGTERM", map[string]any{"test": t.Name()})
+}
+
+// closedAddr is a loopback address nothing listens on: a port taken and
+// released, so no test depends on what runs on Ollama's default port.
+func closedAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return "http://" + addr
+}
+
+// On a terminal the scripted demo is paced: the budget panel is seen part
+// way (a tool call counted, the run not finished) and the run takes seconds.
+func TestDemoPacedInTmux(t *testing.T) {
+	tmux := needTmux(t)
+	bin := build(t)
+	dir := t.TempDir()
+	shell := "env -i PATH=" + os.Getenv("PATH") + " HOME=" + dir + " TERM=xterm-256color NO_COLOR=1" +
+		" XDG_DATA_HOME=" + dir + " XDG_CONFIG_HOME=" + dir + " XDG_CACHE_HOME=" + dir + " " + bin +
+		" diagnose --demo --db " + filepath.Join(dir, "superbiz.db") + " --host " + closedAddr(t) + "; echo EXIT=$?; sleep 60"
+	p := session(t, tmux, shell)
+	start := time.Now()
+	mid := p.waitFor(`tool calls[^\n]*[1-3]/6`, 20*time.Second)
+	if strings.Contains(mid, "EXIT=") {
+		t.Fatalf("the run had ended when the panel was first seen:\n%s", mid)
+	}
+	end := p.waitFor(`EXIT=\d+`, 30*time.Second)
+	took := time.Since(start)
+	t.Logf("panel part way:\n%s\nend after %v:\n%s", mid, took, end)
+	if !strings.Contains(end, "EXIT=0") {
+		t.Fatalf("want EXIT=0; screen:\n%s", end)
+	}
+	if took < time.Second {
+		t.Errorf("the demo ended %v after the panel was first seen; paced it takes about 3 s", took)
+	}
 }
