@@ -160,4 +160,7 @@ type Settings struct {
 	Limits *config.Limits `json:"limits,omitempty"`
 	// Language is the answer language; "" in runs stored before it was recorded.
 	Language string `json:"language,omitempty"`
+	// Demo says the run used the built-in demo workspace (--demo), so a
+	// replay uses it too without being told.
+	Demo bool `json:"demo,omitempty"`
 }
