@@ -136,3 +136,29 @@ func TestChatSessionContinueExclusive(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q; want exit 2, the flag-group error and the usage line", code, errOut.String())
 	}
 }
+
+// Line mode handles /help, /runs, /quit and unknown commands itself (no run
+// is stored for them, nothing reaches the model); /alert without an
+// Alertmanager is an error message and the session goes on; /quit ends it.
+func TestChatLocalCommands(t *testing.T) {
+	env := diagnoseEnv(t)
+	in := "/help\n/runs\n/bogus\n/alert nosuch\nhello\n/runs\n/var/log is full?\n/quit\nnever sent\n"
+	code, out, errOut := cliIn(t, env, in, "chat", "--demo")
+	if code != ExitFailed { // the /alert message failed; everything else answered
+		t.Fatalf("exit %d, want %d\n%s\n%s", code, ExitFailed, out, errOut)
+	}
+	for _, want := range []string{"`/runs` the runs of this session", "No runs in this session yet.", "Unknown command `/bogus`", "[SYSTEM_CHAT] SUCCESS · run r_", "SYSTEM_CHAT · SUCCESS · hello"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(errOut, "superbiz: /alert: no Alertmanager configured") {
+		t.Errorf("stderr lacks the /alert error:\n%s", errOut)
+	}
+	// Two messages became runs: "hello" and the path question; "never sent" did not.
+	_, list, _ := cli(t, env, "runs", "-o", "json")
+	runs := jsonArray(t, list)
+	if len(runs) != 2 || runs[0]["query"] != "/var/log is full?" || runs[1]["query"] != "hello" {
+		t.Errorf("stored runs = %v, want the path question and hello", runs)
+	}
+}

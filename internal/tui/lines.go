@@ -3,7 +3,6 @@ package tui
 import (
 	"fmt"
 	"io"
-	"strings"
 	"sync"
 
 	"github.com/superbiz/superbiz/internal/harness"
@@ -81,16 +80,9 @@ func progressLine(ev harness.Event) string {
 	case harness.StopRequired:
 		return "[stop] " + string(e.Reason)
 	case harness.RunFinished:
-		parts := []string{string(e.Lifecycle)}
-		if e.StopReason != "" {
-			parts = append(parts, string(e.StopReason))
-		}
-		if e.Outcome != "" {
-			parts = append(parts, redact.StripControlLine(string(e.Outcome)))
-		}
 		u := e.Usage
-		return fmt.Sprintf("[done] %s · %d model calls, %d tool calls, %s tokens, %s",
-			strings.Join(parts, " · "), u.ModelCalls, u.ToolCalls, comma(u.Tokens()), seconds(e.Duration))
+		return fmt.Sprintf("[done] %s %s · %d model calls, %d tool calls, %s tokens, %s",
+			endMark(string(e.Lifecycle), string(e.Outcome)), statusWords(string(e.Lifecycle), string(e.StopReason), string(e.Outcome)), u.ModelCalls, u.ToolCalls, comma(u.Tokens()), seconds(e.Duration))
 	}
 	return ""
 }
