@@ -188,7 +188,9 @@ func (a *app) runDiagnose(cmd *cobra.Command, args []string, f diagnoseFlags) er
 		return storeFailure(cfg.DBPath, err)
 	}
 
-	useTUI := a.io.ErrTTY && !a.flags.noTUI && a.terminalWidth() >= tui.NarrowWidth
+	// The full-screen view only when stdout is a terminal too: with the
+	// report redirected (> report.md, | jq) stderr gets one end line.
+	useTUI := a.io.ErrTTY && a.io.OutTTY && !a.flags.noTUI && a.terminalWidth() >= tui.NarrowWidth
 	var m model.ChatModel = w.model
 	modelName := cfg.Model.Name
 	note := ""
@@ -210,7 +212,7 @@ func (a *app) runDiagnose(cmd *cobra.Command, args []string, f diagnoseFlags) er
 	if useTUI {
 		out, err = a.diagnoseTUI(ctx, d, req, note)
 	} else {
-		printer := &tui.LinePrinter{W: a.io.ErrOut}
+		printer := &tui.LinePrinter{W: a.io.ErrOut, Brief: a.io.ErrTTY && !a.io.OutTTY && !a.flags.noTUI}
 		d.Events = printer
 		if note != "" && a.flags.output == outputJSON {
 			fmt.Fprintln(a.io.ErrOut, note)

@@ -362,3 +362,30 @@ func TestChatKeepsConversationInTmux(t *testing.T) {
 		t.Fatalf("the resumed chat did not keep session %s:\n%s", m[1], end)
 	}
 }
+
+// With the report redirected (stdout a file, stderr the terminal), the report
+// goes to the file only and the terminal gets one short end line.
+func TestDiagnoseRedirectedInTmux(t *testing.T) {
+	tmux := needTmux(t)
+	bin := build(t)
+	report := filepath.Join(t.TempDir(), "report.md")
+	p := session(t, tmux, demoCommand(t, bin)+" diagnose > "+report+"; echo EXIT=$?; sleep 60")
+	screen := p.waitFor(`EXIT=\d+`, 30*time.Second)
+	t.Logf("terminal:\n%s", screen)
+	got, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(screen, "EXIT=0") || !strings.Contains(string(got), "## Conclusion") {
+		t.Fatalf("exit or report wrong; report:\n%s", got)
+	}
+	var shown []string
+	for _, l := range strings.Split(strings.TrimSpace(screen), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "EXIT=") {
+			shown = append(shown, l)
+		}
+	}
+	if len(shown) != 1 || !strings.HasPrefix(shown[0], "[done] ✔ COMPLETED · SUCCESS") {
+		t.Fatalf("the terminal shows %d lines, want the one [done] line:\n%s", len(shown), screen)
+	}
+}

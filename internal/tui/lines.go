@@ -17,6 +17,9 @@ import (
 // The zero value with W set is ready; use it through a pointer.
 type LinePrinter struct {
 	W io.Writer
+	// Brief writes the run's end line only: a person watches stderr while
+	// the report goes to a redirected stdout, and one short line is enough.
+	Brief bool
 
 	mu  sync.Mutex
 	err error
@@ -24,6 +27,9 @@ type LinePrinter struct {
 
 // Emit implements harness.Sink.
 func (p *LinePrinter) Emit(ev harness.Event) {
+	if _, end := ev.(harness.RunFinished); p.Brief && !end {
+		return
+	}
 	line := progressLine(ev)
 	if line == "" {
 		return
