@@ -52,8 +52,8 @@ func TestUsageErrors(t *testing.T) {
 		{"bad output value long form", []string{"version", "--output=yaml"}, `invalid argument "yaml"`, "Usage: superbiz version [flags]"},
 		{"unknown command", []string{"bogus"}, `unknown command "bogus" for "superbiz"`, "Usage: superbiz [flags]"},
 		{"unknown command with suggestion", []string{"doctr"}, `did you mean doctor?`, "Usage: superbiz [flags]"},
-		{"extra argument", []string{"version", "now"}, `superbiz version takes no arguments, got "now"`, "Usage: superbiz version [flags]"},
-		{"completion without shell", []string{"completion"}, "superbiz completion takes one shell name", "Usage: superbiz completion bash|zsh|fish|powershell"},
+		{"extra argument", []string{"version", "now"}, `superbiz: version takes no arguments, got "now"`, "Usage: superbiz version [flags]"},
+		{"completion without shell", []string{"completion"}, "superbiz: completion takes one shell name", "Usage: superbiz completion bash|zsh|fish|powershell"},
 		{"completion unknown shell", []string{"completion", "tcsh"}, `unknown shell "tcsh"`, "Usage: superbiz completion bash|zsh|fish|powershell"},
 	}
 	for _, tt := range tests {

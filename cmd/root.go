@@ -227,7 +227,7 @@ func subcommandArgs(cmd *cobra.Command, args []string) error {
 func exactArgs(n int, what string) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if len(args) != n {
-			return usageErrorf("%s takes %s, got %d argument(s)", cmd.CommandPath(), what, len(args))
+			return usageErrorf("%s takes %s, got %d argument(s)", commandName(cmd), what, len(args))
 		}
 		return nil
 	}
@@ -236,7 +236,17 @@ func exactArgs(n int, what string) cobra.PositionalArgs {
 // noArgs is cobra.NoArgs reported as a usage error.
 func noArgs(cmd *cobra.Command, args []string) error {
 	if len(args) > 0 {
-		return usageErrorf("%s takes no arguments, got %q", cmd.CommandPath(), args[0])
+		return usageErrorf("%s takes no arguments, got %q", commandName(cmd), args[0])
 	}
 	return nil
+}
+
+// commandName is the command's path without "superbiz", which the error's
+// own "superbiz: " prefix already says ("replay", "runs show").
+func commandName(cmd *cobra.Command) string {
+	if !cmd.HasParent() {
+		return cmd.Name()
+	}
+	_, rest, _ := strings.Cut(cmd.CommandPath(), " ")
+	return rest
 }
