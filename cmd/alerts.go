@@ -116,7 +116,11 @@ func alertsFailure(err error) error {
 func (a *app) printAlerts(as []alerts.Alert, limit int) error {
 	shown := as[:min(len(as), limit)]
 	if more := len(as) - len(shown); more > 0 {
-		fmt.Fprintf(a.io.ErrOut, "superbiz: %d more firing alerts not shown (raise --limit)\n", more)
+		noun := "alerts"
+		if more == 1 {
+			noun = "alert"
+		}
+		fmt.Fprintf(a.io.ErrOut, "superbiz: %d more firing %s not shown (raise --limit)\n", more, noun)
 	}
 	switch {
 	case a.flags.output == outputJSON:

@@ -102,6 +102,10 @@ func TestAlertsCommand(t *testing.T) {
 	if code != ExitOK || strings.Count(out, `"fingerprint"`) != 1 || !strings.Contains(errOut, "2 more firing alerts not shown (raise --limit)") {
 		t.Errorf("--limit 1: exit %d\n%s\n%s", code, out, errOut)
 	}
+	code, _, errOut = cli(t, env, "alerts", "--limit", "2", "-o", "json")
+	if code != ExitOK || !strings.Contains(errOut, "superbiz: 1 more firing alert not shown (raise --limit)") {
+		t.Errorf("--limit 2: exit %d, stderr %q, want one alert said in the singular", code, errOut)
+	}
 }
 
 // alertModel answers every diagnosis with an honest no-conclusion draft.

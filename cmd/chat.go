@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/demo"
 	"github.com/superbiz/superbiz/internal/model"
 	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/tui"
@@ -61,7 +62,15 @@ func (a *app) runChat(cmd *cobra.Command, session string, cont bool) error {
 		return storeFailure(cfg.DBPath, err)
 	}
 	d := w.deps()
-	if a.io.InTTY && a.io.ErrTTY && !a.flags.noTUI {
+	useTUI := a.io.InTTY && a.io.ErrTTY && !a.flags.noTUI
+	if a.flags.demo {
+		if why := a.modelUnusable(ctx, w); why != "" {
+			// The demo covers chat too: the scripted router and answers.
+			d.Model, d.ModelName = demo.NewChat(a.demoPace(useTUI)), demo.TranscriptNote
+			fmt.Fprintf(a.io.ErrOut, "superbiz: model: %s (%s); it diagnoses %q only\n", demo.TranscriptNote, why, demo.Query)
+		}
+	}
+	if useTUI {
 		return storeFailure(cfg.DBPath, a.chatTUI(ctx, d, cfg, session, cont))
 	}
 	return storeFailure(cfg.DBPath, a.chatLines(ctx, d, cfg, session, cont))
@@ -88,6 +97,13 @@ func (s *chatSession) request(query string) usecase.ChatRequest {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return usecase.ChatRequest{Query: query, SessionID: s.id, Continue: s.cont && s.id == "", OnStart: s.Started}
+}
+
+// current is the session of the chat so far ("" before its first turn).
+func (s *chatSession) current() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.id
 }
 
 func (s *chatSession) done() {
@@ -120,6 +136,19 @@ func (a *app) chatLines(ctx context.Context, d *usecase.Deps, cfg *config.Config
 		}
 		if ctx.Err() != nil {
 			break
+		}
+		r, local, err := chatLocal(ctx, d.Store, s.current(), line)
+		if err != nil {
+			return err
+		}
+		if local {
+			if r.quit {
+				break
+			}
+			if err := a.printLocal(line, r.markdown); err != nil {
+				return err
+			}
+			continue
 		}
 		out, note, alertErr, err := a.chatTurn(ctx, d, cfg, s, line)
 		s.done()
@@ -200,6 +229,24 @@ func (a *app) printChatTurn(out usecase.Output) error {
 	return err
 }
 
+// printLocal prints a chat command's answer: a JSON line {"command",
+// "answer"} with -o json, else the text and a blank line.
+func (a *app) printLocal(command, markdown string) error {
+	if a.flags.output == outputJSON {
+		b, err := json.Marshal(struct {
+			Command string `json:"command"`
+			Answer  string `json:"answer"`
+		}{strings.TrimSpace(command), markdown})
+		if err != nil {
+			return fmt.Errorf("encode answer: %w", err)
+		}
+		_, err = fmt.Fprintf(a.io.Out, "%s\n", b)
+		return err
+	}
+	_, err := fmt.Fprintf(a.io.Out, "%s\n\n", markdown)
+	return err
+}
+
 // turnGate lets the chat screen wait for the turn in progress to be
 // stored before the process exits, and refuses turns once it is closed.
 type turnGate struct {
@@ -237,8 +284,15 @@ func (a *app) chatTUI(ctx context.Context, d *usecase.Deps, cfg *config.Config, 
 	var sink *tui.EventSink
 	var storeErr error
 	var errMu sync.Mutex
-	var turns turnGate // the turn in progress, stored before exit
+	var turns turnGate  // the turn in progress, stored before exit
+	var said []chatSaid // the conversation, printed when the screen closes
+	var p *tea.Program
+	resumed, past, err := sessionPast(ctx, d.Store, session, cont)
+	if err != nil {
+		return err
+	}
 	view := tui.NewChat(tui.ChatOptions{
+		Past:          past,
 		Renderer:      renderer,
 		MarkdownStyle: tui.MarkdownStyle(a.io.Color, renderer.HasDarkBackground()),
 		CharLimit:     d.Limits.Query,
@@ -247,10 +301,21 @@ func (a *app) chatTUI(ctx context.Context, d *usecase.Deps, cfg *config.Config, 
 				return // the screen is gone: no new turn starts
 			}
 			defer turns.leave()
+			if r, local, err := chatLocal(ctx, d.Store, s.current(), text); local || err != nil {
+				if err != nil {
+					r.markdown = "**Error:** " + redact.StripControl(err.Error())
+				}
+				if r.quit {
+					p.Quit()
+					return
+				}
+				sink.Post(tui.TurnFinishedMsg{Markdown: r.markdown})
+				return
+			}
 			out, note, alertErr, err := a.chatTurn(ctx, d, cfg, s, text)
 			s.done()
 			if alertErr != nil {
-				sink.Post(tui.TurnFinishedMsg{Intent: "", Markdown: "**" + chatAlertCommand + ":** " + redact.StripControl(alertErr.Error()), Outcome: runrecord.OutcomeFailed, ExitCode: ExitFailed})
+				sink.Post(tui.TurnFinishedMsg{Intent: "", Markdown: "**" + chatAlertCommand + ":** " + redact.StripControl(alertErr.Error()), Outcome: runrecord.OutcomeFailed})
 				return
 			}
 			if note != "" {
@@ -260,21 +325,34 @@ func (a *app) chatTUI(ctx context.Context, d *usecase.Deps, cfg *config.Config, 
 				errMu.Lock()
 				storeErr = err
 				errMu.Unlock()
-				sink.Post(tui.TurnFinishedMsg{Intent: "", Markdown: "**Error:** " + redact.StripControl(err.Error()), Outcome: runrecord.OutcomeFailed, ExitCode: ExitFailed})
+				sink.Post(tui.TurnFinishedMsg{Intent: "", Markdown: "**Error:** " + redact.StripControl(err.Error()), Outcome: runrecord.OutcomeFailed})
 				return
 			}
-			sink.Post(tui.TurnFinishedMsg{Intent: out.Intent, Markdown: out.Answer, Outcome: out.ReleaseOutcome, StopReason: out.StopReason, ExitCode: outcomeExit(out)})
+			errMu.Lock()
+			said = append(said, chatSaid{query: text, out: out})
+			errMu.Unlock()
+			sink.Post(tui.TurnFinishedMsg{Intent: out.Intent, Markdown: out.Answer, Outcome: out.ReleaseOutcome, StopReason: out.StopReason, RunID: out.RunID})
 		},
 		OnCancel: s.Cancel,
 	})
 	// A stop signal (ctx) ends the screen; signals are ours alone, so the
 	// running turn is cancelled through ctx and stored before the exit.
-	p := tea.NewProgram(view, tea.WithOutput(a.io.ErrOut), tea.WithInput(a.io.In), tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(ctx), tea.WithoutSignalHandler())
+	p = tea.NewProgram(view, tea.WithOutput(a.io.ErrOut), tea.WithInput(a.io.In), tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(ctx), tea.WithoutSignalHandler())
 	sink = tui.NewEventSink(p)
 	d.Events = sink
-	_, err := p.Run()
+	_, err = p.Run()
 	s.Cancel()
 	turns.closeAndWait()
+	errMu.Lock()
+	shown := s.current()
+	if shown == "" && len(past) > 0 {
+		shown = resumed // resumed, but nothing said this time
+	}
+	printErr := a.printConversation(said, shown)
+	errMu.Unlock()
+	if printErr != nil {
+		return printErr
+	}
 	closeCtx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	_ = sink.Close(closeCtx)
 	cancel()

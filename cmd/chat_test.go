@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/superbiz/superbiz/internal/demo"
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
 )
 
@@ -96,9 +97,33 @@ func TestChatLineMode(t *testing.T) {
 func TestChatLineModeMarkdownAndUnreachable(t *testing.T) {
 	env := diagnoseEnv(t)
 	var out, errOut bytes.Buffer
-	code := run(context.Background(), []string{"chat", "--demo"}, strings.NewReader("hello\n"), &out, &errOut, func(k string) string { return env[k] })
+	code := run(context.Background(), []string{"chat"}, strings.NewReader("hello\n"), &out, &errOut, func(k string) string { return env[k] })
 	if code != ExitUnavailable || !strings.Contains(out.String(), "[UNROUTED] FAILED (ROUTING_UNAVAILABLE)") || !strings.Contains(errOut.String(), "ollama serve") {
 		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errOut.String())
+	}
+}
+
+// With --demo and no model, chat runs on the scripted router and answers:
+// the demo query is diagnosed on the demo workspace with the real tools, any
+// other message gets the scripted answer saying what the demo can do.
+func TestChatDemoWithoutModel(t *testing.T) {
+	env := diagnoseEnv(t)
+	code, out, errOut := cliIn(t, env, "hello\n"+demo.Query+"\n", "chat", "--demo")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{"[SYSTEM_CHAT] SUCCESS", demo.ChatAnswer, "[DIAGNOSIS] SUCCESS", "HikariPool"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(errOut, "model: "+demo.TranscriptNote+" (no model reachable") || !strings.Contains(errOut, "[tool] query_mysql") {
+		t.Errorf("stderr lacks the scripted-model note or the real tool calls:\n%s", errOut)
+	}
+	// The same query a second time plays the transcript afresh.
+	code, out, errOut = cliIn(t, env, demo.Query+"\n"+demo.Query+"\n", "chat", "--demo", "-o", "json")
+	if code != ExitOK || strings.Count(out, `"release_outcome":"SUCCESS"`) != 2 {
+		t.Fatalf("two demo diagnoses: exit %d\n%s\n%s", code, out, errOut)
 	}
 }
 
@@ -109,5 +134,31 @@ func TestChatSessionContinueExclusive(t *testing.T) {
 	code := run(context.Background(), []string{"chat", "--session", "s_x", "--continue"}, strings.NewReader(""), &out, &errOut, func(string) string { return "" })
 	if code != ExitUsage || !strings.Contains(errOut.String(), "none of the others can be") || !strings.Contains(errOut.String(), "Usage: superbiz chat") {
 		t.Fatalf("exit %d, stderr %q; want exit 2, the flag-group error and the usage line", code, errOut.String())
+	}
+}
+
+// Line mode handles /help, /runs, /quit and unknown commands itself (no run
+// is stored for them, nothing reaches the model); /alert without an
+// Alertmanager is an error message and the session goes on; /quit ends it.
+func TestChatLocalCommands(t *testing.T) {
+	env := diagnoseEnv(t)
+	in := "/help\n/runs\n/bogus\n/alert nosuch\nhello\n/runs\n/var/log is full?\n/quit\nnever sent\n"
+	code, out, errOut := cliIn(t, env, in, "chat", "--demo")
+	if code != ExitFailed { // the /alert message failed; everything else answered
+		t.Fatalf("exit %d, want %d\n%s\n%s", code, ExitFailed, out, errOut)
+	}
+	for _, want := range []string{"`/runs` the runs of this session", "No runs in this session yet.", "Unknown command `/bogus`", "[SYSTEM_CHAT] SUCCESS · run r_", "SYSTEM_CHAT · SUCCESS · hello"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(errOut, "superbiz: /alert: no Alertmanager configured") {
+		t.Errorf("stderr lacks the /alert error:\n%s", errOut)
+	}
+	// Two messages became runs: "hello" and the path question; "never sent" did not.
+	_, list, _ := cli(t, env, "runs", "-o", "json")
+	runs := jsonArray(t, list)
+	if len(runs) != 2 || runs[0]["query"] != "/var/log is full?" || runs[1]["query"] != "hello" {
+		t.Errorf("stored runs = %v, want the path question and hello", runs)
 	}
 }

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/superbiz/superbiz/internal/demo"
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
 )
 
@@ -50,8 +52,8 @@ func TestUsageErrors(t *testing.T) {
 		{"bad output value long form", []string{"version", "--output=yaml"}, `invalid argument "yaml"`, "Usage: superbiz version [flags]"},
 		{"unknown command", []string{"bogus"}, `unknown command "bogus" for "superbiz"`, "Usage: superbiz [flags]"},
 		{"unknown command with suggestion", []string{"doctr"}, `did you mean doctor?`, "Usage: superbiz [flags]"},
-		{"extra argument", []string{"version", "now"}, `superbiz version takes no arguments, got "now"`, "Usage: superbiz version [flags]"},
-		{"completion without shell", []string{"completion"}, "superbiz completion takes one shell name", "Usage: superbiz completion bash|zsh|fish|powershell"},
+		{"extra argument", []string{"version", "now"}, `superbiz: version takes no arguments, got "now"`, "Usage: superbiz version [flags]"},
+		{"completion without shell", []string{"completion"}, "superbiz: completion takes one shell name", "Usage: superbiz completion bash|zsh|fish|powershell"},
 		{"completion unknown shell", []string{"completion", "tcsh"}, `unknown shell "tcsh"`, "Usage: superbiz completion bash|zsh|fish|powershell"},
 	}
 	for _, tt := range tests {
@@ -95,7 +97,12 @@ func diagnoseEnv(t *testing.T) map[string]string {
 // transcript and says so; the real tools run on the demo data.
 func TestDiagnoseDemoWithoutModel(t *testing.T) {
 	for _, args := range [][]string{{"diagnose", "--demo"}, {"--demo", "diagnose"}} {
+		start := time.Now()
 		code, out, errOut := cli(t, diagnoseEnv(t), args...)
+		// Not a terminal: the seven scripted rounds are not paced.
+		if took := time.Since(start); took >= 7*demo.Pace {
+			t.Errorf("%q: the piped demo took %v, as long as the paced one", args, took)
+		}
 		if code != ExitOK {
 			t.Fatalf("%q: exit %d\nstdout %s\nstderr %s", args, code, out, errOut)
 		}

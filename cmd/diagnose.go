@@ -174,7 +174,10 @@ func (a *app) runDiagnose(cmd *cobra.Command, args []string, f diagnoseFlags) er
 	if err := checkStdinSize(readErr, cfg.Limits.Query); err != nil {
 		return err
 	}
-	d, query, note, err := a.prepareDiagnosis(ctx, w, query, f.alert, fromAlert)
+	// The full-screen view only when stdout is a terminal too: with the
+	// report redirected (> report.md, | jq) stderr gets one end line.
+	useTUI := a.io.ErrTTY && a.io.OutTTY && !a.flags.noTUI && a.terminalWidth() >= tui.NarrowWidth
+	d, query, note, err := a.prepareDiagnosis(ctx, w, query, f.alert, fromAlert, a.demoPace(useTUI))
 	if err != nil {
 		return err
 	}
@@ -184,11 +187,10 @@ func (a *app) runDiagnose(cmd *cobra.Command, args []string, f diagnoseFlags) er
 	req := usecase.DiagnoseRequest{Query: query, SessionID: f.session, Continue: f.cont}
 
 	var out usecase.Output
-	useTUI := a.io.ErrTTY && !a.flags.noTUI && a.terminalWidth() >= tui.NarrowWidth
 	if useTUI {
 		out, err = a.diagnoseTUI(ctx, d, req, note)
 	} else {
-		printer := &tui.LinePrinter{W: a.io.ErrOut}
+		printer := &tui.LinePrinter{W: a.io.ErrOut, Brief: a.io.ErrTTY && !a.io.OutTTY && !a.flags.noTUI}
 		d.Events = printer
 		if note != "" && a.flags.output == outputJSON {
 			fmt.Fprintln(a.io.ErrOut, note)
@@ -208,8 +210,9 @@ func (a *app) runDiagnose(cmd *cobra.Command, args []string, f diagnoseFlags) er
 // `superbiz diagnose` runs it, for the command and the MCP diagnose tool
 // alike: a firing alert resolved to its query and clock (its note on
 // stderr), the demo transcript when --demo asks the demo question and no
-// model answers (its note returned), and the use case's deps.
-func (a *app) prepareDiagnosis(ctx context.Context, w *workspace, query, alertRef string, fromAlert bool) (*usecase.Deps, string, string, error) {
+// model answers (its note returned; its rounds paced by pace), and the use
+// case's deps.
+func (a *app) prepareDiagnosis(ctx context.Context, w *workspace, query, alertRef string, fromAlert bool, pace time.Duration) (*usecase.Deps, string, string, error) {
 	cfg := w.cfg
 	var alert alertRun
 	if fromAlert {
@@ -227,7 +230,7 @@ func (a *app) prepareDiagnosis(ctx context.Context, w *workspace, query, alertRe
 	note := ""
 	if a.flags.demo && query == demo.Query {
 		if why := a.modelUnusable(ctx, w); why != "" {
-			m = replay.New(demo.Transcript())
+			m = replay.NewPaced(demo.Transcript(), pace)
 			modelName = demo.TranscriptNote
 			note = fmt.Sprintf("model: %s (%s)", demo.TranscriptNote, why)
 		}
@@ -238,6 +241,16 @@ func (a *app) prepareDiagnosis(ctx context.Context, w *workspace, query, alertRe
 		d.Clock = harness.FixedClock{T: alert.clock}
 	}
 	return d, query, note, nil
+}
+
+// demoPace is how long each scripted demo round waits: demo.Pace when a
+// person watches the full-screen view on a terminal stdout, so the live
+// budget panel can be seen; 0 when piped, with -o json or --no-tui.
+func (a *app) demoPace(useTUI bool) time.Duration {
+	if useTUI && a.io.OutTTY && a.flags.output != outputJSON {
+		return demo.Pace
+	}
+	return 0
 }
 
 // modelUnusable says briefly why no model can answer (the server is not

@@ -29,12 +29,7 @@ func (a *app) newKBCmd() *cobra.Command {
 		Long: `kb keeps the knowledge index (SQLite FTS5 in the run store) in step with the
 Markdown runbooks under [knowledge] paths, and searches it exactly as the
 lookup_knowledge tool does for the model.`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return unknownCommand(cmd, args[0])
-			}
-			return nil
-		},
+		Args: subcommandArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	c.AddCommand(a.newKBIndexCmd(), a.newKBSearchCmd())

@@ -22,12 +22,11 @@ func (a *app) newLogsCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "logs",
 		Short: "Check how the log sources read, as query_logs reads them",
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return unknownCommand(cmd, args[0])
-			}
-			return nil
-		},
+		Long: `logs shows how each configured log source ([[logs]], or the demo's with
+--demo) is read: per file the layout detected (or the custom pattern), the
+share of lines placed in time, the time range, the first entries exactly as
+query_logs returns them to the model, and the files a call would skip and why.`,
+		Args: subcommandArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	c.AddCommand(a.newLogsInspectCmd())

@@ -175,3 +175,11 @@ func TestDoctorLogSourceSummary(t *testing.T) {
 		}
 	}
 }
+
+// `logs --help` describes the command, not only its one-line summary.
+func TestLogsHelpDescribes(t *testing.T) {
+	code, out, _ := cli(t, nil, "logs", "--help")
+	if code != ExitOK || !strings.Contains(out, "the first entries exactly as\nquery_logs returns them") {
+		t.Errorf("logs --help: exit %d, no description:\n%s", code, out)
+	}
+}

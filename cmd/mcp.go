@@ -230,7 +230,7 @@ func (s *mcpService) CallTool(ctx context.Context, name string, input json.RawMe
 // as `superbiz diagnose -o json` does, sending each budget snapshot as
 // progress and the run's events as lines on stderr.
 func (s *mcpService) Diagnose(ctx context.Context, in mcpserver.DiagnoseInput, progress func(mcpserver.Progress)) (mcpserver.Result, error) {
-	d, query, note, err := s.a.prepareDiagnosis(ctx, s.w, in.Query, in.Alert, in.Alert != "")
+	d, query, note, err := s.a.prepareDiagnosis(ctx, s.w, in.Query, in.Alert, in.Alert != "", 0)
 	if err != nil {
 		return mcpserver.Result{IsError: true, Text: redact.Clean(err.Error())}, nil
 	}

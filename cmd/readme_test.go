@@ -71,3 +71,41 @@ func countCommand(script, cmd string) int {
 	}
 	return n
 }
+
+// TestReadmeGoInstall keeps the README's `go install MODULE@latest` working:
+// the path is go.mod's module path, whose last element names the binary, the
+// main package sits at the module root, and go.mod has no replace or exclude
+// directive (`go install pkg@version` refuses a module that has one).
+func TestReadmeGoInstall(t *testing.T) {
+	mod, err := os.ReadFile(filepath.Join("..", "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var path string
+	for line := range strings.Lines(string(mod)) {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		switch f[0] {
+		case "module":
+			path = f[1]
+		case "replace", "exclude":
+			t.Errorf("go.mod has a %s directive, which `go install %s@latest` refuses: %q", f[0], path, strings.TrimSpace(line))
+		}
+	}
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "`go install " + path + "@latest`"; !strings.Contains(string(readme), want) {
+		t.Errorf("README lacks %s", want)
+	}
+	if filepath.Base(path) != "superbiz" {
+		t.Errorf("module path %q: go install would name the binary %q", path, filepath.Base(path))
+	}
+	main, err := os.ReadFile(filepath.Join("..", "main.go"))
+	if err != nil || !strings.Contains(string(main), "\npackage main\n") {
+		t.Errorf("main.go at the module root is not package main (%v)", err)
+	}
+}

@@ -55,7 +55,11 @@ func (a *app) runReplay(cmd *cobra.Command, id string, f replayFlags) error {
 	if err != nil {
 		return err
 	}
-	defer w.Close()
+	defer func() { // the workspace in use at the end: a demo run reopens it
+		if w != nil {
+			_ = w.Close()
+		}
+	}()
 	cfg := w.cfg
 
 	// Ask up front what Replay would refuse, so the refusal is a usage
@@ -67,6 +71,22 @@ func (a *app) runReplay(cmd *cobra.Command, id string, f replayFlags) error {
 	}
 	if err := usecase.Replayable(orig); err != nil {
 		return &ExitError{Code: ExitUsage, Err: err}
+	}
+	if s, ok, _ := orig.DecodeSettings(); ok && s.Demo && !a.flags.demo {
+		// The store knows the run was a demo run: replay it on the demo
+		// workspace, as if --demo had been given.
+		closeErr := w.Close()
+		w = nil
+		if closeErr != nil {
+			return fmt.Errorf("close the run store: %w", closeErr)
+		}
+		a.flags.demo = true
+		dw, err := a.openWorkspace(cmd, config.Overrides{})
+		if err != nil {
+			return err
+		}
+		w, cfg = dw, dw.cfg
+		fmt.Fprintf(a.io.ErrOut, "superbiz: run %s was a demo run: replaying it on the demo workspace\n", orig.ID)
 	}
 
 	if missing := missingTools(orig, w.adapters); len(missing) > 0 {

@@ -92,24 +92,25 @@ func TestReplayDemoIdentical(t *testing.T) {
 	}
 }
 
-// Without --demo the demo's tools are not configured: the replay warns why
-// before it starts, differs (the calls are refused), and exits 1.
-func TestReplayWithoutTheRunsTools(t *testing.T) {
+// The store knows a run was a demo run: without --demo, replay says so and
+// uses the demo workspace by itself, and the replay is identical.
+func TestReplayDemoRunWithoutFlag(t *testing.T) {
 	env := diagnoseEnv(t)
 	success, _ := demoRuns(t, env)
 	id := success["run_id"].(string)
 	code, out, errOut := cli(t, env, "replay", id)
-	if code != ExitFailed {
-		t.Fatalf("exit %d, want %d\n%s\n%s", code, ExitFailed, out, errOut)
+	if code != ExitOK {
+		t.Fatalf("exit %d, want 0\n%s\n%s", code, out, errOut)
 	}
-	if !strings.Contains(errOut, "used query_logs, query_mysql, not configured here") || !strings.Contains(errOut, "add --demo") {
-		t.Errorf("no warning naming the missing tools:\n%s", errOut)
+	if !strings.Contains(errOut, "run "+id+" was a demo run: replaying it on the demo workspace") || strings.Contains(errOut, "not configured here") {
+		t.Errorf("stderr does not say the demo workspace is used, or warns of missing tools:\n%s", errOut)
 	}
-	if m := replayLine.FindStringSubmatch(out); m == nil || m[1] != "different" || !strings.Contains(out, "\n  - ") {
-		t.Errorf("stdout %q, want \"different\" and the differences", out)
+	if m := replayLine.FindStringSubmatch(out); m == nil || m[1] != "identical" {
+		t.Errorf("stdout %q, want \"identical\"", out)
 	}
-	if strings.Contains(errOut, "superbiz: exit status") {
-		t.Errorf("the differences are the report; no extra error message:\n%s", errOut)
+	code, out, _ = cli(t, env, "runs", "show", id, "-o", "json")
+	if settings, _ := jsonObject(t, out)["budget"].(map[string]any); code != ExitOK || settings["demo"] != true {
+		t.Errorf("runs show: exit %d, budget %v, want demo true", code, jsonObject(t, out)["budget"])
 	}
 }
 
@@ -210,7 +211,7 @@ func TestReplayRefusals(t *testing.T) {
 		{[]string{"replay", "r_nope"}, `unknown run "r_nope" in ` + env["SUPERBIZ_DB"]},
 		{[]string{"replay", "r_chat"}, "run r_chat has intent SYSTEM_CHAT: only DIAGNOSIS runs can be replayed"},
 		{[]string{"replay", "r_running", "-o", "json"}, "run r_running is still running"},
-		{[]string{"replay"}, "superbiz replay takes one RUN_ID, got 0 argument(s)"},
+		{[]string{"replay"}, "superbiz: replay takes one RUN_ID, got 0 argument(s)"},
 	} {
 		code, out, errOut := cli(t, env, tt.args...)
 		if code != ExitUsage || out != "" || !strings.Contains(errOut, tt.want) {

@@ -105,6 +105,7 @@ type globalFlags struct {
 	output     outputFormat
 	noTUI      bool
 	demo       bool
+	version    bool // --version, the root command's own flag
 }
 
 // run executes one command line in-process and returns the exit code; tests
@@ -155,12 +156,7 @@ what it checked, or says honestly what is missing.`,
 		SilenceErrors: true,
 		// Runnable so that an unknown command reaches Args (a usage error)
 		// instead of cobra's silent fallback to help.
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return unknownCommand(cmd, args[0])
-			}
-			return nil
-		},
+		Args: subcommandArgs,
 		// Cobra checks flag groups (MarkFlagsMutuallyExclusive) after this
 		// hook and returns a plain error; checking them here first makes a
 		// conflict a usage error (exit 2 and the usage line).
@@ -171,9 +167,13 @@ what it checked, or says honestly what is missing.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if a.flags.version {
+				return a.printVersion()
+			}
 			return cmd.Help()
 		},
 	}
+	root.Flags().BoolVar(&a.flags.version, "version", false, "print the version and exit, the same as the version command")
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.SuggestionsMinimumDistance = 2
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
@@ -197,6 +197,7 @@ what it checked, or says honestly what is missing.`,
 		a.newChatCmd(),
 		a.newAlertsCmd(),
 		a.newDoctorCmd(),
+		a.newConfigCmd(),
 		a.newRunsCmd(), a.newReplayCmd(), a.newMCPCmd(),
 		a.newKBCmd(), a.newLogsCmd(), a.newSkillsCmd(), a.newToolsCmd(),
 		a.newVersionCmd(),
@@ -215,11 +216,21 @@ func unknownCommand(cmd *cobra.Command, name string) error {
 	return usageErrorf("%s", msg)
 }
 
+// subcommandArgs is the Args of a command that only groups subcommands (and
+// of the root): a word that names no subcommand is a usage error with
+// suggestions, instead of cobra's silent fallback to help.
+func subcommandArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return unknownCommand(cmd, args[0])
+	}
+	return nil
+}
+
 // exactArgs is cobra.ExactArgs reported as a usage error.
 func exactArgs(n int, what string) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if len(args) != n {
-			return usageErrorf("%s takes %s, got %d argument(s)", cmd.CommandPath(), what, len(args))
+			return usageErrorf("%s takes %s, got %d argument(s)", commandName(cmd), what, len(args))
 		}
 		return nil
 	}
@@ -228,7 +239,17 @@ func exactArgs(n int, what string) cobra.PositionalArgs {
 // noArgs is cobra.NoArgs reported as a usage error.
 func noArgs(cmd *cobra.Command, args []string) error {
 	if len(args) > 0 {
-		return usageErrorf("%s takes no arguments, got %q", cmd.CommandPath(), args[0])
+		return usageErrorf("%s takes no arguments, got %q", commandName(cmd), args[0])
 	}
 	return nil
+}
+
+// commandName is the command's path without "superbiz", which the error's
+// own "superbiz: " prefix already says ("replay", "runs show").
+func commandName(cmd *cobra.Command) string {
+	if !cmd.HasParent() {
+		return cmd.Name()
+	}
+	_, rest, _ := strings.Cut(cmd.CommandPath(), " ")
+	return rest
 }

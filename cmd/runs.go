@@ -34,12 +34,7 @@ full with its audit (tool invocations, model rounds, guard reviews).`,
   superbiz runs --session s_01jd2k --limit 5
   superbiz runs -o json
   superbiz runs show r_01jd2k9x`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return unknownCommand(cmd, args[0])
-			}
-			return nil
-		},
+		Args: subcommandArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.runRunsList(cmd, f)
 		},

@@ -24,12 +24,7 @@ func (a *app) newSkillsCmd() *cobra.Command {
 		Long: `skills shows the playbook catalog the diagnosis prompt carries (the built-in
 playbooks plus those under [skills] paths) and the body read_skill returns.
 A malformed user playbook is reported on stderr by path and skipped.`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return unknownCommand(cmd, args[0])
-			}
-			return nil
-		},
+		Args: subcommandArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return a.runSkillsList(cmd) },
 	}
 	c.AddCommand(

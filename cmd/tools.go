@@ -44,12 +44,7 @@ func (a *app) newToolsCmd() *cobra.Command {
 		Long: `tools shows the evidence tools exactly as the model receives them and runs
 one of them by hand on the configured sources (or the demo workspace with
 --demo), through the same boundary, bounds and redaction as a diagnosis run.`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return unknownCommand(cmd, args[0])
-			}
-			return nil
-		},
+		Args: subcommandArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	c.AddCommand(a.newToolsListCmd(), a.newToolsCallCmd())

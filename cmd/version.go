@@ -93,14 +93,20 @@ func (a *app) newVersionCmd() *cobra.Command {
 		Use:   "version",
 		Short: "Print the version, commit and build date",
 		Args:  noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			bi, _ := debug.ReadBuildInfo() // nil when absent: resolveVersion falls back
-			v := resolveVersion(version, commit, date, bi)
-			if a.flags.output == outputJSON {
-				return writeJSON(a.io.Out, v)
-			}
-			_, err := fmt.Fprintln(a.io.Out, v.String())
-			return err
+		RunE: func(_ *cobra.Command, _ []string) error {
+			return a.printVersion()
 		},
 	}
+}
+
+// printVersion is `superbiz version` and `superbiz --version`: one line, or
+// an object with -o json.
+func (a *app) printVersion() error {
+	bi, _ := debug.ReadBuildInfo() // nil when absent: resolveVersion falls back
+	v := resolveVersion(version, commit, date, bi)
+	if a.flags.output == outputJSON {
+		return writeJSON(a.io.Out, v)
+	}
+	_, err := fmt.Fprintln(a.io.Out, v.String())
+	return err
 }

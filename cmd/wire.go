@@ -31,6 +31,7 @@ type workspace struct {
 	registry  *harness.Registry
 	index     *knowledge.Index
 	closers   []func() error
+	demo      bool // the tools read the built-in demo workspace (--demo)
 }
 
 // Close releases the store and the database connections.
@@ -80,7 +81,7 @@ func (a *app) openWorkspace(cmd *cobra.Command, ov config.Overrides) (*workspace
 // buildWorkspace opens the store of a resolved configuration and builds
 // its tools and model client: every command's wiring, eval's packs too.
 func (a *app) buildWorkspace(ctx context.Context, cfg *config.Config) (*workspace, error) {
-	w := &workspace{cfg: cfg}
+	w := &workspace{cfg: cfg, demo: a.flags.demo}
 	store, err := openRunStore(ctx, cfg.DBPath)
 	if err != nil {
 		if full := storeFailure(cfg.DBPath, err); full != err {
@@ -173,7 +174,7 @@ func (w *workspace) deps() *usecase.Deps {
 	cfg := w.cfg
 	d := &usecase.Deps{
 		Store: w.store, Model: w.model, ModelName: cfg.Model.Name, Host: cfg.Model.Endpoint(), Provider: cfg.Model.Provider, Registry: w.registry,
-		Budget: cfg.Budget, Limits: cfg.Limits, Language: string(cfg.Model.Language),
+		Budget: cfg.Budget, Limits: cfg.Limits, Language: string(cfg.Model.Language), Demo: w.demo,
 	}
 	if !cfg.Now.IsZero() {
 		d.Clock = harness.FixedClock{T: cfg.Now}

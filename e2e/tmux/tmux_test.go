@@ -5,6 +5,7 @@ package tmux
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -276,4 +277,115 @@ func TestChatSIGTERMInTmux(t *testing.T) {
 		t.Fatalf("stored run %+v, want CANCELLED", r)
 	}
 	reliability.Record(t, reliability.SectionMutation, "chat TUI: exit 143 and the running turn stored CANCELLED on SIGTERM", map[string]any{"test": t.Name()})
+}
+
+// closedAddr is a loopback address nothing listens on: a port taken and
+// released, so no test depends on what runs on Ollama's default port.
+func closedAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return "http://" + addr
+}
+
+// demoCommand is bin with --demo in a clean environment of its own, a store
+// in a temporary directory and no model (an address that cannot answer).
+func demoCommand(t *testing.T, bin string) string {
+	dir := t.TempDir()
+	return "env -i PATH=" + os.Getenv("PATH") + " HOME=" + dir + " TERM=xterm-256color NO_COLOR=1" +
+		" XDG_DATA_HOME=" + dir + " XDG_CONFIG_HOME=" + dir + " XDG_CACHE_HOME=" + dir + " " + bin +
+		" --demo --db " + filepath.Join(dir, "superbiz.db") + " --host " + closedAddr(t)
+}
+
+// On a terminal the scripted demo is paced: the budget panel is seen part
+// way (a tool call counted, the run not finished) and the run takes seconds.
+func TestDemoPacedInTmux(t *testing.T) {
+	tmux := needTmux(t)
+	bin := build(t)
+	p := session(t, tmux, demoCommand(t, bin)+" diagnose; echo EXIT=$?; sleep 60")
+	start := time.Now()
+	mid := p.waitFor(`tool calls[^\n]*[1-3]/6`, 20*time.Second)
+	if strings.Contains(mid, "EXIT=") {
+		t.Fatalf("the run had ended when the panel was first seen:\n%s", mid)
+	}
+	end := p.waitFor(`EXIT=\d+`, 30*time.Second)
+	took := time.Since(start)
+	t.Logf("panel part way:\n%s\nend after %v:\n%s", mid, took, end)
+	if !strings.Contains(end, "EXIT=0") {
+		t.Fatalf("want EXIT=0; screen:\n%s", end)
+	}
+	if took < time.Second {
+		t.Errorf("the demo ended %v after the panel was first seen; paced it takes about 3 s", took)
+	}
+}
+
+// The full-screen chat on the demo's scripted model: /help is answered
+// locally, Ctrl-C at an empty prompt hints and a second one quits, the
+// conversation and the resume command stay in the scrollback, and
+// `chat --continue` shows the past turns above the prompt.
+func TestChatKeepsConversationInTmux(t *testing.T) {
+	tmux := needTmux(t)
+	bin := build(t)
+	env := demoCommand(t, bin)
+	p := session(t, tmux, env+" chat; echo EXIT=$?; sleep 60")
+	p.waitFor(`enter send`, 20*time.Second)
+	p.run("send-keys", "-t", p.name, "-l", "/help")
+	p.run("send-keys", "-t", p.name, "Enter")
+	p.waitFor(`/runs\s+the runs of this session`, 20*time.Second)
+	p.run("send-keys", "-t", p.name, "-l", "hello")
+	p.run("send-keys", "-t", p.name, "Enter")
+	p.waitFor(`\[SYSTEM_CHAT\] SUCCESS · run r_`, 20*time.Second)
+	p.run("send-keys", "-t", p.name, "C-c")
+	p.waitFor(`ctrl\+d quits \(or ctrl\+c again\)`, 10*time.Second)
+	p.run("send-keys", "-t", p.name, "C-c")
+	end := p.waitFor(`EXIT=\d+`, 20*time.Second)
+	t.Logf("after quitting:\n%s", end)
+	m := regexp.MustCompile(`session (s_\w+) · resume with: superbiz chat --session (s_\w+)`).FindStringSubmatch(end)
+	if !strings.Contains(end, "EXIT=0") || !strings.Contains(end, "› hello") || !strings.Contains(end, "[SYSTEM_CHAT] SUCCESS · run r_") || m == nil || m[1] != m[2] {
+		t.Fatalf("the conversation, the session and its resume command are not left on the screen:\n%s", end)
+	}
+
+	q := session(t, tmux, env+" chat --continue; echo EXIT=$?; sleep 60")
+	resumed := q.waitFor(`enter send`, 20*time.Second)
+	t.Logf("resumed:\n%s", resumed)
+	if !strings.Contains(resumed, "› hello") || !strings.Contains(resumed, "[SYSTEM_CHAT] SUCCESS · run r_") {
+		t.Fatalf("chat --continue does not show the past turn:\n%s", resumed)
+	}
+	q.run("send-keys", "-t", q.name, "C-d")
+	if end := q.waitFor(`EXIT=\d+`, 20*time.Second); !strings.Contains(end, "resume with: superbiz chat --session "+m[1]) {
+		t.Fatalf("the resumed chat did not keep session %s:\n%s", m[1], end)
+	}
+}
+
+// With the report redirected (stdout a file, stderr the terminal), the report
+// goes to the file only and the terminal gets one short end line.
+func TestDiagnoseRedirectedInTmux(t *testing.T) {
+	tmux := needTmux(t)
+	bin := build(t)
+	report := filepath.Join(t.TempDir(), "report.md")
+	p := session(t, tmux, demoCommand(t, bin)+" diagnose > "+report+"; echo EXIT=$?; sleep 60")
+	screen := p.waitFor(`EXIT=\d+`, 30*time.Second)
+	t.Logf("terminal:\n%s", screen)
+	got, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(screen, "EXIT=0") || !strings.Contains(string(got), "## Conclusion") {
+		t.Fatalf("exit or report wrong; report:\n%s", got)
+	}
+	var shown []string
+	for _, l := range strings.Split(strings.TrimSpace(screen), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "EXIT=") {
+			shown = append(shown, l)
+		}
+	}
+	if len(shown) != 1 || !strings.HasPrefix(shown[0], "[done] ✔ COMPLETED · SUCCESS") {
+		t.Fatalf("the terminal shows %d lines, want the one [done] line:\n%s", len(shown), screen)
+	}
 }

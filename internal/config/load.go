@@ -73,22 +73,10 @@ type LoadOptions struct {
 // environment and the flags. Every problem in the file is reported at once in
 // an *Error; the error never contains a password.
 func Load(opts LoadOptions) (*Config, error) {
-	getenv := opts.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	wd := opts.WorkDir
-	if wd == "" {
-		var err error
-		if wd, err = os.Getwd(); err != nil {
-			return nil, fmt.Errorf("config: find the working directory: %w", err)
-		}
-	}
-	wd, err := filepath.Abs(wd)
+	getenv, wd, err := opts.resolve()
 	if err != nil {
-		return nil, fmt.Errorf("config: resolve working directory %q: %w", wd, err)
+		return nil, err
 	}
-
 	file, err := findFile(opts.ConfigPath, wd, getenv)
 	if err != nil {
 		return nil, &Error{Problems: []string{err.Error()}}
@@ -223,6 +211,45 @@ func load(data []byte, file, wd string, getenv func(string) string, ov Overrides
 	return &cfg, nil
 }
 
+// resolve fills in the defaults of Getenv and WorkDir; the directory comes back absolute.
+func (opts LoadOptions) resolve() (func(string) string, string, error) {
+	getenv := opts.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	wd := opts.WorkDir
+	if wd == "" {
+		var err error
+		if wd, err = os.Getwd(); err != nil {
+			return nil, "", fmt.Errorf("config: find the working directory: %w", err)
+		}
+	}
+	abs, err := filepath.Abs(wd)
+	if err != nil {
+		return nil, "", fmt.Errorf("config: resolve working directory %q: %w", wd, err)
+	}
+	return getenv, abs, nil
+}
+
+// FindFile is the file Load would read, by the lookup order, so `config path`
+// names the same file; "" when none exists. Overrides are ignored.
+func FindFile(opts LoadOptions) (string, error) {
+	getenv, wd, err := opts.resolve()
+	if err != nil {
+		return "", err
+	}
+	return findFile(opts.ConfigPath, wd, getenv)
+}
+
+// DefaultFile is the last place of the lookup order,
+// $XDG_CONFIG_HOME/superbiz/config.toml, where `config init` writes.
+func DefaultFile(getenv func(string) string) string {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	return filepath.Join(configHome(getenv), "superbiz", "config.toml")
+}
+
 // findFile applies the lookup order --config, $SUPERBIZ_CONFIG,
 // ./superbiz.toml, $XDG_CONFIG_HOME/superbiz/config.toml. It returns "" when
 // no file exists; an explicitly named file that is missing is an error.
@@ -250,7 +277,7 @@ func findFile(flagPath, wd string, getenv func(string) string) (string, error) {
 	}
 	implicit := []string{
 		filepath.Join(wd, "superbiz.toml"),
-		filepath.Join(configHome(getenv), "superbiz", "config.toml"),
+		DefaultFile(getenv),
 	}
 	for _, p := range implicit {
 		st, err := os.Stat(p)

@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -16,9 +15,40 @@ import (
 	"github.com/superbiz/superbiz/pkg/redact"
 )
 
-// sourceName is what a log source or database may be called: the model
-// writes it in tool inputs, so it stays short and plain.
-var sourceName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+// isSourceName reports whether name is what a log source or database may be
+// called (the model writes it in tool inputs, so it stays short and plain):
+// 1-64 ASCII letters, digits, '_', '.' or '-', starting with a letter or
+// digit. A loop, not a regular expression compiled at start-up.
+func isSourceName(name string) bool {
+	if name == "" || len(name) > 64 || !isAlnum(name[0]) {
+		return false
+	}
+	for i := 1; i < len(name); i++ {
+		if c := name[i]; !isAlnum(c) && c != '_' && c != '.' && c != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+// isEnvVarName reports whether name is a POSIX environment variable name of
+// at most 128 bytes: ASCII letters, digits and '_', not starting with a digit.
+func isEnvVarName(name string) bool {
+	if name == "" || len(name) > 128 || (name[0] >= '0' && name[0] <= '9') {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; !isAlnum(c) && c != '_' {
+			return false
+		}
+	}
+	return true
+}
+
+// isAlnum is an ASCII letter or digit.
+func isAlnum(c byte) bool {
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+}
 
 // Validate checks every value against its enum or range and the cross-field
 // rules, naming the key and where the value came from (file, flag or
@@ -291,7 +321,7 @@ func (v *validator) paths(key string, ps []string) {
 
 // name checks a source name's shape and uniqueness within its list.
 func (v *validator) name(key string, idx int, name string, seen map[string]int, list string) {
-	if !sourceName.MatchString(name) {
+	if !isSourceName(name) {
 		if name == "" {
 			v.bad(key, `""`, "missing: every entry needs a name the model can use, e.g. \"app\"")
 		} else {
@@ -306,12 +336,9 @@ func (v *validator) name(key string, idx int, name string, seen map[string]int, 
 	seen[name] = idx
 }
 
-// envVarName is what a *_env key may hold: a POSIX environment variable name.
-var envVarName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
-
 // envName checks the shape of a variable name key (empty: not set).
 func (v *validator) envName(key, name string) {
-	if name != "" && !envVarName.MatchString(name) {
+	if name != "" && !isEnvVarName(name) {
 		v.bad(key, show(name), "must name an environment variable (letters, digits, '_'), e.g. \"PROM_TOKEN\"; the secret itself goes in that variable, never in the file")
 	}
 }

@@ -2,12 +2,18 @@ package demo
 
 import (
 	"encoding/json"
+	"time"
 
 	"github.com/superbiz/superbiz/internal/model"
 )
 
 // TranscriptNote is what the output says when the scripted transcript plays.
 const TranscriptNote = "scripted demo transcript"
+
+// Pace is how long each scripted round waits when a person watches the demo
+// on a terminal: the seven rounds take about 3 s, long enough to see the live
+// budget panel move (the unpaced run takes under 0.1 s).
+const Pace = 400 * time.Millisecond
 
 // Transcript is the hand-written sequence of model turns the demo plays when
 // no model is reachable, for Query only. The turns make the real tools run on

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"sync"
 	"time"
 )
 
@@ -40,12 +41,15 @@ type Message struct {
 // toolCallIDShape matches the two Tool Call ID shapes of
 // docs/SPEC.md#tool-call-ids: Ollama's call_ plus 8 of [a-z0-9], and the
 // call_<n> the adapter (or a fixed executor) assigns.
-var toolCallIDShape = regexp.MustCompile(`\bcall_(?:[a-z0-9]{8}|[0-9]+)\b`)
+// Compiled on first use, not at start-up.
+var toolCallIDShape = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\bcall_(?:[a-z0-9]{8}|[0-9]+)\b`)
+})
 
 // ReplaceToolCallIDs replaces everything in text shaped like a Tool Call ID
 // with repl, so no ID of a run can reach published content.
 func ReplaceToolCallIDs(text, repl string) string {
-	return toolCallIDShape.ReplaceAllString(text, repl)
+	return toolCallIDShape().ReplaceAllString(text, repl)
 }
 
 // ToolCall is one function call requested by the model, with the ID the

@@ -57,7 +57,7 @@ func BenchmarkFallbackAnswer(b *testing.B) {
 	sc := newScrubber(invs)
 	b.ReportAllocs()
 	for b.Loop() {
-		enTexts.fallbackAnswer(runrecord.StopToolBudget, s, &d.Limitations, sc, "r_bench")
+		enTexts().fallbackAnswer(runrecord.StopToolBudget, s, &d.Limitations, sc, "r_bench")
 	}
 }
 

@@ -61,12 +61,12 @@ func TestKnowledgeAnswerMarkdown(t *testing.T) {
 		{Text: "Pool exhausted per call_1 and call_ab12cd34.\nSecond line.", ToolCallID: "call_1", DocIDs: []string{"d1", "d1", "d2"}},
 		{Text: "call_1", ToolCallID: "call_1", DocIDs: []string{"d2"}},
 	}, Limitations: []string{"No sizing advice."}}
-	md, ok := enTexts.knowledgeAnswer(a, docs, lookupScrubber("call_1"))
+	md, ok := enTexts().knowledgeAnswer(a, docs, lookupScrubber("call_1"))
 	want := "- Pool exhausted per and . Second line. ([MySQL pool › Symptoms \\[beta\\]](<runbooks/mysql pool.md>); [Redis](runbooks/redis.md))\n\n**Limitations**\n\n- No sizing advice.\n"
 	if !ok || md != want {
 		t.Errorf("markdown =\n%q\nwant\n%q", md, want)
 	}
-	if _, ok := enTexts.knowledgeAnswer(KnowledgeAnswer{Items: []KnowledgeItem{{Text: "call_1", ToolCallID: "call_1", DocIDs: []string{"d2"}}}}, docs, lookupScrubber("call_1")); ok {
+	if _, ok := enTexts().knowledgeAnswer(KnowledgeAnswer{Items: []KnowledgeItem{{Text: "call_1", ToolCallID: "call_1", DocIDs: []string{"d2"}}}}, docs, lookupScrubber("call_1")); ok {
 		t.Error("an answer with nothing left to show was accepted")
 	}
 }
@@ -127,7 +127,7 @@ func TestPublishedTextsShareOneEscaping(t *testing.T) {
 	for name, answer := range map[string]string{
 		"chat failure":      ChatFor("en", "").Failed(runrecord.StopInternal, msg).Answer,
 		"chat failure (zh)": ChatFor("zh", "").Failed(runrecord.StopInternal, msg).Answer,
-		"diagnosis failure": enTexts.failedAnswer(runrecord.StopInternal, msg),
+		"diagnosis failure": enTexts().failedAnswer(runrecord.StopInternal, msg),
 	} {
 		if !strings.Contains(answer, escaped) {
 			t.Errorf("%s does not escape the message:\n%s", name, answer)
@@ -146,7 +146,7 @@ func TestPublishedTextsShareOneEscaping(t *testing.T) {
 	}
 	// The diagnosis escapes the same lines the same way.
 	s := harness.ProgressSnapshot{}
-	fb := enTexts.fallbackAnswer(runrecord.StopNoConclusion, s, &agent.Limitations{MissingInfo: []string{"> quoted"}}, newScrubber(nil), "")
+	fb := enTexts().fallbackAnswer(runrecord.StopNoConclusion, s, &agent.Limitations{MissingInfo: []string{"> quoted"}}, newScrubber(nil), "")
 	if !strings.Contains(fb, "- \\> quoted\n") {
 		t.Errorf("diagnosis fallback does not escape a missing-info line:\n%s", fb)
 	}
@@ -164,7 +164,7 @@ func TestRunbookTitleSameInBothPaths(t *testing.T) {
 		Conclusion:    &agent.Conclusion{Summary: "s", RootCause: "r", Confidence: "HIGH"},
 		KnowledgeRefs: []tools.DocRef{{DocID: "a", Title: title, Source: "runbooks/pool.md"}},
 	}
-	diagnosis := enTexts.successAnswer(p)
+	diagnosis := enTexts().successAnswer(p)
 	if !strings.Contains(diagnosis, "- "+want+" (`runbooks/pool.md`)\n") {
 		t.Errorf("diagnosis references:\n%s\nwant the title as %s", diagnosis, want)
 	}
@@ -179,7 +179,7 @@ func TestRunbookTitleSameInBothPaths(t *testing.T) {
 // TestChatTextTables: the chat texts exist in every language, translated,
 // with the same stop reasons.
 func TestChatTextTables(t *testing.T) {
-	en, zh := reflect.ValueOf(enTexts.chat), reflect.ValueOf(zhTexts.chat)
+	en, zh := reflect.ValueOf(enTexts().chat), reflect.ValueOf(zhTexts().chat)
 	for i := range en.NumField() {
 		name := en.Type().Field(i).Name
 		switch e, z := en.Field(i), zh.Field(i); e.Kind() {

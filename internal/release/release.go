@@ -191,7 +191,7 @@ func (r *releaser) cancelled() Decision {
 // was checked stays, nothing is published. It is decided where the run's
 // language is no longer known, so it is worded in English.
 func AuditFailed(d Decision, diskFull bool) Decision {
-	t := enTexts
+	t := enTexts()
 	msg := t.audit
 	if diskFull {
 		msg += t.auditFull

@@ -163,6 +163,9 @@ type Settings struct {
 	// Provider is the model provider that answered (ollama, openai); "" in
 	// runs stored before it was recorded, which were all Ollama's.
 	Provider string `json:"provider,omitempty"`
+	// Demo says the run used the built-in demo workspace (--demo), so a
+	// replay uses it too without being told.
+	Demo bool `json:"demo,omitempty"`
 }
 
 // ProviderName is the provider that answered a run, "ollama" for runs

@@ -30,7 +30,7 @@ type TurnFinishedMsg struct {
 	Markdown   string
 	Outcome    runrecord.Outcome
 	StopReason runrecord.StopReason
-	ExitCode   int // the run's exit code (one mapping in cmd); shown only when not 0
+	RunID      string // the stored run ("" when none was stored, e.g. a local command)
 }
 
 // ChatOptions configures the chat view; like DiagnoseOptions it holds all
@@ -49,6 +49,15 @@ type ChatOptions struct {
 	OnSubmit func(text string)
 	// OnCancel cancels the turn in progress (stored CANCELLED); the chat stays.
 	OnCancel func()
+	// Past are the session's turns stored before the screen opened (chat
+	// --continue or --session), shown above the prompt, oldest first.
+	Past []PastTurn
+}
+
+// PastTurn is one stored turn of the session: its message and how it ended.
+type PastTurn struct {
+	Query    string
+	Finished TurnFinishedMsg
 }
 
 // chatTurn is one exchange of the conversation.
@@ -59,7 +68,7 @@ type chatTurn struct {
 	markdown   string
 	outcome    string
 	stopReason string
-	exitCode   int
+	runID      string
 	rendered   string // markdown rendered at renderedW
 	renderedW  int
 }
@@ -80,6 +89,9 @@ type Chat struct {
 	run        runState
 	running    bool
 	cancelling bool
+	// interrupted is a Ctrl-C at an idle, empty prompt: the help line says
+	// how to quit, and a second Ctrl-C in a row quits.
+	interrupted bool
 }
 
 // chatPanelSteps bounds the timeline of the turn in progress so the
@@ -122,6 +134,10 @@ func NewChat(o ChatOptions) Chat {
 	}
 	if m.height <= 0 {
 		m.height = 24
+	}
+	for _, p := range o.Past {
+		m.turns = append(m.turns, chatTurn{query: p.Query})
+		m.file(p.Finished)
 	}
 	m.layout(true)
 	return m
@@ -180,6 +196,8 @@ func (m Chat) event(ev harness.Event) (tea.Model, tea.Cmd) {
 }
 
 func (m Chat) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
+	interrupted := m.interrupted
+	m.interrupted = false
 	switch k.String() {
 	case "ctrl+d":
 		if m.input.Value() != "" {
@@ -198,8 +216,16 @@ func (m Chat) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 			m.layout(false)
 			return m, m.cancelCmd()
 		}
-		if k.String() == "ctrl+c" {
+		if k.String() != "ctrl+c" {
+			return m, nil
+		}
+		switch {
+		case m.input.Value() != "":
 			m.input.Reset()
+		case interrupted:
+			return m, tea.Quit
+		default:
+			m.interrupted = true
 		}
 		return m, nil
 	case "pgup", "pgdown", "up", "down":
@@ -241,19 +267,24 @@ func (m *Chat) begin(query string) {
 	m.input.Blur()
 }
 
-// end files the answer into the turn in progress.
+// end files the answer into the turn in progress and ends it.
 func (m *Chat) end(f TurnFinishedMsg) {
 	if len(m.turns) == 0 || m.turns[len(m.turns)-1].done {
 		m.turns = append(m.turns, chatTurn{})
 	}
+	m.file(f)
+	m.running, m.cancelling = false, false
+	m.run = runState{}
+}
+
+// file writes f into the last turn.
+func (m *Chat) file(f TurnFinishedMsg) {
 	t := &m.turns[len(m.turns)-1]
-	t.done, t.intent, t.markdown, t.outcome, t.exitCode = true, f.Intent, f.Markdown, string(f.Outcome), f.ExitCode
+	t.done, t.intent, t.markdown, t.outcome, t.runID = true, f.Intent, f.Markdown, string(f.Outcome), f.RunID
 	t.stopReason = string(f.StopReason)
 	if t.stopReason == "" {
 		t.stopReason = m.run.stopReason
 	}
-	m.running, m.cancelling = false, false
-	m.run = runState{}
 }
 
 func (m Chat) plain() bool { return m.width < NarrowWidth }
@@ -293,9 +324,14 @@ func (m *Chat) conversation() string {
 		if t.intent != "" {
 			head = append(head, m.st.badge.Render("["+redact.StripControlLine(t.intent)+"]"))
 		}
-		status := redact.StripControlLine(strings.Trim(t.outcome+" · "+t.stopReason, " ·"))
-		if t.exitCode != 0 {
-			status = exitLine(t.exitCode, t.outcome, t.stopReason)
+		// No exit code (chat did not exit), and a SUCCESS needs no reason.
+		reason := t.stopReason
+		if t.outcome == string(runrecord.OutcomeSuccess) {
+			reason = ""
+		}
+		status := statusWords(t.outcome, reason)
+		if id := redact.StripControlLine(t.runID); id != "" {
+			status = strings.TrimPrefix(status+" · run "+id, " · ")
 		}
 		if status != "" {
 			head = append(head, m.st.dim.Render(status))
@@ -357,7 +393,10 @@ func (m Chat) View() string {
 	} else {
 		b = append(b, m.input.View())
 	}
-	help := "enter send · pgup/pgdn scroll · ctrl+d quit"
+	help := "enter send · /help · pgup/pgdn scroll · ctrl+d quit"
+	if m.interrupted {
+		help = "ctrl+d quits (or ctrl+c again) · enter send · /help"
+	}
 	if m.running {
 		help = "esc cancel turn · pgup/pgdn scroll · ctrl+d quit"
 	}

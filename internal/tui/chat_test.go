@@ -64,7 +64,7 @@ func TestChatGolden(t *testing.T) {
 		for _, m := range script(phaseStart, phaseMidTool, phaseStop, phaseEnd) {
 			tm.Send(m)
 		}
-		tm.Send(TurnFinishedMsg{Intent: "DIAGNOSIS", Markdown: fallbackMarkdown, Outcome: "FALLBACK", ExitCode: 3})
+		tm.Send(TurnFinishedMsg{Intent: "DIAGNOSIS", Markdown: fallbackMarkdown, Outcome: "FALLBACK", RunID: "r_chat0001"})
 		tm.Type("how do I rotate the redis password?")
 		tm.Send(enter())
 		tm.Send(TurnFinishedMsg{Intent: "KNOWLEDGE_QUERY", Markdown: knowledgeMarkdown, Outcome: "SUCCESS", StopReason: "COMPLETED"})
@@ -145,7 +145,7 @@ func TestChatCancel(t *testing.T) {
 			case <-time.After(10 * time.Second):
 				t.Fatal("OnCancel was not called")
 			}
-			tm.Send(TurnFinishedMsg{Intent: "DIAGNOSIS", Markdown: "The run was cancelled.", Outcome: "CANCELLED", StopReason: "CANCELLED", ExitCode: 130})
+			tm.Send(TurnFinishedMsg{Intent: "DIAGNOSIS", Markdown: "The run was cancelled.", Outcome: "CANCELLED", StopReason: "CANCELLED", RunID: "r_chat0002"})
 			tm.Type("next question")
 			waitFor(t, tm, "next question")
 			if err := tm.Quit(); err != nil {
@@ -161,8 +161,9 @@ func TestChatCancel(t *testing.T) {
 			if _, n := r.snapshot(); n != 1 {
 				t.Fatalf("OnCancel called %d times, want 1", n)
 			}
-			if !strings.Contains(fm.View(), "exit 130 · CANCELLED · CANCELLED") {
-				t.Fatalf("the cancelled turn is not shown:\n%s", fm.View())
+			// Said once, with the run, and no exit code: chat did not exit.
+			if v := fm.View(); !strings.Contains(v, "[DIAGNOSIS] CANCELLED · run r_chat0002") || strings.Contains(v, "exit 130") || strings.Contains(v, "CANCELLED · CANCELLED") {
+				t.Fatalf("the cancelled turn is not shown as \"CANCELLED · run r_chat0002\":\n%s", v)
 			}
 		})
 	}
@@ -197,6 +198,41 @@ func TestChatKeys(t *testing.T) {
 	}
 	if cmd := step(enter()); cmd != nil {
 		t.Fatal("enter on an empty line must submit nothing")
+	}
+	// Ctrl-C at an idle, empty prompt says how to quit; a second in a row quits.
+	if cmd := step(tea.KeyMsg{Type: tea.KeyCtrlC}); cmd != nil && isQuit(cmd) {
+		t.Fatal("a first ctrl+c at an empty prompt must not quit")
+	}
+	if !strings.Contains(m.View(), "ctrl+d quits (or ctrl+c again)") {
+		t.Fatalf("no quit hint after ctrl+c:\n%s", m.View())
+	}
+	step(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("y")})
+	if strings.Contains(m.View(), "ctrl+c again") {
+		t.Fatal("the hint must go with the next key")
+	}
+	step(tea.KeyMsg{Type: tea.KeyCtrlC}) // clears "y"
+	step(tea.KeyMsg{Type: tea.KeyCtrlC}) // hint
+	if cmd := step(tea.KeyMsg{Type: tea.KeyCtrlC}); cmd == nil || !isQuit(cmd) {
+		t.Fatal("a second ctrl+c in a row at an empty prompt must quit")
+	}
+}
+
+// The session's stored turns (chat --continue) are shown above the prompt
+// with their outcomes.
+func TestChatPastTurns(t *testing.T) {
+	o := testChat(newRecorder(), 90, 20).opts
+	o.Past = []PastTurn{
+		{Query: "hello", Finished: TurnFinishedMsg{Intent: "SYSTEM_CHAT", Markdown: "Hi, ask me about an incident.", Outcome: "SUCCESS", RunID: "r_past0001"}},
+		{Query: "payments slow", Finished: TurnFinishedMsg{Intent: "DIAGNOSIS", Markdown: "No conclusion.", Outcome: "FALLBACK", StopReason: "INFORMATION_SATURATED", RunID: "r_past0002"}},
+	}
+	v := NewChat(o).View()
+	for _, want := range []string{"› hello", "[SYSTEM_CHAT] SUCCESS · run r_past0001", "Hi, ask me about an incident.", "› payments slow", "[DIAGNOSIS] FALLBACK · INFORMATION_SATURATED · run r_past0002", "No conclusion."} {
+		if !strings.Contains(v, want) {
+			t.Errorf("past turns: view lacks %q:\n%s", want, v)
+		}
+	}
+	if strings.Index(v, "› hello") > strings.Index(v, "› payments slow") {
+		t.Errorf("past turns are not oldest first:\n%s", v)
 	}
 }
 

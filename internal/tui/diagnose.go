@@ -221,6 +221,6 @@ func (m Diagnose) frame() string {
 	if m.rendered != "" {
 		b = append(b, "", m.rendered)
 	}
-	b = append(b, "", m.st.title.Render(exitLine(m.report.ExitCode, string(m.report.Outcome), string(m.report.StopReason))))
+	b = append(b, "", m.st.title.Render(exitLine(m.report.ExitCode, string(m.report.Outcome), string(m.report.StopReason), m.run.runID)))
 	return strings.Join(b, "\n")
 }

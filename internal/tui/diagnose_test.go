@@ -101,7 +101,7 @@ func TestDiagnoseCancel(t *testing.T) {
 		if fm.Cancelled() {
 			t.Fatal("the program ended by its report, not by a forced quit")
 		}
-		if got := lastLine(fm.frame()); got != "exit 130 · CANCELLED · CANCELLED" {
+		if got := lastLine(fm.frame()); got != "exit 130 · CANCELLED · run r_test" {
 			t.Fatalf("last line = %q", got)
 		}
 		if len(cancelled) != 0 {

@@ -3,7 +3,6 @@ package tui
 import (
 	"fmt"
 	"io"
-	"strings"
 	"sync"
 
 	"github.com/superbiz/superbiz/internal/harness"
@@ -18,6 +17,9 @@ import (
 // The zero value with W set is ready; use it through a pointer.
 type LinePrinter struct {
 	W io.Writer
+	// Brief writes the run's end line only: a person watches stderr while
+	// the report goes to a redirected stdout, and one short line is enough.
+	Brief bool
 
 	mu  sync.Mutex
 	err error
@@ -25,6 +27,9 @@ type LinePrinter struct {
 
 // Emit implements harness.Sink.
 func (p *LinePrinter) Emit(ev harness.Event) {
+	if _, end := ev.(harness.RunFinished); p.Brief && !end {
+		return
+	}
 	line := progressLine(ev)
 	if line == "" {
 		return
@@ -81,16 +86,9 @@ func progressLine(ev harness.Event) string {
 	case harness.StopRequired:
 		return "[stop] " + string(e.Reason)
 	case harness.RunFinished:
-		parts := []string{string(e.Lifecycle)}
-		if e.StopReason != "" {
-			parts = append(parts, string(e.StopReason))
-		}
-		if e.Outcome != "" {
-			parts = append(parts, redact.StripControlLine(string(e.Outcome)))
-		}
 		u := e.Usage
-		return fmt.Sprintf("[done] %s · %d model calls, %d tool calls, %s tokens, %s",
-			strings.Join(parts, " · "), u.ModelCalls, u.ToolCalls, comma(u.Tokens()), seconds(e.Duration))
+		return fmt.Sprintf("[done] %s %s · %d model calls, %d tool calls, %s tokens, %s",
+			endMark(string(e.Lifecycle), string(e.Outcome)), statusWords(string(e.Lifecycle), string(e.StopReason), string(e.Outcome)), u.ModelCalls, u.ToolCalls, comma(u.Tokens()), seconds(e.Duration))
 	}
 	return ""
 }

@@ -31,6 +31,21 @@ func TestLinePrinterGolden(t *testing.T) {
 	golden.RequireEqual(t, buf.Bytes())
 }
 
+// A brief printer writes the [done] line only, the same as the full one's.
+func TestLinePrinterBrief(t *testing.T) {
+	var full, brief bytes.Buffer
+	events := append(append(append(append([]harness.Event{}, phaseStart...), phaseMidTool...), phaseStop...), phaseEnd...)
+	fp, bp := &LinePrinter{W: &full}, &LinePrinter{W: &brief, Brief: true}
+	for _, ev := range events {
+		fp.Emit(ev)
+		bp.Emit(ev)
+	}
+	lines := strings.Split(strings.TrimSpace(full.String()), "\n")
+	if got, want := brief.String(), lines[len(lines)-1]+"\n"; got != want || !strings.HasPrefix(got, "[done] ") {
+		t.Fatalf("brief printer wrote %q, want only the end line %q", got, want)
+	}
+}
+
 // TestLinePrinterCleansModelText: a summary the model chose cannot inject
 // escape sequences or extra lines.
 func TestLinePrinterCleansModelText(t *testing.T) {

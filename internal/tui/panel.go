@@ -64,12 +64,14 @@ type step struct {
 	outcome  string
 	guidance bool
 	reason   string
+	failed   bool // a finish step of a FAILED or CANCELLED run
 }
 
 // runState is everything a view knows about one run, built only from its
 // events; it is shared by the diagnose view and the chat's turn in progress.
 type runState struct {
 	query      string
+	runID      string
 	budget     harness.Budget
 	haveBudget bool
 	usage      runrecord.Usage
@@ -88,7 +90,7 @@ type runState struct {
 func (s *runState) apply(ev harness.Event, now time.Time) {
 	switch e := ev.(type) {
 	case harness.RunStarted:
-		s.query = e.Query
+		s.query, s.runID = e.Query, e.RunID
 		s.budget, s.haveBudget = e.Budget, true
 		s.timeLeft, s.anchor = e.Budget.Deadline, now
 	case harness.ModelRoundStarted:
@@ -137,7 +139,7 @@ func (s *runState) apply(ev harness.Event, now time.Time) {
 		if e.StopReason != "" {
 			s.stopReason = string(e.StopReason)
 		}
-		s.steps = append(s.steps, step{kind: stepFinish, reason: strings.Trim(string(e.Lifecycle)+" · "+string(e.StopReason), " ·")})
+		s.steps = append(s.steps, step{kind: stepFinish, reason: statusWords(string(e.Lifecycle), string(e.StopReason)), failed: endMark(string(e.Lifecycle), string(e.Outcome)) == "✗"})
 	}
 }
 
@@ -307,7 +309,10 @@ func stepLine(st styles, sp step, width int) string {
 	case stepStop:
 		return st.bad.Render(textclip.Width("■ stop required · "+redact.StripControlLine(sp.reason), width))
 	case stepFinish:
-		return st.title.Render(textclip.Width("✔ run finished · "+redact.StripControlLine(sp.reason), width))
+		if sp.failed {
+			return st.bad.Render(textclip.Width("✗ run finished · "+sp.reason, width))
+		}
+		return st.title.Render(textclip.Width("✔ run finished · "+sp.reason, width))
 	}
 	return ""
 }

@@ -6,10 +6,12 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/pkg/redact"
 )
 
@@ -95,14 +97,35 @@ func RenderMarkdown(md string, width int, style string) (string, error) {
 	return strings.Join(lines, "\n"), nil
 }
 
-// exitLine is the last line of a finished run: exit code, release outcome
-// and stop reason, as docs/SPEC.md#stop-reasons names them.
-func exitLine(code int, outcome, reason string) string {
-	parts := []string{"exit " + strconv.Itoa(code)}
-	for _, p := range []string{outcome, reason} {
-		if p = redact.StripControlLine(p); p != "" {
-			parts = append(parts, p)
+// exitLine is the last line of a finished run: exit code, release outcome,
+// stop reason (as docs/SPEC.md#stop-reasons names them) and run ID.
+func exitLine(code int, outcome, reason, runID string) string {
+	line := statusWords("exit "+strconv.Itoa(code), outcome, reason)
+	if runID = redact.StripControlLine(runID); runID != "" {
+		line += " · run " + runID
+	}
+	return line
+}
+
+// statusWords joins a run's status words with " · ", each once: a stop
+// reason that repeats the lifecycle (COMPLETED · COMPLETED) is said once.
+func statusWords(words ...string) string {
+	var parts []string
+	for _, w := range words {
+		if w = redact.StripControlLine(w); w != "" && !slices.Contains(parts, w) {
+			parts = append(parts, w)
 		}
 	}
 	return strings.Join(parts, " · ")
+}
+
+// endMark is ✔ for a run that ended well and ✗ for one that FAILED or was
+// CANCELLED (by its lifecycle or its release outcome).
+func endMark(lifecycle, outcome string) string {
+	switch {
+	case lifecycle == string(runrecord.Failed), lifecycle == string(runrecord.Cancelled),
+		outcome == string(runrecord.OutcomeFailed), outcome == string(runrecord.OutcomeCancelled):
+		return "✗"
+	}
+	return "✔"
 }

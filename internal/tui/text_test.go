@@ -24,17 +24,30 @@ func TestClock(t *testing.T) {
 
 func TestExitLine(t *testing.T) {
 	cases := []struct {
-		code            int
-		outcome, reason string
-		want            string
+		code                   int
+		outcome, reason, runID string
+		want                   string
 	}{
-		{3, "FALLBACK", "INFORMATION_SATURATED", "exit 3 · FALLBACK · INFORMATION_SATURATED"},
-		{0, "SUCCESS", "", "exit 0 · SUCCESS"},
-		{1, "", "", "exit 1"},
+		{3, "FALLBACK", "INFORMATION_SATURATED", "r_1", "exit 3 · FALLBACK · INFORMATION_SATURATED · run r_1"},
+		{0, "SUCCESS", "", "r_2", "exit 0 · SUCCESS · run r_2"},
+		{130, "CANCELLED", "CANCELLED", "r_3", "exit 130 · CANCELLED · run r_3"},
+		{1, "", "", "", "exit 1"},
 	}
 	for _, c := range cases {
-		if got := exitLine(c.code, c.outcome, c.reason); got != c.want {
-			t.Errorf("exitLine(%d, %q, %q) = %q, want %q", c.code, c.outcome, c.reason, got, c.want)
+		if got := exitLine(c.code, c.outcome, c.reason, c.runID); got != c.want {
+			t.Errorf("exitLine(%d, %q, %q, %q) = %q, want %q", c.code, c.outcome, c.reason, c.runID, got, c.want)
+		}
+	}
+}
+
+// A run that FAILED or was CANCELLED ends with ✗, any other with ✔.
+func TestEndMark(t *testing.T) {
+	for _, c := range []struct{ lifecycle, outcome, want string }{
+		{"COMPLETED", "SUCCESS", "✔"}, {"COMPLETED", "FALLBACK", "✔"}, {"BUDGET_EXHAUSTED", "FALLBACK", "✔"},
+		{"FAILED", "FAILED", "✗"}, {"CANCELLED", "CANCELLED", "✗"}, {"COMPLETED", "FAILED", "✗"}, {"CANCELLED", "", "✗"},
+	} {
+		if got := endMark(c.lifecycle, c.outcome); got != c.want {
+			t.Errorf("endMark(%q, %q) = %s, want %s", c.lifecycle, c.outcome, got, c.want)
 		}
 	}
 }

@@ -33,6 +33,9 @@ type Deps struct {
 	Budget   harness.Budget
 	Limits   agent.Limits
 	Language string
+	// Demo marks the runs as made on the built-in demo workspace (stored in
+	// their settings, so replay finds that workspace by itself).
+	Demo bool
 	// Clock fixes the run's notion of now (SUPERBIZ_NOW, replay); nil is real time.
 	Clock harness.Clock
 	// Events receives every run event (TUI, progress lines); nil drops them.

@@ -8,7 +8,7 @@ import (
 // replay uses the same ones whatever today's configuration says.
 func (d *Deps) storedSettings() *runrecord.Settings {
 	limits := d.Limits
-	return &runrecord.Settings{Budget: d.Budget, Limits: &limits, Language: d.Language, Provider: d.Provider}
+	return &runrecord.Settings{Budget: d.Budget, Limits: &limits, Language: d.Language, Provider: d.Provider, Demo: d.Demo}
 }
 
 // useStoredSettings makes d run under recorded settings: the budget always,

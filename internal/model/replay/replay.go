@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/superbiz/superbiz/internal/model"
 )
@@ -25,6 +26,7 @@ type Step struct {
 
 // Model plays recorded steps in order, one per Chat call.
 type Model struct {
+	pace     time.Duration // waited before each answer; 0 answers at once
 	mu       sync.Mutex
 	steps    []Step
 	next     int
@@ -40,6 +42,14 @@ func New(responses []model.Response) *Model {
 	return &Model{steps: steps}
 }
 
+// NewPaced is New answering each call only after pace has passed, so a
+// scripted run on a terminal lasts long enough to be watched (the demo).
+func NewPaced(responses []model.Response, pace time.Duration) *Model {
+	m := New(responses)
+	m.pace = pace
+	return m
+}
+
 // NewSteps returns a model that plays recorded steps, failures included.
 func NewSteps(steps []Step) *Model {
 	return &Model{steps: append([]Step(nil), steps...)}
@@ -49,6 +59,15 @@ func NewSteps(steps []Step) *Model {
 func (m *Model) Chat(ctx context.Context, req model.Request) (model.Response, error) {
 	if err := ctx.Err(); err != nil {
 		return model.Response{}, &model.Error{Kind: model.ErrCancelled, Err: err}
+	}
+	if m.pace > 0 {
+		t := time.NewTimer(m.pace)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return model.Response{}, &model.Error{Kind: model.ErrCancelled, Err: ctx.Err()}
+		case <-t.C:
+		}
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()

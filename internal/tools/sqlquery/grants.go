@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/superbiz/superbiz/internal/config"
 )
@@ -25,7 +26,10 @@ var riskyPrivileges = map[string]string{
 	"ALL":            "can write and change schema",
 }
 
-var grantRE = regexp.MustCompile(`(?is)^GRANT\s+(.+?)\s+ON\s+(.+?)\s+TO\s+(\S+)`)
+// grantRE reads one SHOW GRANTS line; compiled on first use (doctor), not at start-up.
+var grantRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?is)^GRANT\s+(.+?)\s+ON\s+(.+?)\s+TO\s+(\S+)`)
+})
 
 // GrantWarnings reads SHOW GRANTS lines and says, one line per finding, what
 // the account can do beyond reading. No warning means a SELECT-only account:
@@ -40,7 +44,7 @@ func GrantWarnings(grants []string) []string {
 		if strings.Contains(strings.ToUpper(g), "WITH GRANT OPTION") {
 			warnings = append(warnings, fmt.Sprintf("account can grant privileges to others (WITH GRANT OPTION): %s", g))
 		}
-		m := grantRE.FindStringSubmatch(g)
+		m := grantRE().FindStringSubmatch(g)
 		if m == nil {
 			if strings.HasPrefix(strings.ToUpper(g), "GRANT PROXY") || strings.HasPrefix(strings.ToUpper(g), "GRANT ") {
 				warnings = append(warnings, fmt.Sprintf("account holds a role or proxy grant whose privileges are not checked here: %s", g))

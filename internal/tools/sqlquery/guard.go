@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"vitess.io/vitess/go/vt/sqlparser"
 )
@@ -199,23 +200,25 @@ func admitTop(stmt sqlparser.Statement) (Kind, error) {
 // profiles and replication are out (nothing a diagnosis needs that
 // information_schema does not give in a safer shape); so is the process list,
 // whose Info column is other sessions' statement text (see showNotAllowed).
-var showCommands = map[sqlparser.ShowCommandType]bool{
-	sqlparser.Column:          true,
-	sqlparser.Index:           true,
-	sqlparser.Table:           true,
-	sqlparser.TableStatus:     true,
-	sqlparser.Database:        true,
-	sqlparser.OpenTable:       true,
-	sqlparser.StatusGlobal:    true,
-	sqlparser.StatusSession:   true,
-	sqlparser.VariableGlobal:  true,
-	sqlparser.VariableSession: true,
-	sqlparser.Warnings:        true,
-	sqlparser.Errors:          true,
-	sqlparser.Engines:         true,
-	sqlparser.Charset:         true,
-	sqlparser.Collation:       true,
-}
+var showCommands = sync.OnceValue(func() map[sqlparser.ShowCommandType]bool {
+	return map[sqlparser.ShowCommandType]bool{
+		sqlparser.Column:          true,
+		sqlparser.Index:           true,
+		sqlparser.Table:           true,
+		sqlparser.TableStatus:     true,
+		sqlparser.Database:        true,
+		sqlparser.OpenTable:       true,
+		sqlparser.StatusGlobal:    true,
+		sqlparser.StatusSession:   true,
+		sqlparser.VariableGlobal:  true,
+		sqlparser.VariableSession: true,
+		sqlparser.Warnings:        true,
+		sqlparser.Errors:          true,
+		sqlparser.Engines:         true,
+		sqlparser.Charset:         true,
+		sqlparser.Collation:       true,
+	}
+})
 
 // processListAlternative is the read that gives the process list without
 // other sessions' statements.
@@ -224,7 +227,7 @@ const processListAlternative = "SELECT id, user, host, db, command, time, state 
 func admitShow(s *sqlparser.Show) error {
 	switch in := s.Internal.(type) {
 	case *sqlparser.ShowBasic:
-		if showCommands[in.Command] {
+		if showCommands()[in.Command] {
 			return nil
 		}
 		if in.Command == sqlparser.ProcessList {
@@ -364,32 +367,36 @@ func allowedNode(node sqlparser.SQLNode) bool {
 // changes, benchmark, stored routines and anything that builds unbounded
 // strings (REPEAT, SPACE, RPAD with huge lengths is bounded by the server's
 // max_allowed_packet) are absent.
-var commonFunctions = setOf(
-	"coalesce", "ifnull", "nullif", "if", "isnull", "greatest", "least",
-	"concat", "concat_ws", "lower", "upper", "lcase", "ucase", "length", "char_length", "character_length",
-	"substring_index", "left", "right", "ltrim", "rtrim", "replace", "reverse", "lpad", "rpad", "instr",
-	"strcmp", "format", "hex", "md5", "sha1", "sha2", "crc32", "quote", "field", "find_in_set", "elt",
-	"round", "floor", "ceil", "ceiling", "abs", "mod", "truncate", "sign", "sqrt", "pow", "power", "exp", "ln",
-	"log", "log10", "log2", "pi", "bit_count",
-	"date", "time", "year", "month", "day", "dayofmonth", "dayofweek", "dayofyear", "hour", "minute", "second",
-	"microsecond", "week", "weekday", "weekofyear", "yearweek", "quarter", "dayname", "monthname",
-	"date_format", "time_format", "str_to_date", "adddate", "subdate", "addtime", "subtime", "datediff",
-	"timediff", "timestampadd", "unix_timestamp", "from_unixtime", "to_days", "from_days", "to_seconds",
-	"sec_to_time", "time_to_sec", "last_day", "makedate", "maketime", "convert_tz", "sysdate", "curdate",
-	"curtime", "utc_date", "utc_time", "utc_timestamp", "now", "current_date", "current_time",
-	"current_timestamp", "localtime", "localtimestamp", "period_diff",
-	"inet_ntoa", "inet_aton", "inet6_ntoa", "inet6_aton", "is_ipv4", "is_ipv6",
-	"json_length", "json_valid", "json_type", "json_depth", "json_contains", "json_keys", "json_object",
-	"json_array", "json_quote",
-	"database", "schema", "version", "connection_id", "current_user", "user",
-)
+var commonFunctions = sync.OnceValue(func() map[string]bool {
+	return setOf(
+		"coalesce", "ifnull", "nullif", "if", "isnull", "greatest", "least",
+		"concat", "concat_ws", "lower", "upper", "lcase", "ucase", "length", "char_length", "character_length",
+		"substring_index", "left", "right", "ltrim", "rtrim", "replace", "reverse", "lpad", "rpad", "instr",
+		"strcmp", "format", "hex", "md5", "sha1", "sha2", "crc32", "quote", "field", "find_in_set", "elt",
+		"round", "floor", "ceil", "ceiling", "abs", "mod", "truncate", "sign", "sqrt", "pow", "power", "exp", "ln",
+		"log", "log10", "log2", "pi", "bit_count",
+		"date", "time", "year", "month", "day", "dayofmonth", "dayofweek", "dayofyear", "hour", "minute", "second",
+		"microsecond", "week", "weekday", "weekofyear", "yearweek", "quarter", "dayname", "monthname",
+		"date_format", "time_format", "str_to_date", "adddate", "subdate", "addtime", "subtime", "datediff",
+		"timediff", "timestampadd", "unix_timestamp", "from_unixtime", "to_days", "from_days", "to_seconds",
+		"sec_to_time", "time_to_sec", "last_day", "makedate", "maketime", "convert_tz", "sysdate", "curdate",
+		"curtime", "utc_date", "utc_time", "utc_timestamp", "now", "current_date", "current_time",
+		"current_timestamp", "localtime", "localtimestamp", "period_diff",
+		"inet_ntoa", "inet_aton", "inet6_ntoa", "inet6_aton", "is_ipv4", "is_ipv6",
+		"json_length", "json_valid", "json_type", "json_depth", "json_contains", "json_keys", "json_object",
+		"json_array", "json_quote",
+		"database", "schema", "version", "connection_id", "current_user", "user",
+	)
+})
 
 // sqliteFunctions are SQLite's side-effect-free date and utility functions,
 // admitted for the sqlite dialect only.
-var sqliteFunctions = setOf(
-	"datetime", "strftime", "julianday", "unixepoch", "timediff", "iif", "typeof", "total", "printf",
-	"substr", "trim", "instr", "unicode", "char", "likely", "unlikely", "nullif", "max", "min",
-)
+var sqliteFunctions = sync.OnceValue(func() map[string]bool {
+	return setOf(
+		"datetime", "strftime", "julianday", "unixepoch", "timediff", "iif", "typeof", "total", "printf",
+		"substr", "trim", "instr", "unicode", "char", "likely", "unlikely", "nullif", "max", "min",
+	)
+})
 
 func setOf(names ...string) map[string]bool {
 	m := make(map[string]bool, len(names))
@@ -400,10 +407,10 @@ func setOf(names ...string) map[string]bool {
 }
 
 func functionAllowed(name string, d Dialect) bool {
-	if commonFunctions[name] {
+	if commonFunctions()[name] {
 		return true
 	}
-	return d == SQLite && sqliteFunctions[name]
+	return d == SQLite && sqliteFunctions()[name]
 }
 
 // checkSQLiteTokens refuses syntax the MySQL grammar reads differently from

@@ -2,6 +2,7 @@ package sqlquery
 
 import (
 	"strings"
+	"sync"
 
 	"vitess.io/vitess/go/vt/sqlparser"
 )
@@ -26,58 +27,66 @@ const (
 // mysql table is refused: the schema holds credentials, logs of statements
 // and stored routine bodies, and a table added by a later server version is
 // refused until it is listed here.
-var mysqlSchemaReadable = setOf(
-	"innodb_table_stats", "innodb_index_stats", "table_stats", "column_stats", "index_stats",
-	"time_zone", "time_zone_name", "time_zone_transition", "time_zone_transition_type", "time_zone_leap_second",
-	"help_topic", "help_category", "help_relation", "help_keyword",
-	"db", "tables_priv", "columns_priv", "procs_priv", "proxies_priv", "roles_mapping",
-	"role_edges", "default_roles", "global_grants",
-)
+var mysqlSchemaReadable = sync.OnceValue(func() map[string]bool {
+	return setOf(
+		"innodb_table_stats", "innodb_index_stats", "table_stats", "column_stats", "index_stats",
+		"time_zone", "time_zone_name", "time_zone_transition", "time_zone_transition_type", "time_zone_leap_second",
+		"help_topic", "help_category", "help_relation", "help_keyword",
+		"db", "tables_priv", "columns_priv", "procs_priv", "proxies_priv", "roles_mapping",
+		"role_edges", "default_roles", "global_grants",
+	)
+})
 
 // mysqlSchemaWhy names the reason for the mysql tables known to hold secrets.
-var mysqlSchemaWhy = map[string]string{
-	"user":                whyPasswordHashes,
-	"global_priv":         whyPasswordHashes,
-	"password_history":    whyPasswordHashes,
-	"servers":             whyStoredCredentials,
-	"slave_master_info":   whyStoredCredentials,
-	"replica_master_info": whyStoredCredentials,
-	"general_log":         whyStatementLog,
-	"slow_log":            whyStatementLog,
-	"innodb_ddl_log":      whyStatementLog,
-}
+var mysqlSchemaWhy = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"user":                whyPasswordHashes,
+		"global_priv":         whyPasswordHashes,
+		"password_history":    whyPasswordHashes,
+		"servers":             whyStoredCredentials,
+		"slave_master_info":   whyStoredCredentials,
+		"replica_master_info": whyStoredCredentials,
+		"general_log":         whyStatementLog,
+		"slow_log":            whyStatementLog,
+		"innodb_ddl_log":      whyStatementLog,
+	}
+})
 
 // statementColumns are the tables that show other sessions' statements, with
 // the columns that hold the text. The other columns (user, host, state, time,
 // counters) are what a diagnosis needs and stay readable; naming one of these
 // columns anywhere in the statement, or a star, is refused.
-var statementColumns = map[string]map[string][]string{
-	"information_schema": {
-		"processlist":      {"info", "info_binary"},
-		"innodb_trx":       {"trx_query"},
-		"query_cache_info": {"statement_text"},
-	},
-	"performance_schema": {
-		"threads":                        {"processlist_info"},
-		"processlist":                    {"info"},
-		"prepared_statements_instances":  {"sql_text"},
-		"events_statements_current":      {"sql_text", "digest_text", "query_sample_text"},
-		"events_statements_history":      {"sql_text", "digest_text", "query_sample_text"},
-		"events_statements_history_long": {"sql_text", "digest_text", "query_sample_text"},
-	},
-}
+var statementColumns = sync.OnceValue(func() map[string]map[string][]string {
+	return map[string]map[string][]string{
+		"information_schema": {
+			"processlist":      {"info", "info_binary"},
+			"innodb_trx":       {"trx_query"},
+			"query_cache_info": {"statement_text"},
+		},
+		"performance_schema": {
+			"threads":                        {"processlist_info"},
+			"processlist":                    {"info"},
+			"prepared_statements_instances":  {"sql_text"},
+			"events_statements_current":      {"sql_text", "digest_text", "query_sample_text"},
+			"events_statements_history":      {"sql_text", "digest_text", "query_sample_text"},
+			"events_statements_history_long": {"sql_text", "digest_text", "query_sample_text"},
+		},
+	}
+})
 
-// statementTablePrefixes extends statementColumns to table families.
-var statementTablePrefixes = map[string]map[string][]string{
-	"performance_schema": {"events_statements_summary_": {"digest_text", "query_sample_text"}},
-	"sys": {
-		"processlist":             {"current_statement", "last_statement"},
-		"session":                 {"current_statement", "last_statement"},
-		"statement":               {"query", "digest_text", "query_sample_text"},
-		"innodb_lock_waits":       {"waiting_query", "blocking_query"},
-		"schema_table_lock_waits": {"waiting_query", "blocking_query"},
-	},
-}
+// statementTablePrefixes extends statementColumns() to table families.
+var statementTablePrefixes = sync.OnceValue(func() map[string]map[string][]string {
+	return map[string]map[string][]string{
+		"performance_schema": {"events_statements_summary_": {"digest_text", "query_sample_text"}},
+		"sys": {
+			"processlist":             {"current_statement", "last_statement"},
+			"session":                 {"current_statement", "last_statement"},
+			"statement":               {"query", "digest_text", "query_sample_text"},
+			"innodb_lock_waits":       {"waiting_query", "blocking_query"},
+			"schema_table_lock_waits": {"waiting_query", "blocking_query"},
+		},
+	}
+})
 
 // sensitiveRef is one table of the statement that needs care.
 type sensitiveRef struct {
@@ -97,20 +106,20 @@ func tableRef(t sqlparser.TableName, schema string) (sensitiveRef, bool) {
 	full := q + "." + name
 	switch q {
 	case "mysql":
-		if mysqlSchemaReadable[name] {
+		if mysqlSchemaReadable()[name] {
 			return sensitiveRef{}, false
 		}
-		why, ok := mysqlSchemaWhy[name]
+		why, ok := mysqlSchemaWhy()[name]
 		if !ok {
 			why = whyNotListed
 		}
 		return sensitiveRef{table: full, why: why}, true
 	case "information_schema", "performance_schema", "sys":
-		if cols, ok := statementColumns[q][name]; ok {
+		if cols, ok := statementColumns()[q][name]; ok {
 			return sensitiveRef{table: full, columns: cols}, true
 		}
 		bare := strings.TrimPrefix(name, "x$")
-		for prefix, cols := range statementTablePrefixes[q] {
+		for prefix, cols := range statementTablePrefixes()[q] {
 			if strings.HasPrefix(bare, prefix) {
 				return sensitiveRef{table: full, columns: cols}, true
 			}

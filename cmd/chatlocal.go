@@ -1,0 +1,153 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/superbiz/superbiz/internal/runrecord"
+	"github.com/superbiz/superbiz/internal/runstore"
+	"github.com/superbiz/superbiz/internal/tui"
+	"github.com/superbiz/superbiz/internal/usecase"
+)
+
+// chatHelp is /help's answer: the commands chat handles itself, never sent
+// to the model, and how to quit.
+const chatHelp = `Commands (handled here, never sent to the model):
+
+- ` + "`/help`" + ` this list
+- ` + "`/runs`" + ` the runs of this session, newest first
+- ` + "`/alert NAME`" + ` (or a fingerprint) diagnose that firing alert of [alerts] url
+- ` + "`/quit`" + ` leave (Ctrl-D on an empty line does too)
+
+Anything else is routed to small talk, a runbook answer or a diagnosis.`
+
+// chatSessionRuns bounds /runs and the past turns shown on resuming.
+const chatSessionRuns = 20
+
+// slashWord is the command word of a message "/word [arguments]" (ASCII
+// letters only, so a path such as "/var/log is full" is a message).
+func slashWord(msg string) (string, bool) {
+	f := strings.Fields(msg)
+	if len(f) == 0 || len(f[0]) < 2 || f[0][0] != '/' {
+		return "", false
+	}
+	for _, c := range f[0][1:] {
+		if (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') {
+			return "", false
+		}
+	}
+	return f[0], true
+}
+
+// localReply is a chat command's answer; quit ends the chat.
+type localReply struct {
+	markdown string
+	quit     bool
+}
+
+// chatLocal answers the commands chat handles itself; ok is false for a
+// message that goes to the router (or /alert, which chatTurn handles).
+func chatLocal(ctx context.Context, store *runstore.Store, sessionID, msg string) (r localReply, ok bool, err error) {
+	word, isCmd := slashWord(msg)
+	if !isCmd {
+		return localReply{}, false, nil
+	}
+	switch strings.ToLower(word) {
+	case chatAlertCommand:
+		return localReply{}, false, nil
+	case "/help":
+		return localReply{markdown: chatHelp}, true, nil
+	case "/quit", "/exit":
+		return localReply{quit: true}, true, nil
+	case "/runs":
+		md, err := sessionRunsMarkdown(ctx, store, sessionID)
+		return localReply{markdown: md}, true, err
+	}
+	return localReply{markdown: fmt.Sprintf("Unknown command `%s`: `/help` lists the commands.", word)}, true, nil
+}
+
+// sessionRunsMarkdown is /runs: the session's runs, newest first.
+func sessionRunsMarkdown(ctx context.Context, store *runstore.Store, sessionID string) (string, error) {
+	if sessionID == "" {
+		return "No runs in this session yet.", nil
+	}
+	runs, err := store.ListRuns(ctx, runstore.ListFilter{SessionID: sessionID, Limit: chatSessionRuns})
+	if err != nil {
+		return "", fmt.Errorf("/runs: %w", err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Runs of session `%s`, newest first:\n\n", sessionID)
+	for _, r := range runs {
+		fmt.Fprintf(&b, "- `%s` %s · %s · %s\n", r.ID, cell(r.Intent), statusWord(string(r.ReleaseOutcome), string(r.StopReason)), cell(r.Query))
+	}
+	b.WriteString("\n`superbiz runs show RUN_ID` shows one in full.")
+	return b.String(), nil
+}
+
+// statusWord is an outcome and, when it is not SUCCESS, its stop reason
+// (said once when the two agree), as diagnose's end line says it.
+func statusWord(outcome, reason string) string {
+	if reason == "" || reason == outcome || outcome == string(runrecord.OutcomeSuccess) {
+		return outcome
+	}
+	return outcome + " (" + reason + ")"
+}
+
+// sessionPast is the session chat resumes (--session, or the latest with
+// --continue; "" for a new one) and its stored turns, oldest first, at most
+// chatSessionRuns.
+func sessionPast(ctx context.Context, store *runstore.Store, sessionID string, cont bool) (string, []tui.PastTurn, error) {
+	if sessionID == "" && cont {
+		id, ok, err := store.LatestSessionID(ctx)
+		if err != nil || !ok {
+			return "", nil, err
+		}
+		sessionID = id
+	}
+	if sessionID == "" {
+		return "", nil, nil
+	}
+	runs, err := store.ListRuns(ctx, runstore.ListFilter{SessionID: sessionID, Limit: chatSessionRuns})
+	if err != nil {
+		return "", nil, fmt.Errorf("read the session's turns: %w", err)
+	}
+	slices.Reverse(runs)
+	past := make([]tui.PastTurn, 0, len(runs))
+	for _, r := range runs {
+		d, err := store.GetRun(ctx, r.ID)
+		if err != nil {
+			return "", nil, fmt.Errorf("read the session's turns: %w", err)
+		}
+		past = append(past, tui.PastTurn{Query: shownText(r.Query), Finished: tui.TurnFinishedMsg{
+			Intent: r.Intent, Markdown: d.Answer, Outcome: r.ReleaseOutcome, StopReason: r.StopReason, RunID: r.ID,
+		}})
+	}
+	return sessionID, past, nil
+}
+
+// chatSaid is one answered message of the full-screen chat.
+type chatSaid struct {
+	query string
+	out   usecase.Output
+}
+
+// printConversation leaves the conversation in the scrollback when the
+// full-screen chat closes (the screen itself is wiped): each message and its
+// answer, then the session and the command that resumes it.
+func (a *app) printConversation(said []chatSaid, sessionID string) error {
+	for _, t := range said {
+		if _, err := fmt.Fprintf(a.io.Out, "› %s\n", cell(t.query)); err != nil {
+			return fmt.Errorf("print the conversation: %w", err)
+		}
+		if err := a.printChatTurn(t.out); err != nil {
+			return err
+		}
+	}
+	if sessionID == "" {
+		return nil
+	}
+	_, err := fmt.Fprintf(a.io.Out, "session %s · resume with: superbiz chat --session %s\n", sessionID, sessionID)
+	return err
+}
