@@ -75,24 +75,14 @@ func (s *source) sampleInterval(ctx context.Context, query string, start, end ti
 	if err != nil {
 		return 0, 0, err
 	}
-	var v struct {
-		ResultType string `json:"resultType"`
-		Result     []struct {
-			Value [2]json.RawMessage `json:"value"`
-		} `json:"result"`
-	}
-	if err := json.Unmarshal(data, &v); err != nil || v.ResultType != "vector" {
-		return 0, 0, fmt.Errorf("the sample count is not an instant vector: %.80s", data)
+	counts, err := instantValues(data)
+	if err != nil {
+		return 0, 0, fmt.Errorf("the sample count: %w", err)
 	}
 	most, total := 0, 0
-	for _, r := range v.Result {
-		var vs string
-		if err := json.Unmarshal(r.Value[1], &vs); err != nil {
-			return 0, 0, fmt.Errorf("sample count %.40s is not a quoted number", r.Value[1])
-		}
-		n, err := strconv.ParseFloat(vs, 64)
-		if err != nil || n < 0 {
-			return 0, 0, fmt.Errorf("sample count %q is not a count", vs)
+	for _, n := range counts {
+		if n < 0 {
+			return 0, 0, fmt.Errorf("sample count %g is not a count", n)
 		}
 		total += int(n)
 		most = max(most, int(n))
@@ -111,4 +101,31 @@ func coarseNote(res, interval time.Duration) string {
 	}
 	return fmt.Sprintf("resolution %s is coarser than the series' %s sample interval: a sample between two evaluations can be missed; narrow the window or aggregate",
 		config.FormatDuration(res), interval.Round(time.Millisecond))
+}
+
+// instantValues parses the data of a successful instant query answer into
+// its samples' values; every value is checked.
+func instantValues(data []byte) ([]float64, error) {
+	var v struct {
+		ResultType string `json:"resultType"`
+		Result     []struct {
+			Value [2]json.RawMessage `json:"value"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil || v.ResultType != "vector" {
+		return nil, fmt.Errorf("not an instant vector: %.80s", data)
+	}
+	out := make([]float64, 0, len(v.Result))
+	for _, r := range v.Result {
+		var vs string
+		if err := json.Unmarshal(r.Value[1], &vs); err != nil {
+			return nil, fmt.Errorf("value %.40s is not a quoted number", r.Value[1])
+		}
+		n, err := strconv.ParseFloat(vs, 64)
+		if err != nil {
+			return nil, fmt.Errorf("value %q is not a number", vs)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }

@@ -317,3 +317,45 @@ func TestQueryTrueExtremes(t *testing.T) {
 		})
 	}
 }
+
+// Coverage against both real servers: a selector's samples in a window with
+// data; a window after the series' data is NO_EVIDENCE with coverage "none",
+// its last sample and the empty-window line; an unknown metric is "none" too
+// (nothing in or before the window); an expression without series is
+// "unknown", never "none".
+func TestQueryCoverage(t *testing.T) {
+	for name, start := range realServers() {
+		t.Run(name, func(t *testing.T) {
+			srv := start(t)
+			tool := newTool(t, config.MetricsSource{Name: "m", URL: srv.URL})
+			in := func(q string, from, to time.Time) string {
+				return `{"query":` + jsonString(q) + `,"start":"` + from.Format(time.RFC3339) + `","end":"` + to.Format(time.RFC3339) + `"}`
+			}
+			res, _ := oneSeries(t, tool, in(promtest.FineSelector, promtest.FineStart, promtest.FineEnd))
+			if res.Coverage != "data" || res.Samples != promtest.FineSamples() {
+				t.Errorf("window with data: coverage %q, %d samples; want data, %d", res.Coverage, res.Samples, promtest.FineSamples())
+			}
+
+			after := promtest.FineEnd.Add(time.Hour)
+			o := call(t, tool, in(promtest.FineSelector, after, after.Add(time.Hour)), time.Time{})
+			r, _ := o.Result.(Result)
+			last := promtest.FineEnd.Format(time.RFC3339)
+			if o.Status != tools.NoEvidence || r.Coverage != tools.CoverageNone || r.LastSample != last ||
+				!strings.Contains(o.EmptyWindow, "metrics source m has "+promtest.FineSelector+" up to "+last+"; nothing in the asked window") {
+				t.Errorf("window after the data: %s %+v, empty window %q; want NO_EVIDENCE, coverage none, last sample %s", o.Status, r, o.EmptyWindow, last)
+			}
+
+			o = call(t, tool, in(`no_such_metric{job="x"}`, promtest.FineStart, promtest.FineEnd), time.Time{})
+			r, _ = o.Result.(Result)
+			if o.Status != tools.NoEvidence || r.Coverage != tools.CoverageNone || r.LastSample != "" || !strings.Contains(o.EmptyWindow, "has no sample of") {
+				t.Errorf("unknown metric: %s %+v, empty window %q; want coverage none without a last sample", o.Status, r, o.EmptyWindow)
+			}
+
+			o = call(t, tool, in(`sum(rate(`+promtest.FineSelector+`[5m])) > 100`, promtest.FineStart, promtest.FineEnd), time.Time{})
+			r, _ = o.Result.(Result)
+			if o.Status != tools.NoEvidence || r.Coverage != "unknown" || o.EmptyWindow != "" {
+				t.Errorf("filtered expression: %s %+v, empty window %q; want NO_EVIDENCE, coverage unknown", o.Status, r, o.EmptyWindow)
+			}
+		})
+	}
+}
