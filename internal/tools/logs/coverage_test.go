@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/reliability"
 	"github.com/superbiz/superbiz/internal/tools"
 )
 
@@ -33,6 +34,12 @@ func TestCoverage(t *testing.T) {
 		return fmt.Sprintf(`{"start":%q,"end":%q%s}`, base.Add(from).Format(time.RFC3339), base.Add(to).Format(time.RFC3339), filter)
 	}
 	first, last := "2026-03-14T06:55:00.000Z", "2026-03-14T11:04:00.000Z"
+	cases := 0
+	defer func() {
+		reliability.Record(t, reliability.SectionEvidence, "query_logs coverage: windows outside, in a gap of and inside a source", map[string]any{
+			"windows": cases, "failed": t.Failed(),
+		})
+	}()
 	for _, c := range []struct {
 		name, input, coverage string
 		inWindow              int
@@ -43,6 +50,7 @@ func TestCoverage(t *testing.T) {
 		{"data the level rejects", window(-4*time.Hour, -3*time.Hour, `,"level":"ERROR"`), coverageData, 61},
 		{"the gap, with contains: not known to be empty", window(-5*time.Hour-30*time.Minute, -5*time.Hour, `,"contains":"failed"`), coverageData, 0},
 	} {
+		cases++
 		t.Run(c.name, func(t *testing.T) {
 			out, res := run(t, tool, c.input, base, 1<<20)
 			if out.Status != tools.NoEvidence || res.Coverage.Coverage != c.coverage || res.InWindow != c.inWindow ||

@@ -15,6 +15,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/promtest"
+	"github.com/superbiz/superbiz/internal/reliability"
 	"github.com/superbiz/superbiz/internal/tools"
 )
 
@@ -310,6 +311,10 @@ func TestQueryTrueExtremes(t *testing.T) {
 			// four hours at 1s are 14,401 points: over Prometheus' 11,000 cap, so two parts
 			in = `{"query":` + jsonString(promtest.FineSelector) + `,"start":"` + promtest.FineStart.Add(-time.Hour).Format(time.RFC3339) +
 				`","end":"` + promtest.FineEnd.Add(time.Hour).Format(time.RFC3339) + `"}`
+			reliability.Record(t, reliability.SectionEvidence, "query_metrics: one-sample spike off the default 2h grid ("+name+")", map[string]any{
+				"step": res.Step, "resolution": res.Resolution, "sample_interval": res.SampleInterval,
+				"max": s.Max, "true_max": promtest.FineSpike, "max_at_true": s.MaxAt == spike,
+			})
 			res, s = oneSeries(t, tool, in)
 			if res.Resolution != "1s" || s.Max != promtest.FineSpike || s.MaxAt != spike {
 				t.Errorf("4h window at %s: %+v, want max %g at %s", res.Resolution, *s.Stats, promtest.FineSpike, spike)
@@ -356,6 +361,9 @@ func TestQueryCoverage(t *testing.T) {
 			if o.Status != tools.NoEvidence || r.Coverage != "unknown" || o.EmptyWindow != "" {
 				t.Errorf("filtered expression: %s %+v, empty window %q; want NO_EVIDENCE, coverage unknown", o.Status, r, o.EmptyWindow)
 			}
+			reliability.Record(t, reliability.SectionEvidence, "query_metrics coverage ("+name+")", map[string]any{
+				"windows": 4, "failed": t.Failed(),
+			})
 		})
 	}
 }
