@@ -159,6 +159,7 @@ type diagnoseOutput struct {
 		EvidenceStatus string `json:"evidence_status"`
 		ErrorCode      string `json:"error_code"`
 		Summary        string `json:"summary"`
+		EmptyWindow    string `json:"empty_window"`
 	} `json:"checks"`
 	Usage struct {
 		ModelCalls       int   `json:"model_calls"`

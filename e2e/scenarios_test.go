@@ -43,6 +43,8 @@ const (
 	inJVMKB         = `{"query":"heap OutOfMemoryError Full GC memory leak","top_k":3}`
 	inNoInventory   = `{"service":"inventory-service","level":"ERROR","since":"1h","limit":5}`
 	inNoRefunds     = `{"database":"orders","sql":"SELECT id, status FROM orders WHERE status = 'REFUNDED' LIMIT 5","max_rows":5}`
+	// a week before the demo day: the source holds nothing then
+	inEmptyWindow = `{"service":"order-service","level":"ERROR","contains":"redis","start":"2026-11-21T09:00:00Z","end":"2026-11-21T10:00:00Z","limit":5}`
 )
 
 // paymentTurns are the payment-timeout case's tool calls (four checks).
@@ -56,10 +58,24 @@ func paymentTurns() []ollamatest.Turn {
 	}
 }
 
+// redisTurns are the redis-timeout case's tool calls, its scoped negative
+// (nothing is pending after it) being call id with input negative.
+func redisTurns(id, negative string) []ollamatest.Turn {
+	return []ollamatest.Turn{
+		skill("call_e2e0001", "diagnose-redis-timeout"),
+		ev("call_e2e0002", "query_logs", "", inRedisErrors),
+		ev("call_e2e0003", "query_logs", "call_e2e0002", inRedisKeys),
+		ev(id, "query_logs", "call_e2e0003", negative),
+		ev("call_e2e0005", "lookup_knowledge", "", inRedisKB),
+	}
+}
+
 // Check statuses as -o json reports them.
 const (
 	found = "EVIDENCE_FOUND"
 	none  = "NO_EVIDENCE"
+	// emptyWindow follows the status of a check whose window held no data.
+	emptyWindow = " (empty window)"
 )
 
 // scenario is one diagnose run of the binary and what it must produce.
@@ -135,15 +151,7 @@ func scenarios() []scenario {
 		{
 			name: "redis timeout", query: queryRedis,
 			turns: func(t *testing.T) []ollamatest.Turn {
-				return []ollamatest.Turn{
-					skill("call_e2e0001", "diagnose-redis-timeout"),
-					ev("call_e2e0002", "query_logs", "", inRedisErrors),
-					ev("call_e2e0003", "query_logs", "call_e2e0002", inRedisKeys),
-					// A scoped negative: nothing is pending after it.
-					ev("call_e2e0004", "query_logs", "call_e2e0003", inRedisOrderNeg),
-					ev("call_e2e0005", "lookup_knowledge", "", inRedisKB),
-					text(draftText(t, "redis-timeout")), verdict("SUPPORTED"),
-				}
+				return append(redisTurns("call_e2e0004", inRedisOrderNeg), text(draftText(t, "redis-timeout")), verdict("SUPPORTED"))
 			},
 			exit: 0, status: "SUCCESS", outcome: "SUCCESS", stopReason: "COMPLETED",
 			checks:    []string{"query_logs " + found, "query_logs " + found, "query_logs " + none, "lookup_knowledge " + found},
@@ -152,6 +160,8 @@ func scenarios() []scenario {
 			observed: map[string]string{
 				"call_e2e0002": "redis command timed out after 3000 ms",
 				"call_e2e0003": "KEYS session:*",
+				// the released negative's window held data
+				"call_e2e0004": `"coverage":"data"`,
 				"call_e2e0005": "redis-timeout.md",
 			},
 			guard: true,
@@ -219,6 +229,24 @@ func scenarios() []scenario {
 				"inventory-service logs are not in any configured source",
 				"the refund service's database is not configured",
 			},
+		},
+		{
+			// The draft's only negative cites a window the source holds no
+			// entry in: missing data, not a negative; the guard rejects it and
+			// the fallback lists the source's range as missing information.
+			name: "evidence guard: negative over an empty window", query: queryRedis,
+			turns: func(t *testing.T) []ollamatest.Turn {
+				d := strings.ReplaceAll(draftText(t, "redis-timeout"), `"call_e2e0004"`, `"call_e2e0006"`)
+				return append(redisTurns("call_e2e0006", inEmptyWindow), text(d))
+			},
+			exit: 3, status: "SUCCESS", outcome: "FALLBACK", stopReason: "GUARD_REJECTED",
+			checks: []string{"query_logs " + found, "query_logs " + found, "query_logs " + none + emptyWindow, "lookup_knowledge " + found},
+			answerHas: []string{
+				"Data in the asked window: log source demo covers 2026-11-28",
+				"nothing in the asked window 2026-11-21T09:00:00.000Z – 2026-11-21T10:00:00.000Z",
+			},
+			answerLacks: []string{"order-service logged no Redis errors"},
+			observed:    map[string]string{"call_e2e0006": `"coverage":"none"`},
 		},
 		{
 			name: "evidence guard: unknown tool call id", query: queryPayment,
@@ -375,7 +403,11 @@ func checkOutput(t *testing.T, sc scenario, out diagnoseOutput, r result) {
 	}
 	var checks []string
 	for _, c := range out.Checks {
-		checks = append(checks, c.Tool+" "+c.EvidenceStatus)
+		check := c.Tool + " " + c.EvidenceStatus
+		if c.EmptyWindow != "" {
+			check += emptyWindow
+		}
+		checks = append(checks, check)
 		if c.Summary == "" {
 			t.Errorf("check %s has no summary", c.Tool)
 		}

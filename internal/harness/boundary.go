@@ -16,6 +16,7 @@ import (
 	"github.com/superbiz/superbiz/internal/model"
 	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/schema"
+	"github.com/superbiz/superbiz/internal/textclip"
 	"github.com/superbiz/superbiz/internal/tools"
 	"github.com/superbiz/superbiz/pkg/redact"
 )
@@ -63,6 +64,9 @@ type Invocation struct {
 	Duration    time.Duration   `json:"duration"`
 	// Detail is the internal reason (redacted), for the audit only.
 	Detail string `json:"detail,omitempty"`
+	// EmptyWindow is the adapter's account of a NO_EVIDENCE window that held
+	// no data (tools.Outcome.EmptyWindow): it may not back a negative.
+	EmptyWindow string `json:"empty_window,omitempty"`
 }
 
 // Ready reports whether the invocation is a completed evidence check the
@@ -361,6 +365,9 @@ func (b *Boundary) handleEvidence(adapter tools.Adapter, call model.ToolCall, in
 			break
 		}
 		o.EvidenceStatus, o.Result = string(out.Status), res
+		if out.Status == tools.NoEvidence {
+			inv.EmptyWindow = textclip.Bytes(redact.String(out.EmptyWindow), MaxCheckSummaryBytes)
+		}
 	case tools.StatusError:
 	default:
 		out = tools.Failed(tools.CodeInternal, fmt.Errorf("adapter returned status %q", out.Status))

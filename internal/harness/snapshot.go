@@ -62,7 +62,7 @@ func SnapshotOf(invs []Invocation, reason runrecord.StopReason) ProgressSnapshot
 			s.Errors++
 		}
 		if len(s.Checks) < MaxSnapshotChecks {
-			s.Checks = append(s.Checks, runrecord.Check{Tool: inv.Tool, EvidenceStatus: string(inv.EvidenceStatus), ErrorCode: inv.ErrorCode, Summary: textclip.Bytes(strings.TrimSpace(inv.Summary), MaxCheckSummaryBytes)})
+			s.Checks = append(s.Checks, runrecord.Check{Tool: inv.Tool, EvidenceStatus: string(inv.EvidenceStatus), ErrorCode: inv.ErrorCode, Summary: textclip.Bytes(strings.TrimSpace(inv.Summary), MaxCheckSummaryBytes), EmptyWindow: inv.EmptyWindow})
 		}
 	}
 	return s

@@ -11,7 +11,8 @@ import (
 )
 
 // The incident every server is loaded with: one sample a minute from Start to
-// End (inclusive) for each series below.
+// End (inclusive) for the latency and heap series, and one every FineInterval
+// from FineStart to FineEnd for the fine series.
 var (
 	// Start is the first sample's time.
 	Start = time.Date(2026, 1, 15, 9, 0, 0, 0, time.UTC)
@@ -19,6 +20,13 @@ var (
 	End = Start.Add(30 * time.Minute)
 	// SpikeAt is the minute the checkout latency jumps to SpikeValue.
 	SpikeAt = Start.Add(10 * time.Minute)
+	// FineStart and FineEnd bound the fine series: one sample every
+	// FineInterval, on a plateau but for one sample at FineSpikeAt.
+	FineStart = Start.Add(-time.Hour)
+	FineEnd   = Start.Add(time.Hour)
+	// FineSpikeAt is the one sample above the plateau, off the 31s grid a
+	// default 2-hour query evaluates (FineStart + 140 min is no multiple of 31s).
+	FineSpikeAt = Start.Add(10 * time.Minute)
 )
 
 // Series names and values of the incident.
@@ -44,7 +52,20 @@ const (
 	// Instance labels of the two series.
 	LatencyInstance = "app-1:8080"
 	HeapInstance    = "app-2:8080"
+	// FineMetric is the gateway's p99 latency, sampled every FineInterval.
+	FineMetric = "gateway_latency_p99_seconds"
+	// FineSelector selects the one fine series.
+	FineSelector = `gateway_latency_p99_seconds{service="gateway"}`
+	// FinePlateau is every fine sample but the spike.
+	FinePlateau = 2.9
+	// FineSpike is the fine series' one-sample maximum, at FineSpikeAt.
+	FineSpike = 3.2
+	// FineInterval is the fine series' sample interval.
+	FineInterval = 15 * time.Second
 )
+
+// FineSamples is the number of samples the fine series has.
+func FineSamples() int { return int(FineEnd.Sub(FineStart)/FineInterval) + 1 }
 
 // Minutes is the number of samples each series has.
 func Minutes() int { return int(End.Sub(Start)/time.Minute) + 1 }
@@ -78,7 +99,16 @@ func history() (fams []string, samples [][]sample) {
 		lat = append(lat, sample{LatencyMetric, fmt.Sprintf(`instance=%q,job="checkout",service="checkout"`, LatencyInstance), at, LatencyAt(i)})
 		heap = append(heap, sample{HeapMetric, fmt.Sprintf(`area="heap",instance=%q,job="orders",service="orders"`, HeapInstance), at, HeapAt(i)})
 	}
-	return []string{LatencyMetric, HeapMetric}, [][]sample{lat, heap}
+	fine := []sample{}
+	for i := range FineSamples() {
+		at := FineStart.Add(time.Duration(i) * FineInterval)
+		v := FinePlateau
+		if at.Equal(FineSpikeAt) {
+			v = FineSpike
+		}
+		fine = append(fine, sample{FineMetric, `instance="gw-1:8080",job="gateway",service="gateway"`, at, v})
+	}
+	return []string{LatencyMetric, HeapMetric, FineMetric}, [][]sample{lat, heap, fine}
 }
 
 // OpenMetrics is the history in the OpenMetrics text format (timestamps in

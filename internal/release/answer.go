@@ -33,12 +33,14 @@ type texts struct {
 	noConclusion, checked, found, missingH, next string
 	noChecks, scopeCovered, foundCounts          string
 	foundNote, missingNone, missingErrors        string
-	moreChecks                                   string
-	why                                          map[runrecord.StopReason]string
-	whyTool                                      string
-	whyOther                                     string
-	nextFor                                      map[runrecord.StopReason][]string
-	nextCommon, nextErrors, nextInspect          string
+	// missingEmpty names a check whose window held no data, with the source's range.
+	missingEmpty                        string
+	moreChecks                          string
+	why                                 map[runrecord.StopReason]string
+	whyTool                             string
+	whyOther                            string
+	nextFor                             map[runrecord.StopReason][]string
+	nextCommon, nextErrors, nextInspect string
 
 	failedH, failedLine, inputRejected string
 	failText                           map[runrecord.StopReason]string
@@ -91,6 +93,7 @@ var enTexts = sync.OnceValue(func() *texts {
 		foundNote:     "These results do not establish a verified root cause, so none is given.",
 		missingNone:   "A verified root cause: the checks above do not establish one.",
 		missingErrors: "Results of %d check(s) that failed (%s).",
+		missingEmpty:  "Data in the asked window: %s (a window without data is missing information, not evidence of absence).",
 		moreChecks:    "… and %d more checks",
 		why: map[runrecord.StopReason]string{
 			runrecord.StopNoConclusion:  "The evidence gathered does not support a root cause, so none is given.",
@@ -177,6 +180,7 @@ var zhTexts = sync.OnceValue(func() *texts {
 		foundNote:     "这些结果不足以确认根因，因此不给出根因。",
 		missingNone:   "经过验证的根因：以上检查不足以确认。",
 		missingErrors: "%d 项失败检查的结果（%s）。",
+		missingEmpty:  "所查时间窗口内的数据：%s（没有数据的窗口是缺失的信息，不能证明没有发生）。",
 		moreChecks:    "…… 以及另外 %d 项检查",
 		why: map[runrecord.StopReason]string{
 			runrecord.StopNoConclusion:  "收集到的证据不足以支持任何根因，因此不给出根因。",
@@ -335,6 +339,11 @@ func (t *texts) fallbackAnswer(reason runrecord.StopReason, s harness.ProgressSn
 	var missing []string
 	if lim != nil {
 		missing = boundList(lim.MissingInfo, sc)
+	}
+	for _, c := range s.Checks {
+		if c.EmptyWindow != "" {
+			missing = append(missing, fmt.Sprintf(t.missingEmpty, sc.inline(c.EmptyWindow, harness.MaxCheckSummaryBytes)))
+		}
 	}
 	if len(missing) == 0 {
 		missing = []string{t.missingNone}

@@ -31,6 +31,7 @@ const (
 	SectionConcurrent = "Concurrent processes"
 	SectionFuzz       = "Fuzz targets and executions"
 	SectionMutation   = "Mutation-style tests"
+	SectionEvidence   = "Evidence coverage and true extremes"
 )
 
 // Figure is one recorded line: which test, under which section, one row of

@@ -123,6 +123,9 @@ type Check struct {
 	EvidenceStatus string `json:"evidence_status"`
 	ErrorCode      string `json:"error_code,omitempty"`
 	Summary        string `json:"summary"`
+	// EmptyWindow says a NO_EVIDENCE check's window held no data at all:
+	// the source and its actual range (missing data, not a negative).
+	EmptyWindow string `json:"empty_window,omitempty"`
 }
 
 // Folded is the check as shown and stored: its error code, if any, at the

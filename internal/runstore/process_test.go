@@ -259,12 +259,38 @@ func TestRecoverInterruptedRun(t *testing.T) {
 		VALUES ('r_elsewhere', 's_1', 0, 'q', 'RUNNING', ?, 'another-host.example')`, deadPID); err != nil {
 		t.Fatal(err)
 	}
+	var (
+		stored    string
+		storedPID int
+	)
+	if err := live.db.QueryRowContext(ctx, `SELECT status, pid FROM runs WHERE id = 'r_abandoned'`).Scan(&stored, &storedPID); err != nil {
+		t.Fatal(err)
+	}
+	if stored != string(runrecord.RunStatusRunning) || storedPID != deadPID {
+		t.Fatalf("abandoned run before recovery: stored status %s pid %d (helper pid %d)", stored, storedPID, deadPID)
+	}
+	// Read before any recovery, it already shows as interrupted (computed
+	// at read time), and the listing agrees; the live and foreign runs stay RUNNING.
 	before, err := live.GetRun(ctx, "r_abandoned")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if before.Status != runrecord.RunStatusRunning || before.PID != deadPID {
-		t.Fatalf("abandoned run before recovery: status %s pid %d (helper pid %d)", before.Status, before.PID, deadPID)
+	if before.Status != runrecord.RunStatusFailed || before.StopReason != Interrupted || before.ErrorCode != Interrupted ||
+		!strings.Contains(before.ErrorMessage, "pid "+strconv.Itoa(deadPID)) {
+		t.Errorf("abandoned run read before recovery: %+v %q, want FAILED/INTERRUPTED", before.RunSummary, before.ErrorMessage)
+	}
+	listed, err := live.ListRuns(ctx, ListFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range listed {
+		want := runrecord.RunStatusRunning
+		if r.ID == "r_abandoned" {
+			want = runrecord.RunStatusFailed
+		}
+		if r.Status != want {
+			t.Errorf("listed %s as %s, want %s", r.ID, r.Status, want)
+		}
 	}
 
 	s, err := Open(ctx, path)

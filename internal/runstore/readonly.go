@@ -53,7 +53,7 @@ func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("open run store %s read-only: %w", abs, err)
 	}
-	return &Store{db: db, path: abs, pid: os.Getpid()}, nil
+	return &Store{db: db, path: abs, hostname: localHost(), pid: os.Getpid()}, nil
 }
 
 // roDSN is the read-only data source name: mode=ro (SQLite refuses every

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/superbiz/superbiz/internal/runrecord"
 )
 
 // RecoverInterrupted marks the RUNNING runs of this host whose process is no
@@ -27,7 +29,7 @@ func (s *Store) RecoverInterrupted(ctx context.Context) (int, error) {
 			rows.Close()
 			return 0, fmt.Errorf("find interrupted runs: %w", err)
 		}
-		if c.pid > 0 && c.pid != s.pid && !processAlive(c.pid) {
+		if s.ownerDead(c.pid, s.hostname) {
 			dead = append(dead, c)
 		}
 	}
@@ -40,7 +42,7 @@ func (s *Store) RecoverInterrupted(ctx context.Context) (int, error) {
 	closed := 0
 	for _, c := range dead {
 		now := time.Now()
-		msg := fmt.Sprintf("the superbiz process running this run (pid %d on %s) exited before finishing it", c.pid, s.hostname)
+		msg := interruptedMessage(c.pid, s.hostname)
 		// The status, pid and host conditions make this a no-op if another
 		// process recovered or finished the run in the meantime.
 		res, err := s.db.ExecContext(ctx, `UPDATE runs SET
@@ -59,4 +61,30 @@ func (s *Store) RecoverInterrupted(ctx context.Context) (int, error) {
 		closed += int(n)
 	}
 	return closed, nil
+}
+
+// ownerDead reports whether the process that owns a RUNNING run (its pid on
+// hostname) is gone: a process of this host, not this one, no longer alive.
+// Runs of other hosts and of live processes are never judged dead.
+func (s *Store) ownerDead(pid int, hostname string) bool {
+	return hostname == s.hostname && pid > 0 && pid != s.pid && !processAlive(pid)
+}
+
+// interruptedMessage is the error message of a run whose process died.
+func interruptedMessage(pid int, hostname string) string {
+	return fmt.Sprintf("the superbiz process running this run (pid %d on %s) exited before finishing it", pid, hostname)
+}
+
+// asInterrupted shows a RUNNING run whose process is gone the way recovery
+// will store it (FAILED, stop reason and error code INTERRUPTED), computed at
+// read time: a store opened read-only (runs, runs show) is never written, and
+// a crash must not read RUNNING until some later command recovers it. It
+// reports whether r was changed.
+func (s *Store) asInterrupted(r *RunSummary, pid int, hostname string) bool {
+	if r.Status != runrecord.RunStatusRunning || !s.ownerDead(pid, hostname) {
+		return false
+	}
+	r.Status, r.ReleaseOutcome, r.Lifecycle = runrecord.RunStatusFailed, runrecord.OutcomeFailed, runrecord.Failed
+	r.StopReason, r.ErrorCode = Interrupted, Interrupted
+	return true
 }

@@ -382,10 +382,10 @@ func (s *Store) ListRuns(ctx context.Context, f ListFilter) ([]RunSummary, error
 		err  error
 	)
 	if f.SessionID == "" {
-		rows, err = s.db.QueryContext(ctx, `SELECT `+summaryColumns+` FROM runs
+		rows, err = s.db.QueryContext(ctx, `SELECT `+summaryColumns+`, pid, hostname FROM runs
 			ORDER BY created_at DESC, rowid DESC LIMIT ?`, limit)
 	} else {
-		rows, err = s.db.QueryContext(ctx, `SELECT `+summaryColumns+` FROM runs WHERE session_id = ?
+		rows, err = s.db.QueryContext(ctx, `SELECT `+summaryColumns+`, pid, hostname FROM runs WHERE session_id = ?
 			ORDER BY created_at DESC, rowid DESC LIMIT ?`, f.SessionID, limit)
 	}
 	if err != nil {
@@ -394,10 +394,15 @@ func (s *Store) ListRuns(ctx context.Context, f ListFilter) ([]RunSummary, error
 	defer rows.Close()
 	out := make([]RunSummary, 0, min(limit, 256))
 	for rows.Next() {
-		var r RunSummary
-		if err := scanSummary(rows, &r); err != nil {
+		var (
+			r    RunSummary
+			pid  int
+			host string
+		)
+		if err := scanSummary(rows, &r, &pid, &host); err != nil {
 			return nil, fmt.Errorf("list runs: %w", err)
 		}
+		s.asInterrupted(&r, pid, host)
 		out = append(out, r)
 	}
 	if err := rows.Err(); err != nil {
@@ -431,6 +436,9 @@ func (s *Store) GetRun(ctx context.Context, id string) (*RunDetail, error) {
 		return nil, fmt.Errorf("get run %s: %w", id, err)
 	}
 	d.PublishedResult, d.Checks, d.Settings = rawJSON(published), rawJSON(checks), rawJSON(settings)
+	if s.asInterrupted(&d.RunSummary, d.PID, d.Hostname) {
+		d.ErrorMessage = interruptedMessage(d.PID, d.Hostname)
+	}
 	if clock != "" {
 		if d.Clock, err = time.Parse(time.RFC3339Nano, clock); err != nil {
 			return nil, fmt.Errorf("get run %s: stored clock %q: %w", id, clock, err)

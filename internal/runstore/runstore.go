@@ -96,13 +96,7 @@ func Open(ctx context.Context, path string, registered ...Component) (*Store, er
 		db.Close()
 		return nil, fmt.Errorf("open run store %s: %w", abs, err)
 	}
-	host, err := os.Hostname()
-	if err != nil {
-		// Without a host name, interrupted-run recovery still works among
-		// processes that also failed to get one; it never touches other hosts.
-		host = ""
-	}
-	s := &Store{db: db, path: abs, hostname: host, pid: os.Getpid(), components: map[string]bool{}}
+	s := &Store{db: db, path: abs, hostname: localHost(), pid: os.Getpid(), components: map[string]bool{}}
 	for _, c := range registered {
 		s.components[c.Name] = true
 	}
@@ -244,3 +238,14 @@ func unixMS(t time.Time) int64 { return t.UnixMilli() }
 
 // fromMS is the inverse of unixMS, in UTC.
 func fromMS(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
+
+// localHost is the host name runs are owned under ("" when it cannot be
+// read: interrupted runs are then judged among processes that also failed
+// to get one, never on other hosts).
+func localHost() string {
+	host, err := os.Hostname()
+	if err != nil {
+		return ""
+	}
+	return host
+}

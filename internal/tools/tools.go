@@ -62,7 +62,14 @@ type Outcome struct {
 	ErrorCode string
 	Result    any
 	Detail    error
+	// EmptyWindow, set only with NO_EVIDENCE, says the asked window held no
+	// data at all (coverage "none"): the source and its actual range, one
+	// line. Such a check is missing data, never a negative.
+	EmptyWindow string
 }
+
+// CoverageNone is the coverage of an observation whose window held no data.
+const CoverageNone = "none"
 
 // Canonical is a validated business input: the canonical JSON (defaults
 // applied, stable member order) and a one-line summary for timelines.

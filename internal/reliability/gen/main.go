@@ -34,6 +34,7 @@ var sections = []string{
 	reliability.SectionConcurrent,
 	reliability.SectionFuzz,
 	reliability.SectionMutation,
+	reliability.SectionEvidence,
 }
 
 // maxLine bounds one figure line; a longer one is a bug in a test.

@@ -67,6 +67,9 @@ type FileReport struct {
 	Whole bool `json:"whole"`
 
 	first, last int64
+	// openEnd says the sample read neither the whole file nor its tail (a
+	// compressed or UTF-16 file): its last time is a lower bound.
+	openEnd bool
 }
 
 // InspectedEntry is an entry as query_logs returns it, with its file.
@@ -137,8 +140,7 @@ func Inspect(ctx context.Context, src config.LogSource, opt InspectOptions) (Ins
 		if skipped[name] {
 			continue
 		}
-		sc := &scanner{q: &query{}, format: s.format, tc: logparse.TimeCtx{Loc: s.Location}, ctx: ctx}
-		r, entries, err := sc.sampleFile(f, s.layouts, want-len(in.Entries))
+		r, entries, err := s.sample(ctx, f, want-len(in.Entries))
 		if err != nil {
 			// read by the scan a moment ago: the file changed since
 			in.Skipped = append(in.Skipped, SkippedFileDetail{SkippedFile: SkippedFile{File: name, Reason: reasonOpen}, Err: err})
@@ -153,17 +155,32 @@ func Inspect(ctx context.Context, src config.LogSource, opt InspectOptions) (Ins
 			in.Entries = append(in.Entries, InspectedEntry{File: name, Entry: e})
 		}
 	}
-	first, last := int64(math.MaxInt64), int64(math.MinInt64)
-	for _, r := range in.Reports {
-		if r.FirstTS != "" {
-			first, last = min(first, r.first), max(last, r.last)
-		}
-	}
-	if first <= last {
+	if first, last, ok, _ := spanOf(in.Reports); ok {
 		a := newAccumulator(1, s.Location)
 		in.FirstTS, in.LastTS = a.ts(first), a.ts(last)
 	}
 	return in, nil
+}
+
+// sample reads the head and tail of path the way Inspect does (sampleFile),
+// with up to want of its first entries.
+func (s *source) sample(ctx context.Context, path string, want int) (FileReport, []Entry, error) {
+	sc := &scanner{q: &query{}, format: s.format, tc: logparse.TimeCtx{Loc: s.Location}, ctx: ctx}
+	return sc.sampleFile(path, s.layouts, want)
+}
+
+// spanOf is the earliest and latest time the reports' samples saw; ok is
+// false when no sampled line has a time; openEnd says a sample did not
+// reach its file's end, so last is only a lower bound.
+func spanOf(reports []FileReport) (first, last int64, ok, openEnd bool) {
+	first, last = int64(math.MaxInt64), int64(math.MinInt64)
+	for _, r := range reports {
+		if r.FirstTS != "" {
+			first, last = min(first, r.first), max(last, r.last)
+			openEnd = openEnd || r.openEnd
+		}
+	}
+	return first, last, first <= last, openEnd
 }
 
 // sampleFile reads the head (and, for a plain UTF-8 file, the tail) of path
@@ -214,6 +231,7 @@ func (s *scanner) sampleFile(path string, cands []*logparse.Layout, want int) (F
 	rep.Layout = s.lay.Name
 	rep.first, rep.last = math.MaxInt64, math.MinInt64
 	entries := s.walkSample(head, &rep, want)
+	rep.openEnd = !rep.Whole && headOnly
 	if !rep.Whole && !headOnly && st.Size() > inspectHead {
 		tail := make([]byte, inspectTail)
 		n, err := f.ReadAt(tail, st.Size()-inspectTail)

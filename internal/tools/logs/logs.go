@@ -116,7 +116,9 @@ func (t *Tool) Definition() model.Tool {
 		"(" + t.windows() + "). Narrow with service, level (exactly ERROR, WARN, INFO or DEBUG) and contains " +
 		"(words that must all appear in the entry, case-insensitive). The result gives matched (total count), the newest " +
 		"entries (newest first, up to limit) and patterns: all matches grouped by message template with numbers, ids, IPs and " +
-		"durations masked, each with count and first/last time. Values of fields named like secrets (password, token, authorization, " +
+		"durations masked, each with count and first/last time. Coverage: in_window (entries read inside the window before level and service), " +
+		"source_first and source_last (the source's own range); coverage \"none\" means the window held no entry at all: missing data, never evidence " +
+		"that something did not happen (query a window inside the source's range). Values of fields named like secrets (password, token, authorization, " +
 		"cookie, api_key, ...) are shown as " + redact.Marker + ". Only when they apply, the result also has: truncated_by, the per-call " +
 		"limits that stopped the search before the end of the files (" + limitDecompressed + ": " + fmtBytes(t.limits.decompressed) +
 		" read out of gzip files; " + limitTime + ": " + config.FormatDuration(t.limits.time) + " of scanning), so what was not found may still be there; " +
@@ -227,6 +229,10 @@ func (t *Tool) Execute(ctx context.Context, call tools.Call) tools.Outcome {
 	res.Truncated = res.Truncated || len(rep.truncatedBy) > 0
 	res.SkippedCount = len(rep.skipped)
 	res.SkippedFiles = rep.skipped[:min(len(rep.skipped), maxSkippedListed)]
+	empty, err := coverage(ctx, p.src, files, q, acc, &res)
+	if err != nil {
+		return tools.Failed(tools.CodeTimeout, fmt.Errorf("query_logs %s: the source's range: %w", p.src.Name, err))
+	}
 	maxBytes := call.MaxBytes
 	if maxBytes <= 0 {
 		maxBytes = defaultMaxBytes
@@ -238,7 +244,7 @@ func (t *Tool) Execute(ctx context.Context, call tools.Call) tools.Outcome {
 	if res.Matched > 0 {
 		status = tools.EvidenceFound
 	}
-	return tools.Outcome{Status: status, Result: res}
+	return tools.Outcome{Status: status, Result: res, EmptyWindow: empty}
 }
 
 // scanReport is what one call's scan over a source's files found besides

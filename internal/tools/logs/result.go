@@ -49,6 +49,7 @@ type Result struct {
 	SkippedFiles []SkippedFile `json:"skipped_files,omitempty"`
 	Entries      []Entry       `json:"entries"`
 	Patterns     []Pattern     `json:"patterns"`
+	Coverage
 }
 
 // Window is the absolute time range that was searched, for the model to cite.
@@ -112,6 +113,9 @@ type accumulator struct {
 	loc      *time.Location
 	matched  int
 	unparsed int
+	// inWindow counts the timed entries read inside the window, before
+	// the level and service filters (the coverage's in_window).
+	inWindow int
 	// cutRecords counts batch records past MaxBatchRecords per line.
 	cutRecords int
 	seq        int64

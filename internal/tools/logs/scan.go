@@ -157,6 +157,11 @@ func (s *scanner) passes(kind logparse.LineKind, r *logparse.Record) bool {
 		return false
 	case kind == logparse.LineTimed && (r.TS < q.startNS || r.TS > q.endNS):
 		return false
+	}
+	if kind == logparse.LineTimed {
+		s.acc.inWindow++
+	}
+	switch {
 	case q.level != "" && r.Level != q.level:
 		return false
 	case q.service != "" && !bytes.EqualFold(r.Service, []byte(q.service)):

@@ -62,6 +62,12 @@ func TestSeekMatchesLinearScan(t *testing.T) {
 			_, a := run(t, seek, in, base, 1<<20)
 			_, b := run(t, linear, in, base, 1<<20)
 			_, c := run(t, gz, in, base, 1<<20)
+			// the source's range is sampled, from a compressed file's head
+			// only, and so is the coverage judged on it: the seek is judged
+			// by what the scans found (in_window included)
+			for _, r := range []*Result{&a, &b, &c} {
+				r.Coverage.Coverage, r.SourceFirst, r.SourceLast = "", "", ""
+			}
 			ja, _ := json.Marshal(a)
 			jb, _ := json.Marshal(b)
 			jc, _ := json.Marshal(c)

@@ -20,7 +20,7 @@ const (
 // the model can reason with instead of the raw points.
 type Series struct {
 	Labels map[string]string `json:"labels"`
-	// Points is how many finite samples the summary is over.
+	// Points is how many finite values at the result's resolution the summary is over.
 	Points int `json:"points"`
 	// NonFinite counts NaN and ±Inf samples, left out of the summary.
 	NonFinite int `json:"non_finite,omitempty"`
@@ -61,10 +61,18 @@ type matrixData struct {
 // errNotMatrix is an answer that is not a range query result.
 var errNotMatrix = errors.New("the server's answer is not a range query result (resultType matrix)")
 
-// summarise parses the data of a successful query_range answer into one
-// summary per series, ordered by labels, and the total count. Every value
-// is checked: a malformed answer is an error, never a guess.
-func summarise(data []byte) ([]Series, error) {
+// point is one evaluated sample: unix seconds and value.
+type point struct{ ts, v float64 }
+
+// rawSeries is one series of an answer: its labels and points in time order.
+type rawSeries struct {
+	labels map[string]string
+	points []point
+}
+
+// decodeMatrix parses the data of a successful query_range answer. Every
+// value is checked: a malformed answer is an error, never a guess.
+func decodeMatrix(data []byte) ([]rawSeries, error) {
 	var m matrixData
 	if err := json.Unmarshal(data, &m); err != nil {
 		return nil, fmt.Errorf("decode the range query result: %w", err)
@@ -72,30 +80,77 @@ func summarise(data []byte) ([]Series, error) {
 	if m.ResultType != "matrix" {
 		return nil, fmt.Errorf("%w: got %q", errNotMatrix, m.ResultType)
 	}
-	out := make([]Series, 0, len(m.Result))
+	out := make([]rawSeries, 0, len(m.Result))
 	for i, r := range m.Result {
-		s := Series{Labels: r.Metric}
-		if s.Labels == nil {
-			s.Labels = map[string]string{}
+		rs := rawSeries{labels: r.Metric, points: make([]point, 0, len(r.Values))}
+		if rs.labels == nil {
+			rs.labels = map[string]string{}
 		}
-		var st Stats
-		var prevV, bestChange float64
-		var prevT float64
-		changed := false
 		for j, raw := range r.Values {
 			ts, v, err := parsePoint(raw)
 			if err != nil {
 				return nil, fmt.Errorf("series %d point %d: %w", i, j, err)
 			}
-			if j > 0 && ts <= prevT {
+			if j > 0 && ts <= rs.points[j-1].ts {
 				return nil, fmt.Errorf("series %d point %d: time %s is not after the previous point's", i, j, strconv.FormatFloat(ts, 'f', -1, 64))
 			}
-			prevT = ts
+			rs.points = append(rs.points, point{ts, v})
+		}
+		out = append(out, rs)
+	}
+	return out, nil
+}
+
+// mergeChunks joins the answers of consecutive parts of one window into one
+// series per label set, in time order; a point a server repeats at a part's
+// edge (one that aligns its start to the step) is kept once.
+func mergeChunks(chunks [][]rawSeries) []rawSeries {
+	byKey := map[string]int{}
+	var out []rawSeries
+	for _, c := range chunks {
+		for _, rs := range c {
+			k := labelKey(rs.labels)
+			i, ok := byKey[k]
+			if !ok {
+				byKey[k], i = len(out), len(out)
+				out = append(out, rawSeries{labels: rs.labels})
+			}
+			for _, p := range rs.points {
+				if n := len(out[i].points); n > 0 && p.ts <= out[i].points[n-1].ts {
+					continue
+				}
+				out[i].points = append(out[i].points, p)
+			}
+		}
+	}
+	return out
+}
+
+// summarise parses the data of a successful query_range answer into one
+// summary per series, ordered by labels.
+func summarise(data []byte) ([]Series, error) {
+	rs, err := decodeMatrix(data)
+	if err != nil {
+		return nil, err
+	}
+	return summariseSeries(rs), nil
+}
+
+// summariseSeries summarises each series' points, ordered by labels.
+func summariseSeries(in []rawSeries) []Series {
+	out := make([]Series, 0, len(in))
+	for _, r := range in {
+		s := Series{Labels: r.labels}
+		var st Stats
+		var prevV, bestChange float64
+		changed := false
+		for _, p := range r.points {
+			v := p.v
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				s.NonFinite++
 				continue
 			}
-			at := stamp(ts)
+			at := stamp(p.ts)
 			if s.Points == 0 {
 				st.Min, st.Max, st.MaxAt = v, v, at
 			} else {
@@ -120,7 +175,7 @@ func summarise(data []byte) ([]Series, error) {
 		if s.Points > 0 {
 			st.Avg /= float64(s.Points)
 			if math.IsInf(st.Avg, 0) { // the sum overflowed: recompute as a running mean
-				st.Avg = runningMean(r.Values)
+				st.Avg = runningMean(r.points)
 			}
 			if changed {
 				c := bestChange
@@ -131,7 +186,7 @@ func summarise(data []byte) ([]Series, error) {
 		out = append(out, s)
 	}
 	sort.SliceStable(out, func(a, b int) bool { return labelKey(out[a].Labels) < labelKey(out[b].Labels) })
-	return out, nil
+	return out
 }
 
 // parsePoint decodes one [unix seconds, "value"] pair.
@@ -156,12 +211,12 @@ func parsePoint(raw json.RawMessage) (float64, float64, error) {
 }
 
 // runningMean is the mean of the finite values without overflowing.
-func runningMean(values []json.RawMessage) float64 {
+func runningMean(points []point) float64 {
 	var mean float64
 	n := 0
-	for _, raw := range values {
-		_, v, err := parsePoint(raw)
-		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+	for _, p := range points {
+		v := p.v
+		if math.IsNaN(v) || math.IsInf(v, 0) {
 			continue
 		}
 		n++

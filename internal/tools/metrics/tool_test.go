@@ -15,6 +15,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/promtest"
+	"github.com/superbiz/superbiz/internal/reliability"
 	"github.com/superbiz/superbiz/internal/tools"
 )
 
@@ -42,6 +43,14 @@ func newTool(t *testing.T, srcs ...config.MetricsSource) *Tool {
 	return tool
 }
 
+// realServers starts each real server kind by name.
+func realServers() map[string]func(t *testing.T) *promtest.Server {
+	return map[string]func(t *testing.T) *promtest.Server{
+		"prometheus":       func(t *testing.T) *promtest.Server { return promtest.Prometheus(t, promtest.PromOptions{}) },
+		"victoria-metrics": func(t *testing.T) *promtest.Server { return promtest.VictoriaMetrics(t) },
+	}
+}
+
 // call validates input like the harness and executes it at now.
 func call(t *testing.T, tool *Tool, input string, now time.Time) tools.Outcome {
 	t.Helper()
@@ -52,6 +61,20 @@ func call(t *testing.T, tool *Tool, input string, now time.Time) tools.Outcome {
 	return tool.Execute(context.Background(), tools.Call{Tool: ToolName, Input: c.Input, Now: now, MaxBytes: 8192})
 }
 
+// oneSeries calls the tool and fails the test unless it found one summarised series.
+func oneSeries(t *testing.T, tool *Tool, input string) (Result, Series) {
+	t.Helper()
+	o := call(t, tool, input, time.Time{})
+	if o.Status != tools.EvidenceFound {
+		t.Fatalf("%s: %s %s %v", input, o.Status, o.ErrorCode, o.Detail)
+	}
+	res := o.Result.(Result)
+	if len(res.Series) != 1 || res.Series[0].Stats == nil {
+		t.Fatalf("%s: want one summarised series, got %+v", input, res)
+	}
+	return res, res.Series[0]
+}
+
 // incidentWindow is the incident's window as start/end members.
 func incidentWindow() string {
 	return `"start":"` + promtest.Start.Format(time.RFC3339) + `","end":"` + promtest.End.Format(time.RFC3339) + `"`
@@ -60,10 +83,7 @@ func incidentWindow() string {
 // Against real servers: the spike's value and minute, the heap's climb, an
 // empty selector, a syntax error, each with its status and code.
 func TestQueryRealServers(t *testing.T) {
-	servers := map[string]func(t *testing.T) *promtest.Server{
-		"prometheus":       func(t *testing.T) *promtest.Server { return promtest.Prometheus(t, promtest.PromOptions{}) },
-		"victoria-metrics": func(t *testing.T) *promtest.Server { return promtest.VictoriaMetrics(t) },
-	}
+	servers := realServers()
 	results := map[string]map[string]string{}
 	for name, start := range servers {
 		t.Run(name, func(t *testing.T) {
@@ -71,23 +91,20 @@ func TestQueryRealServers(t *testing.T) {
 			tool := newTool(t, config.MetricsSource{Name: "m", URL: srv.URL})
 			got := map[string]string{}
 
-			o := call(t, tool, `{"query":`+jsonString(promtest.LatencySelector)+`,`+incidentWindow()+`,"step":"1m"}`, time.Time{})
-			if o.Status != tools.EvidenceFound {
-				t.Fatalf("latency: %s %s %v", o.Status, o.ErrorCode, o.Detail)
-			}
-			res := o.Result.(Result)
-			if len(res.Series) != 1 || res.Series[0].Stats == nil {
-				t.Fatalf("latency: want one summarised series, got %+v", res)
-			}
-			s := res.Series[0]
+			res, s := oneSeries(t, tool, `{"query":`+jsonString(promtest.LatencySelector)+`,`+incidentWindow()+`,"step":"1m"}`)
 			spike := promtest.SpikeAt.Format(time.RFC3339)
-			if s.Max != promtest.SpikeValue || s.MaxAt != spike || s.ChangeAt != spike || s.Points != promtest.Minutes() ||
+			// one point a second: the 1m step is the grid, the summary is at the finest resolution
+			points := int(promtest.End.Sub(promtest.Start)/time.Second) + 1
+			if res.Resolution != "1s" || res.SampleInterval != "1m" || res.Coarse != "" {
+				t.Errorf("resolution %q, sample interval %q, coarse %q: want 1s at a 1m interval", res.Resolution, res.SampleInterval, res.Coarse)
+			}
+			if s.Max != promtest.SpikeValue || s.MaxAt != spike || s.ChangeAt != spike || s.Points != points ||
 				s.Min != promtest.BaseLatency || s.Last != promtest.BaseLatency || s.Labels["instance"] != promtest.LatencyInstance {
-				t.Errorf("latency summary %+v %+v: want max %g at %s, change at %s, %d points", s, *s.Stats, promtest.SpikeValue, spike, spike, promtest.Minutes())
+				t.Errorf("latency summary %+v %+v: want max %g at %s, change at %s, %d points", s, *s.Stats, promtest.SpikeValue, spike, spike, points)
 			}
 			got["latency"] = mustJSON(t, res.Series)
 
-			o = call(t, tool, `{"query":`+jsonString(promtest.HeapSelector)+`,`+incidentWindow()+`}`, time.Time{})
+			o := call(t, tool, `{"query":`+jsonString(promtest.HeapSelector)+`,`+incidentWindow()+`}`, time.Time{})
 			if o.Status != tools.EvidenceFound {
 				t.Fatalf("heap: %s %s %v", o.Status, o.ErrorCode, o.Detail)
 			}
@@ -222,6 +239,37 @@ func TestQueryCancelledIsNotTimeout(t *testing.T) {
 	}
 }
 
+// The resolution is the finest whole second within the evaluation bound,
+// never coarser than the grid step, and a resolution coarser than the
+// series' own interval is said.
+func TestResolution(t *testing.T) {
+	for _, c := range []struct {
+		window time.Duration
+		series int
+		step   time.Duration
+		want   time.Duration
+	}{
+		{2 * time.Hour, 1, 31 * time.Second, time.Second},
+		{24 * time.Hour, 1, 361 * time.Second, time.Second},
+		{24 * time.Hour, 10, 361 * time.Second, 5 * time.Second},
+		{24 * time.Hour, 1000, 361 * time.Second, 361 * time.Second},
+		{time.Hour, 0, time.Minute, time.Second},
+	} {
+		if got := resolutionFor(c.window, c.series, c.step); got != c.want {
+			t.Errorf("resolutionFor(%s, %d series, step %s) = %s, want %s", c.window, c.series, c.step, got, c.want)
+		}
+		if n := pointsOf(c.window, c.want) * max(c.series, 1); c.want < c.step && n > maxEvalPoints {
+			t.Errorf("%s over %d series at %s evaluates %d points, over %d", c.window, c.series, c.want, n, maxEvalPoints)
+		}
+	}
+	if n := coarseNote(20*time.Second, 15*time.Second); !strings.Contains(n, "coarser than the series' 15s sample interval") {
+		t.Errorf("coarse note %q", n)
+	}
+	if n := coarseNote(15*time.Second, 15*time.Second) + coarseNote(time.Minute, 0); n != "" {
+		t.Errorf("a resolution at the interval, or an unknown interval, is not coarse: %q", n)
+	}
+}
+
 func jsonString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
@@ -234,4 +282,88 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// A one-sample spike between the evaluation steps of a default 2-hour query
+// (31s steps over a 15s series) is still the series' max, at its own time,
+// and the largest change; the resolution used is reported and not coarser
+// than the series' own interval. Against both real servers.
+func TestQueryTrueExtremes(t *testing.T) {
+	servers := realServers()
+	for name, start := range servers {
+		t.Run(name, func(t *testing.T) {
+			srv := start(t)
+			tool := newTool(t, config.MetricsSource{Name: "m", URL: srv.URL})
+			in := `{"query":` + jsonString(promtest.FineSelector) + `,"start":"` + promtest.FineStart.Format(time.RFC3339) +
+				`","end":"` + promtest.FineEnd.Format(time.RFC3339) + `"}`
+			res, s := oneSeries(t, tool, in)
+			spike := promtest.FineSpikeAt.Format(time.RFC3339)
+			if s.Max != promtest.FineSpike || s.MaxAt != spike || s.Min != promtest.FinePlateau || s.ChangeAt != spike {
+				t.Errorf("summary %+v: want max %g at %s (the change too), min %g", *s.Stats, promtest.FineSpike, spike, promtest.FinePlateau)
+			}
+			if res.Step != "31s" {
+				t.Errorf("step %q: the test wants the default 31s grid that misses the spike", res.Step)
+			}
+			if res.Resolution != "1s" || res.SampleInterval != "15s" || res.Coarse != "" {
+				t.Errorf("resolution %q, sample interval %q, coarse %q: want 1s, not coarser than %s", res.Resolution, res.SampleInterval, res.Coarse, promtest.FineInterval)
+			}
+
+			// four hours at 1s are 14,401 points: over Prometheus' 11,000 cap, so two parts
+			in = `{"query":` + jsonString(promtest.FineSelector) + `,"start":"` + promtest.FineStart.Add(-time.Hour).Format(time.RFC3339) +
+				`","end":"` + promtest.FineEnd.Add(time.Hour).Format(time.RFC3339) + `"}`
+			reliability.Record(t, reliability.SectionEvidence, "query_metrics: one-sample spike off the default 2h grid ("+name+")", map[string]any{
+				"step": res.Step, "resolution": res.Resolution, "sample_interval": res.SampleInterval,
+				"max": s.Max, "true_max": promtest.FineSpike, "max_at_true": s.MaxAt == spike,
+			})
+			res, s = oneSeries(t, tool, in)
+			if res.Resolution != "1s" || s.Max != promtest.FineSpike || s.MaxAt != spike {
+				t.Errorf("4h window at %s: %+v, want max %g at %s", res.Resolution, *s.Stats, promtest.FineSpike, spike)
+			}
+		})
+	}
+}
+
+// Coverage against both real servers: a selector's samples in a window with
+// data; a window after the series' data is NO_EVIDENCE with coverage "none",
+// its last sample and the empty-window line; an unknown metric is "none" too
+// (nothing in or before the window); an expression without series is
+// "unknown", never "none".
+func TestQueryCoverage(t *testing.T) {
+	for name, start := range realServers() {
+		t.Run(name, func(t *testing.T) {
+			srv := start(t)
+			tool := newTool(t, config.MetricsSource{Name: "m", URL: srv.URL})
+			in := func(q string, from, to time.Time) string {
+				return `{"query":` + jsonString(q) + `,"start":"` + from.Format(time.RFC3339) + `","end":"` + to.Format(time.RFC3339) + `"}`
+			}
+			res, _ := oneSeries(t, tool, in(promtest.FineSelector, promtest.FineStart, promtest.FineEnd))
+			if res.Coverage != "data" || res.Samples != promtest.FineSamples() {
+				t.Errorf("window with data: coverage %q, %d samples; want data, %d", res.Coverage, res.Samples, promtest.FineSamples())
+			}
+
+			after := promtest.FineEnd.Add(time.Hour)
+			o := call(t, tool, in(promtest.FineSelector, after, after.Add(time.Hour)), time.Time{})
+			r, _ := o.Result.(Result)
+			last := promtest.FineEnd.Format(time.RFC3339)
+			if o.Status != tools.NoEvidence || r.Coverage != tools.CoverageNone || r.LastSample != last ||
+				!strings.Contains(o.EmptyWindow, "metrics source m has "+promtest.FineSelector+" up to "+last+"; nothing in the asked window") {
+				t.Errorf("window after the data: %s %+v, empty window %q; want NO_EVIDENCE, coverage none, last sample %s", o.Status, r, o.EmptyWindow, last)
+			}
+
+			o = call(t, tool, in(`no_such_metric{job="x"}`, promtest.FineStart, promtest.FineEnd), time.Time{})
+			r, _ = o.Result.(Result)
+			if o.Status != tools.NoEvidence || r.Coverage != tools.CoverageNone || r.LastSample != "" || !strings.Contains(o.EmptyWindow, "has no sample of") {
+				t.Errorf("unknown metric: %s %+v, empty window %q; want coverage none without a last sample", o.Status, r, o.EmptyWindow)
+			}
+
+			o = call(t, tool, in(`sum(rate(`+promtest.FineSelector+`[5m])) > 100`, promtest.FineStart, promtest.FineEnd), time.Time{})
+			r, _ = o.Result.(Result)
+			if o.Status != tools.NoEvidence || r.Coverage != "unknown" || o.EmptyWindow != "" {
+				t.Errorf("filtered expression: %s %+v, empty window %q; want NO_EVIDENCE, coverage unknown", o.Status, r, o.EmptyWindow)
+			}
+			reliability.Record(t, reliability.SectionEvidence, "query_metrics coverage ("+name+")", map[string]any{
+				"windows": 4, "failed": t.Failed(),
+			})
+		})
+	}
 }
