@@ -28,10 +28,58 @@ type Layout struct {
 	Each func(line []byte, tc *TimeCtx, r *Record, yield BatchYield) int
 }
 
-// ParseLine resets r and parses line under l.
+// ParseLine resets r and parses line under l. The continuation rule is
+// strict: a line the layout does not read as a record but that starts with
+// a stamp (StampLike) is an entry of its own without a readable time, never
+// text glued to the entry before it, so a stamp the layout cannot read is
+// counted as unparsed instead of silently swallowed.
 func (l *Layout) ParseLine(line []byte, tc *TimeCtx, r *Record) LineKind {
 	r.reset()
-	return l.Parse(line, tc, r)
+	k := l.Parse(line, tc, r)
+	if k == LineCont && StampLike(line) {
+		r.reset()
+		return LineUntimed
+	}
+	return k
+}
+
+// StampLike reports whether line starts (after an optional '[') with what
+// can only be a date or a clock: three or more digit groups joined by single
+// separators (- / : . T , or a blank), with two ':' (a clock) or a first
+// group of four or more digits before a '-' or '/' (a date). An IP address
+// ("10.0.0.1", "10.0.0.1:8080"), a version or a count is not.
+func StampLike(line []byte) bool {
+	i := 0
+	if i < len(line) && line[i] == '[' {
+		i++
+	}
+	groups, colons, first := 0, 0, 0
+	dated := false
+	for {
+		end := digitsEnd(line, i)
+		if end == i {
+			break
+		}
+		if groups == 0 {
+			first = end - i
+		}
+		groups++
+		i = end
+		if i+1 >= len(line) || !isDigit(line[i+1]) {
+			break
+		}
+		switch line[i] {
+		case ':':
+			colons++
+		case '-', '/':
+			dated = dated || (groups == 1 && first >= 4)
+		case '.', 'T', ',', ' ':
+		default:
+			return groups >= 3 && (colons >= 2 || dated)
+		}
+		i++
+	}
+	return groups >= 3 && (colons >= 2 || dated)
 }
 
 // Names of the built-in layouts, as doctor and the tests see them.

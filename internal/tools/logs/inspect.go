@@ -54,12 +54,14 @@ type FileReport struct {
 	File string `json:"file"`
 	// Layout is the format the file is read with (detected under auto).
 	Layout string `json:"layout"`
-	// Lines counts the non-empty lines of the sample; Placed those placed in
-	// time (an entry with a readable time and its continuation lines). The
-	// rest could not be placed: an entry whose time is missing or does not
-	// parse, or text before the first entry.
+	// Lines counts the non-empty lines of the sample; Placed those that
+	// start an entry with a readable time; Glued the continuation lines
+	// joined to the entry before them (stack frames, wrapped text: no stamp
+	// of their own). The rest could not be placed: an entry whose time is
+	// missing or does not parse, or text before the first entry.
 	Lines  int `json:"lines"`
 	Placed int `json:"placed"`
+	Glued  int `json:"glued"`
 	// FirstTS and LastTS are the earliest and latest times seen.
 	FirstTS string `json:"first_ts,omitempty"`
 	LastTS  string `json:"last_ts,omitempty"`
@@ -239,11 +241,12 @@ func (s *scanner) sampleFile(path string, cands []*logparse.Layout, want int) (F
 	return rep, entries, nil
 }
 
-// walkSample counts the sample's lines and those placed in time, tracks the
-// time range and returns up to want of its first timed entries.
+// walkSample counts the sample's lines, those placed in time and those
+// glued to an entry as its continuation, tracks the time range and returns
+// up to want of its first timed entries.
 func (s *scanner) walkSample(data []byte, rep *FileReport, want int) []Entry {
 	var out []Entry
-	placing := false // the current entry has a time: its continuation is placed
+	inEntry := false // a continuation line has an entry to join
 	for i := 0; i < len(data); {
 		line, next := lineAt(data, i, len(data))
 		if len(bytes.TrimSpace(line)) == 0 {
@@ -253,7 +256,7 @@ func (s *scanner) walkSample(data []byte, rep *FileReport, want int) []Entry {
 		rep.Lines++
 		switch s.lay.ParseLine(line, &s.tc, &s.rec) {
 		case logparse.LineTimed:
-			placing = true
+			inEntry = true
 			rep.Placed++
 			rep.first, rep.last = min(rep.first, s.rec.TS), max(rep.last, s.rec.TS)
 			if s.lay.Each != nil { // a batch line: every record is an entry
@@ -277,10 +280,10 @@ func (s *scanner) walkSample(data []byte, rep *FileReport, want int) []Entry {
 				out = append(out, a.result("", 0, 0).Entries...)
 			}
 		case logparse.LineUntimed:
-			placing = false
+			inEntry = true
 		case logparse.LineCont:
-			if placing {
-				rep.Placed++
+			if inEntry {
+				rep.Glued++
 			}
 		}
 		i = next

@@ -121,6 +121,7 @@ func (t *Tool) Definition() model.Tool {
 		"limits that stopped the search before the end of the files (" + limitDecompressed + ": " + fmtBytes(t.limits.decompressed) +
 		" read out of gzip files; " + limitTime + ": " + config.FormatDuration(t.limits.time) + " of scanning), so what was not found may still be there; " +
 		"unparsed, the number of entries (or lines before a file's first entry) matching the filters that could not be placed in time (not in matched); " +
+		"glued, the continuation lines (stack frames, wrapped text) joined to the matched entries; " +
 		"cut_records, log records of OpenTelemetry Collector batch lines past " + strconv.Itoa(logparse.MaxBatchRecords) + " per line, not searched; " +
 		"skipped_count and skipped_files[{file, reason}] (up to " + strconv.Itoa(maxSkippedListed) + "), files that could not be read " +
 		"(fully): corrupt or truncated gzip, binary data, no recognisable timestamps. " +

@@ -40,6 +40,10 @@ type Result struct {
 	// time: entries whose time is missing or unreadable, and lines before a
 	// file's first entry. They are not in matched, entries or patterns.
 	Unparsed int `json:"unparsed,omitempty"`
+	// Glued counts the continuation lines (no stamp of their own: stack
+	// frames, wrapped text) joined to the matched entries, so an answer
+	// resting on entries that are mostly glued text shows it.
+	Glued int `json:"glued,omitempty"`
 	// CutRecords counts the log records of OpenTelemetry Collector batch
 	// lines past MaxBatchRecords per line: not searched, only counted.
 	CutRecords int `json:"cut_records,omitempty"`
@@ -112,6 +116,8 @@ type accumulator struct {
 	loc      *time.Location
 	matched  int
 	unparsed int
+	// glued counts the continuation lines of the matched entries.
+	glued int
 	// cutRecords counts batch records past MaxBatchRecords per line.
 	cutRecords int
 	seq        int64
@@ -299,6 +305,7 @@ func (a *accumulator) result(source string, start, end int64) Result {
 	}
 	res.Returned = len(res.Entries)
 	res.Unparsed = a.unparsed
+	res.Glued = a.glued
 	res.CutRecords = a.cutRecords
 	res.Truncated = res.Truncated || res.Returned < res.Matched
 	return res

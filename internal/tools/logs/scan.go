@@ -144,8 +144,26 @@ func (s *scanner) evalEntry(data []byte, hs, end int) {
 	var cont []byte
 	if next < end {
 		cont = data[next:end]
+		s.acc.glued += textLines(cont)
 	}
 	s.acc.add(r, cont)
+}
+
+// textLines counts the lines of b that hold more than white space.
+func textLines(b []byte) int {
+	n := 0
+	for len(b) > 0 {
+		line := b
+		if k := bytes.IndexByte(b, '\n'); k >= 0 {
+			line, b = b[:k], b[k+1:]
+		} else {
+			b = nil
+		}
+		if len(bytes.TrimSpace(line)) > 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // passes reports whether a parsed header of kind passes the time window,
