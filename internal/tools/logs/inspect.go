@@ -67,6 +67,10 @@ type FileReport struct {
 	LastTS  string `json:"last_ts,omitempty"`
 	// Whole says whether the sample was the whole file.
 	Whole bool `json:"whole"`
+	// Ordered is false when the file was found out of time order (by the
+	// samples query_logs takes across it or by the entries of the sample
+	// going back more than seekSlack): query_logs searches it in full.
+	Ordered bool `json:"ordered"`
 
 	first, last int64
 }
@@ -150,6 +154,7 @@ func Inspect(ctx context.Context, src config.LogSource, opt InspectOptions) (Ins
 			continue // empty: searched without complaint
 		}
 		r.File = name
+		r.Ordered = !rep.unordered[f] && !sc.disordered
 		in.Reports = append(in.Reports, r)
 		for _, e := range entries {
 			in.Entries = append(in.Entries, InspectedEntry{File: name, Entry: e})
@@ -258,6 +263,9 @@ func (s *scanner) walkSample(data []byte, rep *FileReport, want int) []Entry {
 		case logparse.LineTimed:
 			inEntry = true
 			rep.Placed++
+			if s.lay.Each == nil {
+				s.noteTime(s.rec.TS)
+			}
 			rep.first, rep.last = min(rep.first, s.rec.TS), max(rep.last, s.rec.TS)
 			if s.lay.Each != nil { // a batch line: every record is an entry
 				s.lay.Each(line, &s.tc, &s.rec, func(k logparse.LineKind, r *logparse.Record, _, _ []byte) {

@@ -40,6 +40,11 @@ type Result struct {
 	// time: entries whose time is missing or unreadable, and lines before a
 	// file's first entry. They are not in matched, entries or patterns.
 	Unparsed int `json:"unparsed,omitempty"`
+	// Ordered is false, and present only then, when a file of the source
+	// was found out of time order (its entries going back further than
+	// seekSlack): such a file is searched from start to end, not by a
+	// binary search for the window.
+	Ordered *bool `json:"ordered,omitempty"`
 	// Glued counts the continuation lines (no stamp of their own: stack
 	// frames, wrapped text) joined to the matched entries, so an answer
 	// resting on entries that are mostly glued text shows it.
