@@ -171,3 +171,26 @@ func FuzzStampLike(f *testing.F) {
 		}
 	})
 }
+
+func FuzzParseDocker(f *testing.F) {
+	fuzzParser(f, LayoutDocker, `{"log":"{\"level\":\"error\",\"msg\":\"x\"}\n","stream":"stderr","time":"2023-01-29T09:41:49.552795573Z"}`,
+		`{"log":"2023-01-29 09:41:49.552 ERROR 1 --- [main] a.B : y\n","stream":"stdout","time":"2023-01-29T09:41:49Z","attrs":{"k":"v"}}`)
+}
+
+func FuzzParseCRI(f *testing.F) {
+	fuzzParser(f, LayoutCRI, "2023-01-29T09:41:49.552795573Z stdout F level=error msg=boom",
+		"2023-01-29T09:41:49.552795573Z stderr P {\"level\":\"warn\"", "2023-01-29T09:41:49Z stdout F")
+}
+
+// FuzzCRIJoin: joining any entry never panics and yields an F line.
+func FuzzCRIJoin(f *testing.F) {
+	f.Add([]byte("2023-01-29T09:41:49.552795573Z stdout P a\n2023-01-29T09:41:49.552795573Z stdout F b\n"))
+	f.Fuzz(func(t *testing.T, entry []byte) {
+		if j := criJoin(entry); j != nil {
+			tc := TimeCtx{Loc: time.UTC}
+			if _, _, _, partial, ok := criParts(j, &tc); !ok || partial {
+				t.Fatalf("joined %q is no F line", j)
+			}
+		}
+	})
+}

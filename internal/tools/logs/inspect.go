@@ -190,6 +190,7 @@ func (s *scanner) sampleFile(path string, cands []*logparse.Layout, want int) (F
 		return rep, nil, err
 	}
 	s.tc.SetRef(max(st.ModTime().UnixNano(), 1))
+	s.pathService = logparse.PathService(path)
 	var r io.Reader = f
 	// a compressed or UTF-16 file is read from its start only
 	headOnly := false
@@ -282,9 +283,10 @@ func (s *scanner) walkSample(data []byte, rep *FileReport, want int) []Entry {
 			} else if len(out) < want {
 				end := s.entryEnd(data, next, len(data))
 				var r logparse.Record
-				s.lay.ParseLine(line, &s.tc, &r)
+				first, cont, _ := s.joined(data, i, end)
+				s.parse(first, &r)
 				a := newAccumulator(1, s.tc.Loc)
-				a.add(&r, data[next:end])
+				a.add(&r, data[cont:end])
 				out = append(out, a.result("", 0, 0).Entries...)
 			}
 		case logparse.LineUntimed:

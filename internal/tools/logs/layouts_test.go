@@ -13,6 +13,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/logparse"
+	"github.com/superbiz/superbiz/internal/reliability"
 	"github.com/superbiz/superbiz/internal/tools"
 )
 
@@ -397,4 +398,5 @@ func TestUnpaddedStamps(t *testing.T) {
 	if r := in.Reports[0]; r.Layout != logparse.LayoutCompact || r.Lines != 11 || r.Placed != 9 || r.Glued != 1 {
 		t.Errorf("report %+v, want compact with 9 of 11 lines placed and 1 glued", r)
 	}
+	reliability.Record(t, reliability.SectionMutation, "HealthApp stamps with unpadded clock fields: every one placed, a stamp-like line never glued, glued lines counted", map[string]any{"test": t.Name()})
 }

@@ -79,6 +79,36 @@ type scanner struct {
 	// seekSlack before it: the file is not in time order.
 	latest     int64
 	disordered bool
+	// pathService is the container a Kubernetes node log's path names,
+	// the service of a wrapped layout's entries ("" for other paths).
+	pathService string
+}
+
+// parse reads an entry's header line into r: the layout's parse, then for
+// a container runtime's wrapper the service the file's path names (the
+// service the line itself gives, if another, kept as the field component).
+func (s *scanner) parse(line []byte, r *logparse.Record) logparse.LineKind {
+	kind := s.lay.ParseLine(line, &s.tc, r)
+	if s.lay.Wrapped && s.pathService != "" && kind != logparse.LineCont {
+		if len(r.Service) > 0 && !bytes.EqualFold(r.Service, []byte(s.pathService)) {
+			r.Fields = append(r.Fields, logparse.KV{Key: []byte("component"), Val: r.Service})
+		}
+		r.Service = []byte(s.pathService)
+	}
+	return kind
+}
+
+// joined is the one line an entry of partial lines makes (the layout's
+// Join), or the entry's first line; next is where its continuation starts,
+// hay the text its contains words are matched against.
+func (s *scanner) joined(data []byte, hs, end int) (line []byte, next int, hay []byte) {
+	line, next = lineAt(data, hs, end)
+	if s.lay.Join != nil {
+		if j := s.lay.Join(data[hs:end]); j != nil {
+			return j, end, j
+		}
+	}
+	return line, next, data[hs:end]
 }
 
 // noteTime records the time of an entry read in file order and marks the
@@ -127,28 +157,40 @@ func (s *scanner) isTimed(line []byte) bool {
 	return s.lay.ParseLine(line, &s.tc, &s.probe) == logparse.LineTimed
 }
 
-// entryEnd returns the end of the entry whose header line ends at next.
+// entryEnd returns the end of the entry whose header line ends at next:
+// the next header, unless the line before it is a part that it continues
+// (Layout.Partial).
 func (s *scanner) entryEnd(data []byte, next, hi int) int {
 	i := next
+	partial := s.lay.Partial != nil && next > 0 && s.lay.Partial(lastLine(data, next))
 	for i < hi {
 		line, n := lineAt(data, i, hi)
-		if s.isHeader(line) {
+		if !partial && s.isHeader(line) {
 			return i
+		}
+		if s.lay.Partial != nil {
+			partial = s.lay.Partial(line)
 		}
 		i = n
 	}
 	return hi
 }
 
+// lastLine is the line that ends just before next (a line start > 0).
+func lastLine(data []byte, next int) []byte {
+	line, _ := lineAt(data, prevLineStart(data, next), next)
+	return line
+}
+
 // evalEntry checks the entry [hs,end) against the query and records it.
 func (s *scanner) evalEntry(data []byte, hs, end int) {
-	line, next := lineAt(data, hs, end)
+	line, next, hay := s.joined(data, hs, end)
 	if s.lay.Each != nil {
 		s.acc.cutRecords += s.lay.Each(line, &s.tc, &s.rec, s.evalRecord)
 		return
 	}
 	r := &s.rec
-	kind := s.lay.ParseLine(line, &s.tc, r)
+	kind := s.parse(line, r)
 	if kind == logparse.LineTimed {
 		s.noteTime(r.TS)
 	}
@@ -156,7 +198,7 @@ func (s *scanner) evalEntry(data []byte, hs, end int) {
 		return
 	}
 	for _, w := range s.q.words {
-		if !containsFold(data[hs:end], w) {
+		if !containsFold(hay, w) {
 			return
 		}
 	}
@@ -340,7 +382,7 @@ func (s *scanner) scanFiltered(data []byte, lo, hi int) error {
 		hs, n := -1, 0
 		for j := ls; n < maxWalkBack; n++ {
 			line, _ := lineAt(data, j, hi)
-			if s.isHeader(line) {
+			if s.isHeader(line) && (s.lay.Partial == nil || j <= done || !s.lay.Partial(lastLine(data, j))) {
 				hs = j
 				break
 			}
@@ -604,7 +646,9 @@ func (s *scanner) setup(cands []*logparse.Layout, head []byte) error {
 	}
 	s.lay = l
 	s.pf = nil
-	if len(s.q.words) > 0 {
+	// a word may be split between the parts of a joined line, where no
+	// byte search of the file finds it
+	if len(s.q.words) > 0 && l.Join == nil {
 		sample := head
 		if len(sample) > 256<<10 {
 			sample = sample[:256<<10]
@@ -669,6 +713,7 @@ func (s *scanner) scanFile(path string, cands []*logparse.Layout) (read bool, er
 	}
 	// stamps without a year belong to the year of the file's last write
 	s.tc.SetRef(max(st.ModTime().UnixNano(), 1))
+	s.pathService = logparse.PathService(path)
 	var magic [2]byte
 	if n, _ := f.ReadAt(magic[:], 0); n == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(f)
@@ -896,7 +941,7 @@ func (s *scanner) lastHeaderStart(buf []byte) int {
 		k := bytes.LastIndexByte(buf[:j-1], '\n')
 		ls := k + 1
 		line, _ := lineAt(buf, ls, len(buf))
-		if ls > 0 && s.isHeader(line) {
+		if ls > 0 && s.isHeader(line) && (s.lay.Partial == nil || !s.lay.Partial(lastLine(buf, ls))) {
 			return ls
 		}
 		if ls == 0 {
