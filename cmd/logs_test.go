@@ -108,7 +108,7 @@ func TestQueryLogsCustomLayoutFromConfig(t *testing.T) {
 func TestQueryLogsNoLayoutIsError(t *testing.T) {
 	env, _ := customLogsWorkspace(t)
 	for _, tt := range []struct{ source, file, tried string }{
-		{"mystery", "mystery.log", "tried format auto: layouts json, otlp_batch, logfmt, ras, hpc, syslog"},
+		{"mystery", "mystery.log", "tried format auto: layouts docker_json, json, otlp_batch, cri, logfmt, ras, hpc, syslog"},
 		{"plain", "notime.txt", "tried format text"},
 	} {
 		t.Run(tt.source, func(t *testing.T) {
