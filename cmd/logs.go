@@ -58,7 +58,9 @@ func (a *app) newLogsInspectCmd() *cobra.Command {
 		Short: "Show the first entries of a log source exactly as query_logs sees them",
 		Long: `inspect reads every file of the [[logs]] source SOURCE the way query_logs
 does and prints, per file, the layout it is read with (detected under format
-auto), how many sampled lines are placed in time and the time range covered;
+auto), how many sampled lines are placed in time and how many are glued to
+the entry before them as continuation lines, the time range covered and
+whether the file is out of time order;
 then the first entries as the model would see them (time, level, service,
 message, fields; secrets masked); then the files a call would skip, and why.
 Use it to check a custom pattern and time_layout in seconds. Exits 1 when no
@@ -142,11 +144,15 @@ func (a *app) printInspection(in logs.Inspection) error {
 	return err
 }
 
-// reportLine is one file's layout, share placed in time and time range.
+// reportLine is one file's layout, shares placed in time and glued as
+// continuation lines, time range and whether it is out of time order.
 func reportLine(r logs.FileReport) string {
-	s := fmt.Sprintf("layout %s, %s placed in time", r.Layout, doctor.PlacedShare(r.Placed, r.Lines))
+	s := fmt.Sprintf("layout %s, %s placed in time%s", r.Layout, doctor.PlacedShare(r.Placed, r.Lines), doctor.GluedShare(r.Glued, r.Lines))
 	if r.FirstTS != "" {
 		s += ", " + r.FirstTS + " .. " + r.LastTS
+	}
+	if !r.Ordered {
+		s += ", " + doctor.NotInOrder
 	}
 	if !r.Whole {
 		s += " (sampled: start and end of the file)"

@@ -108,7 +108,7 @@ func TestQueryLogsCustomLayoutFromConfig(t *testing.T) {
 func TestQueryLogsNoLayoutIsError(t *testing.T) {
 	env, _ := customLogsWorkspace(t)
 	for _, tt := range []struct{ source, file, tried string }{
-		{"mystery", "mystery.log", "tried format auto: layouts json, otlp_batch, logfmt, ras, hpc, syslog"},
+		{"mystery", "mystery.log", "tried format auto: layouts docker_json, json, otlp_batch, cri, logfmt, ras, hpc, syslog"},
 		{"plain", "notime.txt", "tried format text"},
 	} {
 		t.Run(tt.source, func(t *testing.T) {
@@ -166,7 +166,7 @@ func TestDoctorLogSourceSummary(t *testing.T) {
 	env, _ := customLogsWorkspace(t)
 	_, out, _ := cli(t, env, "doctor")
 	for _, want := range []string{
-		"logs billing", "1 file(s) match; layout custom (1); 7 of 9 lines (77.8%) placed in time; 2026-03-01T11:50:00.123Z .. 2026-03-01T11:55:10.250Z",
+		"logs billing", "1 file(s) match; layout custom (1); 4 of 9 lines (44.4%) placed in time, 3 (33.3%) glued as continuation lines; 2026-03-01T11:50:00.123Z .. 2026-03-01T11:55:10.250Z",
 		"logs mystery", "mystery.log: no line with a recognisable timestamp among the lines sampled; not read",
 		"logs plain", "tried format text",
 	} {

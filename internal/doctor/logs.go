@@ -11,7 +11,7 @@ import (
 
 // Logs checks that each log source's globs match files query_logs can
 // read and says how they read (layouts, share of sampled lines placed in
-// time, time range), naming the files a call would skip and why (a
+// time and glued to an entry as continuation lines, time range), naming the files a call would skip and why (a
 // truncated or corrupt gzip, binary data, no recognisable timestamps).
 func Logs(ctx context.Context, cfg *config.Config) []Result {
 	var out []Result
@@ -68,15 +68,30 @@ func PlacedShare(placed, lines int) string {
 	return fmt.Sprintf("%d of %d lines (%.1f%%)", placed, lines, 100*float64(placed)/float64(lines))
 }
 
+// NotInOrder is how doctor and logs inspect say a file was found out of
+// time order, and what query_logs does about it.
+const NotInOrder = "not in time order (searched in full)"
+
+// GluedShare says how many lines were glued to the entry before them as
+// continuation lines, ", n (p%) glued as continuation lines", or "" when
+// none: a source that is largely continuation text shows it.
+func GluedShare(glued, lines int) string {
+	if glued == 0 || lines == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d (%.1f%%) glued as continuation lines", glued, 100*float64(glued)/float64(lines))
+}
+
 // inspectionSummary is doctor's per-source detail: layouts with their file
-// counts, the share of sampled lines placed in time, the time range.
+// counts, the share of sampled lines placed in time and glued as
+// continuation lines, the files not in time order, the time range.
 func inspectionSummary(in logs.Inspection) string {
 	if len(in.Reports) == 0 {
 		return ""
 	}
 	count := map[string]int{}
 	var order []string
-	lines, placed := 0, 0
+	lines, placed, glued, unordered := 0, 0, 0, 0
 	for _, r := range in.Reports {
 		if count[r.Layout] == 0 {
 			order = append(order, r.Layout)
@@ -84,12 +99,19 @@ func inspectionSummary(in logs.Inspection) string {
 		count[r.Layout]++
 		lines += r.Lines
 		placed += r.Placed
+		glued += r.Glued
+		if !r.Ordered {
+			unordered++
+		}
 	}
 	parts := make([]string, len(order))
 	for i, l := range order {
 		parts[i] = fmt.Sprintf("%s (%d)", l, count[l])
 	}
-	s := "; layout " + strings.Join(parts, ", ") + "; " + PlacedShare(placed, lines) + " placed in time"
+	s := "; layout " + strings.Join(parts, ", ") + "; " + PlacedShare(placed, lines) + " placed in time" + GluedShare(glued, lines)
+	if unordered > 0 {
+		s += fmt.Sprintf("; %d file(s) %s", unordered, NotInOrder)
+	}
 	if in.FirstTS != "" {
 		s += "; " + in.FirstTS + " .. " + in.LastTS
 	}

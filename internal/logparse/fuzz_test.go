@@ -148,9 +148,49 @@ func FuzzParseSpark(f *testing.F) {
 }
 
 func FuzzParseCompact(f *testing.F) {
-	fuzzParser(f, LayoutCompact, "20171223-22:15:29:606|Step_LSC|30002312|onStandStepChanged 3579")
+	fuzzParser(f, LayoutCompact, "20171223-22:15:29:606|Step_LSC|30002312|onStandStepChanged 3579",
+		"20171224-0:0:0:215|Step_LSC|30002312|x", "20171223-22:15:2:6|Step_SPUtils|1|ERROR y")
 }
 
 func FuzzParseMonthDay(f *testing.F) {
 	fuzzParser(f, LayoutMonthDay, "[10.30 16:49:06] chrome.exe - proxy.cse.cuhk.edu.hk:5070 open through proxy")
+}
+
+// FuzzStampLike: the strict continuation rule's test reads any line without
+// panicking, and a line it calls stamp-like starts with a digit (after '[').
+func FuzzStampLike(f *testing.F) {
+	for _, s := range []string{"20171224-0:0:0:215|x", "[10.30 16:49:06] a", "10.0.0.1:80 b", "2025-12-10 06:55:46", "\tat x"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		if StampLike(line) {
+			b := bytes.TrimPrefix(line, []byte("["))
+			if len(b) == 0 || b[0] < '0' || b[0] > '9' {
+				t.Fatalf("%q called stamp-like", line)
+			}
+		}
+	})
+}
+
+func FuzzParseDocker(f *testing.F) {
+	fuzzParser(f, LayoutDocker, `{"log":"{\"level\":\"error\",\"msg\":\"x\"}\n","stream":"stderr","time":"2023-01-29T09:41:49.552795573Z"}`,
+		`{"log":"2023-01-29 09:41:49.552 ERROR 1 --- [main] a.B : y\n","stream":"stdout","time":"2023-01-29T09:41:49Z","attrs":{"k":"v"}}`)
+}
+
+func FuzzParseCRI(f *testing.F) {
+	fuzzParser(f, LayoutCRI, "2023-01-29T09:41:49.552795573Z stdout F level=error msg=boom",
+		"2023-01-29T09:41:49.552795573Z stderr P {\"level\":\"warn\"", "2023-01-29T09:41:49Z stdout F")
+}
+
+// FuzzCRIJoin: joining any entry never panics and yields an F line.
+func FuzzCRIJoin(f *testing.F) {
+	f.Add([]byte("2023-01-29T09:41:49.552795573Z stdout P a\n2023-01-29T09:41:49.552795573Z stdout F b\n"))
+	f.Fuzz(func(t *testing.T, entry []byte) {
+		if j := criJoin(entry); j != nil {
+			tc := TimeCtx{Loc: time.UTC}
+			if _, _, _, partial, ok := criParts(j, &tc); !ok || partial {
+				t.Fatalf("joined %q is no F line", j)
+			}
+		}
+	})
 }

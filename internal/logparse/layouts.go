@@ -26,19 +26,79 @@ type Layout struct {
 	// every record of a line and returns how many were cut by its bound;
 	// parse then reads a line's first record. nil for one record per line.
 	Each func(line []byte, tc *TimeCtx, r *Record, yield BatchYield) int
+	// Wrapped says the layout is a container runtime's wrapper of the
+	// line a container wrote: its service is the container the file's path
+	// names (PathService).
+	Wrapped bool
+	// Partial, when set, reports whether a line is the part of a longer
+	// line that the next line continues (CRI tag P), and Join turns an
+	// entry that starts with such parts into the one line they make (nil
+	// when its first line is no part).
+	Partial func(line []byte) bool
+	Join    func(entry []byte) []byte
 }
 
-// ParseLine resets r and parses line under l.
+// ParseLine resets r and parses line under l. The continuation rule is
+// strict: a line the layout does not read as a record but that starts with
+// a stamp (StampLike) is an entry of its own without a readable time, never
+// text glued to the entry before it, so a stamp the layout cannot read is
+// counted as unparsed instead of silently swallowed.
 func (l *Layout) ParseLine(line []byte, tc *TimeCtx, r *Record) LineKind {
 	r.reset()
-	return l.Parse(line, tc, r)
+	k := l.Parse(line, tc, r)
+	if k == LineCont && StampLike(line) {
+		r.reset()
+		return LineUntimed
+	}
+	return k
+}
+
+// StampLike reports whether line starts (after an optional '[') with what
+// can only be a date or a clock: three or more digit groups joined by single
+// separators (- / : . T , or a blank), with two ':' (a clock) or a first
+// group of four or more digits before a '-' or '/' (a date). An IP address
+// ("10.0.0.1", "10.0.0.1:8080"), a version or a count is not.
+func StampLike(line []byte) bool {
+	i := 0
+	if i < len(line) && line[i] == '[' {
+		i++
+	}
+	groups, colons, first := 0, 0, 0
+	dated := false
+	for {
+		end := digitsEnd(line, i)
+		if end == i {
+			break
+		}
+		if groups == 0 {
+			first = end - i
+		}
+		groups++
+		i = end
+		if i+1 >= len(line) || !isDigit(line[i+1]) {
+			break
+		}
+		switch line[i] {
+		case ':':
+			colons++
+		case '-', '/':
+			dated = dated || (groups == 1 && first >= 4)
+		case '.', 'T', ',', ' ':
+		default:
+			return groups >= 3 && (colons >= 2 || dated)
+		}
+		i++
+	}
+	return groups >= 3 && (colons >= 2 || dated)
 }
 
 // Names of the built-in layouts, as doctor and the tests see them.
 const (
+	LayoutDocker    = "docker_json"
 	LayoutJSON      = "json"
 	LayoutOTLPBatch = "otlp_batch"
 	LayoutLogfmt    = "logfmt"
+	LayoutCRI       = "cri"
 	LayoutSyslog    = "syslog"
 	LayoutRAS       = "ras"
 	LayoutHPC       = "hpc"
@@ -58,11 +118,15 @@ const (
 )
 
 // BuiltinLayouts is every built-in layout in detection order: structured
-// ones, then text layouts from the most specific to the general ISO text.
+// ones (the docker json-file wrapper before plain JSON, the CRI wrapper
+// before logfmt, which would read a wrapped logfmt line's own ts), then text
+// layouts from the most specific to the general ISO text.
 func BuiltinLayouts() []*Layout {
 	return []*Layout{
+		{Name: LayoutDocker, Parse: parseDockerJSON, Wrapped: true},
 		{Name: LayoutJSON, Parse: parseJSON},
 		{Name: LayoutOTLPBatch, Parse: parseOTLPBatch, Each: eachOTLPBatch},
+		{Name: LayoutCRI, Parse: parseCRI, Wrapped: true, Partial: criPartial, Join: criJoin},
 		{Name: LayoutLogfmt, Parse: parseLogfmt},
 		{Name: LayoutRAS, Parse: parseRAS},
 		{Name: LayoutHPC, Parse: parseHPC},
@@ -92,8 +156,9 @@ const (
 
 // LayoutsFor maps a source's configured format to its canonical name and
 // the layouts detection chooses among: auto is all the built-in ones, text
-// every one but json, otlp_batch and logfmt, json both JSON layouts (one
-// record or a collector batch per line), logfmt itself only, custom the
+// every one but the JSON layouts and logfmt (the CRI wrapper included), json the three JSON layouts
+// (docker's wrapper, one record or a collector batch per line), logfmt
+// itself only, custom the
 // source's own layout (compiled from its pattern and time_layout) only.
 func LayoutsFor(format, pattern, timeLayout string) (string, []*Layout, error) {
 	all := BuiltinLayouts()
@@ -101,11 +166,11 @@ func LayoutsFor(format, pattern, timeLayout string) (string, []*Layout, error) {
 	case "", "auto":
 		return formatAuto, all, nil
 	case "json", "jsonl", "ndjson":
-		return formatJSON, all[:2], nil
+		return formatJSON, all[:3], nil
 	case "logfmt":
-		return formatLogfmt, all[2:3], nil
+		return formatLogfmt, all[4:5], nil
 	case "text", "plain":
-		return formatText, all[3:], nil
+		return formatText, append(all[3:4], all[5:]...), nil
 	case "custom":
 		l, err := newCustomLayout(pattern, timeLayout)
 		if err != nil {

@@ -505,6 +505,16 @@ func jsonSkip(b []byte, i int) (int, bool) {
 
 // parseLogfmt reads key=value pairs; values may be "quoted" with escapes.
 func parseLogfmt(line []byte, tc *TimeCtx, r *Record) LineKind {
+	a, ok := logfmtRecord(line, r)
+	if !ok {
+		return LineCont
+	}
+	return a.finish(tc, false)
+}
+
+// logfmtRecord collects the key=value pairs of line into an assigner over
+// r; ok is false when the line holds none.
+func logfmtRecord(line []byte, r *Record) (assigner, bool) {
 	a := newAssigner(r)
 	i := 0
 	pairs := 0
@@ -559,8 +569,5 @@ func parseLogfmt(line []byte, tc *TimeCtx, r *Record) LineKind {
 		pairs++
 		a.add(key, val)
 	}
-	if pairs == 0 {
-		return LineCont
-	}
-	return a.finish(tc, false)
+	return a, pairs > 0
 }

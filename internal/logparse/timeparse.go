@@ -103,17 +103,43 @@ func yySlashTime(b []byte, tc *TimeCtx) (int64, int, bool) {
 	return ns, 17, ok
 }
 
-// compactTime reads "20171223-22:15:29:606" (yyyyMMdd-HH:mm:ss:SSS).
+// compactTime reads HealthApp's "20171223-22:15:29:606" (yyyyMMdd-H:m:s:S):
+// its writer pads the date but not the clock, so each clock field is one or
+// two digits and the milliseconds one to three ("20171224-0:0:0:215",
+// "20171223-22:15:2:606"); an unpadded millisecond count is milliseconds.
 func compactTime(b []byte, tc *TimeCtx) (int64, int, bool) {
-	if len(b) < 21 || b[8] != '-' || b[11] != ':' || b[14] != ':' || b[17] != ':' {
+	if len(b) < 15 || b[8] != '-' {
 		return 0, 0, false
 	}
-	v, ok := stampNums(b, span{0, 4}, span{4, 2}, span{6, 2}, span{9, 2}, span{12, 2}, span{15, 2}, span{18, 3})
+	v, ok := stampNums(b, span{0, 4}, span{4, 2}, span{6, 2})
 	if !ok {
 		return 0, 0, false
 	}
-	ns, ok := mkTime(v[0], v[1], v[2], v[3], v[4], v[5], v[6]*1e6, tc.Loc)
-	return ns, 21, ok
+	i := 9
+	var clock [4]int
+	for k := range clock {
+		width := 2
+		if k == 3 {
+			width = 3
+		}
+		end := digitsEnd(b, i)
+		if end == i || end-i > width {
+			return 0, 0, false
+		}
+		clock[k], _ = num(b[i:], end-i)
+		i = end
+		if k < 3 {
+			if i >= len(b) || b[i] != ':' {
+				return 0, 0, false
+			}
+			i++
+		}
+	}
+	if i < len(b) && isWordByte(b[i]) { // "…:6x6" is no stamp
+		return 0, 0, false
+	}
+	ns, ok := mkTime(v[0], v[1], v[2], clock[0], clock[1], clock[2], clock[3]*1e6, tc.Loc)
+	return ns, i, ok
 }
 
 // monthDayTime reads "10.30 16:49:06" (MM.dd HH:mm:ss, year inferred).

@@ -109,7 +109,7 @@ func TestNewRejectsBadLayout(t *testing.T) {
 	}
 }
 
-// TestInspectReports: Inspect gives the layout, the lines placed in time,
+// TestInspectReports: Inspect gives the layout, the lines placed in time and glued,
 // the time range and the first entries as query_logs shows them.
 func TestInspectReports(t *testing.T) {
 	dir := t.TempDir()
@@ -131,7 +131,7 @@ func TestInspectReports(t *testing.T) {
 		t.Errorf("source range %s .. %s", in.FirstTS, in.LastTS)
 	}
 	r := in.Reports[0]
-	if r.Layout != "custom" || r.Lines != 4 || r.Placed != 3 || r.FirstTS != "2026-03-14T14:01:00.000Z" || r.LastTS != "2026-03-14T14:09:00.000Z" || !r.Whole {
+	if r.Layout != "custom" || r.Lines != 4 || r.Placed != 2 || r.Glued != 1 || r.FirstTS != "2026-03-14T14:01:00.000Z" || r.LastTS != "2026-03-14T14:09:00.000Z" || !r.Whole {
 		t.Errorf("report %+v", r)
 	}
 	if len(in.Entries) != 1 || in.Entries[0].Level != "ERROR" || in.Entries[0].Message != "refused password=[REDACTED]\n  frame" {

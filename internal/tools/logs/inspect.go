@@ -54,17 +54,23 @@ type FileReport struct {
 	File string `json:"file"`
 	// Layout is the format the file is read with (detected under auto).
 	Layout string `json:"layout"`
-	// Lines counts the non-empty lines of the sample; Placed those placed in
-	// time (an entry with a readable time and its continuation lines). The
-	// rest could not be placed: an entry whose time is missing or does not
-	// parse, or text before the first entry.
+	// Lines counts the non-empty lines of the sample; Placed those that
+	// start an entry with a readable time; Glued the continuation lines
+	// joined to the entry before them (stack frames, wrapped text: no stamp
+	// of their own). The rest could not be placed: an entry whose time is
+	// missing or does not parse, or text before the first entry.
 	Lines  int `json:"lines"`
 	Placed int `json:"placed"`
+	Glued  int `json:"glued"`
 	// FirstTS and LastTS are the earliest and latest times seen.
 	FirstTS string `json:"first_ts,omitempty"`
 	LastTS  string `json:"last_ts,omitempty"`
 	// Whole says whether the sample was the whole file.
 	Whole bool `json:"whole"`
+	// Ordered is false when the file was found out of time order (by the
+	// samples query_logs takes across it or by the entries of the sample
+	// going back more than seekSlack): query_logs searches it in full.
+	Ordered bool `json:"ordered"`
 
 	first, last int64
 	// openEnd says the sample read neither the whole file nor its tail (a
@@ -150,6 +156,7 @@ func Inspect(ctx context.Context, src config.LogSource, opt InspectOptions) (Ins
 			continue // empty: searched without complaint
 		}
 		r.File = name
+		r.Ordered = r.Ordered && !rep.unordered[f]
 		in.Reports = append(in.Reports, r)
 		for _, e := range entries {
 			in.Entries = append(in.Entries, InspectedEntry{File: name, Entry: e})
@@ -166,7 +173,9 @@ func Inspect(ctx context.Context, src config.LogSource, opt InspectOptions) (Ins
 // with up to want of its first entries.
 func (s *source) sample(ctx context.Context, path string, want int) (FileReport, []Entry, error) {
 	sc := &scanner{q: &query{}, format: s.format, tc: logparse.TimeCtx{Loc: s.Location}, ctx: ctx}
-	return sc.sampleFile(path, s.layouts, want)
+	r, entries, err := sc.sampleFile(path, s.layouts, want)
+	r.Ordered = !sc.disordered
+	return r, entries, err
 }
 
 // spanOf is the earliest and latest time the reports' samples saw; ok is
@@ -200,6 +209,7 @@ func (s *scanner) sampleFile(path string, cands []*logparse.Layout, want int) (F
 		return rep, nil, err
 	}
 	s.tc.SetRef(max(st.ModTime().UnixNano(), 1))
+	s.pathService = logparse.PathService(path)
 	var r io.Reader = f
 	// a compressed or UTF-16 file is read from its start only
 	headOnly := false
@@ -257,11 +267,12 @@ func (s *scanner) sampleFile(path string, cands []*logparse.Layout, want int) (F
 	return rep, entries, nil
 }
 
-// walkSample counts the sample's lines and those placed in time, tracks the
-// time range and returns up to want of its first timed entries.
+// walkSample counts the sample's lines, those placed in time and those
+// glued to an entry as its continuation, tracks the time range and returns
+// up to want of its first timed entries.
 func (s *scanner) walkSample(data []byte, rep *FileReport, want int) []Entry {
 	var out []Entry
-	placing := false // the current entry has a time: its continuation is placed
+	inEntry := false // a continuation line has an entry to join
 	for i := 0; i < len(data); {
 		line, next := lineAt(data, i, len(data))
 		if len(bytes.TrimSpace(line)) == 0 {
@@ -271,8 +282,11 @@ func (s *scanner) walkSample(data []byte, rep *FileReport, want int) []Entry {
 		rep.Lines++
 		switch s.lay.ParseLine(line, &s.tc, &s.rec) {
 		case logparse.LineTimed:
-			placing = true
+			inEntry = true
 			rep.Placed++
+			if s.lay.Each == nil {
+				s.noteTime(s.rec.TS)
+			}
 			rep.first, rep.last = min(rep.first, s.rec.TS), max(rep.last, s.rec.TS)
 			if s.lay.Each != nil { // a batch line: every record is an entry
 				s.lay.Each(line, &s.tc, &s.rec, func(k logparse.LineKind, r *logparse.Record, _, _ []byte) {
@@ -289,16 +303,17 @@ func (s *scanner) walkSample(data []byte, rep *FileReport, want int) []Entry {
 			} else if len(out) < want {
 				end := s.entryEnd(data, next, len(data))
 				var r logparse.Record
-				s.lay.ParseLine(line, &s.tc, &r)
+				first, cont, _ := s.joined(data, i, end)
+				s.parse(first, &r)
 				a := newAccumulator(1, s.tc.Loc)
-				a.add(&r, data[next:end])
+				a.add(&r, data[cont:end])
 				out = append(out, a.result("", 0, 0).Entries...)
 			}
 		case logparse.LineUntimed:
-			placing = false
+			inEntry = true
 		case logparse.LineCont:
-			if placing {
-				rep.Placed++
+			if inEntry {
+				rep.Glued++
 			}
 		}
 		i = next

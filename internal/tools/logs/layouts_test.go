@@ -13,6 +13,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/logparse"
+	"github.com/superbiz/superbiz/internal/reliability"
 	"github.com/superbiz/superbiz/internal/tools"
 )
 
@@ -367,4 +368,35 @@ func TestInspectReadsLikeQueryLogs(t *testing.T) {
 			t.Errorf("%s: report %+v entries %+v, want layout %s from %s", c.file, r, in.Entries, c.layout, c.first)
 		}
 	}
+}
+
+// HealthApp pads the date of its stamps but not the clock: every stamp,
+// padded or not, starts an entry in its own time; a stamp-like line no
+// layout reads is unparsed, never glued to the entry before it; the one
+// stack frame is glued and counted as such, in the observation and inspect.
+func TestUnpaddedStamps(t *testing.T) {
+	dir := t.TempDir()
+	p := copyFixture(t, dir, "healthapp_unpadded.log")
+	src := config.LogSource{Name: "h", Paths: []string{p}}
+	tool := newTool(t, src)
+	const window = `"start":"2026-03-14T14:00:00Z","end":"2026-03-14T14:30:00Z"`
+	_, res := run(t, tool, `{`+window+`,"limit":50}`, fixtureMtime, 1<<20)
+	if res.Matched != 7 || res.Unparsed != 1 || res.Glued != 1 {
+		t.Fatalf("matched %d unparsed %d glued %d, want 7, 1, 1: %+v", res.Matched, res.Unparsed, res.Glued, res.Entries)
+	}
+	if last := res.Entries[len(res.Entries)-1]; last.TS != "2026-03-14T14:00:00.215Z" {
+		t.Errorf("oldest entry at %s, want the unpadded 14:0:0:215", last.TS)
+	}
+	_, res = run(t, tool, `{`+window+`,"level":"ERROR"}`, fixtureMtime, 1<<20)
+	if res.Matched != 2 || res.Entries[0].TS != "2026-03-14T14:12:05.077Z" {
+		t.Errorf("ERROR: matched %d, newest %+v", res.Matched, res.Entries)
+	}
+	in, err := Inspect(context.Background(), src, InspectOptions{Entries: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := in.Reports[0]; r.Layout != logparse.LayoutCompact || r.Lines != 11 || r.Placed != 9 || r.Glued != 1 {
+		t.Errorf("report %+v, want compact with 9 of 11 lines placed and 1 glued", r)
+	}
+	reliability.Record(t, reliability.SectionMutation, "HealthApp stamps with unpadded clock fields: every one placed, a stamp-like line never glued, glued lines counted", map[string]any{"test": t.Name()})
 }

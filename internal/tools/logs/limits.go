@@ -20,16 +20,26 @@ const (
 	defaultMaxScanTime           = 5 * time.Second
 )
 
+// defaultSeekMin is the size from which a plain file that looks time-ordered
+// is searched by binary search. A smaller file is read in full, so an entry
+// out of order anywhere in it is found: reading 16 MiB takes a few tens of
+// milliseconds, and files that small are where merged multi-node logs (the
+// Loghub HPC sample) are met; a binary search's saving matters for the
+// gigabyte files.
+const defaultSeekMin int64 = 16 << 20
+
 // scanLimits are the per-call scan bounds of a Tool (tests inject small ones).
 type scanLimits struct {
 	// decompressed caps the bytes read out of gzip streams in one call.
 	decompressed int64
 	// time caps the wall time of one call's scan.
 	time time.Duration
+	// seekMin is the file size from which binary search is used.
+	seekMin int64
 }
 
 func defaultLimits() scanLimits {
-	return scanLimits{decompressed: defaultMaxDecompressed, time: defaultMaxScanTime}
+	return scanLimits{decompressed: defaultMaxDecompressed, time: defaultMaxScanTime, seekMin: defaultSeekMin}
 }
 
 // Values of truncated_by: which per-call limit stopped the scan early.

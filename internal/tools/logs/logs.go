@@ -2,8 +2,9 @@
 // time-windowed question over the configured log files (JSON lines, logfmt or
 // plain text, gzip or not) with the newest matching entries and the matches
 // grouped by message template, so the model sees a burst of 100,000 lines as
-// a few counted patterns. Time-ordered plain files are memory-mapped and
-// searched by binary search for the window; a contains filter is applied as a
+// a few counted patterns. Plain files are memory-mapped; large ones that look
+// time-ordered are searched by binary search for the window, checked against
+// the lines around it, and read in full once found out of order; a contains filter is applied as a
 // byte prefilter before any line is parsed. Lines are read into records by
 // internal/logparse; this package is the tool around it (input, scan over
 // files and windows, result, inspect).
@@ -123,6 +124,8 @@ func (t *Tool) Definition() model.Tool {
 		"limits that stopped the search before the end of the files (" + limitDecompressed + ": " + fmtBytes(t.limits.decompressed) +
 		" read out of gzip files; " + limitTime + ": " + config.FormatDuration(t.limits.time) + " of scanning), so what was not found may still be there; " +
 		"unparsed, the number of entries (or lines before a file's first entry) matching the filters that could not be placed in time (not in matched); " +
+		"ordered: false, when a file was found out of time order (it is then searched from start to end); " +
+		"glued, the continuation lines (stack frames, wrapped text) joined to the matched entries; " +
 		"cut_records, log records of OpenTelemetry Collector batch lines past " + strconv.Itoa(logparse.MaxBatchRecords) + " per line, not searched; " +
 		"skipped_count and skipped_files[{file, reason}] (up to " + strconv.Itoa(maxSkippedListed) + "), files that could not be read " +
 		"(fully): corrupt or truncated gzip, binary data, no recognisable timestamps. " +
@@ -227,6 +230,9 @@ func (t *Tool) Execute(ctx context.Context, call tools.Call) tools.Outcome {
 	res := acc.result(p.src.Name, q.startNS, q.endNS)
 	res.TruncatedBy = rep.truncatedBy
 	res.Truncated = res.Truncated || len(rep.truncatedBy) > 0
+	if len(rep.unordered) > 0 {
+		res.Ordered = new(bool) // false: said only when it is so
+	}
 	res.SkippedCount = len(rep.skipped)
 	res.SkippedFiles = rep.skipped[:min(len(rep.skipped), maxSkippedListed)]
 	empty, err := coverage(ctx, p.src, files, q, acc, &res)
@@ -254,6 +260,8 @@ type scanReport struct {
 	skipped     []SkippedFile
 	errs        []error // the skipped files' errors, for the audit and doctor
 	truncatedBy []string
+	// unordered names the files found out of time order (searched in full).
+	unordered map[string]bool
 }
 
 // scan runs q over files within the tool's per-call limits. A file's own
@@ -264,13 +272,14 @@ func (t *Tool) scan(ctx context.Context, src *source, q *query, acc *accumulator
 	scanCtx, cancel := context.WithTimeoutCause(ctx, t.limits.time, errScanTimeCap)
 	defer cancel()
 	s := &scanner{
-		q:      q,
-		format: src.format,
-		tc:     logparse.TimeCtx{Loc: src.Location, Year: time.Unix(0, q.endNS).In(src.Location).Year(), EndNS: q.endNS},
-		acc:    acc,
-		noSeek: t.noSeek,
-		ctx:    scanCtx,
-		budget: t.limits.decompressed,
+		q:       q,
+		format:  src.format,
+		tc:      logparse.TimeCtx{Loc: src.Location, Year: time.Unix(0, q.endNS).In(src.Location).Year(), EndNS: q.endNS},
+		acc:     acc,
+		noSeek:  t.noSeek,
+		seekMin: t.limits.seekMin,
+		ctx:     scanCtx,
+		budget:  t.limits.decompressed,
 	}
 	capHit, stopped := false, false
 	for _, f := range files {
@@ -281,6 +290,12 @@ func (t *Tool) scan(ctx context.Context, src *source, q *query, acc *accumulator
 		read, err := s.scanFile(f, src.layouts)
 		if read {
 			rep.read++
+		}
+		if read && s.disordered {
+			if rep.unordered == nil {
+				rep.unordered = map[string]bool{}
+			}
+			rep.unordered[f] = true
 		}
 		var fe *fileError
 		switch {

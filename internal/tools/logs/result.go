@@ -40,6 +40,15 @@ type Result struct {
 	// time: entries whose time is missing or unreadable, and lines before a
 	// file's first entry. They are not in matched, entries or patterns.
 	Unparsed int `json:"unparsed,omitempty"`
+	// Ordered is false, and present only then, when a file of the source
+	// was found out of time order (its entries going back further than
+	// seekSlack): such a file is searched from start to end, not by a
+	// binary search for the window.
+	Ordered *bool `json:"ordered,omitempty"`
+	// Glued counts the continuation lines (no stamp of their own: stack
+	// frames, wrapped text) joined to the matched entries, so an answer
+	// resting on entries that are mostly glued text shows it.
+	Glued int `json:"glued,omitempty"`
 	// CutRecords counts the log records of OpenTelemetry Collector batch
 	// lines past MaxBatchRecords per line: not searched, only counted.
 	CutRecords int `json:"cut_records,omitempty"`
@@ -116,6 +125,8 @@ type accumulator struct {
 	// inWindow counts the timed entries read inside the window, before
 	// the level and service filters (the coverage's in_window).
 	inWindow int
+	// glued counts the continuation lines of the matched entries.
+	glued int
 	// cutRecords counts batch records past MaxBatchRecords per line.
 	cutRecords int
 	seq        int64
@@ -303,6 +314,7 @@ func (a *accumulator) result(source string, start, end int64) Result {
 	}
 	res.Returned = len(res.Entries)
 	res.Unparsed = a.unparsed
+	res.Glued = a.glued
 	res.CutRecords = a.cutRecords
 	res.Truncated = res.Truncated || res.Returned < res.Matched
 	return res

@@ -18,10 +18,14 @@ import (
 
 // seekSlack is how far out of time order a line may be and still be found
 // when a window is located by binary search: the searched byte range is
-// widened by this much on both sides. Lines further out of order near a
-// window edge can be missed; every entry is still checked against the exact
-// window.
+// widened by this much on both sides. A file found further out of order
+// (by the samples, the entries read or the check of the seek) is searched
+// from start to end; every entry is still checked against the exact window.
 const seekSlack = time.Minute
+
+// seekCheckLines is how many lines on each side of a binary search's range
+// are read to check that no entry of the window lies outside it.
+const seekCheckLines = 256
 
 // streamChunk is the read size for gzip files and platforms without mmap.
 const streamChunk = 4 << 20
@@ -60,6 +64,9 @@ type scanner struct {
 	probe  logparse.Record
 	pf     *prefilter
 	noSeek bool // tests: force the linear path
+	// seekMin is the size from which a time-ordered file is searched by
+	// binary search; a smaller one is read in full (scanLimits.seekMin).
+	seekMin int64
 	// entered says the file's first entry header has been seen: lines
 	// before it belong to no entry and are counted as unparsed.
 	entered bool
@@ -67,6 +74,50 @@ type scanner struct {
 	ctx     context.Context
 	// budget is what is left of the call's decompressed-byte limit.
 	budget int64
+	// latest is the latest entry time read so far in the file, and
+	// disordered says an entry (or a sample) went back further than
+	// seekSlack before it: the file is not in time order.
+	latest     int64
+	disordered bool
+	// pathService is the container a Kubernetes node log's path names,
+	// the service of a wrapped layout's entries ("" for other paths).
+	pathService string
+}
+
+// parse reads an entry's header line into r: the layout's parse, then for
+// a container runtime's wrapper the service the file's path names (the
+// service the line itself gives, if another, kept as the field component).
+func (s *scanner) parse(line []byte, r *logparse.Record) logparse.LineKind {
+	kind := s.lay.ParseLine(line, &s.tc, r)
+	if s.lay.Wrapped && s.pathService != "" && kind != logparse.LineCont {
+		if len(r.Service) > 0 && !bytes.EqualFold(r.Service, []byte(s.pathService)) {
+			r.Fields = append(r.Fields, logparse.KV{Key: []byte("component"), Val: r.Service})
+		}
+		r.Service = []byte(s.pathService)
+	}
+	return kind
+}
+
+// joined is the one line an entry of partial lines makes (the layout's
+// Join), or the entry's first line; next is where its continuation starts,
+// hay the text its contains words are matched against.
+func (s *scanner) joined(data []byte, hs, end int) (line []byte, next int, hay []byte) {
+	line, next = lineAt(data, hs, end)
+	if s.lay.Join != nil {
+		if j := s.lay.Join(data[hs:end]); j != nil {
+			return j, end, j
+		}
+	}
+	return line, next, data[hs:end]
+}
+
+// noteTime records the time of an entry read in file order and marks the
+// file disordered when it goes back more than seekSlack.
+func (s *scanner) noteTime(ts int64) {
+	if s.latest != 0 && ts < s.latest-int64(seekSlack) {
+		s.disordered = true
+	}
+	s.latest = max(s.latest, ts)
 }
 
 func (s *scanner) tick() error {
@@ -106,33 +157,48 @@ func (s *scanner) isTimed(line []byte) bool {
 	return s.lay.ParseLine(line, &s.tc, &s.probe) == logparse.LineTimed
 }
 
-// entryEnd returns the end of the entry whose header line ends at next.
+// entryEnd returns the end of the entry whose header line ends at next:
+// the next header, unless the line before it is a part that it continues
+// (Layout.Partial).
 func (s *scanner) entryEnd(data []byte, next, hi int) int {
 	i := next
+	partial := s.lay.Partial != nil && next > 0 && s.lay.Partial(lastLine(data, next))
 	for i < hi {
 		line, n := lineAt(data, i, hi)
-		if s.isHeader(line) {
+		if !partial && s.isHeader(line) {
 			return i
+		}
+		if s.lay.Partial != nil {
+			partial = s.lay.Partial(line)
 		}
 		i = n
 	}
 	return hi
 }
 
+// lastLine is the line that ends just before next (a line start > 0).
+func lastLine(data []byte, next int) []byte {
+	line, _ := lineAt(data, prevLineStart(data, next), next)
+	return line
+}
+
 // evalEntry checks the entry [hs,end) against the query and records it.
 func (s *scanner) evalEntry(data []byte, hs, end int) {
-	line, next := lineAt(data, hs, end)
+	line, next, hay := s.joined(data, hs, end)
 	if s.lay.Each != nil {
 		s.acc.cutRecords += s.lay.Each(line, &s.tc, &s.rec, s.evalRecord)
 		return
 	}
 	r := &s.rec
-	kind := s.lay.ParseLine(line, &s.tc, r)
+	kind := s.parse(line, r)
+	if kind == logparse.LineTimed {
+		s.noteTime(r.TS)
+	}
 	if !s.passes(kind, r) {
 		return
 	}
 	for _, w := range s.q.words {
-		if !containsFold(data[hs:end], w) {
+		if !containsFold(hay, w) {
 			return
 		}
 	}
@@ -144,8 +210,26 @@ func (s *scanner) evalEntry(data []byte, hs, end int) {
 	var cont []byte
 	if next < end {
 		cont = data[next:end]
+		s.acc.glued += textLines(cont)
 	}
 	s.acc.add(r, cont)
+}
+
+// textLines counts the lines of b that hold more than white space.
+func textLines(b []byte) int {
+	n := 0
+	for len(b) > 0 {
+		line := b
+		if k := bytes.IndexByte(b, '\n'); k >= 0 {
+			line, b = b[:k], b[k+1:]
+		} else {
+			b = nil
+		}
+		if len(bytes.TrimSpace(line)) > 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // passes reports whether a parsed header of kind passes the time window,
@@ -303,7 +387,7 @@ func (s *scanner) scanFiltered(data []byte, lo, hi int) error {
 		hs, n := -1, 0
 		for j := ls; n < maxWalkBack; n++ {
 			line, _ := lineAt(data, j, hi)
-			if s.isHeader(line) {
+			if s.isHeader(line) && (s.lay.Partial == nil || j <= done || !s.lay.Partial(lastLine(data, j))) {
 				hs = j
 				break
 			}
@@ -487,6 +571,7 @@ func (s *scanner) ordered(data []byte) bool {
 			continue
 		}
 		if seen > 0 && ts < prev-int64(seekSlack) {
+			s.disordered = true
 			return false
 		}
 		if seen == 0 || ts > prev {
@@ -554,6 +639,7 @@ func (s *scanner) setup(cands []*logparse.Layout, head []byte) error {
 		return fileFault(reasonBinary, errBinary)
 	}
 	s.entered = false
+	s.latest, s.disordered = 0, false
 	l, ok := logparse.DetectLayout(sampleLines(head, 0), &s.tc, cands)
 	if !ok {
 		if off := firstTimed(head, &s.tc, cands); off >= 0 {
@@ -565,7 +651,9 @@ func (s *scanner) setup(cands []*logparse.Layout, head []byte) error {
 	}
 	s.lay = l
 	s.pf = nil
-	if len(s.q.words) > 0 {
+	// a word may be split between the parts of a joined line, where no
+	// byte search of the file finds it
+	if len(s.q.words) > 0 && l.Join == nil {
 		sample := head
 		if len(sample) > 256<<10 {
 			sample = sample[:256<<10]
@@ -630,6 +718,7 @@ func (s *scanner) scanFile(path string, cands []*logparse.Layout) (read bool, er
 	}
 	// stamps without a year belong to the year of the file's last write
 	s.tc.SetRef(max(st.ModTime().UnixNano(), 1))
+	s.pathService = logparse.PathService(path)
 	var magic [2]byte
 	if n, _ := f.ReadAt(magic[:], 0); n == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(f)
@@ -675,7 +764,11 @@ func (s *scanner) scanFile(path string, cands []*logparse.Layout) (read bool, er
 	return s.scanMapped(data, cands)
 }
 
-// scanMapped searches a mapped file. A file that shrinks while it is mapped
+// scanMapped searches a mapped file. One smaller than seekMin is read in
+// full; a larger one that its samples show in time order is searched by
+// binary search for the window, the seek then checked against the lines
+// around it and the entries it reads: when any of them is out of order, the
+// rest of the file is read too. A file that shrinks while it is mapped
 // (rotated by truncation, rewritten) faults on the pages past its new end:
 // that fault becomes a skip of this file instead of a crash of the process.
 func (s *scanner) scanMapped(data []byte, cands []*logparse.Layout) (read bool, err error) {
@@ -707,17 +800,58 @@ func (s *scanner) scanMapped(data []byte, cands []*logparse.Layout) (read bool, 
 	lo, hi := 0, len(data)
 	// a batch line is placed by its first record, while its other records
 	// may lie anywhere in time: such files are read linearly
-	if !s.noSeek && s.lay.Each == nil && s.ordered(data) {
+	// the samples mark a file out of order whether or not it is sought
+	ordered := s.lay.Each == nil && s.ordered(data)
+	if ordered && !s.noSeek && int64(len(data)) >= s.seekMin {
 		lo = s.lowerBound(data, s.q.startNS-int64(seekSlack))
 		hi = s.lowerBound(data, s.q.endNS+int64(seekSlack)+1)
 		if hi < lo {
 			hi = lo
 		}
+		s.checkSeek(data, lo, hi)
 	}
 	if hi > lo {
 		adviseRead(data[lo:hi])
 	}
-	return true, s.scanRange(data, lo, hi)
+	if err := s.scanRange(data, lo, hi); err != nil {
+		return true, err
+	}
+	if s.disordered && (lo > 0 || hi < len(data)) {
+		// the range the binary search chose cannot be trusted: the rest
+		// of the file is searched too (still within the call's limits)
+		if err := s.scanRange(data, 0, lo); err != nil {
+			return true, err
+		}
+		return true, s.scanRange(data, hi, len(data))
+	}
+	return true, nil
+}
+
+// checkSeek reads up to seekCheckLines lines before lo and from hi on:
+// an entry there whose time falls in the window, which the range [lo,hi)
+// would miss, marks the file disordered.
+func (s *scanner) checkSeek(data []byte, lo, hi int) {
+	for i, n := lo, 0; i > 0 && n < seekCheckLines; n++ {
+		i = prevLineStart(data, i)
+		line, _ := lineAt(data, i, len(data))
+		if s.isTimed(line) && s.probe.TS >= s.q.startNS {
+			s.disordered = true
+			return
+		}
+	}
+	for i, n := hi, 0; i < len(data) && n < seekCheckLines; n++ {
+		line, next := lineAt(data, i, len(data))
+		if s.isTimed(line) && s.probe.TS <= s.q.endNS {
+			s.disordered = true
+			return
+		}
+		i = next
+	}
+}
+
+// prevLineStart is the start of the line before the one starting at i (> 0).
+func prevLineStart(data []byte, i int) int {
+	return bytes.LastIndexByte(data[:i-1], '\n') + 1
 }
 
 // cappedReader counts what is read out of r against the call's remaining
@@ -812,7 +946,7 @@ func (s *scanner) lastHeaderStart(buf []byte) int {
 		k := bytes.LastIndexByte(buf[:j-1], '\n')
 		ls := k + 1
 		line, _ := lineAt(buf, ls, len(buf))
-		if ls > 0 && s.isHeader(line) {
+		if ls > 0 && s.isHeader(line) && (s.lay.Partial == nil || !s.lay.Partial(lastLine(buf, ls))) {
 			return ls
 		}
 		if ls == 0 {

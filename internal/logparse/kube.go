@@ -1,0 +1,200 @@
+package logparse
+
+import (
+	"bytes"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Kubernetes node logs: every container's output sits in
+// /var/log/containers/<pod>_<namespace>_<container>-<id>.log, a link into
+// /var/log/pods/<namespace>_<pod>_<uid>/<container>/<n>.log, each line wrapped
+// by the container runtime: docker's json-file driver writes
+// {"log":"…\n","stream":"stdout","time":"…"}, containerd and CRI-O write
+// "<RFC 3339 nano> stdout F …" (P for a part of a longer line, F for the last
+// part). The wrapper gives the time and the stream; the line inside is read
+// by the other layouts (JSON, logfmt, the text layouts, else a level word
+// among its first words) for its level, service, message and fields, and the
+// service comes from the path (PathService).
+
+// parseDockerJSON reads one docker json-file line: an object with the
+// members log, stream and time and no others that matter; any other JSON
+// line is left to the json layout.
+func parseDockerJSON(line []byte, tc *TimeCtx, r *Record) LineKind {
+	i := skipSpace(line, 0)
+	if i >= len(line) || line[i] != '{' {
+		return LineCont
+	}
+	var log, stream, stamp []byte
+	ok := jsonMembers(line, i, func(key []byte, vs, _ int) bool {
+		if line[vs] != '"' {
+			return true // attrs and the like
+		}
+		v, _, _ := jsonString(line, vs)
+		switch string(key) {
+		case "log":
+			log = v
+		case "stream":
+			stream = v
+		case "time":
+			stamp = v
+		}
+		return true
+	})
+	if !ok || log == nil || stream == nil || stamp == nil {
+		return LineCont
+	}
+	ts, timed := valueTime(stamp, tc)
+	parseInner(trimNewline(log), tc, r)
+	r.Fields = append(r.Fields, KV{[]byte("stream"), stream})
+	if !timed {
+		r.TS = 0
+		return LineUntimed
+	}
+	r.TS = ts
+	return LineTimed
+}
+
+// parseCRI reads one line of the CRI log format (containerd, CRI-O):
+// "2023-01-29T09:41:49.552795573Z stdout F message".
+func parseCRI(line []byte, tc *TimeCtx, r *Record) LineKind {
+	ts, inner, stream, _, ok := criParts(line, tc)
+	if !ok {
+		return LineCont
+	}
+	parseInner(inner, tc, r)
+	r.TS = ts
+	r.Fields = append(r.Fields, KV{[]byte("stream"), stream})
+	return LineTimed
+}
+
+// criParts splits a CRI line into its time, the line inside, its stream
+// and whether it is a partial line (tag P).
+func criParts(line []byte, tc *TimeCtx) (ts int64, inner, stream []byte, partial, ok bool) {
+	ts, n, ok := isoTime(line, tc.Loc)
+	if !ok || n >= len(line) || line[n] != ' ' {
+		return 0, nil, nil, false, false
+	}
+	rest := line[n+1:]
+	switch {
+	case bytes.HasPrefix(rest, []byte("stdout ")), bytes.HasPrefix(rest, []byte("stderr ")):
+	default:
+		return 0, nil, nil, false, false
+	}
+	stream, rest = rest[:6], rest[7:]
+	if len(rest) == 0 || (rest[0] != 'F' && rest[0] != 'P') || (len(rest) > 1 && rest[1] != ' ') {
+		return 0, nil, nil, false, false
+	}
+	partial = rest[0] == 'P'
+	if len(rest) > 1 {
+		inner = rest[2:]
+	}
+	return ts, inner, stream, partial, true
+}
+
+// criPartial reports whether a CRI line is a part (P) that the next line of
+// the same stream continues.
+func criPartial(line []byte) bool {
+	tc := TimeCtx{Loc: time.UTC} // the stamp's zone does not matter here
+	_, _, _, partial, ok := criParts(line, &tc)
+	return ok && partial
+}
+
+// criJoin turns an entry that starts with partial lines into one CRI line:
+// the first line's stamp and stream, tag F, and the text of every part in
+// order; nil when the entry's first line is no partial one.
+func criJoin(entry []byte) []byte {
+	first, rest, _ := bytes.Cut(entry, []byte("\n"))
+	first = bytes.TrimSuffix(first, []byte("\r"))
+	if !criPartial(first) {
+		return nil
+	}
+	tc := TimeCtx{Loc: time.UTC} // the stamp's zone does not matter here
+	_, inner, _, _, _ := criParts(first, &tc)
+	head := first[:bytes.Index(first, []byte(" P"))+1] // "<stamp> <stream> "
+	out := append(append(append([]byte{}, head...), 'F', ' '), inner...)
+	for len(rest) > 0 {
+		var line []byte
+		line, rest, _ = bytes.Cut(rest, []byte("\n"))
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		if _, part, _, partial, ok := criParts(line, &tc); ok {
+			out = append(out, part...)
+			if !partial {
+				break
+			}
+		}
+	}
+	return out
+}
+
+// innerParsers are the layouts a wrapped line is read with, in order.
+func innerParsers() [13]func([]byte, *TimeCtx, *Record) LineKind {
+	return [...]func([]byte, *TimeCtx, *Record) LineKind{
+		parseSyslog, parseGlog, parseLogcat, parseAccess, parseApacheError, parseCBS,
+		parseFileDated, parseHDFS, parseSpark, parseCompact, parseMonthDay, parseText, parseRAS,
+	}
+}
+
+// parseInner reads the line inside a wrapper into r: a JSON object, logfmt
+// with a level or msg key, a line of a text layout, else the whole line as
+// the message with a level word among its first four words. The time is the
+// wrapper's, set by the caller.
+func parseInner(inner []byte, tc *TimeCtx, r *Record) {
+	inner = trimEnd(inner)
+	if i := skipSpace(inner, 0); i < len(inner) && inner[i] == '{' {
+		if parseJSON(inner, tc, r) != LineCont {
+			return
+		}
+		r.reset()
+	}
+	if a, ok := logfmtRecord(inner, r); ok && (a.levP != 99 || a.msgP != 99) {
+		a.finish(tc, true)
+		return
+	}
+	r.reset()
+	for _, p := range innerParsers() {
+		if p(inner, tc, r) != LineCont {
+			return
+		}
+		r.reset()
+	}
+	r.Msg = inner
+	for i, words := 0, 0; i < len(inner) && words < 4; words++ {
+		if _, lvl, _ := levelWord(inner, i); lvl != "" {
+			r.Level = lvl
+			return
+		}
+		i = skipSpace(inner, token(inner, i))
+	}
+}
+
+// trimNewline drops the newline docker keeps at the end of a log member.
+func trimNewline(b []byte) []byte {
+	return bytes.TrimRight(b, "\r\n")
+}
+
+// podLog is /var/log/containers/<pod>_<namespace>_<container>-<64 hex>.log;
+// podsDir is the <namespace>_<pod>_<uid> directory of /var/log/pods.
+var (
+	podLog  = regexp.MustCompile(`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?_[a-z0-9]([-a-z0-9]*[a-z0-9])?_([a-z0-9]([-a-z0-9]*[a-z0-9])?)-[0-9a-f]{64}\.log$`)
+	podsDir = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?_[a-z0-9]([-a-z0-9.]*[a-z0-9])?_[0-9a-f-]{36}$`)
+	podsLog = regexp.MustCompile(`^[0-9]+\.log(\..*)?$`)
+)
+
+// PathService is the container name a Kubernetes node log's path holds:
+// /var/log/containers/<pod>_<namespace>_<container>-<id>.log, or
+// /var/log/pods/<namespace>_<pod>_<uid>/<container>/<n>.log (rotated
+// <n>.log.<date> too); "" for any other path.
+func PathService(path string) string {
+	base := filepath.Base(path)
+	if m := podLog.FindStringSubmatch(base); m != nil {
+		return m[3]
+	}
+	dir := filepath.Dir(path)
+	if podsLog.MatchString(base) && podsDir.MatchString(filepath.Base(filepath.Dir(dir))) {
+		return strings.ToLower(filepath.Base(dir))
+	}
+	return ""
+}
