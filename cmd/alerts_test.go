@@ -418,6 +418,7 @@ func TestAlertsEchoedCredentialScrubbed(t *testing.T) {
 		if strings.HasPrefix(auth, "bearer") {
 			secrets = []string{token}
 		}
+		leaked := 0
 		for _, args := range [][]string{{"alerts", "-o", "json"}, {"alerts"}} {
 			code, out, errOut := cli(t, env, args...)
 			if code != ExitOK || !strings.Contains(out, "Echo") {
@@ -425,9 +426,11 @@ func TestAlertsEchoedCredentialScrubbed(t *testing.T) {
 			}
 			for _, s := range secrets {
 				if strings.Contains(out+errOut, s) {
+					leaked++
 					t.Errorf("%s%q: %q reached the output:\n%s%s", auth, args, s, out, errOut)
 				}
 			}
 		}
+		reliability.Record(t, reliability.SectionSecrets, "credential echoed by Alertmanager ("+strings.Fields(auth)[0]+"; alerts text and JSON)", map[string]any{"planted": len(secrets), "leaked": leaked})
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
+	"github.com/superbiz/superbiz/internal/reliability"
 )
 
 // hugeLine is the length of issue 17's one very long log line in these
@@ -93,7 +94,9 @@ func TestLongLogLineBounded(t *testing.T) {
 	if elapsed > 20*time.Second {
 		t.Fatalf("took %s", elapsed)
 	}
-	t.Logf("a %d MiB line: %s", hugeLine>>20, elapsed)
+	reliability.Record(t, reliability.SectionBombs, "one 200 MiB log line (custom layout, tools call query_logs)", map[string]any{
+		"line_bytes": hugeLine, "elapsed_ms": elapsed.Milliseconds(), "matched": obs.Result.Matched,
+		"truncated_by": strings.Join(obs.Result.TruncatedBy, ","), "outcome": "long_lines 1"})
 }
 
 // TestLongLogLineSIGTERM: the first SIGTERM ends `tools call` over the long

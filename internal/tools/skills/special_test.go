@@ -4,12 +4,15 @@ package skills
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/superbiz/superbiz/internal/reliability"
 )
 
 func writePlaybook(t *testing.T, dir, name string) string {
@@ -92,6 +95,8 @@ func TestSpecialAndOutsidePlaybooks(t *testing.T) {
 			t.Errorf("%s served from outside the paths", name)
 		}
 	}
+	reliability.Record(t, reliability.SectionBombs, "FIFO SKILL.md and links outside [skills] paths", map[string]any{
+		"outcome": fmt.Sprintf("%d refused, none served or waited on", len(got))})
 	for _, name := range []string{"check-plain", "check-other", "check-inside-link"} {
 		if _, ok := c.Get(name); !ok {
 			t.Errorf("%s not loaded; problems %v", name, c.Problems())
