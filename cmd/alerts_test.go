@@ -3,8 +3,10 @@ package cmd
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -387,5 +389,52 @@ func TestDiagnoseFromHugeAlert(t *testing.T) {
 	})
 	if len(in.Query) > 1024 || !strings.Contains(in.Query, `alert "Huge"`) || !strings.Contains(in.Query, "Summary: huge") {
 		t.Errorf("query of %d bytes (limit 1024):\n%s", len(in.Query), in.Query)
+	}
+}
+
+// An Alertmanager whose alerts echo the configured credential (a label
+// value, an annotation, the base64 of user:password, the URL-encoded
+// password) never gets it to stdout, stderr or doctor: httpsource scrubs
+// every answer before the alerts reader sees it (issue 17, finding 3).
+func TestAlertsEchoedCredentialScrubbed(t *testing.T) {
+	const token, user, password = "correct-horse-battery-staple", "oncall", "plain words/and more"
+	basic := base64.StdEncoding.EncodeToString([]byte(user + ":" + password))
+	am := promtest.StartAlertmanager(t)
+	am.Post(t, promtest.Alert{
+		Labels:      map[string]string{"alertname": "Echo", "severity": "critical", "echo": token},
+		Annotations: map[string]string{"summary": "seen " + token, "description": "header Basic " + basic + " pw " + url.QueryEscape(password) + " raw " + password},
+		StartsAt:    alertStart,
+	})
+	am.WaitFiring(t, 1)
+	for _, auth := range []string{
+		"bearer_token_env = \"AM_TOKEN\"\n",
+		"username = \"" + user + "\"\npassword_env = \"AM_PASSWORD\"\n",
+	} {
+		env := diagnoseEnv(t)
+		cfg := filepath.Join(t.TempDir(), "superbiz.toml")
+		if err := os.WriteFile(cfg, []byte("[knowledge]\npaths = []\n\n[alerts]\nurl = \""+am.URL+"\"\ntimeout = \"10s\"\n"+auth), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		env["SUPERBIZ_CONFIG"] = cfg
+		env["SUPERBIZ_NOW"] = alertStart.Add(time.Hour).Format(time.RFC3339)
+		env["AM_TOKEN"], env["AM_PASSWORD"] = token, password
+		secrets := []string{basic, url.QueryEscape(password), password}
+		if strings.HasPrefix(auth, "bearer") {
+			secrets = []string{token}
+		}
+		leaked := 0
+		for _, args := range [][]string{{"alerts", "-o", "json"}, {"alerts"}} {
+			code, out, errOut := cli(t, env, args...)
+			if code != ExitOK || !strings.Contains(out, "Echo") {
+				t.Fatalf("%q: exit %d\n%s\n%s", args, code, out, errOut)
+			}
+			for _, s := range secrets {
+				if strings.Contains(out+errOut, s) {
+					leaked++
+					t.Errorf("%s%q: %q reached the output:\n%s%s", auth, args, s, out, errOut)
+				}
+			}
+		}
+		reliability.Record(t, reliability.SectionSecrets, "credential echoed by Alertmanager ("+strings.Fields(auth)[0]+"; alerts text and JSON)", map[string]any{"planted": len(secrets), "leaked": leaked})
 	}
 }

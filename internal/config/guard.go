@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"syscall"
+
+	"github.com/superbiz/superbiz/internal/filekind"
 )
 
 // MaxFileBytes bounds a configuration file: a real one is a few KiB, and a
@@ -65,18 +67,7 @@ func regular(name string, st fs.FileInfo) error {
 	if m.IsRegular() {
 		return nil
 	}
-	what := "not a regular file"
-	switch {
-	case m.IsDir():
-		what = "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		what = "a named pipe (FIFO)"
-	case m&fs.ModeCharDevice != 0, m&fs.ModeDevice != 0:
-		what = "a device"
-	case m&fs.ModeSocket != 0:
-		what = "a socket"
-	}
-	return fmt.Errorf("config file %s is %s, not a regular file: name a .toml file", name, what)
+	return fmt.Errorf("config file %s is %s, not a regular file: name a .toml file", name, filekind.Describe(m))
 }
 
 // tooLarge is the refusal of a file over MaxFileBytes.

@@ -3,14 +3,16 @@
 // model providers): the configured credentials on every request, the
 // caller's context plus a per-exchange timeout, a body read up to a cap,
 // one classification of failures (cancelled, timed out, unreachable, HTTP
-// status, too large) and one scrub of the configured secret from any text
-// the server sent back.
+// status, too large) and one scrub of the configured secret, in all its
+// encoded forms, from everything the server sends back: the whole answer
+// before any caller reads it, and error excerpts.
 package httpsource
 
 import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -49,10 +51,21 @@ type Options struct {
 
 // Client sends requests to one server with its credentials, timeout and body cap.
 type Client struct {
-	opts    Options
-	http    *http.Client
+	Scrubber
+	opts Options
+	http *http.Client
+}
+
+// Scrubber removes a configured credential, in every form a server may echo
+// it in, from what the server sent back. A Client has one; the Ollama
+// adapter, whose HTTP client is the Ollama library's, makes its own for the
+// password of model.host.
+type Scrubber struct {
 	secrets []string // every literal form of the credential, longest first
 }
+
+// NewScrubber lists the forms of a's credential (see secretForms).
+func NewScrubber(a Auth) Scrubber { return Scrubber{secrets: secretForms(a)} }
 
 // New checks opts and returns a client; it makes no request.
 func New(opts Options) (*Client, error) {
@@ -62,11 +75,10 @@ func New(opts Options) (*Client, error) {
 	if opts.Auth.BearerToken != "" && opts.Auth.Username != "" {
 		return nil, errors.New("httpsource: give a bearer token or a username and password, not both")
 	}
-	c := &Client{opts: opts, http: opts.HTTP}
+	c := &Client{Scrubber: NewScrubber(opts.Auth), opts: opts, http: opts.HTTP}
 	if c.http == nil {
 		c.http = &http.Client{CheckRedirect: sameHostRedirect}
 	}
-	c.secrets = secretForms(opts.Auth)
 	return c, nil
 }
 
@@ -83,21 +95,50 @@ func sameHostRedirect(req *http.Request, via []*http.Request) error {
 }
 
 // secretForms lists the shapes in which a server may echo the credential:
-// as written, URL-encoded, and the base64 of basic authentication's
-// "user:password".
+// as written, URL-encoded, as a JSON string's content (escaped, and with
+// "/" escaped too), and the base64 (standard, URL-safe, padded or not) of
+// the secret and of basic authentication's "user:password".
 func secretForms(a Auth) []string {
 	var out []string
-	for _, s := range []string{a.BearerToken, a.Password} {
-		if s != "" {
-			out = append(out, s, url.QueryEscape(s), url.PathEscape(s))
+	encoded := func(s string) {
+		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+			out = append(out, enc.EncodeToString([]byte(s)))
 		}
 	}
+	for _, s := range []string{a.BearerToken, a.Password} {
+		if s == "" {
+			continue
+		}
+		out = append(out, s, url.QueryEscape(s), url.PathEscape(s))
+		if j, err := json.Marshal(s); err == nil {
+			inner := string(j[1 : len(j)-1])
+			out = append(out, inner, strings.ReplaceAll(inner, "/", `\/`))
+		}
+		encoded(s)
+	}
 	if a.Password != "" {
-		out = append(out, base64.StdEncoding.EncodeToString([]byte(a.Username+":"+a.Password)))
+		encoded(a.Username + ":" + a.Password)
 	}
 	// Longest first, so a form is replaced before a shorter one inside it.
 	slices.SortStableFunc(out, func(x, y string) int { return len(y) - len(x) })
 	return slices.Compact(out)
+}
+
+// MinBodySecret is the shortest secret form scrubbed from a whole answer:
+// a shorter one cannot be told apart from the answer's own text (a password
+// "ok" would rewrite every "ok"). Error excerpts are scrubbed of every form.
+const MinBodySecret = 4
+
+// scrubBody replaces every secret form of at least MinBodySecret bytes in
+// an answer with redact.Marker, before any caller sees it: a label value,
+// an annotation or an error document that echoes the credential.
+func (c Scrubber) scrubBody(body []byte) []byte {
+	for _, secret := range c.secrets {
+		if len(secret) >= MinBodySecret && bytes.Contains(body, []byte(secret)) {
+			body = bytes.ReplaceAll(body, []byte(secret), []byte(redact.Marker))
+		}
+	}
+	return body
 }
 
 // Kind classifies a failed exchange.
@@ -184,6 +225,9 @@ func (c *Client) Do(req *http.Request) (*Response, error) {
 	if err != nil {
 		return nil, c.transportError(parent, ctx, req.URL, err)
 	}
+	if int64(len(body)) <= c.opts.MaxBody {
+		body = c.scrubBody(body)
+	}
 	r := &Response{Status: resp.StatusCode, Header: resp.Header, Body: body}
 	switch {
 	case resp.StatusCode < 200 || resp.StatusCode > 299:
@@ -229,11 +273,17 @@ func (c *Client) Excerpt(body []byte) string {
 // Scrub removes secrets from text that came back from the server: every
 // literal form of the configured credential, then anything redact finds; the
 // result is cut to MaxExcerpt bytes.
-func (c *Client) Scrub(s string) string {
+func (c Scrubber) Scrub(s string) string {
+	return textclip.Bytes(redact.String(c.Literal(s)), MaxExcerpt)
+}
+
+// Literal replaces every form of the credential in s with redact.Marker,
+// nothing else.
+func (c Scrubber) Literal(s string) string {
 	for _, secret := range c.secrets {
 		s = strings.ReplaceAll(s, secret, redact.Marker)
 	}
-	return textclip.Bytes(redact.String(s), MaxExcerpt)
+	return s
 }
 
 // shown is a request URL as messages show it: no credentials, no query.

@@ -3,6 +3,7 @@ package httpsource
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"io"
 	"net"
@@ -12,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/superbiz/superbiz/pkg/redact"
 )
 
 func newClient(t *testing.T, o Options) *Client {
@@ -40,8 +43,10 @@ func get(ctx context.Context, t *testing.T, c *Client, u string) (*Response, err
 
 // The configured credentials reach the server on every request.
 func TestAuthHeaders(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = w.Write([]byte(r.Header.Get("Authorization")))
+	// the header is reported out of band: an echo in the body is scrubbed
+	seen := make(chan string, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		seen <- r.Header.Get("Authorization")
 	}))
 	defer srv.Close()
 	for _, tt := range []struct {
@@ -52,9 +57,9 @@ func TestAuthHeaders(t *testing.T) {
 		{Auth{BearerToken: "tok"}, "Bearer tok"},
 		{Auth{Username: "u", Password: "p"}, "Basic " + base64.StdEncoding.EncodeToString([]byte("u:p"))},
 	} {
-		resp, err := get(context.Background(), t, newClient(t, Options{Auth: tt.auth}), srv.URL)
-		if err != nil || string(resp.Body) != tt.want {
-			t.Errorf("auth %+v: server saw %q, %v; want %q", tt.auth, resp.Body, err, tt.want)
+		_, err := get(context.Background(), t, newClient(t, Options{Auth: tt.auth}), srv.URL)
+		if got := <-seen; err != nil || got != tt.want {
+			t.Errorf("auth %+v: server saw %q, %v; want %q", tt.auth, got, err, tt.want)
 		}
 	}
 	if _, err := New(Options{Auth: Auth{BearerToken: "t", Username: "u"}, Timeout: time.Second, MaxBody: 1}); err == nil {
@@ -103,6 +108,50 @@ func TestScrubsEchoedSecret(t *testing.T) {
 	}
 	if got := c.Scrub("token " + url.QueryEscape(password)); strings.Contains(got, "Hunter2") {
 		t.Errorf("Scrub kept the URL-encoded password: %q", got)
+	}
+}
+
+// A successful answer that echoes the credential in any of its forms (a
+// label value, an annotation, a JSON-escaped or base64 copy) reaches the
+// caller with each replaced by the marker, and stays valid JSON.
+func TestScrubsSecretFromWholeAnswer(t *testing.T) {
+	for _, auth := range []Auth{{BearerToken: `tok/en+Zz9\`}, {Username: "oncall", Password: `pw/Hunter2 \`}} {
+		secret := auth.BearerToken + auth.Password
+		j, _ := json.Marshal(secret)
+		forms := []string{
+			string(j[1 : len(j)-1]),
+			strings.ReplaceAll(string(j[1:len(j)-1]), "/", `\/`),
+			url.QueryEscape(secret), url.PathEscape(secret),
+			base64.StdEncoding.EncodeToString([]byte(secret)),
+			base64.RawURLEncoding.EncodeToString([]byte(secret)),
+		}
+		if auth.Username != "" { // basic auth: the header's base64 too
+			forms = append(forms, base64.StdEncoding.EncodeToString([]byte(auth.Username+":"+secret)),
+				base64.RawStdEncoding.EncodeToString([]byte(auth.Username+":"+secret)))
+		}
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			vals := make([]string, len(forms))
+			for i, f := range forms {
+				vals[i] = `"` + f + `"`
+			}
+			_, _ = w.Write([]byte(`{"status":"success","data":[` + strings.Join(vals, ",") + `]}`))
+		}))
+		resp, err := get(context.Background(), t, newClient(t, Options{Auth: auth, MaxBody: 1 << 16}), srv.URL)
+		srv.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Data []string `json:"data"`
+		}
+		if err := json.Unmarshal(resp.Body, &doc); err != nil || len(doc.Data) != len(forms) {
+			t.Fatalf("%+v: answer no longer JSON: %v %s", auth, err, resp.Body)
+		}
+		for i, v := range doc.Data {
+			if v != redact.Marker {
+				t.Errorf("%+v: form %q reached the caller as %q", auth, forms[i], v)
+			}
+		}
 	}
 }
 

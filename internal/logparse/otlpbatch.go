@@ -91,6 +91,11 @@ func eachOTLPRecord(line []byte, tc *TimeCtx, r *Record, limit int, yield BatchY
 					}
 					recs := scopes[vs:ve]
 					jsonElems(recs, 0, func(ls, le int) bool {
+						if le == len(recs) {
+							if e, ok := jsonValueEnd(recs, ls); !ok || e != le {
+								return false // a record the line's head cuts: not read
+							}
+						}
 						if n >= limit {
 							cut++ // counted, not parsed
 							return true
@@ -365,6 +370,7 @@ func jsonMembers(b []byte, i int, fn func(key []byte, vs, ve int) bool) bool {
 		}
 		end, ok := jsonValueEnd(b, i)
 		if !ok {
+			cutContainer(b, i, func(vs, ve int) { fn(key, vs, ve) })
 			return false
 		}
 		if !fn(key, i, end) {
@@ -385,6 +391,15 @@ func jsonMembers(b []byte, i int, fn func(key []byte, vs, ve int) bool) bool {
 	}
 }
 
+// cutContainer hands an array or object that b ends inside (a line cut to
+// its head, or broken part way) to fn as reaching the end of b, so its
+// complete members are still walked; the walk reports it as malformed.
+func cutContainer(b []byte, i int, fn func(vs, ve int)) {
+	if b[i] == '{' || b[i] == '[' {
+		fn(i, len(b))
+	}
+}
+
 // jsonElems calls fn with the span of each element of the array at b[i]
 // ('['); fn returns false to stop. ok is false when the array is malformed.
 func jsonElems(b []byte, i int, fn func(vs, ve int) bool) bool {
@@ -402,6 +417,7 @@ func jsonElems(b []byte, i int, fn func(vs, ve int) bool) bool {
 		}
 		end, ok := jsonValueEnd(b, i)
 		if !ok {
+			cutContainer(b, i, func(vs, ve int) { fn(vs, ve) })
 			return false
 		}
 		if !fn(i, end) {

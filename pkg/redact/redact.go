@@ -248,6 +248,29 @@ var compiledRules = sync.OnceValue(func() []rule {
 			notAfter:  "-_=",
 		},
 		{
+			// curl's -u/--user user:password (no password: curl prompts), on
+			// lines that run curl; the user name is kept.
+			name:      "curl user password",
+			re:        regexp.MustCompile(`(?:-u|--user)(?:[ \t]+|=)["']?[^\s:"']*:([^\s"']+)`),
+			groups:    []int{1},
+			lower:     true,
+			triggers:  []string{"curl"},
+			keep:      isMarkerOrEmpty,
+			wordStart: true,
+			notAfter:  "-_",
+		},
+		{
+			// sshpass -p PASSWORD (or -pPASSWORD), on lines that run sshpass.
+			name:      "sshpass password",
+			re:        regexp.MustCompile(`-p[ \t]*("[^"\r\n]*"|'[^'\r\n]*'|[^\s"']+)`),
+			groups:    []int{1},
+			lower:     true,
+			triggers:  []string{"sshpass"},
+			keep:      func(s string) bool { return s == Marker || s == `"`+Marker+`"` || s == "'"+Marker+"'" },
+			wordStart: true,
+			notAfter:  "-_=",
+		},
+		{
 			// A bare bearer token outside an Authorization header ("using bearer
 			// abc123..."). Short or plain words ("bearer token") are kept.
 			name:       "bearer token",

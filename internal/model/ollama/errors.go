@@ -43,6 +43,7 @@ func (c *Client) contextFailure(ctx, rctx context.Context) *model.Error {
 // proxy's error page (5xx: SERVER) or a web server that is not Ollama.
 func (c *Client) htmlFailure(code int, title string) *model.Error {
 	page := "an HTML page"
+	title = c.scrub.Literal(title)
 	if title != "" {
 		page = fmt.Sprintf("an HTML page (%q)", title)
 	}
@@ -64,7 +65,7 @@ func (c *Client) statusFailure(code int, msg string) *model.Error {
 
 // classifyStatus picks the kind of an HTTP error status.
 func (c *Client) classifyStatus(code int, msg string) *model.Error {
-	msg = textclip.Bytes(strings.TrimSpace(msg), maxBodyText)
+	msg = textclip.Bytes(strings.TrimSpace(c.scrub.Literal(msg)), maxBodyText)
 	var detail error
 	if msg == "" {
 		detail = fmt.Errorf("HTTP %d with an empty body", code)

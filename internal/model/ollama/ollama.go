@@ -17,6 +17,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/httpsource"
 	"github.com/superbiz/superbiz/internal/model"
 )
 
@@ -45,7 +46,10 @@ type Options struct {
 type Client struct {
 	opts Options
 	host string
-	api  *api.Client
+	// scrub removes model.host's password, in every form a server may echo
+	// it in, from the server's error texts.
+	scrub httpsource.Scrubber
+	api   *api.Client
 }
 
 var _ model.ChatModel = (*Client)(nil)
@@ -85,7 +89,11 @@ func New(opts Options) (*Client, error) {
 		base2 = http.DefaultTransport
 	}
 	hc.Transport = observingTransport{base: base2}
-	return &Client{opts: opts, host: base.Redacted(), api: api.NewClient(base, hc)}, nil
+	var auth httpsource.Auth
+	if pw, ok := base.User.Password(); ok {
+		auth = httpsource.Auth{Username: base.User.Username(), Password: pw}
+	}
+	return &Client{opts: opts, host: base.Redacted(), api: api.NewClient(base, hc), scrub: httpsource.NewScrubber(auth)}, nil
 }
 
 // Host is the normalized server URL, password redacted, that errors and

@@ -2,11 +2,13 @@ package ollama
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -498,5 +500,46 @@ func TestCredentialsNeverShown(t *testing.T) {
 	}
 	if _, err := New(Options{Host: "http://bob:hunter2@x:1/?q=1", Model: "m", NumCtx: 1, RequestTimeout: time.Second}); err == nil || strings.Contains(err.Error(), "hunter2") {
 		t.Errorf("bad host error %v", err)
+	}
+}
+
+// TestEchoedHostPasswordScrubbed: a proxy in front of Ollama that echoes
+// model.host's password (as written, URL-encoded, or the base64 of
+// user:password from the Authorization header) in its error body or HTML
+// title never gets it into the error (issue 17, finding 3).
+func TestEchoedHostPasswordScrubbed(t *testing.T) {
+	const user, pw = "bob", "Hunter2/Secret"
+	for _, html := range []bool{false, true} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			echo := r.Header.Get("Authorization") + " " + pw + " " + url.QueryEscape(pw)
+			if html {
+				w.Header().Set("Content-Type", "text/html")
+				w.WriteHeader(http.StatusBadGateway)
+				_, _ = w.Write([]byte("<html><head><title>denied " + echo + "</title></head></html>"))
+				return
+			}
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			b, _ := json.Marshal(map[string]string{"error": "denied " + echo})
+			_, _ = w.Write(b)
+		}))
+		u := strings.Replace(srv.URL, "http://", "http://"+url.UserPassword(user, pw).String()+"@", 1)
+		c, err := New(Options{Host: u, Model: "qwen3:8b", NumCtx: 1024, RequestTimeout: 5 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.Chat(context.Background(), userReq("q"))
+		srv.Close()
+		if err == nil {
+			t.Fatal("no error")
+		}
+		for _, leak := range []string{"Hunter2", base64.StdEncoding.EncodeToString([]byte(user + ":" + pw))} {
+			if strings.Contains(err.Error(), leak) {
+				t.Errorf("html %v: error %q holds %q", html, err, leak)
+			}
+		}
+		if !strings.Contains(err.Error(), "denied") {
+			t.Errorf("html %v: error %q lost the server's words", html, err)
+		}
 	}
 }

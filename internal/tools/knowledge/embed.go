@@ -260,7 +260,9 @@ func (ix *Index) fused(ctx context.Context, query string, lex []hit, topK int) (
 	if stored == 0 {
 		return nil, false, nil
 	}
-	qv, err := ix.embedder.Embed(ctx, []string{query})
+	// masked like the chat path masks a question, whatever the caller (kb
+	// search hands the raw query): a secret in it never reaches /api/embed
+	qv, err := ix.embedder.Embed(ctx, []string{redact.String(query)})
 	if err != nil || len(qv) != 1 || len(qv[0]) == 0 {
 		return nil, false, nil //nolint:nilerr // a failing embedder means BM25 only, by design
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/superbiz/superbiz/internal/model/ollama"
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
 	"github.com/superbiz/superbiz/internal/reliability"
+	"github.com/superbiz/superbiz/pkg/redact"
 )
 
 const testEmbedModel = "bge-m3"
@@ -105,6 +106,29 @@ func TestEmbedFindsParaphrase(t *testing.T) {
 	// A question about nothing in the runbooks still finds nothing.
 	if docs := search(t, ix, "kafka partition lag", 3); len(docs) != 0 {
 		t.Fatalf("unrelated query found %v", sources(docs))
+	}
+}
+
+// A search query is masked before it is sent to /api/embed (issue 17:
+// kb search sent the raw query).
+func TestEmbedQueryMasked(t *testing.T) {
+	const secret = "Zq8vR2mK7pX4"
+	dir := copyDir(t, "testdata/embed")
+	s := embedServer(t)
+	ix := NewIndex(openDB(t), []string{dir}).WithEmbedder(testEmbedModel, embedder(t, s.URL()))
+	mustSync(t, ix)
+	before := len(s.EmbedRequests())
+	search(t, ix, "mysql pool password="+secret+" curl -u admin:"+secret, 3)
+	reqs := s.EmbedRequests()
+	if len(reqs) != before+1 {
+		t.Fatalf("%d search-time embed requests, want 1", len(reqs)-before)
+	}
+	in, err := reqs[len(reqs)-1].Inputs()
+	if err != nil || len(in) != 1 {
+		t.Fatalf("inputs %v %v", in, err)
+	}
+	if strings.Contains(in[0], secret) || !strings.Contains(in[0], redact.Marker) || !strings.Contains(in[0], "mysql pool") {
+		t.Fatalf("query sent to /api/embed: %q", in[0])
 	}
 }
 

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/superbiz/superbiz/internal/filekind"
 )
 
 // Bounds of what one knowledge index takes in, so one huge or generated
@@ -100,19 +102,6 @@ func isDocument(name string) bool {
 	return documentExts[strings.ToLower(filepath.Ext(name))]
 }
 
-// describeMode names a non-regular, non-directory file type for a message.
-func describeMode(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case m&fs.ModeCharDevice != 0, m&fs.ModeDevice != 0:
-		return "a device"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	}
-	return "not a regular file"
-}
-
 // resolveRoot checks one configured path: it must exist and be a directory
 // or a regular file, not on a pseudo file system. It returns the absolute
 // path as configured, its fully resolved real path, and whether it is a file.
@@ -129,7 +118,7 @@ func resolveRoot(p string) (abs, resolved string, file bool, err error) {
 		return "", "", false, fmt.Errorf("knowledge path %s: %w", abs, err)
 	}
 	if !st.IsDir() && !st.Mode().IsRegular() {
-		return "", "", false, fmt.Errorf("%w: %s is %s: name a directory of Markdown runbooks (check [knowledge] paths)", ErrRootInvalid, abs, describeMode(st.Mode()))
+		return "", "", false, fmt.Errorf("%w: %s is %s: name a directory of Markdown runbooks (check [knowledge] paths)", ErrRootInvalid, abs, filekind.Describe(st.Mode()))
 	}
 	if name, err := pseudoFS(abs); err != nil {
 		return "", "", false, fmt.Errorf("knowledge path %s: %w", abs, err)

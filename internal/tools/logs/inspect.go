@@ -303,7 +303,7 @@ func (s *scanner) walkSample(data []byte, rep *FileReport, want int) []Entry {
 			} else if len(out) < want {
 				end := s.entryEnd(data, next, len(data))
 				var r logparse.Record
-				first, cont, _ := s.joined(data, i, end)
+				first, cont, _, _ := s.joined(data, i, end)
 				s.parse(first, &r)
 				a := newAccumulator(1, s.tc.Loc)
 				a.add(&r, data[cont:end])

@@ -89,7 +89,8 @@ func TestLayoutFixtures(t *testing.T) {
 			}
 			tc := logparse.TimeCtx{Loc: time.UTC}
 			tc.SetRef(fixtureMtime.UnixNano())
-			l, ok := logparse.DetectLayout(sampleLines(bytes.TrimPrefix(data, logparse.UTF8BOM), 0), &tc, logparse.BuiltinLayouts())
+			sc := &scanner{ctx: context.Background()}
+			l, ok := logparse.DetectLayout(sc.sampleLines(bytes.TrimPrefix(data, logparse.UTF8BOM), 0), &tc, logparse.BuiltinLayouts())
 			if !ok || l.Name != c.layout {
 				t.Fatalf("detected %v (ok %v), want %s", l, ok, c.layout)
 			}

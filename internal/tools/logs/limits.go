@@ -28,6 +28,21 @@ const (
 // gigabyte files.
 const defaultSeekMin int64 = 16 << 20
 
+// Bounds of one line. A line longer than maxLineBytes is cut: its head is
+// parsed for stamp, level and message (a custom regexp included, so its work
+// per line is bounded) and the rest is skipped to the next newline without
+// copying, in skipChunk steps between which the call's context is checked;
+// such lines are counted in long_lines. A batch layout's line (one OTLP
+// request of many records) is parsed from a longer head, maxBatchLineBytes,
+// by a linear JSON walk. tickBytes of parsed line text between context
+// checks keep the time cap and the run's end prompt on long lines too.
+const (
+	maxLineBytes      = 64 << 10
+	maxBatchLineBytes = 16 << 20
+	skipChunk         = 16 << 20
+	tickBytes         = 1 << 20
+)
+
 // scanLimits are the per-call scan bounds of a Tool (tests inject small ones).
 type scanLimits struct {
 	// decompressed caps the bytes read out of gzip streams in one call.

@@ -112,3 +112,32 @@ func TestOTLPBatchInspect(t *testing.T) {
 		t.Fatalf("entries %q, want %q", got, want)
 	}
 }
+
+// TestOTLPBatchLongLine: a collector line longer than a batch line's head
+// (10^5 records) is not skipped as untimed: its first MaxBatchRecords
+// records are searched, the further records of its head counted in
+// cut_records, and the line in long_lines.
+func TestOTLPBatchLongLine(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"resourceLogs":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"bulk"}}]},"scopeLogs":[{"scope":{},"logRecords":[`)
+	const records = 120000
+	for i := range records {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"timeUnixNano":"%d","severityNumber":17,"body":{"stringValue":"r%d padding padding padding padding padding padding padding padding padding padding padding"}}`, base.Add(10*time.Minute).UnixNano()+int64(i), i)
+	}
+	b.WriteString("]}]}]}\n")
+	if b.Len() <= maxBatchLineBytes {
+		t.Fatalf("line of %d bytes is within the batch head", b.Len())
+	}
+	p := filepath.Join(t.TempDir(), "bulk.json")
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tool := newTool(t, config.LogSource{Name: "app", Paths: []string{p}})
+	_, res := run(t, tool, `{"start":"2026-03-14T13:00:00Z","end":"2026-03-14T16:00:00Z","level":"ERROR","service":"bulk"}`, base.Add(3*time.Hour), 1<<20)
+	if res.Matched != logparse.MaxBatchRecords || res.LongLines != 1 || res.CutRecords <= 0 || res.CutRecords >= records-logparse.MaxBatchRecords {
+		t.Fatalf("matched %d long_lines %d cut %d", res.Matched, res.LongLines, res.CutRecords)
+	}
+}

@@ -52,6 +52,9 @@ type Result struct {
 	// CutRecords counts the log records of OpenTelemetry Collector batch
 	// lines past MaxBatchRecords per line: not searched, only counted.
 	CutRecords int `json:"cut_records,omitempty"`
+	// LongLines counts the lines longer than a line's bound that the scan
+	// reached: only their head was read for stamp, level and message.
+	LongLines int `json:"long_lines,omitempty"`
 	// SkippedCount is how many files could not be read (fully); the first
 	// maxSkippedListed are named in SkippedFiles.
 	SkippedCount int           `json:"skipped_count,omitempty"`
@@ -129,9 +132,11 @@ type accumulator struct {
 	glued int
 	// cutRecords counts batch records past MaxBatchRecords per line.
 	cutRecords int
-	seq        int64
-	held       entryHeap
-	patterns   map[string]*patternAcc
+	// longLines counts lines cut to their head (maxLineBytes).
+	longLines int
+	seq       int64
+	held      entryHeap
+	patterns  map[string]*patternAcc
 	// mask masks values by key name before messages are grouped and
 	// clipped, so templates differ by no secret and no cut hides one.
 	mask *redact.Keyed
@@ -316,6 +321,7 @@ func (a *accumulator) result(source string, start, end int64) Result {
 	res.Unparsed = a.unparsed
 	res.Glued = a.glued
 	res.CutRecords = a.cutRecords
+	res.LongLines = a.longLines
 	res.Truncated = res.Truncated || res.Returned < res.Matched
 	return res
 }

@@ -71,7 +71,11 @@ type scanner struct {
 	// before it belong to no entry and are counted as unparsed.
 	entered bool
 	ticks   int
-	ctx     context.Context
+	// work is the line text parsed since the last context check.
+	work int
+	// gap is the last long newline-free run the binary search crossed.
+	gap gap
+	ctx context.Context
 	// budget is what is left of the call's decompressed-byte limit.
 	budget int64
 	// latest is the latest entry time read so far in the file, and
@@ -99,16 +103,17 @@ func (s *scanner) parse(line []byte, r *logparse.Record) logparse.LineKind {
 }
 
 // joined is the one line an entry of partial lines makes (the layout's
-// Join), or the entry's first line; next is where its continuation starts,
-// hay the text its contains words are matched against.
-func (s *scanner) joined(data []byte, hs, end int) (line []byte, next int, hay []byte) {
-	line, next = lineAt(data, hs, end)
+// Join), or the entry's first line cut at lineCap (cut says so); next is
+// where its continuation starts; hay, when not nil, is the joined text the
+// contains words are matched against (nil: match the entry's line heads).
+func (s *scanner) joined(data []byte, hs, end int) (line []byte, next int, hay []byte, cut bool) {
+	line, next, cut = s.line(data, hs, end)
 	if s.lay.Join != nil {
 		if j := s.lay.Join(data[hs:end]); j != nil {
-			return j, end, j
+			return j, end, j, false
 		}
 	}
-	return line, next, data[hs:end]
+	return line, next, nil, cut
 }
 
 // noteTime records the time of an entry read in file order and marks the
@@ -120,30 +125,98 @@ func (s *scanner) noteTime(ts int64) {
 	s.latest = max(s.latest, ts)
 }
 
+// tick checks the call's context every 1024 lines and after every
+// tickBytes of line text parsed, so neither many short lines nor a few long
+// ones outlast the time cap, the run's deadline or a cancellation.
 func (s *scanner) tick() error {
 	s.ticks++
-	if s.ticks&1023 == 0 {
+	if s.ticks&1023 == 0 || s.work >= tickBytes {
+		s.work = 0
 		return s.ctx.Err()
 	}
 	return nil
 }
 
-// lineAt returns the line starting at i (without '\n' and a trailing '\r')
-// and the index after its newline.
+// stopped reports whether the call's context has ended (the skip of a long
+// line's tail checks it between chunks).
+func (s *scanner) stopped() bool { return s.ctx.Err() != nil }
+
+// lineAt returns the line starting at i (without '\n' and a trailing '\r',
+// at most maxLineBytes of it) and the index after its newline.
 func lineAt(data []byte, i, hi int) ([]byte, int) {
-	k := bytes.IndexByte(data[i:hi], '\n')
-	var line []byte
-	next := hi
-	if k < 0 {
-		line = data[i:hi]
+	line, next, _ := cutLine(data, i, hi, maxLineBytes, nil)
+	return line, next
+}
+
+// cutLine returns the line starting at i (without '\n' and a trailing
+// '\r') and the index after its newline. A line longer than limit is cut:
+// line is its head and cut is true, and the rest is skipped to the next
+// newline by IndexByte, without copying, in skipChunk steps between which
+// stop (when given) can end the skip at hi.
+func cutLine(data []byte, i, hi, limit int, stop func() bool) (line []byte, next int, cut bool) {
+	if k := bytes.IndexByte(data[i:min(hi, i+limit+1)], '\n'); k >= 0 {
+		line, next = data[i:i+k], i+k+1
+	} else if hi-i <= limit {
+		line, next = data[i:hi], hi
 	} else {
-		line = data[i : i+k]
-		next = i + k + 1
+		return data[i : i+limit], skipLine(data, i+limit, hi, stop), true
 	}
 	if n := len(line); n > 0 && line[n-1] == '\r' {
 		line = line[:n-1]
 	}
-	return line, next
+	return line, next, false
+}
+
+// skipLine returns the index after the first newline at or after from (hi
+// when none, or when stop says the call has ended).
+func skipLine(data []byte, from, hi int, stop func() bool) int {
+	if k := indexChunked(data, from, hi, '\n', stop); k < hi {
+		return k + 1
+	}
+	return hi
+}
+
+// indexChunked is the index of the first c in data[from:hi] (hi when none,
+// or when stop says the call has ended), searched in skipChunk steps between
+// which stop (when given) is asked: a long stretch without c holds no call
+// past its limits.
+func indexChunked(data []byte, from, hi int, c byte, stop func() bool) int {
+	for from < hi {
+		end := min(hi, from+skipChunk)
+		if k := bytes.IndexByte(data[from:end], c); k >= 0 {
+			return from + k
+		}
+		from = end
+		if stop != nil && stop() {
+			return hi
+		}
+	}
+	return hi
+}
+
+// lineCap is how much of a line the detected layout parses: a batch
+// layout's records are read from a longer head than a line's stamp and level.
+func (s *scanner) lineCap() int {
+	if s.lay != nil && s.lay.Each != nil {
+		return maxBatchLineBytes
+	}
+	return maxLineBytes
+}
+
+// line is lineAt for the scanner: the head the layout parses, cut at
+// lineCap, with the tail skipped under the call's context; the head counts
+// towards the bytes between context checks.
+func (s *scanner) line(data []byte, i, hi int) (line []byte, next int, cut bool) {
+	line, next, cut = cutLine(data, i, hi, s.lineCap(), s.stopped)
+	s.work += len(line)
+	return line, next, cut
+}
+
+// countCut counts a line the scan reached whose tail was skipped.
+func (s *scanner) countCut(cut bool) {
+	if cut {
+		s.acc.longLines++
+	}
 }
 
 // isHeader reports whether the line starts an entry (timed or not).
@@ -159,15 +232,17 @@ func (s *scanner) isTimed(line []byte) bool {
 
 // entryEnd returns the end of the entry whose header line ends at next:
 // the next header, unless the line before it is a part that it continues
-// (Layout.Partial).
+// (Layout.Partial). Its continuation lines cut to their head are counted
+// here, once.
 func (s *scanner) entryEnd(data []byte, next, hi int) int {
 	i := next
 	partial := s.lay.Partial != nil && next > 0 && s.lay.Partial(lastLine(data, next))
 	for i < hi {
-		line, n := lineAt(data, i, hi)
+		line, n, cut := s.line(data, i, hi)
 		if !partial && s.isHeader(line) {
 			return i
 		}
+		s.countCut(cut)
 		if s.lay.Partial != nil {
 			partial = s.lay.Partial(line)
 		}
@@ -182,9 +257,26 @@ func lastLine(data []byte, next int) []byte {
 	return line
 }
 
+// entryContains reports whether the entry [hs,end) holds w; in an entry
+// longer than a line's head, only the heads of its lines are searched.
+func (s *scanner) entryContains(data []byte, hs, end int, w []byte) bool {
+	if end-hs <= s.lineCap() {
+		return containsFold(data[hs:end], w)
+	}
+	for i := hs; i < end; {
+		line, next, _ := cutLine(data, i, end, s.lineCap(), s.stopped)
+		if containsFold(line, w) {
+			return true
+		}
+		i = next
+	}
+	return false
+}
+
 // evalEntry checks the entry [hs,end) against the query and records it.
 func (s *scanner) evalEntry(data []byte, hs, end int) {
-	line, next, hay := s.joined(data, hs, end)
+	line, next, hay, cut := s.joined(data, hs, end)
+	s.countCut(cut)
 	if s.lay.Each != nil {
 		s.acc.cutRecords += s.lay.Each(line, &s.tc, &s.rec, s.evalRecord)
 		return
@@ -198,7 +290,7 @@ func (s *scanner) evalEntry(data []byte, hs, end int) {
 		return
 	}
 	for _, w := range s.q.words {
-		if !containsFold(hay, w) {
+		if hay != nil && !containsFold(hay, w) || hay == nil && !s.entryContains(data, hs, end, w) {
 			return
 		}
 	}
@@ -296,11 +388,12 @@ func (s *scanner) skipLeading(data []byte) (int, error) {
 		if err := s.tick(); err != nil {
 			return i, err
 		}
-		line, next := lineAt(data, i, len(data))
+		line, next, cut := s.line(data, i, len(data))
 		if s.isHeader(line) {
 			s.entered = true
 			return i, nil
 		}
+		s.countCut(cut)
 		s.orphan(line)
 		i = next
 	}
@@ -317,11 +410,12 @@ func (s *scanner) scanRange(data []byte, lo, hi int) error {
 	// lines before the first header have no entry to join: at the start of
 	// a file they are counted as unparsed, never given a neighbour's time
 	for i < hi {
-		line, next := lineAt(data, i, hi)
+		line, next, cut := s.line(data, i, hi)
 		if s.isHeader(line) {
 			s.entered = true
 			break
 		}
+		s.countCut(cut)
 		if lo == 0 && !s.entered {
 			s.orphan(line)
 		}
@@ -331,7 +425,7 @@ func (s *scanner) scanRange(data []byte, lo, hi int) error {
 		if err := s.tick(); err != nil {
 			return err
 		}
-		_, next := lineAt(data, i, hi)
+		_, next, _ := cutLine(data, i, hi, s.lineCap(), s.stopped)
 		end := s.entryEnd(data, next, hi)
 		s.evalEntry(data, i, end)
 		i = end
@@ -354,20 +448,12 @@ func (s *scanner) scanFiltered(data []byte, lo, hi int) error {
 			return nil
 		}
 		if cLo < from {
-			if k := bytes.IndexByte(data[from:hi], pf.lo); k >= 0 {
-				cLo = from + k
-			} else {
-				cLo = hi
-			}
+			cLo = indexChunked(data, from, hi, pf.lo, s.stopped)
 		}
 		c := cLo
 		if pf.up != pf.lo {
 			if cUp < from {
-				if k := bytes.IndexByte(data[from:hi], pf.up); k >= 0 {
-					cUp = from + k
-				} else {
-					cUp = hi
-				}
+				cUp = indexChunked(data, from, hi, pf.up, s.stopped)
 			}
 			c = min(c, cUp)
 		}
@@ -386,7 +472,7 @@ func (s *scanner) scanFiltered(data []byte, lo, hi int) error {
 		}
 		hs, n := -1, 0
 		for j := ls; n < maxWalkBack; n++ {
-			line, _ := lineAt(data, j, hi)
+			line, _, _ := cutLine(data, j, hi, s.lineCap(), s.stopped)
 			if s.isHeader(line) && (s.lay.Partial == nil || j <= done || !s.lay.Partial(lastLine(data, j))) {
 				hs = j
 				break
@@ -402,7 +488,8 @@ func (s *scanner) scanFiltered(data []byte, lo, hi int) error {
 			}
 		}
 		if hs < 0 { // text before the first entry: skip its line
-			line, next := lineAt(data, ls, hi)
+			line, next, cut := s.line(data, ls, hi)
+			s.countCut(cut)
 			if lo == 0 && !s.entered && n < maxWalkBack {
 				s.orphan(line)
 			}
@@ -410,7 +497,7 @@ func (s *scanner) scanFiltered(data []byte, lo, hi int) error {
 			continue
 		}
 		s.entered = true
-		_, next := lineAt(data, hs, hi)
+		_, next, _ := cutLine(data, hs, hi, s.lineCap(), s.stopped)
 		end := s.entryEnd(data, next, hi)
 		s.evalEntry(data, hs, end)
 		done, pos = end, end
@@ -526,20 +613,56 @@ func containsFold(hay, w []byte) bool {
 func (s *scanner) headerAtOrAfter(data []byte, m int) (off int, ts int64, ok bool) {
 	i := m
 	if i > 0 && data[i-1] != '\n' {
-		k := bytes.IndexByte(data[i:], '\n')
-		if k < 0 {
-			return len(data), 0, false
-		}
-		i += k + 1
+		i = s.nextLineStart(data, i)
 	}
 	for n := 0; i < len(data) && n < 4096; n++ {
-		line, next := lineAt(data, i, len(data))
+		line, _ := lineAt(data, i, len(data))
+		next := s.nextLineStart(data, i)
 		if s.isTimed(line) {
 			return i, s.probe.TS, true
 		}
 		i = next
 	}
 	return len(data), 0, false
+}
+
+// gap is a run of a mapped file without a newline longer than a line's
+// head: the tail of a long line, which the probes of a binary search would
+// otherwise scan again each time they land in it.
+type gap struct {
+	base     *byte // the data it belongs to: its first byte and length
+	n        int
+	from, to int // to is the index after the newline that ends the run
+}
+
+// nextLineStart returns the index after the first newline at or after m
+// (len(data) when none): the start of the next line. A long newline-free
+// run it crosses is remembered, so a long line is scanned once however many
+// probes land in it.
+func (s *scanner) nextLineStart(data []byte, m int) int {
+	if m >= len(data) {
+		return len(data)
+	}
+	g := &s.gap
+	if g.base != &data[0] || g.n != len(data) {
+		*g = gap{base: &data[0], n: len(data)}
+	}
+	if m >= g.from && m < g.to {
+		return g.to
+	}
+	hi := len(data)
+	if m < g.from {
+		hi = g.from
+	}
+	next := skipLine(data, m, hi, s.stopped)
+	if next == hi && hi == g.from && data[hi-1] != '\n' { // ran into the known run
+		g.from = m
+		return g.to
+	}
+	if next-m > maxLineBytes {
+		g.from, g.to = m, next
+	}
+	return next
 }
 
 // lowerBound is the offset of the first header with time ≥ target in a
@@ -586,7 +709,7 @@ func (s *scanner) ordered(data []byte) bool {
 // detectHeadLines non-empty lines from from (within detectHeadBytes, each
 // line whole), and detectProbeLines from each
 // of detectProbes evenly spaced points after it.
-func sampleLines(data []byte, from int) [][]byte {
+func (s *scanner) sampleLines(data []byte, from int) [][]byte {
 	var out [][]byte
 	take := func(at, n int) {
 		hi := min(len(data), at+logparse.DetectHeadBytes)
@@ -604,8 +727,9 @@ func sampleLines(data []byte, from int) [][]byte {
 	take(from, logparse.DetectHeadLines)
 	for k := 1; k <= logparse.DetectProbes; k++ {
 		off := from + int(int64(len(data)-from)*int64(k)/(logparse.DetectProbes+1))
-		if j := bytes.IndexByte(data[off:], '\n'); j >= 0 {
-			take(off+j+1, logparse.DetectProbeLines)
+		// probes that land in one long line cross it once
+		if next := s.nextLineStart(data, off); next < len(data) || data[len(data)-1] == '\n' {
+			take(next, logparse.DetectProbeLines)
 		}
 	}
 	return out
@@ -640,10 +764,10 @@ func (s *scanner) setup(cands []*logparse.Layout, head []byte) error {
 	}
 	s.entered = false
 	s.latest, s.disordered = 0, false
-	l, ok := logparse.DetectLayout(sampleLines(head, 0), &s.tc, cands)
+	l, ok := logparse.DetectLayout(s.sampleLines(head, 0), &s.tc, cands)
 	if !ok {
 		if off := firstTimed(head, &s.tc, cands); off >= 0 {
-			l, ok = logparse.DetectLayout(sampleLines(head, off), &s.tc, cands)
+			l, ok = logparse.DetectLayout(s.sampleLines(head, off), &s.tc, cands)
 		}
 	}
 	if !ok {
@@ -884,6 +1008,9 @@ func (s *scanner) scanStream(r io.Reader, cands []*logparse.Layout) (read bool, 
 	buf := make([]byte, 0, streamChunk)
 	first := true
 	eof := false
+	// inLong says the buffer starts inside a line longer than a chunk whose
+	// head was scanned: its tail is dropped up to the next newline.
+	inLong := false
 	var readErr error
 	for {
 		if err := s.ctx.Err(); err != nil {
@@ -896,6 +1023,15 @@ func (s *scanner) scanStream(r io.Reader, cands []*logparse.Layout) (read bool, 
 				eof = true
 			} else if err != nil {
 				readErr = err
+			}
+			if inLong {
+				k := bytes.IndexByte(buf, '\n')
+				if k < 0 {
+					buf = buf[:0]
+					continue
+				}
+				buf = buf[:copy(buf, buf[k+1:])]
+				inLong = false
 			}
 		}
 		last := eof || readErr != nil
@@ -925,6 +1061,14 @@ func (s *scanner) scanStream(r io.Reader, cands []*logparse.Layout) (read bool, 
 		}
 		if last {
 			return read, readErr
+		}
+		if cut == len(buf) && bytes.IndexByte(buf, '\n') < 0 {
+			// one line fills the chunk: its head was scanned, the tail is
+			// skipped (counted here when the head was not already cut)
+			inLong = true
+			if len(buf) <= s.lineCap() {
+				s.acc.longLines++
+			}
 		}
 		rest := copy(buf, buf[cut:])
 		buf = buf[:rest]

@@ -14,8 +14,10 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
+	"strings"
 	"syscall"
 
+	"github.com/superbiz/superbiz/internal/filekind"
 	"github.com/superbiz/superbiz/internal/tools"
 	"github.com/superbiz/superbiz/prompts"
 )
@@ -67,8 +69,9 @@ func Load(dirs []string) (*Catalog, error) {
 	if builtins == 0 {
 		return nil, errors.New("load built-in playbooks: none embedded")
 	}
+	roots := realRoots(dirs)
 	for _, dir := range dirs {
-		c.loadDir(dir)
+		c.loadDir(dir, roots)
 	}
 	c.sorted = make([]tools.Playbook, 0, len(c.byName))
 	for _, p := range c.byName {
@@ -102,7 +105,7 @@ func (c *Catalog) loadBuiltins() error {
 	return nil
 }
 
-func (c *Catalog) loadDir(dir string) {
+func (c *Catalog) loadDir(dir string, roots []string) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -116,7 +119,7 @@ func (c *Catalog) loadDir(dir string) {
 			continue // README files and the like sit next to playbook directories
 		}
 		file := filepath.Join(dir, e.Name(), FileName)
-		pb, err := readPlaybook(file, e.Name())
+		pb, err := readPlaybook(file, e.Name(), roots)
 		if err != nil {
 			if errors.Is(err, errNotPlaybookDir) {
 				continue
@@ -141,8 +144,39 @@ func (c *Catalog) loadDir(dir string) {
 // directories: not a playbook, silently ignored.
 var errNotPlaybookDir = errors.New("not a directory")
 
-func readPlaybook(file, dirName string) (tools.Playbook, error) {
-	f, err := os.Open(file)
+// ErrOutside marks a playbook reached through a symbolic link that leads
+// outside every [skills] path: it is refused, so a link cannot serve any file
+// on the machine to the model.
+var ErrOutside = errors.New("is a symbolic link leading outside the [skills] paths; copy the playbook into one of them")
+
+// realRoots resolves the [skills] paths' symbolic links, so a playbook's real
+// path can be checked against them; a path that does not resolve is left out
+// (loadDir reports it).
+func realRoots(dirs []string) []string {
+	var out []string
+	for _, d := range dirs {
+		if r, err := filepath.EvalSymlinks(d); err == nil {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// within reports whether path lies inside one of roots.
+func within(path string, roots []string) bool {
+	for _, r := range roots {
+		if rel, err := filepath.Rel(r, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
+// readPlaybook reads one SKILL.md. It must be a regular file (a FIFO is
+// opened non-blocking and refused, never waited on; a device or socket is
+// refused) whose real path, links resolved, lies inside a [skills] path.
+func readPlaybook(file, dirName string, roots []string) (tools.Playbook, error) {
+	real, err := filepath.EvalSymlinks(file)
 	switch {
 	case errors.Is(err, syscall.ENOTDIR):
 		return tools.Playbook{}, errNotPlaybookDir
@@ -151,12 +185,42 @@ func readPlaybook(file, dirName string) (tools.Playbook, error) {
 	case err != nil:
 		return tools.Playbook{}, fmt.Errorf("open: %w", err)
 	}
+	if !within(real, roots) {
+		return tools.Playbook{}, ErrOutside
+	}
+	st, err := os.Stat(real)
+	if err != nil {
+		return tools.Playbook{}, fmt.Errorf("open: %w", err)
+	}
+	if err := regular(st); err != nil {
+		return tools.Playbook{}, err
+	}
+	f, err := os.OpenFile(real, os.O_RDONLY|openFlags, 0)
+	if err != nil {
+		return tools.Playbook{}, fmt.Errorf("open: %w", err)
+	}
 	defer f.Close()
+	// the name may have been swapped for a special file after the Stat
+	if st, err = f.Stat(); err != nil {
+		return tools.Playbook{}, fmt.Errorf("open: %w", err)
+	}
+	if err := regular(st); err != nil {
+		return tools.Playbook{}, err
+	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
 	if err != nil {
 		return tools.Playbook{}, fmt.Errorf("read: %w", err)
 	}
 	return parseFile(data, dirName)
+}
+
+// regular refuses a SKILL.md that is not a regular file, saying what it is.
+func regular(st fs.FileInfo) error {
+	m := st.Mode()
+	if m.IsRegular() {
+		return nil
+	}
+	return fmt.Errorf("%s is %s, not a regular file; make it a Markdown file", FileName, filekind.Describe(m))
 }
 
 func parseFile(data []byte, dirName string) (tools.Playbook, error) {
