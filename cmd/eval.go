@@ -59,7 +59,7 @@ error, 4 the model server failed, 130 cancelled.`,
 	fl.IntVar(&f.repeat, "repeat", 1, "runs per pack (K of pass^k)")
 	fl.IntVar(&f.parallel, "parallel", 1, "packs run at once")
 	fl.StringVar(&f.junit, "junit", "", "also write the results as JUnit XML to FILE")
-	fl.BoolVar(&f.record, "record", false, "keep every run in the run store (--db) for `runs show` and --regrade")
+	fl.BoolVar(&f.record, "record", false, "keep every run in the run store (--db) for runs show and --regrade")
 	fl.Float64Var(&f.minPass, "min-pass", 0, "exit 1 when pass@1 (a fraction, 0 to 1) is below this")
 	fl.StringVar(&f.regrade, "regrade", "", "grade the runs of RESULTS.json (recorded with --record) again, with no model")
 	c.AddCommand(a.newEvalCompareCmd())
