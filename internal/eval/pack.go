@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -87,9 +88,10 @@ type scenario struct {
 	} `toml:"expect"`
 }
 
+// idShape and evidenceShape compile on first use, keeping start-up free of them.
 var (
-	idShape       = regexp.MustCompile(`^[a-z0-9-]{1,64}$`)
-	evidenceShape = regexp.MustCompile(`^[a-z_]{1,64}(:[^\s]{1,200})?$`)
+	idShape       = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9-]{1,64}$`) })
+	evidenceShape = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z_]{1,64}(:[^\s]{1,200})?$`) })
 )
 
 // packError is a load failure naming the file and the key.
@@ -118,7 +120,7 @@ func (p *Pack) load() error {
 	if und := md.Undecoded(); len(und) > 0 {
 		return packError(file, und[0].String(), "unknown key")
 	}
-	if !idShape.MatchString(s.ID) {
+	if !idShape().MatchString(s.ID) {
 		return packError(file, "id", "%q is not 1 to 64 of [a-z0-9-]", s.ID)
 	}
 	p.ID, p.Title, p.Tags, p.Question = s.ID, strings.TrimSpace(s.Title), s.Tags, strings.TrimSpace(s.Question)
@@ -183,7 +185,7 @@ func (p *Pack) loadExpect(file string, s scenario) error {
 		p.Expect.Forbidden = append(p.Expect.Forbidden, re)
 	}
 	for i, ev := range e.Evidence {
-		if !evidenceShape.MatchString(ev) {
+		if !evidenceShape().MatchString(ev) {
 			return packError(file, fmt.Sprintf("expect.evidence[%d]", i), "%q is not a tool or tool:source", ev)
 		}
 	}

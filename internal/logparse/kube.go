@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -178,9 +179,13 @@ func trimNewline(b []byte) []byte {
 // podLog is /var/log/containers/<pod>_<namespace>_<container>-<64 hex>.log;
 // podsDir is the <namespace>_<pod>_<uid> directory of /var/log/pods.
 var (
-	podLog  = regexp.MustCompile(`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?_[a-z0-9]([-a-z0-9]*[a-z0-9])?_([a-z0-9]([-a-z0-9]*[a-z0-9])?)-[0-9a-f]{64}\.log$`)
-	podsDir = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?_[a-z0-9]([-a-z0-9.]*[a-z0-9])?_[0-9a-f-]{36}$`)
-	podsLog = regexp.MustCompile(`^[0-9]+\.log(\..*)?$`)
+	podLog = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?_[a-z0-9]([-a-z0-9]*[a-z0-9])?_([a-z0-9]([-a-z0-9]*[a-z0-9])?)-[0-9a-f]{64}\.log$`)
+	})
+	podsDir = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?_[a-z0-9]([-a-z0-9.]*[a-z0-9])?_[0-9a-f-]{36}$`)
+	})
+	podsLog = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]+\.log(\..*)?$`) })
 )
 
 // PathService is the container name a Kubernetes node log's path holds:
@@ -189,11 +194,11 @@ var (
 // <n>.log.<date> too); "" for any other path.
 func PathService(path string) string {
 	base := filepath.Base(path)
-	if m := podLog.FindStringSubmatch(base); m != nil {
+	if m := podLog().FindStringSubmatch(base); m != nil {
 		return m[3]
 	}
 	dir := filepath.Dir(path)
-	if podsLog.MatchString(base) && podsDir.MatchString(filepath.Base(filepath.Dir(dir))) {
+	if podsLog().MatchString(base) && podsDir().MatchString(filepath.Base(filepath.Dir(dir))) {
 		return strings.ToLower(filepath.Base(dir))
 	}
 	return ""

@@ -252,7 +252,7 @@ func (s *Server) addTools() error {
 		Name:         ToolDiagnose,
 		Description:  "Diagnose a production problem from evidence: superbiz runs its agent over the configured sources and releases only a conclusion its guards checked against that evidence (outcome, conclusion, findings with sources, limitations, run_id), or an honest FALLBACK saying what was checked and what is missing.",
 		InputSchema:  schema.Of(DiagnoseInput{}),
-		OutputSchema: nullableSchema(diagnoseOutputSchema),
+		OutputSchema: nullableSchema(diagnoseOutputSchema()),
 		Annotations:  readOnly(),
 	}, s.guard(true, func(ctx context.Context, req *mcp.CallToolRequest) (Result, error) {
 		var in DiagnoseInput

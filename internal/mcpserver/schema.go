@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	"github.com/superbiz/superbiz/internal/schema"
 	"github.com/superbiz/superbiz/internal/usecase"
@@ -10,7 +11,7 @@ import (
 
 // diagnoseOutputSchema is the schema of diagnose's structured result: the
 // Output `superbiz diagnose -o json` prints, from the same Go struct.
-var diagnoseOutputSchema = schema.Of(usecase.Output{})
+var diagnoseOutputSchema = sync.OnceValue(func() json.RawMessage { return schema.Of(usecase.Output{}) })
 
 // nullableSchema lets every object and array member below the top be null,
 // as Go encodes a nil pointer or slice (a FALLBACK has no result, a run

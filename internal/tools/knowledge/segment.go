@@ -197,7 +197,7 @@ func queryTerms(query string) []term {
 		if kept[i].prefix {
 			continue
 		}
-		for _, a := range querySynonyms.of(kept[i].text) {
+		for _, a := range querySynonyms().of(kept[i].text) {
 			if zh || strings.IndexFunc(a, isCJK) < 0 {
 				kept[i].alts = append(kept[i].alts, a)
 			}

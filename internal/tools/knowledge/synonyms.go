@@ -3,6 +3,7 @@ package knowledge
 import (
 	"slices"
 	"strings"
+	"sync"
 )
 
 // synonymGroups are words that runbooks use for one concept, English and
@@ -78,8 +79,8 @@ var synonymGroups = [][]string{
 	{"limit", "limits", "上限", "限制"},
 }
 
-// querySynonyms is synonymGroups indexed once; it is never written after.
-var querySynonyms = newSynonyms(synonymGroups)
+// querySynonyms is synonymGroups indexed on first use; it is never written after.
+var querySynonyms = sync.OnceValue(func() synonyms { return newSynonyms(synonymGroups) })
 
 // synonyms maps a member's key (roughStem of an English word, the word
 // itself for Chinese) to the other members of its group.

@@ -615,7 +615,7 @@ func (s *scanner) headerAtOrAfter(data []byte, m int) (off int, ts int64, ok boo
 	if i > 0 && data[i-1] != '\n' {
 		i = s.nextLineStart(data, i)
 	}
-	for n := 0; i < len(data) && n < 4096; n++ {
+	for n := 0; i < len(data) && n < 4096 && !s.stopped(); n++ {
 		line, _ := lineAt(data, i, len(data))
 		next := s.nextLineStart(data, i)
 		if s.isTimed(line) {
@@ -689,6 +689,11 @@ func (s *scanner) ordered(data []byte) bool {
 	var prev int64
 	seen := 0
 	for k := 0; k <= samples; k++ {
+		if s.stopped() {
+			// the call's time cap or the run's end: what the scan reads next
+			// stops at once too, and reports why
+			return false
+		}
 		_, ts, ok := s.headerAtOrAfter(data, int(int64(len(data))*int64(k)/samples))
 		if !ok {
 			continue
