@@ -141,7 +141,10 @@ func TestLongLinesTimeCap(t *testing.T) {
 	}
 	start := time.Now()
 	out := tool.Execute(context.Background(), tools.Call{Input: c.Input, Now: base.Add(time.Hour)})
-	if el := time.Since(start); el > 1500*time.Millisecond {
+	// The cap is proven by truncated_by and the lines left unmatched below;
+	// this wall bound only catches a scan that ignores it altogether (whole
+	// lines parsed take minutes), with room for -race on a loaded CI machine.
+	if el := time.Since(start); el > 10*time.Second {
 		t.Fatalf("time cap of 20ms took %s", el)
 	}
 	res := out.Result.(Result)
