@@ -211,12 +211,32 @@ func LayoutByName(name string) *Layout {
 	return nil
 }
 
+// Bounds of one line, shared by detection and the search so both judge a
+// line by the same head: a line longer than MaxLineBytes is parsed by its
+// head (a custom regexp included, so its work per line is bounded); a batch
+// layout's line (one OTLP request of many records) by a longer head,
+// MaxBatchLineBytes, in a linear JSON walk.
+const (
+	MaxLineBytes      = 64 << 10
+	MaxBatchLineBytes = 16 << 20
+)
+
+// LineCap is how much of a line l parses: MaxBatchLineBytes for a batch
+// layout, MaxLineBytes for the others.
+func (l *Layout) LineCap() int {
+	if l.Each != nil {
+		return MaxBatchLineBytes
+	}
+	return MaxLineBytes
+}
+
 // detectSample bounds what detection parses: lines from the file's start
 // and from evenly spaced points after it; when none of them has a time,
 // the first timed line within DetectScanBytes (however long the untimed
-// header before it) and the same samples from there.
+// header before it) and the same samples from there. A sampled line is
+// taken whole up to the longest head a layout parses.
 const (
-	DetectScanBytes  = 16 << 20
+	DetectScanBytes  = MaxBatchLineBytes
 	DetectHeadBytes  = 256 << 10
 	DetectHeadLines  = 200
 	DetectProbes     = 8
@@ -224,16 +244,22 @@ const (
 )
 
 // DetectLayout picks among cands the layout under which the most sample
-// lines start a timed entry (ties go to the earlier candidate); ok is false
-// when no line of the sample has a time under any of them.
-func DetectLayout(sample [][]byte, tc *TimeCtx, cands []*Layout) (*Layout, bool) {
+// lines start a timed entry (ties go to the earlier candidate), each line
+// cut to the head the layout parses; ok is false when no line of the
+// sample has a time under any of them, or when stop (asked before each
+// line: a custom regexp over long heads takes a while) says the caller has
+// ended.
+func DetectLayout(sample [][]byte, tc *TimeCtx, cands []*Layout, stop func() bool) (*Layout, bool) {
 	var r Record
 	var best *Layout
 	bestN := 0
 	for _, l := range cands {
 		n := 0
 		for _, line := range sample {
-			if l.ParseLine(line, tc, &r) == LineTimed {
+			if stop != nil && stop() {
+				return nil, false
+			}
+			if l.ParseLine(line[:min(len(line), l.LineCap())], tc, &r) == LineTimed {
 				n++
 			}
 		}

@@ -90,7 +90,7 @@ func TestLayoutFixtures(t *testing.T) {
 			tc := logparse.TimeCtx{Loc: time.UTC}
 			tc.SetRef(fixtureMtime.UnixNano())
 			sc := &scanner{ctx: context.Background()}
-			l, ok := logparse.DetectLayout(sc.sampleLines(bytes.TrimPrefix(data, logparse.UTF8BOM), 0), &tc, logparse.BuiltinLayouts())
+			l, ok := logparse.DetectLayout(sc.sampleLines(bytes.TrimPrefix(data, logparse.UTF8BOM), 0), &tc, logparse.BuiltinLayouts(), nil)
 			if !ok || l.Name != c.layout {
 				t.Fatalf("detected %v (ok %v), want %s", l, ok, c.layout)
 			}
@@ -326,7 +326,7 @@ func TestTextLines(t *testing.T) {
 	for _, c := range cases {
 		tc := logparse.TimeCtx{Loc: time.UTC}
 		tc.SetRef(fixtureMtime.UnixNano())
-		l, ok := logparse.DetectLayout([][]byte{[]byte(c.line)}, &tc, logparse.BuiltinLayouts())
+		l, ok := logparse.DetectLayout([][]byte{[]byte(c.line)}, &tc, logparse.BuiltinLayouts(), nil)
 		if !ok || l.Name != c.layout {
 			t.Errorf("%q: layout %v, want %s", c.line, l, c.layout)
 			continue

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/superbiz/superbiz/internal/logparse"
 )
 
 // Per-call scan bounds. One query_logs call reads at most this much data out
@@ -28,19 +30,16 @@ const (
 // gigabyte files.
 const defaultSeekMin int64 = 16 << 20
 
-// Bounds of one line. A line longer than maxLineBytes is cut: its head is
-// parsed for stamp, level and message (a custom regexp included, so its work
-// per line is bounded) and the rest is skipped to the next newline without
-// copying, in skipChunk steps between which the call's context is checked;
-// such lines are counted in long_lines. A batch layout's line (one OTLP
-// request of many records) is parsed from a longer head, maxBatchLineBytes,
-// by a linear JSON walk. tickBytes of parsed line text between context
-// checks keep the time cap and the run's end prompt on long lines too.
+// A line longer than its layout's LineCap (logparse.MaxLineBytes, or
+// logparse.MaxBatchLineBytes for a batch layout) is cut: its head is parsed
+// and the rest is skipped to the next newline without copying, in skipChunk
+// steps between which the call's context is checked; such lines are counted
+// in long_lines. tickBytes of parsed line text between context checks, one
+// line's head, keep the time cap and the run's end prompt on long lines
+// (a custom regexp over a 64 KiB head takes milliseconds, tens under -race).
 const (
-	maxLineBytes      = 64 << 10
-	maxBatchLineBytes = 16 << 20
-	skipChunk         = 16 << 20
-	tickBytes         = 1 << 20
+	skipChunk = 16 << 20
+	tickBytes = logparse.MaxLineBytes
 )
 
 // scanLimits are the per-call scan bounds of a Tool (tests inject small ones).

@@ -34,7 +34,7 @@ func longLineFile(t *testing.T, dir string, size int, gz bool) string {
 	return writeFile(t, dir, name, b.String(), gz)
 }
 
-// TestLongLineCut: a line longer than maxLineBytes is read by its head
+// TestLongLineCut: a line longer than logparse.MaxLineBytes is read by its head
 // (stamp, level, message) and counted in long_lines, its tail is neither
 // parsed nor searched, and the lines around it are read as usual, whatever
 // the layout or whether the file is mapped or streamed.
@@ -147,9 +147,14 @@ func TestLongLinesTimeCap(t *testing.T) {
 	if el := time.Since(start); el > 10*time.Second {
 		t.Fatalf("time cap of 20ms took %s", el)
 	}
-	res := out.Result.(Result)
-	if fmt.Sprint(res.TruncatedBy) != "["+limitTime+"]" || res.Matched == 48 {
-		t.Fatalf("truncated_by %v matched %d", res.TruncatedBy, res.Matched)
+	res, ok := out.Result.(Result)
+	if !ok {
+		t.Fatalf("time cap: %s %v", out.ErrorCode, out.Detail)
+	}
+	// the cap may fall while the layout is detected: the file is then
+	// unread for want of time, never skipped as a file without times
+	if fmt.Sprint(res.TruncatedBy) != "["+limitTime+"]" || res.Matched == 48 || res.SkippedCount != 0 {
+		t.Fatalf("truncated_by %v matched %d skipped %v", res.TruncatedBy, res.Matched, res.SkippedFiles)
 	}
 	tool.limits.time = time.Hour
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)

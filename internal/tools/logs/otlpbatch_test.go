@@ -128,7 +128,7 @@ func TestOTLPBatchLongLine(t *testing.T) {
 		fmt.Fprintf(&b, `{"timeUnixNano":"%d","severityNumber":17,"body":{"stringValue":"r%d padding padding padding padding padding padding padding padding padding padding padding"}}`, base.Add(10*time.Minute).UnixNano()+int64(i), i)
 	}
 	b.WriteString("]}]}]}\n")
-	if b.Len() <= maxBatchLineBytes {
+	if b.Len() <= logparse.MaxBatchLineBytes {
 		t.Fatalf("line of %d bytes is within the batch head", b.Len())
 	}
 	p := filepath.Join(t.TempDir(), "bulk.json")

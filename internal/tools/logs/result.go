@@ -132,7 +132,7 @@ type accumulator struct {
 	glued int
 	// cutRecords counts batch records past MaxBatchRecords per line.
 	cutRecords int
-	// longLines counts lines cut to their head (maxLineBytes).
+	// longLines counts lines cut to their head (logparse.MaxLineBytes).
 	longLines int
 	seq       int64
 	held      entryHeap

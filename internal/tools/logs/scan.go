@@ -142,9 +142,9 @@ func (s *scanner) tick() error {
 func (s *scanner) stopped() bool { return s.ctx.Err() != nil }
 
 // lineAt returns the line starting at i (without '\n' and a trailing '\r',
-// at most maxLineBytes of it) and the index after its newline.
+// at most logparse.MaxLineBytes of it) and the index after its newline.
 func lineAt(data []byte, i, hi int) ([]byte, int) {
-	line, next, _ := cutLine(data, i, hi, maxLineBytes, nil)
+	line, next, _ := cutLine(data, i, hi, logparse.MaxLineBytes, nil)
 	return line, next
 }
 
@@ -194,13 +194,12 @@ func indexChunked(data []byte, from, hi int, c byte, stop func() bool) int {
 	return hi
 }
 
-// lineCap is how much of a line the detected layout parses: a batch
-// layout's records are read from a longer head than a line's stamp and level.
+// lineCap is how much of a line the detected layout parses.
 func (s *scanner) lineCap() int {
-	if s.lay != nil && s.lay.Each != nil {
-		return maxBatchLineBytes
+	if s.lay != nil {
+		return s.lay.LineCap()
 	}
-	return maxLineBytes
+	return logparse.MaxLineBytes
 }
 
 // line is lineAt for the scanner: the head the layout parses, cut at
@@ -659,7 +658,7 @@ func (s *scanner) nextLineStart(data []byte, m int) int {
 		g.from = m
 		return g.to
 	}
-	if next-m > maxLineBytes {
+	if next-m > logparse.MaxLineBytes {
 		g.from, g.to = m, next
 	}
 	return next
@@ -719,8 +718,8 @@ func (s *scanner) sampleLines(data []byte, from int) [][]byte {
 	take := func(at, n int) {
 		hi := min(len(data), at+logparse.DetectHeadBytes)
 		for i, got := at, 0; i < hi && got < n; {
-			// a line is sampled whole up to detectScanBytes (a collector
-			// batch line is often longer than the sample's byte bound)
+			// a line is sampled by its head, cut as the search cuts it
+			// (it may run past the sample's byte bound)
 			line, next := lineAt(data, i, min(len(data), i+logparse.DetectScanBytes))
 			if len(bytes.TrimSpace(line)) > 0 {
 				out = append(out, line)
@@ -741,12 +740,13 @@ func (s *scanner) sampleLines(data []byte, from int) [][]byte {
 }
 
 // firstTimed is the offset of the first line within detectScanBytes of
-// data that one of cands places in time, or -1: where detection looks when
-// a header longer than its samples hides the layout.
-func firstTimed(data []byte, tc *logparse.TimeCtx, cands []*logparse.Layout) int {
+// data that one of cands places in time, or -1 (also once stop says the
+// call has ended): where detection looks when a header longer than its
+// samples hides the layout.
+func firstTimed(data []byte, tc *logparse.TimeCtx, cands []*logparse.Layout, stop func() bool) int {
 	var r logparse.Record
 	hi := min(len(data), logparse.DetectScanBytes)
-	for i := 0; i < hi; {
+	for i := 0; i < hi && !stop(); {
 		line, next := lineAt(data, i, hi)
 		for _, l := range cands {
 			if l.ParseLine(line, tc, &r) == logparse.LineTimed {
@@ -769,11 +769,15 @@ func (s *scanner) setup(cands []*logparse.Layout, head []byte) error {
 	}
 	s.entered = false
 	s.latest, s.disordered = 0, false
-	l, ok := logparse.DetectLayout(s.sampleLines(head, 0), &s.tc, cands)
-	if !ok {
-		if off := firstTimed(head, &s.tc, cands); off >= 0 {
-			l, ok = logparse.DetectLayout(s.sampleLines(head, off), &s.tc, cands)
+	l, ok := logparse.DetectLayout(s.sampleLines(head, 0), &s.tc, cands, s.stopped)
+	if !ok && !s.stopped() {
+		if off := firstTimed(head, &s.tc, cands, s.stopped); off >= 0 {
+			l, ok = logparse.DetectLayout(s.sampleLines(head, off), &s.tc, cands, s.stopped)
 		}
+	}
+	if err := s.ctx.Err(); err != nil {
+		// the call ended while detecting: not a fault of the file
+		return err
 	}
 	if !ok {
 		return fileFault(reasonNoTime, fmt.Errorf("%w: %s", errUnrecognized, logparse.TriedLayouts(s.format, cands)))
