@@ -294,7 +294,15 @@ func splitBounded(key string, data []byte) (page Page, cut int, refused string) 
 // files no longer under the roots are dropped. The index mirrors the current
 // roots: files indexed from other roots are removed too. progress, when not
 // nil, is called after every file.
-func (ix *Index) Sync(ctx context.Context, progress func(Progress)) (st Stats, err error) {
+func (ix *Index) Sync(ctx context.Context, progress func(Progress)) (Stats, error) {
+	return ix.sync(ctx, progress, true)
+}
+
+// sync is Sync; total says whether to count the index's sections into
+// Stats.Total, which reads the whole section index (a quarter of an
+// unchanged sync of a thousand runbooks): a search before which the index is
+// synced has no use for the figure.
+func (ix *Index) sync(ctx context.Context, progress func(Progress), total bool) (st Stats, err error) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	roots, err := resolveRoots(ix.roots)
@@ -408,6 +416,9 @@ func (ix *Index) Sync(ctx context.Context, progress func(Progress)) (st Stats, e
 		if st.Embedding, err = ix.embedMissing(ctx); err != nil {
 			return st, err
 		}
+	}
+	if !total {
+		return st, nil
 	}
 	if err := ix.db.QueryRowContext(ctx, `SELECT count(*) FROM kb_sections`).Scan(&st.Total); err != nil {
 		return st, fmt.Errorf("count knowledge sections: %w", err)

@@ -124,7 +124,7 @@ func (t *Tool) Execute(ctx context.Context, call tools.Call) tools.Outcome {
 	if err != nil {
 		return tools.Failed(tools.CodeInvalidInput, err)
 	}
-	if _, err := t.ix.Sync(ctx, nil); err != nil {
+	if _, err := t.ix.sync(ctx, nil, false); err != nil {
 		return tools.Failed(failureCode(err), fmt.Errorf("sync knowledge index: %w", err))
 	}
 	docs, err := t.ix.Search(ctx, in.Query, in.TopK)
