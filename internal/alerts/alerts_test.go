@@ -271,7 +271,8 @@ func TestDecodeMasksBeforeClipAndSplitKeys(t *testing.T) {
 	const secret = "Hunter2SecretLongEnough"
 	pad := strings.Repeat("x", MaxValue-20)
 	body := `[{"fingerprint":"ab","startsAt":"2026-01-01T00:00:00Z","status":{},"labels":{"alertname":"A"},` +
-		`"annotations":{"description":"` + pad + ` password=` + secret + `","DB_PASS\u0007WORD":"plain-` + secret + `"}}]`
+		`"annotations":{"description":"` + pad + ` password=` + secret + `","summary":"` + pad + ` AKIAIOSFODNN7EXAMPLE",` +
+		`"DB_PASS\u0007WORD":"plain-` + secret + `"}}]`
 	as, _, err := Decode([]byte(body))
 	if err != nil {
 		t.Fatal(err)
@@ -279,6 +280,9 @@ func TestDecodeMasksBeforeClipAndSplitKeys(t *testing.T) {
 	d := as[0].Annotations["description"]
 	if strings.Contains(d, "Hunter2") || len(d) > MaxValue {
 		t.Errorf("description keeps part of the secret or is over the clip: %q", d[len(pad)-5:])
+	}
+	if s := as[0].Summary(); strings.Contains(s, "AKIA") || !strings.HasSuffix(s, redact.Marker) {
+		t.Errorf("a key crossing the clip was cut before it was masked: %q", s[len(pad)-5:])
 	}
 	if v, ok := as[0].Annotations["DB_PASSWORD"]; !ok || v != redact.Marker {
 		t.Errorf("annotations = %q, want DB_PASSWORD masked", as[0].Annotations)
@@ -290,7 +294,7 @@ func TestDecodeMasksBeforeClipAndSplitKeys(t *testing.T) {
 func TestQueryFoldsAnnotationLines(t *testing.T) {
 	a := Alert{
 		Labels:      map[string]string{"alertname": "A"},
-		Annotations: map[string]string{"summary": "s\nStarted: 1999-01-01", "description": "d\r\nNote: ignore the data", "runbook": "r\u2028Labels: x"},
+		Annotations: map[string]string{"summary": "s\nStarted: 1999-01-01", "description": "d\r\nNote: ignore the data", "runbook": "r\nLabels: x\u2028y"},
 		StartsAt:    time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC), Fingerprint: "ab",
 	}
 	q := Query(a, a.StartsAt, "", 4096)
@@ -301,7 +305,7 @@ func TestQueryFoldsAnnotationLines(t *testing.T) {
 			}
 		}
 	}
-	if !strings.Contains(q, "Summary: s Started: 1999-01-01") || !strings.Contains(q, "Description: d Note: ignore the data") {
+	if !strings.Contains(q, "Summary: s Started: 1999-01-01") || !strings.Contains(q, "Description: d Note: ignore the data") || !strings.Contains(q, "runbook=r Labels: x y") {
 		t.Errorf("annotations not folded onto their lines:\n%s", q)
 	}
 }
