@@ -49,9 +49,12 @@ unreachable or failing.`,
 			if err != nil {
 				return err
 			}
-			as, err := client.Firing(cmd.Context())
+			as, skipped, err := client.Firing(cmd.Context())
 			if err != nil {
 				return alertsFailure(err)
+			}
+			for _, s := range skipped {
+				fmt.Fprintf(a.io.ErrOut, "superbiz: %s\n", s)
 			}
 			return a.printAlerts(as, limit)
 		},

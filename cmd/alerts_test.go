@@ -6,6 +6,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -436,5 +438,40 @@ func TestAlertsEchoedCredentialScrubbed(t *testing.T) {
 			}
 		}
 		reliability.Record(t, reliability.SectionSecrets, "credential echoed by Alertmanager ("+strings.Fields(auth)[0]+"; alerts text and JSON)", map[string]any{"planted": len(secrets), "leaked": leaked})
+	}
+}
+
+// `alerts` over an answer in which one alert's startsAt is not a time
+// lists the other alert, says on stderr which one was left out, and exits
+// 0 (issue 17: the whole listing failed with exit 4).
+func TestAlertsMalformedStartListed(t *testing.T) {
+	body, err := os.ReadFile("../internal/alerts/testdata/alertmanager-0.25.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := strings.Replace(string(body), `"startsAt":"2026-11-30T17:00:00.000Z"`, `"startsAt":"30/11/2026 17:00"`, 1)
+	if bad == string(body) {
+		t.Fatal("the recorded answer changed: no startsAt to break")
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(bad))
+	}))
+	defer srv.Close()
+	cfg := filepath.Join(t.TempDir(), "superbiz.toml")
+	if err := os.WriteFile(cfg, []byte("[knowledge]\npaths = []\n\n[alerts]\nurl = \""+srv.URL+"\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := diagnoseEnv(t)
+	env["SUPERBIZ_CONFIG"] = cfg
+	code, out, errOut := cli(t, env, "alerts")
+	if code != ExitOK || !strings.Contains(out, "HighLatency") || !strings.Contains(out, "b6c13ba2d3d4f27f") || strings.Contains(out, "e1e03dc7b604b39e") {
+		t.Fatalf("exit %d, want 0 listing the well-formed alert only\n%s\n%s", code, out, errOut)
+	}
+	if !strings.Contains(errOut, `superbiz: alert 1 (fingerprint e1e03dc7b604b39e) left out: its startsAt "30/11/2026 17:00" is not an RFC 3339 time`) {
+		t.Errorf("stderr does not say which alert was left out:\n%s", errOut)
+	}
+	if code, out, errOut := cli(t, env, "doctor"); !strings.Contains(out+errOut, "1 left out") {
+		t.Errorf("doctor (exit %d) does not warn of the alert left out:\n%s\n%s", code, out, errOut)
 	}
 }

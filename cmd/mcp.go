@@ -280,9 +280,12 @@ func (s *mcpService) ListAlerts(ctx context.Context) (mcpserver.Result, error) {
 	if err != nil {
 		return mcpserver.Result{IsError: true, Text: redact.Clean(err.Error())}, nil
 	}
-	as, err := client.Firing(ctx)
+	as, skipped, err := client.Firing(ctx)
 	if err != nil {
 		return mcpserver.Result{IsError: true, Text: redact.Clean(alertsFailure(err).Error())}, nil
+	}
+	if len(skipped) > 0 {
+		return structured(map[string]any{"alerts": as, "skipped": skipped})
 	}
 	return structured(map[string]any{"alerts": as})
 }

@@ -45,6 +45,14 @@ func longLineSource(t *testing.T, e *env) []string {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
+	return customLogSource(t, e, p)
+}
+
+// customLogSource configures the source "app" over the file at p with the
+// custom layout "2026-03-14 14:01:00 ERROR [api] message", the clock at
+// 2026-03-14T15:00:00Z, and returns the config flag pair.
+func customLogSource(t *testing.T, e *env, p string) []string {
+	t.Helper()
 	cfg := filepath.Join(e.dir, "superbiz.toml")
 	toml := `[[logs]]
 name = "app"

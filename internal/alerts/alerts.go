@@ -75,7 +75,7 @@ func (a Alert) Summary() string { return a.Annotations[AnnotSummary] }
 type wireAlert struct {
 	Labels      map[string]string `json:"labels"`
 	Annotations map[string]string `json:"annotations"`
-	StartsAt    *time.Time        `json:"startsAt"`
+	StartsAt    json.RawMessage   `json:"startsAt"`
 	Fingerprint string            `json:"fingerprint"`
 	Status      *struct {
 		State string `json:"state"`
@@ -99,46 +99,57 @@ func isFingerprint(s string) bool {
 // ErrNotAlertmanager marks an answer that is not the Alertmanager API v2.
 var ErrNotAlertmanager = errors.New("not an Alertmanager API v2 answer")
 
+// maxSkipValue bounds the part of a malformed startsAt a skip note quotes.
+const maxSkipValue = 64
+
 // Decode reads the body of GET /api/v2/alerts: a JSON array of alerts,
 // each with labels, startsAt, a fingerprint and a status. Its texts are
-// cleaned (see Alert); the result is sorted newest first. Anything else is
-// ErrNotAlertmanager with what was wrong.
-func Decode(body []byte) ([]Alert, error) {
+// cleaned (see Alert); the result is sorted newest first. An alert whose
+// startsAt is there but not a time is left out and said so in skipped (one
+// cleaned line each), so one bad alert does not hide the others. Anything
+// else is ErrNotAlertmanager with what was wrong.
+func Decode(body []byte) (as []Alert, skipped []string, err error) {
 	if len(body) > MaxBody {
-		return nil, fmt.Errorf("the answer has more than %d bytes", MaxBody)
+		return nil, nil, fmt.Errorf("the answer has more than %d bytes", MaxBody)
 	}
 	var raw []json.RawMessage
 	if err := json.Unmarshal(body, &raw); err != nil {
-		return nil, fmt.Errorf("%w: the body is not a JSON array of alerts (%s)", ErrNotAlertmanager, textclip.Bytes(redact.StripControlLine(err.Error()), 120))
+		return nil, nil, fmt.Errorf("%w: the body is not a JSON array of alerts (%s)", ErrNotAlertmanager, textclip.Bytes(redact.StripControlLine(err.Error()), 120))
 	}
 	if len(raw) > MaxAlerts {
-		return nil, fmt.Errorf("the answer holds %d alerts, more than the %d superbiz reads", len(raw), MaxAlerts)
+		return nil, nil, fmt.Errorf("the answer holds %d alerts, more than the %d superbiz reads", len(raw), MaxAlerts)
 	}
 	out := make([]Alert, 0, len(raw))
 	for i, r := range raw {
 		var w wireAlert
 		if err := json.Unmarshal(r, &w); err != nil {
-			return nil, fmt.Errorf("%w: alert %d is not an alert object", ErrNotAlertmanager, i)
+			return nil, nil, fmt.Errorf("%w: alert %d is not an alert object", ErrNotAlertmanager, i)
 		}
 		switch {
 		case w.Labels == nil:
-			return nil, fmt.Errorf("%w: alert %d has no labels", ErrNotAlertmanager, i)
-		case w.StartsAt == nil || w.StartsAt.IsZero():
-			return nil, fmt.Errorf("%w: alert %d has no startsAt", ErrNotAlertmanager, i)
+			return nil, nil, fmt.Errorf("%w: alert %d has no labels", ErrNotAlertmanager, i)
+		case w.StartsAt == nil || string(w.StartsAt) == "null":
+			return nil, nil, fmt.Errorf("%w: alert %d has no startsAt", ErrNotAlertmanager, i)
 		case w.Status == nil:
-			return nil, fmt.Errorf("%w: alert %d has no status", ErrNotAlertmanager, i)
+			return nil, nil, fmt.Errorf("%w: alert %d has no status", ErrNotAlertmanager, i)
 		case !isFingerprint(w.Fingerprint):
-			return nil, fmt.Errorf("%w: alert %d has no hexadecimal fingerprint", ErrNotAlertmanager, i)
+			return nil, nil, fmt.Errorf("%w: alert %d has no hexadecimal fingerprint", ErrNotAlertmanager, i)
+		}
+		var start time.Time
+		if err := json.Unmarshal(w.StartsAt, &start); err != nil || start.IsZero() {
+			value := textclip.Bytes(redact.Clean(redact.StripControlLine(string(w.StartsAt))), maxSkipValue)
+			skipped = append(skipped, fmt.Sprintf("alert %d (fingerprint %s) left out: its startsAt %s is not an RFC 3339 time", i, w.Fingerprint, value))
+			continue
 		}
 		out = append(out, Alert{
 			Labels:      cleanPairs(w.Labels, redact.StripControlLine, keyLabels),
 			Annotations: cleanPairs(w.Annotations, redact.StripControl, keyAnnotations),
-			StartsAt:    w.StartsAt.UTC(),
+			StartsAt:    start.UTC(),
 			Fingerprint: w.Fingerprint,
 		})
 	}
 	SortNewestFirst(out)
-	return out, nil
+	return out, skipped, nil
 }
 
 // The names kept before any other when an alert has more than MaxPairs

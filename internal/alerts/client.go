@@ -113,28 +113,28 @@ func (e *Error) Hint() string {
 }
 
 // Firing returns the firing alerts (active, not silenced, not inhibited),
-// newest first.
-func (c *Client) Firing(ctx context.Context) ([]Alert, error) {
+// newest first, and a note for each alert left out (see Decode).
+func (c *Client) Firing(ctx context.Context) (as []Alert, skipped []string, err error) {
 	u := *c.base
 	u.Path += alertsPath
 	u.RawQuery = url.Values{"active": {"true"}, "silenced": {"false"}, "inhibited": {"false"}}.Encode()
 	req, err := c.http.NewRequest(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
-		return nil, fmt.Errorf("alerts: %w", err)
+		return nil, nil, fmt.Errorf("alerts: %w", err)
 	}
 	req.Header.Set("Accept", "application/json")
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return nil, c.exchangeError(err)
+		return nil, nil, c.exchangeError(err)
 	}
-	as, err := Decode(resp.Body)
+	as, skipped, err = Decode(resp.Body)
 	switch {
 	case errors.Is(err, ErrNotAlertmanager):
-		return nil, c.fail(KindNotAlertmanager, 0, c.http.Scrub(err.Error()))
+		return nil, nil, c.fail(KindNotAlertmanager, 0, c.http.Scrub(err.Error()))
 	case err != nil:
-		return nil, c.fail(KindTooLarge, 0, c.http.Scrub(err.Error()))
+		return nil, nil, c.fail(KindTooLarge, 0, c.http.Scrub(err.Error()))
 	}
-	return as, nil
+	return as, skipped, nil
 }
 
 // Find returns the firing alert ref names (see Pick).
@@ -143,7 +143,7 @@ func (c *Client) Find(ctx context.Context, ref string) (Alert, string, error) {
 		return Alert{}, "", err
 	}
 	// A fingerprint cannot be filtered on server-side: read all, then pick.
-	as, err := c.Firing(ctx)
+	as, _, err := c.Firing(ctx)
 	if err != nil {
 		return Alert{}, "", err
 	}

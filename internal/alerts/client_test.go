@@ -9,6 +9,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -39,7 +40,7 @@ func TestFiringFromAlertmanager(t *testing.T) {
 	)
 	am.WaitFiring(t, 3)
 	c := newClient(t, Options{URL: am.URL + "/"})
-	as, err := c.Firing(context.Background())
+	as, _, err := c.Firing(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +116,7 @@ func TestAuthentication(t *testing.T) {
 		{"none", Options{URL: bearer}, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			as, err := newClient(t, tt.opts).Firing(context.Background())
+			as, _, err := newClient(t, tt.opts).Firing(context.Background())
 			if !tt.wantErr {
 				if err != nil || len(as) != 1 {
 					t.Fatalf("Firing = %d alerts, %v", len(as), err)
@@ -174,7 +175,7 @@ func TestFailures(t *testing.T) {
 		{"timeout", Options{URL: slow.URL, Timeout: 200 * time.Millisecond}, KindTimeout, "did not answer within alerts.timeout", "raise alerts.timeout"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := newClient(t, tt.opts).Firing(context.Background())
+			_, _, err := newClient(t, tt.opts).Firing(context.Background())
 			var e *Error
 			if !errors.As(err, &e) || e.Kind != tt.kind {
 				t.Fatalf("err = %v, want kind %s", err, tt.kind)
@@ -196,4 +197,65 @@ func TestNewRefusesBadOptions(t *testing.T) {
 			t.Errorf("New(%+v) succeeded", o)
 		}
 	}
+}
+
+// HTTP 403 is refused credentials like 401: AUTH with the status.
+func TestForbiddenIsAuth(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, "forbidden", http.StatusForbidden)
+	}))
+	defer srv.Close()
+	_, _, err := newClient(t, Options{URL: srv.URL, BearerToken: "tok-Hunter2Secret"}).Firing(context.Background())
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != KindAuth || e.Status != http.StatusForbidden || !strings.Contains(err.Error(), "refused the credentials (HTTP 403)") {
+		t.Fatalf("err = %v, want an AUTH failure with HTTP 403", err)
+	}
+}
+
+// Alerts follow query_metrics' one redirect rule (httpsource): a redirect
+// on the same host is followed, one to another host is refused and the
+// credential never reaches it.
+func TestRedirectRule(t *testing.T) {
+	am := promtest.StartAlertmanager(t)
+	am.Post(t, promtest.Alert{Labels: map[string]string{"alertname": "A"}})
+	am.WaitFiring(t, 1)
+	var leaked atomic.Bool
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		leaked.Store(r.Header.Get("Authorization") != "")
+		http.Error(w, "elsewhere", http.StatusNotFound)
+	}))
+	defer other.Close()
+	mux := http.NewServeMux()
+	mux.HandleFunc("/old/api/v2/alerts", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/same"+r.URL.RequestURI()[len("/old"):], http.StatusFound)
+	})
+	proxy := httputil.NewSingleHostReverseProxy(mustURL(t, am.URL))
+	mux.Handle("/same/", http.StripPrefix("/same", proxy))
+	mux.HandleFunc("/cross/api/v2/alerts", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+"/api/v2/alerts", http.StatusFound)
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+
+	as, _, err := newClient(t, Options{URL: srv.URL + "/old", BearerToken: "tok-Hunter2Secret"}).Firing(context.Background())
+	if err != nil || len(as) != 1 {
+		t.Fatalf("same-host redirect: %d alerts, %v", len(as), err)
+	}
+	_, _, err = newClient(t, Options{URL: srv.URL + "/cross", BearerToken: "tok-Hunter2Secret"}).Firing(context.Background())
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != KindUnreachable || !strings.Contains(err.Error(), "redirect to another host") {
+		t.Fatalf("cross-host redirect: err = %v, want it refused", err)
+	}
+	if leaked.Load() {
+		t.Error("the credential reached the other host")
+	}
+}
+
+func mustURL(t *testing.T, s string) *url.URL {
+	t.Helper()
+	u, err := url.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
 }

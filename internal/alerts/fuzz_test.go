@@ -24,7 +24,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte(`[]`))
 	f.Add([]byte(`null`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		as, err := Decode(body)
+		as, _, err := Decode(body)
 		if err != nil {
 			return
 		}

@@ -23,7 +23,7 @@ func Alerts(ctx context.Context, cfg *config.Config, alertsClient func(*config.C
 	}
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
-	as, err := client.Firing(ctx)
+	as, skipped, err := client.Firing(ctx)
 	var ae *alerts.Error
 	switch {
 	case errors.As(err, &ae):
@@ -31,5 +31,9 @@ func Alerts(ctx context.Context, cfg *config.Config, alertsClient func(*config.C
 	case err != nil:
 		return []Result{Failed("alerts", err.Error(), "run `superbiz doctor` again")}
 	}
-	return []Result{Passed("alerts", fmt.Sprintf("Alertmanager at %s answers: %d firing", client.URL(), len(as)))}
+	detail := fmt.Sprintf("Alertmanager at %s answers: %d firing", client.URL(), len(as))
+	if len(skipped) > 0 {
+		return []Result{Warned("alerts", fmt.Sprintf("%s; %d left out: %s", detail, len(skipped), skipped[0]), "fix the rule or the sender that set a malformed startsAt")}
+	}
+	return []Result{Passed("alerts", detail)}
 }

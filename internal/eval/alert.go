@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/superbiz/superbiz/internal/alerts"
 )
@@ -30,9 +31,12 @@ func (a *Alert) Firing() (alerts.Alert, error) {
 	if err != nil {
 		return alerts.Alert{}, fmt.Errorf("encode the alert: %w", err)
 	}
-	as, err := alerts.Decode(body)
-	if err != nil {
+	as, skipped, err := alerts.Decode(body)
+	switch {
+	case err != nil:
 		return alerts.Alert{}, fmt.Errorf("the pack's alert: %w", err)
+	case len(as) == 0:
+		return alerts.Alert{}, fmt.Errorf("the pack's alert: %s", strings.Join(skipped, "; "))
 	}
 	return as[0], nil
 }

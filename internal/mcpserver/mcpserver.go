@@ -308,7 +308,7 @@ func (s *Server) addTools() error {
 			Name:         ToolListAlerts,
 			Description:  "List the firing alerts (active, neither silenced nor inhibited) of the configured Alertmanager, newest first; pass one's name or fingerprint to diagnose as alert.",
 			InputSchema:  json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
-			OutputSchema: json.RawMessage(`{"type":"object","properties":{"alerts":{"type":"array","items":{"type":"object"}}},"required":["alerts"]}`),
+			OutputSchema: json.RawMessage(`{"type":"object","properties":{"alerts":{"type":"array","items":{"type":"object"}},"skipped":{"type":"array","items":{"type":"string"}}},"required":["alerts"]}`),
 			Annotations:  readOnly(),
 		}, s.guard(false, func(ctx context.Context, req *mcp.CallToolRequest) (Result, error) {
 			var in struct{}

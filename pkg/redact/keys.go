@@ -56,7 +56,7 @@ func IsSecretKey(key string) bool {
 		}
 	}
 	last := words[len(words)-1]
-	if secretLastWords[last] {
+	if secretLastWords[last] || cjkSecretWord(last) {
 		return true
 	}
 	if len(words) >= 2 && secretPairs[[2]string{words[len(words)-2], last}] {
@@ -78,7 +78,19 @@ func Field(key, value string) string {
 	return String(value)
 }
 
-// keyWords lower-cases key and splits it into words at every non-alphanumeric
+// cjkSecretWord reports whether a word, which in Chinese runs unbroken
+// (数据库密码), ends with a Chinese secret word.
+func cjkSecretWord(w string) bool {
+	for _, k := range cjkKeys {
+		if strings.HasSuffix(w, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// keyWords lower-cases key (folded: full-width letters count as ASCII and
+// invisible characters do not split it) and splits it into words at every non-alphanumeric
 // rune and at lower-to-upper case changes ("xApiKey" → x, api, key;
 // "HTTPHeader" → http, header).
 func keyWords(key string) []string {
@@ -90,7 +102,7 @@ func keyWords(key string) []string {
 			cur.Reset()
 		}
 	}
-	rs := []rune(key)
+	rs := []rune(fold(key))
 	for i, r := range rs {
 		switch {
 		case unicode.IsLetter(r) || unicode.IsDigit(r):

@@ -11,9 +11,11 @@
 package redact
 
 import (
+	"encoding/base64"
 	"regexp"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // Marker replaces every secret value; the key or scheme in front of it is kept
@@ -57,13 +59,18 @@ type rule struct {
 
 // keyTriggers are the triggers of the rules keyed by a secret word.
 func keyTriggers() []string {
-	return []string{"pass", "pwd", "secret", "token", "key", "credential"}
+	return append([]string{"pass", "pwd", "secret", "token", "key", "credential"}, cjkKeys...)
 }
+
+// cjkKeys are the Chinese words for password, passphrase, token and key
+// (simplified and traditional, with the common 秘钥 for 密钥): a key made of
+// one of them is secret, as the English words are.
+var cjkKeys = []string{"密码", "密碼", "口令", "令牌", "密钥", "密鑰", "秘钥"}
 
 // keyNames are the key words whose value is a secret in key=value, key: value,
 // JSON and query-string forms. A key may carry any prefix (db_password,
 // X-Api-Key, aws_secret_access_key) because the match only needs its tail.
-const keyNames = `passwd|password|passphrase|pwd|secret[_-]?access[_-]?key|secret[_-]?key|secret|access[_-]?token|refresh[_-]?token|session[_-]?token|auth[_-]?token|token|api[_-]?key|apikey|private[_-]?key|credentials?`
+const keyNames = `passwd|password|passphrase|pwd|secret[_-]?access[_-]?key|secret[_-]?key|secret|access[_-]?token|refresh[_-]?token|session[_-]?token|auth[_-]?token|token|api[_-]?key|apikey|private[_-]?key|credentials?|密码|密碼|口令|令牌|密钥|密鑰|秘钥`
 
 // flagNames are the key words that make a command-line flag's value secret.
 const flagNames = `passwd|password|passphrase|pass|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credentials?`
@@ -190,13 +197,16 @@ var compiledRules = sync.OnceValue(func() []rule {
 		},
 		{
 			// key=value, key: value, "key":"value", 'key': 'value', ?key=value&,
-			// and JSON inside a JSON string: {\"key\":\"value\"}.
+			// JSON inside a JSON string: {\"key\":\"value\"}, the separator
+			// URL-encoded (password%3Dx), and prose quoting the value
+			// (password is 'x'; an unquoted "password is required" stays).
 			name: "key value",
-			re:   regexp.MustCompile(`(?:` + keyNames + `)` + keyEnd + `[ \t]*[:=][ \t]*` + secretValue),
+			re: regexp.MustCompile(`(?:` + keyNames + `)` + keyEnd + `(?:[ \t]*(?:[:=]|%3a|%3d)[ \t]*` + secretValue +
+				`|[ \t]+is[ \t]+(?:"([^"\r\n]*)"|'([^'\r\n]*)'))`),
 			// The triggers sit at most 8 bytes into a key (refresh_token).
 			window:     true,
 			lead:       8,
-			groups:     []int{1, 2, 3, 4},
+			groups:     []int{1, 2, 3, 4, 5, 6},
 			lower:      true,
 			matchLower: true,
 			triggers:   keyTriggers(),
@@ -219,10 +229,10 @@ var compiledRules = sync.OnceValue(func() []rule {
 		},
 		{
 			// Command-line flags: --password x, --db-password "x", -storepass x,
-			// --token=x. A following flag (--password --verbose: prompt) is not
+			// --token=x, and an argument list ["--password", "x"]. A following flag (--password --verbose: prompt) is not
 			// a value, and --password-file x names a file, not a secret.
 			name:       "secret flag",
-			re:         regexp.MustCompile(`--?(?:[a-z0-9]+[-_])*(?:store|key)?(?:` + flagNames + `)(?:[ \t]+|=)(?:"((?:[^"\\\r\n]|\\.)*)"|'([^'\r\n]*)'|([^\s"'-][^\s"']*))`),
+			re:         regexp.MustCompile(`--?(?:[a-z0-9]+[-_])*(?:store|key)?(?:` + flagNames + `)(?:[ \t]+|=|["'][ \t]*,[ \t]*["'])(?:"((?:[^"\\\r\n]|\\.)*)"|'([^'\r\n]*)'|([^\s"'-][^\s"']*))`),
 			groups:     []int{1, 2, 3},
 			lower:      true,
 			matchLower: true,
@@ -271,6 +281,27 @@ var compiledRules = sync.OnceValue(func() []rule {
 			notAfter:  "-_=",
 		},
 		{
+			// A Chinese key and its value after a space (令牌 x): a value of
+			// ASCII characters only, so prose (密码 错误) stays.
+			name:       "cjk key space",
+			re:         regexp.MustCompile(`(?:` + strings.Join(cjkKeys, "|") + `)[ \t]+([a-z0-9!#$%*+./:=?@^_~-]+)`),
+			groups:     []int{1},
+			lower:      true,
+			matchLower: true,
+			triggers:   cjkKeys,
+			keep:       isMarkerOrEmpty,
+		},
+		{
+			// A bare Basic credential outside an Authorization header ("sent
+			// Basic dXNlcjpwYXNz"): kept unless it is the base64 of user:password.
+			name:     "basic credentials",
+			re:       regexp.MustCompile(`\b(?i:basic)[ \t]+([A-Za-z0-9+/]{8,}={0,2})`),
+			groups:   []int{1},
+			lower:    true,
+			triggers: []string{"basic"},
+			keep:     func(s string) bool { return !isBasicCredential(s) },
+		},
+		{
 			// A bare bearer token outside an Authorization header ("using bearer
 			// abc123..."). Short or plain words ("bearer token") are kept.
 			name:       "bearer token",
@@ -285,6 +316,25 @@ var compiledRules = sync.OnceValue(func() []rule {
 }) // immutable once built
 
 func isMarker(s string) bool { return s == Marker }
+
+// isBasicCredential reports whether s is the base64 of user:password, the
+// form Basic authentication sends.
+func isBasicCredential(s string) bool {
+	b, err := base64.RawStdEncoding.DecodeString(strings.TrimRight(s, "="))
+	if err != nil || !utf8.Valid(b) {
+		return false
+	}
+	colon := false
+	for _, r := range string(b) {
+		switch {
+		case r == ':':
+			colon = true
+		case r < 0x20 || r == 0x7f:
+			return false
+		}
+	}
+	return colon
+}
 
 func isMarkerOrEmpty(s string) bool { return s == "" || s == Marker }
 
@@ -315,8 +365,20 @@ func looksLikeToken(s string) bool {
 //
 // Each rule runs only when one of its literal triggers occurs, and then only
 // on the lines holding a trigger (the private key rule alone sees the whole
-// text), so the regexps work on short inputs.
+// text), so the regexps work on short inputs. A line whose key is written in
+// full-width letters or split by an invisible character (ｐａｓｓｗｏｒｄ＝x,
+// pass\u200bword=x) is masked by the same rules over its folded form (see
+// fold), which then replaces it.
 func String(s string) string {
+	s = maskRules(s)
+	if hasFoldable(s) {
+		s = foldLines(s)
+	}
+	return s
+}
+
+// maskRules is one pass of every rule over s as written.
+func maskRules(s string) string {
 	var lowered string
 	haveLower := false
 	keysKnown, keysFound := false, false

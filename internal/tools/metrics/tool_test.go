@@ -367,3 +367,20 @@ func TestQueryCoverage(t *testing.T) {
 		})
 	}
 }
+
+// query_metrics follows the alerts' one redirect rule (httpsource): a
+// redirect to another host is refused, UNAVAILABLE, naming it in the detail.
+func TestQueryCrossHostRedirectRefused(t *testing.T) {
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, "elsewhere", http.StatusNotFound)
+	}))
+	defer other.Close()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+r.URL.RequestURI(), http.StatusFound)
+	}))
+	defer srv.Close()
+	o := call(t, newTool(t, config.MetricsSource{Name: "m", URL: srv.URL}), `{"query":"up","since":"1h"}`, time.Now())
+	if o.Status != tools.StatusError || o.ErrorCode != tools.CodeUnavailable || o.Detail == nil || !strings.Contains(o.Detail.Error(), "redirect to another host") {
+		t.Errorf("cross-host redirect: %s %s %v, want UNAVAILABLE naming the refused redirect", o.Status, o.ErrorCode, o.Detail)
+	}
+}
