@@ -116,6 +116,10 @@ func sessionPast(ctx context.Context, store *runstore.Store, sessionID string, c
 	slices.Reverse(runs)
 	past := make([]tui.PastTurn, 0, len(runs))
 	for _, r := range runs {
+		if r.Intent == runrecord.IntentToolCall {
+			// An MCP client's direct tool call is not a turn of the chat.
+			continue
+		}
 		d, err := store.GetRun(ctx, r.ID)
 		if err != nil {
 			return "", nil, fmt.Errorf("read the session's turns: %w", err)

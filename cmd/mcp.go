@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"runtime/debug"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -190,6 +191,10 @@ func requireBearer(token string, next http.Handler) http.Handler {
 type mcpService struct {
 	a *app
 	w *workspace
+	// mu guards session: the one session this server stores its clients'
+	// direct tool calls under, created at the first one.
+	mu      sync.Mutex
+	session string
 }
 
 // Tools are the evidence tools with their business input schemas (the
@@ -209,13 +214,19 @@ func (s *mcpService) Tools() []mcpserver.Tool {
 	return out
 }
 
-// CallTool runs the tool exactly as `tools call` does; a rejected input or
-// a failure is an error result with the message `tools call` prints.
+// CallTool runs the tool exactly as `tools call` does, and audits it: each
+// call is a stored TOOL_CALL run, under one session per server. A rejected
+// input or a failure is an error result with the message `tools call`
+// prints.
 func (s *mcpService) CallTool(ctx context.Context, name string, input json.RawMessage) (mcpserver.Result, error) {
 	if len(input) == 0 {
 		input = json.RawMessage(`{}`)
 	}
-	res, err := s.w.callTool(ctx, name, input)
+	session, err := s.toolSession(ctx)
+	if err != nil {
+		return mcpserver.Result{}, err
+	}
+	res, err := s.w.callTool(ctx, name, input, &toolAudit{SessionID: session})
 	if err != nil {
 		return mcpserver.Result{IsError: true, Text: redact.Clean(err.Error())}, nil
 	}
@@ -224,6 +235,21 @@ func (s *mcpService) CallTool(ctx context.Context, name string, input json.RawMe
 		r.IsError, r.Text = true, redact.Clean(xerr.Error())
 	}
 	return r, nil
+}
+
+// toolSession is the session of this server's audited tool calls, created
+// at the first one.
+func (s *mcpService) toolSession(ctx context.Context) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.session == "" {
+		id := s.w.store.NewID("s_")
+		if err := s.w.store.CreateSession(ctx, id); err != nil {
+			return "", storeFailure(s.w.cfg.DBPath, fmt.Errorf("create the session of the tool calls: %w", err))
+		}
+		s.session = id
+	}
+	return s.session, nil
 }
 
 // Diagnose runs one diagnosis through prepareDiagnosis and the use case,

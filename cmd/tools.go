@@ -15,7 +15,6 @@ import (
 	"github.com/superbiz/superbiz/internal/model"
 	"github.com/superbiz/superbiz/internal/notfound"
 	"github.com/superbiz/superbiz/internal/runrecord"
-	"github.com/superbiz/superbiz/internal/tools"
 	"github.com/superbiz/superbiz/internal/tools/knowledge"
 	"github.com/superbiz/superbiz/internal/tools/logs"
 	"github.com/superbiz/superbiz/internal/tools/metrics"
@@ -23,14 +22,6 @@ import (
 	"github.com/superbiz/superbiz/internal/usecase"
 	"github.com/superbiz/superbiz/pkg/redact"
 )
-
-// toolsSessionID is the session a by-hand tool call runs under: no run is
-// stored, so it names no stored session; it only fills the adapter's Call.
-const toolsSessionID = "s_tools"
-
-// toolsCallID is the Tool Call ID of a by-hand call, as the harness would
-// assign to the first call of a run whose server gave none.
-const toolsCallID = "call_1"
 
 // maxToolInputBytes bounds the JSON read for `tools call NAME -` from stdin;
 // more is refused (exit 2), never cut; the boundary applies the real
@@ -129,7 +120,7 @@ tool), 1 for a backend error (TIMEOUT, UNAVAILABLE, INTERNAL).`,
 				return err
 			}
 			defer w.Close()
-			res, err := w.callTool(cmd.Context(), args[0], input)
+			res, err := w.callTool(cmd.Context(), args[0], input, nil)
 			if err != nil {
 				return err
 			}
@@ -141,35 +132,28 @@ tool), 1 for a backend error (TIMEOUT, UNAVAILABLE, INTERNAL).`,
 	}
 }
 
-// toolCallResult is one by-hand tool call: the observation the model would
-// see and the canonical record the boundary kept (never stored).
+// toolCallResult is one direct tool call: the use case's output and, for
+// `tools call`'s message, why the input was not JSON.
 type toolCallResult struct {
-	Tool        string
-	Observation json.RawMessage
-	// Invocation is the boundary's record of the call (its Detail holds the
-	// redacted reason of a refusal or failure).
-	Invocation harness.Invocation
+	usecase.ToolCallOutput
+	Tool string
 	// SyntaxErr says why the input is not JSON, for the message on stderr
 	// (the boundary's own reason is about the envelope it could not decode).
 	SyntaxErr error
 }
 
-// observationHead is the part of an observation that decides the exit code.
-type observationHead struct {
-	EvidenceStatus string `json:"evidence_status"`
-	Control        string `json:"control"`
-	ErrorCode      string `json:"error_code"`
-	// Error is set by read_skill for a malformed call or an unknown name.
-	Error string `json:"error"`
-}
+// toolAudit asks callTool to store the call as a TOOL_CALL run under
+// SessionID ("" creates a session).
+type toolAudit struct{ SessionID string }
 
-// callTool runs one tool call through a fresh RunContext and Boundary over
-// the workspace's registry, exactly as a run would (budget, clock,
-// observation limit, redaction), with no recorder: nothing is stored. For an
-// evidence tool, input is the business input and is wrapped in the envelope;
-// read_skill takes its arguments as they are. An unknown or unconfigured
-// tool is a usage error listing the tools, before any call.
-func (w *workspace) callTool(ctx context.Context, name string, input []byte) (toolCallResult, error) {
+// callTool runs one tool call through the use case over the workspace's
+// registry, exactly as a run would (budget, clock, observation limit,
+// redaction); with audit it is stored as a TOOL_CALL run, without it
+// (`tools call`) nothing is stored. For an evidence tool, input is the
+// business input and is wrapped in the envelope; read_skill takes its
+// arguments as they are. An unknown or unconfigured tool is a usage error
+// listing the tools, before any call.
+func (w *workspace) callTool(ctx context.Context, name string, input []byte, audit *toolAudit) (toolCallResult, error) {
 	res := toolCallResult{Tool: name}
 	args := json.RawMessage(input)
 	_, evidence := w.registry.Adapter(name)
@@ -195,19 +179,19 @@ func (w *workspace) callTool(ctx context.Context, name string, input []byte) (to
 	default:
 		return res, unknownTool(name, w.registry)
 	}
-	opts := harness.RunOptions{SessionID: toolsSessionID, RunID: usecase.NewID("r_tools_"), Budget: w.cfg.Budget}
-	if !w.cfg.Now.IsZero() {
-		opts.Clock = harness.FixedClock{T: w.cfg.Now}
+	d := w.deps()
+	// No model answers a direct call: the run names none.
+	d.Model, d.ModelName, d.Host, d.Provider = nil, "", "", ""
+	req := usecase.ToolCallRequest{Tool: name, Arguments: args}
+	if audit == nil {
+		d.Store = nil
+	} else {
+		req.SessionID = audit.SessionID
 	}
-	rc, err := harness.NewRunContext(ctx, opts)
+	out, err := d.CallTool(ctx, req)
+	res.ToolCallOutput = out
 	if err != nil {
-		return res, configError(fmt.Errorf("start the tool call: %w", err))
-	}
-	defer rc.Release()
-	b := harness.NewBoundary(rc, w.registry, w.cfg.Limits.Observation)
-	res.Observation = json.RawMessage(b.Handle(model.ToolCall{ID: toolsCallID, Name: name, Arguments: args}))
-	if invs := b.Invocations(); len(invs) > 0 {
-		res.Invocation = invs[len(invs)-1]
+		return res, storeFailure(w.cfg.DBPath, err)
 	}
 	return res, nil
 }
@@ -231,13 +215,13 @@ func unknownTool(name string, reg *harness.Registry) error {
 	return &notfound.Error{Kind: "tool", Name: name, Valid: names}
 }
 
-// exit maps the observation to the exit code of docs/SPEC.md#superbiz-tools-call: 0 for
+// exit maps the call's class to the exit code of docs/SPEC.md#superbiz-tools-call: 0 for
 // evidence or its honest absence, 2 for a rejected input, 1 for a backend
 // error, with the boundary's redacted reason on stderr.
 func (r toolCallResult) exit() error {
-	var h observationHead
-	if err := json.Unmarshal(r.Observation, &h); err != nil {
-		return fmt.Errorf("%s: read the observation: %w", r.Tool, err)
+	class, code, skillErr, err := usecase.ClassifyObservation(r.Tool, r.Observation)
+	if err != nil {
+		return err
 	}
 	reason := ""
 	if d := r.Invocation.Detail; d != "" {
@@ -247,23 +231,18 @@ func (r toolCallResult) exit() error {
 		reason = ": " + redact.Clean(r.SyntaxErr.Error())
 	}
 	switch {
-	case h.EvidenceStatus == string(tools.EvidenceFound), h.EvidenceStatus == string(tools.NoEvidence):
+	case class == usecase.ToolCallServed:
 		return nil
-	case h.EvidenceStatus == string(tools.StatusError):
-		if h.ErrorCode == tools.CodeInvalidInput || h.ErrorCode == tools.CodeNotReadOnly || h.ErrorCode == tools.CodeNotAllowed {
-			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s rejected the input (%s)%s", r.Tool, h.ErrorCode, reason)}
-		}
-		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("%s failed (%s)%s", r.Tool, h.ErrorCode, reason)}
-	case h.Control == runrecord.ControlRepair:
-		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s: the input must be one JSON object (%s)%s", r.Tool, h.ErrorCode, reason)}
-	case h.Control != "":
-		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("%s was not executed (%s)%s", r.Tool, h.Control, reason)}
-	case r.Tool == harness.ReadSkillTool && h.Error != "":
-		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s: %s", r.Tool, h.Error)}
-	case r.Tool == harness.ReadSkillTool:
-		return nil
+	case skillErr != "":
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s: %s", r.Tool, skillErr)}
+	case class == usecase.ToolCallRejected && r.Invocation.Control == runrecord.ControlRepair:
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s: the input must be one JSON object (%s)%s", r.Tool, code, reason)}
+	case class == usecase.ToolCallRejected:
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s rejected the input (%s)%s", r.Tool, code, reason)}
+	case r.Invocation.Control != "":
+		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("%s was not executed (%s)%s", r.Tool, code, reason)}
 	}
-	return fmt.Errorf("%s: unexpected observation %s", r.Tool, r.Observation)
+	return &ExitError{Code: ExitFailed, Err: fmt.Errorf("%s failed (%s)%s", r.Tool, code, reason)}
 }
 
 // printObservation writes the observation: with -o json the exact bytes the

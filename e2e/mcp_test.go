@@ -718,3 +718,91 @@ func TestMCPBoundedCalls(t *testing.T) {
 		t.Fatalf("runs_list was never served after the diagnose was cancelled\n%s", stderr)
 	}
 }
+
+// Every evidence-tool call over MCP is audited: query_logs is one stored
+// TOOL_CALL run (SUCCESS, COMPLETED) whose one invocation holds the
+// canonical input, the observation as the client got it, the evidence
+// status and the duration; a refused input is a FAILED run with its code.
+// `superbiz runs -o json` lists both under one session, and replay refuses
+// them.
+func TestMCPToolCallsAudited(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, closedPort(t))
+	s, stderr := mcpSession(t, e, nil, "--demo", "mcp")
+	ok := callTool(t, s, "query_logs", inPaymentErrors)
+	var obs struct {
+		EvidenceStatus string `json:"evidence_status"`
+	}
+	structured(t, ok, &obs)
+	if ok.IsError || obs.EvidenceStatus != found {
+		t.Fatalf("query_logs: isError %v %+v\n%s", ok.IsError, obs, stderr)
+	}
+	bad := callTool(t, s, "query_logs", `{"service":"payment-service","since":"forever"}`)
+	if !bad.IsError || !strings.Contains(resultText(bad), "INVALID_INPUT") {
+		t.Fatalf("a bad query_logs input: isError %v %q", bad.IsError, resultText(bad))
+	}
+	_ = s.Close()
+
+	r := e.run(t, "runs", "-o", "json")
+	if r.code != 0 {
+		t.Fatalf("runs -o json:\n%s", r)
+	}
+	var runs []struct {
+		RunID          string  `json:"run_id"`
+		SessionID      string  `json:"session_id"`
+		Query          string  `json:"query"`
+		Intent         string  `json:"intent"`
+		Status         string  `json:"status"`
+		Lifecycle      string  `json:"lifecycle"`
+		StopReason     string  `json:"stop_reason"`
+		ReleaseOutcome string  `json:"release_outcome"`
+		ErrorCode      *string `json:"error_code"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &runs); err != nil {
+		t.Fatalf("runs -o json: %v\n%s", err, r.stdout)
+	}
+	if len(runs) != 2 {
+		t.Fatalf("runs -o json lists %d runs, want the two tool calls:\n%s", len(runs), r.stdout)
+	}
+	failed, served := runs[0], runs[1] // newest first
+	if served.Intent != "TOOL_CALL" || served.Status != "SUCCESS" || served.Lifecycle != "COMPLETED" || served.ReleaseOutcome != "" ||
+		!strings.HasPrefix(served.Query, "query_logs ") || !strings.Contains(served.Query, "payment-service") {
+		t.Errorf("the served call's run: %+v", served)
+	}
+	if failed.Intent != "TOOL_CALL" || failed.Status != "FAILED" || failed.Lifecycle != "FAILED" || failed.StopReason != "INPUT_REJECTED" ||
+		failed.ErrorCode == nil || *failed.ErrorCode != "INVALID_INPUT" {
+		t.Errorf("the refused call's run: %+v (error_code %v)", failed, failed.ErrorCode)
+	}
+	if served.SessionID == "" || served.SessionID != failed.SessionID {
+		t.Errorf("the calls of one server are under sessions %q and %q, want one", served.SessionID, failed.SessionID)
+	}
+
+	show := e.run(t, "runs", "show", served.RunID, "-o", "json")
+	var detail struct {
+		Invocations []struct {
+			Tool           string          `json:"tool"`
+			Kind           string          `json:"kind"`
+			Input          json.RawMessage `json:"input"`
+			EvidenceStatus string          `json:"evidence_status"`
+			Observation    json.RawMessage `json:"observation"`
+			DurationMS     *int64          `json:"duration_ms"`
+		} `json:"invocations"`
+	}
+	if err := json.Unmarshal([]byte(show.stdout), &detail); show.code != 0 || err != nil {
+		t.Fatalf("runs show %s: %v\n%s", served.RunID, err, show)
+	}
+	if len(detail.Invocations) != 1 {
+		t.Fatalf("the served call's run holds %d invocations, want 1:\n%s", len(detail.Invocations), show.stdout)
+	}
+	inv := detail.Invocations[0]
+	got := mustJSON(t, ok.StructuredContent)
+	if inv.Tool != "query_logs" || inv.Kind != "EVIDENCE" || inv.EvidenceStatus != found || inv.DurationMS == nil ||
+		!strings.Contains(string(inv.Input), `"payment-service"`) || !jsonEqual(t, inv.Observation, got) {
+		t.Errorf("the audited invocation %+v\nobservation %s\nthe client got %s", inv, inv.Observation, got)
+	}
+
+	rp := e.run(t, "replay", served.RunID)
+	if rp.code != 2 || !strings.Contains(rp.stderr, "direct tool call (TOOL_CALL), not a diagnosis") {
+		t.Errorf("replay of a tool call: want exit 2 saying it is not a diagnosis\n%s", rp)
+	}
+}

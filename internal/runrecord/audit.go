@@ -54,12 +54,17 @@ const (
 // Guards lists every guard, for the store's checks.
 func Guards() []string { return []string{GuardEvidence, GuardSemantic, GuardKnowledge} }
 
-// The intents the router gives a run; a stored run has "" until it is routed.
+// The intents of a run: the three the router gives (a stored run has ""
+// until it is routed), and TOOL_CALL, one evidence tool called directly by
+// an MCP client, never routed, replayed or resumed as a conversation.
 const (
 	IntentDiagnosis      = "DIAGNOSIS"
 	IntentSystemChat     = "SYSTEM_CHAT"
 	IntentKnowledgeQuery = "KNOWLEDGE_QUERY"
+	IntentToolCall       = "TOOL_CALL"
 )
 
 // Intents lists every intent, for the store's checks.
-func Intents() []string { return []string{IntentDiagnosis, IntentSystemChat, IntentKnowledgeQuery} }
+func Intents() []string {
+	return []string{IntentDiagnosis, IntentSystemChat, IntentKnowledgeQuery, IntentToolCall}
+}

@@ -3,6 +3,7 @@ package runstore
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"embed"
 	"errors"
 	"fmt"
@@ -273,10 +274,30 @@ func componentVersion(ctx context.Context, q querier, component string) (int, er
 }
 
 // applyMigration runs one migration and records it in the same transaction,
-// skipping it when another process got there first.
-func applyMigration(ctx context.Context, db *sql.DB, component string, m migration, latest int) error {
+// skipping it when another process got there first. It runs on a connection
+// of its own with foreign keys off, SQLite's documented procedure for a
+// schema change that rebuilds a parent table (a CHECK widened on runs):
+// DROP TABLE of a parent fails at COMMIT while they are on, and the pragma
+// is a no-op inside a transaction, so it is set before BEGIN. PRAGMA
+// foreign_key_check must find no row before COMMIT, and foreign keys are
+// turned back on whatever happened; a connection on which that fails is
+// never returned to the pool.
+func applyMigration(ctx context.Context, db *sql.DB, component string, m migration, latest int) (err error) {
 	what := component + " migration " + m.name
-	tx, err := db.BeginTx(ctx, nil)
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("%s: connect: %w", what, err)
+	}
+	defer func() {
+		if rerr := restoreForeignKeys(conn); rerr != nil {
+			err = errors.Join(err, fmt.Errorf("%s: %w", what, rerr))
+		}
+		conn.Close() //nolint:errcheck // a discarded connection's close error says nothing more
+	}()
+	if _, err := conn.ExecContext(ctx, "PRAGMA foreign_keys = OFF"); err != nil {
+		return fmt.Errorf("%s: foreign keys off: %w", what, err)
+	}
+	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("%s: begin: %w", what, err)
 	}
@@ -297,6 +318,9 @@ func applyMigration(ctx context.Context, db *sql.DB, component string, m migrati
 	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
+	if err := foreignKeyCheck(ctx, tx); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (component, version, name, applied_at) VALUES (?, ?, ?, ?)`,
 		component, m.version, m.name, unixMS(time.Now())); err != nil {
 		return fmt.Errorf("%s: record: %w", what, err)
@@ -305,6 +329,51 @@ func applyMigration(ctx context.Context, db *sql.DB, component string, m migrati
 		return fmt.Errorf("%s: commit: %w", what, err)
 	}
 	return nil
+}
+
+// foreignKeyCheck fails when PRAGMA foreign_key_check finds a row whose
+// parent is missing, naming the first one.
+func foreignKeyCheck(ctx context.Context, tx *sql.Tx) error {
+	rows, err := tx.QueryContext(ctx, "PRAGMA foreign_key_check")
+	if err != nil {
+		return fmt.Errorf("foreign key check: %w", err)
+	}
+	defer rows.Close()
+	if rows.Next() {
+		var table, parent string
+		var rowid sql.NullInt64
+		var fkid int
+		if err := rows.Scan(&table, &rowid, &parent, &fkid); err != nil {
+			return fmt.Errorf("foreign key check: %w", err)
+		}
+		return fmt.Errorf("foreign key check: a row of %s (rowid %v) refers to a missing row of %s", table, rowid.Int64, parent)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("foreign key check: %w", err)
+	}
+	return nil
+}
+
+// restoreForeignKeys turns foreign keys back on for conn (without ctx: a
+// cancelled open must still restore them) and reads them back; when either
+// fails the connection is marked bad so the pool discards it instead of
+// handing out a connection without foreign keys.
+func restoreForeignKeys(conn *sql.Conn) error {
+	ctx := context.Background()
+	on := 0
+	_, err := conn.ExecContext(ctx, "PRAGMA foreign_keys = ON")
+	if err == nil {
+		err = conn.QueryRowContext(ctx, "PRAGMA foreign_keys").Scan(&on)
+	}
+	if err == nil && on == 1 {
+		return nil
+	}
+	if err == nil {
+		err = errors.New("PRAGMA foreign_keys still reads 0")
+	}
+	// driver.ErrBadConn from Raw makes database/sql close the connection.
+	_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+	return fmt.Errorf("restore foreign keys: %w", err)
 }
 
 // userVersion reads PRAGMA user_version: bookkeepingVersion, or the applied

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/superbiz/superbiz/internal/runrecord"
 )
 
 // openRaw opens a bare SQLite file with the store's DSN but no migrations.
@@ -221,9 +223,9 @@ func TestOpenConvertsLegacyFile(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := map[int]string{
-			1: "runstore:1:0001_init.sql runstore:2:0002_knowledge_guard.sql",
-			3: "knowledge:1:0002_knowledge.sql runstore:1:0001_init.sql runstore:2:0003_knowledge_guard.sql",
-			4: "knowledge:1:0002_knowledge.sql knowledge:2:0004_knowledge_vectors.sql runstore:1:0001_init.sql runstore:2:0003_knowledge_guard.sql",
+			1: "runstore:1:0001_init.sql runstore:2:0002_knowledge_guard.sql runstore:3:0003_tool_call_intent.sql",
+			3: "knowledge:1:0002_knowledge.sql runstore:1:0001_init.sql runstore:2:0003_knowledge_guard.sql runstore:3:0003_tool_call_intent.sql",
+			4: "knowledge:1:0002_knowledge.sql knowledge:2:0004_knowledge_vectors.sql runstore:1:0001_init.sql runstore:2:0003_knowledge_guard.sql runstore:3:0003_tool_call_intent.sql",
 		}[legacy]
 		if got != want {
 			t.Errorf("legacy %d recorded %q, want %q", legacy, got, want)
@@ -231,5 +233,123 @@ func TestOpenConvertsLegacyFile(t *testing.T) {
 		if v, _ := userVersion(ctx, db); v != bookkeepingVersion {
 			t.Errorf("legacy %d: user_version %d, want %d", legacy, v, bookkeepingVersion)
 		}
+	}
+}
+
+// coreUpTo is the store's own migrations up to version n, as an earlier
+// release shipped them.
+func coreUpTo(t *testing.T, n int) fstest.MapFS {
+	t.Helper()
+	ms, err := loadMigrations(migrationFS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fsys := fstest.MapFS{}
+	for _, m := range ms[:n] {
+		fsys["migrations/"+m.name] = &fstest.MapFile{Data: []byte(m.sql)}
+	}
+	return fsys
+}
+
+// Migration 3 rebuilds runs (the parent of every audit table) to widen its
+// intent CHECK: on a file of the previous schema holding runs with tool
+// invocations, model rounds and guard reviews, every row survives, the
+// indexes are back, TOOL_CALL is accepted, and foreign keys are enforced
+// on every connection afterwards.
+func TestMigrationToolCallRebuildsRuns(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "old.db")
+	old, err := sql.Open("sqlite", dsn(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := migrate(ctx, old, []Component{{Name: coreName, Migrations: coreUpTo(t, 2)}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`INSERT INTO sessions (id, created_at, updated_at) VALUES ('s_1', 1, 1)`,
+		`INSERT INTO runs (id, session_id, created_at, query, intent, status) VALUES ('r_1', 's_1', 1, 'why', 'DIAGNOSIS', 'SUCCESS')`,
+		`INSERT INTO runs (id, session_id, created_at, query, intent, status, replay_of) VALUES ('r_2', 's_1', 2, 'why', 'DIAGNOSIS', 'RUNNING', 'r_1')`,
+		`INSERT INTO tool_invocations (run_id, seq, tool_call_id, tool, kind, status, started_at) VALUES ('r_1', 1, 'call_1', 'query_logs', 'EVIDENCE', 'COMPLETED', 1)`,
+		`INSERT INTO model_rounds (run_id, seq, purpose, request, started_at) VALUES ('r_1', 1, 'DIAGNOSIS', '{}', 1)`,
+		`INSERT INTO guard_reviews (run_id, seq, guard, verdict, created_at) VALUES ('r_1', 1, 'KNOWLEDGE', 'PASS', 1)`,
+	} {
+		if _, err := old.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if _, err := old.ExecContext(ctx, `INSERT INTO runs (id, session_id, created_at, query, intent, status) VALUES ('r_3', 's_1', 3, 'x', 'TOOL_CALL', 'RUNNING')`); err == nil {
+		t.Fatal("the previous schema accepted intent TOOL_CALL: this test does not start from it")
+	}
+	old.Close()
+
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatalf("open the previous schema's file: %v", err)
+	}
+	defer s.Close()
+	for table, want := range map[string]int{"runs": 2, "tool_invocations": 1, "model_rounds": 1, "guard_reviews": 1, "sessions": 1} {
+		var n int
+		if err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM "+table).Scan(&n); err != nil || n != want {
+			t.Errorf("%s holds %d rows (%v) after the migration, want %d", table, n, err, want)
+		}
+	}
+	var replayOf string
+	if err := s.db.QueryRowContext(ctx, `SELECT replay_of FROM runs WHERE id = 'r_2'`).Scan(&replayOf); err != nil || replayOf != "r_1" {
+		t.Errorf("r_2's replay_of = %q (%v), want r_1", replayOf, err)
+	}
+	var indexes string
+	if err := s.db.QueryRowContext(ctx, `SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'runs' AND sql IS NOT NULL ORDER BY name)`).Scan(&indexes); err != nil {
+		t.Fatal(err)
+	}
+	if indexes != "runs_created_at runs_replay_of runs_running runs_session_created_at" {
+		t.Errorf("indexes of runs after the migration: %q", indexes)
+	}
+	if err := s.CreateRun(ctx, NewRun{ID: "r_4", SessionID: "s_1", Query: "query_logs {}", Intent: runrecord.IntentToolCall}); err != nil {
+		t.Errorf("a TOOL_CALL run after the migration: %v", err)
+	}
+	// Every pooled connection enforces foreign keys again: hold them all
+	// at once so the one the migration used is among them.
+	conns := make([]*sql.Conn, MaxOpenConns)
+	for i := range conns {
+		c, err := s.db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns[i] = c
+	}
+	for i, c := range conns {
+		var on int
+		if err := c.QueryRowContext(ctx, "PRAGMA foreign_keys").Scan(&on); err != nil || on != 1 {
+			t.Errorf("connection %d: foreign_keys = %d (%v), want 1", i, on, err)
+		}
+		if _, err := c.ExecContext(ctx, `INSERT INTO tool_invocations (run_id, seq, tool_call_id, tool, kind, status, started_at) VALUES ('r_missing', 1, 'c', 't', 'EVIDENCE', 'COMPLETED', 1)`); err == nil {
+			t.Errorf("connection %d: an invocation of a missing run was stored", i)
+		}
+		c.Close()
+	}
+}
+
+// A migration that leaves a row without its parent is rolled back by the
+// foreign key check, and the connection it ran on enforces foreign keys
+// again.
+func TestMigrationForeignKeyCheckRollsBack(t *testing.T) {
+	ctx := context.Background()
+	db := openRaw(t)
+	db.SetMaxOpenConns(1)
+	fsys := fstest.MapFS{
+		"migrations/0001_tables.sql": {Data: []byte("CREATE TABLE p (id INTEGER PRIMARY KEY); CREATE TABLE c (p INTEGER REFERENCES p (id));")},
+		"migrations/0002_orphan.sql": {Data: []byte("INSERT INTO c VALUES (7);")},
+	}
+	err := migrate(ctx, db, []Component{{Name: "fk", Migrations: fsys}})
+	if err == nil || !strings.Contains(err.Error(), "refers to a missing row of p") {
+		t.Fatalf("migrate = %v, want the foreign key check's refusal", err)
+	}
+	var n, on int
+	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM c").Scan(&n); err != nil || n != 0 {
+		t.Errorf("c holds %d rows (%v) after the rolled-back migration", n, err)
+	}
+	if err := db.QueryRowContext(ctx, "PRAGMA foreign_keys").Scan(&on); err != nil || on != 1 {
+		t.Errorf("foreign_keys = %d (%v) after the migration, want 1", on, err)
 	}
 }

@@ -110,8 +110,13 @@ func checkSchema(ctx context.Context, db *sql.DB) error {
 	switch {
 	case cur > latest:
 		return newerError(coreName, cur, latest)
-	case cur < latest:
+	case cur < readableFrom:
 		return fmt.Errorf("%w: version %d, this superbiz needs %d: run any superbiz command on a writable copy once to migrate it", ErrSchemaBehind, cur, latest)
 	}
 	return nil
 }
+
+// readableFrom is the oldest version of the store's own schema read as is:
+// migration 3 only widened the runs intent CHECK (TOOL_CALL), so a file of
+// version 2 reads the same and stays unwritten.
+const readableFrom = 2

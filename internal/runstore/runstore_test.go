@@ -210,6 +210,16 @@ func TestSessions(t *testing.T) {
 	if id, ok, err := s.LatestSessionID(ctx); err != nil || !ok || id != "s_a" {
 		t.Errorf("LatestSessionID after a replay = %q, %v, %v; want s_a", id, ok, err)
 	}
+	// Nor does a newer session of direct tool calls (an MCP client's).
+	if err := s.CreateSession(ctx, "s_tools"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CreateRun(ctx, NewRun{ID: "r_tool", SessionID: "s_tools", Query: "query_logs {}", Intent: runrecord.IntentToolCall, CreatedAt: later.Add(2 * time.Minute)}); err != nil {
+		t.Fatal(err)
+	}
+	if id, ok, err := s.LatestSessionID(ctx); err != nil || !ok || id != "s_a" {
+		t.Errorf("LatestSessionID after a tool call = %q, %v, %v; want s_a", id, ok, err)
+	}
 	ss, err := s.GetSession(ctx, "s_a")
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/superbiz/superbiz/internal/runrecord"
 )
 
 // Session is a conversation: the runs that share it and what the router
@@ -84,13 +86,14 @@ func (s *Store) GetSession(ctx context.Context, id string) (Session, error) {
 
 // LatestSessionID returns the most recently used session, for `--continue`;
 // ok is false when the store has no session yet. A session that holds only
-// replays is never "the latest": a replay is a check, not a conversation.
+// replays and direct tool calls (intent TOOL_CALL, an MCP client's) is never
+// "the latest": those are checks, not a conversation.
 func (s *Store) LatestSessionID(ctx context.Context) (id string, ok bool, err error) {
 	err = s.db.QueryRowContext(ctx,
 		`SELECT s.id FROM sessions s
-		 WHERE NOT EXISTS (SELECT 1 FROM runs r WHERE r.session_id = s.id AND r.replay_of IS NOT NULL)
-		    OR EXISTS (SELECT 1 FROM runs r WHERE r.session_id = s.id AND r.replay_of IS NULL)
-		 ORDER BY s.updated_at DESC, s.rowid DESC LIMIT 1`).Scan(&id)
+		 WHERE NOT EXISTS (SELECT 1 FROM runs r WHERE r.session_id = s.id)
+		    OR EXISTS (SELECT 1 FROM runs r WHERE r.session_id = s.id AND r.replay_of IS NULL AND r.intent <> ?)
+		 ORDER BY s.updated_at DESC, s.rowid DESC LIMIT 1`, runrecord.IntentToolCall).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", false, nil
 	}

@@ -53,6 +53,8 @@ func (e *NotReplayableError) Error() string { return "run " + e.RunID + " " + e.
 // otherwise; cmd asks it before warning about tools the run used.
 func Replayable(run *runstore.RunDetail) error {
 	switch {
+	case run.Intent == runrecord.IntentToolCall:
+		return &NotReplayableError{RunID: run.ID, Reason: "is a direct tool call (TOOL_CALL), not a diagnosis: only DIAGNOSIS runs can be replayed; `superbiz tools call` runs a tool again"}
 	case run.Intent != runrecord.IntentDiagnosis:
 		intent := redact.String(redact.StripControlLine(run.Intent))
 		if intent == "" {
