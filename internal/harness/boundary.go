@@ -378,6 +378,10 @@ func (b *Boundary) handleEvidence(adapter tools.Adapter, call model.ToolCall, in
 	inv.EvidenceStatus, inv.ErrorCode = tools.EvidenceStatus(o.EvidenceStatus), o.ErrorCode
 	if out.Detail != nil {
 		inv.Detail = redact.String(out.Detail.Error())
+		if b.rc.storeFull != nil && b.rc.storeFull(out.Detail) {
+			// the store cannot hold the run's audit either: end it so
+			b.rc.auditFailed(out.Detail)
+		}
 	}
 	if r := b.rc.Interrupted(); r != "" {
 		// A result arriving after cancellation or the deadline is not accepted.

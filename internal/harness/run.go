@@ -62,6 +62,11 @@ type RunOptions struct {
 	Events Sink
 	// Recorder persists model rounds and tool invocations; nil records nothing.
 	Recorder Recorder
+	// StoreFull says whether an error is the run store out of space; a tool
+	// failing with it (the runbook index shares the store's file) ends the
+	// run as an audit failure, reported as a full store, not as evidence
+	// that could not be gathered. nil: no tool failure is.
+	StoreFull func(error) bool
 }
 
 // RunContext is one run's explicit control object, passed to every part of
@@ -74,6 +79,7 @@ type RunContext struct {
 	budget    Budget
 	events    Sink
 	recorder  Recorder
+	storeFull func(error) bool
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -101,7 +107,7 @@ func NewRunContext(parent context.Context, o RunOptions) (*RunContext, error) {
 	ctx, cancel := context.WithTimeout(parent, b.Deadline)
 	rc := &RunContext{
 		sessionID: o.SessionID, runID: o.RunID, clock: o.Clock, started: time.Now(),
-		budget: b, events: o.Events, recorder: o.Recorder, ctx: ctx, cancel: cancel, lifecycle: runrecord.Running,
+		budget: b, events: o.Events, recorder: o.Recorder, storeFull: o.StoreFull, ctx: ctx, cancel: cancel, lifecycle: runrecord.Running,
 	}
 	return rc, nil
 }

@@ -145,7 +145,7 @@ func (d *Deps) openRun(ctx context.Context, sessionID, query, intent, replayOf s
 	}
 	rc, err := harness.NewRunContext(ctx, harness.RunOptions{
 		SessionID: sessionID, RunID: runID, Budget: d.Budget, Clock: clock,
-		Events: d.Events, Recorder: storeRecorder{d.Store},
+		Events: d.Events, Recorder: storeRecorder{d.Store}, StoreFull: runstore.IsFull,
 	})
 	if err != nil {
 		return nil, err
