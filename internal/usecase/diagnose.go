@@ -178,8 +178,8 @@ func (d *Deps) finish(rc *harness.RunContext, intent string, dec release.Decisio
 	}
 	u := rc.Usage()
 	u.DurationMS = rc.Elapsed().Milliseconds()
-	// The releaser (release, conclude) ended the run through
-	// RunContext.End; finish only records that end.
+	// The releaser (release.Release, release.Chat.Conclude) ended the run
+	// through RunContext.End; finish only records that end.
 	lifecycle, _ := rc.State()
 	if lifecycle == runrecord.Running {
 		return Output{}, fmt.Errorf("run %s was released without ending it (RunContext.End)", rc.RunID())
