@@ -69,9 +69,15 @@ func notify(obs Observer, code StatusCode) {
 
 // Chat handles one chat message end to end: session, one stored run and one
 // RunContext, the intent router, exactly one executor, and the single
-// terminal record. Routing and executor failures are an Output with status
-// FAILED; the returned error is for failures outside the run (the store).
+// terminal record. A message "/alert REF" is a DIAGNOSIS from that firing
+// alert instead (chatAlert: no router; an alert that cannot be found is an
+// *AlertError and no run). Routing and executor failures are an Output with
+// status FAILED; the returned error is for failures outside the run (the
+// store).
 func (d *Deps) Chat(ctx context.Context, req ChatRequest) (ChatOutput, error) {
+	if ref, ok := AlertRef(req.Query); ok {
+		return d.chatAlert(ctx, req, ref)
+	}
 	req.Query = redact.Clean(req.Query) // as Diagnose takes it in
 	sessionID, err := d.resolveSession(ctx, req.SessionID, req.Continue)
 	if err != nil {
