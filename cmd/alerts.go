@@ -4,14 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/superbiz/superbiz/internal/alerts"
 	"github.com/superbiz/superbiz/internal/config"
-	"github.com/superbiz/superbiz/internal/harness"
 	"github.com/superbiz/superbiz/internal/textclip"
 	"github.com/superbiz/superbiz/internal/usecase"
 )
@@ -153,82 +151,39 @@ func alertsTable(as []alerts.Alert) table {
 	return t
 }
 
-// alertRun is a diagnosis started from a firing alert: its query and the
-// clock it runs with.
-type alertRun struct {
-	query string
-	clock time.Time
-	// note says which of several same-named alerts was picked, "" otherwise.
-	note string
+// findAlert is the FindAlert of cfg's [alerts]: the reference checked,
+// the client built (a missing url or credential variable is a
+// configuration error) and the alert found, each failure mapped to its exit
+// (alertsFailure), for `diagnose --alert` and chat's "/alert REF" alike.
+func (a *app) findAlert(cfg *config.Config) usecase.FindAlert {
+	return func(ctx context.Context, ref string) (alerts.Alert, string, error) {
+		if err := alerts.CheckRef(ref); err != nil {
+			return alerts.Alert{}, "", usageErrorf("--alert: %v", err)
+		}
+		client, err := a.alertsClient(cfg)
+		if err != nil {
+			return alerts.Alert{}, "", err
+		}
+		al, note, err := client.Find(ctx, ref)
+		if err != nil {
+			return alerts.Alert{}, "", alertsFailure(err)
+		}
+		return al, note, nil
+	}
 }
 
 // resolveAlert finds the firing alert ref names and builds its diagnosis:
 // the query (bounded by limits.query) and the clock anchored to its start,
 // counted from SUPERBIZ_NOW when set. Which of several same-named alerts
 // was picked is in the query and the note, which the caller shows.
-func (a *app) resolveAlert(ctx context.Context, cfg *config.Config, ref string) (alertRun, error) {
-	if err := alerts.CheckRef(ref); err != nil {
-		return alertRun{}, usageErrorf("--alert: %v", err)
-	}
-	client, err := a.alertsClient(cfg)
+func (a *app) resolveAlert(ctx context.Context, cfg *config.Config, ref string) (usecase.AlertRun, error) {
+	al, note, err := a.findAlert(cfg)(ctx, ref)
 	if err != nil {
-		return alertRun{}, err
-	}
-	al, note, err := client.Find(ctx, ref)
-	if err != nil {
-		return alertRun{}, alertsFailure(err)
+		return usecase.AlertRun{}, err
 	}
 	now := cfg.Now
 	if now.IsZero() {
 		now = time.Now()
 	}
-	return newAlertRun(al, note, now, cfg.Limits.Query), nil
-}
-
-// newAlertRun is the diagnosis of alert al at the real time now: the clock
-// anchored to its start and the query bounded by limit.
-func newAlertRun(al alerts.Alert, note string, now time.Time, limit int) alertRun {
-	clock := alerts.Clock(al, now)
-	return alertRun{query: alerts.Query(al, clock, note, limit), clock: clock, note: note}
-}
-
-// chatAlertCommand is how a chat message names a firing alert.
-const chatAlertCommand = "/alert"
-
-// chatAlertRef returns the reference of a chat message "/alert REF", and
-// whether the message is one.
-func chatAlertRef(msg string) (string, bool) {
-	rest, ok := strings.CutPrefix(strings.TrimSpace(msg), chatAlertCommand)
-	if !ok || (rest != "" && rest[0] != ' ' && rest[0] != '\t') {
-		return "", false
-	}
-	return strings.TrimSpace(rest), true
-}
-
-// alertDiagnosis runs the DIAGNOSIS of a resolved alert: the same use case,
-// limits and guards as any diagnosis, on the alert's query and clock.
-func alertDiagnosis(ctx context.Context, d *usecase.Deps, ar alertRun, req usecase.DiagnoseRequest) (usecase.Output, error) {
-	run := *d
-	run.Clock = harness.FixedClock{T: ar.clock}
-	req.Query = ar.query
-	return run.Diagnose(ctx, req)
-}
-
-// chatTurn runs one chat message: "/alert REF" is a DIAGNOSIS from that
-// firing alert (no router: the command says what it is), anything else
-// goes through the router. A reference that cannot be resolved is
-// alertErr (no run is stored); err is a failure outside the run.
-func (a *app) chatTurn(ctx context.Context, d *usecase.Deps, cfg *config.Config, s *chatSession, msg string) (out usecase.Output, note string, alertErr, err error) {
-	ref, isAlert := chatAlertRef(msg)
-	if !isAlert {
-		out, err = d.Chat(ctx, s.request(msg))
-		return out, "", nil, err
-	}
-	ar, alertErr := a.resolveAlert(ctx, cfg, ref)
-	if alertErr != nil {
-		return usecase.Output{}, "", alertErr, nil
-	}
-	cr := s.request(ar.query)
-	out, err = alertDiagnosis(ctx, d, ar, usecase.DiagnoseRequest{SessionID: cr.SessionID, Continue: cr.Continue, OnStart: cr.OnStart})
-	return out, ar.note, nil, err
+	return usecase.NewAlertRun(al, note, now, cfg.Limits.Query), nil
 }

@@ -307,14 +307,6 @@ func TestChatAlertMessage(t *testing.T) {
 	if !strings.Contains(errOut.String(), `superbiz: /alert: no firing alert named or fingerprinted "NoSuchAlert"`) {
 		t.Errorf("stderr:\n%s", errOut.String())
 	}
-	for _, tt := range []struct {
-		msg, ref string
-		ok       bool
-	}{{"/alert X", "X", true}, {"  /alert  a b ", "a b", true}, {"/alert", "", true}, {"/alerts X", "", false}, {"why /alert X", "", false}} {
-		if ref, ok := chatAlertRef(tt.msg); ref != tt.ref || ok != tt.ok {
-			t.Errorf("chatAlertRef(%q) = %q, %v; want %q, %v", tt.msg, ref, ok, tt.ref, tt.ok)
-		}
-	}
 }
 
 // doctor checks a configured Alertmanager: answering (with the number

@@ -62,6 +62,7 @@ func (a *app) runChat(cmd *cobra.Command, session string, cont bool) error {
 		return storeFailure(cfg.DBPath, err)
 	}
 	d := w.deps()
+	d.FindAlert = a.findAlert(cfg)
 	useTUI := a.io.InTTY && a.io.ErrTTY && !a.flags.noTUI
 	if a.flags.demo {
 		if why := a.modelUnusable(ctx, w); why != "" {
@@ -150,19 +151,19 @@ func (a *app) chatLines(ctx context.Context, d *usecase.Deps, cfg *config.Config
 			}
 			continue
 		}
-		out, note, alertErr, err := a.chatTurn(ctx, d, cfg, s, line)
+		out, err := d.Chat(ctx, s.request(line))
 		s.done()
-		if alertErr != nil {
+		if alertErr := (*usecase.AlertError)(nil); errors.As(err, &alertErr) {
 			// No run was stored: the message names no readable firing alert.
-			fmt.Fprintf(a.io.ErrOut, "superbiz: %s: %v\n", chatAlertCommand, alertErr)
-			if code, _ := exitCode(alertErr); code == ExitCancelled {
-				return alertErr
+			fmt.Fprintf(a.io.ErrOut, "superbiz: %s: %v\n", usecase.AlertCommand, alertErr.Err)
+			if code, _ := exitCode(alertErr.Err); code == ExitCancelled {
+				return alertErr.Err
 			}
 			worst = max(worst, ExitFailed)
 			continue
 		}
-		if note != "" {
-			fmt.Fprintf(a.io.ErrOut, "superbiz: %s\n", note)
+		if out.Note != "" {
+			fmt.Fprintf(a.io.ErrOut, "superbiz: %s\n", out.Note)
 		}
 		if err != nil {
 			return err
@@ -312,14 +313,14 @@ func (a *app) chatTUI(ctx context.Context, d *usecase.Deps, cfg *config.Config, 
 				sink.Post(tui.TurnFinishedMsg{Markdown: r.markdown})
 				return
 			}
-			out, note, alertErr, err := a.chatTurn(ctx, d, cfg, s, text)
+			out, err := d.Chat(ctx, s.request(text))
 			s.done()
-			if alertErr != nil {
-				sink.Post(tui.TurnFinishedMsg{Intent: "", Markdown: "**" + chatAlertCommand + ":** " + redact.StripControl(alertErr.Error()), Outcome: runrecord.OutcomeFailed})
+			if alertErr := (*usecase.AlertError)(nil); errors.As(err, &alertErr) {
+				sink.Post(tui.TurnFinishedMsg{Intent: "", Markdown: "**" + usecase.AlertCommand + ":** " + redact.StripControl(alertErr.Err.Error()), Outcome: runrecord.OutcomeFailed})
 				return
 			}
-			if note != "" {
-				out.Answer = "_" + note + "_\n\n" + out.Answer
+			if out.Note != "" {
+				out.Answer = "_" + out.Note + "_\n\n" + out.Answer
 			}
 			if err != nil {
 				errMu.Lock()

@@ -48,14 +48,14 @@ type localReply struct {
 }
 
 // chatLocal answers the commands chat handles itself; ok is false for a
-// message that goes to the router (or /alert, which chatTurn handles).
+// message that goes to the chat use case (the router, or /alert).
 func chatLocal(ctx context.Context, store *runstore.Store, sessionID, msg string) (r localReply, ok bool, err error) {
 	word, isCmd := slashWord(msg)
 	if !isCmd {
 		return localReply{}, false, nil
 	}
 	switch strings.ToLower(word) {
-	case chatAlertCommand:
+	case usecase.AlertCommand:
 		return localReply{}, false, nil
 	case "/help":
 		return localReply{markdown: chatHelp}, true, nil

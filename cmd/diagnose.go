@@ -214,15 +214,15 @@ func (a *app) runDiagnose(cmd *cobra.Command, args []string, f diagnoseFlags) er
 // case's deps.
 func (a *app) prepareDiagnosis(ctx context.Context, w *workspace, query, alertRef string, fromAlert bool, pace time.Duration) (*usecase.Deps, string, string, error) {
 	cfg := w.cfg
-	var alert alertRun
+	var alert usecase.AlertRun
 	if fromAlert {
 		var err error
 		if alert, err = a.resolveAlert(ctx, cfg, alertRef); err != nil {
 			return nil, "", "", err
 		}
-		query = alert.query
-		if alert.note != "" {
-			fmt.Fprintf(a.io.ErrOut, "superbiz: %s\n", alert.note)
+		query = alert.Query
+		if alert.Note != "" {
+			fmt.Fprintf(a.io.ErrOut, "superbiz: %s\n", alert.Note)
 		}
 	}
 	var m model.ChatModel = w.model
@@ -238,7 +238,7 @@ func (a *app) prepareDiagnosis(ctx context.Context, w *workspace, query, alertRe
 	d := w.deps()
 	d.Model, d.ModelName = m, modelName
 	if fromAlert {
-		d.Clock = harness.FixedClock{T: alert.clock}
+		d.Clock = harness.FixedClock{T: alert.Clock}
 	}
 	return d, query, note, nil
 }

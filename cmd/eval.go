@@ -228,11 +228,11 @@ func (a *app) evalRunner(ctx context.Context, job eval.Job) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		ar := newAlertRun(al, "", job.Config.Now, job.Config.Limits.Query)
+		ar := usecase.NewAlertRun(al, "", job.Config.Now, job.Config.Limits.Query)
 		if job.Pack.Question != "" {
-			ar.query += "\nQuestion: " + job.Pack.Question
+			ar.Query += "\nQuestion: " + job.Pack.Question
 		}
-		out, err = alertDiagnosis(ctx, d, ar, req)
+		out, err = d.DiagnoseAlert(ctx, ar, req)
 		if err != nil {
 			return "", err
 		}

@@ -97,7 +97,8 @@ observation object itself, whatever the outcome. No run is stored.
 
 Exit codes: 0 for EVIDENCE_FOUND or NO_EVIDENCE, 2 for a rejected input
 (INVALID_INPUT, NOT_READ_ONLY, NOT_ALLOWED, arguments that are not a JSON object, an unknown
-tool), 1 for a backend error (TIMEOUT, UNAVAILABLE, INTERNAL).`,
+tool), 1 for a backend error or a cancelled call (TIMEOUT, CANCELED, UNAVAILABLE,
+INTERNAL).`,
 		Example: `  superbiz tools call --demo query_logs '{"service":"payment-service","level":"ERROR","since":"1h"}'
   superbiz tools call --demo query_mysql '{"sql":"SELECT status, count(*) FROM orders GROUP BY status"}'
   superbiz tools call lookup_knowledge '{"query":"redis timeout","top_k":2}'

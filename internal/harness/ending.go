@@ -8,11 +8,12 @@ import "github.com/superbiz/superbiz/internal/runrecord"
 //
 // Who ends a run: the harness stops it for a cancel (CANCELLED) or a failed
 // audit (INTERNAL_ERROR), and the agent for its own stops (Terminate); the
-// releaser of the run — release for a diagnosis, the chat executors for
-// theirs — ends it with End, which takes the transition if nobody did and
-// settles the outcome by the table below. The application only records the
-// end End took. Whichever stop came first, the outcome comes from ruleOf and
-// settle (inside End), never from the caller that came second.
+// releaser of the run ends it with End from one place, release's conclude
+// (for a diagnosis and the chat executors alike): End takes the transition
+// if nobody did and settles the outcome by the table below. The
+// application only records the end End took. Whichever stop came first, the
+// outcome comes from ruleOf and settle (inside End), never from the caller
+// that came second.
 
 // rule is how one stop reason may end a run: the lifecycle it ends in and
 // the best release outcome it allows.
@@ -92,8 +93,7 @@ type Ending struct {
 	Outcome   runrecord.Outcome
 }
 
-// End is how a releaser (release, the chat executors)
-// ends the run: it proposes a stop reason and the outcome it would publish.
+// End is how a releaser (release's conclude) ends the run: it proposes a stop reason and the outcome it would publish.
 // The run's single terminal transition is taken for reason unless it was
 // taken earlier (a cancel, a failed audit, the agent's own stop); either
 // way the Ending is the run's actual end, with the outcome settle allows

@@ -243,6 +243,17 @@ type Embedder interface {
 	Embed(ctx context.Context, inputs []string) ([][]float32, error)
 }
 
+// errRequestTimeout is the cause of a round's own deadline (RoundContext),
+// so it can be told apart from the caller's deadline.
+var errRequestTimeout = errors.New("model.request_timeout elapsed")
+
+// RoundContext is an adapter's own per-round context of
+// model.request_timeout (rctx of ContextError), the one shape every
+// provider bounds a round with.
+func RoundContext(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeoutCause(ctx, timeout, errRequestTimeout)
+}
+
 // ContextError classifies a round that ended because a context did: the
 // caller's ctx (cancelled: ErrCancelled; deadline: ErrTimeout) wins over
 // rctx, the adapter's own per-round context of model.request_timeout

@@ -140,22 +140,9 @@ func (r *releaser) draft() Decision {
 	})
 }
 
-// terminate ends the run with d (harness.RunContext.End) and publishes what
-// the run's actual end allows: d itself, or, when another stop ended the
-// run first or d claims more than its reason allows, the decision for that
-// end.
-func (r *releaser) terminate(d Decision) Decision {
-	end := r.rc.End(d.StopReason, d.Outcome)
-	switch {
-	case end.Reason == d.StopReason && end.Outcome == d.Outcome:
-		return d
-	case end.Outcome == runrecord.OutcomeCancelled:
-		return r.cancelled()
-	case end.Outcome == runrecord.OutcomeFallback:
-		return r.fallback(end.Reason)
-	}
-	return r.failed(end.Reason, r.lang.failMessage(end.Reason, nil))
-}
+// terminate ends the run with d and publishes what the run's actual end
+// allows (conclude).
+func (r *releaser) terminate(d Decision) Decision { return conclude(r.rc, d, r) }
 
 // fallback is the honest no-conclusion outcome with its bounded content.
 func (r *releaser) fallback(reason runrecord.StopReason) Decision {

@@ -1,7 +1,9 @@
 package tools
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -26,6 +28,27 @@ func TestPick(t *testing.T) {
 			t.Errorf("Pick(%q, %q) = %d, %v; want %d", tt.name, tt.names, got, err, tt.want)
 		case tt.err != "" && (err == nil || !errors.Is(err, ErrInvalidInput) || !strings.Contains(err.Error(), tt.err)):
 			t.Errorf("Pick(%q, %q) error %v, want INVALID_INPUT %q", tt.name, tt.names, err, tt.err)
+		}
+	}
+}
+
+// A context's end has one code for every adapter: a cancel (even wrapped)
+// is CANCELED, never TIMEOUT; a deadline is TIMEOUT; anything else is not
+// a context's end.
+func TestContextCode(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{context.Canceled, CodeCanceled},
+		{fmt.Errorf("scan: %w", context.Canceled), CodeCanceled},
+		{context.DeadlineExceeded, CodeTimeout},
+		{fmt.Errorf("read: %w", context.DeadlineExceeded), CodeTimeout},
+		{errors.New("disk on fire"), ""},
+		{nil, ""},
+	} {
+		if got := ContextCode(tc.err); got != tc.want {
+			t.Errorf("ContextCode(%v) = %q, want %q", tc.err, got, tc.want)
 		}
 	}
 }

@@ -69,9 +69,15 @@ func notify(obs Observer, code StatusCode) {
 
 // Chat handles one chat message end to end: session, one stored run and one
 // RunContext, the intent router, exactly one executor, and the single
-// terminal record. Routing and executor failures are an Output with status
-// FAILED; the returned error is for failures outside the run (the store).
+// terminal record. A message "/alert REF" is a DIAGNOSIS from that firing
+// alert instead (chatAlert: no router; an alert that cannot be found is an
+// *AlertError and no run). Routing and executor failures are an Output with
+// status FAILED; the returned error is for failures outside the run (the
+// store).
 func (d *Deps) Chat(ctx context.Context, req ChatRequest) (ChatOutput, error) {
+	if ref, ok := AlertRef(req.Query); ok {
+		return d.chatAlert(ctx, req, ref)
+	}
 	req.Query = redact.Clean(req.Query) // as Diagnose takes it in
 	sessionID, err := d.resolveSession(ctx, req.SessionID, req.Continue)
 	if err != nil {
@@ -109,25 +115,25 @@ func (d *Deps) Chat(ctx context.Context, req ChatRequest) (ChatOutput, error) {
 // executors never call one another and all receive the query unchanged.
 func (d *Deps) dispatch(rc *harness.RunContext, obs Observer, t release.Chat, sessionID, query string, sess runstore.Session) (string, release.Decision, error) {
 	if msg := d.checkQuery(query); msg != "" {
-		return "", conclude(rc, t, t.Failed(runrecord.StopInputRejected, msg)), nil
+		return "", t.Conclude(rc, t.Failed(runrecord.StopInputRejected, msg)), nil
 	}
 	notify(obs, StatusRouting)
 	routed := d.route(rc, obs, query, sess)
 	if routed.Intent == "" {
-		return "", conclude(rc, t, t.RoutingFailed(rc, routed.Stop, routed.Err)), nil
+		return "", t.Conclude(rc, t.RoutingFailed(rc, routed.Stop, routed.Err)), nil
 	}
 	if err := d.Store.SetIntent(context.WithoutCancel(rc.Context()), rc.RunID(), routed.Intent); err != nil {
-		return routed.Intent, conclude(rc, t, t.NotStored()), fmt.Errorf("store routed intent: %w", err)
+		return routed.Intent, t.Conclude(rc, t.NotStored()), fmt.Errorf("store routed intent: %w", err)
 	}
 	switch routed.Intent {
 	case runrecord.IntentSystemChat:
 		notify(obs, StatusRoutedSystemChat)
 		notify(obs, StatusExecuting)
-		return routed.Intent, conclude(rc, t, d.systemChat(rc, t, query)), nil
+		return routed.Intent, t.Conclude(rc, d.systemChat(rc, t, query)), nil
 	case runrecord.IntentKnowledgeQuery:
 		notify(obs, StatusRoutedKnowledge)
 		notify(obs, StatusExecuting)
-		return routed.Intent, conclude(rc, t, d.knowledgeQuery(rc, t, query)), nil
+		return routed.Intent, t.Conclude(rc, d.knowledgeQuery(rc, t, query)), nil
 	default:
 		notify(obs, StatusRoutedDiagnosis)
 		notify(obs, StatusExecuting)
@@ -172,19 +178,4 @@ func (d *Deps) diagnosis(rc *harness.RunContext, obs Observer, sessionID, query 
 	res := agent.Run(rc, agent.Config{Model: d.Model, Registry: d.Registry, Limits: d.Limits, Language: d.Language, Reserved: 1}, agent.Input{Query: query, PreviousTurn: prev})
 	notify(obs, StatusReleasing)
 	return release.Release(rc, release.Config{Model: d.Model, Language: d.Language, ObservationLimit: d.Limits.Observation}, query, res)
-}
-
-// conclude takes the run's single terminal transition for dec through
-// RunContext.End, which settles the outcome by the run's actual stop reason.
-// When the run ended otherwise first (a cancel from the observer while the
-// executor finished), the published decision is what that end says, so a
-// late result cannot complete a cancelled run; a fallback's fixed account
-// stays true under another honest reason.
-func conclude(rc *harness.RunContext, t release.Chat, dec release.Decision) release.Decision {
-	end := rc.End(dec.StopReason, dec.Outcome)
-	if end.Outcome != dec.Outcome || (end.Reason != dec.StopReason && dec.Outcome != runrecord.OutcomeFallback) {
-		return t.Stopped(end.Reason)
-	}
-	dec.StopReason = end.Reason
-	return dec
 }

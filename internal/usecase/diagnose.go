@@ -42,6 +42,9 @@ type Deps struct {
 	Events harness.Sink
 	// NewID makes session and run IDs; nil uses the store's time-ordered IDs.
 	NewID func(prefix string) string
+	// FindAlert resolves chat's "/alert REF" ([alerts] url); nil answers
+	// such a message with an *AlertError.
+	FindAlert FindAlert
 }
 
 // DiagnoseRequest is one `superbiz diagnose` invocation.
@@ -82,6 +85,9 @@ type Output struct {
 	// ModelError is the model server failure that ended the run, for the
 	// command's exit code and hint; not part of the JSON output.
 	ModelError *model.Error `json:"-"`
+	// Note says which of several same-named alerts a chat "/alert REF"
+	// picked, for the front end to show; not part of the JSON output.
+	Note string `json:"-"`
 }
 
 // publicChecks are the snapshot's checks as shown and stored: exactly the
@@ -178,8 +184,8 @@ func (d *Deps) finish(rc *harness.RunContext, intent string, dec release.Decisio
 	}
 	u := rc.Usage()
 	u.DurationMS = rc.Elapsed().Milliseconds()
-	// The releaser (release, conclude) ended the run through
-	// RunContext.End; finish only records that end.
+	// The releaser (release.Release, release.Chat.Conclude) ended the run
+	// through RunContext.End; finish only records that end.
 	lifecycle, _ := rc.State()
 	if lifecycle == runrecord.Running {
 		return Output{}, fmt.Errorf("run %s was released without ending it (RunContext.End)", rc.RunID())

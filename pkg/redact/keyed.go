@@ -49,13 +49,7 @@ func (k *Keyed) Secret(key string) bool {
 // Secret and the value is not empty, else the value with its secret members
 // masked by Text.
 func (k *Keyed) Field(key, value string) string {
-	if k.Secret(key) {
-		if value == "" {
-			return value
-		}
-		return Marker
-	}
-	return k.Text(value)
+	return field(k.Secret(key), value, k.Text)
 }
 
 // Text masks the value of every secret-named member (and pair) in s. A string

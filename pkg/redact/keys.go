@@ -69,13 +69,21 @@ func IsSecretKey(key string) bool {
 // names a secret and the value is not empty, else the value passed through
 // String.
 func Field(key, value string) string {
-	if IsSecretKey(key) {
+	return field(IsSecretKey(key), value, String)
+}
+
+// field is the one rule of a named field's value, whoever decides which
+// names are secret (IsSecretKey, a Keyed's list): Marker for a secret
+// name's non-empty value (an empty one stays empty, nothing hides in it),
+// else the value passed through clean.
+func field(secret bool, value string, clean func(string) string) string {
+	if secret {
 		if value == "" {
 			return value
 		}
 		return Marker
 	}
-	return String(value)
+	return clean(value)
 }
 
 // cjkSecretWord reports whether a word, which in Chinese runs unbroken

@@ -5,12 +5,14 @@ import (
 	"strings"
 
 	"github.com/ollama/ollama/api"
+
+	"github.com/superbiz/superbiz/internal/model"
 )
 
 // call runs one non-streamed API call under the request timeout and maps its
 // failure exactly as Chat does, so doctor reports the same kinds.
 func (c *Client) call(ctx context.Context, fn func(ctx context.Context) error) error {
-	rctx, cancel := context.WithTimeoutCause(ctx, c.opts.RequestTimeout, errRequestTimeout)
+	rctx, cancel := model.RoundContext(ctx, c.opts.RequestTimeout)
 	defer cancel()
 	rctx, ws := withWireState(rctx)
 	err := fn(rctx)

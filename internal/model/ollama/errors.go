@@ -18,10 +18,6 @@ import (
 	"github.com/superbiz/superbiz/internal/textclip"
 )
 
-// errRequestTimeout is the cause the adapter gives its own per-request
-// deadline, so it can be told apart from the caller's deadline.
-var errRequestTimeout = errors.New("model.request_timeout elapsed")
-
 // maxBodyText bounds any server-provided text copied into an error.
 const maxBodyText = 200
 

@@ -111,7 +111,7 @@ func (c *Client) Chat(ctx context.Context, req model.Request) (model.Response, e
 	if err != nil {
 		return model.Response{}, c.fail(model.ErrBadRequest, err)
 	}
-	rctx, cancel := context.WithTimeoutCause(ctx, c.opts.RequestTimeout, errRequestTimeout)
+	rctx, cancel := model.RoundContext(ctx, c.opts.RequestTimeout)
 	defer cancel()
 	rctx, ws := withWireState(rctx)
 

@@ -13,7 +13,7 @@ import (
 
 // call runs one non-chat exchange under the request timeout.
 func (c *Client) call(ctx context.Context, path string, body []byte, read func(r io.Reader) error) error {
-	rctx, cancel := context.WithTimeoutCause(ctx, c.opts.RequestTimeout, errRequestTimeout)
+	rctx, cancel := model.RoundContext(ctx, c.opts.RequestTimeout)
 	defer cancel()
 	return c.post(ctx, rctx, path, body, func(_ bool, r io.Reader) error { return read(r) })
 }

@@ -144,8 +144,8 @@ func (t *Tool) Execute(ctx context.Context, call tools.Call) tools.Outcome {
 // failureCode maps an index error to the stable code the model sees.
 func failureCode(err error) string {
 	switch {
-	case errors.Is(err, context.DeadlineExceeded):
-		return tools.CodeTimeout
+	case tools.ContextCode(err) != "":
+		return tools.ContextCode(err)
 	case errors.Is(err, ErrNoRoots), errors.Is(err, ErrRootMissing), errors.Is(err, ErrRootInvalid):
 		return tools.CodeUnavailable
 	default:

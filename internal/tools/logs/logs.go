@@ -220,8 +220,8 @@ func (t *Tool) Execute(ctx context.Context, call tools.Call) tools.Outcome {
 	rep, err := t.scan(ctx, p.src, q, acc, files)
 	if err != nil {
 		code := tools.CodeInternal
-		if ctx.Err() != nil {
-			code = tools.CodeTimeout
+		if c := tools.ContextCode(ctx.Err()); c != "" {
+			code = c
 		}
 		return tools.Failed(code, fmt.Errorf("query_logs %s: %w", p.src.Name, err))
 	}
@@ -238,7 +238,11 @@ func (t *Tool) Execute(ctx context.Context, call tools.Call) tools.Outcome {
 	res.SkippedFiles = rep.skipped[:min(len(rep.skipped), maxSkippedListed)]
 	empty, err := coverage(ctx, p.src, files, q, acc, &res)
 	if err != nil {
-		return tools.Failed(tools.CodeTimeout, fmt.Errorf("query_logs %s: the source's range: %w", p.src.Name, err))
+		code := tools.CodeTimeout
+		if c := tools.ContextCode(ctx.Err()); c != "" {
+			code = c
+		}
+		return tools.Failed(code, fmt.Errorf("query_logs %s: the source's range: %w", p.src.Name, err))
 	}
 	maxBytes := call.MaxBytes
 	if maxBytes <= 0 {

@@ -398,6 +398,12 @@ func TestUnavailable(t *testing.T) {
 	if out := tool.Execute(ctx, call); out.ErrorCode != tools.CodeTimeout {
 		t.Fatalf("deadline: %+v", out)
 	}
+	// A cancel (Ctrl-C, a client gone) is a cancellation, not a timeout.
+	cctx, ccancel := context.WithCancel(context.Background())
+	ccancel()
+	if out := tool.Execute(cctx, call); out.ErrorCode != tools.CodeCanceled {
+		t.Fatalf("cancelled: %+v", out)
+	}
 }
 
 func TestNewValidates(t *testing.T) {

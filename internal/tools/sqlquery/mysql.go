@@ -14,6 +14,7 @@ import (
 	"vitess.io/vitess/go/vt/sqlparser"
 
 	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/tools"
 )
 
 // killTimeout bounds the KILL QUERY and ROLLBACK issued after a statement ends.
@@ -97,6 +98,20 @@ func (e *timeoutError) Error() string {
 	return fmt.Sprintf("%s: statement exceeded %s (%s): %v", e.where, e.limit, e.how, e.err)
 }
 func (e *timeoutError) Unwrap() error { return e.err }
+
+// cancelledError marks a statement stopped because the call was cancelled
+// (Ctrl-C, a client gone): CANCELED, never a timeout; how names what
+// stopped it.
+type cancelledError struct {
+	where string
+	how   string
+	err   error
+}
+
+func (e *cancelledError) Error() string {
+	return fmt.Sprintf("%s: statement cancelled (%s): %v", e.where, e.how, e.err)
+}
+func (e *cancelledError) Unwrap() error { return e.err }
 
 // queryMySQL runs one admitted statement: its own connection, a server-side
 // time limit, a read-only session and START TRANSACTION READ ONLY, the statement under a context
@@ -201,7 +216,10 @@ func (h *handle) runMySQL(ctx context.Context, text string, maxRows int, checked
 			if n := mysqlErrorNumber(qerr); n == 1969 || n == 3024 {
 				how, limit = "the server's own time limit stopped it: "+serverLimitName(dialect), lim.server
 			}
-			terr := &timeoutError{where: h.where(), limit: limit, how: how, err: qerr}
+			var terr error = &timeoutError{where: h.where(), limit: limit, how: how, err: qerr}
+			if tools.ContextCode(ctx.Err()) == tools.CodeCanceled {
+				terr = &cancelledError{where: h.where(), how: how, err: qerr}
+			}
 			if killErr != nil {
 				return Result{}, errors.Join(terr, killErr)
 			}

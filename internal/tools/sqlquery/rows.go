@@ -138,14 +138,17 @@ func classify(err error) string {
 		return tools.CodeNotReadOnly
 	}
 	var te *timeoutError
+	var ce *cancelledError
 	var ue *unavailableError
 	switch {
+	case errors.As(err, &ce):
+		return tools.CodeCanceled
 	case errors.As(err, &te):
 		return tools.CodeTimeout
 	case errors.As(err, &ue):
 		return tools.CodeUnavailable
-	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
-		return tools.CodeTimeout
+	case tools.ContextCode(err) != "":
+		return tools.ContextCode(err)
 	case notReadOnly(err), sqliteNotReadOnly(err):
 		return tools.CodeNotReadOnly
 	case isServerTimeout(err):

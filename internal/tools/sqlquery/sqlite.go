@@ -10,6 +10,8 @@ import (
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/superbiz/superbiz/internal/tools"
 )
 
 // sqliteDSN opens the file read-only at the SQLite level (mode=ro) and makes
@@ -110,6 +112,8 @@ func (h *handle) runSQLite(ctx context.Context, text string, maxRows int, checke
 	res, err := readRows(qctx, conn, text, maxRows, checked)
 	if err != nil {
 		switch {
+		case tools.ContextCode(ctx.Err()) == tools.CodeCanceled:
+			return Result{}, &cancelledError{where: h.where(), how: "the statement was interrupted (sqlite3_interrupt)", err: err}
 		case qctx.Err() != nil || sqliteCode(err) == sqlite3.SQLITE_INTERRUPT:
 			return Result{}, &timeoutError{where: h.where(), limit: h.db.Timeout, how: "the statement was interrupted (sqlite3_interrupt)", err: err}
 		case sqliteCode(err)&0xff == sqlite3.SQLITE_TOOBIG:

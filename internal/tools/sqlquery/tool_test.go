@@ -234,6 +234,32 @@ func TestSQLiteTimeout(t *testing.T) {
 	}
 }
 
+// A statement cancelled by the caller (Ctrl-C, a client gone) long before
+// its time limit is interrupted and reported CANCELED, not TIMEOUT.
+func TestSQLiteCancelled(t *testing.T) {
+	path := sqliteFixture(t)
+	tool, err := New([]config.Database{{Name: "orders", Driver: config.DriverSQLite, DSN: testDSN(t, config.DriverSQLite, path), Timeout: time.Minute}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tool.Close()
+	c, err := tool.Canonical(json.RawMessage(`{"sql":"WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c) SELECT count(*) FROM c"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	stop := time.AfterFunc(200*time.Millisecond, cancel)
+	defer stop.Stop()
+	start := time.Now()
+	out := tool.Execute(ctx, tools.Call{ToolCallID: "call_1", Tool: ToolName, Input: c.Input, MaxBytes: 8192})
+	if out.ErrorCode != tools.CodeCanceled || !strings.Contains(out.Detail.Error(), "cancelled") {
+		t.Fatalf("got %s/%s (%v), want CANCELED", out.Status, out.ErrorCode, out.Detail)
+	}
+	if el := time.Since(start); el > 30*time.Second {
+		t.Fatalf("the cancelled statement ran %s", el)
+	}
+}
+
 // testDSN is raw checked as config does it at load, the only way a DSN
 // reaches New.
 func testDSN(t testing.TB, driver config.Driver, raw string) config.DSN {

@@ -1,0 +1,86 @@
+package usecase
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/superbiz/superbiz/internal/alerts"
+	"github.com/superbiz/superbiz/internal/harness"
+)
+
+// AlertCommand is how a chat message names a firing alert: "/alert REF".
+const AlertCommand = "/alert"
+
+// AlertRef returns the reference of a chat message "/alert REF" (the whole
+// message: the command, blanks, the reference) and whether the message is
+// one, so every chat front end routes it the same way.
+func AlertRef(msg string) (string, bool) {
+	rest, ok := strings.CutPrefix(strings.TrimSpace(msg), AlertCommand)
+	if !ok || (rest != "" && rest[0] != ' ' && rest[0] != '\t') {
+		return "", false
+	}
+	return strings.TrimSpace(rest), true
+}
+
+// FindAlert finds the firing alert a reference (name or fingerprint) names
+// and says which of several same-named alerts it picked ("" otherwise); its
+// errors are the front end's to word (a missing [alerts] url, an unknown
+// alert, Alertmanager failing).
+type FindAlert func(ctx context.Context, ref string) (alerts.Alert, string, error)
+
+// AlertError is a chat message "/alert REF" whose alert could not be found
+// or read: no run was stored, and Err is the finder's error.
+type AlertError struct{ Err error }
+
+func (e *AlertError) Error() string { return e.Err.Error() }
+
+// Unwrap lets errors.Is/As see the finder's error.
+func (e *AlertError) Unwrap() error { return e.Err }
+
+// AlertRun is a diagnosis started from a firing alert: its query and the
+// clock it runs with.
+type AlertRun struct {
+	Query string
+	Clock time.Time
+	// Note says which of several same-named alerts was picked, "" otherwise.
+	Note string
+}
+
+// NewAlertRun is the diagnosis of alert al at the real time now: the clock
+// anchored to its start and the query bounded by limit (limits.query).
+func NewAlertRun(al alerts.Alert, note string, now time.Time, limit int) AlertRun {
+	clock := alerts.Clock(al, now)
+	return AlertRun{Query: alerts.Query(al, clock, note, limit), Clock: clock, Note: note}
+}
+
+// DiagnoseAlert runs the DIAGNOSIS of a resolved alert: the same use case,
+// limits and guards as any diagnosis, on the alert's query and clock.
+func (d *Deps) DiagnoseAlert(ctx context.Context, ar AlertRun, req DiagnoseRequest) (Output, error) {
+	run := *d
+	run.Clock = harness.FixedClock{T: ar.Clock}
+	req.Query = ar.Query
+	return run.Diagnose(ctx, req)
+}
+
+// chatAlert is chat's "/alert REF": a DIAGNOSIS from that firing alert, no
+// router (the command says what it is); an alert that cannot be found is
+// an *AlertError and stores no run. The output's Note is the alert's note.
+func (d *Deps) chatAlert(ctx context.Context, req ChatRequest, ref string) (Output, error) {
+	if d.FindAlert == nil {
+		return Output{}, &AlertError{Err: errors.New("no Alertmanager is wired into this chat")}
+	}
+	al, note, err := d.FindAlert(ctx, ref)
+	if err != nil {
+		return Output{}, &AlertError{Err: err}
+	}
+	clock := d.Clock
+	if clock == nil {
+		clock = harness.SystemClock{}
+	}
+	ar := NewAlertRun(al, note, clock.Now(), d.Limits.Query)
+	out, err := d.DiagnoseAlert(ctx, ar, DiagnoseRequest{SessionID: req.SessionID, Continue: req.Continue, OnStart: req.OnStart})
+	out.Note = ar.Note
+	return out, err
+}
