@@ -1,0 +1,184 @@
+// Package providertest runs one scripted scenario through either model
+// provider: it starts ollamatest or openaitest, drives both with the same
+// ollamatest turns, reads back what either received in ollamatest's request
+// shape, and builds the model client configured for it, so a scenario test
+// written once is table-driven over both providers and neither falls behind.
+package providertest
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/superbiz/superbiz/internal/model"
+	"github.com/superbiz/superbiz/internal/model/ollama"
+	"github.com/superbiz/superbiz/internal/model/ollamatest"
+	"github.com/superbiz/superbiz/internal/model/openai"
+	"github.com/superbiz/superbiz/internal/model/openaitest"
+)
+
+// Provider names a provider as model.provider spells it.
+type Provider string
+
+// The two providers a scenario runs through.
+const (
+	Ollama Provider = "ollama"
+	OpenAI Provider = "openai"
+)
+
+// Providers lists both providers, for table-driven tests.
+func Providers() []Provider { return []Provider{Ollama, OpenAI} }
+
+// Model is the model id both servers list and every client asks for.
+const Model = ollamatest.DefaultModel
+
+// RequestTimeout bounds one round of the clients this package builds.
+const RequestTimeout = 10 * time.Second
+
+// Server is a running scripted server of one provider.
+type Server struct {
+	provider Provider
+	t        testing.TB
+	ollama   *ollamatest.Server
+	openai   *openaitest.Server
+}
+
+// Start starts a server of provider p for one test; it closes when the
+// test ends, and script misuse is reported as a test error.
+func Start(t testing.TB, p Provider) *Server {
+	t.Helper()
+	s := &Server{provider: p, t: t}
+	switch p {
+	case Ollama:
+		s.ollama = ollamatest.New(t)
+	case OpenAI:
+		s.openai = openaitest.New(t, openaitest.WithModels(Model))
+	default:
+		t.Fatalf("providertest: unknown provider %q", p)
+	}
+	return s
+}
+
+// Each runs fn as one subtest per provider, named after it.
+func Each(t *testing.T, fn func(t *testing.T, p Provider)) {
+	t.Helper()
+	for _, p := range Providers() {
+		t.Run(string(p), func(t *testing.T) { fn(t, p) })
+	}
+}
+
+// Provider is the server's provider.
+func (s *Server) Provider() Provider { return s.provider }
+
+// URL is what the client is configured with: Ollama's host, or the
+// OpenAI-compatible base URL ending in /v1.
+func (s *Server) URL() string {
+	if s.ollama != nil {
+		return s.ollama.URL()
+	}
+	return s.openai.URL()
+}
+
+// Client is the model client configured for this server as cmd configures
+// it by default (Ollama: num_ctx 8192; OpenAI: streamed, json_schema).
+func (s *Server) Client() model.ChatModel {
+	s.t.Helper()
+	var (
+		m   model.ChatModel
+		err error
+	)
+	if s.ollama != nil {
+		m, err = ollama.New(ollama.Options{Host: s.URL(), Model: Model, NumCtx: 8192, RequestTimeout: RequestTimeout})
+	} else {
+		m, err = openai.New(openai.Options{URL: s.URL(), Model: Model, Stream: true, Structured: openai.StructuredJSONSchema, RequestTimeout: RequestTimeout})
+	}
+	if err != nil {
+		s.t.Fatalf("providertest: %s client: %v", s.provider, err)
+	}
+	return m
+}
+
+// Script appends turns to the FIFO that successive chat requests consume;
+// a turn whose fault has no counterpart on the provider's wire fails the test.
+func (s *Server) Script(turns ...ollamatest.Turn) {
+	s.t.Helper()
+	if s.ollama != nil {
+		s.ollama.Script(turns...)
+		return
+	}
+	for i, turn := range turns {
+		ot, err := translate(turn)
+		if err != nil {
+			s.t.Fatalf("providertest: turn %d: %v", i, err)
+		}
+		s.openai.Script(ot)
+	}
+}
+
+// Handle computes a turn from the request once the scripted FIFO is empty;
+// fn reads the request in ollamatest's shape whichever provider received it.
+func (s *Server) Handle(fn func(req ollamatest.ChatRequest) ollamatest.Turn) {
+	if s.ollama != nil {
+		s.ollama.Handle(fn)
+		return
+	}
+	s.openai.Handle(func(req openaitest.ChatRequest) openaitest.Turn {
+		ot, err := translate(fn(req.Ollama()))
+		if err != nil {
+			// The handler runs on the server's goroutine: report, then fail the round.
+			s.t.Errorf("providertest: handled turn: %v", err)
+			return openaitest.Turn{Fault: openaitest.FaultServerError}
+		}
+		return ot
+	})
+}
+
+func translate(turn ollamatest.Turn) (openaitest.Turn, error) {
+	ot, ok := openaitest.FromOllama(turn)
+	if !ok {
+		return ot, fmt.Errorf("fault %s has no counterpart on the OpenAI wire", turn.Fault)
+	}
+	return ot, nil
+}
+
+// ChatRequests returns every chat request received, in ollamatest's shape.
+func (s *Server) ChatRequests() []ollamatest.ChatRequest {
+	if s.ollama != nil {
+		return s.ollama.ChatRequests()
+	}
+	var out []ollamatest.ChatRequest
+	for _, r := range s.openai.ChatRequests() {
+		out = append(out, r.Ollama())
+	}
+	return out
+}
+
+// ChatCount is the number of chat requests received.
+func (s *Server) ChatCount() int {
+	if s.ollama != nil {
+		return s.ollama.ChatCount()
+	}
+	n := 0
+	for _, r := range s.openai.Requests() {
+		if r.Path == "/v1/chat/completions" {
+			n++
+		}
+	}
+	return n
+}
+
+// RequestCount is the number of requests of any kind received.
+func (s *Server) RequestCount() int {
+	if s.ollama != nil {
+		return len(s.ollama.Requests())
+	}
+	return len(s.openai.Requests())
+}
+
+// Pending is the number of scripted turns not consumed yet.
+func (s *Server) Pending() int {
+	if s.ollama != nil {
+		return s.ollama.Pending()
+	}
+	return s.openai.Pending()
+}
