@@ -191,17 +191,19 @@ func TestOpenAIFaults(t *testing.T) {
 				t.Fatalf("exit %d, want 4\n%s", r.code, r)
 			}
 			says := map[openaitest.Fault]string{
-				openaitest.FaultUnauthorized:  "refused the API key from $OPENAI_API_KEY",
-				openaitest.FaultForbidden:     "HTTP 403",
-				openaitest.FaultModelNotFound: "its /models lists: qwen3:8b",
-				openaitest.FaultRateLimited:   "rate limited",
-				openaitest.FaultServerError:   openaitest.DefaultServerError,
-				openaitest.FaultProxyHTML:     "502 Bad Gateway",
-				openaitest.FaultCutStream:     "stream cut",
-				openaitest.FaultErrorInStream: openaitest.DefaultStreamError,
-				openaitest.FaultMalformedData: "malformed data line",
-				openaitest.FaultContextLength: "limits.observation",
-				openaitest.FaultToolChoice:    "--enable-auto-tool-choice",
+				openaitest.FaultUnauthorized:     "refused the API key from $OPENAI_API_KEY",
+				openaitest.FaultForbidden:        "HTTP 403",
+				openaitest.FaultModelNotFound:    "its /models lists: qwen3:8b",
+				openaitest.FaultRateLimited:      "rate limited",
+				openaitest.FaultServerError:      openaitest.DefaultServerError,
+				openaitest.FaultProxyHTML:        "502 Bad Gateway",
+				openaitest.FaultCutStream:        "stream cut",
+				openaitest.FaultErrorInStream:    openaitest.DefaultStreamError,
+				openaitest.FaultMalformedData:    "malformed data line",
+				openaitest.FaultContextLength:    "limits.observation",
+				openaitest.FaultToolChoice:       "--enable-auto-tool-choice",
+				openaitest.FaultServerErrorEmpty: "HTTP 500 with an empty body",
+				openaitest.FaultBadRequest:       openaitest.DefaultBadRequest,
 			}[f]
 			if !strings.Contains(r.stderr, says) || !strings.Contains(r.stderr, "hint:") || !strings.Contains(r.stderr, "/v1") {
 				t.Errorf("stderr does not say %q with a hint and the URL:\n%s", says, r.stderr)

@@ -200,6 +200,8 @@ func TestFaults(t *testing.T) {
 		{openaitest.FaultMalformedData, model.ErrProtocol, 0, []string{"malformed", openaitest.MalformedData}},
 		{openaitest.FaultContextLength, model.ErrBadRequest, 400, []string{"HTTP 400", "context window", "limits.observation"}},
 		{openaitest.FaultToolChoice, model.ErrToolsNotSupported, 400, []string{"--enable-auto-tool-choice", "vLLM: start it with"}},
+		{openaitest.FaultServerErrorEmpty, model.ErrServer, 500, []string{"HTTP 500 with an empty body"}},
+		{openaitest.FaultBadRequest, model.ErrBadRequest, 400, []string{"HTTP 400", openaitest.DefaultBadRequest}},
 	} {
 		for _, stream := range []bool{true, false} {
 			t.Run(fmt.Sprintf("%s/stream=%v", tt.fault, stream), func(t *testing.T) {

@@ -142,6 +142,13 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 	case FaultToolChoice:
 		fail(http.StatusBadRequest, turn.Fault, msg(DefaultToolChoice), "BadRequestError", "")
 		return
+	case FaultBadRequest:
+		fail(http.StatusBadRequest, turn.Fault, msg(DefaultBadRequest), "invalid_request_error", "")
+		return
+	case FaultServerErrorEmpty:
+		s.setOutcome(i, http.StatusInternalServerError, turn.Fault)
+		w.WriteHeader(http.StatusInternalServerError)
+		return
 	case FaultProxyHTML:
 		s.setOutcome(i, http.StatusBadGateway, turn.Fault)
 		w.Header().Set("Content-Type", "text/html")

@@ -154,26 +154,10 @@ func (s *Server) ChatRequests() []ollamatest.ChatRequest {
 }
 
 // ChatCount is the number of chat requests received.
-func (s *Server) ChatCount() int {
-	if s.ollama != nil {
-		return s.ollama.ChatCount()
-	}
-	n := 0
-	for _, r := range s.openai.Requests() {
-		if r.Path == "/v1/chat/completions" {
-			n++
-		}
-	}
-	return n
-}
+func (s *Server) ChatCount() int { return len(s.ChatBodies()) }
 
 // RequestCount is the number of requests of any kind received.
-func (s *Server) RequestCount() int {
-	if s.ollama != nil {
-		return len(s.ollama.Requests())
-	}
-	return len(s.openai.Requests())
-}
+func (s *Server) RequestCount() int { return len(s.requests()) }
 
 // Pending is the number of scripted turns not consumed yet.
 func (s *Server) Pending() int {
@@ -181,4 +165,51 @@ func (s *Server) Pending() int {
 		return s.ollama.Pending()
 	}
 	return s.openai.Pending()
+}
+
+// chatPath is the chat endpoint's path on the provider's wire.
+func (s *Server) chatPath() string {
+	if s.ollama != nil {
+		return "/api/chat"
+	}
+	return "/v1/chat/completions"
+}
+
+// ChatBodies returns the raw body of every chat request, as sent.
+func (s *Server) ChatBodies() [][]byte {
+	var out [][]byte
+	for _, r := range s.requests() {
+		if r.path == s.chatPath() {
+			out = append(out, r.body)
+		}
+	}
+	return out
+}
+
+// Bodies returns the raw body of every request of any kind, as sent.
+func (s *Server) Bodies() [][]byte {
+	var out [][]byte
+	for _, r := range s.requests() {
+		out = append(out, r.body)
+	}
+	return out
+}
+
+type request struct {
+	path string
+	body []byte
+}
+
+func (s *Server) requests() []request {
+	var out []request
+	if s.ollama != nil {
+		for _, r := range s.ollama.Requests() {
+			out = append(out, request{r.Path, r.Body})
+		}
+		return out
+	}
+	for _, r := range s.openai.Requests() {
+		out = append(out, request{r.Path, r.Body})
+	}
+	return out
 }
