@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/model"
 	"github.com/superbiz/superbiz/internal/model/ollama"
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
@@ -22,8 +23,8 @@ type Provider string
 
 // The two providers a scenario runs through.
 const (
-	Ollama Provider = "ollama"
-	OpenAI Provider = "openai"
+	Ollama Provider = config.ProviderOllama
+	OpenAI Provider = config.ProviderOpenAI
 )
 
 // Providers lists both providers, for table-driven tests.
@@ -77,6 +78,16 @@ func (s *Server) URL() string {
 		return s.ollama.URL()
 	}
 	return s.openai.URL()
+}
+
+// Env is the environment that points superbiz at this server, as a person
+// would: OLLAMA_HOST for Ollama; SUPERBIZ_PROVIDER=openai and
+// OPENAI_BASE_URL for the OpenAI-compatible wire.
+func (s *Server) Env() map[string]string {
+	if s.ollama != nil {
+		return map[string]string{config.EnvOllamaHost: s.URL()}
+	}
+	return map[string]string{config.EnvProvider: string(OpenAI), config.EnvOpenAIBaseURL: s.URL()}
 }
 
 // Client is the model client configured for this server as cmd configures
