@@ -2,6 +2,7 @@ package agent
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -562,5 +563,27 @@ func TestObservationRedacted(t *testing.T) {
 			t.Fatalf("record differs from what the model saw:\n%s\n%s", inv.Observation, content)
 		}
 		_ = tools.EvidenceFound
+	})
+}
+
+// TestOutputBoundedByTokenBudget: each round's answer may be no longer than
+// what remains of the token budget when it starts, on either provider's
+// wire (num_predict, max_completion_tokens).
+func TestOutputBoundedByTokenBudget(t *testing.T) {
+	providertest.Each(t, func(t *testing.T, p providertest.Provider) {
+		f := newFixture(t, p, budget(func(b *harness.Budget) { b.MaxTokens = 1000 }))
+		f.srv.Script(toolTurn(call("call_1", "query_logs", "none a")), textTurn(noConclusionDraft("call_1")))
+		if res := f.run("checkout errors"); res.Draft == nil {
+			t.Fatalf("no draft: reason %s (%v)", res.StopReason, res.Err)
+		}
+		// The first round spent 100+20 tokens.
+		if got := f.srv.OutputBounds(); !slices.Equal(got, []int{1000, 880}) {
+			t.Fatalf("output bounds = %v, want [1000 880]", got)
+		}
+		for i, r := range f.rec.rounds {
+			if want := []int{1000, 880}[i]; r.Request.MaxOutputTokens != want {
+				t.Errorf("recorded round %d bound %d, want %d", i, r.Request.MaxOutputTokens, want)
+			}
+		}
 	})
 }

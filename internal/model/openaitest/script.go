@@ -66,10 +66,14 @@ const (
 	QuirkSameIndex
 	// QuirkReasoningField names the thinking "reasoning", not "reasoning_content".
 	QuirkReasoningField
+	// QuirkMaxTokensOnly answers a request that sets max_completion_tokens
+	// 400 unsupported_parameter naming it, in OpenAI's error shape, as
+	// servers that know only the older max_tokens do; max_tokens is served.
+	QuirkMaxTokensOnly
 )
 
 // Quirks lists every quirk, for table-driven tests.
-var Quirks = []Quirk{QuirkNone, QuirkArgsWhole, QuirkEmptyName, QuirkArgsObject, QuirkFinishStop, QuirkNoUsage, QuirkNoIndex, QuirkSameIndex, QuirkReasoningField}
+var Quirks = []Quirk{QuirkNone, QuirkArgsWhole, QuirkEmptyName, QuirkArgsObject, QuirkFinishStop, QuirkNoUsage, QuirkNoIndex, QuirkSameIndex, QuirkReasoningField, QuirkMaxTokensOnly}
 
 // String names the quirk for test logs.
 func (q Quirk) String() string {
@@ -92,6 +96,8 @@ func (q Quirk) String() string {
 		return "same-index"
 	case QuirkReasoningField:
 		return "reasoning-field"
+	case QuirkMaxTokensOnly:
+		return "max-tokens-only"
 	}
 	return "unknown"
 }
@@ -188,7 +194,9 @@ const (
 	DefaultContextLength = "This model's maximum context length is 8192 tokens. However, your messages resulted in 9120 tokens. Please reduce the length of the messages."
 	DefaultToolChoice    = "\"auto\" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set"
 	MalformedData        = "this data line is not JSON {"
-	DefaultBadRequest    = "'messages' must contain at least one message"
+	// MaxCompletionTokensUnsupported is QuirkMaxTokensOnly's answer.
+	MaxCompletionTokensUnsupported = "Unsupported parameter: 'max_completion_tokens' is not supported with this model. Use 'max_tokens' instead."
+	DefaultBadRequest              = "'messages' must contain at least one message"
 )
 
 // ProxyHTML is the page FaultProxyHTML answers with (nginx's own words).

@@ -224,3 +224,21 @@ func (s *Server) requests() []request {
 	}
 	return out
 }
+
+// OutputBounds is the bound on the answer's length each chat request sent
+// (0: none): Ollama's options.num_predict, or the OpenAI wire's
+// max_completion_tokens (max_tokens once the server refused that name).
+func (s *Server) OutputBounds() []int {
+	var out []int
+	if s.ollama != nil {
+		for _, r := range s.ollama.ChatRequests() {
+			n, _ := r.Options["num_predict"].(float64)
+			out = append(out, int(n))
+		}
+		return out
+	}
+	for _, r := range s.openai.ChatRequests() {
+		out = append(out, max(r.MaxCompletionTokens, r.MaxTokens))
+	}
+	return out
+}
