@@ -33,21 +33,13 @@ func TestKBIndexEmbeds(t *testing.T) {
 		t.Fatalf("embedding %+v, total %d", st.Embedding, st.TotalSections)
 	}
 	p := filepath.Join(dir, "runbooks", "b.md")
-	mustWrite(t, p, "# Beta\n\nnew body\n")
-	later := time.Now().Add(time.Hour)
-	if err := os.Chtimes(p, later, later); err != nil {
-		t.Fatal(err)
-	}
+	rewrite(t, p, "# Beta\n\nnew body\n", time.Hour)
 	code, out, _ = cli(t, env, "--config", cfg, "kb", "index")
 	if code != ExitOK || !strings.Contains(out, "embedded 1 sections with bge-m3; 0 without vectors") {
 		t.Errorf("second index: exit %d, %q", code, out)
 	}
 	env["OLLAMA_HOST"] = closedPort(t)
-	mustWrite(t, p, "# Beta\n\nthird body\n")
-	later = later.Add(time.Hour)
-	if err := os.Chtimes(p, later, later); err != nil {
-		t.Fatal(err)
-	}
+	rewrite(t, p, "# Beta\n\nthird body\n", 2*time.Hour)
 	code, out, errOut = cli(t, env, "--config", cfg, "kb", "index")
 	if code != ExitOK || !strings.Contains(out, "embedded 0 sections with bge-m3; 1 without vectors (search uses BM25 for them; retried on the next sync): model server unreachable") {
 		t.Errorf("ollama down: exit %d, %q %q", code, out, errOut)
@@ -94,12 +86,7 @@ func TestKBIndexEmbedsOpenAI(t *testing.T) {
 	}
 	// The server fails every embedding from now on.
 	srv.FailEmbeddings(openaitest.FaultServerError, openaitest.FaultServerError, openaitest.FaultServerError, openaitest.FaultServerError)
-	p := filepath.Join(dir, "runbooks", "b.md")
-	mustWrite(t, p, "# Beta\n\nthird body\n")
-	later := time.Now().Add(time.Hour)
-	if err := os.Chtimes(p, later, later); err != nil {
-		t.Fatal(err)
-	}
+	rewrite(t, filepath.Join(dir, "runbooks", "b.md"), "# Beta\n\nthird body\n", time.Hour)
 	code, out, errOut = cli(t, env, "--config", cfg, "kb", "index")
 	want := "embedded 0 sections with bge-m3; 1 without vectors (search uses BM25 for them; retried on the next sync): model server error"
 	if code != ExitOK || !strings.Contains(out, want) || !strings.Contains(out, "HTTP 500") {
@@ -107,5 +94,16 @@ func TestKBIndexEmbedsOpenAI(t *testing.T) {
 	}
 	if code, out, _ := cli(t, env, "--config", cfg, "kb", "search", "third body"); code != ExitOK || !strings.Contains(out, "b.md") || answered(500) != 3 {
 		t.Errorf("search with the server failing: exit %d, %d failed embeddings (want 3: the index's, the search's sync retrying the section, the query's), %q", code, answered(500), out)
+	}
+}
+
+// rewrite writes body to p dated ahead by `ahead`, so the next sync sees the
+// file changed whatever the file system's time resolution.
+func rewrite(t *testing.T, p, body string, ahead time.Duration) {
+	t.Helper()
+	mustWrite(t, p, body)
+	at := time.Now().Add(ahead)
+	if err := os.Chtimes(p, at, at); err != nil {
+		t.Fatal(err)
 	}
 }
