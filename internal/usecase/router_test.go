@@ -123,12 +123,17 @@ func TestRouterRetriesOnceWithIdenticalInput(t *testing.T) {
 				if out.Intent != "SYSTEM_CHAT" || out.Status != "SUCCESS" {
 					t.Fatalf("output = %+v", out)
 				}
-				bodies := f.srv.ChatBodies()
+				// The retry's input is identical; only its output bound is
+				// lower, by what the first attempt spent of the token budget.
+				bodies, bounds := f.srv.ChatBodiesUnbounded(), f.srv.OutputBounds()
 				if len(bodies) != 3 {
 					t.Fatalf("%d requests, want 2 router + 1 answer", len(bodies))
 				}
 				if !bytes.Equal(bodies[0], bodies[1]) {
 					t.Errorf("retry differs from the first attempt:\n%s\n%s", bodies[0], bodies[1])
+				}
+				if bounds[1] <= 0 || bounds[1] > bounds[0] {
+					t.Errorf("output bounds %v: the retry's is not what remains after the first attempt", bounds)
 				}
 				if got := purposes(f.run(out.RunID)); !slices.Equal(got, []string{"ROUTER", "ROUTER", "SYSTEM_CHAT"}) {
 					t.Errorf("stored rounds = %q", got)
@@ -170,9 +175,12 @@ func TestRouterSecondFailureRunsNoExecutor(t *testing.T) {
 				if strings.Contains(out.Answer, "WEATHER") {
 					t.Errorf("the answer quotes the model's invalid output: %s", out.Answer)
 				}
-				bodies := f.srv.ChatBodies()
+				bodies, bounds := f.srv.ChatBodiesUnbounded(), f.srv.OutputBounds()
 				if len(bodies) != 2 || !bytes.Equal(bodies[0], bodies[1]) {
-					t.Fatalf("%d requests (identical: %v), want exactly two identical router requests", len(bodies), len(bodies) == 2 && bytes.Equal(bodies[0], bodies[1]))
+					t.Fatalf("%d requests (identical but for the output bound: %v), want exactly two identical router requests", len(bodies), len(bodies) == 2 && bytes.Equal(bodies[0], bodies[1]))
+				}
+				if bounds[1] <= 0 || bounds[1] > bounds[0] {
+					t.Errorf("output bounds %v: the retry's is not what remains after the first attempt", bounds)
 				}
 				r := f.run(out.RunID)
 				wantRun(t, r, "", "FAILED", "FAILED", "ROUTING_UNAVAILABLE")

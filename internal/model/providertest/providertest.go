@@ -6,6 +6,7 @@
 package providertest
 
 import (
+	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
@@ -241,4 +242,43 @@ func (s *Server) OutputBounds() []int {
 		out = append(out, max(r.MaxCompletionTokens, r.MaxTokens))
 	}
 	return out
+}
+
+// ChatBodiesUnbounded is ChatBodies with the output bound taken out (see
+// OutputBounds), members in a canonical order: two rounds that sent the same
+// input while the token budget shrank compare equal.
+func (s *Server) ChatBodiesUnbounded() [][]byte {
+	var out [][]byte
+	for _, b := range s.ChatBodies() {
+		out = append(out, unbounded(s.t, b))
+	}
+	return out
+}
+
+func unbounded(t testing.TB, body []byte) []byte {
+	t.Helper()
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(body, &m); err != nil {
+		t.Fatalf("providertest: chat body is not a JSON object: %v", err)
+	}
+	delete(m, "max_completion_tokens")
+	delete(m, "max_tokens")
+	if raw, ok := m["options"]; ok {
+		var opts map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &opts); err != nil {
+			t.Fatalf("providertest: options are not a JSON object: %v", err)
+		}
+		delete(opts, "num_predict")
+		m["options"] = mustMarshal(t, opts)
+	}
+	return mustMarshal(t, m)
+}
+
+func mustMarshal(t testing.TB, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatalf("providertest: %v", err)
+	}
+	return b
 }
