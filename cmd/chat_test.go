@@ -5,17 +5,20 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
 
 	"github.com/superbiz/superbiz/internal/demo"
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
+	"github.com/superbiz/superbiz/internal/model/providertest"
 )
 
 // chatModel answers like a model would: the router by keyword, the system
-// chat with a greeting, the knowledge answer citing the lookup it was given.
-func chatModel(t *testing.T) *ollamatest.Server {
-	srv := ollamatest.New(t)
+// chat with a greeting, the knowledge answer citing the lookup it was given;
+// a server of provider prov.
+func chatModel(t *testing.T, prov providertest.Provider) *providertest.Server {
+	srv := providertest.Start(t, prov)
 	srv.Handle(func(req ollamatest.ChatRequest) ollamatest.Turn {
 		user := req.Messages[len(req.Messages)-1].Content
 		switch {
@@ -52,46 +55,48 @@ func chatModel(t *testing.T) *ollamatest.Server {
 }
 
 func TestChatLineMode(t *testing.T) {
-	srv := chatModel(t)
-	env := diagnoseEnv(t)
-	env["OLLAMA_HOST"] = srv.URL()
-	var out, errOut bytes.Buffer
-	in := strings.NewReader("hello\n\nwhat does the runbook say about redis timeouts?\n")
-	code := run(context.Background(), []string{"chat", "--demo", "-o", "json"}, in, &out, &errOut, func(k string) string { return env[k] })
-	if code != ExitOK {
-		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errOut.String())
-	}
-	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	if len(lines) != 2 {
-		t.Fatalf("want one JSON line per message, got %d:\n%s", len(lines), out.String())
-	}
-	var turns [2]struct {
-		SessionID      string `json:"session_id"`
-		Intent         string `json:"intent"`
-		ReleaseOutcome string `json:"release_outcome"`
-		Answer         string `json:"answer"`
-	}
-	for i, l := range lines {
-		if err := json.Unmarshal([]byte(l), &turns[i]); err != nil {
-			t.Fatalf("line %d: %v: %s", i, err, l)
+	providertest.Each(t, func(t *testing.T, prov providertest.Provider) {
+		srv := chatModel(t, prov)
+		env := diagnoseEnv(t)
+		maps.Copy(env, srv.Env())
+		var out, errOut bytes.Buffer
+		in := strings.NewReader("hello\n\nwhat does the runbook say about redis timeouts?\n")
+		code := run(context.Background(), []string{"chat", "--demo", "-o", "json"}, in, &out, &errOut, func(k string) string { return env[k] })
+		if code != ExitOK {
+			t.Fatalf("exit %d\n%s\n%s", code, out.String(), errOut.String())
 		}
-	}
-	if turns[0].Intent != "SYSTEM_CHAT" || turns[1].Intent != "KNOWLEDGE_QUERY" || turns[0].SessionID != turns[1].SessionID {
-		t.Fatalf("turns = %+v", turns)
-	}
-	if turns[1].ReleaseOutcome != "SUCCESS" || !strings.Contains(turns[1].Answer, "SLOWLOG") || strings.Contains(turns[1].Answer, "call_") {
-		t.Fatalf("knowledge answer = %+v", turns[1])
-	}
-	// The second router request saw the first turn as context.
-	var routed []string
-	for _, r := range srv.ChatRequests() {
-		if strings.Contains(string(r.Format), `"intent"`) {
-			routed = append(routed, r.Messages[len(r.Messages)-1].Content)
+		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+		if len(lines) != 2 {
+			t.Fatalf("want one JSON line per message, got %d:\n%s", len(lines), out.String())
 		}
-	}
-	if len(routed) != 2 || !strings.Contains(routed[1], `"last_intent":"SYSTEM_CHAT"`) || !strings.Contains(routed[1], `"last_query":"hello"`) {
-		t.Fatalf("router inputs = %q", routed)
-	}
+		var turns [2]struct {
+			SessionID      string `json:"session_id"`
+			Intent         string `json:"intent"`
+			ReleaseOutcome string `json:"release_outcome"`
+			Answer         string `json:"answer"`
+		}
+		for i, l := range lines {
+			if err := json.Unmarshal([]byte(l), &turns[i]); err != nil {
+				t.Fatalf("line %d: %v: %s", i, err, l)
+			}
+		}
+		if turns[0].Intent != "SYSTEM_CHAT" || turns[1].Intent != "KNOWLEDGE_QUERY" || turns[0].SessionID != turns[1].SessionID {
+			t.Fatalf("turns = %+v", turns)
+		}
+		if turns[1].ReleaseOutcome != "SUCCESS" || !strings.Contains(turns[1].Answer, "SLOWLOG") || strings.Contains(turns[1].Answer, "call_") {
+			t.Fatalf("knowledge answer = %+v", turns[1])
+		}
+		// The second router request saw the first turn as context.
+		var routed []string
+		for _, r := range srv.ChatRequests() {
+			if strings.Contains(string(r.Format), `"intent"`) {
+				routed = append(routed, r.Messages[len(r.Messages)-1].Content)
+			}
+		}
+		if len(routed) != 2 || !strings.Contains(routed[1], `"last_intent":"SYSTEM_CHAT"`) || !strings.Contains(routed[1], `"last_query":"hello"`) {
+			t.Fatalf("router inputs = %q", routed)
+		}
+	})
 }
 
 func TestChatLineModeMarkdownAndUnreachable(t *testing.T) {

@@ -2,12 +2,14 @@ package cmd
 
 import (
 	"context"
+	"maps"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
+	"github.com/superbiz/superbiz/internal/model/providertest"
 	"github.com/superbiz/superbiz/internal/reliability"
 )
 
@@ -180,15 +182,19 @@ func TestStringArgumentsRunTheTool(t *testing.T) {
 // In chat line mode a model fault (twice, so routing gives up) is exit 4
 // with the hint, not exit 1.
 func TestChatModelFaultExit(t *testing.T) {
-	srv := ollamatest.New(t)
-	srv.Script(ollamatest.Turn{Fault: ollamatest.FaultHTTP500Body}, ollamatest.Turn{Fault: ollamatest.FaultHTTP500Body})
-	env := diagnoseEnv(t)
-	env["OLLAMA_HOST"] = srv.URL()
-	code, out, errOut := cliIn(t, env, "hello\n", "chat", "--no-tui")
-	if code != ExitUnavailable || !strings.Contains(errOut, "`ollama ps`") || !strings.Contains(out, "HTTP 500") {
-		t.Fatalf("exit %d, want %d\nstdout %s\nstderr %s", code, ExitUnavailable, out, errOut)
-	}
-	reliability.Record(t, reliability.SectionModel, "chat: HTTP 500 twice while routing", map[string]any{"outcome": "ROUTING_UNAVAILABLE (SERVER)", "exit": code})
+	providertest.Each(t, func(t *testing.T, prov providertest.Provider) {
+		srv := providertest.Start(t, prov)
+		srv.Script(ollamatest.Turn{Fault: ollamatest.FaultHTTP500Body}, ollamatest.Turn{Fault: ollamatest.FaultHTTP500Body})
+		env := diagnoseEnv(t)
+		maps.Copy(env, srv.Env())
+		code, out, errOut := cliIn(t, env, "hello\n", "chat", "--no-tui")
+		// Each provider's hint names where to look: Ollama's `ollama ps`, the other server's log.
+		hint := map[providertest.Provider]string{providertest.Ollama: "`ollama ps`", providertest.OpenAI: "check its log"}[prov]
+		if code != ExitUnavailable || !strings.Contains(errOut, hint) || !strings.Contains(out, "HTTP 500") {
+			t.Fatalf("exit %d, want %d\nstdout %s\nstderr %s", code, ExitUnavailable, out, errOut)
+		}
+		reliability.Record(t, reliability.SectionModel, "chat: HTTP 500 twice while routing ("+string(prov)+")", map[string]any{"outcome": "ROUTING_UNAVAILABLE (SERVER)", "exit": code})
+	})
 }
 
 // A model that spends its budget on calls the boundary refuses ends the
@@ -196,42 +202,44 @@ func TestChatModelFaultExit(t *testing.T) {
 // arguments of the wrong types: FAILED, exit 1, naming the budget — a
 // refused call is no progress to fall back on.
 func TestRefusedCallsExhaustingABudgetEndAlike(t *testing.T) {
-	unknown := ollamatest.ToolCall{Name: "query_prometheus", Args: `{"input":{"query":"up"}}`}
-	wrongTypes := ollamatest.ToolCall{Name: "query_logs", Args: `{"input":{"service":42,"since":true,"limit":"many"}}`}
-	tests := []struct {
-		name   string
-		call   ollamatest.ToolCall
-		budget []string
-		reason string
-	}{
-		{"unknown tool, model budget", unknown, []string{"--max-model-calls", "4", "--max-tool-calls", "20"}, "MODEL_BUDGET_EXHAUSTED"},
-		{"wrong argument types, model budget", wrongTypes, []string{"--max-model-calls", "4", "--max-tool-calls", "20"}, "MODEL_BUDGET_EXHAUSTED"},
-		{"wrong argument types, tool budget", wrongTypes, []string{"--max-model-calls", "8", "--max-tool-calls", "2"}, "TOOL_BUDGET_EXHAUSTED"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			srv := ollamatest.New(t)
-			n := 0
-			srv.Handle(func(ollamatest.ChatRequest) ollamatest.Turn {
-				n++
-				c := tt.call
-				c.ID = "call_r" + strings.Repeat("x", n)
-				return ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{c}}
+	providertest.Each(t, func(t *testing.T, prov providertest.Provider) {
+		unknown := ollamatest.ToolCall{Name: "query_prometheus", Args: `{"input":{"query":"up"}}`}
+		wrongTypes := ollamatest.ToolCall{Name: "query_logs", Args: `{"input":{"service":42,"since":true,"limit":"many"}}`}
+		tests := []struct {
+			name   string
+			call   ollamatest.ToolCall
+			budget []string
+			reason string
+		}{
+			{"unknown tool, model budget", unknown, []string{"--max-model-calls", "4", "--max-tool-calls", "20"}, "MODEL_BUDGET_EXHAUSTED"},
+			{"wrong argument types, model budget", wrongTypes, []string{"--max-model-calls", "4", "--max-tool-calls", "20"}, "MODEL_BUDGET_EXHAUSTED"},
+			{"wrong argument types, tool budget", wrongTypes, []string{"--max-model-calls", "8", "--max-tool-calls", "2"}, "TOOL_BUDGET_EXHAUSTED"},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				srv := providertest.Start(t, prov)
+				n := 0
+				srv.Handle(func(ollamatest.ChatRequest) ollamatest.Turn {
+					n++
+					c := tt.call
+					c.ID = "call_r" + strings.Repeat("x", n)
+					return ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{c}}
+				})
+				env := diagnoseEnv(t)
+				maps.Copy(env, srv.Env())
+				args := append([]string{"--demo", "diagnose", "-o", "json"}, tt.budget...)
+				code, out, errOut := cli(t, env, append(args, "why is checkout slow")...)
+				got := jsonObject(t, out)
+				if code != ExitFailed || got["release_outcome"] != "FAILED" || got["stop_reason"] != tt.reason {
+					t.Fatalf("exit %d, outcome %v, stop %v; want exit 1, FAILED, %s\nstderr %s", code, got["release_outcome"], got["stop_reason"], tt.reason, errOut)
+				}
+				if !strings.Contains(errOut, "before any evidence check gave a usable result") {
+					t.Errorf("stderr does not say why:\n%s", errOut)
+				}
+				reliability.Record(t, reliability.SectionMutation, "refused calls exhausting a budget end alike ("+string(prov)+"): "+tt.name, map[string]any{"test": t.Name()})
 			})
-			env := diagnoseEnv(t)
-			env["OLLAMA_HOST"] = srv.URL()
-			args := append([]string{"--demo", "diagnose", "-o", "json"}, tt.budget...)
-			code, out, errOut := cli(t, env, append(args, "why is checkout slow")...)
-			got := jsonObject(t, out)
-			if code != ExitFailed || got["release_outcome"] != "FAILED" || got["stop_reason"] != tt.reason {
-				t.Fatalf("exit %d, outcome %v, stop %v; want exit 1, FAILED, %s\nstderr %s", code, got["release_outcome"], got["stop_reason"], tt.reason, errOut)
-			}
-			if !strings.Contains(errOut, "before any evidence check gave a usable result") {
-				t.Errorf("stderr does not say why:\n%s", errOut)
-			}
-			reliability.Record(t, reliability.SectionMutation, "refused calls exhausting a budget end alike: "+tt.name, map[string]any{"test": t.Name()})
-		})
-	}
+		}
+	})
 }
 
 // The exit code of a cancelled run names what cancelled it.
@@ -257,50 +265,54 @@ func TestCancelExit(t *testing.T) {
 // 2 for input rejected before any model call (no model call made), 3 for
 // FALLBACK, 1 for FAILED, 4 for a model that cannot answer.
 func TestExitCodesThroughTheCommand(t *testing.T) {
-	tests := []struct {
-		name   string
-		turns  []ollamatest.Turn
-		args   []string
-		code   int
-		calls  int
-		stderr string
-	}{
-		{"query over limits.query", nil, []string{strings.Repeat("q", 4097)}, ExitUsage, 0, "input rejected before any model call: the query has 4097 bytes, the limit is 4096 (limits.query)"},
-		{"blank query", nil, []string{"   "}, ExitUsage, 0, "the query is empty"},
-		{"--session and --continue", nil, []string{"--session", "s_x", "--continue", "q"}, ExitUsage, 0, "none of the others can be"},
-		{"unknown session", nil, []string{"--session", "s_nope", "q"}, ExitUsage, 0, `unknown session "s_nope"`},
-		{"fallback", []ollamatest.Turn{{Content: []string{noConclusion}}}, []string{"checkout is slow"}, ExitFallback, 1, ""},
-		{"failed: invalid final answer", []ollamatest.Turn{{Content: []string{"I think it is the database."}}}, []string{"checkout is slow"}, ExitFailed, 1, "INVALID_OUTPUT"},
-		{"model failing", []ollamatest.Turn{{Fault: ollamatest.FaultHTTP500Body}}, []string{"checkout is slow"}, ExitUnavailable, 1, "HTTP 500"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			srv := ollamatest.New(t)
-			srv.Script(tt.turns...)
-			env := diagnoseEnv(t)
-			env["OLLAMA_HOST"] = srv.URL()
-			code, out, errOut := cli(t, env, append([]string{"diagnose"}, tt.args...)...)
-			if code != tt.code {
-				t.Fatalf("exit %d, want %d\nstdout %.400s\nstderr %s", code, tt.code, out, errOut)
-			}
-			if srv.ChatCount() != tt.calls {
-				t.Errorf("%d model calls, want %d", srv.ChatCount(), tt.calls)
-			}
-			if !strings.Contains(errOut, tt.stderr) {
-				t.Errorf("stderr lacks %q:\n%s", tt.stderr, errOut)
-			}
-			reliability.Record(t, reliability.SectionMutation, "exit "+strconv.Itoa(tt.code)+" through the command: "+tt.name, map[string]any{"test": t.Name()})
-		})
-	}
+	providertest.Each(t, func(t *testing.T, prov providertest.Provider) {
+		tests := []struct {
+			name   string
+			turns  []ollamatest.Turn
+			args   []string
+			code   int
+			calls  int
+			stderr string
+		}{
+			{"query over limits.query", nil, []string{strings.Repeat("q", 4097)}, ExitUsage, 0, "input rejected before any model call: the query has 4097 bytes, the limit is 4096 (limits.query)"},
+			{"blank query", nil, []string{"   "}, ExitUsage, 0, "the query is empty"},
+			{"--session and --continue", nil, []string{"--session", "s_x", "--continue", "q"}, ExitUsage, 0, "none of the others can be"},
+			{"unknown session", nil, []string{"--session", "s_nope", "q"}, ExitUsage, 0, `unknown session "s_nope"`},
+			{"fallback", []ollamatest.Turn{{Content: []string{noConclusion}}}, []string{"checkout is slow"}, ExitFallback, 1, ""},
+			{"failed: invalid final answer", []ollamatest.Turn{{Content: []string{"I think it is the database."}}}, []string{"checkout is slow"}, ExitFailed, 1, "INVALID_OUTPUT"},
+			{"model failing", []ollamatest.Turn{{Fault: ollamatest.FaultHTTP500Body}}, []string{"checkout is slow"}, ExitUnavailable, 1, "HTTP 500"},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				srv := providertest.Start(t, prov)
+				srv.Script(tt.turns...)
+				env := diagnoseEnv(t)
+				maps.Copy(env, srv.Env())
+				code, out, errOut := cli(t, env, append([]string{"diagnose"}, tt.args...)...)
+				if code != tt.code {
+					t.Fatalf("exit %d, want %d\nstdout %.400s\nstderr %s", code, tt.code, out, errOut)
+				}
+				if srv.ChatCount() != tt.calls {
+					t.Errorf("%d model calls, want %d", srv.ChatCount(), tt.calls)
+				}
+				if !strings.Contains(errOut, tt.stderr) {
+					t.Errorf("stderr lacks %q:\n%s", tt.stderr, errOut)
+				}
+				reliability.Record(t, reliability.SectionMutation, "exit "+strconv.Itoa(tt.code)+" through the command ("+string(prov)+"): "+tt.name, map[string]any{"test": t.Name()})
+			})
+		}
+	})
 }
 
 // In chat line mode a message line over 1 MiB is refused as such (exit 2).
 func TestChatLineTooLong(t *testing.T) {
-	srv := ollamatest.New(t)
-	env := diagnoseEnv(t)
-	env["OLLAMA_HOST"] = srv.URL()
-	code, _, errOut := cliIn(t, env, strings.Repeat("x", 2<<20)+"\n", "chat", "--no-tui")
-	if code != ExitUsage || !strings.Contains(errOut, "a message on stdin has more than 1048576 bytes (1 MiB)") || srv.ChatCount() != 0 {
-		t.Fatalf("exit %d, %d model calls, stderr:\n%s", code, srv.ChatCount(), errOut)
-	}
+	providertest.Each(t, func(t *testing.T, prov providertest.Provider) {
+		srv := providertest.Start(t, prov)
+		env := diagnoseEnv(t)
+		maps.Copy(env, srv.Env())
+		code, _, errOut := cliIn(t, env, strings.Repeat("x", 2<<20)+"\n", "chat", "--no-tui")
+		if code != ExitUsage || !strings.Contains(errOut, "a message on stdin has more than 1048576 bytes (1 MiB)") || srv.ChatCount() != 0 {
+			t.Fatalf("exit %d, %d model calls, stderr:\n%s", code, srv.ChatCount(), errOut)
+		}
+	})
 }

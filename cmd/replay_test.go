@@ -2,11 +2,13 @@ package cmd
 
 import (
 	"context"
+	"maps"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
+	"github.com/superbiz/superbiz/internal/model/providertest"
 	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/runstore"
 )
@@ -118,58 +120,61 @@ func TestReplayDemoRunWithoutFlag(t *testing.T) {
 // recorded gets evidence_status ERROR, error_code UNRECORDED for that call;
 // the replay differs and exits 1, without crashing.
 func TestReplayLiveModelUnrecordedCall(t *testing.T) {
-	env := diagnoseEnv(t)
-	success, _ := demoRuns(t, env)
-	id := success["run_id"].(string)
+	providertest.Each(t, func(t *testing.T, prov providertest.Provider) {
+		env := diagnoseEnv(t)
+		success, _ := demoRuns(t, env)
+		id := success["run_id"].(string)
 
-	srv := ollamatest.New(t)
-	srv.Script(ollamatest.Turn{
-		ToolCalls:       []ollamatest.ToolCall{{ID: "call_live0001", Name: "query_logs", Args: `{"input":{"service":"payment-service","level":"ERROR","contains":"deadlock","since":"1h","limit":5}}`}},
-		PromptEvalCount: 100, EvalCount: 10,
-	})
-	draft := `{"conclusion":null,"analysis":[],"action_plan":[],"recommendations":["Check the database lock waits."],"limitations":{"scope":"payment-service logs","missing_info":["lock metrics"]}}`
-	srv.Handle(func(ollamatest.ChatRequest) ollamatest.Turn {
-		return ollamatest.Turn{Content: []string{draft}, PromptEvalCount: 100, EvalCount: 10}
-	})
+		srv := providertest.Start(t, prov)
+		srv.Script(ollamatest.Turn{
+			ToolCalls:       []ollamatest.ToolCall{{ID: "call_live0001", Name: "query_logs", Args: `{"input":{"service":"payment-service","level":"ERROR","contains":"deadlock","since":"1h","limit":5}}`}},
+			PromptEvalCount: 100, EvalCount: 10,
+		})
+		draft := `{"conclusion":null,"analysis":[],"action_plan":[],"recommendations":["Check the database lock waits."],"limitations":{"scope":"payment-service logs","missing_info":["lock metrics"]}}`
+		srv.Handle(func(ollamatest.ChatRequest) ollamatest.Turn {
+			return ollamatest.Turn{Content: []string{draft}, PromptEvalCount: 100, EvalCount: 10}
+		})
 
-	code, out, errOut := cli(t, env, "--demo", "--host", srv.URL(), "replay", "--live-model", id, "-o", "json")
-	if code != ExitFailed {
-		t.Fatalf("exit %d, want %d\n%s\n%s", code, ExitFailed, out, errOut)
-	}
-	got := jsonObject(t, out)
-	if got["identical"] != false || got["original_run_id"] != id {
-		t.Fatalf("report = %v", got)
-	}
-	diffs := strings.Join(toStrings(got["differences"].([]any)), "\n")
-	for _, want := range []string{"release_outcome: \"SUCCESS\" → \"FALLBACK\"", "tool calls: 5 recorded, 1 replayed", "call_live0001 query_logs", "UNRECORDED"} {
-		if !strings.Contains(diffs, want) {
-			t.Errorf("differences lack %q:\n%s", want, diffs)
+		maps.Copy(env, srv.Env())
+		code, out, errOut := cli(t, env, "--demo", "replay", "--live-model", id, "-o", "json")
+		if code != ExitFailed {
+			t.Fatalf("exit %d, want %d\n%s\n%s", code, ExitFailed, out, errOut)
 		}
-	}
-	if srv.ChatCount() < 2 {
-		t.Errorf("the live model was called %d times, want at least 2", srv.ChatCount())
-	}
+		got := jsonObject(t, out)
+		if got["identical"] != false || got["original_run_id"] != id {
+			t.Fatalf("report = %v", got)
+		}
+		diffs := strings.Join(toStrings(got["differences"].([]any)), "\n")
+		for _, want := range []string{"release_outcome: \"SUCCESS\" → \"FALLBACK\"", "tool calls: 5 recorded, 1 replayed", "call_live0001 query_logs", "UNRECORDED"} {
+			if !strings.Contains(diffs, want) {
+				t.Errorf("differences lack %q:\n%s", want, diffs)
+			}
+		}
+		if srv.ChatCount() < 2 {
+			t.Errorf("the live model was called %d times, want at least 2", srv.ChatCount())
+		}
 
-	code, out, _ = cli(t, env, "runs", "show", got["replay_run_id"].(string), "-o", "json")
-	shown := jsonObject(t, out)
-	invs := shown["invocations"].([]any)
-	if code != ExitOK || len(invs) != 1 {
-		t.Fatalf("replay run: exit %d, invocations %v", code, invs)
-	}
-	inv := invs[0].(map[string]any)
-	if inv["tool_call_id"] != "call_live0001" || inv["evidence_status"] != "ERROR" || inv["error_code"] != "UNRECORDED" {
-		t.Errorf("unrecorded call = %v", inv)
-	}
-	if shown["replay_of"] != id || shown["model"] != "qwen3:8b" {
-		t.Errorf("replay_of %v, model %v", shown["replay_of"], shown["model"])
-	}
+		code, out, _ = cli(t, env, "runs", "show", got["replay_run_id"].(string), "-o", "json")
+		shown := jsonObject(t, out)
+		invs := shown["invocations"].([]any)
+		if code != ExitOK || len(invs) != 1 {
+			t.Fatalf("replay run: exit %d, invocations %v", code, invs)
+		}
+		inv := invs[0].(map[string]any)
+		if inv["tool_call_id"] != "call_live0001" || inv["evidence_status"] != "ERROR" || inv["error_code"] != "UNRECORDED" {
+			t.Errorf("unrecorded call = %v", inv)
+		}
+		if shown["replay_of"] != id || shown["model"] != "qwen3:8b" {
+			t.Errorf("replay_of %v, model %v", shown["replay_of"], shown["model"])
+		}
 
-	// The text form prints the verdict and one line per difference.
-	srv.Script(ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{{ID: "call_live0002", Name: "query_logs", Args: `{"input":{"service":"payment-service","level":"ERROR","contains":"deadlock","since":"1h","limit":5}}`}}})
-	code, out, _ = cli(t, env, "--demo", "--host", srv.URL(), "replay", "--live-model", id)
-	if m := replayLine.FindStringSubmatch(out); code != ExitFailed || m == nil || m[1] != "different" || !strings.Contains(out, "  - tool call 1: call_demo0001 read_skill") {
-		t.Errorf("text: exit %d\n%s", code, out)
-	}
+		// The text form prints the verdict and one line per difference.
+		srv.Script(ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{{ID: "call_live0002", Name: "query_logs", Args: `{"input":{"service":"payment-service","level":"ERROR","contains":"deadlock","since":"1h","limit":5}}`}}})
+		code, out, _ = cli(t, env, "--demo", "replay", "--live-model", id)
+		if m := replayLine.FindStringSubmatch(out); code != ExitFailed || m == nil || m[1] != "different" || !strings.Contains(out, "  - tool call 1: call_demo0001 read_skill") {
+			t.Errorf("text: exit %d\n%s", code, out)
+		}
+	})
 }
 
 func toStrings(v []any) []string {

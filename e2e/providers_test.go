@@ -151,8 +151,24 @@ func TestOpenAIQuirks(t *testing.T) {
 				t.Errorf("status %s, %d checks, answer:\n%s", out.Status, len(out.Checks), out.Answer)
 			}
 			reqs := srv.srv.ChatRequests()
+			if m.quirk == openaitest.QuirkMaxTokensOnly {
+				// The first round's max_completion_tokens is refused once; that
+				// round and every later one send max_tokens instead.
+				if len(reqs) != 8 || reqs[0].MaxCompletionTokens == 0 || reqs[1].MaxTokens != reqs[0].MaxCompletionTokens {
+					t.Fatalf("%d requests (want 8), first bounds %d then max_tokens %d", len(reqs), reqs[0].MaxCompletionTokens, reqs[1].MaxTokens)
+				}
+				reqs = reqs[1:]
+			}
 			if len(reqs) != 7 || reqs[0].Stream != m.stream {
 				t.Fatalf("%d requests (want 7), stream %v", len(reqs), reqs[0].Stream)
+			}
+			// Every round's answer is bounded by what remains of the token
+			// budget: the first by all of it, each later one by less.
+			for i, r := range reqs {
+				bound := max(r.MaxCompletionTokens, r.MaxTokens)
+				if bound <= 0 || (i > 0 && bound >= max(reqs[i-1].MaxCompletionTokens, reqs[i-1].MaxTokens)) || (m.quirk == openaitest.QuirkMaxTokensOnly) != (r.MaxTokens > 0) {
+					t.Errorf("request %d: max_completion_tokens %d, max_tokens %d", i, r.MaxCompletionTokens, r.MaxTokens)
+				}
 			}
 			guard := reqs[len(reqs)-1]
 			if inFormat := len(guard.ResponseFormat) > 0 && strings.Contains(string(guard.ResponseFormat), "verdict"); inFormat != (m.structured == "") {
@@ -191,17 +207,19 @@ func TestOpenAIFaults(t *testing.T) {
 				t.Fatalf("exit %d, want 4\n%s", r.code, r)
 			}
 			says := map[openaitest.Fault]string{
-				openaitest.FaultUnauthorized:  "refused the API key from $OPENAI_API_KEY",
-				openaitest.FaultForbidden:     "HTTP 403",
-				openaitest.FaultModelNotFound: "its /models lists: qwen3:8b",
-				openaitest.FaultRateLimited:   "rate limited",
-				openaitest.FaultServerError:   openaitest.DefaultServerError,
-				openaitest.FaultProxyHTML:     "502 Bad Gateway",
-				openaitest.FaultCutStream:     "stream cut",
-				openaitest.FaultErrorInStream: openaitest.DefaultStreamError,
-				openaitest.FaultMalformedData: "malformed data line",
-				openaitest.FaultContextLength: "limits.observation",
-				openaitest.FaultToolChoice:    "--enable-auto-tool-choice",
+				openaitest.FaultUnauthorized:     "refused the API key from $OPENAI_API_KEY",
+				openaitest.FaultForbidden:        "HTTP 403",
+				openaitest.FaultModelNotFound:    "its /models lists: qwen3:8b",
+				openaitest.FaultRateLimited:      "rate limited",
+				openaitest.FaultServerError:      openaitest.DefaultServerError,
+				openaitest.FaultProxyHTML:        "502 Bad Gateway",
+				openaitest.FaultCutStream:        "stream cut",
+				openaitest.FaultErrorInStream:    openaitest.DefaultStreamError,
+				openaitest.FaultMalformedData:    "malformed data line",
+				openaitest.FaultContextLength:    "limits.observation",
+				openaitest.FaultToolChoice:       "--enable-auto-tool-choice",
+				openaitest.FaultServerErrorEmpty: "HTTP 500 with an empty body",
+				openaitest.FaultBadRequest:       openaitest.DefaultBadRequest,
 			}[f]
 			if !strings.Contains(r.stderr, says) || !strings.Contains(r.stderr, "hint:") || !strings.Contains(r.stderr, "/v1") {
 				t.Errorf("stderr does not say %q with a hint and the URL:\n%s", says, r.stderr)

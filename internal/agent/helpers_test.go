@@ -14,8 +14,8 @@ import (
 
 	"github.com/superbiz/superbiz/internal/harness"
 	"github.com/superbiz/superbiz/internal/model"
-	"github.com/superbiz/superbiz/internal/model/ollama"
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
+	"github.com/superbiz/superbiz/internal/model/providertest"
 	"github.com/superbiz/superbiz/internal/tools"
 )
 
@@ -96,7 +96,7 @@ func (m *memRecorder) RecordInvocation(_ context.Context, _ string, inv harness.
 
 type fixture struct {
 	t      *testing.T
-	srv    *ollamatest.Server
+	srv    *providertest.Server
 	rc     *harness.RunContext
 	cfg    Config
 	logs   *stubTool
@@ -107,18 +107,17 @@ type fixture struct {
 
 type opt func(*harness.Budget, *Limits)
 
-func newFixture(t *testing.T, opts ...opt) *fixture {
+// newFixture wires the agent to a scripted server of provider p through
+// the real adapter of that provider.
+func newFixture(t *testing.T, p providertest.Provider, opts ...opt) *fixture {
 	t.Helper()
 	b := harness.DefaultBudget()
 	l := DefaultLimits()
 	for _, o := range opts {
 		o(&b, &l)
 	}
-	srv := ollamatest.New(t)
-	m, err := ollama.New(ollama.Options{Host: srv.URL(), Model: "qwen3:8b", NumCtx: 8192, RequestTimeout: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv := providertest.Start(t, p)
+	m := srv.Client()
 	f := &fixture{t: t, srv: srv, logs: &stubTool{name: "query_logs"}, kb: &stubTool{name: "lookup_knowledge"}, rec: &memRecorder{}, events: &harness.Collector{}}
 	reg, err := harness.NewRegistry([]tools.Adapter{f.kb, f.logs}, nil)
 	if err != nil {

@@ -40,6 +40,8 @@ func (rc *RunContext) CallModel(m model.ChatModel, purpose runrecord.Purpose, re
 	if err != nil {
 		return model.Response{}, err
 	}
+	// The answer may not be longer than what remains of the token budget.
+	req.MaxOutputTokens = rc.TokensLeft()
 	rc.emit(ModelRoundStarted{Meta: rc.meta(), Seq: seq, Purpose: purpose, WithTools: len(req.Tools) > 0})
 	rc.budgetChanged()
 	startedAt := rc.clock.Now()

@@ -258,6 +258,14 @@ func (rc *RunContext) RecordTokens(prompt, completion int) {
 	rc.mu.Unlock()
 }
 
+// TokensLeft is what remains of the token budget (0 when it is spent),
+// the bound of the next answer's length.
+func (rc *RunContext) TokensLeft() int {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return max(rc.budget.MaxTokens-rc.usage.Tokens(), 0)
+}
+
 // TokensExhausted reports whether the token budget is spent.
 func (rc *RunContext) TokensExhausted() bool {
 	rc.mu.Lock()

@@ -76,6 +76,10 @@ type Request struct {
 	Tools    []Tool    `json:"tools,omitempty"`
 	// Format, when set, is a JSON Schema the answer must follow (Ollama format).
 	Format json.RawMessage `json:"format,omitempty"`
+	// MaxOutputTokens bounds the answer's length: what remains of the run's
+	// token budget when the round starts (the harness sets it); 0 leaves
+	// the length to the server.
+	MaxOutputTokens int `json:"max_output_tokens,omitempty"`
 }
 
 // Usage is what the provider reported for one round, for token budgets.

@@ -14,8 +14,8 @@ import (
 	"github.com/superbiz/superbiz/internal/agent"
 	"github.com/superbiz/superbiz/internal/harness"
 	"github.com/superbiz/superbiz/internal/model"
-	"github.com/superbiz/superbiz/internal/model/ollama"
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
+	"github.com/superbiz/superbiz/internal/model/providertest"
 	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/tools"
 )
@@ -89,7 +89,7 @@ func (m *memRecorder) RecordInvocation(context.Context, string, harness.Invocati
 
 type fixture struct {
 	t        *testing.T
-	srv      *ollamatest.Server
+	srv      *providertest.Server
 	rc       *harness.RunContext
 	reg      *harness.Registry
 	boundary *harness.Boundary
@@ -99,18 +99,18 @@ type fixture struct {
 	pending  string // the EVIDENCE_FOUND call awaiting evaluation
 }
 
-func newFixture(t *testing.T, budget ...func(*harness.Budget)) *fixture {
+// newFixture wires release to a scripted server of provider p through the
+// real adapter of that provider.
+func newFixture(t *testing.T, p providertest.Provider, budget ...func(*harness.Budget)) *fixture {
 	t.Helper()
 	b := harness.DefaultBudget()
 	for _, fn := range budget {
 		fn(&b)
 	}
-	srv := ollamatest.New(t)
-	m, err := ollama.New(ollama.Options{Host: srv.URL(), Model: "qwen3:8b", NumCtx: 8192, RequestTimeout: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv := providertest.Start(t, p)
+	m := srv.Client()
 	f := &fixture{t: t, srv: srv, rec: &memRecorder{}, m: m}
+	var err error
 	f.reg, err = harness.NewRegistry([]tools.Adapter{&stubTool{name: knowledgeTool}, &stubTool{name: "query_logs"}, &stubTool{name: "query_mysql"}}, nil)
 	if err != nil {
 		t.Fatal(err)

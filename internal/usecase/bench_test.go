@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
+	"github.com/superbiz/superbiz/internal/model/providertest"
 	"github.com/superbiz/superbiz/internal/release"
 )
 
@@ -13,7 +14,7 @@ import (
 // directory, the answer round over the Ollama test server and the terminal
 // record in SQLite.
 func BenchmarkChatKnowledgeQuery(b *testing.B) {
-	f := newChatFixture(b, true)
+	f := newChatFixture(b, providertest.Ollama, true)
 	f.srv.Handle(func(req ollamatest.ChatRequest) ollamatest.Turn {
 		if systemPrompt(req) == RouterPrompt("en", knowledgeQ) {
 			return route("KNOWLEDGE_QUERY")

@@ -14,8 +14,8 @@ import (
 	"github.com/superbiz/superbiz/internal/demo"
 	"github.com/superbiz/superbiz/internal/harness"
 	"github.com/superbiz/superbiz/internal/model"
-	"github.com/superbiz/superbiz/internal/model/ollama"
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
+	"github.com/superbiz/superbiz/internal/model/providertest"
 	"github.com/superbiz/superbiz/internal/model/replay"
 	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/runstore"
@@ -125,50 +125,48 @@ func TestDemoTranscriptSucceedsAndReplaysIdentically(t *testing.T) {
 // A follow-up in the same session carries the last safe diagnosis as its
 // PreviousTurn; a newer FALLBACK run never replaces it.
 func TestFollowUpCarriesPreviousTurn(t *testing.T) {
-	d, _, _ := demoDeps(t, replay.New(demo.Transcript()))
-	ctx := context.Background()
-	first, err := d.Diagnose(ctx, DiagnoseRequest{Query: demo.Query})
-	if err != nil || first.ReleaseOutcome != "SUCCESS" {
-		t.Fatalf("first: %v %+v", err, first.Error)
-	}
-	srv := ollamatest.New(t)
-	m, err := ollama.New(ollama.Options{Host: srv.URL(), Model: "qwen3:8b", NumCtx: 8192, RequestTimeout: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d.Model = m
-	noConclusion := `{"conclusion":null,"analysis":[],"action_plan":[],"recommendations":[],"limitations":{"scope":"nothing checked","missing_info":["which endpoint"]}}`
-	srv.Script(ollamatest.Turn{Content: []string{noConclusion}}, ollamatest.Turn{Content: []string{noConclusion}})
-	second, err := d.Diagnose(ctx, DiagnoseRequest{Query: "is it still happening?", Continue: true})
-	if err != nil || second.SessionID != first.SessionID || second.ReleaseOutcome != "FALLBACK" {
-		t.Fatalf("second: %v session %s outcome %s", err, second.SessionID, second.ReleaseOutcome)
-	}
-	third, err := d.Diagnose(ctx, DiagnoseRequest{Query: "and now?", SessionID: first.SessionID})
-	if err != nil || third.SessionID != first.SessionID {
-		t.Fatalf("third: %v", err)
-	}
-	reqs := srv.ChatRequests()
-	for i, want := range []string{"is it still happening?", "and now?"} {
-		var in struct {
-			Query        string              `json:"query"`
-			PreviousTurn *agent.PreviousTurn `json:"previous_turn"`
+	providertest.Each(t, func(t *testing.T, prov providertest.Provider) {
+		d, _, _ := demoDeps(t, replay.New(demo.Transcript()))
+		ctx := context.Background()
+		first, err := d.Diagnose(ctx, DiagnoseRequest{Query: demo.Query})
+		if err != nil || first.ReleaseOutcome != "SUCCESS" {
+			t.Fatalf("first: %v %+v", err, first.Error)
 		}
-		if err := json.Unmarshal([]byte(reqs[i].Messages[1].Content), &in); err != nil {
+		srv := providertest.Start(t, prov)
+		d.Model = srv.Client()
+		noConclusion := `{"conclusion":null,"analysis":[],"action_plan":[],"recommendations":[],"limitations":{"scope":"nothing checked","missing_info":["which endpoint"]}}`
+		srv.Script(ollamatest.Turn{Content: []string{noConclusion}}, ollamatest.Turn{Content: []string{noConclusion}})
+		second, err := d.Diagnose(ctx, DiagnoseRequest{Query: "is it still happening?", Continue: true})
+		if err != nil || second.SessionID != first.SessionID || second.ReleaseOutcome != "FALLBACK" {
+			t.Fatalf("second: %v session %s outcome %s", err, second.SessionID, second.ReleaseOutcome)
+		}
+		third, err := d.Diagnose(ctx, DiagnoseRequest{Query: "and now?", SessionID: first.SessionID})
+		if err != nil || third.SessionID != first.SessionID {
+			t.Fatalf("third: %v", err)
+		}
+		reqs := srv.ChatRequests()
+		for i, want := range []string{"is it still happening?", "and now?"} {
+			var in struct {
+				Query        string              `json:"query"`
+				PreviousTurn *agent.PreviousTurn `json:"previous_turn"`
+			}
+			if err := json.Unmarshal([]byte(reqs[i].Messages[1].Content), &in); err != nil {
+				t.Fatal(err)
+			}
+			if in.Query != want || in.PreviousTurn == nil || in.PreviousTurn.Query != demo.Query || in.PreviousTurn.Conclusion == nil {
+				t.Fatalf("request %d input = %s", i, reqs[i].Messages[1].Content)
+			}
+		}
+		// Another session starts with no previous turn.
+		srv.Script(ollamatest.Turn{Content: []string{noConclusion}})
+		if _, err := d.Diagnose(ctx, DiagnoseRequest{Query: "new problem"}); err != nil {
 			t.Fatal(err)
 		}
-		if in.Query != want || in.PreviousTurn == nil || in.PreviousTurn.Query != demo.Query || in.PreviousTurn.Conclusion == nil {
-			t.Fatalf("request %d input = %s", i, reqs[i].Messages[1].Content)
+		last := srv.ChatRequests()[2].Messages[1].Content
+		if !strings.HasSuffix(last, `"previous_turn":null}`) {
+			t.Fatalf("new session input = %s", last)
 		}
-	}
-	// Another session starts with no previous turn.
-	srv.Script(ollamatest.Turn{Content: []string{noConclusion}})
-	if _, err := d.Diagnose(ctx, DiagnoseRequest{Query: "new problem"}); err != nil {
-		t.Fatal(err)
-	}
-	last := srv.ChatRequests()[2].Messages[1].Content
-	if !strings.HasSuffix(last, `"previous_turn":null}`) {
-		t.Fatalf("new session input = %s", last)
-	}
+	})
 }
 
 func TestUnknownSession(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/harness"
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
+	"github.com/superbiz/superbiz/internal/model/providertest"
 	"github.com/superbiz/superbiz/internal/release"
 	"github.com/superbiz/superbiz/internal/runrecord"
 )
@@ -55,150 +56,162 @@ func answerFromLookup(req ollamatest.ChatRequest) ollamatest.Turn {
 const knowledgeQ = "what does HikariPool connection is not available mean?"
 
 func TestKnowledgeSupportedAnswer(t *testing.T) {
-	f := newChatFixture(t, true)
-	f.srv.Script(route("KNOWLEDGE_QUERY"))
-	f.srv.Handle(func(req ollamatest.ChatRequest) ollamatest.Turn {
-		_, id, docs, err := lookupIn(req)
-		if err != nil || id != "call_1" || len(docs) < 2 {
-			t.Errorf("answer request: id %q, docs %q, %v", id, docs, err)
+	providertest.Each(t, func(t *testing.T, prov providertest.Provider) {
+		f := newChatFixture(t, prov, true)
+		f.srv.Script(route("KNOWLEDGE_QUERY"))
+		f.srv.Handle(func(req ollamatest.ChatRequest) ollamatest.Turn {
+			_, id, docs, err := lookupIn(req)
+			if err != nil || id != "call_1" || len(docs) < 2 {
+				t.Errorf("answer request: id %q, docs %q, %v", id, docs, err)
+			}
+			return text(fmt.Sprintf(`{"items":[`+
+				`{"text":"HikariPool connection is not available means every pooled connection is busy and requests time out after 30000ms.","tool_call_id":"call_1","doc_ids":[%q]},`+
+				`{"text":"Find the slow query with SHOW PROCESSLIST, kill it, and only then raise maximumPoolSize.","tool_call_id":"call_1","doc_ids":[%q,%q]}],`+
+				`"limitations":["The runbooks do not give a recommended pool size."]}`, docs[0], docs[1], docs[0]))
+		})
+		out := f.chat(ChatRequest{Query: knowledgeQ})
+		if out.Intent != "KNOWLEDGE_QUERY" || out.Status != "SUCCESS" || out.ReleaseOutcome != "SUCCESS" || out.StopReason != "COMPLETED" {
+			t.Fatalf("output = %+v", out)
 		}
-		return text(fmt.Sprintf(`{"items":[`+
-			`{"text":"HikariPool connection is not available means every pooled connection is busy and requests time out after 30000ms.","tool_call_id":"call_1","doc_ids":[%q]},`+
-			`{"text":"Find the slow query with SHOW PROCESSLIST, kill it, and only then raise maximumPoolSize.","tool_call_id":"call_1","doc_ids":[%q,%q]}],`+
-			`"limitations":["The runbooks do not give a recommended pool size."]}`, docs[0], docs[1], docs[0]))
+		r := f.run(out.RunID)
+		wantRun(t, r, "KNOWLEDGE_QUERY", "SUCCESS", "SUCCESS", "COMPLETED")
+		if len(r.Invocations) != 1 {
+			t.Fatalf("%d invocations, want exactly one lookup", len(r.Invocations))
+		}
+		inv := r.Invocations[0]
+		if inv.Tool != "lookup_knowledge" || inv.ToolCallID != "call_1" || inv.EvidenceStatus != "EVIDENCE_FOUND" || inv.Kind != "EVIDENCE" {
+			t.Errorf("invocation = %+v", inv)
+		}
+		reqs := f.srv.ChatRequests()
+		if len(reqs) != 2 {
+			t.Fatalf("%d model requests, want router + one answer", len(reqs))
+		}
+		ans := reqs[1]
+		if len(ans.Tools) != 0 || !bytes.Equal(ans.Format, KnowledgeAnswerSchema()) {
+			t.Errorf("answer request: %d tools, format %s", len(ans.Tools), ans.Format)
+		}
+		wantUser := `{"query":` + string(mustJSON(knowledgeQ)) + `,"observation":` + string(inv.Observation) + `}`
+		if got := userMessage(t, ans); got != wantUser {
+			t.Errorf("answer input =\n%s\nwant the query and the recorded observation exactly:\n%s", got, wantUser)
+		}
+		if !strings.Contains(systemPrompt(ans), string(KnowledgeAnswerSchema())) {
+			t.Error("the answer prompt does not carry the schema")
+		}
+		if got := purposes(r); !slices.Equal(got, []string{"ROUTER", "KNOWLEDGE_ANSWER"}) {
+			t.Errorf("model rounds = %q", got)
+		}
+		if len(out.Checks) != 1 || out.Checks[0].Tool != "lookup_knowledge" || out.Checks[0].EvidenceStatus != "EVIDENCE_FOUND" {
+			t.Errorf("checks = %+v", out.Checks)
+		}
+		if regexp.MustCompile(`call_[a-z0-9]+`).MatchString(out.Answer) || strings.Contains(r.Answer, "call_1") {
+			t.Errorf("the public answer shows a Tool Call ID:\n%s", out.Answer)
+		}
+		if len(r.GuardReviews) != 1 || r.GuardReviews[0].Guard != "KNOWLEDGE" || r.GuardReviews[0].Verdict != "PASS" {
+			t.Errorf("guard reviews = %+v, want one KNOWLEDGE PASS", r.GuardReviews)
+		}
+		goldenfile.Check(t, "knowledge_answer.golden", []byte(out.Answer))
 	})
-	out := f.chat(ChatRequest{Query: knowledgeQ})
-	if out.Intent != "KNOWLEDGE_QUERY" || out.Status != "SUCCESS" || out.ReleaseOutcome != "SUCCESS" || out.StopReason != "COMPLETED" {
-		t.Fatalf("output = %+v", out)
-	}
-	r := f.run(out.RunID)
-	wantRun(t, r, "KNOWLEDGE_QUERY", "SUCCESS", "SUCCESS", "COMPLETED")
-	if len(r.Invocations) != 1 {
-		t.Fatalf("%d invocations, want exactly one lookup", len(r.Invocations))
-	}
-	inv := r.Invocations[0]
-	if inv.Tool != "lookup_knowledge" || inv.ToolCallID != "call_1" || inv.EvidenceStatus != "EVIDENCE_FOUND" || inv.Kind != "EVIDENCE" {
-		t.Errorf("invocation = %+v", inv)
-	}
-	reqs := f.srv.ChatRequests()
-	if len(reqs) != 2 {
-		t.Fatalf("%d model requests, want router + one answer", len(reqs))
-	}
-	ans := reqs[1]
-	if len(ans.Tools) != 0 || !bytes.Equal(ans.Format, KnowledgeAnswerSchema()) {
-		t.Errorf("answer request: %d tools, format %s", len(ans.Tools), ans.Format)
-	}
-	wantUser := `{"query":` + string(mustJSON(knowledgeQ)) + `,"observation":` + string(inv.Observation) + `}`
-	if got := userMessage(t, ans); got != wantUser {
-		t.Errorf("answer input =\n%s\nwant the query and the recorded observation exactly:\n%s", got, wantUser)
-	}
-	if !strings.Contains(systemPrompt(ans), string(KnowledgeAnswerSchema())) {
-		t.Error("the answer prompt does not carry the schema")
-	}
-	if got := purposes(r); !slices.Equal(got, []string{"ROUTER", "KNOWLEDGE_ANSWER"}) {
-		t.Errorf("model rounds = %q", got)
-	}
-	if len(out.Checks) != 1 || out.Checks[0].Tool != "lookup_knowledge" || out.Checks[0].EvidenceStatus != "EVIDENCE_FOUND" {
-		t.Errorf("checks = %+v", out.Checks)
-	}
-	if regexp.MustCompile(`call_[a-z0-9]+`).MatchString(out.Answer) || strings.Contains(r.Answer, "call_1") {
-		t.Errorf("the public answer shows a Tool Call ID:\n%s", out.Answer)
-	}
-	if len(r.GuardReviews) != 1 || r.GuardReviews[0].Guard != "KNOWLEDGE" || r.GuardReviews[0].Verdict != "PASS" {
-		t.Errorf("guard reviews = %+v, want one KNOWLEDGE PASS", r.GuardReviews)
-	}
-	goldenfile.Check(t, "knowledge_answer.golden", []byte(out.Answer))
 }
 
 func TestKnowledgeFabricatedReferenceFailsClosed(t *testing.T) {
-	cases := map[string]func(id string, docs []string) string{
-		"another call ID": func(_ string, docs []string) string {
-			return fmt.Sprintf(`{"items":[{"text":"Pool exhausted.","tool_call_id":"call_ab12cd34","doc_ids":[%q]}],"limitations":[]}`, docs[0])
-		},
-		"unknown doc_id": func(id string, _ []string) string {
-			return fmt.Sprintf(`{"items":[{"text":"Pool exhausted.","tool_call_id":%q,"doc_ids":["runbooks/made-up.md#invented"]}],"limitations":[]}`, id)
-		},
-		"one good item and one bad": func(id string, docs []string) string {
-			return fmt.Sprintf(`{"items":[{"text":"Pool exhausted.","tool_call_id":%q,"doc_ids":[%q]},{"text":"Restart the database.","tool_call_id":%q,"doc_ids":[%q,"nope"]}],"limitations":[]}`, id, docs[0], id, docs[0])
-		},
-	}
-	for name, answer := range cases {
-		t.Run(name, func(t *testing.T) {
-			f := newChatFixture(t, true)
-			f.srv.Script(route("KNOWLEDGE_QUERY"))
-			f.srv.Handle(func(req ollamatest.ChatRequest) ollamatest.Turn {
-				_, id, docs, _ := lookupIn(req)
-				return text(answer(id, docs))
+	providertest.Each(t, func(t *testing.T, prov providertest.Provider) {
+		cases := map[string]func(id string, docs []string) string{
+			"another call ID": func(_ string, docs []string) string {
+				return fmt.Sprintf(`{"items":[{"text":"Pool exhausted.","tool_call_id":"call_ab12cd34","doc_ids":[%q]}],"limitations":[]}`, docs[0])
+			},
+			"unknown doc_id": func(id string, _ []string) string {
+				return fmt.Sprintf(`{"items":[{"text":"Pool exhausted.","tool_call_id":%q,"doc_ids":["runbooks/made-up.md#invented"]}],"limitations":[]}`, id)
+			},
+			"one good item and one bad": func(id string, docs []string) string {
+				return fmt.Sprintf(`{"items":[{"text":"Pool exhausted.","tool_call_id":%q,"doc_ids":[%q]},{"text":"Restart the database.","tool_call_id":%q,"doc_ids":[%q,"nope"]}],"limitations":[]}`, id, docs[0], id, docs[0])
+			},
+		}
+		for name, answer := range cases {
+			t.Run(name, func(t *testing.T) {
+				f := newChatFixture(t, prov, true)
+				f.srv.Script(route("KNOWLEDGE_QUERY"))
+				f.srv.Handle(func(req ollamatest.ChatRequest) ollamatest.Turn {
+					_, id, docs, _ := lookupIn(req)
+					return text(answer(id, docs))
+				})
+				out := f.chat(ChatRequest{Query: knowledgeQ})
+				if out.Status != "FAILED" || out.ReleaseOutcome != "FAILED" || out.StopReason != "GUARD_REJECTED" {
+					t.Fatalf("output = %+v", out)
+				}
+				if strings.Contains(out.Answer, "Pool exhausted") || strings.Contains(out.Answer, "call_") {
+					t.Errorf("a rejected answer was published:\n%s", out.Answer)
+				}
+				if f.srv.ChatCount() != 2 {
+					t.Errorf("%d requests: a rejected answer is not retried", f.srv.ChatCount())
+				}
+				r := f.run(out.RunID)
+				wantRun(t, r, "KNOWLEDGE_QUERY", "FAILED", "FAILED", "GUARD_REJECTED")
+				if len(r.GuardReviews) != 1 || r.GuardReviews[0].Guard != "KNOWLEDGE" || r.GuardReviews[0].Verdict != "REJECT" || !strings.Contains(string(r.GuardReviews[0].Reasons), "items[") {
+					t.Errorf("guard reviews = %+v, want the KNOWLEDGE rejection with its reason", r.GuardReviews)
+				}
 			})
-			out := f.chat(ChatRequest{Query: knowledgeQ})
-			if out.Status != "FAILED" || out.ReleaseOutcome != "FAILED" || out.StopReason != "GUARD_REJECTED" {
-				t.Fatalf("output = %+v", out)
-			}
-			if strings.Contains(out.Answer, "Pool exhausted") || strings.Contains(out.Answer, "call_") {
-				t.Errorf("a rejected answer was published:\n%s", out.Answer)
-			}
-			if f.srv.ChatCount() != 2 {
-				t.Errorf("%d requests: a rejected answer is not retried", f.srv.ChatCount())
-			}
-			r := f.run(out.RunID)
-			wantRun(t, r, "KNOWLEDGE_QUERY", "FAILED", "FAILED", "GUARD_REJECTED")
-			if len(r.GuardReviews) != 1 || r.GuardReviews[0].Guard != "KNOWLEDGE" || r.GuardReviews[0].Verdict != "REJECT" || !strings.Contains(string(r.GuardReviews[0].Reasons), "items[") {
-				t.Errorf("guard reviews = %+v, want the KNOWLEDGE rejection with its reason", r.GuardReviews)
-			}
-		})
-	}
+		}
+	})
 }
 
 func TestKnowledgeInvalidAnswerFailsClosed(t *testing.T) {
-	f := newChatFixture(t, true)
-	f.srv.Script(route("KNOWLEDGE_QUERY"), text(`Sure! The pool is exhausted.`))
-	out := f.chat(ChatRequest{Query: knowledgeQ})
-	wantRun(t, f.run(out.RunID), "KNOWLEDGE_QUERY", "FAILED", "FAILED", "INVALID_OUTPUT")
-	if strings.Contains(out.Answer, "Sure!") || f.srv.ChatCount() != 2 {
-		t.Errorf("answer %q after %d requests", out.Answer, f.srv.ChatCount())
-	}
+	providertest.Each(t, func(t *testing.T, prov providertest.Provider) {
+		f := newChatFixture(t, prov, true)
+		f.srv.Script(route("KNOWLEDGE_QUERY"), text(`Sure! The pool is exhausted.`))
+		out := f.chat(ChatRequest{Query: knowledgeQ})
+		wantRun(t, f.run(out.RunID), "KNOWLEDGE_QUERY", "FAILED", "FAILED", "INVALID_OUTPUT")
+		if strings.Contains(out.Answer, "Sure!") || f.srv.ChatCount() != 2 {
+			t.Errorf("answer %q after %d requests", out.Answer, f.srv.ChatCount())
+		}
+	})
 }
 
 func TestKnowledgeNoEvidenceSkipsAnswerCall(t *testing.T) {
-	f := newChatFixture(t, true)
-	f.srv.Script(route("KNOWLEDGE_QUERY"))
-	out := f.chat(ChatRequest{Query: "zebra quokka"})
-	if f.srv.ChatCount() != 1 {
-		t.Fatalf("%d model requests, want the router's only", f.srv.ChatCount())
-	}
-	if out.Status != "SUCCESS" || out.ReleaseOutcome != "FALLBACK" || out.StopReason != "NO_CONCLUSION" || !strings.HasPrefix(out.Answer, "## No matching runbook\n") {
-		t.Errorf("output = %+v", out)
-	}
-	r := f.run(out.RunID)
-	wantRun(t, r, "KNOWLEDGE_QUERY", "SUCCESS", "FALLBACK", "NO_CONCLUSION")
-	if len(r.Invocations) != 1 || r.Invocations[0].EvidenceStatus != "NO_EVIDENCE" {
-		t.Errorf("invocations = %+v", r.Invocations)
-	}
-	if got := purposes(r); !slices.Equal(got, []string{"ROUTER"}) {
-		t.Errorf("model rounds = %q", got)
-	}
+	providertest.Each(t, func(t *testing.T, prov providertest.Provider) {
+		f := newChatFixture(t, prov, true)
+		f.srv.Script(route("KNOWLEDGE_QUERY"))
+		out := f.chat(ChatRequest{Query: "zebra quokka"})
+		if f.srv.ChatCount() != 1 {
+			t.Fatalf("%d model requests, want the router's only", f.srv.ChatCount())
+		}
+		if out.Status != "SUCCESS" || out.ReleaseOutcome != "FALLBACK" || out.StopReason != "NO_CONCLUSION" || !strings.HasPrefix(out.Answer, "## No matching runbook\n") {
+			t.Errorf("output = %+v", out)
+		}
+		r := f.run(out.RunID)
+		wantRun(t, r, "KNOWLEDGE_QUERY", "SUCCESS", "FALLBACK", "NO_CONCLUSION")
+		if len(r.Invocations) != 1 || r.Invocations[0].EvidenceStatus != "NO_EVIDENCE" {
+			t.Errorf("invocations = %+v", r.Invocations)
+		}
+		if got := purposes(r); !slices.Equal(got, []string{"ROUTER"}) {
+			t.Errorf("model rounds = %q", got)
+		}
+	})
 }
 
 func TestKnowledgeWithoutTool(t *testing.T) {
-	f := newChatFixture(t, false)
-	f.srv.Script(route("KNOWLEDGE_QUERY"))
-	out := f.chat(ChatRequest{Query: knowledgeQ})
-	if out.Status != "FAILED" || out.Error == nil || !strings.Contains(out.Error.Message, "knowledge.paths") {
-		t.Errorf("output = %+v", out)
-	}
-	if f.srv.ChatCount() != 1 || len(f.run(out.RunID).Invocations) != 0 {
-		t.Error("a knowledge query without lookup_knowledge called the model or a tool")
-	}
+	providertest.Each(t, func(t *testing.T, prov providertest.Provider) {
+		f := newChatFixture(t, prov, false)
+		f.srv.Script(route("KNOWLEDGE_QUERY"))
+		out := f.chat(ChatRequest{Query: knowledgeQ})
+		if out.Status != "FAILED" || out.Error == nil || !strings.Contains(out.Error.Message, "knowledge.paths") {
+			t.Errorf("output = %+v", out)
+		}
+		if f.srv.ChatCount() != 1 || len(f.run(out.RunID).Invocations) != 0 {
+			t.Error("a knowledge query without lookup_knowledge called the model or a tool")
+		}
+	})
 }
 
 func TestKnowledgeQueryTooLongForLookup(t *testing.T) {
-	f := newChatFixture(t, true)
-	f.srv.Script(route("KNOWLEDGE_QUERY"))
-	out := f.chat(ChatRequest{Query: strings.Repeat("pool ", 120)})
-	wantRun(t, f.run(out.RunID), "KNOWLEDGE_QUERY", "FAILED", "FAILED", "INPUT_REJECTED")
-	if out.Error == nil || !strings.Contains(out.Error.Message, "512 bytes") || f.srv.ChatCount() != 1 {
-		t.Errorf("error = %+v after %d requests", out.Error, f.srv.ChatCount())
-	}
+	providertest.Each(t, func(t *testing.T, prov providertest.Provider) {
+		f := newChatFixture(t, prov, true)
+		f.srv.Script(route("KNOWLEDGE_QUERY"))
+		out := f.chat(ChatRequest{Query: strings.Repeat("pool ", 120)})
+		wantRun(t, f.run(out.RunID), "KNOWLEDGE_QUERY", "FAILED", "FAILED", "INPUT_REJECTED")
+		if out.Error == nil || !strings.Contains(out.Error.Message, "512 bytes") || f.srv.ChatCount() != 1 {
+			t.Errorf("error = %+v after %d requests", out.Error, f.srv.ChatCount())
+		}
+	})
 }
 
 func TestParseKnowledgeAnswer(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/superbiz/superbiz/internal/model/providertest"
 	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/runstore"
 )
@@ -37,12 +38,14 @@ func TestReplayable(t *testing.T) {
 // TestReplayRefusesWhatReplayableRefuses: Replay asks the same check, so a
 // caller that skipped it still gets the NotReplayableError.
 func TestReplayRefusesWhatReplayableRefuses(t *testing.T) {
-	f := newChatFixture(t, false)
-	f.srv.Script(route("SYSTEM_CHAT"), text("hello"))
-	out := f.chat(ChatRequest{Query: "hi"})
-	_, err := f.deps.Replay(context.Background(), out.RunID, ReplayOptions{})
-	var nr *NotReplayableError
-	if !errors.As(err, &nr) || nr.RunID != out.RunID {
-		t.Fatalf("Replay of a chat run: %v, want a NotReplayableError", err)
-	}
+	providertest.Each(t, func(t *testing.T, prov providertest.Provider) {
+		f := newChatFixture(t, prov, false)
+		f.srv.Script(route("SYSTEM_CHAT"), text("hello"))
+		out := f.chat(ChatRequest{Query: "hi"})
+		_, err := f.deps.Replay(context.Background(), out.RunID, ReplayOptions{})
+		var nr *NotReplayableError
+		if !errors.As(err, &nr) || nr.RunID != out.RunID {
+			t.Fatalf("Replay of a chat run: %v, want a NotReplayableError", err)
+		}
+	})
 }

@@ -166,6 +166,10 @@ func (c *Client) buildRequest(req model.Request) (*api.ChatRequest, error) {
 			"temperature": c.opts.Temperature,
 		},
 	}
+	if req.MaxOutputTokens > 0 {
+		// Ollama's bound on the answer's length.
+		areq.Options["num_predict"] = req.MaxOutputTokens
+	}
 	if len(req.Format) > 0 {
 		f, err := formatToAPI(req.Format)
 		if err != nil {

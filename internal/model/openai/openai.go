@@ -18,6 +18,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/superbiz/superbiz/internal/config"
@@ -73,6 +74,9 @@ type Client struct {
 	base string // the base URL without credentials, no trailing slash
 	host string // the base URL as messages show it (password masked)
 	hs   *httpsource.Client
+	// maxTokensOnly is set once the server refused max_completion_tokens;
+	// every later round of this client sends max_tokens instead.
+	maxTokensOnly atomic.Bool
 }
 
 var (
@@ -141,16 +145,33 @@ func (c *Client) Chat(ctx context.Context, req model.Request) (model.Response, e
 	rctx, cancel := model.RoundContext(ctx, c.opts.RequestTimeout)
 	defer cancel()
 	var acc accumulator
-	err = c.post(ctx, rctx, "/chat/completions", body, func(stream bool, rd io.Reader) error {
+	read := func(stream bool, rd io.Reader) error {
 		if stream {
 			return acc.readStream(rd)
 		}
 		return acc.readWhole(rd)
-	})
+	}
+	err = c.post(ctx, rctx, "/chat/completions", body, read)
+	if err != nil && req.MaxOutputTokens > 0 && !c.maxTokensOnly.Load() && refusesMaxCompletionTokens(err) {
+		// Sent again once with max_tokens, and so for the rest of the run.
+		c.maxTokensOnly.Store(true)
+		if body, err = c.buildRequest(req); err != nil {
+			return model.Response{}, c.fail(model.ErrBadRequest, err)
+		}
+		acc = accumulator{}
+		err = c.post(ctx, rctx, "/chat/completions", body, read)
+	}
 	if err != nil {
 		return model.Response{}, err
 	}
 	return c.response(req, body, &acc)
+}
+
+// refusesMaxCompletionTokens reports a 400 that names max_completion_tokens:
+// a server that knows only the older max_tokens.
+func refusesMaxCompletionTokens(err error) bool {
+	me := model.AsError(err)
+	return me != nil && me.Status == http.StatusBadRequest && me.Err != nil && strings.Contains(me.Err.Error(), "max_completion_tokens")
 }
 
 // wireRequest is the body of POST /chat/completions.
@@ -163,6 +184,10 @@ type wireRequest struct {
 	Temperature    float64         `json:"temperature"`
 	Stream         bool            `json:"stream"`
 	StreamOptions  *streamOptions  `json:"stream_options,omitempty"`
+	// MaxCompletionTokens bounds the answer; MaxTokens is the older name,
+	// sent instead once the server refused the newer one.
+	MaxCompletionTokens int `json:"max_completion_tokens,omitempty"`
+	MaxTokens           int `json:"max_tokens,omitempty"`
 }
 
 type streamOptions struct {
@@ -222,6 +247,13 @@ func (c *Client) buildRequest(req model.Request) ([]byte, error) {
 	w := wireRequest{Model: c.opts.Model, Temperature: c.opts.Temperature, Stream: c.opts.Stream}
 	if c.opts.Stream {
 		w.StreamOptions = &streamOptions{IncludeUsage: true}
+	}
+	if n := req.MaxOutputTokens; n > 0 {
+		if c.maxTokensOnly.Load() {
+			w.MaxTokens = n
+		} else {
+			w.MaxCompletionTokens = n
+		}
 	}
 	for i, m := range req.Messages {
 		wm, err := messageToWire(i, m)

@@ -200,6 +200,8 @@ func TestFaults(t *testing.T) {
 		{openaitest.FaultMalformedData, model.ErrProtocol, 0, []string{"malformed", openaitest.MalformedData}},
 		{openaitest.FaultContextLength, model.ErrBadRequest, 400, []string{"HTTP 400", "context window", "limits.observation"}},
 		{openaitest.FaultToolChoice, model.ErrToolsNotSupported, 400, []string{"--enable-auto-tool-choice", "vLLM: start it with"}},
+		{openaitest.FaultServerErrorEmpty, model.ErrServer, 500, []string{"HTTP 500 with an empty body"}},
+		{openaitest.FaultBadRequest, model.ErrBadRequest, 400, []string{"HTTP 400", openaitest.DefaultBadRequest}},
 	} {
 		for _, stream := range []bool{true, false} {
 			t.Run(fmt.Sprintf("%s/stream=%v", tt.fault, stream), func(t *testing.T) {
@@ -337,4 +339,63 @@ func TestNewValidates(t *testing.T) {
 	if err != nil || strings.Contains(c.Host(), "hunter2") || !strings.Contains(c.Host(), "example.com:8000/v1") {
 		t.Errorf("host %q, %v", c.Host(), err)
 	}
+}
+
+// The answer's length is bounded by the request's MaxOutputTokens as
+// max_completion_tokens; a server that refuses that name (400 naming it)
+// gets the same round again with max_tokens, and every later round of the
+// client sends max_tokens at once. No bound sends neither.
+func TestOutputBound(t *testing.T) {
+	req := model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "q"}}, MaxOutputTokens: 880}
+	t.Run("max_completion_tokens", func(t *testing.T) {
+		srv := openaitest.New(t)
+		srv.Script(openaitest.Turn{Content: []string{"ok"}}, openaitest.Turn{Content: []string{"ok"}})
+		c := newClient(t, srv, true)
+		if _, err := c.Chat(context.Background(), req); err != nil {
+			t.Fatal(err)
+		}
+		unbounded := req
+		unbounded.MaxOutputTokens = 0
+		if _, err := c.Chat(context.Background(), unbounded); err != nil {
+			t.Fatal(err)
+		}
+		reqs := srv.ChatRequests()
+		if len(reqs) != 2 || reqs[0].MaxCompletionTokens != 880 || reqs[0].MaxTokens != 0 {
+			t.Fatalf("requests %+v, want one with max_completion_tokens 880 and no max_tokens", reqs)
+		}
+		if reqs[1].MaxCompletionTokens != 0 || reqs[1].MaxTokens != 0 {
+			t.Errorf("an unbounded round sent max_completion_tokens %d, max_tokens %d", reqs[1].MaxCompletionTokens, reqs[1].MaxTokens)
+		}
+	})
+	for _, stream := range []bool{true, false} {
+		t.Run(fmt.Sprintf("max_tokens fallback/stream=%v", stream), func(t *testing.T) {
+			srv := openaitest.New(t, openaitest.WithQuirk(openaitest.QuirkMaxTokensOnly))
+			srv.Script(openaitest.Turn{Content: []string{"first"}}, openaitest.Turn{Content: []string{"second"}})
+			c := newClient(t, srv, stream)
+			resp, err := c.Chat(context.Background(), req)
+			if err != nil || resp.Message.Content != "first" {
+				t.Fatalf("first round: %q, %v", resp.Message.Content, err)
+			}
+			later := req
+			later.MaxOutputTokens = 700
+			if resp, err = c.Chat(context.Background(), later); err != nil || resp.Message.Content != "second" {
+				t.Fatalf("second round: %q, %v", resp.Message.Content, err)
+			}
+			reqs, recs := srv.ChatRequests(), srv.Requests()
+			if len(reqs) != 3 || recs[0].Status != 400 {
+				t.Fatalf("%d chat requests (want 3: refused, retried, next), first answered %d", len(reqs), recs[0].Status)
+			}
+			if reqs[0].MaxCompletionTokens != 880 || reqs[1].MaxTokens != 880 || reqs[1].MaxCompletionTokens != 0 || reqs[2].MaxTokens != 700 || reqs[2].MaxCompletionTokens != 0 {
+				t.Errorf("bounds sent: %d/%d, %d/%d, %d/%d (max_completion_tokens/max_tokens)", reqs[0].MaxCompletionTokens, reqs[0].MaxTokens, reqs[1].MaxCompletionTokens, reqs[1].MaxTokens, reqs[2].MaxCompletionTokens, reqs[2].MaxTokens)
+			}
+		})
+	}
+	t.Run("another 400 is not retried", func(t *testing.T) {
+		srv := openaitest.New(t)
+		srv.Script(openaitest.Turn{Fault: openaitest.FaultBadRequest}, openaitest.Turn{Content: []string{"unused"}})
+		_, err := newClient(t, srv, true).Chat(context.Background(), req)
+		if model.KindOf(err) != model.ErrBadRequest || len(srv.ChatRequests()) != 1 || srv.Pending() != 1 {
+			t.Fatalf("err %v after %d requests, want BAD_REQUEST after 1", err, len(srv.ChatRequests()))
+		}
+	})
 }

@@ -102,6 +102,12 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 		fail(http.StatusBadRequest, FaultNone, s.problem("request %d sends tools and response_format together", i), "invalid_request_error", "")
 		return
 	}
+	if s.quirk == QuirkMaxTokensOnly && req.MaxCompletionTokens != 0 {
+		// Refused before the script is read: the client's retry gets the turn.
+		s.setOutcome(i, http.StatusBadRequest, FaultNone)
+		writeParamError(w, MaxCompletionTokensUnsupported, "max_completion_tokens")
+		return
+	}
 	turn, ok := s.nextTurn(req)
 	if !ok {
 		fail(http.StatusInternalServerError, FaultNone, s.problem("script exhausted: chat request %d has no scripted turn", i), "server_error", "")
@@ -141,6 +147,13 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 		return
 	case FaultToolChoice:
 		fail(http.StatusBadRequest, turn.Fault, msg(DefaultToolChoice), "BadRequestError", "")
+		return
+	case FaultBadRequest:
+		fail(http.StatusBadRequest, turn.Fault, msg(DefaultBadRequest), "invalid_request_error", "")
+		return
+	case FaultServerErrorEmpty:
+		s.setOutcome(i, http.StatusInternalServerError, turn.Fault)
+		w.WriteHeader(http.StatusInternalServerError)
 		return
 	case FaultProxyHTML:
 		s.setOutcome(i, http.StatusBadGateway, turn.Fault)

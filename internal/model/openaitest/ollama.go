@@ -24,6 +24,8 @@ func FromOllama(t ollamatest.Turn) (Turn, bool) {
 	faults := map[ollamatest.Fault]Fault{
 		ollamatest.FaultNone:               FaultNone,
 		ollamatest.FaultHTTP500Body:        FaultServerError,
+		ollamatest.FaultHTTP500Empty:       FaultServerErrorEmpty,
+		ollamatest.FaultBadRequest:         FaultBadRequest,
 		ollamatest.FaultModelNotFound:      FaultModelNotFound,
 		ollamatest.FaultUnauthorized:       FaultUnauthorized,
 		ollamatest.FaultErrorLineMidStream: FaultErrorInStream,

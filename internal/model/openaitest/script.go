@@ -66,10 +66,14 @@ const (
 	QuirkSameIndex
 	// QuirkReasoningField names the thinking "reasoning", not "reasoning_content".
 	QuirkReasoningField
+	// QuirkMaxTokensOnly answers a request that sets max_completion_tokens
+	// 400 unsupported_parameter naming it, in OpenAI's error shape, as
+	// servers that know only the older max_tokens do; max_tokens is served.
+	QuirkMaxTokensOnly
 )
 
 // Quirks lists every quirk, for table-driven tests.
-var Quirks = []Quirk{QuirkNone, QuirkArgsWhole, QuirkEmptyName, QuirkArgsObject, QuirkFinishStop, QuirkNoUsage, QuirkNoIndex, QuirkSameIndex, QuirkReasoningField}
+var Quirks = []Quirk{QuirkNone, QuirkArgsWhole, QuirkEmptyName, QuirkArgsObject, QuirkFinishStop, QuirkNoUsage, QuirkNoIndex, QuirkSameIndex, QuirkReasoningField, QuirkMaxTokensOnly}
 
 // String names the quirk for test logs.
 func (q Quirk) String() string {
@@ -92,6 +96,8 @@ func (q Quirk) String() string {
 		return "same-index"
 	case QuirkReasoningField:
 		return "reasoning-field"
+	case QuirkMaxTokensOnly:
+		return "max-tokens-only"
 	}
 	return "unknown"
 }
@@ -136,10 +142,15 @@ const (
 	FaultContextLength
 	// FaultToolChoice answers 400 as vLLM does without --enable-auto-tool-choice.
 	FaultToolChoice
+	// FaultServerErrorEmpty answers 500 with an empty body, as a crashed
+	// worker behind a gateway does.
+	FaultServerErrorEmpty
+	// FaultBadRequest answers 400 invalid_request_error for another reason.
+	FaultBadRequest
 )
 
 // Faults lists every fault, for table-driven tests.
-var Faults = []Fault{FaultUnauthorized, FaultForbidden, FaultModelNotFound, FaultRateLimited, FaultServerError, FaultProxyHTML, FaultCutStream, FaultErrorInStream, FaultMalformedData, FaultContextLength, FaultToolChoice}
+var Faults = []Fault{FaultUnauthorized, FaultForbidden, FaultModelNotFound, FaultRateLimited, FaultServerError, FaultProxyHTML, FaultCutStream, FaultErrorInStream, FaultMalformedData, FaultContextLength, FaultToolChoice, FaultServerErrorEmpty, FaultBadRequest}
 
 // String names the fault for test logs and the command line of the test server.
 func (f Fault) String() string {
@@ -168,6 +179,10 @@ func (f Fault) String() string {
 		return "context-length"
 	case FaultToolChoice:
 		return "tool-choice"
+	case FaultServerErrorEmpty:
+		return "server-error-empty"
+	case FaultBadRequest:
+		return "bad-request"
 	}
 	return "unknown"
 }
@@ -179,6 +194,9 @@ const (
 	DefaultContextLength = "This model's maximum context length is 8192 tokens. However, your messages resulted in 9120 tokens. Please reduce the length of the messages."
 	DefaultToolChoice    = "\"auto\" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set"
 	MalformedData        = "this data line is not JSON {"
+	// MaxCompletionTokensUnsupported is QuirkMaxTokensOnly's answer.
+	MaxCompletionTokensUnsupported = "Unsupported parameter: 'max_completion_tokens' is not supported with this model. Use 'max_tokens' instead."
+	DefaultBadRequest              = "'messages' must contain at least one message"
 )
 
 // ProxyHTML is the page FaultProxyHTML answers with (nginx's own words).

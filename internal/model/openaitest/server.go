@@ -320,3 +320,8 @@ func writeError(w http.ResponseWriter, status int, msg, typ, code string) {
 	}
 	writeJSON(w, status, map[string]any{"error": map[string]any{"message": msg, "type": typ, "param": nil, "code": c}})
 }
+
+// writeParamError answers 400 unsupported_parameter naming param, as OpenAI does.
+func writeParamError(w http.ResponseWriter, msg, param string) {
+	writeJSON(w, http.StatusBadRequest, map[string]any{"error": map[string]any{"message": msg, "type": "invalid_request_error", "param": param, "code": "unsupported_parameter"}})
+}
