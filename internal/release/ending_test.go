@@ -2,6 +2,7 @@ package release
 
 import (
 	"context"
+	"github.com/superbiz/superbiz/internal/model/providertest"
 	"strings"
 	"testing"
 
@@ -28,18 +29,20 @@ func TestConcludeDiagnosisFollowsTheRunsEnd(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newFixture(t)
-			f.standardChecks()
-			tc.first(f.rc)
-			snap := f.boundary.Snapshot(tc.proposal)
-			// The agent reports its own stop; the run already ended otherwise.
-			d := f.release(agent.Result{StopReason: tc.proposal, Snapshot: &snap, Invocations: f.boundary.Invocations()})
-			if d.Outcome != tc.outcome || d.StopReason != tc.reason || d.Published != nil || !strings.Contains(d.Answer, tc.answerHas) {
-				t.Fatalf("decision = %s/%s, answer:\n%s\nwant %s/%s saying %q", d.Outcome, d.StopReason, d.Answer, tc.outcome, tc.reason, tc.answerHas)
-			}
-			if _, r := f.rc.State(); r != tc.reason {
-				t.Fatalf("the run ended %s, the decision says %s", r, tc.reason)
-			}
+			providertest.Each(t, func(t *testing.T, p providertest.Provider) {
+				f := newFixture(t, p)
+				f.standardChecks()
+				tc.first(f.rc)
+				snap := f.boundary.Snapshot(tc.proposal)
+				// The agent reports its own stop; the run already ended otherwise.
+				d := f.release(agent.Result{StopReason: tc.proposal, Snapshot: &snap, Invocations: f.boundary.Invocations()})
+				if d.Outcome != tc.outcome || d.StopReason != tc.reason || d.Published != nil || !strings.Contains(d.Answer, tc.answerHas) {
+					t.Fatalf("decision = %s/%s, answer:\n%s\nwant %s/%s saying %q", d.Outcome, d.StopReason, d.Answer, tc.outcome, tc.reason, tc.answerHas)
+				}
+				if _, r := f.rc.State(); r != tc.reason {
+					t.Fatalf("the run ended %s, the decision says %s", r, tc.reason)
+				}
+			})
 		})
 	}
 }

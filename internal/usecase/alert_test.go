@@ -3,6 +3,7 @@ package usecase
 import (
 	"context"
 	"errors"
+	"github.com/superbiz/superbiz/internal/model/providertest"
 	"strings"
 	"testing"
 	"time"
@@ -44,44 +45,46 @@ func TestChatAlertRoutesToDiagnosis(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := newChatFixture(t, false)
-	f.deps.FindAlert = client.Find
-	f.srv.Handle(func(ollamatest.ChatRequest) ollamatest.Turn {
-		return ollamatest.Turn{Content: []string{`{"conclusion":null,"analysis":[],"action_plan":[],"recommendations":[],"limitations":{"scope":"nothing checked","missing_info":["logs"]}}`}}
-	})
+	providertest.Each(t, func(t *testing.T, p providertest.Provider) {
+		f := newChatFixture(t, p, false)
+		f.deps.FindAlert = client.Find
+		f.srv.Handle(func(ollamatest.ChatRequest) ollamatest.Turn {
+			return ollamatest.Turn{Content: []string{`{"conclusion":null,"analysis":[],"action_plan":[],"recommendations":[],"limitations":{"scope":"nothing checked","missing_info":["logs"]}}`}}
+		})
 
-	out := f.chat(ChatRequest{Query: "/alert DiskFull"})
-	if out.Intent != runrecord.IntentDiagnosis || out.ReleaseOutcome != runrecord.OutcomeFallback {
-		t.Fatalf("/alert DiskFull: intent %q, outcome %s; want a DIAGNOSIS", out.Intent, out.ReleaseOutcome)
-	}
-	reqs := f.srv.ChatRequests()
-	if len(reqs) == 0 {
-		t.Fatal("the model was not called")
-	}
-	for _, r := range reqs {
-		if strings.Contains(string(r.Format), `"intent"`) {
-			t.Fatalf("the router was asked about an /alert message")
+		out := f.chat(ChatRequest{Query: "/alert DiskFull"})
+		if out.Intent != runrecord.IntentDiagnosis || out.ReleaseOutcome != runrecord.OutcomeFallback {
+			t.Fatalf("/alert DiskFull: intent %q, outcome %s; want a DIAGNOSIS", out.Intent, out.ReleaseOutcome)
 		}
-	}
-	if user := firstUser(reqs[0]); !strings.Contains(user, `alert \"DiskFull\"`) || !strings.Contains(user, "Summary: disk /var 95% full") {
-		t.Fatalf("the diagnosis's query is not the alert's:\n%s", user)
-	}
-	if got, want := f.run(out.RunID).Clock, alerts.Clock(alerts.Alert{StartsAt: start}, time.Date(2026, 11, 28, 15, 0, 0, 0, time.UTC)); !got.Equal(want) {
-		t.Fatalf("run clock %s, want the alert's %s", got, want)
-	}
+		reqs := f.srv.ChatRequests()
+		if len(reqs) == 0 {
+			t.Fatal("the model was not called")
+		}
+		for _, r := range reqs {
+			if strings.Contains(string(r.Format), `"intent"`) {
+				t.Fatalf("the router was asked about an /alert message")
+			}
+		}
+		if user := firstUser(reqs[0]); !strings.Contains(user, `alert \"DiskFull\"`) || !strings.Contains(user, "Summary: disk /var 95% full") {
+			t.Fatalf("the diagnosis's query is not the alert's:\n%s", user)
+		}
+		if got, want := f.run(out.RunID).Clock, alerts.Clock(alerts.Alert{StartsAt: start}, time.Date(2026, 11, 28, 15, 0, 0, 0, time.UTC)); !got.Equal(want) {
+			t.Fatalf("run clock %s, want the alert's %s", got, want)
+		}
 
-	_, err = f.deps.Chat(context.Background(), ChatRequest{Query: "/alert NoSuchAlert", SessionID: out.SessionID})
-	var ae *AlertError
-	if !errors.As(err, &ae) || !errors.Is(err, alerts.ErrNotFound) {
-		t.Fatalf("/alert NoSuchAlert: err = %v, want an *AlertError of alerts.ErrNotFound", err)
-	}
-	runs, err := f.store.ListRuns(context.Background(), runstore.ListFilter{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(runs) != 1 {
-		t.Fatalf("%d runs stored, want only the DiskFull diagnosis", len(runs))
-	}
+		_, err = f.deps.Chat(context.Background(), ChatRequest{Query: "/alert NoSuchAlert", SessionID: out.SessionID})
+		var ae *AlertError
+		if !errors.As(err, &ae) || !errors.Is(err, alerts.ErrNotFound) {
+			t.Fatalf("/alert NoSuchAlert: err = %v, want an *AlertError of alerts.ErrNotFound", err)
+		}
+		runs, err := f.store.ListRuns(context.Background(), runstore.ListFilter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(runs) != 1 {
+			t.Fatalf("%d runs stored, want only the DiskFull diagnosis", len(runs))
+		}
+	})
 }
 
 // firstUser is the first user message of one model request.
