@@ -12,6 +12,7 @@ import (
 
 	"github.com/ollama/ollama/api"
 
+	"github.com/superbiz/superbiz/internal/jsonstream"
 	"github.com/superbiz/superbiz/internal/model"
 )
 
@@ -89,7 +90,7 @@ func (c *Client) embed(ctx context.Context, body []byte, inputs int) ([][]float3
 		return nil, api.StatusError{StatusCode: resp.StatusCode, Status: resp.Status, ErrorMessage: msg}
 	}
 	var vecs [][]float32
-	d := model.NewVectorDecoder(resp.Body)
+	d := jsonstream.NewLimited(resp.Body, model.MaxEmbedAnswer, model.ErrEmbedAnswerTooLarge)
 	err = d.Object(func(name string) error {
 		if name != "embeddings" {
 			return d.Skip()
@@ -98,7 +99,7 @@ func (c *Client) embed(ctx context.Context, body []byte, inputs int) ([][]float3
 			if len(vecs) == inputs {
 				return fmt.Errorf("more than %d vectors for %d inputs", inputs, inputs)
 			}
-			v, err := d.Vector()
+			v, err := d.Float32s(model.MaxEmbedDim, model.ErrVectorTooLong)
 			vecs = append(vecs, v)
 			return err
 		})

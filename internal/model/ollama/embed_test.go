@@ -118,7 +118,12 @@ func TestEmbedBounds(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := ollamatest.New(t, ollamatest.WithModels(ollamatest.Model{Name: embedModel + ":latest", Capabilities: []string{"embedding"}}))
 			s.EmbedWith(wide(tt.dims))
-			got, err := embedClient(t, s.URL()).Embed(context.Background(), make([]string, tt.inputs))
+			// a long timeout: a 17 MiB answer under a loaded CI machine
+			c, err := New(Options{Host: s.URL(), Model: embedModel, NumCtx: 2048, RequestTimeout: time.Minute})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := c.Embed(context.Background(), make([]string, tt.inputs))
 			if tt.text == "" {
 				if err != nil || len(got) != tt.inputs || len(got[0]) != tt.dims || got[1][tt.dims-1] != -1.2345678e-30 {
 					t.Fatalf("Embed: %v (%d vectors)", err, len(got))

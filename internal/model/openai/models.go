@@ -7,6 +7,7 @@ import (
 	"io"
 	"slices"
 
+	"github.com/superbiz/superbiz/internal/jsonstream"
 	"github.com/superbiz/superbiz/internal/model"
 )
 
@@ -52,7 +53,7 @@ func (c *Client) Embed(ctx context.Context, inputs []string) ([][]float32, error
 	}
 	vecs := make([][]float32, len(inputs))
 	err = c.call(ctx, "/embeddings", body, func(r io.Reader) error {
-		if err := decodeEmbeddings(model.NewVectorDecoder(r), vecs); err != nil {
+		if err := decodeEmbeddings(jsonstream.NewLimited(r, model.MaxEmbedAnswer, model.ErrEmbedAnswerTooLarge), vecs); err != nil {
 			return &streamFault{model.ErrProtocol, fmt.Errorf("embeddings: %w", err)}
 		}
 		return nil
@@ -69,7 +70,7 @@ func (c *Client) Embed(ctx context.Context, inputs []string) ([][]float32, error
 // decodeEmbeddings fills vecs from the answer's data items by their index;
 // an index out of range or repeated, or a count other than len(vecs), is
 // refused.
-func decodeEmbeddings(d *model.VectorDecoder, vecs [][]float32) error {
+func decodeEmbeddings(d *jsonstream.Decoder, vecs [][]float32) error {
 	items := 0
 	err := d.Object(func(name string) error {
 		if name != "data" {
@@ -85,7 +86,7 @@ func decodeEmbeddings(d *model.VectorDecoder, vecs [][]float32) error {
 				case "index":
 					index, err = d.Int()
 				case "embedding":
-					vec, err = d.Vector()
+					vec, err = d.Float32s(model.MaxEmbedDim, model.ErrVectorTooLong)
 				default:
 					err = d.Skip()
 				}

@@ -363,7 +363,8 @@ func TestEmbeddingsBounds(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := openaitest.New(t, openaitest.WithModels("embed-1"), openaitest.WithEmbed(wide(tt.dims)))
-			c := newClient(t, srv, false, func(o *openai.Options) { o.Model = "embed-1" })
+			// a long timeout: a 17 MiB answer under a loaded CI machine
+			c := newClient(t, srv, false, func(o *openai.Options) { o.Model, o.RequestTimeout = "embed-1", time.Minute })
 			vecs, err := c.Embed(context.Background(), make([]string, tt.inputs))
 			if tt.says == "" {
 				if err != nil || len(vecs) != tt.inputs || len(vecs[1]) != tt.dims {
