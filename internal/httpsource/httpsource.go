@@ -141,6 +141,18 @@ func (c Scrubber) scrubBody(body []byte) []byte {
 	return body
 }
 
+// Answer is scrubBody for one string decoded from an answer read as a
+// stream (Stream does not scrub: a secret can span two reads), e.g. a label
+// value; JSON escapes are already undone, so the forms as written match.
+func (c Scrubber) Answer(s string) string {
+	for _, secret := range c.secrets {
+		if len(secret) >= MinBodySecret {
+			s = strings.ReplaceAll(s, secret, redact.Marker)
+		}
+	}
+	return s
+}
+
 // Kind classifies a failed exchange.
 type Kind string
 

@@ -87,3 +87,52 @@ func TestEmbedUnreachable(t *testing.T) {
 		t.Fatalf("err %v, want UNREACHABLE", err)
 	}
 }
+
+// wide is an embedding of dims dimensions, each written in JSON with many
+// digits, so that many of them make a large answer.
+func wide(dims int) func(model, text string) []float32 {
+	return func(string, string) []float32 {
+		v := make([]float32, dims)
+		for i := range v {
+			v[i] = -1.2345678e-30
+		}
+		return v
+	}
+}
+
+// Vectors past model.MaxEmbedDim and answers past model.MaxEmbedAnswer are
+// refused as PROTOCOL, naming the bound; a vector at the bound is accepted.
+func TestEmbedBounds(t *testing.T) {
+	tests := []struct {
+		name   string
+		dims   int
+		inputs int
+		text   string // "" means accepted
+	}{
+		{"at the dimension bound", model.MaxEmbedDim, 2, ""},
+		{"one dimension more", model.MaxEmbedDim + 1, 2, "more than 8192 dimensions"},
+		{"a million dimensions", 1_000_000, 1, "more than 8192 dimensions"},
+		{"answer over 16 MiB", model.MaxEmbedDim, 150, "over 16 MiB"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := ollamatest.New(t, ollamatest.WithModels(ollamatest.Model{Name: embedModel + ":latest", Capabilities: []string{"embedding"}}))
+			s.EmbedWith(wide(tt.dims))
+			// a long timeout: a 17 MiB answer under a loaded CI machine
+			c, err := New(Options{Host: s.URL(), Model: embedModel, NumCtx: 2048, RequestTimeout: time.Minute})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := c.Embed(context.Background(), make([]string, tt.inputs))
+			if tt.text == "" {
+				if err != nil || len(got) != tt.inputs || len(got[0]) != tt.dims || got[1][tt.dims-1] != -1.2345678e-30 {
+					t.Fatalf("Embed: %v (%d vectors)", err, len(got))
+				}
+				return
+			}
+			if model.KindOf(err) != model.ErrProtocol || !strings.Contains(err.Error(), tt.text) {
+				t.Fatalf("err %v (kind %q), want PROTOCOL saying %q", err, model.KindOf(err), tt.text)
+			}
+		})
+	}
+}

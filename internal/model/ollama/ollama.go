@@ -50,6 +50,9 @@ type Client struct {
 	// it in, from the server's error texts.
 	scrub httpsource.Scrubber
 	api   *api.Client
+	// base and hc serve /api/embed, whose answer is decoded as a stream.
+	base *url.URL
+	hc   *http.Client
 }
 
 var _ model.ChatModel = (*Client)(nil)
@@ -93,7 +96,7 @@ func New(opts Options) (*Client, error) {
 	if pw, ok := base.User.Password(); ok {
 		auth = httpsource.Auth{Username: base.User.Username(), Password: pw}
 	}
-	return &Client{opts: opts, host: base.Redacted(), api: api.NewClient(base, hc), scrub: httpsource.NewScrubber(auth)}, nil
+	return &Client{opts: opts, host: base.Redacted(), api: api.NewClient(base, hc), base: base, hc: hc, scrub: httpsource.NewScrubber(auth)}, nil
 }
 
 // Host is the normalized server URL, password redacted, that errors and

@@ -3,11 +3,11 @@ package openai
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
 
+	"github.com/superbiz/superbiz/internal/jsonstream"
 	"github.com/superbiz/superbiz/internal/model"
 )
 
@@ -39,8 +39,10 @@ func (c *Client) Models(ctx context.Context) ([]string, error) {
 }
 
 // Embed asks POST /embeddings for one vector per input with the configured
-// model. An answer with another number of vectors, an empty vector or
-// vectors of mixed dimensions is an ErrProtocol *model.Error.
+// model. The answer is decoded as a stream under model.MaxEmbedAnswer bytes
+// and model.MaxEmbedDim dimensions. An answer over either bound, with
+// another number of vectors, an empty vector or vectors of mixed dimensions
+// is an ErrProtocol *model.Error.
 func (c *Client) Embed(ctx context.Context, inputs []string) ([][]float32, error) {
 	if len(inputs) == 0 {
 		return nil, nil
@@ -51,39 +53,62 @@ func (c *Client) Embed(ctx context.Context, inputs []string) ([][]float32, error
 	}
 	vecs := make([][]float32, len(inputs))
 	err = c.call(ctx, "/embeddings", body, func(r io.Reader) error {
-		var resp struct {
-			Data []struct {
-				Index     int       `json:"index"`
-				Embedding []float32 `json:"embedding"`
-			} `json:"data"`
-		}
-		if err := json.NewDecoder(r).Decode(&resp); err != nil {
-			return &streamFault{model.ErrProtocol, fmt.Errorf("embeddings: not the API's JSON: %w", err)}
-		}
-		if len(resp.Data) != len(inputs) {
-			return &streamFault{model.ErrProtocol, fmt.Errorf("embeddings: %d vectors for %d inputs", len(resp.Data), len(inputs))}
-		}
-		for _, d := range resp.Data {
-			if d.Index < 0 || d.Index >= len(inputs) || vecs[d.Index] != nil {
-				return &streamFault{model.ErrProtocol, fmt.Errorf("embeddings: index %d is out of range or repeated", d.Index)}
-			}
-			vecs[d.Index] = d.Embedding
+		if err := decodeEmbeddings(jsonstream.NewLimited(r, model.MaxEmbedAnswer, model.ErrEmbedAnswerTooLarge), vecs); err != nil {
+			return &streamFault{model.ErrProtocol, fmt.Errorf("embeddings: %w", err)}
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	dim := len(vecs[0])
-	if dim == 0 {
-		return nil, c.fail(model.ErrProtocol, errors.New("embeddings: the server returned an empty vector"))
-	}
-	for i, v := range vecs {
-		if len(v) != dim {
-			return nil, c.fail(model.ErrProtocol, fmt.Errorf("embeddings: vector %d has dimension %d, vector 0 has %d", i, len(v), dim))
-		}
+	if err := model.CheckVectors(vecs, len(inputs)); err != nil {
+		return nil, c.fail(model.ErrProtocol, fmt.Errorf("embeddings: %w", err))
 	}
 	return vecs, nil
+}
+
+// decodeEmbeddings fills vecs from the answer's data items by their index;
+// an index out of range or repeated, or a count other than len(vecs), is
+// refused.
+func decodeEmbeddings(d *jsonstream.Decoder, vecs [][]float32) error {
+	items := 0
+	err := d.Object(func(name string) error {
+		if name != "data" {
+			return d.Skip()
+		}
+		return d.Array(func() error {
+			items++
+			index := 0 // absent: 0, as a plain decode gave
+			var vec []float32
+			err := d.Object(func(name string) error {
+				var err error
+				switch name {
+				case "index":
+					index, err = d.Int()
+				case "embedding":
+					vec, err = d.Float32s(model.MaxEmbedDim, model.ErrVectorTooLong)
+				default:
+					err = d.Skip()
+				}
+				return err
+			})
+			if err != nil {
+				return err
+			}
+			if index < 0 || index >= len(vecs) || vecs[index] != nil {
+				return fmt.Errorf("index %d is out of range or repeated", index)
+			}
+			vecs[index] = vec
+			return nil
+		})
+	})
+	if err != nil {
+		return err
+	}
+	if items != len(vecs) {
+		return fmt.Errorf("%d vectors for %d inputs", items, len(vecs))
+	}
+	return d.End()
 }
 
 // HasModel reports whether /models lists the configured model id exactly.

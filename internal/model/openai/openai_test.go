@@ -399,3 +399,43 @@ func TestOutputBound(t *testing.T) {
 		}
 	})
 }
+
+// /embeddings answers past model.MaxEmbedDim dimensions or model.MaxEmbedAnswer
+// bytes are PROTOCOL; a vector at the bound is accepted.
+func TestEmbeddingsBounds(t *testing.T) {
+	wide := func(dims int) func(string, string) []float32 {
+		return func(string, string) []float32 {
+			v := make([]float32, dims)
+			for i := range v {
+				v[i] = -1.2345678e-30
+			}
+			return v
+		}
+	}
+	for _, tt := range []struct {
+		name         string
+		dims, inputs int
+		says         string
+	}{
+		{"at the bound", model.MaxEmbedDim, 2, ""},
+		{"one dimension more", model.MaxEmbedDim + 1, 1, "more than 8192 dimensions"},
+		{"a million dimensions", 1_000_000, 1, "more than 8192 dimensions"},
+		{"answer over 16 MiB", model.MaxEmbedDim, 150, "16 MiB"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := openaitest.New(t, openaitest.WithModels("embed-1"), openaitest.WithEmbed(wide(tt.dims)))
+			// a long timeout: a 17 MiB answer under a loaded CI machine
+			c := newClient(t, srv, false, func(o *openai.Options) { o.Model, o.RequestTimeout = "embed-1", time.Minute })
+			vecs, err := c.Embed(context.Background(), make([]string, tt.inputs))
+			if tt.says == "" {
+				if err != nil || len(vecs) != tt.inputs || len(vecs[1]) != tt.dims {
+					t.Fatalf("embed: %v (%d vectors)", err, len(vecs))
+				}
+				return
+			}
+			if model.KindOf(err) != model.ErrProtocol || !strings.Contains(err.Error(), tt.says) {
+				t.Fatalf("err %v (kind %q), want PROTOCOL saying %q", err, model.KindOf(err), tt.says)
+			}
+		})
+	}
+}

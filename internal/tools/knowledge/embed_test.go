@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/superbiz/superbiz/internal/model"
 	"github.com/superbiz/superbiz/internal/model/ollama"
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
 	"github.com/superbiz/superbiz/internal/reliability"
@@ -207,6 +208,11 @@ func TestEmbedUnavailableIsBM25(t *testing.T) {
 		{"model cannot embed", func(t *testing.T) (string, *ollamatest.Server) {
 			return ollamatest.New(t, ollamatest.WithModels(ollamatest.Model{Name: testEmbedModel + ":latest", Capabilities: []string{"completion"}})).URL(), nil
 		}},
+		{"vectors of a million dimensions", func(t *testing.T) (string, *ollamatest.Server) {
+			s := ollamatest.New(t, ollamatest.WithModels(ollamatest.Model{Name: testEmbedModel + ":latest", Capabilities: []string{"embedding"}}))
+			s.EmbedWith(func(string, string) []float32 { return make([]float32, 1_000_000) })
+			return s.URL(), nil
+		}},
 		{"server error at search", func(t *testing.T) (string, *ollamatest.Server) {
 			s := embedServer(t)
 			return s.URL(), s
@@ -302,4 +308,26 @@ func BenchmarkNearest20k(b *testing.B) {
 			b.Fatalf("nearest: %v %v", ok, err)
 		}
 	}
+}
+
+// An embedding server answering vectors past model.MaxEmbedDim stores
+// nothing: every section is counted missing with the bound as the reason,
+// and the store holds no vector.
+func TestEmbedOversizedVectorsRefused(t *testing.T) {
+	dir := copyDir(t, "testdata/embed")
+	s := ollamatest.New(t, ollamatest.WithModels(ollamatest.Model{Name: testEmbedModel + ":latest", Capabilities: []string{"embedding"}}))
+	s.EmbedWith(func(string, string) []float32 { return make([]float32, model.MaxEmbedDim+1) })
+	db := openDB(t)
+	ix := NewIndex(db, []string{dir}).WithEmbedder(testEmbedModel, embedder(t, s.URL()))
+	st := mustSync(t, ix)
+	if st.Embedding.Embedded != 0 || st.Embedding.Missing != st.Total || !strings.Contains(st.Embedding.Error, "more than 8192 dimensions") {
+		t.Fatalf("embedding %+v (total %d), want every section missing for the dimension bound", st.Embedding, st.Total)
+	}
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM kb_vectors`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("%d vectors stored (%v), want none", n, err)
+	}
+	reliability.Record(t, reliability.SectionModel, "embedding vectors over 8192 dimensions", map[string]any{
+		"sections": st.Total, "missing vectors": st.Embedding.Missing, "vectors stored": n, "sync failed": false,
+	})
 }

@@ -201,3 +201,23 @@ func TestSearchCoverage(t *testing.T) {
 		t.Fatalf("score %v: want at least the 3 words it covers", docs[0].Score)
 	}
 }
+
+// A word in a section's heading outranks the same word in another section's
+// body of the same length (the title column's weight), and an alert name
+// written in CamelCase only in a heading is found by its words and by the
+// name itself. The file names say nothing, so only the heading can rank.
+func TestSearchTitleOutranksBody(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "runbooks")
+	writeFile(t, dir, "a.md", "# Network checks\n\nLook at the replication lag of the replica and the link between sites.\n")
+	writeFile(t, dir, "b.md", "# Replication lag\n\nLook at the network checks of the replica and the link between sites.\n")
+	writeFile(t, dir, "c.md", "# PostgresReplicaLagging\n\nCompare the primary's WAL position with the standby's replay position.\n")
+	writeFile(t, dir, "d.md", "# Disk space\n\nFree space on the data volume before the standby stops replaying.\n")
+	ix := NewIndex(openDB(t), []string{dir})
+	mustSync(t, ix)
+	expectFirst(t, ix, []struct{ query, want string }{
+		{"replication lag", "runbooks/b.md"},
+		{"network checks", "runbooks/a.md"},
+		{"PostgresReplicaLagging", "runbooks/c.md"},
+		{"postgres replica lagging", "runbooks/c.md"},
+	})
+}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/superbiz/superbiz/internal/httpsource"
+	"github.com/superbiz/superbiz/internal/jsonstream"
 	"github.com/superbiz/superbiz/internal/textclip"
 	"github.com/superbiz/superbiz/internal/tools"
 	"github.com/superbiz/superbiz/pkg/redact"
@@ -63,14 +64,13 @@ func (e *APIError) Error() string {
 func (e *APIError) Unwrap() error { return e.cause }
 
 // get calls one API endpoint with params and returns the data of a success
-// answer, or an *APIError.
+// answer, or an *APIError. The answer is read whole (under the cap) and
+// scrubbed of the source's credential: instant queries' answers are small.
 func (s *source) get(ctx context.Context, path string, params url.Values) (json.RawMessage, error) {
-	req, err := s.http.NewRequest(ctx, http.MethodPost, s.url+path, strings.NewReader(params.Encode()))
+	req, err := s.request(ctx, path, params)
 	if err != nil {
-		return nil, &APIError{Code: tools.CodeInternal, Msg: err.Error()}
+		return nil, err
 	}
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Accept", "application/json")
 	resp, err := s.http.Do(req) // every failure is an *httpsource.Error
 	var he *httpsource.Error
 	if errors.As(err, &he) && he.Kind != httpsource.Status {
@@ -81,7 +81,24 @@ func (s *source) get(ctx context.Context, path string, params url.Values) (json.
 	if he == nil && jsonErr == nil && env.Status == "success" {
 		return env.Data, nil
 	}
-	e := &APIError{Status: resp.Status, Type: textclip.Bytes(redact.StripControl(env.ErrorType), 40), cause: err}
+	return nil, s.answerError(resp, env, jsonErr, err)
+}
+
+// request is a POST of params to path on the source.
+func (s *source) request(ctx context.Context, path string, params url.Values) (*http.Request, error) {
+	req, err := s.http.NewRequest(ctx, http.MethodPost, s.url+path, strings.NewReader(params.Encode()))
+	if err != nil {
+		return nil, &APIError{Code: tools.CodeInternal, Msg: err.Error()}
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Accept", "application/json")
+	return req, nil
+}
+
+// answerError is the *APIError of an answer that is not a success: an
+// error status, the API's error document, or not the API's JSON at all.
+func (s *source) answerError(resp *httpsource.Response, env apiResponse, jsonErr, cause error) *APIError {
+	e := &APIError{Status: resp.Status, Type: textclip.Bytes(redact.StripControl(env.ErrorType), 40), cause: cause}
 	if jsonErr != nil || env.Error == "" {
 		e.Msg = s.http.Excerpt(resp.Body) // not the API's JSON: a proxy's page, an auth refusal
 	} else {
@@ -91,7 +108,7 @@ func (s *source) get(ctx context.Context, path string, params url.Values) (json.
 	if e.Code == tools.CodeUnavailable && (resp.Status == http.StatusUnauthorized || resp.Status == http.StatusForbidden) {
 		e.Msg = fmt.Sprintf("the server refused the credentials (check %s): %s", s.authHint(), e.Msg)
 	}
-	return nil, e
+	return e
 }
 
 // classify maps an error answer to a stable code: the query's fault
@@ -136,14 +153,41 @@ func (s *source) authHint() string {
 	return "whether the server needs credentials: set bearer_token_env or username and password_env"
 }
 
-// queryRange runs a range query and returns its data.
-func (s *source) queryRange(ctx context.Context, query string, start, end time.Time, step time.Duration) (json.RawMessage, error) {
-	return s.get(ctx, pathQueryRange, url.Values{
+// queryRange runs a range query and decodes its answer as a stream: no
+// series may hold more than allowedPoints(end-start, step) points, and
+// every label is scrubbed of the source's credential as it is read.
+func (s *source) queryRange(ctx context.Context, query string, start, end time.Time, step time.Duration) ([]rawSeries, error) {
+	req, err := s.request(ctx, pathQueryRange, url.Values{
 		"query": {query},
 		"start": {unixText(start)},
 		"end":   {unixText(end)},
 		"step":  {strconv.FormatFloat(step.Seconds(), 'f', -1, 64)},
 	})
+	if err != nil {
+		return nil, err
+	}
+	resp, rc, err := s.http.Stream(req)
+	var he *httpsource.Error
+	if errors.As(err, &he) && he.Kind != httpsource.Status {
+		return nil, exchangeError(he)
+	}
+	if err != nil { // an error status: its document was read whole
+		var env apiResponse
+		jsonErr := json.Unmarshal(resp.Body, &env)
+		return nil, s.answerError(resp, env, jsonErr, err)
+	}
+	defer rc.Close()
+	d := matrixDecoder{Decoder: jsonstream.New(rc), maxPoints: allowedPoints(end.Sub(start), step), clean: s.http.Answer}
+	rs, env, err := d.answer()
+	switch {
+	case errors.As(err, &he):
+		return nil, exchangeError(he) // over the cap, timed out or cancelled mid-answer
+	case err != nil:
+		return nil, fmt.Errorf("the range query's answer: %s", s.http.Scrub(err.Error()))
+	case env.Status != "success":
+		return nil, s.answerError(resp, env, nil, nil)
+	}
+	return rs, nil
 }
 
 // unixText formats t as unix seconds with millisecond precision.

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"os"
@@ -9,8 +10,23 @@ import (
 	"testing"
 	"time"
 
+	"github.com/superbiz/superbiz/internal/jsonstream"
 	"github.com/superbiz/superbiz/pkg/redact"
 )
+
+// summarise decodes the data of a range query answer, unbounded, and
+// summarises it, as queryRange and Execute do.
+func summarise(data []byte) ([]Series, error) {
+	d := matrixDecoder{Decoder: jsonstream.New(bytes.NewReader(data)), clean: func(s string) string { return s }}
+	rs, err := d.matrix()
+	if err == nil {
+		err = d.End()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return summariseSeries(rs), nil
+}
 
 // summarise on real-shaped answers: the spike's value and minute, the
 // largest change, non-finite samples counted apart, series ordered by labels.
@@ -42,6 +58,7 @@ func TestSummarise(t *testing.T) {
 		`{"resultType":"matrix","result":[{"metric":{},"values":[[1,"x"]]}]}`,
 		`{"resultType":"matrix","result":[{"metric":{},"values":[[1,2]]}]}`,
 		`{"resultType":"matrix","result":[{"metric":{},"values":[[2,"1"],[1,"1"]]}]}`,
+		`{"resultType":"matrix","result":[{"metric":{},"values":[[1,"1"],[1,"2"]]}]}`,
 		`{"resultType":"matrix","result":[{"metric":{},"values":[[1,"1","2"]]}]}`,
 		`not json`,
 	} {
@@ -114,5 +131,65 @@ func TestFit(t *testing.T) {
 	b, _ := json.Marshal(res)
 	if len(b) > 2048 || !res.Truncated || len(res.Series) == 0 || len(res.Series) == 50 {
 		t.Errorf("fit to 2048: %d bytes, %d series, truncated %v", len(b), len(res.Series), res.Truncated)
+	}
+	// the series kept are the first ones, in order: those dropped are the last
+	for i, s := range res.Series {
+		if s.Labels["instance"] != "host-"+strconv.Itoa(i) {
+			t.Fatalf("series %d kept is %v: fit must drop from the end", i, s.Labels)
+		}
+	}
+	// one more series would not fit: fit keeps as many as the bound holds
+	more := res
+	more.Series = append([]Series(nil), res.Series...)
+	more.Series = append(more.Series, Series{Labels: map[string]string{"instance": "host-" + strconv.Itoa(len(res.Series))}, Points: 1, Stats: &Stats{MaxAt: "2026-01-15T09:00:00Z"}})
+	if b, _ := json.Marshal(more); len(b) <= 2048 {
+		t.Errorf("fit dropped %d series but %d fit in 2048 bytes", 50-len(res.Series), len(more.Series))
+	}
+	// a result within the bound is left whole and not truncated
+	small := Result{Source: "prom", Query: "up", TotalSeries: 1, Series: res.Series[:1]}
+	if err := fit(&small, 2048); err != nil || small.Truncated || len(small.Series) != 1 {
+		t.Errorf("fit of a small result: %v, truncated %v, %d series", err, small.Truncated, len(small.Series))
+	}
+}
+
+// The largest change is the largest in size, whatever its sign: a drop of
+// 10 beats a rise of 1, and change_at is the time of the sample after it.
+func TestSummariseChangeIsADrop(t *testing.T) {
+	got, err := summarise([]byte(`{"resultType":"matrix","result":[{"metric":{},"values":[[1768467600,"10"],[1768467660,"11"],[1768467720,"1"],[1768467780,"1.5"]]}]}`))
+	if err != nil || len(got) != 1 || got[0].Stats == nil {
+		t.Fatalf("summarise: %v %+v", err, got)
+	}
+	if s := got[0]; s.Change == nil || *s.Change != -10 || s.ChangeAt != "2026-01-15T09:02:00Z" {
+		t.Errorf("change %v at %q, want -10 at 09:02", s.Change, s.ChangeAt)
+	}
+}
+
+// Of two samples holding the maximum, max_at is the first's time.
+func TestSummariseFirstOfTiedMaxima(t *testing.T) {
+	got, err := summarise([]byte(`{"resultType":"matrix","result":[{"metric":{},"values":[[1768467600,"1"],[1768467660,"5"],[1768467720,"2"],[1768467780,"5"]]}]}`))
+	if err != nil || len(got) != 1 || got[0].Stats == nil {
+		t.Fatalf("summarise: %v %+v", err, got)
+	}
+	if s := got[0]; s.Max != 5 || s.MaxAt != "2026-01-15T09:01:00Z" {
+		t.Errorf("max %g at %q, want 5 at the first, 09:01", s.Max, s.MaxAt)
+	}
+}
+
+// A series is refused at the point past the decoder's bound, and accepted at it.
+func TestMatrixPointBound(t *testing.T) {
+	answer := `{"status":"success","data":{"resultType":"matrix","result":[{"metric":{},"values":[[1,"1"],[2,"1"],[3,"1"]]}]}}`
+	for _, tt := range []struct {
+		max int
+		ok  bool
+	}{{3, true}, {2, false}} {
+		d := matrixDecoder{Decoder: jsonstream.New(strings.NewReader(answer)), maxPoints: tt.max, clean: func(s string) string { return s }}
+		_, _, err := d.answer()
+		if (err == nil) != tt.ok {
+			t.Errorf("3 points at a bound of %d: %v", tt.max, err)
+		}
+	}
+	d := matrixDecoder{Decoder: jsonstream.New(strings.NewReader(answer + `{"status":"success"}`)), clean: func(s string) string { return s }}
+	if _, _, err := d.answer(); err == nil || !strings.Contains(err.Error(), "data after the answer") {
+		t.Errorf("an answer followed by another: %v, want it refused", err)
 	}
 }

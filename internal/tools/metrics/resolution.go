@@ -41,11 +41,7 @@ func (s *source) queryParts(ctx context.Context, query string, start, end time.T
 		if to.After(end) {
 			to = end
 		}
-		data, err := s.queryRange(ctx, query, from, to, res)
-		if err != nil {
-			return nil, err
-		}
-		rs, err := decodeMatrix(data)
+		rs, err := s.queryRange(ctx, query, from, to, res)
 		if err != nil {
 			return nil, err
 		}

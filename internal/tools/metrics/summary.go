@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"time"
+
+	"github.com/superbiz/superbiz/internal/jsonstream"
 )
 
 // Bounds of what one series may show the model.
@@ -49,15 +51,6 @@ type apiResponse struct {
 	Error     string          `json:"error"`
 }
 
-// matrixData is the data of a query_range answer.
-type matrixData struct {
-	ResultType string `json:"resultType"`
-	Result     []struct {
-		Metric map[string]string `json:"metric"`
-		Values []json.RawMessage `json:"values"`
-	} `json:"result"`
-}
-
 // errNotMatrix is an answer that is not a range query result.
 var errNotMatrix = errors.New("the server's answer is not a range query result (resultType matrix)")
 
@@ -70,35 +63,121 @@ type rawSeries struct {
 	points []point
 }
 
-// decodeMatrix parses the data of a successful query_range answer. Every
-// value is checked: a malformed answer is an error, never a guess.
-func decodeMatrix(data []byte) ([]rawSeries, error) {
-	var m matrixData
-	if err := json.Unmarshal(data, &m); err != nil {
+// allowedPoints is the most points one series of a range query over window
+// at step may hold: twice what the window and step give, plus one (a
+// server aligning the window to the step adds a point or two; a series of
+// 1.2 million points where 240 fit is refused, not summarised).
+func allowedPoints(window, step time.Duration) int {
+	return 2*pointsOf(window, step) + 1
+}
+
+// matrixDecoder reads a range query's answer as a stream of JSON tokens:
+// one series at a time, one point at a time, refusing a series at point
+// maxPoints+1 (0: no bound) and passing every label through clean.
+type matrixDecoder struct {
+	*jsonstream.Decoder
+	maxPoints int
+	clean     func(string) string
+}
+
+// answer reads the envelope; its data is decoded as a matrix. Data after
+// the envelope is refused.
+func (d matrixDecoder) answer() ([]rawSeries, apiResponse, error) {
+	var env apiResponse
+	var rs []rawSeries
+	err := d.Object(func(name string) error {
+		var err error
+		switch name {
+		case "status":
+			err = d.Decode(&env.Status)
+		case "errorType":
+			err = d.Decode(&env.ErrorType)
+		case "error":
+			err = d.Decode(&env.Error)
+		case "data":
+			rs, err = d.matrix()
+		default:
+			err = d.Skip()
+		}
+		return err
+	})
+	if err == nil {
+		err = d.End()
+	}
+	if err != nil {
+		return nil, env, err
+	}
+	if env.Status == "success" && rs == nil {
+		return nil, env, fmt.Errorf("%w: no data", errNotMatrix)
+	}
+	return rs, env, nil
+}
+
+// matrix reads the data of a range query answer. Every value is checked: a
+// malformed answer is an error, never a guess.
+func (d matrixDecoder) matrix() ([]rawSeries, error) {
+	var resultType string
+	out := []rawSeries{}
+	err := d.Object(func(name string) error {
+		switch name {
+		case "resultType":
+			return d.Decode(&resultType)
+		case "result":
+			return d.Array(func() error {
+				rs, err := d.series(len(out))
+				out = append(out, rs)
+				return err
+			})
+		}
+		return d.Skip()
+	})
+	if err != nil {
 		return nil, fmt.Errorf("decode the range query result: %w", err)
 	}
-	if m.ResultType != "matrix" {
-		return nil, fmt.Errorf("%w: got %q", errNotMatrix, m.ResultType)
-	}
-	out := make([]rawSeries, 0, len(m.Result))
-	for i, r := range m.Result {
-		rs := rawSeries{labels: r.Metric, points: make([]point, 0, len(r.Values))}
-		if rs.labels == nil {
-			rs.labels = map[string]string{}
-		}
-		for j, raw := range r.Values {
-			ts, v, err := parsePoint(raw)
-			if err != nil {
-				return nil, fmt.Errorf("series %d point %d: %w", i, j, err)
-			}
-			if j > 0 && ts <= rs.points[j-1].ts {
-				return nil, fmt.Errorf("series %d point %d: time %s is not after the previous point's", i, j, strconv.FormatFloat(ts, 'f', -1, 64))
-			}
-			rs.points = append(rs.points, point{ts, v})
-		}
-		out = append(out, rs)
+	if resultType != "matrix" {
+		return nil, fmt.Errorf("%w: got %q", errNotMatrix, resultType)
 	}
 	return out, nil
+}
+
+// series reads the i-th series: its labels and its points in time order.
+func (d matrixDecoder) series(i int) (rawSeries, error) {
+	rs := rawSeries{labels: map[string]string{}}
+	err := d.Object(func(name string) error {
+		switch name {
+		case "metric":
+			var labels map[string]string
+			if err := d.Decode(&labels); err != nil {
+				return fmt.Errorf("series %d labels: %w", i, err)
+			}
+			for k, v := range labels {
+				rs.labels[d.clean(k)] = d.clean(v)
+			}
+			return nil
+		case "values":
+			return d.Array(func() error {
+				j := len(rs.points)
+				if d.maxPoints > 0 && j == d.maxPoints {
+					return fmt.Errorf("series %d has more than %d points, more than the window and step allow", i, d.maxPoints)
+				}
+				var pair []json.RawMessage
+				if err := d.Decode(&pair); err != nil || len(pair) != 2 {
+					return fmt.Errorf("series %d point %d: not a [time, \"value\"] pair", i, j)
+				}
+				ts, v, err := parsePoint(pair[0], pair[1])
+				if err != nil {
+					return fmt.Errorf("series %d point %d: %w", i, j, err)
+				}
+				if j > 0 && ts <= rs.points[j-1].ts {
+					return fmt.Errorf("series %d point %d: time %s is not after the previous point's", i, j, strconv.FormatFloat(ts, 'f', -1, 64))
+				}
+				rs.points = append(rs.points, point{ts, v})
+				return nil
+			})
+		}
+		return d.Skip()
+	})
+	return rs, err
 }
 
 // mergeChunks joins the answers of consecutive parts of one window into one
@@ -124,16 +203,6 @@ func mergeChunks(chunks [][]rawSeries) []rawSeries {
 		}
 	}
 	return out
-}
-
-// summarise parses the data of a successful query_range answer into one
-// summary per series, ordered by labels.
-func summarise(data []byte) ([]Series, error) {
-	rs, err := decodeMatrix(data)
-	if err != nil {
-		return nil, err
-	}
-	return summariseSeries(rs), nil
 }
 
 // summariseSeries summarises each series' points, ordered by labels.
@@ -189,12 +258,9 @@ func summariseSeries(in []rawSeries) []Series {
 	return out
 }
 
-// parsePoint decodes one [unix seconds, "value"] pair.
-func parsePoint(raw json.RawMessage) (float64, float64, error) {
-	var pair []json.RawMessage
-	if err := json.Unmarshal(raw, &pair); err != nil || len(pair) != 2 {
-		return 0, 0, fmt.Errorf("not a [time, \"value\"] pair: %.60s", raw)
-	}
+// parsePoint decodes one [unix seconds, "value"] pair's members.
+func parsePoint(rawTS, rawV json.RawMessage) (float64, float64, error) {
+	pair := [2]json.RawMessage{rawTS, rawV}
 	var ts float64
 	if err := json.Unmarshal(pair[0], &ts); err != nil || ts < 0 || ts > 1e11 {
 		return 0, 0, fmt.Errorf("time %.40s is not a unix time in seconds", pair[0])

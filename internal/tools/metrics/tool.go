@@ -177,13 +177,9 @@ func (t *Tool) Execute(ctx context.Context, call tools.Call) tools.Outcome {
 		return tools.Failed(tools.CodeInvalidInput, err)
 	}
 	start, end, step := p.rangeAt(call.Now)
-	data, err := p.src.queryRange(ctx, p.in.Query, start, end, step)
+	grid, err := p.src.queryRange(ctx, p.in.Query, start, end, step)
 	if err != nil {
 		return failed(p.src.Name, err)
-	}
-	grid, err := decodeMatrix(data)
-	if err != nil {
-		return tools.Failed(tools.CodeUnavailable, fmt.Errorf("query_metrics %s: %w", p.src.Name, err))
 	}
 	res := Result{
 		Source: p.src.Name, Query: p.in.Query,

@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	"vitess.io/vitess/go/vt/sqlparser"
+
+	"github.com/superbiz/superbiz/pkg/redact"
 )
 
 // MaxSQLBytes bounds the statement the model may send (docs/SPEC.md#query_mysql).
@@ -235,10 +237,13 @@ func admitShow(s *sqlparser.Show) error {
 		}
 		return refuse(ReasonShowKind, "SHOW %s is not an admitted diagnostic SHOW", in.Command.ToString())
 	case *sqlparser.ShowCreate:
-		if in.Command == sqlparser.CreateTbl || in.Command == sqlparser.CreateV {
+		switch in.Command {
+		case sqlparser.CreateTbl:
 			return nil
+		case sqlparser.CreateV:
+			return refuse(ReasonNotAllowed, "SHOW CREATE VIEW shows %s: read information_schema.views without view_definition", whyDefinitions)
 		}
-		return refuse(ReasonShowKind, "SHOW %s is not admitted (only CREATE TABLE and CREATE VIEW)", in.Command.ToString())
+		return refuse(ReasonShowKind, "SHOW %s is not admitted (only CREATE TABLE)", in.Command.ToString())
 	case *sqlparser.ShowEngine:
 		if strings.EqualFold(in.EngineName, "innodb") && strings.EqualFold(in.Action, "status") {
 			return refuse(ReasonNotAllowed, "SHOW ENGINE INNODB STATUS shows %s (its TRANSACTIONS and LATEST DETECTED DEADLOCK sections): use information_schema.innodb_trx and innodb_lock_waits without trx_query", whyStatementColumns)
@@ -297,6 +302,11 @@ func (w walker) visit(node sqlparser.SQLNode) (bool, error) {
 		}
 		if w.dialect == SQLite {
 			return false, refuse(ReasonDialect, "SQLite has no @@%s", n.Name.String())
+		}
+		if redact.IsSecretKey(n.Name.String()) {
+			// a system variable is a column named @@name, which the
+			// masking of secret-named columns need not recognise
+			return false, refuse(ReasonNotAllowed, "system variable @@%s is named like a secret: reading it is not allowed; SHOW VARIABLES masks its value", n.Name.String())
 		}
 		return false, nil
 	case *sqlparser.AssignmentExpr:

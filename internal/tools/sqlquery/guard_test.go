@@ -107,6 +107,12 @@ func TestCheckReasons(t *testing.T) {
 		{"sqlite datetime", "SELECT datetime('now', '-1 hour'), strftime('%H', created_at), julianday('now') FROM orders", SQLite, ""},
 		{"trailing semicolon", "SELECT 1;", MySQL, ""},
 		{"comment at end is dropped", "SELECT 1 -- trailing", MySQL, ""},
+		{"comment before is dropped", "/* why */ SELECT 1", MySQL, ""},
+		{"system variable", "SELECT @@max_connections, @@session.sql_mode", MariaDB, ""},
+		{"secret-named global variable", "SELECT @@global.server_audit_password", MySQL, ReasonNotAllowed},
+		{"routine bodies", "SELECT routine_definition FROM information_schema.routines", MariaDB, ReasonNotAllowed},
+		{"routine names", "SELECT routine_name FROM information_schema.routines", MariaDB, ""},
+		{"show create view", "SHOW CREATE VIEW v_orders", MariaDB, ReasonNotAllowed},
 		{"mysql pipes are OR", "SELECT a || b FROM t", MySQL, ""},
 	}
 	for _, tt := range tests {
@@ -145,7 +151,7 @@ func TestCheckNotAllowedCorpus(t *testing.T) {
 				t.Errorf("%s: %q: got %v, want a not_allowed refusal", d, q, err)
 				continue
 			}
-			if !containsAny(r.Detail, whyPasswordHashes, whyStoredCredentials, whyStatementLog, whyNotListed, whyStatementColumns) {
+			if !containsAny(r.Detail, whyPasswordHashes, whyStoredCredentials, whyStatementLog, whyNotListed, whyStatementColumns, whyDefinitions) {
 				t.Errorf("%s: %q: detail %q does not say why", d, q, r.Detail)
 			}
 		}
@@ -294,6 +300,17 @@ func BenchmarkCheck(b *testing.B) {
 	for b.Loop() {
 		if _, err := Check(q, MariaDB, "shop"); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// A refused object definition says what it holds, not "statement text".
+func TestDefinitionRefusalSaysWhy(t *testing.T) {
+	for _, q := range []string{"SELECT view_definition FROM information_schema.views", "SELECT * FROM information_schema.triggers", "SHOW CREATE VIEW v"} {
+		_, err := Check(q, MariaDB, "shop")
+		r, ok := IsRefusal(err)
+		if !ok || r.Reason != ReasonNotAllowed || !strings.Contains(r.Detail, whyDefinitions) {
+			t.Errorf("%q: %v, want not_allowed naming %q", q, err, whyDefinitions)
 		}
 	}
 }

@@ -19,7 +19,20 @@ const (
 	whyStatementLog      = "holds other sessions' statement text"
 	whyNotListed         = "is not on the list of mysql schema tables without credentials or statement text"
 	whyStatementColumns  = "other sessions' statement text"
+	whyDefinitions       = "stored object definitions, whose routine, view, trigger or event bodies can hold credentials"
 )
+
+// definitionColumns are the information_schema tables that show stored
+// object definitions, with the columns that hold the body; names,
+// schemas, timing and the other columns stay readable.
+var definitionColumns = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"routines": {"routine_definition"},
+		"views":    {"view_definition"},
+		"triggers": {"action_statement", "action_condition"},
+		"events":   {"event_definition"},
+	}
+})
 
 // mysqlSchemaReadable are the mysql schema tables a diagnosis may read: the
 // statistics, time zone, help and privilege tables (grants are shown by SHOW
@@ -93,6 +106,7 @@ type sensitiveRef struct {
 	table   string   // schema.name as written to the user
 	why     string   // table-level refusal reason; "" when only columns are sensitive
 	columns []string // columns that may not be named or expanded by a star
+	holds   string   // what the columns hold, for the refusal
 }
 
 // tableRef classifies one table read by the statement; schema is the
@@ -115,13 +129,16 @@ func tableRef(t sqlparser.TableName, schema string) (sensitiveRef, bool) {
 		}
 		return sensitiveRef{table: full, why: why}, true
 	case "information_schema", "performance_schema", "sys":
+		if cols, ok := definitionColumns()[name]; ok && q == "information_schema" {
+			return sensitiveRef{table: full, columns: cols, holds: whyDefinitions}, true
+		}
 		if cols, ok := statementColumns()[q][name]; ok {
-			return sensitiveRef{table: full, columns: cols}, true
+			return sensitiveRef{table: full, columns: cols, holds: whyStatementColumns}, true
 		}
 		bare := strings.TrimPrefix(name, "x$")
 		for prefix, cols := range statementTablePrefixes()[q] {
 			if strings.HasPrefix(bare, prefix) {
-				return sensitiveRef{table: full, columns: cols}, true
+				return sensitiveRef{table: full, columns: cols, holds: whyStatementColumns}, true
 			}
 		}
 	}
@@ -168,14 +185,14 @@ func checkSensitive(stmt sqlparser.Statement, schema string) error {
 		}
 		for _, c := range r.columns {
 			if columns[c] {
-				return refuse(ReasonNotAllowed, "column %s of %s holds %s: reading it is not allowed; name the other columns you need", c, r.table, whyStatementColumns)
+				return refuse(ReasonNotAllowed, "column %s of %s holds %s: reading it is not allowed; name the other columns you need", c, r.table, r.holds)
 			}
 		}
 		if star {
-			return refuse(ReasonNotAllowed, "a * over %s would return %s (%s): name the columns you need", r.table, strings.Join(r.columns, ", "), whyStatementColumns)
+			return refuse(ReasonNotAllowed, "a * over %s would return %s (%s): name the columns you need", r.table, strings.Join(r.columns, ", "), r.holds)
 		}
 		if natural {
-			return refuse(ReasonNotAllowed, "a NATURAL join with %s compares %s (%s): join ON named columns", r.table, strings.Join(r.columns, ", "), whyStatementColumns)
+			return refuse(ReasonNotAllowed, "a NATURAL join with %s compares %s (%s): join ON named columns", r.table, strings.Join(r.columns, ", "), r.holds)
 		}
 	}
 	return nil

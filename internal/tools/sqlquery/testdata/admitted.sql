@@ -86,3 +86,9 @@ SELECT 'DROP TABLE orders; -- not a statement' AS text
 SELECT UPPER(status), LENGTH(note), ROUND(AVG(amount_cents), 2) FROM orders GROUP BY status, note
 ;;
 SELECT * FROM orders o WHERE EXISTS (SELECT 1 FROM payments p WHERE p.order_id = o.id AND p.outcome <> 'ok')
+;;
+SELECT routine_schema, routine_name, routine_type FROM information_schema.routines
+;;
+SELECT table_schema, table_name, is_updatable FROM information_schema.views
+;;
+SELECT trigger_name, event_object_table, action_timing FROM information_schema.triggers

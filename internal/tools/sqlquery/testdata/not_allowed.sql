@@ -105,3 +105,15 @@ SELECT query FROM sys.statement_analysis
 SELECT * FROM sys.statements_with_errors_or_warnings
 ;;
 SELECT waiting_query, blocking_query FROM sys.innodb_lock_waits
+;;
+SELECT routine_name, routine_definition FROM information_schema.routines
+;;
+SELECT * FROM information_schema.routines
+;;
+SELECT table_name FROM information_schema.views WHERE view_definition LIKE '%password%'
+;;
+SELECT trigger_name, action_statement FROM information_schema.triggers
+;;
+SELECT event_name, event_definition FROM information_schema.EVENTS
+;;
+SELECT v.table_name FROM INFORMATION_SCHEMA.views v NATURAL JOIN information_schema.tables t
