@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -26,6 +27,25 @@ func TestPick(t *testing.T) {
 			t.Errorf("Pick(%q, %q) = %d, %v; want %d", tt.name, tt.names, got, err, tt.want)
 		case tt.err != "" && (err == nil || !errors.Is(err, ErrInvalidInput) || !strings.Contains(err.Error(), tt.err)):
 			t.Errorf("Pick(%q, %q) error %v, want INVALID_INPUT %q", tt.name, tt.names, err, tt.err)
+		}
+	}
+}
+
+// TestTallyCount: the named count with its unit, singular for one; nothing
+// when the member is missing or not a whole number.
+func TestTallyCount(t *testing.T) {
+	for _, tc := range []struct{ result, want string }{
+		{`{"row_count":20,"rows":[]}`, "20 rows"},
+		{`{"row_count":1}`, "1 row"},
+		{`{"row_count":0}`, "0 rows"},
+		{`{"rows":[]}`, ""},
+		{`{"row_count":null}`, ""},
+		{`{"row_count":"20"}`, ""},
+		{`{"row_count":2.5}`, ""},
+		{`[1]`, ""},
+	} {
+		if got := TallyCount(json.RawMessage(tc.result), "row_count", "row", "rows"); got != tc.want {
+			t.Errorf("TallyCount(%s) = %q, want %q", tc.result, got, tc.want)
 		}
 	}
 }
