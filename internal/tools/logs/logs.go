@@ -168,12 +168,12 @@ func (t *Tool) Canonical(input json.RawMessage) (tools.Canonical, error) {
 	return tools.Canonical{Input: b, Summary: summary(p)}, nil
 }
 
-// summary is the one-line timeline text, e.g. `app ERROR "timeout" since 1h`.
 // Tally says how many entries a result matched ("412 matched").
 func (t *Tool) Tally(result json.RawMessage) string {
 	return tools.TallyCount(result, "matched", "matched", "matched")
 }
 
+// summary is the one-line timeline text, e.g. `app ERROR "timeout" since 1h`.
 func summary(p *parsedInput) string {
 	parts := []string{p.in.Source}
 	if p.in.Service != "" {
