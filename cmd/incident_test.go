@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -76,6 +77,7 @@ func TestAlertMetricsLogsRunbookDiagnosis(t *testing.T) {
 		Result struct {
 			Findings []struct {
 				Sources []string `json:"sources"`
+				Checks  []string `json:"checks"`
 			} `json:"findings"`
 		} `json:"result"`
 	}
@@ -100,6 +102,19 @@ func TestAlertMetricsLogsRunbookDiagnosis(t *testing.T) {
 	}
 	if !cited["query_metrics"] || !cited["query_logs"] {
 		t.Errorf("findings cite %v, want query_metrics and query_logs\n%s", cited, out)
+	}
+	// Each finding names its checks in one safe line with the tool's tally.
+	lines := map[string]string{}
+	for _, f := range got.Result.Findings {
+		for _, c := range f.Checks {
+			lines[strings.Fields(c)[0]] = c
+		}
+	}
+	if l := lines["query_logs"]; !regexp.MustCompile(`^query_logs \S+ service=checkout ERROR .* · [1-9][0-9]* matched$`).MatchString(l) {
+		t.Errorf("query_logs check line %q, want the input summary and its matched count\n%s", l, out)
+	}
+	if l := lines["query_metrics"]; !regexp.MustCompile(`^query_metrics .* · 1 series$`).MatchString(l) || strings.Contains(out, "call_m1") {
+		t.Errorf("query_metrics check line %q, want the query and its series count, no Tool Call ID\n%s", l, out)
 	}
 	reqs := srv.ChatRequests()
 	if len(reqs) == 0 {

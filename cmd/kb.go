@@ -59,8 +59,8 @@ func (a *app) newKBIndexCmd() *cobra.Command {
 		Long: `index brings the knowledge index in step with the Markdown files under
 [knowledge] paths: new and changed files are split into sections again,
 unchanged files are skipped, and files that are gone are removed. A progress
-bar is drawn on a terminal (stderr), plain counts otherwise; the summary goes
-to stdout (-o json: the counts as one object).`,
+bar is drawn on a terminal (stderr); piped, only the one summary line is
+printed, on stdout (-o json: the counts as one object).`,
 		Example: `  superbiz kb index
   superbiz kb index --demo -o json`,
 		Args: noArgs,
@@ -88,7 +88,7 @@ to stdout (-o json: the counts as one object).`,
 					Excluded: excluded, ExcludedTotal: st.ExcludedTotal, Embedding: st.Embedding,
 				})
 			}
-			_, err = fmt.Fprintf(a.io.Out, "indexed %d files (%d sections), skipped %d, removed %d; the index holds %d sections from %d files\n",
+			_, err = fmt.Fprintf(a.io.Out, "indexed %d files (%d sections), unchanged %d, removed %d; the index holds %d sections from %d files\n",
 				st.Indexed, st.Sections, st.Skipped, st.Removed, st.Total, st.Files)
 			if err != nil {
 				return err
@@ -160,13 +160,14 @@ func indexError(err error) error {
 	return fmt.Errorf("index the knowledge paths: %w", err)
 }
 
-// indexProgress reports Sync's progress on stderr: a bubbles progress bar
-// redrawn in place on a terminal, else a plain count at every tenth.
+// indexProgress reports Sync's progress on a terminal stderr: a bubbles
+// progress bar redrawn in place. Piped, it prints nothing: the summary line
+// on stdout says what was done.
 type indexProgress struct {
 	w    io.Writer
 	tty  bool
 	bar  progress.Model
-	last int // last percent drawn (terminal) or tenth printed (plain)
+	last int // last percent drawn
 	drew bool
 }
 
@@ -185,23 +186,16 @@ func (p *indexProgress) update(pr knowledge.Progress) {
 	if pr.Total <= 0 {
 		return
 	}
-	final := pr.Done >= pr.Total
-	if p.tty {
-		pct := pr.Done * 100 / pr.Total
-		if pct == p.last && !final {
-			return
-		}
-		p.last = pct
-		p.drew = true
-		fmt.Fprintf(p.w, "\r%s %d/%d files", p.bar.ViewAs(float64(pr.Done)/float64(pr.Total)), pr.Done, pr.Total)
+	if !p.tty {
 		return
 	}
-	tenth := pr.Done * 10 / pr.Total
-	if tenth == p.last && !final {
+	pct := pr.Done * 100 / pr.Total
+	if pct == p.last && pr.Done < pr.Total {
 		return
 	}
-	p.last = tenth
-	fmt.Fprintf(p.w, "indexing runbooks: %d/%d files\n", pr.Done, pr.Total)
+	p.last = pct
+	p.drew = true
+	fmt.Fprintf(p.w, "\r%s %d/%d files", p.bar.ViewAs(float64(pr.Done)/float64(pr.Total)), pr.Done, pr.Total)
 }
 
 // finish clears the bar's line so the summary starts on a clean line.

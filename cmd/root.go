@@ -203,6 +203,7 @@ what it checked, or says honestly what is missing.`,
 		a.newVersionCmd(),
 		a.newCompletionCmd(),
 	)
+	a.registerCompletions(root)
 	return root
 }
 

@@ -67,7 +67,13 @@ type Invocation struct {
 	// EmptyWindow is the adapter's account of a NO_EVIDENCE window that held
 	// no data (tools.Outcome.EmptyWindow): it may not back a negative.
 	EmptyWindow string `json:"empty_window,omitempty"`
+	// Tally is the adapter's few words on how much the result holds
+	// (tools.Tallier: "412 matched"), for the report's check lines.
+	Tally string `json:"tally,omitempty"`
 }
+
+// maxTallyBytes bounds an invocation's Tally.
+const maxTallyBytes = 40
 
 // Ready reports whether the invocation is a completed evidence check the
 // model saw and may cite.
@@ -365,6 +371,9 @@ func (b *Boundary) handleEvidence(adapter tools.Adapter, call model.ToolCall, in
 			break
 		}
 		o.EvidenceStatus, o.Result = string(out.Status), res
+		if t, ok := adapter.(tools.Tallier); ok {
+			inv.Tally = textclip.Bytes(redact.Clean(t.Tally(res)), maxTallyBytes)
+		}
 		if out.Status == tools.NoEvidence {
 			inv.EmptyWindow = textclip.Bytes(redact.String(out.EmptyWindow), MaxCheckSummaryBytes)
 		}

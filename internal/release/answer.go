@@ -27,6 +27,7 @@ const (
 type texts struct {
 	conclusion, summary, rootCause, confidence                  string
 	findings, scope, sources, actionPlan, risk, recommendations string
+	check                                                       string
 	limitations, missing, references                            string
 	truncated                                                   string
 
@@ -81,7 +82,7 @@ func textsFor(lang string) *texts {
 var enTexts = sync.OnceValue(func() *texts {
 	return &texts{
 		conclusion: "Conclusion", summary: "Summary", rootCause: "Root cause", confidence: "Confidence",
-		findings: "Findings", scope: "Scope", sources: "Sources", actionPlan: "Action plan", risk: "risk",
+		findings: "Findings", scope: "Scope", sources: "Sources", check: "Checked", actionPlan: "Action plan", risk: "risk",
 		recommendations: "Recommendations", limitations: "Limitations", missing: "Missing", references: "References",
 		truncated: "(answer truncated; the full result is in the JSON output)",
 
@@ -168,7 +169,7 @@ var enTexts = sync.OnceValue(func() *texts {
 var zhTexts = sync.OnceValue(func() *texts {
 	return &texts{
 		conclusion: "结论", summary: "摘要", rootCause: "根因", confidence: "置信度",
-		findings: "发现", scope: "范围", sources: "来源", actionPlan: "行动计划", risk: "风险",
+		findings: "发现", scope: "范围", sources: "来源", check: "已检查", actionPlan: "行动计划", risk: "风险",
 		recommendations: "建议", limitations: "局限", missing: "缺少", references: "参考资料",
 		truncated: "（回答已截断；完整结果见 JSON 输出）",
 
@@ -266,6 +267,9 @@ func (t *texts) successAnswer(p *PublishedResult) string {
 			}
 			if len(f.Sources) > 0 {
 				fmt.Fprintf(&b, "   - %s: %s\n", t.sources, codeList(f.Sources))
+			}
+			for _, c := range f.Checks {
+				fmt.Fprintf(&b, "   - %s: %s\n", t.check, codeList([]string{c}))
 			}
 		}
 	}

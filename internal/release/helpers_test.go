@@ -44,6 +44,11 @@ func (s *stubTool) Canonical(input json.RawMessage) (tools.Canonical, error) {
 	return tools.Canonical{Input: b, Summary: "q=" + in.Q}, nil
 }
 
+// Tally says a result's matched count, as query_logs does.
+func (s *stubTool) Tally(result json.RawMessage) string {
+	return tools.TallyCount(result, "matched", "matched", "matched")
+}
+
 type doc struct {
 	DocID   string  `json:"doc_id"`
 	Title   string  `json:"title"`

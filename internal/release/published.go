@@ -29,31 +29,51 @@ type PublishedResult struct {
 }
 
 // Finding is a released analysis item: its Tool Call IDs are replaced by the
-// names of the sources the cited checks read.
+// names of the sources the cited checks read and by each cited check's
+// one-line summary, so two findings of one tool can be told apart.
 type Finding struct {
 	Type    string   `json:"type"`
 	Claim   string   `json:"claim"`
 	Scope   string   `json:"scope"`
 	Sources []string `json:"sources"`
+	// Checks are the cited checks, one safe line each: the tool, its input
+	// summary and its tally (`query_logs app service=api ERROR since 1h ·
+	// 412 matched`); absent in results stored before they were published.
+	Checks []string `json:"checks"`
+}
+
+// checkLine is the published one-line account of a cited check: the tool,
+// the harness's input summary and the adapter's tally, never its result.
+func checkLine(inv harness.Invocation, sc scrubber) string {
+	line := inv.Tool
+	if sum := strings.TrimSpace(inv.Summary); sum != "" {
+		line += " " + textclip.Bytes(sum, harness.MaxCheckSummaryBytes)
+	}
+	if inv.Tally != "" {
+		line += " · " + inv.Tally
+	}
+	return sc.inline(line, maxCheckLineBytes)
 }
 
 // Bounds of published content (UTF-8 bytes and list lengths); they match the
 // DiagnosisDraft bounds so a valid draft is never cut, only a hostile one.
 const (
-	maxQueryBytes    = 4096
-	maxConclusion    = 600
-	maxClaim         = 600
-	maxScope         = 300
-	maxLimitScope    = 400
-	maxStep          = 400
-	maxListItem      = 300
-	maxFindings      = 20
-	maxActions       = 10
-	maxList          = 10
-	maxSources       = 16
-	maxSourceBytes   = 200
-	maxKnowledgeRefs = 16
-	maxRefField      = 200
+	maxQueryBytes  = 4096
+	maxConclusion  = 600
+	maxClaim       = 600
+	maxScope       = 300
+	maxLimitScope  = 400
+	maxStep        = 400
+	maxListItem    = 300
+	maxFindings    = 20
+	maxActions     = 10
+	maxList        = 10
+	maxSources     = 16
+	maxSourceBytes = 200
+	// maxCheckLineBytes bounds a finding's check line: tool, summary, tally.
+	maxCheckLineBytes = 240
+	maxKnowledgeRefs  = 16
+	maxRefField       = 200
 	// maxPublishedRaw bounds the stored JSON ParsePublished accepts.
 	maxPublishedRaw = 1 << 20
 )
@@ -98,8 +118,8 @@ func buildPublished(query string, d *agent.Draft, byID map[string]harness.Invoca
 		if i == maxFindings {
 			break
 		}
-		f := Finding{Type: it.Type, Claim: sc.inline(it.Claim, maxClaim), Scope: sc.inline(it.Scope, maxScope), Sources: []string{}}
-		srcSeen := map[string]bool{}
+		f := Finding{Type: it.Type, Claim: sc.inline(it.Claim, maxClaim), Scope: sc.inline(it.Scope, maxScope), Sources: []string{}, Checks: []string{}}
+		srcSeen, checkSeen := map[string]bool{}, map[string]bool{}
 		addSource := func(s string) {
 			s = sc.inline(s, maxSourceBytes)
 			if s != "" && !srcSeen[s] && len(f.Sources) < maxSources {
@@ -109,6 +129,10 @@ func buildPublished(query string, d *agent.Draft, byID map[string]harness.Invoca
 		}
 		for _, id := range it.ToolCallIDs {
 			inv := byID[id]
+			if line := checkLine(inv, sc); line != "" && !checkSeen[line] && len(f.Checks) < maxSources {
+				checkSeen[line] = true
+				f.Checks = append(f.Checks, line)
+			}
 			docs := documentsOf(inv)
 			if inv.Tool != knowledgeTool || len(docs) == 0 {
 				addSource(inv.Tool)

@@ -106,6 +106,33 @@ type Adapter interface {
 	Execute(ctx context.Context, call Call) Outcome
 }
 
+// Tallier is an adapter that can say in a few words how much one of its
+// results holds ("412 matched"), so a report tells two checks of one tool
+// apart without showing their evidence. result is the projection as the
+// model saw it (a recorded one on replay); "" when it says nothing.
+type Tallier interface {
+	Tally(result json.RawMessage) string
+}
+
+// TallyCount reads the integer member name of a result object and says it
+// with its unit, singular for one ("1 row", "412 rows"); "" when the result
+// has no such number. Adapters' Tally methods share it.
+func TallyCount(result json.RawMessage, name, one, many string) string {
+	var members map[string]json.RawMessage
+	if json.Unmarshal(result, &members) != nil {
+		return ""
+	}
+	raw := members[name]
+	var n int
+	if raw == nil || string(raw) == "null" || json.Unmarshal(raw, &n) != nil {
+		return ""
+	}
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
 // ErrInvalidInput marks a business input the adapter refuses before running.
 var ErrInvalidInput = errors.New("invalid input")
 

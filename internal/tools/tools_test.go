@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -49,6 +50,25 @@ func TestContextCode(t *testing.T) {
 	} {
 		if got := ContextCode(tc.err); got != tc.want {
 			t.Errorf("ContextCode(%v) = %q, want %q", tc.err, got, tc.want)
+		}
+	}
+}
+
+// TestTallyCount: the named count with its unit, singular for one; nothing
+// when the member is missing or not a whole number.
+func TestTallyCount(t *testing.T) {
+	for _, tc := range []struct{ result, want string }{
+		{`{"row_count":20,"rows":[]}`, "20 rows"},
+		{`{"row_count":1}`, "1 row"},
+		{`{"row_count":0}`, "0 rows"},
+		{`{"rows":[]}`, ""},
+		{`{"row_count":null}`, ""},
+		{`{"row_count":"20"}`, ""},
+		{`{"row_count":2.5}`, ""},
+		{`[1]`, ""},
+	} {
+		if got := TallyCount(json.RawMessage(tc.result), "row_count", "row", "rows"); got != tc.want {
+			t.Errorf("TallyCount(%s) = %q, want %q", tc.result, got, tc.want)
 		}
 	}
 }

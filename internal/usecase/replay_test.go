@@ -49,3 +49,30 @@ func TestReplayRefusesWhatReplayableRefuses(t *testing.T) {
 		}
 	})
 }
+
+// TestCompareRunsFindingChecks: a run stored before findings named their
+// checks replays the same although the replay adds them; once stored,
+// different check lines are a difference.
+func TestCompareRunsFindingChecks(t *testing.T) {
+	run := func(published string) *runstore.RunDetail {
+		return &runstore.RunDetail{PublishedResult: []byte(published)}
+	}
+	old := run(`{"query":"q","findings":[{"type":"FINDING","claim":"c","scope":"","sources":["query_logs"]}]}`)
+	now := run(`{"query":"q","findings":[{"type":"FINDING","claim":"c","scope":"","sources":["query_logs"],"checks":["query_logs app since 1h · 3 matched"]}]}`)
+	other := run(`{"query":"q","findings":[{"type":"FINDING","claim":"c","scope":"","sources":["query_logs"],"checks":["query_logs app since 1h · 4 matched"]}]}`)
+	if d := compareRuns(old, now); len(d) != 0 {
+		t.Errorf("a run stored without checks: %q, want no difference", d)
+	}
+	if d := compareRuns(now, other); len(d) != 1 || d[0] != "published result differs" {
+		t.Errorf("different check lines: %q, want the published result to differ", d)
+	}
+	if d := compareRuns(now, now); len(d) != 0 {
+		t.Errorf("the same check lines: %q, want no difference", d)
+	}
+	if d := compareRuns(now, old); len(d) != 1 {
+		t.Errorf("check lines lost on replay: %q, want the published result to differ", d)
+	}
+	if d := compareRuns(old, run(`{"query":"q","findings":[]}`)); len(d) != 1 {
+		t.Errorf("a lost finding: %q, want the published result to differ", d)
+	}
+}

@@ -117,6 +117,20 @@ func (t *Tool) Canonical(input stdjson.RawMessage) (tools.Canonical, error) {
 	return tools.Canonical{Input: data, Summary: strconv.Quote(q) + " top " + strconv.Itoa(in.TopK)}, nil
 }
 
+// Tally says how many runbook sections a result returned ("2 documents").
+func (t *Tool) Tally(result stdjson.RawMessage) string {
+	var r struct {
+		Documents []stdjson.RawMessage `json:"documents"`
+	}
+	if stdjson.Unmarshal(result, &r) != nil || r.Documents == nil {
+		return ""
+	}
+	if len(r.Documents) == 1 {
+		return "1 document"
+	}
+	return strconv.Itoa(len(r.Documents)) + " documents"
+}
+
 // Execute syncs the index (incrementally), searches it and returns the
 // documents, shrunk to call.MaxBytes by dropping the lowest-ranked ones.
 func (t *Tool) Execute(ctx context.Context, call tools.Call) tools.Outcome {

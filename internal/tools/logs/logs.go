@@ -168,6 +168,11 @@ func (t *Tool) Canonical(input json.RawMessage) (tools.Canonical, error) {
 	return tools.Canonical{Input: b, Summary: summary(p)}, nil
 }
 
+// Tally says how many entries a result matched ("412 matched").
+func (t *Tool) Tally(result json.RawMessage) string {
+	return tools.TallyCount(result, "matched", "matched", "matched")
+}
+
 // summary is the one-line timeline text, e.g. `app ERROR "timeout" since 1h`.
 func summary(p *parsedInput) string {
 	parts := []string{p.in.Source}

@@ -170,6 +170,11 @@ type Result struct {
 	Truncated   bool `json:"truncated"`
 }
 
+// Tally says how many series a result's query returned ("3 series").
+func (t *Tool) Tally(result json.RawMessage) string {
+	return tools.TallyCount(result, "total_series", "series", "series")
+}
+
 // Execute runs the canonical input as a range query.
 func (t *Tool) Execute(ctx context.Context, call tools.Call) tools.Outcome {
 	p, err := t.decodeInput(call.Input)

@@ -197,6 +197,11 @@ type Result struct {
 	Truncated bool     `json:"truncated"`
 }
 
+// Tally says how many rows a result's statement returned ("20 rows").
+func (t *Tool) Tally(result json.RawMessage) string {
+	return tools.TallyCount(result, "row_count", "row", "rows")
+}
+
 // Execute runs one canonical input through every read-only layer.
 func (t *Tool) Execute(ctx context.Context, call tools.Call) tools.Outcome {
 	var in canonicalInput

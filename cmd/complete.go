@@ -1,0 +1,233 @@
+package cmd
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/runstore"
+	"github.com/superbiz/superbiz/internal/textclip"
+	"github.com/superbiz/superbiz/internal/tools/skills"
+	"github.com/superbiz/superbiz/pkg/redact"
+)
+
+// Shell completion of the names a command takes (cobra's __complete): each
+// completer reads what the command itself would read (tools call's opens
+// the workspace as `tools list` does; run IDs never create a store), answers
+// nothing when it cannot (no config, no store yet, Alertmanager down), and
+// gives a short, redacted description beside each name.
+
+// completeLimit bounds the run and session IDs offered, newest first.
+const completeLimit = 50
+
+// completeAlertsTimeout bounds the Alertmanager request of --alert's completion.
+const completeAlertsTimeout = 2 * time.Second
+
+// completeDescBytes bounds a completion's description (a run's query).
+const completeDescBytes = 60
+
+// completion is a cobra completion function.
+type completion = func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective)
+
+// noCompletion answers nothing and no file names.
+func noCompletion() ([]string, cobra.ShellCompDirective) {
+	return nil, cobra.ShellCompDirectiveNoFileComp
+}
+
+// firstArg completes only a command's first argument with names.
+func firstArg(names func(*cobra.Command) []string) completion {
+	return func(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return noCompletion()
+		}
+		return names(cmd), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder
+	}
+}
+
+// flagValues completes a flag's value with names.
+func flagValues(names func(*cobra.Command) []string) completion {
+	return func(cmd *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
+		return names(cmd), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder
+	}
+}
+
+// described is a completion candidate with its description, on one line.
+func described(name, desc string) string {
+	desc = strings.Join(strings.Fields(redact.Clean(desc)), " ")
+	if desc == "" {
+		return name
+	}
+	return name + "\t" + textclip.Bytes(desc, completeDescBytes)
+}
+
+// completionContext is the command's context, or a background one when
+// cobra runs a completer without one.
+func completionContext(cmd *cobra.Command) context.Context {
+	if ctx := cmd.Context(); ctx != nil {
+		return ctx
+	}
+	return context.Background()
+}
+
+// recentRuns lists the newest stored runs read-only: a store that does not
+// exist yet is not created.
+func (a *app) recentRuns(cmd *cobra.Command) []runstore.RunSummary {
+	cfg, err := a.loadConfig(cmd)
+	if err != nil {
+		return nil
+	}
+	ctx := completionContext(cmd)
+	store, err := runstore.OpenReadOnly(ctx, cfg.DBPath)
+	if err != nil {
+		return nil
+	}
+	defer func() { _ = store.Close() }() // read-only: nothing to lose
+	runs, err := store.ListRuns(ctx, runstore.ListFilter{Limit: completeLimit})
+	if err != nil {
+		return nil
+	}
+	return runs
+}
+
+// runIDNames are the newest runs' IDs, each with its query.
+func (a *app) runIDNames(cmd *cobra.Command) []string {
+	var out []string
+	for _, r := range a.recentRuns(cmd) {
+		out = append(out, described(r.ID, r.Query))
+	}
+	return out
+}
+
+// sessionNames are the sessions of the newest runs, newest first, each with
+// the query of its newest run.
+func (a *app) sessionNames(cmd *cobra.Command) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range a.recentRuns(cmd) {
+		if r.SessionID == "" || seen[r.SessionID] {
+			continue
+		}
+		seen[r.SessionID] = true
+		out = append(out, described(r.SessionID, r.Query))
+	}
+	return out
+}
+
+// alertNames are the firing alerts' names, each with its summary, newest
+// first and each name once.
+func (a *app) alertNames(cmd *cobra.Command) []string {
+	cfg, err := a.loadConfig(cmd)
+	if err != nil || cfg.Alerts.URL == "" {
+		return nil
+	}
+	client, err := a.alertsClient(cfg)
+	if err != nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(completionContext(cmd), completeAlertsTimeout)
+	defer cancel()
+	as, err := client.Firing(ctx)
+	if err != nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, al := range as {
+		if n := al.Name(); n != "" && !seen[n] {
+			seen[n] = true
+			out = append(out, described(n, al.Annotations["summary"]))
+		}
+	}
+	return out
+}
+
+// logSourceNames are the configured [[logs]] names.
+func (a *app) logSourceNames(cmd *cobra.Command) []string {
+	cfg, err := a.loadConfig(cmd)
+	if err != nil {
+		return nil
+	}
+	out := make([]string, 0, len(cfg.Logs))
+	for _, s := range cfg.Logs {
+		out = append(out, described(s.Name, strings.Join(s.Paths, " ")))
+	}
+	return out
+}
+
+// playbookNames are the playbooks of the catalog, each with its description.
+func (a *app) playbookNames(cmd *cobra.Command) []string {
+	cfg, err := a.loadConfig(cmd)
+	if err != nil {
+		return nil
+	}
+	cat, err := skills.Load(cfg.Skills.Paths)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, p := range cat.List() {
+		out = append(out, described(p.Name, p.Description))
+	}
+	return out
+}
+
+// toolNames are the tools `tools list` declares for the configuration.
+func (a *app) toolNames(cmd *cobra.Command) []string {
+	w, err := a.openWorkspace(cmd, config.Overrides{})
+	if err != nil {
+		return nil
+	}
+	defer w.Close()
+	var out []string
+	for _, d := range w.registry.Definitions() {
+		desc, _, _ := strings.Cut(d.Description, ". ")
+		out = append(out, described(d.Name, desc))
+	}
+	return out
+}
+
+// outputNames are the -o values.
+func outputNames(*cobra.Command) []string {
+	return []string{
+		described(string(outputText), "plain text (the default)"),
+		described(string(outputMarkdown), "the answer as Markdown"),
+		described(string(outputJSON), "one JSON document"),
+	}
+}
+
+// registerCompletions attaches the completers to the commands and flags
+// that take names, once the command tree is built.
+func (a *app) registerCompletions(root *cobra.Command) {
+	must := func(err error) {
+		if err != nil {
+			// Only a flag name that does not exist fails: a programming error.
+			panic("register completion: " + err.Error())
+		}
+	}
+	must(root.RegisterFlagCompletionFunc("output", flagValues(outputNames)))
+	for _, path := range [][]string{{"runs", "show"}, {"replay"}} {
+		if c, _, err := root.Find(path); err == nil {
+			c.ValidArgsFunction = firstArg(a.runIDNames)
+		}
+	}
+	for _, path := range [][]string{{"runs"}, {"runs", "list"}, {"chat"}, {"diagnose"}} {
+		if c, _, err := root.Find(path); err == nil && c.Flags().Lookup("session") != nil {
+			must(c.RegisterFlagCompletionFunc("session", flagValues(a.sessionNames)))
+		}
+	}
+	if c, _, err := root.Find([]string{"diagnose"}); err == nil {
+		must(c.RegisterFlagCompletionFunc("alert", flagValues(a.alertNames)))
+	}
+	for path, names := range map[string]func(*cobra.Command) []string{
+		"logs inspect": a.logSourceNames,
+		"skills show":  a.playbookNames,
+		"tools call":   a.toolNames,
+	} {
+		if c, _, err := root.Find(strings.Fields(path)); err == nil {
+			c.ValidArgsFunction = firstArg(names)
+		}
+	}
+}
