@@ -129,7 +129,7 @@ func (a *app) alertNames(cmd *cobra.Command) []string {
 	}
 	ctx, cancel := context.WithTimeout(completionContext(cmd), completeAlertsTimeout)
 	defer cancel()
-	as, err := client.Firing(ctx)
+	as, _, err := client.Firing(ctx) // a malformed alert is left out of the candidates
 	if err != nil {
 		return nil
 	}

@@ -2,6 +2,7 @@ package release
 
 import (
 	"encoding/json"
+	"github.com/superbiz/superbiz/internal/model/providertest"
 	"strings"
 	"testing"
 
@@ -217,34 +218,36 @@ func TestSuccessAnswerBounded(t *testing.T) {
 // their check lines (tool, input summary, tally); the lines hold no Tool
 // Call ID and no evidence from the results.
 func TestFindingChecks(t *testing.T) {
-	f := newFixture(t)
-	f.call("call_lg000001", "query_logs", "found pool")
-	f.call("call_lg000002", "query_logs", "found gateway after call_lg000001")
-	f.call("call_lg000003", "query_logs", "none deadlock")
-	f.srv.Script(verdictTurn(supported))
-	d := f.release(f.draftResult(draftJSON(true,
-		item{agent.Finding, "the pool is exhausted", "", []string{"call_lg000001"}},
-		item{agent.Finding, "the gateway times out", "", []string{"call_lg000002", "call_lg000002"}},
-		item{agent.NegativeObservation, "no deadlocks", "app logs", []string{"call_lg000003"}},
-	)))
-	if d.Published == nil {
-		t.Fatalf("not published: %s %s", d.Outcome, d.Answer)
-	}
-	want := [][]string{
-		{"query_logs q=found pool · 42 matched"},
-		{"query_logs q=found gateway after [evidence] · 42 matched"},
-		{"query_logs q=none deadlock · 0 matched"},
-	}
-	for i, w := range want {
-		if got := d.Published.Findings[i].Checks; strings.Join(got, "|") != strings.Join(w, "|") {
-			t.Errorf("finding %d checks = %q, want %q", i+1, got, w)
+	providertest.Each(t, func(t *testing.T, p providertest.Provider) {
+		f := newFixture(t, p)
+		f.call("call_lg000001", "query_logs", "found pool")
+		f.call("call_lg000002", "query_logs", "found gateway after call_lg000001")
+		f.call("call_lg000003", "query_logs", "none deadlock")
+		f.srv.Script(verdictTurn(supported))
+		d := f.release(f.draftResult(draftJSON(true,
+			item{agent.Finding, "the pool is exhausted", "", []string{"call_lg000001"}},
+			item{agent.Finding, "the gateway times out", "", []string{"call_lg000002", "call_lg000002"}},
+			item{agent.NegativeObservation, "no deadlocks", "app logs", []string{"call_lg000003"}},
+		)))
+		if d.Published == nil {
+			t.Fatalf("not published: %s %s", d.Outcome, d.Answer)
 		}
-		if !strings.Contains(d.Answer, "   - Checked: `"+w[0]+"`\n") {
-			t.Errorf("answer lacks the check line %q:\n%s", w[0], d.Answer)
+		want := [][]string{
+			{"query_logs q=found pool · 42 matched"},
+			{"query_logs q=found gateway after [evidence] · 42 matched"},
+			{"query_logs q=none deadlock · 0 matched"},
 		}
-	}
-	if strings.Contains(d.Answer, "17 waiting") {
-		t.Errorf("raw evidence in the answer:\n%s", d.Answer)
-	}
-	assertNoIDs(t, d, runIDs(f.boundary.Invocations()))
+		for i, w := range want {
+			if got := d.Published.Findings[i].Checks; strings.Join(got, "|") != strings.Join(w, "|") {
+				t.Errorf("finding %d checks = %q, want %q", i+1, got, w)
+			}
+			if !strings.Contains(d.Answer, "   - Checked: `"+w[0]+"`\n") {
+				t.Errorf("answer lacks the check line %q:\n%s", w[0], d.Answer)
+			}
+		}
+		if strings.Contains(d.Answer, "17 waiting") {
+			t.Errorf("raw evidence in the answer:\n%s", d.Answer)
+		}
+		assertNoIDs(t, d, runIDs(f.boundary.Invocations()))
+	})
 }
