@@ -101,19 +101,13 @@ func (s *Server) EmbedWith(fn func(model, text string) []float32) {
 // one per request, before normal answers resume. FaultHTTP500Body,
 // FaultHTTP500Empty, FaultModelNotFound, FaultEmbeddingsNotSupported,
 // FaultBadRequest, FaultProxyHTML and FaultHTMLPage apply.
-func (s *Server) FailEmbed(faults ...Fault) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.embedFaults = append(s.embedFaults, faults...)
-}
+func (s *Server) FailEmbed(faults ...Fault) { s.book.QueueFaults(faults...) }
 
 // EmbedRequests returns the decoded body of every /api/embed request, in
 // order, so tests can count calls and see which texts were embedded.
 func (s *Server) EmbedRequests() []EmbedRequest {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	var out []EmbedRequest
-	for _, r := range s.recorded {
+	for _, r := range s.book.Requests() {
 		if r.Path != "/api/embed" {
 			continue
 		}
@@ -126,12 +120,12 @@ func (s *Server) EmbedRequests() []EmbedRequest {
 }
 
 func (s *Server) nextEmbed() (Fault, func(model, text string) []float32) {
+	f, ok := s.book.NextFault()
+	if !ok {
+		f = FaultNone
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	f := FaultNone
-	if len(s.embedFaults) > 0 {
-		f, s.embedFaults = s.embedFaults[0], s.embedFaults[1:]
-	}
 	fn := s.embedVec
 	if fn == nil {
 		fn = Vector

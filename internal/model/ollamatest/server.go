@@ -18,6 +18,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/superbiz/superbiz/internal/model/wirebook"
 )
 
 // DefaultModel is the one model a server has when WithModels is not given.
@@ -68,15 +70,11 @@ type Server struct {
 	cfg config
 	srv *httptest.Server
 
+	book wirebook.Book[Turn, ChatRequest, Recorded, Fault]
+	// mu guards embedVec, the vector function /api/embed answers with
+	// (its queued faults are in book).
 	mu       sync.Mutex
-	script   []Turn
-	handle   func(ChatRequest) Turn
-	recorded []Recorded
-	problems []string
-	// embed is what /api/embed answers: the vector function and the
-	// FIFO of faults injected into the next embed requests.
-	embedVec    func(model, text string) []float32
-	embedFaults []Fault
+	embedVec func(model, text string) []float32
 }
 
 // New starts a server for one test; it is closed, and any script problem
@@ -126,40 +124,22 @@ func (s *Server) Close() {
 }
 
 // Script appends turns to the FIFO that successive /api/chat calls consume.
-func (s *Server) Script(turns ...Turn) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.script = append(s.script, turns...)
-}
+func (s *Server) Script(turns ...Turn) { s.book.Script(turns...) }
 
 // Handle computes a turn from the request once the scripted FIFO is empty,
 // for tests whose answer depends on what was sent (e.g. echoing IDs).
-func (s *Server) Handle(fn func(req ChatRequest) Turn) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.handle = fn
-}
+func (s *Server) Handle(fn func(req ChatRequest) Turn) { s.book.Handle(fn) }
 
 // Pending is the number of scripted turns not consumed yet.
-func (s *Server) Pending() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.script)
-}
+func (s *Server) Pending() int { return s.book.Pending() }
 
 // Requests returns a copy of every request received, in arrival order.
-func (s *Server) Requests() []Recorded {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.recorded)
-}
+func (s *Server) Requests() []Recorded { return s.book.Requests() }
 
 // ChatRequests returns the decoded body of every /api/chat request, in order.
 func (s *Server) ChatRequests() []ChatRequest {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	var out []ChatRequest
-	for _, r := range s.recorded {
+	for _, r := range s.book.Requests() {
 		if r.Chat != nil {
 			out = append(out, *r.Chat)
 		}
@@ -169,10 +149,8 @@ func (s *Server) ChatRequests() []ChatRequest {
 
 // ChatCount is the number of /api/chat requests received.
 func (s *Server) ChatCount() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	n := 0
-	for _, r := range s.recorded {
+	for _, r := range s.book.Requests() {
 		if r.Path == "/api/chat" {
 			n++
 		}
@@ -182,50 +160,22 @@ func (s *Server) ChatCount() int {
 
 // Problems lists script misuse the server detected (script exhausted,
 // invalid scripted arguments); New reports them as test errors.
-func (s *Server) Problems() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.problems)
-}
+func (s *Server) Problems() []string { return s.book.Problems() }
 
 func (s *Server) record(r *http.Request, body []byte, chat *ChatRequest) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.recorded = append(s.recorded, Recorded{Method: r.Method, Path: r.URL.Path, Body: body, Chat: chat})
-	return len(s.recorded) - 1
+	return s.book.Record(Recorded{Method: r.Method, Path: r.URL.Path, Body: body, Chat: chat})
 }
 
 func (s *Server) setOutcome(i, status int, f Fault) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.recorded[i].Status = status
-	s.recorded[i].Fault = f
+	s.book.Update(i, func(r *Recorded) { r.Status, r.Fault = status, f })
 }
 
 func (s *Server) problem(format string, args ...any) string {
-	msg := fmt.Sprintf(format, args...)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.problems = append(s.problems, msg)
-	return msg
+	return s.book.Problem(format, args...)
 }
 
 // nextTurn pops the FIFO, falls back to the handler, or reports exhaustion.
-func (s *Server) nextTurn(req ChatRequest) (Turn, bool) {
-	s.mu.Lock()
-	if len(s.script) > 0 {
-		t := s.script[0]
-		s.script = s.script[1:]
-		s.mu.Unlock()
-		return t, true
-	}
-	h := s.handle
-	s.mu.Unlock()
-	if h != nil {
-		return h(req), true
-	}
-	return Turn{}, false
-}
+func (s *Server) nextTurn(req ChatRequest) (Turn, bool) { return s.book.Next(req) }
 
 // lookupModel resolves a name as Ollama does for local models: an absent tag
 // means ":latest".

@@ -15,10 +15,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
-	"sync"
 	"testing"
 
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
+	"github.com/superbiz/superbiz/internal/model/wirebook"
 )
 
 // DefaultModel is the one model a server lists when WithModels is not given.
@@ -71,12 +71,7 @@ type Server struct {
 	embed  func(model, text string) []float32
 	srv    *httptest.Server
 
-	mu          sync.Mutex
-	script      []Turn
-	handle      func(ChatRequest) Turn
-	recorded    []Recorded
-	problems    []string
-	embedFaults []Fault
+	book wirebook.Book[Turn, ChatRequest, Recorded, Fault]
 }
 
 // New starts a server for one test; it is closed, and any script problem
@@ -122,46 +117,24 @@ func (s *Server) Close() {
 }
 
 // Script appends turns to the FIFO that successive chat requests consume.
-func (s *Server) Script(turns ...Turn) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.script = append(s.script, turns...)
-}
+func (s *Server) Script(turns ...Turn) { s.book.Script(turns...) }
 
 // Handle computes a turn from the request once the scripted FIFO is empty.
-func (s *Server) Handle(fn func(req ChatRequest) Turn) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.handle = fn
-}
+func (s *Server) Handle(fn func(req ChatRequest) Turn) { s.book.Handle(fn) }
 
 // FailEmbeddings makes the next embedding requests fail, one fault each.
-func (s *Server) FailEmbeddings(faults ...Fault) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.embedFaults = append(s.embedFaults, faults...)
-}
+func (s *Server) FailEmbeddings(faults ...Fault) { s.book.QueueFaults(faults...) }
 
 // Pending is the number of scripted turns not consumed yet.
-func (s *Server) Pending() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.script)
-}
+func (s *Server) Pending() int { return s.book.Pending() }
 
 // Requests returns a copy of every request received, in arrival order.
-func (s *Server) Requests() []Recorded {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.recorded)
-}
+func (s *Server) Requests() []Recorded { return s.book.Requests() }
 
 // ChatRequests returns the decoded body of every chat request, in order.
 func (s *Server) ChatRequests() []ChatRequest {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	var out []ChatRequest
-	for _, r := range s.recorded {
+	for _, r := range s.book.Requests() {
 		if r.Chat != nil {
 			out = append(out, *r.Chat)
 		}
@@ -170,49 +143,21 @@ func (s *Server) ChatRequests() []ChatRequest {
 }
 
 // Problems lists script misuse the server detected; New reports them.
-func (s *Server) Problems() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.problems)
-}
+func (s *Server) Problems() []string { return s.book.Problems() }
 
 func (s *Server) record(r *http.Request, body []byte, chat *ChatRequest) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.recorded = append(s.recorded, Recorded{Method: r.Method, Path: r.URL.Path, Body: body, Authorization: r.Header.Get("Authorization"), Chat: chat})
-	return len(s.recorded) - 1
+	return s.book.Record(Recorded{Method: r.Method, Path: r.URL.Path, Body: body, Authorization: r.Header.Get("Authorization"), Chat: chat})
 }
 
 func (s *Server) setOutcome(i, status int, f Fault) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.recorded[i].Status = status
-	s.recorded[i].Fault = f
+	s.book.Update(i, func(r *Recorded) { r.Status, r.Fault = status, f })
 }
 
 func (s *Server) problem(format string, args ...any) string {
-	msg := fmt.Sprintf(format, args...)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.problems = append(s.problems, msg)
-	return msg
+	return s.book.Problem(format, args...)
 }
 
-func (s *Server) nextTurn(req ChatRequest) (Turn, bool) {
-	s.mu.Lock()
-	if len(s.script) > 0 {
-		t := s.script[0]
-		s.script = s.script[1:]
-		s.mu.Unlock()
-		return t, true
-	}
-	h := s.handle
-	s.mu.Unlock()
-	if h != nil {
-		return h(req), true
-	}
-	return Turn{}, false
-}
+func (s *Server) nextTurn(req ChatRequest) (Turn, bool) { return s.book.Next(req) }
 
 // authorized checks the key; a wrong one is answered 401 as OpenAI does,
 // echoing the key it got (so clients must scrub what servers send back).
@@ -272,13 +217,7 @@ func (s *Server) serveEmbeddings(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("The model `%s` does not exist.", req.Model), "invalid_request_error", "model_not_found")
 		return
 	}
-	s.mu.Lock()
-	fault := FaultNone
-	if len(s.embedFaults) > 0 {
-		fault, s.embedFaults = s.embedFaults[0], s.embedFaults[1:]
-	}
-	s.mu.Unlock()
-	if fault != FaultNone {
+	if fault, ok := s.book.NextFault(); ok && fault != FaultNone {
 		s.setOutcome(i, http.StatusInternalServerError, fault)
 		writeError(w, http.StatusInternalServerError, DefaultServerError, "server_error", "")
 		return
