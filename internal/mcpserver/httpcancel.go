@@ -24,7 +24,7 @@ type requests struct {
 }
 
 // add records ctx as the context of the request id while it is served.
-func (r *requests) add(id string, ctx context.Context) {
+func (r *requests) add(ctx context.Context, id string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.m == nil {
@@ -72,7 +72,7 @@ func (s *Server) Handler() http.Handler {
 	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		id := rand.Text()
 		r.Header.Set(RequestIDHeader, id)
-		s.reqs.add(id, r.Context())
+		s.reqs.add(r.Context(), id)
 		defer s.reqs.remove(id)
 		h.ServeHTTP(rw, r)
 	})

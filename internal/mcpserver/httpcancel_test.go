@@ -35,7 +35,7 @@ func TestCallEndsWithItsRequest(t *testing.T) {
 	var reqs requests
 	reqCtx, endReq := context.WithCancel(context.Background())
 	defer endReq()
-	reqs.add("r1", reqCtx)
+	reqs.add(reqCtx, "r1")
 
 	live, cancelLive := context.WithCancel(context.Background())
 	defer cancelLive()
