@@ -13,7 +13,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/superbiz/superbiz/internal/config"
@@ -145,7 +144,7 @@ func (a *app) serveMCPHTTP(ctx context.Context, srv *mcpserver.Server, addr, tok
 	if err != nil {
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("--http %s: %w", addr, err)}
 	}
-	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.MCP() }, nil)
+	h := srv.Handler()
 	if token != "" {
 		h = requireBearer(token, h)
 	}

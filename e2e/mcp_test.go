@@ -598,9 +598,58 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	return b.next.RoundTrip(r)
 }
 
+// forgeRequestID sends a Superbiz-Request-Id of its own on every request.
+type forgeRequestID struct{ next http.RoundTripper }
+
+func (f forgeRequestID) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Superbiz-Request-Id", "forged")
+	return f.next.RoundTrip(r)
+}
+
+// httpServer starts `superbiz ARGS…` (ARGS include mcp --http) under e,
+// killed when the test ends, and returns the URL it says it serves on and
+// its stderr.
+func httpServer(t *testing.T, e *env, args ...string) (string, *syncBuffer) {
+	t.Helper()
+	c := exec.Command(suite.bin, args...)
+	c.Env, c.Dir = e.environ(), e.dir
+	errPipe, err := c.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Process.Kill(); _ = c.Wait() })
+	lines := make(chan string)
+	stderr := &syncBuffer{}
+	go func() {
+		sc := bufio.NewScanner(errPipe)
+		for sc.Scan() {
+			fmt.Fprintln(stderr, sc.Text())
+			if u, ok := strings.CutPrefix(sc.Text(), "superbiz: MCP streamable HTTP on "); ok {
+				lines <- u
+			}
+		}
+		close(lines)
+	}()
+	select {
+	case url, ok := <-lines:
+		if !ok {
+			t.Fatalf("superbiz %q ended without a listening line:\n%s", args, stderr)
+		}
+		return url, stderr
+	case <-time.After(time.Minute):
+		t.Fatalf("superbiz %q said no listening line within a minute:\n%s", args, stderr)
+	}
+	return "", nil
+}
+
 // Streamable HTTP on a non-loopback bind: refused without --token-env; with
 // it, a request without the bearer token gets 401, and the SDK client with
-// it lists the tools and calls one.
+// it lists the tools and calls one, even when it sends its own
+// Superbiz-Request-Id.
 func TestMCPStreamableHTTPToken(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, closedPort(t))
@@ -613,30 +662,7 @@ func TestMCPStreamableHTTPToken(t *testing.T) {
 	e.vars["SUPERBIZ_MCP_TOKEN"] = token
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	c := exec.CommandContext(ctx, suite.bin, "--demo", "mcp", "--http", net.JoinHostPort(ip, "0"), "--token-env", "SUPERBIZ_MCP_TOKEN")
-	c.Env, c.Dir = e.environ(), e.dir
-	errPipe, err := c.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = c.Process.Kill(); _ = c.Wait() }()
-	sc := bufio.NewScanner(errPipe)
-	url := ""
-	var seen []string
-	for url == "" && sc.Scan() {
-		line := sc.Text()
-		seen = append(seen, line)
-		if u, ok := strings.CutPrefix(line, "superbiz: MCP streamable HTTP on "); ok {
-			url = u
-		}
-	}
-	if url == "" {
-		t.Fatalf("no listening line on stderr: %q", seen)
-	}
-	go func() { _, _ = io.Copy(io.Discard, errPipe) }()
+	url, _ := httpServer(t, e, "--demo", "mcp", "--http", net.JoinHostPort(ip, "0"), "--token-env", "SUPERBIZ_MCP_TOKEN")
 	if ip != "0.0.0.0" && !strings.Contains(url, ip) {
 		t.Errorf("listening on %s, want %s", url, ip)
 	}
@@ -660,7 +686,11 @@ func TestMCPStreamableHTTPToken(t *testing.T) {
 		}
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "superbiz-e2e", Version: "1"}, nil)
-	s, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer{token, http.DefaultTransport}}}, nil)
+	// A client's own Superbiz-Request-Id (a header the server sets to tie a
+	// call to its request) is replaced, so the call is served, not ended as
+	// if its request were gone.
+	forged := forgeRequestID{http.DefaultTransport}
+	s, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer{token, forged}}}, nil)
 	if err != nil {
 		t.Fatalf("connect with the token: %v", err)
 	}

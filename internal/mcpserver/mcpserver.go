@@ -140,6 +140,9 @@ type Server struct {
 	// diagnosis whose client went away is stored CANCELLED, not RUNNING.
 	life     context.Context
 	stopLife context.CancelFunc
+	// reqs are the HTTP requests being served (Handler), whose end ends
+	// the tool calls they carry.
+	reqs requests
 }
 
 // New builds the server and declares its tools, resources and prompt.
@@ -172,9 +175,6 @@ func New(svc Service, opts Options) (*Server, error) {
 	s.addPrompt()
 	return s, nil
 }
-
-// MCP is the SDK server, for a transport or an HTTP handler.
-func (s *Server) MCP() *mcp.Server { return s.server }
 
 // Run serves one client on t until it disconnects or ctx ends, then cancels
 // the calls still in flight and waits for them to be stored.
@@ -322,7 +322,8 @@ func (s *Server) addTools() error {
 }
 
 // guard wraps a handler: it waits for a call slot (and a diagnosis slot),
-// ends the call's context when the client cancels or the server stops, and
+// ends the call's context when the client cancels, its HTTP request ends
+// (the client disconnected) or the server stops, and
 // turns the Result into the protocol's tool result; a failure outside the
 // tool is an isError result with its redacted message, never a crash.
 func (s *Server) guard(diagnosis bool, h func(context.Context, *mcp.CallToolRequest) (Result, error)) mcp.ToolHandler {
@@ -333,6 +334,8 @@ func (s *Server) guard(diagnosis bool, h func(context.Context, *mcp.CallToolRequ
 		defer cancel()
 		stop := context.AfterFunc(s.life, cancel)
 		defer stop()
+		unwatch := s.reqs.endWith(req, cancel)
+		defer unwatch()
 		release, err := s.acquire(ctx, diagnosis)
 		if err != nil {
 			return toResult(Result{IsError: true, Text: "cancelled while waiting for a free slot: " + err.Error()}), nil

@@ -1,0 +1,79 @@
+package mcpserver
+
+import (
+	"context"
+	"crypto/rand"
+	"net/http"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// RequestIDHeader names the header Handler sets on every HTTP request it
+// serves (replacing any value the client sent), so that a tool call can find
+// the request that carried it and end when that request ends.
+const RequestIDHeader = "Superbiz-Request-Id"
+
+// requests holds the context of every HTTP request being served, by the id
+// Handler gave it. The SDK runs a tool call on the session's context, which
+// outlives the POST that carried the call: without this a client that drops
+// its connection leaves the call running to its end.
+type requests struct {
+	mu sync.Mutex
+	m  map[string]context.Context
+}
+
+// add records ctx as the context of the request id while it is served.
+func (r *requests) add(ctx context.Context, id string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.m == nil {
+		r.m = map[string]context.Context{}
+	}
+	r.m[id] = ctx
+}
+
+// remove forgets the request id once it has been served.
+func (r *requests) remove(id string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.m, id)
+}
+
+// endWith calls cancel when the HTTP request that carried req ends (the
+// client disconnected, or the response is done), or at once when that
+// request is already over; a call that came another way (stdio) is left
+// alone. The returned function stops watching.
+func (r *requests) endWith(req *mcp.CallToolRequest, cancel context.CancelFunc) func() bool {
+	if req.Extra == nil || req.Extra.Header == nil {
+		return func() bool { return false }
+	}
+	id := req.Extra.Header.Get(RequestIDHeader)
+	if id == "" {
+		return func() bool { return false }
+	}
+	r.mu.Lock()
+	ctx, ok := r.m[id]
+	r.mu.Unlock()
+	if !ok {
+		cancel()
+		return func() bool { return false }
+	}
+	return context.AfterFunc(ctx, cancel)
+}
+
+// Handler serves the server over streamable HTTP. Each request gets its own
+// id in RequestIDHeader, and a tool call ends (a diagnosis is stored
+// CANCELLED) when the request that carried it ends: a client that
+// disconnects mid-call cancels it, since without an event store no client
+// can resume the stream to get its answer.
+func (s *Server) Handler() http.Handler {
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.server }, nil)
+	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		id := rand.Text()
+		r.Header.Set(RequestIDHeader, id)
+		s.reqs.add(r.Context(), id)
+		defer s.reqs.remove(id)
+		h.ServeHTTP(rw, r)
+	})
+}
