@@ -40,6 +40,7 @@ type logsInspectOutput struct {
 	Reports     []logs.FileReport     `json:"reports"`
 	Entries     []logs.InspectedEntry `json:"entries"`
 	Skipped     []inspectSkip         `json:"skipped"`
+	Empty       []string              `json:"empty,omitempty"`
 	TruncatedBy []string              `json:"truncated_by,omitempty"`
 }
 
@@ -97,8 +98,8 @@ file of the source can be read.`,
 			if err := a.printInspection(in); err != nil {
 				return err
 			}
-			if len(in.Reports) == 0 {
-				return &ExitError{Code: ExitFailed, Err: fmt.Errorf("logs inspect: no file of source %s can be read", in.Source)}
+			if !in.Readable() {
+				return &ExitError{Code: ExitFailed, Err: fmt.Errorf("logs inspect: no file of source %s can be read: %s", in.Source, in.Unreadable())}
 			}
 			return nil
 		},
@@ -110,7 +111,7 @@ file of the source can be read.`,
 // printInspection writes an inspection for a person, or -o json.
 func (a *app) printInspection(in logs.Inspection) error {
 	if a.flags.output == outputJSON {
-		out := logsInspectOutput{Source: in.Source, Files: in.Files, Reports: in.Reports, Entries: in.Entries, Skipped: []inspectSkip{}, TruncatedBy: in.TruncatedBy}
+		out := logsInspectOutput{Source: in.Source, Files: in.Files, Reports: in.Reports, Entries: in.Entries, Skipped: []inspectSkip{}, Empty: in.Empty, TruncatedBy: in.TruncatedBy}
 		if out.Reports == nil {
 			out.Reports = []logs.FileReport{}
 		}
@@ -126,6 +127,9 @@ func (a *app) printInspection(in logs.Inspection) error {
 	fmt.Fprintf(&b, "source %s: %d file(s)\n", in.Source, in.Files)
 	for _, r := range in.Reports {
 		fmt.Fprintf(&b, "  %s: %s\n", r.File, reportLine(r))
+	}
+	for _, f := range in.Empty {
+		fmt.Fprintf(&b, "  %s: %s\n", f, doctor.EmptyFile)
 	}
 	if len(in.Entries) > 0 {
 		b.WriteString("\nfirst entries, as query_logs returns them:\n")

@@ -24,7 +24,7 @@ func Logs(ctx context.Context, cfg *config.Config) []Result {
 			out = append(out, Failed(name, err.Error(), "fix the paths of log source "+src.Name+" in "+cfg.File))
 		case in.Files == 0:
 			out = append(out, Failed(name, "no file matches "+strings.Join(src.Paths, ", "), "check the paths (globs) of log source "+src.Name+" in "+cfg.File+" and that the files are readable by this user"))
-		case len(in.Reports) == 0 && len(in.Skipped) > 0:
+		case !in.Readable():
 			out = append(out, Failed(name, fmt.Sprintf("%d file(s) match, all would be skipped:%s", in.Files, SkippedLines(in)), fixHint))
 		case len(in.Skipped) > 0:
 			out = append(out, Warned(name, fmt.Sprintf("%d file(s) match, %d would be skipped%s:%s", in.Files, len(in.Skipped), inspectionSummary(in), SkippedLines(in)), fixHint))
@@ -34,6 +34,9 @@ func Logs(ctx context.Context, cfg *config.Config) []Result {
 	}
 	return out
 }
+
+// EmptyFile is how doctor and logs inspect say a file holds no line.
+const EmptyFile = "empty (no line to read; searched without complaint)"
 
 // maxSkipped bounds the skipped files listed per source.
 const maxSkipped = 10
@@ -84,10 +87,15 @@ func GluedShare(glued, lines int) string {
 
 // inspectionSummary is doctor's per-source detail: layouts with their file
 // counts, the share of sampled lines placed in time and glued as
-// continuation lines, the files not in time order, the time range.
+// continuation lines, the files not in time order, the time range, and the
+// empty files.
 func inspectionSummary(in logs.Inspection) string {
+	empty := ""
+	if len(in.Empty) > 0 {
+		empty = fmt.Sprintf("; %d file(s) %s", len(in.Empty), EmptyFile)
+	}
 	if len(in.Reports) == 0 {
-		return ""
+		return empty
 	}
 	count := map[string]int{}
 	var order []string
@@ -115,5 +123,5 @@ func inspectionSummary(in logs.Inspection) string {
 	if in.FirstTS != "" {
 		s += "; " + in.FirstTS + " .. " + in.LastTS
 	}
-	return s
+	return s + empty
 }

@@ -1,6 +1,7 @@
 // Package filekind names a file's type for the messages that refuse special
 // files (FIFOs, devices, sockets) where a regular file is read: the config
-// file, runbooks and playbooks say it in the same words.
+// file, runbooks and playbooks say it in the same words; Links counts a
+// file's names, so runbooks and playbooks can refuse hard links.
 package filekind
 
 import "io/fs"

@@ -36,6 +36,7 @@ const (
 	ReasonDangling    = "dangling symbolic link"
 	ReasonBadLink     = "unresolvable symbolic link"
 	ReasonSpecial     = "not a regular file (FIFO, device or socket)"
+	ReasonHardLink    = "hard link: the file has other names, which may lie outside the knowledge paths; copy it instead"
 	ReasonPseudoFS    = "pseudo file system"
 	ReasonTooLarge    = "runbook larger than the size limit"
 	ReasonSections    = "too many sections: only the first ones are indexed"
@@ -168,6 +169,10 @@ func (s *scanner) inside(resolved string) bool {
 // add records one Markdown file to index: key from the path under the
 // root, abs the resolved file to read.
 func (s *scanner) add(rt root, abs, rel string, st fs.FileInfo) {
+	if reason := hardLinked(st); reason != "" {
+		s.res.excluded.add(abs, reason)
+		return
+	}
 	if st.Size() > MaxFileBytes {
 		s.res.excluded.add(abs, fmt.Sprintf("%s (%d bytes, limit %d)", ReasonTooLarge, st.Size(), MaxFileBytes))
 		return
@@ -323,6 +328,16 @@ func sectionsCut(n int) string {
 // errNotRegular refuses to read a file that is no longer a regular file.
 var errNotRegular = errors.New(ReasonSpecial)
 
+// hardLinked is the exclusion reason of a regular file with more than one
+// name, "" for a file with one: another name may lie anywhere on the file
+// system, so such a file could carry text from outside the paths in.
+func hardLinked(st fs.FileInfo) string {
+	if n := filekind.Links(st); n > 1 {
+		return fmt.Sprintf("%s (%d names)", ReasonHardLink, n)
+	}
+	return ""
+}
+
 // readRunbook reads one runbook found by scan: never through a symbolic
 // link (scan already resolved it), never waiting on a FIFO, and never more
 // than MaxFileBytes.
@@ -338,6 +353,9 @@ func readRunbook(abs string) ([]byte, error) {
 	}
 	if !st.Mode().IsRegular() {
 		return nil, errNotRegular
+	}
+	if reason := hardLinked(st); reason != "" {
+		return nil, errors.New(reason) // linked after the scan
 	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
 	if err != nil {

@@ -362,3 +362,65 @@ func TestReadRunbookRefusesSwaps(t *testing.T) {
 		t.Fatal("readRunbook blocked on a FIFO")
 	}
 }
+
+// link makes a hard link or skips the test where the file system has none
+// (a failure under CI, whose temporary directory supports them).
+func link(t *testing.T, target, name string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(target, name); err != nil {
+		testenv.Missing(t, "hard link: "+err.Error(), "CI's temporary directory supports hard links")
+	}
+}
+
+// A runbook with more than one name (a hard link to a file outside the
+// paths, or one linked after it was indexed) is left out with its reason by
+// Sync and Inspect alike, and its text is neither indexed nor kept; a
+// runbook with one name is indexed as usual.
+func TestSyncHardLink(t *testing.T) {
+	secret := writeFile(t, t.TempDir(), "credentials.md", "# Creds\naws_secret "+planted+"\n")
+	dir := filepath.Join(t.TempDir(), "runbooks")
+	writeFile(t, dir, "a.md", "# Alpha\nalpha text\n")
+	later := writeFile(t, dir, "later.md", "# Later\nlater text\n")
+	linked := filepath.Join(dir, "creds.md")
+	link(t, secret, linked)
+	ix := NewIndex(openDB(t), []string{dir})
+	st, err := syncWithin(t, ix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := reasons(st)[linked]; r != ReasonHardLink+" (2 names)" || st.ExcludedTotal != 1 {
+		t.Errorf("hard link to an outside file: reason %q, stats %+v", r, st)
+	}
+	if ids := docIDs(t, ix); !slices.Equal(ids, []string{"runbooks/a.md#alpha", "runbooks/later.md#later"}) {
+		t.Errorf("doc_ids %v", ids)
+	}
+	assertNotStored(t, ix.db, planted)
+
+	// linked once indexed (its mtime unchanged): dropped on the next sync
+	link(t, later, filepath.Join(t.TempDir(), "elsewhere.md"))
+	st, err = syncWithin(t, ix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := reasons(st)[later]; !strings.HasPrefix(r, ReasonHardLink) || st.Removed != 1 {
+		t.Errorf("runbook linked after indexing: reason %q, stats %+v", r, st)
+	}
+	if ids := docIDs(t, ix); !slices.Equal(ids, []string{"runbooks/a.md#alpha"}) {
+		t.Errorf("doc_ids %v", ids)
+	}
+	inv, err := Inspect(context.Background(), []string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inv.Files != 1 || inv.ExcludedTotal != 2 {
+		t.Errorf("Inspect: %+v", inv)
+	}
+	if data, err := readRunbook(linked); err == nil || !strings.Contains(err.Error(), ReasonHardLink) {
+		t.Errorf("readRunbook of a hard link: %q, %v", data, err)
+	}
+	reliability.Record(t, reliability.SectionBombs, "hard-linked runbooks", map[string]any{
+		"outcome": "2 refused with their reason, 0 leaked"})
+}

@@ -1,6 +1,7 @@
 package logs
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
@@ -40,12 +41,29 @@ type Inspection struct {
 	// Entries are the first entries of the files, in file order, exactly
 	// as query_logs would return them (cleaned, masked, bounded).
 	Entries []InspectedEntry
+	// Empty are the files with no line to read (blank): a call reads them
+	// and finds nothing, without complaint.
+	Empty []string
 	// Skipped are the files a call would skip, each with the reason the model
 	// sees and the underlying error for the operator.
 	Skipped []SkippedFileDetail
 	// TruncatedBy names the per-call limits the check itself hit: files past
 	// that point were not checked.
 	TruncatedBy []string
+}
+
+// Readable reports whether a query_logs call reads at least one file of
+// the source (a blank one counts): doctor fails a source, and `logs
+// inspect` exits 1, exactly when it does not; Unreadable says why.
+func (in Inspection) Readable() bool { return len(in.Reports)+len(in.Empty) > 0 }
+
+// Unreadable is why no file of the source can be read, for a source that is
+// not Readable: no file matches, or every file that does would be skipped.
+func (in Inspection) Unreadable() string {
+	if in.Files == 0 {
+		return "no file matches its paths"
+	}
+	return fmt.Sprintf("all %d file(s) would be skipped, each with its reason", in.Files)
 }
 
 // FileReport is how one file reads, judged on a sample: its first
@@ -153,7 +171,8 @@ func Inspect(ctx context.Context, src config.LogSource, opt InspectOptions) (Ins
 			continue
 		}
 		if r.Lines == 0 {
-			continue // empty: searched without complaint
+			in.Empty = append(in.Empty, name) // searched without complaint
+			continue
 		}
 		r.File = name
 		r.Ordered = r.Ordered && !rep.unordered[f]
@@ -224,14 +243,11 @@ func (s *scanner) sampleFile(path string, cands []*logparse.Layout, want int) (F
 	} else if logparse.IsUTF16(magic[:]) {
 		headOnly = true
 	}
-	head, err := io.ReadAll(io.LimitReader(logparse.DecodeBOM(r), inspectHead+1))
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+	head, whole, err := s.readHead(logparse.DecodeBOM(r))
+	if err != nil {
 		return rep, nil, err
 	}
-	rep.Whole = len(head) <= inspectHead
-	if !rep.Whole { // drop the line the sample cuts
-		head = head[:bytes.LastIndexByte(head[:inspectHead], '\n')+1]
-	}
+	rep.Whole = whole
 	if blank(head) {
 		return rep, nil, nil
 	}
@@ -265,6 +281,63 @@ func (s *scanner) sampleFile(path string, cands []*logparse.Layout, want int) (F
 		rep.FirstTS, rep.LastTS = a.ts(rep.first), a.ts(rep.last)
 	}
 	return rep, entries, nil
+}
+
+// readHead reads the sample from r as the search reads lines: whole lines
+// while they fit in inspectHead bytes (the first always), each line longer
+// than logparse.MaxLineBytes cut to that head (what the search parses of
+// it) and its tail read past without being kept, so a first line of
+// megabytes of nested JSON is sampled by its head and the lines after it
+// are sampled too. whole is false when lines were left unread.
+func (s *scanner) readHead(r io.Reader) (head []byte, whole bool, err error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var line []byte
+	for {
+		if err := s.ctx.Err(); err != nil {
+			return nil, false, err
+		}
+		line, err = readCapped(s.ctx, br, line[:0], logparse.MaxLineBytes)
+		if len(line) > 0 {
+			if len(head) > 0 && len(head)+len(line) > inspectHead {
+				return head, false, nil
+			}
+			head = append(head, line...)
+		}
+		if errors.Is(err, io.EOF) {
+			return head, true, nil
+		}
+		if err != nil {
+			return nil, false, err
+		}
+	}
+}
+
+// readCapped appends the next line of br (with its newline) to buf, at most
+// limit bytes of it: a longer line keeps its head, ended by a newline, and
+// the rest is read past up to the next newline (ending early with ctx's
+// error once the call has ended). At the end of r it returns io.EOF.
+func readCapped(ctx context.Context, br *bufio.Reader, buf []byte, limit int) ([]byte, error) {
+	n := 0
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if keep := min(len(chunk), limit-n); keep > 0 {
+			buf = append(buf, chunk[:keep]...)
+		}
+		n += len(chunk)
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			if err := ctx.Err(); err != nil {
+				return buf, err
+			}
+			continue
+		case err != nil:
+			return buf, err
+		}
+		if n > limit {
+			buf = append(buf, '\n')
+		}
+		return buf, nil
+	}
 }
 
 // walkSample counts the sample's lines, those placed in time and those

@@ -149,6 +149,11 @@ var errNotPlaybookDir = errors.New("not a directory")
 // on the machine to the model.
 var ErrOutside = errors.New("is a symbolic link leading outside the [skills] paths; copy the playbook into one of them")
 
+// ErrHardLink marks a SKILL.md with more than one name (a hard link): another
+// name may lie anywhere on the file system, outside every [skills] path, so
+// it is refused like a link leading out.
+var ErrHardLink = errors.New("is a hard link (the file has other names, which may lie outside the [skills] paths); copy the playbook instead")
+
 // realRoots resolves the [skills] paths' symbolic links, so a playbook's real
 // path can be checked against them; a path that does not resolve is left out
 // (loadDir reports it).
@@ -172,9 +177,9 @@ func within(path string, roots []string) bool {
 	return false
 }
 
-// readPlaybook reads one SKILL.md. It must be a regular file (a FIFO is
-// opened non-blocking and refused, never waited on; a device or socket is
-// refused) whose real path, links resolved, lies inside a [skills] path.
+// readPlaybook reads one SKILL.md. It must be a regular file with one name (a
+// FIFO is opened non-blocking and refused, never waited on; a device, socket
+// or hard link is refused) whose real path, links resolved, lies inside a [skills] path.
 func readPlaybook(file, dirName string, roots []string) (tools.Playbook, error) {
 	real, err := filepath.EvalSymlinks(file)
 	switch {
@@ -214,13 +219,17 @@ func readPlaybook(file, dirName string, roots []string) (tools.Playbook, error) 
 	return parseFile(data, dirName)
 }
 
-// regular refuses a SKILL.md that is not a regular file, saying what it is.
+// regular refuses a SKILL.md that is not a regular file, saying what it is,
+// or that has more than one name.
 func regular(st fs.FileInfo) error {
 	m := st.Mode()
-	if m.IsRegular() {
-		return nil
+	if !m.IsRegular() {
+		return fmt.Errorf("%s is %s, not a regular file; make it a Markdown file", FileName, filekind.Describe(m))
 	}
-	return fmt.Errorf("%s is %s, not a regular file; make it a Markdown file", FileName, filekind.Describe(m))
+	if n := filekind.Links(st); n > 1 {
+		return fmt.Errorf("%w (%d names)", ErrHardLink, n)
+	}
+	return nil
 }
 
 func parseFile(data []byte, dirName string) (tools.Playbook, error) {

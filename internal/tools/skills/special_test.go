@@ -103,3 +103,32 @@ func TestSpecialAndOutsidePlaybooks(t *testing.T) {
 		}
 	}
 }
+
+// TestHardLinkedPlaybook: a SKILL.md that is a hard link to a file outside
+// the [skills] paths is refused with ErrHardLink and never served, while a
+// playbook with one name beside it loads.
+func TestHardLinkedPlaybook(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	writePlaybook(t, root, "check-plain")
+	secret := writePlaybook(t, outside, "check-hard")
+	if err := os.MkdirAll(filepath.Join(root, "check-hard"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(secret, filepath.Join(root, "check-hard", FileName)); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load([]string{root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := c.Get("check-hard"); ok {
+		t.Error("a hard-linked playbook was served")
+	}
+	if _, ok := c.Get("check-plain"); !ok {
+		t.Errorf("check-plain not loaded; problems %v", c.Problems())
+	}
+	problems := c.Problems()
+	if len(problems) != 1 || !errors.Is(problems[0], ErrHardLink) || !strings.Contains(problems[0].Error(), "check-hard/SKILL.md: is a hard link") {
+		t.Errorf("problems %v, want one ErrHardLink naming check-hard/SKILL.md", problems)
+	}
+}

@@ -122,7 +122,7 @@ func (t *Tool) Definition() model.Tool {
 // MaxSQLBytes, MaxRowsLimit and DefaultMaxRows.
 type input struct {
 	Database string `json:"database,omitempty" jsonschema_description:"configured database to query; optional when only one is configured"`
-	SQL      string `json:"sql" jsonschema:"required,maxLength=4096" jsonschema_description:"exactly one read-only statement: SELECT (joins, aggregates, CTEs, subqueries), SHOW, DESCRIBE or EXPLAIN; no comments, hints, variables or locking reads; no credential tables (mysql.user) or other sessions' statement text (SHOW PROCESSLIST, processlist.info): for sessions select id, user, host, db, command, time, state from information_schema.processlist"`
+	SQL      string `json:"sql" jsonschema:"required,maxLength=4096" jsonschema_description:"exactly one read-only statement: SELECT (joins, aggregates, CTEs, subqueries), SHOW, DESCRIBE or EXPLAIN; a comment before or after it is dropped, none inside it and no optimizer hints; no user variables (@x) or assignments; system variables (@@max_connections) only on MySQL/MariaDB and none named like a secret; no locking reads; no credential tables (mysql.user), stored routine, view, trigger or event bodies, or other sessions' statement text (SHOW PROCESSLIST, processlist.info): for sessions select id, user, host, db, command, time, state from information_schema.processlist"`
 	MaxRows  *int   `json:"max_rows,omitempty" jsonschema:"minimum=1,maximum=100,default=20" jsonschema_description:"rows to return"`
 }
 
