@@ -337,10 +337,8 @@ func runExit(out usecase.Output, cfg *config.Config) error {
 
 // outputWidth is stdout's width for rendering, 80 when unknown.
 func (a *app) outputWidth() int {
-	if f, ok := a.io.Out.(*os.File); ok {
-		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
-			return w
-		}
+	if w := a.io.OutColumns(); w > 0 {
+		return w
 	}
 	return 80
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/mattn/go-isatty"
+	"golang.org/x/term"
 )
 
 // IOStreams is the one place that knows where input and output go and what
@@ -44,4 +45,22 @@ func isTerminal(v any) bool {
 	}
 	fd := f.Fd()
 	return isatty.IsTerminal(fd) || isatty.IsCygwinTerminal(fd)
+}
+
+// OutColumns is stdout's terminal width, so tables can fit it; 0 when stdout
+// is not a terminal (piped or redirected output keeps every cell whole) or
+// its size cannot be read.
+func (s *IOStreams) OutColumns() int {
+	if !s.OutTTY {
+		return 0
+	}
+	f, ok := s.Out.(*os.File)
+	if !ok {
+		return 0
+	}
+	w, _, err := term.GetSize(int(f.Fd()))
+	if err != nil || w <= 0 {
+		return 0
+	}
+	return w
 }
