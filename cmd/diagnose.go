@@ -289,7 +289,7 @@ func (a *app) printOutput(out usecase.Output, note string, tuiDrew bool) error {
 		style := tui.MarkdownStyle(false, false)
 		if a.io.Color {
 			// Only a colour style needs to ask the terminal for its background.
-			style = tui.MarkdownStyle(true, lipgloss.NewRenderer(a.io.Out).HasDarkBackground())
+			style = tui.MarkdownStyle(true, a.io.DarkBackground())
 		}
 		if r, err := tui.RenderMarkdown(b.String(), a.outputWidth(), style); err == nil {
 			b.Reset()
@@ -363,9 +363,10 @@ func (a *app) diagnoseTUI(ctx context.Context, d *usecase.Deps, req usecase.Diag
 		mu.Unlock()
 	}
 	renderer := lipgloss.NewRenderer(a.io.ErrOut)
+	renderer.SetHasDarkBackground(a.io.DarkBackground()) // never query the terminal again
 	view := tui.NewDiagnose(tui.DiagnoseOptions{
 		Query: redact.Clean(req.Query), Budget: d.Budget, Renderer: renderer,
-		MarkdownStyle: tui.MarkdownStyle(a.io.Color, renderer.HasDarkBackground()),
+		MarkdownStyle: tui.MarkdownStyle(a.io.Color, a.io.DarkBackground()),
 		OnCancel: func() {
 			mu.Lock()
 			defer mu.Unlock()

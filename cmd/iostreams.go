@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/charmbracelet/lipgloss"
 	"github.com/mattn/go-isatty"
 	"golang.org/x/term"
 )
@@ -63,4 +64,17 @@ func (s *IOStreams) OutColumns() int {
 		return 0
 	}
 	return w
+}
+
+// DarkBackground says whether colour output is drawn for a dark terminal
+// background, without asking the terminal again: bubbletea v1's package
+// init already asked (lipgloss's default renderer on stdout, answer cached),
+// and a second query on stderr would hold the full-screen view for
+// termenv's 5 s timeout on a terminal that does not answer. Without colour
+// nothing depends on the answer.
+func (s *IOStreams) DarkBackground() bool {
+	if !s.Color {
+		return true
+	}
+	return lipgloss.HasDarkBackground()
 }

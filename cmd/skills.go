@@ -5,7 +5,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/charmbracelet/lipgloss"
 	"github.com/spf13/cobra"
 
 	"github.com/superbiz/superbiz/internal/notfound"
@@ -115,7 +114,7 @@ func (a *app) runSkillsShow(cmd *cobra.Command, name string) error {
 // renderPlaybook draws a playbook's body as Markdown on the terminal stdout.
 func (a *app) renderPlaybook(p tools.Playbook) error {
 	width := a.outputWidth()
-	style := tui.MarkdownStyle(a.io.Color, lipgloss.NewRenderer(a.io.Out).HasDarkBackground())
+	style := tui.MarkdownStyle(a.io.Color, a.io.DarkBackground())
 	out, err := tui.RenderMarkdown(p.Body, min(width, 100), style)
 	if err != nil {
 		return fmt.Errorf("render playbook %s: %w", p.Name, err)
