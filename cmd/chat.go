@@ -282,6 +282,7 @@ func (g *turnGate) closeAndWait() {
 func (a *app) chatTUI(ctx context.Context, d *usecase.Deps, cfg *config.Config, session string, cont bool) error {
 	s := &chatSession{id: session, cont: cont}
 	renderer := lipgloss.NewRenderer(a.io.ErrOut)
+	renderer.SetHasDarkBackground(a.io.DarkBackground()) // never query the terminal again
 	var sink *tui.EventSink
 	var storeErr error
 	var errMu sync.Mutex
@@ -295,7 +296,7 @@ func (a *app) chatTUI(ctx context.Context, d *usecase.Deps, cfg *config.Config, 
 	view := tui.NewChat(tui.ChatOptions{
 		Past:          past,
 		Renderer:      renderer,
-		MarkdownStyle: tui.MarkdownStyle(a.io.Color, renderer.HasDarkBackground()),
+		MarkdownStyle: tui.MarkdownStyle(a.io.Color, a.io.DarkBackground()),
 		CharLimit:     d.Limits.Query,
 		OnSubmit: func(text string) {
 			if !turns.enter() {

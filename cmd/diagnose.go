@@ -289,7 +289,7 @@ func (a *app) printOutput(out usecase.Output, note string, tuiDrew bool) error {
 		style := tui.MarkdownStyle(false, false)
 		if a.io.Color {
 			// Only a colour style needs to ask the terminal for its background.
-			style = tui.MarkdownStyle(true, lipgloss.NewRenderer(a.io.Out).HasDarkBackground())
+			style = tui.MarkdownStyle(true, a.io.DarkBackground())
 		}
 		if r, err := tui.RenderMarkdown(b.String(), a.outputWidth(), style); err == nil {
 			b.Reset()
@@ -337,10 +337,8 @@ func runExit(out usecase.Output, cfg *config.Config) error {
 
 // outputWidth is stdout's width for rendering, 80 when unknown.
 func (a *app) outputWidth() int {
-	if f, ok := a.io.Out.(*os.File); ok {
-		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
-			return w
-		}
+	if w := a.io.OutColumns(); w > 0 {
+		return w
 	}
 	return 80
 }
@@ -365,9 +363,10 @@ func (a *app) diagnoseTUI(ctx context.Context, d *usecase.Deps, req usecase.Diag
 		mu.Unlock()
 	}
 	renderer := lipgloss.NewRenderer(a.io.ErrOut)
+	renderer.SetHasDarkBackground(a.io.DarkBackground()) // never query the terminal again
 	view := tui.NewDiagnose(tui.DiagnoseOptions{
 		Query: redact.Clean(req.Query), Budget: d.Budget, Renderer: renderer,
-		MarkdownStyle: tui.MarkdownStyle(a.io.Color, renderer.HasDarkBackground()),
+		MarkdownStyle: tui.MarkdownStyle(a.io.Color, a.io.DarkBackground()),
 		OnCancel: func() {
 			mu.Lock()
 			defer mu.Unlock()

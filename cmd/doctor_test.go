@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -104,6 +105,7 @@ func TestDoctorModelChecks(t *testing.T) {
 		model  string
 		code   int
 		mark   map[string]string
+		detail map[string]string // the check's detail; %s is the server's URL
 		hint   map[string]string
 	}{
 		{
@@ -118,15 +120,45 @@ func TestDoctorModelChecks(t *testing.T) {
 			model:  "gemma:2b",
 			code:   ExitFailed,
 			mark:   map[string]string{"ollama": "ok  ", "model": "ok  ", "tool calling": "FAIL"},
-			hint:   map[string]string{"tool calling": "hint: choose a model with tool support, e.g. qwen3:8b"},
+			hint:   map[string]string{"tool calling": "hint: pull a model with tool support (`ollama pull qwen3:8b`) and choose it with --model / SUPERBIZ_MODEL"},
+		},
+		{
+			// The usual suggestion is the model that just failed: name another.
+			name:   "suggested model without tools",
+			models: []ollamatest.Model{{Name: "qwen3:8b", Capabilities: []string{"completion"}}},
+			code:   ExitFailed,
+			mark:   map[string]string{"ollama": "ok  ", "model": "ok  ", "tool calling": "FAIL"},
+			hint:   map[string]string{"tool calling": "hint: pull a model with tool support (`ollama pull llama3.1:8b`) and choose it with --model / SUPERBIZ_MODEL"},
+		},
+		{
+			name: "pulled models with tools",
+			models: []ollamatest.Model{
+				{Name: "gemma:2b", Capabilities: []string{"completion"}},
+				{Name: "phi3:mini", Capabilities: []string{"completion"}},
+				{Name: "llama3.1:8b", Capabilities: []string{"completion", "tools"}},
+				{Name: "qwen3:8b", Capabilities: []string{"completion", "tools", "thinking"}},
+			},
+			model: "gemma:2b",
+			code:  ExitFailed,
+			mark:  map[string]string{"ollama": "ok  ", "model": "ok  ", "tool calling": "FAIL"},
+			hint:  map[string]string{"tool calling": "hint: choose a pulled model with tool support with --model / SUPERBIZ_MODEL: llama3.1:8b, qwen3:8b"},
 		},
 		{
 			name:   "missing model",
-			models: []ollamatest.Model{{Name: "qwen3:8b", Capabilities: []string{"completion", "tools"}}},
+			models: []ollamatest.Model{{Name: "qwen3:8b", Capabilities: []string{"completion", "tools"}}, {Name: "gemma:2b", Capabilities: []string{"completion"}}},
 			model:  "llama3.1:70b",
 			code:   ExitFailed,
 			mark:   map[string]string{"ollama": "ok  ", "model": "FAIL", "tool calling": "skip"},
+			detail: map[string]string{"model": "llama3.1:70b is not pulled on %s (pulled: qwen3:8b, gemma:2b)"},
 			hint:   map[string]string{"model": "hint: run `ollama pull llama3.1:70b`, or choose a pulled model with --model / SUPERBIZ_MODEL"},
+		},
+		{
+			name:   "missing model, nothing pulled",
+			models: []ollamatest.Model{},
+			model:  "llama3.1:70b",
+			code:   ExitFailed,
+			mark:   map[string]string{"ollama": "ok  ", "model": "FAIL", "tool calling": "skip"},
+			detail: map[string]string{"model": "llama3.1:70b is not pulled on %s (pulled: none)"},
 		},
 	}
 	for _, tt := range tests {
@@ -143,6 +175,11 @@ func TestDoctorModelChecks(t *testing.T) {
 			}
 			for check, mark := range tt.mark {
 				line(t, out, mark, check)
+			}
+			for check, detail := range tt.detail {
+				if want := fmt.Sprintf(detail, srv.URL()); !strings.Contains(out, want+"\n") {
+					t.Errorf("%s detail is not %q:\n%s", check, want, out)
+				}
 			}
 			for check, hint := range tt.hint {
 				if h := hintAfter(t, out, check); h != hint {

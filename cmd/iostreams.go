@@ -4,7 +4,9 @@ import (
 	"io"
 	"os"
 
+	"github.com/charmbracelet/lipgloss"
 	"github.com/mattn/go-isatty"
+	"golang.org/x/term"
 )
 
 // IOStreams is the one place that knows where input and output go and what
@@ -44,4 +46,35 @@ func isTerminal(v any) bool {
 	}
 	fd := f.Fd()
 	return isatty.IsTerminal(fd) || isatty.IsCygwinTerminal(fd)
+}
+
+// OutColumns is stdout's terminal width, so tables can fit it; 0 when stdout
+// is not a terminal (piped or redirected output keeps every cell whole) or
+// its size cannot be read.
+func (s *IOStreams) OutColumns() int {
+	if !s.OutTTY {
+		return 0
+	}
+	f, ok := s.Out.(*os.File)
+	if !ok {
+		return 0
+	}
+	w, _, err := term.GetSize(int(f.Fd()))
+	if err != nil || w <= 0 {
+		return 0
+	}
+	return w
+}
+
+// DarkBackground says whether colour output is drawn for a dark terminal
+// background, without asking the terminal again: bubbletea v1's package
+// init already asked (lipgloss's default renderer on stdout, answer cached),
+// and a second query on stderr would hold the full-screen view for
+// termenv's 5 s timeout on a terminal that does not answer. Without colour
+// nothing depends on the answer.
+func (s *IOStreams) DarkBackground() bool {
+	if !s.Color {
+		return true
+	}
+	return lipgloss.HasDarkBackground()
 }

@@ -107,7 +107,7 @@ func (a *app) runRunsList(cmd *cobra.Command, f runsFlags) (err error) {
 	if err != nil {
 		return err
 	}
-	return runsRendererFor(a.flags.output).list(a.io.Out, runs, noRunsLine(f.session))
+	return runsRendererFor(a.flags.output, a.io.OutColumns()).list(a.io.Out, runs, noRunsLine(f.session))
 }
 
 // noRunsLine is what an empty listing says instead of an empty table.
@@ -138,5 +138,5 @@ func (a *app) runRunsShow(cmd *cobra.Command, id string) (err error) {
 	if err != nil {
 		return err
 	}
-	return runsRendererFor(a.flags.output).show(a.io.Out, d)
+	return runsRendererFor(a.flags.output, 0).show(a.io.Out, d)
 }

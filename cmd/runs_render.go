@@ -27,31 +27,33 @@ type runsRenderer interface {
 	show(w io.Writer, d *runstore.RunDetail) error
 }
 
-// runsRendererFor is the renderer of an -o value (already validated).
-func runsRendererFor(output outputFormat) runsRenderer {
+// runsRendererFor is the renderer of an -o value (already validated);
+// width is stdout's terminal width the listing fits, 0 when not a terminal.
+func runsRendererFor(output outputFormat, width int) runsRenderer {
 	switch output {
 	case outputJSON:
 		return jsonRuns{}
 	case outputMarkdown:
-		return pageRuns{markdownPage{}}
+		return pageRuns{page: markdownPage{}}
 	}
-	return pageRuns{textPage{}}
+	return pageRuns{page: textPage{}, width: width}
 }
-
-// queryColumnWidth bounds the QUERY column of the runs table so one run
-// stays on one line of an ordinary terminal.
-const queryColumnWidth = 60
 
 // table is a header and rows of already printable cells, rendered aligned
 // for a terminal or as a Markdown table.
 type table struct {
 	header []string
 	rows   [][]string
+	// fit is the terminal width a text table's lines are kept within by
+	// cutting the last column (with textclip.Marker) instead of letting the
+	// terminal wrap it; 0 keeps every cell whole (piped output, Markdown).
+	fit int
 }
 
-// runsTable is the listing of `runs` (docs/SPEC.md#superbiz-runs).
-func runsTable(runs []runstore.RunSummary) table {
-	t := table{header: []string{"RUN", "CREATED", "INTENT", "STATUS", "OUTCOME", "STOP", "CALLS", "DURATION", "QUERY"}}
+// runsTable is the listing of `runs` (docs/SPEC.md#superbiz-runs), its
+// QUERY column cut to fit width (0: whole).
+func runsTable(runs []runstore.RunSummary, width int) table {
+	t := table{fit: width, header: []string{"RUN", "CREATED", "INTENT", "STATUS", "OUTCOME", "STOP", "CALLS", "DURATION", "QUERY"}}
 	for _, r := range runs {
 		t.rows = append(t.rows, []string{
 			cell(r.ID),
@@ -62,7 +64,7 @@ func runsTable(runs []runstore.RunSummary) table {
 			orDash(cell(r.StopReason)),
 			fmt.Sprintf("%d/%d", r.Usage.ModelCalls, r.Usage.ToolCalls),
 			runDuration(r),
-			textclip.Width(cell(r.Query), queryColumnWidth),
+			cell(r.Query),
 		})
 	}
 	return t
@@ -292,13 +294,16 @@ type runPage interface {
 
 // pageRuns is the renderer of a page format (text, Markdown): the same
 // content, laid out by its runPage.
-type pageRuns struct{ page runPage }
+type pageRuns struct {
+	page  runPage
+	width int // the terminal width the listing fits, 0 for whole cells
+}
 
 func (r pageRuns) list(w io.Writer, runs []runstore.RunSummary, empty string) error {
 	if len(runs) == 0 {
 		return writeString(w, empty+"\n")
 	}
-	return r.page.table(w, runsTable(runs))
+	return r.page.table(w, runsTable(runs, r.width))
 }
 
 // show writes `runs show` in the page's format.
@@ -363,10 +368,16 @@ func writeString(w io.Writer, s string) error {
 // columnGap is the space between two columns of a text table.
 const columnGap = 2
 
+// minFitColumn is the fewest columns a fitted last column is cut to, so a
+// terminal too narrow for the other columns still shows the text's start.
+const minFitColumn = 12
+
 // writeTextTable aligns a table for a terminal by display width (a CJK
 // character or an emoji takes two cells, a combining mark none), columnGap
 // spaces between columns; the last cell of a line is not padded. A table
-// without a header prints its rows only.
+// without a header prints its rows only. With t.fit set, the last cell of a
+// line is cut so the line fills at most t.fit columns (never below
+// minFitColumn).
 func writeTextTable(w io.Writer, t table) error {
 	rows := t.rows
 	if t.header != nil {
@@ -381,9 +392,16 @@ func writeTextTable(w io.Writer, t table) error {
 			widths[i] = max(widths[i], ansi.StringWidth(row[i]))
 		}
 	}
+	lastAt := columnGap * len(widths)
+	for _, wd := range widths {
+		lastAt += wd
+	}
 	var b strings.Builder
 	for _, row := range rows {
 		for i, c := range row {
+			if t.fit > 0 && i == len(row)-1 && i == len(widths) {
+				c = textclip.Width(c, max(t.fit-lastAt, minFitColumn))
+			}
 			b.WriteString(c)
 			if i < len(row)-1 {
 				b.WriteString(strings.Repeat(" ", widths[i]-ansi.StringWidth(c)+columnGap))

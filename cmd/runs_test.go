@@ -463,7 +463,7 @@ func FuzzRenderRun(f *testing.F) {
 		}
 		for _, format := range []outputFormat{outputText, outputMarkdown} {
 			var b strings.Builder
-			if err := runsRendererFor(format).show(&b, d); err != nil {
+			if err := runsRendererFor(format, 0).show(&b, d); err != nil {
 				t.Fatal(err)
 			}
 			for _, r := range b.String() {
@@ -473,7 +473,7 @@ func FuzzRenderRun(f *testing.F) {
 			}
 		}
 		var b strings.Builder
-		if err := runsRendererFor(outputJSON).show(&b, d); err != nil {
+		if err := runsRendererFor(outputJSON, 0).show(&b, d); err != nil {
 			t.Fatalf("runs show -o json fails on a damaged record: %v", err)
 		}
 		if !json.Valid([]byte(b.String())) {

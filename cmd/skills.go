@@ -3,12 +3,9 @@ package cmd
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
-	"github.com/charmbracelet/lipgloss"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/superbiz/superbiz/internal/notfound"
 	"github.com/superbiz/superbiz/internal/tools"
@@ -84,7 +81,7 @@ func (a *app) runSkillsList(cmd *cobra.Command) error {
 		}
 		return writeJSON(a.io.Out, out)
 	}
-	t := table{header: []string{"NAME", "SOURCE", "DESCRIPTION"}}
+	t := table{header: []string{"NAME", "SOURCE", "DESCRIPTION"}, fit: a.io.OutColumns()}
 	for _, p := range list {
 		t.rows = append(t.rows, []string{p.Name, redact.StripControl(p.Source), oneLine(p.Description)})
 	}
@@ -116,13 +113,8 @@ func (a *app) runSkillsShow(cmd *cobra.Command, name string) error {
 
 // renderPlaybook draws a playbook's body as Markdown on the terminal stdout.
 func (a *app) renderPlaybook(p tools.Playbook) error {
-	width := 80
-	if f, ok := a.io.Out.(*os.File); ok {
-		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
-			width = w
-		}
-	}
-	style := tui.MarkdownStyle(a.io.Color, lipgloss.NewRenderer(a.io.Out).HasDarkBackground())
+	width := a.outputWidth()
+	style := tui.MarkdownStyle(a.io.Color, a.io.DarkBackground())
 	out, err := tui.RenderMarkdown(p.Body, min(width, 100), style)
 	if err != nil {
 		return fmt.Errorf("render playbook %s: %w", p.Name, err)

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/superbiz/superbiz/internal/testenv"
 
@@ -387,5 +388,60 @@ func TestDiagnoseRedirectedInTmux(t *testing.T) {
 	}
 	if len(shown) != 1 || !strings.HasPrefix(shown[0], "[done] ✔ COMPLETED · SUCCESS") {
 		t.Fatalf("the terminal shows %d lines, want the one [done] line:\n%s", len(shown), screen)
+	}
+}
+
+// On a terminal the `runs` and `skills list` tables fit the window: the
+// QUERY and DESCRIPTION columns are cut with … instead of wrapping onto the
+// next line; piped, the same tables keep the whole text.
+func TestTablesFitTerminalInTmux(t *testing.T) {
+	tmux := needTmux(t)
+	bin := build(t)
+	const width = 130
+	query := "why do checkout payments fail with connection pool timeouts since 14:00 on the payment service in eu-west"
+	out := t.TempDir()
+	c := demoCommand(t, bin)
+	shell := c + " diagnose '" + query + "' >/dev/null 2>&1; " + c + " runs; " + c + " skills list; " +
+		c + " runs > " + filepath.Join(out, "runs.txt") + "; " + c + " skills list > " + filepath.Join(out, "skills.txt") +
+		"; echo EXIT=$?; sleep 60"
+	name := "superbiz-e2e-" + strings.ReplaceAll(filepath.Base(t.TempDir()), "_", "")
+	p := pane{t: t, tmux: tmux, name: name}
+	p.run("new-session", "-d", "-s", name, "-x", strconv.Itoa(width), "-y", "50", shell)
+	t.Cleanup(func() { _ = exec.Command(tmux, "kill-session", "-t", name).Run() })
+	p.waitFor(`EXIT=0`, 30*time.Second)
+	joined := p.run("capture-pane", "-p", "-J", "-t", name) // wrapped lines joined back
+	t.Logf("screen:\n%s", joined)
+	var cut []string
+	for _, l := range strings.Split(joined, "\n") {
+		if n := utf8.RuneCountInString(strings.TrimRight(l, " ")); n > width {
+			t.Errorf("a line of %d columns wrapped in a %d-column terminal: %q", n, width, l)
+		}
+		if strings.HasSuffix(strings.TrimRight(l, " "), "…") {
+			cut = append(cut, l)
+		}
+	}
+	if len(cut) < 2 || !strings.Contains(joined, "why do checkout payments") {
+		t.Errorf("want the runs query and playbook descriptions cut with …, got %d cut lines", len(cut))
+	}
+	runs, err := os.ReadFile(filepath.Join(out, "runs.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(runs), query+"\n") {
+		t.Errorf("piped runs lost the whole query:\n%s", runs)
+	}
+	skills, err := os.ReadFile(filepath.Join(out, "skills.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	longest := 0
+	for _, l := range strings.Split(string(skills), "\n") {
+		longest = max(longest, utf8.RuneCountInString(l))
+		if strings.HasSuffix(l, "…") {
+			t.Errorf("piped skills list cut a description: %q", l)
+		}
+	}
+	if longest <= width {
+		t.Errorf("piped skills list has no line over %d columns; the descriptions were cut", width)
 	}
 }

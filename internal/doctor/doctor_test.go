@@ -62,3 +62,18 @@ func TestResultJSON(t *testing.T) {
 		t.Errorf("JSON %s, want %s", b, want)
 	}
 }
+
+// TestListedModelsBounded: a doctor line names at most maxListedModels
+// models and says how many more there are.
+func TestListedModelsBounded(t *testing.T) {
+	names := []string{"m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8", "m9", "m10"}
+	if got, want := listedModels(names), "m1, m2, m3, m4, m5, m6, m7, m8 and 2 more"; got != want {
+		t.Errorf("listedModels = %q, want %q", got, want)
+	}
+	if got := listedModels(names[:2]); got != "m1, m2" {
+		t.Errorf("listedModels(2) = %q", got)
+	}
+	if got := listedModels(nil); got != "none" {
+		t.Errorf("listedModels(nil) = %q", got)
+	}
+}

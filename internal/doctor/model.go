@@ -9,6 +9,7 @@ import (
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/model"
 	"github.com/superbiz/superbiz/internal/model/ollama"
+	"github.com/superbiz/superbiz/internal/textclip"
 )
 
 // Model checks, in order, that Ollama answers, that the model is
@@ -59,8 +60,13 @@ func Model(ctx context.Context, cfg *config.Config) []Result {
 			Failed("model", err.Error(), fmt.Sprintf("check that %s is an Ollama server and look at its log", host)),
 			Skipped("tool calling", "not checked: the model list could not be read"))
 	case !has:
+		pulled, err := c.Models(vctx)
+		listed := listedModels(pulled)
+		if err != nil {
+			listed = "the list could not be read: " + err.Error()
+		}
 		return append(out,
-			Failed("model", fmt.Sprintf("%s is not pulled on %s", name, host), fmt.Sprintf("run `ollama pull %s`, or choose a pulled model with --model / SUPERBIZ_MODEL", name)),
+			Failed("model", fmt.Sprintf("%s is not pulled on %s (pulled: %s)", name, host, listed), fmt.Sprintf("run `ollama pull %s`, or choose a pulled model with --model / SUPERBIZ_MODEL", name)),
 			Skipped("tool calling", "not checked: the model is missing"))
 	}
 	out = append(out, Passed("model", name+" is present"))
@@ -70,11 +76,63 @@ func Model(ctx context.Context, cfg *config.Config) []Result {
 	case err != nil:
 		out = append(out, Failed("tool calling", err.Error(), fmt.Sprintf("check that %s is an Ollama server and look at its log", host)))
 	case !slices.Contains(caps, "tools"):
-		out = append(out, Failed("tool calling", fmt.Sprintf("%s does not support tools (capabilities: %s)", name, capsText(caps)), "choose a model with tool support, e.g. qwen3:8b"))
+		out = append(out, Failed("tool calling", fmt.Sprintf("%s does not support tools (capabilities: %s)", name, capsText(caps)), toolModelHint(vctx, c, name)))
 	default:
 		out = append(out, Passed("tool calling", fmt.Sprintf("%s supports tools (capabilities: %s)", name, capsText(caps))))
 	}
 	return out
+}
+
+// maxListedModels bounds how many model names a doctor line lists, and
+// how many pulled models the tool-calling hint asks /api/show about.
+const maxListedModels = 8
+
+// suggestedToolModels are named, in order, when no pulled model other than
+// the failed one supports tools; the failed model is never among those named.
+var suggestedToolModels = []string{"qwen3:8b", "llama3.1:8b"}
+
+// listedModels names at most maxListedModels models (and how many more),
+// or "none".
+func listedModels(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	text := strings.Join(names[:min(len(names), maxListedModels)], ", ")
+	if more := len(names) - maxListedModels; more > 0 {
+		text += fmt.Sprintf(" and %d more", more)
+	}
+	return textclip.Bytes(text, 400)
+}
+
+// toolModelHint is the fix for a model without tool support: the other
+// pulled models that report the tools capability (at most maxListedModels
+// asked), else a model to pull; never the failed model itself.
+func toolModelHint(ctx context.Context, c *ollama.Client, failed string) string {
+	pulled, err := c.Models(ctx)
+	var capable []string
+	if err == nil {
+		asked := 0
+		for _, m := range pulled {
+			if ollama.SameModel(m, failed) {
+				continue
+			}
+			if asked++; asked > maxListedModels {
+				break
+			}
+			if caps, err := c.Show(ctx, m); err == nil && slices.Contains(caps, "tools") {
+				capable = append(capable, m)
+			}
+		}
+	}
+	if len(capable) > 0 {
+		return fmt.Sprintf("choose a pulled model with tool support with --model / SUPERBIZ_MODEL: %s", listedModels(capable))
+	}
+	for _, m := range suggestedToolModels {
+		if !ollama.SameModel(m, failed) {
+			return fmt.Sprintf("pull a model with tool support (`ollama pull %s`) and choose it with --model / SUPERBIZ_MODEL", m)
+		}
+	}
+	return "pull a model with tool support and choose it with --model / SUPERBIZ_MODEL"
 }
 
 func capsText(caps []string) string {

@@ -70,11 +70,7 @@ func OpenAIModel(ctx context.Context, cfg *config.Config) []Result {
 	}
 	out := []Result{Passed(checkOpenAI, fmt.Sprintf("%s answers /models (provider openai, stream %t, structured %s)", host, m.Stream, m.Structured)), key}
 	if !slices.Contains(ids, m.Name) {
-		listed := "none"
-		if len(ids) > 0 {
-			listed = textclip.Bytes(strings.Join(ids, ", "), 200)
-		}
-		return append(out, Failed(checkModel, fmt.Sprintf("%s is not listed by %s/models (listed: %s)", m.Name, host, listed), "set model.name (or --model) to an id exactly as /models lists it"),
+		return append(out, Failed(checkModel, fmt.Sprintf("%s is not listed by %s/models (listed: %s)", m.Name, host, listedModels(ids)), "set model.name (or --model) to an id exactly as /models lists it"),
 			Skipped(checkToolCall, "not checked: the model is not listed"), Skipped(checkStructured, "not checked: the model is not listed"))
 	}
 	out = append(out, Passed(checkModel, m.Name+" is listed"))

@@ -373,7 +373,7 @@ func (m Chat) panel() string {
 	b := []string{m.run.budgetView(m.st, m.width, m.plain(), now)}
 	b = append(b, m.run.timeline(m.st, m.width, chatPanelSteps)...)
 	frame := m.spin.View()
-	if line := m.run.waitLine(frame, m.cancelling); line != "" {
+	if line := m.run.waitLine(frame, m.cancelling, now); line != "" {
 		b = append(b, line)
 	} else {
 		b = append(b, frame+"working…")

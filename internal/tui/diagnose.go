@@ -213,7 +213,7 @@ func (m Diagnose) frame() string {
 		if !m.run.busy() && !m.cancelling {
 			frame = ""
 		}
-		if line := m.run.waitLine(frame, m.cancelling); line != "" {
+		if line := m.run.waitLine(frame, m.cancelling, now); line != "" {
 			b = append(b, "", line)
 		}
 		return strings.Join(b, "\n")

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 
 	"github.com/superbiz/superbiz/internal/harness"
+	"github.com/superbiz/superbiz/internal/runrecord"
 )
 
 // TestDiagnoseGolden pins the diagnose view at the points of a scripted run
@@ -130,15 +131,21 @@ func TestDiagnoseBudgetOption(t *testing.T) {
 	}
 }
 
+// clockedDiagnose is a diagnose view on the clock *now, and the step that
+// folds one message into it.
+func clockedDiagnose(now *time.Time) (*Diagnose, func(tea.Msg)) {
+	m := NewDiagnose(DiagnoseOptions{Now: func() time.Time { return *now }, Spinner: pinnedSpinner, Renderer: asciiRenderer()})
+	return &m, func(msg tea.Msg) {
+		nm, _ := m.Update(msg)
+		m = nm.(Diagnose)
+	}
+}
+
 // TestTimeLeftCountsDown checks the countdown between budget reports on the
 // view's clock, and that it freezes when the run finishes.
 func TestTimeLeftCountsDown(t *testing.T) {
 	now := t0
-	m := NewDiagnose(DiagnoseOptions{Now: func() time.Time { return now }, Spinner: pinnedSpinner, Renderer: asciiRenderer()})
-	step := func(msg tea.Msg) {
-		nm, _ := m.Update(msg)
-		m = nm.(Diagnose)
-	}
+	m, step := clockedDiagnose(&now)
 	if !strings.Contains(m.View(), "0s") {
 		t.Fatalf("no budget known yet, time left 0s:\n%s", m.View())
 	}
@@ -157,5 +164,46 @@ func TestTimeLeftCountsDown(t *testing.T) {
 	now = now.Add(time.Hour)
 	if !strings.Contains(m.View(), "40s") {
 		t.Fatalf("time left must freeze at the end of the run:\n%s", m.View())
+	}
+}
+
+// TestModelCallElapsed: once the current model call passes a second, the
+// spinner row says how long it has taken, on the view's clock; a new call
+// starts counting again, and the chat's panel shows the same.
+func TestModelCallElapsed(t *testing.T) {
+	now := t0
+	m, step := clockedDiagnose(&now)
+	waitRow := func() string {
+		for _, l := range strings.Split(m.View(), "\n") {
+			if strings.Contains(l, "waiting for the model") {
+				return strings.TrimSpace(l)
+			}
+		}
+		t.Fatalf("no spinner row:\n%s", m.View())
+		return ""
+	}
+	step(EventMsg{Event: phaseStart[0]})
+	step(EventMsg{Event: phaseStart[1]})
+	now = now.Add(500 * time.Millisecond)
+	if row := waitRow(); !strings.HasSuffix(row, "waiting for the model…") {
+		t.Errorf("under a second the row shows no time: %q", row)
+	}
+	now = now.Add(72 * time.Second)
+	step(tickMsg{})
+	if row := waitRow(); !strings.HasSuffix(row, "waiting for the model… 1m12s") {
+		t.Errorf("after 72.5 s the row is %q, want the elapsed 1m12s", row)
+	}
+	step(EventMsg{Event: roundDone(1, runrecord.PurposeDiagnosis, 1200, 34)})
+	step(EventMsg{Event: harness.ModelRoundStarted{Meta: meta(), Seq: 2, Purpose: runrecord.PurposeDiagnosis, WithTools: true}})
+	now = now.Add(3 * time.Second)
+	if row := waitRow(); !strings.HasSuffix(row, "waiting for the model… 3s") {
+		t.Errorf("the second call counts from its own start: %q", row)
+	}
+
+	c := testChat(newRecorder(), 100, 30)
+	c.run.apply(phaseStart[1], t0.Add(-5*time.Second)) // fixedNow is t0
+	c.running = true
+	if !strings.Contains(c.panel(), "waiting for the model… 5s") {
+		t.Errorf("chat panel lacks the elapsed 5s:\n%s", c.panel())
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/superbiz/superbiz/internal/harness"
 	"github.com/superbiz/superbiz/internal/runrecord"
@@ -20,22 +21,83 @@ type LinePrinter struct {
 	// Brief writes the run's end line only: a person watches stderr while
 	// the report goes to a redirected stdout, and one short line is enough.
 	Brief bool
+	// Waiting is how often a model call still running is reported with the
+	// time it has taken ("[model] round 2 waiting · 30.0s"), so a long call
+	// is not mistaken for a hang; 0 means DefaultWaiting, negative never.
+	Waiting time.Duration
 
-	mu  sync.Mutex
-	err error
+	mu      sync.Mutex
+	err     error
+	waiting *time.Timer // reports the model call in progress; nil when none
+	calls   int         // model calls started, telling a stale report from the current one
 }
+
+// DefaultWaiting is how often a LinePrinter reports a model call still
+// running when Waiting is 0.
+const DefaultWaiting = 15 * time.Second
 
 // Emit implements harness.Sink.
 func (p *LinePrinter) Emit(ev harness.Event) {
 	if _, end := ev.(harness.RunFinished); p.Brief && !end {
 		return
 	}
+	p.watch(ev)
 	line := progressLine(ev)
 	if line == "" {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.writeLocked(line)
+}
+
+// watch starts reporting a model call's elapsed time when it starts, and
+// stops when it (or the run) finishes.
+func (p *LinePrinter) watch(ev harness.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch e := ev.(type) {
+	case harness.ModelRoundStarted:
+		p.stopWaiting()
+		every := p.Waiting
+		if every == 0 {
+			every = DefaultWaiting
+		}
+		if every < 0 {
+			return
+		}
+		head := fmt.Sprintf("[model] round %d", e.Seq)
+		if pt := purposeText(e.Purpose); pt != "" {
+			head += " (" + pt + ")"
+		}
+		p.calls++
+		call, start := p.calls, time.Now()
+		var report func()
+		report = func() {
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			if p.waiting == nil || p.calls != call {
+				return // the call finished while this report waited for the lock
+			}
+			p.writeLocked(head + " waiting · " + seconds(time.Since(start)))
+			p.waiting = time.AfterFunc(every, report)
+		}
+		p.waiting = time.AfterFunc(every, report)
+	case harness.ModelRoundFinished, harness.RunFinished:
+		p.stopWaiting()
+	}
+}
+
+// stopWaiting ends the report of the model call in progress; p.mu is held.
+func (p *LinePrinter) stopWaiting() {
+	if p.waiting != nil {
+		p.waiting.Stop()
+		p.waiting = nil
+	}
+}
+
+// writeLocked writes one line unless an earlier write failed; p.mu is held.
+func (p *LinePrinter) writeLocked(line string) {
 	if p.err != nil || p.W == nil {
 		return
 	}

@@ -3,6 +3,8 @@ package tui
 import (
 	"bytes"
 	"errors"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/superbiz/superbiz/internal/harness"
+	"github.com/superbiz/superbiz/internal/runrecord"
 )
 
 // TestLinePrinterGolden prints the whole scripted run: one line per
@@ -85,5 +88,55 @@ func TestProgressLineSkipsBudget(t *testing.T) {
 	}
 	if l := progressLine(phaseStart[1]); l != "" {
 		t.Fatalf("round start printed %q; only finished rounds are lines", l)
+	}
+}
+
+// TestLinePrinterWaiting: a model call still running is reported every
+// Waiting with its elapsed time, and the reports stop when it finishes; a
+// brief printer and a negative Waiting report nothing.
+func TestLinePrinterWaiting(t *testing.T) {
+	// The printer writes under its lock, and stops its reports under it when
+	// the call finishes: read after that, plain buffers need no lock.
+	var out, brief, never bytes.Buffer
+	const every = 100 * time.Millisecond
+	p := &LinePrinter{W: &out, Waiting: every}
+	bp := &LinePrinter{W: &brief, Brief: true, Waiting: every}
+	np := &LinePrinter{W: &never, Waiting: -1}
+	started := harness.ModelRoundStarted{Meta: meta(), Seq: 3, Purpose: runrecord.PurposeFinal}
+	for _, pr := range []*LinePrinter{p, bp, np} {
+		pr.Emit(started)
+	}
+	time.Sleep(3*every + every/2)
+	for _, pr := range []*LinePrinter{p, bp, np} {
+		pr.Emit(roundDone(3, runrecord.PurposeFinal, 100, 10))
+	}
+	got := out.String()
+	time.Sleep(2 * every)
+	if after := out.String(); after != got {
+		t.Errorf("reports went on after the call finished:\n%s", after)
+	}
+	lines := strings.Split(strings.TrimSpace(got), "\n")
+	if len(lines) < 3 {
+		t.Fatalf("want at least 2 waiting reports and the round line, got:\n%s", got)
+	}
+	waitLine := regexp.MustCompile(`^\[model\] round 3 \(final answer, no tools\) waiting · (\d+\.\d)s$`)
+	var last float64
+	for i, l := range lines[:len(lines)-1] {
+		m := waitLine.FindStringSubmatch(l)
+		if m == nil {
+			t.Fatalf("line %q is not a waiting report", l)
+		}
+		s, _ := strconv.ParseFloat(m[1], 64)
+		// The n-th report comes n intervals after the start or later.
+		if s < last || s < every.Seconds()*float64(i+1)-0.05 {
+			t.Errorf("elapsed %v after %v: not the time since the call started", s, last)
+		}
+		last = s
+	}
+	if !strings.HasPrefix(lines[len(lines)-1], "[model] round 3 (final answer, no tools) · 110 tokens") {
+		t.Errorf("last line %q, want the round's end", lines[len(lines)-1])
+	}
+	if brief.String() != "" || strings.Contains(never.String(), "waiting") {
+		t.Errorf("brief %q, never %q: want no waiting reports", brief.String(), never.String())
 	}
 }

@@ -79,6 +79,7 @@ type runState struct {
 	anchor     time.Time // when timeLeft was read, on the view's clock
 	steps      []step
 	modelBusy  bool
+	modelSince time.Time // when the current model call started, on the view's clock
 	toolBusy   string
 	stopReason string
 	finished   bool
@@ -95,7 +96,7 @@ func (s *runState) apply(ev harness.Event, now time.Time) {
 		s.timeLeft, s.anchor = e.Budget.Deadline, now
 	case harness.ModelRoundStarted:
 		s.steps = append(s.steps, step{kind: stepModel, seq: e.Seq, purpose: e.Purpose})
-		s.modelBusy = true
+		s.modelBusy, s.modelSince = true, now
 	case harness.ModelRoundFinished:
 		s.modelBusy = false
 		i := s.find(func(st step) bool { return st.kind == stepModel && st.seq == e.Seq })
@@ -317,15 +318,20 @@ func stepLine(st styles, sp step, width int) string {
 	return ""
 }
 
-// waitLine is the spinner row: what the run is waiting on right now.
-func (s *runState) waitLine(frame string, cancelling bool) string {
+// waitLine is the spinner row: what the run is waiting on right now, with
+// how long the current model call has taken once it passes a second.
+func (s *runState) waitLine(frame string, cancelling bool, now time.Time) string {
 	switch {
 	case cancelling && !s.finished:
 		return frame + "cancelling…"
 	case s.finished:
 		return ""
 	case s.modelBusy:
-		return frame + "waiting for the model…"
+		line := frame + "waiting for the model…"
+		if took := now.Sub(s.modelSince); !s.modelSince.IsZero() && took >= time.Second {
+			line += " " + clock(took)
+		}
+		return line
 	case s.toolBusy != "":
 		return frame + "running " + redact.StripControlLine(s.toolBusy) + "…"
 	}

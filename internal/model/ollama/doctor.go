@@ -67,12 +67,8 @@ func (c *Client) HasModel(ctx context.Context) (bool, error) {
 		if err != nil {
 			return err
 		}
-		want := c.opts.Model
-		if !strings.Contains(want, ":") {
-			want += ":latest"
-		}
 		for _, m := range list.Models {
-			if m.Name == c.opts.Model || m.Name == want || m.Model == c.opts.Model || m.Model == want {
+			if SameModel(m.Name, c.opts.Model) || SameModel(m.Model, c.opts.Model) {
 				found = true
 				return nil
 			}
@@ -80,4 +76,34 @@ func (c *Client) HasModel(ctx context.Context) (bool, error) {
 		return nil
 	})
 	return found, err
+}
+
+// Models lists the names of the models pulled on the server (/api/tags), in
+// the server's order, so doctor can name them when the configured one is
+// missing or cannot call tools.
+func (c *Client) Models(ctx context.Context) ([]string, error) {
+	var names []string
+	err := c.call(ctx, func(ctx context.Context) error {
+		list, err := c.api.List(ctx)
+		if err != nil {
+			return err
+		}
+		for _, m := range list.Models {
+			names = append(names, m.Name)
+		}
+		return nil
+	})
+	return names, err
+}
+
+// SameModel says whether two model names are one model as Ollama resolves
+// them (a name without a tag is ":latest"), so callers compare names alike.
+func SameModel(a, b string) bool {
+	tagged := func(s string) string {
+		if !strings.Contains(s, ":") {
+			return s + ":latest"
+		}
+		return s
+	}
+	return tagged(a) == tagged(b)
 }

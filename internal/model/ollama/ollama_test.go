@@ -402,6 +402,9 @@ func TestDoctorCalls(t *testing.T) {
 	}
 	_, err = c.Show(ctx, "nope:1b")
 	wantKind(t, err, model.ErrModelNotFound, "nope:1b")
+	if names, err := c.Models(ctx); err != nil || strings.Join(names, ",") != "qwen3:8b,gemma:latest" {
+		t.Errorf("Models = %v, %v; want the pulled names in /api/tags order", names, err)
+	}
 	for _, tc := range []struct {
 		name string
 		want bool
