@@ -155,11 +155,12 @@ type Result struct {
 	SampleInterval string `json:"sample_interval,omitempty"`
 	Coarse         string `json:"coarse,omitempty"`
 	// Coverage is what the window held: "data" (series in it), "none" (a
-	// plain selector with no sample in it: missing data, not a negative) or
-	// "unknown" (an expression without series: its selectors are not read
-	// apart). Samples counts a plain selector's samples in the window;
-	// LastSample, with "none", is its last sample before the window, if any
-	// within max_window.
+	// selector, or a selector of an expression without series, with no
+	// sample in it: missing data, not a negative) or "unknown" (an
+	// expression without series whose selectors could not be checked).
+	// Samples counts a plain selector's samples in the window; LastSample,
+	// with "none", is the empty selector's last sample before the window,
+	// if any within max_window.
 	Coverage   string   `json:"coverage"`
 	Samples    int      `json:"samples,omitempty"`
 	LastSample string   `json:"last_sample,omitempty"`
@@ -198,11 +199,11 @@ func (t *Tool) Execute(ctx context.Context, call tools.Call) tools.Outcome {
 	res.Samples = samples
 	if len(grid) == 0 {
 		res.Series = []Series{}
+		cover := p.src.emptyWindow
 		if !selectorRE.MatchString(p.in.Query) {
-			res.Coverage = coverageUnknown
-			return tools.Outcome{Status: tools.NoEvidence, Result: res}
+			cover = p.src.exprCoverage
 		}
-		empty, err := p.src.emptyWindow(ctx, p.in.Query, start, end, &res)
+		empty, err := cover(ctx, p.in.Query, start, end, &res)
 		if err != nil {
 			return failed(p.src.Name, err)
 		}

@@ -327,7 +327,9 @@ func TestQueryTrueExtremes(t *testing.T) {
 // data; a window after the series' data is NO_EVIDENCE with coverage "none",
 // its last sample and the empty-window line; an unknown metric is "none" too
 // (nothing in or before the window); an expression without series is
-// "unknown", never "none".
+// "none" when one of its selectors has no sample in the window (a misspelt
+// metric), "data" when all have, and "unknown" when it has no selector to
+// check.
 func TestQueryCoverage(t *testing.T) {
 	for name, start := range realServers() {
 		t.Run(name, func(t *testing.T) {
@@ -356,13 +358,34 @@ func TestQueryCoverage(t *testing.T) {
 				t.Errorf("unknown metric: %s %+v, empty window %q; want coverage none without a last sample", o.Status, r, o.EmptyWindow)
 			}
 
+			// an expression whose selector holds data found nothing: a
+			// true negative
 			o = call(t, tool, in(`sum(rate(`+promtest.FineSelector+`[5m])) > 100`, promtest.FineStart, promtest.FineEnd), time.Time{})
 			r, _ = o.Result.(Result)
+			if o.Status != tools.NoEvidence || r.Coverage != "data" || o.EmptyWindow != "" {
+				t.Errorf("filtered expression: %s %+v, empty window %q; want NO_EVIDENCE, coverage data", o.Status, r, o.EmptyWindow)
+			}
+			// a misspelt metric inside an expression is missing data,
+			// never "no such errors"; so is a window after the data
+			typo := `sum(rate(fine_gauge_typo_total{job="x"}[5m])) > 0 or ` + promtest.FineSelector + ` > 1e9`
+			o = call(t, tool, in(typo, promtest.FineStart, promtest.FineEnd), time.Time{})
+			r, _ = o.Result.(Result)
+			if o.Status != tools.NoEvidence || r.Coverage != tools.CoverageNone || !strings.Contains(o.EmptyWindow, `has no sample of fine_gauge_typo_total{job="x"}`) {
+				t.Errorf("misspelt metric in an expression: %s %+v, empty window %q; want coverage none naming it", o.Status, r, o.EmptyWindow)
+			}
+			o = call(t, tool, in(`max_over_time(`+promtest.FineSelector+`[5m]) > 100`, after, after.Add(time.Hour)), time.Time{})
+			r, _ = o.Result.(Result)
+			if o.Status != tools.NoEvidence || r.Coverage != tools.CoverageNone || r.LastSample != last || !strings.Contains(o.EmptyWindow, "nothing in the asked window") {
+				t.Errorf("expression after the data: %s %+v, empty window %q; want coverage none, last sample %s", o.Status, r, o.EmptyWindow, last)
+			}
+			// selectors that cannot be read simply: unknown, as before
+			o = call(t, tool, in(`vector(1) < 0`, promtest.FineStart, promtest.FineEnd), time.Time{})
+			r, _ = o.Result.(Result)
 			if o.Status != tools.NoEvidence || r.Coverage != "unknown" || o.EmptyWindow != "" {
-				t.Errorf("filtered expression: %s %+v, empty window %q; want NO_EVIDENCE, coverage unknown", o.Status, r, o.EmptyWindow)
+				t.Errorf("expression without selectors: %s %+v, empty window %q; want coverage unknown", o.Status, r, o.EmptyWindow)
 			}
 			reliability.Record(t, reliability.SectionEvidence, "query_metrics coverage ("+name+")", map[string]any{
-				"windows": 4, "failed": t.Failed(),
+				"windows": 7, "failed": t.Failed(),
 			})
 		})
 	}
