@@ -427,14 +427,11 @@ func parseGlog(line []byte, tc *TimeCtx, r *Record) LineKind {
 	default:
 		return LineCont
 	}
-	mo, ok1 := num(line[1:], 2)
-	d, ok2 := num(line[3:], 2)
-	h, ok3 := num(line[6:], 2)
-	mi, ok4 := num(line[9:], 2)
-	s, ok5 := num(line[12:], 2)
-	if !(ok1 && ok2 && ok3 && ok4 && ok5) {
+	v, ok := stampNums(line, span{1, 2}, span{3, 2}, span{6, 2}, span{9, 2}, span{12, 2})
+	if !ok {
 		return LineCont
 	}
+	mo, d, h, mi, s := v[0], v[1], v[2], v[3], v[4]
 	i := 14
 	frac, i := fraction(line, i)
 	ts, ok := tc.noYear(mo, d, h, mi, s, frac)
@@ -486,14 +483,11 @@ func parseLogcat(line []byte, tc *TimeCtx, r *Record) LineKind {
 		if len(line) < 18 || line[2] != '-' || line[5] != ' ' || line[8] != ':' || line[11] != ':' {
 			return LineCont
 		}
-		mo, ok1 := num(line, 2)
-		d, ok2 := num(line[3:], 2)
-		h, ok3 := num(line[6:], 2)
-		mi, ok4 := num(line[9:], 2)
-		s, ok5 := num(line[12:], 2)
-		if !(ok1 && ok2 && ok3 && ok4 && ok5) {
+		v, ok := stampNums(line, span{0, 2}, span{3, 2}, span{6, 2}, span{9, 2}, span{12, 2})
+		if !ok {
 			return LineCont
 		}
+		mo, d, h, mi, s := v[0], v[1], v[2], v[3], v[4]
 		var frac int
 		frac, i = fraction(line, 14)
 		t, ok := tc.noYear(mo, d, h, mi, s, frac)

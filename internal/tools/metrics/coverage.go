@@ -65,8 +65,8 @@ func (s *source) exprCoverage(ctx context.Context, expr string, start, end time.
 		})
 		var ae *APIError
 		if errors.As(err, &ae) && ae.Code == tools.CodeInvalidInput {
-			// the server does not take this selector alone ({} for one)
-			res.Coverage = coverageUnknown
+			// the server does not take this selector alone ({} for one):
+			// the coverage stays unknown
 			return "", nil
 		}
 		if err != nil {
