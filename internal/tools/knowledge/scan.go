@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/superbiz/superbiz/internal/filekind"
 )
@@ -234,9 +235,57 @@ func (s *scanner) linkTo(rt root, p, rel, target string, st fs.FileInfo, md bool
 	s.add(rt, target, rel, st)
 }
 
-// walk lists one directory root.
+// statBatch is how many Markdown files a walk lists before it reads their
+// sizes and times, statWorkers at once: the stat calls of a thousand
+// runbooks are most of an unchanged sync's file system time.
+const (
+	statBatch   = 256
+	statWorkers = 4
+)
+
+// candidate is a Markdown file met in a walk whose size and time are not
+// read yet.
+type candidate struct {
+	p, rel string
+	d      fs.DirEntry
+	st     fs.FileInfo
+	err    error
+}
+
+// flush reads the pending candidates' file info concurrently, then adds
+// them in walk order, so the result is the same as one stat at a time.
+func (s *scanner) flush(rt root, pending []candidate) []candidate {
+	if len(pending) == 0 {
+		return pending
+	}
+	var wg sync.WaitGroup
+	per := (len(pending) + statWorkers - 1) / statWorkers
+	for lo := 0; lo < len(pending); lo += per {
+		part := pending[lo:min(lo+per, len(pending))]
+		wg.Go(func() {
+			for i := range part {
+				part[i].st, part[i].err = part[i].d.Info()
+			}
+		})
+	}
+	wg.Wait()
+	for _, c := range pending {
+		if c.err != nil {
+			s.res.excluded.add(c.p, ReasonUnreadable+": "+unwrapPath(c.err).Error())
+			continue
+		}
+		s.add(rt, c.p, c.rel, c.st)
+	}
+	return pending[:0]
+}
+
+// walk lists one directory root. Everything that can add to the result
+// other than a plain Markdown file first flushes the pending ones, so the
+// order of additions (which decides MaxFiles and the listed exclusions)
+// stays the walk's order.
 func (s *scanner) walk(rt root) error {
-	return filepath.WalkDir(rt.resolved, func(p string, d fs.DirEntry, err error) error {
+	var pending []candidate
+	err := filepath.WalkDir(rt.resolved, func(p string, d fs.DirEntry, err error) error {
 		if err := s.ctx.Err(); err != nil {
 			return err
 		}
@@ -244,6 +293,7 @@ func (s *scanner) walk(rt root) error {
 			if p == rt.resolved {
 				return fmt.Errorf("walk knowledge path %s: %w", rt.abs, err)
 			}
+			pending = s.flush(rt, pending)
 			s.res.excluded.add(p, ReasonUnreadable+": "+unwrapPath(err).Error())
 			if d != nil && d.IsDir() {
 				return filepath.SkipDir
@@ -264,6 +314,7 @@ func (s *scanner) walk(rt root) error {
 		typ := d.Type()
 		switch {
 		case typ&fs.ModeSymlink != 0:
+			pending = s.flush(rt, pending)
 			s.link(rt, p, rel)
 			return nil
 		case d.IsDir():
@@ -272,31 +323,38 @@ func (s *scanner) walk(rt root) error {
 			}
 			fsName, err := pseudoFS(p)
 			if err != nil {
+				pending = s.flush(rt, pending)
 				s.res.excluded.add(p, ReasonUnreadable+": "+unwrapPath(err).Error())
 				return filepath.SkipDir
 			}
 			if fsName != "" {
+				pending = s.flush(rt, pending)
 				s.res.excluded.add(p, ReasonPseudoFS+" ("+fsName+")")
 				return filepath.SkipDir
 			}
 			return nil
 		case !isMarkdown(name):
 			if isDocument(name) {
+				pending = s.flush(rt, pending)
 				s.res.excluded.add(p, ReasonNotMarkdown)
 			}
 			return nil
 		case !typ.IsRegular():
+			pending = s.flush(rt, pending)
 			s.res.excluded.add(p, ReasonSpecial)
 			return nil
 		}
-		st, err := d.Info()
-		if err != nil {
-			s.res.excluded.add(p, ReasonUnreadable+": "+unwrapPath(err).Error())
-			return nil
+		pending = append(pending, candidate{p: p, rel: rel, d: d})
+		if len(pending) >= statBatch {
+			pending = s.flush(rt, pending)
 		}
-		s.add(rt, p, rel, st)
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	s.flush(rt, pending)
+	return nil
 }
 
 // scan lists the Markdown files under the roots, skipping hidden

@@ -424,3 +424,77 @@ func TestSyncHardLink(t *testing.T) {
 	reliability.Record(t, reliability.SectionBombs, "hard-linked runbooks", map[string]any{
 		"outcome": "2 refused with their reason, 0 leaked"})
 }
+
+// The listed exclusions are the first MaxExclusionsListed in walk order and
+// the MaxFiles cap keeps the first files in walk order, although the walk
+// reads file info in concurrent batches: hard-linked Markdown files (whose
+// exclusion comes from that info) interleave with documents excluded by
+// name alone.
+func TestScanKeepsWalkOrder(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "runbooks")
+	outside := t.TempDir()
+	var want []string // exclusions in walk (lexical) order
+	for i := range 3 * statBatch {
+		md := filepath.Join(dir, fmt.Sprintf("f%04d.md", i))
+		if i%7 == 0 {
+			src := writeFile(t, outside, fmt.Sprintf("o%04d.md", i), "# Outside\n")
+			link(t, src, md)
+			want = append(want, md)
+		} else {
+			writeFile(t, dir, filepath.Base(md), "# Runbook\n")
+		}
+		doc := writeFile(t, dir, fmt.Sprintf("f%04d.txt", i), "notes\n")
+		want = append(want, doc)
+	}
+	res, err := scan(context.Background(), mustRoots(t, dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.excluded.total != len(want) {
+		t.Fatalf("excluded %d, want %d", res.excluded.total, len(want))
+	}
+	got := make([]string, 0, len(res.excluded.list))
+	for _, e := range res.excluded.sorted() {
+		got = append(got, e.Path)
+	}
+	if !slices.Equal(got, want[:MaxExclusionsListed]) {
+		t.Errorf("listed exclusions are not the first %d in walk order:\n got %v\nwant %v", MaxExclusionsListed, got, want[:MaxExclusionsListed])
+	}
+	if n := len(res.files); n != 3*statBatch-(3*statBatch+6)/7 {
+		t.Errorf("%d files found", n)
+	}
+}
+
+// More than MaxFiles runbooks: the first MaxFiles in walk order are kept and
+// the rest are excluded with ReasonTooMany.
+func TestScanMaxFiles(t *testing.T) {
+	testenv.SkipShort(t, "writes 10,010 files")
+	dir := filepath.Join(t.TempDir(), "runbooks")
+	const extra = 10
+	for i := range MaxFiles + extra {
+		sub := filepath.Join(dir, fmt.Sprintf("d%02d", i/500))
+		writeFile(t, sub, fmt.Sprintf("r%05d.md", i), "")
+	}
+	res, err := scan(context.Background(), mustRoots(t, dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.files) != MaxFiles || res.excluded.total != extra {
+		t.Fatalf("%d files kept, %d excluded", len(res.files), res.excluded.total)
+	}
+	for i, e := range res.excluded.sorted() {
+		name := filepath.Join(dir, fmt.Sprintf("d%02d", (MaxFiles+i)/500), fmt.Sprintf("r%05d.md", MaxFiles+i))
+		if e.Path != name || !strings.HasPrefix(e.Reason, ReasonTooMany) {
+			t.Errorf("exclusion %d: %v, want %s: %s", i, e, name, ReasonTooMany)
+		}
+	}
+}
+
+func mustRoots(t *testing.T, paths ...string) []root {
+	t.Helper()
+	roots, err := resolveRoots(paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return roots
+}
