@@ -245,7 +245,7 @@ for "tools call": 0 found or not found, 2 rejected input, 1 backend error.`,
 			} else if err := a.printDocuments(args[0], res.Observation); err != nil {
 				return err
 			}
-			return res.exit()
+			return res.exit(cmd.Context())
 		},
 	}
 	c.Flags().IntVar(&topK, "top-k", knowledge.DefaultTopK, fmt.Sprintf("how many sections to return (1-%d)", knowledge.MaxTopK))

@@ -230,7 +230,7 @@ func (s *mcpService) CallTool(ctx context.Context, name string, input json.RawMe
 		return mcpserver.Result{IsError: true, Text: redact.Clean(err.Error())}, nil
 	}
 	r := mcpserver.Result{Structured: res.Observation}
-	if xerr := res.exit(); xerr != nil {
+	if xerr := res.exit(ctx); xerr != nil {
 		r.IsError, r.Text = true, redact.Clean(xerr.Error())
 	}
 	return r, nil

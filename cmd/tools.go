@@ -97,8 +97,8 @@ observation object itself, whatever the outcome. No run is stored.
 
 Exit codes: 0 for EVIDENCE_FOUND or NO_EVIDENCE, 2 for a rejected input
 (INVALID_INPUT, NOT_READ_ONLY, NOT_ALLOWED, arguments that are not a JSON object, an unknown
-tool), 1 for a backend error or a cancelled call (TIMEOUT, CANCELED, UNAVAILABLE,
-INTERNAL).`,
+tool), 1 for a backend error (TIMEOUT, UNAVAILABLE, INTERNAL), 130 for a call
+cancelled by Ctrl-C (CANCELED; 143 for SIGTERM, 129 for SIGHUP).`,
 		Example: `  superbiz tools call --demo query_logs '{"service":"payment-service","level":"ERROR","since":"1h"}'
   superbiz tools call --demo query_mysql '{"sql":"SELECT status, count(*) FROM orders GROUP BY status"}'
   superbiz tools call lookup_knowledge '{"query":"redis timeout","top_k":2}'
@@ -128,7 +128,7 @@ INTERNAL).`,
 			if err := a.printObservation(res.Observation); err != nil {
 				return err
 			}
-			return res.exit()
+			return res.exit(cmd.Context())
 		},
 	}
 }
@@ -219,7 +219,7 @@ func unknownTool(name string, reg *harness.Registry) error {
 // exit maps the call's class to the exit code of docs/SPEC.md#superbiz-tools-call: 0 for
 // evidence or its honest absence, 2 for a rejected input, 1 for a backend
 // error, with the boundary's redacted reason on stderr.
-func (r toolCallResult) exit() error {
+func (r toolCallResult) exit(ctx context.Context) error {
 	class, code, skillErr, err := usecase.ClassifyObservation(r.Tool, r.Observation)
 	if err != nil {
 		return err
@@ -240,6 +240,10 @@ func (r toolCallResult) exit() error {
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s: the input must be one JSON object (%s)%s", r.Tool, code, reason)}
 	case class == usecase.ToolCallRejected:
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s rejected the input (%s)%s", r.Tool, code, reason)}
+	case ctx.Err() != nil:
+		// a stop signal ended the call (CANCELED, or STOP_REQUIRED when it
+		// came before the backend ran): the root makes it 130, 143 or 129
+		return &ExitError{Code: ExitCancelled, Err: fmt.Errorf("%s was cancelled (%s)%s", r.Tool, code, reason)}
 	case r.Invocation.Control != "":
 		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("%s was not executed (%s)%s", r.Tool, code, reason)}
 	}
