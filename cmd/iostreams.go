@@ -4,8 +4,8 @@ import (
 	"io"
 	"os"
 
-	"github.com/charmbracelet/lipgloss"
 	"github.com/mattn/go-isatty"
+	"github.com/superbiz/superbiz/internal/tui/termquery"
 	"golang.org/x/term"
 )
 
@@ -22,6 +22,11 @@ type IOStreams struct {
 	// Color says whether ANSI colour may be written (a terminal, NO_COLOR
 	// unset, TERM not "dumb").
 	Color bool
+
+	// askColour says whether TERM names a terminal that can answer the
+	// background-colour query; dark is its answer once asked.
+	askColour bool
+	dark      *bool
 }
 
 // newIOStreams wraps the given streams; a stream is a terminal only when it
@@ -36,6 +41,7 @@ func newIOStreams(in io.Reader, out, errOut io.Writer, getenv func(string) strin
 		ErrTTY: isTerminal(errOut),
 	}
 	s.Color = (s.OutTTY || s.ErrTTY) && getenv("NO_COLOR") == "" && getenv("TERM") != "dumb"
+	s.askColour = termquery.CanAnswer(getenv("TERM"))
 	return s
 }
 
@@ -67,14 +73,38 @@ func (s *IOStreams) OutColumns() int {
 }
 
 // DarkBackground says whether colour output is drawn for a dark terminal
-// background, without asking the terminal again: bubbletea v1's package
-// init already asked (lipgloss's default renderer on stdout, answer cached),
-// and a second query on stderr would hold the full-screen view for
-// termenv's 5 s timeout on a terminal that does not answer. Without colour
-// nothing depends on the answer.
+// background. The first call with colour on asks the terminal (stdin and a
+// terminal output, TERM not dumb, screen or tmux), waiting at most
+// termquery.Wait; later calls reuse the answer. No answer, or a terminal that
+// cannot be asked, keeps the default: dark. Without colour nothing depends on
+// the answer and nothing is asked.
 func (s *IOStreams) DarkBackground() bool {
 	if !s.Color {
 		return true
 	}
-	return lipgloss.HasDarkBackground()
+	if s.dark == nil {
+		dark := s.askDark()
+		s.dark = &dark
+	}
+	return *s.dark
+}
+
+// askDark asks the terminal once; any failure to get an answer is the
+// default, dark, as the terminal gave nothing better.
+func (s *IOStreams) askDark() bool {
+	in, ok := s.In.(*os.File)
+	if !ok || !s.InTTY || !s.askColour {
+		return true
+	}
+	out, ok := s.ErrOut.(*os.File)
+	if !s.ErrTTY || !ok {
+		if out, ok = s.Out.(*os.File); !s.OutTTY || !ok {
+			return true
+		}
+	}
+	dark, err := termquery.DarkBackground(in, out)
+	if err != nil {
+		return true
+	}
+	return dark
 }

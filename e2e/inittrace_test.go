@@ -29,6 +29,7 @@ func TestOwnInitUnderLimit(t *testing.T) {
 			if r.code != 0 {
 				t.Fatalf("%s", r)
 			}
+			quietBeforeBubbletea(t, r.stderr)
 			for pkg, ms := range ownInits(t, r.stderr) {
 				if old, seen := least[pkg]; !seen || ms < old {
 					least[pkg] = ms
@@ -48,6 +49,24 @@ func TestOwnInitUnderLimit(t *testing.T) {
 	sort.Strings(over)
 	if len(over) > 0 {
 		t.Errorf("init of our own over %.1f ms (least of %d runs); move the work to first use:\n%s", ownInitLimitMS, runs, strings.Join(over, "\n"))
+	}
+}
+
+// quietBeforeBubbletea checks the init order internal/termquiet relies on:
+// its init hides TERM before bubbletea v1's init asks the terminal for its
+// colour, and internal/tui/termquery's puts it back after.
+func quietBeforeBubbletea(t *testing.T, stderr string) {
+	t.Helper()
+	at := map[string]int{}
+	for i, line := range strings.Split(stderr, "\n") {
+		if f := strings.Fields(line); len(f) > 1 && f[0] == "init" {
+			at[f[1]] = i + 1
+		}
+	}
+	quiet, tea := at["github.com/superbiz/superbiz/internal/termquiet"], at["github.com/charmbracelet/bubbletea"]
+	restore := at["github.com/superbiz/superbiz/internal/tui/termquery"]
+	if quiet == 0 || tea == 0 || restore == 0 || !(quiet < tea && tea < restore) {
+		t.Fatalf("init order (trace lines, 0 = absent): termquiet %d, bubbletea %d, termquery %d; want termquiet < bubbletea < termquery", quiet, tea, restore)
 	}
 }
 

@@ -4,8 +4,12 @@ import (
 	"context"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/superbiz/superbiz/internal/ptytest"
+	"golang.org/x/sys/unix"
 
 	"github.com/superbiz/superbiz/internal/testenv"
 )
@@ -35,13 +39,21 @@ func ptyRun(t *testing.T, shell string) string {
 	return string(out)
 }
 
-// On a terminal that never answers, the full-screen view asks no colour
-// question of its own: the one OSC 11 query is bubbletea v1's package init
-// (on stdout, answer cached and reused), where before the view asked again
-// on stderr and waited termenv's 5 s for it. With TERM=dumb nothing is asked.
+// The terminal's background colour on a pseudo-terminal (one build for all
+// cases): see the subtests' functions.
 func TestTerminalColourQueryInPty(t *testing.T) {
 	testenv.SkipShort(t, "builds the binary and runs it on a pseudo-terminal")
 	bin := build(t)
+	t.Run("diagnose", func(t *testing.T) { diagnoseAsksOnce(t, bin) })
+	t.Run("version", func(t *testing.T) { versionAsksNothing(t, bin) })
+	t.Run("palette", func(t *testing.T) { answerPicksPalette(t, bin) })
+}
+
+// On a terminal that never answers, the full-screen view asks for the
+// background colour once (its own bounded query; bubbletea v1's package-init
+// query is kept from the terminal) and still draws. With TERM=dumb nothing is
+// asked.
+func diagnoseAsksOnce(t *testing.T, bin string) {
 	for _, tt := range []struct {
 		term    string
 		queries int
@@ -58,6 +70,85 @@ func TestTerminalColourQueryInPty(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A command without a full-screen view never asks the terminal anything:
+// bubbletea v1's package init used to, waiting 5 s on a terminal that does
+// not answer, before `superbiz version` printed a line.
+func versionAsksNothing(t *testing.T, bin string) {
+	out := ptyRun(t, "env -i PATH=$PATH TERM=xterm-256color "+bin+" version")
+	if !strings.Contains(out, "superbiz ") {
+		t.Fatalf("version printed nothing on the terminal:\n%q", out)
+	}
+	if n := strings.Count(out, osc11); n != 0 {
+		t.Errorf("superbiz version wrote %d background-colour queries to the terminal, want none:\n%q", n, out)
+	}
+}
+
+// A terminal that answers the colour query with white gets the light
+// palette: the report's headings are drawn in the light accent (256-colour
+// 27), never the dark one (39); one that answers black gets the dark one.
+func answerPicksPalette(t *testing.T, bin string) {
+	for _, tt := range []struct {
+		name, rgb, want, not string
+	}{
+		{"light", "ffff/ffff/ffff", "38;5;27m", "38;5;39m"},
+		{"dark", "0000/0000/0000", "38;5;39m", "38;5;27m"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := strings.Replace(demoCommand(t, bin), " NO_COLOR=1", "", 1)
+			out := answeringPty(t, c+" diagnose", "\x1b]11;rgb:"+tt.rgb+"\x1b\\")
+			if !strings.Contains(out, "exit 0 · SUCCESS · COMPLETED") {
+				t.Fatalf("the full-screen diagnosis did not finish on the terminal:\n%q", tail(out))
+			}
+			if n := strings.Count(out, osc11); n != 1 {
+				t.Errorf("%d background-colour queries, want 1", n)
+			}
+			if !strings.Contains(out, tt.want) || strings.Contains(out, tt.not) {
+				t.Errorf("%s terminal: want heading colour %q and never %q:\n%q", tt.name, tt.want, tt.not, tail(out))
+			}
+		})
+	}
+}
+
+// answeringPty runs shell on a pseudo-terminal (stdin, stdout and stderr)
+// that answers each background-colour query with answer and the device
+// attributes, as a terminal does, and returns everything written to it.
+func answeringPty(t *testing.T, shell, answer string) string {
+	t.Helper()
+	master, slave := ptytest.Open(t)
+	if err := unix.IoctlSetWinsize(int(slave.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Row: 40, Col: 120}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "sh", "-c", shell)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	_ = slave.Close() // the child holds it; reading the master ends when the child does
+	var out []byte
+	buf := make([]byte, 4096)
+	answered := 0
+	for {
+		n, err := master.Read(buf)
+		out = append(out, buf[:n]...)
+		for answered < strings.Count(string(out), osc11) {
+			answered++
+			if _, err := master.WriteString(answer + "\x1b[?62;22c"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err != nil { // EIO once the child and its descendants closed the terminal
+			break
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("%v\n%q", err, tail(string(out)))
+	}
+	return string(out)
 }
 
 // tail is the end of a long terminal capture, for a failure message.
