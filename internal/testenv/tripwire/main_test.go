@@ -48,7 +48,10 @@ func TestTripwire(t *testing.T) {
 			t.Fatalf("GET: %v", err)
 		}
 		defer resp.Body.Close()
-		body, _ := io.ReadAll(resp.Body)
+		body, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Errorf("read the refusal: %v", err)
+		}
 		if resp.StatusCode != http.StatusServiceUnavailable {
 			t.Errorf("status %d, want 503 so no test can take it for an answer (body %q)", resp.StatusCode, body)
 		}

@@ -15,10 +15,13 @@ import (
 // firstLineMax bounds what is read of a connection's first line.
 const firstLineMax = 512
 
+// refusalBody says what answered, for whoever reads the failed response.
+const refusalBody = "tripwire: a test reached a default server port\n"
+
 // refusal is what every connection gets: an HTTP 503 that no client of
 // Ollama, Prometheus or Alertmanager takes for an answer, and that a MySQL
 // client (which waits for the server's greeting) rejects as a bad handshake.
-const refusal = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nContent-Length: 48\r\nConnection: close\r\n\r\ntripwire: a test reached a default server port\n"
+var refusal = fmt.Sprintf("HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", len(refusalBody), refusalBody)
 
 // watcher owns the listeners and appends one record per accepted connection.
 type watcher struct {
