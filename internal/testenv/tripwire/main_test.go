@@ -7,12 +7,16 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/superbiz/superbiz/internal/config"
 )
 
 // freePort returns a loopback port nothing listens on; busyPort one this
@@ -171,6 +175,36 @@ func TestParsePorts(t *testing.T) {
 		}
 		if !tc.wantErr && fmt.Sprint(got) != tc.want {
 			t.Errorf("parsePorts(%q) = %v, want %s", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestDefaultPortsFollowConfig: the port of every URL the configuration
+// defaults to is watched, so a new default cannot slip past the tripwire.
+func TestDefaultPortsFollowConfig(t *testing.T) {
+	d := config.Defaults()
+	urls := []string{d.Model.Host.Reveal(), d.Model.URL.Reveal(), d.Alerts.URL}
+	for _, m := range d.Metrics {
+		urls = append(urls, m.URL)
+	}
+	watched, err := parsePorts(defaultPorts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, raw := range urls {
+		if raw == "" {
+			continue
+		}
+		u, err := url.Parse(raw)
+		if err != nil {
+			t.Fatalf("default URL %q: %v", raw, err)
+		}
+		p, err := strconv.Atoi(u.Port())
+		if err != nil {
+			t.Fatalf("default URL %q has no port: %v", raw, err)
+		}
+		if !slices.Contains(watched, p) {
+			t.Errorf("default URL %q: port %d is not among the watched %s", raw, p, defaultPorts)
 		}
 	}
 }
