@@ -19,6 +19,7 @@ import (
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
 	"github.com/superbiz/superbiz/internal/promtest"
 	"github.com/superbiz/superbiz/internal/reliability"
+	"github.com/superbiz/superbiz/internal/testenv"
 	"github.com/superbiz/superbiz/pkg/redact"
 )
 
@@ -249,9 +250,9 @@ func TestDiagnoseFromAlertFailures(t *testing.T) {
 		want         []string
 	}{
 		{"no alerts configured", write("none.toml", ""), []string{"alerts"}, ExitUsage, []string{"no Alertmanager configured", "hint: add [alerts] url"}},
-		{"unset token variable", write("token.toml", "[alerts]\nurl = \""+closedPort(t)+"\"\nbearer_token_env = \"SUPERBIZ_TEST_AM_TOKEN\"\n"), []string{"alerts"}, ExitUsage, []string{"alerts.bearer_token_env names $SUPERBIZ_TEST_AM_TOKEN, which is not set"}},
-		{"unreachable", write("closed.toml", "[alerts]\nurl = \""+closedPort(t)+"\"\n"), []string{"diagnose", "--alert", "HighLatency"}, ExitUnavailable, []string{"is not reachable", "hint: start Alertmanager or fix [alerts] url"}},
-		{"unreachable listing", write("closed2.toml", "[alerts]\nurl = \""+closedPort(t)+"\"\n"), []string{"alerts"}, ExitUnavailable, []string{"is not reachable"}},
+		{"unset token variable", write("token.toml", "[alerts]\nurl = \""+testenv.ClosedURL(t)+"\"\nbearer_token_env = \"SUPERBIZ_TEST_AM_TOKEN\"\n"), []string{"alerts"}, ExitUsage, []string{"alerts.bearer_token_env names $SUPERBIZ_TEST_AM_TOKEN, which is not set"}},
+		{"unreachable", write("closed.toml", "[alerts]\nurl = \""+testenv.ClosedURL(t)+"\"\n"), []string{"diagnose", "--alert", "HighLatency"}, ExitUnavailable, []string{"is not reachable", "hint: start Alertmanager or fix [alerts] url"}},
+		{"unreachable listing", write("closed2.toml", "[alerts]\nurl = \""+testenv.ClosedURL(t)+"\"\n"), []string{"alerts"}, ExitUnavailable, []string{"is not reachable"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			e := map[string]string{}
@@ -335,7 +336,7 @@ func TestDoctorAlerts(t *testing.T) {
 	}
 
 	cfg := filepath.Join(t.TempDir(), "closed.toml")
-	if err := os.WriteFile(cfg, []byte("[knowledge]\npaths = []\n[alerts]\nurl = \""+closedPort(t)+"\"\n"), 0o600); err != nil {
+	if err := os.WriteFile(cfg, []byte("[knowledge]\npaths = []\n[alerts]\nurl = \""+testenv.ClosedURL(t)+"\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	env["SUPERBIZ_CONFIG"] = cfg

@@ -10,6 +10,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/demo"
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
+	"github.com/superbiz/superbiz/internal/testenv"
 )
 
 // cli runs one command line in-process with an environment made only of env
@@ -89,7 +90,7 @@ func diagnoseEnv(t *testing.T) map[string]string {
 		"SUPERBIZ_DB":     dir + "/superbiz.db",
 		"XDG_DATA_HOME":   dir + "/data",
 		"XDG_CONFIG_HOME": dir + "/config",
-		"OLLAMA_HOST":     closedPort(t),
+		"OLLAMA_HOST":     testenv.ClosedURL(t),
 	}
 }
 

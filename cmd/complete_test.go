@@ -4,6 +4,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/superbiz/superbiz/internal/testenv"
 )
 
 // TestCompleteAlertNames: --alert completes the firing alerts' names from
@@ -30,7 +32,7 @@ func TestCompleteAlertNames(t *testing.T) {
 func TestCompleteAlertsUnreachable(t *testing.T) {
 	env := diagnoseEnv(t)
 	cfg := t.TempDir() + "/superbiz.toml"
-	if err := os.WriteFile(cfg, []byte("[alerts]\nurl = \""+closedPort(t)+"\"\n"), 0o600); err != nil {
+	if err := os.WriteFile(cfg, []byte("[alerts]\nurl = \""+testenv.ClosedURL(t)+"\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	env["SUPERBIZ_CONFIG"] = cfg

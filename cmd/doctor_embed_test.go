@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
+	"github.com/superbiz/superbiz/internal/testenv"
 )
 
 func TestDoctorEmbedModel(t *testing.T) {
@@ -29,7 +30,7 @@ func TestDoctorEmbedModel(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			host := closedPort(t)
+			host := testenv.ClosedURL(t)
 			if !tt.down {
 				host = ollamatest.New(t, ollamatest.WithModels(tt.models...)).URL()
 			}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/superbiz/superbiz/internal/model/openaitest"
+	"github.com/superbiz/superbiz/internal/testenv"
 )
 
 const doctorKey = "sk-doctor-Hunter2Value"
@@ -12,7 +13,7 @@ const doctorKey = "sk-doctor-Hunter2Value"
 // openAIDoctorEnv points doctor at srv through the environment, with key in
 // $OPENAI_API_KEY when it is not empty.
 func openAIDoctorEnv(t *testing.T, srv *openaitest.Server, key string) map[string]string {
-	env, _ := doctorEnv(t, closedPort(t))
+	env, _ := doctorEnv(t, testenv.ClosedURL(t))
 	env["SUPERBIZ_PROVIDER"], env["OPENAI_BASE_URL"], env["SUPERBIZ_MODEL"] = "openai", srv.URL(), "m1"
 	if key != "" {
 		env["OPENAI_API_KEY"] = key

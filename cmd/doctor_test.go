@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
 	"github.com/superbiz/superbiz/internal/runstore"
+	"github.com/superbiz/superbiz/internal/testenv"
 )
 
 // doctorEnv gives doctor an empty working directory (no ./superbiz.toml)
@@ -27,20 +27,6 @@ func doctorEnv(t *testing.T, host string) (map[string]string, string) {
 		"XDG_DATA_HOME":   filepath.Join(dir, "xdg-data"),
 		"OLLAMA_HOST":     host,
 	}, dir
-}
-
-// closedPort returns the URL of a local port nothing listens on.
-func closedPort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	if err := l.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return "http://" + addr
 }
 
 // line returns the output line of one check, or fails the test.
@@ -68,7 +54,7 @@ func hintAfter(t *testing.T, out, check string) string {
 }
 
 func TestDoctorUnreachableHost(t *testing.T) {
-	host := closedPort(t)
+	host := testenv.ClosedURL(t)
 	env, dir := doctorEnv(t, host)
 	code, out, errOut := cli(t, env, "doctor")
 	if code != ExitFailed {
@@ -197,7 +183,7 @@ func TestDoctorModelChecks(t *testing.T) {
 }
 
 func TestDoctorJSON(t *testing.T) {
-	env, _ := doctorEnv(t, closedPort(t))
+	env, _ := doctorEnv(t, testenv.ClosedURL(t))
 	code, out, _ := cli(t, env, "doctor", "-o", "json")
 	if code != ExitFailed {
 		t.Errorf("exit %d, want %d", code, ExitFailed)
@@ -311,7 +297,7 @@ func TestDoctorBadConfig(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			env, dir := doctorEnv(t, closedPort(t))
+			env, dir := doctorEnv(t, testenv.ClosedURL(t))
 			if tt.toml != "" {
 				if err := os.WriteFile(filepath.Join(dir, "superbiz.toml"), []byte(tt.toml), 0o644); err != nil {
 					t.Fatal(err)
@@ -337,7 +323,7 @@ func TestDoctorBadConfig(t *testing.T) {
 func TestDoctorUnreachableMySQLNeverShowsPassword(t *testing.T) {
 	srv := ollamatest.New(t)
 	env, dir := doctorEnv(t, srv.URL())
-	addr := strings.TrimPrefix(closedPort(t), "http://")
+	addr := strings.TrimPrefix(testenv.ClosedURL(t), "http://")
 	cfg := "[knowledge]\npaths = []\n\n[[databases]]\nname = \"shop\"\ndriver = \"mysql\"\ndsn = \"ro:hunter2secret@tcp(" + addr + ")/shop\"\ntimeout = \"2s\"\n"
 	if err := os.WriteFile(filepath.Join(dir, "superbiz.toml"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)

@@ -216,7 +216,7 @@ func TestEvalCommand(t *testing.T) {
 	}
 
 	// Regrade with no model: the same grade, then the grade of the pack as edited.
-	env["OLLAMA_HOST"] = closedPort(t)
+	env["OLLAMA_HOST"] = testenv.ClosedURL(t)
 	code, out, errOut = cli(t, env, "eval", "--suite", suite, "--regrade", good, "-o", "json")
 	if code != ExitUsage || !strings.Contains(out, `"pass": true`) || !strings.Contains(out, res.Packs[1].RunIDs[0]) {
 		t.Fatalf("regrade: exit %d\n%s\n%s", code, out, errOut)

@@ -11,6 +11,7 @@ import (
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
 	"github.com/superbiz/superbiz/internal/model/openaitest"
+	"github.com/superbiz/superbiz/internal/testenv"
 )
 
 // kb index embeds through the configured model and reports it; a second
@@ -38,7 +39,7 @@ func TestKBIndexEmbeds(t *testing.T) {
 	if code != ExitOK || !strings.Contains(out, "embedded 1 sections with bge-m3; 0 without vectors") {
 		t.Errorf("second index: exit %d, %q", code, out)
 	}
-	env["OLLAMA_HOST"] = closedPort(t)
+	env["OLLAMA_HOST"] = testenv.ClosedURL(t)
 	rewrite(t, p, "# Beta\n\nthird body\n", 2*time.Hour)
 	code, out, errOut = cli(t, env, "--config", cfg, "kb", "index")
 	if code != ExitOK || !strings.Contains(out, "embedded 0 sections with bge-m3; 1 without vectors (search uses BM25 for them; retried on the next sync): model server unreachable") {

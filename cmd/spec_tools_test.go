@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/superbiz/superbiz/internal/model"
+	"github.com/superbiz/superbiz/internal/testenv"
 )
 
 // specProperty is the part of a generated input schema docs/SPEC.md's
@@ -42,7 +43,7 @@ func TestSpecToolInputs(t *testing.T) {
 	}
 	// the demo has no metrics source: query_metrics comes from a configured one
 	file := filepath.Join(t.TempDir(), "superbiz.toml")
-	if err := os.WriteFile(file, []byte("[knowledge]\npaths = []\n[[metrics]]\nname = \"prom\"\nurl = \""+closedPort(t)+"\"\n"), 0o600); err != nil {
+	if err := os.WriteFile(file, []byte("[knowledge]\npaths = []\n[[metrics]]\nname = \"prom\"\nurl = \""+testenv.ClosedURL(t)+"\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	code, out, errOut = cli(t, diagnoseEnv(t), "tools", "list", "--config", file, "-o", "json")

@@ -1,13 +1,17 @@
 package e2e
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/superbiz/superbiz/internal/testenv"
+)
 
 // BenchmarkDemoRun measures the wall time of the README's first command as a
 // user runs it: the built binary, `diagnose --demo` with no model reachable
 // (the scripted transcript on the real tools), a warm demo workspace and one
 // run store that grows by one run per iteration.
 func BenchmarkDemoRun(b *testing.B) {
-	e := newEnv(b, closedPort(b))
+	e := newEnv(b, testenv.ClosedURL(b))
 	for b.Loop() {
 		if r := e.run(b, "diagnose", "--demo", "-o", "json"); r.code != 0 {
 			b.Fatalf("exit %d\n%s", r.code, r)

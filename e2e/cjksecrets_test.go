@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/superbiz/superbiz/internal/reliability"
+	"github.com/superbiz/superbiz/internal/testenv"
 )
 
 // cjkLogShapes are issue 17's Chinese, full-width and low-priority secret
@@ -34,7 +35,7 @@ var cjkLogShapes = []struct{ msg, secret string }{
 // secrets, on stdout or stderr (they were all printed before the fix).
 func TestCJKSecretShapesInLogs(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, closedPort(t))
+	e := newEnv(t, testenv.ClosedURL(t))
 	var b strings.Builder
 	for _, s := range cjkLogShapes {
 		b.WriteString("2026-03-14 14:01:00 ERROR [api] " + s.msg + "\n")

@@ -4,6 +4,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/superbiz/superbiz/internal/testenv"
 )
 
 // TestCompletion drives cobra's __complete through the built binary: run
@@ -11,7 +13,7 @@ import (
 // queries, log sources, playbooks, tools and -o values; with no store yet
 // nothing is offered and no store is created.
 func TestCompletion(t *testing.T) {
-	e := newEnv(t, closedPort(t))
+	e := newEnv(t, testenv.ClosedURL(t))
 	complete := func(args ...string) []string {
 		t.Helper()
 		r := e.run(t, append([]string{"__complete"}, args...)...)

@@ -36,7 +36,7 @@ func TestDiskFullFirstRun(t *testing.T) {
 		t.Run(size, func(t *testing.T) {
 			t.Parallel()
 			disk := tinyDisk(t, size)
-			e := newEnv(t, closedPort(t))
+			e := newEnv(t, testenv.ClosedURL(t))
 			db := filepath.Join(disk, "superbiz.db")
 			e.vars["SUPERBIZ_DB"] = db
 			r := e.run(t, "--demo", "diagnose")

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/superbiz/superbiz/internal/testenv"
 )
 
 // ownInitLimitMS is the most package initialisation of our own may take:
@@ -23,7 +25,7 @@ func TestOwnInitUnderLimit(t *testing.T) {
 	least := map[string]float64{}
 	for _, args := range [][]string{{"--help"}, {"version"}} {
 		for range runs {
-			e := newEnv(t, closedPort(t))
+			e := newEnv(t, testenv.ClosedURL(t))
 			e.vars["GODEBUG"] = "inittrace=1"
 			r := e.run(t, args...)
 			if r.code != 0 {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/superbiz/superbiz/internal/reliability"
+	"github.com/superbiz/superbiz/internal/testenv"
 )
 
 // A run that a dead process left RUNNING reads as FAILED/INTERRUPTED in
@@ -15,7 +16,7 @@ import (
 // still holds RUNNING until a process opens it for writing.
 func TestRunsShowDeadRunInterrupted(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, closedPort(t)) // the demo transcript plays: no model needed
+	e := newEnv(t, testenv.ClosedURL(t)) // the demo transcript plays: no model needed
 	r := e.run(t, "--demo", "diagnose", "-o", "json")
 	var out struct {
 		RunID string `json:"run_id"`

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/superbiz/superbiz/internal/reliability"
+	"github.com/superbiz/superbiz/internal/testenv"
 )
 
 // SIGKILL at varied moments of a run (opening the store, mid-audit,
@@ -16,7 +17,7 @@ import (
 func TestSIGKILLKeepsTheStoreIntact(t *testing.T) {
 	t.Parallel()
 	const iterations = 24
-	e := newEnv(t, closedPort(t)) // the demo transcript plays: no model needed
+	e := newEnv(t, testenv.ClosedURL(t)) // the demo transcript plays: no model needed
 	killed := 0
 	for i := range iterations {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

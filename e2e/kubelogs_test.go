@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/superbiz/superbiz/internal/reliability"
+	"github.com/superbiz/superbiz/internal/testenv"
 )
 
 // copyTree copies the files under src into dst, keeping their paths.
@@ -43,7 +44,7 @@ func copyTree(t *testing.T, src, dst string) {
 // ERROR and two holding "timeout". Level comes from the inner line, service
 // from the container name in the path, contains sees a joined CRI line whole.
 func TestKubernetesNodeLogs(t *testing.T) {
-	e := newEnv(t, closedPort(t))
+	e := newEnv(t, testenv.ClosedURL(t))
 	copyTree(t, filepath.Join("testdata", "kube"), e.dir)
 	cfg := "[[logs]]\nname = \"k8s\"\ntimezone = \"UTC\"\npaths = [\"var/log/containers/*.log\", \"var/log/pods/*/*/*.log\"]\n"
 	if err := os.WriteFile(filepath.Join(e.dir, "superbiz.toml"), []byte(cfg), 0o644); err != nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
 	"github.com/superbiz/superbiz/internal/reliability"
+	"github.com/superbiz/superbiz/internal/testenv"
 )
 
 // hugeLine is the length of issue 17's one very long log line in these
@@ -76,7 +77,7 @@ const longLineInput = `{"source":"app","since":"2h","level":"ERROR"}`
 // long line in long_lines (issue 17: it ran for minutes at 1 GB RSS).
 func TestLongLogLineBounded(t *testing.T) {
 	// not parallel: each writes a 200 MiB file and times its call
-	e := newEnv(t, closedPort(t))
+	e := newEnv(t, testenv.ClosedURL(t))
 	cfg := longLineSource(t, e)
 	start := time.Now()
 	r := e.run(t, append(cfg, "-o", "json", "tools", "call", "query_logs", longLineInput)...)
@@ -115,7 +116,7 @@ func TestLongLogLineSIGTERM(t *testing.T) {
 	if _, err := os.Stat("/proc/self/maps"); err != nil {
 		t.Skip("needs /proc/PID/maps to see the scan start")
 	}
-	e := newEnv(t, closedPort(t))
+	e := newEnv(t, testenv.ClosedURL(t))
 	cfg := longLineSource(t, e)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

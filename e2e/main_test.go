@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -207,20 +206,6 @@ func decodeOutput(t *testing.T, r result) diagnoseOutput {
 		t.Fatalf("stdout holds more than one JSON value\n%s", r)
 	}
 	return out
-}
-
-// closedPort is a URL where nothing listens.
-func closedPort(t testing.TB) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("listen: %v", err)
-	}
-	addr := l.Addr().String()
-	if err := l.Close(); err != nil {
-		t.Fatalf("close listener: %v", err)
-	}
-	return "http://" + addr
 }
 
 // newServer starts a test Ollama server that is closed, and whose script

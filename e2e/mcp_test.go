@@ -22,6 +22,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
+	"github.com/superbiz/superbiz/internal/testenv"
 )
 
 // mcpSession starts `superbiz ARGS…` (ARGS include mcp) under e through the SDK's own
@@ -517,7 +518,7 @@ func TestMCPDiagnoseCancelAndDisconnect(t *testing.T) {
 // client, and the escape never reaches it.
 func TestMCPStdoutOnlyFrames(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, closedPort(t))
+	e := newEnv(t, testenv.ClosedURL(t))
 	logDir := filepath.Join(e.dir, "logs")
 	if err := os.MkdirAll(logDir, 0o755); err != nil {
 		t.Fatal(err)
@@ -652,7 +653,7 @@ func httpServer(t *testing.T, e *env, args ...string) (string, *syncBuffer) {
 // Superbiz-Request-Id.
 func TestMCPStreamableHTTPToken(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, closedPort(t))
+	e := newEnv(t, testenv.ClosedURL(t))
 	ip := nonLoopbackIP()
 	r := e.run(t, "--demo", "mcp", "--http", net.JoinHostPort(ip, "0"))
 	if r.code != 2 || !strings.Contains(r.stderr, "--token-env") {
@@ -757,7 +758,7 @@ func TestMCPBoundedCalls(t *testing.T) {
 // them.
 func TestMCPToolCallsAudited(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, closedPort(t))
+	e := newEnv(t, testenv.ClosedURL(t))
 	s, stderr := mcpSession(t, e, nil, "--demo", "mcp")
 	ok := callTool(t, s, "query_logs", inPaymentErrors)
 	var obs struct {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
 	"github.com/superbiz/superbiz/internal/reliability"
+	"github.com/superbiz/superbiz/internal/testenv"
 )
 
 // The README's first command on a fresh machine: no Ollama, no config, no
@@ -21,7 +22,7 @@ import (
 // so first, and releases the report.
 func TestReadmeFirstCommand(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, closedPort(t))
+	e := newEnv(t, testenv.ClosedURL(t))
 	e.vars["XDG_CACHE_HOME"] = t.TempDir() // materialize the demo from scratch
 	r := e.run(t, "diagnose", "--demo")
 	if r.code != 0 {
@@ -52,7 +53,7 @@ func TestReadmeFirstCommand(t *testing.T) {
 // host and how to start Ollama; the run is stored FAILED (MODEL_UNAVAILABLE).
 func TestOllamaDown(t *testing.T) {
 	t.Parallel()
-	host := closedPort(t)
+	host := testenv.ClosedURL(t)
 	e := newEnv(t, host)
 	r := e.run(t, "--demo", "diagnose", "-o", "json", "why is checkout slow")
 	if r.code != 4 {

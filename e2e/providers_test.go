@@ -9,6 +9,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
 	"github.com/superbiz/superbiz/internal/model/openaitest"
+	"github.com/superbiz/superbiz/internal/testenv"
 )
 
 // testAPIKey is the key the OpenAI-compatible test server demands; it must
@@ -77,7 +78,7 @@ func (s *openAIServer) Pending() int { return s.srv.Pending() }
 // env points the binary at the server through the environment alone, with
 // OLLAMA_HOST left at a closed port: the openai provider must ignore it.
 func (s *openAIServer) env(t testing.TB) *env {
-	e := newEnv(t, closedPort(t))
+	e := newEnv(t, testenv.ClosedURL(t))
 	e.vars["SUPERBIZ_PROVIDER"] = "openai"
 	e.vars["OPENAI_BASE_URL"] = s.srv.URL()
 	e.vars["OPENAI_API_KEY"] = testAPIKey

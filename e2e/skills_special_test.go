@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/superbiz/superbiz/internal/testenv"
 )
 
 // TestSkillsFIFOAndOutsideLink: a FIFO named SKILL.md in a [skills] path no
@@ -15,7 +17,7 @@ import (
 // linked from outside the paths is not served (issue 17, finding 2).
 func TestSkillsFIFOAndOutsideLink(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, closedPort(t))
+	e := newEnv(t, testenv.ClosedURL(t))
 	root, outside := filepath.Join(e.dir, "skills"), filepath.Join(e.dir, "elsewhere")
 	for _, d := range []string{filepath.Join(root, "check-fifo"), filepath.Join(outside, "check-outside")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {

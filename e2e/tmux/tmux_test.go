@@ -5,7 +5,6 @@ package tmux
 import (
 	"context"
 	"encoding/json"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -280,28 +279,13 @@ func TestChatSIGTERMInTmux(t *testing.T) {
 	reliability.Record(t, reliability.SectionMutation, "chat TUI: exit 143 and the running turn stored CANCELLED on SIGTERM", map[string]any{"test": t.Name()})
 }
 
-// closedAddr is a loopback address nothing listens on: a port taken and
-// released, so no test depends on what runs on Ollama's default port.
-func closedAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	if err := l.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return "http://" + addr
-}
-
 // demoCommand is bin with --demo in a clean environment of its own, a store
 // in a temporary directory and no model (an address that cannot answer).
 func demoCommand(t *testing.T, bin string) string {
 	dir := t.TempDir()
 	return "env -i PATH=" + os.Getenv("PATH") + " HOME=" + dir + " TERM=xterm-256color NO_COLOR=1" +
 		" XDG_DATA_HOME=" + dir + " XDG_CONFIG_HOME=" + dir + " XDG_CACHE_HOME=" + dir + " " + bin +
-		" --demo --db " + filepath.Join(dir, "superbiz.db") + " --host " + closedAddr(t)
+		" --demo --db " + filepath.Join(dir, "superbiz.db") + " --host " + testenv.ClosedURL(t)
 }
 
 // On a terminal the scripted demo is paced: the budget panel is seen part

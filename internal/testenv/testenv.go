@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -43,6 +44,22 @@ func SkipShort(t testing.TB, what string) {
 	if testing.Short() {
 		t.Skipf("-short: %s", what)
 	}
+}
+
+// ClosedURL is an http URL on a loopback port nothing listens on (taken
+// and released), for a test that needs a server which cannot answer: no
+// test may reach a default port such as Ollama's 11434, whatever runs there.
+func ClosedURL(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("listen for a closed port: %v", err)
+	}
+	addr := l.Addr().String()
+	if err := l.Close(); err != nil {
+		t.Fatalf("close the listener of a closed port: %v", err)
+	}
+	return "http://" + addr
 }
 
 // capSysAdmin is the capability mount(2) needs (linux/capability.h).

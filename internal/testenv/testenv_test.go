@@ -2,8 +2,11 @@ package testenv
 
 import (
 	"errors"
+	"net"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // A missing prerequisite skips with the reason on a developer machine and
@@ -77,5 +80,28 @@ func TestMountFailed(t *testing.T) {
 		if !tc.wantFail && (!strings.Contains(r.SkipMsg, tc.wantSkip) || !strings.Contains(r.SkipMsg, "another test covers it")) {
 			t.Errorf("CI %v, capability %v: skip %q, want one naming %q and the covering test", tc.ci, tc.has, r.SkipMsg, tc.wantSkip)
 		}
+	}
+}
+
+// TestClosedURL: the URL is loopback http on a port that refuses, never a
+// default server port.
+func TestClosedURL(t *testing.T) {
+	u := ClosedURL(t)
+	host, ok := strings.CutPrefix(u, "http://127.0.0.1:")
+	if !ok {
+		t.Fatalf("ClosedURL = %q, want http://127.0.0.1:PORT", u)
+	}
+	for _, def := range []string{"11434", "9090", "9093", "3306"} {
+		if host == def {
+			t.Fatalf("ClosedURL = %q, a default server port", u)
+		}
+	}
+	c, err := net.DialTimeout("tcp", strings.TrimPrefix(u, "http://"), 2*time.Second)
+	if err == nil {
+		c.Close()
+		t.Fatalf("dialing %s succeeded, want it refused", u)
+	}
+	if !errors.Is(err, syscall.ECONNREFUSED) {
+		t.Errorf("dialing %s: %v, want connection refused", u, err)
 	}
 }
