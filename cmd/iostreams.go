@@ -26,6 +26,9 @@ type IOStreams struct {
 	// askColour says whether TERM names a terminal that can answer the
 	// background-colour query; dark is its answer once asked.
 	askColour bool
+	// colorFGBG is $COLORFGBG ("15;0"): the background some terminals
+	// state without answering the query, used when no answer came.
+	colorFGBG string
 	dark      *bool
 }
 
@@ -42,6 +45,7 @@ func newIOStreams(in io.Reader, out, errOut io.Writer, getenv func(string) strin
 	}
 	s.Color = (s.OutTTY || s.ErrTTY) && getenv("NO_COLOR") == "" && getenv("TERM") != "dumb"
 	s.askColour = termquery.CanAnswer(getenv("TERM"))
+	s.colorFGBG = getenv("COLORFGBG")
 	return s
 }
 
@@ -89,22 +93,30 @@ func (s *IOStreams) DarkBackground() bool {
 	return *s.dark
 }
 
-// askDark asks the terminal once; any failure to get an answer is the
-// default, dark, as the terminal gave nothing better.
+// askDark asks the terminal once; without an answer, $COLORFGBG decides
+// when it names a background, else the default, dark.
 func (s *IOStreams) askDark() bool {
+	if dark, err := s.queryDark(); err == nil {
+		return dark
+	}
+	if dark, ok := termquery.EnvDark(s.colorFGBG); ok {
+		return dark
+	}
+	return true
+}
+
+// queryDark asks the terminal when it can answer; ErrNoAnswer when it is
+// not asked.
+func (s *IOStreams) queryDark() (bool, error) {
 	in, ok := s.In.(*os.File)
 	if !ok || !s.InTTY || !s.askColour {
-		return true
+		return false, termquery.ErrNoAnswer
 	}
 	out, ok := s.ErrOut.(*os.File)
 	if !s.ErrTTY || !ok {
 		if out, ok = s.Out.(*os.File); !s.OutTTY || !ok {
-			return true
+			return false, termquery.ErrNoAnswer
 		}
 	}
-	dark, err := termquery.DarkBackground(in, out)
-	if err != nil {
-		return true
-	}
-	return dark
+	return termquery.DarkBackground(in, out)
 }

@@ -75,6 +75,22 @@ func DarkBackground(in, out *os.File) (bool, error) {
 	return lightness(r, g, b) < 0.5, nil
 }
 
+// EnvDark reads $COLORFGBG ("fg;bg" or "fg;default;bg", as rxvt and
+// Konsole set it), the fallback termenv used when the terminal did not
+// answer: the last field is an ANSI colour, dark for 0-6 (the same HSL
+// lightness rule as an answer). ok is false when it names no colour.
+func EnvDark(colorFGBG string) (dark, ok bool) {
+	i := strings.LastIndexByte(colorFGBG, ';')
+	if i < 0 {
+		return false, false
+	}
+	n, err := strconv.Atoi(colorFGBG[i+1:])
+	if err != nil || n < 0 || n > 15 {
+		return false, false
+	}
+	return n <= 6, true
+}
+
 // readAnswer reads from fd until the DA1 reply ends the answers or the
 // deadline passes.
 func readAnswer(fd int, deadline time.Time) ([]byte, error) {

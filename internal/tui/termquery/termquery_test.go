@@ -122,3 +122,31 @@ func TestDarkBackgroundPty(t *testing.T) {
 		})
 	}
 }
+
+// $COLORFGBG names the background by its last field, an ANSI colour: dark
+// for 0-6 by HSL lightness (grey 8 has lightness 0.5: light, as termenv
+// judges it); anything else names none.
+func TestEnvDark(t *testing.T) {
+	cases := []struct {
+		in       string
+		dark, ok bool
+	}{
+		{"15;0", true, true},
+		{"0;15", false, true},
+		{"0;default;15", false, true},
+		{"7;6", true, true},
+		{"0;7", false, true},
+		{"0;8", false, true},
+		{"", false, false},
+		{"15", false, false},
+		{"15;default", false, false},
+		{"15;16", false, false},
+		{"15;-1", false, false},
+	}
+	for _, c := range cases {
+		dark, ok := EnvDark(c.in)
+		if dark != c.dark || ok != c.ok {
+			t.Errorf("EnvDark(%q) = %v, %v; want %v, %v", c.in, dark, ok, c.dark, c.ok)
+		}
+	}
+}
