@@ -368,36 +368,43 @@ func jsonMembers(b []byte, i int, fn func(key []byte, vs, ve int) bool) bool {
 		if i >= len(b) {
 			return false
 		}
-		end, ok := jsonValueEnd(b, i)
-		if !ok {
-			cutContainer(b, i, func(vs, ve int) { fn(key, vs, ve) })
-			return false
+		next, done, ok := walkValue(b, i, '}', func(vs, ve int) bool { return fn(key, vs, ve) })
+		if done {
+			return ok
 		}
-		if !fn(key, i, end) {
-			return true
-		}
-		i = skipSpace(b, end)
-		if i >= len(b) {
-			return false
-		}
-		switch b[i] {
-		case ',':
-			i++
-		case '}':
-			return true
-		default:
-			return false
-		}
+		i = next
 	}
 }
 
-// cutContainer hands an array or object that b ends inside (a line cut to
-// its head, or broken part way) to fn as reaching the end of b, so its
-// complete members are still walked; the walk reports it as malformed.
-func cutContainer(b []byte, i int, fn func(vs, ve int)) {
-	if b[i] == '{' || b[i] == '[' {
-		fn(i, len(b))
+// walkValue is the step that object members and array elements share:
+// it hands the value at b[i] to fn and reads what follows it, ',' or the
+// container's closer. next is where the following member or element
+// starts; done is set when the walk ends there (the closer, fn stopping,
+// or malformed JSON), with ok false for malformed JSON. A value that b
+// ends inside (a line cut to its head, or broken part way) is an array
+// or object still handed to fn as reaching the end of b, so its complete
+// members are walked; the walk reports it as malformed.
+func walkValue(b []byte, i int, closer byte, fn func(vs, ve int) bool) (next int, done, ok bool) {
+	end, valid := jsonValueEnd(b, i)
+	if !valid {
+		if b[i] == '{' || b[i] == '[' {
+			fn(i, len(b))
+		}
+		return 0, true, false
 	}
+	if !fn(i, end) {
+		return 0, true, true
+	}
+	i = skipSpace(b, end)
+	switch {
+	case i >= len(b):
+		return 0, true, false
+	case b[i] == ',':
+		return i + 1, false, true
+	case b[i] == closer:
+		return 0, true, true
+	}
+	return 0, true, false
 }
 
 // jsonElems calls fn with the span of each element of the array at b[i]
@@ -415,25 +422,10 @@ func jsonElems(b []byte, i int, fn func(vs, ve int) bool) bool {
 		if i >= len(b) {
 			return false
 		}
-		end, ok := jsonValueEnd(b, i)
-		if !ok {
-			cutContainer(b, i, func(vs, ve int) { fn(vs, ve) })
-			return false
+		next, done, ok := walkValue(b, i, ']', fn)
+		if done {
+			return ok
 		}
-		if !fn(i, end) {
-			return true
-		}
-		i = skipSpace(b, end)
-		if i >= len(b) {
-			return false
-		}
-		switch b[i] {
-		case ',':
-			i++
-		case ']':
-			return true
-		default:
-			return false
-		}
+		i = next
 	}
 }

@@ -243,7 +243,9 @@ func KindOf(err error) ErrorKind {
 // provider type crosses it.
 type Embedder interface {
 	// Embed returns one vector per input, in input order, all of one
-	// dimension; failures are *Error values like Chat's.
+	// dimension of at most MaxEmbedDim (the adapters check both, as
+	// CheckVectors and while decoding, so callers need not); failures are
+	// *Error values like Chat's.
 	Embed(ctx context.Context, inputs []string) ([][]float32, error)
 }
 

@@ -24,7 +24,9 @@ var (
 )
 
 // CheckVectors is the shape every Embedder answer must have: one vector per
-// input, none empty, all of one dimension of at most MaxEmbedDim.
+// input, none empty, all of one dimension. It does not check MaxEmbedDim:
+// the adapters enforce that bound where they decode the answer (jsonstream's
+// Float32s), the one place a vector grows, so no longer vector is ever held.
 func CheckVectors(vecs [][]float32, inputs int) error {
 	if len(vecs) != inputs {
 		return fmt.Errorf("%d vectors for %d inputs", len(vecs), inputs)
@@ -35,9 +37,6 @@ func CheckVectors(vecs [][]float32, inputs int) error {
 	dim := len(vecs[0])
 	if dim == 0 {
 		return errors.New("the server returned an empty vector")
-	}
-	if dim > MaxEmbedDim {
-		return ErrVectorTooLong
 	}
 	for i, v := range vecs {
 		if len(v) != dim {

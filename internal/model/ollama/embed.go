@@ -39,7 +39,7 @@ func (c *Client) Embed(ctx context.Context, inputs []string) ([][]float32, error
 	rctx, cancel := model.RoundContext(ctx, c.opts.RequestTimeout)
 	defer cancel()
 	rctx, ws := withWireState(rctx)
-	vecs, err := c.embed(rctx, body, len(inputs))
+	vecs, err := c.embed(rctx, body)
 	if err == nil {
 		if err := model.CheckVectors(vecs, len(inputs)); err != nil {
 			return nil, c.fail(model.ErrProtocol, fmt.Errorf("embed: %w", err))
@@ -63,7 +63,7 @@ func (b *badAnswer) Error() string { return b.err.Error() }
 
 // embed is one POST /api/embed; an error status comes back as the
 // api.StatusError the Ollama client would return, for mapError.
-func (c *Client) embed(ctx context.Context, body []byte, inputs int) ([][]float32, error) {
+func (c *Client) embed(ctx context.Context, body []byte) ([][]float32, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base.JoinPath("api", "embed").String(), bytes.NewReader(body))
 	if err != nil {
 		return nil, err
@@ -96,9 +96,6 @@ func (c *Client) embed(ctx context.Context, body []byte, inputs int) ([][]float3
 			return d.Skip()
 		}
 		return d.Array(func() error {
-			if len(vecs) == inputs {
-				return fmt.Errorf("more than %d vectors for %d inputs", inputs, inputs)
-			}
 			v, err := d.Float32s(model.MaxEmbedDim, model.ErrVectorTooLong)
 			vecs = append(vecs, v)
 			return err
