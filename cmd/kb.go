@@ -136,7 +136,17 @@ func writeExclusions(w io.Writer, list []knowledge.Exclusion, total int) error {
 // openKnowledge loads the configuration and opens the workspace of a kb
 // command, refusing one with no knowledge path.
 func (a *app) openKnowledge(cmd *cobra.Command) (*workspace, error) {
-	w, err := a.openWorkspace(cmd, config.Overrides{})
+	cfg, err := a.loadConfigWith(cmd, config.Overrides{})
+	if err != nil {
+		return nil, err
+	}
+	// Both kb commands sync at once: the walk of the runbooks runs while
+	// the store opens.
+	var walk *knowledge.Walk
+	if len(cfg.Knowledge.Paths) > 0 {
+		walk = knowledge.StartWalk(cmd.Context(), cfg.Knowledge.Paths)
+	}
+	w, err := a.buildWorkspace(cmd.Context(), cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -144,6 +154,7 @@ func (a *app) openKnowledge(cmd *cobra.Command) (*workspace, error) {
 		w.Close()
 		return nil, configError(errNoKnowledge)
 	}
+	w.index.WithWalk(walk)
 	return w, nil
 }
 

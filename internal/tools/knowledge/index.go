@@ -10,6 +10,7 @@ import (
 	"math"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -56,6 +57,44 @@ type Index struct {
 	// semantic: sections are embedded at Sync, rankings fused at Search.
 	embedName string
 	embedder  model.Embedder
+	// ahead is a walk started before the next sync (WithWalk), used once.
+	ahead *Walk
+}
+
+// Walk is a walk of the runbook paths that runs while the caller does
+// other work: a sync starts one beside its read of the index, and `kb
+// search` starts one before it opens the run store (WithWalk), since the
+// walk of a thousand runbooks is most of an unchanged sync.
+type Walk struct {
+	paths []string
+	done  chan struct{}
+	res   scanResult
+	err   error
+}
+
+// StartWalk resolves and walks the runbook paths in the background.
+func StartWalk(ctx context.Context, paths []string) *Walk {
+	w := &Walk{paths: append([]string(nil), paths...), done: make(chan struct{})}
+	go func() {
+		defer close(w.done)
+		roots, err := resolveRoots(w.paths)
+		if err != nil {
+			w.err = err
+			return
+		}
+		w.res, w.err = scan(ctx, roots)
+	}()
+	return w
+}
+
+// WithWalk hands the index a walk of its paths started just before; the
+// next sync uses it instead of walking again (a walk of other paths is
+// ignored). Only a caller that syncs at once should give one: the walk
+// says what the files were when it ran.
+func (ix *Index) WithWalk(w *Walk) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	ix.ahead = w
 }
 
 // NewIndex binds the knowledge tables of db (Migrations, applied) to the
@@ -305,23 +344,15 @@ func (ix *Index) Sync(ctx context.Context, progress func(Progress)) (Stats, erro
 func (ix *Index) sync(ctx context.Context, progress func(Progress), total bool) (st Stats, err error) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	roots, err := resolveRoots(ix.roots)
-	if err != nil {
-		return st, err
+	// The walk waits on the file system and loadFiles on SQLite: they run
+	// side by side, and the walk may have started before the store opened.
+	w := ix.ahead
+	ix.ahead = nil
+	if w == nil || !slices.Equal(w.paths, ix.roots) {
+		w = StartWalk(ctx, ix.roots)
 	}
-	// The walk waits on the file system and loadFiles on SQLite: run them
-	// side by side, which takes about a fifth off an unchanged sync.
-	type scanned struct {
-		res scanResult
-		err error
-	}
-	walked := make(chan scanned, 1)
-	go func() {
-		res, err := scan(ctx, roots)
-		walked <- scanned{res, err}
-	}()
 	rows, loadErr := ix.loadFiles(ctx)
-	w := <-walked
+	<-w.done
 	if w.err != nil {
 		return st, w.err
 	}

@@ -327,3 +327,29 @@ func TestSyncConcurrentHandles(t *testing.T) {
 		t.Fatalf("fts rows %d (%v), want 30", fts, err)
 	}
 }
+
+// A walk handed to the index (kb search starts it before the store opens)
+// serves the next sync once, as the files were when it ran; a walk of other
+// paths is ignored.
+func TestSyncUsesWalkAhead(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "a.md", "# Alpha\nalpha text\n")
+	ix := NewIndex(openDB(t), []string{dir})
+	w := StartWalk(context.Background(), []string{dir})
+	<-w.done
+	writeFile(t, dir, "b.md", "# Beta\nbeta text\n")
+	ix.WithWalk(w)
+	if st := mustSync(t, ix); st.Files != 1 || st.Indexed != 1 {
+		t.Errorf("sync with the walk made before b.md: %+v, want a.md alone", st)
+	}
+	if st := mustSync(t, ix); st.Files != 2 || st.Indexed != 1 {
+		t.Errorf("the next sync walks again: %+v, want b.md indexed", st)
+	}
+
+	other := t.TempDir()
+	writeFile(t, other, "c.md", "# Gamma\ngamma text\n")
+	ix.WithWalk(StartWalk(context.Background(), []string{other}))
+	if st := mustSync(t, ix); st.Files != 2 || st.Indexed != 0 || st.Removed != 0 {
+		t.Errorf("a walk of other paths was used: %+v", st)
+	}
+}
