@@ -3,7 +3,6 @@ package alerts
 import (
 	"context"
 	"errors"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/superbiz/superbiz/internal/promtest"
+	"github.com/superbiz/superbiz/internal/testenv"
 )
 
 func newClient(t *testing.T, o Options) *Client {
@@ -136,15 +136,7 @@ func TestAuthentication(t *testing.T) {
 
 // Failures are classified with a message and a hint a person can act on.
 func TestFailures(t *testing.T) {
-	closed := func() string {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		addr := l.Addr().String()
-		l.Close()
-		return "http://" + addr
-	}()
+	closed := testenv.ClosedURL(t)
 	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = w.Write([]byte("<html>Prometheus Time Series Collection and Processing Server</html>"))
 	}))

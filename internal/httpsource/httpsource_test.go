@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -14,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/superbiz/superbiz/internal/testenv"
 	"github.com/superbiz/superbiz/pkg/redact"
 )
 
@@ -195,12 +195,7 @@ func TestClassification(t *testing.T) {
 		t.Errorf("held past the caller's deadline: %v, want TIMEOUT", err)
 	}
 
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := "http://" + l.Addr().String()
-	l.Close()
+	closed := testenv.ClosedURL(t)
 	_, err = get(context.Background(), t, newClient(t, Options{}), closed)
 	if !errors.As(err, &e) || e.Kind != Unreachable || !strings.Contains(err.Error(), "is not reachable") {
 		t.Errorf("closed port: %v, want UNREACHABLE", err)

@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/model"
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
+	"github.com/superbiz/superbiz/internal/testenv"
 )
 
 func newClient(t *testing.T, s *ollamatest.Server, mod func(*Options)) *Client {
@@ -357,12 +357,7 @@ func TestChatTimeoutAndCancel(t *testing.T) {
 }
 
 func TestUnreachable(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close() // a closed port: connection refused
+	addr := strings.TrimPrefix(testenv.ClosedURL(t), "http://") // connection refused
 	c, err := New(Options{Host: addr, Model: "qwen3:8b", NumCtx: 1024, RequestTimeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/superbiz/superbiz/internal/model"
 	"github.com/superbiz/superbiz/internal/model/openai"
 	"github.com/superbiz/superbiz/internal/model/openaitest"
+	"github.com/superbiz/superbiz/internal/testenv"
 )
 
 func newClient(t *testing.T, srv *openaitest.Server, stream bool, mod ...func(*openai.Options)) *openai.Client {
@@ -286,12 +286,7 @@ func TestContextAndTransport(t *testing.T) {
 	if model.KindOf(err) != model.ErrTimeout || !strings.Contains(err.Error(), "model.request_timeout") {
 		t.Errorf("timed out: %v", err)
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := "http://" + l.Addr().String() + "/v1"
-	l.Close()
+	closed := testenv.ClosedURL(t) + "/v1"
 	c, err := openai.New(openai.Options{URL: closed, Model: "m", RequestTimeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
