@@ -27,6 +27,16 @@ func tinyDisk(t *testing.T, size string) string {
 	return dir
 }
 
+// tinyStore is an env whose run store lies on a tmpfs of size.
+func tinyStore(t *testing.T, size string) (e *env, db string) {
+	t.Helper()
+	disk := tinyDisk(t, size)
+	e = newEnv(t, testenv.ClosedURL(t))
+	db = filepath.Join(disk, "superbiz.db")
+	e.vars["SUPERBIZ_DB"] = db
+	return e, db
+}
+
 // A run store on a disk that fills up during the very first run: exit 1,
 // the message says the store is full and names it, and no answer is
 // printed, wherever the run was when the space ran out.
@@ -35,10 +45,7 @@ func TestDiskFullFirstRun(t *testing.T) {
 	for _, size := range []string{"64k", "200k", "300k", "400k", "600k"} {
 		t.Run(size, func(t *testing.T) {
 			t.Parallel()
-			disk := tinyDisk(t, size)
-			e := newEnv(t, testenv.ClosedURL(t))
-			db := filepath.Join(disk, "superbiz.db")
-			e.vars["SUPERBIZ_DB"] = db
+			e, db := tinyStore(t, size)
 			r := e.run(t, "--demo", "diagnose")
 			if r.code == 0 {
 				if fi, err := os.Stat(db); err == nil {

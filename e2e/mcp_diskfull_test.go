@@ -3,8 +3,6 @@ package e2e
 import (
 	"context"
 	"encoding/json"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -13,7 +11,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/superbiz/superbiz/internal/reliability"
-	"github.com/superbiz/superbiz/internal/testenv"
 )
 
 // A run store whose disk fills up while `superbiz mcp` serves tool calls:
@@ -30,10 +27,7 @@ func TestMCPToolCallDiskFull(t *testing.T) {
 		for _, size := range []string{"64k", "200k", "300k", "400k", "600k", "900k"} {
 			t.Run(size, func(t *testing.T) {
 				t.Parallel()
-				disk := tinyDisk(t, size)
-				e := newEnv(t, testenv.ClosedURL(t))
-				db := filepath.Join(disk, "superbiz.db")
-				e.vars["SUPERBIZ_DB"] = db
+				e, _ := tinyStore(t, size)
 				outcome := mcpDiskFull(t, e, fullText)
 				t.Logf("%s: %s", size, outcome)
 				mu.Lock()
@@ -60,12 +54,7 @@ func mcpDiskFull(t *testing.T, e *env, fullText string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	c := exec.Command(suite.bin, "--demo", "mcp")
-	c.Env, c.Dir = e.environ(), e.dir
-	stderr := &syncBuffer{}
-	c.Stderr = stderr
-	client := mcp.NewClient(&mcp.Implementation{Name: "superbiz-e2e", Version: "1"}, nil)
-	s, err := client.Connect(ctx, &mcp.CommandTransport{Command: c, TerminateDuration: 20 * time.Second}, nil)
+	s, stderr, err := connectMCP(e, nil, "--demo", "mcp")
 	if err != nil {
 		if !strings.Contains(stderr.String(), fullText) {
 			t.Fatalf("the server did not start and did not say its store is full: %v\nstderr:\n%s", err, stderr)

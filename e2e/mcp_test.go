@@ -29,6 +29,17 @@ import (
 // CommandTransport and connects the SDK client to it; stderr is collected.
 func mcpSession(t *testing.T, e *env, opts *mcp.ClientOptions, args ...string) (*mcp.ClientSession, *syncBuffer) {
 	t.Helper()
+	s, stderr, err := connectMCP(e, opts, args...)
+	if err != nil {
+		t.Fatalf("connect to superbiz mcp: %v\nstderr:\n%s", err, stderr)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s, stderr
+}
+
+// connectMCP starts the server and connects the SDK client, giving back
+// the error of a server that did not start (the caller closes the session).
+func connectMCP(e *env, opts *mcp.ClientOptions, args ...string) (*mcp.ClientSession, *syncBuffer, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	c := exec.Command(suite.bin, args...)
@@ -37,11 +48,7 @@ func mcpSession(t *testing.T, e *env, opts *mcp.ClientOptions, args ...string) (
 	c.Stderr = stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "superbiz-e2e", Version: "1"}, opts)
 	s, err := client.Connect(ctx, &mcp.CommandTransport{Command: c, TerminateDuration: 20 * time.Second}, nil)
-	if err != nil {
-		t.Fatalf("connect to superbiz mcp: %v\nstderr:\n%s", err, stderr)
-	}
-	t.Cleanup(func() { _ = s.Close() })
-	return s, stderr
+	return s, stderr, err
 }
 
 // syncBuffer is a bytes.Buffer a process and the test may use at once.
