@@ -3,6 +3,7 @@ package cmd
 import (
 	"io"
 	"os"
+	"time"
 
 	"github.com/mattn/go-isatty"
 	"github.com/superbiz/superbiz/internal/tui/termquery"
@@ -29,7 +30,10 @@ type IOStreams struct {
 	// colorFGBG is $COLORFGBG ("15;0"): the background some terminals
 	// state without answering the query, used when no answer came.
 	colorFGBG string
-	dark      *bool
+	// colourWait bounds the wait for the terminal's answer
+	// (termquery.WaitFor: longer over SSH).
+	colourWait time.Duration
+	dark       *bool
 }
 
 // newIOStreams wraps the given streams; a stream is a terminal only when it
@@ -46,6 +50,7 @@ func newIOStreams(in io.Reader, out, errOut io.Writer, getenv func(string) strin
 	s.Color = (s.OutTTY || s.ErrTTY) && getenv("NO_COLOR") == "" && getenv("TERM") != "dumb"
 	s.askColour = termquery.CanAnswer(getenv("TERM"))
 	s.colorFGBG = getenv("COLORFGBG")
+	s.colourWait = termquery.WaitFor(getenv)
 	return s
 }
 
@@ -79,8 +84,9 @@ func (s *IOStreams) OutColumns() int {
 // DarkBackground says whether colour output is drawn for a dark terminal
 // background. The first call with colour on asks the terminal (stdin and a
 // terminal output, TERM not dumb, screen or tmux), waiting at most
-// termquery.Wait; later calls reuse the answer. No answer, or a terminal that
-// cannot be asked, keeps the default: dark. Without colour nothing depends on
+// termquery.WaitFor; later calls reuse the answer. No answer, or a terminal
+// that cannot be asked, leaves it to $COLORFGBG when that names a
+// background, else to the default: dark. Without colour nothing depends on
 // the answer and nothing is asked.
 func (s *IOStreams) DarkBackground() bool {
 	if !s.Color {
@@ -118,5 +124,5 @@ func (s *IOStreams) queryDark() (bool, error) {
 			return false, termquery.ErrNoAnswer
 		}
 	}
-	return termquery.DarkBackground(in, out)
+	return termquery.DarkBackground(in, out, s.colourWait)
 }

@@ -28,9 +28,24 @@ func init() {
 	out.Profile = out.EnvColorProfile()
 }
 
-// Wait bounds how long a view waits for the terminal's colour answer: a
-// terminal that does not answer costs this, not termenv's 5 s.
+// Wait bounds how long a view waits for a local terminal's colour answer:
+// a terminal that does not answer costs this, not termenv's 5 s.
 const Wait = 100 * time.Millisecond
+
+// WaitRemote bounds the wait over SSH, where the answer takes a network
+// round trip: an answer that comes after the bound reaches the view as
+// typed text (bubbletea reads the OSC 11 reply as keys), so the bound must
+// cover the round trips on-call engineers have.
+const WaitRemote = time.Second
+
+// WaitFor is the bound for the session getenv describes: WaitRemote when
+// SSH_TTY or SSH_CONNECTION says the terminal is across a network.
+func WaitFor(getenv func(string) string) time.Duration {
+	if getenv("SSH_TTY") != "" || getenv("SSH_CONNECTION") != "" {
+		return WaitRemote
+	}
+	return Wait
+}
 
 // query asks for the background colour (OSC 11) and then the device
 // attributes (DA1), which every terminal answers, after the colour if at all.
@@ -53,8 +68,9 @@ func CanAnswer(term string) bool {
 
 // DarkBackground asks the terminal on in (read, put in raw mode meanwhile)
 // and out (written) for its background colour and says whether it is dark,
-// waiting at most Wait; ErrNoAnswer when it did not answer in time.
-func DarkBackground(in, out *os.File) (bool, error) {
+// waiting at most wait (WaitFor); ErrNoAnswer when it did not answer in
+// time.
+func DarkBackground(in, out *os.File, wait time.Duration) (bool, error) {
 	fd := int(in.Fd())
 	state, err := term.MakeRaw(fd)
 	if err != nil {
@@ -64,7 +80,7 @@ func DarkBackground(in, out *os.File) (bool, error) {
 	if _, err := out.WriteString(query); err != nil {
 		return false, fmt.Errorf("colour query: %w", err)
 	}
-	answer, err := readAnswer(fd, time.Now().Add(Wait))
+	answer, err := readAnswer(fd, time.Now().Add(wait))
 	if err != nil {
 		return false, err
 	}

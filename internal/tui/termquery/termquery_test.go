@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/superbiz/superbiz/internal/ptytest"
 	"golang.org/x/sys/unix"
@@ -105,7 +106,7 @@ func TestDarkBackgroundPty(t *testing.T) {
 					_, _ = master.WriteString(tt.answer)
 				}
 			}()
-			dark, err := DarkBackground(slave, slave)
+			dark, err := DarkBackground(slave, slave, Wait)
 			if q := <-asked; !strings.Contains(q, "\x1b]11;?") {
 				t.Errorf("query written %q, want OSC 11", q)
 			}
@@ -147,6 +148,24 @@ func TestEnvDark(t *testing.T) {
 		dark, ok := EnvDark(c.in)
 		if dark != c.dark || ok != c.ok {
 			t.Errorf("EnvDark(%q) = %v, %v; want %v, %v", c.in, dark, ok, c.dark, c.ok)
+		}
+	}
+}
+
+// Over SSH the wait covers a network round trip; locally it stays short.
+func TestWaitFor(t *testing.T) {
+	cases := []struct {
+		env  map[string]string
+		want time.Duration
+	}{
+		{map[string]string{}, Wait},
+		{map[string]string{"SSH_TTY": "/dev/pts/3"}, WaitRemote},
+		{map[string]string{"SSH_CONNECTION": "10.0.0.5 52814 10.0.0.9 22"}, WaitRemote},
+		{map[string]string{"TERM": "xterm-256color"}, Wait},
+	}
+	for _, c := range cases {
+		if got := WaitFor(func(k string) string { return c.env[k] }); got != c.want {
+			t.Errorf("WaitFor(%v) = %v, want %v", c.env, got, c.want)
 		}
 	}
 }
