@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/testenv"
 )
 
 // TestModelUnreachableSkipsLaterSteps: Ollama not answering is one failed
@@ -15,7 +16,7 @@ import (
 // rather than failing again on the same cause.
 func TestModelUnreachableSkipsLaterSteps(t *testing.T) {
 	cfg := config.Defaults()
-	host, err := config.ParseHost("http://127.0.0.1:1")
+	host, err := config.ParseHost(testenv.ClosedURL(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/promtest"
 	"github.com/superbiz/superbiz/internal/reliability"
+	"github.com/superbiz/superbiz/internal/testenv"
 	"github.com/superbiz/superbiz/internal/tools"
 )
 
@@ -178,7 +179,7 @@ func TestQueryBasicAuth(t *testing.T) {
 
 // An unreachable server is UNAVAILABLE; one that does not answer in time is TIMEOUT.
 func TestQueryUnreachable(t *testing.T) {
-	tool := newTool(t, config.MetricsSource{Name: "m", URL: "http://127.0.0.1:1"})
+	tool := newTool(t, config.MetricsSource{Name: "m", URL: testenv.ClosedURL(t)})
 	o := call(t, tool, `{"query":"up","since":"1h"}`, time.Now())
 	if o.Status != tools.StatusError || o.ErrorCode != tools.CodeUnavailable {
 		t.Errorf("unreachable: %s %s %v, want ERROR UNAVAILABLE", o.Status, o.ErrorCode, o.Detail)

@@ -246,7 +246,8 @@ func TestMariaDBGrantsAndUnavailable(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg.Passwd = "wrong-secret-42"
-	cfg.Addr = "127.0.0.1:1" // nothing listens here
+	closed := strings.TrimPrefix(testenv.ClosedURL(t), "http://") // nothing listens here
+	cfg.Addr = closed
 	down, err := New([]config.Database{{Name: "orders", Driver: config.DriverMySQL, DSN: testDSN(t, config.DriverMySQL, cfg.FormatDSN())}})
 	if err != nil {
 		t.Fatal(err)
@@ -257,7 +258,7 @@ func TestMariaDBGrantsAndUnavailable(t *testing.T) {
 		t.Fatalf("got %s/%s (%v), want UNAVAILABLE", out.Status, out.ErrorCode, out.Detail)
 	}
 	msg := out.Detail.Error()
-	if !strings.Contains(msg, `database "orders" at 127.0.0.1:1 unreachable`) || strings.Contains(msg, "wrong-secret-42") {
+	if !strings.Contains(msg, `database "orders" at `+closed+` unreachable`) || strings.Contains(msg, "wrong-secret-42") {
 		t.Fatalf("detail %q", msg)
 	}
 	if err := down.Ping(context.Background(), "orders"); err == nil || strings.Contains(err.Error(), "wrong-secret-42") {
