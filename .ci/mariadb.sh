@@ -19,7 +19,7 @@
 superbiz_mariadb_start() {
 	local here fixture port d i
 	here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-	fixture="$here/../internal/tools/sqlquery/testdata/fixture.sql"
+	fixture="$here/../pkg/tools/sqlquery/testdata/fixture.sql"
 	port="${SUPERBIZ_MARIADB_PORT:-33306}"
 
 	if ! command -v mariadbd >/dev/null 2>&1; then

@@ -8,10 +8,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/superbiz/superbiz/internal/config"
-	"github.com/superbiz/superbiz/internal/runstore"
 	"github.com/superbiz/superbiz/internal/textclip"
-	"github.com/superbiz/superbiz/internal/tools/skills"
 	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/runstore"
+	"github.com/superbiz/superbiz/pkg/tools/skills"
 )
 
 // Shell completion of the names a command takes (cobra's __complete): each

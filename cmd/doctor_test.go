@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
-	"github.com/superbiz/superbiz/internal/runstore"
 	"github.com/superbiz/superbiz/internal/testenv"
+	"github.com/superbiz/superbiz/pkg/runstore"
 )
 
 // doctorEnv gives doctor an empty working directory (no ./superbiz.toml)

@@ -5,8 +5,8 @@ import (
 	"fmt"
 
 	"github.com/superbiz/superbiz/internal/notfound"
-	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/usecase"
+	"github.com/superbiz/superbiz/pkg/runrecord"
 )
 
 // Exit codes of docs/SPEC.md#exit-codes, named so commands say what happened rather

@@ -3,9 +3,9 @@ package cmd
 import (
 	"testing"
 
-	"github.com/superbiz/superbiz/internal/model"
-	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/usecase"
+	"github.com/superbiz/superbiz/pkg/model"
+	"github.com/superbiz/superbiz/pkg/runrecord"
 )
 
 // outcomeExit is the one outcome → exit code mapping of docs/SPEC.md#exit-codes;

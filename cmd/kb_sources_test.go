@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
-	"github.com/superbiz/superbiz/internal/tools/knowledge"
+	"github.com/superbiz/superbiz/pkg/tools/knowledge"
 )
 
 // kb index and doctor name the files the index leaves out: a link leading

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/superbiz/superbiz/internal/tools/knowledge"
+	"github.com/superbiz/superbiz/pkg/tools/knowledge"
 )
 
 func TestKBIndexPlainCounts(t *testing.T) {

@@ -8,8 +8,8 @@ import (
 
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/doctor"
-	"github.com/superbiz/superbiz/internal/tools"
-	"github.com/superbiz/superbiz/internal/tools/metrics"
+	"github.com/superbiz/superbiz/pkg/tools"
+	"github.com/superbiz/superbiz/pkg/tools/metrics"
 )
 
 // metricsSecretsSet refuses a [[metrics]] entry whose secret variable is

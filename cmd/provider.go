@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"github.com/superbiz/superbiz/internal/config"
-	"github.com/superbiz/superbiz/internal/model"
 	"github.com/superbiz/superbiz/internal/model/ollama"
 	"github.com/superbiz/superbiz/internal/model/openai"
+	"github.com/superbiz/superbiz/pkg/model"
 )
 
 // modelClient is what cmd needs of either provider's adapter: the model

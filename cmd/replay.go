@@ -9,12 +9,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/superbiz/superbiz/internal/config"
-	"github.com/superbiz/superbiz/internal/runrecord"
-	"github.com/superbiz/superbiz/internal/runstore"
-	"github.com/superbiz/superbiz/internal/tools"
 	"github.com/superbiz/superbiz/internal/tui"
 	"github.com/superbiz/superbiz/internal/usecase"
 	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/runrecord"
+	"github.com/superbiz/superbiz/pkg/runstore"
+	"github.com/superbiz/superbiz/pkg/tools"
 )
 
 // replayFlags are the flags of `superbiz replay` only.

@@ -9,8 +9,8 @@ import (
 
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
 	"github.com/superbiz/superbiz/internal/model/providertest"
-	"github.com/superbiz/superbiz/internal/runrecord"
-	"github.com/superbiz/superbiz/internal/runstore"
+	"github.com/superbiz/superbiz/pkg/runrecord"
+	"github.com/superbiz/superbiz/pkg/runstore"
 )
 
 var replayLine = regexp.MustCompile(`^(identical|different): replay (r_\S+) of (r_\S+) \(`)

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/superbiz/superbiz/internal/runrecord"
-	"github.com/superbiz/superbiz/internal/runstore"
 	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/runrecord"
+	"github.com/superbiz/superbiz/pkg/runstore"
 )
 
 // jsonRuns renders `runs -o json` and `runs show -o json`

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/superbiz/superbiz/internal/runrecord"
-	"github.com/superbiz/superbiz/internal/runstore"
+	"github.com/superbiz/superbiz/pkg/runrecord"
+	"github.com/superbiz/superbiz/pkg/runstore"
 )
 
 // `runs` and `runs show` open the store read-only: on a store in

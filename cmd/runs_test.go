@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/superbiz/superbiz/internal/runrecord"
-	"github.com/superbiz/superbiz/internal/runstore"
+	"github.com/superbiz/superbiz/pkg/runrecord"
+	"github.com/superbiz/superbiz/pkg/runstore"
 )
 
 // jsonArray decodes stdout as one JSON array of objects.

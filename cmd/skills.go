@@ -8,10 +8,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/superbiz/superbiz/internal/notfound"
-	"github.com/superbiz/superbiz/internal/tools"
-	"github.com/superbiz/superbiz/internal/tools/skills"
 	"github.com/superbiz/superbiz/internal/tui"
 	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/tools"
+	"github.com/superbiz/superbiz/pkg/tools/skills"
 )
 
 func (a *app) newSkillsCmd() *cobra.Command {

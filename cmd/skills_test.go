@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/superbiz/superbiz/internal/tools/skills"
+	"github.com/superbiz/superbiz/pkg/tools/skills"
 )
 
 var builtinPlaybooks = []string{

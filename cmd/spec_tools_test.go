@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/superbiz/superbiz/internal/model"
 	"github.com/superbiz/superbiz/internal/testenv"
+	"github.com/superbiz/superbiz/pkg/model"
 )
 
 // specProperty is the part of a generated input schema docs/SPEC.md's

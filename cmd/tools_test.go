@@ -16,7 +16,7 @@ import (
 
 	_ "modernc.org/sqlite"
 
-	"github.com/superbiz/superbiz/internal/model"
+	"github.com/superbiz/superbiz/pkg/model"
 )
 
 // cliIn is cli with stdin.

@@ -9,15 +9,15 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/demo"
-	"github.com/superbiz/superbiz/internal/harness"
-	"github.com/superbiz/superbiz/internal/runstore"
-	"github.com/superbiz/superbiz/internal/tools"
-	"github.com/superbiz/superbiz/internal/tools/knowledge"
-	"github.com/superbiz/superbiz/internal/tools/logs"
-	"github.com/superbiz/superbiz/internal/tools/metrics"
-	"github.com/superbiz/superbiz/internal/tools/skills"
-	"github.com/superbiz/superbiz/internal/tools/sqlquery"
 	"github.com/superbiz/superbiz/internal/usecase"
+	"github.com/superbiz/superbiz/pkg/harness"
+	"github.com/superbiz/superbiz/pkg/runstore"
+	"github.com/superbiz/superbiz/pkg/tools"
+	"github.com/superbiz/superbiz/pkg/tools/knowledge"
+	"github.com/superbiz/superbiz/pkg/tools/logs"
+	"github.com/superbiz/superbiz/pkg/tools/metrics"
+	"github.com/superbiz/superbiz/pkg/tools/skills"
+	"github.com/superbiz/superbiz/pkg/tools/sqlquery"
 )
 
 // workspace is everything a run needs, wired from the configuration: the

@@ -5,7 +5,7 @@ package prompts
 import "embed"
 
 // Skills holds the built-in diagnosis playbooks as skills/<name>/SKILL.md;
-// internal/tools/skills loads them into the playbook catalog.
+// pkg/tools/skills loads them into the playbook catalog.
 //
 //go:embed skills
 var Skills embed.FS

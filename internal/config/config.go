@@ -8,6 +8,7 @@
 package config
 
 import (
+	"github.com/superbiz/superbiz/pkg/runrecord"
 	"strconv"
 	"time"
 )
@@ -116,26 +117,13 @@ func (m Model) Endpoint() string {
 	return m.Host.Redacted()
 }
 
-// Budget bounds one run; the harness enforces it (harness.Budget is this type).
-type Budget struct {
-	MaxModelCalls int           `toml:"max_model_calls" json:"max_model_calls" default:"8" min:"1" max:"100"`
-	MaxToolCalls  int           `toml:"max_tool_calls" json:"max_tool_calls" default:"6" min:"1" max:"100"`
-	MaxTokens     int           `toml:"max_tokens" json:"max_tokens" default:"60000" min:"1024" max:"10000000"`
-	MaxRunBytes   int           `toml:"max_run_bytes" json:"max_run_bytes" default:"262144" min:"4096" max:"67108864"`
-	Deadline      time.Duration `toml:"deadline" json:"deadline" default:"5m" min:"1s" max:"24h"`
-	// MaxNoGain is how many consecutive NO_GAIN evaluations force STOP_REQUIRED.
-	MaxNoGain int `toml:"max_no_gain" json:"max_no_gain" default:"2" min:"1" max:"100"`
-}
+// Budget bounds one run; the harness enforces it. Declared in
+// pkg/runrecord, the public vocabulary, so the Go API names no internal type.
+type Budget = runrecord.Budget
 
 // Limits are the UTF-8 byte bounds of the texts that enter or leave a run
-// (agent.Limits is this type).
-type Limits struct {
-	Query        int `toml:"query" json:"query" default:"4096" min:"256" max:"1048576"`
-	PreviousTurn int `toml:"previous_turn" json:"previous_turn" default:"8192" min:"256" max:"1048576"`
-	Input        int `toml:"input" json:"input" default:"12288" min:"256" max:"1048576"`
-	Draft        int `toml:"draft" json:"draft" default:"16384" min:"1024" max:"1048576"`
-	Observation  int `toml:"observation" json:"observation" default:"8192" min:"1024" max:"1048576"`
-}
+// (agent.Limits); declared in pkg/runrecord for the same reason.
+type Limits = runrecord.Limits
 
 // Knowledge lists the runbook directories lookup_knowledge indexes.
 type Knowledge struct {

@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/superbiz/superbiz/internal/model"
 	"github.com/superbiz/superbiz/internal/model/replay"
+	"github.com/superbiz/superbiz/pkg/model"
 )
 
 // ChatAnswer is what the scripted chat model says to any message other than

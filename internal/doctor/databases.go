@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/superbiz/superbiz/internal/config"
-	"github.com/superbiz/superbiz/internal/tools/sqlquery"
+	"github.com/superbiz/superbiz/pkg/tools/sqlquery"
 )
 
 // Databases connects to each configured database the way query_mysql

@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/superbiz/superbiz/internal/config"
-	"github.com/superbiz/superbiz/internal/tools/knowledge"
 	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/tools/knowledge"
 )
 
 // Knowledge checks each knowledge path as `kb index` reads it: it

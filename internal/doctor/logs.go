@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/superbiz/superbiz/internal/config"
-	"github.com/superbiz/superbiz/internal/tools/logs"
+	"github.com/superbiz/superbiz/pkg/tools/logs"
 )
 
 // Logs checks that each log source's globs match files query_logs can

@@ -7,9 +7,9 @@ import (
 	"strings"
 
 	"github.com/superbiz/superbiz/internal/config"
-	"github.com/superbiz/superbiz/internal/model"
 	"github.com/superbiz/superbiz/internal/model/ollama"
 	"github.com/superbiz/superbiz/internal/textclip"
+	"github.com/superbiz/superbiz/pkg/model"
 )
 
 // Model checks, in order, that Ollama answers, that the model is

@@ -8,9 +8,9 @@ import (
 	"strings"
 
 	"github.com/superbiz/superbiz/internal/config"
-	"github.com/superbiz/superbiz/internal/model"
 	"github.com/superbiz/superbiz/internal/model/openai"
 	"github.com/superbiz/superbiz/internal/textclip"
+	"github.com/superbiz/superbiz/pkg/model"
 )
 
 // The doctor lines of the openai provider.

@@ -14,8 +14,8 @@ import (
 	_ "modernc.org/sqlite" // the fresh SQLite files .sql scripts are loaded into
 
 	"github.com/superbiz/superbiz/internal/config"
-	"github.com/superbiz/superbiz/internal/runrecord"
-	"github.com/superbiz/superbiz/internal/runstore"
+	"github.com/superbiz/superbiz/pkg/runrecord"
+	"github.com/superbiz/superbiz/pkg/runstore"
 )
 
 // Job is one attempt of a pack, ready for the diagnosis path: the pack's

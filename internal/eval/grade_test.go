@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/superbiz/superbiz/internal/runrecord"
+	"github.com/superbiz/superbiz/pkg/runrecord"
 )
 
 func checks(fs []FailedCheck) []string {

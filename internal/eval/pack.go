@@ -19,7 +19,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/superbiz/superbiz/internal/config"
-	"github.com/superbiz/superbiz/internal/runrecord"
+	"github.com/superbiz/superbiz/pkg/runrecord"
 )
 
 // The files of a pack.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/superbiz/superbiz/internal/runrecord"
+	"github.com/superbiz/superbiz/pkg/runrecord"
 )
 
 const goodScenario = `id = "disk-full"

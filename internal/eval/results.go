@@ -6,7 +6,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/superbiz/superbiz/internal/runrecord"
+	"github.com/superbiz/superbiz/pkg/runrecord"
 )
 
 // Results is what `superbiz eval -o json` prints (docs/SPEC.md#superbiz-eval).

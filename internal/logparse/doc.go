@@ -4,5 +4,5 @@
 // layout detection, timestamps with and without zone or year, byte order
 // marks and UTF-16, and the message templates matches are grouped by. It
 // knows nothing of tools, observations or the harness: query_logs
-// (internal/tools/logs) scans files and windows with it.
+// (pkg/tools/logs) scans files and windows with it.
 package logparse

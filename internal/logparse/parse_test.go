@@ -42,7 +42,7 @@ var base = time.Date(2026, 3, 14, 14, 0, 0, 0, time.UTC)
 
 // formatsDir holds one sample file per layout; query_logs' tests read the
 // same files through the tool.
-var formatsDir = filepath.Join("..", "tools", "logs", "testdata", "formats")
+var formatsDir = filepath.Join("..", "..", "testdata", "logs", "formats")
 
 // klogPattern reads klog lines with format custom.
 const klogPattern = `(?P<level>[IWEF])(?P<ts>\d{4} \d\d:\d\d:\d\d\.\d{6})\s+(?P<pid>\d+) (?P<source>[^\]]+)\] (?P<msg>.*)`

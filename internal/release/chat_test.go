@@ -8,11 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/superbiz/superbiz/internal/agent"
-	"github.com/superbiz/superbiz/internal/harness"
-	"github.com/superbiz/superbiz/internal/model"
-	"github.com/superbiz/superbiz/internal/runrecord"
-	"github.com/superbiz/superbiz/internal/tools"
+	"github.com/superbiz/superbiz/pkg/agent"
+	"github.com/superbiz/superbiz/pkg/harness"
+	"github.com/superbiz/superbiz/pkg/model"
+	"github.com/superbiz/superbiz/pkg/runrecord"
+	"github.com/superbiz/superbiz/pkg/tools"
 )
 
 // lookupOf is a completed lookup_knowledge invocation that returned docs.

@@ -1,8 +1,8 @@
 package release
 
 import (
-	"github.com/superbiz/superbiz/internal/harness"
-	"github.com/superbiz/superbiz/internal/runrecord"
+	"github.com/superbiz/superbiz/pkg/harness"
+	"github.com/superbiz/superbiz/pkg/runrecord"
 )
 
 // overruled words what a releaser publishes when the run's actual end is

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/superbiz/superbiz/internal/agent"
-	"github.com/superbiz/superbiz/internal/harness"
-	"github.com/superbiz/superbiz/internal/runrecord"
+	"github.com/superbiz/superbiz/pkg/agent"
+	"github.com/superbiz/superbiz/pkg/harness"
+	"github.com/superbiz/superbiz/pkg/runrecord"
 )
 
 // A diagnosis's proposal is published only as far as the run's actual end

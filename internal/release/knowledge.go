@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/superbiz/superbiz/internal/tools"
+	"github.com/superbiz/superbiz/pkg/tools"
 )
 
 // Bounds of a knowledge answer's text that the answer's format and its

@@ -3,9 +3,9 @@ package release
 import (
 	"testing"
 
-	"github.com/superbiz/superbiz/internal/agent"
-	"github.com/superbiz/superbiz/internal/harness"
-	"github.com/superbiz/superbiz/internal/runrecord"
+	"github.com/superbiz/superbiz/pkg/agent"
+	"github.com/superbiz/superbiz/pkg/harness"
+	"github.com/superbiz/superbiz/pkg/runrecord"
 )
 
 // TestProgressOfBoundsAgentSnapshot: an agent snapshot longer than the

@@ -8,11 +8,11 @@ import (
 
 	jsonv2 "github.com/go-json-experiment/json"
 
-	"github.com/superbiz/superbiz/internal/agent"
-	"github.com/superbiz/superbiz/internal/harness"
 	"github.com/superbiz/superbiz/internal/textclip"
-	"github.com/superbiz/superbiz/internal/tools"
+	"github.com/superbiz/superbiz/pkg/agent"
+	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/tools"
 )
 
 // PublishedResult is the released diagnosis of docs/SPEC.md#publishedresult: what the run store

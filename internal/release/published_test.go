@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/superbiz/superbiz/internal/agent"
-	"github.com/superbiz/superbiz/internal/tools"
+	"github.com/superbiz/superbiz/pkg/agent"
+	"github.com/superbiz/superbiz/pkg/tools"
 )
 
 const validPublished = `{"query":"payment timeouts","conclusion":{"summary":"pool exhausted","root_cause":"slow query","confidence":"HIGH"},"findings":[{"type":"FINDING","claim":"pool 50/50","scope":"logs","sources":["query_logs"]}],"action_plan":[{"priority":"P0","step":"kill it","risk":"LOW"}],"recommendations":["index"],"limitations":{"scope":"order-service","missing_info":["gateway logs"]},"knowledge_refs":[{"doc_id":"runbooks/mysql-pool.md#pool","title":"MySQL pool","source":"runbooks/mysql-pool.md"}]}`

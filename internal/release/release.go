@@ -11,10 +11,10 @@
 package release
 
 import (
-	"github.com/superbiz/superbiz/internal/agent"
-	"github.com/superbiz/superbiz/internal/harness"
-	"github.com/superbiz/superbiz/internal/model"
-	"github.com/superbiz/superbiz/internal/runrecord"
+	"github.com/superbiz/superbiz/pkg/agent"
+	"github.com/superbiz/superbiz/pkg/harness"
+	"github.com/superbiz/superbiz/pkg/model"
+	"github.com/superbiz/superbiz/pkg/runrecord"
 )
 
 // Decision is everything the application persists and shows after release.

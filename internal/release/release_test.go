@@ -11,13 +11,13 @@ import (
 
 	"github.com/superbiz/superbiz/internal/goldenfile"
 
-	"github.com/superbiz/superbiz/internal/agent"
-	"github.com/superbiz/superbiz/internal/harness"
-	"github.com/superbiz/superbiz/internal/model"
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
 	"github.com/superbiz/superbiz/internal/model/providertest"
-	"github.com/superbiz/superbiz/internal/runrecord"
-	"github.com/superbiz/superbiz/internal/tools"
+	"github.com/superbiz/superbiz/pkg/agent"
+	"github.com/superbiz/superbiz/pkg/harness"
+	"github.com/superbiz/superbiz/pkg/model"
+	"github.com/superbiz/superbiz/pkg/runrecord"
+	"github.com/superbiz/superbiz/pkg/tools"
 )
 
 // A conclusion that passes both guards is published: the guard request is

@@ -6,10 +6,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/superbiz/superbiz/internal/harness"
-	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/internal/textclip"
+	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/runrecord"
 )
 
 // LinePrinter is the progress reporter for a stderr that is not a terminal

@@ -11,8 +11,8 @@ import (
 
 	"github.com/charmbracelet/x/exp/golden"
 
-	"github.com/superbiz/superbiz/internal/harness"
-	"github.com/superbiz/superbiz/internal/runrecord"
+	"github.com/superbiz/superbiz/pkg/harness"
+	"github.com/superbiz/superbiz/pkg/runrecord"
 )
 
 // TestLinePrinterGolden prints the whole scripted run: one line per

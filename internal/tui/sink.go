@@ -7,7 +7,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/superbiz/superbiz/internal/harness"
+	"github.com/superbiz/superbiz/pkg/harness"
 )
 
 // EventMsg carries one run event into a bubbletea program, so the models can

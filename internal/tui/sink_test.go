@@ -11,7 +11,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/superbiz/superbiz/internal/harness"
+	"github.com/superbiz/superbiz/pkg/harness"
 )
 
 // gateSender blocks every Send until the gate opens, like a program whose

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/superbiz/superbiz/internal/runrecord"
 	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/runrecord"
 )
 
 // NarrowWidth is the terminal width below which the views drop bars and

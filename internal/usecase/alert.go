@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/superbiz/superbiz/internal/alerts"
-	"github.com/superbiz/superbiz/internal/harness"
+	"github.com/superbiz/superbiz/pkg/harness"
 )
 
 // AlertCommand is how a chat message names a firing alert: "/alert REF".

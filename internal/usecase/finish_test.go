@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/superbiz/superbiz/internal/release"
-	"github.com/superbiz/superbiz/internal/runrecord"
+	"github.com/superbiz/superbiz/pkg/runrecord"
 )
 
 // finish records the end the releaser took through RunContext.End; it never

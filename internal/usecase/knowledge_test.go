@@ -12,11 +12,11 @@ import (
 
 	"github.com/superbiz/superbiz/internal/goldenfile"
 
-	"github.com/superbiz/superbiz/internal/harness"
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
 	"github.com/superbiz/superbiz/internal/model/providertest"
 	"github.com/superbiz/superbiz/internal/release"
-	"github.com/superbiz/superbiz/internal/runrecord"
+	"github.com/superbiz/superbiz/pkg/harness"
+	"github.com/superbiz/superbiz/pkg/runrecord"
 )
 
 // lookupIn decodes the knowledge answer request's input.

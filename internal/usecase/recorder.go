@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/superbiz/superbiz/internal/harness"
-	"github.com/superbiz/superbiz/internal/runstore"
+	"github.com/superbiz/superbiz/pkg/harness"
+	"github.com/superbiz/superbiz/pkg/runstore"
 )
 
 // storeRecorder writes the harness's canonical audit into the run store.

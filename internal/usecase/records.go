@@ -1,7 +1,7 @@
 package usecase
 
 import (
-	"github.com/superbiz/superbiz/internal/runrecord"
+	"github.com/superbiz/superbiz/pkg/runrecord"
 )
 
 // storedSettings are the limits a run is made under, stored with it so a

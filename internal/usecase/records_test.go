@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/superbiz/superbiz/internal/agent"
-	"github.com/superbiz/superbiz/internal/harness"
+	"github.com/superbiz/superbiz/pkg/agent"
+	"github.com/superbiz/superbiz/pkg/harness"
 )
 
 // The settings a run is stored with are the ones a replay runs under: every

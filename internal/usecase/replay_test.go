@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/superbiz/superbiz/internal/model/providertest"
-	"github.com/superbiz/superbiz/internal/runrecord"
-	"github.com/superbiz/superbiz/internal/runstore"
+	"github.com/superbiz/superbiz/pkg/runrecord"
+	"github.com/superbiz/superbiz/pkg/runstore"
 )
 
 // TestReplayable: only a finished DIAGNOSIS run can be replayed; the reason

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/superbiz/superbiz/internal/harness"
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
 	"github.com/superbiz/superbiz/internal/model/providertest"
 	"github.com/superbiz/superbiz/internal/reliability"
+	"github.com/superbiz/superbiz/pkg/harness"
 )
 
 // storeLeaks lists the secrets found in the raw bytes of the run store file

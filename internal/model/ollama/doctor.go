@@ -6,7 +6,7 @@ import (
 
 	"github.com/ollama/ollama/api"
 
-	"github.com/superbiz/superbiz/internal/model"
+	"github.com/superbiz/superbiz/pkg/model"
 )
 
 // call runs one non-streamed API call under the request timeout and maps its

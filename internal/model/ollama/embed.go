@@ -13,7 +13,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/superbiz/superbiz/internal/jsonstream"
-	"github.com/superbiz/superbiz/internal/model"
+	"github.com/superbiz/superbiz/pkg/model"
 )
 
 var _ model.Embedder = (*Client)(nil)

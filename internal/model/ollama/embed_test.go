@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/superbiz/superbiz/internal/model"
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
+	"github.com/superbiz/superbiz/pkg/model"
 )
 
 const embedModel = "nomic-embed-text"

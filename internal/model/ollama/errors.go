@@ -14,8 +14,8 @@ import (
 
 	"github.com/ollama/ollama/api"
 
-	"github.com/superbiz/superbiz/internal/model"
 	"github.com/superbiz/superbiz/internal/textclip"
+	"github.com/superbiz/superbiz/pkg/model"
 )
 
 // maxBodyText bounds any server-provided text copied into an error.

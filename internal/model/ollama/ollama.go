@@ -18,7 +18,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/httpsource"
-	"github.com/superbiz/superbiz/internal/model"
+	"github.com/superbiz/superbiz/pkg/model"
 )
 
 // Options are everything a Client needs; nothing is read from the

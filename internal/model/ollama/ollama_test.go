@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/superbiz/superbiz/internal/model"
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
 	"github.com/superbiz/superbiz/internal/testenv"
+	"github.com/superbiz/superbiz/pkg/model"
 )
 
 func newClient(t *testing.T, s *ollamatest.Server, mod func(*Options)) *Client {

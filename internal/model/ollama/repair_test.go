@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/superbiz/superbiz/internal/model"
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
+	"github.com/superbiz/superbiz/pkg/model"
 )
 
 // Tool-call arguments sent as a JSON string (OpenAI-style proxies) are

@@ -8,7 +8,7 @@ import (
 	"slices"
 
 	"github.com/superbiz/superbiz/internal/jsonstream"
-	"github.com/superbiz/superbiz/internal/model"
+	"github.com/superbiz/superbiz/pkg/model"
 )
 
 // call runs one non-chat exchange under the request timeout.

@@ -23,7 +23,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/httpsource"
-	"github.com/superbiz/superbiz/internal/model"
+	"github.com/superbiz/superbiz/pkg/model"
 )
 
 // The structured-output modes of model.structured.

@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/superbiz/superbiz/internal/model"
 	"github.com/superbiz/superbiz/internal/model/openai"
 	"github.com/superbiz/superbiz/internal/model/openaitest"
 	"github.com/superbiz/superbiz/internal/testenv"
+	"github.com/superbiz/superbiz/pkg/model"
 )
 
 func newClient(t *testing.T, srv *openaitest.Server, stream bool, mod ...func(*openai.Options)) *openai.Client {

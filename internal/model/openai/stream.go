@@ -9,8 +9,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/superbiz/superbiz/internal/model"
 	"github.com/superbiz/superbiz/internal/textclip"
+	"github.com/superbiz/superbiz/pkg/model"
 )
 
 // wireChunk is one streamed chunk or, with Message set, a whole answer.

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/superbiz/superbiz/internal/model"
+	"github.com/superbiz/superbiz/pkg/model"
 )
 
 // ErrExhausted means the model was asked for more rounds than were recorded.

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/superbiz/superbiz/internal/model"
+	"github.com/superbiz/superbiz/pkg/model"
 )
 
 func TestReplayOrderAndExhaustion(t *testing.T) {

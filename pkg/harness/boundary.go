@@ -1,0 +1,567 @@
+package harness
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/superbiz/superbiz/internal/schema"
+	"github.com/superbiz/superbiz/internal/textclip"
+	"github.com/superbiz/superbiz/pkg/model"
+	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/runrecord"
+	"github.com/superbiz/superbiz/pkg/tools"
+)
+
+// ReadSkillTool is the guidance tool's name; it is not an evidence tool.
+const ReadSkillTool = "read_skill"
+
+// The repair codes of a REPAIR_REQUIRED observation.
+const (
+	RepairMissing  = "MISSING_PREVIOUS_OBSERVATION"
+	RepairWrong    = "WRONG_PREVIOUS_OBSERVATION"
+	RepairEnvelope = "INVALID_ENVELOPE"
+)
+
+// Evaluations the model gives of the last non-empty observation.
+const (
+	Gained = "GAINED"
+	NoGain = "NO_GAIN"
+)
+
+// The statuses of an audited tool step.
+const (
+	StatusCompleted = "COMPLETED" // the adapter ran; its observation was accepted
+	StatusRefused   = "REFUSED"   // not executed: a control answered instead
+	StatusDiscarded = "DISCARDED" // ran, but the run could not accept its observation
+)
+
+// Invocation is the canonical record of one tool step of a run.
+type Invocation struct {
+	Seq            int                      `json:"seq"`
+	ToolCallID     string                   `json:"tool_call_id"`
+	Tool           string                   `json:"tool"`
+	Kind           runrecord.InvocationKind `json:"kind"`
+	Input          json.RawMessage          `json:"input,omitempty"`
+	Summary        string                   `json:"summary,omitempty"`
+	Status         string                   `json:"status"`
+	EvidenceStatus tools.EvidenceStatus     `json:"evidence_status,omitempty"`
+	ErrorCode      string                   `json:"error_code,omitempty"`
+	Control        string                   `json:"control,omitempty"`
+	// Evaluated and Evaluation are the previous_observation this call carried.
+	Evaluated   string          `json:"evaluated,omitempty"`
+	Evaluation  string          `json:"evaluation,omitempty"`
+	Observation json.RawMessage `json:"observation"`
+	StartedAt   time.Time       `json:"started_at"`
+	Duration    time.Duration   `json:"duration"`
+	// Detail is the internal reason (redacted), for the audit only.
+	Detail string `json:"detail,omitempty"`
+	// EmptyWindow is the adapter's account of a NO_EVIDENCE window that held
+	// no data (tools.Outcome.EmptyWindow): it may not back a negative.
+	EmptyWindow string `json:"empty_window,omitempty"`
+	// Tally is the adapter's few words on how much the result holds
+	// (tools.Tallier: "412 matched"), for the report's check lines.
+	Tally string `json:"tally,omitempty"`
+}
+
+// maxTallyBytes bounds an invocation's Tally.
+const maxTallyBytes = 40
+
+// Ready reports whether the invocation is a completed evidence check the
+// model saw and may cite.
+func (inv Invocation) Ready() bool {
+	return inv.Kind == runrecord.KindEvidence && inv.Status == StatusCompleted
+}
+
+// Registry is the fixed set of tools one agent may call: definitions and
+// execution registered together, so nothing can be declared without an
+// adapter or executed without a declaration.
+type Registry struct {
+	adapters  map[string]tools.Adapter
+	order     []string
+	playbooks tools.Playbooks
+	defs      []model.Tool
+}
+
+// NewRegistry builds the registry, refusing missing or duplicate tools.
+func NewRegistry(adapters []tools.Adapter, playbooks tools.Playbooks) (*Registry, error) {
+	r := &Registry{adapters: map[string]tools.Adapter{}, playbooks: playbooks}
+	for _, a := range adapters {
+		if a == nil {
+			return nil, errors.New("tool registry: nil adapter")
+		}
+		d := a.Definition()
+		if d.Name == "" || d.Name == ReadSkillTool {
+			return nil, fmt.Errorf("tool registry: invalid tool name %q", d.Name)
+		}
+		if _, dup := r.adapters[d.Name]; dup {
+			return nil, fmt.Errorf("tool registry: tool %q registered twice", d.Name)
+		}
+		env, err := envelopeSchema(d.Parameters)
+		if err != nil {
+			return nil, fmt.Errorf("tool registry: %s: %w", d.Name, err)
+		}
+		r.adapters[d.Name] = a
+		r.order = append(r.order, d.Name)
+		r.defs = append(r.defs, model.Tool{Name: d.Name, Description: d.Description + envelopeHelp, Parameters: env})
+	}
+	if playbooks != nil {
+		r.defs = append(r.defs, readSkillDefinition())
+	}
+	return r, nil
+}
+
+// Definitions are the tools exactly as the model receives them.
+func (r *Registry) Definitions() []model.Tool { return append([]model.Tool(nil), r.defs...) }
+
+// Adapter returns the evidence adapter registered under name.
+func (r *Registry) Adapter(name string) (tools.Adapter, bool) {
+	a, ok := r.adapters[name]
+	return a, ok
+}
+
+// Names lists the evidence tools in registration order.
+func (r *Registry) Names() []string { return append([]string(nil), r.order...) }
+
+// Playbooks is the guidance catalog, or nil.
+func (r *Registry) Playbooks() tools.Playbooks { return r.playbooks }
+
+const envelopeHelp = " Arguments are an envelope: put the tool's parameters in `input`; when the last EVIDENCE_FOUND observation has not been evaluated yet, also send `previous_observation` naming its tool_call_id with evaluation GAINED or NO_GAIN."
+
+// envelopeSchema wraps a business input schema in the progress envelope.
+func envelopeSchema(business json.RawMessage) (json.RawMessage, error) {
+	if !json.Valid(business) {
+		return nil, errors.New("input schema is not valid JSON")
+	}
+	var b strings.Builder
+	b.WriteString(`{"type":"object","properties":{"previous_observation":{"type":"object","description":"Your evaluation of the last EVIDENCE_FOUND observation; required while it is unevaluated.","properties":{"tool_call_id":{"type":"string"},"evaluation":{"type":"string","enum":["GAINED","NO_GAIN"]}},"required":["tool_call_id","evaluation"],"additionalProperties":false},"input":`)
+	b.Write(business)
+	b.WriteString(`},"required":["input"],"additionalProperties":false}`)
+	return json.RawMessage(b.String()), nil
+}
+
+// readSkillInput is read_skill's input: readSkill decodes it and its tags
+// are the schema the model receives.
+type readSkillInput struct {
+	Name string `json:"name" jsonschema:"required" jsonschema_description:"playbook name from the catalog"`
+}
+
+func readSkillDefinition() model.Tool {
+	return model.Tool{
+		Name:        ReadSkillTool,
+		Description: "Load the full instructions of one diagnosis playbook from the catalog by name. Guidance only: it is not evidence and cannot be cited.",
+		Parameters:  schema.Of(readSkillInput{}),
+	}
+}
+
+// Boundary is the single door between the model's tool calls and the
+// adapters for one run: it checks the envelope and the progress protocol,
+// refuses unknown tools and equivalent calls, reserves the tool budget,
+// executes, bounds and redacts the observation and writes the canonical record.
+type Boundary struct {
+	rc       *RunContext
+	reg      *Registry
+	obsLimit int
+
+	mu          sync.Mutex
+	invocations []Invocation
+	seen        map[string]string // tool + canonical input → first Tool Call ID
+	pending     string            // EVIDENCE_FOUND call awaiting evaluation
+	noGainRun   int
+	gained      int
+	noGain      int
+	stop        runrecord.StopReason
+	skillsRead  map[string]bool
+}
+
+// NewBoundary opens the run's ToolBoundary; observationLimit is limits.observation.
+func NewBoundary(rc *RunContext, reg *Registry, observationLimit int) *Boundary {
+	return &Boundary{rc: rc, reg: reg, obsLimit: observationLimit, seen: map[string]string{}, skillsRead: map[string]bool{}}
+}
+
+// StopRequired is the reason the harness requires the model to stop
+// collecting evidence, or "" while it may continue.
+func (b *Boundary) StopRequired() runrecord.StopReason {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.stop
+}
+
+// RequireStop makes every further tool call get STOP_REQUIRED.
+func (b *Boundary) RequireStop(reason runrecord.StopReason) {
+	b.mu.Lock()
+	first := b.stop == ""
+	if first {
+		b.stop = reason
+	}
+	b.mu.Unlock()
+	if first {
+		b.rc.emit(StopRequired{Meta: b.rc.meta(), Reason: reason})
+	}
+}
+
+// Invocations returns the run's records so far, in order.
+func (b *Boundary) Invocations() []Invocation {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]Invocation(nil), b.invocations...)
+}
+
+// observation is the whitelisted shape of everything the model is told.
+type observation struct {
+	ToolCallID     string          `json:"tool_call_id"`
+	Tool           string          `json:"tool"`
+	EvidenceStatus string          `json:"evidence_status,omitempty"`
+	Control        string          `json:"control,omitempty"`
+	ErrorCode      string          `json:"error_code,omitempty"`
+	Expected       string          `json:"expected_tool_call_id,omitempty"`
+	Original       string          `json:"original_tool_call_id,omitempty"`
+	Result         json.RawMessage `json:"result,omitempty"`
+}
+
+// envelope is the typed agent-facing input of every evidence tool.
+type envelope struct {
+	PreviousObservation *previousObservation `json:"previous_observation,omitzero"`
+	Input               jsontext.Value       `json:"input"`
+}
+
+type previousObservation struct {
+	ToolCallID string `json:"tool_call_id"`
+	Evaluation string `json:"evaluation"`
+}
+
+// decodeEnvelope strictly decodes a tool call's arguments (duplicate, unknown
+// or wrong-case members, trailing data and a missing input are refused).
+func decodeEnvelope(args []byte) (prev *previousObservation, input json.RawMessage, err error) {
+	var env envelope
+	if err := jsonv2.Unmarshal(args, &env, jsonv2.RejectUnknownMembers(true)); err != nil {
+		return nil, nil, fmt.Errorf("decode envelope: %w", err)
+	}
+	if len(env.Input) == 0 || env.Input.Kind() != '{' {
+		return nil, nil, errors.New("decode envelope: input must be a JSON object")
+	}
+	if p := env.PreviousObservation; p != nil && (p.ToolCallID == "" || (p.Evaluation != Gained && p.Evaluation != NoGain)) {
+		return p, json.RawMessage(env.Input), errors.New("decode envelope: previous_observation needs tool_call_id and evaluation GAINED or NO_GAIN")
+	}
+	return env.PreviousObservation, json.RawMessage(env.Input), nil
+}
+
+// Handle answers one tool call with the observation the model will see
+// (JSON). Unknown tools are refused without a canonical record.
+func (b *Boundary) Handle(call model.ToolCall) string {
+	b.rc.emit(ToolCallStarted{Meta: b.rc.meta(), ToolCallID: call.ID, Tool: call.Name})
+	inv := Invocation{ToolCallID: call.ID, Tool: call.Name, StartedAt: b.rc.Now()}
+	t0 := time.Now()
+	var obs observation
+	if call.Name == ReadSkillTool && b.reg.playbooks != nil {
+		return b.readSkill(call, inv, t0)
+	}
+	adapter, ok := b.reg.adapters[call.Name]
+	if !ok {
+		// Not authorised, not emulated, not recorded.
+		obs = observation{ToolCallID: call.ID, Tool: call.Name, EvidenceStatus: string(tools.StatusError), ErrorCode: tools.CodeInvalidInput}
+		out := mustMarshal(obs)
+		inv.Kind, inv.Status, inv.Observation = runrecord.KindControl, StatusRefused, out
+		b.rc.emit(ToolCallFinished{Meta: b.rc.meta(), Invocation: inv})
+		return string(out)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	obs, inv = b.handleEvidence(adapter, call, inv)
+	inv.Duration = time.Since(t0)
+	return b.finish(obs, inv)
+}
+
+// handleEvidence runs the protocol for one evidence call; b.mu is held.
+func (b *Boundary) handleEvidence(adapter tools.Adapter, call model.ToolCall, inv Invocation) (observation, Invocation) {
+	refuse := func(o observation, detail string) (observation, Invocation) {
+		inv.Kind, inv.Status, inv.Control, inv.ErrorCode, inv.Detail = runrecord.KindControl, StatusRefused, o.Control, o.ErrorCode, detail
+		return o, inv
+	}
+	base := observation{ToolCallID: call.ID, Tool: call.Name}
+	if b.stop != "" {
+		o := base
+		o.Control = runrecord.ControlStop
+		return refuse(o, "stop required: "+string(b.stop))
+	}
+	prev, input, err := decodeEnvelope(call.Arguments)
+	if err != nil {
+		o := base
+		o.Control, o.ErrorCode, o.Expected = runrecord.ControlRepair, RepairEnvelope, b.pending
+		if prev != nil && prev.ToolCallID != "" && b.pending != "" {
+			o.ErrorCode = RepairWrong
+		}
+		inv.Input = boundedRaw(call.Arguments)
+		return refuse(o, err.Error())
+	}
+	inv.Input = input
+	if b.pending != "" {
+		switch {
+		case prev == nil:
+			o := base
+			o.Control, o.ErrorCode, o.Expected = runrecord.ControlRepair, RepairMissing, b.pending
+			return refuse(o, "previous_observation missing")
+		case prev.ToolCallID != b.pending:
+			o := base
+			o.Control, o.ErrorCode, o.Expected = runrecord.ControlRepair, RepairWrong, b.pending
+			return refuse(o, "previous_observation names another call")
+		}
+		// The evaluation is consumed by this call, whatever happens next.
+		inv.Evaluated, inv.Evaluation = prev.ToolCallID, prev.Evaluation
+		b.pending = ""
+		if prev.Evaluation == Gained {
+			b.gained++
+			b.noGainRun = 0
+		} else {
+			b.noGain++
+			b.noGainRun++
+		}
+		if b.noGainRun >= b.rc.budget.MaxNoGain {
+			b.requireStopLocked(runrecord.StopSaturated)
+			o := base
+			o.Control = runrecord.ControlStop
+			return refuse(o, "information saturated")
+		}
+	}
+	canon, err := adapter.Canonical(input)
+	if err != nil {
+		if rerr := b.rc.reserveToolCall(); rerr != nil {
+			return b.stopOn(rerr, base, inv)
+		}
+		inv.Kind, inv.Status = runrecord.KindEvidence, StatusCompleted
+		inv.EvidenceStatus, inv.ErrorCode, inv.Detail = tools.StatusError, tools.CodeInvalidInput, redact.String(err.Error())
+		o := base
+		o.EvidenceStatus, o.ErrorCode = string(tools.StatusError), tools.CodeInvalidInput
+		return o, inv
+	}
+	inv.Input, inv.Summary = canon.Input, redact.StripControl(canon.Summary)
+	key := call.Name + "\x00" + string(canon.Input)
+	if orig, dup := b.seen[key]; dup {
+		o := base
+		o.Control, o.Original = runrecord.ControlDuplicate, orig
+		return refuse(o, "equivalent to "+orig)
+	}
+	if err := b.rc.reserveToolCall(); err != nil {
+		return b.stopOn(err, base, inv)
+	}
+	b.seen[key] = call.ID
+	limit := b.obsLimit - len(call.ID) - len(call.Name) - 96
+	out := adapter.Execute(b.rc.ctx, tools.Call{
+		SessionID: b.rc.sessionID, RunID: b.rc.runID, ToolCallID: call.ID, Tool: call.Name,
+		Input: canon.Input, Now: b.rc.Now(), MaxBytes: limit,
+	})
+	inv.Kind, inv.Status = runrecord.KindEvidence, StatusCompleted
+	o := base
+	switch out.Status {
+	case tools.EvidenceFound, tools.NoEvidence:
+		res, err := projection(out.Result)
+		if err != nil || len(res) > limit {
+			if err == nil {
+				err = fmt.Errorf("projection of %d bytes exceeds the observation limit", len(res))
+			}
+			out = tools.Failed(tools.CodeInternal, err)
+			break
+		}
+		o.EvidenceStatus, o.Result = string(out.Status), res
+		if t, ok := adapter.(tools.Tallier); ok {
+			inv.Tally = textclip.Bytes(redact.Clean(t.Tally(res)), maxTallyBytes)
+		}
+		if out.Status == tools.NoEvidence {
+			inv.EmptyWindow = textclip.Bytes(redact.String(out.EmptyWindow), MaxCheckSummaryBytes)
+		}
+	case tools.StatusError:
+	default:
+		out = tools.Failed(tools.CodeInternal, fmt.Errorf("adapter returned status %q", out.Status))
+	}
+	if out.Status == tools.StatusError {
+		o.EvidenceStatus, o.ErrorCode = string(tools.StatusError), stableCode(out.ErrorCode)
+	}
+	inv.EvidenceStatus, inv.ErrorCode = tools.EvidenceStatus(o.EvidenceStatus), o.ErrorCode
+	if out.Detail != nil {
+		inv.Detail = redact.String(out.Detail.Error())
+		if b.rc.storeFull != nil && b.rc.storeFull(out.Detail) {
+			// the store cannot hold the run's audit either: end it so
+			b.rc.auditFailed(out.Detail)
+		}
+	}
+	if r := b.rc.Interrupted(); r != "" {
+		// A result arriving after cancellation or the deadline is not accepted.
+		inv.Status = StatusDiscarded
+		o = base
+		o.Control = runrecord.ControlStop
+		return o, inv
+	}
+	if inv.EvidenceStatus == tools.EvidenceFound {
+		b.pending = call.ID
+	}
+	return o, inv
+}
+
+// stopOn turns a refused reservation into STOP_REQUIRED for this call.
+func (b *Boundary) stopOn(err error, base observation, inv Invocation) (observation, Invocation) {
+	reason := ReasonOf(err)
+	if reason == "" {
+		reason = runrecord.StopInternal
+	}
+	b.requireStopLocked(reason)
+	base.Control = runrecord.ControlStop
+	inv.Kind, inv.Status, inv.Control, inv.Detail = runrecord.KindControl, StatusRefused, runrecord.ControlStop, "stop required: "+string(reason)
+	return base, inv
+}
+
+func (b *Boundary) requireStopLocked(reason runrecord.StopReason) {
+	if b.stop == "" {
+		b.stop = reason
+		b.rc.emit(StopRequired{Meta: b.rc.meta(), Reason: reason})
+	}
+}
+
+// finish marshals the observation, accounts its bytes, records and reports
+// the invocation; b.mu is held.
+func (b *Boundary) finish(obs observation, inv Invocation) string {
+	out := mustMarshal(obs)
+	if inv.Status == StatusCompleted {
+		if err := b.rc.ReserveBytes(len(out)); err != nil {
+			// The run cannot hold this observation: it is discarded and the
+			// model is told to stop.
+			b.requireStopLocked(runrecord.StopByteBudget)
+			inv.Status = StatusDiscarded
+			if inv.EvidenceStatus == tools.EvidenceFound && b.pending == inv.ToolCallID {
+				b.pending = ""
+			}
+			out = mustMarshal(observation{ToolCallID: obs.ToolCallID, Tool: obs.Tool, Control: runrecord.ControlStop})
+		}
+	}
+	inv.Observation = out
+	b.commit(inv)
+	b.rc.budgetChanged()
+	return string(out)
+}
+
+// commit numbers, keeps, records and reports one tool step; b.mu is held.
+// The model's own arguments (the SQL it wrote, a search text) may hold a
+// secret: the record every observer gets (progress line, TUI, audit, checks)
+// carries them redacted; the adapter already ran with the real input. This
+// is the boundary's one pass over the input and summary (the observation had
+// its pass in projection); the run store's gate is the last line after it.
+func (b *Boundary) commit(inv Invocation) {
+	inv.Summary = redact.String(inv.Summary)
+	if len(inv.Input) > 0 {
+		in, err := redact.JSON(inv.Input)
+		if err != nil {
+			// Not JSON (cannot happen for canonical or bounded input): keep
+			// nothing rather than something unredacted.
+			in = nil
+		}
+		inv.Input = in
+	}
+	inv.Seq = len(b.invocations) + 1
+	b.invocations = append(b.invocations, inv)
+	if b.rc.recorder != nil {
+		if err := b.rc.recorder.RecordInvocation(context.WithoutCancel(b.rc.ctx), b.rc.runID, inv); err != nil {
+			// Without an audit the run may not go on.
+			b.rc.auditFailed(fmt.Errorf("record tool step %s: %w", inv.ToolCallID, err))
+			b.stop = runrecord.StopInternal
+		}
+	}
+	b.rc.emit(ToolCallFinished{Meta: b.rc.meta(), Invocation: inv})
+}
+
+// readSkill serves the guidance tool: the playbook body once per run.
+func (b *Boundary) readSkill(call model.ToolCall, inv Invocation, t0 time.Time) string {
+	type skillObs struct {
+		ToolCallID string   `json:"tool_call_id"`
+		Tool       string   `json:"tool"`
+		Name       string   `json:"name,omitempty"`
+		Body       string   `json:"body,omitempty"`
+		Note       string   `json:"note,omitempty"`
+		Error      string   `json:"error,omitempty"`
+		ValidNames []string `json:"valid_names,omitempty"`
+	}
+	o := skillObs{ToolCallID: call.ID, Tool: ReadSkillTool}
+	var args readSkillInput
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	inv.Kind, inv.Status = runrecord.KindGuidance, StatusCompleted
+	inv.Input = boundedRaw(call.Arguments)
+	if err := jsonv2.Unmarshal(call.Arguments, &args, jsonv2.RejectUnknownMembers(true)); err != nil || args.Name == "" {
+		o.Error = `read_skill takes exactly {"name": "<playbook name>"}`
+		o.ValidNames = b.playbookNames()
+	} else if pb, ok := b.reg.playbooks.Get(args.Name); !ok {
+		o.Error = "unknown playbook"
+		o.ValidNames = b.playbookNames()
+	} else if b.skillsRead[pb.Name] {
+		o.Name, o.Note = pb.Name, "already loaded in this run; follow the instructions you already have"
+	} else {
+		b.skillsRead[pb.Name] = true
+		o.Name, o.Body = pb.Name, redact.StripControl(pb.Body)
+	}
+	inv.Summary = args.Name
+	out := mustMarshal(o)
+	inv.Observation = out
+	inv.Duration = time.Since(t0)
+	b.commit(inv)
+	return string(out)
+}
+
+func (b *Boundary) playbookNames() []string {
+	var names []string
+	for _, p := range b.reg.playbooks.List() {
+		names = append(names, p.Name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// stableCode keeps only the error codes the model may see.
+func stableCode(code string) string {
+	switch code {
+	case tools.CodeInvalidInput, tools.CodeNotReadOnly, tools.CodeNotAllowed, tools.CodeTimeout, tools.CodeCanceled, tools.CodeUnavailable, tools.CodeUnrecorded, tools.CodeInternal:
+		return code
+	}
+	return tools.CodeInternal
+}
+
+// projection marshals an adapter result and passes it through the one
+// masking pass of the boundary (redact.CleanJSON: secret shapes, secret-named
+// members, terminal escapes, control characters), keeping member order.
+func projection(result any) (json.RawMessage, error) {
+	raw, err := json.Marshal(result)
+	if err != nil {
+		return nil, fmt.Errorf("marshal projection: %w", err)
+	}
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil, errors.New("projection is not a JSON object")
+	}
+	out, err := redact.CleanJSON(raw)
+	if err != nil {
+		return nil, fmt.Errorf("mask projection: %w", err)
+	}
+	return out, nil
+}
+
+func mustMarshal(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		// Only fixed observation structs are marshalled here.
+		panic(fmt.Sprintf("marshal observation: %v", err))
+	}
+	return b
+}
+
+// boundedRaw keeps at most 4 KiB of raw arguments for the audit.
+func boundedRaw(b []byte) json.RawMessage {
+	if json.Valid(b) && len(b) <= 4096 {
+		return append(json.RawMessage(nil), b...)
+	}
+	s, _ := json.Marshal(redact.String(string(b[:min(len(b), 4096)])))
+	return s
+}

@@ -1,0 +1,78 @@
+package runstore
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/superbiz/superbiz/pkg/runrecord"
+)
+
+// The JSON documents a run row holds: the checks and the settings are
+// pkg/runrecord's records, the very types the engine writes them
+// from; what `runs show` reads of a published result is declared here.
+
+// StoredResultSummary is what `runs show` reads of a stored PublishedResult:
+// its conclusion and how many findings and knowledge references it has.
+type StoredResultSummary struct {
+	Conclusion *StoredConclusion `json:"conclusion"`
+	// Findings and KnowledgeRefs are counted, not interpreted.
+	Findings      []json.RawMessage `json:"findings"`
+	KnowledgeRefs []json.RawMessage `json:"knowledge_refs"`
+}
+
+// StoredConclusion is the conclusion of a stored PublishedResult.
+type StoredConclusion struct {
+	Summary    string `json:"summary"`
+	Confidence string `json:"confidence"`
+}
+
+// errUnreadable names a stored document that does not decode (a damaged
+// record, or one a version this one does not know wrote): "stored checks are
+// unreadable: …", which `runs show` prints as it is.
+func errUnreadable(documentIs string, err error) error {
+	return fmt.Errorf("stored %s unreadable: %w", documentIs, err)
+}
+
+// settingsJSON is the settings as the budget column keeps them; nil stays nil (NULL).
+func settingsJSON(s *runrecord.Settings) (json.RawMessage, error) {
+	if s == nil {
+		return nil, nil
+	}
+	return json.Marshal(s)
+}
+
+// decodeStored reads a stored JSON document; ok is false when it is NULL.
+func decodeStored[T any](raw json.RawMessage, documentIs string) (v T, ok bool, err error) {
+	if len(raw) == 0 {
+		return v, false, nil
+	}
+	if err := json.Unmarshal(raw, &v); err != nil {
+		var zero T
+		return zero, false, errUnreadable(documentIs, err)
+	}
+	return v, true, nil
+}
+
+// DecodeSettings reads the run's settings; ok is false when none were
+// stored (NULL), and an error names a document that does not decode.
+func (d *RunDetail) DecodeSettings() (s runrecord.Settings, ok bool, err error) {
+	return decodeStored[runrecord.Settings](d.Settings, "settings are")
+}
+
+// DecodeChecks reads the run's checks; none when NULL.
+func (d *RunDetail) DecodeChecks() ([]runrecord.Check, error) {
+	checks, _, err := decodeStored[[]runrecord.Check](d.Checks, "checks are")
+	return checks, err
+}
+
+// DecodeResultSummary reads the conclusion and counts of the run's
+// published result; ok is false when the run published none.
+func (d *RunDetail) DecodeResultSummary() (r StoredResultSummary, ok bool, err error) {
+	return decodeStored[StoredResultSummary](d.PublishedResult, "result is")
+}
+
+// DecodeReasons reads a guard review's audit-only reasons; none when NULL.
+func (g GuardReview) DecodeReasons() ([]string, error) {
+	reasons, _, err := decodeStored[[]string](g.Reasons, "reasons are")
+	return reasons, err
+}

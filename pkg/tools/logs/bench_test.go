@@ -1,0 +1,202 @@
+package logs
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/pkg/tools"
+)
+
+const (
+	benchSize = 1 << 30
+	benchWord = "deadlock" // in about 0.1% of the lines
+)
+
+// benchFile returns a cached JSON-lines file of about size bytes spanning 24
+// hours from base, generated once under os.TempDir (keyed by size).
+func benchFile(b *testing.B, size int64) string {
+	b.Helper()
+	p := filepath.Join(os.TempDir(), "superbiz-logs-bench-"+strconv.FormatInt(size, 10)+".jsonl")
+	if st, err := os.Stat(p); err == nil && st.Size() >= size {
+		return p
+	}
+	tmp := p + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	var line []byte
+	var written int64
+	for i := int64(0); written < size; i++ {
+		// time grows with the bytes written, so the file spans exactly 24h
+		ts := base.Add(time.Duration(float64(24*time.Hour) * float64(written) / float64(size)))
+		line = append(line[:0], `{"ts":"`...)
+		line = ts.AppendFormat(line, "2006-01-02T15:04:05.000Z07:00")
+		switch {
+		case i%1000 == 7:
+			line = append(line, `","level":"error","service":"order","msg":"Deadlock found when trying to get lock; try restarting transaction","order_id":`...)
+		case i%10 < 6:
+			line = append(line, `","level":"info","service":"order","msg":"request completed","path":"/api/orders/`...)
+		case i%10 < 9:
+			line = append(line, `","level":"info","service":"pay","msg":"payment authorised for customer","amount_cents":`...)
+		default:
+			line = append(line, `","level":"warn","service":"inventory","msg":"slow query on stock table","elapsed_ms":`...)
+		}
+		line = strconv.AppendInt(line, i*7919%1000003, 10)
+		line = append(line, `,"trace_id":"`...)
+		line = strconv.AppendInt(line, i*2654435761%(1<<40), 16)
+		line = append(line, `","host":"app-`...)
+		line = strconv.AppendInt(line, i%16, 10)
+		line = append(line, ".prod.internal\"}\n"...)
+		nw, err := w.Write(line)
+		if err != nil {
+			b.Fatal(err)
+		}
+		written += int64(nw)
+	}
+	if err := w.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.Rename(tmp, p); err != nil {
+		b.Fatal(err)
+	}
+	return p
+}
+
+func benchQuery(b *testing.B, path, input string, noSeek bool) Result {
+	b.Helper()
+	tool, err := New([]config.LogSource{{Name: "app", Paths: []string{path}, MaxWindow: 24 * time.Hour}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	tool.noSeek = noSeek
+	c, err := tool.Canonical(json.RawMessage(input))
+	if err != nil {
+		b.Fatal(err)
+	}
+	call := tools.Call{Input: c.Input, Now: base.Add(24 * time.Hour), MaxBytes: 8192}
+	st, _ := os.Stat(path)
+	var res Result
+	b.SetBytes(st.Size())
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		out := tool.Execute(context.Background(), call)
+		if out.Status == tools.StatusError {
+			b.Fatalf("%s: %v", out.ErrorCode, out.Detail)
+		}
+		res = out.Result.(Result)
+	}
+	return res
+}
+
+var wholeDay = fmt.Sprintf(`{"start":%q,"end":%q,"contains":%q}`, base.Format(time.RFC3339), base.Add(24*time.Hour).Format(time.RFC3339), benchWord)
+
+// BenchmarkScanContains1GiB: a contains filter over a whole day of 1 GiB.
+func BenchmarkScanContains1GiB(b *testing.B) {
+	res := benchQuery(b, benchFile(b, benchSize), wholeDay, false)
+	b.ReportMetric(float64(res.Matched), "matched")
+}
+
+// BenchmarkRipgrep1GiB times `rg -c -F WORD` on the same file for comparison.
+func BenchmarkRipgrep1GiB(b *testing.B) {
+	rg, err := exec.LookPath("rg")
+	if err != nil {
+		b.Skip("ripgrep (rg) is not installed: apt-get install -y ripgrep to compare")
+	}
+	p := benchFile(b, benchSize)
+	st, _ := os.Stat(p)
+	b.SetBytes(st.Size())
+	b.ResetTimer()
+	var out []byte
+	for i := 0; i < b.N; i++ {
+		// -i: the same case-insensitive match the tool does
+		out, err = exec.Command(rg, "-c", "-i", "-F", benchWord, p).Output()
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	n, _ := strconv.Atoi(strings.TrimSpace(string(out)))
+	b.ReportMetric(float64(n), "matched")
+}
+
+// BenchmarkWindow10m1GiB: a 10-minute window in the middle of the day, found
+// by binary search; compare with BenchmarkScanContains1GiB. SetBytes is the
+// whole file so MB/s figures compare directly.
+func BenchmarkWindow10m1GiB(b *testing.B) {
+	s := base.Add(13 * time.Hour)
+	in := fmt.Sprintf(`{"start":%q,"end":%q,"contains":%q}`, s.Format(time.RFC3339), s.Add(10*time.Minute).Format(time.RFC3339), benchWord)
+	res := benchQuery(b, benchFile(b, benchSize), in, false)
+	b.ReportMetric(float64(res.Matched), "matched")
+}
+
+// BenchmarkWindow10mNoFilter1GiB: every entry of a 10-minute window parsed.
+func BenchmarkWindow10mNoFilter1GiB(b *testing.B) {
+	s := base.Add(13 * time.Hour)
+	in := fmt.Sprintf(`{"start":%q,"end":%q}`, s.Format(time.RFC3339), s.Add(10*time.Minute).Format(time.RFC3339))
+	res := benchQuery(b, benchFile(b, benchSize), in, false)
+	b.ReportMetric(float64(res.Matched), "matched")
+}
+
+// BenchmarkWindow10mLinear1GiB: the same window without binary search.
+func BenchmarkWindow10mLinear1GiB(b *testing.B) {
+	s := base.Add(13 * time.Hour)
+	in := fmt.Sprintf(`{"start":%q,"end":%q,"contains":%q}`, s.Format(time.RFC3339), s.Add(10*time.Minute).Format(time.RFC3339), benchWord)
+	res := benchQuery(b, benchFile(b, benchSize), in, true)
+	b.ReportMetric(float64(res.Matched), "matched")
+}
+
+// BenchmarkGzipBomb2GiB: a gzip of 2048 members that expands to 2 GiB of
+// matching lines, searched with the default per-call limits; it reports the
+// decompressed bytes searched and the heap in use after the call.
+func BenchmarkGzipBomb2GiB(b *testing.B) {
+	line := []byte(`{"ts":"2026-03-14T14:01:00Z","level":"error","msg":"bomb line"}` + "\n")
+	member := gzipBytes(b, bytes.Repeat(line, (1<<20)/len(line)), gzip.BestCompression)
+	dir := b.TempDir()
+	f, err := os.Create(filepath.Join(dir, "bomb.log.gz"))
+	must(b, err)
+	for i := 0; i < 2048; i++ {
+		_, err := f.Write(member)
+		must(b, err)
+	}
+	must(b, f.Close())
+	tool, err := New([]config.LogSource{{Name: "app", Paths: []string{f.Name()}}})
+	must(b, err)
+	c, err := tool.Canonical(json.RawMessage(`{"since":"1h"}`))
+	must(b, err)
+	call := tools.Call{Input: c.Input, Now: base.Add(30 * time.Minute), MaxBytes: 8192}
+	var res Result
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		out := tool.Execute(context.Background(), call)
+		if out.Status == tools.StatusError {
+			b.Fatalf("%s: %v", out.ErrorCode, out.Detail)
+		}
+		res = out.Result.(Result)
+	}
+	b.StopTimer()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	b.ReportMetric(float64(int64(res.Matched)*int64(len(line)))/(1<<20), "MiB-searched")
+	b.ReportMetric(float64(ms.HeapInuse)/(1<<20), "MiB-heap-inuse")
+	if len(res.TruncatedBy) == 0 {
+		b.Fatalf("the bomb was searched to its end: %+v", res)
+	}
+	b.Logf("truncated_by %v", res.TruncatedBy)
+}
