@@ -2,8 +2,8 @@ package agent
 
 import (
 	"encoding/json"
-	"slices"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
