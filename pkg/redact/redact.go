@@ -260,7 +260,7 @@ var compiledRules = sync.OnceValue(func() []rule {
 		{
 			// curl's -u/--user user:password (no password: curl prompts), on
 			// lines that run curl; the user name is kept.
-			name:      "curl user password",
+			name: "curl user password",
 			// -u takes its value with or without a space (-uadmin:x, -u:x).
 			re:        regexp.MustCompile(`(?:-u(?:[ \t]+|=)?|--user(?:[ \t]+|=))["']?[^\s:"']*:([^\s"']+)`),
 			groups:    []int{1},
