@@ -157,6 +157,9 @@ func (c *Client) exchangeFailure(ctx, rctx context.Context, resp *httpsource.Res
 		return c.fail(model.ErrTimeout, err)
 	case httpsource.Unreachable:
 		return c.fail(model.ErrUnreachable, fmt.Errorf("cannot connect: %s", he.Excerpt))
+	case httpsource.Redirected:
+		// The server is there: the address is the thing to fix.
+		return c.fail(model.ErrBadRequest, fmt.Errorf("the server redirects to another host (%s), which is not followed so the API key stays on model.url's host: set model.url to the address it redirects to", he.Excerpt))
 	case httpsource.TooLarge:
 		return c.fail(model.ErrProtocol, err)
 	}

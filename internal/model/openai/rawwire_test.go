@@ -136,3 +136,39 @@ func TestRawWire(t *testing.T) {
 		})
 	}
 }
+
+// A hint must name the real fault: a redirect off model.url's host is an
+// address to fix, not a server to start; an error document in a whole
+// (non-streamed) answer is not "mid-stream" (issue 27 #16).
+func TestFaultWording(t *testing.T) {
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("the other host was asked, Authorization %q", r.Header.Get("Authorization"))
+	}))
+	t.Cleanup(other.Close)
+	redirect := httptest.NewServer(http.RedirectHandler(strings.Replace(other.URL, "127.0.0.1", "localhost", 1)+"/v1/chat/completions", http.StatusTemporaryRedirect))
+	t.Cleanup(redirect.Close)
+	errDoc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"error":{"message":"upstream model crashed","type":"server_error"}}`)
+	}))
+	t.Cleanup(errDoc.Close)
+	for _, tt := range []struct {
+		name, url string
+		kind      model.ErrorKind
+		says, not string
+	}{
+		{"cross-host redirect", redirect.URL, model.ErrBadRequest, "set model.url to the address it redirects to", "cannot connect"},
+		{"error in a whole answer", errDoc.URL, model.ErrServer, "upstream model crashed", "mid-stream"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := openai.New(openai.Options{URL: tt.url + "/v1", Model: "m", APIKey: "sk-test-key", RequestTimeout: 10 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = c.Chat(context.Background(), model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "q"}}})
+			if model.KindOf(err) != tt.kind || !strings.Contains(err.Error(), tt.says) || strings.Contains(err.Error(), tt.not) {
+				t.Errorf("err = %v (kind %s): want kind %s saying %q, never %q", err, model.KindOf(err), tt.kind, tt.says, tt.not)
+			}
+		})
+	}
+}

@@ -80,6 +80,7 @@ type accumulator struct {
 	usage             *wireUsage
 	events            int
 	done              bool // data: [DONE] arrived
+	whole             bool // the answer is one document, not a stream
 	// literal removes the configured credential's every form (the client's
 	// httpsource Scrubber.Literal) from what the server sent, before any of
 	// it is read or quoted in an error; nil removes nothing.
@@ -186,6 +187,9 @@ func (a *accumulator) event(data []byte) error {
 // chunk adds one chunk (or a whole answer) to the answer.
 func (a *accumulator) chunk(ch wireChunk) error {
 	if e := bytes.TrimSpace(ch.Error); len(e) > 0 && string(e) != "null" {
+		if a.whole {
+			return &streamFault{model.ErrServer, fmt.Errorf("server answered HTTP 200 with an error: %s", errorText(e))}
+		}
 		return &streamFault{model.ErrServer, fmt.Errorf("server failed mid-stream: %s", errorText(e))}
 	}
 	if ch.Model != "" {
@@ -219,6 +223,7 @@ func (a *accumulator) chunk(ch wireChunk) error {
 
 // readWhole reads a non-streamed answer: one JSON document.
 func (a *accumulator) readWhole(r io.Reader) error {
+	a.whole = true
 	body, err := io.ReadAll(r)
 	if err != nil {
 		return err
