@@ -95,3 +95,48 @@ func TestIsInternal(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryPublicPackageHasDocAndExample keeps the promise of the public
+// packages' documentation: a package comment, and at least one Example
+// whose output go test checks.
+func TestEveryPublicPackageHasDocAndExample(t *testing.T) {
+	needGo(t)
+	readSources(t, "../../pkg")
+	out, err := goList("../..", []string{"-f", "{{.ImportPath}}\t{{.Dir}}\t{{.Doc}}\t{{join .TestGoFiles \",\"}},{{join .XTestGoFiles \",\"}}", "./pkg/..."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Split(line, "\t")
+		if len(f) != 4 {
+			t.Fatalf("go list line %q", line)
+		}
+		path, dir, doc, files := f[0], f[1], f[2], f[3]
+		if doc == "" {
+			t.Errorf("%s has no package comment", path)
+		}
+		if !hasCheckedExample(t, dir, strings.Split(files, ",")) {
+			t.Errorf("%s has no Example with an // Output: comment", path)
+		}
+	}
+}
+
+// hasCheckedExample reports whether one of the test files declares an
+// Example function followed by an // Output: comment.
+func hasCheckedExample(t *testing.T, dir string, files []string) bool {
+	t.Helper()
+	for _, name := range files {
+		if name == "" {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := string(b)
+		if i := strings.Index(src, "\nfunc Example"); i >= 0 && strings.Contains(src[i:], "// Output:") {
+			return true
+		}
+	}
+	return false
+}
