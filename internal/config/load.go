@@ -121,8 +121,12 @@ func load(data []byte, file, wd string, getenv func(string) string, ov Overrides
 		}
 	}
 	for i, db := range cfg.Databases {
-		if db.DSN.driver == DriverSQLite && db.DSN.raw != "" {
-			cfg.Databases[i].DSN.raw = resolve(db.DSN.raw, base)
+		if db.DSN.Driver() == DriverSQLite && !db.DSN.IsZero() {
+			dsn, err := NewDSN(DriverSQLite, resolve(db.DSN.Reveal(), base))
+			if err != nil {
+				return nil, &Error{File: file, Problems: []string{fmt.Sprintf("databases[%d].dsn: %v", i, err)}}
+			}
+			cfg.Databases[i].DSN = dsn
 		}
 	}
 

@@ -6,9 +6,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/superbiz/superbiz/internal/release"
 	"github.com/superbiz/superbiz/pkg/agent"
 	"github.com/superbiz/superbiz/pkg/model"
+	"github.com/superbiz/superbiz/pkg/release"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/pkg/runstore"
 )

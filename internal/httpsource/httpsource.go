@@ -23,9 +23,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/textclip"
 	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/tools"
 )
 
 // MaxExcerpt bounds the part of an error answer an *Error quotes, in bytes.
@@ -273,7 +273,7 @@ func (c *Client) transportError(parent, ctx context.Context, u *url.URL, err err
 	case errors.Is(parent.Err(), context.Canceled):
 		e.Kind, e.err = Canceled, parent.Err()
 	case ctx.Err() != nil || (errors.As(err, &ne) && ne.Timeout()):
-		e.Kind, e.Excerpt = Timeout, config.FormatDuration(c.opts.Timeout)
+		e.Kind, e.Excerpt = Timeout, tools.FormatDuration(c.opts.Timeout)
 		if d, ok := parent.Deadline(); ok && parent.Err() != nil {
 			e.Excerpt = "the caller's deadline " + d.Format(time.RFC3339)
 		}

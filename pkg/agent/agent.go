@@ -11,7 +11,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/pkg/defaults"
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/model"
 	"github.com/superbiz/superbiz/pkg/runrecord"
@@ -24,7 +24,7 @@ import (
 type Limits = runrecord.Limits
 
 // DefaultLimits are the declared default limits.
-func DefaultLimits() Limits { return config.Defaults().Limits }
+func DefaultLimits() Limits { return defaults.Of[Limits]() }
 
 // PreviousTurn is the bounded, frozen context of the session's last safe
 // diagnosis; it helps read a follow-up and is never evidence.
