@@ -11,6 +11,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/model/openai"
 	"github.com/superbiz/superbiz/internal/model/openaitest"
+	"github.com/superbiz/superbiz/internal/reliability"
 	"github.com/superbiz/superbiz/internal/testenv"
 	"github.com/superbiz/superbiz/pkg/model"
 )
@@ -442,15 +443,21 @@ func TestEmbeddingsBounds(t *testing.T) {
 func TestEchoedKeyScrubbed(t *testing.T) {
 	const key = "sk-live-Echo/Key+9Z"
 	forms := []string{key, "sk-live-Echo%2FKey%2B9Z", "c2stbGl2ZS1FY2hvL0tleSs5Wg=="}
+	planted, leaked := 0, 0
 	check := func(t *testing.T, what, text string) {
 		t.Helper()
 		// A cut that splits the key must not leave its head either.
 		for _, f := range append(forms, key[:10]) {
+			planted++
 			if strings.Contains(text, f) {
+				leaked++
 				t.Errorf("%s holds the key form %q: %s", what, f, text)
 			}
 		}
 	}
+	defer func() {
+		reliability.Record(t, reliability.SectionSecrets, "OpenAI-compatible server echoing the API key (content, reasoning, arguments, /models, errors)", map[string]any{"checks": planted, "leaked": leaked})
+	}()
 	for _, tc := range []struct {
 		stream bool
 		quirk  openaitest.Quirk
