@@ -132,9 +132,9 @@ func storeFailure(path string, err error) error {
 	return &ExitError{Code: ExitFailed, Err: fmt.Errorf("the run store %s is full (no space left on its disk): %w\nhint: free space on that disk, or point --db / SUPERBIZ_DB at another one; nothing was printed because the run could not be stored whole", path, err)}
 }
 
-// openRunStore opens the run store with the tables of the components that
-// keep theirs in it (the knowledge index) registered, so every command
+// openRunStore opens the run store the registry's way: with the tables of
+// the sources that keep theirs in it (the runbook index), so every command
 // migrates the whole file.
 func openRunStore(ctx context.Context, path string) (*runstore.Store, error) {
-	return runstore.Open(ctx, path, runstore.Component{Name: knowledge.SchemaName, Migrations: knowledge.Migrations()})
+	return registry.OpenStore(ctx, path)
 }

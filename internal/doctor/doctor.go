@@ -13,7 +13,6 @@ import (
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/textclip"
 	"github.com/superbiz/superbiz/pkg/runstore"
-	"github.com/superbiz/superbiz/pkg/tools/knowledge"
 )
 
 // Status is how one check ended; only Fail fails doctor.
@@ -106,9 +105,10 @@ func from(cfg *config.Config, key string) string {
 	return " (default)"
 }
 
-// RunStore opens (and migrates) the run store at path, then closes it.
-func RunStore(ctx context.Context, path string) Result {
-	st, err := runstore.Open(ctx, path, runstore.Component{Name: knowledge.SchemaName, Migrations: knowledge.Migrations()})
+// RunStore opens (and migrates, with the tables of the components) the
+// run store at path, then closes it.
+func RunStore(ctx context.Context, path string, components ...runstore.Component) Result {
+	st, err := runstore.Open(ctx, path, components...)
 	if err != nil {
 		return Failed("run store", err.Error(), "make the directory writable, or choose another file with --db or SUPERBIZ_DB")
 	}

@@ -41,6 +41,13 @@ type Source interface {
 	Reads(tool string, input, observation json.RawMessage) []string
 }
 
+// Stored is a Source that keeps tables of its own in the run store (the
+// runbook index): every command opens the store with them registered, so
+// each migrates the whole file.
+type Stored interface {
+	Components() []runstore.Component
+}
+
 // Provider is one model provider: how model.provider = Name() builds its
 // client from [model], checks it and explains its failures.
 type Provider interface {

@@ -22,6 +22,7 @@ import (
 	"github.com/superbiz/superbiz/internal/integration/openai"
 	"github.com/superbiz/superbiz/internal/integration/playbooks"
 	"github.com/superbiz/superbiz/internal/integration/runbooks"
+	"github.com/superbiz/superbiz/pkg/runstore"
 )
 
 // Sources are the evidence integrations, one line each, in the order
@@ -93,6 +94,23 @@ func Build(ctx context.Context, cfg *config.Config, env integration.Env) (*integ
 	return parts, nil
 }
 
+// OpenStore opens (and migrates) the run store at path with the tables of
+// every source that keeps some in it: the one way every command opens it.
+func OpenStore(ctx context.Context, path string) (*runstore.Store, error) {
+	return runstore.Open(ctx, path, components()...)
+}
+
+// components are the run-store tables of the sources that keep some.
+func components() []runstore.Component {
+	var out []runstore.Component
+	for _, s := range Sources() {
+		if st, ok := s.(integration.Stored); ok {
+			out = append(out, st.Components()...)
+		}
+	}
+	return out
+}
+
 // Close runs the parts' closers, the last added first.
 func Close(parts *integration.Parts) error {
 	var errs []error
@@ -110,7 +128,7 @@ func Doctor(ctx context.Context, cfg *config.Config, getenv func(string) string)
 	if err != nil {
 		return []doctor.Result{doctor.ConfigNotLoaded(err)}
 	}
-	results := []doctor.Result{doctor.Config(cfg, p.URLKey()), doctor.RunStore(ctx, cfg.DBPath)}
+	results := []doctor.Result{doctor.Config(cfg, p.URLKey()), doctor.RunStore(ctx, cfg.DBPath, components()...)}
 	results = append(results, p.Doctor(ctx, cfg)...)
 	env := integration.Env{Provider: p, Getenv: getenv, Warn: func(string) {}}
 	for _, s := range Sources() {

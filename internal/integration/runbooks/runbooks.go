@@ -13,6 +13,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/integration"
+	"github.com/superbiz/superbiz/pkg/runstore"
 	"github.com/superbiz/superbiz/pkg/tools/knowledge"
 )
 
@@ -21,6 +22,11 @@ type Source struct{}
 
 // Name is the integration's name.
 func (Source) Name() string { return "runbooks" }
+
+// Components are the runbook index's tables in the run store.
+func (Source) Components() []runstore.Component {
+	return []runstore.Component{{Name: knowledge.SchemaName, Migrations: knowledge.Migrations()}}
+}
 
 // EmbedTimeout bounds one embedding call, at index and at search time, so
 // a hung server delays a search by at most this much before BM25 answers.
