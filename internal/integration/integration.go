@@ -33,12 +33,14 @@ type Source interface {
 	// Doctor checks the configured source the way a run reaches it, one
 	// result per entry (none when the source is not configured).
 	Doctor(ctx context.Context, cfg *config.Config, env Env) []doctor.Result
-	// Setup says how to configure this source's tool when a person names
-	// it but the configuration has none ("" when tool is not this source's).
-	Setup(tool string) string
-	// Reads names, for eval's evidence grader, the sources one call of tool
-	// read, as tool:source; nil when tool is not this source's.
-	Reads(tool string, input, observation json.RawMessage) []string
+	// Tool is the name of the evidence tool the source adds, "" for none.
+	Tool() string
+	// Setup says how to configure the tool when a person names it but the
+	// configuration has none.
+	Setup() string
+	// Reads names, for eval's evidence grader, the sources one call of
+	// Tool read, as tool:source.
+	Reads(input, observation json.RawMessage) []string
 }
 
 // Stored is a Source that keeps tables of its own in the run store (the
@@ -109,7 +111,7 @@ type Parts struct {
 
 // Named reads the sources a call of tool named under key, in its input and
 // in its result (e.g. "source" for query_logs, "database" for query_mysql),
-// as tool:name; the shared shape of Source.Reads.
+// as tool:name; what most sources' Reads return.
 func Named(tool, key string, input, observation json.RawMessage) []string {
 	var in map[string]json.RawMessage
 	var obs struct {

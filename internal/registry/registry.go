@@ -141,8 +141,8 @@ func Doctor(ctx context.Context, cfg *config.Config, getenv func(string) string)
 // the tool, and tool:source for each source its integration says it read.
 func SourcesOf(tool string, input, observation json.RawMessage) []string {
 	out := []string{tool}
-	for _, s := range Sources() {
-		out = append(out, s.Reads(tool, input, observation)...)
+	if s := owner(tool); s != nil {
+		out = append(out, s.Reads(input, observation)...)
 	}
 	return out
 }
@@ -150,10 +150,18 @@ func SourcesOf(tool string, input, observation json.RawMessage) []string {
 // Setup says how to configure the source of tool when a person names it but
 // the configuration has none; "" for a tool no source owns.
 func Setup(tool string) string {
-	for _, s := range Sources() {
-		if hint := s.Setup(tool); hint != "" {
-			return hint
-		}
+	if s := owner(tool); s != nil {
+		return s.Setup()
 	}
 	return ""
+}
+
+// owner is the source that adds tool, nil for none.
+func owner(tool string) integration.Source {
+	for _, s := range Sources() {
+		if tool != "" && s.Tool() == tool {
+			return s
+		}
+	}
+	return nil
 }

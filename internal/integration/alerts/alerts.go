@@ -26,9 +26,6 @@ func (Source) Build(context.Context, *config.Config, integration.Env, *integrati
 	return nil
 }
 
-// Reads names nothing: no tool call reads Alertmanager.
-func (Source) Reads(string, json.RawMessage, json.RawMessage) []string { return nil }
-
 // Client builds the Alertmanager client of [alerts], reading the credential
 // from the variable the configuration names. No url, or a named variable
 // that is unset, is a *integration.ConfigError; the secret itself is never
@@ -64,5 +61,11 @@ func Client(cfg *config.Config, getenv func(string) string) (*alerts.Client, err
 	return c, nil
 }
 
-// Setup has nothing to say: this source adds no tool of its own.
-func (Source) Setup(string) string { return "" }
+// Tool is "": no tool call reads Alertmanager.
+func (Source) Tool() string { return "" }
+
+// Setup is "": the source adds no tool.
+func (Source) Setup() string { return "" }
+
+// Reads is never called: the source adds no tool.
+func (Source) Reads(json.RawMessage, json.RawMessage) []string { return nil }

@@ -35,17 +35,12 @@ func (Source) Build(_ context.Context, cfg *config.Config, _ integration.Env, pa
 }
 
 // Reads names the database a call asked for and its result reports.
-func (Source) Reads(tool string, input, observation json.RawMessage) []string {
-	if tool != sqlquery.ToolName {
-		return nil
-	}
-	return integration.Named(tool, "database", input, observation)
+func (Source) Reads(input, observation json.RawMessage) []string {
+	return integration.Named(sqlquery.ToolName, "database", input, observation)
 }
 
+// Tool is the tool the source adds.
+func (Source) Tool() string { return sqlquery.ToolName }
+
 // Setup says how to configure the tool when the configuration has none.
-func (Source) Setup(tool string) string {
-	if tool != sqlquery.ToolName {
-		return ""
-	}
-	return "add a [[databases]] entry to the config"
-}
+func (Source) Setup() string { return "add a [[databases]] entry to the config" }

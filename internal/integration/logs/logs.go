@@ -33,17 +33,12 @@ func (Source) Build(_ context.Context, cfg *config.Config, _ integration.Env, pa
 }
 
 // Reads names the log source a call asked for and its result reports.
-func (Source) Reads(tool string, input, observation json.RawMessage) []string {
-	if tool != logtool.ToolName {
-		return nil
-	}
-	return integration.Named(tool, "source", input, observation)
+func (Source) Reads(input, observation json.RawMessage) []string {
+	return integration.Named(logtool.ToolName, "source", input, observation)
 }
 
+// Tool is the tool the source adds.
+func (Source) Tool() string { return logtool.ToolName }
+
 // Setup says how to configure the tool when the configuration has none.
-func (Source) Setup(tool string) string {
-	if tool != logtool.ToolName {
-		return ""
-	}
-	return "add a [[logs]] source to the config"
-}
+func (Source) Setup() string { return "add a [[logs]] source to the config" }

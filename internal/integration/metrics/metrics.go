@@ -43,11 +43,8 @@ func (Source) Build(_ context.Context, cfg *config.Config, _ integration.Env, pa
 }
 
 // Reads names the metrics source a call asked for and its result reports.
-func (Source) Reads(tool string, input, observation json.RawMessage) []string {
-	if tool != metricstool.ToolName {
-		return nil
-	}
-	return integration.Named(tool, "source", input, observation)
+func (Source) Reads(input, observation json.RawMessage) []string {
+	return integration.Named(metricstool.ToolName, "source", input, observation)
 }
 
 // secretsSet refuses a [[metrics]] entry whose secret variable is
@@ -125,10 +122,8 @@ func hint(m config.MetricsSource, err error) string {
 	return "the server answered with an error: check its log"
 }
 
+// Tool is the tool the source adds.
+func (Source) Tool() string { return metricstool.ToolName }
+
 // Setup says how to configure the tool when the configuration has none.
-func (Source) Setup(tool string) string {
-	if tool != metricstool.ToolName {
-		return ""
-	}
-	return "add a [[metrics]] source to the config"
-}
+func (Source) Setup() string { return "add a [[metrics]] source to the config" }

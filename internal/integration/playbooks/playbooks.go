@@ -38,8 +38,11 @@ func (Source) Build(_ context.Context, cfg *config.Config, env integration.Env, 
 // and every command warns about one that does not load.
 func (Source) Doctor(context.Context, *config.Config, integration.Env) []doctor.Result { return nil }
 
-// Reads names nothing: a playbook is guidance, not evidence.
-func (Source) Reads(string, json.RawMessage, json.RawMessage) []string { return nil }
+// Tool is "": a playbook is guidance, not evidence.
+func (Source) Tool() string { return "" }
 
-// Setup has nothing to say: this source adds no tool of its own.
-func (Source) Setup(string) string { return "" }
+// Setup is "": the source adds no tool.
+func (Source) Setup() string { return "" }
+
+// Reads is never called: the source adds no tool.
+func (Source) Reads(json.RawMessage, json.RawMessage) []string { return nil }

@@ -61,10 +61,7 @@ func embedClient(cfg *config.Config, p integration.Provider) (integration.Client
 }
 
 // Reads names the runbooks a lookup returned.
-func (Source) Reads(tool string, _, observation json.RawMessage) []string {
-	if tool != knowledge.Name {
-		return nil
-	}
+func (Source) Reads(_, observation json.RawMessage) []string {
 	var obs struct {
 		Result struct {
 			Documents []struct {
@@ -75,15 +72,13 @@ func (Source) Reads(tool string, _, observation json.RawMessage) []string {
 	_ = json.Unmarshal(observation, &obs) // a refused call has no documents
 	var out []string
 	for _, d := range obs.Result.Documents {
-		out = append(out, tool+":"+d.Source)
+		out = append(out, knowledge.Name+":"+d.Source)
 	}
 	return out
 }
 
+// Tool is the tool the source adds.
+func (Source) Tool() string { return knowledge.Name }
+
 // Setup says how to configure the tool when the configuration has none.
-func (Source) Setup(tool string) string {
-	if tool != knowledge.Name {
-		return ""
-	}
-	return "set [knowledge] paths in the config"
-}
+func (Source) Setup() string { return "set [knowledge] paths in the config" }
