@@ -17,6 +17,7 @@ import (
 	"github.com/superbiz/superbiz/internal/eval"
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
 	"github.com/superbiz/superbiz/internal/model/providertest"
+	"github.com/superbiz/superbiz/internal/testenv"
 )
 
 // providerChoice is one way a person points superbiz at a provider's
@@ -231,6 +232,35 @@ func TestMCPDiagnoseThroughEachProvider(t *testing.T) {
 		}
 		if srv.ChatCount() != 2 || srv.Pending() != 0 {
 			t.Errorf("%d chat requests reached the %s server, %d turns left", srv.ChatCount(), prov, srv.Pending())
+		}
+	})
+}
+
+// replay --live-model against a model server that is down says how to
+// reach the configured provider's server, naming its URL. (It once always
+// named Ollama and model.host, whatever the provider.)
+func TestReplayLiveModelHintNamesTheProvider(t *testing.T) {
+	providertest.Each(t, func(t *testing.T, prov providertest.Provider) {
+		srv := providertest.Start(t, prov)
+		srv.Script(ollamatest.Turn{Content: []string{noConclusion}})
+		env := diagnoseEnv(t)
+		maps.Copy(env, srv.Env())
+		code, out, errOut := cli(t, env, "--demo", "diagnose", "-o", "json", "why is checkout slow")
+		if code != ExitFallback {
+			t.Fatalf("diagnose: exit %d\n%s\n%s", code, out, errOut)
+		}
+		runID, _ := jsonObject(t, out)["run_id"].(string)
+		down := testenv.ClosedURL(t)
+		if prov == providertest.OpenAI {
+			down += "/v1"
+			env[config.EnvOpenAIBaseURL] = down
+		} else {
+			env[config.EnvOllamaHost] = down
+		}
+		_, _, errOut = cli(t, env, "replay", runID, "--live-model")
+		want := map[providertest.Provider]string{providertest.Ollama: "ollama serve", providertest.OpenAI: "model.url / OPENAI_BASE_URL"}[prov]
+		if !strings.Contains(errOut, "hint: --live-model needs a reachable model: ") || !strings.Contains(errOut, want) || !strings.Contains(errOut, "(tried "+down+")") {
+			t.Errorf("replay --live-model with %s down: stderr does not say %q and name %s:\n%s", prov, want, down, errOut)
 		}
 	})
 }
