@@ -92,7 +92,7 @@ func (a *app) buildWorkspace(ctx context.Context, cfg *config.Config) (*workspac
 	w.closers = append(w.closers, store.Close)
 	parts, err := registry.Build(ctx, cfg, integration.Env{
 		Store: store, Getenv: a.getenv,
-		Warn: func(msg string) { fmt.Fprintf(a.io.ErrOut, "superbiz: %s\n", msg) },
+		Warn: a.warn,
 	})
 	if err != nil {
 		return nil, errors.Join(err, w.Close())
@@ -107,6 +107,10 @@ func (a *app) buildWorkspace(ctx context.Context, cfg *config.Config) (*workspac
 	}
 	return w, nil
 }
+
+// warn tells the person, on stderr, of a problem that does not stop the
+// command (a playbook skipped).
+func (a *app) warn(msg string) { fmt.Fprintf(a.io.ErrOut, "superbiz: %s\n", msg) }
 
 // deps wires the use case over the workspace: store, model, tools, the
 // configured budget, limits and language, and the fixed clock if any.

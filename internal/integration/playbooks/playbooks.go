@@ -12,6 +12,7 @@ import (
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/doctor"
 	"github.com/superbiz/superbiz/internal/integration"
+	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/tools/skills"
 )
 
@@ -23,15 +24,28 @@ func (Source) Name() string { return "playbooks" }
 
 // Build loads the catalog, reporting each skipped playbook through env.Warn.
 func (Source) Build(_ context.Context, cfg *config.Config, env integration.Env, parts *integration.Parts) error {
-	cat, err := skills.Load(cfg.Skills.Paths)
+	cat, err := Load(cfg, env.Warn)
 	if err != nil {
-		return fmt.Errorf("load playbooks: %w", err)
-	}
-	for _, p := range cat.Problems() {
-		env.Warn(fmt.Sprintf("skipped playbook: %v", p))
+		return err
 	}
 	parts.Playbooks = cat
 	return nil
+}
+
+// Load reads the built-in playbooks and those of skills.paths, telling
+// warn (nil: nobody) of each one skipped, by path and reason: the one way
+// a run, `superbiz skills` and the shell completion read them.
+func Load(cfg *config.Config, warn func(string)) (*skills.Catalog, error) {
+	cat, err := skills.Load(cfg.Skills.Paths)
+	if err != nil {
+		return nil, fmt.Errorf("load playbooks: %w", err)
+	}
+	for _, p := range cat.Problems() {
+		if warn != nil {
+			warn("skipped playbook: " + redact.StripControl(p.Error()))
+		}
+	}
+	return cat, nil
 }
 
 // Doctor has no line of its own: `superbiz skills` lists the playbooks
