@@ -9,10 +9,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/integration/playbooks"
 	"github.com/superbiz/superbiz/internal/textclip"
 	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/runstore"
-	"github.com/superbiz/superbiz/pkg/tools/skills"
 )
 
 // Shell completion of the names a command takes (cobra's __complete): each
@@ -182,7 +182,7 @@ func (a *app) playbookNames(cmd *cobra.Command) []string {
 	if err != nil {
 		return nil
 	}
-	cat, err := skills.Load(cfg.Skills.Paths)
+	cat, err := playbooks.Load(cfg, nil)
 	if err != nil {
 		return nil
 	}

@@ -190,3 +190,17 @@ type Alerts struct {
 func (c *Config) Origin(key string) string {
 	return c.origins[key]
 }
+
+// SetBy says what set key, by the precedence flag > environment > file:
+// the flag or variable ("--host", "$OLLAMA_HOST"), the file's path when the
+// file set it, or "" when the value is the default nobody chose. Doctor
+// warns rather than fails about a default, and names who chose each value.
+func (c *Config) SetBy(key string) string {
+	if o := c.origins[key]; o != "" {
+		return o
+	}
+	if c.fileKeys[key] {
+		return c.File
+	}
+	return ""
+}
