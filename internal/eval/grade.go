@@ -68,7 +68,7 @@ func FromRun(d *runstore.RunDetail) (Attempt, error) {
 			a.GuardBlocks++
 		}
 	}
-	byID := map[string]runstore.Invocation{}
+	byID := map[string]runrecord.Invocation{}
 	for _, inv := range d.Invocations {
 		byID[inv.ToolCallID] = inv
 		if inv.Kind == runrecord.KindEvidence && inv.EvidenceStatus != "" && inv.EvidenceStatus != "ERROR" {
@@ -122,7 +122,7 @@ func releasedDraft(rounds []runstore.ModelRound) (*agent.Draft, error) {
 // sourcesOf names what one evidence call read: the tool, and tool:source
 // for each source (the runbooks a lookup returned, else the source or
 // database the call named or its result reports).
-func sourcesOf(inv runstore.Invocation) []string {
+func sourcesOf(inv runrecord.Invocation) []string {
 	out := []string{inv.Tool}
 	var obs struct {
 		Result struct {
@@ -137,8 +137,8 @@ func sourcesOf(inv runstore.Invocation) []string {
 		Source   string `json:"source"`
 		Database string `json:"database"`
 	}
-	_ = json.Unmarshal(inv.Observation, &obs)   // not every observation has these members
-	_ = json.Unmarshal(inv.CanonicalInput, &in) // nor every input
+	_ = json.Unmarshal(inv.Observation, &obs) // not every observation has these members
+	_ = json.Unmarshal(inv.Input, &in)        // nor every input
 	for _, d := range obs.Result.Documents {
 		out = append(out, inv.Tool+":"+d.Source)
 	}

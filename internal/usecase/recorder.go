@@ -31,19 +31,15 @@ func (r storeRecorder) RecordModelRound(ctx context.Context, runID string, m har
 	return nil
 }
 
-// RecordInvocation stores one tool step with its canonical input and the
-// observation exactly as the model saw it.
+// RecordInvocation stores one tool step, every member of the harness's
+// record (runrecord.Invocation): its canonical input, the observation
+// exactly as the model saw it, and the audit-only detail of a refused or
+// failed call.
 func (r storeRecorder) RecordInvocation(ctx context.Context, runID string, inv harness.Invocation) error {
-	row := runstore.Invocation{
-		ToolCallID: inv.ToolCallID, Tool: inv.Tool, Kind: inv.Kind, CanonicalInput: inv.Input,
-		InputSummary: inv.Summary, Status: inv.Status, EvidenceStatus: string(inv.EvidenceStatus),
-		ErrorCode: inv.ErrorCode, Control: inv.Control, Observation: inv.Observation,
-		StartedAt: inv.StartedAt, DurationMS: inv.Duration.Milliseconds(),
+	if len(inv.Input) > 0 && !json.Valid(inv.Input) {
+		inv.Input = nil
 	}
-	if len(row.CanonicalInput) > 0 && !json.Valid(row.CanonicalInput) {
-		row.CanonicalInput = nil
-	}
-	if _, err := r.store.AppendToolInvocation(ctx, runID, row); err != nil {
+	if _, err := r.store.AppendToolInvocation(ctx, runID, inv); err != nil {
 		return err
 	}
 	return nil

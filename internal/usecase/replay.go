@@ -178,7 +178,7 @@ func recordedPreviousTurn(rounds []runstore.ModelRound) (*agent.PreviousTurn, er
 // canonical input, or ERROR UNRECORDED; it never calls the real source.
 type recordedTool struct {
 	live     tools.Adapter
-	recorded []runstore.Invocation
+	recorded []runrecord.Invocation
 }
 
 func (r recordedTool) Definition() model.Tool { return r.live.Definition() }
@@ -202,7 +202,7 @@ func (r recordedTool) Tally(result json.RawMessage) string {
 func (r recordedTool) Execute(_ context.Context, call tools.Call) tools.Outcome {
 	want := runstore.Redacted(call.Input)
 	for _, inv := range r.recorded {
-		if inv.Kind != runrecord.KindEvidence || inv.Tool != call.Tool || !bytes.Equal(runstore.Redacted(inv.CanonicalInput), want) {
+		if inv.Kind != runrecord.KindEvidence || inv.Tool != call.Tool || !bytes.Equal(runstore.Redacted(inv.Input), want) {
 			continue
 		}
 		var obs struct {
@@ -250,17 +250,17 @@ func compareRuns(a, b *runstore.RunDetail) []string {
 	return diffs
 }
 
-func toolSequence(invs []runstore.Invocation) []string {
+func toolSequence(invs []runrecord.Invocation) []string {
 	out := make([]string, 0, len(invs))
 	for _, inv := range invs {
-		status := inv.EvidenceStatus
+		status := string(inv.EvidenceStatus)
 		if inv.Control != "" {
 			status = inv.Control
 		}
 		if inv.ErrorCode != "" {
 			status += " " + inv.ErrorCode
 		}
-		out = append(out, fmt.Sprintf("%s %s %s [%s]", inv.ToolCallID, inv.Tool, runstore.Redacted(inv.CanonicalInput), status))
+		out = append(out, fmt.Sprintf("%s %s %s [%s]", inv.ToolCallID, inv.Tool, runstore.Redacted(inv.Input), status))
 	}
 	return out
 }

@@ -45,7 +45,7 @@ func TestHelperProcess(t *testing.T) {
 			t.Fatal(err)
 		}
 		mustRun(t, s, NewRun{ID: "r_abandoned", SessionID: "s_1", Query: "q", Intent: runrecord.IntentDiagnosis})
-		if _, err := s.AppendToolInvocation(ctx, "r_abandoned", Invocation{ToolCallID: "call_1", Tool: "query_logs", Kind: runrecord.KindEvidence, Status: "COMPLETED"}); err != nil {
+		if _, err := s.AppendToolInvocation(ctx, "r_abandoned", runrecord.Invocation{ToolCallID: "call_1", Tool: "query_logs", Kind: runrecord.KindEvidence, Status: "COMPLETED"}); err != nil {
 			t.Fatal(err)
 		}
 		// Die without finishing the run or closing the store, as a killed process would.
@@ -89,7 +89,7 @@ func helperWrite(ctx context.Context, t *testing.T) {
 		if err := s.CreateRun(ctx, NewRun{ID: id, SessionID: "s_shared", Query: "q " + id, Intent: runrecord.IntentDiagnosis}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.AppendToolInvocation(ctx, id, Invocation{ToolCallID: "call_1", Tool: "query_logs", Kind: runrecord.KindEvidence,
+		if _, err := s.AppendToolInvocation(ctx, id, runrecord.Invocation{ToolCallID: "call_1", Tool: "query_logs", Kind: runrecord.KindEvidence,
 			Status: "COMPLETED", EvidenceStatus: "NO_EVIDENCE", Observation: json.RawMessage(`{"evidence_status":"NO_EVIDENCE"}`)}); err != nil {
 			t.Fatal(err)
 		}

@@ -55,10 +55,10 @@ func TestStoreRedactsEveryWrite(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.AppendToolInvocation(ctx, "r_1", Invocation{
+	if _, err := s.AppendToolInvocation(ctx, "r_1", runrecord.Invocation{
 		ToolCallID: "call_1", Tool: "query_mysql", Kind: runrecord.KindEvidence, Status: "COMPLETED", EvidenceStatus: "EVIDENCE_FOUND",
-		CanonicalInput: json.RawMessage(`{"sql":"select 1 from t where password = 'S3lectPw7'"}`),
-		InputSummary:   "orders: select 1 from t where password = 'Summ4ryPw6'",
+		Input: json.RawMessage(`{"sql":"select 1 from t where password = 'S3lectPw7'"}`),
+		Summary:   "orders: select 1 from t where password = 'Summ4ryPw6'",
 		Observation:    json.RawMessage(`{"result":{"rows":[["secret: Obs3rvPw4"]]}}`),
 	}); err != nil {
 		t.Fatal(err)

@@ -88,9 +88,9 @@ type RunDetail struct {
 	ErrorMessage string
 	PID          int
 	Hostname     string
-	Invocations  []Invocation  // by Seq
-	ModelRounds  []ModelRound  // by Seq
-	GuardReviews []GuardReview // by Seq
+	Invocations  []runrecord.Invocation // by Seq
+	ModelRounds  []ModelRound           // by Seq
+	GuardReviews []GuardReview          // by Seq
 }
 
 // ListFilter selects runs for `runs`.

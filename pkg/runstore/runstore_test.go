@@ -295,16 +295,17 @@ func TestRunRoundTrip(t *testing.T) {
 	})
 
 	started := created.Add(time.Second)
-	invs := []Invocation{
-		{ToolCallID: "call_ab12cd34", Tool: "read_skill", Kind: runrecord.KindGuidance, CanonicalInput: json.RawMessage(`{"name":"diagnose-payment-timeout"}`),
-			InputSummary: "diagnose-payment-timeout", Status: "COMPLETED", StartedAt: started, DurationMS: 1},
-		{ToolCallID: "call_ef56gh78", Tool: "query_logs", Kind: runrecord.KindEvidence, CanonicalInput: json.RawMessage(`{"service":"order","since":"1h"}`),
-			InputSummary: "order ERROR since 1h", Status: "COMPLETED", EvidenceStatus: "EVIDENCE_FOUND",
+	invs := []runrecord.Invocation{
+		{ToolCallID: "call_ab12cd34", Tool: "read_skill", Kind: runrecord.KindGuidance, Input: json.RawMessage(`{"name":"diagnose-payment-timeout"}`),
+			Summary: "diagnose-payment-timeout", Status: "COMPLETED", StartedAt: started, Duration: time.Millisecond},
+		{ToolCallID: "call_ef56gh78", Tool: "query_logs", Kind: runrecord.KindEvidence, Input: json.RawMessage(`{"service":"order","since":"1h"}`),
+			Summary: "order ERROR since 1h", Status: "COMPLETED", EvidenceStatus: "EVIDENCE_FOUND",
 			Observation: json.RawMessage(`{"tool_call_id":"call_ef56gh78","tool":"query_logs","evidence_status":"EVIDENCE_FOUND","result":{"matched":3}}`),
-			StartedAt:   started.Add(time.Second), DurationMS: 42},
+			StartedAt:   started.Add(time.Second), Duration: 42 * time.Millisecond,
+			Evaluated: "call_ab12cd34", Evaluation: "GAINED", Tally: "3 matched", EmptyWindow: ""},
 		{ToolCallID: "call_3", Tool: "query_logs", Kind: runrecord.KindControl, Status: "REFUSED", Control: runrecord.ControlDuplicate,
 			ErrorCode: "", Observation: json.RawMessage(`{"tool_call_id":"call_3","tool":"query_logs","control":"DUPLICATE_CALL","original_tool_call_id":"call_ef56gh78"}`),
-			StartedAt: started.Add(2 * time.Second)},
+			StartedAt: started.Add(2 * time.Second), Detail: "same input as call_ef56gh78"},
 	}
 	for i, inv := range invs {
 		seq, err := s.AppendToolInvocation(ctx, "r_1", inv)
@@ -344,7 +345,7 @@ func TestRunRoundTrip(t *testing.T) {
 	}
 	// Another run's audit must not leak into this one.
 	mustRun(t, s, NewRun{ID: "r_other", SessionID: "s_1", Query: "other"})
-	if _, err := s.AppendToolInvocation(ctx, "r_other", Invocation{ToolCallID: "call_x", Tool: "query_mysql", Kind: runrecord.KindEvidence, Status: "COMPLETED"}); err != nil {
+	if _, err := s.AppendToolInvocation(ctx, "r_other", runrecord.Invocation{ToolCallID: "call_x", Tool: "query_mysql", Kind: runrecord.KindEvidence, Status: "COMPLETED"}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -441,7 +442,7 @@ func TestFinishRunOnce(t *testing.T) {
 		t.Errorf("first terminal values not kept: %+v", d.RunSummary)
 	}
 	// The audit is closed too.
-	if _, err := s.AppendToolInvocation(ctx, "r_1", Invocation{ToolCallID: "c", Tool: "query_logs", Kind: runrecord.KindEvidence, Status: "COMPLETED"}); !errors.Is(err, ErrAlreadyTerminal) {
+	if _, err := s.AppendToolInvocation(ctx, "r_1", runrecord.Invocation{ToolCallID: "c", Tool: "query_logs", Kind: runrecord.KindEvidence, Status: "COMPLETED"}); !errors.Is(err, ErrAlreadyTerminal) {
 		t.Errorf("append invocation after finish = %v, want ErrAlreadyTerminal", err)
 	}
 	if _, err := s.AppendModelRound(ctx, "r_1", ModelRound{Purpose: runrecord.PurposeFinal, Request: json.RawMessage(`{}`)}); !errors.Is(err, ErrAlreadyTerminal) {
@@ -535,7 +536,7 @@ func TestAppendValidation(t *testing.T) {
 	ctx := context.Background()
 	s, _ := openTemp(t)
 	mustRun(t, s, NewRun{ID: "r_1", SessionID: "s_1", Query: "q"})
-	ok := Invocation{ToolCallID: "call_1", Tool: "query_logs", Kind: runrecord.KindEvidence, Status: "COMPLETED"}
+	ok := runrecord.Invocation{ToolCallID: "call_1", Tool: "query_logs", Kind: runrecord.KindEvidence, Status: "COMPLETED"}
 	tests := []struct {
 		name string
 		do   func() error
@@ -751,5 +752,54 @@ func TestReadsDoNotTakeTheWriteLock(t *testing.T) {
 	}
 	if ss, err := s.GetSession(ctx, "s_1"); err != nil || ss.LastQuery == "held" {
 		t.Errorf("GetSession under a held write lock = %+v, %v (must not see uncommitted data)", ss, err)
+	}
+}
+
+// TestInvocationRoundTrip: the store keeps every member of the audit
+// record. Each member of runrecord.Invocation is set to a value of its own
+// (found by reflection, so a member added without its column fails here),
+// stored, and read back equal.
+func TestInvocationRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openTemp(t)
+	mustRun(t, s, NewRun{ID: "r_1", SessionID: "s_1", Query: "q"})
+	var inv runrecord.Invocation
+	v := reflect.ValueOf(&inv).Elem()
+	for i := range v.NumField() {
+		f, name := v.Field(i), v.Type().Field(i).Name
+		switch {
+		case name == "Seq":
+			f.SetInt(1) // assigned by the store
+		case name == "Kind":
+			f.SetString(string(runrecord.KindControl))
+		case name == "Control":
+			f.SetString(runrecord.ControlRepair)
+		case f.Type() == reflect.TypeFor[json.RawMessage]():
+			f.SetBytes([]byte(`{"member":"` + name + `"}`))
+		case f.Type() == reflect.TypeFor[time.Time]():
+			f.Set(reflect.ValueOf(time.UnixMilli(1_700_000_000_123).UTC()))
+		case f.Type() == reflect.TypeFor[time.Duration]():
+			f.SetInt(int64(1234 * time.Millisecond))
+		case f.Kind() == reflect.String:
+			f.SetString("value of " + name)
+		default:
+			t.Fatalf("member %s (%s): teach this test a value for it", name, f.Type())
+		}
+	}
+	if _, err := s.AppendToolInvocation(ctx, "r_1", inv); err != nil {
+		t.Fatal(err)
+	}
+	d, err := s.GetRun(ctx, "r_1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Invocations) != 1 {
+		t.Fatalf("%d invocations read back, want 1", len(d.Invocations))
+	}
+	got := reflect.ValueOf(d.Invocations[0])
+	for i := range v.NumField() {
+		if w, g := v.Field(i).Interface(), got.Field(i).Interface(); !reflect.DeepEqual(w, g) {
+			t.Errorf("member %s: stored %v, read back %v", v.Type().Field(i).Name, w, g)
+		}
 	}
 }
