@@ -215,7 +215,8 @@ func (r recordedTool) Execute(_ context.Context, call tools.Call) tools.Outcome 
 			break
 		}
 		if obs.EvidenceStatus == tools.StatusError {
-			return tools.Failed(obs.ErrorCode, errors.New("recorded error"))
+			// An old observation spells CANCELLED as CANCELED.
+			return tools.Failed(runstore.ToolErrorCode(obs.ErrorCode), errors.New("recorded error"))
 		}
 		return tools.Outcome{Status: obs.EvidenceStatus, Result: obs.Result}
 	}

@@ -2,12 +2,14 @@ package usecase
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"testing"
 
 	"github.com/superbiz/superbiz/internal/model/providertest"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/pkg/runstore"
+	"github.com/superbiz/superbiz/pkg/tools"
 )
 
 // TestReplayable: only a finished DIAGNOSIS run can be replayed; the reason
@@ -74,5 +76,23 @@ func TestCompareRunsFindingChecks(t *testing.T) {
 	}
 	if d := compareRuns(old, run(`{"query":"q","findings":[]}`)); len(d) != 1 {
 		t.Errorf("a lost finding: %q, want the published result to differ", d)
+	}
+}
+
+// TestRecordedToolSpellsCancelledOnce: an observation recorded before
+// cancellation had one spelling says CANCELED; replayed, it is the code
+// CANCELLED that the migrated original's audit holds, so the tool
+// sequences compare equal. Other codes are replayed as recorded.
+func TestRecordedToolSpellsCancelledOnce(t *testing.T) {
+	input := json.RawMessage(`{"service":"order","since":"1h"}`)
+	for recorded, want := range map[string]string{"CANCELED": tools.CodeCancelled, tools.CodeCancelled: tools.CodeCancelled, tools.CodeTimeout: tools.CodeTimeout} {
+		rt := recordedTool{recorded: []runrecord.Invocation{{
+			Kind: runrecord.KindEvidence, Tool: "query_logs", Input: input,
+			Observation: json.RawMessage(`{"evidence_status":"ERROR","error_code":"` + recorded + `"}`),
+		}}}
+		out := rt.Execute(context.Background(), tools.Call{Tool: "query_logs", Input: input})
+		if out.Status != tools.StatusError || out.ErrorCode != want {
+			t.Errorf("recorded %s replays as %s %s, want ERROR %s", recorded, out.Status, out.ErrorCode, want)
+		}
 	}
 }

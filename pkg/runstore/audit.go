@@ -153,11 +153,21 @@ func (s *Store) appendRow(ctx context.Context, op, runID, query string, args ...
 	return seq, nil
 }
 
-// invocations reads a run's tool invocations in order, every member.
-func invocations(ctx context.Context, q *sql.Tx, runID string) ([]runrecord.Invocation, error) {
+// auditMembersFrom is the version of the store's own schema from which
+// tool_invocations has a column for every member of the audit record
+// (migration 4); a file of an earlier version, opened read-only and so not
+// migrated, reads those members as "".
+const auditMembersFrom = 4
+
+// invocations reads a run's tool invocations in order, every member; an
+// error code in the spelling of earlier releases reads in today's.
+func (s *Store) invocations(ctx context.Context, q *sql.Tx, runID string) ([]runrecord.Invocation, error) {
+	members := "detail, evaluated, evaluation, empty_window, tally"
+	if s.schema < auditMembersFrom {
+		members = "'', '', '', '', ''"
+	}
 	rows, err := q.QueryContext(ctx, `SELECT seq, tool_call_id, tool, kind, canonical_input, input_summary,
-		status, evidence_status, error_code, control, observation, started_at, duration_ms,
-		detail, evaluated, evaluation, empty_window, tally
+		status, evidence_status, error_code, control, observation, started_at, duration_ms, `+members+`
 		FROM tool_invocations WHERE run_id = ? ORDER BY seq`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("read tool invocations: %w", err)
@@ -177,6 +187,7 @@ func invocations(ctx context.Context, q *sql.Tx, runID string) ([]runrecord.Invo
 			return nil, fmt.Errorf("read tool invocations: %w", err)
 		}
 		inv.Input, inv.Observation, inv.Control = rawJSON(input), rawJSON(obs), control.String
+		inv.ErrorCode = ToolErrorCode(inv.ErrorCode)
 		inv.StartedAt, inv.Duration = fromMS(started), time.Duration(ms)*time.Millisecond
 		out = append(out, inv)
 	}

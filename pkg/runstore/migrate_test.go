@@ -357,10 +357,10 @@ func TestMigrationForeignKeyCheckRollsBack(t *testing.T) {
 
 // Migration 4 gives tool_invocations a column for every member of the
 // audit record and spells cancellation CANCELLED: on a file of the
-// previous schema, an invocation stored before reads back with its members
-// empty and its old CANCELED code (and a direct tool call's) as CANCELLED,
-// and one stored after keeps its detail, evaluation, tally and account of
-// an empty window.
+// previous schema, an invocation stored before reads back (read-only and
+// unmigrated, or migrated) with its members empty and its old CANCELED code
+// (and a direct tool call's) as CANCELLED, and one stored after keeps its
+// detail, evaluation, tally and account of an empty window.
 func TestMigrationInvocationDetail(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "old.db")
@@ -387,11 +387,32 @@ func TestMigrationInvocationDetail(t *testing.T) {
 	}
 	old.Close()
 
+	// Read-only, the file is not migrated but reads as it will be.
+	ro, err := OpenReadOnly(ctx, path)
+	if err != nil {
+		t.Fatalf("read-only open of the previous schema's file: %v", err)
+	}
+	rd, err := ro.GetRun(ctx, "r_1")
+	if err != nil {
+		t.Fatalf("read-only: %v", err)
+	}
+	if len(rd.Invocations) != 1 || rd.Invocations[0].ErrorCode != "CANCELLED" || rd.Invocations[0].Detail != "" {
+		t.Errorf("read-only, the old invocation reads %+v, want error code CANCELLED and no detail", rd.Invocations)
+	}
+	if tc, err := ro.GetRun(ctx, "r_2"); err != nil || tc.ErrorCode != "CANCELLED" {
+		t.Errorf("read-only, the tool call run's error code reads %+v (%v), want CANCELLED", tc, err)
+	}
+	ro.Close()
+
 	s, err := Open(ctx, path)
 	if err != nil {
 		t.Fatalf("open the previous schema's file: %v", err)
 	}
 	defer s.Close()
+	var stored string
+	if err := s.db.QueryRowContext(ctx, `SELECT error_code FROM tool_invocations WHERE run_id = 'r_1' AND seq = 1`).Scan(&stored); err != nil || stored != "CANCELLED" {
+		t.Errorf("the migrated row holds error code %q (%v), want CANCELLED", stored, err)
+	}
 	after := runrecord.Invocation{
 		ToolCallID: "call_2", Tool: "query_mysql", Kind: runrecord.KindEvidence, Status: runrecord.InvocationCompleted,
 		EvidenceStatus: "ERROR", ErrorCode: "NOT_ALLOWED", Evaluated: "call_1", Evaluation: "NO_GAIN",

@@ -275,7 +275,7 @@ func TestRecoverInterruptedRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if before.Status != runrecord.RunStatusFailed || before.StopReason != Interrupted || before.ErrorCode != Interrupted ||
+	if before.Status != runrecord.RunStatusFailed || before.StopReason != runrecord.StopInterrupted || before.ErrorCode != string(runrecord.StopInterrupted) ||
 		!strings.Contains(before.ErrorMessage, "pid "+strconv.Itoa(deadPID)) {
 		t.Errorf("abandoned run read before recovery: %+v %q, want FAILED/INTERRUPTED", before.RunSummary, before.ErrorMessage)
 	}
@@ -302,8 +302,8 @@ func TestRecoverInterruptedRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Status != runrecord.RunStatusFailed || d.ReleaseOutcome != runrecord.OutcomeFailed || d.StopReason != Interrupted ||
-		d.Lifecycle != runrecord.Failed || d.ErrorCode != Interrupted || d.FinishedAt.IsZero() {
+	if d.Status != runrecord.RunStatusFailed || d.ReleaseOutcome != runrecord.OutcomeFailed || d.StopReason != runrecord.StopInterrupted ||
+		d.Lifecycle != runrecord.Failed || d.ErrorCode != string(runrecord.StopInterrupted) || d.FinishedAt.IsZero() {
 		t.Errorf("abandoned run after recovery: %+v", d.RunSummary)
 	}
 	if !strings.Contains(d.ErrorMessage, "pid "+strconv.Itoa(deadPID)) {

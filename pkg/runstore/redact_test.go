@@ -57,9 +57,9 @@ func TestStoreRedactsEveryWrite(t *testing.T) {
 	}
 	if _, err := s.AppendToolInvocation(ctx, "r_1", runrecord.Invocation{
 		ToolCallID: "call_1", Tool: "query_mysql", Kind: runrecord.KindEvidence, Status: "COMPLETED", EvidenceStatus: "EVIDENCE_FOUND",
-		Input: json.RawMessage(`{"sql":"select 1 from t where password = 'S3lectPw7'"}`),
-		Summary:   "orders: select 1 from t where password = 'Summ4ryPw6'",
-		Observation:    json.RawMessage(`{"result":{"rows":[["secret: Obs3rvPw4"]]}}`),
+		Input:       json.RawMessage(`{"sql":"select 1 from t where password = 'S3lectPw7'"}`),
+		Summary:     "orders: select 1 from t where password = 'Summ4ryPw6'",
+		Observation: json.RawMessage(`{"result":{"rows":[["secret: Obs3rvPw4"]]}}`),
 	}); err != nil {
 		t.Fatal(err)
 	}
