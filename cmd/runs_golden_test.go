@@ -75,10 +75,10 @@ func goldenStore(t *testing.T, texts map[string]string) (env map[string]string, 
 		_, err := store.AppendToolInvocation(ctx, ok, inv)
 		must(err)
 	}
-	for _, r := range []runstore.ModelRound{
-		{Purpose: runrecord.PurposeDiagnosis, Request: json.RawMessage(`{}`), Response: json.RawMessage(`{}`), PromptTokens: 2400, CompletionTokens: 60, DurationMS: 850, StartedAt: base},
-		{Purpose: runrecord.PurposeFinal, Request: json.RawMessage(`{}`), PromptTokens: 3100, DurationMS: 125_000, ErrorKind: "TIMEOUT", StartedAt: base.Add(time.Second)},
-		{Purpose: runrecord.PurposeSemanticGuard, Request: json.RawMessage(`{}`), Response: json.RawMessage(`{}`), PromptTokens: 900, CompletionTokens: 40, DurationMS: 1250, StartedAt: base.Add(2 * time.Second)},
+	for _, r := range []runrecord.ModelRound{
+		{Purpose: runrecord.PurposeDiagnosis, Request: json.RawMessage(`{}`), Response: json.RawMessage(`{}`), PromptTokens: 2400, CompletionTokens: 60, Duration: 850 * time.Millisecond, StartedAt: base},
+		{Purpose: runrecord.PurposeFinal, Request: json.RawMessage(`{}`), PromptTokens: 3100, Duration: 125_000 * time.Millisecond, ErrorKind: "TIMEOUT", StartedAt: base.Add(time.Second)},
+		{Purpose: runrecord.PurposeSemanticGuard, Request: json.RawMessage(`{}`), Response: json.RawMessage(`{}`), PromptTokens: 900, CompletionTokens: 40, Duration: 1250 * time.Millisecond, StartedAt: base.Add(2 * time.Second)},
 	} {
 		_, err := store.AppendModelRound(ctx, ok, r)
 		must(err)

@@ -184,7 +184,7 @@ func detailJSON(d *runstore.RunDetail) runDetailJSON {
 	for _, r := range d.ModelRounds {
 		out.ModelRounds = append(out.ModelRounds, modelRoundJSON{
 			Seq: r.Seq, Purpose: string(r.Purpose), PromptTokens: r.PromptTokens, CompletionTokens: r.CompletionTokens,
-			TokensEstimated: tokensEstimated(r), DurationMS: r.DurationMS, ErrorKind: nullable(r.ErrorKind), StartedAt: timeJSON(r.StartedAt),
+			TokensEstimated: tokensEstimated(r), DurationMS: r.Duration.Milliseconds(), ErrorKind: nullable(r.ErrorKind), StartedAt: timeJSON(r.StartedAt),
 		})
 	}
 	for _, g := range d.GuardReviews {

@@ -233,7 +233,7 @@ func invocationDetail(inv runrecord.Invocation) string {
 }
 
 // modelRoundTable is the audit's model rounds, nil when there are none.
-func modelRoundTable(rounds []runstore.ModelRound) *table {
+func modelRoundTable(rounds []runrecord.ModelRound) *table {
 	if len(rounds) == 0 {
 		return nil
 	}
@@ -245,7 +245,7 @@ func modelRoundTable(rounds []runstore.ModelRound) *table {
 		}
 		t.rows = append(t.rows, []string{
 			strconv.Itoa(r.Seq), orDash(cell(r.Purpose)), prompt, completion,
-			durationMS(r.DurationMS), orDash(cell(r.ErrorKind)),
+			durationMS(r.Duration.Milliseconds()), orDash(cell(r.ErrorKind)),
 		})
 	}
 	return t
@@ -505,7 +505,7 @@ func durationMS(ms int64) string {
 
 // tokensEstimated reports a round whose provider sent no usage, so the
 // adapter estimated its token counts (the stored response's usage.estimated).
-func tokensEstimated(r runstore.ModelRound) bool {
+func tokensEstimated(r runrecord.ModelRound) bool {
 	var resp struct {
 		Usage struct {
 			Estimated bool `json:"estimated"`

@@ -461,7 +461,7 @@ func FuzzRenderRun(f *testing.F) {
 			RunSummary: runstore.RunSummary{ID: "r_1", SessionID: "s_1", Query: query, Intent: "DIAGNOSIS", Status: "SUCCESS", Model: query, ErrorCode: summary, FinishedAt: time.Unix(1, 0)},
 			Answer:     answer, Checks: json.RawMessage(checks), PublishedResult: json.RawMessage(published), Settings: json.RawMessage(budget), ErrorMessage: answer,
 			Invocations:  []runrecord.Invocation{{Seq: 1, ToolCallID: summary, Tool: query, Kind: runrecord.KindEvidence, Input: json.RawMessage(budget), Summary: summary, EvidenceStatus: tools.EvidenceStatus(summary), ErrorCode: summary, Status: runrecord.InvocationRefused, Detail: answer}},
-			ModelRounds:  []runstore.ModelRound{{Seq: 1, Purpose: runrecord.Purpose(summary), ErrorKind: query}},
+			ModelRounds:  []runrecord.ModelRound{{Seq: 1, Purpose: runrecord.Purpose(summary), ErrorKind: query}},
 			GuardReviews: []runstore.GuardReview{{Seq: 1, Guard: summary, Verdict: query, Reasons: json.RawMessage(reasons)}},
 		}
 		for _, format := range []outputFormat{outputText, outputMarkdown} {

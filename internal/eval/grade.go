@@ -102,7 +102,7 @@ func FromRun(d *runstore.RunDetail) (Attempt, error) {
 
 // releasedDraft is the last strictly valid diagnosis draft among the run's
 // model rounds: the one a SUCCESS released.
-func releasedDraft(rounds []runstore.ModelRound) (*agent.Draft, error) {
+func releasedDraft(rounds []runrecord.ModelRound) (*agent.Draft, error) {
 	for i := len(rounds) - 1; i >= 0; i-- {
 		r := rounds[i]
 		if (r.Purpose != runrecord.PurposeDiagnosis && r.Purpose != runrecord.PurposeFinal) || r.Response == nil {

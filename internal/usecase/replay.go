@@ -154,7 +154,7 @@ func (d *Deps) replayRun(ctx context.Context, orig *runstore.RunDetail, prev *ag
 // recordedRouting reports whether the run was routed by chat (its first
 // round is the router's) and the router's memory it was given: the last
 // intent and query of the recorded router request, "" where it had none.
-func recordedRouting(rounds []runstore.ModelRound) (routed bool, lastIntent, lastQuery string, err error) {
+func recordedRouting(rounds []runrecord.ModelRound) (routed bool, lastIntent, lastQuery string, err error) {
 	if len(rounds) == 0 || rounds[0].Purpose != runrecord.PurposeRouter {
 		return false, "", "", nil
 	}
@@ -172,7 +172,7 @@ func recordedRouting(rounds []runstore.ModelRound) (routed bool, lastIntent, las
 }
 
 // recordedSteps turns stored rounds back into what the model answered.
-func recordedSteps(rounds []runstore.ModelRound) ([]replay.Step, error) {
+func recordedSteps(rounds []runrecord.ModelRound) ([]replay.Step, error) {
 	steps := make([]replay.Step, 0, len(rounds))
 	for _, r := range rounds {
 		if len(r.Response) == 0 {
@@ -195,7 +195,7 @@ func recordedSteps(rounds []runstore.ModelRound) ([]replay.Step, error) {
 // recordedPreviousTurn reads the previous turn the original run was given
 // from the agent's first request (its first DIAGNOSIS round: in chat the
 // router's came before it); nil when the agent made none.
-func recordedPreviousTurn(rounds []runstore.ModelRound) (*agent.PreviousTurn, error) {
+func recordedPreviousTurn(rounds []runrecord.ModelRound) (*agent.PreviousTurn, error) {
 	for _, r := range rounds {
 		if r.Purpose != runrecord.PurposeDiagnosis {
 			continue

@@ -95,7 +95,7 @@ func InvocationStatuses() []string {
 // writes it (harness.Invocation is this type), the run store keeps every
 // member (tool_invocations) and `runs show` reads it back. A member added
 // here needs its column (pkg/runstore/migrations) in the same change;
-// TestInvocationRoundTrip in pkg/runstore holds the two together.
+// TestAuditRecordsRoundTrip in pkg/runstore holds the two together.
 type Invocation struct {
 	Seq            int                  `json:"seq"`
 	ToolCallID     string               `json:"tool_call_id"`
@@ -142,4 +142,25 @@ func (inv Invocation) Outcome() string {
 		return string(inv.EvidenceStatus) + " " + inv.ErrorCode
 	}
 	return string(inv.EvidenceStatus)
+}
+
+// ModelRound is the audit record of one model round: the request as sent
+// and the response as received, as the JSON of pkg/model's Request and
+// Response, enough to replay it. The harness writes it (harness.ModelRound
+// is this type), the run store keeps every member (model_rounds) and
+// replay plays it back (TestAuditRecordsRoundTrip in pkg/runstore).
+type ModelRound struct {
+	Seq     int     `json:"seq"`
+	Purpose Purpose `json:"purpose"`
+	// Request is the request as sent; required.
+	Request json.RawMessage `json:"request"`
+	// Response is the response as received, nil when the round failed.
+	Response         json.RawMessage `json:"response,omitempty"`
+	PromptTokens     int             `json:"prompt_tokens"`
+	CompletionTokens int             `json:"completion_tokens"`
+	StartedAt        time.Time       `json:"started_at"`
+	Duration         time.Duration   `json:"duration"`
+	// ErrorKind says why the round failed (a model error kind, or the stop
+	// reason of a run that ended while the model answered); "" otherwise.
+	ErrorKind string `json:"error_kind,omitempty"`
 }

@@ -11,20 +11,6 @@ import (
 	"github.com/superbiz/superbiz/pkg/runrecord"
 )
 
-// ModelRound is one model call with the request as sent and the response as
-// received, enough to replay it.
-type ModelRound struct {
-	Seq              int // assigned by AppendModelRound
-	Purpose          runrecord.Purpose
-	Request          json.RawMessage // required
-	Response         json.RawMessage // nil when the call failed
-	PromptTokens     int
-	CompletionTokens int
-	DurationMS       int64
-	ErrorKind        string
-	StartedAt        time.Time
-}
-
 // GuardReview is one release guard's verdict, kept for audit and never
 // published.
 type GuardReview struct {
@@ -80,8 +66,10 @@ func (s *Store) AppendToolInvocation(ctx context.Context, runID string, inv runr
 }
 
 // AppendModelRound adds the next model round of a RUNNING run and returns its
-// sequence number; a finished run returns ErrAlreadyTerminal.
-func (s *Store) AppendModelRound(ctx context.Context, runID string, r ModelRound) (int, error) {
+// sequence number; a finished run returns ErrAlreadyTerminal. Every member
+// of the record is kept (the duration to the millisecond); Seq is assigned
+// here.
+func (s *Store) AppendModelRound(ctx context.Context, runID string, r runrecord.ModelRound) (int, error) {
 	const op = "append model round to run"
 	if err := oneOf("purpose", r.Purpose, runrecord.Purposes()...); err != nil {
 		return 0, fmt.Errorf("%s %s: %w", op, runID, err)
@@ -111,7 +99,7 @@ func (s *Store) AppendModelRound(ctx context.Context, runID string, r ModelRound
 		WHERE EXISTS (SELECT 1 FROM runs WHERE id = ?1 AND status = 'RUNNING')
 		RETURNING seq`,
 		runID, r.Purpose, string(r.Request), nullJSON(r.Response), r.PromptTokens, r.CompletionTokens,
-		r.DurationMS, r.ErrorKind, unixMS(orNow(r.StartedAt)))
+		r.Duration.Milliseconds(), r.ErrorKind, unixMS(orNow(r.StartedAt)))
 }
 
 // AppendGuardReview adds the next guard verdict of a RUNNING run and returns
@@ -198,26 +186,27 @@ func (s *Store) invocations(ctx context.Context, q *sql.Tx, runID string) ([]run
 }
 
 // modelRounds reads a run's model rounds in order.
-func modelRounds(ctx context.Context, q *sql.Tx, runID string) ([]ModelRound, error) {
+func modelRounds(ctx context.Context, q *sql.Tx, runID string) ([]runrecord.ModelRound, error) {
 	rows, err := q.QueryContext(ctx, `SELECT seq, purpose, request, response, prompt_tokens, completion_tokens,
 		duration_ms, error_kind, started_at FROM model_rounds WHERE run_id = ? ORDER BY seq`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("read model rounds: %w", err)
 	}
 	defer rows.Close()
-	var out []ModelRound
+	var out []runrecord.ModelRound
 	for rows.Next() {
 		var (
-			r       ModelRound
-			req     string
-			resp    sql.NullString
-			started int64
+			r           runrecord.ModelRound
+			req         string
+			resp        sql.NullString
+			started, ms int64
 		)
 		if err := rows.Scan(&r.Seq, &r.Purpose, &req, &resp, &r.PromptTokens, &r.CompletionTokens,
-			&r.DurationMS, &r.ErrorKind, &started); err != nil {
+			&ms, &r.ErrorKind, &started); err != nil {
 			return nil, fmt.Errorf("read model rounds: %w", err)
 		}
 		r.Request, r.Response, r.StartedAt = json.RawMessage(req), rawJSON(resp), fromMS(started)
+		r.Duration = time.Duration(ms) * time.Millisecond
 		out = append(out, r)
 	}
 	if err := rows.Err(); err != nil {

@@ -120,7 +120,7 @@ func BenchmarkRunLifecycle(b *testing.B) {
 			Observation: json.RawMessage(`{"evidence_status":"NO_EVIDENCE"}`)}); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := s.AppendModelRound(ctx, id, ModelRound{Purpose: runrecord.PurposeDiagnosis, Request: json.RawMessage(`{"messages":[]}`)}); err != nil {
+		if _, err := s.AppendModelRound(ctx, id, runrecord.ModelRound{Purpose: runrecord.PurposeDiagnosis, Request: json.RawMessage(`{"messages":[]}`)}); err != nil {
 			b.Fatal(err)
 		}
 		if err := s.FinishRun(ctx, id, Finish{Status: runrecord.RunStatusSuccess, ReleaseOutcome: runrecord.OutcomeFallback}); err != nil {

@@ -93,7 +93,7 @@ func helperWrite(ctx context.Context, t *testing.T) {
 			Status: "COMPLETED", EvidenceStatus: "NO_EVIDENCE", Observation: json.RawMessage(`{"evidence_status":"NO_EVIDENCE"}`)}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.AppendModelRound(ctx, id, ModelRound{Purpose: runrecord.PurposeDiagnosis, Request: json.RawMessage(`{"messages":[]}`),
+		if _, err := s.AppendModelRound(ctx, id, runrecord.ModelRound{Purpose: runrecord.PurposeDiagnosis, Request: json.RawMessage(`{"messages":[]}`),
 			Response: json.RawMessage(`{"message":{}}`)}); err != nil {
 			t.Fatal(err)
 		}

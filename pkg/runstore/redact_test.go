@@ -47,7 +47,7 @@ func TestStoreRedactsEveryWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustRun(t, s, NewRun{ID: "r_1", SessionID: "s_1", Query: "why 504s? api_key=Qu3ryPw9 token ghp_1234567890abcdefghijABCDEFGHIJ123456", Intent: runrecord.IntentDiagnosis})
-	if _, err := s.AppendModelRound(ctx, "r_1", ModelRound{
+	if _, err := s.AppendModelRound(ctx, "r_1", runrecord.ModelRound{
 		Purpose: runrecord.PurposeDiagnosis,
 		Request: json.RawMessage(`{"messages":[{"role":"user","content":"{\"query\":\"api_key=Qu3ryPw9\"}"}]}`),
 		Response: json.RawMessage(`{"message":{"role":"assistant","content":"{\"summary\":\"db password=Dr4ftPw5\"}",` +

@@ -85,7 +85,7 @@ type RunDetail struct {
 	PID          int
 	Hostname     string
 	Invocations  []runrecord.Invocation // by Seq
-	ModelRounds  []ModelRound           // by Seq
+	ModelRounds  []runrecord.ModelRound // by Seq
 	GuardReviews []GuardReview          // by Seq
 }
 
