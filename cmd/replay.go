@@ -31,8 +31,9 @@ func (a *app) newReplayCmd() *cobra.Command {
 		Long: `replay re-executes a stored DIAGNOSIS run through the same use case with its
 recorded model responses and recorded tool observations, its recorded clock,
 budget and previous turn, stores the replay as a new run linked to the original
-(replay_of), and compares the outcome, stop reason, published result and the
-sequence of tool calls. --live-tools re-queries today's sources; --live-model
+(replay_of), and compares the intent, outcome, stop reason, published result
+and the sequence of tool calls. A diagnosis made in chat is routed again from
+its recorded router rounds, as chat routed it. --live-tools re-queries today's sources; --live-model
 calls the configured model instead of the recording, and a tool call with no
 recorded observation then gets evidence_status ERROR, error_code UNRECORDED.
 Exit codes: 0 identical, 1 different, 2 a run that cannot be replayed.`,

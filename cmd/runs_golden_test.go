@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -56,26 +57,28 @@ func goldenStore(t *testing.T, texts map[string]string) (env map[string]string, 
 		Limits: &config.Limits{Query: 4096, PreviousTurn: 8192, Input: 12288, Draft: 16384, Observation: 8192}, Language: "en"}
 	must(store.CreateRun(ctx, runstore.NewRun{ID: ok, SessionID: "s_golden", Query: query(ok, "payment timeouts on order-service since 14:00"),
 		Intent: runrecord.IntentDiagnosis, Model: "qwen3:8b", Host: "http://127.0.0.1:11434", Clock: base, Settings: settings, CreatedAt: base}))
-	for _, inv := range []runstore.Invocation{
-		{ToolCallID: "call_gold0001", Tool: "read_skill", Kind: runrecord.KindGuidance, CanonicalInput: json.RawMessage(`{"name":"diagnose-payment-timeout"}`),
-			InputSummary: "diagnose-payment-timeout", Status: "COMPLETED", Observation: json.RawMessage(`{"tool_call_id":"call_gold0001"}`), StartedAt: base, DurationMS: 3},
-		{ToolCallID: "call_gold0002", Tool: "query_logs", Kind: runrecord.KindEvidence, CanonicalInput: json.RawMessage(`{"service":"order-service","level":"ERROR"}`),
-			InputSummary: query("input", "order-service ERROR since 1h"), Status: "COMPLETED", EvidenceStatus: "EVIDENCE_FOUND",
-			Observation: json.RawMessage(`{"tool_call_id":"call_gold0002","evidence_status":"EVIDENCE_FOUND"}`), StartedAt: base.Add(time.Second), DurationMS: 42},
-		{ToolCallID: "call_gold0003", Tool: "query_mysql", Kind: runrecord.KindEvidence, CanonicalInput: json.RawMessage(`{"sql":"DELETE FROM orders"}`),
-			Status: "REFUSED", EvidenceStatus: "ERROR", ErrorCode: "NOT_READ_ONLY", StartedAt: base.Add(2 * time.Second), DurationMS: 1},
+	for _, inv := range []runrecord.Invocation{
+		{ToolCallID: "call_gold0001", Tool: "read_skill", Kind: runrecord.KindGuidance, Input: json.RawMessage(`{"name":"diagnose-payment-timeout"}`),
+			Summary: "diagnose-payment-timeout", Status: "COMPLETED", Observation: json.RawMessage(`{"tool_call_id":"call_gold0001"}`), StartedAt: base, Duration: 3 * time.Millisecond},
+		{ToolCallID: "call_gold0002", Tool: "query_logs", Kind: runrecord.KindEvidence, Input: json.RawMessage(`{"service":"order-service","level":"ERROR"}`),
+			Summary: query("input", "order-service ERROR since 1h"), Status: "COMPLETED", EvidenceStatus: "EVIDENCE_FOUND",
+			Observation: json.RawMessage(`{"tool_call_id":"call_gold0002","evidence_status":"EVIDENCE_FOUND"}`), StartedAt: base.Add(time.Second), Duration: 42 * time.Millisecond},
+		{ToolCallID: "call_gold0003", Tool: "query_mysql", Kind: runrecord.KindEvidence, Input: json.RawMessage(`{"sql":"DELETE FROM orders"}`),
+			Status: "REFUSED", EvidenceStatus: "ERROR", ErrorCode: "NOT_READ_ONLY", StartedAt: base.Add(2 * time.Second), Duration: 1 * time.Millisecond,
+			Detail: "DELETE is not a read: only SELECT, SHOW, DESCRIBE and EXPLAIN run"},
 		{ToolCallID: "call_gold0004", Tool: "query_logs", Kind: runrecord.KindControl, Status: "REFUSED", Control: runrecord.ControlRepair,
-			ErrorCode: "MISSING_PREVIOUS_OBSERVATION", StartedAt: base.Add(3 * time.Second), DurationMS: 0},
-		{ToolCallID: "call_gold0005", Tool: "read_skill", Kind: runrecord.KindGuidance, InputSummary: "missing-skill", Status: "FAILED", ErrorCode: "NOT_FOUND",
-			StartedAt: base.Add(4 * time.Second), DurationMS: 1250},
+			ErrorCode: "MISSING_PREVIOUS_OBSERVATION", StartedAt: base.Add(3 * time.Second), Duration: 0,
+			Detail: "the envelope carries no previous_observation for call_gold0002"},
+		{ToolCallID: "call_gold0005", Tool: "read_skill", Kind: runrecord.KindGuidance, Summary: "missing-skill", Status: "FAILED", ErrorCode: "NOT_FOUND",
+			StartedAt: base.Add(4 * time.Second), Duration: 1250 * time.Millisecond},
 	} {
 		_, err := store.AppendToolInvocation(ctx, ok, inv)
 		must(err)
 	}
-	for _, r := range []runstore.ModelRound{
-		{Purpose: runrecord.PurposeDiagnosis, Request: json.RawMessage(`{}`), Response: json.RawMessage(`{}`), PromptTokens: 2400, CompletionTokens: 60, DurationMS: 850, StartedAt: base},
-		{Purpose: runrecord.PurposeFinal, Request: json.RawMessage(`{}`), PromptTokens: 3100, DurationMS: 125_000, ErrorKind: "TIMEOUT", StartedAt: base.Add(time.Second)},
-		{Purpose: runrecord.PurposeSemanticGuard, Request: json.RawMessage(`{}`), Response: json.RawMessage(`{}`), PromptTokens: 900, CompletionTokens: 40, DurationMS: 1250, StartedAt: base.Add(2 * time.Second)},
+	for _, r := range []runrecord.ModelRound{
+		{Purpose: runrecord.PurposeDiagnosis, Request: json.RawMessage(`{}`), Response: json.RawMessage(`{}`), PromptTokens: 2400, CompletionTokens: 60, Duration: 850 * time.Millisecond, StartedAt: base},
+		{Purpose: runrecord.PurposeFinal, Request: json.RawMessage(`{}`), PromptTokens: 3100, Duration: 125_000 * time.Millisecond, ErrorKind: "TIMEOUT", StartedAt: base.Add(time.Second)},
+		{Purpose: runrecord.PurposeSemanticGuard, Request: json.RawMessage(`{}`), Response: json.RawMessage(`{}`), PromptTokens: 900, CompletionTokens: 40, Duration: 1250 * time.Millisecond, StartedAt: base.Add(2 * time.Second)},
 	} {
 		_, err := store.AppendModelRound(ctx, ok, r)
 		must(err)
@@ -206,7 +209,8 @@ func TestRunsGoldenWideText(t *testing.T) {
 // assertColumnsAligned checks the text table that starts with the line
 // beginning with header: each column (found from the header's words
 // separated by two spaces) starts at the same display column on every row,
-// and the cell before it ends with at least two spaces.
+// and the cell before it ends with at least two spaces; a row whose first
+// cells are empty (a call's detail) starts its text at a column.
 func assertColumnsAligned(t *testing.T, out, header string) {
 	t.Helper()
 	lines := strings.Split(out, "\n")
@@ -233,6 +237,13 @@ func assertColumnsAligned(t *testing.T, out, header string) {
 			break
 		}
 		rows++
+		if text := strings.TrimLeft(l, " "); text != l {
+			// A row of its own under a call (its detail) starts at a column.
+			if at := len(l) - len(text); !slices.Contains(cols, at) {
+				t.Errorf("continuation row at display width %d starts at no column of %q: %q", at, h, l)
+			}
+			continue
+		}
 		for _, c := range cols[1:] {
 			// The text up to display column c must end in the gap.
 			before := prefixOfWidth(l, c)

@@ -122,6 +122,13 @@ type invocationJSON struct {
 	Observation    json.RawMessage `json:"observation"`
 	StartedAt      string          `json:"started_at"`
 	DurationMS     int64           `json:"duration_ms"`
+	// Detail is the audit-only reason of a refused or failed call.
+	Detail *string `json:"detail"`
+	// Evaluated and Evaluation are the previous observation the call judged.
+	Evaluated   *string `json:"evaluated"`
+	Evaluation  *string `json:"evaluation"`
+	EmptyWindow *string `json:"empty_window"`
+	Tally       *string `json:"tally"`
 }
 
 // modelRoundJSON is one model round without its (large) request and response.
@@ -167,15 +174,17 @@ func detailJSON(d *runstore.RunDetail) runDetailJSON {
 	for _, inv := range d.Invocations {
 		out.Invocations = append(out.Invocations, invocationJSON{
 			Seq: inv.Seq, ToolCallID: inv.ToolCallID, Tool: inv.Tool, Kind: string(inv.Kind),
-			Input: rawJSON(runstore.Redacted(inv.CanonicalInput), "null"), Summary: redact.String(inv.InputSummary), Status: inv.Status,
-			EvidenceStatus: nullable(inv.EvidenceStatus), ErrorCode: nullable(inv.ErrorCode), Control: nullable(inv.Control),
-			Observation: rawJSON(runstore.Redacted(inv.Observation), "null"), StartedAt: timeJSON(inv.StartedAt), DurationMS: inv.DurationMS,
+			Input: rawJSON(runstore.Redacted(inv.Input), "null"), Summary: redact.String(inv.Summary), Status: inv.Status,
+			EvidenceStatus: nullable(string(inv.EvidenceStatus)), ErrorCode: nullable(inv.ErrorCode), Control: nullable(inv.Control),
+			Observation: rawJSON(runstore.Redacted(inv.Observation), "null"), StartedAt: timeJSON(inv.StartedAt), DurationMS: inv.Duration.Milliseconds(),
+			Detail: nullable(redact.String(inv.Detail)), Evaluated: nullable(redact.String(inv.Evaluated)), Evaluation: nullable(inv.Evaluation),
+			EmptyWindow: nullable(redact.String(inv.EmptyWindow)), Tally: nullable(redact.String(inv.Tally)),
 		})
 	}
 	for _, r := range d.ModelRounds {
 		out.ModelRounds = append(out.ModelRounds, modelRoundJSON{
 			Seq: r.Seq, Purpose: string(r.Purpose), PromptTokens: r.PromptTokens, CompletionTokens: r.CompletionTokens,
-			TokensEstimated: tokensEstimated(r), DurationMS: r.DurationMS, ErrorKind: nullable(r.ErrorKind), StartedAt: timeJSON(r.StartedAt),
+			TokensEstimated: tokensEstimated(r), DurationMS: r.Duration.Milliseconds(), ErrorKind: nullable(r.ErrorKind), StartedAt: timeJSON(r.StartedAt),
 		})
 	}
 	for _, g := range d.GuardReviews {

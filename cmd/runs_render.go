@@ -15,6 +15,7 @@ import (
 	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/pkg/runstore"
+	"github.com/superbiz/superbiz/pkg/tools"
 )
 
 // runsRenderer writes `runs` and `runs show` in one output format; each
@@ -197,8 +198,15 @@ func checkLines(d *runstore.RunDetail) string {
 // invocationInputWidth bounds the INPUT column of the invocations table.
 const invocationInputWidth = 80
 
+// invocationDetailWidth bounds the detail line under a refused or failed
+// call (`runs show -o json` has it whole).
+const invocationDetailWidth = 160
+
 // invocationTable is the audit's tool invocations, nil when there are none.
-func invocationTable(invs []runstore.Invocation) *table {
+// Under a refused or failed call a row of its own shows the audit's detail
+// (why: the server's message, the statement a policy refused); it is the
+// row's last cell, so it widens no column.
+func invocationTable(invs []runrecord.Invocation) *table {
 	if len(invs) == 0 {
 		return nil
 	}
@@ -206,14 +214,26 @@ func invocationTable(invs []runstore.Invocation) *table {
 	for _, inv := range invs {
 		t.rows = append(t.rows, []string{
 			strconv.Itoa(inv.Seq), cell(inv.ToolCallID), cell(inv.Tool), orDash(cell(inv.Kind)),
-			textclip.Width(invocationInput(inv), invocationInputWidth), invocationOutcome(inv), durationMS(inv.DurationMS),
+			textclip.Width(invocationInput(inv), invocationInputWidth), invocationOutcome(inv), durationMS(inv.Duration.Milliseconds()),
 		})
+		if d := invocationDetail(inv); d != "" {
+			t.rows = append(t.rows, []string{"", "", "", "", "↳ " + textclip.Width(d, invocationDetailWidth)})
+		}
 	}
 	return t
 }
 
+// invocationDetail is the detail shown under a refused or failed call, ""
+// for a call that completed without an error or has none recorded.
+func invocationDetail(inv runrecord.Invocation) string {
+	if inv.Status == runrecord.InvocationCompleted && inv.EvidenceStatus != tools.StatusError {
+		return ""
+	}
+	return cell(inv.Detail)
+}
+
 // modelRoundTable is the audit's model rounds, nil when there are none.
-func modelRoundTable(rounds []runstore.ModelRound) *table {
+func modelRoundTable(rounds []runrecord.ModelRound) *table {
 	if len(rounds) == 0 {
 		return nil
 	}
@@ -225,7 +245,7 @@ func modelRoundTable(rounds []runstore.ModelRound) *table {
 		}
 		t.rows = append(t.rows, []string{
 			strconv.Itoa(r.Seq), orDash(cell(r.Purpose)), prompt, completion,
-			durationMS(r.DurationMS), orDash(cell(r.ErrorKind)),
+			durationMS(r.Duration.Milliseconds()), orDash(cell(r.ErrorKind)),
 		})
 	}
 	return t
@@ -252,17 +272,17 @@ func guardLines(reviews []runstore.GuardReview) string {
 
 // invocationInput is the one-line summary the harness recorded, or the
 // canonical input when there is none.
-func invocationInput(inv runstore.Invocation) string {
-	if s := cell(inv.InputSummary); s != "" {
+func invocationInput(inv runrecord.Invocation) string {
+	if s := cell(inv.Summary); s != "" {
 		return s
 	}
-	return orDash(cell(string(inv.CanonicalInput)))
+	return orDash(cell(string(inv.Input)))
 }
 
 // invocationOutcome says what an invocation gave: a playbook read for a
 // guidance step, the control for a refused call, the evidence status (and
 // error code) for an evidence call.
-func invocationOutcome(inv runstore.Invocation) string {
+func invocationOutcome(inv runrecord.Invocation) string {
 	var out string
 	switch {
 	case inv.Kind == runrecord.KindGuidance:
@@ -485,7 +505,7 @@ func durationMS(ms int64) string {
 
 // tokensEstimated reports a round whose provider sent no usage, so the
 // adapter estimated its token counts (the stored response's usage.estimated).
-func tokensEstimated(r runstore.ModelRound) bool {
+func tokensEstimated(r runrecord.ModelRound) bool {
 	var resp struct {
 		Usage struct {
 			Estimated bool `json:"estimated"`

@@ -5,12 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/superbiz/superbiz/internal/model/ollamatest"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/pkg/runstore"
+	"github.com/superbiz/superbiz/pkg/tools"
 )
 
 // jsonArray decodes stdout as one JSON array of objects.
@@ -457,8 +460,8 @@ func FuzzRenderRun(f *testing.F) {
 		d := &runstore.RunDetail{
 			RunSummary: runstore.RunSummary{ID: "r_1", SessionID: "s_1", Query: query, Intent: "DIAGNOSIS", Status: "SUCCESS", Model: query, ErrorCode: summary, FinishedAt: time.Unix(1, 0)},
 			Answer:     answer, Checks: json.RawMessage(checks), PublishedResult: json.RawMessage(published), Settings: json.RawMessage(budget), ErrorMessage: answer,
-			Invocations:  []runstore.Invocation{{Seq: 1, ToolCallID: summary, Tool: query, Kind: runrecord.KindEvidence, CanonicalInput: json.RawMessage(budget), InputSummary: summary, EvidenceStatus: summary, ErrorCode: summary}},
-			ModelRounds:  []runstore.ModelRound{{Seq: 1, Purpose: runrecord.Purpose(summary), ErrorKind: query}},
+			Invocations:  []runrecord.Invocation{{Seq: 1, ToolCallID: summary, Tool: query, Kind: runrecord.KindEvidence, Input: json.RawMessage(budget), Summary: summary, EvidenceStatus: tools.EvidenceStatus(summary), ErrorCode: summary, Status: runrecord.InvocationRefused, Detail: answer}},
+			ModelRounds:  []runrecord.ModelRound{{Seq: 1, Purpose: runrecord.Purpose(summary), ErrorKind: query}},
 			GuardReviews: []runstore.GuardReview{{Seq: 1, Guard: summary, Verdict: query, Reasons: json.RawMessage(reasons)}},
 		}
 		for _, format := range []outputFormat{outputText, outputMarkdown} {
@@ -480,4 +483,70 @@ func FuzzRenderRun(f *testing.F) {
 			t.Fatalf("invalid JSON output: %s", b.String())
 		}
 	})
+}
+
+// TestRunsShowRefusedCallDetail: the reason a tool call was refused (here
+// the statement query_mysql refuses as not a read) reaches the audit: the
+// diagnosis stores it, `runs show` prints it under the call, and `runs show
+// -o json` gives it as invocations[].detail, while the model saw only the
+// code.
+func TestRunsShowRefusedCallDetail(t *testing.T) {
+	srv := ollamatest.New(t)
+	srv.Script(
+		ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{{ID: "call_del00001", Name: "query_mysql", Args: `{"input":{"database":"orders","sql":"DELETE FROM orders"}}`}}},
+		ollamatest.Turn{Content: []string{noConclusion}},
+	)
+	env := diagnoseEnv(t)
+	env["OLLAMA_HOST"] = srv.URL()
+	code, out, errOut := cli(t, env, "--demo", "-o", "json", "diagnose", "why do orders fail?")
+	if code != ExitFallback {
+		t.Fatalf("diagnose: exit %d, want %d (FALLBACK): %s", code, ExitFallback, errOut)
+	}
+	var run struct {
+		RunID string `json:"run_id"`
+	}
+	if err := json.Unmarshal([]byte(out), &run); err != nil || run.RunID == "" {
+		t.Fatalf("diagnose -o json: %v\n%s", err, out)
+	}
+	const reason = "DELETE is not a read: only SELECT, SHOW, DESCRIBE and EXPLAIN are admitted"
+	for _, req := range srv.ChatRequests() {
+		for _, m := range req.Messages {
+			if strings.Contains(m.Content, reason) {
+				t.Fatalf("the model was shown the audit-only reason: %s", m.Content)
+			}
+		}
+	}
+
+	code, text, errOut := cli(t, env, "runs", "show", run.RunID)
+	if code != ExitOK {
+		t.Fatalf("runs show: exit %d: %s", code, errOut)
+	}
+	lines := strings.Split(text, "\n")
+	at := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, "call_del00001") })
+	if at < 0 || at+1 == len(lines) || !strings.Contains(lines[at], "ERROR NOT_READ_ONLY") ||
+		!strings.Contains(lines[at+1], "↳ ") || !strings.Contains(lines[at+1], reason) {
+		t.Fatalf("runs show does not print the reason under the refused call:\n%s", text)
+	}
+
+	code, js, errOut := cli(t, env, "runs", "show", run.RunID, "-o", "json")
+	if code != ExitOK {
+		t.Fatalf("runs show -o json: exit %d: %s", code, errOut)
+	}
+	var detail struct {
+		Invocations []struct {
+			ToolCallID string  `json:"tool_call_id"`
+			ErrorCode  *string `json:"error_code"`
+			Detail     *string `json:"detail"`
+		} `json:"invocations"`
+	}
+	if err := json.Unmarshal([]byte(js), &detail); err != nil {
+		t.Fatal(err)
+	}
+	if len(detail.Invocations) != 1 {
+		t.Fatalf("%d invocations, want the refused call: %s", len(detail.Invocations), js)
+	}
+	inv := detail.Invocations[0]
+	if inv.ToolCallID != "call_del00001" || inv.ErrorCode == nil || *inv.ErrorCode != "NOT_READ_ONLY" || inv.Detail == nil || !strings.Contains(*inv.Detail, reason) {
+		t.Fatalf("invocations[0] = %+v, want the refused call with its reason as detail", inv)
+	}
 }

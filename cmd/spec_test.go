@@ -24,6 +24,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/pkg/runrecord"
 )
 
 // specPath is the product reference the tests below keep true.
@@ -593,4 +594,28 @@ func duplicates(sorted []string) []string {
 		}
 	}
 	return dup
+}
+
+// TestSpecStopReasons: docs/SPEC.md's Stop reasons table lists exactly the
+// stop reasons a stored run can carry (runrecord.StopReasons, INTERRUPTED
+// included), each once.
+func TestSpecStopReasons(t *testing.T) {
+	var documented []string
+	for _, row := range readSpec(t).section(t, "Stop reasons") {
+		if ks := backticked(row[0]); len(ks) > 0 {
+			documented = append(documented, ks[0])
+		}
+	}
+	var declared []string
+	for _, r := range runrecord.StopReasons() {
+		declared = append(declared, string(r))
+	}
+	sort.Strings(documented)
+	sort.Strings(declared)
+	if d := duplicates(documented); len(d) > 0 {
+		t.Errorf("docs/SPEC.md lists stop reasons twice: %q", d)
+	}
+	if !slices.Equal(slices.Compact(documented), declared) {
+		t.Errorf("docs/SPEC.md's Stop reasons = %q, runrecord.StopReasons() = %q", documented, declared)
+	}
 }

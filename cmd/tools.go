@@ -95,7 +95,7 @@ observation object itself, whatever the outcome. No run is stored.
 Exit codes: 0 for EVIDENCE_FOUND or NO_EVIDENCE, 2 for a rejected input
 (INVALID_INPUT, NOT_READ_ONLY, NOT_ALLOWED, arguments that are not a JSON object, an unknown
 tool), 1 for a backend error (TIMEOUT, UNAVAILABLE, INTERNAL), 130 for a call
-cancelled by Ctrl-C (CANCELED; 143 for SIGTERM, 129 for SIGHUP).`,
+cancelled by Ctrl-C (CANCELLED; 143 for SIGTERM, 129 for SIGHUP).`,
 		Example: `  superbiz tools call --demo query_logs '{"service":"payment-service","level":"ERROR","since":"1h"}'
   superbiz tools call --demo query_mysql '{"sql":"SELECT status, count(*) FROM orders GROUP BY status"}'
   superbiz tools call lookup_knowledge '{"query":"redis timeout","top_k":2}'
@@ -232,7 +232,7 @@ func (r toolCallResult) exit(ctx context.Context) error {
 	case class == usecase.ToolCallRejected:
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s rejected the input (%s)%s", r.Tool, code, reason)}
 	case ctx.Err() != nil:
-		// a stop signal ended the call (CANCELED, or STOP_REQUIRED when it
+		// a stop signal ended the call (CANCELLED, or STOP_REQUIRED when it
 		// came before the backend ran): the root makes it 130, 143 or 129
 		return &ExitError{Code: ExitCancelled, Err: fmt.Errorf("%s was cancelled (%s)%s", r.Tool, code, reason)}
 	case r.Invocation.Control != "":

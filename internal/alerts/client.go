@@ -162,7 +162,7 @@ func (c *Client) exchangeError(err error) error {
 		return fmt.Errorf("alerts: %w", err)
 	}
 	switch he.Kind {
-	case httpsource.Canceled:
+	case httpsource.Cancelled:
 		return fmt.Errorf("alerts: %w", err)
 	case httpsource.Timeout:
 		return c.fail(KindTimeout, 0, c.timeout.String())

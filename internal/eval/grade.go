@@ -69,7 +69,7 @@ func FromRun(d *runstore.RunDetail) (Attempt, error) {
 			a.GuardBlocks++
 		}
 	}
-	byID := map[string]runstore.Invocation{}
+	byID := map[string]runrecord.Invocation{}
 	for _, inv := range d.Invocations {
 		byID[inv.ToolCallID] = inv
 		if inv.Kind == runrecord.KindEvidence && inv.EvidenceStatus != "" && inv.EvidenceStatus != "ERROR" {
@@ -103,7 +103,7 @@ func FromRun(d *runstore.RunDetail) (Attempt, error) {
 
 // releasedDraft is the last strictly valid diagnosis draft among the run's
 // model rounds: the one a SUCCESS released.
-func releasedDraft(rounds []runstore.ModelRound) (*agent.Draft, error) {
+func releasedDraft(rounds []runrecord.ModelRound) (*agent.Draft, error) {
 	for i := len(rounds) - 1; i >= 0; i-- {
 		r := rounds[i]
 		if (r.Purpose != runrecord.PurposeDiagnosis && r.Purpose != runrecord.PurposeFinal) || r.Response == nil {
@@ -124,8 +124,8 @@ func releasedDraft(rounds []runstore.ModelRound) (*agent.Draft, error) {
 // for each source its integration says the call read (the runbooks a
 // lookup returned, the log source, database or metrics source it named or
 // its result reports); see registry.SourcesOf.
-func sourcesOf(inv runstore.Invocation) []string {
-	return registry.SourcesOf(inv.Tool, inv.CanonicalInput, inv.Observation)
+func sourcesOf(inv runrecord.Invocation) []string {
+	return registry.SourcesOf(inv.Tool, inv.Input, inv.Observation)
 }
 
 func addAll(list, items []string) []string {

@@ -166,8 +166,8 @@ type Kind string
 
 // The ways an exchange can fail.
 const (
-	// Canceled: the caller's context was cancelled (Ctrl-C, the run ended).
-	Canceled Kind = "CANCELED"
+	// Cancelled: the caller's context was cancelled (Ctrl-C, the run ended).
+	Cancelled Kind = "CANCELLED"
 	// Timeout: no complete answer within the timeout or the caller's deadline.
 	Timeout Kind = "TIMEOUT"
 	// Unreachable: no answer at all (refused, DNS, TLS, a reset).
@@ -196,7 +196,7 @@ type Error struct {
 // Error says what failed, in words a person can act on.
 func (e *Error) Error() string {
 	switch e.Kind {
-	case Canceled:
+	case Cancelled:
 		return fmt.Sprintf("request to %s cancelled", e.URL)
 	case Timeout:
 		return fmt.Sprintf("no answer from %s within %s (timeout)", e.URL, e.Excerpt)
@@ -271,7 +271,7 @@ func (c *Client) transportError(parent, ctx context.Context, u *url.URL, err err
 	var ne net.Error
 	switch {
 	case errors.Is(parent.Err(), context.Canceled):
-		e.Kind, e.err = Canceled, parent.Err()
+		e.Kind, e.err = Cancelled, parent.Err()
 	case ctx.Err() != nil || (errors.As(err, &ne) && ne.Timeout()):
 		e.Kind, e.Excerpt = Timeout, tools.FormatDuration(c.opts.Timeout)
 		if d, ok := parent.Deadline(); ok && parent.Err() != nil {

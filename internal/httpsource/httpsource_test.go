@@ -166,7 +166,7 @@ func hold(t *testing.T) (srv *httptest.Server, arrived chan struct{}) {
 	return srv, arrived
 }
 
-// A cancel by the caller is CANCELED (and errors.Is context.Canceled), our
+// A cancel by the caller is CANCELLED (and errors.Is context.Canceled), our
 // timeout or the caller's deadline is TIMEOUT, a closed port UNREACHABLE.
 func TestClassification(t *testing.T) {
 	srv, arrived := hold(t)
@@ -177,8 +177,8 @@ func TestClassification(t *testing.T) {
 	}()
 	_, err := get(ctx, t, newClient(t, Options{}), srv.URL)
 	var e *Error
-	if !errors.As(err, &e) || e.Kind != Canceled || !errors.Is(err, context.Canceled) {
-		t.Errorf("cancelled while held: %v, want CANCELED", err)
+	if !errors.As(err, &e) || e.Kind != Cancelled || !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled while held: %v, want CANCELLED", err)
 	}
 
 	go func() { <-arrived }()

@@ -12,7 +12,6 @@ import (
 	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/release"
 	"github.com/superbiz/superbiz/pkg/runrecord"
-	"github.com/superbiz/superbiz/pkg/runstore"
 	"github.com/superbiz/superbiz/prompts"
 )
 
@@ -78,7 +77,7 @@ func (d *Deps) Chat(ctx context.Context, req ChatRequest) (ChatOutput, error) {
 	if ref, ok := AlertRef(req.Query); ok {
 		return d.chatAlert(ctx, req, ref)
 	}
-	req.Query = redact.Clean(req.Query) // as Diagnose takes it in
+	query := redact.Clean(req.Query) // as Diagnose takes it in
 	sessionID, err := d.resolveSession(ctx, req.SessionID, req.Continue)
 	if err != nil {
 		return Output{}, err
@@ -89,16 +88,35 @@ func (d *Deps) Chat(ctx context.Context, req ChatRequest) (ChatOutput, error) {
 	if err != nil {
 		return Output{}, fmt.Errorf("read session %s: %w", sessionID, err)
 	}
+	turn := chatTurn{
+		lastIntent: sess.LastIntent, lastQuery: sess.LastQuery,
+		previousTurn: func(ctx context.Context) *agent.PreviousTurn { return d.previousTurn(ctx, sessionID, query) },
+	}
+	return d.chatRun(ctx, sessionID, query, "", turn, req.OnStart, req.Observer)
+}
+
+// chatTurn is what one chat message's run is given besides its query: the
+// router's memory (the last routed intent and query, "" for none) and the
+// PreviousTurn the DIAGNOSIS executor gets. Chat reads both from the
+// session; a replay gives the recorded ones.
+type chatTurn struct {
+	lastIntent, lastQuery string
+	previousTurn          func(ctx context.Context) *agent.PreviousTurn
+}
+
+// chatRun is one chat run end to end: the stored run (replayOf links a
+// replay to its original), routing, exactly one executor and the single
+// terminal record.
+func (d *Deps) chatRun(ctx context.Context, sessionID, query, replayOf string, turn chatTurn, onStart StartFunc, obs Observer) (Output, error) {
 	// The run is stored before routing: its intent is set once routed.
-	rc, err := d.openRun(ctx, sessionID, req.Query, "", "", req.OnStart)
+	rc, err := d.openRun(ctx, sessionID, query, "", replayOf, onStart)
 	if err != nil {
 		return Output{}, err
 	}
 	defer rc.Release()
-	obs := req.Observer
-	t := release.ChatFor(d.Language, req.Query)
+	t := release.ChatFor(d.Language, query)
 
-	intent, dec, storeErr := d.dispatch(rc, obs, t, sessionID, req.Query, sess)
+	intent, dec, storeErr := d.dispatch(rc, obs, t, query, turn)
 	out, err := d.finish(rc, intent, dec)
 	switch out.Status {
 	case runrecord.RunStatusSuccess:
@@ -113,12 +131,12 @@ func (d *Deps) Chat(ctx context.Context, req ChatRequest) (ChatOutput, error) {
 
 // dispatch routes the message and runs exactly the routed executor. The
 // executors never call one another and all receive the query unchanged.
-func (d *Deps) dispatch(rc *harness.RunContext, obs Observer, t release.Chat, sessionID, query string, sess runstore.Session) (string, release.Decision, error) {
+func (d *Deps) dispatch(rc *harness.RunContext, obs Observer, t release.Chat, query string, turn chatTurn) (string, release.Decision, error) {
 	if msg := d.checkQuery(query); msg != "" {
 		return "", t.Conclude(rc, t.Failed(runrecord.StopInputRejected, msg)), nil
 	}
 	notify(obs, StatusRouting)
-	routed := d.route(rc, obs, query, sess)
+	routed := d.route(rc, obs, query, turn.lastIntent, turn.lastQuery)
 	if routed.Intent == "" {
 		return "", t.Conclude(rc, t.RoutingFailed(rc, routed.Stop, routed.Err)), nil
 	}
@@ -137,7 +155,7 @@ func (d *Deps) dispatch(rc *harness.RunContext, obs Observer, t release.Chat, se
 	default:
 		notify(obs, StatusRoutedDiagnosis)
 		notify(obs, StatusExecuting)
-		return routed.Intent, d.diagnosis(rc, obs, sessionID, query), nil
+		return routed.Intent, d.diagnosis(rc, obs, query, turn.previousTurn(context.WithoutCancel(rc.Context()))), nil
 	}
 }
 
@@ -173,8 +191,7 @@ func (d *Deps) systemChat(rc *harness.RunContext, t release.Chat, query string) 
 // diagnosis is the DIAGNOSIS executor: exactly what `diagnose` runs after
 // the run is stored — the single agent with the session's PreviousTurn, then
 // release, which takes the run's terminal transition.
-func (d *Deps) diagnosis(rc *harness.RunContext, obs Observer, sessionID, query string) release.Decision {
-	prev := d.previousTurn(context.WithoutCancel(rc.Context()), sessionID, query)
+func (d *Deps) diagnosis(rc *harness.RunContext, obs Observer, query string, prev *agent.PreviousTurn) release.Decision {
 	res := agent.Run(rc, agent.Config{Model: d.Model, Registry: d.Registry, Limits: d.Limits, Language: d.Language, Reserved: 1}, agent.Input{Query: query, PreviousTurn: prev})
 	notify(obs, StatusReleasing)
 	return release.Release(rc, release.Config{Model: d.Model, Language: d.Language, ObservationLimit: d.Limits.Observation}, query, res)

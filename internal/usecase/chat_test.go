@@ -375,6 +375,22 @@ func TestChatCancelAfterAnswerArrived(t *testing.T) {
 	})
 }
 
+// poolDiagnosis answers the agent with a draft citing call_ab12cd34 (a
+// lookup_knowledge call) and the release verifier with SUPPORTED; any other
+// request fails the test.
+func poolDiagnosis(t *testing.T) func(req ollamatest.ChatRequest) ollamatest.Turn {
+	return func(req ollamatest.ChatRequest) ollamatest.Turn {
+		switch {
+		case strings.HasPrefix(systemPrompt(req), "You are superbiz's release verifier"):
+			return text(`{"verdict":"SUPPORTED","reasons":[]}`)
+		case strings.HasPrefix(systemPrompt(req), "You are superbiz's diagnosis agent"):
+			return text(`{"conclusion":{"summary":"pool exhausted","root_cause":"the runbook's pool exhaustion pattern","confidence":"LOW"},"analysis":[{"type":"FINDING","claim":"the runbook describes HikariPool connection is not available as pool exhaustion","scope":"runbooks","tool_call_ids":["call_ab12cd34"]}],"action_plan":[{"priority":"P1","step":"run SHOW PROCESSLIST","risk":"LOW"}],"recommendations":[],"limitations":{"scope":"runbooks only","missing_info":["order-service logs"]}}`)
+		}
+		t.Errorf("unexpected request: %s", systemPrompt(req))
+		return ollamatest.Turn{Fault: ollamatest.FaultBadRequest}
+	}
+}
+
 // TestChatDiagnosisGetsPreviousTurn runs a released diagnosis, then a
 // follow-up in the same chat: the agent receives the original query and the
 // bounded PreviousTurn, and the draft publishes only after release.
@@ -385,16 +401,7 @@ func TestChatDiagnosisGetsPreviousTurn(t *testing.T) {
 		f.srv.Script(route("DIAGNOSIS"),
 			ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{{ID: "call_ab12cd34", Name: "lookup_knowledge", Args: `{"input":{"query":"HikariPool connection is not available"}}`}}},
 		)
-		f.srv.Handle(func(req ollamatest.ChatRequest) ollamatest.Turn {
-			switch {
-			case strings.HasPrefix(systemPrompt(req), "You are superbiz's release verifier"):
-				return text(`{"verdict":"SUPPORTED","reasons":[]}`)
-			case strings.HasPrefix(systemPrompt(req), "You are superbiz's diagnosis agent"):
-				return text(`{"conclusion":{"summary":"pool exhausted","root_cause":"the runbook's pool exhaustion pattern","confidence":"LOW"},"analysis":[{"type":"FINDING","claim":"the runbook describes HikariPool connection is not available as pool exhaustion","scope":"runbooks","tool_call_ids":["call_ab12cd34"]}],"action_plan":[{"priority":"P1","step":"run SHOW PROCESSLIST","risk":"LOW"}],"recommendations":[],"limitations":{"scope":"runbooks only","missing_info":["order-service logs"]}}`)
-			}
-			t.Errorf("unexpected request: %s", systemPrompt(req))
-			return ollamatest.Turn{Fault: ollamatest.FaultBadRequest}
-		})
+		f.srv.Handle(poolDiagnosis(t))
 		first := f.chat(ChatRequest{Query: q1})
 		if first.Intent != "DIAGNOSIS" || first.ReleaseOutcome != "SUCCESS" || first.Result == nil {
 			t.Fatalf("first diagnosis = %+v", first)

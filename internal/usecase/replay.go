@@ -116,7 +116,7 @@ func (d *Deps) Replay(ctx context.Context, runID string, o ReplayOptions) (Repla
 	if err != nil {
 		return ReplayReport{}, fmt.Errorf("run %s: %w", runID, err)
 	}
-	out, err := rd.Diagnose(ctx, DiagnoseRequest{Query: orig.Query, ReplayOf: runID, FixedPreviousTurn: true, PreviousTurn: prev})
+	out, err := rd.replayRun(ctx, orig, prev)
 	if err != nil {
 		return ReplayReport{}, err
 	}
@@ -128,8 +128,51 @@ func (d *Deps) Replay(ctx context.Context, runID string, o ReplayOptions) (Repla
 	return ReplayReport{OriginalRunID: runID, ReplayRunID: out.RunID, Identical: len(diffs) == 0, Differences: diffs, Result: out}, nil
 }
 
+// replayRun runs the original again the way it was made: a diagnosis made
+// in chat (its rounds begin with the router's) through chat's router and
+// executor, with the router's recorded memory of the session, so its router
+// rounds are routed again and spend the budget they spent; any other
+// through Diagnose. Either gets the recorded PreviousTurn, and a new
+// session.
+func (d *Deps) replayRun(ctx context.Context, orig *runstore.RunDetail, prev *agent.PreviousTurn) (Output, error) {
+	routed, lastIntent, lastQuery, err := recordedRouting(orig.ModelRounds)
+	if err != nil {
+		return Output{}, fmt.Errorf("run %s: %w", orig.ID, err)
+	}
+	if !routed {
+		return d.Diagnose(ctx, DiagnoseRequest{Query: orig.Query, ReplayOf: orig.ID, FixedPreviousTurn: true, PreviousTurn: prev})
+	}
+	query := redact.Clean(orig.Query) // as Chat takes it in
+	sessionID, err := d.resolveSession(ctx, "", false)
+	if err != nil {
+		return Output{}, err
+	}
+	turn := chatTurn{lastIntent: lastIntent, lastQuery: lastQuery, previousTurn: func(context.Context) *agent.PreviousTurn { return prev }}
+	return d.chatRun(ctx, sessionID, query, orig.ID, turn, nil, nil)
+}
+
+// recordedRouting reports whether the run was routed by chat (its first
+// round is the router's) and the router's memory it was given: the last
+// intent and query of the recorded router request, "" where it had none.
+func recordedRouting(rounds []runrecord.ModelRound) (routed bool, lastIntent, lastQuery string, err error) {
+	if len(rounds) == 0 || rounds[0].Purpose != runrecord.PurposeRouter {
+		return false, "", "", nil
+	}
+	in, err := recordedUserMessage[routerInput](rounds[0].Request)
+	if err != nil {
+		return true, "", "", fmt.Errorf("recorded router request: %w", err)
+	}
+	if in.LastIntent != nil {
+		lastIntent = *in.LastIntent
+	}
+	if in.LastQuery != nil {
+		lastQuery = *in.LastQuery
+	}
+	return true, lastIntent, lastQuery, nil
+}
+
 // recordedSteps turns stored rounds back into what the model answered.
-func recordedSteps(rounds []runstore.ModelRound) ([]replay.Step, error) {
+func recordedSteps(rounds []runrecord.ModelRound) ([]replay.Step, error) {
 	steps := make([]replay.Step, 0, len(rounds))
 	for _, r := range rounds {
 		if len(r.Response) == 0 {
@@ -150,23 +193,17 @@ func recordedSteps(rounds []runstore.ModelRound) ([]replay.Step, error) {
 }
 
 // recordedPreviousTurn reads the previous turn the original run was given
-// from its first request's user message.
-func recordedPreviousTurn(rounds []runstore.ModelRound) (*agent.PreviousTurn, error) {
-	if len(rounds) == 0 {
-		return nil, nil
-	}
-	var req model.Request
-	if err := json.Unmarshal(rounds[0].Request, &req); err != nil {
-		return nil, fmt.Errorf("first recorded request: %w", err)
-	}
-	for _, m := range req.Messages {
-		if m.Role != model.RoleUser {
+// from the agent's first request (its first DIAGNOSIS round: in chat the
+// router's came before it); nil when the agent made none.
+func recordedPreviousTurn(rounds []runrecord.ModelRound) (*agent.PreviousTurn, error) {
+	for _, r := range rounds {
+		if r.Purpose != runrecord.PurposeDiagnosis {
 			continue
 		}
-		var in struct {
+		in, err := recordedUserMessage[struct {
 			PreviousTurn *agent.PreviousTurn `json:"previous_turn"`
-		}
-		if err := json.Unmarshal([]byte(m.Content), &in); err != nil {
+		}](r.Request)
+		if err != nil {
 			return nil, fmt.Errorf("recorded agent input: %w", err)
 		}
 		return in.PreviousTurn, nil
@@ -174,11 +211,30 @@ func recordedPreviousTurn(rounds []runstore.ModelRound) (*agent.PreviousTurn, er
 	return nil, nil
 }
 
+// recordedUserMessage decodes the JSON of a recorded request's first user
+// message (the zero T when it has none).
+func recordedUserMessage[T any](request json.RawMessage) (T, error) {
+	var (
+		req model.Request
+		in  T
+	)
+	if err := json.Unmarshal(request, &req); err != nil {
+		return in, err
+	}
+	for _, m := range req.Messages {
+		if m.Role == model.RoleUser {
+			err := json.Unmarshal([]byte(m.Content), &in)
+			return in, err
+		}
+	}
+	return in, nil
+}
+
 // recordedTool answers with the observation recorded for the same tool and
 // canonical input, or ERROR UNRECORDED; it never calls the real source.
 type recordedTool struct {
 	live     tools.Adapter
-	recorded []runstore.Invocation
+	recorded []runrecord.Invocation
 }
 
 func (r recordedTool) Definition() model.Tool { return r.live.Definition() }
@@ -202,7 +258,7 @@ func (r recordedTool) Tally(result json.RawMessage) string {
 func (r recordedTool) Execute(_ context.Context, call tools.Call) tools.Outcome {
 	want := runstore.Redacted(call.Input)
 	for _, inv := range r.recorded {
-		if inv.Kind != runrecord.KindEvidence || inv.Tool != call.Tool || !bytes.Equal(runstore.Redacted(inv.CanonicalInput), want) {
+		if inv.Kind != runrecord.KindEvidence || inv.Tool != call.Tool || !bytes.Equal(runstore.Redacted(inv.Input), want) {
 			continue
 		}
 		var obs struct {
@@ -215,7 +271,8 @@ func (r recordedTool) Execute(_ context.Context, call tools.Call) tools.Outcome 
 			break
 		}
 		if obs.EvidenceStatus == tools.StatusError {
-			return tools.Failed(obs.ErrorCode, errors.New("recorded error"))
+			// An old observation spells CANCELLED as CANCELED.
+			return tools.Failed(runstore.ToolErrorCode(obs.ErrorCode), errors.New("recorded error"))
 		}
 		return tools.Outcome{Status: obs.EvidenceStatus, Result: obs.Result}
 	}
@@ -231,6 +288,7 @@ func compareRuns(a, b *runstore.RunDetail) []string {
 			diffs = append(diffs, fmt.Sprintf("%s: %q → %q", name, x, y))
 		}
 	}
+	field("intent", a.Intent, b.Intent)
 	field("status", string(a.Status), string(b.Status))
 	field("release_outcome", string(a.ReleaseOutcome), string(b.ReleaseOutcome))
 	field("stop_reason", string(a.StopReason), string(b.StopReason))
@@ -250,17 +308,17 @@ func compareRuns(a, b *runstore.RunDetail) []string {
 	return diffs
 }
 
-func toolSequence(invs []runstore.Invocation) []string {
+func toolSequence(invs []runrecord.Invocation) []string {
 	out := make([]string, 0, len(invs))
 	for _, inv := range invs {
-		status := inv.EvidenceStatus
+		status := string(inv.EvidenceStatus)
 		if inv.Control != "" {
 			status = inv.Control
 		}
 		if inv.ErrorCode != "" {
 			status += " " + inv.ErrorCode
 		}
-		out = append(out, fmt.Sprintf("%s %s %s [%s]", inv.ToolCallID, inv.Tool, runstore.Redacted(inv.CanonicalInput), status))
+		out = append(out, fmt.Sprintf("%s %s %s [%s]", inv.ToolCallID, inv.Tool, runstore.Redacted(inv.Input), status))
 	}
 	return out
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/model"
 	"github.com/superbiz/superbiz/pkg/runrecord"
-	"github.com/superbiz/superbiz/pkg/runstore"
 	"github.com/superbiz/superbiz/prompts"
 )
 
@@ -131,11 +130,12 @@ func retryableRoute(err error) bool {
 	return false
 }
 
-// route makes the router's calls through the run's model interceptor: at
-// most two identical requests; the run's own interruptions (cancel,
-// deadline, budget) end routing at once.
-func (d *Deps) route(rc *harness.RunContext, obs Observer, query string, sess runstore.Session) routeResult {
-	req, err := RouterRequest(d.Language, query, sess.LastIntent, sess.LastQuery, d.Limits.Query)
+// route makes the router's calls through the run's model interceptor, with
+// the router's memory of the last routed turn: at most two identical
+// requests; the run's own interruptions (cancel, deadline, budget) end
+// routing at once.
+func (d *Deps) route(rc *harness.RunContext, obs Observer, query, lastIntent, lastQuery string) routeResult {
+	req, err := RouterRequest(d.Language, query, lastIntent, lastQuery, d.Limits.Query)
 	if err != nil {
 		return routeResult{Stop: runrecord.StopInternal, Err: err}
 	}

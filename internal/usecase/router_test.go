@@ -74,8 +74,8 @@ func TestRouterDispatchesEachIntent(t *testing.T) {
 				var gotTools []string
 				for _, inv := range r.Invocations {
 					gotTools = append(gotTools, inv.Tool)
-					if string(inv.CanonicalInput) != `{"query":`+string(mustJSON(q))+`,"top_k":5}` {
-						t.Errorf("lookup input = %s, want the query unchanged", inv.CanonicalInput)
+					if string(inv.Input) != `{"query":`+string(mustJSON(q))+`,"top_k":5}` {
+						t.Errorf("lookup input = %s, want the query unchanged", inv.Input)
 					}
 				}
 				if !slices.Equal(gotTools, tc.tools) {
@@ -242,7 +242,7 @@ func TestRouterNewTopicKeepsQuery(t *testing.T) {
 			t.Errorf("router input =\n%s\nwant\n%s", got, want)
 		}
 		r := f.run(second.RunID)
-		if len(r.Invocations) != 1 || string(r.Invocations[0].CanonicalInput) != `{"query":"Unrelated: what does RedisCommandTimeoutException mean?","top_k":5}` {
+		if len(r.Invocations) != 1 || string(r.Invocations[0].Input) != `{"query":"Unrelated: what does RedisCommandTimeoutException mean?","top_k":5}` {
 			t.Errorf("the lookup did not get the new query unchanged: %+v", r.Invocations)
 		}
 		if strings.Contains(userMessage(t, reqs[3]), "order-service") {

@@ -11,6 +11,7 @@ import (
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
 	"github.com/superbiz/superbiz/internal/model/providertest"
 	"github.com/superbiz/superbiz/pkg/harness"
+	"github.com/superbiz/superbiz/pkg/model"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
@@ -582,8 +583,12 @@ func TestOutputBoundedByTokenBudget(t *testing.T) {
 			t.Fatalf("output bounds = %v, want [1000 880]", got)
 		}
 		for i, r := range f.rec.rounds {
-			if want := []int{1000, 880}[i]; r.Request.MaxOutputTokens != want {
-				t.Errorf("recorded round %d bound %d, want %d", i, r.Request.MaxOutputTokens, want)
+			var req model.Request
+			if err := json.Unmarshal(r.Request, &req); err != nil {
+				t.Fatalf("recorded round %d: %v", i, err)
+			}
+			if want := []int{1000, 880}[i]; req.MaxOutputTokens != want {
+				t.Errorf("recorded round %d bound %d, want %d", i, req.MaxOutputTokens, want)
 			}
 		}
 	})

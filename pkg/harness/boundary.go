@@ -44,49 +44,20 @@ const (
 	NoGain = "NO_GAIN"
 )
 
-// The statuses of an audited tool step.
+// The statuses of an audited tool step (runrecord's words).
 const (
-	StatusCompleted = "COMPLETED" // the adapter ran; its observation was accepted
-	StatusRefused   = "REFUSED"   // not executed: a control answered instead
-	StatusDiscarded = "DISCARDED" // ran, but the run could not accept its observation
+	StatusCompleted = runrecord.InvocationCompleted
+	StatusRefused   = runrecord.InvocationRefused
+	StatusDiscarded = runrecord.InvocationDiscarded
 )
 
-// Invocation is the canonical record of one tool step of a run.
-type Invocation struct {
-	Seq            int                      `json:"seq"`
-	ToolCallID     string                   `json:"tool_call_id"`
-	Tool           string                   `json:"tool"`
-	Kind           runrecord.InvocationKind `json:"kind"`
-	Input          json.RawMessage          `json:"input,omitempty"`
-	Summary        string                   `json:"summary,omitempty"`
-	Status         string                   `json:"status"`
-	EvidenceStatus tools.EvidenceStatus     `json:"evidence_status,omitempty"`
-	ErrorCode      string                   `json:"error_code,omitempty"`
-	Control        string                   `json:"control,omitempty"`
-	// Evaluated and Evaluation are the previous_observation this call carried.
-	Evaluated   string          `json:"evaluated,omitempty"`
-	Evaluation  string          `json:"evaluation,omitempty"`
-	Observation json.RawMessage `json:"observation"`
-	StartedAt   time.Time       `json:"started_at"`
-	Duration    time.Duration   `json:"duration"`
-	// Detail is the internal reason (redacted), for the audit only.
-	Detail string `json:"detail,omitempty"`
-	// EmptyWindow is the adapter's account of a NO_EVIDENCE window that held
-	// no data (tools.Outcome.EmptyWindow): it may not back a negative.
-	EmptyWindow string `json:"empty_window,omitempty"`
-	// Tally is the adapter's few words on how much the result holds
-	// (tools.Tallier: "412 matched"), for the report's check lines.
-	Tally string `json:"tally,omitempty"`
-}
+// Invocation is the canonical record of one tool step of a run, declared
+// in pkg/runrecord so that the harness writes and the run store keeps the
+// same record.
+type Invocation = runrecord.Invocation
 
 // maxTallyBytes bounds an invocation's Tally.
 const maxTallyBytes = 40
-
-// Ready reports whether the invocation is a completed evidence check the
-// model saw and may cite.
-func (inv Invocation) Ready() bool {
-	return inv.Kind == runrecord.KindEvidence && inv.Status == StatusCompleted
-}
 
 // Registry is the fixed set of tools one agent may call: definitions and
 // execution registered together, so nothing can be declared without an
@@ -546,7 +517,7 @@ func (b *Boundary) playbookNames() []string {
 // stableCode keeps only the error codes the model may see.
 func stableCode(code string) string {
 	switch code {
-	case tools.CodeInvalidInput, tools.CodeNotReadOnly, tools.CodeNotAllowed, tools.CodeTimeout, tools.CodeCanceled, tools.CodeUnavailable, tools.CodeUnrecorded, tools.CodeInternal:
+	case tools.CodeInvalidInput, tools.CodeNotReadOnly, tools.CodeNotAllowed, tools.CodeTimeout, tools.CodeCancelled, tools.CodeUnavailable, tools.CodeUnrecorded, tools.CodeInternal:
 		return code
 	}
 	return tools.CodeInternal

@@ -44,7 +44,7 @@ func ruleOf(r runrecord.StopReason) (rule, bool) {
 		return rule{runrecord.Failed, runrecord.OutcomeFallback}, true
 	case runrecord.StopCancelled:
 		return rule{runrecord.Cancelled, runrecord.OutcomeCancelled}, true
-	case runrecord.StopInputRejected, runrecord.StopModelUnavailable, runrecord.StopRoutingFailed, runrecord.StopInternal:
+	case runrecord.StopInputRejected, runrecord.StopModelUnavailable, runrecord.StopRoutingFailed, runrecord.StopInternal, runrecord.StopInterrupted:
 		return rule{runrecord.Failed, runrecord.OutcomeFailed}, true
 	}
 	return rule{runrecord.Failed, runrecord.OutcomeFailed}, false

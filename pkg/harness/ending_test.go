@@ -33,6 +33,7 @@ func TestEveryStopReasonHasItsEnding(t *testing.T) {
 		runrecord.StopModelUnavailable: {runrecord.Failed, runrecord.OutcomeFailed},
 		runrecord.StopRoutingFailed:    {runrecord.Failed, runrecord.OutcomeFailed},
 		runrecord.StopInternal:         {runrecord.Failed, runrecord.OutcomeFailed},
+		runrecord.StopInterrupted:      {runrecord.Failed, runrecord.OutcomeFailed},
 	}
 	for _, r := range runrecord.StopReasons() {
 		got, ok := ruleOf(r)

@@ -6,7 +6,6 @@ import (
 
 	"github.com/superbiz/superbiz/pkg/model"
 	"github.com/superbiz/superbiz/pkg/runrecord"
-	"github.com/superbiz/superbiz/pkg/tools"
 )
 
 // Meta identifies the run an event belongs to; every event carries it.
@@ -152,17 +151,3 @@ func (e StopRequired) EventMeta() Meta { return e.Meta }
 
 // EventMeta implements Event.
 func (e RunFinished) EventMeta() Meta { return e.Meta }
-
-// statusText is the one word a timeline shows for an invocation.
-func (inv Invocation) statusText() string {
-	if inv.Control != "" {
-		return inv.Control
-	}
-	if inv.EvidenceStatus == tools.StatusError {
-		return string(inv.EvidenceStatus) + " " + inv.ErrorCode
-	}
-	return string(inv.EvidenceStatus)
-}
-
-// Outcome is the one-line status of the invocation for timelines.
-func (inv Invocation) Outcome() string { return inv.statusText() }

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -10,16 +11,10 @@ import (
 	"github.com/superbiz/superbiz/pkg/runrecord"
 )
 
-// ModelRound is the canonical record of one model round, enough to replay it.
-type ModelRound struct {
-	Seq       int
-	Purpose   runrecord.Purpose
-	Request   model.Request
-	Response  *model.Response
-	StartedAt time.Time
-	Duration  time.Duration
-	ErrorKind string
-}
+// ModelRound is the canonical record of one model round, enough to replay
+// it, declared in pkg/runrecord so that the harness writes and the run
+// store keeps the same record: the request and response as JSON.
+type ModelRound = runrecord.ModelRound
 
 // Recorder persists the canonical audit of a run; a failure to record fails
 // the run closed.
@@ -47,16 +42,17 @@ func (rc *RunContext) CallModel(m model.ChatModel, purpose runrecord.Purpose, re
 	startedAt := rc.clock.Now()
 	t0 := time.Now()
 	resp, callErr := m.Chat(rc.ctx, req)
-	round := ModelRound{Seq: seq, Purpose: purpose, Request: req, StartedAt: startedAt, Duration: time.Since(t0)}
+	round := ModelRound{Seq: seq, Purpose: purpose, StartedAt: startedAt, Duration: time.Since(t0)}
+	var answered *model.Response
 	if callErr == nil {
-		round.Response = &resp
+		answered = &resp
 		rc.RecordTokens(resp.Usage.PromptTokens, resp.Usage.CompletionTokens)
 	}
 	// A run cancelled or expired while the model was answering is over,
 	// whatever the answer was.
 	if r := rc.Interrupted(); r != "" {
 		round.ErrorKind = string(r)
-		if err := rc.record(round); err != nil {
+		if err := rc.record(round, req, answered); err != nil {
 			return model.Response{}, err
 		}
 		return model.Response{}, fmt.Errorf("%w: %w", ErrInterrupted, &StopError{Reason: r})
@@ -67,7 +63,7 @@ func (rc *RunContext) CallModel(m model.ChatModel, purpose runrecord.Purpose, re
 			round.ErrorKind = string(model.ErrProtocol)
 		}
 	}
-	if err := rc.record(round); err != nil {
+	if err := rc.record(round, req, answered); err != nil {
 		return model.Response{}, err
 	}
 	if callErr != nil {
@@ -76,15 +72,21 @@ func (rc *RunContext) CallModel(m model.ChatModel, purpose runrecord.Purpose, re
 	return resp, nil
 }
 
-// record persists a round and tells observers about it.
-func (rc *RunContext) record(r ModelRound) error {
-	ev := ModelRoundFinished{Meta: rc.meta(), Seq: r.Seq, Purpose: r.Purpose, Request: &r.Request, Response: r.Response, Duration: r.Duration, ErrorKind: r.ErrorKind}
-	if r.Response != nil {
-		ev.Usage = r.Response.Usage
+// record persists a round, with the request as sent and the response as
+// received (nil when the round failed), and tells observers about it.
+func (rc *RunContext) record(r ModelRound, req model.Request, resp *model.Response) error {
+	ev := ModelRoundFinished{Meta: rc.meta(), Seq: r.Seq, Purpose: r.Purpose, Request: &req, Response: resp, Duration: r.Duration, ErrorKind: r.ErrorKind}
+	if resp != nil {
+		ev.Usage = resp.Usage
+		r.PromptTokens, r.CompletionTokens = resp.Usage.PromptTokens, resp.Usage.CompletionTokens
 	}
 	if rc.recorder != nil {
-		// The audit must be written even when the run's own context is done.
-		if err := rc.recorder.RecordModelRound(context.WithoutCancel(rc.ctx), rc.runID, r); err != nil {
+		err := encodeRound(&r, req, resp)
+		if err == nil {
+			// The audit must be written even when the run's own context is done.
+			err = rc.recorder.RecordModelRound(context.WithoutCancel(rc.ctx), rc.runID, r)
+		}
+		if err != nil {
 			err = fmt.Errorf("record model round %d: %w", r.Seq, err)
 			rc.auditFailed(err)
 			return err
@@ -92,5 +94,20 @@ func (rc *RunContext) record(r ModelRound) error {
 	}
 	rc.emit(ev)
 	rc.budgetChanged()
+	return nil
+}
+
+// encodeRound puts the request and response into the round as the JSON the
+// audit keeps.
+func encodeRound(r *ModelRound, req model.Request, resp *model.Response) error {
+	var err error
+	if r.Request, err = json.Marshal(req); err != nil {
+		return fmt.Errorf("encode model request: %w", err)
+	}
+	if resp != nil {
+		if r.Response, err = json.Marshal(resp); err != nil {
+			return fmt.Errorf("encode model response: %w", err)
+		}
+	}
 	return nil
 }

@@ -1,5 +1,12 @@
 package runrecord
 
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/superbiz/superbiz/pkg/tools"
+)
+
 // InvocationKind separates evidence, guidance and refused steps in the audit.
 type InvocationKind string
 
@@ -67,4 +74,93 @@ const (
 // Intents lists every intent, for the store's checks.
 func Intents() []string {
 	return []string{IntentDiagnosis, IntentSystemChat, IntentKnowledgeQuery, IntentToolCall}
+}
+
+// The statuses of an audited tool step.
+const (
+	// InvocationCompleted: the adapter ran; its observation was accepted.
+	InvocationCompleted = "COMPLETED"
+	// InvocationRefused: not executed; a control answered instead.
+	InvocationRefused = "REFUSED"
+	// InvocationDiscarded: ran, but the run could not accept its observation.
+	InvocationDiscarded = "DISCARDED"
+)
+
+// InvocationStatuses lists every tool-step status, for exhaustive tests.
+func InvocationStatuses() []string {
+	return []string{InvocationCompleted, InvocationRefused, InvocationDiscarded}
+}
+
+// Invocation is the audit record of one tool step of a run: the harness
+// writes it (harness.Invocation is this type), the run store keeps every
+// member (tool_invocations) and `runs show` reads it back. A member added
+// here needs its column (pkg/runstore/migrations) in the same change;
+// TestAuditRecordsRoundTrip in pkg/runstore holds the two together.
+type Invocation struct {
+	Seq            int                  `json:"seq"`
+	ToolCallID     string               `json:"tool_call_id"`
+	Tool           string               `json:"tool"`
+	Kind           InvocationKind       `json:"kind"`
+	Input          json.RawMessage      `json:"input,omitempty"` // the canonical business input, or nil
+	Summary        string               `json:"summary,omitempty"`
+	Status         string               `json:"status"` // one of InvocationStatuses
+	EvidenceStatus tools.EvidenceStatus `json:"evidence_status,omitempty"`
+	ErrorCode      string               `json:"error_code,omitempty"`
+	Control        string               `json:"control,omitempty"` // one of Controls, or ""
+	// Evaluated and Evaluation are the previous_observation this call carried.
+	Evaluated  string `json:"evaluated,omitempty"`
+	Evaluation string `json:"evaluation,omitempty"`
+	// Observation is the JSON exactly as shown to the model, or nil.
+	Observation json.RawMessage `json:"observation"`
+	StartedAt   time.Time       `json:"started_at"`
+	Duration    time.Duration   `json:"duration"`
+	// Detail is the internal reason of a refused or failed step (a
+	// server's message, the statement a policy refused), redacted; it
+	// never reaches the model, and the audit shows it.
+	Detail string `json:"detail,omitempty"`
+	// EmptyWindow is the adapter's account of a NO_EVIDENCE window that held
+	// no data (tools.Outcome.EmptyWindow): it may not back a negative.
+	EmptyWindow string `json:"empty_window,omitempty"`
+	// Tally is the adapter's few words on how much the result holds
+	// (tools.Tallier: "412 matched"), for the report's check lines.
+	Tally string `json:"tally,omitempty"`
+}
+
+// Ready reports whether the invocation is a completed evidence check the
+// model saw and may cite.
+func (inv Invocation) Ready() bool {
+	return inv.Kind == KindEvidence && inv.Status == InvocationCompleted
+}
+
+// Outcome is the one word (or two) a timeline shows for the invocation:
+// its control, or its evidence status with an ERROR's code.
+func (inv Invocation) Outcome() string {
+	if inv.Control != "" {
+		return inv.Control
+	}
+	if inv.EvidenceStatus == tools.StatusError {
+		return string(inv.EvidenceStatus) + " " + inv.ErrorCode
+	}
+	return string(inv.EvidenceStatus)
+}
+
+// ModelRound is the audit record of one model round: the request as sent
+// and the response as received, as the JSON of pkg/model's Request and
+// Response, enough to replay it. The harness writes it (harness.ModelRound
+// is this type), the run store keeps every member (model_rounds) and
+// replay plays it back (TestAuditRecordsRoundTrip in pkg/runstore).
+type ModelRound struct {
+	Seq     int     `json:"seq"`
+	Purpose Purpose `json:"purpose"`
+	// Request is the request as sent; required.
+	Request json.RawMessage `json:"request"`
+	// Response is the response as received, nil when the round failed.
+	Response         json.RawMessage `json:"response,omitempty"`
+	PromptTokens     int             `json:"prompt_tokens"`
+	CompletionTokens int             `json:"completion_tokens"`
+	StartedAt        time.Time       `json:"started_at"`
+	Duration         time.Duration   `json:"duration"`
+	// ErrorKind says why the round failed (a model error kind, or the stop
+	// reason of a run that ended while the model answered); "" otherwise.
+	ErrorKind string `json:"error_kind,omitempty"`
 }

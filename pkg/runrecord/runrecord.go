@@ -86,6 +86,10 @@ const (
 	StopModelUnavailable StopReason = "MODEL_UNAVAILABLE"
 	StopRoutingFailed    StopReason = "ROUTING_UNAVAILABLE"
 	StopInternal         StopReason = "INTERNAL_ERROR"
+	// StopInterrupted: the run's process died before finishing it; the run
+	// store's recovery sets it (with the same error code) when the store is
+	// next opened for writing. No run in progress ends with it.
+	StopInterrupted StopReason = "INTERRUPTED"
 )
 
 // RunStatuses lists every run status, for exhaustive tests and checks.
@@ -108,7 +112,7 @@ func StopReasons() []StopReason {
 	return []StopReason{
 		StopCompleted, StopNoConclusion, StopSaturated, StopToolBudget, StopModelBudget, StopTokenBudget,
 		StopByteBudget, StopDeadline, StopCancelled, StopInvalidOutput, StopGuardRejected, StopInputRejected,
-		StopModelUnavailable, StopRoutingFailed, StopInternal,
+		StopModelUnavailable, StopRoutingFailed, StopInternal, StopInterrupted,
 	}
 }
 

@@ -34,7 +34,7 @@ func TestVocabularyListsAreComplete(t *testing.T) {
 		}
 	}
 	// The untyped words, by their names' prefix.
-	for prefix, list := range map[string][]string{"Control": Controls(), "Guard": Guards(), "Intent": Intents()} {
+	for prefix, list := range map[string][]string{"Control": Controls(), "Guard": Guards(), "Intent": Intents(), "Invocation": InvocationStatuses()} {
 		if want := goconst.WithPrefix(cs, prefix); !slices.Equal(sorted(list), want) {
 			t.Errorf("%s list = %q, constants = %q", prefix, list, want)
 		}

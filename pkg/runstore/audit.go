@@ -11,40 +11,6 @@ import (
 	"github.com/superbiz/superbiz/pkg/runrecord"
 )
 
-// Invocation is the canonical record of one tool call, as audited and as
-// replay feeds it back.
-type Invocation struct {
-	Seq        int // assigned by AppendToolInvocation: 1, 2, 3… per run
-	ToolCallID string
-	Tool       string
-	Kind       runrecord.InvocationKind // EVIDENCE, GUIDANCE or CONTROL
-	// CanonicalInput is the canonical business input JSON, or nil.
-	CanonicalInput json.RawMessage
-	InputSummary   string
-	Status         string // COMPLETED, REFUSED, FAILED…
-	EvidenceStatus string // EVIDENCE_FOUND, NO_EVIDENCE, ERROR, or ""
-	ErrorCode      string
-	Control        string // REPAIR_REQUIRED, DUPLICATE_CALL, STOP_REQUIRED, or ""
-	// Observation is the JSON exactly as shown to the model, or nil.
-	Observation json.RawMessage
-	StartedAt   time.Time
-	DurationMS  int64
-}
-
-// ModelRound is one model call with the request as sent and the response as
-// received, enough to replay it.
-type ModelRound struct {
-	Seq              int // assigned by AppendModelRound
-	Purpose          runrecord.Purpose
-	Request          json.RawMessage // required
-	Response         json.RawMessage // nil when the call failed
-	PromptTokens     int
-	CompletionTokens int
-	DurationMS       int64
-	ErrorKind        string
-	StartedAt        time.Time
-}
-
 // GuardReview is one release guard's verdict, kept for audit and never
 // published.
 type GuardReview struct {
@@ -57,7 +23,9 @@ type GuardReview struct {
 
 // AppendToolInvocation adds the next tool invocation of a RUNNING run and
 // returns its sequence number; a finished run returns ErrAlreadyTerminal.
-func (s *Store) AppendToolInvocation(ctx context.Context, runID string, inv Invocation) (int, error) {
+// Every member of the record is kept; Seq is assigned here (1, 2, 3… per
+// run), the one given is ignored.
+func (s *Store) AppendToolInvocation(ctx context.Context, runID string, inv runrecord.Invocation) (int, error) {
 	const op = "append tool invocation to run"
 	if inv.ToolCallID == "" || inv.Tool == "" || inv.Status == "" {
 		return 0, fmt.Errorf("%s %s: tool call ID, tool and status are required (got %q, %q, %q)", op, runID, inv.ToolCallID, inv.Tool, inv.Status)
@@ -68,35 +36,40 @@ func (s *Store) AppendToolInvocation(ctx context.Context, runID string, inv Invo
 	if err := oneOf("control", inv.Control, append([]string{""}, runrecord.Controls()...)...); err != nil {
 		return 0, fmt.Errorf("%s %s: %w", op, runID, err)
 	}
-	if err := checkJSON("canonical input", inv.CanonicalInput, 0); err != nil {
+	if err := checkJSON("canonical input", inv.Input, 0); err != nil {
 		return 0, fmt.Errorf("%s %s: %w", op, runID, err)
 	}
 	if err := checkJSON("observation", inv.Observation, 0); err != nil {
 		return 0, fmt.Errorf("%s %s: %w", op, runID, err)
 	}
 	var err error
-	if inv.CanonicalInput, err = storedJSON("canonical input", inv.CanonicalInput); err != nil {
+	if inv.Input, err = storedJSON("canonical input", inv.Input); err != nil {
 		return 0, fmt.Errorf("%s %s: %w", op, runID, err)
 	}
 	if inv.Observation, err = storedJSON("observation", inv.Observation); err != nil {
 		return 0, fmt.Errorf("%s %s: %w", op, runID, err)
 	}
-	inv.InputSummary = storedText(inv.InputSummary)
+	inv.Summary, inv.Detail = storedText(inv.Summary), storedText(inv.Detail)
+	inv.Evaluated, inv.EmptyWindow, inv.Tally = storedText(inv.Evaluated), storedText(inv.EmptyWindow), storedText(inv.Tally)
 	return s.appendRow(ctx, op, runID, `INSERT INTO tool_invocations
 		(run_id, seq, tool_call_id, tool, kind, canonical_input, input_summary, status, evidence_status,
-		 error_code, control, observation, started_at, duration_ms)
+		 error_code, control, observation, started_at, duration_ms,
+		 detail, evaluated, evaluation, empty_window, tally)
 		SELECT ?1, COALESCE((SELECT max(seq) FROM tool_invocations WHERE run_id = ?1), 0) + 1,
-		 ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13
+		 ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18
 		WHERE EXISTS (SELECT 1 FROM runs WHERE id = ?1 AND status = 'RUNNING')
 		RETURNING seq`,
-		runID, inv.ToolCallID, inv.Tool, inv.Kind, nullJSON(inv.CanonicalInput), inv.InputSummary,
-		inv.Status, inv.EvidenceStatus, inv.ErrorCode, nullString(inv.Control), nullJSON(inv.Observation),
-		unixMS(orNow(inv.StartedAt)), inv.DurationMS)
+		runID, inv.ToolCallID, inv.Tool, inv.Kind, nullJSON(inv.Input), inv.Summary,
+		inv.Status, string(inv.EvidenceStatus), inv.ErrorCode, nullString(inv.Control), nullJSON(inv.Observation),
+		unixMS(orNow(inv.StartedAt)), inv.Duration.Milliseconds(),
+		inv.Detail, inv.Evaluated, inv.Evaluation, inv.EmptyWindow, inv.Tally)
 }
 
 // AppendModelRound adds the next model round of a RUNNING run and returns its
-// sequence number; a finished run returns ErrAlreadyTerminal.
-func (s *Store) AppendModelRound(ctx context.Context, runID string, r ModelRound) (int, error) {
+// sequence number; a finished run returns ErrAlreadyTerminal. Every member
+// of the record is kept (the duration to the millisecond); Seq is assigned
+// here.
+func (s *Store) AppendModelRound(ctx context.Context, runID string, r runrecord.ModelRound) (int, error) {
 	const op = "append model round to run"
 	if err := oneOf("purpose", r.Purpose, runrecord.Purposes()...); err != nil {
 		return 0, fmt.Errorf("%s %s: %w", op, runID, err)
@@ -126,7 +99,7 @@ func (s *Store) AppendModelRound(ctx context.Context, runID string, r ModelRound
 		WHERE EXISTS (SELECT 1 FROM runs WHERE id = ?1 AND status = 'RUNNING')
 		RETURNING seq`,
 		runID, r.Purpose, string(r.Request), nullJSON(r.Response), r.PromptTokens, r.CompletionTokens,
-		r.DurationMS, r.ErrorKind, unixMS(orNow(r.StartedAt)))
+		r.Duration.Milliseconds(), r.ErrorKind, unixMS(orNow(r.StartedAt)))
 }
 
 // AppendGuardReview adds the next guard verdict of a RUNNING run and returns
@@ -168,29 +141,42 @@ func (s *Store) appendRow(ctx context.Context, op, runID, query string, args ...
 	return seq, nil
 }
 
-// invocations reads a run's tool invocations in order.
-func invocations(ctx context.Context, q *sql.Tx, runID string) ([]Invocation, error) {
+// auditMembersFrom is the version of the store's own schema from which
+// tool_invocations has a column for every member of the audit record
+// (migration 4); a file of an earlier version, opened read-only and so not
+// migrated, reads those members as "".
+const auditMembersFrom = 4
+
+// invocations reads a run's tool invocations in order, every member; an
+// error code in the spelling of earlier releases reads in today's.
+func (s *Store) invocations(ctx context.Context, q *sql.Tx, runID string) ([]runrecord.Invocation, error) {
+	members := "detail, evaluated, evaluation, empty_window, tally"
+	if s.schema < auditMembersFrom {
+		members = "'', '', '', '', ''"
+	}
 	rows, err := q.QueryContext(ctx, `SELECT seq, tool_call_id, tool, kind, canonical_input, input_summary,
-		status, evidence_status, error_code, control, observation, started_at, duration_ms
+		status, evidence_status, error_code, control, observation, started_at, duration_ms, `+members+`
 		FROM tool_invocations WHERE run_id = ? ORDER BY seq`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("read tool invocations: %w", err)
 	}
 	defer rows.Close()
-	var out []Invocation
+	var out []runrecord.Invocation
 	for rows.Next() {
 		var (
-			inv        Invocation
-			input, obs sql.NullString
-			control    sql.NullString
-			started    int64
+			inv         runrecord.Invocation
+			input, obs  sql.NullString
+			control     sql.NullString
+			started, ms int64
 		)
-		if err := rows.Scan(&inv.Seq, &inv.ToolCallID, &inv.Tool, &inv.Kind, &input, &inv.InputSummary,
-			&inv.Status, &inv.EvidenceStatus, &inv.ErrorCode, &control, &obs, &started, &inv.DurationMS); err != nil {
+		if err := rows.Scan(&inv.Seq, &inv.ToolCallID, &inv.Tool, &inv.Kind, &input, &inv.Summary,
+			&inv.Status, &inv.EvidenceStatus, &inv.ErrorCode, &control, &obs, &started, &ms,
+			&inv.Detail, &inv.Evaluated, &inv.Evaluation, &inv.EmptyWindow, &inv.Tally); err != nil {
 			return nil, fmt.Errorf("read tool invocations: %w", err)
 		}
-		inv.CanonicalInput, inv.Observation, inv.Control = rawJSON(input), rawJSON(obs), control.String
-		inv.StartedAt = fromMS(started)
+		inv.Input, inv.Observation, inv.Control = rawJSON(input), rawJSON(obs), control.String
+		inv.ErrorCode = ToolErrorCode(inv.ErrorCode)
+		inv.StartedAt, inv.Duration = fromMS(started), time.Duration(ms)*time.Millisecond
 		out = append(out, inv)
 	}
 	if err := rows.Err(); err != nil {
@@ -200,26 +186,27 @@ func invocations(ctx context.Context, q *sql.Tx, runID string) ([]Invocation, er
 }
 
 // modelRounds reads a run's model rounds in order.
-func modelRounds(ctx context.Context, q *sql.Tx, runID string) ([]ModelRound, error) {
+func modelRounds(ctx context.Context, q *sql.Tx, runID string) ([]runrecord.ModelRound, error) {
 	rows, err := q.QueryContext(ctx, `SELECT seq, purpose, request, response, prompt_tokens, completion_tokens,
 		duration_ms, error_kind, started_at FROM model_rounds WHERE run_id = ? ORDER BY seq`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("read model rounds: %w", err)
 	}
 	defer rows.Close()
-	var out []ModelRound
+	var out []runrecord.ModelRound
 	for rows.Next() {
 		var (
-			r       ModelRound
-			req     string
-			resp    sql.NullString
-			started int64
+			r           runrecord.ModelRound
+			req         string
+			resp        sql.NullString
+			started, ms int64
 		)
 		if err := rows.Scan(&r.Seq, &r.Purpose, &req, &resp, &r.PromptTokens, &r.CompletionTokens,
-			&r.DurationMS, &r.ErrorKind, &started); err != nil {
+			&ms, &r.ErrorKind, &started); err != nil {
 			return nil, fmt.Errorf("read model rounds: %w", err)
 		}
 		r.Request, r.Response, r.StartedAt = json.RawMessage(req), rawJSON(resp), fromMS(started)
+		r.Duration = time.Duration(ms) * time.Millisecond
 		out = append(out, r)
 	}
 	if err := rows.Err(); err != nil {

@@ -116,11 +116,11 @@ func BenchmarkRunLifecycle(b *testing.B) {
 		if err := s.CreateRun(ctx, NewRun{ID: id, SessionID: "s_1", Query: "q", Intent: runrecord.IntentDiagnosis}); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := s.AppendToolInvocation(ctx, id, Invocation{ToolCallID: "call_1", Tool: "query_logs", Kind: runrecord.KindEvidence, Status: "COMPLETED",
+		if _, err := s.AppendToolInvocation(ctx, id, runrecord.Invocation{ToolCallID: "call_1", Tool: "query_logs", Kind: runrecord.KindEvidence, Status: "COMPLETED",
 			Observation: json.RawMessage(`{"evidence_status":"NO_EVIDENCE"}`)}); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := s.AppendModelRound(ctx, id, ModelRound{Purpose: runrecord.PurposeDiagnosis, Request: json.RawMessage(`{"messages":[]}`)}); err != nil {
+		if _, err := s.AppendModelRound(ctx, id, runrecord.ModelRound{Purpose: runrecord.PurposeDiagnosis, Request: json.RawMessage(`{"messages":[]}`)}); err != nil {
 			b.Fatal(err)
 		}
 		if err := s.FinishRun(ctx, id, Finish{Status: runrecord.RunStatusSuccess, ReleaseOutcome: runrecord.OutcomeFallback}); err != nil {

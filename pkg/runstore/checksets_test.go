@@ -82,9 +82,4 @@ func TestCheckSetsAcceptRunrecordsWords(t *testing.T) {
 			t.Errorf("%s.%s CHECK = %q, runrecord = %q", tc.table, tc.column, check, tc.words)
 		}
 	}
-	// Stop reasons are free text in the store (INTERRUPTED is the store's
-	// own, set by recovery), so only that one must not collide.
-	if slices.Contains(runrecord.StopReasons(), runrecord.StopReason(Interrupted)) {
-		t.Errorf("%s is both the store's recovery reason and an engine stop reason", Interrupted)
-	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/superbiz/superbiz/pkg/runrecord"
 )
@@ -223,9 +224,9 @@ func TestOpenConvertsLegacyFile(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := map[int]string{
-			1: "runstore:1:0001_init.sql runstore:2:0002_knowledge_guard.sql runstore:3:0003_tool_call_intent.sql",
-			3: "knowledge:1:0002_knowledge.sql runstore:1:0001_init.sql runstore:2:0003_knowledge_guard.sql runstore:3:0003_tool_call_intent.sql",
-			4: "knowledge:1:0002_knowledge.sql knowledge:2:0004_knowledge_vectors.sql runstore:1:0001_init.sql runstore:2:0003_knowledge_guard.sql runstore:3:0003_tool_call_intent.sql",
+			1: "runstore:1:0001_init.sql runstore:2:0002_knowledge_guard.sql runstore:3:0003_tool_call_intent.sql runstore:4:0004_invocation_detail.sql",
+			3: "knowledge:1:0002_knowledge.sql runstore:1:0001_init.sql runstore:2:0003_knowledge_guard.sql runstore:3:0003_tool_call_intent.sql runstore:4:0004_invocation_detail.sql",
+			4: "knowledge:1:0002_knowledge.sql knowledge:2:0004_knowledge_vectors.sql runstore:1:0001_init.sql runstore:2:0003_knowledge_guard.sql runstore:3:0003_tool_call_intent.sql runstore:4:0004_invocation_detail.sql",
 		}[legacy]
 		if got != want {
 			t.Errorf("legacy %d recorded %q, want %q", legacy, got, want)
@@ -351,5 +352,99 @@ func TestMigrationForeignKeyCheckRollsBack(t *testing.T) {
 	}
 	if err := db.QueryRowContext(ctx, "PRAGMA foreign_keys").Scan(&on); err != nil || on != 1 {
 		t.Errorf("foreign_keys = %d (%v) after the migration, want 1", on, err)
+	}
+}
+
+// Migration 4 gives tool_invocations a column for every member of the
+// audit record and spells cancellation CANCELLED: on a file of the
+// previous schema, an invocation stored before reads back (read-only and
+// unmigrated, or migrated) with its members empty and its old CANCELED code
+// (and a direct tool call's) as CANCELLED, and one stored after keeps its
+// detail, evaluation, tally and account of an empty window.
+func TestMigrationInvocationDetail(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "old.db")
+	old, err := sql.Open("sqlite", dsn(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := migrate(ctx, old, []Component{{Name: coreName, Migrations: coreUpTo(t, 3)}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`INSERT INTO sessions (id, created_at, updated_at) VALUES ('s_1', 1, 1)`,
+		`INSERT INTO runs (id, session_id, created_at, query, intent, status, error_code) VALUES ('r_1', 's_1', 1, 'why', 'DIAGNOSIS', 'RUNNING', '')`,
+		`INSERT INTO runs (id, session_id, created_at, query, intent, status, error_code) VALUES ('r_2', 's_1', 2, 'query_logs {}', 'TOOL_CALL', 'FAILED', 'CANCELED')`,
+		`INSERT INTO tool_invocations (run_id, seq, tool_call_id, tool, kind, status, evidence_status, error_code, observation, started_at, duration_ms)
+			VALUES ('r_1', 1, 'call_1', 'query_logs', 'EVIDENCE', 'COMPLETED', 'ERROR', 'CANCELED', '{"evidence_status":"ERROR","error_code":"CANCELED"}', 1000, 7)`,
+	} {
+		if _, err := old.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if _, err := old.ExecContext(ctx, `UPDATE tool_invocations SET detail = 'x'`); err == nil {
+		t.Fatal("the previous schema has a detail column: this test does not start from it")
+	}
+	old.Close()
+
+	// Read-only, the file is not migrated but reads as it will be.
+	ro, err := OpenReadOnly(ctx, path)
+	if err != nil {
+		t.Fatalf("read-only open of the previous schema's file: %v", err)
+	}
+	rd, err := ro.GetRun(ctx, "r_1")
+	if err != nil {
+		t.Fatalf("read-only: %v", err)
+	}
+	if len(rd.Invocations) != 1 || rd.Invocations[0].ErrorCode != "CANCELLED" || rd.Invocations[0].Detail != "" {
+		t.Errorf("read-only, the old invocation reads %+v, want error code CANCELLED and no detail", rd.Invocations)
+	}
+	if tc, err := ro.GetRun(ctx, "r_2"); err != nil || tc.ErrorCode != "CANCELLED" {
+		t.Errorf("read-only, the tool call run's error code reads %+v (%v), want CANCELLED", tc, err)
+	}
+	ro.Close()
+
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatalf("open the previous schema's file: %v", err)
+	}
+	defer s.Close()
+	var stored string
+	if err := s.db.QueryRowContext(ctx, `SELECT error_code FROM tool_invocations WHERE run_id = 'r_1' AND seq = 1`).Scan(&stored); err != nil || stored != "CANCELLED" {
+		t.Errorf("the migrated row holds error code %q (%v), want CANCELLED", stored, err)
+	}
+	after := runrecord.Invocation{
+		ToolCallID: "call_2", Tool: "query_mysql", Kind: runrecord.KindEvidence, Status: runrecord.InvocationCompleted,
+		EvidenceStatus: "ERROR", ErrorCode: "NOT_ALLOWED", Evaluated: "call_1", Evaluation: "NO_GAIN",
+		Detail: "SELECT * FROM mysql.user reads a credential table", EmptyWindow: "app.log holds 09:00-10:00", Tally: "0 rows",
+	}
+	if _, err := s.AppendToolInvocation(ctx, "r_1", after); err != nil {
+		t.Fatal(err)
+	}
+	d, err := s.GetRun(ctx, "r_1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Invocations) != 2 {
+		t.Fatalf("%d invocations, want the old one and the new one", len(d.Invocations))
+	}
+	before := d.Invocations[0]
+	if before.ErrorCode != "CANCELLED" || before.Detail != "" || before.Tally != "" || before.Duration != 7*time.Millisecond {
+		t.Errorf("the invocation stored before reads %+v, want error code CANCELLED, no detail, duration 7ms", before)
+	}
+	if string(before.Observation) != `{"evidence_status":"ERROR","error_code":"CANCELED"}` {
+		t.Errorf("the observation the model was shown changed: %s", before.Observation)
+	}
+	got := d.Invocations[1]
+	if got.Detail != after.Detail || got.Evaluated != after.Evaluated || got.Evaluation != after.Evaluation ||
+		got.EmptyWindow != after.EmptyWindow || got.Tally != after.Tally {
+		t.Errorf("the invocation stored after reads %+v, want every member of %+v", got, after)
+	}
+	tc, err := s.GetRun(ctx, "r_2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tc.ErrorCode != "CANCELLED" {
+		t.Errorf("the tool call run's error code reads %q, want CANCELLED", tc.ErrorCode)
 	}
 }

@@ -45,7 +45,7 @@ func TestHelperProcess(t *testing.T) {
 			t.Fatal(err)
 		}
 		mustRun(t, s, NewRun{ID: "r_abandoned", SessionID: "s_1", Query: "q", Intent: runrecord.IntentDiagnosis})
-		if _, err := s.AppendToolInvocation(ctx, "r_abandoned", Invocation{ToolCallID: "call_1", Tool: "query_logs", Kind: runrecord.KindEvidence, Status: "COMPLETED"}); err != nil {
+		if _, err := s.AppendToolInvocation(ctx, "r_abandoned", runrecord.Invocation{ToolCallID: "call_1", Tool: "query_logs", Kind: runrecord.KindEvidence, Status: "COMPLETED"}); err != nil {
 			t.Fatal(err)
 		}
 		// Die without finishing the run or closing the store, as a killed process would.
@@ -89,11 +89,11 @@ func helperWrite(ctx context.Context, t *testing.T) {
 		if err := s.CreateRun(ctx, NewRun{ID: id, SessionID: "s_shared", Query: "q " + id, Intent: runrecord.IntentDiagnosis}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.AppendToolInvocation(ctx, id, Invocation{ToolCallID: "call_1", Tool: "query_logs", Kind: runrecord.KindEvidence,
+		if _, err := s.AppendToolInvocation(ctx, id, runrecord.Invocation{ToolCallID: "call_1", Tool: "query_logs", Kind: runrecord.KindEvidence,
 			Status: "COMPLETED", EvidenceStatus: "NO_EVIDENCE", Observation: json.RawMessage(`{"evidence_status":"NO_EVIDENCE"}`)}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.AppendModelRound(ctx, id, ModelRound{Purpose: runrecord.PurposeDiagnosis, Request: json.RawMessage(`{"messages":[]}`),
+		if _, err := s.AppendModelRound(ctx, id, runrecord.ModelRound{Purpose: runrecord.PurposeDiagnosis, Request: json.RawMessage(`{"messages":[]}`),
 			Response: json.RawMessage(`{"message":{}}`)}); err != nil {
 			t.Fatal(err)
 		}
@@ -275,7 +275,7 @@ func TestRecoverInterruptedRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if before.Status != runrecord.RunStatusFailed || before.StopReason != Interrupted || before.ErrorCode != Interrupted ||
+	if before.Status != runrecord.RunStatusFailed || before.StopReason != runrecord.StopInterrupted || before.ErrorCode != string(runrecord.StopInterrupted) ||
 		!strings.Contains(before.ErrorMessage, "pid "+strconv.Itoa(deadPID)) {
 		t.Errorf("abandoned run read before recovery: %+v %q, want FAILED/INTERRUPTED", before.RunSummary, before.ErrorMessage)
 	}
@@ -302,8 +302,8 @@ func TestRecoverInterruptedRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Status != runrecord.RunStatusFailed || d.ReleaseOutcome != runrecord.OutcomeFailed || d.StopReason != Interrupted ||
-		d.Lifecycle != runrecord.Failed || d.ErrorCode != Interrupted || d.FinishedAt.IsZero() {
+	if d.Status != runrecord.RunStatusFailed || d.ReleaseOutcome != runrecord.OutcomeFailed || d.StopReason != runrecord.StopInterrupted ||
+		d.Lifecycle != runrecord.Failed || d.ErrorCode != string(runrecord.StopInterrupted) || d.FinishedAt.IsZero() {
 		t.Errorf("abandoned run after recovery: %+v", d.RunSummary)
 	}
 	if !strings.Contains(d.ErrorMessage, "pid "+strconv.Itoa(deadPID)) {

@@ -49,11 +49,12 @@ func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open run store %s read-only: %w", abs, err)
 	}
-	if err := checkSchema(ctx, db); err != nil {
+	schema, err := checkSchema(ctx, db)
+	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open run store %s read-only: %w", abs, err)
 	}
-	return &Store{db: db, path: abs, hostname: localHost(), pid: os.Getpid()}, nil
+	return &Store{db: db, path: abs, hostname: localHost(), pid: os.Getpid(), schema: schema}, nil
 }
 
 // roDSN is the read-only data source name: mode=ro (SQLite refuses every
@@ -96,27 +97,30 @@ func cannotOpen(err error) bool {
 	return code == sqlite3.SQLITE_CANTOPEN || code == sqlite3.SQLITE_READONLY
 }
 
-// checkSchema refuses a file whose own schema this binary cannot read as is
-// (its registered components are not opened read-only).
-func checkSchema(ctx context.Context, db *sql.DB) error {
+// checkSchema returns the version of the file's own schema, refusing one
+// this binary cannot read as is (its registered components are not opened
+// read-only).
+func checkSchema(ctx context.Context, db *sql.DB) (int, error) {
 	latest, err := SchemaVersion()
 	if err != nil {
-		return err
+		return 0, err
 	}
 	cur, err := storedVersion(ctx, db, coreName)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	switch {
 	case cur > latest:
-		return newerError(coreName, cur, latest)
+		return 0, newerError(coreName, cur, latest)
 	case cur < readableFrom:
-		return fmt.Errorf("%w: version %d, this superbiz needs %d: run any superbiz command on a writable copy once to migrate it", ErrSchemaBehind, cur, latest)
+		return 0, fmt.Errorf("%w: version %d, this superbiz needs %d: run any superbiz command on a writable copy once to migrate it", ErrSchemaBehind, cur, latest)
 	}
-	return nil
+	return cur, nil
 }
 
 // readableFrom is the oldest version of the store's own schema read as is:
 // migration 3 only widened the runs intent CHECK (TOOL_CALL), so a file of
-// version 2 reads the same and stays unwritten.
+// version 2 reads the same and stays unwritten; migration 4 added the audit
+// record's members to tool_invocations, which a file before it reads as
+// empty (auditMembersFrom).
 const readableFrom = 2

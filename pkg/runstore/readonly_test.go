@@ -90,7 +90,7 @@ func TestOpenReadOnlyNeverWrites(t *testing.T) {
 	}
 	// shown as interrupted when read (its process is gone), never recovered:
 	// no finish time is written (the file's bytes are checked below)
-	if d, err := ro.GetRun(ctx, "r_2"); err != nil || d.StopReason != Interrupted || !d.FinishedAt.IsZero() {
+	if d, err := ro.GetRun(ctx, "r_2"); err != nil || d.StopReason != runrecord.StopInterrupted || !d.FinishedAt.IsZero() {
 		t.Fatalf("r_2 read from a read-only open: %+v, %v; want INTERRUPTED at read time, not recovered", d, err)
 	}
 	if _, err := ro.db.ExecContext(ctx, "CREATE TABLE x (a)"); err == nil || !strings.Contains(err.Error(), "readonly") {

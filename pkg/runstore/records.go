@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/superbiz/superbiz/pkg/runrecord"
+	"github.com/superbiz/superbiz/pkg/tools"
 )
 
 // The JSON documents a run row holds: the checks and the settings are
@@ -75,4 +76,20 @@ func (d *RunDetail) DecodeResultSummary() (r StoredResultSummary, ok bool, err e
 func (g GuardReview) DecodeReasons() ([]string, error) {
 	reasons, _, err := decodeStored[[]string](g.Reasons, "reasons are")
 	return reasons, err
+}
+
+// legacyCodeCancelled is the tool error code CANCELLED as releases before
+// run store migration 4 spelled it. The migration rewrites the stored codes
+// (tool_invocations.error_code, runs.error_code); an observation keeps the
+// words the model was shown, so a reader of one maps them with ToolErrorCode.
+const legacyCodeCancelled = "CANCELED"
+
+// ToolErrorCode is a tool error code read from a stored document (a
+// recorded observation) in today's spelling: CANCELED, as older releases
+// wrote it, is CANCELLED; every other code is returned as it is.
+func ToolErrorCode(code string) string {
+	if code == legacyCodeCancelled {
+		return tools.CodeCancelled
+	}
+	return code
 }

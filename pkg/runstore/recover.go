@@ -50,7 +50,7 @@ func (s *Store) RecoverInterrupted(ctx context.Context) (int, error) {
 			error_code = ?1, error_message = ?2, finished_at = ?3,
 			duration_ms = max(0, ?3 - created_at)
 			WHERE id = ?4 AND status = 'RUNNING' AND pid = ?5 AND hostname = ?6`,
-			Interrupted, msg, unixMS(now), c.id, c.pid, s.hostname)
+			string(runrecord.StopInterrupted), msg, unixMS(now), c.id, c.pid, s.hostname)
 		if err != nil {
 			return closed, fmt.Errorf("mark run %s interrupted: %w", c.id, err)
 		}
@@ -85,6 +85,6 @@ func (s *Store) asInterrupted(r *RunSummary, pid int, hostname string) bool {
 		return false
 	}
 	r.Status, r.ReleaseOutcome, r.Lifecycle = runrecord.RunStatusFailed, runrecord.OutcomeFailed, runrecord.Failed
-	r.StopReason, r.ErrorCode = Interrupted, Interrupted
+	r.StopReason, r.ErrorCode = runrecord.StopInterrupted, string(runrecord.StopInterrupted)
 	return true
 }

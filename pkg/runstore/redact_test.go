@@ -47,7 +47,7 @@ func TestStoreRedactsEveryWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustRun(t, s, NewRun{ID: "r_1", SessionID: "s_1", Query: "why 504s? api_key=Qu3ryPw9 token ghp_1234567890abcdefghijABCDEFGHIJ123456", Intent: runrecord.IntentDiagnosis})
-	if _, err := s.AppendModelRound(ctx, "r_1", ModelRound{
+	if _, err := s.AppendModelRound(ctx, "r_1", runrecord.ModelRound{
 		Purpose: runrecord.PurposeDiagnosis,
 		Request: json.RawMessage(`{"messages":[{"role":"user","content":"{\"query\":\"api_key=Qu3ryPw9\"}"}]}`),
 		Response: json.RawMessage(`{"message":{"role":"assistant","content":"{\"summary\":\"db password=Dr4ftPw5\"}",` +
@@ -55,11 +55,11 @@ func TestStoreRedactsEveryWrite(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.AppendToolInvocation(ctx, "r_1", Invocation{
+	if _, err := s.AppendToolInvocation(ctx, "r_1", runrecord.Invocation{
 		ToolCallID: "call_1", Tool: "query_mysql", Kind: runrecord.KindEvidence, Status: "COMPLETED", EvidenceStatus: "EVIDENCE_FOUND",
-		CanonicalInput: json.RawMessage(`{"sql":"select 1 from t where password = 'S3lectPw7'"}`),
-		InputSummary:   "orders: select 1 from t where password = 'Summ4ryPw6'",
-		Observation:    json.RawMessage(`{"result":{"rows":[["secret: Obs3rvPw4"]]}}`),
+		Input:       json.RawMessage(`{"sql":"select 1 from t where password = 'S3lectPw7'"}`),
+		Summary:     "orders: select 1 from t where password = 'Summ4ryPw6'",
+		Observation: json.RawMessage(`{"result":{"rows":[["secret: Obs3rvPw4"]]}}`),
 	}); err != nil {
 		t.Fatal(err)
 	}

@@ -13,10 +13,6 @@ import (
 	"github.com/superbiz/superbiz/pkg/runrecord"
 )
 
-// Interrupted is the stop reason and error code of a run whose process died
-// before finishing it, set by recovery on Open.
-const Interrupted = "INTERRUPTED"
-
 // NewRun is what is known when a run starts.
 type NewRun struct {
 	ID        string
@@ -66,7 +62,7 @@ type RunSummary struct {
 	Intent         string
 	Status         runrecord.RunStatus
 	ReleaseOutcome runrecord.Outcome
-	StopReason     runrecord.StopReason // or Interrupted, set by recovery
+	StopReason     runrecord.StopReason // INTERRUPTED is set by recovery
 	Lifecycle      runrecord.Lifecycle
 	Model          string
 	Usage          runrecord.Usage // includes the run's duration
@@ -88,9 +84,9 @@ type RunDetail struct {
 	ErrorMessage string
 	PID          int
 	Hostname     string
-	Invocations  []Invocation  // by Seq
-	ModelRounds  []ModelRound  // by Seq
-	GuardReviews []GuardReview // by Seq
+	Invocations  []runrecord.Invocation // by Seq
+	ModelRounds  []runrecord.ModelRound // by Seq
+	GuardReviews []GuardReview          // by Seq
 }
 
 // ListFilter selects runs for `runs`.
@@ -360,7 +356,7 @@ func scanSummary(sc scanner, r *RunSummary, extra ...any) error {
 	if err := sc.Scan(dest...); err != nil {
 		return err
 	}
-	r.CreatedAt = fromMS(created)
+	r.CreatedAt, r.ErrorCode = fromMS(created), ToolErrorCode(r.ErrorCode)
 	if finished.Valid {
 		r.FinishedAt = fromMS(finished.Int64)
 	}
@@ -444,7 +440,7 @@ func (s *Store) GetRun(ctx context.Context, id string) (*RunDetail, error) {
 			return nil, fmt.Errorf("get run %s: stored clock %q: %w", id, clock, err)
 		}
 	}
-	if d.Invocations, err = invocations(ctx, tx, id); err != nil {
+	if d.Invocations, err = s.invocations(ctx, tx, id); err != nil {
 		return nil, fmt.Errorf("get run %s: %w", id, err)
 	}
 	if d.ModelRounds, err = modelRounds(ctx, tx, id); err != nil {

@@ -61,6 +61,9 @@ type Store struct {
 	// components names the components registered at Open, whose tables
 	// Tables hands out.
 	components map[string]bool
+	// schema is the version of the store's own schema the file has: the
+	// latest after Open migrates it, the file's own when opened read-only.
+	schema int
 }
 
 // Open opens (creating if needed, with its parent directory as 0700) the run
@@ -101,6 +104,10 @@ func Open(ctx context.Context, path string, registered ...Component) (*Store, er
 		s.components[c.Name] = true
 	}
 	if err := migrate(ctx, db, comps); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open run store %s: %w", abs, err)
+	}
+	if s.schema, err = SchemaVersion(); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open run store %s: %w", abs, err)
 	}

@@ -295,16 +295,17 @@ func TestRunRoundTrip(t *testing.T) {
 	})
 
 	started := created.Add(time.Second)
-	invs := []Invocation{
-		{ToolCallID: "call_ab12cd34", Tool: "read_skill", Kind: runrecord.KindGuidance, CanonicalInput: json.RawMessage(`{"name":"diagnose-payment-timeout"}`),
-			InputSummary: "diagnose-payment-timeout", Status: "COMPLETED", StartedAt: started, DurationMS: 1},
-		{ToolCallID: "call_ef56gh78", Tool: "query_logs", Kind: runrecord.KindEvidence, CanonicalInput: json.RawMessage(`{"service":"order","since":"1h"}`),
-			InputSummary: "order ERROR since 1h", Status: "COMPLETED", EvidenceStatus: "EVIDENCE_FOUND",
+	invs := []runrecord.Invocation{
+		{ToolCallID: "call_ab12cd34", Tool: "read_skill", Kind: runrecord.KindGuidance, Input: json.RawMessage(`{"name":"diagnose-payment-timeout"}`),
+			Summary: "diagnose-payment-timeout", Status: "COMPLETED", StartedAt: started, Duration: time.Millisecond},
+		{ToolCallID: "call_ef56gh78", Tool: "query_logs", Kind: runrecord.KindEvidence, Input: json.RawMessage(`{"service":"order","since":"1h"}`),
+			Summary: "order ERROR since 1h", Status: "COMPLETED", EvidenceStatus: "EVIDENCE_FOUND",
 			Observation: json.RawMessage(`{"tool_call_id":"call_ef56gh78","tool":"query_logs","evidence_status":"EVIDENCE_FOUND","result":{"matched":3}}`),
-			StartedAt:   started.Add(time.Second), DurationMS: 42},
+			StartedAt:   started.Add(time.Second), Duration: 42 * time.Millisecond,
+			Evaluated: "call_ab12cd34", Evaluation: "GAINED", Tally: "3 matched", EmptyWindow: ""},
 		{ToolCallID: "call_3", Tool: "query_logs", Kind: runrecord.KindControl, Status: "REFUSED", Control: runrecord.ControlDuplicate,
 			ErrorCode: "", Observation: json.RawMessage(`{"tool_call_id":"call_3","tool":"query_logs","control":"DUPLICATE_CALL","original_tool_call_id":"call_ef56gh78"}`),
-			StartedAt: started.Add(2 * time.Second)},
+			StartedAt: started.Add(2 * time.Second), Detail: "same input as call_ef56gh78"},
 	}
 	for i, inv := range invs {
 		seq, err := s.AppendToolInvocation(ctx, "r_1", inv)
@@ -317,10 +318,10 @@ func TestRunRoundTrip(t *testing.T) {
 		invs[i].Seq = seq
 		invs[i].StartedAt = invs[i].StartedAt.Truncate(time.Millisecond).UTC()
 	}
-	rounds := []ModelRound{
+	rounds := []runrecord.ModelRound{
 		{Purpose: runrecord.PurposeDiagnosis, Request: json.RawMessage(`{"messages":[{"role":"user","content":"q"}]}`),
-			Response: json.RawMessage(`{"message":{"role":"assistant","content":""}}`), PromptTokens: 900, CompletionTokens: 40, DurationMS: 1500, StartedAt: started},
-		{Purpose: runrecord.PurposeFinal, Request: json.RawMessage(`{"messages":[]}`), ErrorKind: "TIMEOUT", DurationMS: 180000, StartedAt: started.Add(3 * time.Second)},
+			Response: json.RawMessage(`{"message":{"role":"assistant","content":""}}`), PromptTokens: 900, CompletionTokens: 40, Duration: 1500 * time.Millisecond, StartedAt: started},
+		{Purpose: runrecord.PurposeFinal, Request: json.RawMessage(`{"messages":[]}`), ErrorKind: "TIMEOUT", Duration: 180000 * time.Millisecond, StartedAt: started.Add(3 * time.Second)},
 	}
 	for i, r := range rounds {
 		seq, err := s.AppendModelRound(ctx, "r_1", r)
@@ -344,7 +345,7 @@ func TestRunRoundTrip(t *testing.T) {
 	}
 	// Another run's audit must not leak into this one.
 	mustRun(t, s, NewRun{ID: "r_other", SessionID: "s_1", Query: "other"})
-	if _, err := s.AppendToolInvocation(ctx, "r_other", Invocation{ToolCallID: "call_x", Tool: "query_mysql", Kind: runrecord.KindEvidence, Status: "COMPLETED"}); err != nil {
+	if _, err := s.AppendToolInvocation(ctx, "r_other", runrecord.Invocation{ToolCallID: "call_x", Tool: "query_mysql", Kind: runrecord.KindEvidence, Status: "COMPLETED"}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -441,10 +442,10 @@ func TestFinishRunOnce(t *testing.T) {
 		t.Errorf("first terminal values not kept: %+v", d.RunSummary)
 	}
 	// The audit is closed too.
-	if _, err := s.AppendToolInvocation(ctx, "r_1", Invocation{ToolCallID: "c", Tool: "query_logs", Kind: runrecord.KindEvidence, Status: "COMPLETED"}); !errors.Is(err, ErrAlreadyTerminal) {
+	if _, err := s.AppendToolInvocation(ctx, "r_1", runrecord.Invocation{ToolCallID: "c", Tool: "query_logs", Kind: runrecord.KindEvidence, Status: "COMPLETED"}); !errors.Is(err, ErrAlreadyTerminal) {
 		t.Errorf("append invocation after finish = %v, want ErrAlreadyTerminal", err)
 	}
-	if _, err := s.AppendModelRound(ctx, "r_1", ModelRound{Purpose: runrecord.PurposeFinal, Request: json.RawMessage(`{}`)}); !errors.Is(err, ErrAlreadyTerminal) {
+	if _, err := s.AppendModelRound(ctx, "r_1", runrecord.ModelRound{Purpose: runrecord.PurposeFinal, Request: json.RawMessage(`{}`)}); !errors.Is(err, ErrAlreadyTerminal) {
 		t.Errorf("append model round after finish = %v, want ErrAlreadyTerminal", err)
 	}
 	if _, err := s.AppendGuardReview(ctx, "r_1", GuardReview{Guard: runrecord.GuardEvidence, Verdict: "PASS"}); !errors.Is(err, ErrAlreadyTerminal) {
@@ -457,7 +458,7 @@ func TestFinishRunOnce(t *testing.T) {
 	if err := s.FinishRun(ctx, "r_ghost", first); !errors.Is(err, ErrNotFound) {
 		t.Errorf("FinishRun(missing) = %v, want ErrNotFound", err)
 	}
-	if _, err := s.AppendModelRound(ctx, "r_ghost", ModelRound{Purpose: runrecord.PurposeFinal, Request: json.RawMessage(`{}`)}); !errors.Is(err, ErrNotFound) {
+	if _, err := s.AppendModelRound(ctx, "r_ghost", runrecord.ModelRound{Purpose: runrecord.PurposeFinal, Request: json.RawMessage(`{}`)}); !errors.Is(err, ErrNotFound) {
 		t.Errorf("append to missing run = %v, want ErrNotFound", err)
 	}
 	if err := s.SetIntent(ctx, "r_ghost", runrecord.IntentDiagnosis); !errors.Is(err, ErrNotFound) {
@@ -535,7 +536,7 @@ func TestAppendValidation(t *testing.T) {
 	ctx := context.Background()
 	s, _ := openTemp(t)
 	mustRun(t, s, NewRun{ID: "r_1", SessionID: "s_1", Query: "q"})
-	ok := Invocation{ToolCallID: "call_1", Tool: "query_logs", Kind: runrecord.KindEvidence, Status: "COMPLETED"}
+	ok := runrecord.Invocation{ToolCallID: "call_1", Tool: "query_logs", Kind: runrecord.KindEvidence, Status: "COMPLETED"}
 	tests := []struct {
 		name string
 		do   func() error
@@ -566,11 +567,11 @@ func TestAppendValidation(t *testing.T) {
 			return err
 		}, "observation is not valid JSON"},
 		{"round bad purpose", func() error {
-			_, err := s.AppendModelRound(ctx, "r_1", ModelRound{Purpose: "PLANNER", Request: json.RawMessage(`{}`)})
+			_, err := s.AppendModelRound(ctx, "r_1", runrecord.ModelRound{Purpose: "PLANNER", Request: json.RawMessage(`{}`)})
 			return err
 		}, "invalid purpose"},
 		{"round without request", func() error {
-			_, err := s.AppendModelRound(ctx, "r_1", ModelRound{Purpose: runrecord.PurposeRouter})
+			_, err := s.AppendModelRound(ctx, "r_1", runrecord.ModelRound{Purpose: runrecord.PurposeRouter})
 			return err
 		}, "request JSON is required"},
 		{"guard bad name", func() error {
@@ -751,5 +752,77 @@ func TestReadsDoNotTakeTheWriteLock(t *testing.T) {
 	}
 	if ss, err := s.GetSession(ctx, "s_1"); err != nil || ss.LastQuery == "held" {
 		t.Errorf("GetSession under a held write lock = %+v, %v (must not see uncommitted data)", ss, err)
+	}
+}
+
+// TestAuditRecordsRoundTrip: the store keeps every member of the audit
+// records. Each member of runrecord.Invocation and runrecord.ModelRound is
+// set to a value of its own (found by reflection, so a member added
+// without its column fails here), stored, and read back equal.
+func TestAuditRecordsRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openTemp(t)
+	mustRun(t, s, NewRun{ID: "r_1", SessionID: "s_1", Query: "q"})
+	var inv runrecord.Invocation
+	fillMembers(t, &inv, map[string]any{"Kind": runrecord.KindControl, "Control": runrecord.ControlRepair})
+	if _, err := s.AppendToolInvocation(ctx, "r_1", inv); err != nil {
+		t.Fatal(err)
+	}
+	var round runrecord.ModelRound
+	fillMembers(t, &round, map[string]any{"Purpose": runrecord.PurposeRouter})
+	if _, err := s.AppendModelRound(ctx, "r_1", round); err != nil {
+		t.Fatal(err)
+	}
+	d, err := s.GetRun(ctx, "r_1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Invocations) != 1 || len(d.ModelRounds) != 1 {
+		t.Fatalf("%d invocations and %d model rounds read back, want 1 each", len(d.Invocations), len(d.ModelRounds))
+	}
+	sameMembers(t, inv, d.Invocations[0])
+	sameMembers(t, round, d.ModelRounds[0])
+}
+
+// fillMembers sets every member of the struct *p to a value of its own:
+// fixed gives some by name, Seq is 1 (the store assigns it), a JSON member
+// is an object naming the member, a time is at a millisecond, a duration
+// is whole milliseconds (what the store keeps) and a string names its
+// member.
+func fillMembers(t *testing.T, p any, fixed map[string]any) {
+	t.Helper()
+	v := reflect.ValueOf(p).Elem()
+	for i := range v.NumField() {
+		f, name := v.Field(i), v.Type().Field(i).Name
+		switch w, ok := fixed[name]; {
+		case ok:
+			f.Set(reflect.ValueOf(w))
+		case name == "Seq":
+			f.SetInt(1)
+		case f.Type() == reflect.TypeFor[json.RawMessage]():
+			f.SetBytes([]byte(`{"member":"` + name + `"}`))
+		case f.Type() == reflect.TypeFor[time.Time]():
+			f.Set(reflect.ValueOf(time.UnixMilli(1_700_000_000_123).UTC()))
+		case f.Type() == reflect.TypeFor[time.Duration]():
+			f.SetInt(int64(1234 * time.Millisecond))
+		case f.Kind() == reflect.String:
+			f.SetString("value of " + name)
+		case f.Kind() == reflect.Int:
+			f.SetInt(int64(100 + i))
+		default:
+			t.Fatalf("%T member %s (%s): teach this test a value for it", p, name, f.Type())
+		}
+	}
+}
+
+// sameMembers reports each member of the record read back that differs
+// from the one stored.
+func sameMembers[T any](t *testing.T, stored, read T) {
+	t.Helper()
+	w, g := reflect.ValueOf(stored), reflect.ValueOf(read)
+	for i := range w.NumField() {
+		if a, b := w.Field(i).Interface(), g.Field(i).Interface(); !reflect.DeepEqual(a, b) {
+			t.Errorf("%T member %s: stored %v, read back %v", stored, w.Type().Field(i).Name, a, b)
+		}
 	}
 }

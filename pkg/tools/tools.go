@@ -35,23 +35,23 @@ const (
 	// nothing: credential tables, other sessions' statement text.
 	CodeNotAllowed = "NOT_ALLOWED"
 	CodeTimeout    = "TIMEOUT"
-	// CodeCanceled is a call stopped because its caller cancelled it
+	// CodeCancelled is a call stopped because its caller cancelled it
 	// (Ctrl-C, a client gone), never a timeout: the word of httpsource's
-	// classification (httpsource.Canceled).
-	CodeCanceled    = "CANCELED"
+	// classification (httpsource.Cancelled).
+	CodeCancelled   = "CANCELLED"
 	CodeUnavailable = "UNAVAILABLE"
 	CodeUnrecorded  = "UNRECORDED"
 	CodeInternal    = "INTERNAL"
 )
 
 // ContextCode is the code of a call stopped because its context ended (err
-// is or wraps the context's error): CANCELED for a cancel, TIMEOUT for a
+// is or wraps the context's error): CANCELLED for a cancel, TIMEOUT for a
 // deadline (the call's limit or the run's), "" for any other error. Every
 // adapter classifies a context's end with it, so a cancel is never a timeout.
 func ContextCode(err error) string {
 	switch {
 	case errors.Is(err, context.Canceled):
-		return CodeCanceled
+		return CodeCancelled
 	case errors.Is(err, context.DeadlineExceeded):
 		return CodeTimeout
 	}

@@ -34,15 +34,15 @@ func TestPick(t *testing.T) {
 }
 
 // A context's end has one code for every adapter: a cancel (even wrapped)
-// is CANCELED, never TIMEOUT; a deadline is TIMEOUT; anything else is not
+// is CANCELLED, never TIMEOUT; a deadline is TIMEOUT; anything else is not
 // a context's end.
 func TestContextCode(t *testing.T) {
 	for _, tc := range []struct {
 		err  error
 		want string
 	}{
-		{context.Canceled, CodeCanceled},
-		{fmt.Errorf("scan: %w", context.Canceled), CodeCanceled},
+		{context.Canceled, CodeCancelled},
+		{fmt.Errorf("scan: %w", context.Canceled), CodeCancelled},
 		{context.DeadlineExceeded, CodeTimeout},
 		{fmt.Errorf("read: %w", context.DeadlineExceeded), CodeTimeout},
 		{errors.New("disk on fire"), ""},

@@ -151,7 +151,7 @@ func (c *Client) exchangeFailure(ctx, rctx context.Context, resp *httpsource.Res
 		return c.fail(model.ErrProtocol, err)
 	}
 	switch he.Kind {
-	case httpsource.Canceled:
+	case httpsource.Cancelled:
 		return c.fail(model.ErrCancelled, err)
 	case httpsource.Timeout:
 		return c.fail(model.ErrTimeout, err)

@@ -90,8 +90,9 @@ func TestLegacyStoreFile(t *testing.T) {
 	}
 	// The names of the earlier sequence: a re-applied step would add a row
 	// named after today's file (or fail on its existing table); only the
-	// store's migration 3 (the runs rebuild for TOOL_CALL) is new to it.
-	if want := "knowledge/0002_knowledge.sql knowledge/0004_knowledge_vectors.sql runstore/0001_init.sql runstore/0003_knowledge_guard.sql runstore/0003_tool_call_intent.sql"; recorded != want {
+	// store's migrations 3 (the runs rebuild for TOOL_CALL) and 4 (the audit
+	// record's members) are new to it.
+	if want := "knowledge/0002_knowledge.sql knowledge/0004_knowledge_vectors.sql runstore/0001_init.sql runstore/0003_knowledge_guard.sql runstore/0003_tool_call_intent.sql runstore/0004_invocation_detail.sql"; recorded != want {
 		t.Errorf("recorded migrations %q, want %q", recorded, want)
 	}
 	var sections int

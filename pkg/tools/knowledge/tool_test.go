@@ -187,7 +187,7 @@ func TestExecuteMaxBytes(t *testing.T) {
 	}
 }
 
-// A lookup whose call was cancelled (Ctrl-C, a client gone) is CANCELED,
+// A lookup whose call was cancelled (Ctrl-C, a client gone) is CANCELLED,
 // not an internal error or a timeout.
 func TestExecuteCancelled(t *testing.T) {
 	tool := New(NewIndex(openDB(t), []string{copyDir(t, filepath.Join("testdata", "runbooks"))}))
@@ -198,7 +198,7 @@ func TestExecuteCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	out := tool.Execute(ctx, tools.Call{ToolCallID: "call_test0001", Tool: Name, Input: c.Input, MaxBytes: 8192})
-	if out.Status != tools.StatusError || out.ErrorCode != tools.CodeCanceled {
+	if out.Status != tools.StatusError || out.ErrorCode != tools.CodeCancelled {
 		t.Fatalf("cancelled lookup: %+v", out)
 	}
 }

@@ -400,7 +400,7 @@ func TestUnavailable(t *testing.T) {
 	// A cancel (Ctrl-C, a client gone) is a cancellation, not a timeout.
 	cctx, ccancel := context.WithCancel(context.Background())
 	ccancel()
-	if out := tool.Execute(cctx, call); out.ErrorCode != tools.CodeCanceled {
+	if out := tool.Execute(cctx, call); out.ErrorCode != tools.CodeCancelled {
 		t.Fatalf("cancelled: %+v", out)
 	}
 }

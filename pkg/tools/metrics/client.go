@@ -126,15 +126,15 @@ func classify(status int, errorType string) string {
 
 // exchangeError maps a failure without a usable answer to its code: our
 // timeout or the run's deadline is TIMEOUT, a cancel by the caller (Ctrl-C)
-// CANCELED, an answer over the cap INVALID_INPUT (the query asked too
+// CANCELLED, an answer over the cap INVALID_INPUT (the query asked too
 // much), no answer UNAVAILABLE.
 func exchangeError(he *httpsource.Error) *APIError {
 	e := &APIError{Code: tools.CodeUnavailable, Msg: he.Error(), cause: he}
 	switch he.Kind {
 	case httpsource.Timeout:
 		e.Code = tools.CodeTimeout
-	case httpsource.Canceled:
-		e.Code = tools.CodeCanceled
+	case httpsource.Cancelled:
+		e.Code = tools.CodeCancelled
 	case httpsource.TooLarge:
 		e.Code = tools.CodeInvalidInput
 		e.Msg = fmt.Sprintf("the answer is larger than %d MiB: narrow the selector or aggregate (sum by, topk)", maxResponse>>20)

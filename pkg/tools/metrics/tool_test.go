@@ -214,7 +214,7 @@ func TestQueryTimeout(t *testing.T) {
 	}
 }
 
-// A Ctrl-C while the server holds the query is a cancellation (CANCELED,
+// A Ctrl-C while the server holds the query is a cancellation (CANCELLED,
 // the detail wrapping context.Canceled), never the source's TIMEOUT.
 func TestQueryCancelledIsNotTimeout(t *testing.T) {
 	arrived := make(chan struct{}, 1)
@@ -235,8 +235,8 @@ func TestQueryCancelledIsNotTimeout(t *testing.T) {
 		cancel()
 	}()
 	o := tool.Execute(ctx, tools.Call{Tool: ToolName, Input: c.Input, Now: time.Now(), MaxBytes: 8192})
-	if o.Status != tools.StatusError || o.ErrorCode != tools.CodeCanceled || !errors.Is(o.Detail, context.Canceled) || !strings.Contains(fmt.Sprint(o.Detail), "cancelled") {
-		t.Errorf("cancelled query: %s %s %v, want CANCELED", o.Status, o.ErrorCode, o.Detail)
+	if o.Status != tools.StatusError || o.ErrorCode != tools.CodeCancelled || !errors.Is(o.Detail, context.Canceled) || !strings.Contains(fmt.Sprint(o.Detail), "cancelled") {
+		t.Errorf("cancelled query: %s %s %v, want CANCELLED", o.Status, o.ErrorCode, o.Detail)
 	}
 }
 

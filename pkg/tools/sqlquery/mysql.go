@@ -99,7 +99,7 @@ func (e *timeoutError) Error() string {
 func (e *timeoutError) Unwrap() error { return e.err }
 
 // cancelledError marks a statement stopped because the call was cancelled
-// (Ctrl-C, a client gone): CANCELED, never a timeout; how names what
+// (Ctrl-C, a client gone): CANCELLED, never a timeout; how names what
 // stopped it.
 type cancelledError struct {
 	where string
@@ -216,7 +216,7 @@ func (h *handle) runMySQL(ctx context.Context, text string, maxRows int, checked
 				how, limit = "the server's own time limit stopped it: "+serverLimitName(dialect), lim.server
 			}
 			var terr error = &timeoutError{where: h.where(), limit: limit, how: how, err: qerr}
-			if tools.ContextCode(ctx.Err()) == tools.CodeCanceled {
+			if tools.ContextCode(ctx.Err()) == tools.CodeCancelled {
 				terr = &cancelledError{where: h.where(), how: how, err: qerr}
 			}
 			if killErr != nil {

@@ -142,7 +142,7 @@ func classify(err error) string {
 	var ue *unavailableError
 	switch {
 	case errors.As(err, &ce):
-		return tools.CodeCanceled
+		return tools.CodeCancelled
 	case errors.As(err, &te):
 		return tools.CodeTimeout
 	case errors.As(err, &ue):

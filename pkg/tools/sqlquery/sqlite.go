@@ -112,7 +112,7 @@ func (h *handle) runSQLite(ctx context.Context, text string, maxRows int, checke
 	res, err := readRows(qctx, conn, text, maxRows, checked)
 	if err != nil {
 		switch {
-		case tools.ContextCode(ctx.Err()) == tools.CodeCanceled:
+		case tools.ContextCode(ctx.Err()) == tools.CodeCancelled:
 			return Result{}, &cancelledError{where: h.where(), how: "the statement was interrupted (sqlite3_interrupt)", err: err}
 		case qctx.Err() != nil || sqliteCode(err) == sqlite3.SQLITE_INTERRUPT:
 			return Result{}, &timeoutError{where: h.where(), limit: h.db.Timeout, how: "the statement was interrupted (sqlite3_interrupt)", err: err}

@@ -234,7 +234,7 @@ func TestSQLiteTimeout(t *testing.T) {
 }
 
 // A statement cancelled by the caller (Ctrl-C, a client gone) long before
-// its time limit is interrupted and reported CANCELED, not TIMEOUT.
+// its time limit is interrupted and reported CANCELLED, not TIMEOUT.
 func TestSQLiteCancelled(t *testing.T) {
 	path := sqliteFixture(t)
 	tool, err := New([]Database{{Name: "orders", Driver: DriverSQLite, DSN: testDSN(t, DriverSQLite, path), Timeout: time.Minute}})
@@ -251,8 +251,8 @@ func TestSQLiteCancelled(t *testing.T) {
 	defer stop.Stop()
 	start := time.Now()
 	out := tool.Execute(ctx, tools.Call{ToolCallID: "call_1", Tool: ToolName, Input: c.Input, MaxBytes: 8192})
-	if out.ErrorCode != tools.CodeCanceled || !strings.Contains(out.Detail.Error(), "cancelled") {
-		t.Fatalf("got %s/%s (%v), want CANCELED", out.Status, out.ErrorCode, out.Detail)
+	if out.ErrorCode != tools.CodeCancelled || !strings.Contains(out.Detail.Error(), "cancelled") {
+		t.Fatalf("got %s/%s (%v), want CANCELLED", out.Status, out.ErrorCode, out.Detail)
 	}
 	if el := time.Since(start); el > 30*time.Second {
 		t.Fatalf("the cancelled statement ran %s", el)
