@@ -8,6 +8,7 @@
 package config
 
 import (
+	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 	"strconv"
 	"time"
@@ -201,7 +202,7 @@ func (s Secret) String() string {
 	if s.v == "" {
 		return ""
 	}
-	return redactedMark
+	return redact.Marker
 }
 
 // GoString keeps %#v from showing the value.

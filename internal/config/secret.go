@@ -10,10 +10,9 @@ import (
 	"strings"
 
 	"github.com/go-sql-driver/mysql"
-)
 
-// redactedMark replaces a password wherever a secret-bearing value is shown.
-const redactedMark = "***"
+	"github.com/superbiz/superbiz/pkg/redact"
+)
 
 // DSN is a database data source name whose password never leaves it by
 // accident: every way of printing or encoding it (String, GoString, all fmt
@@ -92,8 +91,8 @@ func (d DSN) Driver() Driver { return d.driver }
 // IsZero reports whether no DSN was set.
 func (d DSN) IsZero() bool { return d.raw == "" }
 
-// Redacted returns the DSN with its password replaced by ***, the only form
-// that may appear in output, logs, prompts and the run store.
+// Redacted returns the DSN with its password replaced by redact.Marker, the
+// only form that may appear in output, logs, prompts and the run store.
 func (d DSN) Redacted() string {
 	switch d.driver {
 	case DriverSQLite:
@@ -104,37 +103,18 @@ func (d DSN) Redacted() string {
 		if d.raw == "" {
 			return ""
 		}
-		return redactedMark
+		return redact.Marker
 	}
 }
 
-// redactMySQL hides the password the way go-sql-driver splits it:
-// user:password@net(addr)/dbname with the last '/' and the last '@' before it.
+// redactMySQL hides the password go-sql-driver finds (redact.DSN); a DSN
+// that does not parse is hidden whole.
 func redactMySQL(raw string) string {
 	cfg, err := mysql.ParseDSN(raw)
 	if err != nil || !mysqlNets[cfg.Net] {
-		return redactedMark
+		return redact.Marker
 	}
-	if cfg.Passwd == "" {
-		return raw
-	}
-	slash := strings.LastIndexByte(raw, '/')
-	if slash < 0 {
-		return redactedMark
-	}
-	at := strings.LastIndexByte(raw[:slash], '@')
-	if at < 0 {
-		return redactedMark
-	}
-	colon := strings.IndexByte(raw[:at], ':')
-	if colon < 0 {
-		return redactedMark
-	}
-	out := raw[:colon+1] + redactedMark + raw[at:]
-	if strings.Contains(out, cfg.Passwd) && len(cfg.Passwd) > 2 {
-		return redactedMark
-	}
-	return out
+	return redact.DSN(raw, cfg.Passwd)
 }
 
 // String returns the redacted form.
@@ -254,39 +234,8 @@ func (h HostURL) Reveal() string { return h.raw }
 // IsZero reports whether no host was set.
 func (h HostURL) IsZero() bool { return h.raw == "" }
 
-// Redacted returns the URL with any password replaced by ***.
-func (h HostURL) Redacted() string { return redactURL(h.raw) }
-
-// redactURL hides the password of a URL, or everything before '@' when the
-// text does not parse as a URL.
-func redactURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		return redactUserinfo(s)
-	}
-	if _, has := u.User.Password(); has {
-		return u.Scheme + "://" + u.User.Username() + ":" + redactedMark + "@" + u.Host + u.EscapedPath()
-	}
-	return s
-}
-
-// redactUserinfo hides whatever precedes the last '@' of a text that may be
-// a malformed URL (a password may itself contain '/' or '@').
-func redactUserinfo(s string) string {
-	scheme, rest, ok := strings.Cut(s, "://")
-	if !ok || !isWord(scheme) {
-		scheme, rest, ok = "", s, false
-	}
-	at := strings.LastIndexByte(rest, '@')
-	if at < 0 {
-		return s
-	}
-	out := redactedMark + rest[at:]
-	if ok {
-		out = scheme + "://" + out
-	}
-	return out
-}
+// Redacted returns the URL with any password replaced by redact.Marker.
+func (h HostURL) Redacted() string { return redact.URL(h.raw) }
 
 // String returns the redacted form.
 func (h HostURL) String() string { return h.Redacted() }
