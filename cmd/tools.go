@@ -121,7 +121,7 @@ cancelled by Ctrl-C (CANCELED; 143 for SIGTERM, 129 for SIGHUP).`,
 				return err
 			}
 			defer w.Close()
-			res, err := w.callTool(cmd.Context(), args[0], input, nil)
+			res, err := w.callTool(cmd.Context(), args[0], input, noAudit)
 			if err != nil {
 				return err
 			}
@@ -143,18 +143,24 @@ type toolCallResult struct {
 	SyntaxErr error
 }
 
-// toolAudit asks callTool to store the call as a TOOL_CALL run under
-// SessionID ("" creates a session).
-type toolAudit struct{ SessionID string }
+// toolAudit says whether callTool stores the call: as a TOOL_CALL run under
+// SessionID ("" creates a session), or, with Off, not at all (`tools call`).
+type toolAudit struct {
+	Off       bool
+	SessionID string
+}
+
+// noAudit is `tools call`'s choice: nothing is stored.
+var noAudit = toolAudit{Off: true}
 
 // callTool runs one tool call through the use case over the workspace's
 // registry, exactly as a run would (budget, clock, observation limit,
-// redaction); with audit it is stored as a TOOL_CALL run, without it
-// (`tools call`) nothing is stored. For an evidence tool, input is the
+// redaction); audit says whether it is stored as a TOOL_CALL run (MCP) or
+// not (`tools call`). For an evidence tool, input is the
 // business input and is wrapped in the envelope; read_skill takes its
 // arguments as they are. An unknown or unconfigured tool is a usage error
 // listing the tools, before any call.
-func (w *workspace) callTool(ctx context.Context, name string, input []byte, audit *toolAudit) (toolCallResult, error) {
+func (w *workspace) callTool(ctx context.Context, name string, input []byte, audit toolAudit) (toolCallResult, error) {
 	res := toolCallResult{Tool: name}
 	args := json.RawMessage(input)
 	_, evidence := w.registry.Adapter(name)
@@ -183,12 +189,7 @@ func (w *workspace) callTool(ctx context.Context, name string, input []byte, aud
 	d := w.deps()
 	// No model answers a direct call: the run names none.
 	d.Model, d.ModelName, d.Host, d.Provider = nil, "", "", ""
-	req := usecase.ToolCallRequest{Tool: name, Arguments: args}
-	if audit == nil {
-		d.Store = nil
-	} else {
-		req.SessionID = audit.SessionID
-	}
+	req := usecase.ToolCallRequest{Tool: name, Arguments: args, SessionID: audit.SessionID, Unaudited: audit.Off}
 	out, err := d.CallTool(ctx, req)
 	res.ToolCallOutput = out
 	if err != nil {
