@@ -229,7 +229,7 @@ func readOnly() *mcp.ToolAnnotations {
 // observationSchema is the output schema of the evidence tools: the
 // observation the model would see, whose head names the call and the tool;
 // its status and result are documented in docs/SPEC.md per tool.
-var observationSchema = json.RawMessage(`{"type":"object","properties":{"tool_call_id":{"type":"string"},"tool":{"type":"string"},"evidence_status":{"type":"string","enum":["EVIDENCE_FOUND","NO_EVIDENCE","ERROR"]},"error_code":{"type":"string"},"control":{"type":"string"},"result":{}},"required":["tool_call_id","tool"]}`)
+var observationSchema = json.RawMessage(`{"type":"object","properties":{"tool_call_id":{"type":"string"},"tool":{"type":"string"},"evidence_status":{"type":"string","enum":["EVIDENCE_FOUND","NO_EVIDENCE","ERROR"]},"error_code":{"type":"string"},"control":{"type":"string"},"result":{"type":"object","additionalProperties":true}},"required":["tool_call_id","tool"]}`)
 
 func (s *Server) addTools() error {
 	for _, t := range s.svc.Tools() {
