@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/superbiz/superbiz/internal/reliability"
 	"github.com/superbiz/superbiz/internal/testenv"
 	"github.com/superbiz/superbiz/pkg/redact"
 )
@@ -94,11 +95,14 @@ dsn = "./shop.db"
 			}
 			_, out, errOut := cli(t, e, append([]string{"--config", cfg}, tc.args...)...)
 			all := out + errOut
+			leaked := 0
 			for _, s := range tc.secrets {
 				if strings.Contains(all, s) {
+					leaked++
 					t.Errorf("secret %q shown:\n%s", s, all)
 				}
 			}
+			reliability.Record(t, reliability.SectionSecrets, "one marker ([REDACTED]) for "+tc.sink, map[string]any{"planted": len(tc.secrets), "leaked": leaked})
 			for _, s := range tc.shown {
 				if !strings.Contains(all, s) {
 					t.Errorf("want %q in the output:\n%s", s, all)

@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/superbiz/superbiz/internal/reliability"
 	"github.com/superbiz/superbiz/internal/testenv"
 )
 
@@ -110,7 +111,8 @@ func TestMCPMalformedFrames(t *testing.T) {
 	e := newEnv(t, testenv.ClosedURL(t))
 	r := startRaw(t, e, "--demo", "mcp")
 	deep := strings.Repeat("[", 100000) + strings.Repeat("]", 100000)
-	for _, tc := range []struct {
+	answered := 0
+	cases := []struct {
 		name, frame string
 		code        int
 		id          any
@@ -134,11 +136,14 @@ func TestMCPMalformedFrames(t *testing.T) {
 		{"params not an object", `{"jsonrpc":"2.0","id":"p","method":"ping","params":5}`, jsonrpc.CodeInvalidRequest, "p"},
 		{"response without result", `{"jsonrpc":"2.0","id":10}`, jsonrpc.CodeInvalidRequest, float64(10)},
 		{"oversized frame", `{"jsonrpc":"2.0","id":11,"method":"ping","params":{"x":"` + strings.Repeat("a", 5<<20) + `"}}`, jsonrpc.CodeInvalidRequest, nil},
-	} {
+	}
+	for _, tc := range cases {
 		r.send(t, tc.frame)
 		m := r.next(t)
 		if errCode(m) != tc.code || m["id"] != tc.id {
 			t.Errorf("%s: answer %.300v, want error %d with id %v", tc.name, m, tc.code, tc.id)
+		} else {
+			answered++
 		}
 		r.send(t, `{"jsonrpc":"2.0","id":"alive","method":"ping"}`)
 		if m := r.next(t); m["id"] != "alive" || m["result"] == nil {
@@ -161,6 +166,9 @@ func TestMCPMalformedFrames(t *testing.T) {
 	if r.cmd.ProcessState != nil {
 		t.Fatalf("the server exited: %v\n%s", r.cmd.ProcessState, r.stderr)
 	}
+	reliability.Record(t, reliability.SectionMutation, "malformed stdio frames under superbiz mcp (each answered -32700/-32600, a ping served after each)", map[string]any{
+		"test": t.Name(), "outcome": fmt.Sprintf("%d of %d answered, server alive", answered, len(cases)),
+	})
 }
 
 // A stop signal while a diagnose is in flight cancels it (stored
@@ -214,8 +222,11 @@ func TestMCPStopSignal(t *testing.T) {
 			case <-time.After(20 * time.Second):
 				t.Fatalf("the server did not stop within 20 s of %s\n%s", tc.sig, stderr)
 			}
-			var ee *exec.ExitError
-			if !errors.As(err, &ee) || ee.ExitCode() != tc.code {
+			code := 0
+			if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
+				code = ee.ExitCode()
+			}
+			if code != tc.code {
 				t.Errorf("exit %v after %s, want %d\n%s", err, tc.sig, tc.code, stderr)
 			}
 			if !strings.Contains(stderr.String(), "cancelled") {
@@ -225,6 +236,9 @@ func TestMCPStopSignal(t *testing.T) {
 			if status != "CANCELLED" || lifecycle != "CANCELLED" {
 				t.Errorf("stored %s/%s after %s, want CANCELLED\n%s", status, lifecycle, tc.sig, stderr)
 			}
+			reliability.Record(t, reliability.SectionMutation, fmt.Sprintf("superbiz mcp (%s) with a diagnose in flight", tc.name), map[string]any{
+				"test": t.Name(), "outcome": fmt.Sprintf("exit %d, stored %s", code, status),
+			})
 		})
 	}
 }
@@ -304,6 +318,9 @@ func TestMCPQueuedCancelAudited(t *testing.T) {
 			}
 		}
 		if cancelled == queued+1 {
+			reliability.Record(t, reliability.SectionMutation, "calls cancelled while queued for a --max-calls slot", map[string]any{
+				"test": t.Name(), "outcome": fmt.Sprintf("%d of %d stored CANCELLED", cancelled-1, queued),
+			})
 			return
 		}
 		if time.Now().After(deadline) {
