@@ -38,7 +38,7 @@ one of them by hand on the configured sources (or the demo workspace with
 		Args: subcommandArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	c.AddCommand(a.newToolsListCmd(), a.newToolsCallCmd())
+	c.AddCommand(a.newToolsListCmd(), a.newToolsCallCmd(nil))
 	return c
 }
 
@@ -84,7 +84,15 @@ func (a *app) printDefinitions(defs []model.Tool) error {
 	return err
 }
 
-func (a *app) newToolsCallCmd() *cobra.Command {
+// toolsCallOptions are what `tools call` was given: the tool and its input.
+type toolsCallOptions struct {
+	Name  string
+	Input []byte
+}
+
+// newToolsCallCmd is `superbiz tools call`; runF replaces runToolsCall
+// (tests), nil runs it.
+func (a *app) newToolsCallCmd(runF func(*cobra.Command, *toolsCallOptions) error) *cobra.Command {
 	return &cobra.Command{
 		Use:   "call NAME JSON|-",
 		Short: "Run one tool on a business input and print the observation the model would see",
@@ -105,7 +113,7 @@ cancelled by Ctrl-C (CANCELED; 143 for SIGTERM, 129 for SIGHUP).`,
   superbiz tools call read_skill '{"name":"diagnose-redis-timeout"}'`,
 		Args: exactArgs(2, "a tool NAME and a JSON input (or - for stdin)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			input := []byte(args[1])
+			opts := &toolsCallOptions{Name: args[0], Input: []byte(args[1])}
 			if args[1] == "-" {
 				b, err := io.ReadAll(io.LimitReader(a.io.In, maxToolInputBytes+1))
 				if err != nil {
@@ -114,23 +122,31 @@ cancelled by Ctrl-C (CANCELED; 143 for SIGTERM, 129 for SIGHUP).`,
 				if len(b) > maxToolInputBytes {
 					return &ExitError{Code: ExitUsage, Err: fmt.Errorf("the tool input on stdin has more than %d bytes (1 MiB), the most that is read", maxToolInputBytes)}
 				}
-				input = bytes.TrimSpace(b)
+				opts.Input = bytes.TrimSpace(b)
 			}
-			w, err := a.openWorkspace(cmd, config.Overrides{})
-			if err != nil {
-				return err
+			if runF != nil {
+				return runF(cmd, opts)
 			}
-			defer w.Close()
-			res, err := w.callTool(cmd.Context(), args[0], input, noAudit)
-			if err != nil {
-				return err
-			}
-			if err := a.printObservation(res.Observation); err != nil {
-				return err
-			}
-			return res.exit(cmd.Context())
+			return a.runToolsCall(cmd, opts)
 		},
 	}
+}
+
+// runToolsCall runs one tool by hand, unaudited, and prints its observation.
+func (a *app) runToolsCall(cmd *cobra.Command, opts *toolsCallOptions) error {
+	w, err := a.openWorkspace(cmd, config.Overrides{})
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	res, err := w.callTool(cmd.Context(), opts.Name, opts.Input, noAudit)
+	if err != nil {
+		return err
+	}
+	if err := a.printObservation(res.Observation); err != nil {
+		return err
+	}
+	return res.exit(cmd.Context())
 }
 
 // toolCallResult is one direct tool call: the use case's output and, for
