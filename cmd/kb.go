@@ -245,7 +245,7 @@ for "tools call": 0 found or not found, 2 rejected input, 1 backend error.`,
 			if err != nil {
 				return fmt.Errorf("encode the search input: %w", err)
 			}
-			res, err := w.callTool(ctx, knowledge.Name, input, nil)
+			res, err := w.callTool(ctx, knowledge.Name, input, noAudit)
 			if err != nil {
 				return err
 			}

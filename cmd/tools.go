@@ -35,7 +35,7 @@ one of them by hand on the configured sources (or the demo workspace with
 		Args: subcommandArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	c.AddCommand(a.newToolsListCmd(), a.newToolsCallCmd())
+	c.AddCommand(a.newToolsListCmd(), a.newToolsCallCmd(nil))
 	return c
 }
 
@@ -81,7 +81,15 @@ func (a *app) printDefinitions(defs []model.Tool) error {
 	return err
 }
 
-func (a *app) newToolsCallCmd() *cobra.Command {
+// toolsCallOptions are what `tools call` was given: the tool and its input.
+type toolsCallOptions struct {
+	Name  string
+	Input []byte
+}
+
+// newToolsCallCmd is `superbiz tools call`; runF replaces runToolsCall
+// (tests), nil runs it.
+func (a *app) newToolsCallCmd(runF func(*cobra.Command, *toolsCallOptions) error) *cobra.Command {
 	return &cobra.Command{
 		Use:   "call NAME JSON|-",
 		Short: "Run one tool on a business input and print the observation the model would see",
@@ -102,7 +110,7 @@ cancelled by Ctrl-C (CANCELLED; 143 for SIGTERM, 129 for SIGHUP).`,
   superbiz tools call read_skill '{"name":"diagnose-redis-timeout"}'`,
 		Args: exactArgs(2, "a tool NAME and a JSON input (or - for stdin)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			input := []byte(args[1])
+			opts := &toolsCallOptions{Name: args[0], Input: []byte(args[1])}
 			if args[1] == "-" {
 				b, err := io.ReadAll(io.LimitReader(a.io.In, maxToolInputBytes+1))
 				if err != nil {
@@ -111,23 +119,31 @@ cancelled by Ctrl-C (CANCELLED; 143 for SIGTERM, 129 for SIGHUP).`,
 				if len(b) > maxToolInputBytes {
 					return &ExitError{Code: ExitUsage, Err: fmt.Errorf("the tool input on stdin has more than %d bytes (1 MiB), the most that is read", maxToolInputBytes)}
 				}
-				input = bytes.TrimSpace(b)
+				opts.Input = bytes.TrimSpace(b)
 			}
-			w, err := a.openWorkspace(cmd, config.Overrides{})
-			if err != nil {
-				return err
+			if runF != nil {
+				return runF(cmd, opts)
 			}
-			defer w.Close()
-			res, err := w.callTool(cmd.Context(), args[0], input, nil)
-			if err != nil {
-				return err
-			}
-			if err := a.printObservation(res.Observation); err != nil {
-				return err
-			}
-			return res.exit(cmd.Context())
+			return a.runToolsCall(cmd, opts)
 		},
 	}
+}
+
+// runToolsCall runs one tool by hand, unaudited, and prints its observation.
+func (a *app) runToolsCall(cmd *cobra.Command, opts *toolsCallOptions) error {
+	w, err := a.openWorkspace(cmd, config.Overrides{})
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	res, err := w.callTool(cmd.Context(), opts.Name, opts.Input, noAudit)
+	if err != nil {
+		return err
+	}
+	if err := a.printObservation(res.Observation); err != nil {
+		return err
+	}
+	return res.exit(cmd.Context())
 }
 
 // toolCallResult is one direct tool call: the use case's output and, for
@@ -140,18 +156,24 @@ type toolCallResult struct {
 	SyntaxErr error
 }
 
-// toolAudit asks callTool to store the call as a TOOL_CALL run under
-// SessionID ("" creates a session).
-type toolAudit struct{ SessionID string }
+// toolAudit says whether callTool stores the call: as a TOOL_CALL run under
+// SessionID ("" creates a session), or, with Off, not at all (`tools call`).
+type toolAudit struct {
+	Off       bool
+	SessionID string
+}
+
+// noAudit is `tools call`'s choice: nothing is stored.
+var noAudit = toolAudit{Off: true}
 
 // callTool runs one tool call through the use case over the workspace's
 // registry, exactly as a run would (budget, clock, observation limit,
-// redaction); with audit it is stored as a TOOL_CALL run, without it
-// (`tools call`) nothing is stored. For an evidence tool, input is the
+// redaction); audit says whether it is stored as a TOOL_CALL run (MCP) or
+// not (`tools call`). For an evidence tool, input is the
 // business input and is wrapped in the envelope; read_skill takes its
 // arguments as they are. An unknown or unconfigured tool is a usage error
 // listing the tools, before any call.
-func (w *workspace) callTool(ctx context.Context, name string, input []byte, audit *toolAudit) (toolCallResult, error) {
+func (w *workspace) callTool(ctx context.Context, name string, input []byte, audit toolAudit) (toolCallResult, error) {
 	res := toolCallResult{Tool: name}
 	args := json.RawMessage(input)
 	_, evidence := w.registry.Adapter(name)
@@ -180,12 +202,7 @@ func (w *workspace) callTool(ctx context.Context, name string, input []byte, aud
 	d := w.deps()
 	// No model answers a direct call: the run names none.
 	d.Model, d.ModelName, d.Host, d.Provider = nil, "", "", ""
-	req := usecase.ToolCallRequest{Tool: name, Arguments: args}
-	if audit == nil {
-		d.Store = nil
-	} else {
-		req.SessionID = audit.SessionID
-	}
+	req := usecase.ToolCallRequest{Tool: name, Arguments: args, SessionID: audit.SessionID, Unaudited: audit.Off}
 	out, err := d.CallTool(ctx, req)
 	res.ToolCallOutput = out
 	if err != nil {

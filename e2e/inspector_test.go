@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"slices"
@@ -42,6 +43,13 @@ func inspectorBin(t *testing.T) string {
 // environment, so e's variables are given with -e.
 func inspect(t *testing.T, e *env, args ...string) map[string]any {
 	t.Helper()
+	v, _ := inspectErr(t, e, args...)
+	return v
+}
+
+// inspectErr is inspect that also gives what the Inspector said on stderr.
+func inspectErr(t *testing.T, e *env, args ...string) (map[string]any, string) {
+	t.Helper()
 	bin := inspectorBin(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -53,19 +61,17 @@ func inspect(t *testing.T, e *env, args ...string) map[string]any {
 	cl = append(cl, args...)
 	c := exec.CommandContext(ctx, bin, cl...)
 	c.Env, c.Dir = e.environ(), e.dir
+	var stderr strings.Builder
+	c.Stderr = &stderr
 	out, err := c.Output()
 	if err != nil {
-		stderr := ""
-		if ee, ok := err.(*exec.ExitError); ok {
-			stderr = string(ee.Stderr)
-		}
-		t.Fatalf("mcp-inspector %q: %v\nstdout:\n%s\nstderr:\n%s", args, err, out, stderr)
+		t.Fatalf("mcp-inspector %q: %v\nstdout:\n%s\nstderr:\n%s", args, err, out, stderr.String())
 	}
 	var v map[string]any
 	if err := json.Unmarshal(out, &v); err != nil {
 		t.Fatalf("mcp-inspector %q printed no JSON object: %v\n%s", args, err, out)
 	}
-	return v
+	return v, stderr.String()
 }
 
 // The MCP Inspector, an outside client, against the built binary:
@@ -77,7 +83,12 @@ func TestMCPInspector(t *testing.T) {
 	e := newEnv(t, srv.URL())
 	inspectorBin(t)
 
-	list := inspect(t, e, "--method", "tools/list")
+	// --strict: every tool's input and output schema passes the
+	// Inspector's portability check with no finding at all.
+	list, lint := inspectErr(t, e, "--method", "tools/list", "--strict")
+	if strings.Contains(lint, "Warning") || strings.Contains(lint, "Error") {
+		t.Errorf("tools/list --strict reports schema findings:\n%s", lint)
+	}
 	var names []string
 	for _, tl := range list["tools"].([]any) {
 		names = append(names, tl.(map[string]any)["name"].(string))
@@ -110,6 +121,22 @@ func TestMCPInspector(t *testing.T) {
 	if !slices.ContainsFunc(uris, func(u string) bool { return strings.HasPrefix(u, "superbiz://runbooks/") }) ||
 		!slices.Contains(uris, "superbiz://skills/diagnose-payment-timeout") {
 		t.Errorf("resources/list %v lacks the runbooks or the playbooks", uris)
+	}
+	// A runbook is named by its path inside the configured root: the demo's
+	// root is runbooks/, and its name is not repeated in the URI.
+	const book = "superbiz://runbooks/en/mysql-connection-pool.md"
+	if !slices.Contains(uris, book) {
+		t.Errorf("resources/list %v lacks %s", uris, book)
+	}
+	for _, u := range uris {
+		if strings.HasPrefix(u, "superbiz://runbooks/runbooks/") {
+			t.Errorf("runbook URI %s repeats the root's folder", u)
+		}
+	}
+	read := inspect(t, e, "--method", "resources/read", "--uri", book)
+	contents, _ := read["contents"].([]any)
+	if len(contents) != 1 || !strings.Contains(fmt.Sprint(contents[0]), "connection") {
+		t.Errorf("resources/read %s: %v", book, read)
 	}
 }
 

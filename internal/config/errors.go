@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/superbiz/superbiz/internal/textclip"
+	"github.com/superbiz/superbiz/pkg/redact"
 )
 
 // Error lists every problem found in one configuration, so a person fixes
@@ -71,7 +72,7 @@ func show(v any) string {
 
 // showHost renders a host value for a message with any userinfo hidden.
 func showHost(s string) string {
-	return strconv.Quote(clip(redactUserinfo(strings.TrimSpace(s))))
+	return strconv.Quote(clip(redact.Userinfo(strings.TrimSpace(s))))
 }
 
 // kind names the TOML type of a decoded value.

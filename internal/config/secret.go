@@ -12,9 +12,6 @@ import (
 	"github.com/superbiz/superbiz/pkg/redact"
 )
 
-// redactedMark replaces a password wherever a secret-bearing value is shown.
-const redactedMark = redact.SecretMark
-
 // HostURL is the normalised Ollama base URL. A password in its userinfo is
 // redacted in every printed or encoded form; Reveal gives the real URL.
 type HostURL struct {
@@ -107,39 +104,8 @@ func (h HostURL) Reveal() string { return h.raw }
 // IsZero reports whether no host was set.
 func (h HostURL) IsZero() bool { return h.raw == "" }
 
-// Redacted returns the URL with any password replaced by ***.
-func (h HostURL) Redacted() string { return redactURL(h.raw) }
-
-// redactURL hides the password of a URL, or everything before '@' when the
-// text does not parse as a URL.
-func redactURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		return redactUserinfo(s)
-	}
-	if _, has := u.User.Password(); has {
-		return u.Scheme + "://" + u.User.Username() + ":" + redactedMark + "@" + u.Host + u.EscapedPath()
-	}
-	return s
-}
-
-// redactUserinfo hides whatever precedes the last '@' of a text that may be
-// a malformed URL (a password may itself contain '/' or '@').
-func redactUserinfo(s string) string {
-	scheme, rest, ok := strings.Cut(s, "://")
-	if !ok || !isWord(scheme) {
-		scheme, rest, ok = "", s, false
-	}
-	at := strings.LastIndexByte(rest, '@')
-	if at < 0 {
-		return s
-	}
-	out := redactedMark + rest[at:]
-	if ok {
-		out = scheme + "://" + out
-	}
-	return out
-}
+// Redacted returns the URL with any password replaced by redact.Marker.
+func (h HostURL) Redacted() string { return redact.URL(h.raw) }
 
 // String returns the redacted form.
 func (h HostURL) String() string { return h.Redacted() }

@@ -98,13 +98,13 @@ var secrets = []string{"HostPassw0rdX", "DsnPassw0rdX", "Pa@ss/Wo:rdX", "Wo:rdX"
 
 func TestRedactedForms(t *testing.T) {
 	cfg := secretConfig(t)
-	if got, want := cfg.Databases[0].DSN.String(), "readonly:***@tcp(127.0.0.1:3306)/orders?timeout=2s"; got != want {
+	if got, want := cfg.Databases[0].DSN.String(), "readonly:[REDACTED]@tcp(127.0.0.1:3306)/orders?timeout=2s"; got != want {
 		t.Errorf("DSN.String() = %q, want %q", got, want)
 	}
-	if got, want := cfg.Databases[1].DSN.String(), "u@ser:***@tcp(db:3306)/shop"; got != want {
+	if got, want := cfg.Databases[1].DSN.String(), "u@ser:[REDACTED]@tcp(db:3306)/shop"; got != want {
 		t.Errorf("DSN.String() = %q, want %q", got, want)
 	}
-	if got, want := cfg.Model.Host.String(), "https://ops:***@ollama.internal:443/api-gw"; got != want {
+	if got, want := cfg.Model.Host.String(), "https://ops:[REDACTED]@ollama.internal:443/api-gw"; got != want {
 		t.Errorf("HostURL.String() = %q, want %q", got, want)
 	}
 	if got := cfg.Databases[0].DSN.Reveal(); !strings.Contains(got, "DsnPassw0rdX") {
@@ -173,11 +173,11 @@ func TestNoSecretUnderAnyFormatting(t *testing.T) {
 	if got := fmt.Sprintf("%x", cfg.Databases[0].DSN); strings.Contains(got, fmt.Sprintf("%x", "DsnPassw0rdX")) {
 		t.Errorf("%%x leaks the password in hex: %s", got)
 	}
-	if got := fmt.Sprintf("%#v", cfg.Databases[0].DSN); got != `sqlquery.DSN("readonly:***@tcp(127.0.0.1:3306)/orders?timeout=2s")` {
+	if got := fmt.Sprintf("%#v", cfg.Databases[0].DSN); got != `sqlquery.DSN("readonly:[REDACTED]@tcp(127.0.0.1:3306)/orders?timeout=2s")` {
 		t.Errorf("%%#v = %s", got)
 	}
 	summary := strings.Join(cfg.Summary(), "\n")
-	for _, want := range []string{"database orders: mysql readonly:***@tcp(127.0.0.1:3306)/orders?timeout=2s", "https://ops:***@ollama.internal:443/api-gw"} {
+	for _, want := range []string{"database orders: mysql readonly:[REDACTED]@tcp(127.0.0.1:3306)/orders?timeout=2s", "https://ops:[REDACTED]@ollama.internal:443/api-gw"} {
 		if !strings.Contains(summary, want) {
 			t.Errorf("summary lacks %q:\n%s", want, summary)
 		}

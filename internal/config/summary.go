@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/superbiz/superbiz/pkg/redact"
 )
 
 // Summary returns one redacted line per part of the configuration, for
@@ -66,7 +68,7 @@ func (c *Config) alertsLine() string {
 		return "alerts: none configured"
 	}
 	auth := a.Describe(func(env string) string { return "$" + env })
-	return fmt.Sprintf("alerts: %s (auth %s, timeout %s)", redactUserinfo(a.URL), auth, FormatDuration(a.Timeout))
+	return fmt.Sprintf("alerts: %s (auth %s, timeout %s)", redact.Userinfo(a.URL), auth, FormatDuration(a.Timeout))
 }
 
 // String is the Summary on one line per part; it is what %v and %s print.

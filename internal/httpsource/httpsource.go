@@ -11,15 +11,12 @@ package httpsource
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"time"
 
@@ -57,15 +54,17 @@ type Client struct {
 }
 
 // Scrubber removes a configured credential, in every form a server may echo
-// it in, from what the server sent back. A Client has one; the Ollama
-// adapter, whose HTTP client is the Ollama library's, makes its own for the
-// password of model.host.
+// it in (redact.Credential), from what the server sent back. A Client has
+// one; the Ollama adapter, whose HTTP client is the Ollama library's, makes
+// its own for the password of model.host.
 type Scrubber struct {
-	secrets []string // every literal form of the credential, longest first
+	redact.Credential
 }
 
-// NewScrubber lists the forms of a's credential (see secretForms).
-func NewScrubber(a Auth) Scrubber { return Scrubber{secrets: secretForms(a)} }
+// NewScrubber lists the forms of a's credential.
+func NewScrubber(a Auth) Scrubber {
+	return Scrubber{redact.NewCredential(a.Username, a.Password, a.BearerToken)}
+}
 
 // New checks opts and returns a client; it makes no request.
 func New(opts Options) (*Client, error) {
@@ -100,65 +99,6 @@ type redirectError struct{ host string }
 
 func (e *redirectError) Error() string {
 	return fmt.Sprintf("redirect to another host (%s) refused", e.host)
-}
-
-// secretForms lists the shapes in which a server may echo the credential:
-// as written, URL-encoded, as a JSON string's content (escaped, and with
-// "/" escaped too), and the base64 (standard, URL-safe, padded or not) of
-// the secret and of basic authentication's "user:password".
-func secretForms(a Auth) []string {
-	var out []string
-	encoded := func(s string) {
-		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
-			out = append(out, enc.EncodeToString([]byte(s)))
-		}
-	}
-	for _, s := range []string{a.BearerToken, a.Password} {
-		if s == "" {
-			continue
-		}
-		out = append(out, s, url.QueryEscape(s), url.PathEscape(s))
-		if j, err := json.Marshal(s); err == nil {
-			inner := string(j[1 : len(j)-1])
-			out = append(out, inner, strings.ReplaceAll(inner, "/", `\/`))
-		}
-		encoded(s)
-	}
-	if a.Password != "" {
-		encoded(a.Username + ":" + a.Password)
-	}
-	// Longest first, so a form is replaced before a shorter one inside it.
-	slices.SortStableFunc(out, func(x, y string) int { return len(y) - len(x) })
-	return slices.Compact(out)
-}
-
-// MinBodySecret is the shortest secret form scrubbed from a whole answer:
-// a shorter one cannot be told apart from the answer's own text (a password
-// "ok" would rewrite every "ok"). Error excerpts are scrubbed of every form.
-const MinBodySecret = 4
-
-// scrubBody replaces every secret form of at least MinBodySecret bytes in
-// an answer with redact.Marker, before any caller sees it: a label value,
-// an annotation or an error document that echoes the credential.
-func (c Scrubber) scrubBody(body []byte) []byte {
-	for _, secret := range c.secrets {
-		if len(secret) >= MinBodySecret && bytes.Contains(body, []byte(secret)) {
-			body = bytes.ReplaceAll(body, []byte(secret), []byte(redact.Marker))
-		}
-	}
-	return body
-}
-
-// Answer is scrubBody for one string decoded from an answer read as a
-// stream (Stream does not scrub: a secret can span two reads), e.g. a label
-// value; JSON escapes are already undone, so the forms as written match.
-func (c Scrubber) Answer(s string) string {
-	for _, secret := range c.secrets {
-		if len(secret) >= MinBodySecret {
-			s = strings.ReplaceAll(s, secret, redact.Marker)
-		}
-	}
-	return s
 }
 
 // Kind classifies a failed exchange.
@@ -252,7 +192,7 @@ func (c *Client) Do(req *http.Request) (*Response, error) {
 		return nil, c.transportError(parent, ctx, req.URL, err)
 	}
 	if int64(len(body)) <= c.opts.MaxBody {
-		body = c.scrubBody(body)
+		body = c.Body(body)
 	}
 	r := &Response{Status: resp.StatusCode, Header: resp.Header, Body: body}
 	switch {
@@ -305,15 +245,6 @@ func (c *Client) Excerpt(body []byte) string {
 // result is cut to MaxExcerpt bytes.
 func (c Scrubber) Scrub(s string) string {
 	return textclip.Bytes(redact.String(c.Literal(s)), MaxExcerpt)
-}
-
-// Literal replaces every form of the credential in s with redact.Marker,
-// nothing else.
-func (c Scrubber) Literal(s string) string {
-	for _, secret := range c.secrets {
-		s = strings.ReplaceAll(s, secret, redact.Marker)
-	}
-	return s
 }
 
 // shown is a request URL as messages show it: no credentials, no query.

@@ -3,10 +3,16 @@ package mcpserver
 import (
 	"context"
 	"crypto/rand"
+	"fmt"
 	"net/http"
+	"net/url"
+	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/superbiz/superbiz/internal/textclip"
+	"github.com/superbiz/superbiz/pkg/redact"
 )
 
 // RequestIDHeader names the header Handler sets on every HTTP request it
@@ -66,14 +72,40 @@ func (r *requests) endWith(req *mcp.CallToolRequest, cancel context.CancelFunc) 
 // id in RequestIDHeader, and a tool call ends (a diagnosis is stored
 // CANCELLED) when the request that carried it ends: a client that
 // disconnects mid-call cancels it, since without an event store no client
-// can resume the stream to get its answer.
+// can resume the stream to get its answer. A request whose Origin is not
+// the server's own is refused (403) before anything reads it, and a
+// session idle for Options.SessionTimeout is closed.
 func (s *Server) Handler() http.Handler {
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.server }, nil)
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.server }, &mcp.StreamableHTTPOptions{SessionTimeout: s.opts.SessionTimeout})
 	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		if why := badOrigin(r); why != "" {
+			http.Error(rw, "403 forbidden: "+why, http.StatusForbidden)
+			return
+		}
 		id := rand.Text()
 		r.Header.Set(RequestIDHeader, id)
 		s.reqs.add(r.Context(), id)
 		defer s.reqs.remove(id)
 		h.ServeHTTP(rw, r)
 	})
+}
+
+// badOrigin says why a request's Origin header is refused, "" when it is
+// absent (a client that is not a browser sends none) or names this server
+// itself (scheme http or https, the host and port the request was sent to).
+// The streamable HTTP transport requires it: a web page the user visits
+// must not reach a server bound to their loopback (DNS rebinding).
+func badOrigin(r *http.Request) string {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return ""
+	}
+	u, err := url.Parse(origin)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "the Origin header is not an http(s) origin"
+	}
+	if !strings.EqualFold(u.Host, r.Host) {
+		return fmt.Sprintf("Origin %s is not this server (%s)", redact.Clean(textclip.Bytes(origin, 100)), redact.Clean(textclip.Bytes(r.Host, 100)))
+	}
+	return ""
 }

@@ -116,7 +116,9 @@ func (d *Deps) Diagnose(ctx context.Context, req DiagnoseRequest) (Output, error
 	// (an api_key=… pasted into a question) masked; idempotent, so a stored
 	// query replays as is.
 	req.Query = redact.Clean(req.Query)
-	sessionID, err := d.resolveSession(ctx, req.SessionID, req.Continue)
+	// An accepted run is stored even when its caller cancelled it already
+	// (queued for a slot): it then ends CANCELLED.
+	sessionID, err := d.resolveSession(context.WithoutCancel(ctx), req.SessionID, req.Continue)
 	if err != nil {
 		return Output{}, err
 	}
@@ -137,13 +139,15 @@ func (d *Deps) Diagnose(ctx context.Context, req DiagnoseRequest) (Output, error
 
 // openRun stores a new RUNNING run (with the settings it runs under), opens
 // its RunContext, tells onStart and emits RunStarted; the caller releases it.
+// The run is stored even when ctx has ended: its RunContext is then
+// interrupted at once and the run ends CANCELLED, audited like any other.
 func (d *Deps) openRun(ctx context.Context, sessionID, query, intent, replayOf string, onStart StartFunc) (*harness.RunContext, error) {
 	clock := d.Clock
 	if clock == nil {
 		clock = harness.SystemClock{}
 	}
 	runID := d.newID("r_")
-	if err := d.Store.CreateRun(ctx, runstore.NewRun{
+	if err := d.Store.CreateRun(context.WithoutCancel(ctx), runstore.NewRun{
 		ID: runID, SessionID: sessionID, Query: query, Intent: intent,
 		Model: d.ModelName, Host: d.Host, Clock: clock.Now(), Settings: d.storedSettings(), ReplayOf: replayOf,
 	}); err != nil {

@@ -30,6 +30,9 @@ type ToolCallRequest struct {
 	// SessionID is the session an audited call is stored under: it must
 	// exist; "" creates one (ToolCallOutput.SessionID names it).
 	SessionID string
+	// Unaudited runs the call without storing anything (`tools call`);
+	// otherwise Deps.Store must be set and the call is a stored run.
+	Unaudited bool
 }
 
 // ToolCallOutput is a finished direct tool call.
@@ -122,25 +125,31 @@ func toolCallQuery(tool string, args json.RawMessage) string {
 
 // CallTool runs one tool call through a fresh RunContext and Boundary over
 // the registry, exactly as a run would (budget, clock, observation limit,
-// redaction). Audited (a store set), it is a stored run of its own with the
+// redaction). Audited (req.Unaudited false), it is a stored run of its own with the
 // intent TOOL_CALL under req.SessionID: its one invocation is recorded as
 // an agent's is, and the run ends SUCCESS (COMPLETED) when the call was
 // served, FAILED (lifecycle FAILED, INPUT_REJECTED or INTERNAL_ERROR, the
 // call's code as error_code) when it was not, CANCELLED when ctx ended it;
-// nothing is released, so it has no release outcome. Without a store
-// (`tools call`) nothing is stored. The returned error is for failures
-// outside the call (the store).
+// nothing is released, so it has no release outcome; a call whose ctx has
+// already ended is stored CANCELLED without running. Unaudited (`tools
+// call`), nothing is stored. The returned error is for failures outside the
+// call (the store).
 func (d *Deps) CallTool(ctx context.Context, req ToolCallRequest) (ToolCallOutput, error) {
 	out := ToolCallOutput{}
 	var rc *harness.RunContext
 	var err error
-	if d.Store == nil {
+	switch {
+	case req.Unaudited:
 		opts := harness.RunOptions{SessionID: "s_tools", RunID: NewID("r_tools_"), Budget: d.Budget, Clock: d.Clock, Events: d.Events}
 		if rc, err = harness.NewRunContext(ctx, opts); err != nil {
 			return out, fmt.Errorf("start the tool call: %w", err)
 		}
-	} else {
-		if out.SessionID, err = d.resolveSession(ctx, req.SessionID, false); err != nil {
+	case d.Store == nil:
+		return out, errors.New("start the tool call: no run store to audit it in (set Unaudited to store nothing)")
+	default:
+		// The call was accepted: it is stored even when its caller already
+		// cancelled it (queued for a slot), and then ends CANCELLED.
+		if out.SessionID, err = d.resolveSession(context.WithoutCancel(ctx), req.SessionID, false); err != nil {
 			return out, err
 		}
 		if rc, err = d.openRun(ctx, out.SessionID, toolCallQuery(req.Tool, req.Arguments), runrecord.IntentToolCall, "", nil); err != nil {
@@ -168,7 +177,7 @@ func (d *Deps) CallTool(ctx context.Context, req ToolCallRequest) (ToolCallOutpu
 	}
 	end := rc.End(reason, proposed)
 	out.Status = end.Outcome.Status()
-	if d.Store == nil {
+	if req.Unaudited {
 		return out, nil
 	}
 	return out, d.finishToolCall(rc, end, out)

@@ -5,11 +5,6 @@ import (
 	"strconv"
 )
 
-// SecretMark replaces a credential held in a typed value (Secret, the
-// password of a data source name or of a URL) in every printed form; Marker
-// is the mark of a secret found in free text.
-const SecretMark = "***"
-
 // Secret is a credential read from the environment: every printed or
 // encoded form is redacted; Reveal gives the value to the one place that sends it.
 type Secret struct{ v string }
@@ -28,7 +23,7 @@ func (s Secret) String() string {
 	if s.v == "" {
 		return ""
 	}
-	return SecretMark
+	return Marker
 }
 
 // GoString keeps %#v from showing the value.

@@ -96,7 +96,7 @@ func New(opts Options) (*Client, error) {
 	if pw, ok := base.User.Password(); ok {
 		auth = httpsource.Auth{Username: base.User.Username(), Password: pw}
 	}
-	return &Client{opts: opts, host: base.Redacted(), api: api.NewClient(base, hc), base: base, hc: hc, scrub: httpsource.NewScrubber(auth)}, nil
+	return &Client{opts: opts, host: host.Redacted(), api: api.NewClient(base, hc), base: base, hc: hc, scrub: httpsource.NewScrubber(auth)}, nil
 }
 
 // Host is the normalized server URL, password redacted, that errors and

@@ -66,3 +66,19 @@ func (ix *Index) ReadRunbook(ctx context.Context, path string) (Runbook, bool, e
 	r.Text = strings.Join(parts, "\n\n") + "\n"
 	return r, true, nil
 }
+
+// SoleRoot is the id of the one configured root, the first segment of every
+// runbook's source ("runbooks" for a root runbooks/, so a source is
+// "runbooks/redis.md"), for a client that names a runbook by its path
+// inside the root; "" when several roots are configured (the id then tells
+// them apart) or the root cannot be resolved.
+func (ix *Index) SoleRoot() string {
+	if len(ix.roots) != 1 {
+		return ""
+	}
+	rts, err := resolveRoots(ix.roots)
+	if err != nil {
+		return ""
+	}
+	return rts[0].id
+}

@@ -111,7 +111,7 @@ func (d DSN) Driver() Driver { return d.driver }
 // IsZero reports whether no DSN was set.
 func (d DSN) IsZero() bool { return d.raw == "" }
 
-// Redacted returns the DSN with its password replaced by ***, the only form
+// Redacted returns the DSN with its password replaced by redact.Marker, the only form
 // that may appear in output, logs, prompts and the run store.
 func (d DSN) Redacted() string {
 	switch d.driver {
@@ -123,37 +123,18 @@ func (d DSN) Redacted() string {
 		if d.raw == "" {
 			return ""
 		}
-		return redact.SecretMark
+		return redact.Marker
 	}
 }
 
-// redactMySQL hides the password the way go-sql-driver splits it:
-// user:password@net(addr)/dbname with the last '/' and the last '@' before it.
+// redactMySQL hides the password go-sql-driver finds (redact.DSN); a DSN
+// that does not parse is hidden whole.
 func redactMySQL(raw string) string {
 	cfg, err := mysql.ParseDSN(raw)
 	if err != nil || !mysqlNets[cfg.Net] {
-		return redact.SecretMark
+		return redact.Marker
 	}
-	if cfg.Passwd == "" {
-		return raw
-	}
-	slash := strings.LastIndexByte(raw, '/')
-	if slash < 0 {
-		return redact.SecretMark
-	}
-	at := strings.LastIndexByte(raw[:slash], '@')
-	if at < 0 {
-		return redact.SecretMark
-	}
-	colon := strings.IndexByte(raw[:at], ':')
-	if colon < 0 {
-		return redact.SecretMark
-	}
-	out := raw[:colon+1] + redact.SecretMark + raw[at:]
-	if strings.Contains(out, cfg.Passwd) && len(cfg.Passwd) > 2 {
-		return redact.SecretMark
-	}
-	return out
+	return redact.DSN(raw, cfg.Passwd)
 }
 
 // String returns the redacted form.

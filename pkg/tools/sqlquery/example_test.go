@@ -16,6 +16,6 @@ func ExampleNewDSN() {
 	fmt.Println(dsn)
 	fmt.Printf("%#v\n", dsn)
 	// Output:
-	// readonly:***@tcp(db.internal:3306)/orders
-	// sqlquery.DSN("readonly:***@tcp(db.internal:3306)/orders")
+	// readonly:[REDACTED]@tcp(db.internal:3306)/orders
+	// sqlquery.DSN("readonly:[REDACTED]@tcp(db.internal:3306)/orders")
 }

@@ -5,28 +5,8 @@ import (
 
 	"vitess.io/vitess/go/vt/sqlparser"
 
-	"github.com/superbiz/superbiz/internal/textclip"
 	"github.com/superbiz/superbiz/pkg/redact"
 )
-
-// maxMaskBytes bounds the text of one cell that masking reads: only
-// MaxCellBytes of it are ever shown, so a longer value is cut to this prefix
-// before masking (a secret member cut open at the end is masked to the end).
-const maxMaskBytes = 4 << 10
-
-// maskText masks the secrets of one text cell: the values of JSON members
-// named like a secret (at any depth, also inside escaped JSON held in a JSON
-// string; redact.Keyed keeps valid JSON valid), then every secret shape
-// redact recognises. It runs in the adapter, before the cell is cut to
-// MaxCellBytes, because a cut can leave half a secret the boundary's pass
-// would no longer recognise.
-func maskText(s string) string {
-	return redact.String(maskJSONMembers(textclip.BytePrefix(s, maxMaskBytes)))
-}
-
-// maskJSONMembers masks the values of the secret-named JSON members of a
-// cell (JSON that may be truncated, embedded in other text or escaped).
-func maskJSONMembers(s string) string { return redact.NewKeyed(false).Text(s) }
 
 // keyColumns and valueColumns name the two columns of a key/value answer
 // (SHOW VARIABLES, a settings table): a row whose key is a secret key has its
@@ -79,16 +59,18 @@ func newColumnMask(c *Checked, names []string) columnMask {
 	return m
 }
 
-// apply masks one row of cells in place.
+// apply masks one row of cells in place: a cell of a secret column, or the
+// value of a row whose key is a secret key, is a secret cell for
+// redact.Cell (its text went through redact.Cell already, in cleanText).
 func (m columnMask) apply(row []any) {
 	for i, v := range row {
-		if m.secret[i] && v != nil && v != "" {
-			row[i] = redact.Marker
+		if m.secret[i] {
+			row[i] = redact.Cell(v, true)
 		}
 	}
 	if m.key >= 0 && m.val >= 0 {
-		if k, ok := row[m.key].(string); ok && redact.IsSecretKey(k) && row[m.val] != nil && row[m.val] != "" {
-			row[m.val] = redact.Marker
+		if k, ok := row[m.key].(string); ok && redact.IsSecretKey(k) {
+			row[m.val] = redact.Cell(row[m.val], true)
 		}
 	}
 }

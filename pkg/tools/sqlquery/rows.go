@@ -122,7 +122,7 @@ func cell(v any, numeric bool) any {
 // recognised), drops control characters (newlines and tabs become spaces)
 // and bounds the text.
 func cleanText(s string) string {
-	s = maskText(s)
+	s, _ = redact.Cell(s, false).(string) // a text cell stays text
 	// Escape sequences go whole (no "[31m" residue), line breaks and tabs
 	// become spaces, and undecodable bytes (U+FFFD) are dropped.
 	s = strings.ReplaceAll(redact.StripControlLine(s), string(utf8.RuneError), "")

@@ -217,7 +217,13 @@ func (t *Tool) Execute(ctx context.Context, call tools.Call) tools.Outcome {
 	maxRows := min(in.MaxRows, h.db.MaxRows)
 	res, err := h.query(ctx, in.SQL, maxRows)
 	if err != nil {
-		return tools.Failed(classify(err), err)
+		code := classify(err)
+		if tools.ContextCode(ctx.Err()) == tools.CodeCancelled && (code == tools.CodeUnavailable || code == tools.CodeTimeout || code == tools.CodeInternal) {
+			// The caller cancelled (Ctrl-C, an MCP client): whatever the
+			// driver made of the broken connection, the call was cancelled.
+			code = tools.CodeCancelled
+		}
+		return tools.Failed(code, err)
 	}
 	if call.MaxBytes > 0 {
 		if err := shrink(&res, call.MaxBytes); err != nil {

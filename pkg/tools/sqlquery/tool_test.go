@@ -259,6 +259,28 @@ func TestSQLiteCancelled(t *testing.T) {
 	}
 }
 
+// A call whose caller cancelled it before the statement ran (an MCP client's
+// cancel arriving while the connection is taken) is CANCELLED too: the
+// driver's error on the way there (no connection) is not UNAVAILABLE.
+func TestCancelledBeforeTheStatement(t *testing.T) {
+	path := sqliteFixture(t)
+	tool, err := New([]Database{{Name: "orders", Driver: DriverSQLite, DSN: testDSN(t, DriverSQLite, path), Timeout: time.Minute}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tool.Close()
+	c, err := tool.Canonical(json.RawMessage(`{"sql":"SELECT 1"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	out := tool.Execute(ctx, tools.Call{ToolCallID: "call_1", Tool: ToolName, Input: c.Input, MaxBytes: 8192})
+	if out.ErrorCode != tools.CodeCancelled {
+		t.Fatalf("got %s/%s (%v), want CANCELLED", out.Status, out.ErrorCode, out.Detail)
+	}
+}
+
 // testDSN is raw checked as config does it at load, the only way a DSN
 // reaches New.
 func testDSN(t testing.TB, driver Driver, raw string) DSN {

@@ -1,0 +1,400 @@
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/superbiz/superbiz/internal/reliability"
+	"github.com/superbiz/superbiz/internal/testenv"
+)
+
+// rawStdio is a bare JSON-RPC client of `superbiz mcp` over pipes: it
+// writes lines as they are and reads the server's frames one by one.
+type rawStdio struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	frames chan map[string]any
+	stderr *syncBuffer
+}
+
+// startRaw starts `superbiz ARGS…` with raw pipes and initializes the session.
+func startRaw(t *testing.T, e *env, args ...string) *rawStdio {
+	t.Helper()
+	c := exec.Command(suite.bin, args...)
+	c.Env, c.Dir = e.environ(), e.dir
+	stdin, err := c.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := c.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &rawStdio{cmd: c, stdin: stdin, frames: make(chan map[string]any, 64), stderr: &syncBuffer{}}
+	c.Stderr = r.stderr
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Process.Kill(); _ = c.Wait() })
+	go func() {
+		defer close(r.frames)
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(make([]byte, 1<<20), 64<<20)
+		for sc.Scan() {
+			var m map[string]any
+			if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+				m = map[string]any{"unparsable": sc.Text()}
+			}
+			r.frames <- m
+		}
+	}()
+	r.send(t, `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	if m := r.next(t); m["id"] != "init" || m["result"] == nil {
+		t.Fatalf("initialize: %v\n%s", m, r.stderr)
+	}
+	r.send(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return r
+}
+
+func (r *rawStdio) send(t *testing.T, line string) {
+	t.Helper()
+	if _, err := io.WriteString(r.stdin, line+"\n"); err != nil {
+		t.Fatalf("write %.80q: %v\n%s", line, err, r.stderr)
+	}
+}
+
+// next is the next frame that answers a request (notifications skipped).
+func (r *rawStdio) next(t *testing.T) map[string]any {
+	t.Helper()
+	timeout := time.After(30 * time.Second)
+	for {
+		select {
+		case m, ok := <-r.frames:
+			if !ok {
+				t.Fatalf("the server closed stdout (exit %v)\n%s", r.cmd.ProcessState, r.stderr)
+			}
+			if _, isNote := m["method"]; isNote {
+				continue
+			}
+			return m
+		case <-timeout:
+			t.Fatalf("no answer within 30 s\n%s", r.stderr)
+		}
+	}
+}
+
+// errCode is an answer's JSON-RPC error code, 0 when it has none.
+func errCode(m map[string]any) int {
+	e, _ := m["error"].(map[string]any)
+	c, _ := e["code"].(float64)
+	return int(c)
+}
+
+// Malformed stdio frames are each answered with a JSON-RPC error and the
+// server keeps serving: a ping after every one of them is answered, and
+// the process is still there at the end.
+func TestMCPMalformedFrames(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, testenv.ClosedURL(t))
+	r := startRaw(t, e, "--demo", "mcp")
+	deep := strings.Repeat("[", 100000) + strings.Repeat("]", 100000)
+	answered := 0
+	cases := []struct {
+		name, frame string
+		code        int
+		id          any
+	}{
+		{"not JSON", `hello there`, jsonrpc.CodeParseError, nil},
+		{"cut JSON", `{"jsonrpc":"2.0","id":5,"method":`, jsonrpc.CodeParseError, nil},
+		{"deep nesting", deep, jsonrpc.CodeParseError, nil},
+		{"batch", `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, jsonrpc.CodeInvalidRequest, nil},
+		{"empty batch", `[]`, jsonrpc.CodeInvalidRequest, nil},
+		{"null", `null`, jsonrpc.CodeInvalidRequest, nil},
+		{"number", `42`, jsonrpc.CodeInvalidRequest, nil},
+		{"string", `"ping"`, jsonrpc.CodeInvalidRequest, nil},
+		{"empty object", `{}`, jsonrpc.CodeInvalidRequest, nil},
+		{"object id", `{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`, jsonrpc.CodeInvalidRequest, nil},
+		{"null id", `{"jsonrpc":"2.0","id":null,"method":"ping"}`, jsonrpc.CodeInvalidRequest, nil},
+		{"huge id", `{"jsonrpc":"2.0","id":1e400,"method":"ping"}`, jsonrpc.CodeInvalidRequest, nil},
+		{"fraction id", `{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, jsonrpc.CodeInvalidRequest, nil},
+		{"jsonrpc 1.0", `{"jsonrpc":"1.0","id":7,"method":"ping"}`, jsonrpc.CodeInvalidRequest, float64(7)},
+		{"no jsonrpc", `{"id":8,"method":"ping"}`, jsonrpc.CodeInvalidRequest, float64(8)},
+		{"method not a string", `{"jsonrpc":"2.0","id":9,"method":5}`, jsonrpc.CodeInvalidRequest, float64(9)},
+		{"params not an object", `{"jsonrpc":"2.0","id":"p","method":"ping","params":5}`, jsonrpc.CodeInvalidRequest, "p"},
+		{"response without result", `{"jsonrpc":"2.0","id":10}`, jsonrpc.CodeInvalidRequest, float64(10)},
+		{"oversized frame", `{"jsonrpc":"2.0","id":11,"method":"ping","params":{"x":"` + strings.Repeat("a", 5<<20) + `"}}`, jsonrpc.CodeInvalidRequest, nil},
+	}
+	for _, tc := range cases {
+		r.send(t, tc.frame)
+		m := r.next(t)
+		if errCode(m) != tc.code || m["id"] != tc.id {
+			t.Errorf("%s: answer %.300v, want error %d with id %v", tc.name, m, tc.code, tc.id)
+		} else {
+			answered++
+		}
+		r.send(t, `{"jsonrpc":"2.0","id":"alive","method":"ping"}`)
+		if m := r.next(t); m["id"] != "alive" || m["result"] == nil {
+			t.Fatalf("after %s, ping: %.300v\n%s", tc.name, m, r.stderr)
+		}
+	}
+	// Arguments that are not UTF-8 are the tool's refused input, not an
+	// envelope error: an MCP client sends no envelope.
+	r.send(t, "{\"jsonrpc\":\"2.0\",\"id\":\"utf8\",\"method\":\"tools/call\",\"params\":{\"name\":\"query_logs\",\"arguments\":{\"service\":\"pay\xffment\",\"since\":\"1h\"}}}")
+	m := r.next(t)
+	res, _ := m["result"].(map[string]any)
+	if text := fmt.Sprint(res["content"]); res["isError"] != true || !strings.Contains(text, "INVALID_INPUT") || strings.Contains(text, "ENVELOPE") {
+		t.Errorf("arguments with invalid UTF-8: %.400v", m)
+	}
+	// A prompt without its argument is an invalid-params error, not code 0.
+	r.send(t, `{"jsonrpc":"2.0","id":"prompt","method":"prompts/get","params":{"name":"investigate_incident","arguments":{}}}`)
+	if m := r.next(t); errCode(m) != jsonrpc.CodeInvalidParams {
+		t.Errorf("prompts/get without question: %.300v, want error %d", m, jsonrpc.CodeInvalidParams)
+	}
+	if r.cmd.ProcessState != nil {
+		t.Fatalf("the server exited: %v\n%s", r.cmd.ProcessState, r.stderr)
+	}
+	reliability.Record(t, reliability.SectionMutation, "malformed stdio frames under superbiz mcp (each answered -32700/-32600, a ping served after each)", map[string]any{
+		"test": t.Name(), "outcome": fmt.Sprintf("%d of %d answered, server alive", answered, len(cases)),
+	})
+}
+
+// A stop signal while a diagnose is in flight cancels it (stored
+// CANCELLED, never RUNNING) and exits 143 for SIGTERM or 130 for SIGINT
+// with "cancelled" on stderr: over stdio and over streamable HTTP.
+func TestMCPStopSignal(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		sig  syscall.Signal
+		code int
+		http bool
+	}{
+		{"stdio SIGTERM", syscall.SIGTERM, 143, false},
+		{"stdio SIGINT", syscall.SIGINT, 130, false},
+		{"http SIGTERM", syscall.SIGTERM, 143, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := newServer(t)
+			stallSecondRound(srv)
+			e := newEnv(t, srv.URL())
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			var proc *exec.Cmd
+			var s *mcp.ClientSession
+			var stderr fmt.Stringer
+			if tc.http {
+				var url string
+				url, stderr, proc = httpProcess(t, e, "--demo", "mcp", "--http", "127.0.0.1:0")
+				client := mcp.NewClient(&mcp.Implementation{Name: "superbiz-e2e", Version: "1"}, nil)
+				var err error
+				if s, err = client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil); err != nil {
+					t.Fatalf("connect: %v", err)
+				}
+			} else {
+				proc, _, s, stderr = pipedSession(t, e, nil, "--demo", "mcp")
+			}
+			go func() {
+				_, _ = s.CallTool(ctx, &mcp.CallToolParams{Name: "diagnose", Arguments: map[string]any{"query": queryPayment}})
+			}()
+			awaitChats(ctx, t, srv, 2, stderr)
+			if err := proc.Process.Signal(tc.sig); err != nil {
+				t.Fatal(err)
+			}
+			waited := make(chan error, 1)
+			go func() { waited <- proc.Wait() }()
+			var err error
+			select {
+			case err = <-waited:
+			case <-time.After(20 * time.Second):
+				t.Fatalf("the server did not stop within 20 s of %s\n%s", tc.sig, stderr)
+			}
+			code := 0
+			if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
+				code = ee.ExitCode()
+			}
+			if code != tc.code {
+				t.Errorf("exit %v after %s, want %d\n%s", err, tc.sig, tc.code, stderr)
+			}
+			if !strings.Contains(stderr.String(), "cancelled") {
+				t.Errorf("stderr does not say cancelled:\n%s", stderr)
+			}
+			status, lifecycle := storedRun(t, e, onlyRun(t, e))
+			if status != "CANCELLED" || lifecycle != "CANCELLED" {
+				t.Errorf("stored %s/%s after %s, want CANCELLED\n%s", status, lifecycle, tc.sig, stderr)
+			}
+			reliability.Record(t, reliability.SectionMutation, fmt.Sprintf("superbiz mcp (%s) with a diagnose in flight", tc.name), map[string]any{
+				"test": t.Name(), "outcome": fmt.Sprintf("exit %d, stored %s", code, status),
+			})
+		})
+	}
+}
+
+// httpProcess starts `superbiz ARGS…` (with --http) and returns the URL it
+// serves, its stderr and the process (not waited for: the caller may).
+func httpProcess(t *testing.T, e *env, args ...string) (string, *syncBuffer, *exec.Cmd) {
+	t.Helper()
+	c := exec.Command(suite.bin, args...)
+	c.Env, c.Dir = e.environ(), e.dir
+	errPipe, err := c.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Process.Kill() })
+	stderr := &syncBuffer{}
+	urls := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(errPipe)
+		for sc.Scan() {
+			fmt.Fprintln(stderr, sc.Text())
+			if u, ok := strings.CutPrefix(sc.Text(), "superbiz: MCP streamable HTTP on "); ok {
+				urls <- u
+			}
+		}
+	}()
+	select {
+	case u := <-urls:
+		return u, stderr, c
+	case <-time.After(time.Minute):
+		t.Fatalf("no listening line within a minute:\n%s", stderr)
+	}
+	return "", nil, nil
+}
+
+// Calls cancelled while they wait for a --max-calls slot are audited: each
+// accepted call is a stored TOOL_CALL run, CANCELLED, none left out.
+func TestMCPQueuedCancelAudited(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	stallSecondRound(srv)
+	e := newEnv(t, srv.URL())
+	s, stderr := mcpSession(t, e, nil, "--demo", "mcp", "--max-calls", "1")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	diagCtx, cancelDiag := context.WithCancel(ctx)
+	defer cancelDiag()
+	go func() {
+		_, _ = s.CallTool(diagCtx, &mcp.CallToolParams{Name: "diagnose", Arguments: map[string]any{"query": queryPayment}})
+	}()
+	awaitChats(ctx, t, srv, 2, stderr)
+	const queued = 6
+	qctx, cancelQueued := context.WithCancel(ctx)
+	done := make(chan struct{}, queued)
+	for range queued {
+		go func() {
+			_, _ = s.CallTool(qctx, &mcp.CallToolParams{Name: "query_logs", Arguments: json.RawMessage(inPaymentErrors)})
+			done <- struct{}{}
+		}()
+	}
+	time.Sleep(500 * time.Millisecond) // the calls reach the server and queue
+	cancelQueued()
+	for range queued {
+		<-done
+	}
+	cancelDiag()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		runs := runStatus(t, e)
+		cancelled := 0
+		for _, st := range runs {
+			if st[0] == "CANCELLED" {
+				cancelled++
+			}
+		}
+		if cancelled == queued+1 {
+			reliability.Record(t, reliability.SectionMutation, "calls cancelled while queued for a --max-calls slot", map[string]any{
+				"test": t.Name(), "outcome": fmt.Sprintf("%d of %d stored CANCELLED", cancelled-1, queued),
+			})
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("stored runs %v: want the diagnose and all %d queued calls CANCELLED\n%s", runs, queued, stderr)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// Streamable HTTP: a token of white space only is refused as an empty one;
+// a request from another Origin gets 403; an idle session is closed after
+// --session-timeout, so a request naming it gets 404.
+func TestMCPHTTPHardening(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, testenv.ClosedURL(t))
+	e.vars["BLANK_TOKEN"] = " \t "
+	r := e.run(t, "--demo", "mcp", "--http", "127.0.0.1:0", "--token-env", "BLANK_TOKEN")
+	if r.code != 2 || !strings.Contains(r.stderr, "white space") {
+		t.Errorf("a blank token: want exit 2 saying white space\n%s", r)
+	}
+
+	url, stderr, _ := httpProcess(t, e, "--demo", "mcp", "--http", "127.0.0.1:0", "--session-timeout", "1s")
+	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+	post := func(body, origin, session string) *http.Response {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if origin != "" {
+			req.Header.Set("Origin", origin)
+		}
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+			req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("POST: %v\n%s", err, stderr)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp
+	}
+	host := strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/")
+	for _, tc := range []struct {
+		origin string
+		want   int
+	}{
+		{"http://evil.example", http.StatusForbidden},
+		{"http://" + host + ".evil.example", http.StatusForbidden},
+		{"null", http.StatusForbidden},
+		{"http://" + host, http.StatusOK},
+		{"", http.StatusOK},
+	} {
+		if resp := post(initialize, tc.origin, ""); resp.StatusCode != tc.want {
+			t.Errorf("Origin %q: HTTP %d, want %d", tc.origin, resp.StatusCode, tc.want)
+		}
+	}
+	resp := post(initialize, "", "")
+	session := resp.Header.Get("Mcp-Session-Id")
+	if session == "" {
+		t.Fatalf("initialize gave no session id")
+	}
+	if resp := post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, "", session); resp.StatusCode >= 300 {
+		t.Fatalf("initialized: HTTP %d", resp.StatusCode)
+	}
+	if resp := post(`{"jsonrpc":"2.0","id":2,"method":"ping"}`, "", session); resp.StatusCode != http.StatusOK {
+		t.Fatalf("ping in the live session: HTTP %d", resp.StatusCode)
+	}
+	time.Sleep(2500 * time.Millisecond)
+	if resp := post(`{"jsonrpc":"2.0","id":3,"method":"ping"}`, "", session); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("ping in a session idle past --session-timeout: HTTP %d, want 404", resp.StatusCode)
+	}
+}

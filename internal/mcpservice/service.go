@@ -1,0 +1,297 @@
+// Package mcpservice is what `superbiz mcp` serves: it implements
+// mcpserver.Service over one open workspace, through the same use cases and
+// views as the command line (`tools call`, `diagnose`, `alerts`, `runs`).
+// mcpserver owns the protocol; cmd owns flags and wiring and hands this
+// package its dependencies in one Deps value.
+package mcpservice
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/superbiz/superbiz/internal/mcpserver"
+	"github.com/superbiz/superbiz/internal/usecase"
+	"github.com/superbiz/superbiz/pkg/harness"
+	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/runstore"
+	"github.com/superbiz/superbiz/pkg/tools/knowledge"
+	"github.com/superbiz/superbiz/pkg/tools/skills"
+)
+
+// ToolAnswer is one direct tool call as `tools call` ends it: the
+// observation the model would see and, when the call was not served, the
+// error `tools call` prints and exits with.
+type ToolAnswer struct {
+	Observation json.RawMessage
+	Problem     error
+}
+
+// Deps are everything the service uses, given once by cmd: the workspace's
+// parts, and the paths it shares with the commands (which print, exit and
+// render the same results).
+type Deps struct {
+	Store    *runstore.Store
+	Registry *harness.Registry
+	// Index holds the runbooks; nil without [knowledge] paths.
+	Index *knowledge.Index
+	// Playbooks are the loaded playbooks; nil when there are none.
+	Playbooks *skills.Catalog
+	// Lines prints a diagnosis's run events as lines (stderr).
+	Lines harness.Sink
+	// Notes receives the notes a command would print (stderr).
+	Notes io.Writer
+	// Tool runs one direct call as `tools call` does, stored as a TOOL_CALL
+	// run under session; the error is a failure outside the call (the store).
+	Tool func(ctx context.Context, name string, input json.RawMessage, session string) (ToolAnswer, error)
+	// Prepare readies a diagnosis as `superbiz diagnose` does (an alert
+	// resolved, the demo transcript): the use case's deps, the query, a note.
+	Prepare func(ctx context.Context, query, alert string) (*usecase.Deps, string, string, error)
+	// Verdict is the error `superbiz diagnose` ends a finished run with, nil
+	// for SUCCESS and an honest FALLBACK.
+	Verdict func(usecase.Output) error
+	// StoreFailure is how the commands report a failure of the run store.
+	StoreFailure func(error) error
+	// Alerts lists the firing alerts as `superbiz alerts -o json` does; nil
+	// without [alerts].
+	Alerts func(ctx context.Context) (any, error)
+	// RunSummary is a run as `superbiz runs -o json` lists it.
+	RunSummary func(runstore.RunSummary) any
+	// ShowRun is `superbiz runs show ID -o json`'s view, or its error (an
+	// unknown run named as runs show names it).
+	ShowRun func(ctx context.Context, id string) (any, error)
+}
+
+// Service implements mcpserver.Service over Deps.
+type Service struct {
+	d Deps
+	// mu guards session: the one session this server stores its clients'
+	// direct tool calls under, created at the first one.
+	mu      sync.Mutex
+	session string
+}
+
+// New is the service over d.
+func New(d Deps) *Service { return &Service{d: d} }
+
+var _ mcpserver.Service = (*Service)(nil)
+
+// Tools are the evidence tools with their business input schemas (the
+// agent's envelope left out), and read_skill when playbooks are loaded.
+func (s *Service) Tools() []mcpserver.Tool {
+	var out []mcpserver.Tool
+	for _, name := range s.d.Registry.Names() {
+		ad, _ := s.d.Registry.Adapter(name)
+		d := ad.Definition()
+		out = append(out, mcpserver.Tool{Name: d.Name, Description: d.Description, Input: d.Parameters})
+	}
+	for _, d := range s.d.Registry.Definitions() {
+		if d.Name == harness.ReadSkillTool {
+			out = append(out, mcpserver.Tool{Name: d.Name, Description: d.Description, Input: d.Parameters})
+		}
+	}
+	return out
+}
+
+// CallTool runs the tool exactly as `tools call` does, and audits it: each
+// call is a stored TOOL_CALL run, under one session per server. A rejected
+// input or a failure is an error result with the message `tools call`
+// prints. A call whose context already ended (cancelled while it waited for
+// a slot) is stored CANCELLED without running.
+func (s *Service) CallTool(ctx context.Context, name string, input json.RawMessage) (mcpserver.Result, error) {
+	if len(input) == 0 {
+		input = json.RawMessage(`{}`)
+	}
+	session, err := s.toolSession(context.WithoutCancel(ctx))
+	if err != nil {
+		return mcpserver.Result{}, err
+	}
+	ans, err := s.d.Tool(ctx, name, input, session)
+	if err != nil {
+		return mcpserver.Result{IsError: true, Text: redact.Clean(err.Error())}, nil
+	}
+	r := mcpserver.Result{Structured: ans.Observation}
+	if ans.Problem != nil {
+		r.IsError, r.Text = true, redact.Clean(ans.Problem.Error())
+	}
+	return r, nil
+}
+
+// toolSession is the session of this server's audited tool calls, created
+// at the first one.
+func (s *Service) toolSession(ctx context.Context) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.session == "" {
+		id := s.d.Store.NewID("s_")
+		if err := s.d.Store.CreateSession(ctx, id); err != nil {
+			return "", s.d.StoreFailure(fmt.Errorf("create the session of the tool calls: %w", err))
+		}
+		s.session = id
+	}
+	return s.session, nil
+}
+
+// Diagnose runs one diagnosis through Prepare and the use case, as
+// `superbiz diagnose -o json` does, sending each budget snapshot as
+// progress and the run's events as lines.
+func (s *Service) Diagnose(ctx context.Context, in mcpserver.DiagnoseInput, progress func(mcpserver.Progress)) (mcpserver.Result, error) {
+	d, query, note, err := s.d.Prepare(ctx, in.Query, in.Alert)
+	if err != nil {
+		return mcpserver.Result{IsError: true, Text: redact.Clean(err.Error())}, nil
+	}
+	if note != "" {
+		fmt.Fprintf(s.d.Notes, "superbiz: %s\n", note)
+	}
+	d.Events = harness.Sinks{s.d.Lines, progressSink(progress)}
+	out, err := d.Diagnose(ctx, usecase.DiagnoseRequest{Query: query, SessionID: in.Session})
+	if err != nil {
+		return mcpserver.Result{}, s.d.StoreFailure(err)
+	}
+	body, err := json.Marshal(out)
+	if err != nil {
+		return mcpserver.Result{}, fmt.Errorf("encode the diagnosis: %w", err)
+	}
+	r := mcpserver.Result{Structured: body, Text: out.Answer}
+	if xerr := s.d.Verdict(out); xerr != nil {
+		r.IsError = true
+		r.Text = redact.Clean(xerr.Error()) + "\n\n" + out.Answer
+	}
+	return r, nil
+}
+
+// progressSink turns the run's budget snapshots into progress: the model
+// and tool calls used of their maxima, and the phase (the last model
+// round's purpose or tool called).
+func progressSink(progress func(mcpserver.Progress)) harness.Sink {
+	phase := "starting"
+	return harness.SinkFunc(func(ev harness.Event) {
+		switch e := ev.(type) {
+		case harness.ModelRoundStarted:
+			phase = "model " + string(e.Purpose)
+		case harness.ToolCallStarted:
+			phase = "tool " + e.Tool
+		case harness.BudgetChanged:
+			progress(mcpserver.Progress{
+				Used: e.Usage.ModelCalls + e.Usage.ToolCalls, Max: e.Budget.MaxModelCalls + e.Budget.MaxToolCalls,
+				Message: fmt.Sprintf("%s: %d/%d model calls, %d/%d tool calls", phase, e.Usage.ModelCalls, e.Budget.MaxModelCalls, e.Usage.ToolCalls, e.Budget.MaxToolCalls),
+			})
+		}
+	})
+}
+
+// ListAlerts is `superbiz alerts -o json`.
+func (s *Service) ListAlerts(ctx context.Context) (mcpserver.Result, error) {
+	if s.d.Alerts == nil {
+		return mcpserver.Result{IsError: true, Text: "no Alertmanager configured"}, nil
+	}
+	v, err := s.d.Alerts(ctx)
+	if err != nil {
+		return mcpserver.Result{IsError: true, Text: redact.Clean(err.Error())}, nil
+	}
+	return structured(v)
+}
+
+// ListRuns is `superbiz runs -o json` as {"runs": […]}.
+func (s *Service) ListRuns(ctx context.Context, in mcpserver.RunsListInput) (mcpserver.Result, error) {
+	store := s.d.Store
+	if in.Session != "" {
+		if _, err := store.GetSession(ctx, in.Session); err != nil {
+			if errors.Is(err, runstore.ErrNotFound) {
+				return mcpserver.Result{IsError: true, Text: fmt.Sprintf("no session %s in %s (runs_list without session lists the sessions of recent runs)", in.Session, store.Path())}, nil
+			}
+			return mcpserver.Result{}, err
+		}
+	}
+	runs, err := store.ListRuns(ctx, runstore.ListFilter{SessionID: in.Session, Limit: in.Limit})
+	if err != nil {
+		return mcpserver.Result{}, err
+	}
+	list := make([]any, len(runs))
+	for i, r := range runs {
+		list[i] = s.d.RunSummary(r)
+	}
+	return structured(map[string]any{"runs": list})
+}
+
+// ShowRun is `superbiz runs show RUN_ID -o json`.
+func (s *Service) ShowRun(ctx context.Context, in mcpserver.RunShowInput) (mcpserver.Result, error) {
+	v, err := s.d.ShowRun(ctx, in.RunID)
+	if err != nil {
+		return mcpserver.Result{IsError: true, Text: redact.Clean(err.Error())}, nil
+	}
+	return structured(v)
+}
+
+// Runbooks lists the indexed runbooks, none without [knowledge] paths, each
+// named by its path inside the configured root (RunbookName).
+func (s *Service) Runbooks(ctx context.Context) ([]mcpserver.Document, error) {
+	if s.d.Index == nil {
+		return nil, nil
+	}
+	books, err := s.d.Index.Runbooks(ctx)
+	if err != nil {
+		return nil, err
+	}
+	root := s.d.Index.SoleRoot()
+	out := make([]mcpserver.Document, 0, len(books))
+	for _, b := range books {
+		out = append(out, mcpserver.Document{Name: RunbookName(root, b.Path), Title: redact.Clean(b.Title)})
+	}
+	return out, nil
+}
+
+// RunbookName is a runbook's resource name: its source (as lookup_knowledge
+// cites it) without the root's id when one root is configured, so that the
+// URI is superbiz://runbooks/<path inside the root>; with several roots the
+// id stays, telling them apart.
+func RunbookName(root, source string) string {
+	if root == "" {
+		return source
+	}
+	if rest, ok := strings.CutPrefix(source, root+"/"); ok {
+		return rest
+	}
+	return source
+}
+
+// Runbook is one indexed runbook's text, masked like every observation.
+func (s *Service) Runbook(ctx context.Context, name string) (mcpserver.Document, bool, error) {
+	if s.d.Index == nil {
+		return mcpserver.Document{}, false, nil
+	}
+	source := name
+	if root := s.d.Index.SoleRoot(); root != "" {
+		source = root + "/" + name
+	}
+	b, ok, err := s.d.Index.ReadRunbook(ctx, source)
+	if err != nil || !ok {
+		return mcpserver.Document{}, ok, err
+	}
+	return mcpserver.Document{Name: name, Title: redact.Clean(b.Title), Text: redact.Clean(b.Text)}, true, nil
+}
+
+// Skills are the loaded playbooks, masked.
+func (s *Service) Skills() []mcpserver.Document {
+	if s.d.Playbooks == nil {
+		return nil
+	}
+	var out []mcpserver.Document
+	for _, p := range s.d.Playbooks.List() {
+		out = append(out, mcpserver.Document{Name: p.Name, Title: p.Name, Description: redact.Clean(p.Description), Text: redact.Clean(p.Body)})
+	}
+	return out
+}
+
+// structured is a successful result holding v as JSON.
+func structured(v any) (mcpserver.Result, error) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return mcpserver.Result{}, fmt.Errorf("encode the result: %w", err)
+	}
+	return mcpserver.Result{Structured: body}, nil
+}
