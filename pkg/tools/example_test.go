@@ -7,7 +7,7 @@ import (
 	"github.com/superbiz/superbiz/pkg/tools"
 )
 
-// A call stopped by its caller is CANCELED, one that ran out of time is
+// A call stopped by its caller is CANCELLED, one that ran out of time is
 // TIMEOUT: every adapter classifies a context's end the same way.
 func ExampleContextCode() {
 	ctx, cancel := context.WithCancel(context.Background())
@@ -16,7 +16,7 @@ func ExampleContextCode() {
 	fmt.Println(tools.ContextCode(context.DeadlineExceeded))
 	fmt.Printf("%q\n", tools.ContextCode(fmt.Errorf("connection refused")))
 	// Output:
-	// CANCELED
+	// CANCELLED
 	// TIMEOUT
 	// ""
 }
