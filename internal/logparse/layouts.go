@@ -36,6 +36,11 @@ type Layout struct {
 	// when its first line is no part).
 	Partial func(line []byte) bool
 	Join    func(entry []byte) []byte
+	// Shape, when set, reports whether a line starts like an entry of the
+	// layout though its stamp is not at the line's start (HPC's epoch in
+	// the fifth column): such a line the layout cannot read is an unplaced
+	// entry, as a line starting with a stamp is (StampLike).
+	Shape func(line []byte) bool
 }
 
 // ParseLine resets r and parses line under l. The continuation rule is
@@ -46,7 +51,7 @@ type Layout struct {
 func (l *Layout) ParseLine(line []byte, tc *TimeCtx, r *Record) LineKind {
 	r.reset()
 	k := l.Parse(line, tc, r)
-	if k == LineCont && StampLike(line) {
+	if k == LineCont && !r.attached && (StampLike(line) || l.Shape != nil && l.Shape(line)) {
 		r.reset()
 		return LineUntimed
 	}
@@ -113,6 +118,14 @@ const (
 	LayoutCompact   = "compact"
 	LayoutMonthDay  = "month_day"
 	LayoutText      = "text"
+	LayoutGunicorn  = "gunicorn"
+	LayoutRuby      = "ruby_logger"
+	LayoutPostgres  = "postgres"
+	LayoutRedis     = "redis"
+	LayoutElastic   = "elasticsearch"
+	LayoutLambda    = "lambda"
+	LayoutEnvoy     = "envoy"
+	LayoutMySQL     = "mysql"
 	// LayoutCustom is a source's own layout (format custom, custom.go).
 	LayoutCustom = "custom"
 )
@@ -129,9 +142,17 @@ func BuiltinLayouts() []*Layout {
 		{Name: LayoutCRI, Parse: parseCRI, Wrapped: true, Partial: criPartial, Join: criJoin},
 		{Name: LayoutLogfmt, Parse: parseLogfmt},
 		{Name: LayoutRAS, Parse: parseRAS},
-		{Name: LayoutHPC, Parse: parseHPC},
+		{Name: LayoutHPC, Parse: parseHPC, Shape: hpcShape},
 		{Name: LayoutSyslog, Parse: parseSyslog},
 		{Name: LayoutGlog, Parse: parseGlog},
+		{Name: LayoutPostgres, Parse: parsePostgres},
+		{Name: LayoutMySQL, Parse: parseMySQL},
+		{Name: LayoutLambda, Parse: parseLambda},
+		{Name: LayoutEnvoy, Parse: parseEnvoy},
+		{Name: LayoutGunicorn, Parse: parseGunicorn},
+		{Name: LayoutRuby, Parse: parseRubyLogger},
+		{Name: LayoutRedis, Parse: parseRedis},
+		{Name: LayoutElastic, Parse: parseElasticsearch},
 		{Name: LayoutLogcat, Parse: parseLogcat},
 		{Name: LayoutAccess, Parse: parseAccess},
 		{Name: LayoutApacheErr, Parse: parseApacheError},

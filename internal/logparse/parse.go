@@ -25,10 +25,17 @@ type Record struct {
 	Service []byte
 	Msg     []byte
 	Fields  []KV
+	// Pattern, when set, is the grouping key the layout gives the line in
+	// place of its message's template: an access line's "METHOD route status".
+	Pattern []byte
+	// attached marks a stamped line that carries more of the entry before
+	// it (PostgreSQL's DETAIL, HINT, STATEMENT): a continuation, never an
+	// entry of its own.
+	attached bool
 }
 
 func (r *Record) reset() {
-	r.TS, r.Level, r.Service, r.Msg = 0, "", nil, nil
+	r.TS, r.Level, r.Service, r.Msg, r.Pattern, r.attached = 0, "", nil, nil, nil, false
 	r.Fields = r.Fields[:0]
 }
 
