@@ -265,7 +265,7 @@ const (
 )
 
 // DetectLayout picks among cands the layout under which the most sample
-// lines start a timed entry (ties go to the earlier candidate), each line
+// lines start a timed entry or carry more of one (ties go to the earlier candidate), each line
 // cut to the head the layout parses; ok is false when no line of the
 // sample has a time under any of them, or when stop (asked before each
 // line: a custom regexp over long heads takes a while) says the caller has
@@ -280,7 +280,9 @@ func DetectLayout(sample [][]byte, tc *TimeCtx, cands []*Layout, stop func() boo
 			if stop != nil && stop() {
 				return nil, false
 			}
-			if l.ParseLine(line[:min(len(line), l.LineCap())], tc, &r) == LineTimed {
+			// a stamped line that carries more of the entry before it
+			// (PostgreSQL's DETAIL) counts as placed too
+			if k := l.ParseLine(line[:min(len(line), l.LineCap())], tc, &r); k == LineTimed || k == LineCont && r.attached {
 				n++
 			}
 		}

@@ -197,6 +197,27 @@ func textTail(line []byte, i int, r *Record) {
 		i = skipSpace(line, i+2)
 	}
 	r.Msg = trimEnd(line[i:])
+	if r.Service == nil && r.Level != "" {
+		r.Service, r.Msg = loggerAtEnd(r.Msg)
+	}
+}
+
+// loggerAtEnd splits log4j 1's "message (com.foo.Bar)" (Kafka's
+// "[%d] %p %m (%c)%n") into the logger, a dotted name, and the message.
+func loggerAtEnd(msg []byte) (logger, rest []byte) {
+	n := len(msg)
+	if n < 4 || msg[n-1] != ')' {
+		return nil, msg
+	}
+	k := bytes.LastIndex(msg, []byte(" ("))
+	if k < 0 || n-k > MaxServiceText {
+		return nil, msg
+	}
+	name := msg[k+2 : n-1]
+	if bytes.IndexByte(name, '.') <= 0 || bytes.IndexAny(name, " ()=,") >= 0 {
+		return nil, msg
+	}
+	return name, trimEnd(msg[:k])
 }
 
 // digitsEnd is the end of the run of digits at b[i].

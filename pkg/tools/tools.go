@@ -89,6 +89,12 @@ type Outcome struct {
 // CoverageNone is the coverage of an observation whose window held no data.
 const CoverageNone = "none"
 
+// CoveragePartial is the coverage of an observation whose window held data
+// its filters could not judge (entries without a level or service the
+// layout could read, entries without a readable time): a negative resting
+// on it is missing data, as for CoverageNone.
+const CoveragePartial = "partial"
+
 // Canonical is a validated business input: the canonical JSON (defaults
 // applied, stable member order) and a one-line summary for timelines.
 type Canonical struct {

@@ -110,7 +110,9 @@ func TestLayoutFixtures(t *testing.T) {
 			}
 			svc := c.service
 			if svc == "" {
-				svc = "nosuch"
+				// no entry names a service: a service filter is refused, never a silent 0
+				refuseService(t, tool, "{"+window+`,"service":"nosuch"}`, now)
+				return
 			}
 			_, res = run(t, tool, "{"+window+`,"service":"`+svc+`"}`, now, 1<<20)
 			if res.Matched != c.svcCount {

@@ -233,6 +233,10 @@ func (t *Tool) Execute(ctx context.Context, call tools.Call) tools.Outcome {
 	if rep.read == 0 && len(rep.skipped) == len(files) {
 		return tools.Failed(tools.CodeUnavailable, fmt.Errorf("query_logs %s: no file could be read: %w", p.src.Name, errors.Join(rep.errs...)))
 	}
+	if q.service != "" && acc.matched == 0 && acc.services == 0 && acc.serviceUnread > 0 {
+		// no entry of the window names a service, and the source names none
+		return tools.Failed(tools.CodeInvalidInput, tools.InvalidInput("log source %s: no entry in the window names a service, so a service filter cannot be judged: drop service, or name the source's service with service = \"…\" in its [[logs]] entry", p.src.Name))
+	}
 	res := acc.result(p.src.Name, q.startNS, q.endNS)
 	res.TruncatedBy = rep.truncatedBy
 	res.Truncated = res.Truncated || len(rep.truncatedBy) > 0
@@ -290,6 +294,7 @@ func (t *Tool) scan(ctx context.Context, src *source, q *query, acc *accumulator
 		seekMin: t.limits.seekMin,
 		ctx:     scanCtx,
 		budget:  t.limits.decompressed,
+		service: []byte(strings.TrimSpace(src.Service)),
 	}
 	capHit, stopped := false, false
 	for _, f := range files {

@@ -55,6 +55,18 @@ type Result struct {
 	// LongLines counts the lines longer than a line's bound that the scan
 	// reached: only their head was read for stamp, level and message.
 	LongLines int `json:"long_lines,omitempty"`
+	// LevelUnread counts the entries in the window that pass every other
+	// filter but whose level the layout did not read: a level filter can
+	// neither count them nor rule them out (coverage "partial").
+	LevelUnread int `json:"level_unread,omitempty"`
+	// ServiceUnread is the same for a service filter: entries that name
+	// no service.
+	ServiceUnread int `json:"service_unread,omitempty"`
+	// Unplaced counts the entries without a readable time (a line of the
+	// layout's shape it could not read, an object without a time) lying
+	// next to an entry of the window, whatever the filters: the window may
+	// hold them (coverage "partial").
+	Unplaced int `json:"unplaced,omitempty"`
 	// SkippedCount is how many files could not be read (fully); the first
 	// maxSkippedListed are named in SkippedFiles.
 	SkippedCount int           `json:"skipped_count,omitempty"`
@@ -134,6 +146,9 @@ type accumulator struct {
 	cutRecords int
 	// longLines counts lines cut to their head (logparse.MaxLineBytes).
 	longLines int
+	// levelUnread, serviceUnread and unplaced are the Result's; services
+	// counts the window's entries that name a service.
+	levelUnread, serviceUnread, unplaced, services int
 	seq       int64
 	held      entryHeap
 	patterns  map[string]*patternAcc
@@ -322,6 +337,9 @@ func (a *accumulator) result(source string, start, end int64) Result {
 	res.Glued = a.glued
 	res.CutRecords = a.cutRecords
 	res.LongLines = a.longLines
+	res.LevelUnread = a.levelUnread
+	res.ServiceUnread = a.serviceUnread
+	res.Unplaced = a.unplaced
 	res.Truncated = res.Truncated || res.Returned < res.Matched
 	return res
 }

@@ -1,0 +1,123 @@
+package logs
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/logparse"
+	"github.com/superbiz/superbiz/pkg/tools"
+)
+
+// refuseService checks that a service filter on a source whose window
+// names no service is refused (INVALID_INPUT) with that reason.
+func refuseService(t *testing.T, tool *Tool, input string, now time.Time) {
+	t.Helper()
+	c, err := tool.Canonical(json.RawMessage(input))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := tool.Execute(context.Background(), tools.Call{ToolCallID: "call_1", Tool: ToolName, Input: c.Input, Now: now, MaxBytes: 1 << 20})
+	if out.Status != tools.StatusError || out.ErrorCode != tools.CodeInvalidInput || out.Detail == nil || !strings.Contains(out.Detail.Error(), "names a service") {
+		t.Fatalf("service filter on a source without services: %s %s %v, want INVALID_INPUT naming the reason", out.Status, out.ErrorCode, out.Detail)
+	}
+}
+
+// TestEverydayFormats: each everyday server format, written as its
+// software writes it by default (testdata/logs/formats, see its README
+// for the public samples each follows), is detected by format auto, placed
+// in time, and its planted errors (or, for Redis, whose worst level is a
+// warning, its warnings) counted exactly; its service, where it has one, is
+// a service and never a thread. Every fixture holds one entry before the
+// window 14:00-14:30 and one after it.
+func TestEverydayFormats(t *testing.T) {
+	cases := []struct {
+		file, layout string
+		total        int
+		level        string
+		count        int
+		service      string // "" when the format names none
+		svcCount     int
+		unparsed     int // lines before the first entry
+		levelUnread  int // entries of the window without a level, under the level filter
+	}{
+		{"postgres.log", logparse.LayoutPostgres, 5, "ERROR", 2, "", 0, 0, 0},
+		{"lambda.log", logparse.LayoutLambda, 5, "ERROR", 2, "", 0, 1, 0},
+		{"envoy.log", logparse.LayoutEnvoy, 5, "ERROR", 2, "checkout.shop.svc", 3, 0, 0},
+		{"gunicorn.log", logparse.LayoutGunicorn, 5, "ERROR", 2, "", 0, 0, 0},
+		{"ruby_logger.log", logparse.LayoutRuby, 5, "ERROR", 2, "shop", 3, 0, 0},
+		{"redis.log", logparse.LayoutRedis, 5, "WARN", 2, "", 0, 0, 0},
+		{"elasticsearch.log", logparse.LayoutElastic, 5, "ERROR", 2, "o.e.c.r.a.AllocationService", 2, 0, 0},
+		{"mysql.log", logparse.LayoutMySQL, 5, "ERROR", 2, "Server", 3, 0, 0},
+		{"kafka.log", logparse.LayoutText, 5, "ERROR", 2, "kafka.server.ReplicaFetcherThread", 3, 0, 0},
+		{"journal_short_iso.log", logparse.LayoutSyslog, 5, "ERROR", 2, "sshd", 4, 0, 3},
+		{"spring_boot2.log", logparse.LayoutText, 5, "ERROR", 2, "c.s.checkout.web.CheckoutController", 3, 0, 0},
+		{"spring_boot3.log", logparse.LayoutText, 5, "ERROR", 2, "checkout", 4, 0, 0},
+		{"caddy.json", logparse.LayoutJSON, 5, "ERROR", 2, "http.log.access.log0", 3, 0, 0},
+		{"zap.json", logparse.LayoutJSON, 5, "ERROR", 2, "cart", 2, 0, 0},
+		{"zap_console.log", logparse.LayoutText, 5, "ERROR", 2, "checkout", 3, 0, 0},
+		{"pino.json", logparse.LayoutJSON, 5, "ERROR", 2, "checkout", 3, 0, 0},
+		{"bunyan.json", logparse.LayoutJSON, 5, "ERROR", 2, "checkout", 3, 0, 0},
+		{"serilog.json", logparse.LayoutJSON, 5, "ERROR", 2, "Shop.Checkout.PaymentService", 3, 0, 0},
+		{"mongodb.json", logparse.LayoutJSON, 5, "ERROR", 2, "STORAGE", 2, 0, 0},
+		{"haproxy.log", logparse.LayoutSyslog, 5, "ERROR", 2, "haproxy", 4, 0, 1},
+		{"traefik.log", logparse.LayoutAccess, 5, "ERROR", 2, "", 0, 0, 0},
+		{"nginx_timing.log", logparse.LayoutAccess, 5, "ERROR", 2, "", 0, 0, 0},
+	}
+	const window = `"start":"2026-03-14T14:00:00Z","end":"2026-03-14T14:30:00Z"`
+	now := base.Add(time.Hour)
+	for _, c := range cases {
+		t.Run(c.file, func(t *testing.T) {
+			p := copyFixture(t, t.TempDir(), c.file)
+			data, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc := logparse.TimeCtx{Loc: time.UTC}
+			tc.SetRef(fixtureMtime.UnixNano())
+			sc := &scanner{ctx: context.Background()}
+			l, ok := logparse.DetectLayout(sc.sampleLines(bytes.TrimPrefix(data, logparse.UTF8BOM), 0), &tc, logparse.BuiltinLayouts(), nil)
+			if !ok || l.Name != c.layout {
+				t.Fatalf("detected %v (ok %v), want %s", l, ok, c.layout)
+			}
+			tool := newTool(t, config.LogSource{Name: "app", Paths: []string{p}})
+			_, res := run(t, tool, "{"+window+"}", now, 1<<20)
+			if res.Matched != c.total || res.Unparsed != c.unparsed || res.SkippedCount != 0 || res.Unplaced != 0 {
+				t.Fatalf("window: matched %d unparsed %d unplaced %d skipped %v, want %d and %d: %+v", res.Matched, res.Unparsed, res.Unplaced, res.SkippedFiles, c.total, c.unparsed, res.Entries)
+			}
+			out, res := run(t, tool, "{"+window+`,"level":"`+c.level+`"}`, now, 1<<20)
+			if res.Matched != c.count || res.LevelUnread != c.levelUnread || out.Status != tools.EvidenceFound {
+				t.Fatalf("level=%s: matched %d level_unread %d (%s), want %d and %d: %+v", c.level, res.Matched, res.LevelUnread, out.Status, c.count, c.levelUnread, res.Entries)
+			}
+			for _, e := range res.Entries {
+				if e.Level != c.level || e.TS >= "2026-03-14T14:30" || e.TS < "2026-03-14T14:00" {
+					t.Fatalf("level=%s returned %+v", c.level, e)
+				}
+			}
+			if want := map[bool]string{true: tools.CoveragePartial, false: "data"}[c.levelUnread > 0]; res.Coverage.Coverage != want {
+				t.Fatalf("level=%s: coverage %q, want %q", c.level, res.Coverage.Coverage, want)
+			}
+			if c.service == "" {
+				refuseService(t, tool, "{"+window+`,"service":"nosuch"}`, now)
+				return
+			}
+			_, res = run(t, tool, "{"+window+`,"service":"`+c.service+`"}`, now, 1<<20)
+			if res.Matched != c.svcCount {
+				t.Fatalf("service=%s: matched %d, want %d: %+v", c.service, res.Matched, c.svcCount, res.Entries)
+			}
+			for _, e := range res.Entries {
+				if !strings.EqualFold(e.Service, c.service) {
+					t.Fatalf("service=%s returned %+v", c.service, e)
+				}
+				if strings.Contains(e.Service, "exec-") || strings.Contains(e.Service, "main") {
+					t.Fatalf("a thread became the service: %+v", e)
+				}
+			}
+		})
+	}
+}
