@@ -149,9 +149,9 @@ type accumulator struct {
 	// levelUnread, serviceUnread and unplaced are the Result's; services
 	// counts the window's entries that name a service.
 	levelUnread, serviceUnread, unplaced, services int
-	seq       int64
-	held      entryHeap
-	patterns  map[string]*patternAcc
+	seq                                            int64
+	held                                           entryHeap
+	patterns                                       map[string]*patternAcc
 	// mask masks values by key name before messages are grouped and
 	// clipped, so templates differ by no secret and no cut hides one.
 	mask *redact.Keyed
