@@ -121,3 +121,102 @@ func TestEverydayFormats(t *testing.T) {
 		})
 	}
 }
+
+// TestExceptionChains: when an entry's text must be cut, its head, every
+// cause line and the final exception line survive and frames go first,
+// their number said; the innermost cause is fields.exception and part of
+// the entry's pattern.
+func TestExceptionChains(t *testing.T) {
+	const window = `"start":"2026-03-14T14:00:00Z","end":"2026-03-14T14:30:00Z"`
+	now := base.Add(time.Hour)
+	const hikari = "java.sql.SQLTransientConnectionException: HikariPool-1 - Connection is not available, request timed out after 30000ms."
+	dir := t.TempDir()
+	spring := newTool(t, config.LogSource{Name: "app", Paths: []string{copyFixture(t, dir, "spring_boot2.log")}})
+	_, res := run(t, spring, "{"+window+`,"level":"ERROR","contains":"dispatcherServlet"}`, now, 1<<20)
+	if res.Matched != 1 {
+		t.Fatalf("matched %d", res.Matched)
+	}
+	e := res.Entries[0]
+	for _, want := range []string{
+		"Servlet.service() for servlet [dispatcherServlet]",
+		"org.springframework.web.util.NestedServletException: Request processing failed",
+		"Caused by: org.springframework.dao.DataAccessResourceFailureException: Unable to acquire JDBC Connection",
+		"Caused by: org.hibernate.exception.JDBCConnectionException: Unable to acquire JDBC Connection",
+		"Caused by: " + hikari,
+		" frames …",
+	} {
+		if !strings.Contains(e.Message, want) {
+			t.Errorf("message lacks %q:\n%s", want, e.Message)
+		}
+	}
+	if len(e.Message) > maxChainMessage || e.Fields["exception"] != hikari {
+		t.Errorf("message of %d bytes, exception %q", len(e.Message), e.Fields["exception"])
+	}
+	if !strings.Contains(res.Patterns[0].Template, "java.sql.SQLTransientConnectionException: <id> - Connection is not available") {
+		t.Errorf("pattern %q lacks the innermost cause", res.Patterns[0].Template)
+	}
+	// the innermost cause is reached by contains, wherever it sits in the trace
+	_, res = run(t, spring, "{"+window+`,"contains":"HikariPool-1 SQLTransientConnectionException"}`, now, 1<<20)
+	if res.Matched != 1 {
+		t.Errorf("contains the innermost cause: matched %d", res.Matched)
+	}
+
+	frames := strings.Repeat("  File \"/srv/app/lib.py\", line 10, in call\n    return self.inner(x)\n", 30)
+	py := "2026-03-14 14:01:00,000 - billing - ERROR - invoice 8812 failed\n" +
+		"Traceback (most recent call last):\n" + frames +
+		"  File \"/srv/app/db.py\", line 42, in connect\n    raise ConnectionRefusedError(111, 'Connection refused')\n" +
+		"ConnectionRefusedError: [Errno 111] Connection refused\n\n" +
+		"During handling of the above exception, another exception occurred:\n\n" +
+		"Traceback (most recent call last):\n" + frames +
+		"billing.errors.PaymentError: card declined after retries\n" +
+		"2026-03-14 14:02:00,000 - billing - INFO - next\n"
+	goPanic := `ts=2026-03-14T14:03:00Z level=error msg="handler crashed" service=cart` + "\n" +
+		"panic: runtime error: invalid memory address or nil pointer dereference\n" +
+		"[signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x4a1b2c]\n\n" +
+		"goroutine 42 [running]:\n" +
+		"github.com/shop/cart.(*Cart).Total(0x0)\n\t/app/cart/cart.go:120 +0x1c\n" +
+		"github.com/shop/cart.Handler.ServeHTTP({0xc000123}, {0x7f, 0xc0001}, 0xc000456)\n\t/app/cart/handler.go:44 +0x85\n" +
+		strings.Repeat("net/http.serverHandler.ServeHTTP({0xc000010}, {0x7f, 0xc0001}, 0xc000456)\n\t/usr/local/go/src/net/http/server.go:3137 +0x8e\n", 40) +
+		"created by net/http.(*Server).Serve in goroutine 1\n\t/usr/local/go/src/net/http/server.go:3285 +0x4b4\n" +
+		`ts=2026-03-14T14:04:00Z level=info msg="restarted" service=cart` + "\n"
+	for _, c := range []struct {
+		name, log, contains, exception string
+		wants                          []string
+	}{
+		{"python chain", py, "", "ConnectionRefusedError: [Errno 111] Connection refused",
+			[]string{"invoice 8812 failed", "Traceback (most recent call last):", "ConnectionRefusedError: [Errno 111] Connection refused",
+				"During handling of the above exception, another exception occurred:", "billing.errors.PaymentError: card declined after retries", " frames …"}},
+		{"go panic after logfmt", goPanic, "nil pointer dereference", "panic: runtime error: invalid memory address or nil pointer dereference",
+			[]string{"handler crashed", "panic: runtime error: invalid memory address or nil pointer dereference", "goroutine 42 [running]:",
+				"github.com/shop/cart.(*Cart).Total(0x0)", "/app/cart/cart.go:120 +0x1c", "/app/cart/handler.go:44 +0x85", " frames …"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tool := newTool(t, config.LogSource{Name: "app", Paths: []string{writeFile(t, t.TempDir(), "a.log", c.log, false)}})
+			in := "{" + window + `,"level":"ERROR"}`
+			if c.contains != "" {
+				in = "{" + window + `,"contains":"` + c.contains + `"}`
+			}
+			_, res := run(t, tool, in, now, 1<<20)
+			if res.Matched != 1 {
+				t.Fatalf("matched %d: %+v", res.Matched, res.Entries)
+			}
+			e := res.Entries[0]
+			for _, want := range c.wants {
+				if !strings.Contains(e.Message, want) {
+					t.Errorf("message lacks %q:\n%s", want, e.Message)
+				}
+			}
+			if len(e.Message) > maxChainMessage || e.Fields["exception"] != c.exception {
+				t.Errorf("message of %d bytes, exception %q, want %q", len(e.Message), e.Fields["exception"], c.exception)
+			}
+		})
+	}
+
+	// a JSON record's trace field (Serilog's @x) is read as its continuation
+	tool := newTool(t, config.LogSource{Name: "app", Paths: []string{copyFixture(t, t.TempDir(), "serilog.json")}})
+	_, res = run(t, tool, "{"+window+`,"contains":"8812"}`, now, 1<<20)
+	if res.Matched != 1 || res.Entries[0].Fields["exception"] != "System.Net.Sockets.SocketException (111): Connection refused" ||
+		!strings.Contains(res.Entries[0].Message, "---> System.Net.Http.HttpRequestException: Connection refused (payments:443)") {
+		t.Fatalf("serilog @x: %+v", res.Entries)
+	}
+}

@@ -179,8 +179,8 @@ func TestMultilineKeepsFrames(t *testing.T) {
 		}
 	}
 	for _, m := range []string{java, py, goMsg} {
-		if len(m) > maxMessage {
-			t.Errorf("message of %d bytes exceeds %d", len(m), maxMessage)
+		if len(m) > maxChainMessage {
+			t.Errorf("message of %d bytes exceeds %d", len(m), maxChainMessage)
 		}
 	}
 }

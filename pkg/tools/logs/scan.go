@@ -34,9 +34,6 @@ const streamChunk = 4 << 20
 // for the header of its entry (a stack trace longer than this is cut).
 const maxWalkBack = 1000
 
-// maxContinuation bounds the continuation text kept for one entry.
-const maxContinuation = 4096
-
 var (
 	errNoMap        = errors.New("memory mapping unavailable")
 	errUnrecognized = errors.New("no line could be placed in time")
