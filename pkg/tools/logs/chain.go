@@ -39,9 +39,9 @@ var traceFields = [...]string{"@x", "exception", "exception.stacktrace", "stack_
 type chainKind uint8
 
 const (
-	frame chainKind = iota // a stack frame or wrapped text: dropped first
-	cause                  // a cause or exception line: kept
-	anchor                 // a frame kept with its cause (a Go panic's first frames)
+	frame  chainKind = iota // a stack frame or wrapped text: dropped first
+	cause                   // a cause or exception line: kept
+	anchor                  // a frame kept with its cause (a Go panic's first frames)
 )
 
 type chainLine struct {
