@@ -178,11 +178,23 @@ type Playbooks interface {
 // EncodeCanonical encodes a canonical input the way every adapter must: no
 // HTML escaping (so `>=` stays readable in the audit) and no trailing newline.
 func EncodeCanonical(v any) (json.RawMessage, error) {
+	b, err := MarshalJSON(v)
+	if err != nil {
+		return nil, fmt.Errorf("encode canonical input: %w", err)
+	}
+	return b, nil
+}
+
+// MarshalJSON is json.Marshal without HTML escaping, for every JSON the
+// product writes: a template reads "<num>" for people and models, never
+// "\u003cnum\u003e" (embedded json.RawMessage values are compacted
+// without escaping too).
+func MarshalJSON(v any) (json.RawMessage, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
-		return nil, fmt.Errorf("encode canonical input: %w", err)
+		return nil, err
 	}
 	return json.RawMessage(bytes.TrimSuffix(b.Bytes(), []byte("\n"))), nil
 }

@@ -3,7 +3,6 @@ package logs
 import (
 	"bytes"
 	"container/heap"
-	"encoding/json"
 	"sort"
 	"strings"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/superbiz/superbiz/internal/logparse"
 	"github.com/superbiz/superbiz/internal/textclip"
 	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/tools"
 )
 
 // Bounds of one result, in bytes unless said otherwise.
@@ -366,7 +366,7 @@ func redactEntry(e Entry, bound int) Entry {
 // encoding fits maxBytes; it reports the encoded size.
 func fit(res *Result, maxBytes int) (int, error) {
 	for {
-		b, err := json.Marshal(res)
+		b, err := tools.MarshalJSON(res)
 		if err != nil {
 			return 0, err
 		}
