@@ -141,6 +141,24 @@ func addNumber(r *Record, key, v []byte) {
 // closing duration written "12ms" (Traefik) as duration_ms. Quoted strings
 // (referer, user agent) are skipped whole.
 func numericTails(r *Record, tail []byte) {
+	// the timings a reader looks for first, then the others, so an entry's
+	// bounded fields keep them
+	numericTailsOf(r, tail, true)
+	numericTailsOf(r, tail, false)
+}
+
+// timingKey reports whether key is one of the timings numericTails lists first.
+func timingKey(key []byte) bool {
+	switch string(key) {
+	case "rt", "urt", "request_time", "upstream_response_time":
+		return true
+	}
+	return false
+}
+
+// numericTailsOf adds the numeric pairs of tail whose key is (timings) or
+// is not (!timings) a timingKey.
+func numericTailsOf(r *Record, tail []byte, timings bool) {
 	for i := 0; i < len(tail); {
 		i = skipSpace(tail, i)
 		if i >= len(tail) {
@@ -166,8 +184,10 @@ func numericTails(r *Record, tail []byte) {
 					}
 				}
 			}
-			addNumber(r, tok[:eq], v)
-		} else if e == len(tail) && bytes.HasSuffix(tok, []byte("ms")) {
+			if timingKey(tok[:eq]) == timings {
+				addNumber(r, tok[:eq], v)
+			}
+		} else if !timings && e == len(tail) && bytes.HasSuffix(tok, []byte("ms")) {
 			addNumber(r, []byte("duration_ms"), tok[:len(tok)-2])
 		}
 		i = e

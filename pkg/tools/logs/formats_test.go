@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -218,5 +219,44 @@ func TestExceptionChains(t *testing.T) {
 	if res.Matched != 1 || res.Entries[0].Fields["exception"] != "System.Net.Sockets.SocketException (111): Connection refused" ||
 		!strings.Contains(res.Entries[0].Message, "---> System.Net.Http.HttpRequestException: Connection refused (payments:443)") {
 		t.Fatalf("serilog @x: %+v", res.Entries)
+	}
+}
+
+// TestAccessByRoute: access lines carry method, route, status, bytes and
+// their numeric timings as fields, group by "METHOD route status", and
+// stats summarise a timing per route with nearest-rank percentiles.
+func TestAccessByRoute(t *testing.T) {
+	const window = `"start":"2026-03-14T14:00:00Z","end":"2026-03-14T14:30:00Z"`
+	now := base.Add(time.Hour)
+	tool := newTool(t, config.LogSource{Name: "app", Paths: []string{copyFixture(t, t.TempDir(), "nginx_timing.log")}})
+	_, res := run(t, tool, "{"+window+`,"stats":{"field":"rt","by":"path"}}`, now, 1<<20)
+	if res.Matched != 5 || len(res.Patterns) != 2 || res.Patterns[0].Template != "GET /api/orders/<id> 200" || res.Patterns[0].Count != 3 ||
+		res.Patterns[1].Template != "POST /api/checkout 504" || res.Patterns[1].Count != 2 {
+		t.Fatalf("patterns %+v", res.Patterns)
+	}
+	want := []Stat{
+		{Key: "/api/orders/<id>", Count: 3, Min: 0.019, P50: 0.023, P95: 0.031, P99: 0.031, Max: 0.031, Avg: 0.024333},
+		{Key: "/api/checkout", Count: 2, Min: 60.001, P50: 60.001, P95: 60.002, P99: 60.002, Max: 60.002, Avg: 60.0015},
+	}
+	if len(res.Stats) != 2 || res.Stats[0] != want[0] || res.Stats[1] != want[1] {
+		t.Fatalf("stats %+v, want %+v", res.Stats, want)
+	}
+	e := res.Entries[0] // 14:20:44, urt "0.030, 0.001"
+	if e.Fields["method"] != "GET" || e.Fields["path"] != "/api/orders/<id>" || e.Fields["status"] != "200" || e.Fields["bytes"] != "505" || e.Fields["rt"] != "0.031" || e.Fields["urt"] != "0.030" {
+		t.Fatalf("fields %+v", e.Fields)
+	}
+
+	// more than 20 keys: the 20 most frequent, the rest summed in one row
+	lines := ""
+	for i := 0; i < 25; i++ {
+		for j := 0; j <= i; j++ {
+			lines += fmt.Sprintf("10.0.0.1 - - [14/Mar/2026:14:%02d:%02d +0000] \"GET /k%02d HTTP/1.1\" 200 1 \"-\" \"c\" rt=%d\n", i, j, i, j+1)
+		}
+	}
+	tool = newTool(t, config.LogSource{Name: "app", Paths: []string{writeFile(t, t.TempDir(), "a.log", lines, false)}})
+	_, res = run(t, tool, "{"+window+`,"stats":{"field":"rt","by":"path"}}`, now, 1<<20)
+	if len(res.Stats) != 21 || res.Stats[0].Key != "/k24" || res.Stats[0].Count != 25 || res.Stats[0].P50 != 13 || res.Stats[0].P95 != 24 || res.Stats[0].P99 != 25 ||
+		res.Stats[20].Key != otherStatKey || res.Stats[20].Count != 1+2+3+4+5 || res.Stats[20].Max != 5 {
+		t.Fatalf("stats %+v", res.Stats)
 	}
 }

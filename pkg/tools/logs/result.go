@@ -74,6 +74,12 @@ type Result struct {
 	SkippedFiles []SkippedFile `json:"skipped_files,omitempty"`
 	Entries      []Entry       `json:"entries"`
 	Patterns     []Pattern     `json:"patterns"`
+	// Stats answers the input's stats: one row per key, at most
+	// maxStatKeys and the rest summed (present only when asked).
+	Stats []Stat `json:"stats,omitempty"`
+	// StatsSampled says the percentiles rest on the first maxStatValues
+	// values (count, min, max and avg stay exact).
+	StatsSampled bool `json:"stats_sampled,omitempty"`
 	Coverage
 }
 
@@ -159,6 +165,8 @@ type accumulator struct {
 	// mask masks values by key name before messages are grouped and
 	// clipped, so templates differ by no secret and no cut hides one.
 	mask *redact.Keyed
+	// stats summarises a numeric field of the matches (nil: not asked).
+	stats *statsAcc
 }
 
 func newAccumulator(limit int, loc *time.Location) *accumulator {
@@ -168,6 +176,9 @@ func newAccumulator(limit int, loc *time.Location) *accumulator {
 func (a *accumulator) add(r *logparse.Record, cont []byte) {
 	a.matched++
 	a.seq++
+	if a.stats != nil {
+		a.stats.add(r)
+	}
 	trace := -1 // the field holding a whole stack trace, read as cont
 	if len(cont) == 0 {
 		trace = traceField(r.Fields)
@@ -334,6 +345,13 @@ func (a *accumulator) result(source string, start, end int64) Result {
 		res.Patterns = append(res.Patterns, Pattern{Template: redact.String(x.t), Count: x.p.count, FirstTS: a.ts(x.p.first), LastTS: a.ts(x.p.last)})
 	}
 	res.Returned = len(res.Entries)
+	if a.stats != nil {
+		res.Stats = a.stats.rows()
+		res.StatsSampled = a.stats.sampled
+		for i := range res.Stats {
+			res.Stats[i].Key = redact.String(res.Stats[i].Key)
+		}
+	}
 	res.Unparsed = a.unparsed
 	res.Glued = a.glued
 	res.CutRecords = a.cutRecords
@@ -379,6 +397,8 @@ func fit(res *Result, maxBytes int) (int, error) {
 			res.Returned = len(res.Entries)
 		case len(res.Patterns) > 0:
 			res.Patterns = res.Patterns[:len(res.Patterns)-1]
+		case len(res.Stats) > 1:
+			res.Stats = res.Stats[:len(res.Stats)-1]
 		case len(res.SkippedFiles) > 0: // skipped_count still says how many
 			res.SkippedFiles = res.SkippedFiles[:len(res.SkippedFiles)-1]
 		default:
