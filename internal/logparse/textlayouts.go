@@ -925,7 +925,10 @@ func looksThread(b []byte) bool {
 func dottedNext(b []byte, i int) bool {
 	e := token(b, i)
 	w := b[i:e]
-	return len(w) > 2 && bytes.IndexByte(w, '.') > 0 && w[len(w)-1] != '.' && (e == len(b) || bytes.HasPrefix(b[e:], []byte(" - ")) || bytes.HasPrefix(b[e:], []byte(" : ")))
+	colon := bytes.HasSuffix(w, []byte(":")) // Hadoop's "org.apache.hadoop.Foo: msg"
+	w = bytes.TrimSuffix(w, []byte(":"))
+	return len(w) > 2 && bytes.IndexByte(w, '.') > 0 && w[len(w)-1] != '.' && bytes.IndexByte(w, ':') < 0 &&
+		(colon || e == len(b) || bytes.HasPrefix(b[e:], []byte(" - ")) || bytes.HasPrefix(b[e:], []byte(" : ")))
 }
 
 // springTail reads what Spring Boot writes after the level: "1234 ---
