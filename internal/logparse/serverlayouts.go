@@ -252,7 +252,8 @@ func redisLevel(c byte) string {
 }
 
 // parseRedis reads Redis 3+: "1:M 20 Nov 2026 09:00:00.123 # msg" (pid,
-// role M/S/C/X, a day-month-year stamp, the level mark).
+// role M/S/C/X, a day-month-year stamp, the level mark); before Redis 4
+// the stamp has no year ("10031:M 07 Sep 10:54:04.957 # …"), inferred.
 func parseRedis(line []byte, tc *TimeCtx, r *Record) LineKind {
 	pe := digitsEnd(line, 0)
 	if pe == 0 || pe+3 >= len(line) || line[pe] != ':' || line[pe+2] != ' ' {
@@ -265,21 +266,47 @@ func parseRedis(line []byte, tc *TimeCtx, r *Record) LineKind {
 		return LineCont
 	}
 	b := line[pe+3:]
-	// "20 Nov 2026 09:00:00.123"
-	if len(b) < 20 || b[2] != ' ' || b[6] != ' ' || b[11] != ' ' || b[14] != ':' || b[17] != ':' {
+	// "20 Nov 2026 09:00:00.123", before Redis 4 "20 Nov 09:00:00.123"
+	var ts int64
+	var j int
+	switch {
+	case len(b) >= 20 && b[2] == ' ' && b[6] == ' ' && b[11] == ' ' && b[14] == ':' && b[17] == ':':
+		d, ok1 := num(b, 2)
+		mo := monthAt(b[3:])
+		y, ok2 := num(b[7:], 4)
+		h, ok3 := num(b[12:], 2)
+		mi, ok4 := num(b[15:], 2)
+		s, ok5 := num(b[18:], 2)
+		if mo == 0 || !(ok1 && ok2 && ok3 && ok4 && ok5) {
+			return LineCont
+		}
+		var frac int
+		frac, j = fraction(b, 20)
+		t, ok := mkTime(y, mo, d, h, mi, s, frac, tc.Loc)
+		if !ok {
+			return LineCont
+		}
+		ts = t
+	case len(b) >= 15 && b[2] == ' ' && b[6] == ' ' && b[9] == ':' && b[12] == ':':
+		d, ok1 := num(b, 2)
+		mo := monthAt(b[3:])
+		h, ok3 := num(b[7:], 2)
+		mi, ok4 := num(b[10:], 2)
+		s, ok5 := num(b[13:], 2)
+		if mo == 0 || !(ok1 && ok3 && ok4 && ok5) {
+			return LineCont
+		}
+		var frac int
+		frac, j = fraction(b, 15)
+		t, ok := tc.noYear(mo, d, h, mi, s, frac)
+		if !ok {
+			return LineCont
+		}
+		ts = t
+	default:
 		return LineCont
 	}
-	d, ok1 := num(b, 2)
-	mo := monthAt(b[3:])
-	y, ok2 := num(b[7:], 4)
-	h, ok3 := num(b[12:], 2)
-	mi, ok4 := num(b[15:], 2)
-	s, ok5 := num(b[18:], 2)
-	if mo == 0 || !(ok1 && ok2 && ok3 && ok4 && ok5) {
-		return LineCont
-	}
-	frac, j := fraction(b, 20)
-	ts, ok := mkTime(y, mo, d, h, mi, s, frac, tc.Loc)
+	ok := true
 	if !ok || j+2 >= len(b) || b[j] != ' ' || b[j+2] != ' ' {
 		return LineCont
 	}

@@ -260,3 +260,21 @@ func TestAccessByRoute(t *testing.T) {
 		t.Fatalf("stats %+v", res.Stats)
 	}
 }
+
+// TestConfiguredService: a source's service key names the service of the
+// entries that name none, so a service filter on a PostgreSQL log counts
+// them instead of being refused; entries that name a service keep it.
+func TestConfiguredService(t *testing.T) {
+	const window = `"start":"2026-03-14T14:00:00Z","end":"2026-03-14T14:30:00Z"`
+	now := base.Add(time.Hour)
+	tool := newTool(t, config.LogSource{Name: "db", Service: "orders-db", Paths: []string{copyFixture(t, t.TempDir(), "postgres.log")}})
+	_, res := run(t, tool, "{"+window+`,"service":"orders-db","level":"ERROR"}`, now, 1<<20)
+	if res.Matched != 2 || res.Entries[0].Service != "orders-db" || res.Coverage.Coverage != "data" {
+		t.Fatalf("service=orders-db level=ERROR: %+v", res)
+	}
+	tool = newTool(t, config.LogSource{Name: "app", Service: "fallback", Paths: []string{copyFixture(t, t.TempDir(), "haproxy.log")}})
+	_, res = run(t, tool, "{"+window+`,"service":"fallback"}`, now, 1<<20)
+	if res.Matched != 0 {
+		t.Fatalf("entries naming a service took the configured one: %+v", res.Entries)
+	}
+}

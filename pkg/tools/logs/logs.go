@@ -306,7 +306,7 @@ func (t *Tool) scan(ctx context.Context, src *source, q *query, acc *accumulator
 		seekMin: t.limits.seekMin,
 		ctx:     scanCtx,
 		budget:  t.limits.decompressed,
-		service: []byte(strings.TrimSpace(src.Service)),
+		service: src.service(),
 	}
 	capHit, stopped := false, false
 	for _, f := range files {
@@ -377,4 +377,13 @@ func resolve(patterns []string) ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, nil
+}
+
+// service is the source's configured service ([[logs]] service), the
+// service of the entries that name none (nil when it names none).
+func (s *source) service() []byte {
+	if v := strings.TrimSpace(s.Service); v != "" {
+		return []byte(v)
+	}
+	return nil
 }
