@@ -278,3 +278,18 @@ func TestConfiguredService(t *testing.T) {
 		t.Fatalf("entries naming a service took the configured one: %+v", res.Entries)
 	}
 }
+
+// TestRefusedFormat: Python's logging.basicConfig() default writes no time;
+// such a file is refused out loud (UNAVAILABLE naming the reason), never
+// searched to a silent 0.
+func TestRefusedFormat(t *testing.T) {
+	tool := newTool(t, config.LogSource{Name: "app", Paths: []string{copyFixture(t, t.TempDir(), "python_basic.log")}})
+	c, err := tool.Canonical(json.RawMessage(`{"since":"1h","level":"ERROR"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := tool.Execute(context.Background(), tools.Call{ToolCallID: "call_1", Tool: ToolName, Input: c.Input, Now: base, MaxBytes: 1 << 20})
+	if out.Status != tools.StatusError || out.ErrorCode != tools.CodeUnavailable || out.Detail == nil || !strings.Contains(out.Detail.Error(), "no line could be placed in time") {
+		t.Fatalf("%s %s %v", out.Status, out.ErrorCode, out.Detail)
+	}
+}
