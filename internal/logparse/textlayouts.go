@@ -214,7 +214,7 @@ func loggerAtEnd(msg []byte) (logger, rest []byte) {
 		return nil, msg
 	}
 	name := msg[k+2 : n-1]
-	if bytes.IndexByte(name, '.') <= 0 || bytes.IndexAny(name, " ()=,") >= 0 {
+	if bytes.IndexByte(name, '.') <= 0 || bytes.ContainsAny(name, " ()=,") {
 		return nil, msg
 	}
 	return name, trimEnd(msg[:k])
@@ -900,7 +900,7 @@ var threadWords = [...]string{"thread", "exec", "pool", "worker", "nio", "eventl
 // threadWords, "main", or text with a blank or '|' (a service name has none).
 func looksThread(b []byte) bool {
 	b = bytes.TrimSpace(b)
-	if string(b) == "main" || bytes.IndexAny(b, " |") >= 0 {
+	if string(b) == "main" || bytes.ContainsAny(b, " |") {
 		return true
 	}
 	var buf [MaxServiceText]byte
