@@ -38,8 +38,9 @@ type Layout struct {
 	Join    func(entry []byte) []byte
 	// Shape, when set, reports whether a line starts like an entry of the
 	// layout though its stamp is not at the line's start (HPC's epoch in
-	// the fifth column): such a line the layout cannot read is an unplaced
-	// entry, as a line starting with a stamp is (StampLike).
+	// the fifth column, RAS's after the alert tag): such a line the layout
+	// cannot read is an unplaced entry, as a line starting with a stamp is
+	// (StampLike).
 	Shape func(line []byte) bool
 }
 
@@ -141,7 +142,7 @@ func BuiltinLayouts() []*Layout {
 		{Name: LayoutOTLPBatch, Parse: parseOTLPBatch, Each: eachOTLPBatch},
 		{Name: LayoutCRI, Parse: parseCRI, Wrapped: true, Partial: criPartial, Join: criJoin},
 		{Name: LayoutLogfmt, Parse: parseLogfmt},
-		{Name: LayoutRAS, Parse: parseRAS},
+		{Name: LayoutRAS, Parse: parseRAS, Shape: rasShape},
 		{Name: LayoutHPC, Parse: parseHPC, Shape: hpcShape},
 		{Name: LayoutSyslog, Parse: parseSyslog},
 		{Name: LayoutGlog, Parse: parseGlog},

@@ -48,3 +48,22 @@ func TestServerLayoutVariants(t *testing.T) {
 		}
 	}
 }
+
+// TestShapedLinesAreUnplaced: a line of the HPC or RAS shape that the
+// layout cannot read is an entry without a time, never a continuation of
+// the entry before it; text of another shape still continues it.
+func TestShapedLinesAreUnplaced(t *testing.T) {
+	tc := TimeCtx{Loc: time.UTC, Year: 2026}
+	var r Record
+	for layout, lines := range map[string][2]string{
+		LayoutHPC: {"2286759 full partition status 1060340885 x running", "  at frame"},
+		LayoutRAS: {"- 1117838570 2005/06/03 R02-M1-N0 broken", "continued text"},
+	} {
+		if k := LayoutByName(layout).ParseLine([]byte(lines[0]), &tc, &r); k != LineUntimed {
+			t.Errorf("%s: %q is kind %d, want untimed", layout, lines[0], k)
+		}
+		if k := LayoutByName(layout).ParseLine([]byte(lines[1]), &tc, &r); k != LineCont {
+			t.Errorf("%s: %q is kind %d, want a continuation", layout, lines[1], k)
+		}
+	}
+}

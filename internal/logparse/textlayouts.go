@@ -1011,3 +1011,16 @@ func zapTail(line []byte, sep int, r *Record) bool {
 	r.Msg = trimEnd(after)
 	return true
 }
+
+// rasShape reports whether a line starts like an entry of the RAS layout
+// (an alert tag, then a 10-digit epoch), so a line of that shape the layout
+// cannot read is an unplaced entry, never glued to the entry before it.
+func rasShape(line []byte) bool {
+	te := token(line, 0)
+	if te == 0 || te > 32 {
+		return false
+	}
+	es := skipSpace(line, te)
+	ee := digitsEnd(line, es)
+	return ee-es == 10 && (ee == len(line) || line[ee] == ' ')
+}
