@@ -10,6 +10,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/alerts"
 	"github.com/superbiz/superbiz/internal/config"
+	alertsource "github.com/superbiz/superbiz/internal/integration/alerts"
 	"github.com/superbiz/superbiz/internal/textclip"
 	"github.com/superbiz/superbiz/internal/usecase"
 )
@@ -61,39 +62,11 @@ unreachable or failing.`,
 	return c
 }
 
-// alertsClient builds the Alertmanager client of [alerts], reading the
-// credential from the variable the configuration names. No url, or a named
-// variable that is unset, is a configuration error (exit 2); the secret
-// itself is never printed.
+// alertsClient is the Alertmanager client of [alerts], built by its
+// integration with the credential its variable holds; a missing url or an
+// unset variable is a configuration error (exit 2).
 func (a *app) alertsClient(cfg *config.Config) (*alerts.Client, error) {
-	ac := cfg.Alerts
-	if ac.URL == "" {
-		return nil, configError(errors.New("no Alertmanager configured\nhint: add [alerts] url = \"http://127.0.0.1:9093\" to the configuration file (see docs/SPEC.md#configuration)"))
-	}
-	secret := func(key, name string) (string, error) {
-		v := a.getenv(name)
-		if v == "" {
-			return "", configError(fmt.Errorf("alerts.%s names $%s, which is not set: export the credential in that variable", key, name))
-		}
-		return v, nil
-	}
-	opts := alerts.Options{URL: ac.URL, Username: ac.Username, Timeout: ac.Timeout}
-	var err error
-	if ac.BearerTokenEnv != "" {
-		if opts.BearerToken, err = secret("bearer_token_env", ac.BearerTokenEnv); err != nil {
-			return nil, err
-		}
-	}
-	if ac.PasswordEnv != "" {
-		if opts.Password, err = secret("password_env", ac.PasswordEnv); err != nil {
-			return nil, err
-		}
-	}
-	c, err := alerts.New(opts)
-	if err != nil {
-		return nil, configError(err)
-	}
-	return c, nil
+	return alertsource.Client(cfg, a.getenv)
 }
 
 // alertsFailure maps a failure to read or find alerts to its exit: the

@@ -438,7 +438,7 @@ func TestAlertsEchoedCredentialScrubbed(t *testing.T) {
 // lists the other alert, says on stderr which one was left out, and exits
 // 0 (issue 17: the whole listing failed with exit 4).
 func TestAlertsMalformedStartListed(t *testing.T) {
-	body, err := os.ReadFile("../internal/alerts/testdata/alertmanager-0.25.json")
+	body, err := os.ReadFile(filepath.Join("..", "testdata", "alerts", "alertmanager-0.25.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

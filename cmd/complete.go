@@ -4,14 +4,15 @@ import (
 	"context"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/spf13/cobra"
 
 	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/integration/playbooks"
 	"github.com/superbiz/superbiz/internal/textclip"
 	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/runstore"
-	"github.com/superbiz/superbiz/pkg/tools/skills"
 )
 
 // Shell completion of the names a command takes (cobra's __complete): each
@@ -92,11 +93,29 @@ func (a *app) recentRuns(cmd *cobra.Command) []runstore.RunSummary {
 	return runs
 }
 
+// completable reports whether a stored ID may be offered to the shell as it
+// is: graphic and without space, so no tab, control or format character (a
+// bidirectional override is one). A crafted store's other IDs are left out
+// rather than printed raw into the terminal or cobra's name<TAB>desc lines.
+func completable(id string) bool {
+	if id == "" || len(id) > 256 {
+		return false
+	}
+	for _, r := range id {
+		if unicode.IsSpace(r) || !unicode.IsGraphic(r) {
+			return false
+		}
+	}
+	return true
+}
+
 // runIDNames are the newest runs' IDs, each with its query.
 func (a *app) runIDNames(cmd *cobra.Command) []string {
 	var out []string
 	for _, r := range a.recentRuns(cmd) {
-		out = append(out, described(r.ID, r.Query))
+		if completable(r.ID) {
+			out = append(out, described(r.ID, r.Query))
+		}
 	}
 	return out
 }
@@ -107,7 +126,7 @@ func (a *app) sessionNames(cmd *cobra.Command) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, r := range a.recentRuns(cmd) {
-		if r.SessionID == "" || seen[r.SessionID] {
+		if !completable(r.SessionID) || seen[r.SessionID] {
 			continue
 		}
 		seen[r.SessionID] = true
@@ -163,7 +182,7 @@ func (a *app) playbookNames(cmd *cobra.Command) []string {
 	if err != nil {
 		return nil
 	}
-	cat, err := skills.Load(cfg.Skills.Paths)
+	cat, err := playbooks.Load(cfg, nil)
 	if err != nil {
 		return nil
 	}

@@ -1,11 +1,14 @@
 package cmd
 
 import (
+	"context"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/superbiz/superbiz/internal/testenv"
+	"github.com/superbiz/superbiz/pkg/runrecord"
+	"github.com/superbiz/superbiz/pkg/runstore"
 )
 
 // TestCompleteAlertNames: --alert completes the firing alerts' names from
@@ -39,5 +42,41 @@ func TestCompleteAlertsUnreachable(t *testing.T) {
 	code, out, errOut := cli(t, env, "__complete", "diagnose", "--alert", "")
 	if code != ExitOK || out != ":36\n" {
 		t.Errorf("exit %d, stdout %q, stderr %q; want no candidates", code, out, errOut)
+	}
+}
+
+// TestCompleteCleansStoredIDs: run and session IDs from a crafted store that
+// hold a C1 control (CSI), a bidirectional override or non-graphic runes
+// are not offered; clean ones are (issue 27 #20: they were printed raw).
+func TestCompleteCleansStoredIDs(t *testing.T) {
+	env := diagnoseEnv(t)
+	ctx := context.Background()
+	store, err := runstore.Open(ctx, env["SUPERBIZ_DB"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []struct{ id, session string }{
+		{"r_clean", "s_clean"},
+		{"r_csi\u009b31mred", "s_csi\u009b2J"},
+		{"r_bidi\u202etxt.exe", "s_bidi\u2066x"},
+		{"r_zw\u200bx", "s_zw\u00adx"},
+		{"r_nbsp\u00a0x", "s_ideo\u3000x"},
+	} {
+		if _, err := store.EnsureSession(ctx, r.session); err != nil {
+			t.Fatal(err)
+		}
+		if err := store.CreateRun(ctx, runstore.NewRun{ID: r.id, SessionID: r.session, Query: "q " + r.id, Intent: runrecord.IntentDiagnosis}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := store.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"runs", "show", ""}, {"chat", "--session", ""}} {
+		code, out, errOut := cli(t, env, append([]string{"__complete"}, args...)...)
+		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+		if code != ExitOK || len(lines) != 2 || !strings.HasPrefix(lines[0], "r_clean\t") && !strings.HasPrefix(lines[0], "s_clean\t") {
+			t.Errorf("%q: exit %d, candidates %q (stderr %q): want only the clean ID", args, code, lines, errOut)
+		}
 	}
 }

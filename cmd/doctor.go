@@ -9,17 +9,19 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/doctor"
+	"github.com/superbiz/superbiz/internal/registry"
 )
 
 func (a *app) newDoctorCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "doctor",
-		Short: "Check the configuration, run store, Ollama, model and every source",
+		Short: "Check the configuration, run store, model server, model and every source",
 		Long: `Check everything a diagnosis needs, one line per check: the configuration
-file, the run store, Ollama reachable, the model present and able to call
-tools, each knowledge path, each log source, each database, each metrics
+file (the model, the provider and the server URL, and which flag, variable
+or file set each), the run store, the model server reachable (Ollama, or an
+OpenAI-compatible server with --provider openai), the model present and
+able to call tools, each knowledge path, each log source, each database, each metrics
 source (a trivial query) and the Alertmanager of [alerts] when one is
 configured. Each failure
 comes with a hint that names the fix. Exits 1 when any check fails (warnings
@@ -48,25 +50,15 @@ do not fail), 2 when the configuration does not load.`,
 	}
 }
 
-// doctor loads the configuration and runs every check of internal/doctor
-// with cmd's wiring. A configuration that does not load stops it there,
+// doctor loads the configuration and runs every check over the registry,
+// each integration's own, with the clients a run would use. A configuration that does not load stops it there,
 // reported both as the failed config check and as the error.
 func (a *app) doctor(ctx context.Context, cmd *cobra.Command) ([]doctor.Result, error) {
 	cfg, err := a.loadConfig(cmd)
 	if err != nil {
 		return []doctor.Result{doctor.ConfigNotLoaded(err)}, err
 	}
-	return doctor.Run(ctx, cfg, doctor.Wiring{
-		EmbedClient: func(cfg *config.Config) (doctor.EmbedClient, error) {
-			c, err := embedClient(cfg)
-			if err != nil {
-				return nil, err
-			}
-			return c, nil
-		},
-		AlertsClient: a.alertsClient,
-		Metrics:      metricsChecks,
-	}), nil
+	return registry.Doctor(ctx, cfg, a.getenv), nil
 }
 
 // printChecks writes the results as lines (a mark, the check, the detail, a

@@ -38,7 +38,9 @@ func (a *app) newEvalCmd() *cobra.Command {
 ` + "`superbiz diagnose`" + ` (same guards, budgets and redaction), each in its own
 temporary workspace and run store with the clock frozen at the pack's now, and
 grades the stored runs: outcome, root cause, forbidden claims, cited evidence.
-The model comes from --model, --host and the environment, never from a pack.
+The model comes from the configuration, the environment and the flags
+(--provider, --model, --host), exactly as for diagnose: Ollama, or an
+OpenAI-compatible server with --provider openai; never from a pack.
 Exit codes: 0 the eval ran (whatever the score), 1 pass@1 below --min-pass,
 2 a pack could not be loaded or run (it is listed with its error) or a usage
 error, 4 the model server failed, 130 cancelled.`,
@@ -173,13 +175,6 @@ func loadSuites(suites []string, tmp string) ([]*eval.Pack, error) {
 // per attempt on stderr.
 func (a *app) evalRun(cmd *cobra.Command, packs []*eval.Pack, f evalFlags, cfg *config.Config) (*eval.Results, error) {
 	ctx := cmd.Context()
-	ov := config.Overrides{}
-	if cmd.Flags().Changed("model") {
-		ov.Model = &a.flags.model
-	}
-	if cmd.Flags().Changed("host") {
-		ov.Host = &a.flags.host
-	}
 	runnable := 0
 	for _, p := range packs {
 		if p.Err == nil {
@@ -187,7 +182,7 @@ func (a *app) evalRun(cmd *cobra.Command, packs []*eval.Pack, f evalFlags, cfg *
 		}
 	}
 	opts := eval.Options{
-		Repeat: f.repeat, Parallel: f.parallel, Getenv: a.getenv, Overrides: ov,
+		Repeat: f.repeat, Parallel: f.parallel, Getenv: a.getenv, Model: cfg,
 		Progress: func(p eval.Progress) {
 			word := "fail"
 			if p.Pass {

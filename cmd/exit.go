@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/superbiz/superbiz/internal/integration"
 	"github.com/superbiz/superbiz/internal/notfound"
 	"github.com/superbiz/superbiz/internal/usecase"
 	"github.com/superbiz/superbiz/pkg/runrecord"
@@ -71,6 +72,11 @@ func exitCode(err error) (code int, usage bool) {
 	var ee *ExitError
 	if errors.As(err, &ee) {
 		return ee.Code, ee.Usage
+	}
+	var ce *integration.ConfigError
+	if errors.As(err, &ce) {
+		// An integration refused its configuration (an entry, a credential).
+		return ExitUsage, false
 	}
 	var nf *notfound.Error
 	if errors.As(err, &nf) {

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/superbiz/superbiz/internal/config"
-	"github.com/superbiz/superbiz/internal/doctor"
+	logsource "github.com/superbiz/superbiz/internal/integration/logs"
 	"github.com/superbiz/superbiz/internal/notfound"
 	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/tools/logs"
@@ -129,7 +129,7 @@ func (a *app) printInspection(in logs.Inspection) error {
 		fmt.Fprintf(&b, "  %s: %s\n", r.File, reportLine(r))
 	}
 	for _, f := range in.Empty {
-		fmt.Fprintf(&b, "  %s: %s\n", f, doctor.EmptyFile)
+		fmt.Fprintf(&b, "  %s: %s\n", f, logsource.EmptyFile)
 	}
 	if len(in.Entries) > 0 {
 		b.WriteString("\nfirst entries, as query_logs returns them:\n")
@@ -139,9 +139,9 @@ func (a *app) printInspection(in logs.Inspection) error {
 	}
 	if len(in.Skipped) > 0 {
 		b.WriteString("\nskipped:")
-		b.WriteString(doctor.SkippedLines(in))
+		b.WriteString(logsource.SkippedLines(in))
 		b.WriteString("\n")
-	} else if n := doctor.LimitNote(in); n != "" {
+	} else if n := logsource.LimitNote(in); n != "" {
 		b.WriteString(n + "\n")
 	}
 	_, err := io.WriteString(a.io.Out, redact.StripControl(b.String()))
@@ -151,12 +151,12 @@ func (a *app) printInspection(in logs.Inspection) error {
 // reportLine is one file's layout, shares placed in time and glued as
 // continuation lines, time range and whether it is out of time order.
 func reportLine(r logs.FileReport) string {
-	s := fmt.Sprintf("layout %s, %s placed in time%s", r.Layout, doctor.PlacedShare(r.Placed, r.Lines), doctor.GluedShare(r.Glued, r.Lines))
+	s := fmt.Sprintf("layout %s, %s placed in time%s", r.Layout, logsource.PlacedShare(r.Placed, r.Lines), logsource.GluedShare(r.Glued, r.Lines))
 	if r.FirstTS != "" {
 		s += ", " + r.FirstTS + " .. " + r.LastTS
 	}
 	if !r.Ordered {
-		s += ", " + doctor.NotInOrder
+		s += ", " + logsource.NotInOrder
 	}
 	if !r.Whole {
 		s += " (sampled: start and end of the file)"

@@ -133,7 +133,7 @@ func (a *app) runReplay(cmd *cobra.Command, id string, f replayFlags) error {
 		return cancelled("the replay " + rep.ReplayRunID)
 	}
 	if f.liveModel && rep.Result.StopReason == runrecord.StopModelUnavailable {
-		fmt.Fprintf(a.io.ErrOut, "hint: --live-model needs a reachable model: start Ollama with `ollama serve`, or point --host / OLLAMA_HOST at a running server (tried %s)\n", cfg.Model.Host.Redacted())
+		fmt.Fprintf(a.io.ErrOut, "hint: --live-model needs a reachable model: %s\n", strings.TrimPrefix(serverHint(cfg), "hint: "))
 	}
 	if !rep.Identical {
 		return &ExitError{Code: ExitFailed}

@@ -145,10 +145,12 @@ func (a *app) newRootCmd() *cobra.Command {
 		Use:   "superbiz",
 		Short: "Diagnose production incidents from evidence with a local model",
 		Long: `superbiz diagnoses a production problem from evidence: one ReAct agent
-talks to an Ollama model and reads your runbooks, logs, read-only databases
-and metrics servers through four audited evidence tools, guided by diagnosis
-playbooks (a fifth tool, read_skill), then answers with findings that cite
-what it checked, or says honestly what is missing.`,
+talks to a model (Ollama, or any OpenAI-compatible server with --provider
+openai: vLLM, llama-server, LM Studio, LiteLLM, OpenAI) and reads your
+runbooks, logs, read-only databases and metrics servers through four audited
+evidence tools, guided by diagnosis playbooks (a fifth tool, read_skill),
+then answers with findings that cite what it checked, or says honestly what
+is missing.`,
 		Example: `  superbiz diagnose --demo
   superbiz diagnose "order-service payment timeouts since 14:00, many 504s"
   superbiz doctor`,
@@ -185,8 +187,8 @@ what it checked, or says honestly what is missing.`,
 	pf.StringVar(&a.flags.dbPath, "db", "", "run store file (env SUPERBIZ_DB; default $XDG_DATA_HOME/superbiz/superbiz.db)")
 	def := config.Defaults().Model
 	pf.StringVar(&a.flags.model, "model", "", "model name (env "+config.EnvModel+"; default "+def.Name+")")
-	pf.StringVar(&a.flags.host, "host", "", "Ollama server URL (env "+config.EnvOllamaHost+"; default "+def.Host.Redacted()+")")
-	pf.StringVar(&a.flags.provider, "provider", "", "model provider: ollama or openai (env "+config.EnvProvider+"; default "+def.Provider+")")
+	pf.StringVar(&a.flags.host, "host", "", "Ollama server URL, provider ollama (env "+config.EnvOllamaHost+"; default "+def.Host.Redacted()+"; provider openai: model.url or $"+config.EnvOpenAIBaseURL+")")
+	pf.StringVar(&a.flags.provider, "provider", "", "model provider: ollama, or openai for an OpenAI-compatible server (env "+config.EnvProvider+"; default "+def.Provider+")")
 	pf.VarP(&a.flags.output, "output", "o", "output format: text, markdown or json")
 	pf.BoolVar(&a.flags.noTUI, "no-tui", false, "never draw the terminal UI: progress on stderr, answer on stdout")
 	pf.BoolVar(&a.flags.demo, "demo", false, "use the built-in demo workspace (runbooks, logs, orders database)")

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/superbiz/superbiz/internal/integration/playbooks"
 	"github.com/superbiz/superbiz/internal/notfound"
 	"github.com/superbiz/superbiz/internal/tui"
 	"github.com/superbiz/superbiz/pkg/redact"
@@ -58,14 +59,7 @@ func (a *app) loadPlaybooks(cmd *cobra.Command) (*skills.Catalog, error) {
 	if err != nil {
 		return nil, err
 	}
-	cat, err := skills.Load(cfg.Skills.Paths)
-	if err != nil {
-		return nil, fmt.Errorf("load playbooks: %w", err)
-	}
-	for _, p := range cat.Problems() {
-		fmt.Fprintf(a.io.ErrOut, "superbiz: skipped playbook: %s\n", redact.StripControl(p.Error()))
-	}
-	return cat, nil
+	return playbooks.Load(cfg, a.warn)
 }
 
 func (a *app) runSkillsList(cmd *cobra.Command) error {

@@ -12,15 +12,12 @@ import (
 
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/notfound"
+	"github.com/superbiz/superbiz/internal/registry"
 	"github.com/superbiz/superbiz/internal/usecase"
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/model"
 	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/runrecord"
-	"github.com/superbiz/superbiz/pkg/tools/knowledge"
-	"github.com/superbiz/superbiz/pkg/tools/logs"
-	"github.com/superbiz/superbiz/pkg/tools/metrics"
-	"github.com/superbiz/superbiz/pkg/tools/sqlquery"
 )
 
 // maxToolInputBytes bounds the JSON read for `tools call NAME -` from stdin;
@@ -204,13 +201,7 @@ func unknownTool(name string, reg *harness.Registry) error {
 	if reg.Playbooks() != nil {
 		names = append(names, harness.ReadSkillTool)
 	}
-	hint := map[string]string{
-		knowledge.Name:    "set [knowledge] paths in the config",
-		logs.ToolName:     "add a [[logs]] source to the config",
-		sqlquery.ToolName: "add a [[databases]] entry to the config",
-		metrics.ToolName:  "add a [[metrics]] source to the config",
-	}[name]
-	if hint != "" {
+	if hint := registry.Setup(name); hint != "" {
 		return usageErrorf("tool %q is not configured: %s, or use --demo; the tools are %s", name, hint, strings.Join(names, ", "))
 	}
 	return &notfound.Error{Kind: "tool", Name: name, Valid: names}

@@ -4,20 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/demo"
+	"github.com/superbiz/superbiz/internal/integration"
+	"github.com/superbiz/superbiz/internal/registry"
 	"github.com/superbiz/superbiz/internal/usecase"
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/runstore"
 	"github.com/superbiz/superbiz/pkg/tools"
 	"github.com/superbiz/superbiz/pkg/tools/knowledge"
-	"github.com/superbiz/superbiz/pkg/tools/logs"
-	"github.com/superbiz/superbiz/pkg/tools/metrics"
 	"github.com/superbiz/superbiz/pkg/tools/skills"
-	"github.com/superbiz/superbiz/pkg/tools/sqlquery"
 )
 
 // workspace is everything a run needs, wired from the configuration: the
@@ -78,8 +76,9 @@ func (a *app) openWorkspace(cmd *cobra.Command, ov config.Overrides) (*workspace
 	return a.buildWorkspace(cmd.Context(), cfg)
 }
 
-// buildWorkspace opens the store of a resolved configuration and builds
-// its tools and model client: every command's wiring, eval's packs too.
+// buildWorkspace opens the store of a resolved configuration and builds,
+// over the registry, its tools and its model client: every command's
+// wiring, eval's packs too. No command builds a tool or a client itself.
 func (a *app) buildWorkspace(ctx context.Context, cfg *config.Config) (*workspace, error) {
 	w := &workspace{cfg: cfg, demo: a.flags.demo}
 	store, err := openRunStore(ctx, cfg.DBPath)
@@ -91,82 +90,27 @@ func (a *app) buildWorkspace(ctx context.Context, cfg *config.Config) (*workspac
 	}
 	w.store = store
 	w.closers = append(w.closers, store.Close)
-	cat, err := skills.Load(cfg.Skills.Paths)
+	parts, err := registry.Build(ctx, cfg, integration.Env{
+		Store: store, Getenv: a.getenv,
+		Warn: a.warn,
+	})
 	if err != nil {
-		w.Close()
-		return nil, fmt.Errorf("load playbooks: %w", err)
+		return nil, errors.Join(err, w.Close())
 	}
-	for _, p := range cat.Problems() {
-		fmt.Fprintf(a.io.ErrOut, "superbiz: skipped playbook: %v\n", p)
+	w.adapters, w.playbooks, w.index = parts.Adapters, parts.Playbooks, parts.Index
+	w.closers = append(w.closers, func() error { return registry.Close(parts) })
+	if w.registry, err = harness.NewRegistry(w.adapters, w.playbooks); err != nil {
+		return nil, errors.Join(err, w.Close())
 	}
-	w.playbooks = cat
-	if len(cfg.Knowledge.Paths) > 0 {
-		tables, err := store.Tables(knowledge.SchemaName)
-		if err != nil {
-			w.Close()
-			return nil, err
-		}
-		w.index = knowledge.NewIndex(tables, cfg.Knowledge.Paths)
-		if name := cfg.Knowledge.EmbedModel; name != "" {
-			emb, err := embedClient(cfg)
-			if err != nil {
-				w.Close()
-				return nil, configError(err)
-			}
-			w.index.WithEmbedder(name, emb)
-		}
-		w.adapters = append(w.adapters, knowledge.New(w.index))
-	}
-	if len(cfg.Logs) > 0 {
-		lt, err := logs.New(cfg.Logs)
-		if err != nil {
-			w.Close()
-			return nil, configError(err)
-		}
-		w.adapters = append(w.adapters, lt)
-	}
-	if len(cfg.Databases) > 0 {
-		st, err := sqlquery.New(cfg.Databases)
-		if err != nil {
-			w.Close()
-			return nil, configError(err)
-		}
-		w.adapters = append(w.adapters, st)
-		w.closers = append(w.closers, st.Close)
-	}
-	if len(cfg.Metrics) > 0 {
-		if err := metricsSecretsSet(cfg); err != nil {
-			w.Close()
-			return nil, configError(err)
-		}
-		mt, err := metrics.New(cfg.Metrics)
-		if err != nil {
-			w.Close()
-			return nil, configError(err)
-		}
-		w.adapters = append(w.adapters, mt)
-	}
-	if w.registry, err = harness.NewRegistry(w.adapters, cat); err != nil {
-		w.Close()
-		return nil, err
-	}
-	w.model, err = newModelClient(cfg, cfg.Model.Name, cfg.Model.RequestTimeout)
-	if err != nil {
-		w.Close()
-		return nil, configError(err)
+	if w.model, err = registry.ModelClient(cfg); err != nil {
+		return nil, errors.Join(configError(err), w.Close())
 	}
 	return w, nil
 }
 
-// embedTimeout bounds one /api/embed call, at index and at search time, so
-// a hung server delays a search by at most this much before BM25 answers.
-const embedTimeout = 30 * time.Second
-
-// embedClient is the client of [knowledge] embed_model, on the chosen
-// provider's server.
-func embedClient(cfg *config.Config) (modelClient, error) {
-	return newModelClient(cfg, cfg.Knowledge.EmbedModel, min(cfg.Model.RequestTimeout, embedTimeout))
-}
+// warn tells the person, on stderr, of a problem that does not stop the
+// command (a playbook skipped).
+func (a *app) warn(msg string) { fmt.Fprintf(a.io.ErrOut, "superbiz: %s\n", msg) }
 
 // deps wires the use case over the workspace: store, model, tools, the
 // configured budget, limits and language, and the fixed clock if any.
@@ -192,9 +136,9 @@ func storeFailure(path string, err error) error {
 	return &ExitError{Code: ExitFailed, Err: fmt.Errorf("the run store %s is full (no space left on its disk): %w\nhint: free space on that disk, or point --db / SUPERBIZ_DB at another one; nothing was printed because the run could not be stored whole", path, err)}
 }
 
-// openRunStore opens the run store with the tables of the components that
-// keep theirs in it (the knowledge index) registered, so every command
+// openRunStore opens the run store the registry's way: with the tables of
+// the sources that keep theirs in it (the runbook index), so every command
 // migrates the whole file.
 func openRunStore(ctx context.Context, path string) (*runstore.Store, error) {
-	return runstore.Open(ctx, path, runstore.Component{Name: knowledge.SchemaName, Migrations: knowledge.Migrations()})
+	return registry.OpenStore(ctx, path)
 }

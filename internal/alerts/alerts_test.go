@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +16,7 @@ import (
 // A real Alertmanager 0.25 answer decodes to its alerts, newest first,
 // with Alertmanager's labels, annotations, start and fingerprint.
 func TestDecodeRealAnswer(t *testing.T) {
-	body, err := os.ReadFile("testdata/alertmanager-0.25.json")
+	body, err := os.ReadFile(filepath.Join("..", "..", "testdata", "alerts", "alertmanager-0.25.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

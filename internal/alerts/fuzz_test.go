@@ -2,6 +2,7 @@ package alerts
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -13,7 +14,7 @@ import (
 // they never panic, and whatever they return is clean (no control
 // sequences, valid UTF-8, already redacted), bounded and newest first.
 func FuzzDecode(f *testing.F) {
-	for _, name := range []string{"testdata/alertmanager-0.25.json", "testdata/prometheus-v1-alerts.json"} {
+	for _, name := range []string{filepath.Join("..", "..", "testdata", "alerts", "alertmanager-0.25.json"), "testdata/prometheus-v1-alerts.json"} {
 		b, err := os.ReadFile(name)
 		if err != nil {
 			f.Fatal(err)

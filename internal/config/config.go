@@ -8,9 +8,14 @@
 package config
 
 import (
-	"github.com/superbiz/superbiz/pkg/runrecord"
-	"strconv"
 	"time"
+
+	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/runrecord"
+	"github.com/superbiz/superbiz/pkg/tools"
+	"github.com/superbiz/superbiz/pkg/tools/logs"
+	"github.com/superbiz/superbiz/pkg/tools/metrics"
+	"github.com/superbiz/superbiz/pkg/tools/sqlquery"
 )
 
 // Language selects the prompts' language; auto picks it from the query's script.
@@ -21,28 +26,6 @@ const (
 	LanguageAuto Language = "auto"
 	LanguageZH   Language = "zh"
 	LanguageEN   Language = "en"
-)
-
-// LogFormat tells the log tool how to parse a source's lines; auto sniffs it.
-type LogFormat string
-
-// The log line formats query_logs understands.
-const (
-	FormatJSON   LogFormat = "json"
-	FormatLogfmt LogFormat = "logfmt"
-	FormatText   LogFormat = "text"
-	FormatAuto   LogFormat = "auto"
-	// FormatCustom reads lines with the source's own pattern and time_layout.
-	FormatCustom LogFormat = "custom"
-)
-
-// Driver names the database engine behind a query_mysql source.
-type Driver string
-
-// The database engines query_mysql can read.
-const (
-	DriverMySQL  Driver = "mysql"
-	DriverSQLite Driver = "sqlite"
 )
 
 // Config is the whole resolved configuration one superbiz process runs with:
@@ -125,6 +108,58 @@ type Budget = runrecord.Budget
 // (agent.Limits); declared in pkg/runrecord for the same reason.
 type Limits = runrecord.Limits
 
+// LogFormat tells the log tool how to parse a source's lines; declared in
+// pkg/tools/logs with the table it belongs to.
+type LogFormat = logs.Format
+
+// The log line formats query_logs understands.
+const (
+	FormatJSON   = logs.FormatJSON
+	FormatLogfmt = logs.FormatLogfmt
+	FormatText   = logs.FormatText
+	FormatAuto   = logs.FormatAuto
+	FormatCustom = logs.FormatCustom
+)
+
+// Driver names the database engine behind a query_mysql source; declared in
+// pkg/tools/sqlquery.
+type Driver = sqlquery.Driver
+
+// The database engines query_mysql can read.
+const (
+	DriverMySQL  = sqlquery.DriverMySQL
+	DriverSQLite = sqlquery.DriverSQLite
+)
+
+// LogSource is one [[logs]] entry, declared in pkg/tools/logs (logs.New
+// takes it) so the Go API names no internal type.
+type LogSource = logs.Source
+
+// Database is one [[databases]] entry, declared in pkg/tools/sqlquery.
+type Database = sqlquery.Database
+
+// DSN is a database data source name that never prints its password,
+// declared in pkg/tools/sqlquery.
+type DSN = sqlquery.DSN
+
+// MetricsSource is one [[metrics]] entry, declared in pkg/tools/metrics.
+type MetricsSource = metrics.Source
+
+// Secret is a credential read from the environment that prints redacted,
+// declared in pkg/redact.
+type Secret = redact.Secret
+
+// NewSecret wraps a credential (redact.NewSecret).
+func NewSecret(v string) Secret { return redact.NewSecret(v) }
+
+// NewDSN checks raw as a data source name for driver (sqlquery.NewDSN); the
+// error never contains the password.
+func NewDSN(driver Driver, raw string) (DSN, error) { return sqlquery.NewDSN(driver, raw) }
+
+// HTTPAuth is the credentials of an HTTP source ([alerts], [[metrics]]),
+// declared in pkg/tools with the other parts sources share.
+type HTTPAuth = tools.HTTPAuth
+
 // Knowledge lists the runbook directories lookup_knowledge indexes.
 type Knowledge struct {
 	// Paths are absolute directories (relative ones resolved at load).
@@ -133,84 +168,6 @@ type Knowledge struct {
 	// runbook search semantic; empty leaves search BM25 only.
 	EmbedModel string `toml:"embed_model" json:"embed_model,omitempty" default:""`
 }
-
-// LogSource is one [[logs]] entry: files query_logs may read under one name.
-type LogSource struct {
-	Name string `toml:"name" json:"name"`
-	// Paths are absolute glob patterns.
-	Paths  []string  `toml:"paths" json:"paths"`
-	Format LogFormat `toml:"format" json:"format" default:"auto" enum:"json,logfmt,text,auto,custom"`
-	// Pattern is format custom's regular expression (internal/loglayout): named
-	// groups ts and msg, optionally level and service, others become fields.
-	Pattern string `toml:"pattern" json:"pattern,omitempty"`
-	// TimeLayout reads the ts group: a Go layout, strftime (holds '%') or
-	// unix, unix_ms, unix_us, unix_ns.
-	TimeLayout string `toml:"time_layout" json:"time_layout,omitempty"`
-	// Service is the service of the source's entries that name none.
-	Service string `toml:"service" json:"service,omitempty"`
-	// Sample is a line the layout must parse, checked at load.
-	Sample string `toml:"sample" json:"sample,omitempty"`
-	// Timezone is the zone name as written ("Local", "Asia/Shanghai").
-	Timezone string `toml:"timezone" json:"timezone" default:"Local"`
-	// Location is Timezone loaded; it interprets timestamps without an offset.
-	Location  *time.Location `json:"-"`
-	MaxWindow time.Duration  `toml:"max_window" json:"max_window" default:"6h" min:"1m" max:"744h"`
-}
-
-// Database is one [[databases]] entry query_mysql may read.
-type Database struct {
-	Name   string `toml:"name" json:"name"`
-	Driver Driver `toml:"driver" json:"driver" enum:"mysql,sqlite" required:"true"`
-	// DSN redacts its password when printed; Reveal gives the real value.
-	DSN     DSN           `toml:"dsn" json:"dsn"`
-	MaxRows int           `toml:"max_rows" json:"max_rows" default:"50" min:"1" max:"100"`
-	Timeout time.Duration `toml:"timeout" json:"timeout" default:"5s" min:"100ms" max:"10m"`
-}
-
-// MetricsSource is one [[metrics]] entry: a Prometheus-compatible server
-// (Prometheus, VictoriaMetrics, Thanos, Mimir) query_metrics may query. Its
-// secret is named by an environment variable, never written in the file.
-type MetricsSource struct {
-	Name string `toml:"name" json:"name"`
-	// URL is the HTTP API base: scheme, host, port and an optional path
-	// prefix; /api/v1/... is appended.
-	URL     string        `toml:"url" json:"url"`
-	Timeout time.Duration `toml:"timeout" json:"timeout" default:"10s" min:"100ms" max:"5m"`
-	HTTPAuth
-	MaxSeries int           `toml:"max_series" json:"max_series" default:"10" min:"1" max:"100"`
-	MaxPoints int           `toml:"max_points" json:"max_points" default:"240" min:"10" max:"11000"`
-	MaxWindow time.Duration `toml:"max_window" json:"max_window" default:"24h" min:"1m" max:"744h"`
-	// Secret is the token or password read from the environment at load
-	// ("" when the variable is unset); it prints redacted.
-	Secret Secret `json:"-"`
-}
-
-// Secret is a credential read from the environment: every printed or
-// encoded form is redacted; Reveal gives the value to the one place that sends it.
-type Secret struct{ v string }
-
-// NewSecret wraps a credential.
-func NewSecret(v string) Secret { return Secret{v: v} }
-
-// Reveal returns the credential, for the request that carries it.
-func (s Secret) Reveal() string { return s.v }
-
-// IsZero reports an unset credential.
-func (s Secret) IsZero() bool { return s.v == "" }
-
-// String shows the redacted mark, never the value.
-func (s Secret) String() string {
-	if s.v == "" {
-		return ""
-	}
-	return redactedMark
-}
-
-// GoString keeps %#v from showing the value.
-func (s Secret) GoString() string { return "config.Secret(" + strconv.Quote(s.String()) + ")" }
-
-// MarshalJSON encodes the redacted form.
-func (s Secret) MarshalJSON() ([]byte, error) { return []byte(strconv.Quote(s.String())), nil }
 
 // Skills lists extra playbook directories (<name>/SKILL.md) beside the built-in ones.
 type Skills struct {
@@ -228,20 +185,22 @@ type Alerts struct {
 	Timeout time.Duration `toml:"timeout" json:"timeout" default:"10s" min:"100ms" max:"5m"`
 }
 
-// HTTPAuth is the credentials of an HTTP source ([alerts], [[metrics]]),
-// declared, checked and described once: at most one of a bearer token or
-// basic authentication, each secret named by an environment variable, never
-// written in the file. Its keys sit in the embedding table.
-type HTTPAuth struct {
-	// BearerTokenEnv names the variable holding a bearer token.
-	BearerTokenEnv string `toml:"bearer_token_env" json:"bearer_token_env"`
-	// Username and PasswordEnv (the variable holding the password) are basic authentication.
-	Username    string `toml:"username" json:"username"`
-	PasswordEnv string `toml:"password_env" json:"password_env"`
-}
-
 // Origin reports where the value of key (e.g. "model.name") came from when a
 // flag or the environment set it ("--model", "$SUPERBIZ_MODEL"); "" otherwise.
 func (c *Config) Origin(key string) string {
 	return c.origins[key]
+}
+
+// SetBy says what set key, by the precedence flag > environment > file:
+// the flag or variable ("--host", "$OLLAMA_HOST"), the file's path when the
+// file set it, or "" when the value is the default nobody chose. Doctor
+// warns rather than fails about a default, and names who chose each value.
+func (c *Config) SetBy(key string) string {
+	if o := c.origins[key]; o != "" {
+		return o
+	}
+	if c.fileKeys[key] {
+		return c.File
+	}
+	return ""
 }

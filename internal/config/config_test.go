@@ -668,7 +668,7 @@ func BenchmarkLoadSpecExample(b *testing.B) {
 	env := testEnv{"XDG_DATA_HOME": "/data", "XDG_CONFIG_HOME": "/config"}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := load(data, "/etc/superbiz.toml", "/wd", env.get, Overrides{}); err != nil {
+		if _, err := load(data, "/etc/superbiz.toml", "/wd", env.get, Overrides{}, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

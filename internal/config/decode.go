@@ -245,13 +245,13 @@ func loadLocation(name string) (*time.Location, error) {
 // driver. An unknown driver is Validate's to report; the DSN stays fully
 // redacted meanwhile.
 func (d *decoder) checkDSN(path string, db *Database) {
-	if strings.TrimSpace(db.DSN.raw) == "" {
+	if strings.TrimSpace(db.DSN.Reveal()) == "" {
 		db.DSN = DSN{}
 		return
 	}
 	switch db.Driver {
 	case DriverMySQL, DriverSQLite:
-		dsn, err := NewDSN(db.Driver, db.DSN.raw)
+		dsn, err := NewDSN(db.Driver, db.DSN.Reveal())
 		if err != nil {
 			// The message is built from fixed texts only: no part of the DSN.
 			d.addf("%s in %s: %v", join(path, "dsn"), d.file, err)

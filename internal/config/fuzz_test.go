@@ -53,7 +53,7 @@ func FuzzLoad(f *testing.F) {
 		}
 		doc := string(prefix) + "\n[[databases]]\nname = \"fuzzdb\"\ndriver = \"mysql\"\ndsn = " + lit + "\n"
 		env := testEnv{"XDG_DATA_HOME": "/data", "XDG_CONFIG_HOME": "/config", "HOME": "/home/u"}
-		cfg, err := load([]byte(doc), "/etc/superbiz.toml", "/wd", env.get, Overrides{})
+		cfg, err := load([]byte(doc), "/etc/superbiz.toml", "/wd", env.get, Overrides{}, nil)
 		if err != nil {
 			if strings.Contains(err.Error(), fuzzSecret) {
 				t.Fatalf("error leaks the planted password:\n%v", err)

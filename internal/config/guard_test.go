@@ -245,7 +245,7 @@ func TestConfigAtBoundsLoads(t *testing.T) {
 func TestDecodeRefusesDeepNesting(t *testing.T) {
 	n := MaxDepth + 1
 	doc := "[model]\nname = \"x\"\n[budget]\nx = " + strings.Repeat("{a=", n) + "1" + strings.Repeat("}", n) + "\n"
-	_, err := load([]byte(doc), "/etc/superbiz.toml", "/wd", testEnv{}.get, Overrides{})
+	_, err := load([]byte(doc), "/etc/superbiz.toml", "/wd", testEnv{}.get, Overrides{}, nil)
 	if err == nil || !strings.Contains(err.Error(), "/etc/superbiz.toml:4: nesting too deep") {
 		t.Fatalf("got %v, want a nesting error at line 4", err)
 	}

@@ -67,6 +67,11 @@ type LoadOptions struct {
 	Getenv func(string) string
 	// Overrides are the flags the user gave.
 	Overrides Overrides
+	// ModelOf, when set, gives the [model] table, and what set each of its
+	// values, of a configuration resolved already: eval runs every pack's
+	// file on the model the eval command resolved. Neither the file, the
+	// environment nor the flags are then read for [model].
+	ModelOf *Config
 }
 
 // Load finds, reads and validates the configuration, then applies the
@@ -87,11 +92,11 @@ func Load(opts LoadOptions) (*Config, error) {
 			return nil, &Error{File: file, Problems: []string{err.Error()}}
 		}
 	}
-	return load(data, file, wd, getenv, opts.Overrides)
+	return load(data, file, wd, getenv, opts.Overrides, opts.ModelOf)
 }
 
 // load builds the configuration from the file's bytes (none when file is "").
-func load(data []byte, file, wd string, getenv func(string) string, ov Overrides) (*Config, error) {
+func load(data []byte, file, wd string, getenv func(string) string, ov Overrides, modelOf *Config) (*Config, error) {
 	cfg := Defaults()
 	cfg.File = file
 	cfg.origins = map[string]string{}
@@ -121,8 +126,12 @@ func load(data []byte, file, wd string, getenv func(string) string, ov Overrides
 		}
 	}
 	for i, db := range cfg.Databases {
-		if db.DSN.driver == DriverSQLite && db.DSN.raw != "" {
-			cfg.Databases[i].DSN.raw = resolve(db.DSN.raw, base)
+		if db.DSN.Driver() == DriverSQLite && !db.DSN.IsZero() {
+			dsn, err := NewDSN(DriverSQLite, resolve(db.DSN.Reveal(), base))
+			if err != nil {
+				return nil, &Error{File: file, Problems: []string{fmt.Sprintf("databases[%d].dsn: %v", i, err)}}
+			}
+			cfg.Databases[i].DSN = dsn
 		}
 	}
 
@@ -143,6 +152,45 @@ func load(data []byte, file, wd string, getenv func(string) string, ov Overrides
 		cfg.DBPath = filepath.Join(dataHome(getenv), "superbiz", "superbiz.db")
 	}
 
+	if modelOf != nil {
+		ov.apply(&cfg)
+		cfg.Model = modelOf.Model
+		for k, o := range modelOf.origins {
+			if strings.HasPrefix(k, "model.") {
+				cfg.origins[k] = o
+			}
+		}
+	} else {
+		probs = append(probs, resolveModel(&cfg, getenv, ov)...)
+	}
+
+	if s := getenv(EnvNow); s != "" {
+		t, err := time.Parse(time.RFC3339, strings.TrimSpace(s))
+		if err != nil {
+			probs = append(probs, fmt.Sprintf("$%s = %s: not an RFC 3339 time, write e.g. \"2025-03-01T14:05:00+08:00\"", EnvNow, show(s)))
+		} else {
+			cfg.Now = t
+		}
+	}
+
+	if err := cfg.Validate(); err != nil {
+		var ve *Error
+		if errors.As(err, &ve) {
+			probs = append(probs, ve.Problems...)
+		} else {
+			probs = append(probs, err.Error())
+		}
+	}
+	if len(probs) > 0 {
+		return nil, &Error{File: file, Problems: probs}
+	}
+	return &cfg, nil
+}
+
+// resolveModel applies the environment and the flags to [model] (and the
+// flags to every other key they name), by the precedence flag > environment
+// > file > default, then reads the key from the variable the table names.
+func resolveModel(cfg *Config, getenv func(string) string, ov Overrides) (probs []string) {
 	// model name: env > file > default; a flag (ov.apply) beats them all
 	if getenv(EnvModel) != "" {
 		cfg.Model.Name = getenv(EnvModel)
@@ -183,32 +231,11 @@ func load(data []byte, file, wd string, getenv func(string) string, ov Overrides
 		}
 	}
 
-	ov.apply(&cfg)
+	ov.apply(cfg)
 	if cfg.Model.APIKeyEnv != "" {
 		cfg.Model.APIKey = NewSecret(getenv(cfg.Model.APIKeyEnv))
 	}
-
-	if s := getenv(EnvNow); s != "" {
-		t, err := time.Parse(time.RFC3339, strings.TrimSpace(s))
-		if err != nil {
-			probs = append(probs, fmt.Sprintf("$%s = %s: not an RFC 3339 time, write e.g. \"2025-03-01T14:05:00+08:00\"", EnvNow, show(s)))
-		} else {
-			cfg.Now = t
-		}
-	}
-
-	if err := cfg.Validate(); err != nil {
-		var ve *Error
-		if errors.As(err, &ve) {
-			probs = append(probs, ve.Problems...)
-		} else {
-			probs = append(probs, err.Error())
-		}
-	}
-	if len(probs) > 0 {
-		return nil, &Error{File: file, Problems: probs}
-	}
-	return &cfg, nil
+	return probs
 }
 
 // resolve fills in the defaults of Getenv and WorkDir; the directory comes back absolute.

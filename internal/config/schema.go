@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/superbiz/superbiz/pkg/defaults"
 )
 
 // The configuration's schema is its struct declarations: each key is one
@@ -125,65 +127,13 @@ func isTable(t reflect.Type) bool {
 }
 
 // fillDefaults sets every field of the struct v that declares a default,
-// recursing into tables. A malformed default tag is a programming error that
-// TestDeclaredDefaultsParse catches; it panics here.
+// recursing into tables: defaults.Fill, which a Go program embedding the
+// public packages uses too. A malformed default tag is a programming error
+// that TestDeclaredDefaultsParse catches; it panics here.
 func fillDefaults(v reflect.Value) {
-	for _, s := range specsOf(v.Type()) {
-		fv := v.FieldByIndex(s.index)
-		if isTable(s.typ) {
-			fillDefaults(fv)
-			continue
-		}
-		if !s.hasDef {
-			continue
-		}
-		if err := setText(fv, s.def); err != nil {
-			panic(fmt.Sprintf("config: default of %s.%s: %v", v.Type().Name(), s.key, err))
-		}
+	if err := defaults.Fill(v.Addr().Interface()); err != nil {
+		panic("config: " + err.Error())
 	}
-}
-
-// setText parses text as the value of a field of v's type.
-func setText(v reflect.Value, text string) error {
-	switch {
-	case v.Type() == hostType:
-		h, err := ParseHost(text)
-		if err != nil {
-			return err
-		}
-		v.Set(reflect.ValueOf(h))
-	case v.Type() == durationType:
-		d, err := time.ParseDuration(text)
-		if err != nil {
-			return err
-		}
-		v.SetInt(int64(d))
-	case v.Kind() == reflect.String:
-		v.SetString(text)
-	case v.Kind() == reflect.Int:
-		n, err := strconv.Atoi(text)
-		if err != nil {
-			return err
-		}
-		v.SetInt(int64(n))
-	case v.Kind() == reflect.Float64:
-		f, err := strconv.ParseFloat(text, 64)
-		if err != nil {
-			return err
-		}
-		v.SetFloat(f)
-	case v.Kind() == reflect.Bool:
-		b, err := strconv.ParseBool(text)
-		if err != nil {
-			return err
-		}
-		v.SetBool(b)
-	case v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.String:
-		v.Set(reflect.ValueOf(strings.Split(text, ",")))
-	default:
-		return fmt.Errorf("no default for a %s", v.Type())
-	}
-	return nil
 }
 
 // defaultsOf returns a T with its declared defaults, for one [[logs]] or

@@ -137,7 +137,7 @@ func TestKeysAreTheDecodersKeys(t *testing.T) {
 			name := strings.TrimSuffix(prefix, ".")
 			body, path = fmt.Sprintf("[%s]\n%s = 1\n", name, probe), name+"."+probe
 		}
-		_, err := load([]byte(body), "/etc/superbiz.toml", "/wd", testEnv{}.get, Overrides{})
+		_, err := load([]byte(body), "/etc/superbiz.toml", "/wd", testEnv{}.get, Overrides{}, nil)
 		var ce *Error
 		if !errors.As(err, &ce) {
 			t.Fatalf("%q: want a configuration error, got %v", body, err)

@@ -9,158 +9,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-sql-driver/mysql"
+	"github.com/superbiz/superbiz/pkg/redact"
 )
 
 // redactedMark replaces a password wherever a secret-bearing value is shown.
-const redactedMark = "***"
-
-// DSN is a database data source name whose password never leaves it by
-// accident: every way of printing or encoding it (String, GoString, all fmt
-// verbs, JSON, text, slog) shows the redacted form; Reveal is the only way to
-// the real value, for the one place that opens the connection.
-type DSN struct {
-	driver Driver
-	raw    string
-}
-
-// NewDSN checks raw as a data source name for driver and returns it. The
-// error never contains the password, even when raw cannot be parsed.
-// For sqlite, raw is a file path (an optional "file:" prefix is removed).
-func NewDSN(driver Driver, raw string) (DSN, error) {
-	if strings.TrimSpace(raw) == "" {
-		return DSN{}, errors.New("empty: write the data source name")
-	}
-	switch driver {
-	case DriverMySQL:
-		cfg, err := mysql.ParseDSN(raw)
-		if err != nil {
-			return DSN{}, errors.New(mysqlDSNProblem(err))
-		}
-		if !mysqlNets[cfg.Net] {
-			return DSN{}, errors.New("not a valid MySQL DSN: the network before the address must be tcp(...) or unix(...); write it as user:password@tcp(host:3306)/dbname")
-		}
-		return DSN{driver: driver, raw: raw}, nil
-	case DriverSQLite:
-		p := strings.TrimPrefix(raw, "file:")
-		if p == "" || p == ":memory:" || strings.HasPrefix(p, ":memory:") {
-			return DSN{}, errors.New("not a SQLite file path (an in-memory database holds no data to diagnose)")
-		}
-		if strings.ContainsAny(p, "?#") {
-			return DSN{}, errors.New("not a plain SQLite file path: remove the ?parameters, superbiz opens the file read-only itself")
-		}
-		return DSN{driver: driver, raw: p}, nil
-	default:
-		return DSN{}, fmt.Errorf("cannot be checked for driver %q: use mysql or sqlite", string(driver))
-	}
-}
-
-// mysqlNets are the networks a MySQL DSN may name; anything else is a typo
-// (often a missing '@' that would turn the password into the network name).
-var mysqlNets = map[string]bool{"tcp": true, "tcp4": true, "tcp6": true, "unix": true}
-
-// mysqlDSNProblem turns a go-sql-driver parse error into advice. It uses only
-// fixed texts: some driver errors echo parts of the DSN, which may hold the password.
-func mysqlDSNProblem(err error) string {
-	const how = `write it as user:password@tcp(host:3306)/dbname`
-	msg := err.Error()
-	switch {
-	case strings.Contains(msg, "missing the slash"):
-		return "not a valid MySQL DSN: the slash before the database name is missing; " + how
-	case strings.Contains(msg, "network address not terminated"):
-		return "not a valid MySQL DSN: the network address lacks its closing parenthesis; " + how
-	case strings.Contains(msg, "escape a param value"):
-		return "not a valid MySQL DSN: a parameter value needs URL escaping"
-	case strings.Contains(msg, "default addr for network"):
-		return "not a valid MySQL DSN: unknown network before the address (did you forget tcp(...)?); " + how
-	case strings.Contains(msg, "invalid bool value"):
-		return "not a valid MySQL DSN: a boolean parameter is not true or false"
-	case strings.Contains(msg, "invalid dbname"):
-		return "not a valid MySQL DSN: the database name is not valid URL-escaped text"
-	default:
-		return "not a valid MySQL DSN: a parameter or the address is malformed; " + how
-	}
-}
-
-// Reveal returns the real data source name, password included. Call it only
-// to open the connection; never print or store the result.
-func (d DSN) Reveal() string { return d.raw }
-
-// Driver returns the engine this DSN was checked for.
-func (d DSN) Driver() Driver { return d.driver }
-
-// IsZero reports whether no DSN was set.
-func (d DSN) IsZero() bool { return d.raw == "" }
-
-// Redacted returns the DSN with its password replaced by ***, the only form
-// that may appear in output, logs, prompts and the run store.
-func (d DSN) Redacted() string {
-	switch d.driver {
-	case DriverSQLite:
-		return d.raw
-	case DriverMySQL:
-		return redactMySQL(d.raw)
-	default:
-		if d.raw == "" {
-			return ""
-		}
-		return redactedMark
-	}
-}
-
-// redactMySQL hides the password the way go-sql-driver splits it:
-// user:password@net(addr)/dbname with the last '/' and the last '@' before it.
-func redactMySQL(raw string) string {
-	cfg, err := mysql.ParseDSN(raw)
-	if err != nil || !mysqlNets[cfg.Net] {
-		return redactedMark
-	}
-	if cfg.Passwd == "" {
-		return raw
-	}
-	slash := strings.LastIndexByte(raw, '/')
-	if slash < 0 {
-		return redactedMark
-	}
-	at := strings.LastIndexByte(raw[:slash], '@')
-	if at < 0 {
-		return redactedMark
-	}
-	colon := strings.IndexByte(raw[:at], ':')
-	if colon < 0 {
-		return redactedMark
-	}
-	out := raw[:colon+1] + redactedMark + raw[at:]
-	if strings.Contains(out, cfg.Passwd) && len(cfg.Passwd) > 2 {
-		return redactedMark
-	}
-	return out
-}
-
-// String returns the redacted form.
-func (d DSN) String() string { return d.Redacted() }
-
-// GoString keeps %#v redacted.
-func (d DSN) GoString() string { return "config.DSN(" + strconv.Quote(d.Redacted()) + ")" }
-
-// Format keeps every fmt verb (%s %v %+v %#v %q %x ...) redacted.
-func (d DSN) Format(f fmt.State, verb rune) { formatRedacted(f, verb, d.Redacted(), d.GoString()) }
-
-// MarshalJSON encodes the redacted form so a dumped config holds no password.
-func (d DSN) MarshalJSON() ([]byte, error) { return []byte(strconv.Quote(d.Redacted())), nil }
-
-// MarshalText encodes the redacted form for text-based encoders (TOML, YAML).
-func (d DSN) MarshalText() ([]byte, error) { return []byte(d.Redacted()), nil }
-
-// UnmarshalText keeps the text as an unchecked DSN, redacted as a whole,
-// for the TOML decoder; NewDSN checks it once the driver is known.
-func (d *DSN) UnmarshalText(text []byte) error {
-	*d = DSN{raw: string(text)}
-	return nil
-}
-
-// LogValue keeps slog output redacted.
-func (d DSN) LogValue() slog.Value { return slog.StringValue(d.Redacted()) }
+const redactedMark = redact.SecretMark
 
 // HostURL is the normalised Ollama base URL. A password in its userinfo is
 // redacted in every printed or encoded form; Reveal gives the real URL.
@@ -296,7 +149,7 @@ func (h HostURL) GoString() string { return "config.HostURL(" + strconv.Quote(h.
 
 // Format keeps every fmt verb redacted.
 func (h HostURL) Format(f fmt.State, verb rune) {
-	formatRedacted(f, verb, h.Redacted(), h.GoString())
+	redact.Format(f, verb, h.Redacted(), h.GoString())
 }
 
 // MarshalJSON encodes the redacted form.
@@ -317,21 +170,6 @@ func (h *HostURL) UnmarshalText(text []byte) error {
 
 // LogValue keeps slog output redacted.
 func (h HostURL) LogValue() slog.Value { return slog.StringValue(h.Redacted()) }
-
-// formatRedacted prints the already-redacted text under the caller's verb and
-// flags; %#v gets the Go-syntax form.
-func formatRedacted(f fmt.State, verb rune, redacted, gostring string) {
-	if verb == 'v' && f.Flag('#') {
-		fmt.Fprint(f, gostring)
-		return
-	}
-	switch verb {
-	case 'v', 's', 'q', 'x', 'X':
-		fmt.Fprintf(f, fmt.FormatString(f, verb), redacted)
-	default:
-		fmt.Fprintf(f, "%%!%c(redacted)", verb)
-	}
-}
 
 // isWord reports whether s is a short run of letters, digits, '+', '-' or '.',
 // i.e. safe to echo as a URL scheme.

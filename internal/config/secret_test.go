@@ -173,7 +173,7 @@ func TestNoSecretUnderAnyFormatting(t *testing.T) {
 	if got := fmt.Sprintf("%x", cfg.Databases[0].DSN); strings.Contains(got, fmt.Sprintf("%x", "DsnPassw0rdX")) {
 		t.Errorf("%%x leaks the password in hex: %s", got)
 	}
-	if got := fmt.Sprintf("%#v", cfg.Databases[0].DSN); got != `config.DSN("readonly:***@tcp(127.0.0.1:3306)/orders?timeout=2s")` {
+	if got := fmt.Sprintf("%#v", cfg.Databases[0].DSN); got != `sqlquery.DSN("readonly:***@tcp(127.0.0.1:3306)/orders?timeout=2s")` {
 		t.Errorf("%%#v = %s", got)
 	}
 	summary := strings.Join(cfg.Summary(), "\n")

@@ -39,14 +39,18 @@ func TestStarterExamplesLoad(t *testing.T) {
 	code := regexp.MustCompile(`^# (\[|[a-z_]+ = )`)
 	var lines []string
 	n := 0
+	inModel := false
 	for line := range strings.Lines(Starter()) {
-		if code.MatchString(line) {
+		if strings.HasPrefix(line, "[") {
+			inModel = line == "[model]\n" // its provider choice: TestStarterEitherProvider
+		}
+		if code.MatchString(line) && !inModel {
 			line = strings.TrimPrefix(line, "# ")
 			n++
 		}
 		lines = append(lines, line)
 	}
-	if n < 20 {
+	if n < 15 {
 		t.Fatalf("only %d commented example lines found", n)
 	}
 	w := newWorkspace(t)
@@ -61,5 +65,58 @@ func TestStarterExamplesLoad(t *testing.T) {
 	}
 	if cfg.Databases[0].Driver != DriverSQLite {
 		t.Errorf("first database driver %q, want the SQLite example", cfg.Databases[0].Driver)
+	}
+}
+
+// The starter file loads whichever provider the person picks: by
+// uncommenting either provider's lines in [model], or by choosing the
+// provider and its URL in the environment without editing the file. (The
+// file once set host uncommented, so provider = "openai" did not load:
+// "model.host has no meaning for model.provider = openai".)
+func TestStarterEitherProvider(t *testing.T) {
+	block := func(provider string) string {
+		var out []string
+		in := ""
+		for line := range strings.Lines(Starter()) {
+			switch {
+			case strings.HasPrefix(line, "# The model server: Ollama"):
+				in = ProviderOllama
+			case strings.HasPrefix(line, "# ... or any OpenAI-compatible"):
+				in = ProviderOpenAI
+			case !strings.HasPrefix(line, "#"):
+				in = ""
+			}
+			if in == provider && regexp.MustCompile(`^# [a-z_]+ = `).MatchString(line) {
+				line = strings.TrimPrefix(line, "# ")
+			}
+			out = append(out, line)
+		}
+		return strings.Join(out, "")
+	}
+	for _, tt := range []struct {
+		name, file string
+		env        map[string]string
+		provider   string
+		url        string
+	}{
+		{"ollama uncommented", block(ProviderOllama), nil, ProviderOllama, "http://127.0.0.1:11434"},
+		{"openai uncommented", block(ProviderOpenAI), nil, ProviderOpenAI, "http://127.0.0.1:8000/v1"},
+		{"openai from the environment", Starter(), map[string]string{EnvProvider: ProviderOpenAI, EnvOpenAIBaseURL: "http://10.0.0.5:8000/v1"}, ProviderOpenAI, "http://10.0.0.5:8000/v1"},
+		{"provider = openai added", strings.Replace(Starter(), "[model]\n", "[model]\nprovider = \"openai\"\nurl = \"http://127.0.0.1:8000/v1\"\n", 1), nil, ProviderOpenAI, "http://127.0.0.1:8000/v1"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorkspace(t)
+			for k, v := range tt.env {
+				w.env[k] = v
+			}
+			writeFile(t, filepath.Join(w.wd, "superbiz.toml"), tt.file)
+			cfg, err := w.load(Overrides{}, "")
+			if err != nil {
+				t.Fatalf("Load: %v", err)
+			}
+			if cfg.Model.Provider != tt.provider || cfg.Model.Endpoint() != tt.url {
+				t.Errorf("provider %q at %q, want %q at %q", cfg.Model.Provider, cfg.Model.Endpoint(), tt.provider, tt.url)
+			}
+		})
 	}
 }

@@ -68,31 +68,8 @@ func (c *Config) alertsLine() string {
 	if a.URL == "" {
 		return "alerts: none configured"
 	}
-	auth := a.describe(func(env string) string { return "$" + env })
+	auth := a.Describe(func(env string) string { return "$" + env })
 	return fmt.Sprintf("alerts: %s (auth %s, timeout %s)", redactUserinfo(a.URL), auth, FormatDuration(a.Timeout))
-}
-
-// Auth describes a metrics source's credentials without their value: their
-// kind and the variable they come from, and whether it is set.
-func (m MetricsSource) Auth() string {
-	return m.describe(func(env string) string {
-		if m.Secret.IsZero() {
-			return "$" + env + ", NOT SET"
-		}
-		return "$" + env
-	})
-}
-
-// describe says how a source authenticates, never with the secret: the
-// kind, the username, and the variable as from shows it; "none" without.
-func (a HTTPAuth) describe(from func(env string) string) string {
-	switch {
-	case a.BearerTokenEnv != "":
-		return "bearer token from " + from(a.BearerTokenEnv)
-	case a.Username != "":
-		return "basic " + strconv.Quote(a.Username) + " with the password from " + from(a.PasswordEnv)
-	}
-	return "none"
 }
 
 // String is the Summary on one line per part; it is what %v and %s print.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/loglayout"
 	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/tools"
 )
 
 // isSourceName reports whether name is what a log source or database may be
@@ -135,7 +136,7 @@ func (c *Config) Validate() error {
 				}
 				if d.DSN.IsZero() {
 					v.bad(key, `""`, `empty: write e.g. "readonly:secret@tcp(127.0.0.1:3306)/orders" (mysql) or a file path (sqlite)`)
-				} else if d.DSN.driver != d.Driver {
+				} else if d.DSN.Driver() != d.Driver {
 					v.rule(key, fmt.Sprintf("was not checked for driver %q: build it with config.NewDSN", d.Driver))
 				}
 			},
@@ -375,14 +376,6 @@ func baseURLProblem(raw, example string) string {
 }
 
 // FormatDuration prints a duration the way a person writes it in the file
-// ("5m", "6h", "100ms"), for messages and flag help that show config values.
-func FormatDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
-}
+// ("5m", "6h"); it is tools.FormatDuration, named here for the callers that
+// show config values.
+func FormatDuration(d time.Duration) string { return tools.FormatDuration(d) }

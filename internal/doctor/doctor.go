@@ -1,19 +1,18 @@
-// Package doctor holds the checks of `superbiz doctor`: each one looks at one
-// part a diagnosis needs (configuration, run store, Ollama and the model,
-// knowledge paths, log sources, databases, Alertmanager) and returns typed
-// results; cmd keeps the flags, the wiring and the rendering.
+// Package doctor is the vocabulary of `superbiz doctor`: a typed result per
+// check, and the two checks no integration owns (the configuration and the
+// run store). Each integration under internal/integration/ owns its own
+// check; internal/registry runs them in order; cmd renders them.
 package doctor
 
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
-	"github.com/superbiz/superbiz/internal/alerts"
 	"github.com/superbiz/superbiz/internal/config"
-	"github.com/superbiz/superbiz/pkg/model"
+	"github.com/superbiz/superbiz/internal/textclip"
 	"github.com/superbiz/superbiz/pkg/runstore"
-	"github.com/superbiz/superbiz/pkg/tools/knowledge"
 )
 
 // Status is how one check ended; only Fail fails doctor.
@@ -61,69 +60,55 @@ func Skipped(check, detail string) Result {
 // doctor.
 const Timeout = 10 * time.Second
 
-// Wiring is what only cmd builds from the configuration, handed to the
-// checks so they probe exactly what a run would use.
-type Wiring struct {
-	// EmbedClient is the chosen provider's client of [knowledge] embed_model.
-	EmbedClient func(*config.Config) (EmbedClient, error)
-	// AlertsClient is the Alertmanager client of [alerts], with its credential.
-	AlertsClient func(*config.Config) (*alerts.Client, error)
-	// Metrics checks the [[metrics]] sources (it stays next to their
-	// credential resolution in cmd).
-	Metrics func(context.Context, *config.Config) []Result
-}
-
-// EmbedClient is an embedder that names its server, for the embed check.
-type EmbedClient interface {
-	model.Embedder
-	Host() string
-}
-
 // ConfigNotLoaded is the one result when the configuration does not load:
 // every other check depends on what the file says.
 func ConfigNotLoaded(err error) Result {
 	return Failed("config", err.Error(), "fix the configuration (see `superbiz --help` and the README), then run `superbiz doctor` again")
 }
 
-// Run runs every check in order on a loaded configuration.
-func Run(ctx context.Context, cfg *config.Config, w Wiring) []Result {
-	results := []Result{Config(cfg)}
-	results = append(results, RunStore(ctx, cfg.DBPath))
-	results = append(results, Model(ctx, cfg)...)
-	results = append(results, Knowledge(ctx, cfg)...)
-	results = append(results, Embed(ctx, cfg, w.EmbedClient))
-	results = append(results, Logs(ctx, cfg)...)
-	results = append(results, Databases(ctx, cfg)...)
-	if w.Metrics != nil {
-		results = append(results, w.Metrics(ctx, cfg)...)
-	}
-	results = append(results, Alerts(ctx, cfg, w.AlertsClient)...)
-	return results
-}
-
-// Config says which file (or the defaults) was loaded and which model and
-// host it names, with the flag or variable that set them.
-func Config(cfg *config.Config) Result {
+// Config says which file (or the defaults) was loaded, which model,
+// provider and server URL (the effective one: urlKey is the provider's key)
+// it names, and which flag, variable or file set each, or that it is the
+// default.
+func Config(cfg *config.Config, urlKey string) Result {
 	where := "defaults (no config file)"
 	if cfg.File != "" {
 		where = cfg.File
 	}
-	return Passed("config", fmt.Sprintf("%s; model %s%s at %s%s", where,
-		cfg.Model.Name, from(cfg, "model.name"), cfg.Model.Host.Redacted(), from(cfg, "model.host")))
+	m := cfg.Model
+	return Passed("config", fmt.Sprintf("%s; model %s%s at %s%s, provider %s%s", where,
+		m.Name, from(cfg, "model.name"), m.Endpoint(), from(cfg, urlKey), m.Provider, from(cfg, "model.provider")))
 }
 
-// from names the flag or variable that set key, so a surprising value can be
-// traced ("" when it came from the file or the defaults).
+// MaxListed bounds how many names (models) a doctor line lists, and how
+// many pulled models a hint asks about.
+const MaxListed = 8
+
+// Listed names at most MaxListed names (and how many more), or "none".
+func Listed(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	text := strings.Join(names[:min(len(names), MaxListed)], ", ")
+	if more := len(names) - MaxListed; more > 0 {
+		text += fmt.Sprintf(" and %d more", more)
+	}
+	return textclip.Bytes(text, 400)
+}
+
+// from names the flag, variable or file that set key, so a surprising value
+// can be traced, or says it is the default.
 func from(cfg *config.Config, key string) string {
-	if o := cfg.Origin(key); o != "" {
+	if o := cfg.SetBy(key); o != "" {
 		return " (from " + o + ")"
 	}
-	return ""
+	return " (default)"
 }
 
-// RunStore opens (and migrates) the run store at path, then closes it.
-func RunStore(ctx context.Context, path string) Result {
-	st, err := runstore.Open(ctx, path, runstore.Component{Name: knowledge.SchemaName, Migrations: knowledge.Migrations()})
+// RunStore opens (and migrates, with the tables of the components) the
+// run store at path, then closes it.
+func RunStore(ctx context.Context, path string, components ...runstore.Component) Result {
+	st, err := runstore.Open(ctx, path, components...)
 	if err != nil {
 		return Failed("run store", err.Error(), "make the directory writable, or choose another file with --db or SUPERBIZ_DB")
 	}

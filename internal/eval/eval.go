@@ -43,9 +43,12 @@ type Options struct {
 	// RecordDB, when set, is the run store every run is kept in (--record);
 	// otherwise each attempt gets a temporary store that is removed.
 	RecordDB string
-	// Getenv and Overrides resolve each pack's configuration (the model flags).
+	// Getenv and Overrides resolve each pack's configuration.
 	Getenv    func(string) string
 	Overrides config.Overrides
+	// Model is the eval command's resolved configuration, whose [model]
+	// (provider, URL, name, with what set each) every pack runs on.
+	Model *config.Config
 	// Progress is told after each attempt; nil ignores it.
 	Progress func(Progress)
 }
@@ -185,7 +188,7 @@ func attempt(ctx context.Context, p *Pack, opts Options, run Runner, dir, promUR
 	if p.Expect.MaxToolCalls > 0 {
 		ov.MaxToolCalls = &p.Expect.MaxToolCalls
 	}
-	cfg, err := LoadConfig(filepath.Join(p.Dir, ConfigFile), opts.Getenv, ov)
+	cfg, err := LoadConfig(filepath.Join(p.Dir, ConfigFile), opts.Getenv, ov, opts.Model)
 	if err != nil {
 		return Attempt{}, err
 	}

@@ -6,9 +6,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/superbiz/superbiz/internal/release"
+	"github.com/superbiz/superbiz/internal/registry"
 	"github.com/superbiz/superbiz/pkg/agent"
 	"github.com/superbiz/superbiz/pkg/model"
+	"github.com/superbiz/superbiz/pkg/release"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/pkg/runstore"
 )
@@ -120,34 +121,11 @@ func releasedDraft(rounds []runstore.ModelRound) (*agent.Draft, error) {
 }
 
 // sourcesOf names what one evidence call read: the tool, and tool:source
-// for each source (the runbooks a lookup returned, else the source or
-// database the call named or its result reports).
+// for each source its integration says the call read (the runbooks a
+// lookup returned, the log source, database or metrics source it named or
+// its result reports); see registry.SourcesOf.
 func sourcesOf(inv runstore.Invocation) []string {
-	out := []string{inv.Tool}
-	var obs struct {
-		Result struct {
-			Source    string `json:"source"`
-			Database  string `json:"database"`
-			Documents []struct {
-				Source string `json:"source"`
-			} `json:"documents"`
-		} `json:"result"`
-	}
-	var in struct {
-		Source   string `json:"source"`
-		Database string `json:"database"`
-	}
-	_ = json.Unmarshal(inv.Observation, &obs)   // not every observation has these members
-	_ = json.Unmarshal(inv.CanonicalInput, &in) // nor every input
-	for _, d := range obs.Result.Documents {
-		out = append(out, inv.Tool+":"+d.Source)
-	}
-	for _, s := range []string{in.Source, in.Database, obs.Result.Source, obs.Result.Database} {
-		if s != "" {
-			out = append(out, inv.Tool+":"+s)
-		}
-	}
-	return out
+	return registry.SourcesOf(inv.Tool, inv.CanonicalInput, inv.Observation)
 }
 
 func addAll(list, items []string) []string {

@@ -215,16 +215,17 @@ func checkConfig(file string) error {
 			return packError(file, k, "a pack may not set [%s]: the model comes from the eval command line and the alert from %s", k, ScenarioFile)
 		}
 	}
-	if _, err := LoadConfig(file, func(string) string { return "" }, config.Overrides{}); err != nil {
+	if _, err := LoadConfig(file, func(string) string { return "" }, config.Overrides{}, nil); err != nil {
 		return err
 	}
 	return nil
 }
 
 // LoadConfig resolves a pack's superbiz.toml with the eval's environment
-// and model overrides, exactly as superbiz resolves --config FILE.
-func LoadConfig(file string, getenv func(string) string, ov config.Overrides) (*config.Config, error) {
-	cfg, err := config.Load(config.LoadOptions{ConfigPath: file, WorkDir: filepath.Dir(file), Getenv: getenv, Overrides: ov})
+// and overrides, exactly as superbiz resolves --config FILE, on the [model]
+// of modelOf (the eval command's resolved configuration) when it is set.
+func LoadConfig(file string, getenv func(string) string, ov config.Overrides, modelOf *config.Config) (*config.Config, error) {
+	cfg, err := config.Load(config.LoadOptions{ConfigPath: file, WorkDir: filepath.Dir(file), Getenv: getenv, Overrides: ov, ModelOf: modelOf})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}

@@ -23,9 +23,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/textclip"
 	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/tools"
 )
 
 // MaxExcerpt bounds the part of an error answer an *Error quotes, in bytes.
@@ -89,9 +89,17 @@ func sameHostRedirect(req *http.Request, via []*http.Request) error {
 		return errors.New("more than 3 redirects")
 	}
 	if req.URL.Host != via[0].URL.Host {
-		return fmt.Errorf("redirect to another host (%s) refused", req.URL.Host)
+		return &redirectError{host: req.URL.Host}
 	}
 	return nil
+}
+
+// redirectError is a redirect to another host, refused so the credential
+// stays on the configured one.
+type redirectError struct{ host string }
+
+func (e *redirectError) Error() string {
+	return fmt.Sprintf("redirect to another host (%s) refused", e.host)
 }
 
 // secretForms lists the shapes in which a server may echo the credential:
@@ -164,6 +172,10 @@ const (
 	Timeout Kind = "TIMEOUT"
 	// Unreachable: no answer at all (refused, DNS, TLS, a reset).
 	Unreachable Kind = "UNREACHABLE"
+	// Redirected: the server redirected to another host, which is not
+	// followed (the credential stays on the configured host); it answered,
+	// so it is not unreachable.
+	Redirected Kind = "REDIRECTED"
 	// Status: the server answered with a status outside 2xx.
 	Status Kind = "HTTP_STATUS"
 	// TooLarge: the answer is longer than the body cap.
@@ -190,6 +202,8 @@ func (e *Error) Error() string {
 		return fmt.Sprintf("no answer from %s within %s (timeout)", e.URL, e.Excerpt)
 	case Unreachable:
 		return fmt.Sprintf("%s is not reachable: %s", e.URL, e.Excerpt)
+	case Redirected:
+		return fmt.Sprintf("%s answered with a redirect to another host (%s), which is not followed so that the credential stays on the configured host", e.URL, e.Excerpt)
 	case TooLarge:
 		return fmt.Sprintf("the answer of %s is larger than %s", e.URL, e.Excerpt)
 	}
@@ -259,7 +273,7 @@ func (c *Client) transportError(parent, ctx context.Context, u *url.URL, err err
 	case errors.Is(parent.Err(), context.Canceled):
 		e.Kind, e.err = Canceled, parent.Err()
 	case ctx.Err() != nil || (errors.As(err, &ne) && ne.Timeout()):
-		e.Kind, e.Excerpt = Timeout, config.FormatDuration(c.opts.Timeout)
+		e.Kind, e.Excerpt = Timeout, tools.FormatDuration(c.opts.Timeout)
 		if d, ok := parent.Deadline(); ok && parent.Err() != nil {
 			e.Excerpt = "the caller's deadline " + d.Format(time.RFC3339)
 		}
@@ -269,6 +283,10 @@ func (c *Client) transportError(parent, ctx context.Context, u *url.URL, err err
 			err = ue.Err // the URL is in the message already
 		}
 		e.Kind, e.Excerpt = Unreachable, c.Scrub(err.Error())
+		var re *redirectError
+		if errors.As(err, &re) {
+			e.Kind, e.Excerpt = Redirected, c.Scrub(re.host)
+		}
 	}
 	return e
 }

@@ -213,8 +213,8 @@ func TestRefusesCrossHostRedirect(t *testing.T) {
 	defer srv.Close()
 	_, err := get(context.Background(), t, newClient(t, Options{Auth: Auth{BearerToken: "tok"}}), srv.URL)
 	var e *Error
-	if !errors.As(err, &e) || e.Kind != Unreachable || !strings.Contains(err.Error(), "redirect to another host") {
-		t.Errorf("cross-host redirect: %v, want it refused", err)
+	if !errors.As(err, &e) || e.Kind != Redirected || !strings.Contains(err.Error(), "redirect to another host") || strings.Contains(err.Error(), "not reachable") {
+		t.Errorf("cross-host redirect: %v, want it refused as REDIRECTED, not called unreachable", err)
 	}
 }
 

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode"
@@ -332,7 +333,7 @@ func readSuccessAnswer(t *testing.T) string {
 // so this renderer is tested on what the product really prints.
 func readSuccessAnswerB(tb testing.TB) string {
 	tb.Helper()
-	b, err := os.ReadFile("../release/testdata/success.md.golden")
+	b, err := os.ReadFile(filepath.Join("..", "..", "pkg", "release", "testdata", "success.md.golden"))
 	if err != nil {
 		tb.Fatalf("read the release success answer: %v", err)
 	}

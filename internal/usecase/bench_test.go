@@ -6,7 +6,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
 	"github.com/superbiz/superbiz/internal/model/providertest"
-	"github.com/superbiz/superbiz/internal/release"
+	"github.com/superbiz/superbiz/pkg/release"
 )
 
 // BenchmarkChatKnowledgeQuery measures one whole KNOWLEDGE_QUERY message:

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/superbiz/superbiz/internal/release"
 	"github.com/superbiz/superbiz/pkg/agent"
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/model"
 	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/release"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/pkg/runstore"
 	"github.com/superbiz/superbiz/prompts"
@@ -153,7 +153,7 @@ func (d *Deps) checkQuery(query string) string {
 }
 
 // systemChat is the SYSTEM_CHAT executor: one no-tool model answer, no
-// evidence tool, agent or guard; internal/release decides what is published.
+// evidence tool, agent or guard; pkg/release decides what is published.
 func (d *Deps) systemChat(rc *harness.RunContext, t release.Chat, query string) release.Decision {
 	prompt := prompts.SystemChatEN
 	if agent.PromptLanguage(d.Language, query) == "zh" {

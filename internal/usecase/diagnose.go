@@ -12,11 +12,11 @@ import (
 	"fmt"
 
 	"github.com/superbiz/superbiz/internal/notfound"
-	"github.com/superbiz/superbiz/internal/release"
 	"github.com/superbiz/superbiz/pkg/agent"
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/model"
 	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/release"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/pkg/runstore"
 )

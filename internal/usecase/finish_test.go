@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/superbiz/superbiz/internal/release"
+	"github.com/superbiz/superbiz/pkg/release"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 )
 

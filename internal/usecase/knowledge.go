@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/superbiz/superbiz/internal/release"
 	"github.com/superbiz/superbiz/internal/schema"
 	"github.com/superbiz/superbiz/internal/strictjson"
 	"github.com/superbiz/superbiz/pkg/agent"
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/model"
+	"github.com/superbiz/superbiz/pkg/release"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/prompts"
 )
@@ -43,11 +43,11 @@ const (
 // enforces the same bounds (TestKnowledgeAnswerSchemaBounds holds them equal).
 func KnowledgeAnswerSchema() json.RawMessage { return schema.Of(KnowledgeAnswer{}) }
 
-// KnowledgeAnswer is the knowledge answer model's whole reply; internal/release
+// KnowledgeAnswer is the knowledge answer model's whole reply; pkg/release
 // declares it, as it checks and publishes it.
 type KnowledgeAnswer = release.KnowledgeAnswer
 
-// KnowledgeItem is one statement of a knowledge answer (internal/release).
+// KnowledgeItem is one statement of a knowledge answer (pkg/release).
 type KnowledgeItem = release.KnowledgeItem
 
 // ErrInvalidKnowledgeAnswer marks an answer that breaks its format contract.
@@ -135,7 +135,7 @@ func KnowledgeAnswerRequest(language, query string, observation json.RawMessage)
 // knowledgeQuery is the KNOWLEDGE_QUERY executor: exactly one
 // lookup_knowledge through the run's ToolBoundary (canonical record, tool
 // budget, bounded observation), then, only for EVIDENCE_FOUND, one no-tool
-// answer call; internal/release decides what each step publishes.
+// answer call; pkg/release decides what each step publishes.
 func (d *Deps) knowledgeQuery(rc *harness.RunContext, t release.Chat, query string) release.Decision {
 	if d.Registry == nil {
 		return t.KnowledgeMissing()

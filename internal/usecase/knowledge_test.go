@@ -14,8 +14,8 @@ import (
 
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
 	"github.com/superbiz/superbiz/internal/model/providertest"
-	"github.com/superbiz/superbiz/internal/release"
 	"github.com/superbiz/superbiz/pkg/harness"
+	"github.com/superbiz/superbiz/pkg/release"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 )
 

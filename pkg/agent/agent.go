@@ -11,7 +11,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/pkg/defaults"
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/model"
 	"github.com/superbiz/superbiz/pkg/runrecord"
@@ -24,7 +24,7 @@ import (
 type Limits = runrecord.Limits
 
 // DefaultLimits are the declared default limits.
-func DefaultLimits() Limits { return config.Defaults().Limits }
+func DefaultLimits() Limits { return defaults.Of[Limits]() }
 
 // PreviousTurn is the bounded, frozen context of the session's last safe
 // diagnosis; it helps read a follow-up and is never evidence.
@@ -167,9 +167,23 @@ func (a *loop) run() Result {
 				}
 				return a.stopped(reason)
 			}
-			a.msgs = append(a.msgs, model.Message{Role: model.RoleAssistant, Content: resp.Message.Content, ToolCalls: resp.Message.ToolCalls})
-			for _, call := range resp.Message.ToolCalls {
-				obs := a.boundary.Handle(call)
+			calls := resp.Message.ToolCalls
+			excess := len(calls) - harness.MaxCallsPerAnswer
+			if excess > 0 {
+				// The first call past the cap stands for all of them.
+				calls = calls[:harness.MaxCallsPerAnswer+1]
+			}
+			a.msgs = append(a.msgs, model.Message{Role: model.RoleAssistant, Content: resp.Message.Content, ToolCalls: calls})
+			for i, call := range calls {
+				if r := a.rc.Interrupted(); r != "" {
+					return a.fail(&harness.StopError{Reason: r})
+				}
+				var obs string
+				if i == harness.MaxCallsPerAnswer {
+					obs = a.boundary.RefuseExcess(call, excess)
+				} else {
+					obs = a.boundary.Handle(call)
+				}
 				a.msgs = append(a.msgs, model.Message{Role: model.RoleTool, Content: obs, ToolName: call.Name, ToolCallID: call.ID})
 			}
 			if r := a.rc.Interrupted(); r != "" {

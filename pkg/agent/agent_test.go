@@ -2,6 +2,7 @@ package agent
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -584,6 +585,41 @@ func TestOutputBoundedByTokenBudget(t *testing.T) {
 			if want := []int{1000, 880}[i]; r.Request.MaxOutputTokens != want {
 				t.Errorf("recorded round %d bound %d, want %d", i, r.Request.MaxOutputTokens, want)
 			}
+		}
+	})
+}
+
+// TestCallsPerAnswerCapped: an answer of 200 calls runs at most
+// harness.MaxCallsPerAnswer of them; the rest are one audited
+// REPAIR_REQUIRED/TOO_MANY_CALLS step (the first call past the cap, its
+// detail counting them all) and never reach the conversation (issue 27 #8:
+// 80,000 calls were 80,000 audited steps).
+func TestCallsPerAnswerCapped(t *testing.T) {
+	providertest.Each(t, func(t *testing.T, p providertest.Provider) {
+		f := newFixture(t, p)
+		calls := make([]ollamatest.ToolCall, 200)
+		for i := range calls {
+			calls[i] = call(fmt.Sprintf("call_%d", i+1), "query_logs", fmt.Sprintf("none %d", i))
+		}
+		f.srv.Script(toolTurn(calls...), textTurn(noConclusionDraft()))
+		if res := f.run("x"); res.Draft == nil {
+			t.Fatalf("no draft: reason %s", res.StopReason)
+		}
+		invs := f.rec.invs
+		if len(invs) != harness.MaxCallsPerAnswer+1 {
+			t.Fatalf("%d audited steps, want %d", len(invs), harness.MaxCallsPerAnswer+1)
+		}
+		last := invs[len(invs)-1]
+		wantID := fmt.Sprintf("call_%d", harness.MaxCallsPerAnswer+1)
+		if last.ToolCallID != wantID || last.ErrorCode != harness.RepairTooMany || !strings.Contains(last.Detail, "168 calls") {
+			t.Errorf("last step %+v: want %s refused as TOO_MANY_CALLS for 168 calls", last, wantID)
+		}
+		msgs := toolMessages(f.srv.ChatRequests()[1])
+		if len(msgs) != harness.MaxCallsPerAnswer+1 {
+			t.Fatalf("%d tool messages sent back, want %d", len(msgs), harness.MaxCallsPerAnswer+1)
+		}
+		if obs := obsOf(t, msgs[len(msgs)-1].Content); obs["control"] != "REPAIR_REQUIRED" || obs["error_code"] != "TOO_MANY_CALLS" {
+			t.Errorf("observation of the excess: %v", obs)
 		}
 	})
 }

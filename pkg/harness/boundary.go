@@ -29,7 +29,14 @@ const (
 	RepairMissing  = "MISSING_PREVIOUS_OBSERVATION"
 	RepairWrong    = "WRONG_PREVIOUS_OBSERVATION"
 	RepairEnvelope = "INVALID_ENVELOPE"
+	// RepairTooMany refuses the calls of one answer past MaxCallsPerAnswer.
+	RepairTooMany = "TOO_MANY_CALLS"
 )
+
+// MaxCallsPerAnswer bounds the tool calls taken from one model answer: an
+// answer of 80,000 calls would otherwise be 80,000 audited steps, a store
+// of megabytes and a deadline overrun. The rest are refused as one step.
+const MaxCallsPerAnswer = 32
 
 // Evaluations the model gives of the last non-empty observation.
 const (
@@ -403,6 +410,21 @@ func (b *Boundary) handleEvidence(adapter tools.Adapter, call model.ToolCall, in
 		b.pending = call.ID
 	}
 	return o, inv
+}
+
+// RefuseExcess answers call, the first of the n calls of one answer past
+// MaxCallsPerAnswer, with REPAIR_REQUIRED/TOO_MANY_CALLS and records it as
+// one control step for all n; the others are never run nor answered (the
+// caller leaves them out of the conversation).
+func (b *Boundary) RefuseExcess(call model.ToolCall, n int) string {
+	b.rc.emit(ToolCallStarted{Meta: b.rc.meta(), ToolCallID: call.ID, Tool: call.Name})
+	inv := Invocation{ToolCallID: call.ID, Tool: call.Name, StartedAt: b.rc.Now()}
+	obs := observation{ToolCallID: call.ID, Tool: call.Name, Control: runrecord.ControlRepair, ErrorCode: RepairTooMany}
+	inv.Kind, inv.Status, inv.Control, inv.ErrorCode = runrecord.KindControl, StatusRefused, obs.Control, obs.ErrorCode
+	inv.Detail = fmt.Sprintf("%d calls of one answer past the %d taken were not run", n, MaxCallsPerAnswer)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.finish(obs, inv)
 }
 
 // stopOn turns a refused reservation into STOP_REQUIRED for this call.

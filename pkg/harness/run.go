@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/pkg/defaults"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 )
 
@@ -21,7 +21,7 @@ import (
 type Budget = runrecord.Budget
 
 // DefaultBudget is the declared default budget, for tests and tools.
-func DefaultBudget() Budget { return config.Defaults().Budget }
+func DefaultBudget() Budget { return defaults.Of[Budget]() }
 
 // Clock gives the run its notion of "now" (fixed by SUPERBIZ_NOW or replay).
 type Clock interface{ Now() time.Time }

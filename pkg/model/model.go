@@ -95,7 +95,11 @@ type Usage struct {
 // EstimateTokens is the token count charged for text when a provider reports
 // none: one token per 4 bytes, rounded up, the usual rule of thumb for
 // English and code (CJK text is undercounted by it, never overcounted).
-func EstimateTokens(text string) int { return (len(text) + 3) / 4 }
+func EstimateTokens(text string) int { return EstimateTokensOfBytes(len(text)) }
+
+// EstimateTokensOfBytes is EstimateTokens for a text of n bytes, so an
+// answer made of many parts is estimated by summing their lengths.
+func EstimateTokensOfBytes(n int) int { return (n + 3) / 4 }
 
 // AssignToolCallIDs gives every call without an ID one, in place.
 //

@@ -260,8 +260,9 @@ var compiledRules = sync.OnceValue(func() []rule {
 		{
 			// curl's -u/--user user:password (no password: curl prompts), on
 			// lines that run curl; the user name is kept.
-			name:      "curl user password",
-			re:        regexp.MustCompile(`(?:-u|--user)(?:[ \t]+|=)["']?[^\s:"']*:([^\s"']+)`),
+			name: "curl user password",
+			// -u takes its value with or without a space (-uadmin:x, -u:x).
+			re:        regexp.MustCompile(`(?:-u(?:[ \t]+|=)?|--user(?:[ \t]+|=))["']?[^\s:"']*:([^\s"']+)`),
 			groups:    []int{1},
 			lower:     true,
 			triggers:  []string{"curl"},
@@ -279,6 +280,31 @@ var compiledRules = sync.OnceValue(func() []rule {
 			keep:      func(s string) bool { return s == Marker || s == `"`+Marker+`"` || s == "'"+Marker+"'" },
 			wordStart: true,
 			notAfter:  "-_=",
+		},
+		{
+			// redis-cli -a PASSWORD (the client warns, but scripts use it),
+			// on lines that run redis-cli; -a is no other flag of it.
+			name:      "redis-cli password",
+			re:        regexp.MustCompile(`-a[ \t]+("[^"\r\n]*"|'[^'\r\n]*'|[^\s"']+)`),
+			groups:    []int{1},
+			lower:     true,
+			triggers:  []string{"redis-cli"},
+			keep:      func(s string) bool { return s == Marker || s == `"`+Marker+`"` || s == "'"+Marker+"'" },
+			wordStart: true,
+			notAfter:  "-_=",
+		},
+		{
+			// Oracle's user/password@connect_identifier (sqlplus scott/tiger@orcl,
+			// CONNECT system/x@//db:1521/XE), on lines that run an Oracle
+			// client or connect; the user name is kept.
+			name:      "oracle user password",
+			re:        regexp.MustCompile(`[a-z][a-z0-9_$#]*/("[^"\r\n]*"|[^\s/@"']+)@`),
+			groups:    []int{1},
+			lower:     true,
+			triggers:  []string{"sqlplus", "sqlldr", "expdp", "impdp", "rman", "conn"},
+			keep:      func(s string) bool { return s == Marker || s == `"`+Marker+`"` },
+			wordStart: true,
+			notAfter:  "-_./",
 		},
 		{
 			// A Chinese key and its value after a space (令牌 x): a value of

@@ -64,6 +64,10 @@ func TestStringCJKShapesExact(t *testing.T) {
 		{"ok\npass\u200bword=abc123\n审计：完成", "ok\npassword=[REDACTED]\n审计：完成"},
 		{`["--password", "abc123", "--verbose"]`, `["--password", "[REDACTED]", "--verbose"]`},
 		{"Basic dXNlcjpwYXNzd29yZA==", "Basic [REDACTED]"},
+		// A short credential (admin:admin) is still one.
+		{"proxy sent Basic YWRtaW46YWRtaW4= upstream", "proxy sent Basic [REDACTED] upstream"},
+		// Two spaces between a Chinese key and its value.
+		{"使用令牌  abc123 调用接口", "使用令牌  [REDACTED] 调用接口"},
 	} {
 		if got := String(tc.in); got != tc.want {
 			t.Errorf("String(%q)\n got %q\nwant %q", tc.in, got, tc.want)
@@ -97,6 +101,8 @@ func TestStringKeepsCJKProse(t *testing.T) {
 		"basic auth enabled for /admin",
 		"Basic realm=\"superbiz\"",
 		"Basic configuration loaded",
+		// Base64 after "Basic" that is not user:password ("BasicAuthDisabled").
+		"header Basic QmFzaWNBdXRoRGlzYWJsZWQ= ignored",
 		`{"args": ["--password-file", "/run/secrets/db"]}`,
 		"ｏｒｄｅｒ＝42",
 	} {

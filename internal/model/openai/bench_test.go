@@ -2,6 +2,7 @@ package openai_test
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -42,6 +43,30 @@ func BenchmarkChat(b *testing.B) {
 		resp, err := c.Chat(context.Background(), req)
 		if err != nil || len(resp.Message.ToolCalls) != 2 {
 			b.Fatalf("Chat: %v %+v", err, resp)
+		}
+	}
+}
+
+// BenchmarkEstimateManyCalls is an answer of 40,000 tool calls from a
+// server that reports no usage: the estimate sums lengths (issue 27 #7; it
+// concatenated every call's arguments, quadratic, 40 s for this answer).
+func BenchmarkEstimateManyCalls(b *testing.B) {
+	s := openaitest.NewServer(openaitest.WithQuirk(openaitest.QuirkNoUsage))
+	defer s.Close()
+	calls := make([]openaitest.ToolCall, 40000)
+	for i := range calls {
+		calls[i] = openaitest.ToolCall{ID: "call_" + strconv.Itoa(i), Name: "query_logs", Args: `{"since":"15m","contains":"timeout","limit":20}`}
+	}
+	s.Handle(func(openaitest.ChatRequest) openaitest.Turn { return openaitest.Turn{ToolCalls: calls} })
+	c, err := openai.New(openai.Options{URL: s.URL(), Model: openaitest.DefaultModel, Stream: false, RequestTimeout: time.Minute})
+	if err != nil {
+		b.Fatal(err)
+	}
+	req := model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "q"}}, Tools: diagTools}
+	for b.Loop() {
+		resp, err := c.Chat(context.Background(), req)
+		if err != nil || len(resp.Message.ToolCalls) != len(calls) || !resp.Usage.Estimated {
+			b.Fatalf("Chat: %v, %d calls", err, len(resp.Message.ToolCalls))
 		}
 	}
 }

@@ -53,7 +53,7 @@ func (c *Client) post(ctx, rctx context.Context, path string, body []byte, read 
 					}
 				}
 			}
-			return c.exchangeFailure(ctx, rctx, resp, err)
+			return c.exchangeFailure(ctx, rctx, resp, err, attempt)
 		}
 		err = c.readAnswer(resp, rc, read)
 		rc.Close()
@@ -83,18 +83,38 @@ func (c *Client) readAnswer(resp *httpsource.Response, rc io.Reader, read func(b
 	return read(mt == "text/event-stream", io.MultiReader(bytes.NewReader(head), rc))
 }
 
+// retriesText says how many retries a rate-limited round had: none when the
+// server's Retry-After did not fit in the round's time.
+func retriesText(n int) string {
+	switch n {
+	case 0:
+		return "not retried: the wait does not fit within model.request_timeout"
+	case 1:
+		return "still after 1 retry within model.request_timeout"
+	}
+	return fmt.Sprintf("still after %d retries within model.request_timeout", n)
+}
+
 // retryWait is how long a 429's Retry-After (seconds or an HTTP date) asks
-// to wait, 1s when absent; false when that would pass rctx's deadline.
+// to wait, 1s when absent; false when that would pass rctx's deadline. The
+// seconds are compared before they become a Duration, so a huge value
+// (past 9.2e9 s) cannot overflow into an immediate retry.
 func retryWait(rctx context.Context, h http.Header) (time.Duration, bool) {
 	wait := time.Second
+	d, bounded := rctx.Deadline()
 	if v := strings.TrimSpace(h.Get("Retry-After")); v != "" {
-		if s, err := strconv.Atoi(v); err == nil && s >= 0 {
-			wait = time.Duration(s) * time.Second
+		if s, err := strconv.ParseInt(v, 10, 64); err == nil && s >= 0 {
+			if bounded && float64(s) > time.Until(d).Seconds() {
+				return 0, false
+			}
+			wait = time.Duration(min(s, int64(maxRetryWait/time.Second))) * time.Second
+		} else if err == nil || errors.Is(err, strconv.ErrRange) {
+			return 0, false // negative or past int64: not a wait anyone can honour
 		} else if t, err := http.ParseTime(v); err == nil {
 			wait = max(time.Until(t), 0)
 		}
 	}
-	if d, ok := rctx.Deadline(); ok && time.Now().Add(wait).After(d) {
+	if bounded && time.Now().Add(wait).After(d) {
 		return 0, false
 	}
 	return wait, true
@@ -122,7 +142,7 @@ func (c *Client) contextFailure(ctx, rctx context.Context) *model.Error {
 }
 
 // exchangeFailure maps a failed exchange (no 2xx answer) to a *model.Error.
-func (c *Client) exchangeFailure(ctx, rctx context.Context, resp *httpsource.Response, err error) *model.Error {
+func (c *Client) exchangeFailure(ctx, rctx context.Context, resp *httpsource.Response, err error, retries int) *model.Error {
 	if me := c.contextFailure(ctx, rctx); me != nil {
 		return me
 	}
@@ -137,17 +157,20 @@ func (c *Client) exchangeFailure(ctx, rctx context.Context, resp *httpsource.Res
 		return c.fail(model.ErrTimeout, err)
 	case httpsource.Unreachable:
 		return c.fail(model.ErrUnreachable, fmt.Errorf("cannot connect: %s", he.Excerpt))
+	case httpsource.Redirected:
+		// The server is there: the address is the thing to fix.
+		return c.fail(model.ErrBadRequest, fmt.Errorf("the server redirects to another host (%s), which is not followed so the API key stays on model.url's host: set model.url to the address it redirects to", he.Excerpt))
 	case httpsource.TooLarge:
 		return c.fail(model.ErrProtocol, err)
 	}
 	if resp == nil {
-		return c.statusFailure(ctx, he.Status, nil, nil)
+		return c.statusFailure(ctx, he.Status, nil, nil, retries)
 	}
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	if mt == "text/html" || bytes.HasPrefix(bytes.TrimSpace(resp.Body), []byte("<")) {
 		return c.htmlFailure(resp.Status, resp.Body)
 	}
-	return c.statusFailure(ctx, resp.Status, resp.Header, resp.Body)
+	return c.statusFailure(ctx, resp.Status, resp.Header, resp.Body, retries)
 }
 
 // readFailure maps a failure while reading a 2xx answer.
@@ -244,9 +267,10 @@ func (c *Client) htmlFailure(code int, body []byte) *model.Error {
 	return e
 }
 
-// statusFailure classifies an HTTP error answer by its status and the
+// statusFailure classifies an HTTP error answer (after retries retries of a
+// 429) by its status and the
 // error document's code, with the hint a person needs.
-func (c *Client) statusFailure(ctx context.Context, code int, h http.Header, body []byte) *model.Error {
+func (c *Client) statusFailure(ctx context.Context, code int, h http.Header, body []byte, retries int) *model.Error {
 	msg, ecode := parseError(body)
 	if msg == "" {
 		msg = strings.TrimSpace(string(body))
@@ -278,7 +302,7 @@ func (c *Client) statusFailure(ctx context.Context, code int, h http.Header, bod
 		if h != nil && h.Get("Retry-After") != "" {
 			wait = fmt.Sprintf(" (Retry-After %s)", textclip.Bytes(h.Get("Retry-After"), 40))
 		}
-		e = c.fail(model.ErrServer, fmt.Errorf("%s: rate limited%s, still after %d retries within model.request_timeout", detail, wait, maxRetries))
+		e = c.fail(model.ErrServer, fmt.Errorf("%s: rate limited%s, %s", detail, wait, retriesText(retries)))
 	case code >= 400 && code < 500:
 		e = c.fail(model.ErrBadRequest, errors.New(detail))
 	case code >= 500:

@@ -31,7 +31,7 @@ func (c *Client) Models(ctx context.Context) ([]string, error) {
 			return &streamFault{model.ErrProtocol, fmt.Errorf("/models did not answer a model list: %w", err)}
 		}
 		for _, m := range list.Data {
-			ids = append(ids, m.ID)
+			ids = append(ids, c.hs.Literal(m.ID))
 		}
 		return nil
 	})

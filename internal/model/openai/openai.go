@@ -45,6 +45,9 @@ const maxAnswer = 16 << 20
 // maxRetries bounds the retries of a round the server rate-limited (429).
 const maxRetries = 3
 
+// maxRetryWait caps one wait of a round without a deadline.
+const maxRetryWait = time.Hour
+
 // Options are everything a Client needs; nothing is read from the
 // environment (cmd resolves flags, environment and file, and the key).
 type Options struct {
@@ -144,7 +147,7 @@ func (c *Client) Chat(ctx context.Context, req model.Request) (model.Response, e
 	}
 	rctx, cancel := model.RoundContext(ctx, c.opts.RequestTimeout)
 	defer cancel()
-	var acc accumulator
+	acc := accumulator{literal: c.hs.Literal}
 	read := func(stream bool, rd io.Reader) error {
 		if stream {
 			return acc.readStream(rd)
@@ -158,7 +161,7 @@ func (c *Client) Chat(ctx context.Context, req model.Request) (model.Response, e
 		if body, err = c.buildRequest(req); err != nil {
 			return model.Response{}, c.fail(model.ErrBadRequest, err)
 		}
-		acc = accumulator{}
+		acc = accumulator{literal: c.hs.Literal}
 		err = c.post(ctx, rctx, "/chat/completions", body, read)
 	}
 	if err != nil {
@@ -336,6 +339,7 @@ func messageToWire(i int, m model.Message) (wireMessage, error) {
 // response builds the port's answer from what was assembled; usage the
 // server did not report is estimated from the request and the answer.
 func (c *Client) response(req model.Request, sent []byte, a *accumulator) (model.Response, error) {
+	a.scrubAll()
 	calls, err := a.toolCalls()
 	if err != nil {
 		return model.Response{}, c.fail(model.ErrProtocol, err)
@@ -354,11 +358,13 @@ func (c *Client) response(req model.Request, sent []byte, a *accumulator) (model
 	if a.usage != nil {
 		resp.Usage = model.Usage{PromptTokens: a.usage.PromptTokens, CompletionTokens: a.usage.CompletionTokens}
 	} else {
-		out := resp.Message.Content + resp.Message.Thinking
+		// Lengths summed, not texts concatenated: an answer of 40,000
+		// calls is estimated in linear time.
+		n := len(resp.Message.Content) + len(resp.Message.Thinking)
 		for _, tc := range calls {
-			out += tc.Name + string(tc.Arguments)
+			n += len(tc.Name) + len(tc.Arguments)
 		}
-		resp.Usage = model.Usage{PromptTokens: model.EstimateTokens(string(sent)), CompletionTokens: model.EstimateTokens(out), Estimated: true}
+		resp.Usage = model.Usage{PromptTokens: model.EstimateTokens(string(sent)), CompletionTokens: model.EstimateTokensOfBytes(n), Estimated: true}
 	}
 	return resp, nil
 }

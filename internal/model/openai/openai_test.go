@@ -11,6 +11,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/model/openai"
 	"github.com/superbiz/superbiz/internal/model/openaitest"
+	"github.com/superbiz/superbiz/internal/reliability"
 	"github.com/superbiz/superbiz/internal/testenv"
 	"github.com/superbiz/superbiz/pkg/model"
 )
@@ -430,6 +431,125 @@ func TestEmbeddingsBounds(t *testing.T) {
 			}
 			if model.KindOf(err) != model.ErrProtocol || !strings.Contains(err.Error(), tt.says) {
 				t.Fatalf("err %v (kind %q), want PROTOCOL saying %q", err, model.KindOf(err), tt.says)
+			}
+		})
+	}
+}
+
+// A server that echoes the configured API key (literal, URL-encoded or
+// base64) in its content, reasoning, tool-call arguments, a non-object
+// argument text or its /models ids never gets the key past the adapter:
+// everything it returns is scrubbed before anything reads it (issue 27 #6).
+func TestEchoedKeyScrubbed(t *testing.T) {
+	const key = "sk-live-Echo/Key+9Z"
+	forms := []string{key, "sk-live-Echo%2FKey%2B9Z", "c2stbGl2ZS1FY2hvL0tleSs5Wg=="}
+	planted, leaked := 0, 0
+	check := func(t *testing.T, what, text string) {
+		t.Helper()
+		// A cut that splits the key must not leave its head either.
+		for _, f := range append(forms, key[:10]) {
+			planted++
+			if strings.Contains(text, f) {
+				leaked++
+				t.Errorf("%s holds the key form %q: %s", what, f, text)
+			}
+		}
+	}
+	defer func() {
+		reliability.Record(t, reliability.SectionSecrets, "OpenAI-compatible server echoing the API key (content, reasoning, arguments, /models, errors)", map[string]any{"checks": planted, "leaked": leaked})
+	}()
+	for _, tc := range []struct {
+		stream bool
+		quirk  openaitest.Quirk
+	}{{true, openaitest.QuirkNone}, {false, openaitest.QuirkNone}, {true, openaitest.QuirkArgsObject}, {false, openaitest.QuirkArgsObject}} {
+		stream := tc.stream
+		t.Run(fmt.Sprintf("stream=%v/%v", stream, tc.quirk), func(t *testing.T) {
+			srv := openaitest.New(t, openaitest.WithAPIKey(key), openaitest.WithQuirk(tc.quirk), openaitest.WithModels("m-"+forms[0], openaitest.DefaultModel))
+			c := newClient(t, srv, stream, func(o *openai.Options) { o.APIKey = key })
+			req := model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "q"}}, Tools: diagTools}
+			srv.Script(openaitest.Turn{
+				Thinking:  []string{"the key is ", forms[1]},
+				Content:   []string{"use ", forms[0], " or ", forms[2]},
+				ToolCalls: []openaitest.ToolCall{{ID: "call_1", Name: "query_logs", Args: `{"source":"` + forms[0] + `"}`}},
+			})
+			resp, err := c.Chat(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(resp.Message.Content, "[REDACTED]") {
+				t.Errorf("content %q: want the key replaced by the marker", resp.Message.Content)
+			}
+			check(t, "content", resp.Message.Content)
+			check(t, "thinking", resp.Message.Thinking)
+			for _, tc := range resp.Message.ToolCalls {
+				check(t, "arguments", string(tc.Arguments))
+				if !json.Valid(tc.Arguments) {
+					t.Errorf("scrubbed arguments are no longer JSON: %s", tc.Arguments)
+				}
+			}
+			// Arguments that are not an object are quoted in the error.
+			srv.Script(openaitest.Turn{ToolCalls: []openaitest.ToolCall{{ID: "call_2", Name: "query_logs", Args: `["` + strings.Repeat("x", 40) + forms[0] + `"]`, NotObject: true}}})
+			_, err = c.Chat(context.Background(), req)
+			if err == nil {
+				t.Fatal("non-object arguments were accepted")
+			}
+			check(t, "error", err.Error())
+			ids, err := c.Models(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			check(t, "/models ids", strings.Join(ids, ","))
+		})
+	}
+}
+
+// Without usage from the server, the estimate charges the answer's bytes
+// (content, reasoning, each call's name and arguments) at model.EstimateTokens'
+// rate, as one text: summing lengths gives the same figure as concatenating.
+func TestUsageEstimate(t *testing.T) {
+	srv := openaitest.New(t, openaitest.WithQuirk(openaitest.QuirkNoUsage))
+	srv.Script(toolTurn)
+	resp, err := newClient(t, srv, true).Chat(context.Background(), model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "q"}}, Tools: diagTools})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := resp.Message.Content + resp.Message.Thinking
+	for _, tc := range resp.Message.ToolCalls {
+		text += tc.Name + string(tc.Arguments)
+	}
+	if !resp.Usage.Estimated || resp.Usage.CompletionTokens != model.EstimateTokens(text) || resp.Usage.PromptTokens == 0 {
+		t.Errorf("usage %+v: want estimated, completion %d", resp.Usage, model.EstimateTokens(text))
+	}
+}
+
+// A Retry-After too large for a Duration is not waited for and does not
+// wrap into immediate retries; the error counts the retries really made
+// (issue 27 #15).
+func TestRateLimitRetryCount(t *testing.T) {
+	limited := func(after string) openaitest.Turn {
+		return openaitest.Turn{Fault: openaitest.FaultRateLimited, RetryAfter: after}
+	}
+	for _, tt := range []struct {
+		name     string
+		turns    []openaitest.Turn
+		requests int
+		says     string
+	}{
+		{"overflowing seconds", []openaitest.Turn{limited("9300000000"), limited("0"), limited("0"), limited("0")}, 1, "not retried"},
+		{"past int64", []openaitest.Turn{limited("99999999999999999999"), limited("0")}, 1, "not retried"},
+		{"three retries", []openaitest.Turn{limited("0"), limited("0"), limited("0"), limited("0")}, 4, "still after 3 retries"},
+		{"one retry", []openaitest.Turn{limited("0"), limited("3600")}, 2, "still after 1 retry "},
+		{"two retries", []openaitest.Turn{limited("0"), limited("0"), limited("3600")}, 3, "still after 2 retries"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := openaitest.New(t)
+			srv.Script(tt.turns...)
+			_, err := newClient(t, srv, true).Chat(context.Background(), model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "q"}}})
+			if me := model.AsError(err); me == nil || me.Status != 429 || !strings.Contains(err.Error(), tt.says) {
+				t.Errorf("err = %v: want a 429 that says %q", err, tt.says)
+			}
+			if n := len(srv.ChatRequests()); n != tt.requests {
+				t.Errorf("%d requests, want %d", n, tt.requests)
 			}
 		})
 	}

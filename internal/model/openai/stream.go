@@ -80,6 +80,45 @@ type accumulator struct {
 	usage             *wireUsage
 	events            int
 	done              bool // data: [DONE] arrived
+	whole             bool // the answer is one document, not a stream
+	// literal removes the configured credential's every form (the client's
+	// httpsource Scrubber.Literal) from what the server sent, before any of
+	// it is read or quoted in an error; nil removes nothing.
+	literal func(string) string
+}
+
+// clean is s with the configured credential removed.
+func (a *accumulator) clean(s string) string {
+	if a.literal == nil {
+		return s
+	}
+	return a.literal(s)
+}
+
+// scrubAll removes the configured credential from everything assembled:
+// an OpenAI-compatible server may echo the API key in its content, its
+// reasoning, a tool call's name or arguments, or the model id, and all of
+// these reach the store, the answer and progress lines.
+func (a *accumulator) scrubAll() {
+	if a.literal == nil {
+		return
+	}
+	replace := func(b *strings.Builder) {
+		if s := b.String(); a.literal(s) != s {
+			b.Reset()
+			b.WriteString(a.literal(s))
+		}
+	}
+	replace(&a.content)
+	replace(&a.thinking)
+	a.model = a.literal(a.model)
+	for _, c := range a.calls {
+		c.id, c.name = a.literal(c.id), a.literal(c.name)
+		replace(&c.args)
+		if c.object != nil {
+			c.object = json.RawMessage(a.literal(string(c.object)))
+		}
+	}
 }
 
 // readStream reads server-sent events until data: [DONE]. Comment lines
@@ -140,7 +179,7 @@ func (a *accumulator) event(data []byte) error {
 	}
 	var ch wireChunk
 	if err := json.Unmarshal(data, &ch); err != nil {
-		return &streamFault{model.ErrProtocol, fmt.Errorf("malformed data line in stream (event %d): %q", a.events, textclip.Bytes(strings.TrimSpace(string(data)), maxBodyText))}
+		return &streamFault{model.ErrProtocol, fmt.Errorf("malformed data line in stream (event %d): %q", a.events, textclip.Bytes(a.clean(strings.TrimSpace(string(data))), maxBodyText))}
 	}
 	return a.chunk(ch)
 }
@@ -148,6 +187,9 @@ func (a *accumulator) event(data []byte) error {
 // chunk adds one chunk (or a whole answer) to the answer.
 func (a *accumulator) chunk(ch wireChunk) error {
 	if e := bytes.TrimSpace(ch.Error); len(e) > 0 && string(e) != "null" {
+		if a.whole {
+			return &streamFault{model.ErrServer, fmt.Errorf("server answered HTTP 200 with an error: %s", errorText(e))}
+		}
 		return &streamFault{model.ErrServer, fmt.Errorf("server failed mid-stream: %s", errorText(e))}
 	}
 	if ch.Model != "" {
@@ -181,13 +223,14 @@ func (a *accumulator) chunk(ch wireChunk) error {
 
 // readWhole reads a non-streamed answer: one JSON document.
 func (a *accumulator) readWhole(r io.Reader) error {
+	a.whole = true
 	body, err := io.ReadAll(r)
 	if err != nil {
 		return err
 	}
 	var ch wireChunk
 	if err := json.Unmarshal(body, &ch); err != nil {
-		return &streamFault{model.ErrProtocol, fmt.Errorf("malformed answer (not the API's JSON): %q", textclip.Bytes(strings.TrimSpace(string(body)), maxBodyText))}
+		return &streamFault{model.ErrProtocol, fmt.Errorf("malformed answer (not the API's JSON): %q", textclip.Bytes(a.clean(strings.TrimSpace(string(body))), maxBodyText))}
 	}
 	if err := a.chunk(ch); err != nil {
 		return err
@@ -237,13 +280,13 @@ func (a *accumulator) addCall(d wireDeltaCall) error {
 	case args[0] == '"':
 		var s string
 		if err := json.Unmarshal(args, &s); err != nil {
-			return fmt.Errorf("tool call %d (%s): arguments are a malformed JSON string: %w", len(a.calls)-1, c.name, err)
+			return fmt.Errorf("tool call %d (%s): arguments are a malformed JSON string: %w", len(a.calls)-1, textclip.Bytes(a.clean(c.name), 64), err)
 		}
 		c.args.WriteString(s)
 	case args[0] == '{':
 		c.object = append(json.RawMessage(nil), args...)
 	default:
-		return fmt.Errorf("tool call %d (%s): arguments are neither a JSON string nor an object: %.60q", len(a.calls)-1, c.name, args)
+		return fmt.Errorf("tool call %d (%s): arguments are neither a JSON string nor an object: %q", len(a.calls)-1, textclip.Bytes(a.clean(c.name), 64), textclip.Bytes(a.clean(string(args)), 60))
 	}
 	return nil
 }
@@ -267,7 +310,7 @@ func (a *accumulator) toolCalls() ([]model.ToolCall, error) {
 			}
 		}
 		if args[0] != '{' || !json.Valid(args) {
-			return nil, fmt.Errorf("tool call %d (%s) sent arguments that are not a JSON object: %q", i, textclip.Bytes(c.name, 64), textclip.Bytes(string(args), 60))
+			return nil, fmt.Errorf("tool call %d (%s) sent arguments that are not a JSON object: %q", i, textclip.Bytes(c.name, 64), textclip.Bytes(a.clean(string(args)), 60))
 		}
 		out = append(out, model.ToolCall{ID: c.id, Name: c.name, Arguments: args})
 	}

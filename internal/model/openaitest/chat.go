@@ -163,7 +163,7 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	for k, c := range turn.ToolCalls {
-		if a := strings.TrimSpace(c.Args); a != "" && (!json.Valid([]byte(a)) || a[0] != '{') {
+		if a := strings.TrimSpace(c.Args); a != "" && (!json.Valid([]byte(a)) || (a[0] != '{' && !c.NotObject)) {
 			fail(http.StatusInternalServerError, FaultNone, s.problem("invalid scripted turn: tool call %d (%s) Args %q is not a JSON object", k, c.Name, c.Args), "server_error", "")
 			return
 		}

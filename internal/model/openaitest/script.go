@@ -37,6 +37,10 @@ type ToolCall struct {
 	// Args is the JSON text of the arguments, sent as the quirk says
 	// (a string split in pieces, whole, or as an object); empty means {}.
 	Args string
+	// NotObject sends Args although it is valid JSON but not an object
+	// (an array, a string), as a faulty server does; without it such Args
+	// are a scripting mistake the server reports.
+	NotObject bool
 }
 
 // Quirk is one way a real OpenAI-compatible server shapes its stream; the

@@ -90,13 +90,17 @@ func TestSearchEveryTermFirst(t *testing.T) {
 	}
 	ix := NewIndex(openDB(t), []string{dir})
 	mustSync(t, ix)
-	docs := search(t, ix, "gateway timeout", 3)
-	if len(docs) != 3 {
-		t.Fatalf("got %v, want 3 documents", sources(docs))
-	}
-	for _, d := range docs {
-		if !strings.HasPrefix(d.Source, "runbooks/edge-") {
-			t.Fatalf("got %v, want the three sections holding both words", sources(docs))
+	// Two words, and one CamelCase identifier of the same two parts (an
+	// alert name): each searches every part first.
+	for _, q := range []string{"gateway timeout", "GatewayTimeout"} {
+		docs := search(t, ix, q, 3)
+		if len(docs) != 3 {
+			t.Fatalf("%q: got %v, want 3 documents", q, sources(docs))
+		}
+		for _, d := range docs {
+			if !strings.HasPrefix(d.Source, "runbooks/edge-") {
+				t.Fatalf("%q: got %v, want the three sections holding both words", q, sources(docs))
+			}
 		}
 	}
 }
@@ -236,5 +240,64 @@ func TestSplitBodyNoSlivers(t *testing.T) {
 				t.Errorf("parts do not join to the text")
 			}
 		})
+	}
+}
+
+// The metadata weight (front matter and source path, bm25 column meta) is
+// pinned between 1 and 2: two front-matter hits beat three body hits and
+// lose to four, at equal section and front-matter lengths (weightMeta 1.0
+// or 2.0 flips one of the rows).
+func TestSearchMetaWeight(t *testing.T) {
+	filler := strings.Fields("writes wait on a slow disk under heavy load while the queue grows and the replicas fall behind")
+	body := func(k int) string { // k hits of the term, always 16 words
+		return strings.Join(append(slices.Repeat([]string{"fsync"}, k), filler[:16-k]...), " ")
+	}
+	frontMatter := func(k int) string { // k hits of the term, always 4 tags
+		return "---\ntags: " + strings.Join(append(slices.Repeat([]string{"fsync"}, k), strings.Fields("storage latency node volume")[:4-k]...), " ") + "\n---\n"
+	}
+	for _, tt := range []struct {
+		name string
+		hits int // body hits of the section without the term in its front matter
+		want string
+	}{
+		{"two front-matter hits beat three body hits", 3, "runbooks/a.md"},
+		{"four body hits beat two front-matter hits", 4, "runbooks/b.md"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "runbooks")
+			writeFile(t, dir, "a.md", frontMatter(2)+"# Disk\n\n## Write path\n\n"+body(0)+"\n")
+			writeFile(t, dir, "b.md", frontMatter(0)+"# Disk\n\n## Write path\n\n"+body(tt.hits)+"\n")
+			for i, topic := range []string{"certificates", "dns", "memory"} { // the term stays rare
+				writeFile(t, dir, fmt.Sprintf("f%d.md", i), fmt.Sprintf("# About %s\n\n## Checks\n\nLook at the %s of the node.\n", topic, topic))
+			}
+			ix := NewIndex(openDB(t), []string{dir})
+			mustSync(t, ix)
+			docs := search(t, ix, "fsync", 3)
+			if len(docs) == 0 || !strings.HasPrefix(docs[0].Source, tt.want) {
+				t.Errorf("got %v, want %s first", sources(docs), tt.want)
+			}
+		})
+	}
+}
+
+// When a result is filled from sections past a file's MaxSectionsPerResult,
+// the filled result is ordered with the literal tie-break too: in a
+// one-concept query the section holding the query's own word ("超时")
+// stays before sections that hold only its synonym ("timeout"), however
+// much better their bm25.
+func TestSearchLiteralTieBreakAfterFilling(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "runbooks")
+	strong := strings.Repeat("timeout ", 6)
+	writeFile(t, dir, "en.md", "# Timeouts\n\n## Upstream\n\n"+strong+"upstream\n\n## Database\n\n"+strong+"database\n\n## Cache\n\n"+strong+"cache\n")
+	writeFile(t, dir, "zh.md", "# 网关\n\n## 排查步骤\n\n请求超时时先看网关日志，再看上游服务的连接池、线程池和慢查询，最后检查网络与负载均衡配置。\n")
+	for i, topic := range []string{"certificates", "dns", "memory", "disk", "queues", "replication", "backups", "tls", "cron", "ingress", "kafka", "etcd"} {
+		// Both terms stay rare, so bm25 favours the strong English sections.
+		writeFile(t, dir, fmt.Sprintf("f%02d.md", i), fmt.Sprintf("# About %s\n\n## Checks\n\nLook at the %s of the node.\n", topic, topic))
+	}
+	ix := NewIndex(openDB(t), []string{dir})
+	mustSync(t, ix)
+	docs := search(t, ix, "超时", 4)
+	if len(docs) != 4 || !strings.HasPrefix(docs[0].Source, "runbooks/zh.md") {
+		t.Errorf("got %v, want 4 sections with runbooks/zh.md first", sources(docs))
 	}
 }

@@ -16,7 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
 
@@ -82,7 +81,7 @@ func benchFile(b *testing.B, size int64) string {
 
 func benchQuery(b *testing.B, path, input string, noSeek bool) Result {
 	b.Helper()
-	tool, err := New([]config.LogSource{{Name: "app", Paths: []string{path}, MaxWindow: 24 * time.Hour}})
+	tool, err := New([]Source{{Name: "app", Paths: []string{path}, MaxWindow: 24 * time.Hour}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -176,7 +175,7 @@ func BenchmarkGzipBomb2GiB(b *testing.B) {
 		must(b, err)
 	}
 	must(b, f.Close())
-	tool, err := New([]config.LogSource{{Name: "app", Paths: []string{f.Name()}}})
+	tool, err := New([]Source{{Name: "app", Paths: []string{f.Name()}}})
 	must(b, err)
 	c, err := tool.Canonical(json.RawMessage(`{"since":"1h"}`))
 	must(b, err)

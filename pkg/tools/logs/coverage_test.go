@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/reliability"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
@@ -29,7 +28,7 @@ func TestCoverage(t *testing.T) {
 		}
 	}
 	writeFile(t, dir, "app.log", b.String(), false)
-	tool := newTool(t, config.LogSource{Name: "app", Paths: []string{filepath.Join(dir, "app.log")}, MaxWindow: 48 * time.Hour, Location: time.UTC})
+	tool := newTool(t, Source{Name: "app", Paths: []string{filepath.Join(dir, "app.log")}, MaxWindow: 48 * time.Hour, Location: time.UTC})
 	window := func(from, to time.Duration, filter string) string {
 		return fmt.Sprintf(`{"start":%q,"end":%q%s}`, base.Add(from).Format(time.RFC3339), base.Add(to).Format(time.RFC3339), filter)
 	}

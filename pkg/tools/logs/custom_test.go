@@ -11,7 +11,6 @@ import (
 
 	"github.com/superbiz/superbiz/internal/testenv"
 
-	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/loglayout"
 	"github.com/superbiz/superbiz/internal/reliability"
 	"github.com/superbiz/superbiz/pkg/tools"
@@ -31,7 +30,7 @@ func TestCustomSourceQuery(t *testing.T) {
 		"E0314 14:03:00.000000 2 b.go:9] dial tcp 10.0.0.2:5432: connection refused\n", false)
 	writeFile(t, dir, "b.log", `{"ts":"2026-03-14T14:01:00Z","msg":"json, not this layout"}`+"\n", false)
 	must(t, os.Chtimes(a, base, base)) // the year of stamps without one
-	tool := newTool(t, config.LogSource{Name: "k", Paths: []string{dir + "/*.log"}, Format: "custom", Pattern: klogPattern, TimeLayout: "0102 15:04:05.000000"})
+	tool := newTool(t, Source{Name: "k", Paths: []string{dir + "/*.log"}, Format: "custom", Pattern: klogPattern, TimeLayout: "0102 15:04:05.000000"})
 	_, res := run(t, tool, `{"source":"k","start":"2026-03-14T14:00:00Z","end":"2026-03-14T14:10:00Z","level":"ERROR"}`, base.Add(10*time.Minute), 0)
 	if res.Matched != 2 || res.Entries[0].Fields["pid"] != "2" || !strings.Contains(res.Entries[1].Message, "goroutine 1 [running]") {
 		t.Fatalf("result %+v", res)
@@ -40,7 +39,7 @@ func TestCustomSourceQuery(t *testing.T) {
 		t.Fatalf("skipped %+v", res.SkippedFiles)
 	}
 
-	only := newTool(t, config.LogSource{Name: "k", Paths: []string{dir + "/b.log"}, Format: "custom", Pattern: klogPattern, TimeLayout: "0102 15:04:05.000000"})
+	only := newTool(t, Source{Name: "k", Paths: []string{dir + "/b.log"}, Format: "custom", Pattern: klogPattern, TimeLayout: "0102 15:04:05.000000"})
 	c, err := only.Canonical([]byte(`{"since":"1h"}`))
 	if err != nil {
 		t.Fatal(err)
@@ -58,7 +57,7 @@ func TestFixedFormatWithoutTimeIsSkipped(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "words.log", "hello\nno time here\n", false)
 	for _, f := range []string{"text", "json", "logfmt"} {
-		tool := newTool(t, config.LogSource{Name: "s", Paths: []string{dir + "/words.log"}, Format: config.LogFormat(f)})
+		tool := newTool(t, Source{Name: "s", Paths: []string{dir + "/words.log"}, Format: Format(f)})
 		c, err := tool.Canonical([]byte(`{"since":"1h"}`))
 		if err != nil {
 			t.Fatal(err)
@@ -82,7 +81,7 @@ func TestLeadingLinesUnparsed(t *testing.T) {
 	}
 	writeFile(t, dir, "a.log", b.String(), false)
 	for _, noSeek := range []bool{false, true} {
-		tool := newTool(t, config.LogSource{Name: "s", Paths: []string{dir + "/a.log"}, Format: "text"})
+		tool := newTool(t, Source{Name: "s", Paths: []string{dir + "/a.log"}, Format: "text"})
 		tool.noSeek = noSeek
 		for _, tt := range []struct {
 			input    string
@@ -102,7 +101,7 @@ func TestLeadingLinesUnparsed(t *testing.T) {
 
 // TestNewRejectsBadLayout: New names the source and the key at fault.
 func TestNewRejectsBadLayout(t *testing.T) {
-	_, err := New([]config.LogSource{{Name: "k", Paths: []string{"/x"}, Format: "custom", Pattern: `(?P<ts>\d+)`, TimeLayout: "unix"}})
+	_, err := New([]Source{{Name: "k", Paths: []string{"/x"}, Format: "custom", Pattern: `(?P<ts>\d+)`, TimeLayout: "unix"}})
 	var le *loglayout.Error
 	if !errors.As(err, &le) || le.Key != loglayout.KeyPattern || !strings.Contains(err.Error(), `"k"`) {
 		t.Fatalf("error %v", err)
@@ -119,7 +118,7 @@ func TestInspectReports(t *testing.T) {
 	for _, p := range []string{a, b} {
 		must(t, os.Chtimes(p, base, base))
 	}
-	in, err := Inspect(context.Background(), config.LogSource{Name: "k", Paths: []string{dir + "/*.log"}, Format: "custom", Pattern: klogPattern, TimeLayout: "0102 15:04:05.000000"},
+	in, err := Inspect(context.Background(), Source{Name: "k", Paths: []string{dir + "/*.log"}, Format: "custom", Pattern: klogPattern, TimeLayout: "0102 15:04:05.000000"},
 		InspectOptions{Entries: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -157,7 +156,7 @@ func TestCustomPatternBomb(t *testing.T) {
 		fmt.Fprintf(&b, "%d %s\n", base.Unix()-int64(lines-i), long)
 	}
 	writeFile(t, dir, "bomb.log", b.String(), false)
-	tool := newTool(t, config.LogSource{Name: "b", Paths: []string{dir + "/bomb.log"}, Format: "custom", Pattern: pattern, TimeLayout: "unix"})
+	tool := newTool(t, Source{Name: "b", Paths: []string{dir + "/bomb.log"}, Format: "custom", Pattern: pattern, TimeLayout: "unix"})
 	tool.limits.time = 5 * time.Second
 	c, err := tool.Canonical([]byte(`{"since":"2h","contains":"payment"}`))
 	if err != nil {

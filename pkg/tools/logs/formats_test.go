@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/logparse"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
@@ -86,7 +85,7 @@ func TestEverydayFormats(t *testing.T) {
 			if !ok || l.Name != c.layout {
 				t.Fatalf("detected %v (ok %v), want %s", l, ok, c.layout)
 			}
-			tool := newTool(t, config.LogSource{Name: "app", Paths: []string{p}})
+			tool := newTool(t, Source{Name: "app", Paths: []string{p}})
 			_, res := run(t, tool, "{"+window+"}", now, 1<<20)
 			if res.Matched != c.total || res.Unparsed != c.unparsed || res.SkippedCount != 0 || res.Unplaced != 0 {
 				t.Fatalf("window: matched %d unparsed %d unplaced %d skipped %v, want %d and %d: %+v", res.Matched, res.Unparsed, res.Unplaced, res.SkippedFiles, c.total, c.unparsed, res.Entries)
@@ -132,7 +131,7 @@ func TestExceptionChains(t *testing.T) {
 	now := base.Add(time.Hour)
 	const hikari = "java.sql.SQLTransientConnectionException: HikariPool-1 - Connection is not available, request timed out after 30000ms."
 	dir := t.TempDir()
-	spring := newTool(t, config.LogSource{Name: "app", Paths: []string{copyFixture(t, dir, "spring_boot2.log")}})
+	spring := newTool(t, Source{Name: "app", Paths: []string{copyFixture(t, dir, "spring_boot2.log")}})
 	_, res := run(t, spring, "{"+window+`,"level":"ERROR","contains":"dispatcherServlet"}`, now, 1<<20)
 	if res.Matched != 1 {
 		t.Fatalf("matched %d", res.Matched)
@@ -192,7 +191,7 @@ func TestExceptionChains(t *testing.T) {
 				"github.com/shop/cart.(*Cart).Total(0x0)", "/app/cart/cart.go:120 +0x1c", "/app/cart/handler.go:44 +0x85", " frames …"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			tool := newTool(t, config.LogSource{Name: "app", Paths: []string{writeFile(t, t.TempDir(), "a.log", c.log, false)}})
+			tool := newTool(t, Source{Name: "app", Paths: []string{writeFile(t, t.TempDir(), "a.log", c.log, false)}})
 			in := "{" + window + `,"level":"ERROR"}`
 			if c.contains != "" {
 				in = "{" + window + `,"contains":"` + c.contains + `"}`
@@ -214,7 +213,7 @@ func TestExceptionChains(t *testing.T) {
 	}
 
 	// a JSON record's trace field (Serilog's @x) is read as its continuation
-	tool := newTool(t, config.LogSource{Name: "app", Paths: []string{copyFixture(t, t.TempDir(), "serilog.json")}})
+	tool := newTool(t, Source{Name: "app", Paths: []string{copyFixture(t, t.TempDir(), "serilog.json")}})
 	_, res = run(t, tool, "{"+window+`,"contains":"8812"}`, now, 1<<20)
 	if res.Matched != 1 || res.Entries[0].Fields["exception"] != "System.Net.Sockets.SocketException (111): Connection refused" ||
 		!strings.Contains(res.Entries[0].Message, "---> System.Net.Http.HttpRequestException: Connection refused (payments:443)") {
@@ -228,7 +227,7 @@ func TestExceptionChains(t *testing.T) {
 func TestAccessByRoute(t *testing.T) {
 	const window = `"start":"2026-03-14T14:00:00Z","end":"2026-03-14T14:30:00Z"`
 	now := base.Add(time.Hour)
-	tool := newTool(t, config.LogSource{Name: "app", Paths: []string{copyFixture(t, t.TempDir(), "nginx_timing.log")}})
+	tool := newTool(t, Source{Name: "app", Paths: []string{copyFixture(t, t.TempDir(), "nginx_timing.log")}})
 	_, res := run(t, tool, "{"+window+`,"stats":{"field":"rt","by":"path"}}`, now, 1<<20)
 	if res.Matched != 5 || len(res.Patterns) != 2 || res.Patterns[0].Template != "GET /api/orders/<id> 200" || res.Patterns[0].Count != 3 ||
 		res.Patterns[1].Template != "POST /api/checkout 504" || res.Patterns[1].Count != 2 {
@@ -253,7 +252,7 @@ func TestAccessByRoute(t *testing.T) {
 			lines += fmt.Sprintf("10.0.0.1 - - [14/Mar/2026:14:%02d:%02d +0000] \"GET /k%02d HTTP/1.1\" 200 1 \"-\" \"c\" rt=%d\n", i, j, i, j+1)
 		}
 	}
-	tool = newTool(t, config.LogSource{Name: "app", Paths: []string{writeFile(t, t.TempDir(), "a.log", lines, false)}})
+	tool = newTool(t, Source{Name: "app", Paths: []string{writeFile(t, t.TempDir(), "a.log", lines, false)}})
 	_, res = run(t, tool, "{"+window+`,"stats":{"field":"rt","by":"path"}}`, now, 1<<20)
 	if len(res.Stats) != 21 || res.Stats[0].Key != "/k24" || res.Stats[0].Count != 25 || res.Stats[0].P50 != 13 || res.Stats[0].P95 != 24 || res.Stats[0].P99 != 25 ||
 		res.Stats[20].Key != otherStatKey || res.Stats[20].Count != 1+2+3+4+5 || res.Stats[20].Max != 5 {
@@ -267,12 +266,12 @@ func TestAccessByRoute(t *testing.T) {
 func TestConfiguredService(t *testing.T) {
 	const window = `"start":"2026-03-14T14:00:00Z","end":"2026-03-14T14:30:00Z"`
 	now := base.Add(time.Hour)
-	tool := newTool(t, config.LogSource{Name: "db", Service: "orders-db", Paths: []string{copyFixture(t, t.TempDir(), "postgres.log")}})
+	tool := newTool(t, Source{Name: "db", Service: "orders-db", Paths: []string{copyFixture(t, t.TempDir(), "postgres.log")}})
 	_, res := run(t, tool, "{"+window+`,"service":"orders-db","level":"ERROR"}`, now, 1<<20)
 	if res.Matched != 2 || res.Entries[0].Service != "orders-db" || res.Coverage.Coverage != "data" {
 		t.Fatalf("service=orders-db level=ERROR: %+v", res)
 	}
-	tool = newTool(t, config.LogSource{Name: "app", Service: "fallback", Paths: []string{copyFixture(t, t.TempDir(), "haproxy.log")}})
+	tool = newTool(t, Source{Name: "app", Service: "fallback", Paths: []string{copyFixture(t, t.TempDir(), "haproxy.log")}})
 	_, res = run(t, tool, "{"+window+`,"service":"fallback"}`, now, 1<<20)
 	if res.Matched != 0 {
 		t.Fatalf("entries naming a service took the configured one: %+v", res.Entries)
@@ -283,7 +282,7 @@ func TestConfiguredService(t *testing.T) {
 // such a file is refused out loud (UNAVAILABLE naming the reason), never
 // searched to a silent 0.
 func TestRefusedFormat(t *testing.T) {
-	tool := newTool(t, config.LogSource{Name: "app", Paths: []string{copyFixture(t, t.TempDir(), "python_basic.log")}})
+	tool := newTool(t, Source{Name: "app", Paths: []string{copyFixture(t, t.TempDir(), "python_basic.log")}})
 	c, err := tool.Canonical(json.RawMessage(`{"since":"1h","level":"ERROR"}`))
 	if err != nil {
 		t.Fatal(err)

@@ -12,13 +12,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/logparse"
 	"github.com/superbiz/superbiz/pkg/redact"
 )
 
 func FuzzInput(f *testing.F) {
-	tool, err := New([]config.LogSource{{Name: "app", Paths: []string{"/nonexistent"}, MaxWindow: 6 * time.Hour}})
+	tool, err := New([]Source{{Name: "app", Paths: []string{"/nonexistent"}, MaxWindow: 6 * time.Hour}})
 	if err != nil {
 		f.Fatal(err)
 	}

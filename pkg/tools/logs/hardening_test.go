@@ -16,7 +16,6 @@ import (
 
 	"github.com/superbiz/superbiz/internal/testenv"
 
-	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/logparse"
 	"github.com/superbiz/superbiz/internal/reliability"
 	"github.com/superbiz/superbiz/internal/textclip"
@@ -85,7 +84,7 @@ func TestSecretsMaskedByKeyName(t *testing.T) {
 			for _, gz := range []bool{false, true} {
 				dir := t.TempDir()
 				writeFile(t, dir, "a.log", b.String(), gz)
-				tool := newTool(t, config.LogSource{Name: "app", Paths: []string{filepath.Join(dir, "a.log")}, Format: config.LogFormat(sh.format)})
+				tool := newTool(t, Source{Name: "app", Paths: []string{filepath.Join(dir, "a.log")}, Format: Format(sh.format)})
 				_, res := run(t, tool, `{"since":"1h","limit":50}`, base.Add(30*time.Minute), 1<<20)
 				if res.Matched == 0 || res.Returned != res.Matched {
 					t.Fatalf("gz=%v: matched %d returned %d", gz, res.Matched, res.Returned)
@@ -148,7 +147,7 @@ func TestUntimedEntries(t *testing.T) {
 			for _, noSeek := range []bool{false, true} {
 				dir := t.TempDir()
 				writeFile(t, dir, "a.log", c.content, gz)
-				tool := newTool(t, config.LogSource{Name: "app", Paths: []string{filepath.Join(dir, "a.log")}, Format: config.LogFormat(c.format)})
+				tool := newTool(t, Source{Name: "app", Paths: []string{filepath.Join(dir, "a.log")}, Format: Format(c.format)})
 				tool.noSeek = noSeek
 				_, res := run(t, tool, c.in, base.Add(30*time.Minute), 0)
 				if res.Matched != c.matched || res.Unparsed != c.untimed {
@@ -211,7 +210,7 @@ func TestSkipsBadFiles(t *testing.T) {
 	// a copytruncate hole: NULs, then ordinary lines
 	must(t, os.WriteFile(filepath.Join(dir, "g-hole.log"), append(make([]byte, 1<<20), "\n"+good.String()...), 0o644))
 
-	tool := newTool(t, config.LogSource{Name: "app", Paths: []string{filepath.Join(dir, "*.log"), filepath.Join(dir, "*.gz")}})
+	tool := newTool(t, Source{Name: "app", Paths: []string{filepath.Join(dir, "*.log"), filepath.Join(dir, "*.gz")}})
 	out, res := run(t, tool, `{"since":"1h","limit":5}`, base.Add(30*time.Minute), 1<<20)
 	if out.Status != tools.EvidenceFound {
 		t.Fatalf("status %s", out.Status)
@@ -237,7 +236,7 @@ func TestSkipsBadFiles(t *testing.T) {
 	}
 
 	// doctor's view: the same files, the same reasons, with the error behind each
-	in, err := Inspect(context.Background(), config.LogSource{Name: "app", Paths: []string{filepath.Join(dir, "*.log"), filepath.Join(dir, "*.gz")}}, InspectOptions{})
+	in, err := Inspect(context.Background(), Source{Name: "app", Paths: []string{filepath.Join(dir, "*.log"), filepath.Join(dir, "*.gz")}}, InspectOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +255,7 @@ func TestSkipsBadFiles(t *testing.T) {
 	for i := 0; i < maxSkippedListed+3; i++ {
 		must(t, os.WriteFile(filepath.Join(dir2, fmt.Sprintf("bin%d.log", i)), binary, 0o644))
 	}
-	tool2 := newTool(t, config.LogSource{Name: "app", Paths: []string{filepath.Join(dir2, "*.log")}})
+	tool2 := newTool(t, Source{Name: "app", Paths: []string{filepath.Join(dir2, "*.log")}})
 	_, res = run(t, tool2, `{"since":"1h"}`, base.Add(30*time.Minute), 0)
 	if res.Matched != 10 || res.SkippedCount != maxSkippedListed+3 || len(res.SkippedFiles) != maxSkippedListed {
 		t.Fatalf("bounded list: matched %d skipped %d listed %d", res.Matched, res.SkippedCount, len(res.SkippedFiles))
@@ -266,7 +265,7 @@ func TestSkipsBadFiles(t *testing.T) {
 	dir3 := t.TempDir()
 	must(t, os.WriteFile(filepath.Join(dir3, "bin.log"), binary, 0o644))
 	must(t, os.WriteFile(filepath.Join(dir3, "garbage.log"), []byte{0x1f, 0x8b, 0}, 0o644))
-	tool3 := newTool(t, config.LogSource{Name: "app", Paths: []string{filepath.Join(dir3, "*.log")}})
+	tool3 := newTool(t, Source{Name: "app", Paths: []string{filepath.Join(dir3, "*.log")}})
 	c, _ := tool3.Canonical(json.RawMessage(`{"since":"1h"}`))
 	if o := tool3.Execute(context.Background(), tools.Call{Input: c.Input, Now: base}); o.ErrorCode != tools.CodeUnavailable ||
 		!strings.Contains(o.Detail.Error(), "bin.log") || !strings.Contains(o.Detail.Error(), "garbage.log") {
@@ -311,7 +310,7 @@ func TestGzipBomb(t *testing.T) {
 	writeFile(t, dir, "b-plain.log", `{"ts":"2026-03-14T14:02:00Z","level":"error","msg":"plain line"}`+"\n", false)
 	writeFile(t, dir, "c-more.log.gz", `{"ts":"2026-03-14T14:03:00Z","level":"error","msg":"never read"}`+"\n", true)
 
-	tool := newTool(t, config.LogSource{Name: "app", Paths: []string{filepath.Join(dir, "*")}})
+	tool := newTool(t, Source{Name: "app", Paths: []string{filepath.Join(dir, "*")}})
 	const limit = 8 << 20
 	tool.limits.decompressed = limit
 	var before, after runtime.MemStats
@@ -354,7 +353,7 @@ func TestGzipBomb(t *testing.T) {
 func TestScanTimeLimit(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "a.log", `{"ts":"2026-03-14T14:01:00Z","level":"error","msg":"x"}`+"\n", false)
-	tool := newTool(t, config.LogSource{Name: "app", Paths: []string{filepath.Join(dir, "a.log")}})
+	tool := newTool(t, Source{Name: "app", Paths: []string{filepath.Join(dir, "a.log")}})
 	tool.limits.time = time.Nanosecond // spent before the first file
 	out, res := run(t, tool, `{"since":"1h"}`, base.Add(30*time.Minute), 0)
 	if out.Status != tools.NoEvidence || !res.Truncated || fmt.Sprint(res.TruncatedBy) != "["+limitTime+"]" {

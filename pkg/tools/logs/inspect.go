@@ -12,7 +12,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/logparse"
 	"github.com/superbiz/superbiz/internal/textclip"
 )
@@ -120,8 +119,8 @@ type InspectOptions struct {
 // that can be read for its layout, share of lines placed in time and time
 // range. An error means the source itself is misconfigured or the globs
 // cannot be expanded.
-func Inspect(ctx context.Context, src config.LogSource, opt InspectOptions) (Inspection, error) {
-	t, err := New([]config.LogSource{src})
+func Inspect(ctx context.Context, src Source, opt InspectOptions) (Inspection, error) {
+	t, err := New([]Source{src})
 	if err != nil {
 		return Inspection{}, err
 	}

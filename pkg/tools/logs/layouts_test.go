@@ -11,7 +11,6 @@ import (
 	"time"
 	"unicode/utf16"
 
-	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/logparse"
 	"github.com/superbiz/superbiz/internal/reliability"
 	"github.com/superbiz/superbiz/pkg/tools"
@@ -94,7 +93,7 @@ func TestLayoutFixtures(t *testing.T) {
 			if !ok || l.Name != c.layout {
 				t.Fatalf("detected %v (ok %v), want %s", l, ok, c.layout)
 			}
-			tool := newTool(t, config.LogSource{Name: "app", Paths: []string{p}})
+			tool := newTool(t, Source{Name: "app", Paths: []string{p}})
 			_, res := run(t, tool, "{"+window+"}", now, 1<<20)
 			if res.Matched != c.total || res.Unparsed != c.unparsed || res.SkippedCount != 0 {
 				t.Fatalf("window: matched %d unparsed %d skipped %v, want %d and %d: %+v", res.Matched, res.Unparsed, res.SkippedFiles, c.total, c.unparsed, res.Entries)
@@ -146,7 +145,7 @@ func TestMultilineKeepsFrames(t *testing.T) {
 		"    raise PaymentError(\"card declined\")\n"+
 		"billing.errors.PaymentError: card declined\n"+
 		"2026-03-14 14:03:00,000 - INFO [main] - next\n", false)
-	tool := newTool(t, config.LogSource{Name: "app", Paths: []string{p}})
+	tool := newTool(t, Source{Name: "app", Paths: []string{p}})
 	_, res := run(t, tool, `{"since":"1h","level":"ERROR"}`, base.Add(30*time.Minute), 1<<20)
 	if res.Matched != 2 {
 		t.Fatalf("matched %d: %+v", res.Matched, res.Entries)
@@ -167,7 +166,7 @@ func TestMultilineKeepsFrames(t *testing.T) {
 		"panic: runtime error: index out of range [3] with length 3\n\n"+
 		"goroutine 1 [running]:\n"+
 		"main.handle(...)\n\t/app/main.go:12 +0x1d\n", false)
-	tool = newTool(t, config.LogSource{Name: "app", Paths: []string{p}})
+	tool = newTool(t, Source{Name: "app", Paths: []string{p}})
 	_, res = run(t, tool, `{"since":"1h"}`, base.Add(30*time.Minute), 1<<20)
 	if res.Matched != 1 || res.Unparsed != 0 {
 		t.Fatalf("go panic: %+v", res)
@@ -201,7 +200,7 @@ func TestUTF16(t *testing.T) {
 				}
 			}
 			p := writeFile(t, t.TempDir(), "w.log", b.String(), false)
-			tool := newTool(t, config.LogSource{Name: "app", Paths: []string{p}})
+			tool := newTool(t, Source{Name: "app", Paths: []string{p}})
 			_, res := run(t, tool, `{"since":"1h","service":"order"}`, base.Add(30*time.Minute), 0)
 			if res.Matched != 1 || res.Entries[0].Message != "payment timeout é" || res.Entries[0].Level != "ERROR" {
 				t.Fatalf("%+v", res)
@@ -220,7 +219,7 @@ func TestYearFromMtime(t *testing.T) {
 	if err := os.Chtimes(p, mtime, mtime); err != nil {
 		t.Fatal(err)
 	}
-	tool := newTool(t, config.LogSource{Name: "app", Paths: []string{p}, MaxWindow: 48 * time.Hour})
+	tool := newTool(t, Source{Name: "app", Paths: []string{p}, MaxWindow: 48 * time.Hour})
 	// the window is in a later year than the file: the mtime decides
 	_, res := run(t, tool, `{"start":"2025-12-31T23:00:00Z","end":"2026-01-02T01:00:00Z","service":"cron"}`, time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC), 0)
 	if res.Matched != 2 || res.Entries[1].TS != "2025-12-31T23:59:58.000Z" || res.Entries[0].TS != "2026-01-02T00:00:01.000Z" {
@@ -239,7 +238,7 @@ func TestLongHeader(t *testing.T) {
 	b.WriteString("2026-03-14 14:01:00 ERROR [order] after the banner\n")
 	p := writeFile(t, t.TempDir(), "a.log", b.String(), false)
 	for _, noSeek := range []bool{false, true} {
-		tool := newTool(t, config.LogSource{Name: "app", Paths: []string{p}})
+		tool := newTool(t, Source{Name: "app", Paths: []string{p}})
 		tool.noSeek = noSeek
 		out, res := run(t, tool, `{"since":"1h"}`, base.Add(30*time.Minute), 0)
 		if out.Status != tools.EvidenceFound || res.Matched != 1 || res.SkippedCount != 0 || res.Unparsed != 5000 {
@@ -253,7 +252,7 @@ func TestLongHeader(t *testing.T) {
 func TestUTF8BOM(t *testing.T) {
 	for _, gz := range []bool{false, true} {
 		p := writeFile(t, t.TempDir(), "a.log", "\ufeff2026-03-14 14:01:00 ERROR [order] first line\r\n", gz)
-		tool := newTool(t, config.LogSource{Name: "app", Paths: []string{p}})
+		tool := newTool(t, Source{Name: "app", Paths: []string{p}})
 		_, res := run(t, tool, `{"since":"1h"}`, base.Add(30*time.Minute), 0)
 		if res.Matched != 1 || res.Entries[0].Service != "order" {
 			t.Fatalf("gzip %v: %+v", gz, res)
@@ -301,7 +300,7 @@ func TestPerFileDetection(t *testing.T) {
 	for _, f := range []string{"journald.json", "syslog3164.log", "access.log", "glog.log"} {
 		copyFixture(t, dir, f)
 	}
-	tool := newTool(t, config.LogSource{Name: "app", Paths: []string{filepath.Join(dir, "*")}})
+	tool := newTool(t, Source{Name: "app", Paths: []string{filepath.Join(dir, "*")}})
 	_, res := run(t, tool, `{"start":"2026-03-14T14:00:00Z","end":"2026-03-14T14:30:00Z","level":"ERROR"}`, base.Add(time.Hour), 1<<20)
 	if res.Matched != 8 || res.SkippedCount != 0 {
 		t.Fatalf("matched %d skipped %v: %+v", res.Matched, res.SkippedFiles, res.Entries)
@@ -359,7 +358,7 @@ func TestInspectReadsLikeQueryLogs(t *testing.T) {
 		{"messages", logparse.LayoutSyslog, "2024-03-14T14:01:00.000Z"},
 		{"w.log", logparse.LayoutText, "2026-03-14T14:01:00.000Z"},
 	} {
-		in, err := Inspect(context.Background(), config.LogSource{Name: "app", Paths: []string{filepath.Join(dir, c.file)}}, InspectOptions{Entries: 1})
+		in, err := Inspect(context.Background(), Source{Name: "app", Paths: []string{filepath.Join(dir, c.file)}}, InspectOptions{Entries: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -380,7 +379,7 @@ func TestInspectReadsLikeQueryLogs(t *testing.T) {
 func TestUnpaddedStamps(t *testing.T) {
 	dir := t.TempDir()
 	p := copyFixture(t, dir, "healthapp_unpadded.log")
-	src := config.LogSource{Name: "h", Paths: []string{p}}
+	src := Source{Name: "h", Paths: []string{p}}
 	tool := newTool(t, src)
 	const window = `"start":"2026-03-14T14:00:00Z","end":"2026-03-14T14:30:00Z"`
 	_, res := run(t, tool, `{`+window+`,"limit":50}`, fixtureMtime, 1<<20)

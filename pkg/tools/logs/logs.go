@@ -27,7 +27,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/logparse"
 	"github.com/superbiz/superbiz/internal/schema"
 	"github.com/superbiz/superbiz/internal/textclip"
@@ -52,7 +51,7 @@ const maxSkippedPath = 200
 // defaulted) with what New derives from it: the format's canonical name and
 // the layouts detection chooses among for each file.
 type source struct {
-	config.LogSource
+	Source
 	format  string
 	layouts []*logparse.Layout
 }
@@ -71,7 +70,7 @@ var _ tools.Adapter = (*Tool)(nil)
 // New validates the [[logs]] entries (paths already absolute, time zone
 // loaded by config) and builds the tool; errors name the bad source. A nil
 // Location means UTC, a zero MaxWindow 24h.
-func New(sources []config.LogSource) (*Tool, error) {
+func New(sources []Source) (*Tool, error) {
 	if len(sources) == 0 {
 		return nil, errors.New("query_logs: no log source configured: add a [[logs]] section with name and paths")
 	}
@@ -104,7 +103,7 @@ func New(sources []config.LogSource) (*Tool, error) {
 			s.Location = time.UTC
 		}
 		s.Name, s.Paths = name, append([]string(nil), s.Paths...)
-		t.sources = append(t.sources, &source{LogSource: s, format: f, layouts: lays})
+		t.sources = append(t.sources, &source{Source: s, format: f, layouts: lays})
 	}
 	return t, nil
 }
@@ -112,7 +111,7 @@ func New(sources []config.LogSource) (*Tool, error) {
 // Definition is the tool declaration sent to the model.
 func (t *Tool) Definition() model.Tool {
 	desc := "Search the application log files of a configured source within a time window. " +
-		"Give the window either as since (a duration back from now, \"" + config.FormatDuration(minSince) + "\" to \"" + config.FormatDuration(maxSince) + "\") or as start and end " +
+		"Give the window either as since (a duration back from now, \"" + tools.FormatDuration(minSince) + "\" to \"" + tools.FormatDuration(maxSince) + "\") or as start and end " +
 		"(RFC 3339, or \"2006-01-02 15:04:05\" in the source's time zone); the window may not exceed the source's max_window " +
 		"(" + t.windows() + "). Narrow with service, level (exactly ERROR, WARN, INFO or DEBUG) and contains " +
 		"(words that must all appear in the entry, case-insensitive). The result gives matched (total count), the newest " +
@@ -127,7 +126,7 @@ func (t *Tool) Definition() model.Tool {
 		"stats {field, by} summarises a numeric field of the matched entries per value of by (count, min, p50, p95, p99, max, avg; at most " + strconv.Itoa(maxStatKeys) + " keys, the rest summed). Values of fields named like secrets (password, token, authorization, " +
 		"cookie, api_key, ...) are shown as " + redact.Marker + ". Only when they apply, the result also has: truncated_by, the per-call " +
 		"limits that stopped the search before the end of the files (" + limitDecompressed + ": " + fmtBytes(t.limits.decompressed) +
-		" read out of gzip files; " + limitTime + ": " + config.FormatDuration(t.limits.time) + " of scanning), so what was not found may still be there; " +
+		" read out of gzip files; " + limitTime + ": " + tools.FormatDuration(t.limits.time) + " of scanning), so what was not found may still be there; " +
 		"unparsed, the number of entries (or lines before a file's first entry) matching the filters that could not be placed in time (not in matched); " +
 		"ordered: false, when a file was found out of time order (it is then searched from start to end); " +
 		"glued, the continuation lines (stack frames, wrapped text) joined to the matched entries; " +
@@ -154,7 +153,7 @@ func (t *Tool) sourceNames() []any {
 func (t *Tool) windows() string {
 	n := make([]string, len(t.sources))
 	for i, s := range t.sources {
-		n[i] = s.Name + ": " + config.FormatDuration(s.MaxWindow)
+		n[i] = s.Name + ": " + tools.FormatDuration(s.MaxWindow)
 	}
 	return strings.Join(n, ", ")
 }

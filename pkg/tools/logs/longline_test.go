@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
 
@@ -41,14 +40,14 @@ func longLineFile(t *testing.T, dir string, size int, gz bool) string {
 func TestLongLineCut(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		src  config.LogSource
+		src  Source
 		size int
 		gz   bool
 	}{
-		{"custom mapped", config.LogSource{Format: "custom", Pattern: issuePattern, TimeLayout: "2006-01-02 15:04:05"}, 8 << 20, false},
-		{"auto mapped", config.LogSource{}, 8 << 20, false},
-		{"custom gzip, longer than a chunk", config.LogSource{Format: "custom", Pattern: issuePattern, TimeLayout: "2006-01-02 15:04:05"}, 3 * streamChunk, true},
-		{"auto gzip, within a chunk", config.LogSource{}, 1 << 20, true},
+		{"custom mapped", Source{Format: "custom", Pattern: issuePattern, TimeLayout: "2006-01-02 15:04:05"}, 8 << 20, false},
+		{"auto mapped", Source{}, 8 << 20, false},
+		{"custom gzip, longer than a chunk", Source{Format: "custom", Pattern: issuePattern, TimeLayout: "2006-01-02 15:04:05"}, 3 * streamChunk, true},
+		{"auto gzip, within a chunk", Source{}, 1 << 20, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -100,7 +99,7 @@ func TestLongLineSeek(t *testing.T) {
 		fmt.Fprintf(&b, "2026-03-14 14:%02d:%02d INFO [api] after %d\n", 10+i/60, i%60, i)
 	}
 	p := writeFile(t, dir, "seek.log", b.String(), false)
-	tool := newTool(t, config.LogSource{Name: "app", Paths: []string{p}})
+	tool := newTool(t, Source{Name: "app", Paths: []string{p}})
 	now := base.Add(time.Hour)
 	_, res := run(t, tool, `{"start":"2026-03-14T13:00:00Z","end":"2026-03-14T13:59:59Z"}`, now, 1<<20)
 	if res.Matched != 200 || res.LongLines != 0 {
@@ -132,7 +131,7 @@ func TestLongLinesTimeCap(t *testing.T) {
 		}
 	}
 	must(t, f.Close())
-	tool := newTool(t, config.LogSource{Name: "app", Paths: []string{f.Name()}, Format: "custom", Pattern: issuePattern, TimeLayout: "2006-01-02 15:04:05"})
+	tool := newTool(t, Source{Name: "app", Paths: []string{f.Name()}, Format: "custom", Pattern: issuePattern, TimeLayout: "2006-01-02 15:04:05"})
 	tool.noSeek = true
 	tool.limits.time = 20 * time.Millisecond
 	c, err := tool.Canonical([]byte(`{"since":"2h"}`))

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/logparse"
 	"github.com/superbiz/superbiz/internal/reliability"
 	"github.com/superbiz/superbiz/pkg/redact"
@@ -22,7 +21,7 @@ import (
 // is judged per record.
 func TestOTLPBatchRecords(t *testing.T) {
 	p := copyFixture(t, t.TempDir(), "otlp_collector.json")
-	tool := newTool(t, config.LogSource{Name: "app", Paths: []string{p}})
+	tool := newTool(t, Source{Name: "app", Paths: []string{p}})
 	const window = `"start":"2026-03-14T14:00:00Z","end":"2026-03-14T14:30:00Z"`
 	now := base.Add(time.Hour)
 	_, res := run(t, tool, "{"+window+"}", now, 1<<20)
@@ -82,7 +81,7 @@ func TestOTLPBatchCut(t *testing.T) {
 	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tool := newTool(t, config.LogSource{Name: "app", Paths: []string{p}})
+	tool := newTool(t, Source{Name: "app", Paths: []string{p}})
 	_, res := run(t, tool, `{"start":"2026-03-14T13:00:00Z","end":"2026-03-14T16:00:00Z","level":"ERROR","service":"bulk"}`, base.Add(3*time.Hour), 1<<20)
 	if res.Matched != logparse.MaxBatchRecords || res.CutRecords != extra {
 		t.Fatalf("matched %d cut %d, want %d and %d", res.Matched, res.CutRecords, logparse.MaxBatchRecords, extra)
@@ -95,7 +94,7 @@ func TestOTLPBatchCut(t *testing.T) {
 // its own entry, as query_logs returns them, and the range spans them all.
 func TestOTLPBatchInspect(t *testing.T) {
 	p := copyFixture(t, t.TempDir(), "otlp_collector.json")
-	in, err := Inspect(context.Background(), config.LogSource{Name: "app", Paths: []string{p}}, InspectOptions{Entries: 4})
+	in, err := Inspect(context.Background(), Source{Name: "app", Paths: []string{p}}, InspectOptions{Entries: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +134,7 @@ func TestOTLPBatchLongLine(t *testing.T) {
 	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tool := newTool(t, config.LogSource{Name: "app", Paths: []string{p}})
+	tool := newTool(t, Source{Name: "app", Paths: []string{p}})
 	_, res := run(t, tool, `{"start":"2026-03-14T13:00:00Z","end":"2026-03-14T16:00:00Z","level":"ERROR","service":"bulk"}`, base.Add(3*time.Hour), 1<<20)
 	if res.Matched != logparse.MaxBatchRecords || res.LongLines != 1 || res.CutRecords <= 0 || res.CutRecords >= records-logparse.MaxBatchRecords {
 		t.Fatalf("matched %d long_lines %d cut %d", res.Matched, res.LongLines, res.CutRecords)

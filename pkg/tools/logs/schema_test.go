@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/schema"
+	"github.com/superbiz/superbiz/pkg/tools"
 )
 
 // The schema the model receives states exactly the bounds decodeInput
@@ -18,7 +18,7 @@ func TestInputSchemaBounds(t *testing.T) {
 		"limit.maximum": maxLimit,
 		"limit.default": defaultLimit,
 	}
-	if err := schema.CheckBounds(newTool(t, config.LogSource{Name: "app", Paths: []string{"/x"}}).Definition().Parameters, want); err != nil {
+	if err := schema.CheckBounds(newTool(t, Source{Name: "app", Paths: []string{"/x"}}).Definition().Parameters, want); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -26,7 +26,7 @@ func TestInputSchemaBounds(t *testing.T) {
 // The enums: source lists the configured names in order (injected per
 // configuration), level exactly the levels decodeInput admits.
 func TestInputSchemaEnums(t *testing.T) {
-	tool := newTool(t, config.LogSource{Name: "app", Paths: []string{"/x"}}, config.LogSource{Name: `gw "edge"`, Paths: []string{"/y"}})
+	tool := newTool(t, Source{Name: "app", Paths: []string{"/x"}}, Source{Name: `gw "edge"`, Paths: []string{"/y"}})
 	var s struct {
 		Properties map[string]struct {
 			Enum []string `json:"enum"`
@@ -54,7 +54,7 @@ func TestInputSchemaEnums(t *testing.T) {
 // The since range is stated in words, in the since description and the
 // tool's: both must say the range decodeInput enforces.
 func TestInputSchemaDescriptions(t *testing.T) {
-	def := newTool(t, config.LogSource{Name: "app", Paths: []string{"/x"}}).Definition()
+	def := newTool(t, Source{Name: "app", Paths: []string{"/x"}}).Definition()
 	var s struct {
 		Properties map[string]struct {
 			Description string `json:"description"`
@@ -63,10 +63,10 @@ func TestInputSchemaDescriptions(t *testing.T) {
 	if err := json.Unmarshal(def.Parameters, &s); err != nil {
 		t.Fatal(err)
 	}
-	if d, want := s.Properties["since"].Description, config.FormatDuration(minSince)+" to "+config.FormatDuration(maxSince); !strings.Contains(d, want) {
+	if d, want := s.Properties["since"].Description, tools.FormatDuration(minSince)+" to "+tools.FormatDuration(maxSince); !strings.Contains(d, want) {
 		t.Errorf("since description %q does not say %q", d, want)
 	}
-	if want := `"` + config.FormatDuration(minSince) + `" to "` + config.FormatDuration(maxSince) + `"`; !strings.Contains(def.Description, want) {
+	if want := `"` + tools.FormatDuration(minSince) + `" to "` + tools.FormatDuration(maxSince) + `"`; !strings.Contains(def.Description, want) {
 		t.Errorf("tool description does not say %s", want)
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/logparse"
 	"github.com/superbiz/superbiz/internal/reliability"
 	"github.com/superbiz/superbiz/internal/testenv"
@@ -39,8 +38,8 @@ func TestSeekMatchesLinearScan(t *testing.T) {
 	content := genOrdered(80000, rng) // ~7 MB: several stream chunks
 	writeFile(t, dir, "plain.log", content, false)
 	writeFile(t, dir, "zipped.log", content, true)
-	src := func(name string) config.LogSource {
-		return config.LogSource{Name: "app", Paths: []string{filepath.Join(dir, name)}, MaxWindow: 48 * time.Hour}
+	src := func(name string) Source {
+		return Source{Name: "app", Paths: []string{filepath.Join(dir, name)}, MaxWindow: 48 * time.Hour}
 	}
 	seek := newTool(t, src("plain.log"))
 	linear := newTool(t, src("plain.log"))
@@ -91,7 +90,7 @@ func TestUnorderedFileIsScannedInFull(t *testing.T) {
 		fmt.Fprintf(&b, "%s INFO line %d\n", base.Add(day+time.Duration(i)*time.Second).Format(time.RFC3339), i)
 	}
 	writeFile(t, dir, "a.log", b.String(), false)
-	tool := newTool(t, config.LogSource{Name: "app", Paths: []string{filepath.Join(dir, "a.log")}})
+	tool := newTool(t, Source{Name: "app", Paths: []string{filepath.Join(dir, "a.log")}})
 	_, res := run(t, tool, `{"start":"2026-03-14T14:00:00Z","end":"2026-03-14T16:00:00Z"}`, base, 1<<20)
 	if res.Matched != 1000 {
 		t.Fatalf("matched %d", res.Matched)
@@ -172,7 +171,7 @@ func TestUnorderedHPCFile(t *testing.T) {
 	}
 	dir := t.TempDir()
 	writeFile(t, dir, "hpc.log", content, false)
-	src := config.LogSource{Name: "hpc", Paths: []string{filepath.Join(dir, "hpc.log")}, MaxWindow: 48 * time.Hour}
+	src := Source{Name: "hpc", Paths: []string{filepath.Join(dir, "hpc.log")}, MaxWindow: 48 * time.Hour}
 	tool := newTool(t, src)
 	tool.limits.seekMin = defaultSeekMin
 	in := fmt.Sprintf(`{"start":%q,"end":%q,"limit":5}`, start.Format(time.RFC3339), end.Format(time.RFC3339))
@@ -214,7 +213,7 @@ func TestSeekCheckFindsLateEntries(t *testing.T) {
 	content, _ := sampledOrdered(t, late, 1500)
 	dir := t.TempDir()
 	writeFile(t, dir, "a.log", content, false)
-	src := config.LogSource{Name: "a", Paths: []string{filepath.Join(dir, "a.log")}, MaxWindow: 48 * time.Hour}
+	src := Source{Name: "a", Paths: []string{filepath.Join(dir, "a.log")}, MaxWindow: 48 * time.Hour}
 	seek, linear := newTool(t, src), newTool(t, src)
 	linear.noSeek = true
 	in := fmt.Sprintf(`{"start":%q,"end":%q,"limit":5}`, base.Add(1370*time.Minute).Format(time.RFC3339), base.Add(1400*time.Minute).Format(time.RFC3339))

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/superbiz/superbiz/internal/config"
 )
 
 // TestNoSilentNegative: a filter on a field the layout did not read never
@@ -21,7 +20,7 @@ func TestNoSilentNegative(t *testing.T) {
 	now := base.Add(time.Hour)
 	for _, file := range []string{"postgres.log", "lambda.log", "envoy.log"} {
 		t.Run(file, func(t *testing.T) {
-			tool := newTool(t, config.LogSource{Name: "app", Paths: []string{copyFixture(t, t.TempDir(), file)}})
+			tool := newTool(t, Source{Name: "app", Paths: []string{copyFixture(t, t.TempDir(), file)}})
 			out, res := run(t, tool, "{"+window+`,"level":"ERROR"}`, now, 1<<20)
 			if res.Matched != 2 {
 				t.Fatalf("level=ERROR: matched %d (%s, coverage %q, empty window %q), want the 2 planted errors", res.Matched, out.Status, res.Coverage.Coverage, out.EmptyWindow)
@@ -33,7 +32,7 @@ func TestNoSilentNegative(t *testing.T) {
 		p := writeFile(t, t.TempDir(), "app.log", "2026-03-14 14:01:00 payment gateway refused the card\n"+
 			"2026-03-14 14:02:00 order 8812 could not be placed\n"+
 			"2026-03-14 14:03:00 order 8813 placed\n", false)
-		tool := newTool(t, config.LogSource{Name: "app", Paths: []string{p}})
+		tool := newTool(t, Source{Name: "app", Paths: []string{p}})
 		out, res := run(t, tool, "{"+window+`,"level":"ERROR"}`, now, 1<<20)
 		if res.Matched != 0 || res.Coverage.Coverage != "partial" || !strings.Contains(out.EmptyWindow, "3 entries whose level") {
 			t.Fatalf("level=ERROR over lines without a level: matched %d coverage %q empty window %q, want 0, partial and an account of the 3 unread entries", res.Matched, res.Coverage.Coverage, out.EmptyWindow)
@@ -46,7 +45,7 @@ func TestNoSilentNegative(t *testing.T) {
 			"2286760 full partition status 1773497000 -1 running\n"+
 			"2286761 full partition status 1773497100 1 running\n"+
 			"134682 node-246 unix.hw state_change.available 1773497200 1 Component State Change: Component \\042alt0\\042 is in the available state (HWID=1973)\n", false)
-		tool := newTool(t, config.LogSource{Name: "app", Paths: []string{p}})
+		tool := newTool(t, Source{Name: "app", Paths: []string{p}})
 		_, res := run(t, tool, "{"+window+`,"contains":"partition"}`, now, 1<<20)
 		if res.Matched != 3 {
 			t.Fatalf("contains partition: matched %d coverage %q, want the 3 full partition lines", res.Matched, res.Coverage.Coverage)

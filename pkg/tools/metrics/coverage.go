@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
 
@@ -36,7 +35,7 @@ func (s *source) emptyWindow(ctx context.Context, selector string, start, end ti
 	}
 	window := fmt.Sprintf("%s – %s", start.UTC().Format(time.RFC3339), end.UTC().Format(time.RFC3339))
 	if len(last) == 0 {
-		return fmt.Sprintf("metrics source %s has no sample of %s in %s nor in the %s before it", s.Name, selector, window, config.FormatDuration(s.MaxWindow)), nil
+		return fmt.Sprintf("metrics source %s has no sample of %s in %s nor in the %s before it", s.Name, selector, window, tools.FormatDuration(s.MaxWindow)), nil
 	}
 	res.LastSample = stamp(last[0])
 	return fmt.Sprintf("metrics source %s has %s up to %s; nothing in the asked window %s", s.Name, selector, res.LastSample, window), nil

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/reliability"
 	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/tools"
@@ -74,7 +73,7 @@ func TestQueryRefusesPointFlood(t *testing.T) {
 		fmt.Fprint(bw, `]}]}}`)
 		_ = bw.Flush()
 	})
-	tool := newTool(t, config.MetricsSource{Name: "m", URL: srv.URL, MaxPoints: 240})
+	tool := newTool(t, Source{Name: "m", URL: srv.URL, MaxPoints: 240})
 	o := call(t, tool, hostileQuery, time.Time{})
 	allowed := allowedPoints(time.Hour, autoStep(time.Hour, 240))
 	if o.Status != tools.StatusError || o.ErrorCode != tools.CodeUnavailable || !strings.Contains(fmt.Sprint(o.Detail), fmt.Sprintf("more than %d points", allowed)) || allowed != 453 {
@@ -94,7 +93,7 @@ func TestQueryAnswerOverCap(t *testing.T) {
 		fmt.Fprint(w, strings.Repeat("x", maxResponse+1))
 		fmt.Fprint(w, `"},"values":[[1768467600,"1"]]}]}}`)
 	})
-	o := call(t, newTool(t, config.MetricsSource{Name: "m", URL: srv.URL}), hostileQuery, time.Time{})
+	o := call(t, newTool(t, Source{Name: "m", URL: srv.URL}), hostileQuery, time.Time{})
 	if o.Status != tools.StatusError || o.ErrorCode != tools.CodeInvalidInput || !strings.Contains(fmt.Sprint(o.Detail), "larger than 16 MiB") {
 		t.Fatalf("17 MiB answer: %s %s %v, want INVALID_INPUT naming the cap", o.Status, o.ErrorCode, o.Detail)
 	}
@@ -105,7 +104,7 @@ func TestQueryGatewayTimeout(t *testing.T) {
 	srv := hostileServer(t, func(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, "upstream request timeout", http.StatusGatewayTimeout)
 	})
-	o := call(t, newTool(t, config.MetricsSource{Name: "m", URL: srv.URL}), hostileQuery, time.Time{})
+	o := call(t, newTool(t, Source{Name: "m", URL: srv.URL}), hostileQuery, time.Time{})
 	if o.Status != tools.StatusError || o.ErrorCode != tools.CodeTimeout || !strings.Contains(fmt.Sprint(o.Detail), "HTTP 504") {
 		t.Fatalf("504: %s %s %v, want TIMEOUT", o.Status, o.ErrorCode, o.Detail)
 	}
@@ -127,7 +126,7 @@ func TestQueryBearerSentAndEchoScrubbed(t *testing.T) {
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprintf(w, `{"status":"success","data":{"resultType":"matrix","result":[{"metric":{"token_seen":"got %s ok"},"values":[[1768467600,"1"]]}]}}`, token)
 	})
-	tool := newTool(t, config.MetricsSource{Name: "m", URL: srv.URL, HTTPAuth: config.HTTPAuth{BearerTokenEnv: "PROM_TOKEN"}, Secret: config.NewSecret(token)})
+	tool := newTool(t, Source{Name: "m", URL: srv.URL, HTTPAuth: tools.HTTPAuth{BearerTokenEnv: "PROM_TOKEN"}, Secret: redact.NewSecret(token)})
 	o := call(t, tool, hostileQuery, time.Time{})
 	if o.Status != tools.EvidenceFound {
 		t.Fatalf("bearer: %s %s %v (Authorization sent: %q)", o.Status, o.ErrorCode, o.Detail, got)
@@ -152,7 +151,7 @@ func TestQueryTruncatedAtMaxSeries(t *testing.T) {
 			}
 			matrixAnswer(w, s...)
 		})
-		o := call(t, newTool(t, config.MetricsSource{Name: "m", URL: srv.URL, MaxSeries: 3}), hostileQuery, time.Time{})
+		o := call(t, newTool(t, Source{Name: "m", URL: srv.URL, MaxSeries: 3}), hostileQuery, time.Time{})
 		if o.Status != tools.EvidenceFound {
 			t.Fatalf("%d series: %s %s %v", tt.series, o.Status, o.ErrorCode, o.Detail)
 		}

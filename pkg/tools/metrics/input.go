@@ -10,7 +10,6 @@ import (
 
 	jsonv2 "github.com/go-json-experiment/json"
 
-	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/pkg/tools"
 	"github.com/superbiz/superbiz/pkg/tools/window"
 )
@@ -87,14 +86,14 @@ func (t *Tool) decodeInput(raw []byte) (*parsedInput, error) {
 			return nil, tools.InvalidInput("step %q is not a duration such as \"15s\" or \"1m\"", in.Step)
 		}
 		if d < minStep || d%time.Second != 0 {
-			return nil, tools.InvalidInput("step %q must be a whole number of seconds, at least %s", in.Step, config.FormatDuration(minStep))
+			return nil, tools.InvalidInput("step %q must be a whole number of seconds, at least %s", in.Step, tools.FormatDuration(minStep))
 		}
 		if n := pointsOf(p.window.Len(), d); n > p.src.MaxPoints {
 			return nil, tools.InvalidInput("step %s gives %d points per series over this window, more than this source's max_points %d: use a step of at least %s or omit step",
-				config.FormatDuration(d), n, p.src.MaxPoints, config.FormatDuration(autoStep(p.window.Len(), p.src.MaxPoints)))
+				tools.FormatDuration(d), n, p.src.MaxPoints, tools.FormatDuration(autoStep(p.window.Len(), p.src.MaxPoints)))
 		}
 		p.step = d
-		p.in.Step = config.FormatDuration(d)
+		p.in.Step = tools.FormatDuration(d)
 	}
 	return p, nil
 }

@@ -7,14 +7,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/schema"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
 
 // The schema the model receives states the bound decodeInput enforces.
 func TestInputSchemaBounds(t *testing.T) {
-	tool := newTool(t, config.MetricsSource{Name: "prom", URL: "http://127.0.0.1:9090"})
+	tool := newTool(t, Source{Name: "prom", URL: "http://127.0.0.1:9090"})
 	if err := schema.CheckBounds(tool.Definition().Parameters, map[string]int64{"query.maxLength": MaxQuery}); err != nil {
 		t.Fatal(err)
 	}
@@ -35,9 +34,9 @@ func TestInputSchemaBounds(t *testing.T) {
 // Every refused input names what was wrong; accepted ones get their
 // canonical form (source resolved, times in UTC, step normalised).
 func TestDecodeInput(t *testing.T) {
-	tool := newTool(t, config.MetricsSource{Name: "prom", URL: "http://h:9090", MaxWindow: 6 * time.Hour, MaxPoints: 100},
-		config.MetricsSource{Name: "vm", URL: "http://h:8428"})
-	one := newTool(t, config.MetricsSource{Name: "prom", URL: "http://h:9090", MaxWindow: 6 * time.Hour, MaxPoints: 100})
+	tool := newTool(t, Source{Name: "prom", URL: "http://h:9090", MaxWindow: 6 * time.Hour, MaxPoints: 100},
+		Source{Name: "vm", URL: "http://h:8428"})
+	one := newTool(t, Source{Name: "prom", URL: "http://h:9090", MaxWindow: 6 * time.Hour, MaxPoints: 100})
 	tests := []struct {
 		name  string
 		tool  *Tool

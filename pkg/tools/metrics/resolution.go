@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/pkg/tools"
 )
 
 // Bounds of the fine pass that computes the summaries (docs/SPEC.md#query_metrics).
@@ -96,7 +96,7 @@ func coarseNote(res, interval time.Duration) string {
 		return ""
 	}
 	return fmt.Sprintf("resolution %s is coarser than the series' %s sample interval: a sample between two evaluations can be missed; narrow the window or aggregate",
-		config.FormatDuration(res), interval.Round(time.Millisecond))
+		tools.FormatDuration(res), interval.Round(time.Millisecond))
 }
 
 // instantValues parses the data of a successful instant query answer into

@@ -20,7 +20,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/httpsource"
 	"github.com/superbiz/superbiz/internal/schema"
 	"github.com/superbiz/superbiz/internal/textclip"
@@ -38,7 +37,7 @@ const defaultMaxBytes = 8192
 // source is a validated [[metrics]] entry with what New derives from it:
 // the normalised API base and the HTTP client.
 type source struct {
-	config.MetricsSource
+	Source
 	// url is URL without a trailing slash; /api/v1/... is appended.
 	url  string
 	http *httpsource.Client
@@ -53,7 +52,7 @@ var _ tools.Adapter = (*Tool)(nil)
 
 // New validates the [[metrics]] entries, whose secrets config has read from
 // the environment, and builds the tool.
-func New(sources []config.MetricsSource) (*Tool, error) {
+func New(sources []Source) (*Tool, error) {
 	if len(sources) == 0 {
 		return nil, errors.New("query_metrics: no metrics source configured: add a [[metrics]] section with name and url")
 	}
@@ -87,7 +86,7 @@ func New(sources []config.MetricsSource) (*Tool, error) {
 		}
 		s.Name = name
 		t.sources = append(t.sources, &source{
-			MetricsSource: s, url: strings.TrimSuffix(u.String(), "/"),
+			Source: s, url: strings.TrimSuffix(u.String(), "/"),
 			http: client,
 		})
 	}
@@ -107,7 +106,7 @@ func (t *Tool) sourceNames() []string {
 func (t *Tool) Definition() model.Tool {
 	var bounds []string
 	for _, s := range t.sources {
-		bounds = append(bounds, fmt.Sprintf("%s: max_window %s, max_points %d, max_series %d", s.Name, config.FormatDuration(s.MaxWindow), s.MaxPoints, s.MaxSeries))
+		bounds = append(bounds, fmt.Sprintf("%s: max_window %s, max_points %d, max_series %d", s.Name, tools.FormatDuration(s.MaxWindow), s.MaxPoints, s.MaxSeries))
 	}
 	desc := "Run a PromQL range query on a configured Prometheus-compatible metrics source over a time window, " +
 		"given as since (a duration back from now) or start and end (RFC 3339, or 2006-01-02 15:04:05 in local time); bounds per source: " + strings.Join(bounds, "; ") + ". " +
@@ -189,8 +188,8 @@ func (t *Tool) Execute(ctx context.Context, call tools.Call) tools.Outcome {
 	}
 	res := Result{
 		Source: p.src.Name, Query: p.in.Query,
-		Start: start.UTC().Format(time.RFC3339), End: end.UTC().Format(time.RFC3339), Step: config.FormatDuration(step),
-		Resolution: config.FormatDuration(step), Coverage: coverageData,
+		Start: start.UTC().Format(time.RFC3339), End: end.UTC().Format(time.RFC3339), Step: tools.FormatDuration(step),
+		Resolution: tools.FormatDuration(step), Coverage: coverageData,
 	}
 	interval, samples, err := p.src.sampleInterval(ctx, p.in.Query, start, end)
 	if err != nil {
@@ -218,9 +217,9 @@ func (t *Tool) Execute(ctx context.Context, call tools.Call) tools.Outcome {
 			return failed(p.src.Name, err)
 		}
 	}
-	res.Resolution = config.FormatDuration(fine)
+	res.Resolution = tools.FormatDuration(fine)
 	if interval > 0 {
-		res.SampleInterval = config.FormatDuration(interval.Round(time.Millisecond))
+		res.SampleInterval = tools.FormatDuration(interval.Round(time.Millisecond))
 		res.Coarse = coarseNote(fine, interval)
 	}
 	series := summariseSeries(grid)

@@ -13,15 +13,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/promtest"
 	"github.com/superbiz/superbiz/internal/reliability"
 	"github.com/superbiz/superbiz/internal/testenv"
+	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
 
 // newTool builds a tool over one source at url with the defaults of [[metrics]].
-func newTool(t *testing.T, srcs ...config.MetricsSource) *Tool {
+func newTool(t *testing.T, srcs ...Source) *Tool {
 	t.Helper()
 	for i := range srcs {
 		if srcs[i].Timeout == 0 {
@@ -89,7 +89,7 @@ func TestQueryRealServers(t *testing.T) {
 	for name, start := range servers {
 		t.Run(name, func(t *testing.T) {
 			srv := start(t)
-			tool := newTool(t, config.MetricsSource{Name: "m", URL: srv.URL})
+			tool := newTool(t, Source{Name: "m", URL: srv.URL})
 			got := map[string]string{}
 
 			res, s := oneSeries(t, tool, `{"query":`+jsonString(promtest.LatencySelector)+`,`+incidentWindow()+`,"step":"1m"}`)
@@ -128,7 +128,7 @@ func TestQueryRealServers(t *testing.T) {
 			got["syntax error code"] = o.ErrorCode
 
 			// a range query over both series, two at most listed as one
-			one := newTool(t, config.MetricsSource{Name: "m", URL: srv.URL, MaxSeries: 1})
+			one := newTool(t, Source{Name: "m", URL: srv.URL, MaxSeries: 1})
 			o = call(t, one, `{"query":"{__name__=~\"checkout_latency_p99_seconds|jvm_memory_used_bytes\"}",`+incidentWindow()+`}`, time.Time{})
 			if r := o.Result.(Result); o.Status != tools.EvidenceFound || !r.Truncated || r.TotalSeries != 2 || len(r.Series) != 1 {
 				t.Errorf("max_series 1 over two series: %+v", o.Result)
@@ -151,12 +151,12 @@ func TestQueryRealServers(t *testing.T) {
 func TestQueryBasicAuth(t *testing.T) {
 	srv := promtest.Prometheus(t, promtest.PromOptions{BasicAuth: true})
 	q := `{"query":` + jsonString(promtest.LatencySelector) + `,` + incidentWindow() + `}`
-	good := newTool(t, config.MetricsSource{Name: "m", URL: srv.URL, HTTPAuth: config.HTTPAuth{Username: srv.Username, PasswordEnv: "PROM_PASSWORD"}, Secret: config.NewSecret(srv.Password)})
+	good := newTool(t, Source{Name: "m", URL: srv.URL, HTTPAuth: tools.HTTPAuth{Username: srv.Username, PasswordEnv: "PROM_PASSWORD"}, Secret: redact.NewSecret(srv.Password)})
 	if o := call(t, good, q, time.Time{}); o.Status != tools.EvidenceFound {
 		t.Fatalf("right password: %s %s %v", o.Status, o.ErrorCode, o.Detail)
 	}
-	for name, src := range map[string]config.MetricsSource{
-		"wrong password": {Name: "m", URL: srv.URL, HTTPAuth: config.HTTPAuth{Username: srv.Username, PasswordEnv: "PROM_PASSWORD"}, Secret: config.NewSecret("wrong")},
+	for name, src := range map[string]Source{
+		"wrong password": {Name: "m", URL: srv.URL, HTTPAuth: tools.HTTPAuth{Username: srv.Username, PasswordEnv: "PROM_PASSWORD"}, Secret: redact.NewSecret("wrong")},
 		"no credentials": {Name: "m", URL: srv.URL},
 	} {
 		o := call(t, newTool(t, src), q, time.Time{})
@@ -172,14 +172,14 @@ func TestQueryBasicAuth(t *testing.T) {
 		t.Errorf("Check with the right password: %v", err)
 	}
 	var ae *APIError
-	if err := newTool(t, config.MetricsSource{Name: "m", URL: srv.URL}).Check(context.Background(), "m"); !errors.As(err, &ae) || ae.Status != http.StatusUnauthorized {
+	if err := newTool(t, Source{Name: "m", URL: srv.URL}).Check(context.Background(), "m"); !errors.As(err, &ae) || ae.Status != http.StatusUnauthorized {
 		t.Errorf("Check without credentials: %v, want an HTTP 401 APIError", err)
 	}
 }
 
 // An unreachable server is UNAVAILABLE; one that does not answer in time is TIMEOUT.
 func TestQueryUnreachable(t *testing.T) {
-	tool := newTool(t, config.MetricsSource{Name: "m", URL: testenv.ClosedURL(t)})
+	tool := newTool(t, Source{Name: "m", URL: testenv.ClosedURL(t)})
 	o := call(t, tool, `{"query":"up","since":"1h"}`, time.Now())
 	if o.Status != tools.StatusError || o.ErrorCode != tools.CodeUnavailable {
 		t.Errorf("unreachable: %s %s %v, want ERROR UNAVAILABLE", o.Status, o.ErrorCode, o.Detail)
@@ -207,7 +207,7 @@ func TestQueryTimeout(t *testing.T) {
 		default:
 		}
 	})
-	tool := newTool(t, config.MetricsSource{Name: "m", URL: "http://" + l.Addr().String(), Timeout: 200 * time.Millisecond})
+	tool := newTool(t, Source{Name: "m", URL: "http://" + l.Addr().String(), Timeout: 200 * time.Millisecond})
 	o := call(t, tool, `{"query":"up","since":"1h"}`, time.Now())
 	if o.Status != tools.StatusError || o.ErrorCode != tools.CodeTimeout || !strings.Contains(fmt.Sprint(o.Detail), "timeout") {
 		t.Errorf("silent server: %s %s %v, want ERROR TIMEOUT", o.Status, o.ErrorCode, o.Detail)
@@ -224,7 +224,7 @@ func TestQueryCancelledIsNotTimeout(t *testing.T) {
 		<-r.Context().Done() // held until the client gives up
 	}))
 	defer srv.Close()
-	tool := newTool(t, config.MetricsSource{Name: "m", URL: srv.URL})
+	tool := newTool(t, Source{Name: "m", URL: srv.URL})
 	c, err := tool.Canonical(json.RawMessage(`{"query":"up","since":"1h"}`))
 	if err != nil {
 		t.Fatal(err)
@@ -294,7 +294,7 @@ func TestQueryTrueExtremes(t *testing.T) {
 	for name, start := range servers {
 		t.Run(name, func(t *testing.T) {
 			srv := start(t)
-			tool := newTool(t, config.MetricsSource{Name: "m", URL: srv.URL})
+			tool := newTool(t, Source{Name: "m", URL: srv.URL})
 			in := `{"query":` + jsonString(promtest.FineSelector) + `,"start":"` + promtest.FineStart.Format(time.RFC3339) +
 				`","end":"` + promtest.FineEnd.Format(time.RFC3339) + `"}`
 			res, s := oneSeries(t, tool, in)
@@ -335,7 +335,7 @@ func TestQueryCoverage(t *testing.T) {
 	for name, start := range realServers() {
 		t.Run(name, func(t *testing.T) {
 			srv := start(t)
-			tool := newTool(t, config.MetricsSource{Name: "m", URL: srv.URL})
+			tool := newTool(t, Source{Name: "m", URL: srv.URL})
 			in := func(q string, from, to time.Time) string {
 				return `{"query":` + jsonString(q) + `,"start":"` + from.Format(time.RFC3339) + `","end":"` + to.Format(time.RFC3339) + `"}`
 			}
@@ -403,7 +403,7 @@ func TestQueryCrossHostRedirectRefused(t *testing.T) {
 		http.Redirect(w, r, other.URL+r.URL.RequestURI(), http.StatusFound)
 	}))
 	defer srv.Close()
-	o := call(t, newTool(t, config.MetricsSource{Name: "m", URL: srv.URL}), `{"query":"up","since":"1h"}`, time.Now())
+	o := call(t, newTool(t, Source{Name: "m", URL: srv.URL}), `{"query":"up","since":"1h"}`, time.Now())
 	if o.Status != tools.StatusError || o.ErrorCode != tools.CodeUnavailable || o.Detail == nil || !strings.Contains(o.Detail.Error(), "redirect to another host") {
 		t.Errorf("cross-host redirect: %s %s %v, want UNAVAILABLE naming the refused redirect", o.Status, o.ErrorCode, o.Detail)
 	}

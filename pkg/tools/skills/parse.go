@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/superbiz/superbiz/pkg/redact"
 	"strings"
 	"unicode/utf8"
 
@@ -91,6 +92,11 @@ func Parse(data []byte) (tools.Playbook, error) {
 	if pb.Body == "" {
 		return tools.Playbook{}, errors.New("empty body: write the playbook's instructions after the front matter")
 	}
+	// Masked once, here, so every path a playbook takes (read_skill's
+	// observation, the catalog in the system prompt, tools call, MCP,
+	// skills show, the store) carries the same text and none carries a
+	// secret a team wrote into its SKILL.md, as runbooks are masked.
+	pb.Description, pb.Body = redact.String(pb.Description), redact.String(pb.Body)
 	return pb, nil
 }
 

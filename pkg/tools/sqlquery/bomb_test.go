@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/reliability"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
@@ -57,7 +56,7 @@ const maxBombRise = 768 << 20
 // (named too, never MariaDB's KILL QUERY), with bounded memory.
 func TestSQLiteBombs(t *testing.T) {
 	path := sqliteFixture(t)
-	tool, err := New([]config.Database{{Name: "orders", Driver: config.DriverSQLite, DSN: testDSN(t, config.DriverSQLite, path), Timeout: time.Second}})
+	tool, err := New([]Database{{Name: "orders", Driver: DriverSQLite, DSN: testDSN(t, DriverSQLite, path), Timeout: time.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,8 +7,6 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-
-	"github.com/superbiz/superbiz/internal/config"
 )
 
 // readPrivileges are the privileges a diagnosis account may hold: everything
@@ -129,7 +127,7 @@ func (t *Tool) Ping(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	if h.db.Driver == config.DriverSQLite {
+	if h.db.Driver == DriverSQLite {
 		pool, err := h.openSQLite()
 		if err != nil {
 			return err
@@ -158,7 +156,7 @@ func (t *Tool) Grants(ctx context.Context, name string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if h.db.Driver == config.DriverSQLite {
+	if h.db.Driver == DriverSQLite {
 		pool, err := h.openSQLite()
 		if err != nil {
 			return nil, err

@@ -11,7 +11,6 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
-	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/reliability"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
@@ -122,7 +121,7 @@ func TestMariaDBMultiStatementsOffWithoutGuard(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg.MultiStatements = true
-	tool, err := New([]config.Database{{Name: "shop", Driver: config.DriverMySQL, DSN: testDSN(t, config.DriverMySQL, cfg.FormatDSN()), Timeout: 5 * time.Second}})
+	tool, err := New([]Database{{Name: "shop", Driver: DriverMySQL, DSN: testDSN(t, DriverMySQL, cfg.FormatDSN()), Timeout: 5 * time.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +139,7 @@ func TestMariaDBMultiStatementsOffWithoutGuard(t *testing.T) {
 // and the row cap holds on a statement without the LIMIT the guard adds.
 func TestMariaDBMaxRowsPerDatabase(t *testing.T) {
 	dsn := mariadbDSN(t, "SUPERBIZ_TEST_MYSQL_DSN")
-	tool, err := New([]config.Database{{Name: "shop", Driver: config.DriverMySQL, DSN: testDSN(t, config.DriverMySQL, dsn), MaxRows: 2}})
+	tool, err := New([]Database{{Name: "shop", Driver: DriverMySQL, DSN: testDSN(t, DriverMySQL, dsn), MaxRows: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +202,7 @@ func TestMariaDBStatementTextRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg.DBName = "information_schema"
-	inSchema, err := New([]config.Database{{Name: "shop", Driver: config.DriverMySQL, DSN: testDSN(t, config.DriverMySQL, cfg.FormatDSN())}})
+	inSchema, err := New([]Database{{Name: "shop", Driver: DriverMySQL, DSN: testDSN(t, DriverMySQL, cfg.FormatDSN())}})
 	if err != nil {
 		t.Fatal(err)
 	}

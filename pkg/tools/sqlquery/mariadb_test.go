@@ -13,7 +13,6 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
-	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/reliability"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
@@ -32,7 +31,7 @@ func mariadbDSN(t *testing.T, env string) string {
 
 func mariadbTool(t *testing.T, env string, timeout time.Duration) *Tool {
 	t.Helper()
-	tool, err := New([]config.Database{{Name: "shop", Driver: config.DriverMySQL, DSN: testDSN(t, config.DriverMySQL, mariadbDSN(t, env)), MaxRows: 50, Timeout: timeout}})
+	tool, err := New([]Database{{Name: "shop", Driver: DriverMySQL, DSN: testDSN(t, DriverMySQL, mariadbDSN(t, env)), MaxRows: 50, Timeout: timeout}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +247,7 @@ func TestMariaDBGrantsAndUnavailable(t *testing.T) {
 	cfg.Passwd = "wrong-secret-42"
 	closed := strings.TrimPrefix(testenv.ClosedURL(t), "http://") // nothing listens here
 	cfg.Addr = closed
-	down, err := New([]config.Database{{Name: "orders", Driver: config.DriverMySQL, DSN: testDSN(t, config.DriverMySQL, cfg.FormatDSN())}})
+	down, err := New([]Database{{Name: "orders", Driver: DriverMySQL, DSN: testDSN(t, DriverMySQL, cfg.FormatDSN())}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/reliability"
 	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/tools"
@@ -57,7 +56,7 @@ func secretsFixture(t *testing.T) string {
 // Every sink gets the tool's observation: no planted secret may be in it,
 // whatever the query calls the column, while the other values stay readable.
 func TestSecretCellsMasked(t *testing.T) {
-	tool, err := New([]config.Database{{Name: "app", Driver: config.DriverSQLite, DSN: testDSN(t, config.DriverSQLite, secretsFixture(t))}})
+	tool, err := New([]Database{{Name: "app", Driver: DriverSQLite, DSN: testDSN(t, DriverSQLite, secretsFixture(t))}})
 	if err != nil {
 		t.Fatal(err)
 	}

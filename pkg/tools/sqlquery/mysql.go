@@ -13,7 +13,6 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"vitess.io/vitess/go/vt/sqlparser"
 
-	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
 
@@ -22,7 +21,7 @@ const killTimeout = 3 * time.Second
 
 // mysqlConfig parses the DSN and forces the driver settings the read-only
 // layers rely on. Its errors never quote the DSN.
-func mysqlConfig(d config.Database) (*mysql.Config, error) {
+func mysqlConfig(d Database) (*mysql.Config, error) {
 	cfg, err := mysql.ParseDSN(d.DSN.Reveal())
 	if err != nil {
 		// The driver's message names the problem, not the DSN's content.

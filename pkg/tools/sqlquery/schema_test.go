@@ -5,14 +5,13 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/schema"
 )
 
 // The schema the model receives states exactly the bounds Canonical
 // enforces: a tag edited without its constant (or the reverse) fails here.
 func TestInputSchemaBounds(t *testing.T) {
-	tool, err := New([]config.Database{{Name: "orders", Driver: config.DriverSQLite, DSN: testDSN(t, config.DriverSQLite, "/nonexistent.db")}})
+	tool, err := New([]Database{{Name: "orders", Driver: DriverSQLite, DSN: testDSN(t, DriverSQLite, "/nonexistent.db")}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,9 +29,9 @@ func TestInputSchemaBounds(t *testing.T) {
 // The database enum is the configured names in configuration order, added
 // to the generated schema per configuration; sql stays the one required member.
 func TestInputSchemaDatabases(t *testing.T) {
-	tool, err := New([]config.Database{
-		{Name: "orders", Driver: config.DriverSQLite, DSN: testDSN(t, config.DriverSQLite, "/nonexistent.db")},
-		{Name: `billing "eu"`, Driver: config.DriverSQLite, DSN: testDSN(t, config.DriverSQLite, "/other.db")},
+	tool, err := New([]Database{
+		{Name: "orders", Driver: DriverSQLite, DSN: testDSN(t, DriverSQLite, "/nonexistent.db")},
+		{Name: `billing "eu"`, Driver: DriverSQLite, DSN: testDSN(t, DriverSQLite, "/other.db")},
 	})
 	if err != nil {
 		t.Fatal(err)

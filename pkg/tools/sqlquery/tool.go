@@ -20,7 +20,6 @@ import (
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-sql-driver/mysql"
 
-	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/schema"
 	"github.com/superbiz/superbiz/internal/textclip"
 	"github.com/superbiz/superbiz/pkg/model"
@@ -50,9 +49,9 @@ type Tool struct {
 var _ tools.Adapter = (*Tool)(nil)
 
 // New validates the configured [[databases]] entries; it connects to none of
-// them. Each DSN stays the redacting config.DSN until the pool is opened;
+// them. Each DSN stays the redacting DSN until the pool is opened;
 // MaxRows 0 means MaxRowsLimit and Timeout 0 DefaultTimeout.
-func New(dbs []config.Database) (*Tool, error) {
+func New(dbs []Database) (*Tool, error) {
 	if len(dbs) == 0 {
 		return nil, errors.New("query_mysql: no [[databases]] configured")
 	}
@@ -263,7 +262,7 @@ func summarize(name, stmt string) string {
 
 // handle is one configured database and its lazily opened pool.
 type handle struct {
-	db config.Database
+	db Database
 
 	mu      sync.Mutex
 	pool    *sql.DB
@@ -274,20 +273,20 @@ type handle struct {
 	probed    bool
 }
 
-func newHandle(d config.Database) (*handle, error) {
+func newHandle(d Database) (*handle, error) {
 	h := &handle{db: d}
 	if d.DSN.IsZero() {
 		return nil, fmt.Errorf("database %q: dsn is empty: give the data source name (a SQLite file path for sqlite)", d.Name)
 	}
 	switch d.Driver {
-	case config.DriverMySQL:
+	case DriverMySQL:
 		cfg, err := mysqlConfig(d)
 		if err != nil {
 			return nil, err
 		}
 		h.cfg = cfg
 		h.dialect = MySQL
-	case config.DriverSQLite:
+	case DriverSQLite:
 		h.dialect = SQLite
 	default:
 		return nil, fmt.Errorf("database %q: driver %q is not supported: use \"mysql\" or \"sqlite\"", d.Name, d.Driver)
@@ -298,7 +297,7 @@ func newHandle(d config.Database) (*handle, error) {
 // guardDialect is the dialect the guard checks against before the server's
 // flavour is known: MySQL and MariaDB share the guard's rules.
 func (h *handle) guardDialect() Dialect {
-	if h.db.Driver == config.DriverSQLite {
+	if h.db.Driver == DriverSQLite {
 		return SQLite
 	}
 	return MySQL
@@ -335,7 +334,7 @@ func (h *handle) where() string {
 
 // query checks the statement and runs it on the handle's driver.
 func (h *handle) query(ctx context.Context, stmt string, maxRows int) (Result, error) {
-	if h.db.Driver == config.DriverSQLite {
+	if h.db.Driver == DriverSQLite {
 		return h.querySQLite(ctx, stmt, maxRows)
 	}
 	return h.queryMySQL(ctx, stmt, maxRows)

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/pkg/tools"
 
 	_ "modernc.org/sqlite"
@@ -44,7 +43,7 @@ func sqliteFixture(t *testing.T) string {
 func newSQLiteTool(t *testing.T) (*Tool, string) {
 	t.Helper()
 	path := sqliteFixture(t)
-	tool, err := New([]config.Database{{Name: "orders", Driver: config.DriverSQLite, DSN: testDSN(t, config.DriverSQLite, path), MaxRows: 50}})
+	tool, err := New([]Database{{Name: "orders", Driver: DriverSQLite, DSN: testDSN(t, DriverSQLite, path), MaxRows: 50}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +206,7 @@ func TestSQLiteReadOnlyWithoutGuard(t *testing.T) {
 }
 
 func TestSQLiteUnavailable(t *testing.T) {
-	tool, err := New([]config.Database{{Name: "gone", Driver: config.DriverSQLite, DSN: testDSN(t, config.DriverSQLite, filepath.Join(t.TempDir(), "missing.db"))}})
+	tool, err := New([]Database{{Name: "gone", Driver: DriverSQLite, DSN: testDSN(t, DriverSQLite, filepath.Join(t.TempDir(), "missing.db"))}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +222,7 @@ func TestSQLiteUnavailable(t *testing.T) {
 
 func TestSQLiteTimeout(t *testing.T) {
 	path := sqliteFixture(t)
-	tool, err := New([]config.Database{{Name: "orders", Driver: config.DriverSQLite, DSN: testDSN(t, config.DriverSQLite, path), Timeout: 200 * time.Millisecond}})
+	tool, err := New([]Database{{Name: "orders", Driver: DriverSQLite, DSN: testDSN(t, DriverSQLite, path), Timeout: 200 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +237,7 @@ func TestSQLiteTimeout(t *testing.T) {
 // its time limit is interrupted and reported CANCELED, not TIMEOUT.
 func TestSQLiteCancelled(t *testing.T) {
 	path := sqliteFixture(t)
-	tool, err := New([]config.Database{{Name: "orders", Driver: config.DriverSQLite, DSN: testDSN(t, config.DriverSQLite, path), Timeout: time.Minute}})
+	tool, err := New([]Database{{Name: "orders", Driver: DriverSQLite, DSN: testDSN(t, DriverSQLite, path), Timeout: time.Minute}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,9 +261,9 @@ func TestSQLiteCancelled(t *testing.T) {
 
 // testDSN is raw checked as config does it at load, the only way a DSN
 // reaches New.
-func testDSN(t testing.TB, driver config.Driver, raw string) config.DSN {
+func testDSN(t testing.TB, driver Driver, raw string) DSN {
 	t.Helper()
-	d, err := config.NewDSN(driver, raw)
+	d, err := NewDSN(driver, raw)
 	if err != nil {
 		t.Fatalf("dsn for %s: %v", driver, err)
 	}
@@ -274,15 +273,15 @@ func testDSN(t testing.TB, driver config.Driver, raw string) config.DSN {
 func TestNewValidates(t *testing.T) {
 	tests := []struct {
 		name string
-		dbs  []config.Database
+		dbs  []Database
 		want string
 	}{
 		{"none", nil, "no [[databases]]"},
-		{"no name", []config.Database{{Driver: "sqlite", DSN: testDSN(t, config.DriverSQLite, "x")}}, "name is empty"},
-		{"dup", []config.Database{{Name: "a", Driver: "sqlite", DSN: testDSN(t, config.DriverSQLite, "x")}, {Name: "a", Driver: "sqlite", DSN: testDSN(t, config.DriverSQLite, "y")}}, "used twice"},
-		{"driver", []config.Database{{Name: "a", Driver: "postgres", DSN: testDSN(t, config.DriverSQLite, "x")}}, `driver "postgres"`},
-		{"max rows", []config.Database{{Name: "a", Driver: "sqlite", DSN: testDSN(t, config.DriverSQLite, "x"), MaxRows: 1000}}, "max_rows"},
-		{"no dsn", []config.Database{{Name: "a", Driver: "mysql"}}, "dsn is empty"},
+		{"no name", []Database{{Driver: "sqlite", DSN: testDSN(t, DriverSQLite, "x")}}, "name is empty"},
+		{"dup", []Database{{Name: "a", Driver: "sqlite", DSN: testDSN(t, DriverSQLite, "x")}, {Name: "a", Driver: "sqlite", DSN: testDSN(t, DriverSQLite, "y")}}, "used twice"},
+		{"driver", []Database{{Name: "a", Driver: "postgres", DSN: testDSN(t, DriverSQLite, "x")}}, `driver "postgres"`},
+		{"max rows", []Database{{Name: "a", Driver: "sqlite", DSN: testDSN(t, DriverSQLite, "x"), MaxRows: 1000}}, "max_rows"},
+		{"no dsn", []Database{{Name: "a", Driver: "mysql"}}, "dsn is empty"},
 	}
 	for _, tt := range tests {
 		_, err := New(tt.dbs)

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
 
@@ -45,17 +44,17 @@ func Parse(start, end, since string, b Bounds) (Window, error) {
 	case hasAbs && since != "":
 		return Window{}, tools.InvalidInput("give the window either as start and end or as since, not both")
 	case !hasAbs && since == "":
-		return Window{}, tools.InvalidInput("a time window is required: give since (%s to %s, e.g. \"1h\") or start and end", config.FormatDuration(b.MinSince), config.FormatDuration(maxSince))
+		return Window{}, tools.InvalidInput("a time window is required: give since (%s to %s, e.g. \"1h\") or start and end", tools.FormatDuration(b.MinSince), tools.FormatDuration(maxSince))
 	case since != "":
 		d, err := time.ParseDuration(strings.TrimSpace(since))
 		if err != nil {
 			return Window{}, tools.InvalidInput("since %q is not a duration such as \"30m\" or \"2h\"", since)
 		}
 		if d < b.MinSince || d > maxSince {
-			return Window{}, tools.InvalidInput("since %q is out of range: use %s to %s", since, config.FormatDuration(b.MinSince), config.FormatDuration(maxSince))
+			return Window{}, tools.InvalidInput("since %q is out of range: use %s to %s", since, tools.FormatDuration(b.MinSince), tools.FormatDuration(maxSince))
 		}
 		if d > b.MaxWindow {
-			return Window{}, tools.InvalidInput("since %q is longer than this source's max_window %s: narrow the window", since, config.FormatDuration(b.MaxWindow))
+			return Window{}, tools.InvalidInput("since %q is longer than this source's max_window %s: narrow the window", since, tools.FormatDuration(b.MaxWindow))
 		}
 		return Window{Since: d, sinceText: strings.TrimSpace(since)}, nil
 	case start == "" || end == "":
@@ -73,7 +72,7 @@ func Parse(start, end, since string, b Bounds) (Window, error) {
 		return Window{}, tools.InvalidInput("end %s is not after start %s", end, start)
 	}
 	if e.Sub(s) > b.MaxWindow {
-		return Window{}, tools.InvalidInput("window of %s is longer than this source's max_window %s: narrow the window", config.FormatDuration(e.Sub(s)), config.FormatDuration(b.MaxWindow))
+		return Window{}, tools.InvalidInput("window of %s is longer than this source's max_window %s: narrow the window", tools.FormatDuration(e.Sub(s)), tools.FormatDuration(b.MaxWindow))
 	}
 	return Window{Start: s.UTC(), End: e.UTC()}, nil
 }

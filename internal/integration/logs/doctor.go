@@ -1,4 +1,4 @@
-package doctor
+package logs
 
 import (
 	"context"
@@ -6,30 +6,32 @@ import (
 	"strings"
 
 	"github.com/superbiz/superbiz/internal/config"
-	"github.com/superbiz/superbiz/pkg/tools/logs"
+	"github.com/superbiz/superbiz/internal/doctor"
+	"github.com/superbiz/superbiz/internal/integration"
+	logtool "github.com/superbiz/superbiz/pkg/tools/logs"
 )
 
-// Logs checks that each log source's globs match files query_logs can
+// Doctor checks that each log source's globs match files query_logs can
 // read and says how they read (layouts, share of sampled lines placed in
 // time and glued to an entry as continuation lines, time range), naming the files a call would skip and why (a
 // truncated or corrupt gzip, binary data, no recognisable timestamps).
-func Logs(ctx context.Context, cfg *config.Config) []Result {
-	var out []Result
+func (Source) Doctor(ctx context.Context, cfg *config.Config, _ integration.Env) []doctor.Result {
+	var out []doctor.Result
 	for _, src := range cfg.Logs {
 		name := "logs " + src.Name
-		in, err := logs.Inspect(ctx, src, logs.InspectOptions{})
+		in, err := logtool.Inspect(ctx, src, logtool.InspectOptions{})
 		fixHint := "fix or remove the files listed, or narrow the paths (globs) of log source " + src.Name + " in " + cfg.File
 		switch {
 		case err != nil:
-			out = append(out, Failed(name, err.Error(), "fix the paths of log source "+src.Name+" in "+cfg.File))
+			out = append(out, doctor.Failed(name, err.Error(), "fix the paths of log source "+src.Name+" in "+cfg.File))
 		case in.Files == 0:
-			out = append(out, Failed(name, "no file matches "+strings.Join(src.Paths, ", "), "check the paths (globs) of log source "+src.Name+" in "+cfg.File+" and that the files are readable by this user"))
+			out = append(out, doctor.Failed(name, "no file matches "+strings.Join(src.Paths, ", "), "check the paths (globs) of log source "+src.Name+" in "+cfg.File+" and that the files are readable by this user"))
 		case !in.Readable():
-			out = append(out, Failed(name, fmt.Sprintf("%d file(s) match, all would be skipped:%s", in.Files, SkippedLines(in)), fixHint))
+			out = append(out, doctor.Failed(name, fmt.Sprintf("%d file(s) match, all would be skipped:%s", in.Files, SkippedLines(in)), fixHint))
 		case len(in.Skipped) > 0:
-			out = append(out, Warned(name, fmt.Sprintf("%d file(s) match, %d would be skipped%s:%s", in.Files, len(in.Skipped), inspectionSummary(in), SkippedLines(in)), fixHint))
+			out = append(out, doctor.Warned(name, fmt.Sprintf("%d file(s) match, %d would be skipped%s:%s", in.Files, len(in.Skipped), inspectionSummary(in), SkippedLines(in)), fixHint))
 		default:
-			out = append(out, Passed(name, fmt.Sprintf("%d file(s) match%s%s", in.Files, inspectionSummary(in), LimitNote(in))))
+			out = append(out, doctor.Passed(name, fmt.Sprintf("%d file(s) match%s%s", in.Files, inspectionSummary(in), LimitNote(in))))
 		}
 	}
 	return out
@@ -42,7 +44,7 @@ const EmptyFile = "empty (no line to read; searched without complaint)"
 const maxSkipped = 10
 
 // SkippedLines lists skipped files one per line: path, reason, the error.
-func SkippedLines(in logs.Inspection) string {
+func SkippedLines(in logtool.Inspection) string {
 	var b strings.Builder
 	for i, s := range in.Skipped {
 		if i == maxSkipped {
@@ -56,7 +58,7 @@ func SkippedLines(in logs.Inspection) string {
 
 // LimitNote says when the check stopped at the per-call limits, so files
 // past that point were not checked.
-func LimitNote(in logs.Inspection) string {
+func LimitNote(in logtool.Inspection) string {
 	if len(in.TruncatedBy) == 0 {
 		return ""
 	}
@@ -89,7 +91,7 @@ func GluedShare(glued, lines int) string {
 // counts, the share of sampled lines placed in time and glued as
 // continuation lines, the files not in time order, the time range, and the
 // empty files.
-func inspectionSummary(in logs.Inspection) string {
+func inspectionSummary(in logtool.Inspection) string {
 	empty := ""
 	if len(in.Empty) > 0 {
 		empty = fmt.Sprintf("; %d file(s) %s", len(in.Empty), EmptyFile)

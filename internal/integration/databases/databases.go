@@ -1,0 +1,46 @@
+// Package databases is the SQL database integration ([[databases]]):
+// read-only MySQL/MariaDB and SQLite databases queried by the query_mysql
+// tool (pkg/tools/sqlquery), its doctor check (reachable, SELECT-only) and
+// what eval reads of its results.
+package databases
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/integration"
+	"github.com/superbiz/superbiz/pkg/tools/sqlquery"
+)
+
+// Source is the database integration; its zero value is ready.
+type Source struct{}
+
+// Name is the integration's name.
+func (Source) Name() string { return "databases" }
+
+// Build adds query_mysql over every [[databases]] entry, and its closer
+// (the connection pools); nothing without one.
+func (Source) Build(_ context.Context, cfg *config.Config, _ integration.Env, parts *integration.Parts) error {
+	if len(cfg.Databases) == 0 {
+		return nil
+	}
+	t, err := sqlquery.New(cfg.Databases)
+	if err != nil {
+		return &integration.ConfigError{Err: err}
+	}
+	parts.Adapters = append(parts.Adapters, t)
+	parts.Closers = append(parts.Closers, t.Close)
+	return nil
+}
+
+// Reads names the database a call asked for and its result reports.
+func (Source) Reads(input, observation json.RawMessage) []string {
+	return integration.Named(sqlquery.ToolName, "database", input, observation)
+}
+
+// Tool is the tool the source adds.
+func (Source) Tool() string { return sqlquery.ToolName }
+
+// Setup says how to configure the tool when the configuration has none.
+func (Source) Setup() string { return "add a [[databases]] entry to the config" }

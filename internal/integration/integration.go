@@ -1,0 +1,145 @@
+// Package integration is the contract every integration folder under
+// internal/integration/ fulfils: an evidence source (runbooks, logs,
+// databases, metrics, alerts, playbooks) or a model provider (ollama,
+// openai). A folder owns its constructor and closer, its credential
+// resolution, its doctor check, its error hints and what eval reads of its
+// results; internal/registry lists the folders once and every command loops
+// over that list. See docs/ARCHITECTURE.md.
+package integration
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/doctor"
+	"github.com/superbiz/superbiz/pkg/model"
+	"github.com/superbiz/superbiz/pkg/runstore"
+	"github.com/superbiz/superbiz/pkg/tools"
+	"github.com/superbiz/superbiz/pkg/tools/knowledge"
+	"github.com/superbiz/superbiz/pkg/tools/skills"
+)
+
+// Source is one evidence integration.
+type Source interface {
+	// Name is the integration's folder name, for messages and the registry.
+	Name() string
+	// Build adds to parts what the configuration asks of this source (its
+	// tool and closer, nothing when it is not configured). A configuration
+	// the source cannot work with is an error naming the key.
+	Build(ctx context.Context, cfg *config.Config, env Env, parts *Parts) error
+	// Doctor checks the configured source the way a run reaches it, one
+	// result per entry (none when the source is not configured).
+	Doctor(ctx context.Context, cfg *config.Config, env Env) []doctor.Result
+	// Tool is the name of the evidence tool the source adds, "" for none.
+	Tool() string
+	// Setup says how to configure the tool when a person names it but the
+	// configuration has none.
+	Setup() string
+	// Reads names, for eval's evidence grader, the sources one call of
+	// Tool read, as tool:source.
+	Reads(input, observation json.RawMessage) []string
+}
+
+// Stored is a Source that keeps tables of its own in the run store (the
+// runbook index): every command opens the store with them registered, so
+// each migrates the whole file.
+type Stored interface {
+	Components() []runstore.Component
+}
+
+// Provider is one model provider: how model.provider = Name() builds its
+// client from [model], checks it and explains its failures.
+type Provider interface {
+	// Name is model.provider's value for this provider.
+	Name() string
+	// URLKey is the [model] key of this provider's server URL.
+	URLKey() string
+	// Client builds the client of model name from the resolved [model]
+	// table, each request bounded by timeout: the one place the
+	// provider's options are filled in, for every command and doctor.
+	Client(m config.Model, name string, timeout time.Duration) (Client, error)
+	// Doctor checks, in order, the server, the model and its abilities with
+	// the same client a run uses.
+	Doctor(ctx context.Context, cfg *config.Config) []doctor.Result
+	// ServerHint tells a person how to get this provider's server to answer.
+	ServerHint(cfg *config.Config) string
+	// Hint tells a person what to do about a model failure that ended a
+	// run (never nil; an unreachable server is ServerHint's).
+	Hint(cfg *config.Config, me *model.Error) string
+	// EmbedHint is the fix when knowledge.embed_model could not embed.
+	EmbedHint(cfg *config.Config, host string, err error) string
+}
+
+// Client is what a command needs of a provider's adapter: the model port
+// and the embedder, the server it talks to (masked) and whether that server
+// serves the configured model.
+type Client interface {
+	model.ChatModel
+	model.Embedder
+	Host() string
+	HasModel(ctx context.Context) (bool, error)
+}
+
+// Env is what a source may use beside its configuration table.
+type Env struct {
+	// Store is the run store; the runbook index keeps its tables in it
+	// (nil in doctor, which opens no workspace).
+	Store *runstore.Store
+	// Provider is the configured model provider (model.provider), whose
+	// client serves the embedding model too.
+	Provider Provider
+	// Getenv reads the environment, for credentials named by the file.
+	Getenv func(string) string
+	// Warn reports a problem that does not stop a run (a skipped playbook).
+	Warn func(msg string)
+}
+
+// Parts is what the sources built for one workspace.
+type Parts struct {
+	// Adapters are the evidence tools, in registry order.
+	Adapters []tools.Adapter
+	// Playbooks are the diagnosis playbooks read_skill serves.
+	Playbooks *skills.Catalog
+	// Index is the runbook index (nil without knowledge paths).
+	Index *knowledge.Index
+	// Closers release what the parts hold, in the order they were added.
+	Closers []func() error
+}
+
+// Named reads the sources a call of tool named under key, in its input and
+// in its result (e.g. "source" for query_logs, "database" for query_mysql),
+// as tool:name; what most sources' Reads return.
+func Named(tool, key string, input, observation json.RawMessage) []string {
+	var in map[string]json.RawMessage
+	var obs struct {
+		Result map[string]json.RawMessage `json:"result"`
+	}
+	_ = json.Unmarshal(input, &in)        // not every input has the member
+	_ = json.Unmarshal(observation, &obs) // nor every observation
+	var out []string
+	for _, raw := range []json.RawMessage{in[key], obs.Result[key]} {
+		var s string
+		if json.Unmarshal(raw, &s) == nil && s != "" {
+			out = append(out, tool+":"+s)
+		}
+	}
+	return out
+}
+
+// ConfigError is a Build failure caused by the configuration (a bad
+// entry, an unset credential variable), not by the machine: the command
+// exits with the configuration error's code.
+type ConfigError struct{ Err error }
+
+func (e *ConfigError) Error() string { return e.Err.Error() }
+
+// Unwrap gives the cause.
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// Configf is a ConfigError with a formatted message.
+func Configf(format string, args ...any) error {
+	return &ConfigError{Err: fmt.Errorf(format, args...)}
+}

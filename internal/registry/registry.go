@@ -1,0 +1,167 @@
+// Package registry is the one list of superbiz's integrations, and the
+// loops every command runs over it: build the model client and the tools of
+// a workspace, run doctor's checks, name what an evidence call read. Adding
+// an integration is one line in Sources or Providers (docs/ARCHITECTURE.md).
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/doctor"
+	"github.com/superbiz/superbiz/internal/integration"
+	"github.com/superbiz/superbiz/internal/integration/alerts"
+	"github.com/superbiz/superbiz/internal/integration/databases"
+	"github.com/superbiz/superbiz/internal/integration/logs"
+	"github.com/superbiz/superbiz/internal/integration/metrics"
+	"github.com/superbiz/superbiz/internal/integration/ollama"
+	"github.com/superbiz/superbiz/internal/integration/openai"
+	"github.com/superbiz/superbiz/internal/integration/playbooks"
+	"github.com/superbiz/superbiz/internal/integration/runbooks"
+	"github.com/superbiz/superbiz/pkg/runstore"
+)
+
+// Sources are the evidence integrations, one line each, in the order
+// their tools are offered to the model and doctor checks them.
+func Sources() []integration.Source {
+	return []integration.Source{
+		runbooks.Source{},  // [knowledge]: lookup_knowledge
+		logs.Source{},      // [[logs]]: query_logs
+		databases.Source{}, // [[databases]]: query_mysql
+		metrics.Source{},   // [[metrics]]: query_metrics
+		alerts.Source{},    // [alerts]: alerts, diagnose --alert
+		playbooks.Source{}, // [skills]: read_skill
+	}
+}
+
+// Providers are the model providers, one line each; model.provider names one.
+func Providers() []integration.Provider {
+	return []integration.Provider{
+		ollama.Provider{}, // model.provider = "ollama"
+		openai.Provider{}, // model.provider = "openai"
+	}
+}
+
+// Provider is the provider model.provider names. Config validates the
+// name, so an unknown one here is a programming error reported as such.
+func Provider(cfg *config.Config) (integration.Provider, error) {
+	for _, p := range Providers() {
+		if p.Name() == cfg.Model.Provider {
+			return p, nil
+		}
+	}
+	return nil, fmt.Errorf("model.provider %q: no such provider is registered", cfg.Model.Provider)
+}
+
+// ModelClient builds the client of the configured model (model.name,
+// bounded by model.request_timeout) on the configured provider: the one
+// builder diagnose, chat, eval, mcp, replay and doctor share, from a
+// configuration config.Load resolved by flag > environment > file.
+func ModelClient(cfg *config.Config) (integration.Client, error) {
+	return ModelClientFor(cfg, cfg.Model.Name, cfg.Model.RequestTimeout)
+}
+
+// ModelClientFor is ModelClient for another model name and bound (an
+// embedding model).
+func ModelClientFor(cfg *config.Config, name string, timeout time.Duration) (integration.Client, error) {
+	p, err := Provider(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return p.Client(cfg.Model, name, timeout)
+}
+
+// Build builds what every source of the configuration contributes to a
+// workspace, in registry order. On an error, what was built is closed.
+func Build(ctx context.Context, cfg *config.Config, env integration.Env) (*integration.Parts, error) {
+	if env.Provider == nil {
+		p, err := Provider(cfg)
+		if err != nil {
+			return nil, err
+		}
+		env.Provider = p
+	}
+	parts := &integration.Parts{}
+	for _, s := range Sources() {
+		if err := s.Build(ctx, cfg, env, parts); err != nil {
+			return nil, errors.Join(err, Close(parts))
+		}
+	}
+	return parts, nil
+}
+
+// OpenStore opens (and migrates) the run store at path with the tables of
+// every source that keeps some in it: the one way every command opens it.
+func OpenStore(ctx context.Context, path string) (*runstore.Store, error) {
+	return runstore.Open(ctx, path, components()...)
+}
+
+// components are the run-store tables of the sources that keep some.
+func components() []runstore.Component {
+	var out []runstore.Component
+	for _, s := range Sources() {
+		if st, ok := s.(integration.Stored); ok {
+			out = append(out, st.Components()...)
+		}
+	}
+	return out
+}
+
+// Close runs the parts' closers, the last added first.
+func Close(parts *integration.Parts) error {
+	var errs []error
+	for i := len(parts.Closers) - 1; i >= 0; i-- {
+		errs = append(errs, parts.Closers[i]())
+	}
+	parts.Closers = nil
+	return errors.Join(errs...)
+}
+
+// Doctor runs every check in order on a loaded configuration: the
+// configuration, the run store, the provider's checks, then each source's.
+func Doctor(ctx context.Context, cfg *config.Config, getenv func(string) string) []doctor.Result {
+	p, err := Provider(cfg)
+	if err != nil {
+		return []doctor.Result{doctor.ConfigNotLoaded(err)}
+	}
+	results := []doctor.Result{doctor.Config(cfg, p.URLKey()), doctor.RunStore(ctx, cfg.DBPath, components()...)}
+	results = append(results, p.Doctor(ctx, cfg)...)
+	env := integration.Env{Provider: p, Getenv: getenv, Warn: func(string) {}}
+	for _, s := range Sources() {
+		results = append(results, s.Doctor(ctx, cfg, env)...)
+	}
+	return results
+}
+
+// SourcesOf names what one evidence call read, for eval's evidence grader:
+// the tool, and tool:source for each source its integration says it read.
+func SourcesOf(tool string, input, observation json.RawMessage) []string {
+	out := []string{tool}
+	if s := owner(tool); s != nil {
+		out = append(out, s.Reads(input, observation)...)
+	}
+	return out
+}
+
+// Setup says how to configure the source of tool when a person names it but
+// the configuration has none; "" for a tool no source owns.
+func Setup(tool string) string {
+	if s := owner(tool); s != nil {
+		return s.Setup()
+	}
+	return ""
+}
+
+// owner is the source that adds tool, nil for none.
+func owner(tool string) integration.Source {
+	for _, s := range Sources() {
+		if tool != "" && s.Tool() == tool {
+			return s
+		}
+	}
+	return nil
+}

@@ -1,0 +1,94 @@
+package registry
+
+import (
+	"encoding/json"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/model/providertest"
+)
+
+// SourcesOf names, per tool, the sources its integration says a call read:
+// the runbooks a lookup returned, the log source, database or metrics
+// source the input named or the result reports; nothing more for a tool no
+// source owns. Eval's evidence grader matches these names.
+func TestSourcesOf(t *testing.T) {
+	for _, tt := range []struct {
+		tool, input, obs string
+		want             []string
+	}{
+		{"lookup_knowledge", `{"query":"tls"}`, `{"result":{"documents":[{"source":"tls.md"},{"source":"certs.md"}]}}`, []string{"lookup_knowledge", "lookup_knowledge:tls.md", "lookup_knowledge:certs.md"}},
+		{"query_logs", `{"source":"app"}`, `{"result":{"source":"app"}}`, []string{"query_logs", "query_logs:app", "query_logs:app"}},
+		{"query_logs", `{}`, `{"result":{"source":"nginx"}}`, []string{"query_logs", "query_logs:nginx"}},
+		{"query_mysql", `{"database":"orders","sql":"select 1"}`, `{"result":{"database":"orders"}}`, []string{"query_mysql", "query_mysql:orders", "query_mysql:orders"}},
+		{"query_metrics", `{"source":"prom"}`, `{"error":{"code":"TIMEOUT"}}`, []string{"query_metrics", "query_metrics:prom"}},
+		{"read_skill", `{"name":"x"}`, `{"result":{"source":"not evidence"}}`, []string{"read_skill"}},
+		{"query_logs", `not json`, `not json`, []string{"query_logs"}},
+	} {
+		got := SourcesOf(tt.tool, json.RawMessage(tt.input), json.RawMessage(tt.obs))
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("SourcesOf(%s, %s, %s) = %q, want %q", tt.tool, tt.input, tt.obs, got, tt.want)
+		}
+	}
+}
+
+// Every evidence tool says how to configure its source, in its own words.
+func TestSetup(t *testing.T) {
+	for tool, want := range map[string]string{
+		"lookup_knowledge": "[knowledge] paths", "query_logs": "[[logs]]",
+		"query_mysql": "[[databases]]", "query_metrics": "[[metrics]]", "no_such_tool": "",
+	} {
+		if got := Setup(tool); (want == "") != (got == "") || !strings.Contains(got, want) {
+			t.Errorf("Setup(%s) = %q, want it to name %q", tool, got, want)
+		}
+	}
+}
+
+// The registered providers are exactly model.provider's values, so a
+// provider the configuration accepts is always one the registry builds.
+func TestProvidersMatchTheConfigEnum(t *testing.T) {
+	f, ok := reflect.TypeFor[config.Model]().FieldByName("Provider")
+	if !ok {
+		t.Fatal("config.Model has no Provider field")
+	}
+	var names []string
+	for _, p := range Providers() {
+		names = append(names, p.Name())
+	}
+	if got, want := strings.Join(names, ","), f.Tag.Get("enum"); got != want {
+		t.Errorf("registered providers %q, model.provider accepts %q", got, want)
+	}
+}
+
+// ModelClient builds the configured provider's client, on the URL that
+// provider reads (model.host or model.url), for every provider.
+func TestModelClientFollowsTheProvider(t *testing.T) {
+	providertest.Each(t, func(t *testing.T, prov providertest.Provider) {
+		srv := providertest.Start(t, prov)
+		cfg := config.Defaults()
+		u, err := config.ParseHost(srv.URL())
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Model.Provider = string(prov)
+		if prov == providertest.OpenAI {
+			cfg.Model.URL = u
+		} else {
+			cfg.Model.Host = u
+		}
+		c, err := ModelClient(&cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Host() != srv.URL() {
+			t.Errorf("client of %s talks to %s, want %s", prov, c.Host(), srv.URL())
+		}
+		has, err := c.HasModel(t.Context())
+		if err != nil || !has {
+			t.Errorf("HasModel = %v, %v on the %s server", has, err, prov)
+		}
+	})
+}
