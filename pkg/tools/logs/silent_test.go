@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
 )
 
 // TestNoSilentNegative: a filter on a field the layout did not read never
