@@ -12,7 +12,9 @@ import (
 // (docs/SPEC.md#query_logs): a window without any entry is missing data,
 // never evidence that something did not happen.
 type Coverage struct {
-	// Coverage is "none" when the window held no entry at all, "data" otherwise.
+	// Coverage is "none" when the window held no entry at all, "partial" when
+	// it held entries the filters could not judge (tools.CoveragePartial),
+	// "data" otherwise.
 	Coverage string `json:"coverage"`
 	// InWindow counts the entries read inside the window before the level
 	// and service filters (with contains, only entries holding its rarest
