@@ -97,6 +97,8 @@ func TestToolsCallDemo(t *testing.T) {
 	}{
 		{name: "logs found", args: []string{"query_logs", `{"service":"payment-service","level":"ERROR","since":"1h","limit":3}`},
 			status: "EVIDENCE_FOUND", contains: "HikariPool-1 - Connection is not available"},
+		{name: "logs templates without HTML escaping", args: []string{"query_logs", `{"service":"payment-service","level":"ERROR","since":"1h","limit":1}`},
+			status: "EVIDENCE_FOUND", contains: `"template":"<id> - Connection is not available`},
 		{name: "logs bad level", args: []string{"query_logs", `{"level":"FATAL","since":"1h"}`},
 			code: ExitUsage, status: "ERROR", errCode: "INVALID_INPUT", stderr: `query_logs rejected the input (INVALID_INPUT): invalid input: level "FATAL" is not one of`},
 		{name: "logs no window", args: []string{"query_logs", `{"service":"gateway"}`},

@@ -32,6 +32,9 @@ func (c *Config) Summary() []string {
 		if s.Format != FormatCustom { // the layout keys are unused: not shown
 			skip = append(skip, "pattern", "time_layout", "sample")
 		}
+		if s.Service == "" { // unset: the entries' own services
+			skip = append(skip, "service")
+		}
 		lines = append(lines, fmt.Sprintf("logs %s: %s (%s)",
 			s.Name, listOrNone(s.Paths), c.pairs("", reflect.ValueOf(s), skip...)))
 	}

@@ -194,3 +194,39 @@ func FuzzCRIJoin(f *testing.F) {
 		}
 	})
 }
+
+// fuzzFixture fuzzes the layout called name from every line of the shared
+// fixture file, the real-format sample it was written from.
+func fuzzFixture(f *testing.F, name, file string) {
+	data, err := os.ReadFile(filepath.Join(formatsDir, file))
+	if err != nil {
+		f.Fatal(err)
+	}
+	var seeds []string
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		seeds = append(seeds, string(line))
+	}
+	fuzzParser(f, name, seeds...)
+}
+
+func FuzzParsePostgres(f *testing.F)      { fuzzFixture(f, LayoutPostgres, "postgres.log") }
+func FuzzParseMySQL(f *testing.F)         { fuzzFixture(f, LayoutMySQL, "mysql.log") }
+func FuzzParseLambda(f *testing.F)        { fuzzFixture(f, LayoutLambda, "lambda.log") }
+func FuzzParseEnvoy(f *testing.F)         { fuzzFixture(f, LayoutEnvoy, "envoy.log") }
+func FuzzParseGunicorn(f *testing.F)      { fuzzFixture(f, LayoutGunicorn, "gunicorn.log") }
+func FuzzParseRubyLogger(f *testing.F)    { fuzzFixture(f, LayoutRuby, "ruby_logger.log") }
+func FuzzParseRedis(f *testing.F)         { fuzzFixture(f, LayoutRedis, "redis.log") }
+func FuzzParseElasticsearch(f *testing.F) { fuzzFixture(f, LayoutElastic, "elasticsearch.log") }
+
+// FuzzRoute: a route is never longer than its bound and holds no query string.
+func FuzzRoute(f *testing.F) {
+	for _, s := range []string{"/api/orders/8812?expand=items", "http://h/a/4f1c2e9a-7b3d-4c5e-8f6a-9b0c1d2e3f4a", "/", "", "//x//"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, p []byte) {
+		r := Route(p)
+		if len(r) > maxRoute || bytes.ContainsAny(r, "?#") {
+			t.Fatalf("Route(%q) = %q", p, r)
+		}
+	})
+}

@@ -131,9 +131,10 @@ func criJoin(entry []byte) []byte {
 }
 
 // innerParsers are the layouts a wrapped line is read with, in order.
-func innerParsers() [13]func([]byte, *TimeCtx, *Record) LineKind {
+func innerParsers() [21]func([]byte, *TimeCtx, *Record) LineKind {
 	return [...]func([]byte, *TimeCtx, *Record) LineKind{
-		parseSyslog, parseGlog, parseLogcat, parseAccess, parseApacheError, parseCBS,
+		parseSyslog, parseGlog, parsePostgres, parseMySQL, parseLambda, parseEnvoy, parseGunicorn,
+		parseRubyLogger, parseRedis, parseElasticsearch, parseLogcat, parseAccess, parseApacheError, parseCBS,
 		parseFileDated, parseHDFS, parseSpark, parseCompact, parseMonthDay, parseText, parseRAS,
 	}
 }

@@ -36,6 +36,12 @@ type Layout struct {
 	// when its first line is no part).
 	Partial func(line []byte) bool
 	Join    func(entry []byte) []byte
+	// Shape, when set, reports whether a line starts like an entry of the
+	// layout though its stamp is not at the line's start (HPC's epoch in
+	// the fifth column, RAS's after the alert tag): such a line the layout
+	// cannot read is an unplaced entry, as a line starting with a stamp is
+	// (StampLike).
+	Shape func(line []byte) bool
 }
 
 // ParseLine resets r and parses line under l. The continuation rule is
@@ -46,7 +52,7 @@ type Layout struct {
 func (l *Layout) ParseLine(line []byte, tc *TimeCtx, r *Record) LineKind {
 	r.reset()
 	k := l.Parse(line, tc, r)
-	if k == LineCont && StampLike(line) {
+	if k == LineCont && !r.attached && (StampLike(line) || l.Shape != nil && l.Shape(line)) {
 		r.reset()
 		return LineUntimed
 	}
@@ -113,6 +119,14 @@ const (
 	LayoutCompact   = "compact"
 	LayoutMonthDay  = "month_day"
 	LayoutText      = "text"
+	LayoutGunicorn  = "gunicorn"
+	LayoutRuby      = "ruby_logger"
+	LayoutPostgres  = "postgres"
+	LayoutRedis     = "redis"
+	LayoutElastic   = "elasticsearch"
+	LayoutLambda    = "lambda"
+	LayoutEnvoy     = "envoy"
+	LayoutMySQL     = "mysql"
 	// LayoutCustom is a source's own layout (format custom, custom.go).
 	LayoutCustom = "custom"
 )
@@ -128,10 +142,18 @@ func BuiltinLayouts() []*Layout {
 		{Name: LayoutOTLPBatch, Parse: parseOTLPBatch, Each: eachOTLPBatch},
 		{Name: LayoutCRI, Parse: parseCRI, Wrapped: true, Partial: criPartial, Join: criJoin},
 		{Name: LayoutLogfmt, Parse: parseLogfmt},
-		{Name: LayoutRAS, Parse: parseRAS},
-		{Name: LayoutHPC, Parse: parseHPC},
+		{Name: LayoutRAS, Parse: parseRAS, Shape: rasShape},
+		{Name: LayoutHPC, Parse: parseHPC, Shape: hpcShape},
 		{Name: LayoutSyslog, Parse: parseSyslog},
 		{Name: LayoutGlog, Parse: parseGlog},
+		{Name: LayoutPostgres, Parse: parsePostgres},
+		{Name: LayoutMySQL, Parse: parseMySQL},
+		{Name: LayoutLambda, Parse: parseLambda},
+		{Name: LayoutEnvoy, Parse: parseEnvoy},
+		{Name: LayoutGunicorn, Parse: parseGunicorn},
+		{Name: LayoutRuby, Parse: parseRubyLogger},
+		{Name: LayoutRedis, Parse: parseRedis},
+		{Name: LayoutElastic, Parse: parseElasticsearch},
 		{Name: LayoutLogcat, Parse: parseLogcat},
 		{Name: LayoutAccess, Parse: parseAccess},
 		{Name: LayoutApacheErr, Parse: parseApacheError},
@@ -244,7 +266,7 @@ const (
 )
 
 // DetectLayout picks among cands the layout under which the most sample
-// lines start a timed entry (ties go to the earlier candidate), each line
+// lines start a timed entry or carry more of one (ties go to the earlier candidate), each line
 // cut to the head the layout parses; ok is false when no line of the
 // sample has a time under any of them, or when stop (asked before each
 // line: a custom regexp over long heads takes a while) says the caller has
@@ -259,7 +281,9 @@ func DetectLayout(sample [][]byte, tc *TimeCtx, cands []*Layout, stop func() boo
 			if stop != nil && stop() {
 				return nil, false
 			}
-			if l.ParseLine(line[:min(len(line), l.LineCap())], tc, &r) == LineTimed {
+			// a stamped line that carries more of the entry before it
+			// (PostgreSQL's DETAIL) counts as placed too
+			if k := l.ParseLine(line[:min(len(line), l.LineCap())], tc, &r); k == LineTimed || k == LineCont && r.attached {
 				n++
 			}
 		}

@@ -25,10 +25,17 @@ type Record struct {
 	Service []byte
 	Msg     []byte
 	Fields  []KV
+	// Pattern, when set, is the grouping key the layout gives the line in
+	// place of its message's template: an access line's "METHOD route status".
+	Pattern []byte
+	// attached marks a stamped line that carries more of the entry before
+	// it (PostgreSQL's DETAIL, HINT, STATEMENT): a continuation, never an
+	// entry of its own.
+	attached bool
 }
 
 func (r *Record) reset() {
-	r.TS, r.Level, r.Service, r.Msg = 0, "", nil, nil
+	r.TS, r.Level, r.Service, r.Msg, r.Pattern, r.attached = 0, "", nil, nil, nil, false
 	r.Fields = r.Fields[:0]
 }
 
@@ -70,8 +77,11 @@ func normLevel(b []byte) string {
 	if n := len(w); n > 5 && isDigit(w[n-1]) && string(w[:5]) == "debug" {
 		return "DEBUG" // DEBUG1..DEBUG5 (PostgreSQL, syslog-ng)
 	}
+	if n := len(w); n == 2 && w[0] == 'd' && w[1] >= '1' && w[1] <= '5' {
+		return "DEBUG" // MongoDB D1..D5
+	}
 	switch string(w) {
-	case "error", "err", "eror", "e", "fatal", "f", "failure", "crit", "critical", "panic", "alert", "emerg", "emergency", "severe", "50", "60":
+	case "error", "err", "eror", "e", "fatal", "f", "failure", "crit", "critical", "panic", "dpanic", "alert", "emerg", "emergency", "severe", "50", "60":
 		return "ERROR"
 	case "warn", "warning", "wrn", "w", "40":
 		return "WARN"
@@ -147,6 +157,11 @@ const (
 	roleNanos
 	// roleAttrs is an OTLP attribute array that may hold service.name.
 	roleAttrs
+	// roleHint is a member that tells which writer made the line, kept as
+	// a field: Serilog's "@t" (a missing "@l" is Information), pino and
+	// bunyan's "hostname" and "pid" (their "name" is the service), MongoDB's
+	// "t.$date" (its "s" is the severity, "c" the component).
+	roleHint
 )
 
 // Priorities of level spellings whose values need their own mapping.
@@ -158,8 +173,10 @@ const (
 
 func keyRole(k []byte) (role, pri int) {
 	switch string(k) {
-	case "ts":
+	case "ts", "@t":
 		return roleTime, 0
+	case "t.$date":
+		return roleTime, 1
 	case "time":
 		return roleTime, 1
 	case "timestamp":
@@ -192,14 +209,16 @@ func keyRole(k []byte) (role, pri int) {
 		return roleLevel, 2
 	case "log.level":
 		return roleLevel, 3
-	case "severityText", "levelname":
+	case "severityText", "levelname", "@l":
 		return roleLevel, 4
 	case "PRIORITY":
 		return roleLevel, priLevelSyslog
 	case "severityNumber":
 		return roleLevel, priLevelOTel
-	case "status", "EdgeResponseStatus", "http.response.status_code":
+	case "status", "EdgeResponseStatus", "http.response.status_code", "DownstreamStatus":
 		return roleStatus, 0
+	case "hostname", "pid", "s", "c", "name":
+		return roleHint, 0
 	case "service":
 		return roleService, 0
 	case "service.name":
@@ -220,9 +239,11 @@ func keyRole(k []byte) (role, pri int) {
 		return roleService, 8
 	case "ClientRequestHost":
 		return roleService, 9
+	case "SourceContext":
+		return roleService, 10
 	case "resource.attributes":
 		return roleAttrs, 0
-	case "msg":
+	case "msg", "@m":
 		return roleMsg, 0
 	case "message":
 		return roleMsg, 1
@@ -236,6 +257,8 @@ func keyRole(k []byte) (role, pri int) {
 		return roleMsg, 5
 	case "ClientRequestURI":
 		return roleMsg, 6
+	case "@mt":
+		return roleMsg, 7
 	}
 	return roleField, 0
 }
@@ -244,9 +267,16 @@ func keyRole(k []byte) (role, pri int) {
 type assigner struct {
 	r                       *Record
 	timeV                   []byte
+	writer                  uint8 // who wrote the line, as its time member's key tells
 	timeP, levP, svcP, msgP int
 	levelV, statusV, attrsV []byte
 	nanos                   []byte
+	// the writer's hints (roleHint): hostname and pid seen, the name, and
+	// MongoDB's severity and component
+	host, pid bool
+	name      []byte
+	mongoS    []byte
+	mongoC    []byte
 }
 
 func newAssigner(r *Record) assigner {
@@ -258,7 +288,7 @@ func (a *assigner) add(k, v []byte) {
 	switch role {
 	case roleTime:
 		if pri < a.timeP {
-			a.timeP, a.timeV = pri, v
+			a.timeP, a.timeV, a.writer = pri, v, writerOf(k)
 			return
 		}
 	case roleLevel:
@@ -284,6 +314,19 @@ func (a *assigner) add(k, v []byte) {
 	case roleAttrs:
 		a.attrsV = v
 		return
+	case roleHint:
+		switch string(k) {
+		case "hostname":
+			a.host = true
+		case "pid":
+			a.pid = true
+		case "name":
+			a.name = v
+		case "s":
+			a.mongoS = v
+		case "c":
+			a.mongoC = v
+		}
 	}
 	a.r.Fields = append(a.r.Fields, KV{k, v})
 }
@@ -309,6 +352,7 @@ func (a *assigner) finish(tc *TimeCtx, wholeRecord bool) LineKind {
 		a.r.TS = ts
 		kind = LineTimed
 	}
+	mongo := a.writer == writerMongo
 	switch {
 	case a.levP == priLevelSyslog:
 		a.r.Level = syslogLevel(a.levelV)
@@ -316,16 +360,63 @@ func (a *assigner) finish(tc *TimeCtx, wholeRecord bool) LineKind {
 		a.r.Level = otelLevel(a.levelV)
 	case a.levP != 99:
 		a.r.Level = normLevel(a.levelV)
-	case a.statusV != nil:
-		a.r.Level = statusLevel(a.statusV)
+	case mongo && a.mongoS != nil:
+		a.r.Level = normLevel(a.mongoS)
+	case a.writer == writerCLEF:
+		a.r.Level = "INFO" // Serilog CLEF: a missing @l is Information
+	}
+	// an access record's status raises the level it was written at
+	// (Traefik and Caddy write every request at one level)
+	if sl := statusLevel(a.statusV); sl != "" && levelRank(sl) > levelRank(a.r.Level) && (a.levP == 99 || a.r.Level == "INFO") {
+		a.r.Level = sl
 	}
 	if a.levP != 99 && a.r.Level == "" {
 		a.r.Fields = append(a.r.Fields, KV{[]byte("level"), a.levelV})
 	}
-	if a.svcP == 99 && a.attrsV != nil {
+	switch {
+	case a.svcP != 99:
+	case a.attrsV != nil:
 		a.r.Service = otlpServiceName(a.attrsV)
+	case mongo && a.mongoC != nil:
+		a.r.Service = a.mongoC
+	case a.name != nil && a.host && a.pid: // pino, bunyan
+		a.r.Service = a.name
 	}
 	return kind
+}
+
+// Writers a time member's key names (assigner.writer).
+const (
+	writerAny = iota
+	writerCLEF
+	writerMongo
+)
+
+// writerOf tells Serilog's CLEF ("@t") and MongoDB ("t.$date") apart by
+// the key of their time member.
+func writerOf(k []byte) uint8 {
+	switch string(k) {
+	case "@t":
+		return writerCLEF
+	case "t.$date":
+		return writerMongo
+	}
+	return writerAny
+}
+
+// levelRank orders the canonical levels ("" lowest).
+func levelRank(l string) int {
+	switch l {
+	case "ERROR":
+		return 4
+	case "WARN":
+		return 3
+	case "INFO":
+		return 2
+	case "DEBUG":
+		return 1
+	}
+	return 0
 }
 
 // otlpServiceName finds service.name in an OTLP/JSON attribute array

@@ -145,10 +145,31 @@ func textTail(line []byte, i int, r *Record) {
 			i = k
 		}
 	}
-	if j, lvl, module := levelWord(line, i); lvl != "" {
+	if thr, j, ok := bracketed(line, i, MaxServiceText); ok && len(thr) > 0 { // "[thread] LEVEL logger - msg"
+		k := skipSpace(line, j)
+		if e, lvl, _ := levelWord(line, k); lvl != "" && (looksThread(thr) || dottedNext(line, skipSeps(line, e))) {
+			r.Fields = append(r.Fields, KV{[]byte("thread"), bytes.TrimSpace(thr)})
+			r.Level = lvl
+			i = skipSeps(line, e)
+		}
+	}
+	if j, lvl, module := levelWord(line, i); r.Level == "" && lvl != "" {
 		r.Level = lvl
 		r.Service = module
+		sep := j
 		i = skipSeps(line, j)
+		if springTail(line, i, r) || zapTail(line, sep, r) {
+			return
+		}
+		if thr, j, ok := bracketed(line, i, MaxServiceText); ok && len(thr) > 0 && (looksThread(thr) || dottedNext(line, skipSeps(line, j)) || bytes.HasPrefix(line[skipSpace(line, j):], []byte("- "))) {
+			// "%t:%C{1}@%L" (ZooKeeper): the class is the service
+			if c, at := bytes.LastIndexByte(thr, ':'), bytes.LastIndexByte(thr, '@'); c > 0 && at > c+1 && digitsEnd(thr, at+1) == len(thr) {
+				r.Service = thr[c+1 : at]
+				thr = thr[:c]
+			}
+			r.Fields = append(r.Fields, KV{[]byte("thread"), bytes.TrimSpace(thr)})
+			i = skipSeps(line, j)
+		}
 	}
 	if r.Service == nil {
 		if svc, j := bracketService(line, i); svc != nil {
@@ -176,6 +197,27 @@ func textTail(line []byte, i int, r *Record) {
 		i = skipSpace(line, i+2)
 	}
 	r.Msg = trimEnd(line[i:])
+	if r.Service == nil && r.Level != "" {
+		r.Service, r.Msg = loggerAtEnd(r.Msg)
+	}
+}
+
+// loggerAtEnd splits log4j 1's "message (com.foo.Bar)" (Kafka's
+// "[%d] %p %m (%c)%n") into the logger, a dotted name, and the message.
+func loggerAtEnd(msg []byte) (logger, rest []byte) {
+	n := len(msg)
+	if n < 4 || msg[n-1] != ')' {
+		return nil, msg
+	}
+	k := bytes.LastIndex(msg, []byte(" ("))
+	if k < 0 || n-k > MaxServiceText {
+		return nil, msg
+	}
+	name := msg[k+2 : n-1]
+	if bytes.IndexByte(name, '.') <= 0 || bytes.ContainsAny(name, " ()=,") {
+		return nil, msg
+	}
+	return name, trimEnd(msg[:k])
 }
 
 // digitsEnd is the end of the run of digits at b[i].
@@ -403,8 +445,12 @@ func parseAccess(line []byte, tc *TimeCtx, r *Record) LineKind {
 	se := token(line, st)
 	status := line[st:se]
 	r.Level = statusLevel(status)
-	r.Fields = append(r.Fields, KV{[]byte("status"), status})
-	be := token(line, skipSpace(line, se))
+	bs := skipSpace(line, se)
+	be := token(line, bs)
+	method, route := requestParts(line[ms+1 : j-1])
+	r.Pattern = accessPattern(method, route, status)
+	addRequest(r, method, route, status, line[bs:be])
+	numericTails(r, line[be:])
 	r.Msg = line[ms:be]
 	return LineTimed
 }
@@ -613,8 +659,47 @@ func parseSyslog(line []byte, tc *TimeCtx, r *Record) LineKind {
 		r.Level = lvl
 		j = skipSeps(line, e)
 	}
+	haproxyHTTP(line[j:], r)
 	r.Msg = trimEnd(line[j:])
 	return LineTimed
+}
+
+// haproxyHTTP reads HAProxy's HTTP log format inside a syslog message,
+// `10.0.1.2:33317 [06/Feb/2009:12:14:14.655] http-in static/srv1
+// 10/0/30/69/109 200 2750 - - ---- 1/1/1/1/0 0/0 {…} "GET /index.html
+// HTTP/1.1"`: the status gives the level (HAProxy writes every request at
+// one syslog severity), and the request its fields and grouping key. It
+// reports whether msg was such a line.
+func haproxyHTTP(msg []byte, r *Record) bool {
+	var cols [7][]byte // client, accept date, frontend, backend/server, timers, status, bytes
+	i := 0
+	for c := range cols {
+		e := token(msg, i)
+		if e == i {
+			return false
+		}
+		cols[c] = msg[i:e]
+		i = skipSpace(msg, e)
+	}
+	if bytes.IndexByte(cols[0], ':') < 0 || cols[1][0] != '[' || cols[1][len(cols[1])-1] != ']' ||
+		bytes.IndexByte(cols[3], '/') < 0 || bytes.Count(cols[4], []byte("/")) < 3 {
+		return false
+	}
+	lvl := statusLevel(cols[5])
+	if lvl == "" {
+		return false
+	}
+	if r.Level != "ERROR" {
+		r.Level = lvl
+	}
+	var method, route []byte
+	if q := bytes.LastIndexByte(msg[:len(msg)-1], '"'); q > 0 && msg[len(msg)-1] == '"' {
+		method, route = requestParts(msg[q+1 : len(msg)-1])
+	}
+	r.Pattern = accessPattern(method, route, cols[5])
+	addRequest(r, method, route, cols[5], cols[6])
+	r.Fields = append(r.Fields, KV{[]byte("backend"), cols[3]})
+	return true
 }
 
 // hasZone reports whether an ISO stamp ends with Z or a numeric offset.
@@ -767,17 +852,175 @@ func parseHPC(line []byte, tc *TimeCtx, r *Record) LineKind {
 		cols[c] = line[i:e]
 		i = skipSpace(line, e)
 	}
-	if digitsEnd(cols[0], 0) != len(cols[0]) || len(cols[4]) != 10 || digitsEnd(cols[4], 0) != 10 || digitsEnd(cols[5], 0) != len(cols[5]) {
+	flag := bytes.TrimPrefix(cols[5], []byte("-"))
+	if digitsEnd(cols[0], 0) != len(cols[0]) || len(cols[4]) != 10 || digitsEnd(cols[4], 0) != 10 || len(flag) == 0 || digitsEnd(flag, 0) != len(flag) {
 		return LineCont
 	}
 	sec, _ := num(cols[4], 10)
 	r.TS = int64(sec) * 1e9
 	r.Service = cols[2]
-	r.Fields = append(r.Fields, KV{[]byte("node"), cols[1]}, KV{[]byte("state"), cols[3]})
+	r.Fields = append(r.Fields, KV{[]byte("node"), cols[1]}, KV{[]byte("state"), cols[3]}, KV{[]byte("flag"), cols[5]})
 	if e, lvl, _ := levelWord(line, i); lvl != "" {
 		r.Level = lvl
 		i = skipSeps(line, e)
 	}
 	r.Msg = trimEnd(line[i:])
 	return LineTimed
+}
+
+// hpcShape reports whether a line starts like an entry of the HPC layout
+// (a sequence number, then a 10-digit epoch as the fifth column), so a line
+// of that shape the layout cannot read is an unplaced entry, never text
+// glued to the entry before it.
+func hpcShape(line []byte) bool {
+	i, c := 0, 0
+	for ; c < 5; c++ {
+		e := token(line, i)
+		if e == i {
+			return false
+		}
+		if c == 0 && digitsEnd(line, i) != e {
+			return false
+		}
+		if c == 4 {
+			return e-i == 10 && digitsEnd(line, i) == e
+		}
+		i = skipSpace(line, e)
+	}
+	return false
+}
+
+// threadWords are words that name a thread, not a service, inside the
+// "[…]" of a log4j/logback/JUL line: Tomcat's http-nio-8080-exec-19, a
+// pool-1-thread-3, main, an event loop, a scheduler.
+var threadWords = [...]string{"thread", "exec", "pool", "worker", "nio", "eventloop", "schedul", "task", "reactor",
+	"executor", "dispatcher", "qtp", "grpc", "consumer", "producer", "timer", "async", "http-", "parallel", "elastic", "listener"}
+
+// looksThread reports whether the text of a bracket names a thread: one of
+// threadWords, "main", or text with a blank or '|' (a service name has none).
+func looksThread(b []byte) bool {
+	b = bytes.TrimSpace(b)
+	if string(b) == "main" || bytes.ContainsAny(b, " |") {
+		return true
+	}
+	var buf [MaxServiceText]byte
+	low := buf[:0]
+	for _, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		low = append(low, c)
+	}
+	for _, w := range threadWords {
+		if bytes.Contains(low, []byte(w)) {
+			return true
+		}
+	}
+	return false
+}
+
+// dottedNext reports whether a logger's dotted name (com.shop.Orders,
+// c.e.Foo) starts at b[i]: the shape that tells a "[thread] LEVEL logger"
+// line from "[service] LEVEL message".
+func dottedNext(b []byte, i int) bool {
+	e := token(b, i)
+	w := b[i:e]
+	colon := bytes.HasSuffix(w, []byte(":")) // Hadoop's "org.apache.hadoop.Foo: msg"
+	w = bytes.TrimSuffix(w, []byte(":"))
+	return len(w) > 2 && bytes.IndexByte(w, '.') > 0 && w[len(w)-1] != '.' && bytes.IndexByte(w, ':') < 0 &&
+		(colon || e == len(b) || bytes.HasPrefix(b[e:], []byte(" - ")) || bytes.HasPrefix(b[e:], []byte(" : ")))
+}
+
+// springTail reads what Spring Boot writes after the level: "1234 ---
+// [app] [thread] [trace] logger : msg" (Boot 3.2+ names the application
+// when spring.application.name is set; Boot 2 and 3.0 write only the
+// thread). The application is the service, else the logger; the thread is
+// a field, never the service. It reports whether the line had that shape.
+func springTail(line []byte, i int, r *Record) bool {
+	pe := digitsEnd(line, i)
+	if pe == i || !bytes.HasPrefix(line[pe:], []byte(" --- ")) {
+		return false
+	}
+	pid := line[i:pe]
+	j := pe + len(" --- ")
+	var br [3][]byte
+	n := 0
+	for n < len(br) {
+		b, k, ok := bracketed(line, j, MaxServiceText)
+		if !ok {
+			break
+		}
+		br[n] = bytes.TrimSpace(b)
+		n++
+		j = skipSpace(line, k)
+	}
+	if n == 0 {
+		return false
+	}
+	k := bytes.Index(line[j:], []byte(" : "))
+	if k < 0 || k > 2*MaxServiceText {
+		return false
+	}
+	logger := bytes.TrimSpace(line[j : j+k])
+	r.Fields = append(r.Fields, KV{[]byte("pid"), pid})
+	switch n {
+	case 1:
+		r.Fields = append(r.Fields, KV{[]byte("thread"), br[0]})
+		r.Service = logger
+	default:
+		r.Service = br[0]
+		r.Fields = append(r.Fields, KV{[]byte("thread"), br[1]}, KV{[]byte("logger"), logger})
+		if n == 3 && len(br[2]) > 0 {
+			r.Fields = append(r.Fields, KV{[]byte("trace"), br[2]})
+		}
+	}
+	r.Msg = trimEnd(line[j+k+3:])
+	return true
+}
+
+// callerShape reports whether b is a source location, "pkg/file.go:42".
+func callerShape(b []byte) bool {
+	c := bytes.LastIndexByte(b, ':')
+	return c > 0 && c+1 < len(b) && digitsEnd(b, c+1) == len(b) && bytes.IndexByte(b[:c], '.') > 0
+}
+
+// zapTail reads zap's console encoder after the level (sep is where the
+// level ends): tab-separated "[logger<TAB>]caller<TAB>msg[<TAB>{json}]".
+// The logger, when named, is the service; the caller is a field.
+func zapTail(line []byte, sep int, r *Record) bool {
+	if sep >= len(line) || line[sep] != '\t' {
+		return false
+	}
+	rest := line[sep+1:]
+	a, after, ok := bytes.Cut(rest, []byte("\t"))
+	if !ok {
+		return false
+	}
+	switch {
+	case callerShape(a):
+		r.Fields = append(r.Fields, KV{[]byte("caller"), a})
+	default:
+		b, after2, ok := bytes.Cut(after, []byte("\t"))
+		if !ok || !callerShape(b) || len(a) > 64 {
+			return false
+		}
+		r.Service = a
+		r.Fields = append(r.Fields, KV{[]byte("caller"), b})
+		after = after2
+	}
+	r.Msg = trimEnd(after)
+	return true
+}
+
+// rasShape reports whether a line starts like an entry of the RAS layout
+// (an alert tag, then a 10-digit epoch), so a line of that shape the layout
+// cannot read is an unplaced entry, never glued to the entry before it.
+func rasShape(line []byte) bool {
+	te := token(line, 0)
+	if te == 0 || te > 32 {
+		return false
+	}
+	es := skipSpace(line, te)
+	ee := digitsEnd(line, es)
+	return ee-es == 10 && (ee == len(line) || line[ee] == ' ')
 }

@@ -527,7 +527,7 @@ func stableCode(code string) string {
 // masking pass of the boundary (redact.CleanJSON: secret shapes, secret-named
 // members, terminal escapes, control characters), keeping member order.
 func projection(result any) (json.RawMessage, error) {
-	raw, err := json.Marshal(result)
+	raw, err := tools.MarshalJSON(result)
 	if err != nil {
 		return nil, fmt.Errorf("marshal projection: %w", err)
 	}
@@ -542,7 +542,7 @@ func projection(result any) (json.RawMessage, error) {
 }
 
 func mustMarshal(v any) json.RawMessage {
-	b, err := json.Marshal(v)
+	b, err := tools.MarshalJSON(v)
 	if err != nil {
 		// Only fixed observation structs are marshalled here.
 		panic(fmt.Sprintf("marshal observation: %v", err))

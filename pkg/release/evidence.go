@@ -35,7 +35,7 @@ const maxReasons = 10
 // EvidenceGuard is the deterministic check of docs/SPEC.md#release-guards: every cited
 // Tool Call ID names one completed evidence check of this run (invs);
 // a FINDING cites only EVIDENCE_FOUND checks, a NEGATIVE_OBSERVATION only
-// NO_EVIDENCE ones whose window held data (not coverage "none"); a non-null conclusion needs at least one FINDING. It
+// NO_EVIDENCE ones whose window held data (not coverage "none" or "partial"); a non-null conclusion needs at least one FINDING. It
 // lists every violation (bounded), not just the first.
 func EvidenceGuard(d *agent.Draft, invs []harness.Invocation) GuardReview {
 	r := GuardReview{Guard: runrecord.GuardEvidence, Verdict: VerdictPass, Reasons: []string{}}
@@ -78,7 +78,7 @@ func EvidenceGuard(d *agent.Draft, invs []harness.Invocation) GuardReview {
 			case it.Type == agent.NegativeObservation && inv.EvidenceStatus != tools.NoEvidence:
 				reject("analysis[%d] is a NEGATIVE_OBSERVATION citing %q, whose evidence status is %s, not NO_EVIDENCE", i, id, inv.EvidenceStatus)
 			case it.Type == agent.NegativeObservation && inv.EmptyWindow != "":
-				reject("analysis[%d] is a NEGATIVE_OBSERVATION citing %q, whose window held no data (coverage none: %s): missing data is not a negative", i, id, inv.EmptyWindow)
+				reject("analysis[%d] is a NEGATIVE_OBSERVATION citing %q, whose window held no data it could judge (coverage none or partial: %s): missing data is not a negative", i, id, inv.EmptyWindow)
 			case it.Type != agent.Finding && it.Type != agent.NegativeObservation:
 				reject("analysis[%d] has unknown type %q", i, it.Type)
 			}

@@ -89,6 +89,12 @@ type Outcome struct {
 // CoverageNone is the coverage of an observation whose window held no data.
 const CoverageNone = "none"
 
+// CoveragePartial is the coverage of an observation whose window held data
+// its filters could not judge (entries without a level or service the
+// layout could read, entries without a readable time): a negative resting
+// on it is missing data, as for CoverageNone.
+const CoveragePartial = "partial"
+
 // Canonical is a validated business input: the canonical JSON (defaults
 // applied, stable member order) and a one-line summary for timelines.
 type Canonical struct {
@@ -172,11 +178,23 @@ type Playbooks interface {
 // EncodeCanonical encodes a canonical input the way every adapter must: no
 // HTML escaping (so `>=` stays readable in the audit) and no trailing newline.
 func EncodeCanonical(v any) (json.RawMessage, error) {
+	b, err := MarshalJSON(v)
+	if err != nil {
+		return nil, fmt.Errorf("encode canonical input: %w", err)
+	}
+	return b, nil
+}
+
+// MarshalJSON is json.Marshal without HTML escaping, for every JSON the
+// product writes: a template reads "<num>" for people and models, never
+// "\u003cnum\u003e" (embedded json.RawMessage values are compacted
+// without escaping too).
+func MarshalJSON(v any) (json.RawMessage, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
-		return nil, fmt.Errorf("encode canonical input: %w", err)
+		return nil, err
 	}
 	return json.RawMessage(bytes.TrimSuffix(b.Bytes(), []byte("\n"))), nil
 }

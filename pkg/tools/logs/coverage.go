@@ -3,6 +3,7 @@ package logs
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/superbiz/superbiz/pkg/tools"
 )
@@ -11,7 +12,9 @@ import (
 // (docs/SPEC.md#query_logs): a window without any entry is missing data,
 // never evidence that something did not happen.
 type Coverage struct {
-	// Coverage is "none" when the window held no entry at all, "data" otherwise.
+	// Coverage is "none" when the window held no entry at all, "partial" when
+	// it held entries the filters could not judge (tools.CoveragePartial),
+	// "data" otherwise.
 	Coverage string `json:"coverage"`
 	// InWindow counts the entries read inside the window before the level
 	// and service filters (with contains, only entries holding its rarest
@@ -53,7 +56,14 @@ func coverage(ctx context.Context, src *source, files []string, q *query, acc *a
 			res.SourceLast = acc.ts(last)
 		}
 	}
-	if res.Matched > 0 || res.Unparsed > 0 || acc.inWindow > 0 {
+	if account := partialAccount(src.Name, q, res); account != "" {
+		res.Coverage.Coverage = tools.CoveragePartial
+		if res.Matched > 0 {
+			return "", nil
+		}
+		return account, nil
+	}
+	if res.Matched > 0 || acc.inWindow > 0 {
 		return "", nil
 	}
 	outside := !ok || first > end || (last < start && !openEnd)
@@ -70,4 +80,26 @@ func coverage(ctx context.Context, src *source, files []string, q *query, acc *a
 		upTo = "a compressed file's end"
 	}
 	return fmt.Sprintf("log source %s covers %s – %s; nothing in the asked window %s – %s", src.Name, res.SourceFirst, upTo, acc.ts(start), acc.ts(end)), nil
+}
+
+// partialAccount is the one-line account of a window holding entries the
+// filters could not judge (see tools.CoveragePartial), "" when it holds none.
+func partialAccount(name string, q *query, res *Result) string {
+	var parts []string
+	if res.LevelUnread > 0 {
+		parts = append(parts, fmt.Sprintf("%d entries whose level the layout could not read (level %s can neither count nor rule them out)", res.LevelUnread, q.level))
+	}
+	if res.ServiceUnread > 0 {
+		parts = append(parts, fmt.Sprintf("%d entries that name no service (service %s can neither count nor rule them out)", res.ServiceUnread, q.service))
+	}
+	if res.Unplaced > 0 {
+		parts = append(parts, fmt.Sprintf("%d entries next to it without a readable time", res.Unplaced))
+	}
+	if res.Matched == 0 && res.Unparsed > 0 {
+		parts = append(parts, fmt.Sprintf("%d matching entries without a readable time", res.Unparsed))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("coverage partial: log source %s holds in the window %s", name, strings.Join(parts, "; "))
 }

@@ -133,7 +133,7 @@ func TestInspectReports(t *testing.T) {
 	if r.Layout != "custom" || r.Lines != 4 || r.Placed != 2 || r.Glued != 1 || r.FirstTS != "2026-03-14T14:01:00.000Z" || r.LastTS != "2026-03-14T14:09:00.000Z" || !r.Whole {
 		t.Errorf("report %+v", r)
 	}
-	if len(in.Entries) != 1 || in.Entries[0].Level != "ERROR" || in.Entries[0].Message != "refused password=[REDACTED]\n  frame" {
+	if len(in.Entries) != 1 || in.Entries[0].Level != "ERROR" || in.Entries[0].Message != "refused password=[REDACTED]\nframe" {
 		t.Errorf("entries %+v", in.Entries)
 	}
 }

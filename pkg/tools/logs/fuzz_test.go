@@ -108,3 +108,21 @@ func FuzzScanFile(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCondense: whatever an entry's continuation holds, its condensed text
+// stays within its bound and keeps its head's start.
+func FuzzCondense(f *testing.F) {
+	f.Add([]byte("head"), []byte("java.lang.X: y\n\tat a.b(C.java:1)\nCaused by: z.Q: inner\n\t... 3 more\n"))
+	f.Add([]byte("boom"), []byte("panic: x\n\ngoroutine 1 [running]:\nmain.f()\n\t/a.go:1 +0x1\n"))
+	f.Add([]byte(""), []byte("Traceback (most recent call last):\n  File \"a\", line 1\nE: e\n\nDuring handling of the above exception, another exception occurred:\n\nF: f\n"))
+	f.Fuzz(func(t *testing.T, head, cont []byte) {
+		c := condense(head, cont)
+		bound := maxMessage
+		if c.chain {
+			bound = maxChainMessage
+		}
+		if len(c.text) > max(bound, len(bytes.TrimRight(head, " \r\n"))) {
+			t.Fatalf("condensed %d bytes, bound %d", len(c.text), bound)
+		}
+	})
+}

@@ -36,6 +36,8 @@ type Input struct {
 	End      string `json:"end,omitempty" jsonschema_description:"window end, same formats as start"`
 	Since    string `json:"since,omitempty" jsonschema_description:"window back from now, 5m to 24h, e.g. 30m or 2h; instead of start/end"`
 	Limit    *int   `json:"limit,omitempty" jsonschema:"minimum=1,maximum=50,default=20" jsonschema_description:"newest entries to return"`
+	// Stats summarises a numeric field over the matches (stats.go).
+	Stats *StatsInput `json:"stats,omitempty" jsonschema_description:"summarise a numeric field of the matched entries: count, min, p50, p95, p99, max, avg, per value of by (at most 20 keys)"`
 }
 
 // parsedInput is a validated Input with its source and window resolved.
@@ -55,7 +57,7 @@ func (t *Tool) decodeInput(raw []byte) (*parsedInput, error) {
 	}
 	var in Input
 	if err := jsonv2.Unmarshal(raw, &in, jsonv2.RejectUnknownMembers(true)); err != nil {
-		return nil, tools.InvalidInput("query_logs input: %v (allowed members: source, service, level, contains, start, end, since, limit)", err)
+		return nil, tools.InvalidInput("query_logs input: %v (allowed members: source, service, level, contains, start, end, since, limit, stats)", err)
 	}
 	p := &parsedInput{in: in}
 
@@ -93,6 +95,18 @@ func (t *Tool) decodeInput(raw []byte) (*parsedInput, error) {
 		return nil, tools.InvalidInput("contains has %d words: give at most %d", len(p.words), maxWords)
 	}
 	p.in.Contains = strings.Join(p.words, " ")
+
+	// stats
+	if in.Stats != nil {
+		st := StatsInput{Field: strings.TrimSpace(in.Stats.Field), By: strings.TrimSpace(in.Stats.By)}
+		switch {
+		case st.Field == "":
+			return nil, tools.InvalidInput("stats.field is empty: name a field holding a number (rt, bytes, duration_ms, ...)")
+		case len(st.Field) > maxStatName || len(st.By) > maxStatName:
+			return nil, tools.InvalidInput("stats.field and stats.by are at most %d bytes", maxStatName)
+		}
+		p.in.Stats = &st
+	}
 
 	// limit
 	if in.Limit == nil {

@@ -190,7 +190,7 @@ func Inspect(ctx context.Context, src Source, opt InspectOptions) (Inspection, e
 // sample reads the head and tail of path the way Inspect does (sampleFile),
 // with up to want of its first entries.
 func (s *source) sample(ctx context.Context, path string, want int) (FileReport, []Entry, error) {
-	sc := &scanner{q: &query{}, format: s.format, tc: logparse.TimeCtx{Loc: s.Location}, ctx: ctx}
+	sc := &scanner{q: &query{}, format: s.format, tc: logparse.TimeCtx{Loc: s.Location}, ctx: ctx, service: s.service()}
 	r, entries, err := sc.sampleFile(path, s.layouts, want)
 	r.Ordered = !sc.disordered
 	return r, entries, err

@@ -118,7 +118,12 @@ func (t *Tool) Definition() model.Tool {
 		"entries (newest first, up to limit) and patterns: all matches grouped by message template with numbers, ids, IPs and " +
 		"durations masked, each with count and first/last time. Coverage: in_window (entries read inside the window before level and service), " +
 		"source_first and source_last (the source's own range); coverage \"none\" means the window held no entry at all: missing data, never evidence " +
-		"that something did not happen (query a window inside the source's range). Values of fields named like secrets (password, token, authorization, " +
+		"that something did not happen (query a window inside the source's range); coverage \"partial\" means the window held entries the filters could not judge: " +
+		"level_unread and service_unread count entries whose level or service the log layout could not read (a level or service filter neither counts nor rules them out), " +
+		"unplaced counts entries without a readable time next to the window, so a negative resting on them is missing data too. " +
+		"A stack trace keeps its head, every cause line and the final exception (frames are dropped first, counted as \"… N frames …\"); the innermost cause is fields.exception. " +
+		"Access log entries carry method, path (the route, ids as <id>), status, bytes and timings (rt, urt, …) as fields and group as \"METHOD route status\". " +
+		"stats {field, by} summarises a numeric field of the matched entries per value of by (count, min, p50, p95, p99, max, avg; at most " + strconv.Itoa(maxStatKeys) + " keys, the rest summed). Values of fields named like secrets (password, token, authorization, " +
 		"cookie, api_key, ...) are shown as " + redact.Marker + ". Only when they apply, the result also has: truncated_by, the per-call " +
 		"limits that stopped the search before the end of the files (" + limitDecompressed + ": " + fmtBytes(t.limits.decompressed) +
 		" read out of gzip files; " + limitTime + ": " + tools.FormatDuration(t.limits.time) + " of scanning), so what was not found may still be there; " +
@@ -184,6 +189,12 @@ func summary(p *parsedInput) string {
 	if p.in.Contains != "" {
 		parts = append(parts, fmt.Sprintf("%q", p.in.Contains))
 	}
+	if st := p.in.Stats; st != nil {
+		parts = append(parts, "stats "+st.Field)
+		if st.By != "" {
+			parts = append(parts, "by "+st.By)
+		}
+	}
 	if p.in.Since != "" {
 		parts = append(parts, "since "+p.in.Since)
 	} else {
@@ -221,6 +232,7 @@ func (t *Tool) Execute(ctx context.Context, call tools.Call) tools.Outcome {
 		limit:   *p.in.Limit,
 	}
 	acc := newAccumulator(q.limit, p.src.Location)
+	acc.stats = newStatsAcc(p.in.Stats)
 	rep, err := t.scan(ctx, p.src, q, acc, files)
 	if err != nil {
 		code := tools.CodeInternal
@@ -231,6 +243,10 @@ func (t *Tool) Execute(ctx context.Context, call tools.Call) tools.Outcome {
 	}
 	if rep.read == 0 && len(rep.skipped) == len(files) {
 		return tools.Failed(tools.CodeUnavailable, fmt.Errorf("query_logs %s: no file could be read: %w", p.src.Name, errors.Join(rep.errs...)))
+	}
+	if q.service != "" && acc.matched == 0 && acc.services == 0 && acc.serviceUnread > 0 {
+		// no entry of the window names a service, and the source names none
+		return tools.Failed(tools.CodeInvalidInput, tools.InvalidInput("log source %s: no entry in the window names a service, so a service filter cannot be judged: drop service, or name the source's service with service = \"…\" in its [[logs]] entry", p.src.Name))
 	}
 	res := acc.result(p.src.Name, q.startNS, q.endNS)
 	res.TruncatedBy = rep.truncatedBy
@@ -289,6 +305,7 @@ func (t *Tool) scan(ctx context.Context, src *source, q *query, acc *accumulator
 		seekMin: t.limits.seekMin,
 		ctx:     scanCtx,
 		budget:  t.limits.decompressed,
+		service: src.service(),
 	}
 	capHit, stopped := false, false
 	for _, f := range files {
@@ -359,4 +376,13 @@ func resolve(patterns []string) ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, nil
+}
+
+// service is the source's configured service ([[logs]] service), the
+// service of the entries that name none (nil when it names none).
+func (s *source) service() []byte {
+	if v := strings.TrimSpace(s.Service); v != "" {
+		return []byte(v)
+	}
+	return nil
 }

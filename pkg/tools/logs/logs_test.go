@@ -319,10 +319,10 @@ func TestContinuationLines(t *testing.T) {
 				t.Fatalf("gz=%v %s: matched %d", gz, in, res.Matched)
 			}
 			m := res.Entries[0].Message
-			if !strings.HasPrefix(m, "NullPointerException in handler\njava.lang.NullPointerException: boom\n at com.shop.Order.pay") || !strings.Contains(m, "Api.java:7") {
+			if !strings.HasPrefix(m, "NullPointerException in handler\njava.lang.NullPointerException: boom\nat com.shop.Order.pay") || !strings.Contains(m, "Api.java:7") {
 				t.Fatalf("message %q", m)
 			}
-			if res.Patterns[0].Template != "NullPointerException in handler" {
+			if res.Patterns[0].Template != "NullPointerException in handler ← java.lang.NullPointerException: boom" || res.Entries[0].Fields["exception"] != "java.lang.NullPointerException: boom" {
 				t.Fatalf("template %q", res.Patterns[0].Template)
 			}
 		}

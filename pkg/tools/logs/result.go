@@ -1,8 +1,8 @@
 package logs
 
 import (
+	"bytes"
 	"container/heap"
-	"encoding/json"
 	"sort"
 	"strings"
 	"time"
@@ -10,6 +10,7 @@ import (
 	"github.com/superbiz/superbiz/internal/logparse"
 	"github.com/superbiz/superbiz/internal/textclip"
 	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/tools"
 )
 
 // Bounds of one result, in bytes unless said otherwise.
@@ -55,12 +56,30 @@ type Result struct {
 	// LongLines counts the lines longer than a line's bound that the scan
 	// reached: only their head was read for stamp, level and message.
 	LongLines int `json:"long_lines,omitempty"`
+	// LevelUnread counts the entries in the window that pass every other
+	// filter but whose level the layout did not read: a level filter can
+	// neither count them nor rule them out (coverage "partial").
+	LevelUnread int `json:"level_unread,omitempty"`
+	// ServiceUnread is the same for a service filter: entries that name
+	// no service.
+	ServiceUnread int `json:"service_unread,omitempty"`
+	// Unplaced counts the entries without a readable time (a line of the
+	// layout's shape it could not read, an object without a time) lying
+	// next to an entry of the window, whatever the filters: the window may
+	// hold them (coverage "partial").
+	Unplaced int `json:"unplaced,omitempty"`
 	// SkippedCount is how many files could not be read (fully); the first
 	// maxSkippedListed are named in SkippedFiles.
 	SkippedCount int           `json:"skipped_count,omitempty"`
 	SkippedFiles []SkippedFile `json:"skipped_files,omitempty"`
 	Entries      []Entry       `json:"entries"`
 	Patterns     []Pattern     `json:"patterns"`
+	// Stats answers the input's stats: one row per key, at most
+	// maxStatKeys and the rest summed (present only when asked).
+	Stats []Stat `json:"stats,omitempty"`
+	// StatsSampled says the percentiles rest on the first maxStatValues
+	// values (count, min, max and avg stay exact).
+	StatsSampled bool `json:"stats_sampled,omitempty"`
 	Coverage
 }
 
@@ -92,6 +111,9 @@ type heldEntry struct {
 	ts  int64
 	seq int64
 	e   Entry
+	// bound is the entry's message bound: maxMessage, or maxChainMessage
+	// for an entry holding a cause chain.
+	bound int
 }
 
 // entryHeap is a min-heap by (ts, seq): the oldest held entry is evicted first.
@@ -134,12 +156,17 @@ type accumulator struct {
 	cutRecords int
 	// longLines counts lines cut to their head (logparse.MaxLineBytes).
 	longLines int
-	seq       int64
-	held      entryHeap
-	patterns  map[string]*patternAcc
+	// levelUnread, serviceUnread and unplaced are the Result's; services
+	// counts the window's entries that name a service.
+	levelUnread, serviceUnread, unplaced, services int
+	seq                                            int64
+	held                                           entryHeap
+	patterns                                       map[string]*patternAcc
 	// mask masks values by key name before messages are grouped and
 	// clipped, so templates differ by no secret and no cut hides one.
 	mask *redact.Keyed
+	// stats summarises a numeric field of the matches (nil: not asked).
+	stats *statsAcc
 }
 
 func newAccumulator(limit int, loc *time.Location) *accumulator {
@@ -149,105 +176,105 @@ func newAccumulator(limit int, loc *time.Location) *accumulator {
 func (a *accumulator) add(r *logparse.Record, cont []byte) {
 	a.matched++
 	a.seq++
-	msg := r.Msg
-	if len(cont) > 0 {
-		if len(cont) > maxContinuation {
-			cont = cont[:maxContinuation]
-		}
-		m := make([]byte, 0, len(msg)+1+len(cont))
-		m = append(append(append(m, msg...), '\n'), cont...)
-		msg = m
+	if a.stats != nil {
+		a.stats.add(r)
 	}
+	trace := -1 // the field holding a whole stack trace, read as cont
+	if len(cont) == 0 {
+		trace = traceField(r.Fields)
+		if trace >= 0 {
+			cont = r.Fields[trace].Val
+		}
+	}
+	c := condense(r.Msg, cont)
 	// masked before it is grouped, so templates differ by no secret
-	clean := a.mask.Text(cleanText(msg, true))
-	a.addPattern(logparse.Template(clean), r.TS)
+	clean := a.mask.Text(cleanText(c.text, true))
+	var exc string
+	if len(c.exception) > 0 {
+		exc = textclip.Bytes(a.mask.Text(cleanText(c.exception, false)), maxFieldValue)
+	}
+	a.addPattern(a.template(r, clean, exc), r.TS)
 	if len(a.held) >= a.limit {
 		oldest := a.held[0]
 		if r.TS < oldest.ts || (r.TS == oldest.ts && a.seq < oldest.seq) {
 			return
 		}
 	}
+	bound := maxMessage
+	if c.chain {
+		bound = maxChainMessage
+	}
 	e := Entry{
 		TS:      a.ts(r.TS),
 		Level:   r.Level,
 		Service: textclip.Bytes(cleanText(r.Service, false), logparse.MaxServiceText),
-		Message: entryMessage(clean),
+		Message: textclip.Bytes(trimNewlines(clean), bound),
+	}
+	if exc != "" {
+		e.Fields = map[string]string{"exception": exc}
 	}
 	for i, f := range r.Fields {
-		if i == logparse.MaxFields {
+		if len(e.Fields) == logparse.MaxFields {
 			break
+		}
+		if i == trace {
+			continue
 		}
 		if e.Fields == nil {
 			e.Fields = make(map[string]string, min(len(r.Fields), logparse.MaxFields))
 		}
 		key := cleanText(f.Key, false)
-		e.Fields[textclip.Bytes(key, maxFieldKey)] = textclip.Bytes(a.mask.Field(key, cleanText(f.Val, false)), maxFieldValue)
+		k := textclip.Bytes(key, maxFieldKey)
+		if _, taken := e.Fields[k]; taken {
+			continue
+		}
+		e.Fields[k] = textclip.Bytes(a.mask.Field(key, cleanText(f.Val, false)), maxFieldValue)
 	}
-	heap.Push(&a.held, heldEntry{ts: r.TS, seq: a.seq, e: e})
+	heap.Push(&a.held, heldEntry{ts: r.TS, seq: a.seq, e: e, bound: bound})
 	if len(a.held) > a.limit {
 		heap.Pop(&a.held)
 	}
 }
 
+// template is the pattern an entry is grouped under: the layout's own key
+// (an access line's "METHOD route status"), else its first line's
+// template, followed by its innermost cause's when it has one, so that
+// errors of one head but different root causes stay apart.
+func (a *accumulator) template(r *logparse.Record, clean, exc string) string {
+	if len(r.Pattern) > 0 {
+		return a.mask.Text(cleanText(r.Pattern, false))
+	}
+	t := logparse.Template(clean)
+	if exc != "" {
+		if et := logparse.Template(exc); !strings.Contains(t, et) {
+			t = textclip.Bytes(t+" ← "+et, maxTemplate)
+		}
+	}
+	return t
+}
+
+// maxTemplate bounds a pattern's template with its cause.
+const maxTemplate = 300
+
+// traceField is the index of the field of r that holds a whole stack trace
+// (a traceFields key whose value has several lines), -1 when none.
+func traceField(fields []logparse.KV) int {
+	for i, f := range fields {
+		if bytes.IndexByte(f.Val, '\n') < 0 {
+			continue
+		}
+		for _, k := range traceFields {
+			if string(f.Key) == k {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
 // maxHeadWithFrames bounds the first line of a multi-line entry in its
 // message, so the first frames of a stack trace fit in maxMessage too.
 const maxHeadWithFrames = maxMessage / 2
-
-// entryMessage is the message of an entry as the model sees it, within
-// maxMessage: the first line, then the continuation lines (stack frames)
-// without their indentation, as many of the first ones as fit. A long first
-// line is cut to maxHeadWithFrames so the frames are not all cut off; a
-// Python traceback also keeps its last line, the exception itself.
-func entryMessage(clean string) string {
-	clean = trimNewlines(clean)
-	if len(clean) <= maxMessage {
-		return clean
-	}
-	head, rest, multi := strings.Cut(clean, "\n")
-	if !multi {
-		return textclip.Bytes(clean, maxMessage)
-	}
-	head = strings.TrimRight(head, " ")
-	var lines []string
-	for _, l := range strings.Split(rest, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			lines = append(lines, l)
-		}
-	}
-	var last string
-	if len(lines) > 1 && strings.HasPrefix(lines[0], "Traceback") {
-		last = textclip.Bytes(lines[len(lines)-1], maxHeadWithFrames/2)
-		lines = lines[:len(lines)-1]
-	}
-	if len(head)+1+len(lines[0]) > maxMessage-len(last) {
-		head = textclip.Bytes(head, maxHeadWithFrames)
-	}
-	var b strings.Builder
-	b.WriteString(head)
-	room := maxMessage - len(head) - len(last)
-	if last != "" {
-		room -= 1 + len(textclip.Marker) + 1 // "\n…" before the exception line
-	}
-	cut := false
-	for _, l := range lines {
-		if 1+len(l) > room {
-			if room > 1+len(textclip.Marker) {
-				b.WriteString("\n" + textclip.Bytes(l, room-1))
-			}
-			cut = true
-			break
-		}
-		b.WriteString("\n" + l)
-		room -= 1 + len(l)
-	}
-	if last != "" {
-		if cut {
-			b.WriteString("\n" + textclip.Marker)
-		}
-		b.WriteString("\n" + last)
-	}
-	return textclip.Bytes(b.String(), maxMessage)
-}
 
 func trimNewlines(s string) string {
 	for len(s) > 0 && (s[len(s)-1] == '\n' || s[len(s)-1] == ' ') {
@@ -294,7 +321,7 @@ func (a *accumulator) result(source string, start, end int64) Result {
 		Patterns: []Pattern{},
 	}
 	for _, h := range held {
-		res.Entries = append(res.Entries, redactEntry(h.e))
+		res.Entries = append(res.Entries, redactEntry(h.e, h.bound))
 	}
 	type kp struct {
 		t string
@@ -318,10 +345,20 @@ func (a *accumulator) result(source string, start, end int64) Result {
 		res.Patterns = append(res.Patterns, Pattern{Template: redact.String(x.t), Count: x.p.count, FirstTS: a.ts(x.p.first), LastTS: a.ts(x.p.last)})
 	}
 	res.Returned = len(res.Entries)
+	if a.stats != nil {
+		res.Stats = a.stats.rows()
+		res.StatsSampled = a.stats.sampled
+		for i := range res.Stats {
+			res.Stats[i].Key = redact.String(res.Stats[i].Key)
+		}
+	}
 	res.Unparsed = a.unparsed
 	res.Glued = a.glued
 	res.CutRecords = a.cutRecords
 	res.LongLines = a.longLines
+	res.LevelUnread = a.levelUnread
+	res.ServiceUnread = a.serviceUnread
+	res.Unplaced = a.unplaced
 	res.Truncated = res.Truncated || res.Returned < res.Matched
 	return res
 }
@@ -333,8 +370,8 @@ func (a *accumulator) result(source string, start, end int64) Result {
 // observation again, because a Marker can be longer than the secret it
 // replaces: fit must measure the entry as the boundary will pass it, and the
 // clip to maxMessage must come after the masking, not cut a secret in half.
-func redactEntry(e Entry) Entry {
-	e.Message = textclip.Bytes(redact.String(e.Message), maxMessage)
+func redactEntry(e Entry, bound int) Entry {
+	e.Message = textclip.Bytes(redact.String(e.Message), bound)
 	for k, v := range e.Fields {
 		if v != redact.Marker {
 			e.Fields[k] = textclip.Bytes(redact.String(v), maxFieldValue)
@@ -347,7 +384,7 @@ func redactEntry(e Entry) Entry {
 // encoding fits maxBytes; it reports the encoded size.
 func fit(res *Result, maxBytes int) (int, error) {
 	for {
-		b, err := json.Marshal(res)
+		b, err := tools.MarshalJSON(res)
 		if err != nil {
 			return 0, err
 		}
@@ -360,6 +397,8 @@ func fit(res *Result, maxBytes int) (int, error) {
 			res.Returned = len(res.Entries)
 		case len(res.Patterns) > 0:
 			res.Patterns = res.Patterns[:len(res.Patterns)-1]
+		case len(res.Stats) > 1:
+			res.Stats = res.Stats[:len(res.Stats)-1]
 		case len(res.SkippedFiles) > 0: // skipped_count still says how many
 			res.SkippedFiles = res.SkippedFiles[:len(res.SkippedFiles)-1]
 		default:

@@ -34,9 +34,6 @@ const streamChunk = 4 << 20
 // for the header of its entry (a stack trace longer than this is cut).
 const maxWalkBack = 1000
 
-// maxContinuation bounds the continuation text kept for one entry.
-const maxContinuation = 4096
-
 var (
 	errNoMap        = errors.New("memory mapping unavailable")
 	errUnrecognized = errors.New("no line could be placed in time")
@@ -86,6 +83,13 @@ type scanner struct {
 	// pathService is the container a Kubernetes node log's path names,
 	// the service of a wrapped layout's entries ("" for other paths).
 	pathService string
+	// service is the source's configured service ([[logs]] service), the
+	// service of every entry that names none.
+	service []byte
+	// lastIn says the file's last timed entry lay in the window; pending
+	// counts the untimed entries read since it (see notePlace).
+	lastIn  bool
+	pending int
 }
 
 // parse reads an entry's header line into r: the layout's parse, then for
@@ -98,6 +102,9 @@ func (s *scanner) parse(line []byte, r *logparse.Record) logparse.LineKind {
 			r.Fields = append(r.Fields, logparse.KV{Key: []byte("component"), Val: r.Service})
 		}
 		r.Service = []byte(s.pathService)
+	}
+	if len(r.Service) == 0 && kind != logparse.LineCont {
+		r.Service = s.service
 	}
 	return kind
 }
@@ -319,7 +326,11 @@ func (s *scanner) evalEntry(data []byte, hs, end int) {
 	if kind == logparse.LineTimed {
 		s.noteTime(r.TS)
 	}
-	if !s.passes(kind, r) {
+	if s.pf == nil {
+		s.notePlace(kind, r.TS)
+	}
+	v := s.passes(kind, r)
+	if v == failed {
 		return
 	}
 	for _, w := range s.q.words {
@@ -329,7 +340,12 @@ func (s *scanner) evalEntry(data []byte, hs, end int) {
 	}
 	if kind == logparse.LineUntimed {
 		// matches the filters but cannot be placed in time: counted only
-		s.acc.unparsed++
+		if v == passed {
+			s.acc.unparsed++
+		}
+		return
+	}
+	if s.unread(v) {
 		return
 	}
 	var cont []byte
@@ -357,33 +373,98 @@ func textLines(b []byte) int {
 	return n
 }
 
-// passes reports whether a parsed header of kind passes the time window,
-// level and service filters (an untimed one passes the window).
-func (s *scanner) passes(kind logparse.LineKind, r *logparse.Record) bool {
+// verdict is what the filters make of one parsed entry.
+type verdict uint8
+
+const (
+	failed verdict = iota
+	passed
+	// levelUnread and serviceUnread: the entry passes every filter it can
+	// be judged on, but the layout read no level (no service) for it, so
+	// the level (service) filter can neither count it nor rule it out.
+	levelUnread
+	serviceUnread
+)
+
+// passes judges a parsed header of kind against the time window, level
+// and service filters (an untimed one passes the window). A filter on a
+// field the layout did not read for the entry never fails it: the entry is
+// unread, counted apart, so a negative never rests on it unsaid.
+func (s *scanner) passes(kind logparse.LineKind, r *logparse.Record) verdict {
 	q := s.q
 	switch {
 	case kind == logparse.LineCont:
-		return false
+		return failed
 	case kind == logparse.LineTimed && (r.TS < q.startNS || r.TS > q.endNS):
-		return false
+		return failed
 	}
 	if kind == logparse.LineTimed {
 		s.acc.inWindow++
+		if len(r.Service) > 0 {
+			s.acc.services++
+		}
+	}
+	v := passed
+	switch {
+	case q.level == "":
+	case r.Level == "":
+		v = levelUnread
+	case r.Level != q.level:
+		return failed
 	}
 	switch {
-	case q.level != "" && r.Level != q.level:
-		return false
-	case q.service != "" && !bytes.EqualFold(r.Service, []byte(q.service)):
+	case q.service == "":
+	case len(r.Service) == 0:
+		if v == passed {
+			v = serviceUnread
+		}
+	case !bytes.EqualFold(r.Service, []byte(q.service)):
+		return failed
+	}
+	return v
+}
+
+// unread counts an entry whose verdict rests on a field the layout did
+// not read and reports whether it was one.
+func (s *scanner) unread(v verdict) bool {
+	switch v {
+	case levelUnread:
+		s.acc.levelUnread++
+	case serviceUnread:
+		s.acc.serviceUnread++
+	default:
 		return false
 	}
 	return true
+}
+
+// notePlace follows the entries of a file in order to count the unplaced
+// ones (entries without a readable time: a line of the layout's shape it
+// could not read, a JSON object without a time) that may lie in the window:
+// those next to a timed entry inside it.
+func (s *scanner) notePlace(kind logparse.LineKind, ts int64) {
+	switch kind {
+	case logparse.LineTimed:
+		in := ts >= s.q.startNS && ts <= s.q.endNS
+		if in || s.lastIn {
+			s.acc.unplaced += s.pending
+		}
+		s.pending, s.lastIn = 0, in
+	case logparse.LineUntimed:
+		if s.lastIn {
+			s.acc.unplaced++
+		} else {
+			s.pending++
+		}
+	}
 }
 
 // evalRecord checks one record of a batch line against the query and
 // records it: the contains words are matched against the record's JSON and
 // its resource's, as for a line of one record.
 func (s *scanner) evalRecord(kind logparse.LineKind, r *logparse.Record, raw, res []byte) {
-	if !s.passes(kind, r) {
+	v := s.passes(kind, r)
+	if v == failed {
 		return
 	}
 	for _, w := range s.q.words {
@@ -392,7 +473,12 @@ func (s *scanner) evalRecord(kind logparse.LineKind, r *logparse.Record, raw, re
 		}
 	}
 	if kind == logparse.LineUntimed {
-		s.acc.unparsed++
+		if v == passed {
+			s.acc.unparsed++
+		}
+		return
+	}
+	if s.unread(v) {
 		return
 	}
 	s.acc.add(r, nil)
@@ -798,6 +884,7 @@ func (s *scanner) setup(cands []*logparse.Layout, head []byte) error {
 	}
 	s.entered = false
 	s.latest, s.disordered = 0, false
+	s.lastIn, s.pending = false, 0
 	l, ok := logparse.DetectLayout(s.sampleLines(head, 0), &s.tc, cands, s.stopped)
 	if !ok && !s.stopped() {
 		if off := firstTimed(head, &s.tc, cands, s.stopped); off >= 0 {

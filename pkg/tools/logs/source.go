@@ -29,6 +29,8 @@ type Source struct {
 	// TimeLayout reads the ts group: a Go layout, strftime (holds '%') or
 	// unix, unix_ms, unix_us, unix_ns.
 	TimeLayout string `toml:"time_layout" json:"time_layout,omitempty"`
+	// Service is the service of the source's entries that name none.
+	Service string `toml:"service" json:"service,omitempty"`
 	// Sample is a line the layout must parse, checked at load.
 	Sample string `toml:"sample" json:"sample,omitempty"`
 	// Timezone is the zone name as written ("Local", "Asia/Shanghai").
