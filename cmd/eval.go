@@ -9,11 +9,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/eval"
+	"github.com/superbiz/superbiz/internal/filekind"
 	"github.com/superbiz/superbiz/internal/usecase"
 )
 
@@ -92,8 +94,13 @@ func (a *app) runEval(cmd *cobra.Command, f evalFlags) error {
 		return usageErrorf("--repeat %d: give 1 to 100", f.repeat)
 	case f.parallel < 1 || f.parallel > 64:
 		return usageErrorf("--parallel %d: give 1 to 64", f.parallel)
-	case f.minPass < 0 || f.minPass > 1:
+	case !(f.minPass >= 0 && f.minPass <= 1): // NaN is neither
 		return usageErrorf("--min-pass %g: give a fraction from 0 to 1", f.minPass)
+	}
+	if f.junit != "" {
+		if st, err := os.Stat(f.junit); err == nil && !st.Mode().IsRegular() {
+			return usageErrorf("--junit %s is %s, not a regular file: name the XML file to write", f.junit, filekind.Describe(st.Mode()))
+		}
 	}
 	cfg, err := a.loadConfig(cmd)
 	if err != nil {
@@ -124,6 +131,9 @@ func (a *app) runEval(cmd *cobra.Command, f evalFlags) error {
 			return &ExitError{Code: ExitUsage, Err: err}
 		}
 		if res, err = eval.Regrade(ctx, prev, sel, cfg.DBPath); err != nil {
+			if ctx.Err() != nil {
+				return cancelled("")
+			}
 			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("--regrade: %w", err)}
 		}
 	} else if res, err = a.evalRun(cmd, sel, f, cfg); err != nil {
@@ -203,6 +213,9 @@ func (a *app) evalRun(cmd *cobra.Command, packs []*eval.Pack, f evalFlags, cfg *
 		}
 	}
 	res, err := eval.Run(ctx, packs, opts, a.evalRunner)
+	if ctx.Err() != nil {
+		return nil, cancelled("")
+	}
 	if errors.Is(err, eval.ErrModelUnavailable) {
 		return nil, &ExitError{Code: ExitUnavailable, Err: fmt.Errorf("%w\n%s", err, serverHint(cfg))}
 	}
@@ -258,8 +271,8 @@ func (a *app) printEval(r *eval.Results) error {
 func evalText(r *eval.Results) string {
 	var b strings.Builder
 	for _, p := range r.Packs {
-		fmt.Fprintf(&b, "%-5s %-32s expected %-8s got %-8s %2d tools %2d model calls %6d tokens %6d ms", strings.ToUpper(p.State()), p.ID, p.ExpectedOutcome, p.Outcome, p.ToolCalls, p.ModelCalls, p.Tokens, p.WallMS)
-		if n := p.Note(); n != "" {
+		fmt.Fprintf(&b, "%-5s %-32s expected %-8s got %-8s %2d tools %2d model calls %6d tokens %6d ms", strings.ToUpper(p.State()), cell(p.ID), cell(p.ExpectedOutcome), cell(p.Outcome), p.ToolCalls, p.ModelCalls, p.Tokens, p.WallMS)
+		if n := cell(p.Note()); n != "" {
 			fmt.Fprintf(&b, "\n      %s", n)
 		}
 		b.WriteString("\n")
@@ -270,9 +283,10 @@ func evalText(r *eval.Results) string {
 	return b.String()
 }
 
-// mdCell makes text safe inside a Markdown table cell.
+// mdCell makes text safe inside a Markdown table cell: cleaned as `runs`
+// shows stored text (no control characters, secrets masked), on one line.
 func mdCell(s string) string {
-	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
+	return strings.NewReplacer("|", `\|`).Replace(cell(s))
 }
 
 func evalMarkdown(r *eval.Results) string {
@@ -285,7 +299,7 @@ func evalMarkdown(r *eval.Results) string {
 	b.WriteString("| pack | expected | outcome | grade | tools | model calls | tokens | ms | notes |\n")
 	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, p := range r.Packs {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %d | %d | %d | %s |\n", mdCell(p.ID), p.ExpectedOutcome, mdCell(p.Outcome), strings.ToUpper(p.State()), p.ToolCalls, p.ModelCalls, p.Tokens, p.WallMS, mdCell(p.Note()))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %d | %d | %d | %s |\n", mdCell(p.ID), mdCell(p.ExpectedOutcome), mdCell(p.Outcome), strings.ToUpper(p.State()), p.ToolCalls, p.ModelCalls, p.Tokens, p.WallMS, mdCell(p.Note()))
 	}
 	return b.String()
 }
@@ -365,8 +379,35 @@ func writeJUnit(path string, r *eval.Results) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("--junit: %w", err)
 	}
-	if err := os.WriteFile(path, append([]byte(xml.Header), append(b, '\n')...), 0o644); err != nil {
+	if err := writeRegular(path, append([]byte(xml.Header), append(b, '\n')...)); err != nil {
 		return fmt.Errorf("--junit: %w", err)
 	}
 	return nil
+}
+
+// writeRegular writes data to the regular file path, creating or
+// truncating it; a FIFO, a device or a socket there is refused, and is
+// never waited on (the open does not block and the opened file is checked).
+func writeRegular(path string, data []byte) (err error) {
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return fmt.Errorf("%s is %s, not a regular file", path, filekind.Describe(st.Mode()))
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NONBLOCK, 0o644)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("%s is %s, not a regular file", path, filekind.Describe(st.Mode()))
+	}
+	_, err = f.Write(data)
+	return err
 }

@@ -305,7 +305,38 @@ func TestEvalCancelled(t *testing.T) {
 	env["OLLAMA_HOST"] = srv.URL()
 	var out, errOut bytes.Buffer
 	code := run(ctx, []string{"eval", "--filter", "en", "-o", "json"}, strings.NewReader(""), &out, &errOut, func(k string) string { return env[k] })
-	if code != ExitCancelled || out.Len() != 0 {
-		t.Fatalf("exit %d, want %d\nstdout %s\nstderr %s", code, ExitCancelled, out.String(), errOut.String())
+	if code != ExitCancelled || out.Len() != 0 || errOut.String() != "superbiz: cancelled\n" {
+		t.Fatalf("exit %d, want %d and \"superbiz: cancelled\"\nstdout %s\nstderr %q", code, ExitCancelled, out.String(), errOut.String())
+	}
+}
+
+// --min-pass is a fraction from 0 to 1: NaN, infinities, negatives and a
+// percentage are usage errors before anything runs.
+func TestEvalMinPassBounds(t *testing.T) {
+	env := diagnoseEnv(t)
+	for _, v := range []string{"NaN", "nan", "+Inf", "-Inf", "-0.1", "1.01", "80"} {
+		code, out, errOut := cli(t, env, "eval", "--min-pass", v)
+		if code != ExitUsage || out != "" || !strings.Contains(errOut, "give a fraction from 0 to 1") {
+			t.Errorf("--min-pass %s: exit %d\nstdout %s\nstderr %s", v, code, out, errOut)
+		}
+	}
+}
+
+// A pack directory's name is shown as `runs` shows stored text: its
+// terminal escapes and newlines never reach the terminal or the table.
+func TestEvalCleansPackNames(t *testing.T) {
+	suite := t.TempDir()
+	evil := filepath.Join(suite, "evil\x1b]0;owned\x07\x1b[2J\nPASS  forged-pack")
+	mustWrite(t, filepath.Join(evil, "scenario.toml"), "id = \"Bad Id\"\n")
+	mustWrite(t, filepath.Join(evil, "superbiz.toml"), "")
+	env := diagnoseEnv(t)
+	for _, format := range []string{"text", "markdown"} {
+		code, out, errOut := cli(t, env, "eval", "--suite", suite, "-o", format)
+		if code != ExitUsage {
+			t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+		}
+		if strings.ContainsAny(out, "\x1b\x07") || strings.Contains(out, "\nPASS  forged") || !strings.Contains(out, "evil") {
+			t.Errorf("-o %s printed the raw name:\n%q", format, out)
+		}
 	}
 }

@@ -2,7 +2,6 @@ package eval
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -10,8 +9,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-
-	_ "modernc.org/sqlite" // the fresh SQLite files .sql scripts are loaded into
 
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/pkg/runrecord"
@@ -189,6 +186,9 @@ func attempt(ctx context.Context, p *Pack, opts Options, run Runner, dir, promUR
 	if err != nil {
 		return Attempt{}, err
 	}
+	if err := insidePack(p.Dir, cfg); err != nil {
+		return Attempt{}, err
+	}
 	cfg.Now = p.Now
 	if err := loadScripts(ctx, cfg, dir); err != nil {
 		return Attempt{}, err
@@ -227,22 +227,11 @@ func loadScripts(ctx context.Context, cfg *config.Config, dir string) error {
 		if d.Driver != config.DriverSQLite || !strings.HasSuffix(script, ".sql") {
 			continue
 		}
-		body, err := os.ReadFile(script)
-		if err != nil {
-			return fmt.Errorf("databases %s: %w", d.Name, err)
-		}
 		file := filepath.Join(dir, d.Name+".db")
-		db, err := sql.Open("sqlite", file)
-		if err != nil {
+		if err := loadScript(ctx, script, file); err != nil {
 			return fmt.Errorf("databases %s: %w", d.Name, err)
 		}
-		_, err = db.ExecContext(ctx, string(body))
-		if cerr := db.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return fmt.Errorf("databases %s: load %s: %w", d.Name, script, err)
-		}
+		var err error
 		if cfg.Databases[i].DSN, err = config.NewDSN(config.DriverSQLite, file); err != nil {
 			return fmt.Errorf("databases %s: %w", d.Name, err)
 		}

@@ -3,9 +3,9 @@ package eval
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 
+	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 )
 
@@ -126,11 +126,18 @@ func ratio(n float64, d int) float64 {
 	return float64(int64(n/float64(d)*10000+0.5)) / 10000
 }
 
-// ReadResults reads a results file `eval -o json` wrote.
+// MaxResultsBytes bounds a results file read back (--regrade, compare).
+const MaxResultsBytes = 64 << 20
+
+// resultsFile is how a results file is read: a regular file, bounded.
+var resultsFile = config.Untrusted{What: "results file", Limit: MaxResultsBytes, Kind: "a file `eval -o json` wrote", Size: "eval -o json writes far less"}
+
+// ReadResults reads a results file `eval -o json` wrote, through the
+// configuration's guards (a regular file, MaxResultsBytes).
 func ReadResults(path string) (*Results, error) {
-	b, err := os.ReadFile(path)
+	b, err := config.ReadRegular(path, resultsFile)
 	if err != nil {
-		return nil, fmt.Errorf("read the results: %w", err)
+		return nil, err
 	}
 	var r Results
 	if err := json.Unmarshal(b, &r); err != nil {
