@@ -8,8 +8,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
+	"strconv"
 	"strings"
 	"syscall"
+	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -70,21 +73,41 @@ error, 4 the model server failed, 130 cancelled.`,
 
 func (a *app) newEvalCompareCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "compare A.json B.json",
-		Short: "Show per-pack differences between two eval results (-o json files)",
-		Args:  exactArgs(2, "two results files, A.json and B.json"),
+		Use:   "compare A.json B.json [C.json]...",
+		Short: "Compare eval results (-o json files) side by side: one column per file, headed by its model",
+		Args:  compareArgs,
 		RunE: func(_ *cobra.Command, args []string) error {
-			ra, err := eval.ReadResults(args[0])
-			if err != nil {
-				return &ExitError{Code: ExitUsage, Err: err}
+			rs := make([]*eval.Results, len(args))
+			for i, name := range args {
+				r, err := eval.ReadResults(name)
+				if err != nil {
+					return &ExitError{Code: ExitUsage, Err: err}
+				}
+				rs[i] = r
 			}
-			rb, err := eval.ReadResults(args[1])
-			if err != nil {
-				return &ExitError{Code: ExitUsage, Err: err}
-			}
-			return a.printCompare(args[0], args[1], ra, rb)
+			return a.printCompare(eval.Compare(args, rs))
 		},
 	}
+}
+
+// superbizVersion is this binary's version and commit in one string, as
+// eval results record it ("dev (commit 1bead08c0ffe)").
+func superbizVersion() string {
+	bi, _ := debug.ReadBuildInfo() // nil when absent: resolveVersion falls back
+	v := resolveVersion(version, commit, date, bi)
+	return v.Version + " (commit " + v.Commit + ")"
+}
+
+// maxCompareFiles bounds the columns of `eval compare` (each file up to
+// eval.MaxResultsBytes).
+const maxCompareFiles = 16
+
+// compareArgs takes 2 to maxCompareFiles results files, else a usage error.
+func compareArgs(cmd *cobra.Command, args []string) error {
+	if len(args) < 2 || len(args) > maxCompareFiles {
+		return usageErrorf("%s takes 2 to %d results files, got %d argument(s)", commandName(cmd), maxCompareFiles, len(args))
+	}
+	return nil
 }
 
 func (a *app) runEval(cmd *cobra.Command, f evalFlags) error {
@@ -150,8 +173,22 @@ func (a *app) runEval(cmd *cobra.Command, f evalFlags) error {
 	switch {
 	case res.Errors() > 0:
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%d pack(s) could not be loaded or run; see their error", res.Errors())}
-	case cmd.Flags().Changed("min-pass") && res.Summary.PassAt1 < f.minPass:
-		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("pass@1 %.4g is below --min-pass %g", res.Summary.PassAt1, f.minPass)}
+	case cmd.Flags().Changed("min-pass"):
+		return minPass(res.Summary.PassAt1, f.minPass)
+	}
+	return nil
+}
+
+// minPass is the --min-pass gate: exit 1 when pass@1 is below min, and
+// when there is no pass@1 at all (no pack was graded), which no gate may
+// take for a pass; equality passes.
+func minPass(passAt1 eval.Rate, min float64) error {
+	v, ok := passAt1.Value()
+	switch {
+	case !ok:
+		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("pass@1 is n/a (no pack was graded), so it cannot reach --min-pass %g", min)}
+	case v < min:
+		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("pass@1 %.4g is below --min-pass %g", v, min)}
 	}
 	return nil
 }
@@ -197,7 +234,7 @@ func (a *app) evalRun(cmd *cobra.Command, packs []*eval.Pack, f evalFlags, cfg *
 		}
 	}
 	opts := eval.Options{
-		Repeat: f.repeat, Parallel: f.parallel, Getenv: a.getenv, Overrides: ov,
+		Repeat: f.repeat, Parallel: f.parallel, Getenv: a.getenv, Overrides: ov, Version: superbizVersion(),
 		Progress: func(p eval.Progress) {
 			word := "fail"
 			if p.Pass {
@@ -270,6 +307,8 @@ func (a *app) printEval(r *eval.Results) error {
 
 func evalText(r *eval.Results) string {
 	var b strings.Builder
+	s := r.Summary
+	fmt.Fprintf(&b, "model %s · superbiz %s · started %s\n\n", cell(s.Model.String()), cell(orDash(s.SuperbizVersion)), cell(orDash(s.StartedAt)))
 	for _, p := range r.Packs {
 		fmt.Fprintf(&b, "%-5s %-32s expected %-8s got %-8s %2d tools %2d model calls %6d tokens %6d ms", strings.ToUpper(p.State()), cell(p.ID), cell(p.ExpectedOutcome), cell(p.Outcome), p.ToolCalls, p.ModelCalls, p.Tokens, p.WallMS)
 		if n := cell(p.Note()); n != "" {
@@ -277,9 +316,8 @@ func evalText(r *eval.Results) string {
 		}
 		b.WriteString("\n")
 	}
-	s := r.Summary
-	fmt.Fprintf(&b, "\n%d packs, %d graded, %d skipped · pass@1 %.2f · pass^k %.2f · false success %.2f · abstention %.2f · evidence recall %.2f · guard blocks %d · median %d tokens, %d ms\n",
-		s.Packs, s.Graded, s.Skipped, s.PassAt1, s.PassHatK, s.FalseSuccessRate, s.AbstentionRate, s.EvidenceRecall, s.GuardBlocks, s.MedianTokens, s.MedianMS)
+	fmt.Fprintf(&b, "\n%d packs, %d graded, %d skipped · pass@1 %s · pass^k %s · false success %s · abstention %s · evidence recall %s · guard blocks %d · median %d tokens, %d ms\n",
+		s.Packs, s.Graded, s.Skipped, s.PassAt1.Text(), s.PassHatK.Text(), s.FalseSuccessRate.Text(), s.AbstentionRate.Text(), s.EvidenceRecall.Text(), s.GuardBlocks, s.MedianTokens, s.MedianMS)
 	return b.String()
 }
 
@@ -292,10 +330,11 @@ func mdCell(s string) string {
 func evalMarkdown(r *eval.Results) string {
 	var b strings.Builder
 	s := r.Summary
+	fmt.Fprintf(&b, "Model %s · superbiz %s · started %s\n\n", mdCell(s.Model.String()), mdCell(orDash(s.SuperbizVersion)), mdCell(orDash(s.StartedAt)))
 	b.WriteString("| packs | graded | skipped | pass@1 | pass^k | false success | abstention | evidence recall | guard blocks | median tokens | median ms |\n")
 	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
-	fmt.Fprintf(&b, "| %d | %d | %d | %.2f | %.2f | %.2f | %.2f | %.2f | %d | %d | %d |\n\n",
-		s.Packs, s.Graded, s.Skipped, s.PassAt1, s.PassHatK, s.FalseSuccessRate, s.AbstentionRate, s.EvidenceRecall, s.GuardBlocks, s.MedianTokens, s.MedianMS)
+	fmt.Fprintf(&b, "| %d | %d | %d | %s | %s | %s | %s | %s | %d | %d | %d |\n\n",
+		s.Packs, s.Graded, s.Skipped, s.PassAt1.Text(), s.PassHatK.Text(), s.FalseSuccessRate.Text(), s.AbstentionRate.Text(), s.EvidenceRecall.Text(), s.GuardBlocks, s.MedianTokens, s.MedianMS)
 	b.WriteString("| pack | expected | outcome | grade | tools | model calls | tokens | ms | notes |\n")
 	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, p := range r.Packs {
@@ -304,26 +343,66 @@ func evalMarkdown(r *eval.Results) string {
 	return b.String()
 }
 
-// printCompare writes the per-pack differences between two results.
-func (a *app) printCompare(nameA, nameB string, ra, rb *eval.Results) error {
-	changes := eval.Compare(ra, rb)
+// compareLabels are the row names of the rates a comparison lists, as the
+// text and Markdown views print them.
+var compareLabels = map[string]string{
+	"pass_at_1": "pass@1", "pass_hat_k": "pass^k", "false_success_rate": "false success",
+	"abstention_rate": "abstention", "evidence_recall": "evidence recall",
+}
+
+// printCompare writes the comparison: -o json as it is, else a table with
+// one column per file (Markdown with -o markdown, aligned text otherwise).
+func (a *app) printCompare(c eval.Comparison) error {
 	if a.flags.output == outputJSON {
-		return writeJSON(a.io.Out, changes)
+		return writeJSON(a.io.Out, c)
+	}
+	rows := [][]string{{""}, {"provider"}, {"url"}, {"superbiz"}, {"started"}, {"file"}}
+	for _, f := range c.Files {
+		name := f.Model.Name
+		if name == "" {
+			name = "unknown model"
+		}
+		for i, v := range []string{name, f.Model.Provider, f.Model.URL, f.SuperbizVersion, f.StartedAt, f.File} {
+			rows[i] = append(rows[i], cell(orDash(v)))
+		}
+	}
+	for _, r := range c.Rates {
+		row := []string{compareLabels[r.Name]}
+		for _, v := range r.Values {
+			row = append(row, v.Text())
+		}
+		rows = append(rows, row)
+	}
+	for _, p := range c.Packs {
+		row := []string{cell(p.ID)}
+		for _, g := range p.Grades {
+			row = append(row, cell(g))
+		}
+		rows = append(rows, row)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "pass@1 %.2f → %.2f · pass^k %.2f → %.2f · false success %.2f → %.2f (A %s, B %s)\n",
-		ra.Summary.PassAt1, rb.Summary.PassAt1, ra.Summary.PassHatK, rb.Summary.PassHatK, ra.Summary.FalseSuccessRate, rb.Summary.FalseSuccessRate, nameA, nameB)
-	if len(changes) == 0 {
-		b.WriteString("no pack differs\n")
+	if a.flags.output == outputMarkdown {
+		for i, row := range rows {
+			b.WriteString("|")
+			for _, v := range row {
+				b.WriteString(" " + mdCell(v) + " |")
+			}
+			b.WriteString("\n")
+			if i == 0 {
+				b.WriteString("|" + strings.Repeat(" --- |", len(row)) + "\n")
+			}
+		}
+	} else {
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		for _, row := range rows {
+			fmt.Fprintln(tw, strings.Join(row, "\t"))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
 	}
-	for _, c := range changes {
-		fmt.Fprintf(&b, "%s: %s → %s\n", c.ID, c.Before, c.After)
-		if c.BeforeNote != "" {
-			fmt.Fprintf(&b, "  A: %s\n", c.BeforeNote)
-		}
-		if c.AfterNote != "" {
-			fmt.Fprintf(&b, "  B: %s\n", c.AfterNote)
-		}
+	if len(c.Packs) == 0 {
+		b.WriteString("no pack's grade differs\n")
 	}
 	_, err := io.WriteString(a.io.Out, b.String())
 	return err
@@ -332,13 +411,21 @@ func (a *app) printCompare(nameA, nameB string, ra, rb *eval.Results) error {
 // JUnit XML: one testcase per pack, a failure per failed pack, a skipped
 // element per skipped one and an error per pack that could not run.
 type junitSuite struct {
-	XMLName  xml.Name    `xml:"testsuite"`
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Errors   int         `xml:"errors,attr"`
-	Skipped  int         `xml:"skipped,attr"`
-	Cases    []junitCase `xml:"testcase"`
+	XMLName    xml.Name        `xml:"testsuite"`
+	Name       string          `xml:"name,attr"`
+	Tests      int             `xml:"tests,attr"`
+	Failures   int             `xml:"failures,attr"`
+	Errors     int             `xml:"errors,attr"`
+	Skipped    int             `xml:"skipped,attr"`
+	Properties []junitProperty `xml:"properties>property"`
+	Cases      []junitCase     `xml:"testcase"`
+}
+
+// junitProperty is one member of the summary: what was measured and each
+// rate (n/a when there was nothing to measure).
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
 }
 
 type junitCase struct {
@@ -355,8 +442,24 @@ type junitText struct {
 	Text    string `xml:",chardata"`
 }
 
+// junitRate is a rate as a JUnit property holds it: every decimal the JSON
+// has, or n/a.
+func junitRate(r eval.Rate) string {
+	v, ok := r.Value()
+	if !ok {
+		return "n/a"
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}
+
 func writeJUnit(path string, r *eval.Results) error {
-	s := junitSuite{Name: "superbiz eval", Tests: len(r.Packs)}
+	sum := r.Summary
+	s := junitSuite{Name: "superbiz eval", Tests: len(r.Packs), Properties: []junitProperty{
+		{"model", sum.Model.Name}, {"provider", sum.Model.Provider}, {"url", sum.Model.URL},
+		{"superbiz_version", sum.SuperbizVersion}, {"started_at", sum.StartedAt},
+		{"pass_at_1", junitRate(sum.PassAt1)}, {"pass_hat_k", junitRate(sum.PassHatK)}, {"false_success_rate", junitRate(sum.FalseSuccessRate)},
+		{"abstention_rate", junitRate(sum.AbstentionRate)}, {"evidence_recall", junitRate(sum.EvidenceRecall)},
+	}}
 	for _, p := range r.Packs {
 		c := junitCase{Name: p.ID, Class: "superbiz.eval", Time: float64(p.WallMS) / 1000}
 		switch {

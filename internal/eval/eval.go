@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/pkg/runrecord"
@@ -45,6 +46,8 @@ type Options struct {
 	Overrides config.Overrides
 	// Progress is told after each attempt; nil ignores it.
 	Progress func(Progress)
+	// Version is the superbiz version the results say ran them.
+	Version string
 }
 
 // Progress is one line of the stderr progress: the pack, the repeat and the
@@ -61,7 +64,18 @@ type Progress struct {
 // error; a metrics pack without promtool and prometheus is skipped with
 // the reason. The returned error is ErrModelUnavailable or a cancellation.
 func Run(ctx context.Context, packs []*Pack, opts Options, run Runner) (*Results, error) {
+	started := time.Now()
 	opts.Repeat, opts.Parallel = max(opts.Repeat, 1), max(opts.Parallel, 1)
+	// The model the runs used, as the first of them resolved and recorded it.
+	var (
+		modelOnce sync.Once
+		model     ModelInfo
+	)
+	inner := run
+	run = func(ctx context.Context, job Job) (string, error) {
+		modelOnce.Do(func() { model = modelInfo(job.Config.Model) })
+		return inner(ctx, job)
+	}
 	if opts.RecordDB != "" {
 		// One store holds one knowledge index: packs take turns in it.
 		opts.Parallel = 1
@@ -123,7 +137,25 @@ func Run(ctx context.Context, packs []*Pack, opts Options, run Runner) (*Results
 		}
 	}
 	res.Summary = summarize(packs, res.Packs, attempts)
+	if model.Name == "" {
+		model = unranModel(packs, opts)
+	}
+	res.Summary.Model, res.Summary.SuperbizVersion, res.Summary.StartedAt = model, opts.Version, started.UTC().Format(time.RFC3339)
 	return res, firstErr
+}
+
+// unranModel is the model the runs would have used when none ran: the first
+// loadable pack's configuration resolved as an attempt resolves it.
+func unranModel(packs []*Pack, opts Options) ModelInfo {
+	for _, p := range packs {
+		if p.Err != nil {
+			continue
+		}
+		if cfg, err := LoadConfig(filepath.Join(p.Dir, ConfigFile), opts.Getenv, opts.Overrides); err == nil {
+			return modelInfo(cfg.Model)
+		}
+	}
+	return ModelInfo{}
 }
 
 // runPack runs the repeats of one pack in its own workspace, recording a
@@ -295,7 +327,8 @@ func median[T int | int64](v []T) T {
 
 // Regrade grades recorded runs again, with no model: each graded pack of
 // prev is matched by id to a pack of packs and its runs are read back from
-// the store at path. Skipped and errored packs keep their result.
+// the store at path. Skipped and errored packs keep their result, and the
+// summary keeps what prev measured (model, version, start).
 func Regrade(ctx context.Context, prev *Results, packs []*Pack, path string) (*Results, error) {
 	byID := map[string]*Pack{}
 	for _, p := range packs {
@@ -331,5 +364,6 @@ func Regrade(ctx context.Context, prev *Results, packs []*Pack, path string) (*R
 		out.Packs[i].grade(p, attempts[i])
 	}
 	out.Summary = summarize(used, out.Packs, attempts)
+	out.Summary.Model, out.Summary.SuperbizVersion, out.Summary.StartedAt = prev.Summary.Model, prev.Summary.SuperbizVersion, prev.Summary.StartedAt
 	return out, nil
 }
