@@ -8,12 +8,17 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
+	"strconv"
 	"strings"
+	"syscall"
+	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/eval"
+	"github.com/superbiz/superbiz/internal/filekind"
 	"github.com/superbiz/superbiz/internal/usecase"
 )
 
@@ -70,21 +75,41 @@ error, 4 the model server failed, 130 cancelled.`,
 
 func (a *app) newEvalCompareCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "compare A.json B.json",
-		Short: "Show per-pack differences between two eval results (-o json files)",
-		Args:  exactArgs(2, "two results files, A.json and B.json"),
+		Use:   "compare A.json B.json [C.json]...",
+		Short: "Compare eval results (-o json files) side by side: one column per file, headed by its model",
+		Args:  compareArgs,
 		RunE: func(_ *cobra.Command, args []string) error {
-			ra, err := eval.ReadResults(args[0])
-			if err != nil {
-				return &ExitError{Code: ExitUsage, Err: err}
+			rs := make([]*eval.Results, len(args))
+			for i, name := range args {
+				r, err := eval.ReadResults(name)
+				if err != nil {
+					return &ExitError{Code: ExitUsage, Err: err}
+				}
+				rs[i] = r
 			}
-			rb, err := eval.ReadResults(args[1])
-			if err != nil {
-				return &ExitError{Code: ExitUsage, Err: err}
-			}
-			return a.printCompare(args[0], args[1], ra, rb)
+			return a.printCompare(eval.Compare(args, rs))
 		},
 	}
+}
+
+// superbizVersion is this binary's version and commit in one string, as
+// eval results record it ("dev (commit 1bead08c0ffe)").
+func superbizVersion() string {
+	bi, _ := debug.ReadBuildInfo() // nil when absent: resolveVersion falls back
+	v := resolveVersion(version, commit, date, bi)
+	return v.Version + " (commit " + v.Commit + ")"
+}
+
+// maxCompareFiles bounds the columns of `eval compare` (each file up to
+// eval.MaxResultsBytes).
+const maxCompareFiles = 16
+
+// compareArgs takes 2 to maxCompareFiles results files, else a usage error.
+func compareArgs(cmd *cobra.Command, args []string) error {
+	if len(args) < 2 || len(args) > maxCompareFiles {
+		return usageErrorf("%s takes 2 to %d results files, got %d argument(s)", commandName(cmd), maxCompareFiles, len(args))
+	}
+	return nil
 }
 
 func (a *app) runEval(cmd *cobra.Command, f evalFlags) error {
@@ -94,8 +119,13 @@ func (a *app) runEval(cmd *cobra.Command, f evalFlags) error {
 		return usageErrorf("--repeat %d: give 1 to 100", f.repeat)
 	case f.parallel < 1 || f.parallel > 64:
 		return usageErrorf("--parallel %d: give 1 to 64", f.parallel)
-	case f.minPass < 0 || f.minPass > 1:
+	case !(f.minPass >= 0 && f.minPass <= 1): // NaN is neither
 		return usageErrorf("--min-pass %g: give a fraction from 0 to 1", f.minPass)
+	}
+	if f.junit != "" {
+		if st, err := os.Stat(f.junit); err == nil && !st.Mode().IsRegular() {
+			return usageErrorf("--junit %s is %s, not a regular file: name the XML file to write", f.junit, filekind.Describe(st.Mode()))
+		}
 	}
 	cfg, err := a.loadConfig(cmd)
 	if err != nil {
@@ -126,6 +156,9 @@ func (a *app) runEval(cmd *cobra.Command, f evalFlags) error {
 			return &ExitError{Code: ExitUsage, Err: err}
 		}
 		if res, err = eval.Regrade(ctx, prev, sel, cfg.DBPath); err != nil {
+			if ctx.Err() != nil {
+				return cancelled("")
+			}
 			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("--regrade: %w", err)}
 		}
 	} else if res, err = a.evalRun(cmd, sel, f, cfg); err != nil {
@@ -142,8 +175,22 @@ func (a *app) runEval(cmd *cobra.Command, f evalFlags) error {
 	switch {
 	case res.Errors() > 0:
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%d pack(s) could not be loaded or run; see their error", res.Errors())}
-	case cmd.Flags().Changed("min-pass") && res.Summary.PassAt1 < f.minPass:
-		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("pass@1 %.4g is below --min-pass %g", res.Summary.PassAt1, f.minPass)}
+	case cmd.Flags().Changed("min-pass"):
+		return minPass(res.Summary.PassAt1, f.minPass)
+	}
+	return nil
+}
+
+// minPass is the --min-pass gate: exit 1 when pass@1 is below min, and
+// when there is no pass@1 at all (no pack was graded), which no gate may
+// take for a pass; equality passes.
+func minPass(passAt1 eval.Rate, min float64) error {
+	v, ok := passAt1.Value()
+	switch {
+	case !ok:
+		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("pass@1 is n/a (no pack was graded), so it cannot reach --min-pass %g", min)}
+	case v < min:
+		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("pass@1 %.4g is below --min-pass %g", v, min)}
 	}
 	return nil
 }
@@ -182,7 +229,7 @@ func (a *app) evalRun(cmd *cobra.Command, packs []*eval.Pack, f evalFlags, cfg *
 		}
 	}
 	opts := eval.Options{
-		Repeat: f.repeat, Parallel: f.parallel, Getenv: a.getenv, Model: cfg,
+		Repeat: f.repeat, Parallel: f.parallel, Getenv: a.getenv, Model: cfg, Version: superbizVersion(),
 		Progress: func(p eval.Progress) {
 			word := "fail"
 			if p.Pass {
@@ -198,6 +245,9 @@ func (a *app) evalRun(cmd *cobra.Command, packs []*eval.Pack, f evalFlags, cfg *
 		}
 	}
 	res, err := eval.Run(ctx, packs, opts, a.evalRunner)
+	if ctx.Err() != nil {
+		return nil, cancelled("")
+	}
 	if errors.Is(err, eval.ErrModelUnavailable) {
 		return nil, &ExitError{Code: ExitUnavailable, Err: fmt.Errorf("%w\n%s", err, serverHint(cfg))}
 	}
@@ -252,59 +302,102 @@ func (a *app) printEval(r *eval.Results) error {
 
 func evalText(r *eval.Results) string {
 	var b strings.Builder
+	s := r.Summary
+	fmt.Fprintf(&b, "model %s · superbiz %s · started %s\n\n", cell(s.Model.String()), cell(orDash(s.SuperbizVersion)), cell(orDash(s.StartedAt)))
 	for _, p := range r.Packs {
-		fmt.Fprintf(&b, "%-5s %-32s expected %-8s got %-8s %2d tools %2d model calls %6d tokens %6d ms", strings.ToUpper(p.State()), p.ID, p.ExpectedOutcome, p.Outcome, p.ToolCalls, p.ModelCalls, p.Tokens, p.WallMS)
-		if n := p.Note(); n != "" {
+		fmt.Fprintf(&b, "%-5s %-32s expected %-8s got %-8s %2d tools %2d model calls %6d tokens %6d ms", strings.ToUpper(p.State()), cell(p.ID), cell(p.ExpectedOutcome), cell(p.Outcome), p.ToolCalls, p.ModelCalls, p.Tokens, p.WallMS)
+		if n := cell(p.Note()); n != "" {
 			fmt.Fprintf(&b, "\n      %s", n)
 		}
 		b.WriteString("\n")
 	}
-	s := r.Summary
-	fmt.Fprintf(&b, "\n%d packs, %d graded, %d skipped · pass@1 %.2f · pass^k %.2f · false success %.2f · abstention %.2f · evidence recall %.2f · guard blocks %d · median %d tokens, %d ms\n",
-		s.Packs, s.Graded, s.Skipped, s.PassAt1, s.PassHatK, s.FalseSuccessRate, s.AbstentionRate, s.EvidenceRecall, s.GuardBlocks, s.MedianTokens, s.MedianMS)
+	fmt.Fprintf(&b, "\n%d packs, %d graded, %d skipped · pass@1 %s · pass^k %s · false success %s · abstention %s · evidence recall %s · guard blocks %d · median %d tokens, %d ms\n",
+		s.Packs, s.Graded, s.Skipped, s.PassAt1.Text(), s.PassHatK.Text(), s.FalseSuccessRate.Text(), s.AbstentionRate.Text(), s.EvidenceRecall.Text(), s.GuardBlocks, s.MedianTokens, s.MedianMS)
 	return b.String()
 }
 
-// mdCell makes text safe inside a Markdown table cell.
+// mdCell makes text safe inside a Markdown table cell: cleaned as `runs`
+// shows stored text (no control characters, secrets masked), on one line.
 func mdCell(s string) string {
-	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
+	return strings.NewReplacer("|", `\|`).Replace(cell(s))
 }
 
 func evalMarkdown(r *eval.Results) string {
 	var b strings.Builder
 	s := r.Summary
+	fmt.Fprintf(&b, "Model %s · superbiz %s · started %s\n\n", mdCell(s.Model.String()), mdCell(orDash(s.SuperbizVersion)), mdCell(orDash(s.StartedAt)))
 	b.WriteString("| packs | graded | skipped | pass@1 | pass^k | false success | abstention | evidence recall | guard blocks | median tokens | median ms |\n")
 	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
-	fmt.Fprintf(&b, "| %d | %d | %d | %.2f | %.2f | %.2f | %.2f | %.2f | %d | %d | %d |\n\n",
-		s.Packs, s.Graded, s.Skipped, s.PassAt1, s.PassHatK, s.FalseSuccessRate, s.AbstentionRate, s.EvidenceRecall, s.GuardBlocks, s.MedianTokens, s.MedianMS)
+	fmt.Fprintf(&b, "| %d | %d | %d | %s | %s | %s | %s | %s | %d | %d | %d |\n\n",
+		s.Packs, s.Graded, s.Skipped, s.PassAt1.Text(), s.PassHatK.Text(), s.FalseSuccessRate.Text(), s.AbstentionRate.Text(), s.EvidenceRecall.Text(), s.GuardBlocks, s.MedianTokens, s.MedianMS)
 	b.WriteString("| pack | expected | outcome | grade | tools | model calls | tokens | ms | notes |\n")
 	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, p := range r.Packs {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %d | %d | %d | %s |\n", mdCell(p.ID), p.ExpectedOutcome, mdCell(p.Outcome), strings.ToUpper(p.State()), p.ToolCalls, p.ModelCalls, p.Tokens, p.WallMS, mdCell(p.Note()))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %d | %d | %d | %s |\n", mdCell(p.ID), mdCell(p.ExpectedOutcome), mdCell(p.Outcome), strings.ToUpper(p.State()), p.ToolCalls, p.ModelCalls, p.Tokens, p.WallMS, mdCell(p.Note()))
 	}
 	return b.String()
 }
 
-// printCompare writes the per-pack differences between two results.
-func (a *app) printCompare(nameA, nameB string, ra, rb *eval.Results) error {
-	changes := eval.Compare(ra, rb)
+// compareLabels are the row names of the rates a comparison lists, as the
+// text and Markdown views print them.
+var compareLabels = map[string]string{
+	"pass_at_1": "pass@1", "pass_hat_k": "pass^k", "false_success_rate": "false success",
+	"abstention_rate": "abstention", "evidence_recall": "evidence recall",
+}
+
+// printCompare writes the comparison: -o json as it is, else a table with
+// one column per file (Markdown with -o markdown, aligned text otherwise).
+func (a *app) printCompare(c eval.Comparison) error {
 	if a.flags.output == outputJSON {
-		return writeJSON(a.io.Out, changes)
+		return writeJSON(a.io.Out, c)
+	}
+	rows := [][]string{{""}, {"provider"}, {"url"}, {"superbiz"}, {"started"}, {"file"}}
+	for _, f := range c.Files {
+		name := f.Model.Name
+		if name == "" {
+			name = "unknown model"
+		}
+		for i, v := range []string{name, f.Model.Provider, f.Model.URL, f.SuperbizVersion, f.StartedAt, f.File} {
+			rows[i] = append(rows[i], cell(orDash(v)))
+		}
+	}
+	for _, r := range c.Rates {
+		row := []string{compareLabels[r.Name]}
+		for _, v := range r.Values {
+			row = append(row, v.Text())
+		}
+		rows = append(rows, row)
+	}
+	for _, p := range c.Packs {
+		row := []string{cell(p.ID)}
+		for _, g := range p.Grades {
+			row = append(row, cell(g))
+		}
+		rows = append(rows, row)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "pass@1 %.2f → %.2f · pass^k %.2f → %.2f · false success %.2f → %.2f (A %s, B %s)\n",
-		ra.Summary.PassAt1, rb.Summary.PassAt1, ra.Summary.PassHatK, rb.Summary.PassHatK, ra.Summary.FalseSuccessRate, rb.Summary.FalseSuccessRate, nameA, nameB)
-	if len(changes) == 0 {
-		b.WriteString("no pack differs\n")
+	if a.flags.output == outputMarkdown {
+		for i, row := range rows {
+			b.WriteString("|")
+			for _, v := range row {
+				b.WriteString(" " + mdCell(v) + " |")
+			}
+			b.WriteString("\n")
+			if i == 0 {
+				b.WriteString("|" + strings.Repeat(" --- |", len(row)) + "\n")
+			}
+		}
+	} else {
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		for _, row := range rows {
+			fmt.Fprintln(tw, strings.Join(row, "\t"))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
 	}
-	for _, c := range changes {
-		fmt.Fprintf(&b, "%s: %s → %s\n", c.ID, c.Before, c.After)
-		if c.BeforeNote != "" {
-			fmt.Fprintf(&b, "  A: %s\n", c.BeforeNote)
-		}
-		if c.AfterNote != "" {
-			fmt.Fprintf(&b, "  B: %s\n", c.AfterNote)
-		}
+	if len(c.Packs) == 0 {
+		b.WriteString("no pack's grade differs\n")
 	}
 	_, err := io.WriteString(a.io.Out, b.String())
 	return err
@@ -313,13 +406,21 @@ func (a *app) printCompare(nameA, nameB string, ra, rb *eval.Results) error {
 // JUnit XML: one testcase per pack, a failure per failed pack, a skipped
 // element per skipped one and an error per pack that could not run.
 type junitSuite struct {
-	XMLName  xml.Name    `xml:"testsuite"`
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Errors   int         `xml:"errors,attr"`
-	Skipped  int         `xml:"skipped,attr"`
-	Cases    []junitCase `xml:"testcase"`
+	XMLName    xml.Name        `xml:"testsuite"`
+	Name       string          `xml:"name,attr"`
+	Tests      int             `xml:"tests,attr"`
+	Failures   int             `xml:"failures,attr"`
+	Errors     int             `xml:"errors,attr"`
+	Skipped    int             `xml:"skipped,attr"`
+	Properties []junitProperty `xml:"properties>property"`
+	Cases      []junitCase     `xml:"testcase"`
+}
+
+// junitProperty is one member of the summary: what was measured and each
+// rate (n/a when there was nothing to measure).
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
 }
 
 type junitCase struct {
@@ -336,8 +437,24 @@ type junitText struct {
 	Text    string `xml:",chardata"`
 }
 
+// junitRate is a rate as a JUnit property holds it: every decimal the JSON
+// has, or n/a.
+func junitRate(r eval.Rate) string {
+	v, ok := r.Value()
+	if !ok {
+		return "n/a"
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}
+
 func writeJUnit(path string, r *eval.Results) error {
-	s := junitSuite{Name: "superbiz eval", Tests: len(r.Packs)}
+	sum := r.Summary
+	s := junitSuite{Name: "superbiz eval", Tests: len(r.Packs), Properties: []junitProperty{
+		{"model", sum.Model.Name}, {"provider", sum.Model.Provider}, {"url", sum.Model.URL},
+		{"superbiz_version", sum.SuperbizVersion}, {"started_at", sum.StartedAt},
+		{"pass_at_1", junitRate(sum.PassAt1)}, {"pass_hat_k", junitRate(sum.PassHatK)}, {"false_success_rate", junitRate(sum.FalseSuccessRate)},
+		{"abstention_rate", junitRate(sum.AbstentionRate)}, {"evidence_recall", junitRate(sum.EvidenceRecall)},
+	}}
 	for _, p := range r.Packs {
 		c := junitCase{Name: p.ID, Class: "superbiz.eval", Time: float64(p.WallMS) / 1000}
 		switch {
@@ -360,8 +477,35 @@ func writeJUnit(path string, r *eval.Results) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("--junit: %w", err)
 	}
-	if err := os.WriteFile(path, append([]byte(xml.Header), append(b, '\n')...), 0o644); err != nil {
+	if err := writeRegular(path, append([]byte(xml.Header), append(b, '\n')...)); err != nil {
 		return fmt.Errorf("--junit: %w", err)
 	}
 	return nil
+}
+
+// writeRegular writes data to the regular file path, creating or
+// truncating it; a FIFO, a device or a socket there is refused, and is
+// never waited on (the open does not block and the opened file is checked).
+func writeRegular(path string, data []byte) (err error) {
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return fmt.Errorf("%s is %s, not a regular file", path, filekind.Describe(st.Mode()))
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NONBLOCK, 0o644)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("%s is %s, not a regular file", path, filekind.Describe(st.Mode()))
+	}
+	_, err = f.Write(data)
+	return err
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/superbiz/superbiz/internal/eval"
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
@@ -202,7 +203,7 @@ func TestEvalCommand(t *testing.T) {
 		!strings.Contains(res.Packs[0].Error, "expect.severe") || !res.Packs[1].Pass || len(res.Packs[1].RunIDs) != 1 {
 		t.Fatalf("results %s", out)
 	}
-	if res.Summary.Packs != 2 || res.Summary.Graded != 1 || res.Summary.PassAt1 != 1 {
+	if res.Summary.Packs != 2 || res.Summary.Graded != 1 || res.Summary.PassAt1 != eval.RateOf(1) {
 		t.Errorf("summary %+v", res.Summary)
 	}
 	x, err := os.ReadFile(junit)
@@ -248,10 +249,117 @@ func TestEvalCommand(t *testing.T) {
 		t.Fatalf("--min-pass: exit %d\n%s", code, errOut)
 	}
 
-	code, out, errOut = cli(t, env, "eval", "compare", good, bad)
-	if code != ExitOK || !strings.Contains(out, "tls-expiry-checkout: pass → fail") || !strings.Contains(out, "broken: error → absent") {
+	// --min-pass passes at equality.
+	srv.Script(tr.Good.turns(tr.Calls)...)
+	if code, _, errOut = cli(t, env, "eval", "--suite", suite, "--min-pass", "1"); code != ExitOK {
+		t.Fatalf("--min-pass 1 with pass@1 1: exit %d\n%s", code, errOut)
+	}
+
+	// compare: one column per file headed by its model, a row per rate,
+	// then the packs whose grade differs (not the one graded alike).
+	code, out, errOut = cli(t, env, "eval", "compare", good, bad, good)
+	lines := strings.Split(out, "\n")
+	if code != ExitOK || len(lines) < 13 || strings.Fields(lines[0])[0] != "qwen3:8b" || len(strings.Fields(lines[0])) != 3 ||
+		!strings.HasPrefix(lines[6], "pass@1") || strings.Join(strings.Fields(lines[6]), " ") != "pass@1 1.00 0.00 1.00" ||
+		strings.Join(strings.Fields(lines[8]), " ") != "false success n/a n/a n/a" ||
+		strings.Join(strings.Fields(lines[11]), " ") != "broken error absent error" ||
+		!strings.Contains(lines[12], "tls-expiry-checkout") || !strings.Contains(lines[12], "fail: root_cause,forbidden,evidence (SUCCESS)") {
 		t.Fatalf("compare: exit %d\n%s\n%s", code, out, errOut)
 	}
+	code, out, _ = cli(t, env, "eval", "compare", good, bad, "-o", "markdown")
+	if code != ExitOK || !strings.HasPrefix(out, "|  | qwen3:8b | qwen3:8b |\n| --- | --- | --- |\n") || !strings.Contains(out, "| false success | n/a | n/a |") {
+		t.Fatalf("compare -o markdown: exit %d\n%s", code, out)
+	}
+	code, out, _ = cli(t, env, "eval", "compare", good, bad, "-o", "json")
+	var cmp eval.Comparison
+	if err := json.Unmarshal([]byte(out), &cmp); code != ExitOK || err != nil || len(cmp.Files) != 2 || cmp.Files[0].Model.Name != "qwen3:8b" ||
+		!strings.Contains(out, `"values": [
+        null,
+        null
+      ]`) || len(cmp.Packs) != 2 {
+		t.Fatalf("compare -o json: exit %d %v\n%s", code, err, out)
+	}
+	if code, _, errOut = cli(t, env, "eval", "compare", good); code != ExitUsage || !strings.Contains(errOut, "2 to 16 results files") {
+		t.Fatalf("compare with one file: exit %d\n%s", code, errOut)
+	}
+}
+
+// A results file says what it measured (the model, provider and URL, the
+// version, the start), and the text and Markdown views open with it.
+func TestEvalResultsSayWhatWasMeasured(t *testing.T) {
+	const id = "tls-expiry-checkout"
+	tr := loadTranscript(t, id)
+	srv := ollamatest.New(t)
+	env := diagnoseEnv(t)
+	env["OLLAMA_HOST"] = "http://admin:hunter2@" + strings.TrimPrefix(srv.URL(), "http://")
+	env["SUPERBIZ_MODEL"] = "qwen3:8b"
+	srv.Script(tr.Good.turns(tr.Calls)...)
+	res, out := evalJSON(t, env, "--filter", id)
+	m := res.Summary.Model
+	started, err := time.Parse(time.RFC3339, res.Summary.StartedAt)
+	if m.Name != "qwen3:8b" || m.Provider != "ollama" || m.URL != "http://admin:***@"+strings.TrimPrefix(srv.URL(), "http://") ||
+		!strings.HasPrefix(res.Summary.SuperbizVersion, "dev") || err != nil || time.Since(started) > time.Hour || strings.Contains(out, "hunter2") {
+		t.Errorf("summary %+v (%v)\n%s", res.Summary, err, out)
+	}
+	for _, format := range []string{"text", "markdown"} {
+		srv.Script(tr.Good.turns(tr.Calls)...)
+		code, out, errOut := cli(t, env, "eval", "--filter", id, "-o", format)
+		first, _, _ := strings.Cut(out, "\n")
+		if code != ExitOK || !strings.Contains(strings.ToLower(first), "model qwen3:8b (ollama, http://admin:") || !strings.Contains(first, "superbiz dev") || strings.Contains(out, "hunter2") {
+			t.Errorf("-o %s: exit %d, first line %q\n%s", format, code, first, errOut)
+		}
+	}
+}
+
+// A rate with no denominator is null: JSON null, n/a in text, Markdown and
+// JUnit, and never a pass of --min-pass. The regraded results hold one
+// skipped pack, so nothing is graded.
+func TestEvalNullRates(t *testing.T) {
+	env := diagnoseEnv(t)
+	dir := t.TempDir()
+	prev := filepath.Join(dir, "prev.json")
+	mustWrite(t, prev, `{"summary": {"model": {"name": "m", "provider": "ollama", "url": "http://x"}, "pass_at_1": null}, "packs": [
+		{"id": "jvm-gc-pauses", "expected_outcome": "SUCCESS", "skipped": true, "skip_reason": "promtool is not on PATH", "run_ids": []}]}`)
+	junit := filepath.Join(dir, "eval.xml")
+	code, out, errOut := cli(t, env, "eval", "--regrade", prev, "-o", "json", "--junit", junit)
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	for _, k := range []string{"pass_at_1", "pass_hat_k", "false_success_rate", "abstention_rate", "evidence_recall"} {
+		if !strings.Contains(out, `"`+k+`": null`) {
+			t.Errorf("%s is not null\n%s", k, out)
+		}
+	}
+	x, err := os.ReadFile(junit)
+	if err != nil || !strings.Contains(string(x), `<property name="pass_at_1" value="n/a"></property>`) || !strings.Contains(string(x), `<property name="model" value="m"></property>`) {
+		t.Errorf("junit %s %v", x, err)
+	}
+	code, out, _ = cli(t, env, "eval", "--regrade", prev)
+	if code != ExitOK || !strings.Contains(out, "pass@1 n/a · pass^k n/a · false success n/a · abstention n/a · evidence recall n/a") {
+		t.Errorf("text: exit %d\n%s", code, out)
+	}
+	code, out, _ = cli(t, env, "eval", "--regrade", prev, "-o", "markdown")
+	if code != ExitOK || !strings.Contains(out, "| 1 | 0 | 1 | n/a | n/a | n/a | n/a | n/a |") {
+		t.Errorf("markdown: exit %d\n%s", code, out)
+	}
+	code, _, errOut = cli(t, env, "eval", "--regrade", prev, "--min-pass", "0")
+	if code != ExitFailed || !strings.Contains(errOut, "pass@1 is n/a (no pack was graded)") {
+		t.Errorf("--min-pass 0 with nothing graded: exit %d\n%s", code, errOut)
+	}
+}
+
+// evalJSON runs `eval ARGS -o json`, which must exit 0, and decodes its results.
+func evalJSON(t *testing.T, env map[string]string, args ...string) (eval.Results, string) {
+	t.Helper()
+	code, out, errOut := cli(t, env, append(append([]string{"eval"}, args...), "-o", "json")...)
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	var res eval.Results
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	return res, out
 }
 
 func mustReadDir(t *testing.T, dir string) []string {
@@ -278,14 +386,7 @@ func TestEvalCountsGuardBlocks(t *testing.T) {
 	srv.Script(blocked.turns(tr.Calls)...)
 	env := diagnoseEnv(t)
 	env["OLLAMA_HOST"] = srv.URL()
-	code, out, errOut := cli(t, env, "eval", "--filter", id, "-o", "json")
-	if code != ExitOK {
-		t.Fatalf("exit %d\n%s", code, errOut)
-	}
-	var res eval.Results
-	if err := json.Unmarshal([]byte(out), &res); err != nil {
-		t.Fatal(err)
-	}
+	res, _ := evalJSON(t, env, "--filter", id)
 	if res.Summary.GuardBlocks != 1 || res.Packs[0].Outcome != "FALLBACK" || res.Packs[0].Pass || res.Packs[0].FailedChecks[0].Check != eval.CheckOutcome {
 		t.Errorf("summary %+v, pack %+v", res.Summary, res.Packs[0])
 	}
@@ -305,7 +406,38 @@ func TestEvalCancelled(t *testing.T) {
 	env["OLLAMA_HOST"] = srv.URL()
 	var out, errOut bytes.Buffer
 	code := run(ctx, []string{"eval", "--filter", "en", "-o", "json"}, strings.NewReader(""), &out, &errOut, func(k string) string { return env[k] })
-	if code != ExitCancelled || out.Len() != 0 {
-		t.Fatalf("exit %d, want %d\nstdout %s\nstderr %s", code, ExitCancelled, out.String(), errOut.String())
+	if code != ExitCancelled || out.Len() != 0 || errOut.String() != "superbiz: cancelled\n" {
+		t.Fatalf("exit %d, want %d and \"superbiz: cancelled\"\nstdout %s\nstderr %q", code, ExitCancelled, out.String(), errOut.String())
+	}
+}
+
+// --min-pass is a fraction from 0 to 1: NaN, infinities, negatives and a
+// percentage are usage errors before anything runs.
+func TestEvalMinPassBounds(t *testing.T) {
+	env := diagnoseEnv(t)
+	for _, v := range []string{"NaN", "nan", "+Inf", "-Inf", "-0.1", "1.01", "80"} {
+		code, out, errOut := cli(t, env, "eval", "--min-pass", v)
+		if code != ExitUsage || out != "" || !strings.Contains(errOut, "give a fraction from 0 to 1") {
+			t.Errorf("--min-pass %s: exit %d\nstdout %s\nstderr %s", v, code, out, errOut)
+		}
+	}
+}
+
+// A pack directory's name is shown as `runs` shows stored text: its
+// terminal escapes and newlines never reach the terminal or the table.
+func TestEvalCleansPackNames(t *testing.T) {
+	suite := t.TempDir()
+	evil := filepath.Join(suite, "evil\x1b]0;owned\x07\x1b[2J\nPASS  forged-pack")
+	mustWrite(t, filepath.Join(evil, "scenario.toml"), "id = \"Bad Id\"\n")
+	mustWrite(t, filepath.Join(evil, "superbiz.toml"), "")
+	env := diagnoseEnv(t)
+	for _, format := range []string{"text", "markdown"} {
+		code, out, errOut := cli(t, env, "eval", "--suite", suite, "-o", format)
+		if code != ExitUsage {
+			t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+		}
+		if strings.ContainsAny(out, "\x1b\x07") || strings.Contains(out, "\nPASS  forged") || !strings.Contains(out, "evil") {
+			t.Errorf("-o %s printed the raw name:\n%q", format, out)
+		}
 	}
 }

@@ -27,52 +27,76 @@ const MaxDepth = 32
 // file over MaxFileBytes; decode refuses nesting deeper than MaxDepth. Each
 // refusal is one line naming the file.
 func readFile(name string) ([]byte, error) {
+	return ReadRegular(name, Untrusted{What: "config file", Limit: MaxFileBytes, Kind: "a .toml file", Size: "a configuration is a few KiB"})
+}
+
+// Untrusted says how ReadRegular names and bounds one kind of file, so that
+// every reader of a file it does not trust (the configuration, an eval
+// pack's files, a results file) refuses in the same words.
+type Untrusted struct {
+	What  string // what the file is, heading each refusal: "config file"
+	Limit int64  // the most bytes read
+	Kind  string // what to name instead of a special file: "a .toml file"
+	Size  string // why Limit is enough: "a configuration is a few KiB"
+}
+
+// ReadRegular reads name as the configuration file is read: only a regular
+// file (a FIFO is opened non-blocking and never waited on, a device is
+// refused before it is read) of at most u.Limit bytes. Each refusal is one
+// line naming the file.
+func ReadRegular(name string, u Untrusted) ([]byte, error) {
 	st, err := os.Stat(name)
 	if err != nil {
-		return nil, fmt.Errorf("read config file %s: %v", name, unwrapPath(err))
+		return nil, fmt.Errorf("read %s %s: %v", u.What, name, unwrapPath(err))
 	}
-	if err := regular(name, st); err != nil {
+	if err := u.regular(name, st); err != nil {
 		return nil, err
 	}
-	if st.Size() > MaxFileBytes {
-		return nil, tooLarge(name, st.Size())
+	if st.Size() > u.Limit {
+		return nil, u.tooLarge(name, st.Size())
 	}
 	// O_NONBLOCK: should the name be swapped for a FIFO after the Stat, the
 	// open still returns at once and the check below refuses it.
 	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, fmt.Errorf("read config file %s: %v", name, unwrapPath(err))
+		return nil, fmt.Errorf("read %s %s: %v", u.What, name, unwrapPath(err))
 	}
 	defer f.Close()
 	fst, err := f.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("read config file %s: %v", name, unwrapPath(err))
+		return nil, fmt.Errorf("read %s %s: %v", u.What, name, unwrapPath(err))
 	}
-	if err := regular(name, fst); err != nil {
+	if err := u.regular(name, fst); err != nil {
 		return nil, err
 	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	data, err := io.ReadAll(io.LimitReader(f, u.Limit+1))
 	if err != nil {
-		return nil, fmt.Errorf("read config file %s: %v", name, unwrapPath(err))
+		return nil, fmt.Errorf("read %s %s: %v", u.What, name, unwrapPath(err))
 	}
-	if len(data) > MaxFileBytes {
-		return nil, tooLarge(name, int64(len(data)))
+	if int64(len(data)) > u.Limit {
+		return nil, u.tooLarge(name, int64(len(data)))
 	}
 	return data, nil
 }
 
 // regular refuses a file that is not a regular file, naming what it is.
-func regular(name string, st fs.FileInfo) error {
+func (u Untrusted) regular(name string, st fs.FileInfo) error {
 	m := st.Mode()
 	if m.IsRegular() {
 		return nil
 	}
-	return fmt.Errorf("config file %s is %s, not a regular file: name a .toml file", name, filekind.Describe(m))
+	return fmt.Errorf("%s %s is %s, not a regular file: name %s", u.What, name, filekind.Describe(m), u.Kind)
 }
 
-// tooLarge is the refusal of a file over MaxFileBytes.
-func tooLarge(name string, size int64) error {
-	return fmt.Errorf("config file %s is larger than the %d KiB limit (%d bytes): a configuration is a few KiB", name, MaxFileBytes>>10, size)
+// tooLarge is the refusal of a file over u.Limit.
+func (u Untrusted) tooLarge(name string, size int64) error {
+	return fmt.Errorf("%s %s is larger than the %d KiB limit (%d bytes): %s", u.What, name, u.Limit>>10, size, u.Size)
+}
+
+// CheckNesting refuses TOML text nested deeper than MaxDepth, by the scan
+// the configuration's decoding starts with, before any decoder builds it.
+func CheckNesting(data []byte) error {
+	return checkNesting(data, MaxDepth)
 }
 
 // errTooDeep marks a configuration nested deeper than allowed.

@@ -2,7 +2,6 @@ package eval
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -10,8 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
-
-	_ "modernc.org/sqlite" // the fresh SQLite files .sql scripts are loaded into
+	"time"
 
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/pkg/runrecord"
@@ -51,6 +49,8 @@ type Options struct {
 	Model *config.Config
 	// Progress is told after each attempt; nil ignores it.
 	Progress func(Progress)
+	// Version is the superbiz version the results say ran them.
+	Version string
 }
 
 // Progress is one line of the stderr progress: the pack, the repeat and the
@@ -67,7 +67,18 @@ type Progress struct {
 // error; a metrics pack without promtool and prometheus is skipped with
 // the reason. The returned error is ErrModelUnavailable or a cancellation.
 func Run(ctx context.Context, packs []*Pack, opts Options, run Runner) (*Results, error) {
+	started := time.Now()
 	opts.Repeat, opts.Parallel = max(opts.Repeat, 1), max(opts.Parallel, 1)
+	// The model the runs used, as the first of them resolved and recorded it.
+	var (
+		modelOnce sync.Once
+		model     ModelInfo
+	)
+	inner := run
+	run = func(ctx context.Context, job Job) (string, error) {
+		modelOnce.Do(func() { model = modelInfo(job.Config.Model) })
+		return inner(ctx, job)
+	}
 	if opts.RecordDB != "" {
 		// One store holds one knowledge index: packs take turns in it.
 		opts.Parallel = 1
@@ -129,7 +140,25 @@ func Run(ctx context.Context, packs []*Pack, opts Options, run Runner) (*Results
 		}
 	}
 	res.Summary = summarize(packs, res.Packs, attempts)
+	if model.Name == "" {
+		model = unranModel(packs, opts)
+	}
+	res.Summary.Model, res.Summary.SuperbizVersion, res.Summary.StartedAt = model, opts.Version, started.UTC().Format(time.RFC3339)
 	return res, firstErr
+}
+
+// unranModel is the model the runs would have used when none ran: the first
+// loadable pack's configuration resolved as an attempt resolves it.
+func unranModel(packs []*Pack, opts Options) ModelInfo {
+	for _, p := range packs {
+		if p.Err != nil {
+			continue
+		}
+		if cfg, err := LoadConfig(filepath.Join(p.Dir, ConfigFile), opts.Getenv, opts.Overrides, opts.Model); err == nil {
+			return modelInfo(cfg.Model)
+		}
+	}
+	return ModelInfo{}
 }
 
 // runPack runs the repeats of one pack in its own workspace, recording a
@@ -192,6 +221,9 @@ func attempt(ctx context.Context, p *Pack, opts Options, run Runner, dir, promUR
 	if err != nil {
 		return Attempt{}, err
 	}
+	if err := insidePack(p.Dir, cfg); err != nil {
+		return Attempt{}, err
+	}
 	cfg.Now = p.Now
 	if err := loadScripts(ctx, cfg, dir); err != nil {
 		return Attempt{}, err
@@ -230,22 +262,11 @@ func loadScripts(ctx context.Context, cfg *config.Config, dir string) error {
 		if d.Driver != config.DriverSQLite || !strings.HasSuffix(script, ".sql") {
 			continue
 		}
-		body, err := os.ReadFile(script)
-		if err != nil {
-			return fmt.Errorf("databases %s: %w", d.Name, err)
-		}
 		file := filepath.Join(dir, d.Name+".db")
-		db, err := sql.Open("sqlite", file)
-		if err != nil {
+		if err := loadScript(ctx, script, file); err != nil {
 			return fmt.Errorf("databases %s: %w", d.Name, err)
 		}
-		_, err = db.ExecContext(ctx, string(body))
-		if cerr := db.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return fmt.Errorf("databases %s: load %s: %w", d.Name, script, err)
-		}
+		var err error
 		if cfg.Databases[i].DSN, err = config.NewDSN(config.DriverSQLite, file); err != nil {
 			return fmt.Errorf("databases %s: %w", d.Name, err)
 		}
@@ -309,7 +330,8 @@ func median[T int | int64](v []T) T {
 
 // Regrade grades recorded runs again, with no model: each graded pack of
 // prev is matched by id to a pack of packs and its runs are read back from
-// the store at path. Skipped and errored packs keep their result.
+// the store at path. Skipped and errored packs keep their result, and the
+// summary keeps what prev measured (model, version, start).
 func Regrade(ctx context.Context, prev *Results, packs []*Pack, path string) (*Results, error) {
 	byID := map[string]*Pack{}
 	for _, p := range packs {
@@ -345,5 +367,6 @@ func Regrade(ctx context.Context, prev *Results, packs []*Pack, path string) (*R
 		out.Packs[i].grade(p, attempts[i])
 	}
 	out.Summary = summarize(used, out.Packs, attempts)
+	out.Summary.Model, out.Summary.SuperbizVersion, out.Summary.StartedAt = prev.Summary.Model, prev.Summary.SuperbizVersion, prev.Summary.StartedAt
 	return out, nil
 }

@@ -51,23 +51,3 @@ func TestGrade(t *testing.T) {
 		})
 	}
 }
-
-// The summary's rates: pass@1 averages the share of passing attempts,
-// pass^k counts packs whose attempts all pass, false success and
-// abstention count FALLBACK packs' attempts.
-func TestSummarize(t *testing.T) {
-	succ := &Pack{ID: "s", Expect: Expect{Outcome: runrecord.OutcomeSuccess, RootCauseAny: [][]string{{"disk"}}, Evidence: []string{"query_logs"}}}
-	fb := &Pack{ID: "f", Expect: Expect{Outcome: runrecord.OutcomeFallback}}
-	skip := &Pack{ID: "k", Metrics: true}
-	pass := Attempt{Outcome: "SUCCESS", RootCause: "disk full", Cited: []string{"query_logs"}, Tokens: 100, WallMS: 10, GuardBlocks: 0}
-	fail := Attempt{Outcome: "SUCCESS", RootCause: "memory", Tokens: 300, WallMS: 30, GuardBlocks: 1}
-	packs := []*Pack{succ, fb, skip}
-	prs := []PackResult{newPackResult(succ), newPackResult(fb), {ID: "k", Skipped: true}}
-	attempts := [][]Attempt{{pass, fail}, {{Outcome: "FALLBACK", Tokens: 200, WallMS: 20}, {Outcome: "SUCCESS", RootCause: "x", Tokens: 200, WallMS: 20}}, nil}
-	s := summarize(packs, prs, attempts)
-	want := Summary{Packs: 3, Graded: 2, Skipped: 1, PassAt1: 0.5, PassHatK: 0, FalseSuccessRate: 0.5, AbstentionRate: 0.5,
-		EvidenceRecall: 0.5, GuardBlocks: 1, MedianTokens: 200, MedianMS: 20}
-	if s != want {
-		t.Errorf("summary\n%+v\nwant\n%+v", s, want)
-	}
-}

@@ -106,14 +106,24 @@ func packError(file, key, format string, args ...any) error {
 // a missing file is the pack's Err, naming the file and the key.
 func LoadPack(dir string) *Pack {
 	p := &Pack{Dir: dir, ID: filepath.Base(dir)}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		p.Err = fmt.Errorf("pack %s: %w", dir, err)
+		return p
+	}
+	p.Dir = abs
 	p.Err = p.load()
 	return p
 }
 
 func (p *Pack) load() error {
 	file := filepath.Join(p.Dir, ScenarioFile)
+	data, err := readTOML(file)
+	if err != nil {
+		return err
+	}
 	var s scenario
-	md, err := toml.DecodeFile(file, &s)
+	md, err := toml.Decode(string(data), &s)
 	if err != nil {
 		return packError(file, "", "%v", err)
 	}
@@ -149,13 +159,20 @@ func (p *Pack) load() error {
 	if err := p.loadExpect(file, s); err != nil {
 		return err
 	}
-	if err := checkConfig(filepath.Join(p.Dir, ConfigFile)); err != nil {
+	if err := walkPack(p.Dir); err != nil {
 		return err
 	}
-	if _, err := os.Stat(filepath.Join(p.Dir, MetricsFile)); err == nil {
+	if err := checkConfig(p.Dir); err != nil {
+		return err
+	}
+	om := filepath.Join(p.Dir, MetricsFile)
+	switch st, err := os.Stat(om); {
+	case err == nil && st.Size() > MaxMetricsBytes:
+		return packError(om, "", "larger than the %d MiB limit (%d bytes)", MaxMetricsBytes>>20, st.Size())
+	case err == nil:
 		p.Metrics = true
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return packError(filepath.Join(p.Dir, MetricsFile), "", "%v", err)
+	case !errors.Is(err, os.ErrNotExist):
+		return packError(om, "", "%v", err)
 	}
 	return nil
 }
@@ -199,26 +216,30 @@ func (p *Pack) loadExpect(file string, s scenario) error {
 	return nil
 }
 
-// packOnlyTables are the superbiz.toml tables a pack may not set: the model
-// comes from the eval command line, the alert from scenario.toml.
-var packOnlyTables = []string{"model", "alerts"}
-
-// checkConfig loads the pack's superbiz.toml as superbiz would (strict keys,
-// values, referenced paths) and refuses the tables a pack may not set.
-func checkConfig(file string) error {
-	var raw map[string]any
-	if _, err := toml.DecodeFile(file, &raw); err != nil {
-		return packError(file, "", "%v", err)
-	}
-	for _, k := range packOnlyTables {
-		if _, ok := raw[k]; ok {
-			return packError(file, k, "a pack may not set [%s]: the model comes from the eval command line and the alert from %s", k, ScenarioFile)
-		}
-	}
-	if _, err := LoadConfig(file, func(string) string { return "" }, config.Overrides{}, nil); err != nil {
+// checkConfig reads the pack's superbiz.toml through the configuration's
+// guards, refuses every table but those a pack may hold (packTables) and
+// every path outside the pack, then loads it as superbiz would (strict keys,
+// values, referenced paths) without any environment.
+func checkConfig(dir string) error {
+	file := filepath.Join(dir, ConfigFile)
+	data, err := readTOML(file)
+	if err != nil {
 		return err
 	}
-	return nil
+	var raw map[string]any
+	if _, err := toml.Decode(string(data), &raw); err != nil {
+		return packError(file, "", "%v", err)
+	}
+	if err := checkTables(file, raw); err != nil {
+		return err
+	}
+	// No environment, but HOME = "/": a "~/…" path resolves outside the pack
+	// and is refused here, not only once the runner's HOME expands it.
+	cfg, err := LoadConfig(file, func(k string) string { return map[string]string{"HOME": "/"}[k] }, config.Overrides{}, nil)
+	if err != nil {
+		return err
+	}
+	return insidePack(dir, cfg)
 }
 
 // LoadConfig resolves a pack's superbiz.toml with the eval's environment
@@ -236,6 +257,10 @@ func LoadConfig(file string, getenv func(string) string, ov config.Overrides, mo
 // subdirectory holding a scenario.toml (or the directory itself when it is
 // one pack). A duplicate id is the later pack's Err.
 func LoadSuite(dir string) ([]*Pack, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("read the suite %s: %w", dir, err)
+	}
 	if _, err := os.Stat(filepath.Join(dir, ScenarioFile)); err == nil {
 		return []*Pack{LoadPack(dir)}, nil
 	}

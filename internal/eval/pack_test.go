@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/superbiz/superbiz/pkg/runrecord"
@@ -69,7 +70,21 @@ func TestLoadPackErrors(t *testing.T) {
 		{"no question", strings.Replace(goodScenario, `question = "why do writes fail?"`, ``, 1), goodConfig, ScenarioFile, "question: missing"},
 		{"no root cause", strings.Replace(goodScenario, `root_cause_any = [["disk", "space"]]`, ``, 1), goodConfig, ScenarioFile, "expect.root_cause_any: missing"},
 		{"missing config", goodScenario, "", ConfigFile, "no such file"},
-		{"model in config", goodScenario, goodConfig + "[model]\nname = \"x\"\n", ConfigFile, "model: a pack may not set [model]"},
+		{"model in config", goodScenario, goodConfig + "[model]\nname = \"x\"\n", ConfigFile, "model: a pack may hold only [[logs]], [[databases]], [knowledge] and [skills]"},
+		{"alerts in config", goodScenario, goodConfig + "[alerts]\nurl = \"http://127.0.0.3:9093\"\n", ConfigFile, "alerts: a pack may hold only"},
+		{"metrics with a token", goodScenario, goodConfig + "[[metrics]]\nname = \"m\"\nurl = \"http://127.0.0.3:1\"\nbearer_token_env = \"AWS_SECRET_ACCESS_KEY\"\n", ConfigFile, "metrics: a pack may hold only"},
+		{"metrics with a password", goodScenario, goodConfig + "[[metrics]]\nname = \"m\"\nurl = \"http://127.0.0.3:1\"\nusername = \"u\"\npassword_env = \"HOME\"\n", ConfigFile, "metrics: a pack may hold only"},
+		{"run store", goodScenario, "db = \"/tmp/x.db\"\n" + goodConfig, ConfigFile, "db: a pack may hold only"},
+		{"budget", goodScenario, "[budget]\nmax_tool_calls = 3\n" + goodConfig, ConfigFile, "budget: a pack may hold only"},
+		{"mysql database", goodScenario, goodConfig + "[[databases]]\nname = \"d\"\ndriver = \"mysql\"\ndsn = \"u:p@tcp(127.0.0.3:3306)/x\"\n", ConfigFile, "databases[0].driver: \"mysql\": a pack's database is a SQLite file"},
+		{"absolute log path", goodScenario, "[[logs]]\nname = \"app\"\npaths = [\"/etc/shadow\"]\n", ConfigFile, `logs[0].paths[0]: "/etc/shadow" lies outside the pack`},
+		{"home log path", goodScenario, "[[logs]]\nname = \"app\"\npaths = [\"~/.aws/credentials\"]\n", ConfigFile, `logs[0].paths[0]: "/.aws/credentials" lies outside the pack`},
+		{"dsn upward", goodScenario, goodConfig + "[[databases]]\nname = \"d\"\ndriver = \"sqlite\"\ndsn = \"../../x.sql\"\n", ConfigFile, "databases[0].dsn"},
+		{"runbooks upward", goodScenario, goodConfig + "[knowledge]\npaths = [\"../\"]\n", ConfigFile, "knowledge.paths[0]"},
+		{"skills absolute", goodScenario, goodConfig + "[skills]\npaths = [\"/etc\"]\n", ConfigFile, "skills.paths[0]"},
+		{"deep scenario", goodScenario + "x = " + strings.Repeat("[", 40) + strings.Repeat("]", 40) + "\n", goodConfig, ScenarioFile, "nest more than 32 levels deep"},
+		{"deep config", goodScenario, "x = " + strings.Repeat("[", 4000) + strings.Repeat("]", 4000) + "\n", ConfigFile, "nest more than 32 levels deep"},
+		{"large scenario", goodScenario + "# " + strings.Repeat("x", 1<<20) + "\n", goodConfig, ScenarioFile, "larger than the 1024 KiB limit"},
 		{"unknown config key", goodScenario, goodConfig + "colour = 1\n", ConfigFile, "colour"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -136,5 +151,71 @@ func TestBuiltinSuiteLoads(t *testing.T) {
 	}
 	if len(packs) < 24 || count["FALLBACK"] < 8 || count["en"] == 0 || count["zh"] == 0 || count["metrics.om"] == 0 || count["alert"] == 0 {
 		t.Errorf("%d packs: %v; want at least 24, 8 FALLBACK, English, Chinese, metrics and alert packs", len(packs), count)
+	}
+}
+
+// A pack's files are read through the configuration's guards and every
+// link in it stays inside it: a FIFO or a device in place of a file, or a
+// link out of the pack, is the pack's error, and nothing waits on it.
+func TestLoadPackSpecialFiles(t *testing.T) {
+	outside := filepath.Join(t.TempDir(), "secret.log")
+	if err := os.WriteFile(outside, []byte("password=hunter2\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name, replace string
+		make          func(t *testing.T, dir string)
+		want          string
+	}{
+		{"scenario FIFO", ScenarioFile, func(t *testing.T, dir string) { mkfifo(t, filepath.Join(dir, ScenarioFile)) }, ScenarioFile + " is a named pipe (FIFO), not a regular file"},
+		{"config FIFO", ConfigFile, func(t *testing.T, dir string) { mkfifo(t, filepath.Join(dir, ConfigFile)) }, ConfigFile + ": is a named pipe (FIFO), not a regular file"},
+		{"scenario /dev/zero", ScenarioFile, func(t *testing.T, dir string) { symlink(t, "/dev/zero", filepath.Join(dir, ScenarioFile)) }, "is a device, not a regular file"},
+		{"log FIFO", "", func(t *testing.T, dir string) { mkfifo(t, filepath.Join(dir, "app.log")) }, "app.log: is a named pipe (FIFO)"},
+		{"log linked out", "", func(t *testing.T, dir string) { symlink(t, outside, filepath.Join(dir, "app.log")) }, "app.log: links to " + outside + ", outside the pack"},
+		{"folder linked out", "", func(t *testing.T, dir string) { symlink(t, filepath.Dir(outside), filepath.Join(dir, "runbooks")) }, "runbooks: links to"},
+		{"metrics FIFO", "", func(t *testing.T, dir string) { mkfifo(t, filepath.Join(dir, MetricsFile)) }, "metrics.om: is a named pipe (FIFO)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, ScenarioFile), []byte(goodScenario), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, ConfigFile), []byte(goodConfig), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if tt.replace != "" {
+				if err := os.Remove(filepath.Join(dir, tt.replace)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			tt.make(t, dir)
+			p := LoadPack(dir)
+			if p.Err == nil || !strings.Contains(p.Err.Error(), tt.want) {
+				t.Errorf("error %v, want %q", p.Err, tt.want)
+			}
+		})
+	}
+	// A link that stays inside the pack is a file of the pack.
+	dir := writePack(t, t.TempDir(), goodScenario, goodConfig)
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	symlink(t, "a.txt", filepath.Join(dir, "app.log"))
+	if p := LoadPack(dir); p.Err != nil {
+		t.Errorf("a link inside the pack: %v", p.Err)
+	}
+}
+
+func mkfifo(t *testing.T, path string) {
+	t.Helper()
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func symlink(t *testing.T, target, path string) {
+	t.Helper()
+	if err := os.Symlink(target, path); err != nil {
+		t.Fatal(err)
 	}
 }

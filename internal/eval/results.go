@@ -3,9 +3,12 @@ package eval
 import (
 	"encoding/json"
 	"fmt"
-	"os"
+	"math"
+	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 )
 
@@ -15,26 +18,112 @@ type Results struct {
 	Packs   []PackResult `json:"packs"`
 }
 
-// Summary is the suite's score. Rates are fractions (0 to 1) of graded
-// attempts, or of graded packs for pass_hat_k.
+// Summary is the suite's score and what was measured. Rates are fractions
+// (0 to 1) of graded attempts, or of graded packs for pass_hat_k; a rate
+// with nothing to measure is null.
 type Summary struct {
-	Packs   int `json:"packs"`
-	Graded  int `json:"graded"`
-	Skipped int `json:"skipped"`
+	// Model is the model the runs used, as they recorded it.
+	Model ModelInfo `json:"model"`
+	// SuperbizVersion is the version of the superbiz that ran the eval.
+	SuperbizVersion string `json:"superbiz_version"`
+	// StartedAt is when the eval started (RFC 3339).
+	StartedAt string `json:"started_at"`
+	Packs     int    `json:"packs"`
+	Graded    int    `json:"graded"`
+	Skipped   int    `json:"skipped"`
 	// PassAt1 is the share of attempts that pass, averaged over graded packs.
-	PassAt1 float64 `json:"pass_at_1"`
+	PassAt1 Rate `json:"pass_at_1"`
 	// PassHatK is the share of graded packs whose K repeats all pass.
-	PassHatK float64 `json:"pass_hat_k"`
+	PassHatK Rate `json:"pass_hat_k"`
 	// FalseSuccessRate is the share of attempts on FALLBACK packs answered SUCCESS.
-	FalseSuccessRate float64 `json:"false_success_rate"`
+	FalseSuccessRate Rate `json:"false_success_rate"`
 	// AbstentionRate is the share of attempts on FALLBACK packs answered FALLBACK.
-	AbstentionRate float64 `json:"abstention_rate"`
+	AbstentionRate Rate `json:"abstention_rate"`
 	// EvidenceRecall is the share of expected evidence entries the attempts provided.
-	EvidenceRecall float64 `json:"evidence_recall"`
+	EvidenceRecall Rate `json:"evidence_recall"`
 	// GuardBlocks counts the drafts the release guards stopped.
 	GuardBlocks  int   `json:"guard_blocks"`
 	MedianTokens int   `json:"median_tokens"`
 	MedianMS     int64 `json:"median_ms"`
+}
+
+// ModelInfo is the model an eval's runs used, as a run records it: its
+// name, the provider and the server's URL with any password masked, so that
+// two results files can be told apart later.
+type ModelInfo struct {
+	Name     string `json:"name"`
+	Provider string `json:"provider"`
+	URL      string `json:"url"`
+}
+
+// modelInfo is the model of one resolved configuration, as the run store
+// records it (cmd's wiring: model.name, model.provider, Model.Endpoint).
+func modelInfo(m config.Model) ModelInfo {
+	return ModelInfo{Name: m.Name, Provider: m.Provider, URL: m.Endpoint()}
+}
+
+// String is the model as the text and Markdown views head them with:
+// "qwen3:8b (ollama, http://127.0.0.1:11434)".
+func (m ModelInfo) String() string {
+	if m.Name == "" {
+		return "unknown (no pack ran)"
+	}
+	return m.Name + " (" + m.Provider + ", " + m.URL + ")"
+}
+
+// Rate is a share from 0 to 1 rounded to 4 decimals, or none when there was
+// nothing to measure (a denominator of 0): JSON null, "n/a" in text, never
+// a NaN or a made-up 0.
+type Rate struct {
+	v  float64
+	ok bool
+}
+
+// rate is n/d rounded to 4 decimals, none when d is 0.
+func rate(n float64, d int) Rate {
+	if d == 0 {
+		return Rate{}
+	}
+	return Rate{v: math.Round(n/float64(d)*10000) / 10000, ok: true}
+}
+
+// RateOf is the measured rate v, for tests and readers that build results.
+func RateOf(v float64) Rate { return Rate{v: v, ok: true} }
+
+// Value is the rate and whether there was anything to measure.
+func (r Rate) Value() (float64, bool) { return r.v, r.ok }
+
+// Text is the rate with two decimals, or "n/a".
+func (r Rate) Text() string {
+	if !r.ok {
+		return "n/a"
+	}
+	return strconv.FormatFloat(r.v, 'f', 2, 64)
+}
+
+// MarshalJSON writes the rate, or null when there is none.
+func (r Rate) MarshalJSON() ([]byte, error) {
+	if !r.ok {
+		return []byte("null"), nil
+	}
+	return strconv.AppendFloat(nil, r.v, 'f', -1, 64), nil
+}
+
+// UnmarshalJSON reads a rate from 0 to 1, or null.
+func (r *Rate) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*r = Rate{}
+		return nil
+	}
+	var v float64
+	if err := json.Unmarshal(b, &v); err != nil {
+		return fmt.Errorf("a rate: %w", err)
+	}
+	if !(v >= 0 && v <= 1) {
+		return fmt.Errorf("a rate is from 0 to 1 or null, not %s", b)
+	}
+	*r = Rate{v: v, ok: true}
+	return nil
 }
 
 // PackResult is one pack's grade over its repeats; the figures are the
@@ -110,27 +199,26 @@ func summarize(packs []*Pack, prs []PackResult, attempts [][]Attempt) Summary {
 			allPass++
 		}
 	}
-	s.PassAt1, s.PassHatK = ratio(passShare, s.Graded), ratio(allPass, s.Graded)
-	s.FalseSuccessRate = ratio(float64(falseSuccess), fallbackAttempts)
-	s.AbstentionRate = ratio(float64(abstained), fallbackAttempts)
-	s.EvidenceRecall = ratio(float64(found), wanted)
+	s.PassAt1, s.PassHatK = rate(passShare, s.Graded), rate(allPass, s.Graded)
+	s.FalseSuccessRate = rate(float64(falseSuccess), fallbackAttempts)
+	s.AbstentionRate = rate(float64(abstained), fallbackAttempts)
+	s.EvidenceRecall = rate(float64(found), wanted)
 	s.MedianTokens, s.MedianMS = median(tokens), median(ms)
 	return s
 }
 
-// ratio is n/d rounded to 4 decimals, 0 when d is 0.
-func ratio(n float64, d int) float64 {
-	if d == 0 {
-		return 0
-	}
-	return float64(int64(n/float64(d)*10000+0.5)) / 10000
-}
+// MaxResultsBytes bounds a results file read back (--regrade, compare).
+const MaxResultsBytes = 64 << 20
 
-// ReadResults reads a results file `eval -o json` wrote.
+// resultsFile is how a results file is read: a regular file, bounded.
+var resultsFile = config.Untrusted{What: "results file", Limit: MaxResultsBytes, Kind: "a file `eval -o json` wrote", Size: "eval -o json writes far less"}
+
+// ReadResults reads a results file `eval -o json` wrote, through the
+// configuration's guards (a regular file, MaxResultsBytes).
 func ReadResults(path string) (*Results, error) {
-	b, err := os.ReadFile(path)
+	b, err := config.ReadRegular(path, resultsFile)
 	if err != nil {
-		return nil, fmt.Errorf("read the results: %w", err)
+		return nil, err
 	}
 	var r Results
 	if err := json.Unmarshal(b, &r); err != nil {
@@ -139,41 +227,112 @@ func ReadResults(path string) (*Results, error) {
 	return &r, nil
 }
 
-// Change is one pack's difference between two results.
-type Change struct {
-	ID         string `json:"id"`
-	Before     string `json:"before"` // "pass", "fail", "skipped", "error" or "absent"
-	After      string `json:"after"`
-	BeforeNote string `json:"before_note"` // the outcome and failed checks
-	AfterNote  string `json:"after_note"`
+// Comparison is `eval compare` over two or more results files: one column
+// per file, headed by its model; a row per summary rate, then a row per
+// pack whose grade differs between the files.
+type Comparison struct {
+	Files []ComparedFile `json:"files"`
+	Rates []RateRow      `json:"rates"`
+	Packs []PackRow      `json:"packs"`
 }
 
-// Compare lists the packs whose grade differs between a and b, in a's
-// order then b's new packs.
-func Compare(a, b *Results) []Change {
-	bByID := map[string]PackResult{}
-	for _, p := range b.Packs {
-		bByID[p.ID] = p
+// ComparedFile is one column: the file and what it measured.
+type ComparedFile struct {
+	File            string    `json:"file"`
+	Model           ModelInfo `json:"model"`
+	SuperbizVersion string    `json:"superbiz_version"`
+	StartedAt       string    `json:"started_at"`
+}
+
+// RateRow is one summary rate across the files.
+type RateRow struct {
+	Name   string `json:"name"`
+	Values []Rate `json:"values"`
+}
+
+// PackRow is one pack across the files: its grade in each (see Grade, or
+// "absent") and each file's note (the outcome, then the failed checks, the
+// skip reason or the error).
+type PackRow struct {
+	ID     string   `json:"id"`
+	Grades []string `json:"grades"`
+	Notes  []string `json:"notes"`
+}
+
+// The rates a comparison lists, in order: the names of -o json's summary.
+var comparedRates = []struct {
+	name string
+	of   func(Summary) Rate
+}{
+	{"pass_at_1", func(s Summary) Rate { return s.PassAt1 }},
+	{"pass_hat_k", func(s Summary) Rate { return s.PassHatK }},
+	{"false_success_rate", func(s Summary) Rate { return s.FalseSuccessRate }},
+	{"abstention_rate", func(s Summary) Rate { return s.AbstentionRate }},
+	{"evidence_recall", func(s Summary) Rate { return s.EvidenceRecall }},
+}
+
+// Compare lines the results up, one column per file (files names them): every
+// summary rate, then every pack whose grade (pass, fail and which checks,
+// skipped, error, absent) differs between them, in the order the packs
+// first appear.
+func Compare(files []string, rs []*Results) Comparison {
+	c := Comparison{Files: []ComparedFile{}, Rates: []RateRow{}, Packs: []PackRow{}}
+	for i, r := range rs {
+		c.Files = append(c.Files, ComparedFile{File: files[i], Model: r.Summary.Model, SuperbizVersion: r.Summary.SuperbizVersion, StartedAt: r.Summary.StartedAt})
 	}
-	var out []Change
-	seen := map[string]bool{}
-	for _, pa := range a.Packs {
-		seen[pa.ID] = true
-		pb, ok := bByID[pa.ID]
-		c := Change{ID: pa.ID, Before: pa.State(), BeforeNote: note(pa), After: "absent"}
-		if ok {
-			c.After, c.AfterNote = pb.State(), note(pb)
+	for _, cr := range comparedRates {
+		row := RateRow{Name: cr.name}
+		for _, r := range rs {
+			row.Values = append(row.Values, cr.of(r.Summary))
 		}
-		if c.Before != c.After || c.BeforeNote != c.AfterNote {
-			out = append(out, c)
+		c.Rates = append(c.Rates, row)
+	}
+	var ids []string
+	byID := make([]map[string]PackResult, len(rs))
+	for i, r := range rs {
+		byID[i] = map[string]PackResult{}
+		for _, p := range r.Packs {
+			if _, dup := byID[i][p.ID]; dup {
+				continue
+			}
+			byID[i][p.ID] = p
+			if !slices.Contains(ids, p.ID) {
+				ids = append(ids, p.ID)
+			}
 		}
 	}
-	for _, pb := range b.Packs {
-		if !seen[pb.ID] {
-			out = append(out, Change{ID: pb.ID, Before: "absent", After: pb.State(), AfterNote: note(pb)})
+	for _, id := range ids {
+		row := PackRow{ID: id}
+		for i := range rs {
+			p, ok := byID[i][id]
+			if !ok {
+				row.Grades, row.Notes = append(row.Grades, "absent"), append(row.Notes, "")
+				continue
+			}
+			row.Grades, row.Notes = append(row.Grades, p.Grade()), append(row.Notes, note(p))
+		}
+		if slices.ContainsFunc(row.Grades, func(g string) bool { return g != row.Grades[0] }) {
+			c.Packs = append(c.Packs, row)
 		}
 	}
-	return out
+	return c
+}
+
+// Grade is the pack's state, with the checks a failed pack missed and
+// the outcome it got: "pass", "fail: root_cause (SUCCESS)", "skipped" or
+// "error"; two failures differ when their checks or outcomes do.
+func (p PackResult) Grade() string {
+	st := p.State()
+	if st != "fail" {
+		return st
+	}
+	var checks []string
+	for _, c := range p.FailedChecks {
+		if !slices.Contains(checks, c.Check) {
+			checks = append(checks, c.Check)
+		}
+	}
+	return fmt.Sprintf("%s: %s (%s)", st, strings.Join(checks, ","), cmpOr(p.Outcome, "no outcome"))
 }
 
 // State is the pack's grade in one word: pass, fail, skipped or error.
