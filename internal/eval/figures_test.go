@@ -12,6 +12,7 @@ import (
 	"github.com/superbiz/superbiz/pkg/release"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/pkg/runstore"
+	"github.com/superbiz/superbiz/pkg/tools"
 )
 
 // rates is the summary's five rates, nil for a null one, for a table.
@@ -236,9 +237,13 @@ func TestRate(t *testing.T) {
 // an ERROR one) counts as checked, and only a released FINDING (not a
 // NEGATIVE_OBSERVATION) counts as cited.
 func TestFromRunEvidence(t *testing.T) {
-	inv := func(id, tool, source, status string) runstore.Invocation {
-		return runstore.Invocation{ToolCallID: id, Tool: tool, Kind: runrecord.KindEvidence, EvidenceStatus: status,
-			CanonicalInput: json.RawMessage(`{"source":"` + source + `"}`)}
+	inv := func(id, tool, source, status string) runrecord.Invocation {
+		key := "source" // each tool's own input member that names what it read
+		if tool == "query_mysql" {
+			key = "database"
+		}
+		return runrecord.Invocation{ToolCallID: id, Tool: tool, Kind: runrecord.KindEvidence, EvidenceStatus: tools.EvidenceStatus(status),
+			Input: json.RawMessage(`{"` + key + `":"` + source + `"}`)}
 	}
 	draft := agent.Draft{
 		Conclusion: &agent.Conclusion{Summary: "disk full", RootCause: "disk full", Confidence: "HIGH"},
@@ -252,11 +257,11 @@ func TestFromRunEvidence(t *testing.T) {
 	resp, _ := json.Marshal(model.Response{Message: model.Message{Role: "assistant", Content: string(content)}})
 	pub, _ := json.Marshal(release.PublishedResult{Query: "why?", Conclusion: draft.Conclusion, Findings: []release.Finding{}, ActionPlan: []agent.Action{},
 		Recommendations: []string{}, Limitations: draft.Limitations, KnowledgeRefs: nil})
-	d := &runstore.RunDetail{PublishedResult: pub, Invocations: []runstore.Invocation{
+	d := &runstore.RunDetail{PublishedResult: pub, Invocations: []runrecord.Invocation{
 		inv("call_1", "query_logs", "app", "EVIDENCE_FOUND"),
 		inv("call_2", "query_mysql", "orders", "NO_EVIDENCE"),
 		inv("call_3", "query_metrics", "prom", "ERROR"),
-	}, ModelRounds: []runstore.ModelRound{{Seq: 1, Purpose: runrecord.PurposeDiagnosis, Response: resp}}}
+	}, ModelRounds: []runrecord.ModelRound{{Seq: 1, Purpose: runrecord.PurposeDiagnosis, Response: resp}}}
 	d.ID, d.ReleaseOutcome = "r_1", runrecord.OutcomeSuccess
 	a, err := FromRun(d)
 	if err != nil {
