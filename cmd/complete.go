@@ -9,6 +9,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/textclip"
+	"github.com/superbiz/superbiz/internal/usecase"
 	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/runstore"
 	"github.com/superbiz/superbiz/pkg/tools/skills"
@@ -97,6 +98,18 @@ func (a *app) runIDNames(cmd *cobra.Command) []string {
 	var out []string
 	for _, r := range a.recentRuns(cmd) {
 		out = append(out, described(r.ID, r.Query))
+	}
+	return out
+}
+
+// replayableRunNames are the newest runs `replay` accepts
+// (usecase.Replayable: finished DIAGNOSIS runs), each with its query.
+func (a *app) replayableRunNames(cmd *cobra.Command) []string {
+	var out []string
+	for _, r := range a.recentRuns(cmd) {
+		if usecase.Replayable(&r) == nil {
+			out = append(out, described(r.ID, r.Query))
+		}
 	}
 	return out
 }
@@ -208,10 +221,11 @@ func (a *app) registerCompletions(root *cobra.Command) {
 		}
 	}
 	must(root.RegisterFlagCompletionFunc("output", flagValues(outputNames)))
-	for _, path := range [][]string{{"runs", "show"}, {"replay"}} {
-		if c, _, err := root.Find(path); err == nil {
-			c.ValidArgsFunction = firstArg(a.runIDNames)
-		}
+	if c, _, err := root.Find([]string{"runs", "show"}); err == nil {
+		c.ValidArgsFunction = firstArg(a.runIDNames)
+	}
+	if c, _, err := root.Find([]string{"replay"}); err == nil {
+		c.ValidArgsFunction = firstArg(a.replayableRunNames)
 	}
 	for _, path := range [][]string{{"runs"}, {"runs", "list"}, {"chat"}, {"diagnose"}} {
 		if c, _, err := root.Find(path); err == nil && c.Flags().Lookup("session") != nil {
