@@ -367,6 +367,7 @@ func (a *app) diagnoseTUI(ctx context.Context, d *usecase.Deps, req usecase.Diag
 	view := tui.NewDiagnose(tui.DiagnoseOptions{
 		Query: redact.Clean(req.Query), Budget: d.Budget, Renderer: renderer,
 		MarkdownStyle: tui.MarkdownStyle(a.io.Color, a.io.DarkBackground()),
+		ModelWait:     demoOnly(d.ModelName == demo.TranscriptNote, demo.PlayingNote),
 		OnCancel: func() {
 			mu.Lock()
 			defer mu.Unlock()

@@ -295,6 +295,7 @@ func TestDemoPacedInTmux(t *testing.T) {
 	bin := build(t)
 	p := session(t, tmux, demoCommand(t, bin)+" diagnose; echo EXIT=$?; sleep 60")
 	start := time.Now()
+	p.waitFor(`playing the scripted demo transcript…`, 20*time.Second)
 	mid := p.waitFor(`tool calls[^\n]*[1-3]/6`, 20*time.Second)
 	if strings.Contains(mid, "EXIT=") {
 		t.Fatalf("the run had ended when the panel was first seen:\n%s", mid)
@@ -427,5 +428,51 @@ func TestTablesFitTerminalInTmux(t *testing.T) {
 	}
 	if longest <= width {
 		t.Errorf("piped skills list has no line over %d columns; the descriptions were cut", width)
+	}
+}
+
+// The demo chat says on its first screen, before anything is typed, that it
+// is scripted and which question works; Tab fills that question in, the
+// spinner says the transcript plays, and the resume hint left in the
+// scrollback repeats --demo and --db, so following it works (no
+// ROUTING_UNAVAILABLE).
+func TestChatDemoExplainsItselfInTmux(t *testing.T) {
+	tmux := needTmux(t)
+	bin := build(t)
+	dir := t.TempDir()
+	envPrefix := "env -i PATH=" + os.Getenv("PATH") + " HOME=" + dir + " TERM=xterm-256color NO_COLOR=1" +
+		" XDG_DATA_HOME=" + dir + " XDG_CONFIG_HOME=" + dir + " XDG_CACHE_HOME=" + dir + " OLLAMA_HOST=" + testenv.ClosedURL(t) + " "
+	db := filepath.Join(dir, "superbiz.db")
+	name := "superbiz-e2e-" + strings.ReplaceAll(filepath.Base(t.TempDir()), "_", "")
+	p := pane{t: t, tmux: tmux, name: name}
+	p.run("new-session", "-d", "-s", name, "-x", "80", "-y", "30", envPrefix+bin+" chat --demo --db "+db+"; echo EXIT=$?; sleep 60")
+	t.Cleanup(func() { _ = exec.Command(tmux, "kill-session", "-t", name).Run() })
+
+	first := p.waitFor(`tab fills the demo question`, 20*time.Second)
+	t.Logf("first screen:\n%s", first)
+	for _, want := range []string{"Demo: this chat is scripted (no model reachable at", "  payment timeouts on order-service since 14:00, many 504s at checkout", "Tab fills it in, Enter sends it."} {
+		if !strings.Contains(first, want) {
+			t.Errorf("the first screen lacks %q", want)
+		}
+	}
+	p.run("send-keys", "-t", p.name, "Tab")
+	p.waitFor(`› payment timeouts on order-service since 14:00, many 504s at checkout\s*\n`, 10*time.Second)
+	p.run("send-keys", "-t", p.name, "Enter")
+	p.waitFor(`playing the scripted demo transcript…`, 20*time.Second)
+	p.waitFor(`References[\s\S]*tab fills the demo question`, 30*time.Second)
+	p.run("send-keys", "-t", p.name, "C-d")
+	end := p.waitFor(`EXIT=\d+`, 20*time.Second)
+	joined := p.run("capture-pane", "-p", "-J", "-S", "-", "-t", name) // with the scrollback
+	if !strings.Contains(joined, "[DIAGNOSIS] SUCCESS · run r_") {
+		t.Errorf("the demo question was not diagnosed:\n%s", joined)
+	}
+	m := regexp.MustCompile(`resume with: superbiz (chat --session s_\w+ --demo --db \S+)`).FindStringSubmatch(joined)
+	if !strings.Contains(end, "EXIT=0") || m == nil {
+		t.Fatalf("want EXIT=0 and a resume hint with --demo and --db:\n%s", joined)
+	}
+	resume := exec.Command("sh", "-c", "echo hello | "+envPrefix+bin+" "+m[1])
+	out, err := resume.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "[SYSTEM_CHAT] SUCCESS · run r_") {
+		t.Fatalf("following the hint %q: %v\n%s", m[1], err, out)
 	}
 }

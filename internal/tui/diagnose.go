@@ -47,6 +47,9 @@ type DiagnoseOptions struct {
 	// MarkdownStyle is the Markdown style of the report (see
 	// MarkdownStyle; "": notty).
 	MarkdownStyle string
+	// ModelWait is the spinner row's text while a model call runs ("":
+	// "waiting for the model…"); a demo says it plays its transcript.
+	ModelWait string
 	// OnCancel asks the engine to cancel the run (cmd cancels the
 	// RunContext, which then ends CANCELLED and still sends its report). It
 	// runs as a command, outside Update. nil: q and Ctrl-C quit at once.
@@ -82,7 +85,7 @@ func NewDiagnose(o DiagnoseOptions) Diagnose {
 	if w <= 0 {
 		w = defaultWidth
 	}
-	run := runState{query: o.Query}
+	run := runState{query: o.Query, modelWait: o.ModelWait}
 	if o.Budget != (harness.Budget{}) {
 		run.budget, run.haveBudget = o.Budget, true
 		run.timeLeft, run.anchor = o.Budget.Deadline, o.Now()

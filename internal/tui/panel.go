@@ -84,7 +84,13 @@ type runState struct {
 	stopReason string
 	finished   bool
 	lifecycle  string
+	// modelWait is the spinner row's text while a model call runs ("":
+	// modelWaitDefault), so a demo says it plays its transcript.
+	modelWait string
 }
+
+// modelWaitDefault is the spinner row while a model call runs.
+const modelWaitDefault = "waiting for the model…"
 
 // apply folds one event into the state; now is the view's clock, used to
 // count the time left down between budget reports.
@@ -327,7 +333,11 @@ func (s *runState) waitLine(frame string, cancelling bool, now time.Time) string
 	case s.finished:
 		return ""
 	case s.modelBusy:
-		line := frame + "waiting for the model…"
+		wait := s.modelWait
+		if wait == "" {
+			wait = modelWaitDefault
+		}
+		line := frame + wait
 		if took := now.Sub(s.modelSince); !s.modelSince.IsZero() && took >= time.Second {
 			line += " " + clock(took)
 		}
