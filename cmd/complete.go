@@ -208,6 +208,7 @@ func outputNames(*cobra.Command) []string {
 		described(string(outputText), "plain text (the default)"),
 		described(string(outputMarkdown), "the answer as Markdown"),
 		described(string(outputJSON), "one JSON document"),
+		described(string(outputWide), "runs only: every column, whole"),
 	}
 }
 

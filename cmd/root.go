@@ -164,6 +164,9 @@ what it checked, or says honestly what is missing.`,
 			if err := cmd.ValidateFlagGroups(); err != nil {
 				return &ExitError{Code: ExitUsage, Err: err, Usage: true}
 			}
+			if a.flags.output == outputWide && !takesWide(cmd.CommandPath()) {
+				return &ExitError{Code: ExitUsage, Err: fmt.Errorf("-o wide is for `superbiz runs` only; %s takes text, markdown or json", cmd.CommandPath()), Usage: true}
+			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -187,7 +190,7 @@ what it checked, or says honestly what is missing.`,
 	pf.StringVar(&a.flags.model, "model", "", "model name (env "+config.EnvModel+"; default "+def.Name+")")
 	pf.StringVar(&a.flags.host, "host", "", "Ollama server URL (env "+config.EnvOllamaHost+"; default "+def.Host.Redacted()+")")
 	pf.StringVar(&a.flags.provider, "provider", "", "model provider: ollama or openai (env "+config.EnvProvider+"; default "+def.Provider+")")
-	pf.VarP(&a.flags.output, "output", "o", "output format: text, markdown or json")
+	pf.VarP(&a.flags.output, "output", "o", "output format: text, markdown or json (runs: also wide, every column)")
 	pf.BoolVar(&a.flags.noTUI, "no-tui", false, "never draw the terminal UI: progress on stderr, answer on stdout")
 	pf.BoolVar(&a.flags.demo, "demo", false, "use the built-in demo workspace (runbooks, logs, orders database)")
 

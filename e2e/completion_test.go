@@ -77,7 +77,7 @@ func TestCompletion(t *testing.T) {
 			}
 		}
 	}
-	if got := complete("runs", "-o", ""); len(got) != 3 || !strings.HasPrefix(got[2], "json\t") {
-		t.Errorf("-o: %q, want text, markdown and json", got)
+	if got := complete("runs", "-o", ""); len(got) != 4 || !strings.HasPrefix(got[2], "json\t") || !strings.HasPrefix(got[3], "wide\t") {
+		t.Errorf("-o: %q, want text, markdown, json and wide", got)
 	}
 }

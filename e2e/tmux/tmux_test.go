@@ -476,3 +476,58 @@ func TestChatDemoExplainsItselfInTmux(t *testing.T) {
 		t.Fatalf("following the hint %q: %v\n%s", m[1], err, out)
 	}
 }
+
+// `runs` on an 80- and a 100-column terminal: no line wraps, times are
+// short, calls read model/tool, the query is cut with …, and a replay is
+// marked ↻; -o wide on the same terminal shows every column (REPLAY OF
+// among them) with the whole query, and -o json says replay_of.
+func TestRunsFitInTmux(t *testing.T) {
+	tmux := needTmux(t)
+	bin := build(t)
+	c := demoCommand(t, bin)
+	run := func(args string) string {
+		out, err := exec.Command("sh", "-c", c+" "+args).Output()
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	run("diagnose -o json")
+	var listed []struct {
+		RunID    string  `json:"run_id"`
+		ReplayOf *string `json:"replay_of"`
+	}
+	if err := json.Unmarshal([]byte(run("runs -o json")), &listed); err != nil || len(listed) != 1 {
+		t.Fatalf("runs -o json: %v %+v", err, listed)
+	}
+	orig := listed[0].RunID
+	run("replay " + orig)
+	if err := json.Unmarshal([]byte(run("runs -o json")), &listed); err != nil || len(listed) != 2 ||
+		listed[0].ReplayOf == nil || *listed[0].ReplayOf != orig || listed[1].ReplayOf != nil {
+		t.Fatalf("runs -o json: want the replay first with replay_of %s: %v %+v", orig, err, listed)
+	}
+	replay := listed[0].RunID
+	for _, width := range []int{80, 100} {
+		name := "superbiz-e2e-" + strings.ReplaceAll(filepath.Base(t.TempDir()), "_", "")
+		p := pane{t: t, tmux: tmux, name: name}
+		p.run("new-session", "-d", "-s", name, "-x", strconv.Itoa(width), "-y", "30", c+" runs; "+c+" runs -o wide; echo EXIT=$?; sleep 60")
+		t.Cleanup(func() { _ = exec.Command(tmux, "kill-session", "-t", name).Run() })
+		p.waitFor(`EXIT=0`, 30*time.Second)
+		joined := p.run("capture-pane", "-p", "-J", "-t", name)
+		t.Logf("%d columns:\n%s", width, joined)
+		fitted, wide, _ := strings.Cut(joined, "\nRUN ")
+		lines := strings.Split(strings.TrimSpace(fitted), "\n")
+		for _, l := range lines {
+			if n := utf8.RuneCountInString(strings.TrimRight(l, " ")); n > width {
+				t.Errorf("%d columns: a line of %d wrapped: %q", width, n, l)
+			}
+		}
+		row := regexp.MustCompile(`^↻ ` + replay + `  \d\d-\d\d \d\d:\d\d  .*SUCCESS .* 7/4 .* payment timeouts on.*…$`)
+		if len(lines) != 3 || !row.MatchString(strings.TrimRight(lines[1], " ")) || !strings.HasPrefix(lines[2], orig+"  ") {
+			t.Errorf("%d columns: want the header, the replay marked ↻ (short time, 7/4, the query cut) and the original:\n%s", width, fitted)
+		}
+		if !strings.Contains(wide, "REPLAY OF") || !strings.Contains(wide, "STOP") || !strings.Contains(wide, orig+"  payment timeouts on order-service since 14:00, many 504s at checkout") {
+			t.Errorf("%d columns: -o wide lacks a column or the whole query:\nRUN %s", width, wide)
+		}
+	}
+}
