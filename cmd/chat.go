@@ -58,6 +58,11 @@ func (a *app) runChat(cmd *cobra.Command, session string, cont bool) error {
 	}
 	defer w.Close()
 	cfg := w.cfg
+	if session != "" {
+		if session, err = resolveSession(ctx, w.store, session, true); err != nil {
+			return err
+		}
+	}
 	if err := a.noteFreshSession(ctx, w, cont); err != nil {
 		return storeFailure(cfg.DBPath, err)
 	}

@@ -181,6 +181,11 @@ func (a *app) runDiagnose(cmd *cobra.Command, args []string, f diagnoseFlags) er
 	if err != nil {
 		return err
 	}
+	if f.session != "" {
+		if f.session, err = resolveSession(ctx, w.store, f.session, true); err != nil {
+			return err
+		}
+	}
 	if err := a.noteFreshSession(ctx, w, f.cont); err != nil {
 		return storeFailure(cfg.DBPath, err)
 	}
