@@ -117,8 +117,7 @@ func TestChatInTmux(t *testing.T) {
 	db := filepath.Join(dir, "superbiz.db")
 	name := "superbiz-e2e-" + strings.ReplaceAll(filepath.Base(dir), "_", "")
 	p := pane{t: t, tmux: tmux, name: name}
-	shell := "env -i PATH=" + os.Getenv("PATH") + " HOME=" + dir + " TERM=xterm-256color NO_COLOR=1" +
-		" XDG_DATA_HOME=" + dir + " XDG_CONFIG_HOME=" + dir + " " + bin + " chat --demo --db " + db + " --host " + srv.URL() +
+	shell := cleanEnv(dir) + bin + " chat --demo --db " + db + " --host " + srv.URL() +
 		"; echo EXIT=$?; sleep 60"
 	p.run("new-session", "-d", "-s", name, "-x", "110", "-y", "40", shell)
 	t.Cleanup(func() { _ = exec.Command(tmux, "kill-session", "-t", name).Run() })
@@ -228,8 +227,7 @@ func TestDiagnoseCancelInTmux(t *testing.T) {
 			srv := scriptedModel(t)
 			dir := t.TempDir()
 			db := filepath.Join(dir, "superbiz.db")
-			shell := "env -i PATH=" + os.Getenv("PATH") + " HOME=" + dir + " TERM=xterm-256color NO_COLOR=1" +
-				" XDG_DATA_HOME=" + dir + " XDG_CONFIG_HOME=" + dir + " " + bin + " diagnose --demo --db " + db + " --host " + srv.URL() +
+			shell := cleanEnv(dir) + bin + " diagnose --demo --db " + db + " --host " + srv.URL() +
 				" 'why is latency high on the gateway?'; echo EXIT=$?; sleep 60"
 			p := session(t, tmux, shell)
 			p.waitFor(`waiting for the model`, 20*time.Second)
@@ -258,8 +256,7 @@ func TestChatSIGTERMInTmux(t *testing.T) {
 	srv := scriptedModel(t)
 	dir := t.TempDir()
 	db := filepath.Join(dir, "superbiz.db")
-	shell := "env -i PATH=" + os.Getenv("PATH") + " HOME=" + dir + " TERM=xterm-256color NO_COLOR=1" +
-		" XDG_DATA_HOME=" + dir + " XDG_CONFIG_HOME=" + dir + " " + bin + " chat --demo --db " + db + " --host " + srv.URL() +
+	shell := cleanEnv(dir) + bin + " chat --demo --db " + db + " --host " + srv.URL() +
 		"; echo EXIT=$?; sleep 60"
 	p := session(t, tmux, shell)
 	p.waitFor(`(?i)message|›|>`, 20*time.Second)
@@ -277,6 +274,13 @@ func TestChatSIGTERMInTmux(t *testing.T) {
 		t.Fatalf("stored run %+v, want CANCELLED", r)
 	}
 	reliability.Record(t, reliability.SectionMutation, "chat TUI: exit 143 and the running turn stored CANCELLED on SIGTERM", map[string]any{"test": t.Name()})
+}
+
+// cleanEnv starts a command line with a clean environment whose home, data
+// and config directories are dir.
+func cleanEnv(dir string) string {
+	return "env -i PATH=" + os.Getenv("PATH") + " HOME=" + dir + " TERM=xterm-256color NO_COLOR=1" +
+		" XDG_DATA_HOME=" + dir + " XDG_CONFIG_HOME=" + dir + " "
 }
 
 // demoCommand is bin with --demo in a clean environment of its own, a store
@@ -529,5 +533,29 @@ func TestRunsFitInTmux(t *testing.T) {
 		if !strings.Contains(wide, "REPLAY OF") || !strings.Contains(wide, "STOP") || !strings.Contains(wide, orig+"  payment timeouts on order-service since 14:00, many 504s at checkout") {
 			t.Errorf("%d columns: -o wide lacks a column or the whole query:\nRUN %s", width, wide)
 		}
+	}
+}
+
+// Ctrl-C on a slow run keeps what was found on the screen: the tool line
+// ends with its tally, the footer said which key cancels, and the cancelled
+// screen says how many calls had gathered evidence.
+func TestDiagnoseCancelKeepsFindingsInTmux(t *testing.T) {
+	tmux := needTmux(t)
+	bin := build(t)
+	srv := scriptedModel(t)
+	dir := t.TempDir()
+	db := filepath.Join(dir, "superbiz.db")
+	shell := cleanEnv(dir) + bin + " diagnose --demo --db " + db + " --host " + srv.URL() +
+		" 'why do checkout payments fail?'; echo EXIT=$?; sleep 60"
+	p := session(t, tmux, shell)
+	p.waitFor(`q or ctrl\+c cancel`, 20*time.Second)
+	live := p.waitFor(`↳ query_logs .*→ EVIDENCE_FOUND · \d+ matched`, 20*time.Second)
+	t.Logf("live:\n%s", live)
+	p.run("send-keys", "-t", p.name, "C-c")
+	end := p.waitFor(`EXIT=\d+`, 20*time.Second)
+	t.Logf("after ctrl+c:\n%s", end)
+	if !strings.Contains(end, "EXIT=130") || !regexp.MustCompile(`↳ query_logs .*→ EVIDENCE_FOUND · \d+ matched`).MatchString(end) ||
+		!strings.Contains(end, "CANCELLED · 1 of 1 tool call had gathered evidence") {
+		t.Fatalf("the cancelled screen lost what was found:\n%s", end)
 	}
 }
