@@ -48,7 +48,7 @@ func TestReadmeInstallFromClone(t *testing.T) {
 	defer cancel()
 	install := exec.CommandContext(ctx, "go", "install", ".")
 	install.Dir = root
-	install.Env = append(os.Environ(), "GOBIN="+gobin)
+	install.Env = append(testenv.BuildEnv(), "GOBIN="+gobin)
 	if out, err := install.CombinedOutput(); err != nil {
 		t.Fatalf("go install .: %v\n%s", err, out)
 	}

@@ -39,6 +39,7 @@ func build(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "superbiz")
 	cmd := exec.Command("go", "build", "-o", bin, "github.com/superbiz/superbiz")
+	cmd.Env = testenv.BuildEnv() // without CI's -race: the binary a user builds
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
