@@ -55,8 +55,9 @@ type ChatOptions struct {
 	// Intro, when set, heads the conversation instead of the usual one-line
 	// hint (chat --demo says there that the chat is scripted).
 	Intro string
-	// Suggestion, when set, is the message Tab puts on an empty input line,
-	// shown as the line's placeholder (chat --demo's one working question).
+	// Suggestion, when set, is the message Tab (or ↑ before the first turn)
+	// puts on an empty input line, shown as the line's placeholder (chat
+	// --demo's one working question).
 	Suggestion string
 	// ModelWait is the spinner row's text while a model call runs ("":
 	// "waiting for the model…").
@@ -240,13 +241,21 @@ func (m Chat) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 			m.interrupted = true
 		}
 		return m, nil
-	case "tab":
-		if !m.running && m.opts.Suggestion != "" && m.input.Value() == "" {
+	case "tab", "up":
+		// Tab, or ↑ before the first turn (when there is nothing to scroll),
+		// puts the suggestion on an empty input line, as a shell's history.
+		if m.opts.Suggestion != "" && !m.running && m.input.Value() == "" && (k.String() == "tab" || len(m.turns) == 0) {
 			m.input.SetValue(m.opts.Suggestion)
 			m.input.CursorEnd()
+			return m, nil
 		}
-		return m, nil
-	case "pgup", "pgdown", "up", "down":
+		if k.String() == "tab" {
+			return m, nil
+		}
+		var cmd tea.Cmd
+		m.vp, cmd = m.vp.Update(k)
+		return m, cmd
+	case "pgup", "pgdown", "down":
 		var cmd tea.Cmd
 		m.vp, cmd = m.vp.Update(k)
 		return m, cmd
