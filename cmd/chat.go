@@ -58,23 +58,42 @@ func (a *app) runChat(cmd *cobra.Command, session string, cont bool) error {
 	}
 	defer w.Close()
 	cfg := w.cfg
+	if session != "" {
+		if session, err = resolveSession(ctx, w.store, session, true); err != nil {
+			return err
+		}
+	}
 	if err := a.noteFreshSession(ctx, w, cont); err != nil {
 		return storeFailure(cfg.DBPath, err)
 	}
 	d := w.deps()
 	d.FindAlert = a.findAlert(cfg)
 	useTUI := a.io.InTTY && a.io.ErrTTY && !a.flags.noTUI
+	var intro string
 	if a.flags.demo {
 		if why := a.modelUnusable(ctx, w); why != "" {
 			// The demo covers chat too: the scripted router and answers.
 			d.Model, d.ModelName = demo.NewChat(a.demoPace(useTUI)), demo.TranscriptNote
-			fmt.Fprintf(a.io.ErrOut, "superbiz: model: %s (%s); it diagnoses %q only\n", demo.TranscriptNote, why, demo.Query)
+			if useTUI {
+				// Said on the screen itself, before anything is typed.
+				intro = demo.ChatIntro(why)
+			} else {
+				fmt.Fprintf(a.io.ErrOut, "superbiz: model: %s (%s); it diagnoses %q only\n", demo.TranscriptNote, why, demo.Query)
+			}
 		}
 	}
 	if useTUI {
-		return storeFailure(cfg.DBPath, a.chatTUI(ctx, d, cfg, session, cont))
+		return storeFailure(cfg.DBPath, a.chatTUI(ctx, d, cfg, session, cont, intro))
 	}
 	return storeFailure(cfg.DBPath, a.chatLines(ctx, d, cfg, session, cont))
+}
+
+// demoOnly is text when a demo transcript plays, else "".
+func demoOnly(playing bool, text string) string {
+	if playing {
+		return text
+	}
+	return ""
 }
 
 // chatSession remembers the session across turns and cancels the turn in
@@ -279,7 +298,9 @@ func (g *turnGate) closeAndWait() {
 }
 
 // chatTUI is the full-screen chat on stderr.
-func (a *app) chatTUI(ctx context.Context, d *usecase.Deps, cfg *config.Config, session string, cont bool) error {
+// intro, when set, is the demo's notice, shown at the top of the screen with
+// the demo question one Tab away.
+func (a *app) chatTUI(ctx context.Context, d *usecase.Deps, cfg *config.Config, session string, cont bool, intro string) error {
 	s := &chatSession{id: session, cont: cont}
 	renderer := lipgloss.NewRenderer(a.io.ErrOut)
 	renderer.SetHasDarkBackground(a.io.DarkBackground()) // never query the terminal again
@@ -298,6 +319,9 @@ func (a *app) chatTUI(ctx context.Context, d *usecase.Deps, cfg *config.Config, 
 		Renderer:      renderer,
 		MarkdownStyle: tui.MarkdownStyle(a.io.Color, a.io.DarkBackground()),
 		CharLimit:     d.Limits.Query,
+		Intro:         intro,
+		Suggestion:    demoOnly(intro != "", demo.Query),
+		ModelWait:     demoOnly(intro != "", demo.PlayingNote),
 		OnSubmit: func(text string) {
 			if !turns.enter() {
 				return // the screen is gone: no new turn starts

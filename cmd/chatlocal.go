@@ -152,6 +152,32 @@ func (a *app) printConversation(said []chatSaid, sessionID string) error {
 	if sessionID == "" {
 		return nil
 	}
-	_, err := fmt.Fprintf(a.io.Out, "session %s · resume with: superbiz chat --session %s\n", sessionID, sessionID)
+	_, err := fmt.Fprintf(a.io.Out, "session %s · resume with: %s\n", sessionID, a.resumeCommand(sessionID))
 	return err
+}
+
+// resumeCommand is the command line that resumes a chat session: with the
+// flags this one needed to find the session and answer it the same way
+// (--demo, --config and --db when given), each value quoted for a POSIX shell.
+func (a *app) resumeCommand(sessionID string) string {
+	line := "superbiz chat --session " + shellWord(sessionID)
+	if a.flags.demo {
+		line += " --demo"
+	}
+	if a.flags.configPath != "" {
+		line += " --config " + shellWord(a.flags.configPath)
+	}
+	if a.flags.dbPath != "" {
+		line += " --db " + shellWord(a.flags.dbPath)
+	}
+	return line
+}
+
+// shellWord quotes s for a POSIX shell when it holds anything but
+// characters that never need quoting.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:=@%+,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/integration/playbooks"
 	"github.com/superbiz/superbiz/internal/textclip"
+	"github.com/superbiz/superbiz/internal/usecase"
 	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/runstore"
 )
@@ -120,6 +121,18 @@ func (a *app) runIDNames(cmd *cobra.Command) []string {
 	return out
 }
 
+// replayableRunNames are the newest runs `replay` accepts
+// (usecase.Replayable: finished DIAGNOSIS runs), each with its query.
+func (a *app) replayableRunNames(cmd *cobra.Command) []string {
+	var out []string
+	for _, r := range a.recentRuns(cmd) {
+		if usecase.Replayable(&r) == nil {
+			out = append(out, described(r.ID, r.Query))
+		}
+	}
+	return out
+}
+
 // sessionNames are the sessions of the newest runs, newest first, each with
 // the query of its newest run.
 func (a *app) sessionNames(cmd *cobra.Command) []string {
@@ -214,6 +227,7 @@ func outputNames(*cobra.Command) []string {
 		described(string(outputText), "plain text (the default)"),
 		described(string(outputMarkdown), "the answer as Markdown"),
 		described(string(outputJSON), "one JSON document"),
+		described(string(outputWide), "runs only: every column, whole"),
 	}
 }
 
@@ -227,10 +241,11 @@ func (a *app) registerCompletions(root *cobra.Command) {
 		}
 	}
 	must(root.RegisterFlagCompletionFunc("output", flagValues(outputNames)))
-	for _, path := range [][]string{{"runs", "show"}, {"replay"}} {
-		if c, _, err := root.Find(path); err == nil {
-			c.ValidArgsFunction = firstArg(a.runIDNames)
-		}
+	if c, _, err := root.Find([]string{"runs", "show"}); err == nil {
+		c.ValidArgsFunction = firstArg(a.runIDNames)
+	}
+	if c, _, err := root.Find([]string{"replay"}); err == nil {
+		c.ValidArgsFunction = firstArg(a.replayableRunNames)
 	}
 	for _, path := range [][]string{{"runs"}, {"runs", "list"}, {"chat"}, {"diagnose"}} {
 		if c, _, err := root.Find(path); err == nil && c.Flags().Lookup("session") != nil {

@@ -6,16 +6,39 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// completionInstall is how to install the completion in each shell, said
+// once: `completion --help` prints it and the README's Completion section
+// quotes every line of it (cmd/readme_test.go).
+const completionInstall = `bash (needs the bash-completion package: apt install bash-completion,
+dnf install bash-completion, or brew install bash-completion@2 on macOS;
+without it every Tab prints "_get_comp_words_by_ref: command not found"):
+
+  mkdir -p ~/.local/share/bash-completion/completions
+  superbiz completion bash > ~/.local/share/bash-completion/completions/superbiz
+
+zsh (compinit must run in ~/.zshrc: autoload -U compinit && compinit):
+
+  mkdir -p ~/.zfunc && superbiz completion zsh > ~/.zfunc/_superbiz
+  echo 'fpath=(~/.zfunc $fpath)' >> ~/.zshrc    # before compinit
+
+fish:
+
+  superbiz completion fish > ~/.config/fish/completions/superbiz.fish
+
+PowerShell:
+
+  superbiz completion powershell | Out-String | Invoke-Expression
+
+Open a new shell afterwards.`
+
 func (a *app) newCompletionCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "completion bash|zsh|fish|powershell",
 		Short: "Print the shell completion script",
-		Long: `Print the completion script for a shell. For example:
+		Long: `Print the completion script for a shell: commands, flags, run IDs, sessions,
+alert names, log sources, playbooks, tools and -o values. To install it:
 
-  superbiz completion bash > /etc/bash_completion.d/superbiz
-  superbiz completion zsh > "${fpath[1]}/_superbiz"
-  superbiz completion fish > ~/.config/fish/completions/superbiz.fish
-  superbiz completion powershell | Out-String | Invoke-Expression`,
+` + completionInstall,
 		ValidArgs:             []string{"bash", "zsh", "fish", "powershell"},
 		DisableFlagsInUseLine: true,
 		Args:                  exactArgs(1, "one shell name (bash, zsh, fish or powershell)"),

@@ -181,6 +181,11 @@ func (a *app) runDiagnose(cmd *cobra.Command, args []string, f diagnoseFlags) er
 	if err != nil {
 		return err
 	}
+	if f.session != "" {
+		if f.session, err = resolveSession(ctx, w.store, f.session, true); err != nil {
+			return err
+		}
+	}
 	if err := a.noteFreshSession(ctx, w, f.cont); err != nil {
 		return storeFailure(cfg.DBPath, err)
 	}
@@ -367,6 +372,7 @@ func (a *app) diagnoseTUI(ctx context.Context, d *usecase.Deps, req usecase.Diag
 	view := tui.NewDiagnose(tui.DiagnoseOptions{
 		Query: redact.Clean(req.Query), Budget: d.Budget, Renderer: renderer,
 		MarkdownStyle: tui.MarkdownStyle(a.io.Color, a.io.DarkBackground()),
+		ModelWait:     demoOnly(d.ModelName == demo.TranscriptNote, demo.PlayingNote),
 		OnCancel: func() {
 			mu.Lock()
 			defer mu.Unlock()

@@ -15,18 +15,30 @@ const (
 	outputText     outputFormat = "text"
 	outputMarkdown outputFormat = "markdown"
 	outputJSON     outputFormat = "json"
+	// outputWide is text with every column whole; only `runs` takes it.
+	outputWide outputFormat = "wide"
 )
+
+// takesWide reports whether the command (its path) prints a listing that
+// has a wide layout: only `runs` does.
+func takesWide(path string) bool {
+	switch path {
+	case "superbiz runs", "superbiz runs list":
+		return true
+	}
+	return false
+}
 
 func (o *outputFormat) String() string { return string(*o) }
 
 // Set implements pflag.Value.
 func (o *outputFormat) Set(v string) error {
 	switch f := outputFormat(v); f {
-	case outputText, outputMarkdown, outputJSON:
+	case outputText, outputMarkdown, outputJSON, outputWide:
 		*o = f
 		return nil
 	}
-	return fmt.Errorf("must be one of text, markdown, json")
+	return fmt.Errorf("must be one of text, markdown, json, wide (runs only)")
 }
 
 // Type implements pflag.Value; it is the placeholder shown in help.

@@ -70,7 +70,7 @@ func (a *app) runReplay(cmd *cobra.Command, id string, f replayFlags) error {
 	if err != nil {
 		return err
 	}
-	if err := usecase.Replayable(orig); err != nil {
+	if err := usecase.Replayable(&orig.RunSummary); err != nil {
 		return &ExitError{Code: ExitUsage, Err: err}
 	}
 	if s, ok, _ := orig.DecodeSettings(); ok && s.Demo && !a.flags.demo {

@@ -166,6 +166,9 @@ is missing.`,
 			if err := cmd.ValidateFlagGroups(); err != nil {
 				return &ExitError{Code: ExitUsage, Err: err, Usage: true}
 			}
+			if a.flags.output == outputWide && !takesWide(cmd.CommandPath()) {
+				return &ExitError{Code: ExitUsage, Err: fmt.Errorf("-o wide is for `superbiz runs` only; %s takes text, markdown or json", cmd.CommandPath()), Usage: true}
+			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -189,7 +192,7 @@ is missing.`,
 	pf.StringVar(&a.flags.model, "model", "", "model name (env "+config.EnvModel+"; default "+def.Name+")")
 	pf.StringVar(&a.flags.host, "host", "", "Ollama server URL, provider ollama (env "+config.EnvOllamaHost+"; default "+def.Host.Redacted()+"; provider openai: model.url or $"+config.EnvOpenAIBaseURL+")")
 	pf.StringVar(&a.flags.provider, "provider", "", "model provider: ollama, or openai for an OpenAI-compatible server (env "+config.EnvProvider+"; default "+def.Provider+")")
-	pf.VarP(&a.flags.output, "output", "o", "output format: text, markdown or json")
+	pf.VarP(&a.flags.output, "output", "o", "output format: text, markdown or json (runs: also wide, every column)")
 	pf.BoolVar(&a.flags.noTUI, "no-tui", false, "never draw the terminal UI: progress on stderr, answer on stdout")
 	pf.BoolVar(&a.flags.demo, "demo", false, "use the built-in demo workspace (runbooks, logs, orders database)")
 

@@ -96,10 +96,7 @@ func (a *app) runRunsList(cmd *cobra.Command, f runsFlags) (err error) {
 	}
 	defer func() { err = errors.Join(err, store.Close()) }()
 	if f.session != "" {
-		if _, err := store.GetSession(ctx, f.session); err != nil {
-			if errors.Is(err, runstore.ErrNotFound) {
-				return &ExitError{Code: ExitUsage, Err: fmt.Errorf("no session %s in %s (see `superbiz runs` for the sessions of recent runs)", f.session, store.Path())}
-			}
+		if f.session, err = resolveSession(ctx, store, f.session, false); err != nil {
 			return err
 		}
 	}
@@ -118,9 +115,13 @@ func noRunsLine(session string) string {
 	return "No runs yet: try `superbiz diagnose --demo`."
 }
 
-// getRun loads one run, mapping "no such run" to a usage error that names
-// the store looked in.
-func getRun(ctx context.Context, store *runstore.Store, id string) (*runstore.RunDetail, error) {
+// getRun loads the run ref names (an ID, last, last~N or a unique prefix),
+// mapping "no such run" to a usage error that names the store looked in.
+func getRun(ctx context.Context, store *runstore.Store, ref string) (*runstore.RunDetail, error) {
+	id, err := resolveRun(ctx, store, ref)
+	if err != nil {
+		return nil, err
+	}
 	d, err := store.GetRun(ctx, id)
 	if errors.Is(err, runstore.ErrNotFound) {
 		return nil, &notfound.Error{Kind: "run", Name: id, Where: store.Path(), Hint: "`superbiz runs` lists the runs"}

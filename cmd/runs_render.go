@@ -36,6 +36,8 @@ func runsRendererFor(output outputFormat, width int) runsRenderer {
 		return jsonRuns{}
 	case outputMarkdown:
 		return pageRuns{page: markdownPage{}}
+	case outputWide:
+		return pageRuns{page: textPage{}}
 	}
 	return pageRuns{page: textPage{}, width: width}
 }
@@ -49,26 +51,6 @@ type table struct {
 	// cutting the last column (with textclip.Marker) instead of letting the
 	// terminal wrap it; 0 keeps every cell whole (piped output, Markdown).
 	fit int
-}
-
-// runsTable is the listing of `runs` (docs/SPEC.md#superbiz-runs), its
-// QUERY column cut to fit width (0: whole).
-func runsTable(runs []runstore.RunSummary, width int) table {
-	t := table{fit: width, header: []string{"RUN", "CREATED", "INTENT", "STATUS", "OUTCOME", "STOP", "CALLS", "DURATION", "QUERY"}}
-	for _, r := range runs {
-		t.rows = append(t.rows, []string{
-			cell(r.ID),
-			r.CreatedAt.Local().Format("2006-01-02 15:04"),
-			orDash(cell(r.Intent)),
-			orDash(cell(r.Status)),
-			orDash(cell(r.ReleaseOutcome)),
-			orDash(cell(r.StopReason)),
-			fmt.Sprintf("%d/%d", r.Usage.ModelCalls, r.Usage.ToolCalls),
-			runDuration(r),
-			cell(r.Query),
-		})
-	}
-	return t
 }
 
 // runView is one run as `runs show` presents it in text and Markdown: the
@@ -316,14 +298,17 @@ type runPage interface {
 // content, laid out by its runPage.
 type pageRuns struct {
 	page  runPage
-	width int // the terminal width the listing fits, 0 for whole cells
+	width int // the terminal width the listing fits, 0 for every column whole
 }
 
 func (r pageRuns) list(w io.Writer, runs []runstore.RunSummary, empty string) error {
 	if len(runs) == 0 {
 		return writeString(w, empty+"\n")
 	}
-	return r.page.table(w, runsTable(runs, r.width))
+	if r.width > 0 {
+		return r.page.table(w, runsFitTable(runs, r.width))
+	}
+	return r.page.table(w, runsWideTable(runs))
 }
 
 // show writes `runs show` in the page's format.

@@ -175,7 +175,7 @@ func TestRunsUsageErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"runs", "--limit", "0"}, "--limit must be at least 1, got 0"},
-		{[]string{"runs", "--session", "s_nope"}, "no session s_nope in " + env["SUPERBIZ_DB"]},
+		{[]string{"runs", "--session", "s_nope"}, `unknown session "s_nope" in ` + env["SUPERBIZ_DB"]},
 		{[]string{"runs", "show"}, "superbiz: runs show takes one RUN_ID, got 0 argument(s)"},
 		{[]string{"runs", "show", "r_nope"}, `unknown run "r_nope" in ` + env["SUPERBIZ_DB"] + "\nhint: `superbiz runs` lists the runs"},
 		{[]string{"runs", "show", "r_nope", "-o", "json"}, `unknown run "r_nope" in `},

@@ -31,6 +31,13 @@ func TestCompletion(t *testing.T) {
 	}
 
 	first := e.run(t, "diagnose", "--demo", "-o", "json")
+	// An MCP client's direct tool call is stored as a TOOL_CALL run, which
+	// `runs show` shows and `replay` refuses.
+	s, stderr := mcpSession(t, e, nil, "--demo", "mcp")
+	if res := callTool(t, s, "query_logs", inPaymentErrors); res.IsError {
+		t.Fatalf("query_logs over MCP: %q\n%s", resultText(res), stderr)
+	}
+	_ = s.Close()
 	second := e.run(t, "diagnose", "--demo", "-o", "json")
 	if first.code != 0 || second.code != 0 {
 		t.Fatalf("demo runs: %s\n%s", first, second)
@@ -39,17 +46,19 @@ func TestCompletion(t *testing.T) {
 	newer := decodeOutput(t, second).RunID
 	const query = "\tpayment timeouts on order-service since 14:00, many 504s …"
 	want := []string{newer + query, runs + query}
-	for _, args := range [][]string{{"runs", "show", ""}, {"replay", ""}} {
-		if got := complete(args...); strings.Join(got, "\n") != strings.Join(want, "\n") {
-			t.Errorf("%q:\n%q\nwant\n%q", args, got, want)
-		}
+	if got := complete("replay", ""); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("replay offers:\n%q\nwant only the DIAGNOSIS runs\n%q", got, want)
+	}
+	shown := complete("runs", "show", "")
+	if len(shown) != 3 || shown[0] != want[0] || shown[2] != want[1] || !strings.Contains(shown[1], "\tquery_logs ") {
+		t.Errorf("runs show offers:\n%q\nwant the three runs, the tool call between the diagnoses", shown)
 	}
 	if got := complete("replay", runs, ""); len(got) != 0 {
 		t.Errorf("replay's second argument: %q, want nothing", got)
 	}
 	sessions := complete("chat", "--session", "")
-	if len(sessions) != 2 || !strings.HasPrefix(sessions[0], "s_") || !strings.HasSuffix(sessions[0], query) || sessions[0] == sessions[1] {
-		t.Errorf("chat --session: %q, want the two sessions, newest first", sessions)
+	if len(sessions) != 3 || !strings.HasPrefix(sessions[0], "s_") || !strings.HasSuffix(sessions[0], query) || !strings.HasSuffix(sessions[2], query) || sessions[0] == sessions[2] {
+		t.Errorf("chat --session: %q, want the three sessions (the MCP server's between the diagnoses'), newest first", sessions)
 	}
 	if got := complete("runs", "--session", ""); strings.Join(got, "\n") != strings.Join(sessions, "\n") {
 		t.Errorf("runs --session: %q, want %q", got, sessions)
@@ -68,7 +77,7 @@ func TestCompletion(t *testing.T) {
 			}
 		}
 	}
-	if got := complete("runs", "-o", ""); len(got) != 3 || !strings.HasPrefix(got[2], "json\t") {
-		t.Errorf("-o: %q, want text, markdown and json", got)
+	if got := complete("runs", "-o", ""); len(got) != 4 || !strings.HasPrefix(got[2], "json\t") || !strings.HasPrefix(got[3], "wide\t") {
+		t.Errorf("-o: %q, want text, markdown, json and wide", got)
 	}
 }

@@ -48,6 +48,7 @@ func mainWithSetup(m *testing.M) int {
 	defer os.RemoveAll(dir)
 	suite.bin = filepath.Join(dir, "superbiz")
 	build := exec.Command("go", "build", "-o", suite.bin, "github.com/superbiz/superbiz")
+	build.Env = testenv.BuildEnv() // without CI's -race: the binary a user builds
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintf(os.Stderr, "e2e: build the binary: %v\n", err)

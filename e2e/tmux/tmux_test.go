@@ -39,6 +39,7 @@ func build(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "superbiz")
 	cmd := exec.Command("go", "build", "-o", bin, "github.com/superbiz/superbiz")
+	cmd.Env = testenv.BuildEnv() // without CI's -race: the binary a user builds
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
@@ -117,8 +118,7 @@ func TestChatInTmux(t *testing.T) {
 	db := filepath.Join(dir, "superbiz.db")
 	name := "superbiz-e2e-" + strings.ReplaceAll(filepath.Base(dir), "_", "")
 	p := pane{t: t, tmux: tmux, name: name}
-	shell := "env -i PATH=" + os.Getenv("PATH") + " HOME=" + dir + " TERM=xterm-256color NO_COLOR=1" +
-		" XDG_DATA_HOME=" + dir + " XDG_CONFIG_HOME=" + dir + " " + bin + " chat --demo --db " + db + " --host " + srv.URL() +
+	shell := cleanEnv(dir) + bin + " chat --demo --db " + db + " --host " + srv.URL() +
 		"; echo EXIT=$?; sleep 60"
 	p.run("new-session", "-d", "-s", name, "-x", "110", "-y", "40", shell)
 	t.Cleanup(func() { _ = exec.Command(tmux, "kill-session", "-t", name).Run() })
@@ -228,8 +228,7 @@ func TestDiagnoseCancelInTmux(t *testing.T) {
 			srv := scriptedModel(t)
 			dir := t.TempDir()
 			db := filepath.Join(dir, "superbiz.db")
-			shell := "env -i PATH=" + os.Getenv("PATH") + " HOME=" + dir + " TERM=xterm-256color NO_COLOR=1" +
-				" XDG_DATA_HOME=" + dir + " XDG_CONFIG_HOME=" + dir + " " + bin + " diagnose --demo --db " + db + " --host " + srv.URL() +
+			shell := cleanEnv(dir) + bin + " diagnose --demo --db " + db + " --host " + srv.URL() +
 				" 'why is latency high on the gateway?'; echo EXIT=$?; sleep 60"
 			p := session(t, tmux, shell)
 			p.waitFor(`waiting for the model`, 20*time.Second)
@@ -258,8 +257,7 @@ func TestChatSIGTERMInTmux(t *testing.T) {
 	srv := scriptedModel(t)
 	dir := t.TempDir()
 	db := filepath.Join(dir, "superbiz.db")
-	shell := "env -i PATH=" + os.Getenv("PATH") + " HOME=" + dir + " TERM=xterm-256color NO_COLOR=1" +
-		" XDG_DATA_HOME=" + dir + " XDG_CONFIG_HOME=" + dir + " " + bin + " chat --demo --db " + db + " --host " + srv.URL() +
+	shell := cleanEnv(dir) + bin + " chat --demo --db " + db + " --host " + srv.URL() +
 		"; echo EXIT=$?; sleep 60"
 	p := session(t, tmux, shell)
 	p.waitFor(`(?i)message|›|>`, 20*time.Second)
@@ -279,6 +277,13 @@ func TestChatSIGTERMInTmux(t *testing.T) {
 	reliability.Record(t, reliability.SectionMutation, "chat TUI: exit 143 and the running turn stored CANCELLED on SIGTERM", map[string]any{"test": t.Name()})
 }
 
+// cleanEnv starts a command line with a clean environment whose home, data
+// and config directories are dir.
+func cleanEnv(dir string) string {
+	return "env -i PATH=" + os.Getenv("PATH") + " HOME=" + dir + " TERM=xterm-256color NO_COLOR=1" +
+		" XDG_DATA_HOME=" + dir + " XDG_CONFIG_HOME=" + dir + " "
+}
+
 // demoCommand is bin with --demo in a clean environment of its own, a store
 // in a temporary directory and no model (an address that cannot answer).
 func demoCommand(t *testing.T, bin string) string {
@@ -295,6 +300,7 @@ func TestDemoPacedInTmux(t *testing.T) {
 	bin := build(t)
 	p := session(t, tmux, demoCommand(t, bin)+" diagnose; echo EXIT=$?; sleep 60")
 	start := time.Now()
+	p.waitFor(`playing the scripted demo transcript…`, 20*time.Second)
 	mid := p.waitFor(`tool calls[^\n]*[1-3]/6`, 20*time.Second)
 	if strings.Contains(mid, "EXIT=") {
 		t.Fatalf("the run had ended when the panel was first seen:\n%s", mid)
@@ -427,5 +433,130 @@ func TestTablesFitTerminalInTmux(t *testing.T) {
 	}
 	if longest <= width {
 		t.Errorf("piped skills list has no line over %d columns; the descriptions were cut", width)
+	}
+}
+
+// The demo chat says on its first screen, before anything is typed, that it
+// is scripted and which question works; Tab fills that question in, the
+// spinner says the transcript plays, and the resume hint left in the
+// scrollback repeats --demo and --db, so following it works (no
+// ROUTING_UNAVAILABLE).
+func TestChatDemoExplainsItselfInTmux(t *testing.T) {
+	tmux := needTmux(t)
+	bin := build(t)
+	dir := t.TempDir()
+	envPrefix := "env -i PATH=" + os.Getenv("PATH") + " HOME=" + dir + " TERM=xterm-256color NO_COLOR=1" +
+		" XDG_DATA_HOME=" + dir + " XDG_CONFIG_HOME=" + dir + " XDG_CACHE_HOME=" + dir + " OLLAMA_HOST=" + testenv.ClosedURL(t) + " "
+	db := filepath.Join(dir, "superbiz.db")
+	name := "superbiz-e2e-" + strings.ReplaceAll(filepath.Base(t.TempDir()), "_", "")
+	p := pane{t: t, tmux: tmux, name: name}
+	p.run("new-session", "-d", "-s", name, "-x", "80", "-y", "30", envPrefix+bin+" chat --demo --db "+db+"; echo EXIT=$?; sleep 60")
+	t.Cleanup(func() { _ = exec.Command(tmux, "kill-session", "-t", name).Run() })
+
+	first := p.waitFor(`tab fills the demo question`, 20*time.Second)
+	t.Logf("first screen:\n%s", first)
+	for _, want := range []string{"Demo: this chat is scripted (no model reachable at", "  payment timeouts on order-service since 14:00, many 504s at checkout", "Tab fills it in, Enter sends it."} {
+		if !strings.Contains(first, want) {
+			t.Errorf("the first screen lacks %q", want)
+		}
+	}
+	p.run("send-keys", "-t", p.name, "Tab")
+	p.waitFor(`› payment timeouts on order-service since 14:00, many 504s at checkout\s*\n`, 10*time.Second)
+	p.run("send-keys", "-t", p.name, "Enter")
+	p.waitFor(`playing the scripted demo transcript…`, 20*time.Second)
+	p.waitFor(`References[\s\S]*tab fills the demo question`, 30*time.Second)
+	p.run("send-keys", "-t", p.name, "C-d")
+	end := p.waitFor(`EXIT=\d+`, 20*time.Second)
+	joined := p.run("capture-pane", "-p", "-J", "-S", "-", "-t", name) // with the scrollback
+	if !strings.Contains(joined, "[DIAGNOSIS] SUCCESS · run r_") {
+		t.Errorf("the demo question was not diagnosed:\n%s", joined)
+	}
+	m := regexp.MustCompile(`resume with: superbiz (chat --session s_\w+ --demo --db \S+)`).FindStringSubmatch(joined)
+	if !strings.Contains(end, "EXIT=0") || m == nil {
+		t.Fatalf("want EXIT=0 and a resume hint with --demo and --db:\n%s", joined)
+	}
+	resume := exec.Command("sh", "-c", "echo hello | "+envPrefix+bin+" "+m[1])
+	out, err := resume.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "[SYSTEM_CHAT] SUCCESS · run r_") {
+		t.Fatalf("following the hint %q: %v\n%s", m[1], err, out)
+	}
+}
+
+// `runs` on an 80- and a 100-column terminal: no line wraps, times are
+// short, calls read model/tool, the query is cut with …, and a replay is
+// marked ↻; -o wide on the same terminal shows every column (REPLAY OF
+// among them) with the whole query, and -o json says replay_of.
+func TestRunsFitInTmux(t *testing.T) {
+	tmux := needTmux(t)
+	bin := build(t)
+	c := demoCommand(t, bin)
+	run := func(args string) string {
+		out, err := exec.Command("sh", "-c", c+" "+args).Output()
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	run("diagnose -o json")
+	var listed []struct {
+		RunID    string  `json:"run_id"`
+		ReplayOf *string `json:"replay_of"`
+	}
+	if err := json.Unmarshal([]byte(run("runs -o json")), &listed); err != nil || len(listed) != 1 {
+		t.Fatalf("runs -o json: %v %+v", err, listed)
+	}
+	orig := listed[0].RunID
+	run("replay " + orig)
+	if err := json.Unmarshal([]byte(run("runs -o json")), &listed); err != nil || len(listed) != 2 ||
+		listed[0].ReplayOf == nil || *listed[0].ReplayOf != orig || listed[1].ReplayOf != nil {
+		t.Fatalf("runs -o json: want the replay first with replay_of %s: %v %+v", orig, err, listed)
+	}
+	replay := listed[0].RunID
+	for _, width := range []int{80, 100} {
+		name := "superbiz-e2e-" + strings.ReplaceAll(filepath.Base(t.TempDir()), "_", "")
+		p := pane{t: t, tmux: tmux, name: name}
+		p.run("new-session", "-d", "-s", name, "-x", strconv.Itoa(width), "-y", "30", c+" runs; "+c+" runs -o wide; echo EXIT=$?; sleep 60")
+		t.Cleanup(func() { _ = exec.Command(tmux, "kill-session", "-t", name).Run() })
+		p.waitFor(`EXIT=0`, 30*time.Second)
+		joined := p.run("capture-pane", "-p", "-J", "-t", name)
+		t.Logf("%d columns:\n%s", width, joined)
+		fitted, wide, _ := strings.Cut(joined, "\nRUN ")
+		lines := strings.Split(strings.TrimSpace(fitted), "\n")
+		for _, l := range lines {
+			if n := utf8.RuneCountInString(strings.TrimRight(l, " ")); n > width {
+				t.Errorf("%d columns: a line of %d wrapped: %q", width, n, l)
+			}
+		}
+		row := regexp.MustCompile(`^↻ ` + replay + `  \d\d-\d\d \d\d:\d\d  .*SUCCESS .* 7/4 .* payment timeouts on.*…$`)
+		if len(lines) != 3 || !row.MatchString(strings.TrimRight(lines[1], " ")) || !strings.HasPrefix(lines[2], orig+"  ") {
+			t.Errorf("%d columns: want the header, the replay marked ↻ (short time, 7/4, the query cut) and the original:\n%s", width, fitted)
+		}
+		if !strings.Contains(wide, "REPLAY OF") || !strings.Contains(wide, "STOP") || !strings.Contains(wide, orig+"  payment timeouts on order-service since 14:00, many 504s at checkout") {
+			t.Errorf("%d columns: -o wide lacks a column or the whole query:\nRUN %s", width, wide)
+		}
+	}
+}
+
+// Ctrl-C on a slow run keeps what was found on the screen: the tool line
+// ends with its tally, the footer said which key cancels, and the cancelled
+// screen says how many calls had gathered evidence.
+func TestDiagnoseCancelKeepsFindingsInTmux(t *testing.T) {
+	tmux := needTmux(t)
+	bin := build(t)
+	srv := scriptedModel(t)
+	dir := t.TempDir()
+	db := filepath.Join(dir, "superbiz.db")
+	shell := cleanEnv(dir) + bin + " diagnose --demo --db " + db + " --host " + srv.URL() +
+		" 'why do checkout payments fail?'; echo EXIT=$?; sleep 60"
+	p := session(t, tmux, shell)
+	p.waitFor(`q or ctrl\+c cancel`, 20*time.Second)
+	live := p.waitFor(`↳ query_logs .*→ EVIDENCE_FOUND · \d+ matched`, 20*time.Second)
+	t.Logf("live:\n%s", live)
+	p.run("send-keys", "-t", p.name, "C-c")
+	end := p.waitFor(`EXIT=\d+`, 20*time.Second)
+	t.Logf("after ctrl+c:\n%s", end)
+	if !strings.Contains(end, "EXIT=130") || !regexp.MustCompile(`↳ query_logs .*→ EVIDENCE_FOUND · \d+ matched`).MatchString(end) ||
+		!strings.Contains(end, "CANCELLED · 1 of 1 tool call had gathered evidence") {
+		t.Fatalf("the cancelled screen lost what was found:\n%s", end)
 	}
 }

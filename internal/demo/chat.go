@@ -18,6 +18,20 @@ const ChatAnswer = "This chat runs on the scripted demo model, because no model 
 	"It diagnoses one question from the demo workspace: \"" + Query + "\". " +
 	"For any other message, start Ollama (`ollama serve`, then `ollama pull qwen3:8b`) and chat again."
 
+// PlayingNote is the spinner row of a demo run while the scripted
+// transcript answers a model call (instead of "waiting for the model…").
+const PlayingNote = "playing the scripted demo transcript…"
+
+// ChatIntro heads the demo chat screen before anything is typed: that the
+// chat is scripted and why, the one question it diagnoses, and that Tab
+// fills it in. Each line fits 80 columns.
+func ChatIntro(why string) string {
+	return "Demo: this chat is scripted (" + why + ").\n" +
+		"It diagnoses one question on the demo data, with the real tools:\n" +
+		"  " + Query + "\n" +
+		"Tab fills it in, Enter sends it. Other messages get a fixed answer."
+}
+
 // Chat is the scripted model of `chat --demo` when no model can answer: the
 // router sends Query to DIAGNOSIS, where Transcript plays (afresh for each such
 // message), and every other message to SYSTEM_CHAT, answered with ChatAnswer.

@@ -142,3 +142,24 @@ func (r *Recorder) Skipf(format string, args ...any) { r.SkipMsg = fmt.Sprintf(f
 
 // Helper does nothing: the recorder is not the test that reports lines.
 func (r *Recorder) Helper() {}
+
+// BuildEnv is the environment for a test's `go build` of the superbiz
+// binary: this process's, with -race taken out of GOFLAGS. CI runs the
+// README's `go test ./...` with GOFLAGS=-race for the test processes; the
+// binary the end-to-end tests drive is built as a user builds it, so its
+// times and memory (docs/RELIABILITY.md) are a user's.
+func BuildEnv() []string {
+	env := os.Environ()
+	for i, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "GOFLAGS="); ok {
+			var kept []string
+			for _, f := range strings.Fields(v) {
+				if f != "-race" && f != "-race=true" {
+					kept = append(kept, f)
+				}
+			}
+			env[i] = "GOFLAGS=" + strings.Join(kept, " ")
+		}
+	}
+	return env
+}

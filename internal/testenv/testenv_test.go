@@ -105,3 +105,22 @@ func TestClosedURL(t *testing.T) {
 		t.Errorf("dialing %s: %v, want connection refused", u, err)
 	}
 }
+
+// BuildEnv drops -race from GOFLAGS and keeps every other flag and variable.
+func TestBuildEnv(t *testing.T) {
+	t.Setenv("GOFLAGS", "-mod=mod -race -trimpath")
+	t.Setenv("SUPERBIZ_BUILDENV_PROBE", "kept")
+	var goflags, probe string
+	n := 0
+	for _, kv := range BuildEnv() {
+		if v, ok := strings.CutPrefix(kv, "GOFLAGS="); ok {
+			goflags, n = v, n+1
+		}
+		if v, ok := strings.CutPrefix(kv, "SUPERBIZ_BUILDENV_PROBE="); ok {
+			probe = v
+		}
+	}
+	if goflags != "-mod=mod -trimpath" || n != 1 || probe != "kept" {
+		t.Errorf("GOFLAGS %q (%d times), probe %q; want -mod=mod -trimpath once and the probe kept", goflags, n, probe)
+	}
+}

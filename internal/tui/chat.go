@@ -52,6 +52,16 @@ type ChatOptions struct {
 	// Past are the session's turns stored before the screen opened (chat
 	// --continue or --session), shown above the prompt, oldest first.
 	Past []PastTurn
+	// Intro, when set, heads the conversation instead of the usual one-line
+	// hint (chat --demo says there that the chat is scripted).
+	Intro string
+	// Suggestion, when set, is the message Tab (or ↑ before the first turn)
+	// puts on an empty input line, shown as the line's placeholder (chat
+	// --demo's one working question).
+	Suggestion string
+	// ModelWait is the spinner row's text while a model call runs ("":
+	// "waiting for the model…").
+	ModelWait string
 }
 
 // PastTurn is one stored turn of the session: its message and how it ended.
@@ -112,6 +122,9 @@ func NewChat(o ChatOptions) Chat {
 	in := textinput.New()
 	in.Prompt = "› "
 	in.Placeholder = "describe the problem, or ask about a runbook"
+	if o.Suggestion != "" {
+		in.Placeholder = o.Suggestion + "  (tab)"
+	}
 	in.CharLimit = o.CharLimit
 	in.Cursor.SetMode(cursor.CursorStatic)
 	in.Focus()
@@ -228,7 +241,21 @@ func (m Chat) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 			m.interrupted = true
 		}
 		return m, nil
-	case "pgup", "pgdown", "up", "down":
+	case "tab", "up":
+		// Tab, or ↑ before the first turn (when there is nothing to scroll),
+		// puts the suggestion on an empty input line, as a shell's history.
+		if m.opts.Suggestion != "" && !m.running && m.input.Value() == "" && (k.String() == "tab" || len(m.turns) == 0) {
+			m.input.SetValue(m.opts.Suggestion)
+			m.input.CursorEnd()
+			return m, nil
+		}
+		if k.String() == "tab" {
+			return m, nil
+		}
+		var cmd tea.Cmd
+		m.vp, cmd = m.vp.Update(k)
+		return m, cmd
+	case "pgup", "pgdown", "down":
 		var cmd tea.Cmd
 		m.vp, cmd = m.vp.Update(k)
 		return m, cmd
@@ -262,7 +289,7 @@ func (m Chat) cancelCmd() tea.Cmd {
 
 // begin resets the live panel for a new turn and disables the input.
 func (m *Chat) begin(query string) {
-	m.run = runState{query: query}
+	m.run = runState{query: query, modelWait: m.opts.ModelWait}
 	m.running, m.cancelling = true, false
 	m.input.Blur()
 }
@@ -310,10 +337,13 @@ func (m *Chat) layout(bottom bool) {
 
 // conversation renders every turn, caching each answer for the width.
 func (m *Chat) conversation() string {
-	if len(m.turns) == 0 {
+	var b []string
+	if m.opts.Intro != "" {
+		// Wrapped, not cut: every word of the notice matters.
+		b = append(b, m.st.warn.Width(m.width).Render(redact.StripControl(m.opts.Intro)), "")
+	} else if len(m.turns) == 0 {
 		return m.st.dim.Render("Ask about an incident (routed to a diagnosis), a runbook, or superbiz itself.")
 	}
-	var b []string
 	for i := range m.turns {
 		t := &m.turns[i]
 		b = append(b, m.st.user.Render(textclip.Width("› "+redact.StripControlLine(t.query), m.width)))
@@ -394,6 +424,9 @@ func (m Chat) View() string {
 		b = append(b, m.input.View())
 	}
 	help := "enter send · /help · pgup/pgdn scroll · ctrl+d quit"
+	if m.opts.Suggestion != "" && m.input.Value() == "" {
+		help = "tab fills the demo question · enter send · /help · ctrl+d quit"
+	}
 	if m.interrupted {
 		help = "ctrl+d quits (or ctrl+c again) · enter send · /help"
 	}

@@ -265,3 +265,31 @@ func TestChatScroll(t *testing.T) {
 	}
 	teatest.RequireEqualOutput(t, []byte(fm.View()))
 }
+
+// The demo's suggestion: the intro heads the empty conversation, Tab or ↑
+// puts the question on an empty line (never over typed text), and once a
+// turn exists ↑ scrolls again instead.
+func TestChatSuggestion(t *testing.T) {
+	const q = "payment timeouts on order-service since 14:00"
+	for _, k := range []tea.KeyMsg{{Type: tea.KeyTab}, {Type: tea.KeyUp}} {
+		m := NewChat(ChatOptions{Width: 80, Height: 20, Intro: "Demo: this chat is scripted.", Suggestion: q})
+		if v := m.View(); !strings.Contains(v, "Demo: this chat is scripted.") || !strings.Contains(v, "tab fills the demo question") {
+			t.Fatalf("the first screen lacks the intro or the hint:\n%s", v)
+		}
+		nm, _ := m.Update(k)
+		m = nm.(Chat)
+		if got := m.input.Value(); got != q {
+			t.Errorf("%s on an empty line: input %q, want the suggestion", k, got)
+		}
+		m.input.SetValue("typed")
+		nm, _ = m.Update(k)
+		if got := nm.(Chat).input.Value(); got != "typed" {
+			t.Errorf("%s over typed text: input %q, want it kept", k, got)
+		}
+	}
+	m := NewChat(ChatOptions{Width: 80, Height: 20, Suggestion: q, Past: []PastTurn{{Query: "hello", Finished: TurnFinishedMsg{Markdown: "hi"}}}})
+	nm, _ := m.Update(tea.KeyMsg{Type: tea.KeyUp})
+	if got := nm.(Chat).input.Value(); got != "" {
+		t.Errorf("↑ after a turn fills the input with %q; it scrolls", got)
+	}
+}

@@ -47,6 +47,9 @@ type DiagnoseOptions struct {
 	// MarkdownStyle is the Markdown style of the report (see
 	// MarkdownStyle; "": notty).
 	MarkdownStyle string
+	// ModelWait is the spinner row's text while a model call runs ("":
+	// "waiting for the model…"); a demo says it plays its transcript.
+	ModelWait string
 	// OnCancel asks the engine to cancel the run (cmd cancels the
 	// RunContext, which then ends CANCELLED and still sends its report). It
 	// runs as a command, outside Update. nil: q and Ctrl-C quit at once.
@@ -82,7 +85,7 @@ func NewDiagnose(o DiagnoseOptions) Diagnose {
 	if w <= 0 {
 		w = defaultWidth
 	}
-	run := runState{query: o.Query}
+	run := runState{query: o.Query, modelWait: o.ModelWait}
 	if o.Budget != (harness.Budget{}) {
 		run.budget, run.haveBudget = o.Budget, true
 		run.timeLeft, run.anchor = o.Budget.Deadline, o.Now()
@@ -186,6 +189,17 @@ func (m Diagnose) View() string {
 	return m.frame()
 }
 
+// keyHints is the footer of the live screen: the keys that act now.
+func (m Diagnose) keyHints() string {
+	switch {
+	case m.opts.OnCancel == nil:
+		return "q or ctrl+c quit"
+	case m.cancelling:
+		return "cancelling: the run is stored CANCELLED · ctrl+c again quits without waiting"
+	}
+	return "q or ctrl+c cancel (the run is stored CANCELLED)"
+}
+
 // frame is the whole screen at the current width.
 func (m Diagnose) frame() string {
 	now := m.opts.Now()
@@ -199,9 +213,9 @@ func (m Diagnose) frame() string {
 	b = append(b, m.run.budgetView(m.st, w, m.plain(), now))
 	maxSteps := 0
 	if m.height > 0 && m.report == nil {
-		// Keep the header, the budgets and the spinner on screen.
+		// Keep the header, the budgets, the spinner and the key hints on screen.
 		budgetH := lipgloss.Height(b[1])
-		maxSteps = max(m.height-budgetH-4, 3)
+		maxSteps = max(m.height-budgetH-6, 3)
 	}
 	steps := m.run.timeline(m.st, w, maxSteps)
 	if len(steps) > 0 {
@@ -216,6 +230,7 @@ func (m Diagnose) frame() string {
 		if line := m.run.waitLine(frame, m.cancelling, now); line != "" {
 			b = append(b, "", line)
 		}
+		b = append(b, "", m.st.dim.Render(textclip.Width(m.keyHints(), w)))
 		return strings.Join(b, "\n")
 	}
 	if m.rendered != "" {

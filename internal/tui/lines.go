@@ -10,6 +10,7 @@ import (
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/runrecord"
+	"github.com/superbiz/superbiz/pkg/tools"
 )
 
 // LinePrinter is the progress reporter for a stderr that is not a terminal
@@ -30,6 +31,9 @@ type LinePrinter struct {
 	err     error
 	waiting *time.Timer // reports the model call in progress; nil when none
 	calls   int         // model calls started, telling a stale report from the current one
+	// toolCalls and found count the evidence calls finished and those that
+	// found evidence, for the [done] line of a cancelled run.
+	toolCalls, found int
 }
 
 // DefaultWaiting is how often a LinePrinter reports a model call still
@@ -43,11 +47,24 @@ func (p *LinePrinter) Emit(ev harness.Event) {
 	}
 	p.watch(ev)
 	line := progressLine(ev)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch e := ev.(type) {
+	case harness.ToolCallFinished:
+		if e.Invocation.Kind == runrecord.KindEvidence {
+			p.toolCalls++
+			if e.Invocation.EvidenceStatus == tools.EvidenceFound {
+				p.found++
+			}
+		}
+	case harness.RunFinished:
+		if e.Lifecycle == runrecord.Cancelled {
+			line += " · " + gatheredWords(p.found, p.toolCalls)
+		}
+	}
 	if line == "" {
 		return
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	p.writeLocked(line)
 }
 
@@ -143,6 +160,9 @@ func progressLine(ev harness.Event) string {
 			out = "playbook loaded"
 		case out == "":
 			out = inv.Status
+		}
+		if t := redact.StripControlLine(inv.Tally); t != "" {
+			out += " · " + t
 		}
 		return line + " → " + out
 	case harness.StopRequired:

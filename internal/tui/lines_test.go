@@ -13,6 +13,7 @@ import (
 
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/runrecord"
+	"github.com/superbiz/superbiz/pkg/tools"
 )
 
 // TestLinePrinterGolden prints the whole scripted run: one line per
@@ -138,5 +139,37 @@ func TestLinePrinterWaiting(t *testing.T) {
 	}
 	if brief.String() != "" || strings.Contains(never.String(), "waiting") {
 		t.Errorf("brief %q, never %q: want no waiting reports", brief.String(), never.String())
+	}
+}
+
+// What was found stays said: each tool line ends with the adapter's tally,
+// and a cancelled run's end (the [done] line and the view's last step) says
+// how many evidence calls had gathered evidence; playbook reads and refused
+// calls are not counted.
+func TestCancelledRunSaysWhatWasFound(t *testing.T) {
+	events := []harness.Event{
+		tallied(toolDone("call_1", "query_logs", "payment-service ERROR since 1h", tools.EvidenceFound, ""), "412 matched"),
+		tallied(toolDone("call_2", "query_mysql", "orders: select …", tools.NoEvidence, ""), "0 rows"),
+		toolDone("call_3", "query_logs", "payment-service ERROR since 1h", "", runrecord.ControlDuplicate),
+		harness.RunFinished{Meta: meta(), Lifecycle: runrecord.Cancelled, StopReason: runrecord.StopCancelled, Outcome: runrecord.OutcomeCancelled, Duration: time.Second},
+	}
+	var buf bytes.Buffer
+	p := &LinePrinter{W: &buf}
+	var s runState
+	for _, ev := range events {
+		p.Emit(ev)
+		s.apply(ev, time.Time{})
+	}
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if len(lines) != 4 || !strings.HasSuffix(lines[0], "→ EVIDENCE_FOUND · 412 matched") || !strings.HasSuffix(lines[1], "→ NO_EVIDENCE · 0 rows") {
+		t.Errorf("tool lines without their tallies:\n%s", buf.String())
+	}
+	const want = "1 of 2 tool calls had gathered evidence"
+	if !strings.HasPrefix(lines[3], "[done] ✗ CANCELLED") || !strings.HasSuffix(lines[3], " · "+want) {
+		t.Errorf("[done] line %q, want it to end with %q", lines[3], want)
+	}
+	timeline := strings.Join(s.timeline(newStyles(nil), 100, 0), "\n")
+	if !strings.Contains(timeline, "→ EVIDENCE_FOUND · 412 matched") || !strings.Contains(timeline, "✗ run finished · CANCELLED · "+want) {
+		t.Errorf("the cancelled view's timeline:\n%s", timeline)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/runrecord"
+	"github.com/superbiz/superbiz/pkg/tools"
 )
 
 // styles are the few looks the views use, built from one renderer so that a
@@ -61,8 +62,10 @@ type step struct {
 	callID   string
 	tool     string
 	summary  string
+	tally    string // what the call found ("412 matched"), kept after the run ends
 	outcome  string
 	guidance bool
+	evidence bool // an evidence tool's call (not a playbook read, not refused)
 	reason   string
 	failed   bool // a finish step of a FAILED or CANCELLED run
 }
@@ -84,7 +87,13 @@ type runState struct {
 	stopReason string
 	finished   bool
 	lifecycle  string
+	// modelWait is the spinner row's text while a model call runs ("":
+	// modelWaitDefault), so a demo says it plays its transcript.
+	modelWait string
 }
+
+// modelWaitDefault is the spinner row while a model call runs.
+const modelWaitDefault = "waiting for the model…"
 
 // apply folds one event into the state; now is the view's clock, used to
 // count the time left down between budget reports.
@@ -119,8 +128,9 @@ func (s *runState) apply(ev harness.Event, now time.Time) {
 			i = len(s.steps) - 1
 		}
 		st := &s.steps[i]
-		st.done, st.tool, st.summary = true, inv.Tool, inv.Summary
+		st.done, st.tool, st.summary, st.tally = true, inv.Tool, inv.Summary, inv.Tally
 		st.guidance = inv.Kind == runrecord.KindGuidance
+		st.evidence = inv.Kind == runrecord.KindEvidence
 		st.outcome = inv.Outcome()
 		if st.outcome == "" && !st.guidance {
 			st.outcome = inv.Status
@@ -140,8 +150,36 @@ func (s *runState) apply(ev harness.Event, now time.Time) {
 		if e.StopReason != "" {
 			s.stopReason = string(e.StopReason)
 		}
-		s.steps = append(s.steps, step{kind: stepFinish, reason: statusWords(string(e.Lifecycle), string(e.StopReason)), failed: endMark(string(e.Lifecycle), string(e.Outcome)) == "✗"})
+		reason := statusWords(string(e.Lifecycle), string(e.StopReason))
+		if e.Lifecycle == runrecord.Cancelled {
+			reason += " · " + s.gathered()
+		}
+		s.steps = append(s.steps, step{kind: stepFinish, reason: reason, failed: endMark(string(e.Lifecycle), string(e.Outcome)) == "✗"})
 	}
+}
+
+// gathered says how many of the run's tool calls had found evidence, for
+// the end of a cancelled run: what was found is still on the screen.
+func (s *runState) gathered() string {
+	calls, found := 0, 0
+	for _, sp := range s.steps {
+		if sp.kind == stepTool && sp.done && sp.evidence {
+			calls++
+			if sp.outcome == string(tools.EvidenceFound) {
+				found++
+			}
+		}
+	}
+	return gatheredWords(found, calls)
+}
+
+// gatheredWords is "2 of 3 tool calls had gathered evidence".
+func gatheredWords(found, calls int) string {
+	noun := "tool calls"
+	if calls == 1 {
+		noun = "tool call"
+	}
+	return fmt.Sprintf("%d of %d %s had gathered evidence", found, calls, noun)
 }
 
 // find returns the index of the last step matching ok, or -1.
@@ -249,7 +287,7 @@ func purposeText(p runrecord.Purpose) string {
 // outcomeStyle colours a tool outcome by what it means for the diagnosis.
 func outcomeStyle(st styles, outcome string) lipgloss.Style {
 	switch {
-	case outcome == "EVIDENCE_FOUND":
+	case outcome == string(tools.EvidenceFound):
 		return st.ok
 	case outcome == "NO_EVIDENCE":
 		return st.dim
@@ -298,15 +336,19 @@ func stepLine(st styles, sp step, width int) string {
 		if sp.guidance {
 			tail = " → playbook loaded"
 		}
+		found := ""
+		if t := redact.StripControlLine(sp.tally); t != "" {
+			found = " · " + t
+		}
 		summary := redact.StripControlLine(sp.summary)
-		room := width - ansi.StringWidth(head) - ansi.StringWidth(tail) - 2
+		room := width - ansi.StringWidth(head) - ansi.StringWidth(tail) - ansi.StringWidth(found) - 2
 		if summary != "" && room >= 8 {
 			head += "  " + textclip.Width(summary, room)
 		}
 		if sp.guidance {
 			return head + st.dim.Render(tail)
 		}
-		return head + " → " + outcomeStyle(st, sp.outcome).Render(sp.outcome)
+		return head + " → " + outcomeStyle(st, sp.outcome).Render(sp.outcome) + found
 	case stepStop:
 		return st.bad.Render(textclip.Width("■ stop required · "+redact.StripControlLine(sp.reason), width))
 	case stepFinish:
@@ -327,7 +369,11 @@ func (s *runState) waitLine(frame string, cancelling bool, now time.Time) string
 	case s.finished:
 		return ""
 	case s.modelBusy:
-		line := frame + "waiting for the model…"
+		wait := s.modelWait
+		if wait == "" {
+			wait = modelWaitDefault
+		}
+		line := frame + wait
 		if took := now.Sub(s.modelSince); !s.modelSince.IsZero() && took >= time.Second {
 			line += " " + clock(took)
 		}

@@ -60,6 +60,12 @@ func toolDone(id, tool, summary string, status tools.EvidenceStatus, control str
 	return harness.ToolCallFinished{Meta: meta(), Invocation: inv}
 }
 
+// tallied gives a finished call the adapter's tally of what it found.
+func tallied(ev harness.ToolCallFinished, tally string) harness.ToolCallFinished {
+	ev.Invocation.Tally = tally
+	return ev
+}
+
 func roundDone(seq int, purpose runrecord.Purpose, prompt, completion int) harness.ModelRoundFinished {
 	return harness.ModelRoundFinished{Meta: meta(), Seq: seq, Purpose: purpose, Usage: model.Usage{PromptTokens: prompt, CompletionTokens: completion}, Duration: 2300 * time.Millisecond}
 }
@@ -81,7 +87,7 @@ var (
 		harness.ModelRoundStarted{Meta: meta(), Seq: 2, Purpose: runrecord.PurposeDiagnosis, WithTools: true},
 		roundDone(2, runrecord.PurposeDiagnosis, 2310, 58),
 		harness.ToolCallStarted{Meta: meta(), ToolCallID: "call_ab12cd34", Tool: "query_logs"},
-		toolDone("call_ab12cd34", "query_logs", "order-service ERROR since 1h", tools.EvidenceFound, ""),
+		tallied(toolDone("call_ab12cd34", "query_logs", "order-service ERROR since 1h", tools.EvidenceFound, ""), "412 matched"),
 		budgetEv(usage(2, 1, 3510, 92, 5120), 4*time.Minute+32*time.Second),
 	}
 	phaseStop = []harness.Event{

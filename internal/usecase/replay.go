@@ -51,7 +51,7 @@ func (e *NotReplayableError) Error() string { return "run " + e.RunID + " " + e.
 // Replayable is the one statement of Replay's preconditions: only a
 // finished DIAGNOSIS run can be replayed. It returns a *NotReplayableError
 // otherwise; cmd asks it before warning about tools the run used.
-func Replayable(run *runstore.RunDetail) error {
+func Replayable(run *runstore.RunSummary) error {
 	switch {
 	case run.Intent == runrecord.IntentToolCall:
 		return &NotReplayableError{RunID: run.ID, Reason: "is a direct tool call (TOOL_CALL), not a diagnosis: only DIAGNOSIS runs can be replayed; `superbiz tools call` runs a tool again"}
@@ -75,7 +75,7 @@ func (d *Deps) Replay(ctx context.Context, runID string, o ReplayOptions) (Repla
 	if err != nil {
 		return ReplayReport{}, fmt.Errorf("load run %s: %w", runID, err)
 	}
-	if err := Replayable(orig); err != nil {
+	if err := Replayable(&orig.RunSummary); err != nil {
 		return ReplayReport{}, err
 	}
 	rd := *d

@@ -28,7 +28,7 @@ func TestReplayable(t *testing.T) {
 		{runstore.RunDetail{RunSummary: runstore.RunSummary{ID: "r_4", Intent: "X\x1b[2J", Status: "FAILED"}}, "run r_4 has intent X: only DIAGNOSIS runs can be replayed"},
 		{runstore.RunDetail{RunSummary: runstore.RunSummary{ID: "r_5", Intent: runrecord.IntentDiagnosis, Status: runrecord.RunStatusRunning}}, "run r_5 is still running: replay it once it has finished"},
 	} {
-		err := Replayable(&tc.run)
+		err := Replayable(&tc.run.RunSummary)
 		var nr *NotReplayableError
 		switch {
 		case tc.want == "" && err != nil:

@@ -89,11 +89,7 @@ func (s *Store) GetSession(ctx context.Context, id string) (Session, error) {
 // replays and direct tool calls (intent TOOL_CALL, an MCP client's) is never
 // "the latest": those are checks, not a conversation.
 func (s *Store) LatestSessionID(ctx context.Context) (id string, ok bool, err error) {
-	err = s.db.QueryRowContext(ctx,
-		`SELECT s.id FROM sessions s
-		 WHERE NOT EXISTS (SELECT 1 FROM runs r WHERE r.session_id = s.id)
-		    OR EXISTS (SELECT 1 FROM runs r WHERE r.session_id = s.id AND r.replay_of IS NULL AND r.intent <> ?)
-		 ORDER BY s.updated_at DESC, s.rowid DESC LIMIT 1`, runrecord.IntentToolCall).Scan(&id)
+	err = s.db.QueryRowContext(ctx, latestSessionsQuery, runrecord.IntentToolCall, 0).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", false, nil
 	}
@@ -102,6 +98,14 @@ func (s *Store) LatestSessionID(ctx context.Context) (id string, ok bool, err er
 	}
 	return id, true, nil
 }
+
+// latestSessionsQuery is the session ?2 places before the most recently
+// used one, leaving out sessions holding only replays and runs of intent ?1
+// (TOOL_CALL): --continue takes the first, "last~N" the others.
+const latestSessionsQuery = `SELECT s.id FROM sessions s
+	 WHERE NOT EXISTS (SELECT 1 FROM runs r WHERE r.session_id = s.id)
+	    OR EXISTS (SELECT 1 FROM runs r WHERE r.session_id = s.id AND r.replay_of IS NULL AND r.intent <> ?1)
+	 ORDER BY s.updated_at DESC, s.rowid DESC LIMIT 1 OFFSET ?2`
 
 // maxIDLen bounds IDs: they are generated tokens, never free text.
 const maxIDLen = 128
