@@ -185,6 +185,7 @@ func TestMCPStopSignal(t *testing.T) {
 		{"stdio SIGTERM", syscall.SIGTERM, 143, false},
 		{"stdio SIGINT", syscall.SIGINT, 130, false},
 		{"http SIGTERM", syscall.SIGTERM, 143, true},
+		{"stdio SIGTERM query_mysql", syscall.SIGTERM, 143, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -207,10 +208,20 @@ func TestMCPStopSignal(t *testing.T) {
 			} else {
 				proc, _, s, stderr = pipedSession(t, e, nil, "--demo", "mcp")
 			}
-			go func() {
-				_, _ = s.CallTool(ctx, &mcp.CallToolParams{Name: "diagnose", Arguments: map[string]any{"query": queryPayment}})
-			}()
-			awaitChats(ctx, t, srv, 2, stderr)
+			if strings.Contains(tc.name, "query_mysql") {
+				// A statement that runs until its time limit: the signal
+				// must cancel it, not wait for the limit.
+				go func() {
+					_, _ = s.CallTool(ctx, &mcp.CallToolParams{Name: "query_mysql", Arguments: map[string]any{"sql": "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c) SELECT count(*) FROM c"}})
+				}()
+				awaitRun(ctx, t, e, false, stderr)
+				time.Sleep(200 * time.Millisecond)
+			} else {
+				go func() {
+					_, _ = s.CallTool(ctx, &mcp.CallToolParams{Name: "diagnose", Arguments: map[string]any{"query": queryPayment}})
+				}()
+				awaitChats(ctx, t, srv, 2, stderr)
+			}
 			if err := proc.Process.Signal(tc.sig); err != nil {
 				t.Fatal(err)
 			}
