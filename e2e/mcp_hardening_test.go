@@ -185,6 +185,7 @@ func TestMCPStopSignal(t *testing.T) {
 		{"stdio SIGTERM", syscall.SIGTERM, 143, false},
 		{"stdio SIGINT", syscall.SIGINT, 130, false},
 		{"http SIGTERM", syscall.SIGTERM, 143, true},
+		{"stdio SIGTERM query_mysql", syscall.SIGTERM, 143, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -207,10 +208,20 @@ func TestMCPStopSignal(t *testing.T) {
 			} else {
 				proc, _, s, stderr = pipedSession(t, e, nil, "--demo", "mcp")
 			}
-			go func() {
-				_, _ = s.CallTool(ctx, &mcp.CallToolParams{Name: "diagnose", Arguments: map[string]any{"query": queryPayment}})
-			}()
-			awaitChats(ctx, t, srv, 2, stderr)
+			if strings.Contains(tc.name, "query_mysql") {
+				// A statement that runs until its time limit: the signal
+				// must cancel it, not wait for the limit.
+				go func() {
+					_, _ = s.CallTool(ctx, &mcp.CallToolParams{Name: "query_mysql", Arguments: map[string]any{"sql": "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c) SELECT count(*) FROM c"}})
+				}()
+				awaitRun(ctx, t, e, false, stderr)
+				time.Sleep(200 * time.Millisecond)
+			} else {
+				go func() {
+					_, _ = s.CallTool(ctx, &mcp.CallToolParams{Name: "diagnose", Arguments: map[string]any{"query": queryPayment}})
+				}()
+				awaitChats(ctx, t, srv, 2, stderr)
+			}
 			if err := proc.Process.Signal(tc.sig); err != nil {
 				t.Fatal(err)
 			}
@@ -260,6 +271,7 @@ func httpProcess(t *testing.T, e *env, args ...string) (string, *syncBuffer, *ex
 	stderr := &syncBuffer{}
 	urls := make(chan string, 1)
 	go func() {
+		defer close(urls)
 		sc := bufio.NewScanner(errPipe)
 		for sc.Scan() {
 			fmt.Fprintln(stderr, sc.Text())
@@ -269,7 +281,10 @@ func httpProcess(t *testing.T, e *env, args ...string) (string, *syncBuffer, *ex
 		}
 	}()
 	select {
-	case u := <-urls:
+	case u, ok := <-urls:
+		if !ok {
+			t.Fatalf("superbiz %q ended without a listening line:\n%s", args, stderr)
+		}
 		return u, stderr, c
 	case <-time.After(time.Minute):
 		t.Fatalf("no listening line within a minute:\n%s", stderr)
@@ -344,7 +359,8 @@ func TestMCPHTTPHardening(t *testing.T) {
 
 	url, stderr, _ := httpProcess(t, e, "--demo", "mcp", "--http", "127.0.0.1:0", "--session-timeout", "1s")
 	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
-	post := func(body, origin, session string) *http.Response {
+	// post sends one frame and gives the status and the session id answered.
+	post := func(body, origin, session string) (int, string) {
 		t.Helper()
 		req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
 		if err != nil {
@@ -365,7 +381,7 @@ func TestMCPHTTPHardening(t *testing.T) {
 		}
 		_, _ = io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
-		return resp
+		return resp.StatusCode, resp.Header.Get("Mcp-Session-Id")
 	}
 	host := strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/")
 	for _, tc := range []struct {
@@ -378,23 +394,22 @@ func TestMCPHTTPHardening(t *testing.T) {
 		{"http://" + host, http.StatusOK},
 		{"", http.StatusOK},
 	} {
-		if resp := post(initialize, tc.origin, ""); resp.StatusCode != tc.want {
-			t.Errorf("Origin %q: HTTP %d, want %d", tc.origin, resp.StatusCode, tc.want)
+		if code, _ := post(initialize, tc.origin, ""); code != tc.want {
+			t.Errorf("Origin %q: HTTP %d, want %d", tc.origin, code, tc.want)
 		}
 	}
-	resp := post(initialize, "", "")
-	session := resp.Header.Get("Mcp-Session-Id")
+	_, session := post(initialize, "", "")
 	if session == "" {
 		t.Fatalf("initialize gave no session id")
 	}
-	if resp := post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, "", session); resp.StatusCode >= 300 {
-		t.Fatalf("initialized: HTTP %d", resp.StatusCode)
+	if code, _ := post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, "", session); code >= 300 {
+		t.Fatalf("initialized: HTTP %d", code)
 	}
-	if resp := post(`{"jsonrpc":"2.0","id":2,"method":"ping"}`, "", session); resp.StatusCode != http.StatusOK {
-		t.Fatalf("ping in the live session: HTTP %d", resp.StatusCode)
+	if code, _ := post(`{"jsonrpc":"2.0","id":2,"method":"ping"}`, "", session); code != http.StatusOK {
+		t.Fatalf("ping in the live session: HTTP %d", code)
 	}
 	time.Sleep(2500 * time.Millisecond)
-	if resp := post(`{"jsonrpc":"2.0","id":3,"method":"ping"}`, "", session); resp.StatusCode != http.StatusNotFound {
-		t.Errorf("ping in a session idle past --session-timeout: HTTP %d, want 404", resp.StatusCode)
+	if code, _ := post(`{"jsonrpc":"2.0","id":3,"method":"ping"}`, "", session); code != http.StatusNotFound {
+		t.Errorf("ping in a session idle past --session-timeout: HTTP %d, want 404", code)
 	}
 }

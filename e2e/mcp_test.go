@@ -620,38 +620,9 @@ func (f forgeRequestID) RoundTrip(r *http.Request) (*http.Response, error) {
 // its stderr.
 func httpServer(t *testing.T, e *env, args ...string) (string, *syncBuffer) {
 	t.Helper()
-	c := exec.Command(suite.bin, args...)
-	c.Env, c.Dir = e.environ(), e.dir
-	errPipe, err := c.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
+	url, stderr, c := httpProcess(t, e, args...)
 	t.Cleanup(func() { _ = c.Process.Kill(); _ = c.Wait() })
-	lines := make(chan string)
-	stderr := &syncBuffer{}
-	go func() {
-		sc := bufio.NewScanner(errPipe)
-		for sc.Scan() {
-			fmt.Fprintln(stderr, sc.Text())
-			if u, ok := strings.CutPrefix(sc.Text(), "superbiz: MCP streamable HTTP on "); ok {
-				lines <- u
-			}
-		}
-		close(lines)
-	}()
-	select {
-	case url, ok := <-lines:
-		if !ok {
-			t.Fatalf("superbiz %q ended without a listening line:\n%s", args, stderr)
-		}
-		return url, stderr
-	case <-time.After(time.Minute):
-		t.Fatalf("superbiz %q said no listening line within a minute:\n%s", args, stderr)
-	}
-	return "", nil
+	return url, stderr
 }
 
 // Streamable HTTP on a non-loopback bind: refused without --token-env; with

@@ -82,6 +82,13 @@ func (s *Server) Handler() http.Handler {
 			http.Error(rw, "403 forbidden: "+why, http.StatusForbidden)
 			return
 		}
+		// The server stopping ends every request, the clients' open event
+		// streams too, so a graceful shutdown does not wait on them.
+		ctx, cancel := context.WithCancel(r.Context())
+		defer cancel()
+		stop := context.AfterFunc(s.life, cancel)
+		defer stop()
+		r = r.WithContext(ctx)
 		id := rand.Text()
 		r.Header.Set(RequestIDHeader, id)
 		s.reqs.add(r.Context(), id)
