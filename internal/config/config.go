@@ -36,13 +36,15 @@ const (
 	FormatCustom LogFormat = "custom"
 )
 
-// Driver names the database engine behind a query_mysql source.
+// Driver names the database engine behind a [[databases]] entry: mysql and
+// sqlite are read by query_mysql, postgres by query_postgres.
 type Driver string
 
-// The database engines query_mysql can read.
+// The database engines the SQL tools can read.
 const (
-	DriverMySQL  Driver = "mysql"
-	DriverSQLite Driver = "sqlite"
+	DriverMySQL    Driver = "mysql"
+	DriverPostgres Driver = "postgres"
+	DriverSQLite   Driver = "sqlite"
 )
 
 // Config is the whole resolved configuration one superbiz process runs with:
@@ -155,10 +157,10 @@ type LogSource struct {
 	MaxWindow time.Duration  `toml:"max_window" json:"max_window" default:"6h" min:"1m" max:"744h"`
 }
 
-// Database is one [[databases]] entry query_mysql may read.
+// Database is one [[databases]] entry query_mysql or query_postgres may read.
 type Database struct {
 	Name   string `toml:"name" json:"name"`
-	Driver Driver `toml:"driver" json:"driver" enum:"mysql,sqlite" required:"true"`
+	Driver Driver `toml:"driver" json:"driver" enum:"mysql,postgres,sqlite" required:"true"`
 	// DSN redacts its password when printed; Reveal gives the real value.
 	DSN     DSN           `toml:"dsn" json:"dsn"`
 	MaxRows int           `toml:"max_rows" json:"max_rows" default:"50" min:"1" max:"100"`

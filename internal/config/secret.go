@@ -6,10 +6,13 @@ import (
 	"log/slog"
 	"net"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // redactedMark replaces a password wherever a secret-bearing value is shown.
@@ -50,8 +53,15 @@ func NewDSN(driver Driver, raw string) (DSN, error) {
 			return DSN{}, errors.New("not a plain SQLite file path: remove the ?parameters, superbiz opens the file read-only itself")
 		}
 		return DSN{driver: driver, raw: p}, nil
+	case DriverPostgres:
+		// pgconn's own message may quote the DSN (it redacts the password
+		// only on a best-effort basis): give fixed advice instead.
+		if _, err := pgconn.ParseConfig(raw); err != nil {
+			return DSN{}, errors.New("not a valid PostgreSQL DSN: write it as postgres://user:password@host:5432/dbname?sslmode=require or as keywords host=HOST port=5432 user=USER password=PASSWORD dbname=NAME")
+		}
+		return DSN{driver: driver, raw: raw}, nil
 	default:
-		return DSN{}, fmt.Errorf("cannot be checked for driver %q: use mysql or sqlite", string(driver))
+		return DSN{}, fmt.Errorf("cannot be checked for driver %q: use mysql, postgres or sqlite", string(driver))
 	}
 }
 
@@ -100,6 +110,8 @@ func (d DSN) Redacted() string {
 		return d.raw
 	case DriverMySQL:
 		return redactMySQL(d.raw)
+	case DriverPostgres:
+		return redactPostgres(d.raw)
 	default:
 		if d.raw == "" {
 			return ""
@@ -136,6 +148,58 @@ func redactMySQL(raw string) string {
 	}
 	return out
 }
+
+// postgresSecretKeys are the libpq parameters that hold a secret: the
+// password and the client key's passphrase.
+var postgresSecretKeys = map[string]bool{"password": true, "sslpassword": true}
+
+// redactPostgres hides the secrets of a libpq URL (the userinfo password and
+// password/sslpassword query parameters) or keyword DSN (password=... and
+// sslpassword=..., quoted or not); anything it cannot take apart, or any
+// output still holding the password, is redacted whole.
+func redactPostgres(raw string) string {
+	cfg, err := pgconn.ParseConfig(raw)
+	if err != nil {
+		return redactedMark
+	}
+	var out string
+	if strings.HasPrefix(raw, "postgres://") || strings.HasPrefix(raw, "postgresql://") {
+		u, err := url.Parse(raw)
+		if err != nil {
+			return redactedMark
+		}
+		if _, ok := u.User.Password(); ok {
+			u.User = url.UserPassword(u.User.Username(), redactedMark)
+		}
+		q := u.Query()
+		for k := range q {
+			if postgresSecretKeys[strings.ToLower(k)] {
+				q.Set(k, redactedMark)
+			}
+		}
+		u.RawQuery = q.Encode()
+		out = strings.ReplaceAll(u.String(), url.QueryEscape(redactedMark), redactedMark)
+		out = strings.ReplaceAll(out, url.PathEscape(redactedMark), redactedMark)
+	} else {
+		out = postgresKeywordRE().ReplaceAllStringFunc(raw, func(kv string) string {
+			k, _, _ := strings.Cut(kv, "=")
+			if !postgresSecretKeys[strings.ToLower(strings.TrimSpace(k))] {
+				return kv
+			}
+			return strings.TrimSpace(k) + "=" + redactedMark
+		})
+	}
+	if len(cfg.Password) > 2 && strings.Contains(out, cfg.Password) {
+		return redactedMark
+	}
+	return out
+}
+
+// postgresKeywordRE matches one keyword=value pair of a libpq keyword DSN,
+// the value quoted ('...' with \' and \\ escapes) or bare.
+var postgresKeywordRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`[A-Za-z_]+\s*=\s*(?:'(?:[^'\\]|\\.)*'|[^\s']*)`)
+})
 
 // String returns the redacted form.
 func (d DSN) String() string { return d.Redacted() }
