@@ -146,8 +146,8 @@ func (a *app) newRootCmd() *cobra.Command {
 		Short: "Diagnose production incidents from evidence with a local model",
 		Long: `superbiz diagnoses a production problem from evidence: one ReAct agent
 talks to an Ollama model and reads your runbooks, logs, read-only databases
-and metrics servers through four audited evidence tools, guided by diagnosis
-playbooks (a fifth tool, read_skill), then answers with findings that cite
+and metrics servers through five audited evidence tools, guided by diagnosis
+playbooks (a sixth tool, read_skill), then answers with findings that cite
 what it checked, or says honestly what is missing.`,
 		Example: `  superbiz diagnose --demo
   superbiz diagnose "order-service payment timeouts since 14:00, many 504s"

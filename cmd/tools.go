@@ -205,10 +205,11 @@ func unknownTool(name string, reg *harness.Registry) error {
 		names = append(names, harness.ReadSkillTool)
 	}
 	hint := map[string]string{
-		knowledge.Name:    "set [knowledge] paths in the config",
-		logs.ToolName:     "add a [[logs]] source to the config",
-		sqlquery.ToolName: "add a [[databases]] entry to the config",
-		metrics.ToolName:  "add a [[metrics]] source to the config",
+		knowledge.Name:            "set [knowledge] paths in the config",
+		logs.ToolName:             "add a [[logs]] source to the config",
+		sqlquery.ToolName:         "add a [[databases]] entry (driver mysql or sqlite) to the config",
+		sqlquery.PostgresToolName: "add a [[databases]] entry with driver = \"postgres\" to the config",
+		metrics.ToolName:          "add a [[metrics]] source to the config",
 	}[name]
 	if hint != "" {
 		return usageErrorf("tool %q is not configured: %s, or use --demo; the tools are %s", name, hint, strings.Join(names, ", "))

@@ -125,14 +125,24 @@ func (a *app) buildWorkspace(ctx context.Context, cfg *config.Config) (*workspac
 		}
 		w.adapters = append(w.adapters, lt)
 	}
-	if len(cfg.Databases) > 0 {
-		st, err := sqlquery.New(cfg.Databases)
+	mysqlDBs, postgresDBs := sqlquery.Split(cfg.Databases)
+	if len(mysqlDBs) > 0 {
+		st, err := sqlquery.New(mysqlDBs)
 		if err != nil {
 			w.Close()
 			return nil, configError(err)
 		}
 		w.adapters = append(w.adapters, st)
 		w.closers = append(w.closers, st.Close)
+	}
+	if len(postgresDBs) > 0 {
+		pt, err := sqlquery.NewPostgres(postgresDBs)
+		if err != nil {
+			w.Close()
+			return nil, configError(err)
+		}
+		w.adapters = append(w.adapters, pt)
+		w.closers = append(w.closers, pt.Close)
 	}
 	if len(cfg.Metrics) > 0 {
 		if err := metricsSecretsSet(cfg); err != nil {

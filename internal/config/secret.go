@@ -55,9 +55,10 @@ func NewDSN(driver Driver, raw string) (DSN, error) {
 		return DSN{driver: driver, raw: p}, nil
 	case DriverPostgres:
 		// pgconn's own message may quote the DSN (it redacts the password
-		// only on a best-effort basis): give fixed advice instead.
+		// only on a best-effort basis): give fixed advice instead. It also
+		// reads the TLS files the DSN names (sslrootcert, sslcert, sslkey).
 		if _, err := pgconn.ParseConfig(raw); err != nil {
-			return DSN{}, errors.New("not a valid PostgreSQL DSN: write it as postgres://user:password@host:5432/dbname?sslmode=require or as keywords host=HOST port=5432 user=USER password=PASSWORD dbname=NAME")
+			return DSN{}, errors.New("not a valid PostgreSQL DSN, or a TLS file it names (sslrootcert, sslcert, sslkey) cannot be read: write it as postgres://user:password@host:5432/dbname?sslmode=require or as keywords host=HOST port=5432 user=USER password=PASSWORD dbname=NAME")
 		}
 		return DSN{driver: driver, raw: raw}, nil
 	default:

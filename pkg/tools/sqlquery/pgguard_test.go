@@ -103,3 +103,46 @@ func TestCheckPostgresReasons(t *testing.T) {
 		}
 	}
 }
+
+// FuzzCheckPostgres: CheckPostgres never panics and returns only refusals
+// as errors; whatever it admits deparses to a statement it admits again, of
+// the same kind, to the same text, and with the row-cap LIMIT still admitted.
+func FuzzCheckPostgres(f *testing.F) {
+	for _, name := range []string{"postgres/refused.sql", "postgres/not_allowed.sql", "postgres/admitted.sql"} {
+		for _, q := range loadCorpus(f, name) {
+			f.Add(q)
+		}
+	}
+	f.Fuzz(func(t *testing.T, sql string) {
+		c, err := checkPostgres(sql)
+		if err != nil {
+			if _, ok := IsRefusal(err); !ok {
+				t.Fatalf("%q: non-refusal error %v", sql, err)
+			}
+			return
+		}
+		again, err := checkPostgres(c.Rendered)
+		if err != nil {
+			t.Fatalf("deparse %q of %q is refused: %v", c.Rendered, sql, err)
+		}
+		if again.Kind != c.Kind || again.Rendered != c.Rendered {
+			t.Fatalf("not stable: %q (%s) -> %q (%s)", c.Rendered, c.Kind, again.Rendered, again.Kind)
+		}
+		text, err := pgExecutable(c, DefaultMaxRows)
+		if err != nil {
+			t.Fatalf("executable of %q: %v", c.Rendered, err)
+		}
+		if _, err := checkPostgres(text); err != nil {
+			t.Fatalf("executable %q of %q is refused: %v", text, sql, err)
+		}
+	})
+}
+
+func BenchmarkCheckPostgres(b *testing.B) {
+	q := "SELECT o.id, c.name, o.amount_cents FROM orders o JOIN customers c ON c.id = o.customer_id WHERE o.status = 'pending' AND o.created_at > now() - interval '1 hour' ORDER BY o.created_at DESC"
+	for b.Loop() {
+		if _, err := CheckPostgres(q); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
