@@ -81,14 +81,15 @@ type pgRef struct {
 // (joins, subqueries, set operations, CTEs); a column-restricted table is
 // refused when the statement names one of its restricted columns anywhere,
 // expands a star, refers to a whole row (`SELECT a FROM pg_stat_activity a`,
-// row_to_json(a), a.to_json), or joins NATURAL: every way the text could reach a result
-// or be probed.
+// row_to_json(a), a.to_json), renames its columns with an alias list
+// (pg_stat_activity AS s(a, b, …, q)), or joins NATURAL: every way the text
+// could reach a result or be probed.
 func checkPGSensitive(stmt *pgq.Node) error {
 	var refs []pgRef
 	columns := map[string]bool{}
 	singles := map[string]bool{}
 	rowCalls := map[string]string{} // qualifier → function called on its row
-	star, natural := false, false
+	star, natural, renamed := false, false, false
 	visitPGTree(stmt.ProtoReflect(), func(m protoreflect.Message) {
 		switch n := m.Interface().(type) {
 		case *pgq.RangeVar:
@@ -105,6 +106,7 @@ func checkPGSensitive(stmt *pgq.Node) error {
 			if a := n.GetAlias().GetAliasname(); a != "" {
 				r.names = append(r.names, strings.ToLower(a))
 			}
+			renamed = renamed || len(n.GetAlias().GetColnames()) > 0
 			refs = append(refs, r)
 		case *pgq.ColumnRef:
 			fields := n.GetFields()
@@ -134,6 +136,7 @@ func checkPGSensitive(stmt *pgq.Node) error {
 			if n.GetIsNatural() {
 				natural = true
 			}
+			renamed = renamed || len(n.GetAlias().GetColnames()) > 0
 			for _, u := range n.GetUsingClause() {
 				columns[strings.ToLower(u.GetString_().GetSval())] = true
 			}
@@ -161,6 +164,9 @@ func checkPGSensitive(stmt *pgq.Node) error {
 			if fn, ok := rowCalls[name]; ok {
 				return refuse(ReasonNotAllowed, "%s.%s over %s is %s(%s), a function of the whole row, which would return %s (%s): name the columns you need", name, fn, r.table, fn, name, cols, r.spec.holds)
 			}
+		}
+		if renamed {
+			return refuse(ReasonNotAllowed, "a column alias list over %s or a join with it could rename %s (%s): name the columns you need", r.table, cols, r.spec.holds)
 		}
 		if natural {
 			return refuse(ReasonNotAllowed, "a NATURAL join with %s compares %s (%s): join ON named columns", r.table, cols, r.spec.holds)

@@ -158,3 +158,13 @@ SELECT * FROM pg_stat_get_activity(NULL)
 SELECT pg_stat_get_backend_activity(1)
 ;;
 SELECT current_query()
+;;
+SELECT q FROM pg_stat_activity AS s(datid, datname, pid, leader_pid, usesysid, usename, application_name, client_addr, client_hostname, client_port, backend_start, xact_start, query_start, state_change, wait_event_type, wait_event, state, backend_xid, backend_xmin, query_id, q)
+;;
+SELECT j.q FROM (pg_locks l JOIN pg_stat_activity a USING (pid)) AS j(pid, locktype, database, relation, page, tuple, virtualxid, transactionid, classid, objid, objsubid, virtualtransaction, mode, granted, fastpath, waitstart, datid, datname, leader_pid, usesysid, usename, application_name, client_addr, client_hostname, client_port, backend_start, xact_start, query_start, state_change, wait_event_type, wait_event, state, backend_xid, backend_xmin, query_id, q)
+;;
+SELECT s::text FROM pg_stat_activity s
+;;
+SELECT s.text FROM pg_stat_activity s
+;;
+SELECT ARRAY(SELECT s FROM pg_stat_activity s)
