@@ -5,7 +5,7 @@
 # right before the tests: `source .ci/tripwire.sh`, then the tests, then
 # `superbiz_tripwire_check`. It builds internal/testenv/tripwire and starts it
 # in the background on each free default port (11434 Ollama, 9090 Prometheus,
-# 9093 Alertmanager, 3306 MySQL; a busy one is listed as not watched). A test
+# 9093 Alertmanager, 3306 MySQL, 5432 PostgreSQL; a busy one is listed as not watched). A test
 # must use its own server on a free port or an address that cannot answer, so
 # any connection the tripwire records is a bug: superbiz_tripwire_check stops
 # it and fails with the recorded lines (port, first line, time, client).

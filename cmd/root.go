@@ -147,8 +147,8 @@ func (a *app) newRootCmd() *cobra.Command {
 		Long: `superbiz diagnoses a production problem from evidence: one ReAct agent
 talks to a model (Ollama, or any OpenAI-compatible server with --provider
 openai: vLLM, llama-server, LM Studio, LiteLLM, OpenAI) and reads your
-runbooks, logs, read-only databases and metrics servers through four audited
-evidence tools, guided by diagnosis playbooks (a fifth tool, read_skill),
+runbooks, logs, read-only databases and metrics servers through five audited
+evidence tools, guided by diagnosis playbooks (a sixth tool, read_skill),
 then answers with findings that cite what it checked, or says honestly what
 is missing.`,
 		Example: `  superbiz diagnose --demo

@@ -41,9 +41,12 @@ func TestSpecToolInputs(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &defs); err != nil {
 		t.Fatal(err)
 	}
-	// the demo has no metrics source: query_metrics comes from a configured one
+	// the demo has no metrics source or PostgreSQL database: query_metrics
+	// and query_postgres come from configured ones (listing connects to none)
 	file := filepath.Join(t.TempDir(), "superbiz.toml")
-	if err := os.WriteFile(file, []byte("[knowledge]\npaths = []\n[[metrics]]\nname = \"prom\"\nurl = \""+testenv.ClosedURL(t)+"\"\n"), 0o600); err != nil {
+	closed := strings.TrimPrefix(testenv.ClosedURL(t), "http://")
+	if err := os.WriteFile(file, []byte("[knowledge]\npaths = []\n[[metrics]]\nname = \"prom\"\nurl = \""+testenv.ClosedURL(t)+"\"\n"+
+		"[[databases]]\nname = \"app\"\ndriver = \"postgres\"\ndsn = \"postgres://ro:pw@"+closed+"/app\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	code, out, errOut = cli(t, diagnoseEnv(t), "tools", "list", "--config", file, "-o", "json")
@@ -52,7 +55,7 @@ func TestSpecToolInputs(t *testing.T) {
 		t.Fatalf("tools list with a metrics source: exit %d, stderr %q, stdout %q", code, errOut, out)
 	}
 	for _, d := range more {
-		if d.Name == "query_metrics" {
+		if d.Name == "query_metrics" || d.Name == "query_postgres" {
 			defs = append(defs, d)
 		}
 	}
@@ -124,8 +127,8 @@ func TestSpecToolInputs(t *testing.T) {
 			}
 		}
 	}
-	if checked != 4 {
-		t.Fatalf("checked %d evidence tools, want lookup_knowledge, query_logs, query_mysql and query_metrics", checked)
+	if checked != 5 {
+		t.Fatalf("checked %d evidence tools, want lookup_knowledge, query_logs, query_mysql, query_postgres and query_metrics", checked)
 	}
 }
 

@@ -127,8 +127,9 @@ type Driver = sqlquery.Driver
 
 // The database engines query_mysql can read.
 const (
-	DriverMySQL  = sqlquery.DriverMySQL
-	DriverSQLite = sqlquery.DriverSQLite
+	DriverMySQL    = sqlquery.DriverMySQL
+	DriverPostgres = sqlquery.DriverPostgres
+	DriverSQLite   = sqlquery.DriverSQLite
 )
 
 // LogSource is one [[logs]] entry, declared in pkg/tools/logs (logs.New

@@ -250,7 +250,7 @@ func (d *decoder) checkDSN(path string, db *Database) {
 		return
 	}
 	switch db.Driver {
-	case DriverMySQL, DriverSQLite:
+	case DriverMySQL, DriverPostgres, DriverSQLite:
 		dsn, err := NewDSN(db.Driver, db.DSN.Reveal())
 		if err != nil {
 			// The message is built from fixed texts only: no part of the DSN.

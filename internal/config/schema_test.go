@@ -93,7 +93,7 @@ func TestEnumsMatchConstants(t *testing.T) {
 	}{
 		{"model.language", enumOf(reflect.TypeFor[Model](), "language"), []string{string(LanguageAuto), string(LanguageZH), string(LanguageEN)}},
 		{"logs[].format", enumOf(reflect.TypeFor[LogSource](), "format"), []string{string(FormatJSON), string(FormatLogfmt), string(FormatText), string(FormatAuto), string(FormatCustom)}},
-		{"databases[].driver", enumOf(reflect.TypeFor[Database](), "driver"), []string{string(DriverMySQL), string(DriverSQLite)}},
+		{"databases[].driver", enumOf(reflect.TypeFor[Database](), "driver"), []string{string(DriverMySQL), string(DriverPostgres), string(DriverSQLite)}},
 	}
 	for _, tt := range tests {
 		if !reflect.DeepEqual(tt.got, tt.want) {

@@ -86,6 +86,14 @@ dsn = "readonly:DsnPassw0rdX@tcp(127.0.0.1:3306)/orders?timeout=2s"
 name = "odd"
 driver = "mysql"
 dsn = "u@ser:Pa@ss/Wo:rdX@tcp(db:3306)/shop"
+[[databases]]
+name = "pgurl"
+driver = "postgres"
+dsn = "postgres://ro:PgUrlPassw0rdX@db.internal:5432/shop?sslmode=require&application_name=superbiz&sslpassword=PgKeyPassX"
+[[databases]]
+name = "pgkw"
+driver = "postgres"
+dsn = "host=db.internal port=5432 user=ro password='Pg Kw\\'Passw0rdX' dbname=shop sslmode=require"
 `)
 	cfg, err := w.load(Overrides{}, "")
 	if err != nil {
@@ -94,7 +102,7 @@ dsn = "u@ser:Pa@ss/Wo:rdX@tcp(db:3306)/shop"
 	return cfg
 }
 
-var secrets = []string{"HostPassw0rdX", "DsnPassw0rdX", "Pa@ss/Wo:rdX", "Wo:rdX"}
+var secrets = []string{"HostPassw0rdX", "DsnPassw0rdX", "Pa@ss/Wo:rdX", "Wo:rdX", "PgUrlPassw0rdX", "PgKeyPassX", "Kw\\'Passw0rdX", "Passw0rdX"}
 
 func TestRedactedForms(t *testing.T) {
 	cfg := secretConfig(t)
@@ -103,6 +111,15 @@ func TestRedactedForms(t *testing.T) {
 	}
 	if got, want := cfg.Databases[1].DSN.String(), "u@ser:[REDACTED]@tcp(db:3306)/shop"; got != want {
 		t.Errorf("DSN.String() = %q, want %q", got, want)
+	}
+	if got, want := cfg.Databases[2].DSN.String(), "postgres://ro:[REDACTED]@db.internal:5432/shop?application_name=superbiz&sslmode=require&sslpassword=[REDACTED]"; got != want {
+		t.Errorf("DSN.String() = %q, want %q", got, want)
+	}
+	if got, want := cfg.Databases[3].DSN.String(), "host=db.internal port=5432 user=ro password=[REDACTED] dbname=shop sslmode=require"; got != want {
+		t.Errorf("DSN.String() = %q, want %q", got, want)
+	}
+	if got := cfg.Databases[2].DSN.Reveal(); !strings.Contains(got, "PgUrlPassw0rdX") {
+		t.Errorf("Reveal() = %q lost the password", got)
 	}
 	if got, want := cfg.Model.Host.String(), "https://ops:[REDACTED]@ollama.internal:443/api-gw"; got != want {
 		t.Errorf("HostURL.String() = %q, want %q", got, want)
@@ -134,6 +151,8 @@ func TestNoSecretUnderAnyFormatting(t *testing.T) {
 		"databases":   cfg.Databases,
 		"model":       cfg.Model,
 		"struct{dsn}": struct{ D DSN }{cfg.Databases[1].DSN},
+		"pg url dsn":  cfg.Databases[2].DSN,
+		"pg kw dsn":   cfg.Databases[3].DSN,
 	}
 	verbs := []string{"%v", "%+v", "%#v", "%s", "%q", "%x", "%X", "%20s", "%-40v", "%d", "%T %v"}
 	for name, v := range values {
@@ -150,7 +169,7 @@ func TestNoSecretUnderAnyFormatting(t *testing.T) {
 		// json/v2 refuses a bare time.Duration by design; Config, DSN and
 		// HostURL encode themselves and must work under it.
 		switch name {
-		case "config", "*config", "dsn", "*dsn", "host", "struct{dsn}":
+		case "config", "*config", "dsn", "*dsn", "host", "struct{dsn}", "pg url dsn", "pg kw dsn":
 			b2, err := jsonv2.Marshal(v)
 			if err != nil {
 				t.Fatalf("%s: json v2: %v", name, err)
@@ -208,6 +227,19 @@ func TestNewDSNErrorsNeverEchoTheDSN(t *testing.T) {
 			continue
 		} else if strings.Contains(err.Error(), pw) {
 			t.Errorf("NewDSN(%q) error leaks the password: %v", raw, err)
+		}
+	}
+	for _, raw := range []string{
+		"postgres://u:" + pw + "@h:notaport/db",
+		"postgres://u:" + pw + "@h/db?sslmode=" + pw,
+		"host=h password=" + pw + " port=" + pw,
+		"host=h password='" + pw,
+		"postgres://u:" + pw + "@h/db?connect_timeout=" + pw,
+	} {
+		if _, err := NewDSN(DriverPostgres, raw); err == nil {
+			t.Errorf("NewDSN(postgres) accepted %q", raw)
+		} else if strings.Contains(err.Error(), pw) {
+			t.Errorf("NewDSN(postgres, %q) error leaks the password: %v", raw, err)
 		}
 	}
 	for _, raw := range []string{"u:" + pw + "@tcp(h:1)", "u:" + pw + "(0)/", "u:" + pw + "@udp(h:1)/d"} {

@@ -60,11 +60,11 @@ func TestStarterExamplesLoad(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Load of the uncommented starter: %v", err)
 	}
-	if len(cfg.Logs) != 1 || len(cfg.Databases) != 2 || len(cfg.Metrics) != 1 || cfg.Alerts.URL == "" {
+	if len(cfg.Logs) != 1 || len(cfg.Databases) != 3 || len(cfg.Metrics) != 1 || cfg.Alerts.URL == "" {
 		t.Errorf("uncommented starter: %v", cfg.Summary())
 	}
-	if cfg.Databases[0].Driver != DriverSQLite {
-		t.Errorf("first database driver %q, want the SQLite example", cfg.Databases[0].Driver)
+	if cfg.Databases[0].Driver != DriverSQLite || cfg.Databases[2].Driver != DriverPostgres {
+		t.Errorf("database drivers %q, %q, want the SQLite example first and the PostgreSQL one last", cfg.Databases[0].Driver, cfg.Databases[2].Driver)
 	}
 }
 

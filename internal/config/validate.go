@@ -130,12 +130,12 @@ func (c *Config) Validate() error {
 			"name": func(key string) { v.name(key, i, d.Name, seen, "databases") },
 			"dsn": func(key string) {
 				switch d.Driver {
-				case DriverMySQL, DriverSQLite:
+				case DriverMySQL, DriverPostgres, DriverSQLite:
 				default:
 					return // the driver's own problem is reported
 				}
 				if d.DSN.IsZero() {
-					v.bad(key, `""`, `empty: write e.g. "readonly:secret@tcp(127.0.0.1:3306)/orders" (mysql) or a file path (sqlite)`)
+					v.bad(key, `""`, `empty: write e.g. "readonly:secret@tcp(127.0.0.1:3306)/orders" (mysql), "postgres://readonly:secret@127.0.0.1:5432/orders" (postgres) or a file path (sqlite)`)
 				} else if d.DSN.Driver() != d.Driver {
 					v.rule(key, fmt.Sprintf("was not checked for driver %q: build it with config.NewDSN", d.Driver))
 				}

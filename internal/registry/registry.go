@@ -29,12 +29,13 @@ import (
 // their tools are offered to the model and doctor checks them.
 func Sources() []integration.Source {
 	return []integration.Source{
-		runbooks.Source{},  // [knowledge]: lookup_knowledge
-		logs.Source{},      // [[logs]]: query_logs
-		databases.Source{}, // [[databases]]: query_mysql
-		metrics.Source{},   // [[metrics]]: query_metrics
-		alerts.Source{},    // [alerts]: alerts, diagnose --alert
-		playbooks.Source{}, // [skills]: read_skill
+		runbooks.Source{},    // [knowledge]: lookup_knowledge
+		logs.Source{},        // [[logs]]: query_logs
+		databases.Source{},   // [[databases]] mysql, sqlite: query_mysql
+		databases.Postgres{}, // [[databases]] postgres: query_postgres
+		metrics.Source{},     // [[metrics]]: query_metrics
+		alerts.Source{},      // [alerts]: alerts, diagnose --alert
+		playbooks.Source{},   // [skills]: read_skill
 	}
 }
 

@@ -91,7 +91,7 @@ func TestClosedURL(t *testing.T) {
 	if !ok {
 		t.Fatalf("ClosedURL = %q, want http://127.0.0.1:PORT", u)
 	}
-	for _, def := range []string{"11434", "9090", "9093", "3306"} {
+	for _, def := range []string{"11434", "9090", "9093", "3306", "5432"} {
 		if host == def {
 			t.Fatalf("ClosedURL = %q, a default server port", u)
 		}

@@ -1,7 +1,8 @@
 // Package databases is the SQL database integration ([[databases]]):
 // read-only MySQL/MariaDB and SQLite databases queried by the query_mysql
-// tool (pkg/tools/sqlquery), its doctor check (reachable, SELECT-only) and
-// what eval reads of its results.
+// tool (Source) and PostgreSQL ones queried by query_postgres (Postgres),
+// both in pkg/tools/sqlquery; their doctor checks (reachable, read-only)
+// and what eval reads of their results.
 package databases
 
 import (
@@ -19,13 +20,20 @@ type Source struct{}
 // Name is the integration's name.
 func (Source) Name() string { return "databases" }
 
-// Build adds query_mysql over every [[databases]] entry, and its closer
-// (the connection pools); nothing without one.
+// Build adds query_mysql over every mysql and sqlite [[databases]] entry,
+// and its closer (the connection pools); nothing without one.
 func (Source) Build(_ context.Context, cfg *config.Config, _ integration.Env, parts *integration.Parts) error {
-	if len(cfg.Databases) == 0 {
+	dbs, _ := sqlquery.Split(cfg.Databases)
+	return build(dbs, sqlquery.New, parts)
+}
+
+// build adds the SQL tool new makes over dbs, and its closer; nothing
+// without an entry.
+func build(dbs []config.Database, newTool func([]config.Database) (*sqlquery.Tool, error), parts *integration.Parts) error {
+	if len(dbs) == 0 {
 		return nil
 	}
-	t, err := sqlquery.New(cfg.Databases)
+	t, err := newTool(dbs)
 	if err != nil {
 		return &integration.ConfigError{Err: err}
 	}
@@ -43,4 +51,6 @@ func (Source) Reads(input, observation json.RawMessage) []string {
 func (Source) Tool() string { return sqlquery.ToolName }
 
 // Setup says how to configure the tool when the configuration has none.
-func (Source) Setup() string { return "add a [[databases]] entry to the config" }
+func (Source) Setup() string {
+	return `add a [[databases]] entry (driver = "mysql" or "sqlite") to the config`
+}

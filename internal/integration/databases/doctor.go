@@ -11,21 +11,28 @@ import (
 	"github.com/superbiz/superbiz/pkg/tools/sqlquery"
 )
 
-// Doctor connects to each configured database the way query_mysql
-// will, then reports what the account may do: anything beyond reading is a
-// warning, since the account is the real read-only boundary.
+// Doctor connects to each configured mysql and sqlite database the way
+// query_mysql will, then reports what the account may do: anything beyond
+// reading is a warning, since the account is the real read-only boundary.
 func (Source) Doctor(ctx context.Context, cfg *config.Config, _ integration.Env) []doctor.Result {
-	if len(cfg.Databases) == 0 {
+	dbs, _ := sqlquery.Split(cfg.Databases)
+	return check(ctx, cfg, dbs, sqlquery.New, "give superbiz an account with SELECT only (GRANT SELECT ON db.* TO ...)")
+}
+
+// check connects to each of dbs through the tool new makes and reads what
+// its account may do; readOnly is the account to recommend.
+func check(ctx context.Context, cfg *config.Config, dbs []config.Database, newTool func([]config.Database) (*sqlquery.Tool, error), readOnly string) []doctor.Result {
+	if len(dbs) == 0 {
 		return nil
 	}
-	tool, err := sqlquery.New(cfg.Databases)
+	tool, err := newTool(dbs)
 	if err != nil {
 		return []doctor.Result{doctor.Failed("databases", err.Error(), "fix the [[databases]] entries in "+cfg.File)}
 	}
 	defer tool.Close()
 
 	var out []doctor.Result
-	for _, d := range cfg.Databases {
+	for _, d := range dbs {
 		name := "database " + d.Name
 		dctx, cancel := context.WithTimeout(ctx, doctor.Timeout)
 		err := tool.Ping(dctx, d.Name)
@@ -38,9 +45,9 @@ func (Source) Doctor(ctx context.Context, cfg *config.Config, _ integration.Env)
 		cancel()
 		switch {
 		case err != nil:
-			out = append(out, doctor.Warned(name, fmt.Sprintf("%s reachable; its grants could not be read: %v", d.DSN.Redacted(), err), "give superbiz an account with SELECT only"))
+			out = append(out, doctor.Warned(name, fmt.Sprintf("%s reachable; its grants could not be read: %v", d.DSN.Redacted(), err), readOnly))
 		case len(warnings) > 0:
-			out = append(out, doctor.Warned(name, fmt.Sprintf("%s reachable; the account can do more than read: %s", d.DSN.Redacted(), strings.Join(warnings, "; ")), "give superbiz an account with SELECT only (GRANT SELECT ON db.* TO ...)"))
+			out = append(out, doctor.Warned(name, fmt.Sprintf("%s reachable; the account can do more than read: %s", d.DSN.Redacted(), strings.Join(warnings, "; ")), readOnly))
 		default:
 			out = append(out, doctor.Passed(name, fmt.Sprintf("%s reachable, read-only", d.DSN.Redacted())))
 		}

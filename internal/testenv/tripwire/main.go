@@ -1,7 +1,7 @@
 // Command tripwire proves that no test touches the default port of a server
 // superbiz talks to: .ci/run starts it before go test, it listens on each
 // default port that is free (Ollama 11434, Prometheus 9090, Alertmanager 9093,
-// MySQL 3306) on 127.0.0.1 and ::1, records every connection it accepts as
+// MySQL 3306, PostgreSQL 5432) on 127.0.0.1 and ::1, records every connection it accepts as
 // "port, first line, time, client" to a file, and answers HTTP 503 so a test
 // that reached it cannot pass by accident. A busy port is reported as not
 // watched on stderr, which is not a failure. It stops on SIGTERM or SIGINT,
@@ -25,7 +25,7 @@ import (
 // defaultPorts are the ports superbiz or its documentation names as a
 // server's default: Ollama, Prometheus, Alertmanager, MySQL. No
 // OpenAI-compatible URL has a default (model.url is required).
-const defaultPorts = "11434,9090,9093,3306"
+const defaultPorts = "11434,9090,9093,3306,5432"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)

@@ -160,7 +160,7 @@ func TestParsePorts(t *testing.T) {
 		want    string
 		wantErr bool
 	}{
-		{defaultPorts, "[11434 9090 9093 3306]", false},
+		{defaultPorts, "[11434 9090 9093 3306 5432]", false},
 		{" 1, 65535 ,", "[1 65535]", false},
 		{"", "", true},
 		{"0", "", true},

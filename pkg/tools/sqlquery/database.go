@@ -3,9 +3,13 @@ package sqlquery
 import (
 	"errors"
 	"fmt"
+	"github.com/jackc/pgx/v5/pgconn"
 	"log/slog"
+	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -18,20 +22,22 @@ import (
 // defaults.Of[Database]() holds the defaults).
 type Database struct {
 	Name   string `toml:"name" json:"name"`
-	Driver Driver `toml:"driver" json:"driver" enum:"mysql,sqlite" required:"true"`
+	Driver Driver `toml:"driver" json:"driver" enum:"mysql,postgres,sqlite" required:"true"`
 	// DSN redacts its password when printed; Reveal gives the real value.
 	DSN     DSN           `toml:"dsn" json:"dsn"`
 	MaxRows int           `toml:"max_rows" json:"max_rows" default:"50" min:"1" max:"100"`
 	Timeout time.Duration `toml:"timeout" json:"timeout" default:"5s" min:"100ms" max:"10m"`
 }
 
-// Driver names the database engine behind a query_mysql source.
+// Driver names the database engine behind a [[databases]] entry: mysql and
+// sqlite are read by query_mysql, postgres by query_postgres.
 type Driver string
 
 // The database engines query_mysql can read.
 const (
-	DriverMySQL  Driver = "mysql"
-	DriverSQLite Driver = "sqlite"
+	DriverMySQL    Driver = "mysql"
+	DriverPostgres Driver = "postgres"
+	DriverSQLite   Driver = "sqlite"
 )
 
 // DSN is a database data source name whose password never leaves it by
@@ -69,8 +75,16 @@ func NewDSN(driver Driver, raw string) (DSN, error) {
 			return DSN{}, errors.New("not a plain SQLite file path: remove the ?parameters, superbiz opens the file read-only itself")
 		}
 		return DSN{driver: driver, raw: p}, nil
+	case DriverPostgres:
+		// pgconn's own message may quote the DSN (it redacts the password
+		// only on a best-effort basis): give fixed advice instead. It also
+		// reads the TLS files the DSN names (sslrootcert, sslcert, sslkey).
+		if _, err := pgconn.ParseConfig(raw); err != nil {
+			return DSN{}, errors.New("not a valid PostgreSQL DSN, or a TLS file it names (sslrootcert, sslcert, sslkey) cannot be read: write it as postgres://user:password@host:5432/dbname?sslmode=require or as keywords host=HOST port=5432 user=USER password=PASSWORD dbname=NAME")
+		}
+		return DSN{driver: driver, raw: raw}, nil
 	default:
-		return DSN{}, fmt.Errorf("cannot be checked for driver %q: use mysql or sqlite", string(driver))
+		return DSN{}, fmt.Errorf("cannot be checked for driver %q: use mysql, postgres or sqlite", string(driver))
 	}
 }
 
@@ -119,6 +133,8 @@ func (d DSN) Redacted() string {
 		return d.raw
 	case DriverMySQL:
 		return redactMySQL(d.raw)
+	case DriverPostgres:
+		return redactPostgres(d.raw)
 	default:
 		if d.raw == "" {
 			return ""
@@ -161,3 +177,55 @@ func (d *DSN) UnmarshalText(text []byte) error {
 
 // LogValue keeps slog output redacted.
 func (d DSN) LogValue() slog.Value { return slog.StringValue(d.Redacted()) }
+
+// postgresSecretKeys are the libpq parameters that hold a secret: the
+// password and the client key's passphrase.
+var postgresSecretKeys = map[string]bool{"password": true, "sslpassword": true}
+
+// redactPostgres hides the secrets of a libpq URL (the userinfo password and
+// password/sslpassword query parameters) or keyword DSN (password=... and
+// sslpassword=..., quoted or not); anything it cannot take apart, or any
+// output still holding the password, is redacted whole.
+func redactPostgres(raw string) string {
+	cfg, err := pgconn.ParseConfig(raw)
+	if err != nil {
+		return redact.Marker
+	}
+	var out string
+	if strings.HasPrefix(raw, "postgres://") || strings.HasPrefix(raw, "postgresql://") {
+		u, err := url.Parse(raw)
+		if err != nil {
+			return redact.Marker
+		}
+		if _, ok := u.User.Password(); ok {
+			u.User = url.UserPassword(u.User.Username(), redact.Marker)
+		}
+		q := u.Query()
+		for k := range q {
+			if postgresSecretKeys[strings.ToLower(k)] {
+				q.Set(k, redact.Marker)
+			}
+		}
+		u.RawQuery = q.Encode()
+		out = strings.ReplaceAll(u.String(), url.QueryEscape(redact.Marker), redact.Marker)
+		out = strings.ReplaceAll(out, url.PathEscape(redact.Marker), redact.Marker)
+	} else {
+		out = postgresKeywordRE().ReplaceAllStringFunc(raw, func(kv string) string {
+			k, _, _ := strings.Cut(kv, "=")
+			if !postgresSecretKeys[strings.ToLower(strings.TrimSpace(k))] {
+				return kv
+			}
+			return strings.TrimSpace(k) + "=" + redact.Marker
+		})
+	}
+	if len(cfg.Password) > 2 && strings.Contains(out, cfg.Password) {
+		return redact.Marker
+	}
+	return out
+}
+
+// postgresKeywordRE matches one keyword=value pair of a libpq keyword DSN,
+// the value quoted ('...' with \' and \\ escapes) or bare.
+var postgresKeywordRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`[A-Za-z_]+\s*=\s*(?:'(?:[^'\\]|\\.)*'|[^\s']*)`)
+})

@@ -138,6 +138,9 @@ func (t *Tool) Ping(ctx context.Context, name string) error {
 		}
 		return nil
 	}
+	if h.db.Driver == DriverPostgres {
+		return h.pingPostgres(ctx)
+	}
 	pool, _, err := h.openMySQL(ctx)
 	if err != nil {
 		return err
@@ -149,8 +152,10 @@ func (t *Tool) Ping(ctx context.Context, name string) error {
 }
 
 // Grants returns doctor's warnings for the named database: for MySQL and
-// MariaDB what SHOW GRANTS allows beyond reading; for SQLite whether the
-// connection really refuses writes (query_only).
+// MariaDB what SHOW GRANTS allows beyond reading; for PostgreSQL what the
+// role's attributes, predefined roles and table privileges allow (see
+// PostgresRights); for SQLite whether the connection really refuses writes
+// (query_only).
 func (t *Tool) Grants(ctx context.Context, name string) ([]string, error) {
 	h, err := t.resolve(name)
 	if err != nil {
@@ -169,6 +174,13 @@ func (t *Tool) Grants(ctx context.Context, name string) ([]string, error) {
 			return []string{fmt.Sprintf("database %q: the SQLite connection is not query_only", name)}, nil
 		}
 		return nil, nil
+	}
+	if h.db.Driver == DriverPostgres {
+		r, err := h.postgresRights(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return r.Warnings(), nil
 	}
 	pool, _, err := h.openMySQL(ctx)
 	if err != nil {

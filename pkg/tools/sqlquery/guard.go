@@ -118,14 +118,8 @@ func Check(sql string, d Dialect, schema string) (string, error) {
 }
 
 func check(sql string, d Dialect, schema string) (*Checked, error) {
-	if len(sql) > MaxSQLBytes {
-		return nil, refuse(ReasonTooLong, "statement is %d bytes, the limit is %d", len(sql), MaxSQLBytes)
-	}
-	if strings.TrimSpace(sql) == "" {
-		return nil, refuse(ReasonEmpty, "no statement given")
-	}
-	if strings.IndexByte(sql, 0) >= 0 {
-		return nil, refuse(ReasonUnparsable, "statement contains a NUL byte")
+	if err := checkText(sql); err != nil {
+		return nil, err
 	}
 	parser, err := sqlparser.New(sqlparser.Options{MySQLServerVersion: parserVersion})
 	if err != nil {
@@ -161,6 +155,21 @@ func check(sql string, d Dialect, schema string) (*Checked, error) {
 		return nil, refuse(ReasonUnparsable, "%v", err)
 	}
 	return c, nil
+}
+
+// checkText refuses, before any parser sees it, a statement that is too
+// long, empty or holds a NUL byte: the checks every dialect's guard shares.
+func checkText(sql string) error {
+	if len(sql) > MaxSQLBytes {
+		return refuse(ReasonTooLong, "statement is %d bytes, the limit is %d", len(sql), MaxSQLBytes)
+	}
+	if strings.TrimSpace(sql) == "" {
+		return refuse(ReasonEmpty, "no statement given")
+	}
+	if strings.IndexByte(sql, 0) >= 0 {
+		return refuse(ReasonUnparsable, "statement contains a NUL byte")
+	}
+	return nil
 }
 
 // safeParse parses sql, turning a parser panic into an error: the fuzz target

@@ -21,10 +21,17 @@ import (
 // failing in CI (CI=true), where .ci/mariadb.sh must have started MariaDB.
 func mariadbDSN(t *testing.T, env string) string {
 	t.Helper()
-	testenv.SkipShort(t, "runs against a real MariaDB")
+	return serverDSN(t, env, "MariaDB", ".ci/mariadb.sh")
+}
+
+// serverDSN returns the DSN of a real server in env, which script exports:
+// a skip on a developer machine without it, a failure under CI=true.
+func serverDSN(t *testing.T, env, server, script string) string {
+	t.Helper()
+	testenv.SkipShort(t, "runs against a real "+server)
 	dsn := os.Getenv(env)
 	if dsn == "" {
-		testenv.Missing(t, env+" not set: source .ci/mariadb.sh to run the MariaDB integration tests", ".ci/run must source .ci/mariadb.sh")
+		testenv.Missing(t, env+" not set: source "+script+" to run the "+server+" integration tests", ".ci/run must source "+script)
 	}
 	return dsn
 }

@@ -149,13 +149,13 @@ func classify(err error) string {
 		return tools.CodeUnavailable
 	case tools.ContextCode(err) != "":
 		return tools.ContextCode(err)
-	case notReadOnly(err), sqliteNotReadOnly(err):
+	case notReadOnly(err), sqliteNotReadOnly(err), pgNotReadOnly(err):
 		return tools.CodeNotReadOnly
 	case isServerTimeout(err):
 		return tools.CodeTimeout
-	case isConnError(err):
+	case isConnError(err), isPGConnError(err):
 		return tools.CodeUnavailable
-	case isServerError(err):
+	case isServerError(err), pgCode(err) != "":
 		return tools.CodeInvalidInput
 	}
 	return tools.CodeInternal

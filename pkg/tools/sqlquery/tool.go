@@ -1,8 +1,10 @@
-// Package sqlquery is the query_mysql evidence tool: one read-only statement
-// against a configured MySQL, MariaDB or SQLite database, made read-only by
-// construction in layers that each fail closed (the parser guard in guard.go,
-// a READ ONLY transaction that always rolls back, server and client time
-// limits with KILL QUERY, a row cap and bounded cells).
+// Package sqlquery holds the SQL evidence tools: query_mysql runs one
+// read-only statement against a configured MySQL, MariaDB or SQLite database,
+// query_postgres against a PostgreSQL one. Each is made read-only by
+// construction in layers that each fail closed (the parser guards in
+// guard.go and pgguard.go, a READ ONLY transaction that always rolls back,
+// server and client time limits with KILL QUERY or a cancel request, a row
+// cap and bounded cells).
 package sqlquery
 
 import (
@@ -19,6 +21,7 @@ import (
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/superbiz/superbiz/internal/schema"
 	"github.com/superbiz/superbiz/internal/textclip"
@@ -39,23 +42,50 @@ const (
 	summaryMaxBytes = 100
 )
 
-// Tool is the query_mysql adapter over the configured databases. Connections
-// are opened lazily on first use and closed by Close.
+// Tool is the query_mysql or query_postgres adapter over the configured
+// databases. Connections are opened lazily on first use and closed by Close.
 type Tool struct {
+	name  string
 	order []string
 	dbs   map[string]*handle
 }
 
 var _ tools.Adapter = (*Tool)(nil)
 
-// New validates the configured [[databases]] entries; it connects to none of
-// them. Each DSN stays the redacting DSN until the pool is opened;
-// MaxRows 0 means MaxRowsLimit and Timeout 0 DefaultTimeout.
+// New validates the configured mysql and sqlite [[databases]] entries for
+// query_mysql; it connects to none of them. Each DSN stays the redacting
+// DSN until the pool is opened; MaxRows 0 means MaxRowsLimit and
+// Timeout 0 DefaultTimeout.
 func New(dbs []Database) (*Tool, error) {
-	if len(dbs) == 0 {
-		return nil, errors.New("query_mysql: no [[databases]] configured")
+	return newTool(ToolName, dbs)
+}
+
+// NewPostgres validates the configured postgres [[databases]] entries for
+// query_postgres, as New does for query_mysql.
+func NewPostgres(dbs []Database) (*Tool, error) {
+	return newTool(PostgresToolName, dbs)
+}
+
+// Split sorts the configured databases by the tool that reads them:
+// mysql and sqlite entries for query_mysql, postgres entries for
+// query_postgres (in configuration order; an unknown driver stays with
+// query_mysql, whose New reports it).
+func Split(dbs []Database) (mysql, postgres []Database) {
+	for _, d := range dbs {
+		if d.Driver == DriverPostgres {
+			postgres = append(postgres, d)
+		} else {
+			mysql = append(mysql, d)
+		}
 	}
-	t := &Tool{dbs: make(map[string]*handle, len(dbs))}
+	return mysql, postgres
+}
+
+func newTool(name string, dbs []Database) (*Tool, error) {
+	if len(dbs) == 0 {
+		return nil, fmt.Errorf("%s: no [[databases]] configured", name)
+	}
+	t := &Tool{name: name, dbs: make(map[string]*handle, len(dbs))}
 	for i, d := range dbs {
 		if strings.TrimSpace(d.Name) == "" {
 			return nil, fmt.Errorf("databases[%d]: name is empty: give every [[databases]] entry a name", i)
@@ -75,6 +105,9 @@ func New(dbs []Database) (*Tool, error) {
 		if d.Timeout == 0 {
 			d.Timeout = DefaultTimeout
 		}
+		if (d.Driver == DriverPostgres) != (name == PostgresToolName) {
+			return nil, fmt.Errorf("database %q: driver %q is read by %s, not %s", d.Name, d.Driver, toolFor(d.Driver), name)
+		}
 		h, err := newHandle(d)
 		if err != nil {
 			return nil, err
@@ -84,6 +117,17 @@ func New(dbs []Database) (*Tool, error) {
 	}
 	return t, nil
 }
+
+// toolFor names the tool that reads a driver's databases.
+func toolFor(d Driver) string {
+	if d == DriverPostgres {
+		return PostgresToolName
+	}
+	return ToolName
+}
+
+// Name is the tool's name: query_mysql or query_postgres.
+func (t *Tool) Name() string { return t.name }
 
 // Close closes every connection pool that was opened.
 func (t *Tool) Close() error {
@@ -107,11 +151,17 @@ func (t *Tool) Definition() model.Tool {
 	for i, name := range t.order {
 		db.Enum[i] = name
 	}
+	desc := "Run one read-only SQL statement (SELECT, SHOW, DESCRIBE, EXPLAIN) against a configured database " +
+		"and return columns and rows. Use it to check order, payment or connection state at the time of an incident."
+	if t.name == PostgresToolName {
+		desc = pgDescription
+		sqlProp, _ := params.Properties.Get("sql")
+		sqlProp.Description = pgSQLDescription
+	}
 	return model.Tool{
-		Name: ToolName,
-		Description: "Run one read-only SQL statement (SELECT, SHOW, DESCRIBE, EXPLAIN) against a configured database " +
-			"and return columns and rows. Use it to check order, payment or connection state at the time of an incident.",
-		Parameters: schema.Marshal(params),
+		Name:        t.name,
+		Description: desc,
+		Parameters:  schema.Marshal(params),
 	}
 }
 
@@ -140,7 +190,7 @@ type canonicalInput struct {
 func (t *Tool) Canonical(raw json.RawMessage) (tools.Canonical, error) {
 	var in input
 	if err := jsonv2.Unmarshal(raw, &in, jsonv2.RejectUnknownMembers(true)); err != nil {
-		return tools.Canonical{}, tools.InvalidInput("query_mysql input: %v", err)
+		return tools.Canonical{}, tools.InvalidInput("%s input: %v", t.name, err)
 	}
 	h, err := t.resolve(in.Database)
 	if err != nil {
@@ -163,12 +213,16 @@ func (t *Tool) Canonical(raw json.RawMessage) (tools.Canonical, error) {
 		}
 	}
 	stmt := strings.TrimSpace(in.SQL)
-	if c, err := check(stmt, h.guardDialect(), h.schema()); err == nil {
+	if h.db.Driver == DriverPostgres {
+		if c, err := checkPostgres(stmt); err == nil {
+			stmt = c.Rendered
+		}
+	} else if c, err := check(stmt, h.guardDialect(), h.schema()); err == nil {
 		stmt = c.Canonical
 	}
 	out, err := tools.EncodeCanonical(canonicalInput{Database: h.db.Name, SQL: stmt, MaxRows: maxRows})
 	if err != nil {
-		return tools.Canonical{}, fmt.Errorf("encode canonical query_mysql input: %w", err)
+		return tools.Canonical{}, fmt.Errorf("encode canonical %s input: %w", t.name, err)
 	}
 	return tools.Canonical{Input: out, Summary: summarize(h.db.Name, stmt)}, nil
 }
@@ -205,7 +259,7 @@ func (t *Tool) Tally(result json.RawMessage) string {
 func (t *Tool) Execute(ctx context.Context, call tools.Call) tools.Outcome {
 	var in canonicalInput
 	if err := jsonv2.Unmarshal(call.Input, &in, jsonv2.RejectUnknownMembers(true)); err != nil {
-		return tools.Failed(tools.CodeInvalidInput, fmt.Errorf("decode canonical query_mysql input: %w", err))
+		return tools.Failed(tools.CodeInvalidInput, fmt.Errorf("decode canonical %s input: %w", t.name, err))
 	}
 	h, err := t.resolve(in.Database)
 	if err != nil {
@@ -242,13 +296,13 @@ func shrink(res *Result, maxBytes int) error {
 	for {
 		b, err := json.Marshal(res)
 		if err != nil {
-			return fmt.Errorf("encode query_mysql result: %w", err)
+			return fmt.Errorf("encode SQL result: %w", err)
 		}
 		if len(b) <= maxBytes {
 			return nil
 		}
 		if len(res.Rows) == 0 {
-			return fmt.Errorf("query_mysql result without rows is %d bytes, over the %d-byte observation limit", len(b), maxBytes)
+			return fmt.Errorf("SQL result without rows is %d bytes, over the %d-byte observation limit", len(b), maxBytes)
 		}
 		// Drop proportionally, at least one row, so wide results converge fast.
 		drop := max(1, len(res.Rows)*(len(b)-maxBytes)/len(b))
@@ -277,6 +331,9 @@ type handle struct {
 	cfg       *mysql.Config
 	connector driver.Connector
 	probed    bool
+	// postgres only: parsed config (never printed); each statement opens
+	// its own connection.
+	pgcfg *pgconn.Config
 }
 
 func newHandle(d Database) (*handle, error) {
@@ -294,8 +351,14 @@ func newHandle(d Database) (*handle, error) {
 		h.dialect = MySQL
 	case DriverSQLite:
 		h.dialect = SQLite
+	case DriverPostgres:
+		cfg, err := postgresConfig(d)
+		if err != nil {
+			return nil, err
+		}
+		h.pgcfg = cfg
 	default:
-		return nil, fmt.Errorf("database %q: driver %q is not supported: use \"mysql\" or \"sqlite\"", d.Name, d.Driver)
+		return nil, fmt.Errorf("database %q: driver %q is not supported: use \"mysql\", \"postgres\" or \"sqlite\"", d.Name, d.Driver)
 	}
 	return h, nil
 }
@@ -335,13 +398,19 @@ func (h *handle) where() string {
 	if h.cfg != nil {
 		return fmt.Sprintf("database %q at %s", h.db.Name, h.cfg.Addr)
 	}
+	if h.pgcfg != nil {
+		return pgWhere(h.db.Name, h.pgcfg)
+	}
 	return fmt.Sprintf("database %q at %s", h.db.Name, h.db.DSN.Redacted())
 }
 
 // query checks the statement and runs it on the handle's driver.
 func (h *handle) query(ctx context.Context, stmt string, maxRows int) (Result, error) {
-	if h.db.Driver == DriverSQLite {
+	switch h.db.Driver {
+	case DriverSQLite:
 		return h.querySQLite(ctx, stmt, maxRows)
+	case DriverPostgres:
+		return h.queryPostgres(ctx, stmt, maxRows)
 	}
 	return h.queryMySQL(ctx, stmt, maxRows)
 }

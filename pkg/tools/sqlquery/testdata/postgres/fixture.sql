@@ -1,0 +1,59 @@
+-- Fixture for the query_postgres integration tests (loaded by .ci/postgres.sh
+-- into the `shop` database as the postgres superuser): the MariaDB fixture's
+-- tables (../fixture.sql) in PostgreSQL's types, plus the objects
+-- the hostile corpus aims at: a sequence, a volatile function and a
+-- procedure that write, and a table of secrets. Checked by a checksum query
+-- before and after the corpus runs.
+CREATE TABLE customers (
+  id INT PRIMARY KEY,
+  name VARCHAR(64) NOT NULL,
+  tier VARCHAR(16) NOT NULL
+);
+
+CREATE TABLE orders (
+  id INT PRIMARY KEY,
+  customer_id INT NOT NULL,
+  status VARCHAR(16) NOT NULL,
+  amount_cents INT NOT NULL,
+  created_at TIMESTAMP NOT NULL,
+  note TEXT NULL
+);
+CREATE INDEX idx_orders_status ON orders (status);
+CREATE INDEX idx_orders_customer ON orders (customer_id);
+
+CREATE TABLE payments (
+  id INT PRIMARY KEY,
+  order_id INT NOT NULL,
+  gateway VARCHAR(32) NOT NULL,
+  latency_ms INT NOT NULL,
+  outcome VARCHAR(16) NOT NULL,
+  created_at TIMESTAMP NOT NULL
+);
+
+-- The rows are ../fixture.sql's own: .ci/postgres.sh loads its INSERT statements
+-- after this file, so both engines hold the same data.
+
+-- Secrets an application keeps: masked by column name and by what an alias
+-- is computed from.
+CREATE TABLE api_clients (
+  id INT PRIMARY KEY,
+  service VARCHAR(32) NOT NULL,
+  api_key TEXT NOT NULL,
+  settings JSONB NOT NULL
+);
+INSERT INTO api_clients VALUES
+  (1, 'stripe', 'tulip-harbor-cobalt-17', '{"endpoint": "https://api.stripe.test", "password": "pg-fixture-pass-1"}');
+
+-- What the hostile corpus aims at.
+CREATE SEQUENCE order_numbers START 1000;
+CREATE TABLE audit_log (id SERIAL PRIMARY KEY, what TEXT NOT NULL);
+CREATE FUNCTION log_and_count() RETURNS INT VOLATILE LANGUAGE sql AS
+  $$ INSERT INTO audit_log (what) VALUES ('written by a function') RETURNING id $$;
+CREATE FUNCTION public.lower(x INT) RETURNS INT VOLATILE LANGUAGE sql AS
+  $$ INSERT INTO audit_log (what) VALUES ('written by public.lower') RETURNING x $$;
+CREATE PROCEDURE write_audit() LANGUAGE sql AS
+  $$ INSERT INTO audit_log (what) VALUES ('written by a procedure') $$;
+CREATE VIEW paid_orders AS SELECT id, amount_cents FROM orders WHERE status = 'paid';
+
+-- The SELECT-only role reads the schema; nothing more.
+GRANT SELECT ON ALL TABLES IN SCHEMA public TO ro;
