@@ -63,10 +63,11 @@ func modelInfo(m config.Model) ModelInfo {
 }
 
 // String is the model as the text and Markdown views head them with:
-// "qwen3:8b (ollama, http://127.0.0.1:11434)".
+// "qwen3:8b (ollama, http://127.0.0.1:11434)"; "unknown" when the results
+// do not say (no pack could be resolved, or a file written before they did).
 func (m ModelInfo) String() string {
 	if m.Name == "" {
-		return "unknown (no pack ran)"
+		return "unknown"
 	}
 	return m.Name + " (" + m.Provider + ", " + m.URL + ")"
 }
