@@ -5,8 +5,10 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/superbiz/superbiz/internal/textclip"
 )
@@ -123,6 +125,55 @@ func DSN(dsn, password string) string {
 	}
 	return out
 }
+
+// libpqSecretKeys are the libpq parameters that hold a secret: the
+// password and the client key's passphrase.
+var libpqSecretKeys = map[string]bool{"password": true, "sslpassword": true}
+
+// LibPQ masks the secrets of a PostgreSQL data source name, a libpq URL
+// (the userinfo password and password/sslpassword query parameters) or
+// keyword DSN (password=... and sslpassword=..., quoted or not); password
+// is the one a parser found. A URL that does not parse, or any output still
+// holding the password, is Marker whole.
+func LibPQ(dsn, password string) string {
+	var out string
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		u, err := url.Parse(dsn)
+		if err != nil {
+			return Marker
+		}
+		if _, ok := u.User.Password(); ok {
+			u.User = url.UserPassword(u.User.Username(), Marker)
+		}
+		q := u.Query()
+		for k := range q {
+			if libpqSecretKeys[strings.ToLower(k)] {
+				q.Set(k, Marker)
+			}
+		}
+		u.RawQuery = q.Encode()
+		out = strings.ReplaceAll(u.String(), url.QueryEscape(Marker), Marker)
+		out = strings.ReplaceAll(out, url.PathEscape(Marker), Marker)
+	} else {
+		out = libpqKeyword().ReplaceAllStringFunc(dsn, func(kv string) string {
+			k, _, _ := strings.Cut(kv, "=")
+			if !libpqSecretKeys[strings.ToLower(strings.TrimSpace(k))] {
+				return kv
+			}
+			return strings.TrimSpace(k) + "=" + Marker
+		})
+	}
+	if len(password) > 2 && strings.Contains(out, password) {
+		return Marker
+	}
+	return out
+}
+
+// libpqKeyword matches one keyword=value pair of a libpq keyword DSN, the
+// value quoted ('...' with \' and \\ escapes) or bare.
+var libpqKeyword = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`[A-Za-z_]+\s*=\s*(?:'(?:[^'\\]|\\.)*'|[^\s']*)`)
+})
 
 // MinBodySecret is the shortest credential form Credential.Body and
 // Credential.Answer replace: a shorter one cannot be told apart from the

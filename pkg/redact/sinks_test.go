@@ -101,3 +101,17 @@ func TestNoSecondMarker(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// LibPQ masks the password of both forms of a PostgreSQL DSN, and the
+// client key's passphrase, keeping everything else.
+func TestLibPQ(t *testing.T) {
+	for _, tt := range []struct{ in, password, want string }{
+		{"postgres://ro:Pg%2FPass9@db:5432/shop?sslmode=require&sslpassword=KeyPass9", "Pg/Pass9", "postgres://ro:" + Marker + "@db:5432/shop?sslmode=require&sslpassword=" + Marker},
+		{"host=db port=5432 user=ro password='two \\' words' dbname=shop", "two ' words", "host=db port=5432 user=ro password=" + Marker + " dbname=shop"},
+		{"host=db user=ro dbname=shop", "", "host=db user=ro dbname=shop"},
+	} {
+		if got := LibPQ(tt.in, tt.password); got != tt.want {
+			t.Errorf("LibPQ(%q)\n got %q\nwant %q", tt.in, got, tt.want)
+		}
+	}
+}

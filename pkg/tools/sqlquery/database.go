@@ -5,11 +5,8 @@ import (
 	"fmt"
 	"github.com/jackc/pgx/v5/pgconn"
 	"log/slog"
-	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -178,54 +175,12 @@ func (d *DSN) UnmarshalText(text []byte) error {
 // LogValue keeps slog output redacted.
 func (d DSN) LogValue() slog.Value { return slog.StringValue(d.Redacted()) }
 
-// postgresSecretKeys are the libpq parameters that hold a secret: the
-// password and the client key's passphrase.
-var postgresSecretKeys = map[string]bool{"password": true, "sslpassword": true}
-
-// redactPostgres hides the secrets of a libpq URL (the userinfo password and
-// password/sslpassword query parameters) or keyword DSN (password=... and
-// sslpassword=..., quoted or not); anything it cannot take apart, or any
-// output still holding the password, is redacted whole.
+// redactPostgres hides the secrets of a libpq URL or keyword DSN
+// (redact.LibPQ); one pgconn cannot parse is hidden whole.
 func redactPostgres(raw string) string {
 	cfg, err := pgconn.ParseConfig(raw)
 	if err != nil {
 		return redact.Marker
 	}
-	var out string
-	if strings.HasPrefix(raw, "postgres://") || strings.HasPrefix(raw, "postgresql://") {
-		u, err := url.Parse(raw)
-		if err != nil {
-			return redact.Marker
-		}
-		if _, ok := u.User.Password(); ok {
-			u.User = url.UserPassword(u.User.Username(), redact.Marker)
-		}
-		q := u.Query()
-		for k := range q {
-			if postgresSecretKeys[strings.ToLower(k)] {
-				q.Set(k, redact.Marker)
-			}
-		}
-		u.RawQuery = q.Encode()
-		out = strings.ReplaceAll(u.String(), url.QueryEscape(redact.Marker), redact.Marker)
-		out = strings.ReplaceAll(out, url.PathEscape(redact.Marker), redact.Marker)
-	} else {
-		out = postgresKeywordRE().ReplaceAllStringFunc(raw, func(kv string) string {
-			k, _, _ := strings.Cut(kv, "=")
-			if !postgresSecretKeys[strings.ToLower(strings.TrimSpace(k))] {
-				return kv
-			}
-			return strings.TrimSpace(k) + "=" + redact.Marker
-		})
-	}
-	if len(cfg.Password) > 2 && strings.Contains(out, cfg.Password) {
-		return redact.Marker
-	}
-	return out
+	return redact.LibPQ(raw, cfg.Password)
 }
-
-// postgresKeywordRE matches one keyword=value pair of a libpq keyword DSN,
-// the value quoted ('...' with \' and \\ escapes) or bare.
-var postgresKeywordRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`[A-Za-z_]+\s*=\s*(?:'(?:[^'\\]|\\.)*'|[^\s']*)`)
-})
