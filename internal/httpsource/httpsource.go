@@ -143,7 +143,7 @@ func (e *Error) Error() string {
 	case Unreachable:
 		return fmt.Sprintf("%s is not reachable: %s", e.URL, e.Excerpt)
 	case Redirected:
-		return fmt.Sprintf("%s answered with a redirect to another host (%s), which is not followed so that the credential stays on the configured host", e.URL, e.Excerpt)
+		return fmt.Sprintf("%s answered with a %s, so that the credential stays on the configured host", e.URL, e.Excerpt)
 	case TooLarge:
 		return fmt.Sprintf("the answer of %s is larger than %s", e.URL, e.Excerpt)
 	}
@@ -225,7 +225,7 @@ func (c *Client) transportError(parent, ctx context.Context, u *url.URL, err err
 		e.Kind, e.Excerpt = Unreachable, c.Scrub(err.Error())
 		var re *redirectError
 		if errors.As(err, &re) {
-			e.Kind, e.Excerpt = Redirected, c.Scrub(re.host)
+			e.Kind, e.Excerpt = Redirected, c.Scrub(re.Error())
 		}
 	}
 	return e

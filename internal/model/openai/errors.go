@@ -159,7 +159,7 @@ func (c *Client) exchangeFailure(ctx, rctx context.Context, resp *httpsource.Res
 		return c.fail(model.ErrUnreachable, fmt.Errorf("cannot connect: %s", he.Excerpt))
 	case httpsource.Redirected:
 		// The server is there: the address is the thing to fix.
-		return c.fail(model.ErrBadRequest, fmt.Errorf("the server redirects to another host (%s), which is not followed so the API key stays on model.url's host: set model.url to the address it redirects to", he.Excerpt))
+		return c.fail(model.ErrBadRequest, fmt.Errorf("the server answered with a %s, so the API key stays on model.url's host: set model.url to the address it redirects to", he.Excerpt))
 	case httpsource.TooLarge:
 		return c.fail(model.ErrProtocol, err)
 	}
