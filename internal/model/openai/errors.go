@@ -267,9 +267,9 @@ func (c *Client) htmlFailure(code int, body []byte) *model.Error {
 	return e
 }
 
-// statusFailure classifies an HTTP error answer (after retries retries of a
-// 429) by its status and the
-// error document's code, with the hint a person needs.
+// statusFailure classifies an HTTP error answer by its status and the
+// error document's code, with the hint a person needs; retries is how many
+// times a 429 was retried before it.
 func (c *Client) statusFailure(ctx context.Context, code int, h http.Header, body []byte, retries int) *model.Error {
 	msg, ecode := parseError(body)
 	if msg == "" {

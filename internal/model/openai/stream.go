@@ -104,9 +104,10 @@ func (a *accumulator) scrubAll() {
 		return
 	}
 	replace := func(b *strings.Builder) {
-		if s := b.String(); a.literal(s) != s {
+		s := b.String()
+		if clean := a.literal(s); clean != s {
 			b.Reset()
-			b.WriteString(a.literal(s))
+			b.WriteString(clean)
 		}
 	}
 	replace(&a.content)
