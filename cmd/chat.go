@@ -10,8 +10,7 @@ import (
 	"sync"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
+	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/cobra"
 
 	"github.com/superbiz/superbiz/internal/config"
@@ -302,8 +301,6 @@ func (g *turnGate) closeAndWait() {
 // the demo question one Tab away.
 func (a *app) chatTUI(ctx context.Context, d *usecase.Deps, cfg *config.Config, session string, cont bool, intro string) error {
 	s := &chatSession{id: session, cont: cont}
-	renderer := lipgloss.NewRenderer(a.io.ErrOut)
-	renderer.SetHasDarkBackground(a.io.DarkBackground()) // never query the terminal again
 	var sink *tui.EventSink
 	var storeErr error
 	var errMu sync.Mutex
@@ -315,8 +312,8 @@ func (a *app) chatTUI(ctx context.Context, d *usecase.Deps, cfg *config.Config, 
 		return err
 	}
 	view := tui.NewChat(tui.ChatOptions{
-		Past:          past,
-		Renderer:      renderer,
+		Past: past,
+		// The view asks the terminal for its background when it starts.
 		MarkdownStyle: tui.MarkdownStyle(a.io.Color, a.io.DarkBackground()),
 		CharLimit:     d.Limits.Query,
 		Intro:         intro,
@@ -363,7 +360,8 @@ func (a *app) chatTUI(ctx context.Context, d *usecase.Deps, cfg *config.Config, 
 	})
 	// A stop signal (ctx) ends the screen; signals are ours alone, so the
 	// running turn is cancelled through ctx and stored before the exit.
-	p = tea.NewProgram(view, tea.WithOutput(a.io.ErrOut), tea.WithInput(a.io.In), tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(ctx), tea.WithoutSignalHandler())
+	// The view declares the alternate screen and the mouse.
+	p = tea.NewProgram(view, tea.WithOutput(a.io.ErrOut), tea.WithInput(a.io.In), tea.WithContext(ctx), tea.WithoutSignalHandler())
 	sink = tui.NewEventSink(p)
 	d.Events = sink
 	_, err = p.Run()

@@ -10,8 +10,7 @@ import (
 	"sync"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
+	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
@@ -291,11 +290,7 @@ func (a *app) printOutput(out usecase.Output, note string, tuiDrew bool) error {
 	if a.flags.output == outputText && a.io.OutTTY {
 		// A person reads it: render the Markdown for the terminal. Piped or
 		// with -o markdown it stays Markdown.
-		style := tui.MarkdownStyle(false, false)
-		if a.io.Color {
-			// Only a colour style needs to ask the terminal for its background.
-			style = tui.MarkdownStyle(true, a.io.DarkBackground())
-		}
+		style := tui.MarkdownStyle(a.io.Color, a.io.DarkBackground())
 		if r, err := tui.RenderMarkdown(b.String(), a.outputWidth(), style); err == nil {
 			b.Reset()
 			b.WriteString(r)
@@ -367,10 +362,9 @@ func (a *app) diagnoseTUI(ctx context.Context, d *usecase.Deps, req usecase.Diag
 		cancelRun = cancel
 		mu.Unlock()
 	}
-	renderer := lipgloss.NewRenderer(a.io.ErrOut)
-	renderer.SetHasDarkBackground(a.io.DarkBackground()) // never query the terminal again
 	view := tui.NewDiagnose(tui.DiagnoseOptions{
-		Query: redact.Clean(req.Query), Budget: d.Budget, Renderer: renderer,
+		Query: redact.Clean(req.Query), Budget: d.Budget,
+		// The view asks the terminal for its background when it starts.
 		MarkdownStyle: tui.MarkdownStyle(a.io.Color, a.io.DarkBackground()),
 		ModelWait:     demoOnly(d.ModelName == demo.TranscriptNote, demo.PlayingNote),
 		OnCancel: func() {

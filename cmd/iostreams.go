@@ -3,10 +3,10 @@ package cmd
 import (
 	"io"
 	"os"
-	"time"
+	"strconv"
+	"strings"
 
 	"github.com/mattn/go-isatty"
-	"github.com/superbiz/superbiz/internal/tui/termquery"
 	"golang.org/x/term"
 )
 
@@ -24,16 +24,9 @@ type IOStreams struct {
 	// unset, TERM not "dumb").
 	Color bool
 
-	// askColour says whether TERM names a terminal that can answer the
-	// background-colour query; dark is its answer once asked.
-	askColour bool
 	// colorFGBG is $COLORFGBG ("15;0"): the background some terminals
-	// state without answering the query, used when no answer came.
+	// state in the environment.
 	colorFGBG string
-	// colourWait bounds the wait for the terminal's answer
-	// (termquery.WaitFor: longer over SSH).
-	colourWait time.Duration
-	dark       *bool
 }
 
 // newIOStreams wraps the given streams; a stream is a terminal only when it
@@ -48,9 +41,7 @@ func newIOStreams(in io.Reader, out, errOut io.Writer, getenv func(string) strin
 		ErrTTY: isTerminal(errOut),
 	}
 	s.Color = (s.OutTTY || s.ErrTTY) && getenv("NO_COLOR") == "" && getenv("TERM") != "dumb"
-	s.askColour = termquery.CanAnswer(getenv("TERM"))
 	s.colorFGBG = getenv("COLORFGBG")
-	s.colourWait = termquery.WaitFor(getenv)
 	return s
 }
 
@@ -81,48 +72,30 @@ func (s *IOStreams) OutColumns() int {
 	return w
 }
 
-// DarkBackground says whether colour output is drawn for a dark terminal
-// background. The first call with colour on asks the terminal (stdin and a
-// terminal output, TERM not dumb, screen or tmux), waiting at most
-// termquery.WaitFor; later calls reuse the answer. No answer, or a terminal
-// that cannot be asked, leaves it to $COLORFGBG when that names a
-// background, else to the default: dark. Without colour nothing depends on
-// the answer and nothing is asked.
+// DarkBackground says whether colour output starts out drawn for a dark
+// terminal background, from the environment alone: $COLORFGBG when it names
+// a background, else dark. Nothing asks the terminal here: a command's start
+// and printed output never wait on it. The full-screen views ask it
+// themselves once they run (bubbletea's background request, answered as a
+// message) and follow its answer.
 func (s *IOStreams) DarkBackground() bool {
-	if !s.Color {
-		return true
-	}
-	if s.dark == nil {
-		dark := s.askDark()
-		s.dark = &dark
-	}
-	return *s.dark
-}
-
-// askDark asks the terminal once; without an answer, $COLORFGBG decides
-// when it names a background, else the default, dark.
-func (s *IOStreams) askDark() bool {
-	if dark, err := s.queryDark(); err == nil {
-		return dark
-	}
-	if dark, ok := termquery.EnvDark(s.colorFGBG); ok {
+	if dark, ok := envDark(s.colorFGBG); ok {
 		return dark
 	}
 	return true
 }
 
-// queryDark asks the terminal when it can answer; ErrNoAnswer when it is
-// not asked.
-func (s *IOStreams) queryDark() (bool, error) {
-	in, ok := s.In.(*os.File)
-	if !ok || !s.InTTY || !s.askColour {
-		return false, termquery.ErrNoAnswer
+// envDark reads $COLORFGBG ("fg;bg" or "fg;default;bg", as rxvt and
+// Konsole set it): the last field is an ANSI colour, dark for 0-6 (HSL
+// lightness under one half). ok is false when it names no colour.
+func envDark(colorFGBG string) (dark, ok bool) {
+	i := strings.LastIndexByte(colorFGBG, ';')
+	if i < 0 {
+		return false, false
 	}
-	out, ok := s.ErrOut.(*os.File)
-	if !s.ErrTTY || !ok {
-		if out, ok = s.Out.(*os.File); !s.OutTTY || !ok {
-			return false, termquery.ErrNoAnswer
-		}
+	n, err := strconv.Atoi(colorFGBG[i+1:])
+	if err != nil || n < 0 || n > 15 {
+		return false, false
 	}
-	return termquery.DarkBackground(in, out, s.colourWait)
+	return n <= 6, true
 }

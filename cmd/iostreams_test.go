@@ -6,8 +6,8 @@ import (
 	"testing"
 )
 
-// Without a terminal to ask, a colour stream takes its background from
-// $COLORFGBG when it names one, and stays dark otherwise.
+// A colour stream starts out with the background $COLORFGBG names, and dark
+// when it names none; the terminal is never asked here.
 func TestDarkBackgroundFromCOLORFGBG(t *testing.T) {
 	cases := []struct {
 		colorFGBG string
@@ -22,7 +22,7 @@ func TestDarkBackgroundFromCOLORFGBG(t *testing.T) {
 	for _, c := range cases {
 		env := map[string]string{"COLORFGBG": c.colorFGBG, "TERM": "xterm-256color"}
 		s := newIOStreams(strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{}, func(k string) string { return env[k] })
-		s.Color = true // as on a colour terminal; stdin is no terminal, so nothing is asked
+		s.Color = true // as on a colour terminal
 		if got := s.DarkBackground(); got != c.dark {
 			t.Errorf("COLORFGBG=%q: dark %v, want %v", c.colorFGBG, got, c.dark)
 		}

@@ -8,8 +8,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/progress"
-	"github.com/muesli/termenv"
+	"charm.land/bubbles/v2/progress"
+	"github.com/charmbracelet/colorprofile"
 	"github.com/spf13/cobra"
 
 	"github.com/superbiz/superbiz/internal/config"
@@ -175,21 +175,27 @@ func indexError(err error) error {
 // progress bar redrawn in place. Piped, it prints nothing: the summary line
 // on stdout says what was done.
 type indexProgress struct {
-	w    io.Writer
-	tty  bool
+	w   io.Writer
+	tty bool
+	// bars is w for the bar itself: bubbles v2 draws its blend in true
+	// colour and leaves the terminal's share to the writer, which brings it
+	// down to 256 colours (as the Markdown on a terminal) or, without Color,
+	// to none.
+	bars io.Writer
 	bar  progress.Model
 	last int // last percent drawn
 	drew bool
 }
 
 func (a *app) newIndexProgress() *indexProgress {
-	opts := []progress.Option{progress.WithWidth(40)}
+	bar := progress.New(progress.WithWidth(40), progress.WithDefaultBlend(),
+		progress.WithFillCharacters(progress.DefaultFullCharFullBlock, progress.DefaultEmptyCharBlock))
+	profile := colorprofile.NoTTY
 	if a.io.Color {
-		opts = append(opts, progress.WithDefaultGradient())
-	} else {
-		opts = append(opts, progress.WithColorProfile(termenv.Ascii))
+		profile = colorprofile.ANSI256
 	}
-	return &indexProgress{w: a.io.ErrOut, tty: a.io.ErrTTY, bar: progress.New(opts...), last: -1}
+	bars := &colorprofile.Writer{Forward: a.io.ErrOut, Profile: profile}
+	return &indexProgress{w: a.io.ErrOut, tty: a.io.ErrTTY, bars: bars, bar: bar, last: -1}
 }
 
 // update is Sync's progress callback.
@@ -206,7 +212,7 @@ func (p *indexProgress) update(pr knowledge.Progress) {
 	}
 	p.last = pct
 	p.drew = true
-	fmt.Fprintf(p.w, "\r%s %d/%d files", p.bar.ViewAs(float64(pr.Done)/float64(pr.Total)), pr.Done, pr.Total)
+	fmt.Fprintf(p.bars, "\r%s %d/%d files", p.bar.ViewAs(float64(pr.Done)/float64(pr.Total)), pr.Done, pr.Total)
 }
 
 // finish clears the bar's line so the summary starts on a clean line.

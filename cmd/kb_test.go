@@ -138,4 +138,13 @@ func TestIndexProgressTerminal(t *testing.T) {
 	if strings.Contains(got, "\n") || strings.Contains(got, "\x1b[3") {
 		t.Errorf("bar output has newlines or colour without Color")
 	}
+	// With colour, the blend is brought down to 256 colours, never true
+	// colour that a 256-colour terminal cannot show.
+	buf.Reset()
+	a.io.Color = true
+	p = a.newIndexProgress()
+	p.update(knowledge.Progress{Done: 150, Total: 300, Path: "r/x.md"})
+	if got := buf.String(); !strings.Contains(got, "\x1b[38;5;") || strings.Contains(got, "38;2;") {
+		t.Errorf("colour bar %q: want 256-colour sequences only", got)
+	}
 }

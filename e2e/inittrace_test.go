@@ -2,12 +2,20 @@ package e2e
 
 import (
 	"bufio"
+	"context"
 	"fmt"
+	"io"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
+	"golang.org/x/sys/unix"
+
+	"github.com/superbiz/superbiz/internal/ptytest"
 	"github.com/superbiz/superbiz/internal/testenv"
 )
 
@@ -31,7 +39,6 @@ func TestOwnInitUnderLimit(t *testing.T) {
 			if r.code != 0 {
 				t.Fatalf("%s", r)
 			}
-			quietBeforeBubbletea(t, r.stderr)
 			for pkg, ms := range ownInits(t, r.stderr) {
 				if old, seen := least[pkg]; !seen || ms < old {
 					least[pkg] = ms
@@ -54,22 +61,70 @@ func TestOwnInitUnderLimit(t *testing.T) {
 	}
 }
 
-// quietBeforeBubbletea checks the init order internal/termquiet relies on:
-// its init hides TERM before bubbletea v1's init asks the terminal for its
-// colour, and internal/tui/termquery's puts it back after.
-func quietBeforeBubbletea(t *testing.T, stderr string) {
+// terminalQuery matches what asks a terminal to answer: the foreground and
+// background colour (OSC 10/11), the device attributes (DA1, DA2), a mode
+// report (DECRQM), the keyboard protocol (kitty) and the cursor position.
+var terminalQuery = regexp.MustCompile(`\x1b\](?:10|11);\?|\x1b\[[>=]?0?c|\x1b\[\??\d+\$p|\x1b\[\?u|\x1b\[6n`)
+
+// TestNoTerminalQueryWithoutView runs commands that draw no full-screen view
+// on a pseudo-terminal that never answers, with colour on: they write no
+// query to it at all. bubbletea v1 asked for the background colour in its
+// package init, so every command, even `superbiz version`, did (and waited
+// up to 5 s on a terminal that does not answer); v2 asks only when a program
+// asks, and the report printed on a terminal takes its palette from the
+// environment.
+func TestNoTerminalQueryWithoutView(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		args      []string
+		stdoutTTY bool
+		want      string // printed when the command did its work
+	}{
+		{"version", []string{"version"}, true, "superbiz "},
+		{"diagnose json piped", []string{"diagnose", "--demo", "-o", "json"}, false, `"run_id"`},
+		{"diagnose no-tui on a terminal", []string{"diagnose", "--demo", "--no-tui"}, true, "run r_"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, testenv.ClosedURL(t))
+			delete(e.vars, "NO_COLOR")
+			e.vars["TERM"] = "xterm-256color"
+			term, stdout := ptyRun(t, e, tt.stdoutTTY, tt.args...)
+			if !strings.Contains(term+stdout, tt.want) {
+				t.Fatalf("superbiz %q printed no %q:\n--- terminal\n%q\n--- stdout\n%q", tt.args, tt.want, term, stdout)
+			}
+			if q := terminalQuery.FindAllString(term, -1); len(q) > 0 {
+				t.Errorf("superbiz %q wrote %d terminal queries %q; want none:\n%q", tt.args, len(q), q, term)
+			}
+		})
+	}
+}
+
+// ptyRun runs the binary with stdin and stderr on a pseudo-terminal (its
+// controlling terminal) that never answers, and stdout there too or in a
+// buffer; it returns what was written to the terminal and to the buffer.
+func ptyRun(t *testing.T, e *env, stdoutTTY bool, args ...string) (term, stdout string) {
 	t.Helper()
-	at := map[string]int{}
-	for i, line := range strings.Split(stderr, "\n") {
-		if f := strings.Fields(line); len(f) > 1 && f[0] == "init" {
-			at[f[1]] = i + 1
-		}
+	master, slave := ptytest.Open(t)
+	if err := unix.IoctlSetWinsize(int(slave.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Row: 40, Col: 120}); err != nil {
+		t.Fatal(err)
 	}
-	quiet, tea := at["github.com/superbiz/superbiz/internal/termquiet"], at["github.com/charmbracelet/bubbletea"]
-	restore := at["github.com/superbiz/superbiz/internal/tui/termquery"]
-	if quiet == 0 || tea == 0 || restore == 0 || !(quiet < tea && tea < restore) {
-		t.Fatalf("init order (trace lines, 0 = absent): termquiet %d, bubbletea %d, termquery %d; want termquiet < bubbletea < termquery", quiet, tea, restore)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, out, _ := e.command(ctx, args...)
+	c.Stdin, c.Stderr = slave, slave
+	if stdoutTTY {
+		c.Stdout = slave
 	}
+	c.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	_ = slave.Close() // the child holds it; reading the master ends when the child does
+	got, _ := io.ReadAll(master) // EIO once the child closed the terminal
+	if err := c.Wait(); err != nil {
+		t.Fatalf("superbiz %q: %v\n%q", args, err, got)
+	}
+	return string(got), out.String()
 }
 
 // ownInits reads the inittrace lines of this module's packages:

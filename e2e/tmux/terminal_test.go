@@ -14,7 +14,7 @@ import (
 	"github.com/superbiz/superbiz/internal/testenv"
 )
 
-// osc11 is the terminal background-colour query (termenv's form).
+// osc11 is the terminal background-colour query (either terminator).
 const osc11 = "\x1b]11;?"
 
 // ptyRun runs shell under script(1): a pseudo-terminal for stdin, stdout
@@ -50,9 +50,9 @@ func TestTerminalColourQueryInPty(t *testing.T) {
 }
 
 // On a terminal that never answers, the full-screen view asks for the
-// background colour once (its own bounded query; bubbletea v1's package-init
-// query is kept from the terminal) and still draws. With TERM=dumb nothing is
-// asked.
+// background colour once (bubbletea's request, sent when the view starts;
+// nothing waits for the answer) and still draws. With TERM=dumb (no colour)
+// nothing is asked.
 func diagnoseAsksOnce(t *testing.T, bin string) {
 	for _, tt := range []struct {
 		term    string
@@ -72,9 +72,10 @@ func diagnoseAsksOnce(t *testing.T, bin string) {
 	}
 }
 
-// A command without a full-screen view never asks the terminal anything:
-// bubbletea v1's package init used to, waiting 5 s on a terminal that does
-// not answer, before `superbiz version` printed a line.
+// A command without a full-screen view never asks the terminal for its
+// colour: bubbletea v1's package init used to, waiting 5 s on a terminal
+// that does not answer, before `superbiz version` printed a line (see also
+// e2e's TestNoTerminalQueryWithoutView, for every kind of query).
 func versionAsksNothing(t *testing.T, bin string) {
 	out := ptyRun(t, "env -i PATH=$PATH TERM=xterm-256color "+bin+" version")
 	if !strings.Contains(out, "superbiz ") {

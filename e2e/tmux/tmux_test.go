@@ -116,7 +116,7 @@ func TestChatInTmux(t *testing.T) {
 	srv := scriptedModel(t)
 	dir := t.TempDir()
 	db := filepath.Join(dir, "superbiz.db")
-	name := "superbiz-e2e-" + strings.ReplaceAll(filepath.Base(dir), "_", "")
+	name := sessionName(dir)
 	p := pane{t: t, tmux: tmux, name: name}
 	shell := cleanEnv(dir) + bin + " chat --demo --db " + db + " --host " + srv.URL() +
 		"; echo EXIT=$?; sleep 60"
@@ -168,10 +168,18 @@ func TestChatInTmux(t *testing.T) {
 	}
 }
 
+// sessionName names a tmux session after a test's temporary directory: its
+// parent is unique to the test (TempDir's own base, "001", is not), so
+// test processes sharing the tmux server (another package, another
+// checkout) never collide on a name.
+func sessionName(dir string) string {
+	return "superbiz-e2e-" + strings.NewReplacer("_", "", ".", "").Replace(filepath.Base(filepath.Dir(dir))+filepath.Base(dir))
+}
+
 // session starts shell in a new tmux session of its own, killed at the end.
 func session(t *testing.T, tmux, shell string) pane {
 	t.Helper()
-	name := "superbiz-e2e-" + strings.ReplaceAll(filepath.Base(t.TempDir()), "_", "")
+	name := sessionName(t.TempDir())
 	p := pane{t: t, tmux: tmux, name: name}
 	p.run("new-session", "-d", "-s", name, "-x", "110", "-y", "40", shell)
 	t.Cleanup(func() { _ = exec.Command(tmux, "kill-session", "-t", name).Run() })
@@ -394,7 +402,7 @@ func TestTablesFitTerminalInTmux(t *testing.T) {
 	shell := c + " diagnose '" + query + "' >/dev/null 2>&1; " + c + " runs; " + c + " skills list; " +
 		c + " runs > " + filepath.Join(out, "runs.txt") + "; " + c + " skills list > " + filepath.Join(out, "skills.txt") +
 		"; echo EXIT=$?; sleep 60"
-	name := "superbiz-e2e-" + strings.ReplaceAll(filepath.Base(t.TempDir()), "_", "")
+	name := sessionName(t.TempDir())
 	p := pane{t: t, tmux: tmux, name: name}
 	p.run("new-session", "-d", "-s", name, "-x", strconv.Itoa(width), "-y", "50", shell)
 	t.Cleanup(func() { _ = exec.Command(tmux, "kill-session", "-t", name).Run() })
@@ -448,7 +456,7 @@ func TestChatDemoExplainsItselfInTmux(t *testing.T) {
 	envPrefix := "env -i PATH=" + os.Getenv("PATH") + " HOME=" + dir + " TERM=xterm-256color NO_COLOR=1" +
 		" XDG_DATA_HOME=" + dir + " XDG_CONFIG_HOME=" + dir + " XDG_CACHE_HOME=" + dir + " OLLAMA_HOST=" + testenv.ClosedURL(t) + " "
 	db := filepath.Join(dir, "superbiz.db")
-	name := "superbiz-e2e-" + strings.ReplaceAll(filepath.Base(t.TempDir()), "_", "")
+	name := sessionName(t.TempDir())
 	p := pane{t: t, tmux: tmux, name: name}
 	p.run("new-session", "-d", "-s", name, "-x", "80", "-y", "30", envPrefix+bin+" chat --demo --db "+db+"; echo EXIT=$?; sleep 60")
 	t.Cleanup(func() { _ = exec.Command(tmux, "kill-session", "-t", name).Run() })
@@ -513,7 +521,7 @@ func TestRunsFitInTmux(t *testing.T) {
 	}
 	replay := listed[0].RunID
 	for _, width := range []int{80, 100} {
-		name := "superbiz-e2e-" + strings.ReplaceAll(filepath.Base(t.TempDir()), "_", "")
+		name := sessionName(t.TempDir())
 		p := pane{t: t, tmux: tmux, name: name}
 		p.run("new-session", "-d", "-s", name, "-x", strconv.Itoa(width), "-y", "30", c+" runs; "+c+" runs -o wide; echo EXIT=$?; sleep 60")
 		t.Cleanup(func() { _ = exec.Command(tmux, "kill-session", "-t", name).Run() })

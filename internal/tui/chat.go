@@ -4,13 +4,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/bubbles/cursor"
-	"github.com/charmbracelet/bubbles/key"
-	"github.com/charmbracelet/bubbles/spinner"
-	"github.com/charmbracelet/bubbles/textinput"
-	"github.com/charmbracelet/bubbles/viewport"
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/spinner"
+	"charm.land/bubbles/v2/textinput"
+	"charm.land/bubbles/v2/viewport"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/superbiz/superbiz/internal/textclip"
@@ -39,7 +38,9 @@ type ChatOptions struct {
 	Width, Height int
 	Now           func() time.Time
 	Spinner       spinner.Spinner
-	Renderer      *lipgloss.Renderer
+	// MarkdownStyle is the Markdown style of the answers (see MarkdownStyle;
+	// "": notty); a colour style follows the terminal's background once it
+	// answers (see backgroundStyle).
 	MarkdownStyle string
 	// CharLimit bounds the input line in characters (0: 4096, the default
 	// query limit).
@@ -126,9 +127,11 @@ func NewChat(o ChatOptions) Chat {
 		in.Placeholder = o.Suggestion + "  (tab)"
 	}
 	in.CharLimit = o.CharLimit
-	in.Cursor.SetMode(cursor.CursorStatic)
+	inStyles := textinput.DefaultDarkStyles()
+	inStyles.Cursor.Blink = false
+	in.SetStyles(inStyles)
 	in.Focus()
-	vp := viewport.New(0, 0)
+	vp := viewport.New()
 	vp.MouseWheelEnabled = true
 	vp.KeyMap = viewport.KeyMap{
 		PageDown: key.NewBinding(key.WithKeys("pgdown")),
@@ -137,7 +140,7 @@ func NewChat(o ChatOptions) Chat {
 		Up:       key.NewBinding(key.WithKeys("up")),
 	}
 	m := Chat{
-		opts: o, st: newStyles(o.Renderer),
+		opts: o, st: newStyles(),
 		spin:  spinner.New(spinner.WithSpinner(o.Spinner)),
 		input: in, vp: vp,
 		width: o.Width, height: o.Height,
@@ -156,8 +159,11 @@ func NewChat(o ChatOptions) Chat {
 	return m
 }
 
-// Init starts the spinner and the countdown.
-func (m Chat) Init() tea.Cmd { return tea.Batch(m.spin.Tick, tick()) }
+// Init starts the spinner and the countdown, and asks the terminal for its
+// background when the answers are drawn in colour.
+func (m Chat) Init() tea.Cmd {
+	return tea.Batch(m.spin.Tick, tick(), askBackground(m.opts.MarkdownStyle))
+}
 
 // Running reports whether a turn is in progress (cmd cancels it on exit).
 func (m Chat) Running() bool { return m.running }
@@ -168,12 +174,20 @@ func (m Chat) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.layout(false)
-	case tea.KeyMsg:
+	case tea.KeyPressMsg:
 		return m.key(msg)
-	case tea.MouseMsg:
+	case tea.MouseWheelMsg:
 		var cmd tea.Cmd
 		m.vp, cmd = m.vp.Update(msg)
 		return m, cmd
+	case tea.BackgroundColorMsg:
+		if style := backgroundStyle(m.opts.MarkdownStyle, msg); style != m.opts.MarkdownStyle {
+			m.opts.MarkdownStyle = style
+			for i := range m.turns {
+				m.turns[i].renderedW = 0 // drawn again in the new style
+			}
+			m.layout(false)
+		}
 	case TurnStartedMsg:
 		if len(m.turns) == 0 || m.turns[len(m.turns)-1].done {
 			m.turns = append(m.turns, chatTurn{query: msg.Query})
@@ -208,7 +222,7 @@ func (m Chat) event(ev harness.Event) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
-func (m Chat) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
+func (m Chat) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	interrupted := m.interrupted
 	m.interrupted = false
 	switch k.String() {
@@ -322,13 +336,13 @@ func (m Chat) plain() bool { return m.width < NarrowWidth }
 // end already.
 func (m *Chat) layout(bottom bool) {
 	atBottom := m.vp.AtBottom()
-	m.input.Width = max(m.width-ansi.StringWidth(m.input.Prompt)-1, 1)
-	m.vp.Width = m.width
+	m.input.SetWidth(max(m.width-ansi.StringWidth(m.input.Prompt)-1, 1))
+	m.vp.SetWidth(m.width)
 	panelH := 0
 	if p := m.panel(); p != "" {
 		panelH = lipgloss.Height(p)
 	}
-	m.vp.Height = max(m.height-3-panelH, 1)
+	m.vp.SetHeight(max(m.height-3-panelH, 1))
 	m.vp.SetContent(m.conversation())
 	if bottom || atBottom {
 		m.vp.GotoBottom()
@@ -411,8 +425,16 @@ func (m Chat) panel() string {
 	return strings.Join(b, "\n")
 }
 
-// View draws the title, the conversation, the live panel and the input.
-func (m Chat) View() string {
+// View is the full-screen chat (alternate screen, mouse wheel scrolling).
+func (m Chat) View() tea.View {
+	v := tea.NewView(m.screen())
+	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
+	return v
+}
+
+// screen draws the title, the conversation, the live panel and the input.
+func (m Chat) screen() string {
 	b := []string{m.st.title.Render("superbiz chat")}
 	b = append(b, m.vp.View())
 	if p := m.panel(); p != "" {

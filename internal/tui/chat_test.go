@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/x/exp/teatest"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/exp/teatest/v2"
 )
 
 // recorder keeps what the chat asked of the application.
@@ -42,14 +42,19 @@ func (r *recorder) snapshot() ([]string, int) {
 
 func testChat(r *recorder, w, h int) Chat {
 	return NewChat(ChatOptions{
-		Width: w, Height: h, Now: fixedNow, Spinner: pinnedSpinner, Renderer: asciiRenderer(),
+		Width: w, Height: h, Now: fixedNow, Spinner: pinnedSpinner,
 		MarkdownStyle: "notty", OnSubmit: r.submit, OnCancel: r.cancel,
 	})
 }
 
-func enter() tea.KeyMsg { return tea.KeyMsg{Type: tea.KeyEnter} }
+func enter() tea.KeyPressMsg { return tea.KeyPressMsg{Code: tea.KeyEnter} }
 
-func ctrlD() tea.KeyMsg { return tea.KeyMsg{Type: tea.KeyCtrlD} }
+func ctrl(r rune) tea.KeyPressMsg { return tea.KeyPressMsg{Code: r, Mod: tea.ModCtrl} }
+
+func ctrlD() tea.KeyPressMsg { return ctrl('d') }
+
+// typed is a printable key.
+func typed(r rune) tea.KeyPressMsg { return tea.KeyPressMsg{Code: r, Text: string(r)} }
 
 const knowledgeMarkdown = "Rotate the Redis password with the `redis-rotate` runbook:\n\n1. Create the new ACL user.\n2. Roll the clients.\n\nSources: runbooks/redis.md"
 
@@ -68,15 +73,15 @@ func TestChatGolden(t *testing.T) {
 		tm.Type("how do I rotate the redis password?")
 		tm.Send(enter())
 		tm.Send(TurnFinishedMsg{Intent: "KNOWLEDGE_QUERY", Markdown: knowledgeMarkdown, Outcome: "SUCCESS", StopReason: "COMPLETED"})
-		waitFor(t, tm, "[KNOWLEDGE_QUERY]")
 		tm.Send(ctrlD())
 		fm := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Chat)
+		shows(t, screen(fm.View()), "[KNOWLEDGE_QUERY]")
 		got, cancels := r.snapshot()
 		want := []string{"order-service payment timeouts since 14:00", "how do I rotate the redis password?"}
 		if fmt.Sprint(got) != fmt.Sprint(want) || cancels != 0 {
 			t.Fatalf("submitted %q (cancels %d), want %q", got, cancels, want)
 		}
-		teatest.RequireEqualOutput(t, []byte(fm.View()))
+		teatest.RequireEqualOutput(t, []byte(screen(fm.View())))
 	})
 	t.Run("narrow", func(t *testing.T) {
 		r := newRecorder()
@@ -86,15 +91,15 @@ func TestChatGolden(t *testing.T) {
 		for _, m := range script(phaseStart, phaseMidTool) {
 			tm.Send(m)
 		}
-		waitFor(t, tm, "EVIDENCE_FOUND")
 		if err := tm.Quit(); err != nil {
 			t.Fatal(err)
 		}
 		fm := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Chat)
-		if v := fm.View(); strings.Contains(v, "█") || strings.Contains(v, "╭") {
+		shows(t, screen(fm.View()), "EVIDENCE_FOUND")
+		if v := screen(fm.View()); strings.Contains(v, "█") || strings.Contains(v, "╭") {
 			t.Fatalf("below 60 columns the panel is plain lines:\n%s", v)
 		}
-		teatest.RequireEqualOutput(t, []byte(fm.View()))
+		teatest.RequireEqualOutput(t, []byte(screen(fm.View())))
 	})
 	t.Run("turn_in_progress", func(t *testing.T) {
 		r := newRecorder()
@@ -107,7 +112,6 @@ func TestChatGolden(t *testing.T) {
 			tm.Send(m)
 		}
 		tm.Send(EventMsg{Event: phaseStop[0]})
-		waitFor(t, tm, "waiting for the model")
 		// Typing while a turn runs is ignored; Enter submits nothing.
 		tm.Type("x")
 		tm.Send(enter())
@@ -115,20 +119,21 @@ func TestChatGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 		fm := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Chat)
+		shows(t, screen(fm.View()), "waiting for the model")
 		if !fm.Running() {
 			t.Fatal("the turn is still running")
 		}
 		if got, _ := r.snapshot(); len(got) != 1 {
 			t.Fatalf("submitted %q, want one turn", got)
 		}
-		teatest.RequireEqualOutput(t, []byte(fm.View()))
+		teatest.RequireEqualOutput(t, []byte(screen(fm.View())))
 	})
 }
 
 // TestChatCancel: Esc while a turn runs calls OnCancel once and keeps the
 // chat; the turn ends CANCELLED and the input takes text again.
 func TestChatCancel(t *testing.T) {
-	for _, k := range []tea.KeyMsg{{Type: tea.KeyEsc}, {Type: tea.KeyCtrlC}} {
+	for _, k := range []tea.KeyPressMsg{{Code: tea.KeyEscape}, ctrl('c')} {
 		t.Run(k.String(), func(t *testing.T) {
 			r := newRecorder()
 			tm := teatest.NewTestModel(t, testChat(r, 100, 30), teatest.WithInitialTermSize(100, 30))
@@ -139,7 +144,11 @@ func TestChatCancel(t *testing.T) {
 			}
 			tm.Send(k)
 			tm.Send(k) // a second press while cancelling asks nothing more
-			waitFor(t, tm, "cancelling…")
+			var m tea.Model = testChat(newRecorder(), 100, 30)
+			for _, msg := range append([]tea.Msg{TurnStartedMsg{Query: "payments slow"}}, append(script(phaseStart), k)...) {
+				m, _ = m.Update(msg)
+			}
+			shows(t, screen(m.View()), "cancelling…")
 			select {
 			case <-r.cancelled:
 			case <-time.After(10 * time.Second):
@@ -147,7 +156,6 @@ func TestChatCancel(t *testing.T) {
 			}
 			tm.Send(TurnFinishedMsg{Intent: "DIAGNOSIS", Markdown: "The run was cancelled.", Outcome: "CANCELLED", StopReason: "CANCELLED", RunID: "r_chat0002"})
 			tm.Type("next question")
-			waitFor(t, tm, "next question")
 			if err := tm.Quit(); err != nil {
 				t.Fatal(err)
 			}
@@ -162,7 +170,7 @@ func TestChatCancel(t *testing.T) {
 				t.Fatalf("OnCancel called %d times, want 1", n)
 			}
 			// Said once, with the run, and no exit code: chat did not exit.
-			if v := fm.View(); !strings.Contains(v, "[DIAGNOSIS] CANCELLED · run r_chat0002") || strings.Contains(v, "exit 130") || strings.Contains(v, "CANCELLED · CANCELLED") {
+			if v := screen(fm.View()); !strings.Contains(v, "[DIAGNOSIS] CANCELLED · run r_chat0002") || strings.Contains(v, "exit 130") || strings.Contains(v, "CANCELLED · CANCELLED") {
 				t.Fatalf("the cancelled turn is not shown as \"CANCELLED · run r_chat0002\":\n%s", v)
 			}
 		})
@@ -179,14 +187,14 @@ func TestChatKeys(t *testing.T) {
 		return cmd
 	}
 	for _, r := range "abc" {
-		step(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
+		step(typed(r))
 	}
-	step(tea.KeyMsg{Type: tea.KeyCtrlC})
+	step(ctrl('c'))
 	if v := m.input.Value(); v != "" {
 		t.Fatalf("ctrl+c idle must clear the input, got %q", v)
 	}
-	step(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("x")})
-	step(tea.KeyMsg{Type: tea.KeyHome})
+	step(typed('x'))
+	step(tea.KeyPressMsg{Code: tea.KeyHome})
 	if cmd := step(ctrlD()); cmd != nil && isQuit(cmd) {
 		t.Fatal("ctrl+d on a non-empty line must not quit")
 	}
@@ -200,19 +208,19 @@ func TestChatKeys(t *testing.T) {
 		t.Fatal("enter on an empty line must submit nothing")
 	}
 	// Ctrl-C at an idle, empty prompt says how to quit; a second in a row quits.
-	if cmd := step(tea.KeyMsg{Type: tea.KeyCtrlC}); cmd != nil && isQuit(cmd) {
+	if cmd := step(ctrl('c')); cmd != nil && isQuit(cmd) {
 		t.Fatal("a first ctrl+c at an empty prompt must not quit")
 	}
-	if !strings.Contains(m.View(), "ctrl+d quits (or ctrl+c again)") {
-		t.Fatalf("no quit hint after ctrl+c:\n%s", m.View())
+	if !strings.Contains(screen(m.View()), "ctrl+d quits (or ctrl+c again)") {
+		t.Fatalf("no quit hint after ctrl+c:\n%s", screen(m.View()))
 	}
-	step(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("y")})
-	if strings.Contains(m.View(), "ctrl+c again") {
+	step(typed('y'))
+	if strings.Contains(screen(m.View()), "ctrl+c again") {
 		t.Fatal("the hint must go with the next key")
 	}
-	step(tea.KeyMsg{Type: tea.KeyCtrlC}) // clears "y"
-	step(tea.KeyMsg{Type: tea.KeyCtrlC}) // hint
-	if cmd := step(tea.KeyMsg{Type: tea.KeyCtrlC}); cmd == nil || !isQuit(cmd) {
+	step(ctrl('c')) // clears "y"
+	step(ctrl('c')) // hint
+	if cmd := step(ctrl('c')); cmd == nil || !isQuit(cmd) {
 		t.Fatal("a second ctrl+c in a row at an empty prompt must quit")
 	}
 }
@@ -225,7 +233,7 @@ func TestChatPastTurns(t *testing.T) {
 		{Query: "hello", Finished: TurnFinishedMsg{Intent: "SYSTEM_CHAT", Markdown: "Hi, ask me about an incident.", Outcome: "SUCCESS", RunID: "r_past0001"}},
 		{Query: "payments slow", Finished: TurnFinishedMsg{Intent: "DIAGNOSIS", Markdown: "No conclusion.", Outcome: "FALLBACK", StopReason: "INFORMATION_SATURATED", RunID: "r_past0002"}},
 	}
-	v := NewChat(o).View()
+	v := screen(NewChat(o).View())
 	for _, want := range []string{"› hello", "[SYSTEM_CHAT] SUCCESS · run r_past0001", "Hi, ask me about an incident.", "› payments slow", "[DIAGNOSIS] FALLBACK · INFORMATION_SATURATED · run r_past0002", "No conclusion."} {
 		if !strings.Contains(v, want) {
 			t.Errorf("past turns: view lacks %q:\n%s", want, v)
@@ -252,18 +260,17 @@ func TestChatScroll(t *testing.T) {
 		tm.Send(enter())
 		tm.Send(TurnFinishedMsg{Intent: "SYSTEM_CHAT", Markdown: fmt.Sprintf("Answer number %d.\n\nA second paragraph.", i), Outcome: "SUCCESS"})
 	}
-	waitFor(t, tm, "Answer number 6")
-	tm.Send(tea.KeyMsg{Type: tea.KeyPgUp})
-	tm.Send(tea.KeyMsg{Type: tea.KeyPgUp})
-	tm.Send(tea.MouseMsg{Button: tea.MouseButtonWheelDown, Action: tea.MouseActionPress})
+	tm.Send(tea.KeyPressMsg{Code: tea.KeyPgUp})
+	tm.Send(tea.KeyPressMsg{Code: tea.KeyPgUp})
+	tm.Send(tea.MouseWheelMsg{Button: tea.MouseWheelDown})
 	if err := tm.Quit(); err != nil {
 		t.Fatal(err)
 	}
 	fm := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Chat)
 	if fm.vp.AtBottom() || fm.vp.AtTop() {
-		t.Fatalf("after two pages up and a wheel step the view is mid-way, offset %d of %d lines", fm.vp.YOffset, fm.vp.TotalLineCount())
+		t.Fatalf("after two pages up and a wheel step the view is mid-way, offset %d of %d lines", fm.vp.YOffset(), fm.vp.TotalLineCount())
 	}
-	teatest.RequireEqualOutput(t, []byte(fm.View()))
+	teatest.RequireEqualOutput(t, []byte(screen(fm.View())))
 }
 
 // The demo's suggestion: the intro heads the empty conversation, Tab or ↑
@@ -271,9 +278,9 @@ func TestChatScroll(t *testing.T) {
 // turn exists ↑ scrolls again instead.
 func TestChatSuggestion(t *testing.T) {
 	const q = "payment timeouts on order-service since 14:00"
-	for _, k := range []tea.KeyMsg{{Type: tea.KeyTab}, {Type: tea.KeyUp}} {
+	for _, k := range []tea.KeyPressMsg{{Code: tea.KeyTab}, {Code: tea.KeyUp}} {
 		m := NewChat(ChatOptions{Width: 80, Height: 20, Intro: "Demo: this chat is scripted.", Suggestion: q})
-		if v := m.View(); !strings.Contains(v, "Demo: this chat is scripted.") || !strings.Contains(v, "tab fills the demo question") {
+		if v := screen(m.View()); !strings.Contains(v, "Demo: this chat is scripted.") || !strings.Contains(v, "tab fills the demo question") {
 			t.Fatalf("the first screen lacks the intro or the hint:\n%s", v)
 		}
 		nm, _ := m.Update(k)
@@ -288,7 +295,7 @@ func TestChatSuggestion(t *testing.T) {
 		}
 	}
 	m := NewChat(ChatOptions{Width: 80, Height: 20, Suggestion: q, Past: []PastTurn{{Query: "hello", Finished: TurnFinishedMsg{Markdown: "hi"}}}})
-	nm, _ := m.Update(tea.KeyMsg{Type: tea.KeyUp})
+	nm, _ := m.Update(tea.KeyPressMsg{Code: tea.KeyUp})
 	if got := nm.(Chat).input.Value(); got != "" {
 		t.Errorf("↑ after a turn fills the input with %q; it scrolls", got)
 	}

@@ -4,9 +4,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/bubbles/spinner"
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
+	"charm.land/bubbles/v2/spinner"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 
 	"github.com/superbiz/superbiz/internal/textclip"
 	"github.com/superbiz/superbiz/pkg/harness"
@@ -42,10 +42,9 @@ type DiagnoseOptions struct {
 	// Spinner is the waiting animation (zero: spinner.Dot); tests pin one
 	// frame with a long FPS.
 	Spinner spinner.Spinner
-	// Renderer fixes the colour profile of the styles (nil: lipgloss default).
-	Renderer *lipgloss.Renderer
 	// MarkdownStyle is the Markdown style of the report (see
-	// MarkdownStyle; "": notty).
+	// MarkdownStyle; "": notty); a colour style follows the terminal's
+	// background once it answers (see backgroundStyle).
 	MarkdownStyle string
 	// ModelWait is the spinner row's text while a model call runs ("":
 	// "waiting for the model…"); a demo says it plays its transcript.
@@ -92,7 +91,7 @@ func NewDiagnose(o DiagnoseOptions) Diagnose {
 	}
 	return Diagnose{
 		opts:   o,
-		st:     newStyles(o.Renderer),
+		st:     newStyles(),
 		spin:   spinner.New(spinner.WithSpinner(o.Spinner)),
 		width:  w,
 		height: o.Height,
@@ -100,8 +99,11 @@ func NewDiagnose(o DiagnoseOptions) Diagnose {
 	}
 }
 
-// Init starts the spinner and the once-a-second countdown.
-func (m Diagnose) Init() tea.Cmd { return tea.Batch(m.spin.Tick, tick()) }
+// Init starts the spinner and the once-a-second countdown, and asks the
+// terminal for its background when the report is drawn in colour.
+func (m Diagnose) Init() tea.Cmd {
+	return tea.Batch(m.spin.Tick, tick(), askBackground(m.opts.MarkdownStyle))
+}
 
 // Cancelled reports whether the user quit before the report arrived (a
 // second Ctrl-C); cmd then exits 130 without waiting for the report.
@@ -125,15 +127,17 @@ func (m Diagnose) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, cmd
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
-	case tea.KeyMsg:
+	case tea.KeyPressMsg:
 		return m.key(msg)
+	case tea.BackgroundColorMsg:
+		m.opts.MarkdownStyle = backgroundStyle(m.opts.MarkdownStyle, msg)
 	case ReportMsg:
 		return m.finish(msg)
 	}
 	return m, nil
 }
 
-func (m Diagnose) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
+func (m Diagnose) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	if s := k.String(); s != "q" && s != "ctrl+c" {
 		return m, nil
 	}
@@ -182,11 +186,11 @@ func (m Diagnose) renderReport() string {
 
 // View draws the live screen; once the final screen has been printed to the
 // scrollback it draws nothing, so the report is not shown twice.
-func (m Diagnose) View() string {
+func (m Diagnose) View() tea.View {
 	if m.printed {
-		return ""
+		return tea.NewView("")
 	}
-	return m.frame()
+	return tea.NewView(m.frame())
 }
 
 // keyHints is the footer of the live screen: the keys that act now.

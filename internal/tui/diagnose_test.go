@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/x/exp/teatest"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/runrecord"
@@ -39,16 +39,12 @@ func TestDiagnoseGolden(t *testing.T) {
 			if tc.resize != nil {
 				tm.Send(*tc.resize)
 			}
-			waitFor(t, tm, tc.want)
 			if err := tm.Quit(); err != nil {
 				t.Fatal(err)
 			}
 			fm := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Diagnose)
-			view := fm.View()
-			if strings.Contains(view, "\x1b") {
-				t.Fatalf("view has escape sequences with colours pinned:\n%q", view)
-			}
-			teatest.RequireEqualOutput(t, []byte(view))
+			shows(t, screen(fm.View()), tc.want)
+			teatest.RequireEqualOutput(t, []byte(screen(fm.View())))
 		})
 	}
 }
@@ -71,13 +67,13 @@ func TestDiagnoseFinalReport(t *testing.T) {
 	if !strings.Contains(string(out), exit) {
 		t.Fatalf("final output lacks %q:\n%s", exit, out)
 	}
-	if fm.View() != "" {
-		t.Fatalf("after printing the final screen the view must be empty, got:\n%s", fm.View())
+	if v := fm.View().Content; v != "" {
+		t.Fatalf("after printing the final screen the view must be empty, got:\n%s", v)
 	}
 	if fm.Cancelled() {
 		t.Fatal("a run that reported is not cancelled")
 	}
-	teatest.RequireEqualOutput(t, []byte(fm.frame()))
+	teatest.RequireEqualOutput(t, []byte(plain(fm.frame())))
 }
 
 // TestDiagnoseCancel: the first Ctrl-C asks the engine to cancel and shows
@@ -90,8 +86,7 @@ func TestDiagnoseCancel(t *testing.T) {
 		for _, m := range script(phaseStart) {
 			tm.Send(m)
 		}
-		tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
-		waitFor(t, tm, "cancelling…")
+		tm.Send(ctrl('c'))
 		select {
 		case <-cancelled:
 		case <-time.After(10 * time.Second):
@@ -102,18 +97,27 @@ func TestDiagnoseCancel(t *testing.T) {
 		if fm.Cancelled() {
 			t.Fatal("the program ended by its report, not by a forced quit")
 		}
-		if got := lastLine(fm.frame()); got != "exit 130 · CANCELLED · run r_test" {
+		if got := lastLine(plain(fm.frame())); got != "exit 130 · CANCELLED · run r_test" {
 			t.Fatalf("last line = %q", got)
 		}
 		if len(cancelled) != 0 {
 			t.Fatal("OnCancel called more than once")
 		}
 	})
+	t.Run("cancelling shown", func(t *testing.T) {
+		var m tea.Model = testDiagnose(100, func() {})
+		for _, msg := range append(script(phaseStart), ctrl('c')) {
+			m, _ = m.Update(msg)
+		}
+		v := screen(m.View())
+		shows(t, v, "cancelling…")
+		shows(t, v, "ctrl+c again quits without waiting")
+	})
 	t.Run("second ctrl+c quits", func(t *testing.T) {
 		tm := teatest.NewTestModel(t, testDiagnose(100, func() {}), teatest.WithInitialTermSize(100, 40))
 		tm.Send(EventMsg{Event: phaseStart[0]})
-		tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("q")})
-		tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
+		tm.Send(typed('q'))
+		tm.Send(ctrl('c'))
 		fm := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Diagnose)
 		if !fm.Cancelled() {
 			t.Fatal("a forced quit must report Cancelled")
@@ -123,10 +127,10 @@ func TestDiagnoseCancel(t *testing.T) {
 
 // TestDiagnoseBudgetOption draws the limits before any event.
 func TestDiagnoseBudgetOption(t *testing.T) {
-	m := NewDiagnose(DiagnoseOptions{Budget: harness.DefaultBudget(), Now: fixedNow, Spinner: pinnedSpinner, Renderer: asciiRenderer()})
+	m := NewDiagnose(DiagnoseOptions{Budget: harness.DefaultBudget(), Now: fixedNow, Spinner: pinnedSpinner})
 	for _, want := range []string{"0/8", "0/6", "0/60,000", "0/262,144", "5m0s"} {
-		if !strings.Contains(m.View(), want) {
-			t.Fatalf("view lacks %q:\n%s", want, m.View())
+		if !strings.Contains(screen(m.View()), want) {
+			t.Fatalf("view lacks %q:\n%s", want, screen(m.View()))
 		}
 	}
 }
@@ -134,7 +138,7 @@ func TestDiagnoseBudgetOption(t *testing.T) {
 // clockedDiagnose is a diagnose view on the clock *now, and the step that
 // folds one message into it.
 func clockedDiagnose(now *time.Time) (*Diagnose, func(tea.Msg)) {
-	m := NewDiagnose(DiagnoseOptions{Now: func() time.Time { return *now }, Spinner: pinnedSpinner, Renderer: asciiRenderer()})
+	m := NewDiagnose(DiagnoseOptions{Now: func() time.Time { return *now }, Spinner: pinnedSpinner})
 	return &m, func(msg tea.Msg) {
 		nm, _ := m.Update(msg)
 		m = nm.(Diagnose)
@@ -146,24 +150,24 @@ func clockedDiagnose(now *time.Time) (*Diagnose, func(tea.Msg)) {
 func TestTimeLeftCountsDown(t *testing.T) {
 	now := t0
 	m, step := clockedDiagnose(&now)
-	if !strings.Contains(m.View(), "0s") {
-		t.Fatalf("no budget known yet, time left 0s:\n%s", m.View())
+	if !strings.Contains(screen(m.View()), "0s") {
+		t.Fatalf("no budget known yet, time left 0s:\n%s", screen(m.View()))
 	}
 	step(EventMsg{Event: phaseStart[0]})
 	now = now.Add(90 * time.Second)
 	step(tickMsg{})
-	if !strings.Contains(m.View(), "time left") || !strings.Contains(m.View(), "3m30s") {
-		t.Fatalf("after 90s of a 5m deadline want 3m30s:\n%s", m.View())
+	if !strings.Contains(screen(m.View()), "time left") || !strings.Contains(screen(m.View()), "3m30s") {
+		t.Fatalf("after 90s of a 5m deadline want 3m30s:\n%s", screen(m.View()))
 	}
 	step(EventMsg{Event: budgetEv(usage(1, 0, 0, 0, 0), time.Minute)})
 	now = now.Add(20 * time.Second)
-	if !strings.Contains(m.View(), "40s") {
-		t.Fatalf("want 40s left:\n%s", m.View())
+	if !strings.Contains(screen(m.View()), "40s") {
+		t.Fatalf("want 40s left:\n%s", screen(m.View()))
 	}
 	step(EventMsg{Event: phaseEnd[1]})
 	now = now.Add(time.Hour)
-	if !strings.Contains(m.View(), "40s") {
-		t.Fatalf("time left must freeze at the end of the run:\n%s", m.View())
+	if !strings.Contains(screen(m.View()), "40s") {
+		t.Fatalf("time left must freeze at the end of the run:\n%s", screen(m.View()))
 	}
 }
 
@@ -174,12 +178,12 @@ func TestModelCallElapsed(t *testing.T) {
 	now := t0
 	m, step := clockedDiagnose(&now)
 	waitRow := func() string {
-		for _, l := range strings.Split(m.View(), "\n") {
+		for _, l := range strings.Split(screen(m.View()), "\n") {
 			if strings.Contains(l, "waiting for the model") {
 				return strings.TrimSpace(l)
 			}
 		}
-		t.Fatalf("no spinner row:\n%s", m.View())
+		t.Fatalf("no spinner row:\n%s", screen(m.View()))
 		return ""
 	}
 	step(EventMsg{Event: phaseStart[0]})

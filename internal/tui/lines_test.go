@@ -168,7 +168,7 @@ func TestCancelledRunSaysWhatWasFound(t *testing.T) {
 	if !strings.HasPrefix(lines[3], "[done] ✗ CANCELLED") || !strings.HasSuffix(lines[3], " · "+want) {
 		t.Errorf("[done] line %q, want it to end with %q", lines[3], want)
 	}
-	timeline := strings.Join(s.timeline(newStyles(nil), 100, 0), "\n")
+	timeline := plain(strings.Join(s.timeline(newStyles(), 100, 0), "\n"))
 	if !strings.Contains(timeline, "→ EVIDENCE_FOUND · 412 matched") || !strings.Contains(timeline, "✗ run finished · CANCELLED · "+want) {
 		t.Errorf("the cancelled view's timeline:\n%s", timeline)
 	}

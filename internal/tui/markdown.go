@@ -2,15 +2,13 @@ package tui
 
 import (
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/charmbracelet/lipgloss"
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/muesli/termenv"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
@@ -68,12 +66,10 @@ func newMDStyle(name string) (mdStyle, error) {
 	default:
 		return mdStyle{}, fmt.Errorf("render markdown: unknown style %q; use notty, dark or light", name)
 	}
-	// A renderer of its own with a fixed profile: the caller already decided
-	// that colour is wanted, and rendering must never probe the terminal.
-	r := lipgloss.NewRenderer(io.Discard)
-	r.SetColorProfile(termenv.ANSI256)
-	r.SetHasDarkBackground(name == "dark")
-	s := r.NewStyle()
+	// 256-colour styles: the caller already decided that colour is wanted,
+	// and rendering never probes the terminal (lipgloss v2 styles carry no
+	// renderer; a screen brings the colours down to its terminal's profile).
+	s := lipgloss.NewStyle()
 	return mdStyle{
 		color:          true,
 		heading:        s.Bold(true).Foreground(lipgloss.Color(accent)),

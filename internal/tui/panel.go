@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/lipgloss"
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/superbiz/superbiz/internal/textclip"
@@ -15,28 +15,28 @@ import (
 	"github.com/superbiz/superbiz/pkg/tools"
 )
 
-// styles are the few looks the views use, built from one renderer so that a
-// caller (or a test) fixes the colour profile without touching globals.
+// styles are the few looks the views use. They are drawn in full colour;
+// bubbletea brings them down to what the terminal shows when it writes the
+// frame (its colour profile: NO_COLOR, TERM, the output), so nothing here
+// depends on the terminal.
 type styles struct {
 	title, label, dim, ok, warn, bad, full, empty, box, badge, user lipgloss.Style
 }
 
-func newStyles(r *lipgloss.Renderer) styles {
-	if r == nil {
-		r = lipgloss.DefaultRenderer()
-	}
+func newStyles() styles {
+	s := lipgloss.NewStyle()
 	return styles{
-		title: r.NewStyle().Bold(true),
-		label: r.NewStyle().Foreground(lipgloss.Color("7")),
-		dim:   r.NewStyle().Faint(true),
-		ok:    r.NewStyle().Foreground(lipgloss.Color("2")),
-		warn:  r.NewStyle().Foreground(lipgloss.Color("3")),
-		bad:   r.NewStyle().Foreground(lipgloss.Color("1")),
-		full:  r.NewStyle().Foreground(lipgloss.Color("6")),
-		empty: r.NewStyle().Foreground(lipgloss.Color("8")),
-		box:   r.NewStyle().Border(lipgloss.RoundedBorder()).Padding(0, 1),
-		badge: r.NewStyle().Bold(true).Foreground(lipgloss.Color("5")),
-		user:  r.NewStyle().Bold(true).Foreground(lipgloss.Color("4")),
+		title: s.Bold(true),
+		label: s.Foreground(lipgloss.Color("7")),
+		dim:   s.Faint(true),
+		ok:    s.Foreground(lipgloss.Color("2")),
+		warn:  s.Foreground(lipgloss.Color("3")),
+		bad:   s.Foreground(lipgloss.Color("1")),
+		full:  s.Foreground(lipgloss.Color("6")),
+		empty: s.Foreground(lipgloss.Color("8")),
+		box:   s.Border(lipgloss.RoundedBorder()).Padding(0, 1),
+		badge: s.Bold(true).Foreground(lipgloss.Color("5")),
+		user:  s.Bold(true).Foreground(lipgloss.Color("4")),
 	}
 }
 

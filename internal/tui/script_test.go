@@ -1,30 +1,19 @@
 package tui
 
 import (
-	"bytes"
-	"io"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/charmbracelet/bubbles/spinner"
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
-	"github.com/charmbracelet/x/exp/teatest"
-	"github.com/muesli/termenv"
+	"charm.land/bubbles/v2/spinner"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/model"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
-
-func TestMain(m *testing.M) {
-	// Pin colours for every renderer a component might fall back to.
-	lipgloss.SetColorProfile(termenv.Ascii)
-	os.Exit(m.Run())
-}
 
 // t0 is the fixed instant of the scripted run and of the views' clock, so
 // the time left never moves between frames.
@@ -35,12 +24,13 @@ func fixedNow() time.Time { return t0 }
 // pinnedSpinner shows one frame and never ticks within a test.
 var pinnedSpinner = spinner.Spinner{Frames: []string{"◐ "}, FPS: time.Hour}
 
-// asciiRenderer draws without any escape sequence.
-func asciiRenderer() *lipgloss.Renderer {
-	r := lipgloss.NewRenderer(io.Discard)
-	r.SetColorProfile(termenv.Ascii)
-	return r
-}
+// plain is what a terminal without colour shows of a frame: the styles
+// are drawn in full colour and the program brings them down to the
+// terminal's profile, which for golden files is none at all.
+func plain(frame string) string { return ansi.Strip(frame) }
+
+// screen is the plain text of a view.
+func screen(v tea.View) string { return plain(v.Content) }
 
 func meta() harness.Meta { return harness.Meta{SessionID: "s_test", RunID: "r_test", At: t0} }
 
@@ -135,16 +125,20 @@ func script(phases ...[]harness.Event) []tea.Msg {
 
 func testDiagnose(width int, onCancel func()) Diagnose {
 	return NewDiagnose(DiagnoseOptions{
-		Query: query, Now: fixedNow, Spinner: pinnedSpinner, Renderer: asciiRenderer(),
+		Query: query, Now: fixedNow, Spinner: pinnedSpinner,
 		MarkdownStyle: "notty", OnCancel: onCancel, Width: width,
 	})
 }
 
-// waitFor reads the program's output until it contains want.
-func waitFor(t *testing.T, tm *teatest.TestModel, want string) {
+// shows fails the test unless the plain view holds want. The program
+// handles the messages a test sends in order, so the final model shows
+// everything sent before Quit; its output is no place to look, as
+// bubbletea v2 redraws only the cells that changed.
+func shows(t *testing.T, view, want string) {
 	t.Helper()
-	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte(want)) },
-		teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
+	if !strings.Contains(view, want) {
+		t.Fatalf("the view lacks %q:\n%s", want, view)
+	}
 }
 
 // lastLine is the last non-empty line of a view, to wait for in the output.

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"sync"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/superbiz/superbiz/pkg/harness"
 )

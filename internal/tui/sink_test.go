@@ -9,7 +9,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/testenv"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/superbiz/superbiz/pkg/harness"
 )

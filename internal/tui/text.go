@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 )
@@ -68,6 +70,33 @@ func MarkdownStyle(color, darkBackground bool) string {
 	default:
 		return "light"
 	}
+}
+
+// askBackground is the command that asks the terminal for its background
+// colour when the Markdown style is a colour one (the answer comes as a
+// tea.BackgroundColorMsg, read by backgroundStyle); nil for "notty", where
+// nothing depends on it. bubbletea sends no query without an input to read
+// the answer from.
+func askBackground(style string) tea.Cmd {
+	if !colourStyle(style) {
+		return nil
+	}
+	return tea.RequestBackgroundColor
+}
+
+// backgroundStyle is the Markdown style after the terminal said its
+// background: a colour style becomes "dark" or "light" as the answer says;
+// "notty" stays as it is.
+func backgroundStyle(style string, bg tea.BackgroundColorMsg) string {
+	if !colourStyle(style) {
+		return style
+	}
+	return MarkdownStyle(true, bg.IsDark())
+}
+
+// colourStyle says whether style is one of MarkdownStyle's colour styles.
+func colourStyle(style string) bool {
+	return style == MarkdownStyle(true, true) || style == MarkdownStyle(true, false)
 }
 
 // RenderMarkdown renders an answer for the terminal in a fixed style (see

@@ -1,9 +1,13 @@
 package tui
 
 import (
+	"fmt"
+	"image/color"
 	"strings"
 	"testing"
 	"time"
+
+	tea "charm.land/bubbletea/v2"
 )
 
 func TestComma(t *testing.T) {
@@ -55,6 +59,57 @@ func TestEndMark(t *testing.T) {
 func TestMarkdownStyle(t *testing.T) {
 	if MarkdownStyle(false, true) != "notty" || MarkdownStyle(true, true) != "dark" || MarkdownStyle(true, false) != "light" {
 		t.Fatal("MarkdownStyle picks notty without colour, else by background")
+	}
+}
+
+// The screens ask for the terminal's background only when they draw
+// Markdown in colour, and draw it in the palette the answer names: a light
+// terminal gets the light accent (256-colour 27) for the report's headings,
+// a dark one the dark accent (39), also for answers already on the chat.
+func TestBackgroundPicksPalette(t *testing.T) {
+	if askBackground("notty") != nil || askBackground("") != nil {
+		t.Error("without colour nothing depends on the background: nothing is asked")
+	}
+	for _, style := range []string{"dark", "light"} {
+		ask := askBackground(style)
+		if ask == nil {
+			t.Fatalf("%s: the background is not asked", style)
+		}
+		if fmt.Sprintf("%T", ask()) != fmt.Sprintf("%T", tea.RequestBackgroundColor()) {
+			t.Fatalf("%s: the command is %T, not bubbletea's background request", style, ask())
+		}
+	}
+	white, black := tea.BackgroundColorMsg{Color: color.White}, tea.BackgroundColorMsg{Color: color.Black}
+	for _, tt := range []struct {
+		name      string
+		bg        tea.BackgroundColorMsg
+		want, not string
+	}{
+		{"light", white, "38;5;27m", "38;5;39m"},
+		{"dark", black, "38;5;39m", "38;5;27m"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, start := range []string{"dark", "light"} {
+				d := NewDiagnose(DiagnoseOptions{Query: query, Now: fixedNow, Spinner: pinnedSpinner, MarkdownStyle: start, Width: 100})
+				nm, _ := d.Update(tt.bg)
+				nm, _ = nm.Update(ReportMsg{Markdown: fallbackMarkdown, ExitCode: 3, Outcome: "FALLBACK"})
+				if f := nm.(Diagnose).frame(); !strings.Contains(f, tt.want) || strings.Contains(f, tt.not) {
+					t.Errorf("diagnose from %s: want heading colour %q and never %q:\n%q", start, tt.want, tt.not, f)
+				}
+				c := NewChat(ChatOptions{Width: 100, Height: 40, Now: fixedNow, Spinner: pinnedSpinner, MarkdownStyle: start,
+					Past: []PastTurn{{Query: "payments slow", Finished: TurnFinishedMsg{Markdown: fallbackMarkdown, Outcome: "FALLBACK"}}}})
+				nm, _ = c.Update(tt.bg)
+				if v := nm.(Chat).View().Content; !strings.Contains(v, tt.want) || strings.Contains(v, tt.not) {
+					t.Errorf("chat from %s: want heading colour %q and never %q:\n%q", start, tt.want, tt.not, v)
+				}
+			}
+		})
+	}
+	// notty stays notty whatever the terminal says.
+	d := testDiagnose(100, nil)
+	nm, _ := d.Update(white)
+	if got := nm.(Diagnose).opts.MarkdownStyle; got != "notty" {
+		t.Errorf("notty became %q on a background answer", got)
 	}
 }
 
