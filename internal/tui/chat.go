@@ -176,6 +176,15 @@ func (m Chat) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.layout(false)
 	case tea.KeyPressMsg:
 		return m.key(msg)
+	case tea.PasteMsg:
+		// A bracketed paste is typed text (v1 sent it as keys).
+		m.interrupted = false
+		if m.running {
+			return m, nil // input is disabled while a turn runs
+		}
+		var cmd tea.Cmd
+		m.input, cmd = m.input.Update(msg)
+		return m, cmd
 	case tea.MouseWheelMsg:
 		var cmd tea.Cmd
 		m.vp, cmd = m.vp.Update(msg)

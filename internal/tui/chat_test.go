@@ -225,6 +225,22 @@ func TestChatKeys(t *testing.T) {
 	}
 }
 
+// A bracketed paste lands on the input line (newlines as spaces) when the
+// chat is idle, and is ignored while a turn runs, like typed keys.
+func TestChatPaste(t *testing.T) {
+	m := testChat(newRecorder(), 80, 20)
+	nm, _ := m.Update(tea.PasteMsg{Content: "payments slow\nsince 14:00"})
+	m = nm.(Chat)
+	if got := m.input.Value(); got != "payments slow since 14:00" {
+		t.Fatalf("after a paste the input is %q", got)
+	}
+	nm, _ = m.Update(enter())
+	nm, _ = nm.Update(tea.PasteMsg{Content: "more"})
+	if got := nm.(Chat).input.Value(); got != "" {
+		t.Fatalf("a paste while the turn runs reached the input: %q", got)
+	}
+}
+
 // The session's stored turns (chat --continue) are shown above the prompt
 // with their outcomes.
 func TestChatPastTurns(t *testing.T) {
