@@ -119,8 +119,10 @@ func ptyRun(t *testing.T, e *env, stdoutTTY bool, args ...string) (term, stdout 
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
-	_ = slave.Close() // the child holds it; reading the master ends when the child does
-	got, _ := io.ReadAll(master) // EIO once the child closed the terminal
+	// The child holds the terminal; reading the master ends (EIO) once the
+	// child has closed it.
+	_ = slave.Close()
+	got, _ := io.ReadAll(master)
 	if err := c.Wait(); err != nil {
 		t.Fatalf("superbiz %q: %v\n%q", args, err, got)
 	}
