@@ -9,7 +9,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/demo"
+	"github.com/superbiz/superbiz/internal/integration"
 	"github.com/superbiz/superbiz/internal/integration/playbooks"
+	"github.com/superbiz/superbiz/internal/registry"
 	"github.com/superbiz/superbiz/internal/textclip"
 	"github.com/superbiz/superbiz/internal/usecase"
 	"github.com/superbiz/superbiz/pkg/redact"
@@ -17,16 +20,22 @@ import (
 )
 
 // Shell completion of the names a command takes (cobra's __complete): each
-// completer reads what the command itself would read (tools call's opens
-// the workspace as `tools list` does; run IDs never create a store), answers
-// nothing when it cannot (no config, no store yet, Alertmanager down), and
-// gives a short, redacted description beside each name.
+// completer reads what the command itself would read, and only reads: no
+// run store is created, migrated or waited for (run IDs are read from an
+// existing store read-only; the tools are named from the registry's
+// declarations without the store), no demo cache is built (--demo names
+// the demo's sources from its layout), no file is written. Everything one
+// completer does shares one deadline, completeTimeout; a completer that
+// cannot answer by then (a store another process holds locked, Alertmanager
+// slow), or at all (no config, no store yet, a newer store), offers nothing.
+// Each name has a short, redacted description beside it.
 
 // completeLimit bounds the run and session IDs offered, newest first.
 const completeLimit = 50
 
-// completeAlertsTimeout bounds the Alertmanager request of --alert's completion.
-const completeAlertsTimeout = 2 * time.Second
+// completeTimeout bounds everything one completion does, so a TAB press
+// never stalls: past it the shell is offered nothing.
+const completeTimeout = time.Second
 
 // completeDescBytes bounds a completion's description (a run's query).
 const completeDescBytes = 60
@@ -34,25 +43,45 @@ const completeDescBytes = 60
 // completion is a cobra completion function.
 type completion = func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective)
 
+// namer lists the candidates of one completion within ctx's deadline.
+type namer = func(ctx context.Context, cmd *cobra.Command) []string
+
 // noCompletion answers nothing and no file names.
 func noCompletion() ([]string, cobra.ShellCompDirective) {
 	return nil, cobra.ShellCompDirectiveNoFileComp
 }
 
 // firstArg completes only a command's first argument with names.
-func firstArg(names func(*cobra.Command) []string) completion {
+func firstArg(names namer) completion {
 	return func(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 		if len(args) > 0 {
 			return noCompletion()
 		}
-		return names(cmd), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder
+		return bounded(cmd, names), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder
 	}
 }
 
 // flagValues completes a flag's value with names.
-func flagValues(names func(*cobra.Command) []string) completion {
+func flagValues(names namer) completion {
 	return func(cmd *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
-		return names(cmd), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder
+		return bounded(cmd, names), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder
+	}
+}
+
+// bounded runs names under completeTimeout and gives up at the deadline,
+// offering nothing, even when what it waits on does not heed its context
+// (SQLite's busy wait on a locked file): the process prints the candidates
+// and exits, and a read abandoned on the way ends with it.
+func bounded(cmd *cobra.Command, names namer) []string {
+	ctx, cancel := context.WithTimeout(completionContext(cmd), completeTimeout)
+	defer cancel()
+	got := make(chan []string, 1)
+	go func() { got <- names(ctx, cmd) }()
+	select {
+	case out := <-got:
+		return out
+	case <-ctx.Done():
+		return nil
 	}
 }
 
@@ -74,15 +103,30 @@ func completionContext(cmd *cobra.Command) context.Context {
 	return context.Background()
 }
 
-// recentRuns lists the newest stored runs read-only: a store that does not
-// exist yet is not created.
-func (a *app) recentRuns(cmd *cobra.Command) []runstore.RunSummary {
-	cfg, err := a.loadConfig(cmd)
+// completionConfig is the configuration a completer reads: loadConfig's,
+// except that --demo points at the demo workspace's layout without
+// building it (completion writes nothing).
+func (a *app) completionConfig(cmd *cobra.Command) (*config.Config, error) {
+	cfg, err := a.resolveConfig(cmd, config.Overrides{})
+	if err != nil || !a.flags.demo {
+		return cfg, err
+	}
+	ws, err := demo.Layout(demo.DefaultDir(a.getenv))
+	if err != nil {
+		return nil, err
+	}
+	return cfg, useDemo(cfg, ws)
+}
+
+// recentRuns lists the newest stored runs as a snapshot (runstore.OpenSnapshot):
+// a store that does not exist yet is not created, one of a newer superbiz is
+// not read, and no -wal or -shm file is left beside one nobody has open.
+func (a *app) recentRuns(ctx context.Context, cmd *cobra.Command) []runstore.RunSummary {
+	cfg, err := a.completionConfig(cmd)
 	if err != nil {
 		return nil
 	}
-	ctx := completionContext(cmd)
-	store, err := runstore.OpenReadOnly(ctx, cfg.DBPath)
+	store, err := runstore.OpenSnapshot(ctx, cfg.DBPath)
 	if err != nil {
 		return nil
 	}
@@ -111,9 +155,9 @@ func completable(id string) bool {
 }
 
 // runIDNames are the newest runs' IDs, each with its query.
-func (a *app) runIDNames(cmd *cobra.Command) []string {
+func (a *app) runIDNames(ctx context.Context, cmd *cobra.Command) []string {
 	var out []string
-	for _, r := range a.recentRuns(cmd) {
+	for _, r := range a.recentRuns(ctx, cmd) {
 		if completable(r.ID) {
 			out = append(out, described(r.ID, r.Query))
 		}
@@ -123,9 +167,9 @@ func (a *app) runIDNames(cmd *cobra.Command) []string {
 
 // replayableRunNames are the newest runs `replay` accepts
 // (usecase.Replayable: finished DIAGNOSIS runs), each with its query.
-func (a *app) replayableRunNames(cmd *cobra.Command) []string {
+func (a *app) replayableRunNames(ctx context.Context, cmd *cobra.Command) []string {
 	var out []string
-	for _, r := range a.recentRuns(cmd) {
+	for _, r := range a.recentRuns(ctx, cmd) {
 		if usecase.Replayable(&r) == nil {
 			out = append(out, described(r.ID, r.Query))
 		}
@@ -135,10 +179,10 @@ func (a *app) replayableRunNames(cmd *cobra.Command) []string {
 
 // sessionNames are the sessions of the newest runs, newest first, each with
 // the query of its newest run.
-func (a *app) sessionNames(cmd *cobra.Command) []string {
+func (a *app) sessionNames(ctx context.Context, cmd *cobra.Command) []string {
 	seen := map[string]bool{}
 	var out []string
-	for _, r := range a.recentRuns(cmd) {
+	for _, r := range a.recentRuns(ctx, cmd) {
 		if !completable(r.SessionID) || seen[r.SessionID] {
 			continue
 		}
@@ -150,8 +194,8 @@ func (a *app) sessionNames(cmd *cobra.Command) []string {
 
 // alertNames are the firing alerts' names, each with its summary, newest
 // first and each name once.
-func (a *app) alertNames(cmd *cobra.Command) []string {
-	cfg, err := a.loadConfig(cmd)
+func (a *app) alertNames(ctx context.Context, cmd *cobra.Command) []string {
+	cfg, err := a.completionConfig(cmd)
 	if err != nil || cfg.Alerts.URL == "" {
 		return nil
 	}
@@ -159,8 +203,6 @@ func (a *app) alertNames(cmd *cobra.Command) []string {
 	if err != nil {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(completionContext(cmd), completeAlertsTimeout)
-	defer cancel()
 	as, _, err := client.Firing(ctx) // a malformed alert is left out of the candidates
 	if err != nil {
 		return nil
@@ -177,8 +219,8 @@ func (a *app) alertNames(cmd *cobra.Command) []string {
 }
 
 // logSourceNames are the configured [[logs]] names.
-func (a *app) logSourceNames(cmd *cobra.Command) []string {
-	cfg, err := a.loadConfig(cmd)
+func (a *app) logSourceNames(ctx context.Context, cmd *cobra.Command) []string {
+	cfg, err := a.completionConfig(cmd)
 	if err != nil {
 		return nil
 	}
@@ -190,8 +232,8 @@ func (a *app) logSourceNames(cmd *cobra.Command) []string {
 }
 
 // playbookNames are the playbooks of the catalog, each with its description.
-func (a *app) playbookNames(cmd *cobra.Command) []string {
-	cfg, err := a.loadConfig(cmd)
+func (a *app) playbookNames(ctx context.Context, cmd *cobra.Command) []string {
+	cfg, err := a.completionConfig(cmd)
 	if err != nil {
 		return nil
 	}
@@ -206,15 +248,18 @@ func (a *app) playbookNames(cmd *cobra.Command) []string {
 	return out
 }
 
-// toolNames are the tools `tools list` declares for the configuration.
-func (a *app) toolNames(cmd *cobra.Command) []string {
-	w, err := a.openWorkspace(cmd, config.Overrides{})
+// toolNames are the tools `tools list` declares for the configuration,
+// named from the registry's declarations: no store is opened, no source
+// connected to.
+func (a *app) toolNames(ctx context.Context, cmd *cobra.Command) []string {
+	cfg, err := a.completionConfig(cmd)
 	if err != nil {
 		return nil
 	}
-	defer w.Close()
+	// A source that does not build is left out; the others are offered.
+	defs, _ := registry.Declared(ctx, cfg, integration.Env{Getenv: a.getenv})
 	var out []string
-	for _, d := range w.registry.Definitions() {
+	for _, d := range defs {
 		desc, _, _ := strings.Cut(d.Description, ". ")
 		out = append(out, described(d.Name, desc))
 	}
@@ -222,7 +267,7 @@ func (a *app) toolNames(cmd *cobra.Command) []string {
 }
 
 // outputNames are the -o values.
-func outputNames(*cobra.Command) []string {
+func outputNames(context.Context, *cobra.Command) []string {
 	return []string{
 		described(string(outputText), "plain text (the default)"),
 		described(string(outputMarkdown), "the answer as Markdown"),
@@ -255,7 +300,7 @@ func (a *app) registerCompletions(root *cobra.Command) {
 	if c, _, err := root.Find([]string{"diagnose"}); err == nil {
 		must(c.RegisterFlagCompletionFunc("alert", flagValues(a.alertNames)))
 	}
-	for path, names := range map[string]func(*cobra.Command) []string{
+	for path, names := range map[string]namer{
 		"logs inspect": a.logSourceNames,
 		"skills show":  a.playbookNames,
 		"tools call":   a.toolNames,

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
+
 	"github.com/superbiz/superbiz/internal/testenv"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/pkg/runstore"
@@ -78,5 +80,31 @@ func TestCompleteCleansStoredIDs(t *testing.T) {
 		if code != ExitOK || len(lines) != 2 || !strings.HasPrefix(lines[0], "r_clean\t") && !strings.HasPrefix(lines[0], "s_clean\t") {
 			t.Errorf("%q: exit %d, candidates %q (stderr %q): want only the clean ID", args, code, lines, errOut)
 		}
+	}
+}
+
+// TestCompleteBounded: a completer that heeds no context (a read stuck in
+// the kernel) is given up at completeTimeout, offering nothing; one that
+// answers in time is offered whole. A bounded that waited for it would hang
+// here until the test binary's own timeout.
+func TestCompleteBounded(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	cmd := &cobra.Command{}
+	stuck := func(context.Context, *cobra.Command) []string {
+		<-release
+		return []string{"late"}
+	}
+	if got := bounded(cmd, stuck); got != nil {
+		t.Errorf("a stuck completer: %q, want nothing", got)
+	}
+	quick := func(ctx context.Context, _ *cobra.Command) []string {
+		if _, ok := ctx.Deadline(); !ok {
+			return []string{"no deadline"}
+		}
+		return []string{"a", "b"}
+	}
+	if got := bounded(cmd, quick); strings.Join(got, ",") != "a,b" {
+		t.Errorf("a quick completer: %q, want a and b under a deadline", got)
 	}
 }

@@ -18,6 +18,21 @@ func (a *app) loadConfig(cmd *cobra.Command) (*config.Config, error) {
 // loadConfigWith is loadConfig with a command's own overrides (the diagnose
 // budget flags); with --demo the runbook, log and database tools point at the demo workspace.
 func (a *app) loadConfigWith(cmd *cobra.Command, ov config.Overrides) (*config.Config, error) {
+	cfg, err := a.resolveConfig(cmd, ov)
+	if err != nil {
+		return nil, err
+	}
+	if a.flags.demo {
+		if _, err := applyDemo(cmd.Context(), cfg, demo.DefaultDir(a.getenv)); err != nil {
+			return nil, err
+		}
+	}
+	return cfg, nil
+}
+
+// resolveConfig is loadConfigWith without --demo: the file, the
+// environment and the flags given, read and never written.
+func (a *app) resolveConfig(cmd *cobra.Command, ov config.Overrides) (*config.Config, error) {
 	changed := func(name string) bool {
 		f := cmd.Flags().Lookup(name)
 		return f != nil && f.Changed
@@ -42,11 +57,6 @@ func (a *app) loadConfigWith(cmd *cobra.Command, ov config.Overrides) (*config.C
 	})
 	if err != nil {
 		return nil, configError(err)
-	}
-	if a.flags.demo {
-		if _, err := applyDemo(cmd.Context(), cfg, demo.DefaultDir(a.getenv)); err != nil {
-			return nil, err
-		}
 	}
 	return cfg, nil
 }

@@ -185,8 +185,8 @@ func (a *app) mcpDeps(w *workspace) mcpservice.Deps {
 		},
 		StoreFailure: func(err error) error { return storeFailure(w.cfg.DBPath, err) },
 		RunSummary:   func(r runstore.RunSummary) any { return summaryJSON(r) },
-		ShowRun: func(ctx context.Context, id string) (any, error) {
-			d, err := getRun(ctx, w.store, id)
+		ShowRun: func(ctx context.Context, id string, page runstore.InvocationPage) (any, error) {
+			d, err := getRunPage(ctx, w.store, id, page)
 			if err != nil {
 				return nil, err
 			}

@@ -49,18 +49,24 @@ full with its audit (tool invocations, model rounds, guard reviews).`,
 		},
 	}
 	addFlags(list)
+	var page runstore.InvocationPage
 	show := &cobra.Command{
 		Use:   "show RUN_ID",
 		Short: "Print one run in full: answer, result, checks, tool invocations, model rounds",
 		Long: `runs show prints one stored run: its identifiers, query, outcome, usage and
-answer, the published result, the checks, every tool invocation in order (with
-its Tool Call ID, and playbook reads as guidance steps), the model rounds and
-the guard reviews. Guard reasons are local audit data and are never published.`,
+answer, the published result, the checks, its tool invocations in order (with
+their Tool Call ID, and playbook reads as guidance steps; at most --limit of
+them from --offset, and how many there are), the model rounds and the guard
+reviews. Guard reasons are local audit data and are never published.`,
+		Example: `  superbiz runs show last
+  superbiz runs show r_01jd2k9x --offset 50 -o json`,
 		Args: exactArgs(1, "one RUN_ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.runRunsShow(cmd, args[0])
+			return a.runRunsShow(cmd, args[0], page)
 		},
 	}
+	show.Flags().IntVar(&page.Offset, "offset", 0, "skip this many tool invocations first")
+	show.Flags().IntVar(&page.Limit, "limit", runstore.DefaultInvocationPage, fmt.Sprintf("show at most this many tool invocations (1 to %d)", runstore.MaxInvocationPage))
 	c.AddCommand(list, show)
 	return c
 }
@@ -118,24 +124,40 @@ func noRunsLine(session string) string {
 // getRun loads the run ref names (an ID, last, last~N or a unique prefix),
 // mapping "no such run" to a usage error that names the store looked in.
 func getRun(ctx context.Context, store *runstore.Store, ref string) (*runstore.RunDetail, error) {
+	return loadRun(ctx, store, ref, store.GetRun)
+}
+
+// getRunPage is getRun with one page of the run's tool invocations, as
+// `runs show` and MCP's run_show show it.
+func getRunPage(ctx context.Context, store *runstore.Store, ref string, page runstore.InvocationPage) (*runstore.RunDetail, error) {
+	return loadRun(ctx, store, ref, func(ctx context.Context, id string) (*runstore.RunDetail, error) {
+		return store.GetRunPage(ctx, id, page)
+	})
+}
+
+// loadRun resolves ref and loads the run with get.
+func loadRun(ctx context.Context, store *runstore.Store, ref string, get func(context.Context, string) (*runstore.RunDetail, error)) (*runstore.RunDetail, error) {
 	id, err := resolveRun(ctx, store, ref)
 	if err != nil {
 		return nil, err
 	}
-	d, err := store.GetRun(ctx, id)
+	d, err := get(ctx, id)
 	if errors.Is(err, runstore.ErrNotFound) {
 		return nil, &notfound.Error{Kind: "run", Name: id, Where: store.Path(), Hint: "`superbiz runs` lists the runs"}
 	}
 	return d, err
 }
 
-func (a *app) runRunsShow(cmd *cobra.Command, id string) (err error) {
+func (a *app) runRunsShow(cmd *cobra.Command, id string, page runstore.InvocationPage) (err error) {
+	if err := page.Check(); err != nil {
+		return usageErrorf("--%s", err)
+	}
 	store, err := a.openStore(cmd)
 	if err != nil {
 		return err
 	}
 	defer func() { err = errors.Join(err, store.Close()) }()
-	d, err := getRun(cmd.Context(), store, id)
+	d, err := getRunPage(cmd.Context(), store, id, page)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/superbiz/superbiz/internal/textclip"
 	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/pkg/runstore"
@@ -91,14 +92,18 @@ type runDetailJSON struct {
 	Host  string  `json:"host"`
 	Clock *string `json:"clock"`
 	// Settings keeps the key "budget" of docs/SPEC.md (the column's name).
-	Settings     json.RawMessage   `json:"budget"`
-	Answer       string            `json:"answer"`
-	Result       json.RawMessage   `json:"result"`
-	Checks       json.RawMessage   `json:"checks"`
-	Error        *runErrorJSON     `json:"error"`
-	Invocations  []invocationJSON  `json:"invocations"`
-	ModelRounds  []modelRoundJSON  `json:"model_rounds"`
-	GuardReviews []guardReviewJSON `json:"guard_reviews"`
+	Settings json.RawMessage `json:"budget"`
+	Answer   string          `json:"answer"`
+	Result   json.RawMessage `json:"result"`
+	Checks   json.RawMessage `json:"checks"`
+	Error    *runErrorJSON   `json:"error"`
+	// InvocationsTotal and InvocationsOffset place the page Invocations
+	// holds: how many the run has, and how many come before the page.
+	InvocationsTotal  int               `json:"invocations_total"`
+	InvocationsOffset int               `json:"invocations_offset"`
+	Invocations       []invocationJSON  `json:"invocations"`
+	ModelRounds       []modelRoundJSON  `json:"model_rounds"`
+	GuardReviews      []guardReviewJSON `json:"guard_reviews"`
 }
 
 // runErrorJSON is a failed run's stable code and message, as in diagnose.
@@ -155,15 +160,17 @@ type guardReviewJSON struct {
 
 func detailJSON(d *runstore.RunDetail) runDetailJSON {
 	out := runDetailJSON{
-		runSummaryJSON: summaryJSON(d.RunSummary),
-		Host:           d.Host,
-		Settings:       rawJSON(d.Settings, "null"),
-		Answer:         redact.String(d.Answer),
-		Result:         rawJSON(runstore.Redacted(d.PublishedResult), "null"),
-		Checks:         rawJSON(runstore.Redacted(d.Checks), "[]"),
-		Invocations:    make([]invocationJSON, 0, len(d.Invocations)),
-		ModelRounds:    make([]modelRoundJSON, 0, len(d.ModelRounds)),
-		GuardReviews:   make([]guardReviewJSON, 0, len(d.GuardReviews)),
+		runSummaryJSON:    summaryJSON(d.RunSummary),
+		Host:              d.Host,
+		Settings:          rawJSON(d.Settings, "null"),
+		Answer:            redact.String(d.Answer),
+		Result:            rawJSON(runstore.Redacted(d.PublishedResult), "null"),
+		Checks:            rawJSON(runstore.Redacted(d.Checks), "[]"),
+		InvocationsTotal:  d.InvocationsTotal,
+		InvocationsOffset: d.InvocationsOffset,
+		Invocations:       make([]invocationJSON, 0, len(d.Invocations)),
+		ModelRounds:       make([]modelRoundJSON, 0, len(d.ModelRounds)),
+		GuardReviews:      make([]guardReviewJSON, 0, len(d.GuardReviews)),
 	}
 	if !d.Clock.IsZero() {
 		out.Clock = nullable(d.Clock.Format(time.RFC3339Nano))
@@ -174,11 +181,11 @@ func detailJSON(d *runstore.RunDetail) runDetailJSON {
 	for _, inv := range d.Invocations {
 		out.Invocations = append(out.Invocations, invocationJSON{
 			Seq: inv.Seq, ToolCallID: inv.ToolCallID, Tool: inv.Tool, Kind: string(inv.Kind),
-			Input: rawJSON(runstore.Redacted(inv.Input), "null"), Summary: redact.String(inv.Summary), Status: inv.Status,
+			Input: shownValue(inv.Input), Summary: shownMember(inv.Summary), Status: inv.Status,
 			EvidenceStatus: nullable(string(inv.EvidenceStatus)), ErrorCode: nullable(inv.ErrorCode), Control: nullable(inv.Control),
-			Observation: rawJSON(runstore.Redacted(inv.Observation), "null"), StartedAt: timeJSON(inv.StartedAt), DurationMS: inv.Duration.Milliseconds(),
-			Detail: nullable(redact.String(inv.Detail)), Evaluated: nullable(redact.String(inv.Evaluated)), Evaluation: nullable(inv.Evaluation),
-			EmptyWindow: nullable(redact.String(inv.EmptyWindow)), Tally: nullable(redact.String(inv.Tally)),
+			Observation: shownValue(inv.Observation), StartedAt: timeJSON(inv.StartedAt), DurationMS: inv.Duration.Milliseconds(),
+			Detail: nullable(shownMember(inv.Detail)), Evaluated: nullable(shownMember(inv.Evaluated)), Evaluation: nullable(inv.Evaluation),
+			EmptyWindow: nullable(shownMember(inv.EmptyWindow)), Tally: nullable(shownMember(inv.Tally)),
 		})
 	}
 	for _, r := range d.ModelRounds {
@@ -193,6 +200,36 @@ func detailJSON(d *runstore.RunDetail) runDetailJSON {
 		})
 	}
 	return out
+}
+
+// shownValueBytes bounds an invocation's input and observation as `runs
+// show -o json` and run_show show them: a larger one (from a store written
+// with a raised limits.observation, or crafted) is shown as a JSON string,
+// its first bytes and textclip.Marker, never whole.
+const shownValueBytes = 32 << 10
+
+// shownMemberBytes bounds each text member of an invocation (summary,
+// detail, evaluated, empty_window, tally) as they are shown.
+const shownMemberBytes = 4 << 10
+
+// shownValue is a stored JSON member as shown: redacted, null when absent,
+// and a cut string past shownValueBytes.
+func shownValue(v json.RawMessage) json.RawMessage {
+	out := rawJSON(runstore.Redacted(v), "null")
+	if len(out) <= shownValueBytes {
+		return out
+	}
+	b, err := json.Marshal(textclip.Bytes(string(out), shownValueBytes))
+	if err != nil {
+		return json.RawMessage("null")
+	}
+	return b
+}
+
+// shownMember is a stored text member as shown: redacted, and cut past
+// shownMemberBytes.
+func shownMember(s string) string {
+	return textclip.Bytes(redact.String(s), shownMemberBytes)
 }
 
 func timeJSON(t time.Time) string {

@@ -64,6 +64,9 @@ type runView struct {
 // runSection is a titled part of runView: lines of text, or a table.
 type runSection struct {
 	title string
+	// note is a line said before the section's content (which page of the
+	// tool invocations is shown), "" for none.
+	note  string
 	text  string // whole lines, each ending in "\n"; unused when table is set
 	table *table
 }
@@ -114,7 +117,7 @@ func newRunView(d *runstore.RunDetail) runView {
 		runSection{title: "Answer", text: answer},
 		runSection{title: "Published result", text: publishedLines(d)},
 		runSection{title: "Checks", text: checkLines(d)},
-		runSection{title: "Tool invocations", text: "none\n", table: invocationTable(d.Invocations)},
+		runSection{title: "Tool invocations", note: invocationPageNote(d), text: "none\n", table: invocationTable(d.Invocations)},
 		runSection{title: "Model rounds", text: "none\n", table: modelRoundTable(d.ModelRounds)},
 		runSection{title: "Guard reviews (local audit data, never published)", text: guardLines(d.GuardReviews)},
 	)
@@ -205,6 +208,21 @@ func invocationTable(invs []runrecord.Invocation) *table {
 	return t
 }
 
+// invocationPageNote says which of the run's tool invocations the page
+// shows when it is not all of them, and how to see the next ones.
+func invocationPageNote(d *runstore.RunDetail) string {
+	n, total, off := len(d.Invocations), d.InvocationsTotal, d.InvocationsOffset
+	switch {
+	case n == total:
+		return ""
+	case n == 0:
+		return fmt.Sprintf("none from --offset %d: the run has %d", off, total)
+	case off+n < total:
+		return fmt.Sprintf("%d–%d of %d; --offset %d shows the next ones", off+1, off+n, total, off+n)
+	}
+	return fmt.Sprintf("%d–%d of %d", off+1, off+n, total)
+}
+
 // invocationDetail is the detail shown under a refused or failed call, ""
 // for a call that completed without an error or has none recorded.
 func invocationDetail(inv runrecord.Invocation) string {
@@ -291,6 +309,7 @@ type runPage interface {
 	title(b *strings.Builder, id string)
 	fields(b *strings.Builder, fields [][2]string)
 	heading(b *strings.Builder, title string)
+	note(b *strings.Builder, line string)
 	table(w io.Writer, t table) error
 }
 
@@ -319,6 +338,9 @@ func (r pageRuns) show(w io.Writer, d *runstore.RunDetail) error {
 	r.page.fields(&b, v.fields)
 	for _, s := range v.sections {
 		r.page.heading(&b, s.title)
+		if s.note != "" {
+			r.page.note(&b, s.note)
+		}
 		if s.table != nil {
 			_ = r.page.table(&b, *s.table) // a strings.Builder never fails
 		} else {
@@ -345,6 +367,8 @@ func (textPage) heading(b *strings.Builder, title string) {
 	fmt.Fprintf(b, "\n%s\n%s\n", title, strings.Repeat("-", ansi.StringWidth(title)))
 }
 
+func (textPage) note(b *strings.Builder, line string) { b.WriteString(line + "\n") }
+
 func (textPage) table(w io.Writer, t table) error { return writeTextTable(w, t) }
 
 // markdownPage lays out GitHub-flavoured Markdown.
@@ -359,6 +383,8 @@ func (markdownPage) fields(b *strings.Builder, fields [][2]string) {
 }
 
 func (markdownPage) heading(b *strings.Builder, title string) { fmt.Fprintf(b, "\n## %s\n\n", title) }
+
+func (markdownPage) note(b *strings.Builder, line string) { b.WriteString(line + "\n\n") }
 
 func (markdownPage) table(w io.Writer, t table) error { return writeMarkdownTable(w, t) }
 

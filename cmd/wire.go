@@ -49,11 +49,18 @@ func applyDemo(ctx context.Context, cfg *config.Config, dir string) (*demo.Works
 	if err != nil {
 		return nil, fmt.Errorf("prepare the demo workspace: %w", err)
 	}
+	return ws, useDemo(cfg, ws)
+}
+
+// useDemo points the configuration's runbook, log and database tools (and
+// no metrics source) at the demo workspace ws, whether built or not (the
+// shell completion names its sources without building it).
+func useDemo(cfg *config.Config, ws *demo.Workspace) error {
 	cfg.Knowledge.Paths = []string{ws.RunbooksDir}
 	cfg.Logs = append([]config.LogSource(nil), ws.LogSources...)
 	dsn, err := config.NewDSN(config.DriverSQLite, ws.DBPath)
 	if err != nil {
-		return nil, fmt.Errorf("demo database: %w", err)
+		return fmt.Errorf("demo database: %w", err)
 	}
 	db := config.NewDatabase()
 	db.Name, db.Driver, db.DSN = ws.DBName, config.DriverSQLite, dsn
@@ -63,7 +70,7 @@ func applyDemo(ctx context.Context, cfg *config.Config, dir string) (*demo.Works
 	if cfg.Now.IsZero() {
 		cfg.Now = demo.Now()
 	}
-	return ws, nil
+	return nil
 }
 
 // openWorkspace resolves the configuration (with a command's own overrides),

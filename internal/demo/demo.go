@@ -206,6 +206,18 @@ func install(root, tmp string) error {
 	return nil
 }
 
+// Layout is the workspace Materialize would give for dir, its paths only:
+// nothing is checked, built or written, and the files may not exist yet.
+// The shell completion names the demo's sources from it, since completing
+// must never write (the cache is built by the first command that reads it).
+func Layout(dir string) (*Workspace, error) {
+	root, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("demo workspace %s: %w", dir, err)
+	}
+	return layout(root), nil
+}
+
 func layout(root string) *Workspace {
 	logs := filepath.Join(root, "logs")
 	return &Workspace{

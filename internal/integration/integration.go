@@ -50,6 +50,14 @@ type Stored interface {
 	Components() []runstore.Component
 }
 
+// Declarer is a Source whose Build needs what naming its tools must not
+// open (the run store, for a Stored source): Declare gives the definitions
+// of the tools Build would add for the configuration, opening, creating and
+// locking nothing, so the shell completion can name them (registry.Declared).
+type Declarer interface {
+	Declare(cfg *config.Config) []model.Tool
+}
+
 // Provider is one model provider: how model.provider = Name() builds its
 // client from [model], checks it and explains its failures.
 type Provider interface {

@@ -22,6 +22,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/schema"
 	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/runstore"
 )
 
 // The names of the tools, resources and prompt this server adds beside the
@@ -90,7 +91,9 @@ type RunsListInput struct {
 
 // RunShowInput is the input of run_show.
 type RunShowInput struct {
-	RunID string `json:"run_id" jsonschema:"required,minLength=1" jsonschema_description:"the run to show, as runs_list or diagnose gave it"`
+	RunID  string `json:"run_id" jsonschema:"required,minLength=1" jsonschema_description:"the run to show, as runs_list or diagnose gave it"`
+	Offset int    `json:"offset,omitempty" jsonschema:"minimum=0" jsonschema_description:"skip this many of the run's tool invocations (invocations_total counts them; default 0)"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"minimum=1,maximum=200" jsonschema_description:"show at most this many tool invocations (default 50)"`
 }
 
 // Service is what the server exposes; cmd implements it over the workspace
@@ -289,9 +292,9 @@ func (s *Server) addTools() error {
 	}))
 	s.server.AddTool(&mcp.Tool{
 		Name:         ToolRunShow,
-		Description:  "Show one stored superbiz run in the redacted form `superbiz runs show -o json` shows: its answer, checks, tool invocations, model rounds and guard reviews.",
+		Description:  "Show one stored superbiz run in the redacted form `superbiz runs show -o json` shows: its answer, checks, one page of its tool invocations (offset, limit; invocations_total counts them all), model rounds and guard reviews.",
 		InputSchema:  schema.Of(RunShowInput{}),
-		OutputSchema: json.RawMessage(`{"type":"object","properties":{"run_id":{"type":"string"}},"required":["run_id"]}`),
+		OutputSchema: json.RawMessage(`{"type":"object","properties":{"run_id":{"type":"string"},"invocations_total":{"type":"integer"},"invocations_offset":{"type":"integer"},"invocations":{"type":"array","items":{"type":"object"}}},"required":["run_id","invocations_total","invocations_offset","invocations"]}`),
 		Annotations:  readOnly(),
 	}, s.guard(false, false, func(ctx context.Context, req *mcp.CallToolRequest) (Result, error) {
 		var in RunShowInput
@@ -300,6 +303,12 @@ func (s *Server) addTools() error {
 		}
 		if strings.TrimSpace(in.RunID) == "" {
 			return refused(ToolRunShow, "run_id is required"), nil
+		}
+		if in.Limit == 0 {
+			in.Limit = runstore.DefaultInvocationPage
+		}
+		if err := (runstore.InvocationPage{Offset: in.Offset, Limit: in.Limit}).Check(); err != nil {
+			return refused(ToolRunShow, err.Error()), nil
 		}
 		return s.svc.ShowRun(ctx, in)
 	}))

@@ -61,9 +61,10 @@ type Deps struct {
 	Alerts func(ctx context.Context) (any, error)
 	// RunSummary is a run as `superbiz runs -o json` lists it.
 	RunSummary func(runstore.RunSummary) any
-	// ShowRun is `superbiz runs show ID -o json`'s view, or its error (an
-	// unknown run named as runs show names it).
-	ShowRun func(ctx context.Context, id string) (any, error)
+	// ShowRun is `superbiz runs show ID -o json`'s view of one page of the
+	// run's tool invocations, or its error (an unknown run named as runs
+	// show names it).
+	ShowRun func(ctx context.Context, id string, page runstore.InvocationPage) (any, error)
 }
 
 // Service implements mcpserver.Service over Deps.
@@ -218,9 +219,9 @@ func (s *Service) ListRuns(ctx context.Context, in mcpserver.RunsListInput) (mcp
 	return structured(map[string]any{"runs": list})
 }
 
-// ShowRun is `superbiz runs show RUN_ID -o json`.
+// ShowRun is `superbiz runs show RUN_ID --offset N --limit N -o json`.
 func (s *Service) ShowRun(ctx context.Context, in mcpserver.RunShowInput) (mcpserver.Result, error) {
-	v, err := s.d.ShowRun(ctx, in.RunID)
+	v, err := s.d.ShowRun(ctx, in.RunID, runstore.InvocationPage{Offset: in.Offset, Limit: in.Limit})
 	if err != nil {
 		return mcpserver.Result{IsError: true, Text: redact.Clean(err.Error())}, nil
 	}

@@ -22,6 +22,8 @@ import (
 	"github.com/superbiz/superbiz/internal/integration/openai"
 	"github.com/superbiz/superbiz/internal/integration/playbooks"
 	"github.com/superbiz/superbiz/internal/integration/runbooks"
+	"github.com/superbiz/superbiz/pkg/harness"
+	"github.com/superbiz/superbiz/pkg/model"
 	"github.com/superbiz/superbiz/pkg/runstore"
 )
 
@@ -93,6 +95,47 @@ func Build(ctx context.Context, cfg *config.Config, env integration.Env) (*integ
 		}
 	}
 	return parts, nil
+}
+
+// Declared are the definitions of the tools Build would give the
+// configuration, in registry order, read_skill last when playbooks load,
+// with nothing opened: a Declarer declares its tools without the run store,
+// every other source builds them as for a run (which validates, and
+// connects to nothing) and they are closed before returning. A source that
+// cannot build is left out, its error joined in the result. The shell
+// completion names the tools this way: it may create, migrate or wait for
+// no store.
+func Declared(ctx context.Context, cfg *config.Config, env integration.Env) ([]model.Tool, error) {
+	env.Store = nil
+	parts := &integration.Parts{}
+	var (
+		defs []model.Tool
+		errs []error
+	)
+	for _, s := range Sources() {
+		if d, ok := s.(integration.Declarer); ok {
+			defs = append(defs, d.Declare(cfg)...)
+			continue
+		}
+		n := len(parts.Adapters)
+		if err := s.Build(ctx, cfg, env, parts); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		for _, a := range parts.Adapters[n:] {
+			defs = append(defs, a.Definition())
+		}
+	}
+	if parts.Playbooks != nil {
+		r, err := harness.NewRegistry(nil, parts.Playbooks)
+		if err != nil {
+			errs = append(errs, err)
+		} else {
+			defs = append(defs, r.Definitions()...)
+		}
+	}
+	errs = append(errs, Close(parts))
+	return defs, errors.Join(errs...)
 }
 
 // OpenStore opens (and migrates) the run store at path with the tables of

@@ -147,16 +147,17 @@ func (s *Store) appendRow(ctx context.Context, op, runID, query string, args ...
 // migrated, reads those members as "".
 const auditMembersFrom = 4
 
-// invocations reads a run's tool invocations in order, every member; an
-// error code in the spelling of earlier releases reads in today's.
-func (s *Store) invocations(ctx context.Context, q *sql.Tx, runID string) ([]runrecord.Invocation, error) {
+// invocations reads limit (-1: all) of a run's tool invocations in order
+// after skipping offset, every member; an error code in the spelling of
+// earlier releases reads in today's.
+func (s *Store) invocations(ctx context.Context, q *sql.Tx, runID string, limit, offset int) ([]runrecord.Invocation, error) {
 	members := "detail, evaluated, evaluation, empty_window, tally"
 	if s.schema < auditMembersFrom {
 		members = "'', '', '', '', ''"
 	}
 	rows, err := q.QueryContext(ctx, `SELECT seq, tool_call_id, tool, kind, canonical_input, input_summary,
 		status, evidence_status, error_code, control, observation, started_at, duration_ms, `+members+`
-		FROM tool_invocations WHERE run_id = ? ORDER BY seq`, runID)
+		FROM tool_invocations WHERE run_id = ? ORDER BY seq LIMIT ? OFFSET ?`, runID, limit, offset)
 	if err != nil {
 		return nil, fmt.Errorf("read tool invocations: %w", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,6 +27,24 @@ var ErrSchemaBehind = errors.New("run store schema is older than this superbiz")
 // fs.ErrNotExist; a schema older or newer than this binary's is refused.
 // Writes through the returned Store fail.
 func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
+	return openReadOnly(ctx, path, false)
+}
+
+// OpenSnapshot is OpenReadOnly for a glance that must create and change no
+// file at all, SQLite's own included: the shell completion. When no other
+// connection has the store open (no -wal file beside it, so every commit
+// is in the file itself), the file is read as immutable, which takes no
+// lock and creates no -wal or -shm file (a WAL file's reader creates both
+// and leaves them). While another process has it open, it is OpenReadOnly:
+// the runs in its WAL are read, and a lock that keeps readers out is
+// waited on (the caller's deadline bounds that).
+func OpenSnapshot(ctx context.Context, path string) (*Store, error) {
+	return openReadOnly(ctx, path, true)
+}
+
+// openReadOnly is OpenReadOnly, reading a file without a -wal beside it as
+// immutable when snapshot is set.
+func openReadOnly(ctx context.Context, path string, snapshot bool) (*Store, error) {
 	if strings.TrimSpace(path) == "" {
 		return nil, errors.New("open run store: empty database path: set --db or SUPERBIZ_DB to a file path")
 	}
@@ -40,8 +59,13 @@ func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("open run store %s: not a regular file", abs)
 	}
-	db, err := openRO(ctx, abs, false)
-	if err != nil && cannotOpen(err) {
+	immutable := false
+	if snapshot {
+		_, err := os.Lstat(abs + "-wal")
+		immutable = errors.Is(err, fs.ErrNotExist)
+	}
+	db, err := openRO(ctx, abs, immutable)
+	if err != nil && !immutable && cannotOpen(err) {
 		// A WAL file on read-only media: no -shm can be created, and no
 		// other process can be writing it, so reading it as immutable is safe.
 		db, err = openRO(ctx, abs, true)

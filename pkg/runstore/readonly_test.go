@@ -160,3 +160,60 @@ func TestOpenReadOnlyRefusals(t *testing.T) {
 		t.Errorf("newer schema: %v", err)
 	}
 }
+
+// OpenSnapshot reads a WAL store nobody has open without creating its
+// -wal and -shm files (OpenReadOnly creates and leaves both) or changing a
+// byte; while another connection has it open, the runs still in its WAL
+// are read too.
+func TestOpenSnapshot(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "runs.db")
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, s, NewRun{ID: "r_1", SessionID: "s_1", Query: "why 504s"})
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, side := range []string{"-wal", "-shm"} {
+		if _, err := os.Stat(path + side); err == nil {
+			t.Fatalf("%s left by Close: the test needs a store nobody has open", side)
+		}
+	}
+	before := fileSum(t, path)
+	list := func(what string) []RunSummary {
+		t.Helper()
+		ro, err := OpenSnapshot(ctx, path)
+		if err != nil {
+			t.Fatalf("%s: OpenSnapshot: %v", what, err)
+		}
+		defer ro.Close()
+		runs, err := ro.ListRuns(ctx, ListFilter{Limit: 10})
+		if err != nil {
+			t.Fatalf("%s: ListRuns: %v", what, err)
+		}
+		return runs
+	}
+	if runs := list("closed store"); len(runs) != 1 || runs[0].ID != "r_1" {
+		t.Errorf("closed store: %+v, want r_1", runs)
+	}
+	if fileSum(t, path) != before {
+		t.Error("the file changed")
+	}
+	for _, side := range []string{"-wal", "-shm", "-journal"} {
+		if _, err := os.Stat(path + side); err == nil {
+			t.Errorf("%s created", side)
+		}
+	}
+
+	w, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	mustRun(t, w, NewRun{ID: "r_2", SessionID: "s_1", Query: "in the WAL"})
+	if runs := list("open store"); len(runs) != 2 {
+		t.Errorf("a store another connection has open: %d runs, want r_2 from its WAL as well", len(runs))
+	}
+}

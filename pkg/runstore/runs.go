@@ -84,9 +84,14 @@ type RunDetail struct {
 	ErrorMessage string
 	PID          int
 	Hostname     string
-	Invocations  []runrecord.Invocation // by Seq
-	ModelRounds  []runrecord.ModelRound // by Seq
-	GuardReviews []GuardReview          // by Seq
+	Invocations  []runrecord.Invocation // by Seq; GetRunPage reads one page of them
+	// InvocationsTotal is how many tool invocations the run holds, and
+	// InvocationsOffset how many of the first were skipped before
+	// Invocations (0 from GetRun, which reads them all).
+	InvocationsTotal  int
+	InvocationsOffset int
+	ModelRounds       []runrecord.ModelRound // by Seq
+	GuardReviews      []GuardReview          // by Seq
 }
 
 // ListFilter selects runs for `runs`.
@@ -97,6 +102,33 @@ type ListFilter struct {
 
 // DefaultListLimit is how many runs `runs` lists when not told.
 const DefaultListLimit = 20
+
+// InvocationPage selects the tool invocations GetRunPage reads: at most
+// Limit of them (1 to MaxInvocationPage) in Seq order, after skipping the
+// first Offset. A run may hold far more than a reader can show: before
+// answers were capped at 32 calls, one answer could audit 80,000 steps.
+type InvocationPage struct {
+	Offset, Limit int
+}
+
+// Check refuses a page out of bounds, saying which bound it breaks in the
+// words of the flags and arguments that give it (offset, limit).
+func (p InvocationPage) Check() error {
+	switch {
+	case p.Offset < 0:
+		return fmt.Errorf("offset must be at least 0, got %d", p.Offset)
+	case p.Limit < 1 || p.Limit > MaxInvocationPage:
+		return fmt.Errorf("limit must be 1 to %d, got %d", MaxInvocationPage, p.Limit)
+	}
+	return nil
+}
+
+// The page sizes of `runs show` and MCP's run_show: the default, and the
+// most one page may hold.
+const (
+	DefaultInvocationPage = 50
+	MaxInvocationPage     = 200
+)
 
 // SafeDiagnosis is the raw material of a PreviousTurn: the published result
 // of a session's last safe diagnosis, unvalidated (the caller parses it and
@@ -410,6 +442,21 @@ func (s *Store) ListRuns(ctx context.Context, f ListFilter) ([]RunSummary, error
 // GetRun returns one run with its whole audit, read from one snapshot;
 // ErrNotFound when there is no such run.
 func (s *Store) GetRun(ctx context.Context, id string) (*RunDetail, error) {
+	return s.getRun(ctx, id, -1, 0)
+}
+
+// GetRunPage is GetRun reading only page's tool invocations, with the run's
+// total count of them; an offset past the last reads none. A page outside
+// its bounds is an error.
+func (s *Store) GetRunPage(ctx context.Context, id string, page InvocationPage) (*RunDetail, error) {
+	if err := page.Check(); err != nil {
+		return nil, fmt.Errorf("get run %s: %w", id, err)
+	}
+	return s.getRun(ctx, id, page.Limit, page.Offset)
+}
+
+// getRun reads a run with limit of its invocations (-1 for all) after offset.
+func (s *Store) getRun(ctx context.Context, id string, limit, offset int) (*RunDetail, error) {
 	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, fmt.Errorf("get run %s: begin: %w", id, err)
@@ -440,8 +487,14 @@ func (s *Store) GetRun(ctx context.Context, id string) (*RunDetail, error) {
 			return nil, fmt.Errorf("get run %s: stored clock %q: %w", id, clock, err)
 		}
 	}
-	if d.Invocations, err = s.invocations(ctx, tx, id); err != nil {
+	if d.Invocations, err = s.invocations(ctx, tx, id, limit, offset); err != nil {
 		return nil, fmt.Errorf("get run %s: %w", id, err)
+	}
+	d.InvocationsTotal, d.InvocationsOffset = len(d.Invocations), offset
+	if limit >= 0 {
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM tool_invocations WHERE run_id = ?`, id).Scan(&d.InvocationsTotal); err != nil {
+			return nil, fmt.Errorf("get run %s: count tool invocations: %w", id, err)
+		}
 	}
 	if d.ModelRounds, err = modelRounds(ctx, tx, id); err != nil {
 		return nil, fmt.Errorf("get run %s: %w", id, err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/integration"
+	"github.com/superbiz/superbiz/pkg/model"
 	"github.com/superbiz/superbiz/pkg/runstore"
 	"github.com/superbiz/superbiz/pkg/tools/knowledge"
 )
@@ -35,7 +36,7 @@ const EmbedTimeout = 30 * time.Second
 // Build indexes knowledge.paths in the run store and adds lookup_knowledge;
 // nothing without paths.
 func (Source) Build(_ context.Context, cfg *config.Config, env integration.Env, parts *integration.Parts) error {
-	if len(cfg.Knowledge.Paths) == 0 {
+	if !configured(cfg) {
 		return nil
 	}
 	tables, err := env.Store.Tables(knowledge.SchemaName)
@@ -53,6 +54,18 @@ func (Source) Build(_ context.Context, cfg *config.Config, env integration.Env, 
 	parts.Adapters = append(parts.Adapters, knowledge.New(parts.Index))
 	return nil
 }
+
+// Declare is lookup_knowledge's definition when Build would add the tool,
+// without the run store its index lives in.
+func (Source) Declare(cfg *config.Config) []model.Tool {
+	if !configured(cfg) {
+		return nil
+	}
+	return []model.Tool{knowledge.New(nil).Definition()}
+}
+
+// configured reports whether the configuration asks for the tool.
+func configured(cfg *config.Config) bool { return len(cfg.Knowledge.Paths) > 0 }
 
 // embedClient is the client of [knowledge] embed_model, on the configured
 // provider's server, by the one builder.
