@@ -24,10 +24,7 @@ const bashCompletion = "/usr/share/bash-completion/bash_completion"
 // them.
 func completionShell(t *testing.T, tmux, bin, dir, home string, setup ...string) pane {
 	t.Helper()
-	env := "env -i PATH=" + filepath.Dir(bin) + ":" + os.Getenv("PATH") + " HOME=" + home + " TERM=xterm-256color NO_COLOR=1" +
-		" XDG_CONFIG_HOME=" + dir + " XDG_CACHE_HOME=" + dir +
-		" SUPERBIZ_DB=" + filepath.Join(dir, "superbiz.db") + " OLLAMA_HOST=" + testenv.ClosedURL(t) + " PS1='$ '"
-	p := session(t, tmux, env+" bash --norc --noprofile -i")
+	p := session(t, tmux, shellEnv(t, bin, dir, home)+" bash --norc --noprofile -i")
 	p.waitFor(`(?m)^\$\s*$`, 10*time.Second) // capture-pane drops trailing spaces
 	for _, line := range setup {
 		p.typeLine(line)
@@ -36,6 +33,30 @@ func completionShell(t *testing.T, tmux, bin, dir, home string, setup ...string)
 	p.waitFor(`(?m)^READY$`, 10*time.Second)
 	p.run("send-keys", "-t", p.name, "C-l")
 	return p
+}
+
+// shellEnv starts a command line with a clean environment for a shell whose
+// PATH finds the built superbiz first, whose home is home, whose store and
+// directories are dir's (XDG_DATA_HOME unset, see completionShell), with
+// no model and the prompt "$ ".
+func shellEnv(t *testing.T, bin, dir, home string) string {
+	return "env -i PATH=" + filepath.Dir(bin) + ":" + os.Getenv("PATH") + " HOME=" + home + " TERM=xterm-256color NO_COLOR=1" +
+		" XDG_CONFIG_HOME=" + dir + " XDG_CACHE_HOME=" + dir +
+		" SUPERBIZ_DB=" + filepath.Join(dir, "superbiz.db") + " OLLAMA_HOST=" + testenv.ClosedURL(t) + " PS1='$ '"
+}
+
+// readmeSays fails unless the README holds each line, verbatim.
+func readmeSays(t *testing.T, lines ...string) {
+	t.Helper()
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range lines {
+		if !strings.Contains(string(readme), line) {
+			t.Fatalf("the README's Completion section lacks the install line %q", line)
+		}
+	}
 }
 
 // typeLine types text and Enter.
@@ -127,15 +148,7 @@ func TestBashCompletionInTmux(t *testing.T) {
 		"mkdir -p ~/.local/share/bash-completion/completions",
 		"superbiz completion bash > ~/.local/share/bash-completion/completions/superbiz",
 	}
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range readmeLines {
-		if !strings.Contains(string(readme), "\n  "+line+"\n") {
-			t.Fatalf("the README's Completion section lacks the bash install line %q", line)
-		}
-	}
+	readmeSays(t, readmeLines...)
 
 	// Every shell starts before any ends: the tmux server stops with its
 	// last session, and a session started as it stops is refused.
@@ -167,5 +180,38 @@ func TestBashCompletionInTmux(t *testing.T) {
 	t.Logf("without the package:\n%s", screen)
 	if strings.Contains(screen, ids[0]) || strings.Contains(screen, ids[1]) {
 		t.Errorf("runs offered without bash-completion: the README says Tab fails there\n%s", screen)
+	}
+}
+
+// zsh installed as the README says (the script in ~/.zfunc, fpath set in
+// ~/.zshrc before compinit) offers the stored runs on Tab, with their
+// queries.
+func TestZshCompletionInTmux(t *testing.T) {
+	tmux := needTmux(t)
+	if _, err := exec.LookPath("zsh"); err != nil {
+		testenv.Missing(t, "zsh not installed", ".ci/run installs zsh (apt-get install -y zsh)")
+	}
+	bin := build(t)
+	dir, home := t.TempDir(), t.TempDir()
+	ids := demoRuns(t, bin, dir, 2)
+	readmeLines := []string{
+		"mkdir -p ~/.zfunc && superbiz completion zsh > ~/.zfunc/_superbiz",
+		"echo 'fpath=(~/.zfunc $fpath)' >> ~/.zshrc    # before compinit",
+	}
+	readmeSays(t, append(readmeLines, "autoload -U compinit && compinit")...)
+	setup := exec.Command("sh", "-c", strings.Join(append(readmeLines, "echo 'autoload -U compinit && compinit' >> ~/.zshrc"), "\n"))
+	setup.Env = []string{"PATH=" + filepath.Dir(bin) + ":" + os.Getenv("PATH"), "HOME=" + home}
+	if out, err := setup.CombinedOutput(); err != nil {
+		t.Fatalf("the README's zsh lines: %v\n%s", err, out)
+	}
+	p := session(t, tmux, shellEnv(t, bin, dir, home)+" LANG=C.UTF-8 zsh -i")
+	p.waitFor(`(?m)^\$\s*$`, 10*time.Second)
+	p.tab("superbiz rep")
+	p.waitFor(`(?m)^\$ superbiz replay\s*$`, 10*time.Second)
+	p.clearLine()
+	screen := p.tabUntil("superbiz runs show ", bothIDs(ids))
+	t.Logf("runs show⇥:\n%s", screen)
+	if !strings.Contains(screen, "payment timeouts on order-service") {
+		t.Errorf("runs show⇥ offers the runs without their queries:\n%s", screen)
 	}
 }
