@@ -25,12 +25,12 @@ const bashCompletion = "/usr/share/bash-completion/bash_completion"
 func completionShell(t *testing.T, tmux, bin, dir, home string, setup ...string) pane {
 	t.Helper()
 	p := session(t, tmux, shellEnv(t, bin, dir, home)+" bash --norc --noprofile -i")
-	p.waitFor(`(?m)^\$\s*$`, 10*time.Second) // capture-pane drops trailing spaces
+	p.waitFor(`(?m)^\$\s*$`, 20*time.Second) // capture-pane drops trailing spaces
 	for _, line := range setup {
 		p.typeLine(line)
 	}
 	p.typeLine("echo READY")
-	p.waitFor(`(?m)^READY$`, 10*time.Second)
+	p.waitFor(`(?m)^READY$`, 20*time.Second)
 	p.run("send-keys", "-t", p.name, "C-l")
 	return p
 }
@@ -79,9 +79,9 @@ func (p pane) tabUntil(text, re string) string {
 	rx := regexp.MustCompile(re)
 	p.run("send-keys", "-t", p.name, "-l", text)
 	var s string
-	for range 4 {
+	for range 3 {
 		p.run("send-keys", "-t", p.name, "Tab")
-		deadline := time.Now().Add(2 * time.Second)
+		deadline := time.Now().Add(5 * time.Second)
 		for time.Now().Before(deadline) {
 			if s = p.screen(); rx.MatchString(s) {
 				return s
@@ -205,7 +205,7 @@ func TestZshCompletionInTmux(t *testing.T) {
 		t.Fatalf("the README's zsh lines: %v\n%s", err, out)
 	}
 	p := session(t, tmux, shellEnv(t, bin, dir, home)+" LANG=C.UTF-8 zsh -i")
-	p.waitFor(`(?m)^\$\s*$`, 10*time.Second)
+	p.waitFor(`(?m)^\$\s*$`, 20*time.Second)
 	p.tab("superbiz rep")
 	p.waitFor(`(?m)^\$ superbiz replay\s*$`, 10*time.Second)
 	p.clearLine()
