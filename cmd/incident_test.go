@@ -110,11 +110,11 @@ func TestAlertMetricsLogsRunbookDiagnosis(t *testing.T) {
 			lines[strings.Fields(c)[0]] = c
 		}
 	}
-	if l := lines["query_logs"]; !regexp.MustCompile(`^query_logs \S+ service=checkout ERROR .* · [1-9][0-9]* matched$`).MatchString(l) {
-		t.Errorf("query_logs check line %q, want the input summary and its matched count\n%s", l, out)
+	if l := lines["query_logs"]; !regexp.MustCompile(`^query_logs \S+ service=checkout ERROR .* · 6 matched, first 09:10:00$`).MatchString(l) {
+		t.Errorf("query_logs check line %q, want the input summary, its matched count and the first match's time\n%s", l, out)
 	}
-	if l := lines["query_metrics"]; !regexp.MustCompile(`^query_metrics .* · 1 series$`).MatchString(l) || strings.Contains(out, "call_m1") {
-		t.Errorf("query_metrics check line %q, want the query and its series count, no Tool Call ID\n%s", l, out)
+	if l := lines["query_metrics"]; !regexp.MustCompile(`^query_metrics .* · 1 series, max 4\.8$`).MatchString(l) || strings.Contains(out, "call_m1") {
+		t.Errorf("query_metrics check line %q, want the query, its series count and maximum, no Tool Call ID\n%s", l, out)
 	}
 	reqs := srv.ChatRequests()
 	if len(reqs) == 0 {

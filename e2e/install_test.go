@@ -78,7 +78,9 @@ func TestReadmeInstallFromClone(t *testing.T) {
 
 // TestCompletionInstallSaidTwice: `completion --help` names the
 // bash-completion package and the error seen without it, and each install
-// command it gives is in the README's Completion section, verbatim.
+// command it gives is in the README's Completion section, verbatim. That
+// the lines work in a real shell, and that error, is e2e/tmux's
+// TestBashCompletionInTmux and TestZshCompletionInTmux.
 func TestCompletionInstallSaidTwice(t *testing.T) {
 	e := newEnv(t, testenv.ClosedURL(t))
 	r := e.run(t, "completion", "--help")

@@ -340,6 +340,9 @@ func stepLine(st styles, sp step, width int) string {
 		if t := redact.StripControlLine(sp.tally); t != "" {
 			found = " · " + t
 		}
+		if over := width - ansi.StringWidth(head) - ansi.StringWidth(tail); ansi.StringWidth(found) > over {
+			found = textclip.Width(found, over) // the tally goes after the summary, before the line wraps
+		}
 		summary := redact.StripControlLine(sp.summary)
 		room := width - ansi.StringWidth(head) - ansi.StringWidth(tail) - ansi.StringWidth(found) - 2
 		if summary != "" && room >= 8 {

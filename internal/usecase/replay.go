@@ -243,9 +243,24 @@ func (r recordedTool) Canonical(in json.RawMessage) (tools.Canonical, error) {
 	return r.live.Canonical(in)
 }
 
-// Tally is the live adapter's, over the recorded result, so a replayed
-// report's check lines read as the original's.
+// Tally is the one the original recorded with this result, so a replayed
+// report's check lines read as the original's even after the adapter's
+// words changed (a stored "412 matched" is not "published result differs"
+// from today's "412 matched, first 09:10:03"); the live adapter's over the
+// recorded result when none was recorded.
 func (r recordedTool) Tally(result json.RawMessage) string {
+	name := r.live.Definition().Name
+	for _, inv := range r.recorded {
+		if inv.Tally == "" || inv.Kind != runrecord.KindEvidence || inv.Tool != name {
+			continue
+		}
+		var obs struct {
+			Result json.RawMessage `json:"result"`
+		}
+		if json.Unmarshal(inv.Observation, &obs) == nil && jsonEqual(runstore.Redacted(obs.Result), runstore.Redacted(result)) {
+			return inv.Tally
+		}
+	}
 	if t, ok := r.live.(tools.Tallier); ok {
 		return t.Tally(result)
 	}

@@ -56,8 +56,10 @@ const (
 // same record.
 type Invocation = runrecord.Invocation
 
-// maxTallyBytes bounds an invocation's Tally.
-const maxTallyBytes = 40
+// maxTallyBytes bounds an invocation's Tally: room for the longest an
+// adapter says ("top: " and a 40-byte section name with its score,
+// "412 matched, first 11-27 23:58:01"), short enough to end a tool line.
+const maxTallyBytes = 64
 
 // Registry is the fixed set of tools one agent may call: definitions and
 // execution registered together, so nothing can be declared without an

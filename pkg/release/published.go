@@ -38,7 +38,8 @@ type Finding struct {
 	Sources []string `json:"sources"`
 	// Checks are the cited checks, one safe line each: the tool, its input
 	// summary and its tally (`query_logs app service=api ERROR since 1h ·
-	// 412 matched`); absent in results stored before they were published.
+	// 412 matched, first 09:10:03`); absent in results stored before they
+	// were published.
 	Checks []string `json:"checks"`
 }
 

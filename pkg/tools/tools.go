@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -137,6 +138,16 @@ func TallyCount(result json.RawMessage, name, one, many string) string {
 		return "1 " + one
 	}
 	return strconv.Itoa(n) + " " + many
+}
+
+// TallyNumber says a number of a result the way a tally shows it: three
+// significant digits ("0.82", "2.02", "12.5"), whole from 1000 up ("4824"),
+// so a score or a maximum reads at a glance and stays short.
+func TallyNumber(v float64) string {
+	if a := math.Abs(v); a >= 999.5 && a < 1e15 { // 999.6 rounds to 1000, not "1e+03"
+		return strconv.FormatFloat(math.Round(v), 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
 }
 
 // ErrInvalidInput marks a business input the adapter refuses before running.

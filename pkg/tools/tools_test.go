@@ -72,3 +72,19 @@ func TestTallyCount(t *testing.T) {
 		}
 	}
 }
+
+// TestTallyNumber: three significant digits, whole from 1000 up (999.6
+// is 1000, not "1e+03"), exponents only past what fits.
+func TestTallyNumber(t *testing.T) {
+	for _, tc := range []struct {
+		v    float64
+		want string
+	}{
+		{0.82, "0.82"}, {2.021, "2.02"}, {12.5, "12.5"}, {3, "3"}, {0, "0"}, {-1.25, "-1.25"},
+		{999.6, "1000"}, {4823.5, "4824"}, {-25000, "-25000"}, {0.000123, "0.000123"}, {2.5e15, "2.5e+15"},
+	} {
+		if got := TallyNumber(tc.v); got != tc.want {
+			t.Errorf("TallyNumber(%v) = %q, want %q", tc.v, got, tc.want)
+		}
+	}
+}

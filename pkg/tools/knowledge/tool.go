@@ -5,6 +5,7 @@ import (
 	stdjson "encoding/json"
 	"errors"
 	"fmt"
+	"path"
 	"strconv"
 	"strings"
 
@@ -117,19 +118,37 @@ func (t *Tool) Canonical(input stdjson.RawMessage) (tools.Canonical, error) {
 	return tools.Canonical{Input: data, Summary: strconv.Quote(q) + " top " + strconv.Itoa(in.TopK)}, nil
 }
 
-// Tally says how many runbook sections a result returned ("2 documents").
+// Tally names a result's best section and its score
+// ("top: payment-timeout.md#escalation (2.02)"): the doc_id from the
+// runbook's file name on, cut to tallyDocIDBytes so the score always shows;
+// "0 documents" when nothing matched.
 func (t *Tool) Tally(result stdjson.RawMessage) string {
 	var r struct {
-		Documents []stdjson.RawMessage `json:"documents"`
+		Documents []struct {
+			DocID string   `json:"doc_id"`
+			Score *float64 `json:"score"`
+		} `json:"documents"`
 	}
 	if stdjson.Unmarshal(result, &r) != nil || r.Documents == nil {
 		return ""
 	}
-	if len(r.Documents) == 1 {
-		return "1 document"
+	if len(r.Documents) == 0 {
+		return "0 documents"
 	}
-	return strconv.Itoa(len(r.Documents)) + " documents"
+	top := r.Documents[0]
+	if top.DocID == "" || top.Score == nil {
+		return ""
+	}
+	source, anchor, hash := strings.Cut(top.DocID, "#")
+	id := path.Base(source)
+	if hash {
+		id += "#" + anchor
+	}
+	return "top: " + textclip.Bytes(id, tallyDocIDBytes) + " (" + tools.TallyNumber(*top.Score) + ")"
 }
+
+// tallyDocIDBytes bounds the section named in a tally.
+const tallyDocIDBytes = 40
 
 // Execute syncs the index (incrementally), searches it and returns the
 // documents, shrunk to call.MaxBytes by dropping the lowest-ranked ones.

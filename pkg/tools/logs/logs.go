@@ -172,9 +172,64 @@ func (t *Tool) Canonical(input json.RawMessage) (tools.Canonical, error) {
 	return tools.Canonical{Input: b, Summary: summary(p)}, nil
 }
 
-// Tally says how many entries a result matched ("412 matched").
+// Tally says how many entries a result matched and when the first of them
+// was logged ("412 matched, first 09:10:03"), in the log's own time zone as
+// the result writes it, with the day ("11-27 23:58:01") when it is not the
+// window's last. The first time is said only when the patterns account for
+// every match (a pattern list cut to its most frequent templates may miss
+// the earliest entry); otherwise the count stands alone.
 func (t *Tool) Tally(result json.RawMessage) string {
-	return tools.TallyCount(result, "matched", "matched", "matched")
+	count := tools.TallyCount(result, "matched", "matched", "matched")
+	if first := firstMatched(result); count != "" && first != "" {
+		return count + ", first " + first
+	}
+	return count
+}
+
+// Time forms of the first matched entry in a tally: on the window's last
+// day, and on another day.
+const (
+	tallyTime    = "15:04:05"
+	tallyDayTime = "01-02 15:04:05"
+)
+
+// firstMatched is the time of a result's earliest matched entry, from its
+// patterns, or "" when the patterns do not account for every match or a
+// time does not read.
+func firstMatched(result json.RawMessage) string {
+	var r struct {
+		Matched int `json:"matched"`
+		Window  struct {
+			End string `json:"end"`
+		} `json:"window"`
+		Patterns []struct {
+			Count   int    `json:"count"`
+			FirstTS string `json:"first_ts"`
+		} `json:"patterns"`
+	}
+	if json.Unmarshal(result, &r) != nil || r.Matched <= 0 {
+		return ""
+	}
+	var first time.Time
+	counted := 0
+	for _, p := range r.Patterns {
+		ts, err := time.Parse(time.RFC3339Nano, p.FirstTS)
+		if err != nil {
+			return ""
+		}
+		if first.IsZero() || ts.Before(first) {
+			first = ts
+		}
+		counted += p.Count
+	}
+	if counted != r.Matched || first.IsZero() {
+		return ""
+	}
+	end, err := time.Parse(time.RFC3339Nano, r.Window.End)
+	if err == nil && end.In(first.Location()).Format(time.DateOnly) == first.Format(time.DateOnly) {
+		return first.Format(tallyTime)
+	}
+	return first.Format(tallyDayTime)
 }
 
 // summary is the one-line timeline text, e.g. `app ERROR "timeout" since 1h`.

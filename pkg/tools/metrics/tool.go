@@ -170,9 +170,31 @@ type Result struct {
 	Truncated   bool `json:"truncated"`
 }
 
-// Tally says how many series a result's query returned ("3 series").
+// Tally says how many series a result's query returned and the highest
+// value among them ("3 series, max 0.97"). The maximum is said only when
+// every series is listed and one has a finite sample: over a cut list it
+// could be another's.
 func (t *Tool) Tally(result json.RawMessage) string {
-	return tools.TallyCount(result, "total_series", "series", "series")
+	count := tools.TallyCount(result, "total_series", "series", "series")
+	var r struct {
+		Series []struct {
+			Max *float64 `json:"max"`
+		} `json:"series"`
+		TotalSeries int `json:"total_series"`
+	}
+	if count == "" || json.Unmarshal(result, &r) != nil || len(r.Series) != r.TotalSeries {
+		return count
+	}
+	var top *float64
+	for _, s := range r.Series {
+		if s.Max != nil && (top == nil || *s.Max > *top) {
+			top = s.Max
+		}
+	}
+	if top == nil {
+		return count
+	}
+	return count + ", max " + tools.TallyNumber(*top)
 }
 
 // Execute runs the canonical input as a range query.

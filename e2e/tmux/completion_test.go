@@ -1,0 +1,217 @@
+package tmux
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/superbiz/superbiz/internal/testenv"
+)
+
+// bashCompletion is the bash-completion package's entry script on Debian.
+const bashCompletion = "/usr/share/bash-completion/bash_completion"
+
+// completionShell starts an interactive bash (no startup files, a plain
+// prompt) whose PATH finds the built superbiz first, whose home is home and
+// whose store is dir's, and types the setup lines in it. XDG_DATA_HOME is
+// left unset, so bash-completion looks for completions in
+// ~/.local/share/bash-completion/completions, where the README installs
+// them.
+func completionShell(t *testing.T, tmux, bin, dir, home string, setup ...string) pane {
+	t.Helper()
+	p := session(t, tmux, shellEnv(t, bin, dir, home)+" bash --norc --noprofile -i")
+	p.waitFor(`(?m)^\$\s*$`, 20*time.Second) // capture-pane drops trailing spaces
+	for _, line := range setup {
+		p.typeLine(line)
+	}
+	p.typeLine("echo READY")
+	p.waitFor(`(?m)^READY$`, 20*time.Second)
+	p.run("send-keys", "-t", p.name, "C-l")
+	return p
+}
+
+// shellEnv starts a command line with a clean environment for a shell whose
+// PATH finds the built superbiz first, whose home is home, whose store and
+// directories are dir's (XDG_DATA_HOME unset, see completionShell), with
+// no model and the prompt "$ ".
+func shellEnv(t *testing.T, bin, dir, home string) string {
+	return "env -i PATH=" + filepath.Dir(bin) + ":" + os.Getenv("PATH") + " HOME=" + home + " TERM=xterm-256color NO_COLOR=1" +
+		" XDG_CONFIG_HOME=" + dir + " XDG_CACHE_HOME=" + dir +
+		" SUPERBIZ_DB=" + filepath.Join(dir, "superbiz.db") + " OLLAMA_HOST=" + testenv.ClosedURL(t) + " PS1='$ '"
+}
+
+// readmeSays fails unless the README holds each line, verbatim.
+func readmeSays(t *testing.T, lines ...string) {
+	t.Helper()
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range lines {
+		if !strings.Contains(string(readme), line) {
+			t.Fatalf("the README's Completion section lacks the install line %q", line)
+		}
+	}
+}
+
+// typeLine types text and Enter.
+func (p pane) typeLine(text string) {
+	p.run("send-keys", "-t", p.name, "-l", text)
+	p.run("send-keys", "-t", p.name, "Enter")
+}
+
+// tab types text (without Enter) and presses Tab once.
+func (p pane) tab(text string) {
+	p.run("send-keys", "-t", p.name, "-l", text)
+	p.run("send-keys", "-t", p.name, "Tab")
+}
+
+// tabUntil types text and presses Tab until the screen matches re: the
+// first Tab inserts what the candidates share, a later one lists them
+// (readline lists on the Tab after one that inserted nothing).
+func (p pane) tabUntil(text, re string) string {
+	p.t.Helper()
+	rx := regexp.MustCompile(re)
+	p.run("send-keys", "-t", p.name, "-l", text)
+	var s string
+	for range 3 {
+		p.run("send-keys", "-t", p.name, "Tab")
+		deadline := time.Now().Add(5 * time.Second)
+		for time.Now().Before(deadline) {
+			if s = p.screen(); rx.MatchString(s) {
+				return s
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	p.t.Fatalf("Tab after %q never showed %q; last screen:\n%s", text, re, s)
+	return ""
+}
+
+// clearLine drops what was typed and clears the screen.
+func (p pane) clearLine() {
+	p.run("send-keys", "-t", p.name, "C-u")
+	p.run("send-keys", "-t", p.name, "C-l")
+	p.waitFor(`^\$\s*$`, 5*time.Second)
+}
+
+// demoRuns stores n demo diagnoses in dir's store and returns their IDs.
+func demoRuns(t *testing.T, bin, dir string, n int) []string {
+	t.Helper()
+	var ids []string
+	for range n {
+		cmd := exec.Command(bin, "diagnose", "--demo", "-o", "json")
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "XDG_DATA_HOME=" + dir, "XDG_CONFIG_HOME=" + dir,
+			"XDG_CACHE_HOME=" + dir, "SUPERBIZ_DB=" + filepath.Join(dir, "superbiz.db"), "OLLAMA_HOST=" + testenv.ClosedURL(t)}
+		out, err := cmd.Output()
+		var res struct {
+			RunID string `json:"run_id"`
+		}
+		if err != nil || json.Unmarshal(out, &res) != nil || !strings.HasPrefix(res.RunID, "r_") {
+			t.Fatalf("diagnose --demo: %v\n%s", err, out)
+		}
+		ids = append(ids, res.RunID)
+	}
+	return ids
+}
+
+// bothIDs matches a screen showing the two run IDs, in either order.
+func bothIDs(ids []string) string {
+	a, b := regexp.QuoteMeta(ids[0]), regexp.QuoteMeta(ids[1])
+	return a + `(.|\n)*` + b + `|` + b + `(.|\n)*` + a
+}
+
+// Completion in a real bash with the bash-completion package, sourced and
+// installed as the README says: Tab completes a command name and offers the
+// stored run IDs with their queries. Without the package, Tab prints the
+// error the README and `completion --help` describe.
+func TestBashCompletionInTmux(t *testing.T) {
+	tmux := needTmux(t)
+	if _, err := exec.LookPath("bash"); err != nil {
+		testenv.Missing(t, "bash not installed", "install bash")
+	}
+	if _, err := os.Stat(bashCompletion); err != nil {
+		testenv.Missing(t, "the bash-completion package is not installed", ".ci/run installs bash-completion (apt-get install -y bash-completion)")
+	}
+	bin := build(t)
+	dir := t.TempDir()
+	ids := demoRuns(t, bin, dir, 2)
+
+	// The README's bash install lines, which bash-completion loads at the
+	// first Tab on superbiz.
+	readmeLines := []string{
+		"mkdir -p ~/.local/share/bash-completion/completions",
+		"superbiz completion bash > ~/.local/share/bash-completion/completions/superbiz",
+	}
+	readmeSays(t, readmeLines...)
+
+	// Every shell starts before any ends: the tmux server stops with its
+	// last session, and a session started as it stops is refused.
+	with := completionShell(t, tmux, bin, dir, t.TempDir(), "source "+bashCompletion, "source <(superbiz completion bash)")
+	installed := completionShell(t, tmux, bin, dir, t.TempDir(), append([]string{"source " + bashCompletion}, readmeLines...)...)
+	without := completionShell(t, tmux, bin, dir, t.TempDir(), "source <(superbiz completion bash)")
+
+	installed.tab("superbiz ru")
+	installed.waitFor(`(?m)^\$ superbiz runs\s*$`, 10*time.Second)
+	installed.clearLine()
+	if screen := installed.tabUntil("superbiz runs show ", bothIDs(ids)); !strings.Contains(screen, "payment timeouts on order-service") {
+		t.Errorf("installed as the README says, runs show⇥⇥ offers the runs without their queries:\n%s", screen)
+	}
+
+	with.tab("superbiz rep")
+	with.waitFor(`(?m)^\$ superbiz replay\s*$`, 10*time.Second)
+	with.clearLine()
+	for _, cmd := range []string{"superbiz runs show ", "superbiz replay "} {
+		screen := with.tabUntil(cmd, bothIDs(ids))
+		t.Logf("%s⇥⇥:\n%s", cmd, screen)
+		if !strings.Contains(screen, "payment timeouts on order-service") || strings.Contains(screen, "command not found") {
+			t.Errorf("%s⇥⇥ offers the runs without their queries, or fails:\n%s", cmd, screen)
+		}
+		with.clearLine()
+	}
+
+	without.tab("superbiz runs show ")
+	screen := without.waitFor(`_get_comp_words_by_ref: command not found`, 10*time.Second)
+	t.Logf("without the package:\n%s", screen)
+	if strings.Contains(screen, ids[0]) || strings.Contains(screen, ids[1]) {
+		t.Errorf("runs offered without bash-completion: the README says Tab fails there\n%s", screen)
+	}
+}
+
+// zsh installed as the README says (the script in ~/.zfunc, fpath set in
+// ~/.zshrc before compinit) offers the stored runs on Tab, with their
+// queries.
+func TestZshCompletionInTmux(t *testing.T) {
+	tmux := needTmux(t)
+	if _, err := exec.LookPath("zsh"); err != nil {
+		testenv.Missing(t, "zsh not installed", ".ci/run installs zsh (apt-get install -y zsh)")
+	}
+	bin := build(t)
+	dir, home := t.TempDir(), t.TempDir()
+	ids := demoRuns(t, bin, dir, 2)
+	readmeLines := []string{
+		"mkdir -p ~/.zfunc && superbiz completion zsh > ~/.zfunc/_superbiz",
+		"echo 'fpath=(~/.zfunc $fpath)' >> ~/.zshrc    # before compinit",
+	}
+	readmeSays(t, append(readmeLines, "autoload -U compinit && compinit")...)
+	setup := exec.Command("sh", "-c", strings.Join(append(readmeLines, "echo 'autoload -U compinit && compinit' >> ~/.zshrc"), "\n"))
+	setup.Env = []string{"PATH=" + filepath.Dir(bin) + ":" + os.Getenv("PATH"), "HOME=" + home}
+	if out, err := setup.CombinedOutput(); err != nil {
+		t.Fatalf("the README's zsh lines: %v\n%s", err, out)
+	}
+	p := session(t, tmux, shellEnv(t, bin, dir, home)+" LANG=C.UTF-8 zsh -i")
+	p.waitFor(`(?m)^\$\s*$`, 20*time.Second)
+	p.tab("superbiz rep")
+	p.waitFor(`(?m)^\$ superbiz replay\s*$`, 10*time.Second)
+	p.clearLine()
+	screen := p.tabUntil("superbiz runs show ", bothIDs(ids))
+	t.Logf("runs show⇥:\n%s", screen)
+	if !strings.Contains(screen, "payment timeouts on order-service") {
+		t.Errorf("runs show⇥ offers the runs without their queries:\n%s", screen)
+	}
+}
