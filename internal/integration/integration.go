@@ -50,6 +50,14 @@ type Stored interface {
 	Components() []runstore.Component
 }
 
+// Configured is an integration with a share of the configuration: its
+// table's rules, its summary lines and the credentials it reads at load
+// (config.Part). registry.Load hands every share to config.Load, so
+// internal/config names no integration.
+type Configured interface {
+	Config() config.Part
+}
+
 // Provider is one model provider: how model.provider = Name() builds its
 // client from [model], checks it and explains its failures.
 type Provider interface {
