@@ -181,10 +181,11 @@ func TestEvidenceGuardRejections(t *testing.T) {
 				if len(d.Reviews) != 1 || d.Reviews[0].Guard != runrecord.GuardEvidence || d.Reviews[0].Verdict != VerdictReject {
 					t.Fatalf("reviews = %+v", d.Reviews)
 				}
-				if !strings.Contains(strings.Join(d.Reviews[0].Reasons, "\n"), tc.want) {
-					t.Fatalf("reasons %q lack %q", d.Reviews[0].Reasons, tc.want)
+				reasons := reasonsOf(t, d.Reviews[0])
+				if !strings.Contains(strings.Join(reasons, "\n"), tc.want) {
+					t.Fatalf("reasons %s lack %q", d.Reviews[0].Reasons, tc.want)
 				}
-				for _, r := range d.Reviews[0].Reasons {
+				for _, r := range reasons {
 					if strings.Contains(d.Answer, r) {
 						t.Fatalf("a guard reason reached the answer: %s", r)
 					}
@@ -237,8 +238,8 @@ func TestSemanticGuardRejections(t *testing.T) {
 				if len(d.Reviews) != 2 || d.Reviews[1].Guard != runrecord.GuardSemantic || d.Reviews[1].Verdict != tc.verdict {
 					t.Fatalf("reviews = %+v", d.Reviews)
 				}
-				if !strings.Contains(strings.Join(d.Reviews[1].Reasons, "\n"), tc.reason) {
-					t.Fatalf("reasons %q lack %q", d.Reviews[1].Reasons, tc.reason)
+				if !strings.Contains(strings.Join(reasonsOf(t, d.Reviews[1]), "\n"), tc.reason) {
+					t.Fatalf("reasons %s lack %q", d.Reviews[1].Reasons, tc.reason)
 				}
 				if strings.Contains(d.Answer, "waiters are not") || strings.Contains(d.Answer, "pool at 50/50") || strings.Contains(d.Answer, "slow query holds") {
 					t.Fatalf("the answer shows a guard reason or an unverified claim:\n%s", d.Answer)
@@ -268,7 +269,7 @@ func TestGuardRespectsBudget(t *testing.T) {
 		if f.srv.ChatCount() != 0 {
 			t.Fatalf("the guard was called past the budget")
 		}
-		if r := d.Reviews[1]; r.Verdict != VerdictError || !strings.Contains(r.Reasons[0], "MODEL_BUDGET_EXHAUSTED") {
+		if r := d.Reviews[1]; r.Verdict != VerdictError || !strings.Contains(reasonsOf(t, r)[0], "MODEL_BUDGET_EXHAUSTED") {
 			t.Fatalf("review = %+v", r)
 		}
 	})
