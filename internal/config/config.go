@@ -103,13 +103,27 @@ type Model struct {
 // (password masked): the HostURL key tagged with the provider (model.url
 // for openai, model.host for ollama).
 func (m Model) Endpoint() string {
+	url, _ := m.server()
+	return url.Redacted()
+}
+
+// URLKey is the chosen provider's server URL key, "model.url" or
+// "model.host", for messages naming where a URL came from.
+func (m Model) URLKey() string {
+	_, key := m.server()
+	return "model." + key
+}
+
+// server is the HostURL tagged with the chosen provider and its key;
+// model.host for a provider that tags none.
+func (m Model) server() (HostURL, string) {
 	v := reflect.ValueOf(m)
 	for _, s := range specsOf(v.Type()) {
 		if s.typ == hostType && s.provider == m.Provider {
-			return v.FieldByIndex(s.index).Interface().(HostURL).Redacted()
+			return v.FieldByIndex(s.index).Interface().(HostURL), s.key
 		}
 	}
-	return m.Host.Redacted()
+	return m.Host, "host"
 }
 
 // Budget bounds one run; the harness enforces it. Declared in

@@ -121,6 +121,13 @@ func TestSpecExampleLoads(t *testing.T) {
 	}
 }
 
+const validDB = `
+[[databases]]
+name = "orders"
+driver = "mysql"
+dsn = "readonly:secret@tcp(127.0.0.1:3306)/orders"
+`
+
 const validLog = `
 [[logs]]
 name = "app"
@@ -156,6 +163,11 @@ func TestFileErrors(t *testing.T) {
 		{"huge integer", "[budget]\nmax_tokens = 99999999999\n", []string{"budget.max_tokens = 99999999999 in ", "out of range"}, nil},
 		{"input smaller than query", "[limits]\nquery = 8192\ninput = 4096\nprevious_turn = 1024\n", []string{"limits.input in ", "4096 is smaller than limits.query (8192)"}, nil},
 		{"run bytes smaller than input", "[budget]\nmax_run_bytes = 8192\n", []string{"budget.max_run_bytes in ", "8192 is smaller than limits.input (12288)"}, nil},
+		{"duplicate log names", validLog + validLog, []string{`logs[1].name = "app" in `, "duplicate: logs[0] already uses this name"}, nil},
+		{"duplicate database names", validDB + validDB, []string{`databases[1].name = "orders" in `, "duplicate: databases[0] already uses this name"}, []string{"secret"}},
+		{"missing log name", "[[logs]]\npaths = [\"x\"]\n", []string{`logs[0].name = "" in `, "missing"}, nil},
+		{"bad log name", "[[logs]]\nname = \"my app\"\npaths = [\"x\"]\n", []string{`logs[0].name = "my app" in `, "letters, digits"}, nil},
+		{"duplicate metrics names", "[[metrics]]\nname = \"p\"\nurl = \"http://h:9090\"\n[[metrics]]\nname = \"p\"\nurl = \"http://h:9091\"\n", []string{`metrics[1].name = "p" in `, "duplicate: metrics[0]"}, nil},
 		{"bad timezone", "[[logs]]\nname = \"a\"\npaths = [\"x\"]\ntimezone = \"Mars/Olympus\"\n", []string{`logs[0].timezone = "Mars/Olympus" in `, "not a known time zone"}, nil},
 		{"max_window zero", "[[logs]]\nname = \"a\"\npaths = [\"x\"]\nmax_window = \"0s\"\n", []string{`logs[0].max_window = "0s" in `, "must be between 1m and 744h"}, nil},
 		{"logs as a table", "[logs]\nname = \"a\"\n", []string{"logs in ", "must be an array of tables ([[logs]])"}, nil},

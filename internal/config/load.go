@@ -163,8 +163,8 @@ func load(data []byte, file, wd string, getenv func(string) string, ov Overrides
 
 	for _, p := range parts {
 		// [model] comes whole from modelOf, its credential with it.
-		if r, ok := p.(Resolver); ok && (modelOf == nil || p.Table() != "model") {
-			r.Resolve(&cfg, getenv)
+		if p.Resolve != nil && (modelOf == nil || p.Table != "model") {
+			p.Resolve(&cfg, getenv)
 		}
 	}
 

@@ -11,25 +11,24 @@ import (
 
 // Part is one integration's share of the configuration beside its table's
 // declaration in config.go: the rules the table's tags cannot state, the
-// table's lines of Summary, and (Resolver) what it reads at load from
-// outside the file. Each folder under internal/integration/ implements the
-// part of its table; internal/registry hands them all to Load
-// (LoadOptions.Parts), so this package names no source.
-type Part interface {
+// table's lines of Summary, and what it reads at load from outside the
+// file. Each folder under internal/integration/ gives the part of its
+// table; internal/registry hands them all to Load (LoadOptions.Parts), so
+// this package names no source.
+type Part struct {
 	// Table is the key of the table the part belongs to ("logs", "model").
-	Table() string
-	// Check reports the table's problems that its tags cannot: names, URLs,
-	// cross-field rules. Ranges and enums are checked from the tags first.
-	Check(cfg *Config, c *Checker)
-	// Summary gives the table's lines of Config.Summary, never a secret.
-	Summary(cfg *Config) []string
-}
-
-// Resolver is a Part that reads, at load and after the precedence of flag,
-// environment and file, what its table names outside the file: the
-// credential in the variable a *_env key names.
-type Resolver interface {
-	Resolve(cfg *Config, getenv func(string) string)
+	Table string
+	// Resolve, when set, reads at load, after the precedence of flag,
+	// environment and file, what the table names outside the file: the
+	// credential in the variable a *_env key names.
+	Resolve func(cfg *Config, getenv func(string) string)
+	// Check, when set, reports the table's problems that its tags cannot:
+	// names, URLs, cross-field rules. Ranges and enums are checked from the
+	// tags first.
+	Check func(cfg *Config, c *Checker)
+	// Summary, when set, gives the table's lines of Config.Summary, never a
+	// secret.
+	Summary func(cfg *Config) []string
 }
 
 // Checker collects the problems of one Validate call; a Part's Check
@@ -80,7 +79,8 @@ func (v *Checker) Paths(key string, ps []string) {
 
 // Name checks the shape of entry idx's name in the array of tables list
 // (the model writes it in tool inputs) and its uniqueness there; seen holds
-// the names of the entries checked before.
+// the names of the entries checked before. Validate calls it for every
+// array of tables whose entries have a name key.
 func (v *Checker) Name(key string, idx int, name string, seen map[string]int, list string) {
 	if !isSourceName(name) {
 		if name == "" {

@@ -23,7 +23,9 @@ func (c *Config) Summary() []string {
 	lines := []string{"config: " + file}
 	for _, s := range specsOf(reflect.TypeFor[Config]()) {
 		for _, p := range c.partsOf(s.key) {
-			lines = append(lines, p.Summary(c)...)
+			if p.Summary != nil {
+				lines = append(lines, p.Summary(c)...)
+			}
 		}
 	}
 	if !c.Now.IsZero() {

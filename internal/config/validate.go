@@ -61,12 +61,19 @@ func (c *Config) Validate() error {
 		case isTable(s.typ):
 			v.checkFields(s.key, fv, nil)
 		case s.typ.Kind() == reflect.Slice && isTable(s.typ.Elem()):
+			seen := map[string]int{}
 			for i := range fv.Len() {
-				v.checkFields(fmt.Sprintf("%s[%d]", s.key, i), fv.Index(i), nil)
+				prefix := fmt.Sprintf("%s[%d]", s.key, i)
+				v.checkFields(prefix, fv.Index(i), nil)
+				if name, ok := nameOf(fv.Index(i)); ok {
+					v.Name(prefix+".name", i, name, seen, s.key)
+				}
 			}
 		}
 		for _, p := range c.partsOf(s.key) {
-			p.Check(c, v)
+			if p.Check != nil {
+				p.Check(c, v)
+			}
 		}
 	}
 	if len(v.probs) == 0 {
@@ -75,12 +82,23 @@ func (c *Config) Validate() error {
 	return &Error{File: c.File, Problems: v.probs}
 }
 
+// nameOf is the name key of an entry of an array of tables: the name the
+// model uses in tool inputs, unique in its array (Checker.Name).
+func nameOf(entry reflect.Value) (string, bool) {
+	for _, s := range specsOf(entry.Type()) {
+		if s.key == "name" && s.typ.Kind() == reflect.String {
+			return entry.FieldByIndex(s.index).String(), true
+		}
+	}
+	return "", false
+}
+
 // partsOf lists the parts of the table key: config's own first, then the
 // integrations' in the order given.
 func (c *Config) partsOf(key string) []Part {
 	var out []Part
-	for _, p := range slices.Concat(ownParts, c.parts) {
-		if p.Table() == key {
+	for _, p := range slices.Concat(ownParts(), c.parts) {
+		if p.Table == key {
 			out = append(out, p)
 		}
 	}
@@ -88,30 +106,30 @@ func (c *Config) partsOf(key string) []Part {
 }
 
 // ownParts are the tables no integration owns: the run store, the [model]
-// keys every provider shares, the budget and the limits.
-var ownParts = []Part{dbPart{}, modelPart{}, budgetPart{}, limitsPart{}}
+// keys every provider shares (each provider's own rules and summary line
+// are its part), the budget and the limits.
+func ownParts() []Part {
+	return []Part{
+		{Table: "db", Check: checkDB, Summary: func(c *Config) []string { return []string{"run store: " + c.DBPath + c.from("db")} }},
+		{Table: "model", Check: checkModel},
+		{Table: "budget", Summary: func(c *Config) []string { return []string{"budget: " + c.pairs("budget", reflect.ValueOf(c.Budget))} }},
+		{Table: "limits", Check: checkLimits, Summary: func(c *Config) []string {
+			return []string{"limits (bytes): " + c.pairs("limits", reflect.ValueOf(c.Limits))}
+		}},
+	}
+}
 
-// dbPart is the run store's file (db).
-type dbPart struct{}
-
-func (dbPart) Table() string { return "db" }
-
-func (dbPart) Check(c *Config, v *Checker) {
+// checkDB refuses an empty run store file given by a flag or variable.
+func checkDB(c *Config, v *Checker) {
 	if strings.TrimSpace(c.DBPath) == "" && c.origins["db"] != "" {
 		v.Bad("db", `""`, "empty: name the run store file")
 	}
 }
 
-func (dbPart) Summary(c *Config) []string { return []string{"run store: " + c.DBPath + c.from("db")} }
-
-// modelPart checks the [model] keys every provider shares and refuses a key
-// set (in the file or by a flag) that has no meaning for the chosen
-// provider; each provider's own rules and summary line are its part.
-type modelPart struct{}
-
-func (modelPart) Table() string { return "model" }
-
-func (modelPart) Check(c *Config, v *Checker) {
+// checkModel checks the [model] keys every provider shares and refuses a
+// key set (in the file or by a flag) that has no meaning for the chosen
+// provider.
+func checkModel(c *Config, v *Checker) {
 	m := c.Model
 	if m.Host.IsZero() {
 		v.Bad("model.host", `""`, `empty: write e.g. "http://127.0.0.1:11434"`)
@@ -122,8 +140,6 @@ func (modelPart) Check(c *Config, v *Checker) {
 	v.EnvName("model.api_key_env", m.APIKeyEnv)
 	v.providerKeys(m)
 }
-
-func (modelPart) Summary(*Config) []string { return nil }
 
 // providerKeys reports a key tagged with one provider set (in the file or
 // by a flag) while model.provider names another. An environment variable
@@ -145,23 +161,8 @@ func (v *Checker) providerKeys(m Model) {
 	}
 }
 
-// budgetPart is [budget]: its ranges are its tags.
-type budgetPart struct{}
-
-func (budgetPart) Table() string { return "budget" }
-
-func (budgetPart) Check(*Config, *Checker) {}
-
-func (budgetPart) Summary(c *Config) []string {
-	return []string{"budget: " + c.pairs("budget", reflect.ValueOf(c.Budget))}
-}
-
-// limitsPart is [limits], with the rules that hold it and the budget together.
-type limitsPart struct{}
-
-func (limitsPart) Table() string { return "limits" }
-
-func (limitsPart) Check(c *Config, v *Checker) {
+// checkLimits holds [limits] and the budget together.
+func checkLimits(c *Config, v *Checker) {
 	b, l := c.Budget, c.Limits
 	if l.Input < l.Query {
 		v.Rule("limits.input", fmt.Sprintf("%d is smaller than limits.query (%d): the input must hold at least the query; raise limits.input", l.Input, l.Query))
@@ -172,10 +173,6 @@ func (limitsPart) Check(c *Config, v *Checker) {
 	if b.MaxRunBytes < l.Input {
 		v.Rule("budget.max_run_bytes", fmt.Sprintf("%d is smaller than limits.input (%d): a run could not even hold its input; raise budget.max_run_bytes", b.MaxRunBytes, l.Input))
 	}
-}
-
-func (limitsPart) Summary(c *Config) []string {
-	return []string{"limits (bytes): " + c.pairs("limits", reflect.ValueOf(c.Limits))}
 }
 
 func (v *Checker) intRange(key string, n, lo, hi int) {

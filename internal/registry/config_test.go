@@ -141,8 +141,8 @@ func TestPartsBelongToDeclaredTables(t *testing.T) {
 		tables = append(tables, strings.TrimSuffix(name, "[]"))
 	}
 	for _, p := range Parts() {
-		if !slices.Contains(tables, p.Table()) {
-			t.Errorf("%T belongs to %q, which is no table of the configuration", p, p.Table())
+		if !slices.Contains(tables, p.Table) {
+			t.Errorf("a share belongs to %q, which is no table of the configuration", p.Table)
 		}
 	}
 	cfg := Defaults()

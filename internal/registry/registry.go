@@ -160,7 +160,7 @@ func Doctor(ctx context.Context, cfg *config.Config, getenv func(string) string)
 	if err != nil {
 		return []doctor.Result{doctor.ConfigNotLoaded(err)}
 	}
-	results := []doctor.Result{doctor.Config(cfg, p.URLKey()), doctor.RunStore(ctx, cfg.DBPath, components()...)}
+	results := []doctor.Result{doctor.Config(cfg), doctor.RunStore(ctx, cfg.DBPath, components()...)}
 	results = append(results, p.Doctor(ctx, cfg)...)
 	env := integration.Env{Provider: p, Getenv: getenv, Warn: func(string) {}}
 	for _, s := range Sources() {

@@ -161,9 +161,9 @@ func (c Chat) Knowledge(a KnowledgeAnswer, lookup harness.Invocation) Decision {
 	for _, doc := range docs {
 		returned[doc.DocID] = true
 	}
-	review := runrecord.NewGuardReview(runrecord.GuardKnowledge, VerdictPass, nil)
+	review := runrecord.NewGuardReview(runrecord.GuardKnowledge, runrecord.VerdictPass, nil)
 	if err := CheckKnowledgeReferences(a, lookup.ToolCallID, returned); err != nil {
-		review = runrecord.NewGuardReview(runrecord.GuardKnowledge, VerdictReject, []string{err.Error()})
+		review = runrecord.NewGuardReview(runrecord.GuardKnowledge, runrecord.VerdictReject, []string{err.Error()})
 		d := c.Failed(runrecord.StopGuardRejected, c.t.chat.badReference)
 		d.Reviews = []GuardReview{review}
 		return d

@@ -9,16 +9,6 @@ import (
 	"github.com/superbiz/superbiz/pkg/tools"
 )
 
-// The guards' verdicts, as the audit stores them (declared in pkg/runrecord
-// with the guards, runrecord.Guards).
-const (
-	VerdictPass        = runrecord.VerdictPass
-	VerdictReject      = runrecord.VerdictReject
-	VerdictSupported   = runrecord.VerdictSupported
-	VerdictUnsupported = runrecord.VerdictUnsupported
-	VerdictError       = runrecord.VerdictError
-)
-
 // GuardReview is one guard's verdict with its reasons, the audit record
 // declared in pkg/runrecord. It is stored for the audit only: no reason
 // ever reaches the answer or the PublishedResult.
@@ -34,9 +24,9 @@ const maxReasons = 10
 // lists every violation (bounded), not just the first.
 func EvidenceGuard(d *agent.Draft, invs []harness.Invocation) GuardReview {
 	if d == nil {
-		return runrecord.NewGuardReview(runrecord.GuardEvidence, VerdictReject, []string{"no draft"})
+		return runrecord.NewGuardReview(runrecord.GuardEvidence, runrecord.VerdictReject, []string{"no draft"})
 	}
-	verdict, reasons := VerdictPass, []string{}
+	verdict, reasons := runrecord.VerdictPass, []string{}
 	count := map[string]int{}
 	byID := map[string]harness.Invocation{}
 	for _, inv := range invs {
@@ -44,7 +34,7 @@ func EvidenceGuard(d *agent.Draft, invs []harness.Invocation) GuardReview {
 		byID[inv.ToolCallID] = inv
 	}
 	reject := func(format string, args ...any) {
-		verdict = VerdictReject
+		verdict = runrecord.VerdictReject
 		if len(reasons) < maxReasons {
 			reasons = append(reasons, safe(fmt.Sprintf(format, args...), maxListItem))
 		}

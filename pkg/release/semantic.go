@@ -59,7 +59,7 @@ func ParseVerdict(text string) (Verdict, error) {
 	if w.Verdict == nil || w.Reasons == nil {
 		return bad("verdict and reasons are both required")
 	}
-	if *w.Verdict != VerdictSupported && *w.Verdict != VerdictUnsupported {
+	if *w.Verdict != runrecord.VerdictSupported && *w.Verdict != runrecord.VerdictUnsupported {
 		return bad("verdict = %q, must be SUPPORTED or UNSUPPORTED", *w.Verdict)
 	}
 	if len(*w.Reasons) > maxReasons {
@@ -141,7 +141,7 @@ func SemanticGuardPrompt(language, query string) string {
 // when the run itself was interrupted meanwhile, the interruption's reason.
 func semanticGuard(rc *harness.RunContext, cfg Config, query string, d *agent.Draft, byID map[string]harness.Invocation) (GuardReview, runrecord.StopReason) {
 	fail := func(reason string) (GuardReview, runrecord.StopReason) {
-		return runrecord.NewGuardReview(runrecord.GuardSemantic, VerdictError, []string{safe(reason, maxReasonBytes)}), ""
+		return runrecord.NewGuardReview(runrecord.GuardSemantic, runrecord.VerdictError, []string{safe(reason, maxReasonBytes)}), ""
 	}
 	if cfg.Model == nil {
 		return fail("no model configured for the semantic guard")
@@ -157,7 +157,7 @@ func semanticGuard(rc *harness.RunContext, cfg Config, query string, d *agent.Dr
 			if r := rc.Interrupted(); r != "" {
 				reason = r
 			}
-			return runrecord.NewGuardReview(runrecord.GuardSemantic, VerdictError, []string{"not answered: the run was interrupted (" + string(reason) + ")"}), reason
+			return runrecord.NewGuardReview(runrecord.GuardSemantic, runrecord.VerdictError, []string{"not answered: the run was interrupted (" + string(reason) + ")"}), reason
 		}
 		if r := harness.ReasonOf(err); r != "" {
 			return fail("not run: " + string(r))

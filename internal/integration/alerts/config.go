@@ -7,21 +7,17 @@ import (
 	"github.com/superbiz/superbiz/pkg/redact"
 )
 
-// Part is the [alerts] share of the configuration: the rules its tags
+// Config is the [alerts] share of the configuration: the rules its tags
 // cannot state and its summary line. Its credential is read when Client
 // builds the client, never at load.
-type Part struct{}
+func (Source) Config() config.Part {
+	return config.Part{Table: "alerts", Check: checkConfig, Summary: summaryLines}
+}
 
-// Config is the source's share of the configuration.
-func (Source) Config() config.Part { return Part{} }
-
-// Table is [alerts].
-func (Part) Table() string { return "alerts" }
-
-// Check wants a plain http(s) URL without credentials, and at most one way
+// checkConfig wants a plain http(s) URL without credentials, and at most one way
 // of authenticating, each naming a variable (never holding the secret
 // itself), and no authentication without a URL.
-func (Part) Check(cfg *config.Config, c *config.Checker) {
+func checkConfig(cfg *config.Config, c *config.Checker) {
 	a := cfg.Alerts
 	if a.URL != "" {
 		if msg := config.BaseURLProblem(a.URL, "http://127.0.0.1:9093"); msg != "" {
@@ -34,9 +30,9 @@ func (Part) Check(cfg *config.Config, c *config.Checker) {
 	}
 }
 
-// Summary is where Alertmanager is, how it is authenticated (the
+// summaryLines is where Alertmanager is, how it is authenticated (the
 // variable's name only) and the timeout.
-func (Part) Summary(cfg *config.Config) []string {
+func summaryLines(cfg *config.Config) []string {
 	a := cfg.Alerts
 	if a.URL == "" {
 		return []string{"alerts: none configured"}

@@ -10,7 +10,7 @@ import (
 // The rules of [alerts] that the tags cannot state are reported at load,
 // naming the key and the file, never a credential.
 func TestConfigErrors(t *testing.T) {
-	configtest.Errors(t, []config.Part{Part{}}, []configtest.Case{
+	configtest.Errors(t, []config.Part{Source{}.Config()}, []configtest.Case{
 		{Name: "alerts url without scheme", TOML: "[alerts]\nurl = \"am:9093\"\n", Want: []string{`alerts.url = "am:9093" in `, "must start with http:// or https://"}},
 		{Name: "alerts url with credentials hides them", TOML: "[alerts]\nurl = \"http://bob:Hunter2Secret@am:9093\"\n", Want: []string{`alerts.url = "http://[REDACTED]@am:9093" in `, "must not carry credentials"}, Not: []string{"Hunter2Secret"}},
 		{Name: "alerts url with query", TOML: "[alerts]\nurl = \"http://am:9093/?x=1\"\n", Want: []string{"alerts.url = ", "query or a fragment"}},

@@ -6,25 +6,18 @@ import (
 	"github.com/superbiz/superbiz/internal/config"
 )
 
-// Part is the [[databases]] share of the configuration, for every driver
+// Config is the [[databases]] share of the configuration, for every driver
 // (query_mysql's and query_postgres's): the rules of each entry its tags
 // cannot state and its summary lines. The table is declared in
 // pkg/tools/sqlquery.
-type Part struct{}
+func (Source) Config() config.Part {
+	return config.Part{Table: "databases", Check: checkConfig, Summary: summaryLines}
+}
 
-// Config is the share of the configuration of every [[databases]] entry;
-// Postgres reads the same table and adds no share of its own.
-func (Source) Config() config.Part { return Part{} }
-
-// Table is [[databases]].
-func (Part) Table() string { return "databases" }
-
-// Check reports, per entry, a bad or duplicate name and a missing DSN, or
-// one not checked for the entry's driver (a configuration built in Go).
-func (Part) Check(cfg *config.Config, c *config.Checker) {
-	seen := map[string]int{}
+// checkConfig reports, per entry, a missing DSN, or one not checked for the
+// entry's driver (a configuration built in Go).
+func checkConfig(cfg *config.Config, c *config.Checker) {
 	for i, d := range cfg.Databases {
-		c.Name(fmt.Sprintf("databases[%d].name", i), i, d.Name, seen, "databases")
 		key := fmt.Sprintf("databases[%d].dsn", i)
 		switch d.Driver {
 		case config.DriverMySQL, config.DriverPostgres, config.DriverSQLite:
@@ -39,8 +32,8 @@ func (Part) Check(cfg *config.Config, c *config.Checker) {
 	}
 }
 
-// Summary is one line per database, its DSN masked.
-func (Part) Summary(cfg *config.Config) []string {
+// summaryLines is one line per database, its DSN masked.
+func summaryLines(cfg *config.Config) []string {
 	var lines []string
 	for _, d := range cfg.Databases {
 		lines = append(lines, fmt.Sprintf("database %s: %s %s (%s)", d.Name, d.Driver, d.DSN.Redacted(), cfg.Pairs("", d, "name", "driver", "dsn")))

@@ -11,24 +11,19 @@ import (
 	"github.com/superbiz/superbiz/internal/loglayout"
 )
 
-// Part is the [[logs]] share of the configuration: the rules of each entry
+// Config is the [[logs]] share of the configuration: the rules of each entry
 // its tags cannot state (name, paths, time zone, a custom layout) and its
 // summary lines. The table itself is declared in pkg/tools/logs.
-type Part struct{}
+func (Source) Config() config.Part {
+	return config.Part{Table: "logs", Check: checkConfig, Summary: summaryLines}
+}
 
-// Config is the source's share of the configuration.
-func (Source) Config() config.Part { return Part{} }
-
-// Table is [[logs]].
-func (Part) Table() string { return "logs" }
-
-// Check reports, per entry in declaration order, a bad or duplicate name,
-// a missing or bad glob, a custom layout key at fault and an unknown zone.
-func (Part) Check(cfg *config.Config, c *config.Checker) {
-	seen := map[string]int{}
+// checkConfig reports, per entry in declaration order, a missing or bad
+// glob, a custom layout key at fault and an unknown zone (config checks
+// the names of every array of tables).
+func checkConfig(cfg *config.Config, c *config.Checker) {
 	for i, s := range cfg.Logs {
 		key := func(k string) string { return fmt.Sprintf("logs[%d].%s", i, k) }
-		c.Name(key("name"), i, s.Name, seen, "logs")
 		if len(s.Paths) == 0 {
 			c.Bad(key("paths"), "[]", `must list at least one file or glob, e.g. ["/var/log/app/*.log"]`)
 		}
@@ -96,9 +91,9 @@ func layout(s config.LogSource) map[string]string {
 	return probs
 }
 
-// Summary is one line per source: its paths and the keys that apply to it
+// summaryLines is one line per source: its paths and the keys that apply to it
 // (the layout keys only with format = "custom", service only when set).
-func (Part) Summary(cfg *config.Config) []string {
+func summaryLines(cfg *config.Config) []string {
 	var lines []string
 	for _, s := range cfg.Logs {
 		skip := []string{"name", "paths"}

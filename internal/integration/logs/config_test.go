@@ -8,19 +8,10 @@ import (
 	"github.com/superbiz/superbiz/internal/config/configtest"
 )
 
-const validLog = `
-[[logs]]
-name = "app"
-paths = ["/var/log/app/*.log"]
-`
-
 // The rules of [[logs]] entries that the tags cannot state are reported at
 // load, naming the key and the file.
 func TestConfigErrors(t *testing.T) {
-	configtest.Errors(t, []config.Part{Part{}}, []configtest.Case{
-		{Name: "duplicate log names", TOML: validLog + validLog, Want: []string{`logs[1].name = "app" in `, "duplicate: logs[0] already uses this name"}},
-		{Name: "missing log name", TOML: "[[logs]]\npaths = [\"x\"]\n", Want: []string{`logs[0].name = "" in `, "missing"}},
-		{Name: "bad log name", TOML: "[[logs]]\nname = \"my app\"\npaths = [\"x\"]\n", Want: []string{`logs[0].name = "my app" in `, "letters, digits"}},
+	configtest.Errors(t, []config.Part{Source{}.Config()}, []configtest.Case{
 		{Name: "log without paths", TOML: "[[logs]]\nname = \"a\"\n", Want: []string{"logs[0].paths = [] in ", "at least one"}},
 		{Name: "bad glob", TOML: "[[logs]]\nname = \"a\"\npaths = [\"/var/log/[a.log\"]\n", Want: []string{"logs[0].paths[0] = ", "not a valid glob"}},
 	})
@@ -85,7 +76,7 @@ sample = "2026-13-45 99:00:00 boom"`, "logs[0].sample", "does not parse with tim
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg, path, err := configtest.Load(t, "[[logs]]\nname = \"app\"\npaths = [\"/var/log/app.log\"]\ntimezone = \"UTC\"\n"+tt.body+"\n", nil, Part{})
+			cfg, path, err := configtest.Load(t, "[[logs]]\nname = \"app\"\npaths = [\"/var/log/app.log\"]\ntimezone = \"UTC\"\n"+tt.body+"\n", nil, Source{}.Config())
 			if tt.wantKey == "" {
 				if err != nil {
 					t.Fatalf("load: %v", err)

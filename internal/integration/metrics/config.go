@@ -7,22 +7,18 @@ import (
 	"github.com/superbiz/superbiz/pkg/redact"
 )
 
-// Part is the [[metrics]] share of the configuration: the rules of each
+// Config is the [[metrics]] share of the configuration: the rules of each
 // entry its tags cannot state, its summary lines and its credential, read
 // at load from the variable the entry names. The table is declared in
 // pkg/tools/metrics.
-type Part struct{}
+func (Source) Config() config.Part {
+	return config.Part{Table: "metrics", Resolve: resolveCredentials, Check: checkConfig, Summary: summaryLines}
+}
 
-// Config is the source's share of the configuration.
-func (Source) Config() config.Part { return Part{} }
-
-// Table is [[metrics]].
-func (Part) Table() string { return "metrics" }
-
-// Resolve reads each entry's secret from the variable its bearer_token_env
+// resolveCredentials reads each entry's secret from the variable its bearer_token_env
 // (or else password_env) names; an unset variable leaves it empty, for
 // Build and doctor to report.
-func (Part) Resolve(cfg *config.Config, getenv func(string) string) {
+func resolveCredentials(cfg *config.Config, getenv func(string) string) {
 	for i, m := range cfg.Metrics {
 		switch {
 		case m.BearerTokenEnv != "":
@@ -33,13 +29,11 @@ func (Part) Resolve(cfg *config.Config, getenv func(string) string) {
 	}
 }
 
-// Check reports, per entry, a bad or duplicate name, a URL that is no plain
-// base URL, and credentials named the wrong way.
-func (Part) Check(cfg *config.Config, c *config.Checker) {
-	seen := map[string]int{}
+// checkConfig reports, per entry, a URL that is no plain base URL and
+// credentials named the wrong way.
+func checkConfig(cfg *config.Config, c *config.Checker) {
 	for i, m := range cfg.Metrics {
 		prefix := fmt.Sprintf("metrics[%d]", i)
-		c.Name(prefix+".name", i, m.Name, seen, "metrics")
 		if msg := config.BaseURLProblem(m.URL, "http://127.0.0.1:9090"); msg != "" {
 			c.Bad(prefix+".url", config.Show(redact.String(m.URL)), msg)
 		}
@@ -47,9 +41,9 @@ func (Part) Check(cfg *config.Config, c *config.Checker) {
 	}
 }
 
-// Summary is one line per source: its URL, its keys and how it
+// summaryLines is one line per source: its URL, its keys and how it
 // authenticates (the variable's name, never the value).
-func (Part) Summary(cfg *config.Config) []string {
+func summaryLines(cfg *config.Config) []string {
 	var lines []string
 	for _, m := range cfg.Metrics {
 		lines = append(lines, fmt.Sprintf("metrics %s: %s (%s, auth %s)",

@@ -13,7 +13,7 @@ import (
 // The rules of [[metrics]] entries that the tags cannot state are reported
 // at load, naming the key and the file, never a credential.
 func TestConfigErrors(t *testing.T) {
-	configtest.Errors(t, []config.Part{Part{}}, []configtest.Case{
+	configtest.Errors(t, []config.Part{Source{}.Config()}, []configtest.Case{
 		{Name: "metrics url with credentials", TOML: "[[metrics]]\nname = \"p\"\nurl = \"http://bob:Hunter2Secret@h:9090\"\n", Want: []string{"metrics[0].url = ", "must not carry credentials", "password_env"}, Not: []string{"Hunter2Secret"}},
 		{Name: "metrics url scheme", TOML: "[[metrics]]\nname = \"p\"\nurl = \"ftp://h:9090\"\n", Want: []string{`metrics[0].url = "ftp://h:9090" in `, `scheme "ftp" not supported`}},
 		{Name: "metrics url missing", TOML: "[[metrics]]\nname = \"p\"\n", Want: []string{`metrics[0].url = "" in `, "empty"}},
@@ -21,7 +21,6 @@ func TestConfigErrors(t *testing.T) {
 		{Name: "metrics both auth kinds", TOML: "[[metrics]]\nname = \"p\"\nurl = \"http://h:9090\"\nbearer_token_env = \"T\"\nusername = \"u\"\npassword_env = \"P\"\n", Want: []string{"metrics[0].bearer_token_env in ", "not both"}},
 		{Name: "metrics username without password_env", TOML: "[[metrics]]\nname = \"p\"\nurl = \"http://h:9090\"\nusername = \"u\"\n", Want: []string{"metrics[0].username in ", "needs both username and password_env"}},
 		{Name: "metrics secret written instead of a variable", TOML: "[[metrics]]\nname = \"p\"\nurl = \"http://h:9090\"\nbearer_token_env = \"eyJhbGciOi.Hunter2\"\n", Want: []string{"metrics[0].bearer_token_env = ", "must name an environment variable"}},
-		{Name: "duplicate metrics names", TOML: "[[metrics]]\nname = \"p\"\nurl = \"http://h:9090\"\n[[metrics]]\nname = \"p\"\nurl = \"http://h:9091\"\n", Want: []string{`metrics[1].name = "p" in `, "duplicate: metrics[0]"}},
 	})
 }
 
@@ -30,7 +29,7 @@ func TestConfigErrors(t *testing.T) {
 func TestMetricsSecretFromEnvironment(t *testing.T) {
 	cfg, _, err := configtest.Load(t, "[[metrics]]\nname = \"p\"\nurl = \"http://h:9090\"\nbearer_token_env = \"PROM_TOKEN\"\n"+
 		"[[metrics]]\nname = \"q\"\nurl = \"http://h:9091\"\nusername = \"u\"\npassword_env = \"UNSET_PASSWORD\"\n",
-		map[string]string{"PROM_TOKEN": "tok-Hunter2Secret"}, Part{})
+		map[string]string{"PROM_TOKEN": "tok-Hunter2Secret"}, Source{}.Config())
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}

@@ -7,23 +7,16 @@ import (
 	"github.com/superbiz/superbiz/internal/config"
 )
 
-// Part is Ollama's share of [model]: its summary line. Its keys (host,
+// Config is Ollama's share of [model]: its summary line. Its keys (host,
 // num_ctx, think) carry provider:"ollama" in config.Model, which is how a
 // key set for the other provider is refused.
-type Part struct{}
+func (Provider) Config() config.Part {
+	return config.Part{Table: "model", Summary: summaryLines}
+}
 
-// Config is the provider's share of the configuration.
-func (Provider) Config() config.Part { return Part{} }
-
-// Table is [model].
-func (Part) Table() string { return "model" }
-
-// Check adds nothing to the [model] rules every provider shares.
-func (Part) Check(*config.Config, *config.Checker) {}
-
-// Summary is the model line when Ollama is the provider: the model, the
+// summaryLines is the model line when Ollama is the provider: the model, the
 // host (password masked) and the keys that reach the server.
-func (Part) Summary(cfg *config.Config) []string {
+func summaryLines(cfg *config.Config) []string {
 	m := cfg.Model
 	if m.Provider != config.ProviderOllama {
 		return nil

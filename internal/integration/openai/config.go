@@ -7,35 +7,31 @@ import (
 	"github.com/superbiz/superbiz/internal/config"
 )
 
-// Part is the OpenAI-compatible provider's share of [model]: the URL it
+// Config is the OpenAI-compatible provider's share of [model]: the URL it
 // requires, the key it reads at load from the variable api_key_env names,
 // and its summary line. Its keys carry provider:"openai" in config.Model.
-type Part struct{}
+func (Provider) Config() config.Part {
+	return config.Part{Table: "model", Resolve: resolveCredentials, Check: checkConfig, Summary: summaryLines}
+}
 
-// Config is the provider's share of the configuration.
-func (Provider) Config() config.Part { return Part{} }
-
-// Table is [model].
-func (Part) Table() string { return "model" }
-
-// Resolve reads the API key from the variable model.api_key_env names
+// resolveCredentials reads the API key from the variable model.api_key_env names
 // ("" when it is unset: a local server may want none).
-func (Part) Resolve(cfg *config.Config, getenv func(string) string) {
+func resolveCredentials(cfg *config.Config, getenv func(string) string) {
 	if cfg.Model.APIKeyEnv != "" {
 		cfg.Model.APIKey = config.NewSecret(getenv(cfg.Model.APIKeyEnv))
 	}
 }
 
-// Check requires the server's base URL when this is the provider.
-func (Part) Check(cfg *config.Config, c *config.Checker) {
+// checkConfig requires the server's base URL when this is the provider.
+func checkConfig(cfg *config.Config, c *config.Checker) {
 	if cfg.Model.Provider == config.ProviderOpenAI && cfg.Model.URL.IsZero() {
 		c.Rule("model.url", fmt.Sprintf("is required with model.provider = %q: the server's base URL, e.g. \"http://127.0.0.1:8000/v1\" (vLLM) or \"https://api.openai.com/v1\"; or set $%s", config.ProviderOpenAI, config.EnvOpenAIBaseURL))
 	}
 }
 
-// Summary is the model line when this is the provider; the key's value
+// summaryLines is the model line when this is the provider; the key's value
 // never appears, only whether its variable is set.
-func (Part) Summary(cfg *config.Config) []string {
+func summaryLines(cfg *config.Config) []string {
 	m := cfg.Model
 	if m.Provider != config.ProviderOpenAI {
 		return nil

@@ -11,7 +11,7 @@ import (
 
 // An openai provider needs the server's base URL.
 func TestConfigErrors(t *testing.T) {
-	configtest.Errors(t, []config.Part{Part{}}, []configtest.Case{
+	configtest.Errors(t, []config.Part{Provider{}.Config()}, []configtest.Case{
 		{Name: "url required", TOML: "[model]\nprovider = \"openai\"\n", Want: []string{`model.url in`, `is required with model.provider = "openai"`}},
 	})
 }
@@ -21,7 +21,7 @@ func TestConfigErrors(t *testing.T) {
 // the variable is set.
 func TestAPIKeyFromEnvironment(t *testing.T) {
 	const file = "[model]\nprovider = \"openai\"\nurl = \"http://h:8000/v1\"\napi_key_env = \"VLLM_KEY\"\n"
-	cfg, _, err := configtest.Load(t, file, map[string]string{config.EnvOllamaHost: "elsewhere:11434", "VLLM_KEY": "sk-Hunter2key"}, Part{})
+	cfg, _, err := configtest.Load(t, file, map[string]string{config.EnvOllamaHost: "elsewhere:11434", "VLLM_KEY": "sk-Hunter2key"}, Provider{}.Config())
 	if err != nil {
 		t.Fatalf("OLLAMA_HOST with openai: %v", err)
 	}
@@ -33,7 +33,7 @@ func TestAPIKeyFromEnvironment(t *testing.T) {
 	if !strings.Contains(summary, "model: qwen3:8b at http://h:8000/v1 (provider openai, key $VLLM_KEY set,") {
 		t.Errorf("summary lacks the model line with the key's variable:\n%s", summary)
 	}
-	cfg, _, err = configtest.Load(t, file, nil, Part{})
+	cfg, _, err = configtest.Load(t, file, nil, Provider{}.Config())
 	if err != nil || !cfg.Model.APIKey.IsZero() || !strings.Contains(cfg.String(), "key $VLLM_KEY unset") {
 		t.Errorf("unset key: %v, key set %t, summary:\n%s", err, !cfg.Model.APIKey.IsZero(), cfg)
 	}
