@@ -83,15 +83,6 @@ func listOrNone(ps []string) string {
 // secrets redacted, identically under encoding/json and json/v2. The members
 // and their order are the struct declarations' (appendJSON).
 func (c Config) MarshalJSON() ([]byte, error) {
-	if c.Logs == nil {
-		c.Logs = []LogSource{}
-	}
-	if c.Databases == nil {
-		c.Databases = []Database{}
-	}
-	if c.Metrics == nil {
-		c.Metrics = []MetricsSource{}
-	}
 	return appendJSON(nil, reflect.ValueOf(c))
 }
 
