@@ -5,6 +5,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/demo"
+	"github.com/superbiz/superbiz/internal/registry"
 )
 
 // loadConfig is the one place the configuration is resolved: the file found
@@ -49,7 +50,7 @@ func (a *app) resolveConfig(cmd *cobra.Command, ov config.Overrides) (*config.Co
 	if changed("provider") {
 		ov.Provider = &a.flags.provider
 	}
-	cfg, err := config.Load(config.LoadOptions{
+	cfg, err := registry.Load(config.LoadOptions{
 		ConfigPath: a.flags.configPath,
 		WorkDir:    a.workDir,
 		Getenv:     a.getenv,

@@ -8,6 +8,7 @@
 package config
 
 import (
+	"reflect"
 	"time"
 
 	"github.com/superbiz/superbiz/pkg/redact"
@@ -56,6 +57,10 @@ type Config struct {
 	// origins records where a value that did not come from the file or the
 	// defaults came from ("--model", "$SUPERBIZ_MODEL"), for messages and Summary.
 	origins map[string]string
+
+	// parts are the integrations' shares of the configuration (LoadOptions.Parts),
+	// which Validate and Summary run after config's own.
+	parts []Part
 }
 
 // The model providers of model.provider.
@@ -65,39 +70,60 @@ const (
 )
 
 // Model is how superbiz reaches and drives the model: an Ollama server, or
-// any server that speaks OpenAI's Chat Completions wire.
+// any server that speaks OpenAI's Chat Completions wire. A key tagged
+// provider:"x" means something for provider x only: Validate refuses it set
+// for another, and the provider's URL key is the HostURL tagged with it.
 type Model struct {
 	// Provider picks the adapter: ollama (model.host) or openai (model.url).
 	Provider string `toml:"provider" json:"provider" default:"ollama" enum:"ollama,openai"`
 	// Host is the normalised Ollama URL (scheme and port always present).
-	Host HostURL `toml:"host" json:"host" default:"http://127.0.0.1:11434"`
+	Host HostURL `toml:"host" json:"host" default:"http://127.0.0.1:11434" provider:"ollama"`
 	// URL is the openai provider's base URL, to which /chat/completions,
 	// /models and /embeddings are appended.
-	URL            HostURL       `toml:"url" json:"url,omitzero"`
+	URL            HostURL       `toml:"url" json:"url,omitzero" provider:"openai"`
 	Name           string        `toml:"name" json:"name" default:"qwen3:8b"`
-	NumCtx         int           `toml:"num_ctx" json:"num_ctx" default:"16384" min:"512" max:"1048576"`
+	NumCtx         int           `toml:"num_ctx" json:"num_ctx" default:"16384" min:"512" max:"1048576" provider:"ollama"`
 	Temperature    float64       `toml:"temperature" json:"temperature" default:"0" min:"0" max:"2" why:"0 gives reproducible diagnoses"`
 	RequestTimeout time.Duration `toml:"request_timeout" json:"request_timeout" default:"180s" min:"1s" max:"1h"`
 	Language       Language      `toml:"language" json:"language" default:"auto" enum:"auto,zh,en"`
 	// Think is sent explicitly on every request (nil would enable thinking).
-	Think bool `toml:"think" json:"think" default:"false"`
+	Think bool `toml:"think" json:"think" default:"false" provider:"ollama"`
 	// APIKeyEnv names the variable holding the openai provider's key.
-	APIKeyEnv string `toml:"api_key_env" json:"api_key_env" default:"OPENAI_API_KEY"`
+	APIKeyEnv string `toml:"api_key_env" json:"api_key_env" default:"OPENAI_API_KEY" provider:"openai"`
 	// Stream selects SSE streaming for the openai provider.
-	Stream bool `toml:"stream" json:"stream" default:"true"`
+	Stream bool `toml:"stream" json:"stream" default:"true" provider:"openai"`
 	// Structured is how the openai provider asks for JSON answers.
-	Structured string `toml:"structured" json:"structured" default:"json_schema" enum:"json_schema,json_object,none"`
-	// APIKey is the key read from $APIKeyEnv at load ("" when unset); it prints redacted.
+	Structured string `toml:"structured" json:"structured" default:"json_schema" enum:"json_schema,json_object,none" provider:"openai"`
+	// APIKey is the key the openai provider's part reads from $APIKeyEnv at
+	// load ("" when unset); it prints redacted.
 	APIKey Secret `json:"-"`
 }
 
 // Endpoint is the chosen provider's server URL as messages show it
-// (password masked): model.url for openai, model.host for ollama.
+// (password masked): the HostURL key tagged with the provider (model.url
+// for openai, model.host for ollama).
 func (m Model) Endpoint() string {
-	if m.Provider == ProviderOpenAI {
-		return m.URL.Redacted()
+	url, _ := m.server()
+	return url.Redacted()
+}
+
+// URLKey is the chosen provider's server URL key, "model.url" or
+// "model.host", for messages naming where a URL came from.
+func (m Model) URLKey() string {
+	_, key := m.server()
+	return "model." + key
+}
+
+// server is the HostURL tagged with the chosen provider and its key;
+// model.host for a provider that tags none.
+func (m Model) server() (HostURL, string) {
+	v := reflect.ValueOf(m)
+	for _, s := range specsOf(v.Type()) {
+		if s.typ == hostType && s.provider == m.Provider {
+			return v.FieldByIndex(s.index).Interface().(HostURL), s.key
+		}
 	}
-	return m.Host.Redacted()
+	return m.Host, "host"
 }
 
 // Budget bounds one run; the harness enforces it. Declared in

@@ -72,6 +72,11 @@ type LoadOptions struct {
 	// file on the model the eval command resolved. Neither the file, the
 	// environment nor the flags are then read for [model].
 	ModelOf *Config
+	// Parts are the integrations' shares of the configuration: their rules,
+	// their summary lines and what they read at load (credentials). Load
+	// runs them after config's own; registry.Load gives every registered
+	// one. Without them only config's own rules apply.
+	Parts []Part
 }
 
 // Load finds, reads and validates the configuration, then applies the
@@ -92,12 +97,12 @@ func Load(opts LoadOptions) (*Config, error) {
 			return nil, &Error{File: file, Problems: []string{err.Error()}}
 		}
 	}
-	return load(data, file, wd, getenv, opts.Overrides, opts.ModelOf)
+	return load(data, file, wd, getenv, opts.Overrides, opts.ModelOf, opts.Parts...)
 }
 
 // load builds the configuration from the file's bytes (none when file is "").
-func load(data []byte, file, wd string, getenv func(string) string, ov Overrides, modelOf *Config) (*Config, error) {
-	cfg := Defaults()
+func load(data []byte, file, wd string, getenv func(string) string, ov Overrides, modelOf *Config, parts ...Part) (*Config, error) {
+	cfg := Defaults(parts...)
 	cfg.File = file
 	cfg.origins = map[string]string{}
 	base := wd
@@ -116,14 +121,6 @@ func load(data []byte, file, wd string, getenv func(string) string, ov Overrides
 	cfg.Skills.Paths = mapPaths(cfg.Skills.Paths, base, resolve)
 	for i := range cfg.Logs {
 		cfg.Logs[i].Paths = mapPaths(cfg.Logs[i].Paths, base, resolve)
-	}
-	for i, m := range cfg.Metrics {
-		switch {
-		case m.BearerTokenEnv != "":
-			cfg.Metrics[i].Secret = NewSecret(getenv(m.BearerTokenEnv))
-		case m.PasswordEnv != "":
-			cfg.Metrics[i].Secret = NewSecret(getenv(m.PasswordEnv))
-		}
 	}
 	for i, db := range cfg.Databases {
 		if db.DSN.Driver() == DriverSQLite && !db.DSN.IsZero() {
@@ -164,6 +161,13 @@ func load(data []byte, file, wd string, getenv func(string) string, ov Overrides
 		probs = append(probs, resolveModel(&cfg, getenv, ov)...)
 	}
 
+	for _, p := range parts {
+		// [model] comes whole from modelOf, its credential with it.
+		if p.Resolve != nil && (modelOf == nil || p.Table != "model") {
+			p.Resolve(&cfg, getenv)
+		}
+	}
+
 	if s := getenv(EnvNow); s != "" {
 		t, err := time.Parse(time.RFC3339, strings.TrimSpace(s))
 		if err != nil {
@@ -189,7 +193,7 @@ func load(data []byte, file, wd string, getenv func(string) string, ov Overrides
 
 // resolveModel applies the environment and the flags to [model] (and the
 // flags to every other key they name), by the precedence flag > environment
-// > file > default, then reads the key from the variable the table names.
+// > file > default.
 func resolveModel(cfg *Config, getenv func(string) string, ov Overrides) (probs []string) {
 	// model name: env > file > default; a flag (ov.apply) beats them all
 	if getenv(EnvModel) != "" {
@@ -232,9 +236,6 @@ func resolveModel(cfg *Config, getenv func(string) string, ov Overrides) (probs 
 	}
 
 	ov.apply(cfg)
-	if cfg.Model.APIKeyEnv != "" {
-		cfg.Model.APIKey = NewSecret(getenv(cfg.Model.APIKeyEnv))
-	}
 	return probs
 }
 

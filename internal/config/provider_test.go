@@ -66,8 +66,7 @@ func TestOpenAIBaseURL(t *testing.T) {
 	}
 }
 
-// A key with no meaning for the chosen provider is an error naming it; an
-// openai provider needs a URL; the other provider's environment is ignored.
+// A key with no meaning for the chosen provider is an error naming it.
 func TestProviderKeys(t *testing.T) {
 	for _, tt := range []struct {
 		file string
@@ -81,7 +80,6 @@ func TestProviderKeys(t *testing.T) {
 			says: []string{`model.url in `, `has no meaning for model.provider = "ollama"`, "model.stream in", "model.structured in", "model.api_key_env in"}},
 		{file: "[model]\nprovider = \"openai\"\nurl = \"http://h:8000/v1\"\n", ov: Overrides{Host: ptr("h:1")},
 			says: []string{`model.host (from --host): has no meaning`}},
-		{file: "[model]\nprovider = \"openai\"\n", says: []string{`model.url in`, `is required with model.provider = "openai"`}},
 		{env: map[string]string{EnvProvider: "anthropic"}, says: []string{"$SUPERBIZ_PROVIDER", "anthropic", "must be one of ollama, openai"}},
 		{file: "[model]\nprovider = \"openai\"\nurl = \"http://h:8000/v1\"\napi_key_env = \"not a name\"\n", says: []string{"model.api_key_env", "must name an environment variable"}},
 	} {
@@ -97,16 +95,11 @@ func TestProviderKeys(t *testing.T) {
 			}
 		}
 	}
+	// The other provider's environment is ambient: it is ignored.
 	w := newWorkspace(t)
 	writeFile(t, filepath.Join(w.wd, "superbiz.toml"), "[model]\nprovider = \"openai\"\nurl = \"http://h:8000/v1\"\napi_key_env = \"VLLM_KEY\"\n")
 	w.env[EnvOllamaHost] = "elsewhere:11434"
-	w.env["VLLM_KEY"] = "sk-Hunter2key"
-	cfg, err := w.load(Overrides{}, "")
-	if err != nil {
+	if _, err := w.load(Overrides{}, ""); err != nil {
 		t.Fatalf("OLLAMA_HOST with openai: %v", err)
-	}
-	b, _ := json.Marshal(cfg)
-	if cfg.Model.APIKey.Reveal() != "sk-Hunter2key" || strings.Contains(string(b)+strings.Join(cfg.Summary(), ""), "Hunter2key") {
-		t.Errorf("key %q, or shown in %s", cfg.Model.APIKey.Reveal(), b)
 	}
 }

@@ -19,6 +19,7 @@ import (
 //	enum:"a,b"       the values Validate accepts
 //	required:"true"  an empty enum value is reported as missing
 //	why:"…"          appended to the range message
+//	provider:"x"     a [model] key that means something for provider x only
 //
 // Key lists, "did you mean" suggestions, defaults, range checks, the JSON
 // view and Keys are all read from these tags, so a key is declared once.
@@ -41,6 +42,7 @@ type spec struct {
 	enum     []string
 	required bool
 	why      string
+	provider string
 }
 
 // specsOf lists the keys declared by struct type t, in declaration order;
@@ -60,7 +62,7 @@ func specsOf(t reflect.Type) []spec {
 		if key == "" || key == "-" {
 			continue
 		}
-		s := spec{index: []int{i}, key: key, typ: f.Type, min: f.Tag.Get("min"), max: f.Tag.Get("max"), why: f.Tag.Get("why")}
+		s := spec{index: []int{i}, key: key, typ: f.Type, min: f.Tag.Get("min"), max: f.Tag.Get("max"), why: f.Tag.Get("why"), provider: f.Tag.Get("provider")}
 		s.def, s.hasDef = f.Tag.Lookup("default")
 		if e := f.Tag.Get("enum"); e != "" {
 			s.enum = strings.Split(e, ",")
@@ -154,13 +156,19 @@ func NewDatabase() Database { return defaultsOf[Database]() }
 func NewMetricsSource() MetricsSource { return defaultsOf[MetricsSource]() }
 
 // Defaults returns the built-in configuration read from the declarations,
-// without the environment-dependent run store path.
-func Defaults() Config { return defaultsOf[Config]() }
+// without the environment-dependent run store path. Validate and Summary
+// run the integrations' parts given here beside config's own
+// (registry.Defaults gives every registered one).
+func Defaults(parts ...Part) Config {
+	c := defaultsOf[Config]()
+	c.parts = parts
+	return c
+}
 
 // checkFields checks every key of the struct v (at prefix) against its
 // declared range or enum, in declaration order; a key in custom is checked
 // by that function instead.
-func (v *validator) checkFields(prefix string, x reflect.Value, custom map[string]func(key string)) {
+func (v *Checker) checkFields(prefix string, x reflect.Value, custom map[string]func(key string)) {
 	for _, s := range specsOf(x.Type()) {
 		key := prefix + "." + s.key
 		if fn, ok := custom[s.key]; ok {
@@ -184,14 +192,14 @@ func (v *validator) checkFields(prefix string, x reflect.Value, custom map[strin
 				if s.why != "" {
 					msg += " (" + s.why + ")"
 				}
-				v.bad(key, show(f), msg)
+				v.Bad(key, show(f), msg)
 			}
 		}
 	}
 }
 
 // enum checks val against the declared values of s.
-func (v *validator) enum(key, val string, s spec) {
+func (v *Checker) enum(key, val string, s spec) {
 	for _, e := range s.enum {
 		if val == e {
 			return
@@ -199,10 +207,10 @@ func (v *validator) enum(key, val string, s spec) {
 	}
 	msg := "must be one of " + strings.Join(s.enum, ", ")
 	if val == "" && s.required {
-		v.bad(key, `""`, "missing: "+msg)
+		v.Bad(key, `""`, "missing: "+msg)
 		return
 	}
-	v.bad(key, show(val), msg)
+	v.Bad(key, show(val), msg)
 }
 
 func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }

@@ -195,12 +195,6 @@ func TestNoSecretUnderAnyFormatting(t *testing.T) {
 	if got := fmt.Sprintf("%#v", cfg.Databases[0].DSN); got != `sqlquery.DSN("readonly:[REDACTED]@tcp(127.0.0.1:3306)/orders?timeout=2s")` {
 		t.Errorf("%%#v = %s", got)
 	}
-	summary := strings.Join(cfg.Summary(), "\n")
-	for _, want := range []string{"database orders: mysql readonly:[REDACTED]@tcp(127.0.0.1:3306)/orders?timeout=2s", "https://ops:[REDACTED]@ollama.internal:443/api-gw"} {
-		if !strings.Contains(summary, want) {
-			t.Errorf("summary lacks %q:\n%s", want, summary)
-		}
-	}
 }
 
 func TestNewDSNErrorsNeverEchoTheDSN(t *testing.T) {

@@ -67,17 +67,17 @@ func ConfigNotLoaded(err error) Result {
 }
 
 // Config says which file (or the defaults) was loaded, which model,
-// provider and server URL (the effective one: urlKey is the provider's key)
+// provider and server URL (the effective one, the chosen provider's key)
 // it names, and which flag, variable or file set each, or that it is the
 // default.
-func Config(cfg *config.Config, urlKey string) Result {
+func Config(cfg *config.Config) Result {
 	where := "defaults (no config file)"
 	if cfg.File != "" {
 		where = cfg.File
 	}
 	m := cfg.Model
 	return Passed("config", fmt.Sprintf("%s; model %s%s at %s%s, provider %s%s", where,
-		m.Name, from(cfg, "model.name"), m.Endpoint(), from(cfg, urlKey), m.Provider, from(cfg, "model.provider")))
+		m.Name, from(cfg, "model.name"), m.Endpoint(), from(cfg, m.URLKey()), m.Provider, from(cfg, "model.provider")))
 }
 
 // MaxListed bounds how many names (models) a doctor line lists, and how

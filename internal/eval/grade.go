@@ -65,7 +65,7 @@ func FromRun(d *runstore.RunDetail) (Attempt, error) {
 		a.Outcome = string(d.Status)
 	}
 	for _, g := range d.GuardReviews {
-		if g.Verdict == release.VerdictReject || g.Verdict == release.VerdictUnsupported {
+		if g.Verdict == runrecord.VerdictReject || g.Verdict == runrecord.VerdictUnsupported {
 			a.GuardBlocks++
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/registry"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 )
 
@@ -246,7 +247,7 @@ func checkConfig(dir string) error {
 // and overrides, exactly as superbiz resolves --config FILE, on the [model]
 // of modelOf (the eval command's resolved configuration) when it is set.
 func LoadConfig(file string, getenv func(string) string, ov config.Overrides, modelOf *config.Config) (*config.Config, error) {
-	cfg, err := config.Load(config.LoadOptions{ConfigPath: file, WorkDir: filepath.Dir(file), Getenv: getenv, Overrides: ov, ModelOf: modelOf})
+	cfg, err := registry.Load(config.LoadOptions{ConfigPath: file, WorkDir: filepath.Dir(file), Getenv: getenv, Overrides: ov, ModelOf: modelOf})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}

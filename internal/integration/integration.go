@@ -58,13 +58,19 @@ type Declarer interface {
 	Declare(cfg *config.Config) []model.Tool
 }
 
+// Configured is an integration with a share of the configuration: its
+// table's rules, its summary lines and the credentials it reads at load
+// (config.Part). registry.Load hands every share to config.Load, so
+// internal/config names no integration.
+type Configured interface {
+	Config() config.Part
+}
+
 // Provider is one model provider: how model.provider = Name() builds its
 // client from [model], checks it and explains its failures.
 type Provider interface {
 	// Name is model.provider's value for this provider.
 	Name() string
-	// URLKey is the [model] key of this provider's server URL.
-	URLKey() string
 	// Client builds the client of model name from the resolved [model]
 	// table, each request bounded by timeout: the one place the
 	// provider's options are filled in, for every command and doctor.
@@ -115,6 +121,20 @@ type Parts struct {
 	Index *knowledge.Index
 	// Closers release what the parts hold, in the order they were added.
 	Closers []func() error
+}
+
+// Add adds the tool a constructor made and, when it holds connections,
+// its closer; the constructor's error is the configuration's
+// (*ConfigError), for a tool is made from its table alone.
+func (p *Parts) Add(t tools.Adapter, err error) error {
+	if err != nil {
+		return &ConfigError{Err: err}
+	}
+	p.Adapters = append(p.Adapters, t)
+	if c, ok := t.(interface{ Close() error }); ok {
+		p.Closers = append(p.Closers, c.Close)
+	}
+	return nil
 }
 
 // Named reads the sources a call of tool named under key, in its input and

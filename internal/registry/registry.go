@@ -1,5 +1,6 @@
 // Package registry is the one list of superbiz's integrations, and the
-// loops every command runs over it: build the model client and the tools of
+// loops every command runs over it: load the configuration with each
+// integration's share of it, build the model client and the tools of
 // a workspace, run doctor's checks, name what an evidence call read. Adding
 // an integration is one line in Sources or Providers (docs/ARCHITECTURE.md).
 package registry
@@ -48,6 +49,36 @@ func Providers() []integration.Provider {
 		openai.Provider{}, // model.provider = "openai"
 	}
 }
+
+// Parts are the integrations' shares of the configuration (their rules,
+// summary lines and credentials), providers first, in registry order.
+func Parts() []config.Part {
+	var out []config.Part
+	for _, p := range Providers() {
+		if c, ok := p.(integration.Configured); ok {
+			out = append(out, c.Config())
+		}
+	}
+	for _, s := range Sources() {
+		if c, ok := s.(integration.Configured); ok {
+			out = append(out, c.Config())
+		}
+	}
+	return out
+}
+
+// Load is config.Load with every integration's share of the configuration:
+// the one way a command loads it (flag > environment > file > default,
+// then each table's rules).
+func Load(opts config.LoadOptions) (*config.Config, error) {
+	opts.Parts = Parts()
+	return config.Load(opts)
+}
+
+// Defaults is config.Defaults with every integration's share, for a
+// configuration built in Go that Validate and Summary then check and show
+// as Load would.
+func Defaults() config.Config { return config.Defaults(Parts()...) }
 
 // Provider is the provider model.provider names. Config validates the
 // name, so an unknown one here is a programming error reported as such.
@@ -172,7 +203,7 @@ func Doctor(ctx context.Context, cfg *config.Config, getenv func(string) string)
 	if err != nil {
 		return []doctor.Result{doctor.ConfigNotLoaded(err)}
 	}
-	results := []doctor.Result{doctor.Config(cfg, p.URLKey()), doctor.RunStore(ctx, cfg.DBPath, components()...)}
+	results := []doctor.Result{doctor.Config(cfg), doctor.RunStore(ctx, cfg.DBPath, components()...)}
 	results = append(results, p.Doctor(ctx, cfg)...)
 	env := integration.Env{Provider: p, Getenv: getenv, Warn: func(string) {}}
 	for _, s := range Sources() {

@@ -178,11 +178,7 @@ func (d *Deps) finish(rc *harness.RunContext, intent string, dec release.Decisio
 		dec = release.AuditFailed(dec, runstore.IsFull(auditErr))
 	}
 	for _, g := range dec.Reviews {
-		reasons, err := json.Marshal(g.Reasons)
-		if err != nil {
-			return Output{}, fmt.Errorf("encode guard reasons: %w", err)
-		}
-		if _, err := d.Store.AppendGuardReview(store, rc.RunID(), runstore.GuardReview{Guard: g.Guard, Verdict: g.Verdict, Reasons: reasons}); err != nil {
+		if _, err := d.Store.AppendGuardReview(store, rc.RunID(), g); err != nil {
 			return Output{}, fmt.Errorf("store guard review: %w", err)
 		}
 	}

@@ -36,7 +36,7 @@ func BenchmarkEvidenceGuard(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		if r := EvidenceGuard(d, invs); !r.Passed() {
-			b.Fatal(r.Reasons)
+			b.Fatal(string(r.Reasons))
 		}
 	}
 }

@@ -161,9 +161,9 @@ func (c Chat) Knowledge(a KnowledgeAnswer, lookup harness.Invocation) Decision {
 	for _, doc := range docs {
 		returned[doc.DocID] = true
 	}
-	review := GuardReview{Guard: runrecord.GuardKnowledge, Verdict: VerdictPass, Reasons: []string{}}
+	review := runrecord.NewGuardReview(runrecord.GuardKnowledge, runrecord.VerdictPass, nil)
 	if err := CheckKnowledgeReferences(a, lookup.ToolCallID, returned); err != nil {
-		review.Verdict, review.Reasons = VerdictReject, []string{err.Error()}
+		review = runrecord.NewGuardReview(runrecord.GuardKnowledge, runrecord.VerdictReject, []string{err.Error()})
 		d := c.Failed(runrecord.StopGuardRejected, c.t.chat.badReference)
 		d.Reviews = []GuardReview{review}
 		return d

@@ -108,12 +108,12 @@ func TestChatKnowledgeOutcomes(t *testing.T) {
 	}
 
 	ok := c.Knowledge(KnowledgeAnswer{Items: []KnowledgeItem{{Text: "Pool is full.", ToolCallID: "call_1", DocIDs: []string{"a"}}}}, lookup)
-	if ok.Outcome != runrecord.OutcomeSuccess || len(ok.Reviews) != 1 || ok.Reviews[0].Guard != runrecord.GuardKnowledge || ok.Reviews[0].Verdict != VerdictPass {
+	if ok.Outcome != runrecord.OutcomeSuccess || len(ok.Reviews) != 1 || ok.Reviews[0].Guard != runrecord.GuardKnowledge || ok.Reviews[0].Verdict != runrecord.VerdictPass {
 		t.Errorf("supported answer: %+v", ok)
 	}
 	bad := c.Knowledge(KnowledgeAnswer{Items: []KnowledgeItem{{Text: "Pool is full.", ToolCallID: "call_1", DocIDs: []string{"made-up"}}}}, lookup)
 	if bad.Outcome != runrecord.OutcomeFailed || bad.StopReason != runrecord.StopGuardRejected || strings.Contains(bad.Answer, "Pool is full") ||
-		len(bad.Reviews) != 1 || bad.Reviews[0].Verdict != VerdictReject || len(bad.Reviews[0].Reasons) != 1 {
+		len(bad.Reviews) != 1 || bad.Reviews[0].Verdict != runrecord.VerdictReject || len(reasonsOf(t, bad.Reviews[0])) != 1 {
 		t.Errorf("fabricated reference: %+v", bad)
 	}
 }

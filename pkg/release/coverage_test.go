@@ -31,12 +31,12 @@ func TestEvidenceGuardEmptyWindow(t *testing.T) {
 		return d
 	}
 	r := EvidenceGuard(draft("call_empty001"), invs)
-	if r.Passed() || len(r.Reasons) != 1 || !strings.Contains(r.Reasons[0], "window held no data") || !strings.Contains(r.Reasons[0], "covers 2025-12-10T06:55") {
-		t.Errorf("negative over an empty window: %s %q, want REJECT naming the empty window", r.Verdict, r.Reasons)
+	if reasons := reasonsOf(t, r); r.Passed() || len(reasons) != 1 || !strings.Contains(reasons[0], "window held no data") || !strings.Contains(reasons[0], "covers 2025-12-10T06:55") {
+		t.Errorf("negative over an empty window: %s %s, want REJECT naming the empty window", r.Verdict, r.Reasons)
 	}
 	passed := EvidenceGuard(draft("call_data0001"), invs)
 	if !passed.Passed() {
-		t.Errorf("negative over a window with data: %s %q, want PASS", passed.Verdict, passed.Reasons)
+		t.Errorf("negative over a window with data: %s %s, want PASS", passed.Verdict, passed.Reasons)
 	}
 	reliability.Record(t, reliability.SectionEvidence, "EvidenceGuard: NEGATIVE_OBSERVATION over an empty window and over data", map[string]any{
 		"empty_window_verdict": r.Verdict, "with_data_verdict": passed.Verdict,

@@ -9,25 +9,10 @@ import (
 	"github.com/superbiz/superbiz/pkg/tools"
 )
 
-// The guards' verdicts, as the audit stores them (the guards are runrecord.Guards).
-const (
-	VerdictPass        = "PASS"
-	VerdictReject      = "REJECT"
-	VerdictSupported   = "SUPPORTED"
-	VerdictUnsupported = "UNSUPPORTED"
-	VerdictError       = "ERROR"
-)
-
-// GuardReview is one guard's verdict with its reasons. It is stored for the
-// audit only: no reason ever reaches the answer or the PublishedResult.
-type GuardReview struct {
-	Guard   string   `json:"guard"`
-	Verdict string   `json:"verdict"`
-	Reasons []string `json:"reasons"`
-}
-
-// Passed reports whether the review lets the draft go on toward release.
-func (g GuardReview) Passed() bool { return g.Verdict == VerdictPass || g.Verdict == VerdictSupported }
+// GuardReview is one guard's verdict with its reasons, the audit record
+// declared in pkg/runrecord. It is stored for the audit only: no reason
+// ever reaches the answer or the PublishedResult.
+type GuardReview = runrecord.GuardReview
 
 // maxReasons bounds the reasons one review keeps.
 const maxReasons = 10
@@ -38,12 +23,10 @@ const maxReasons = 10
 // NO_EVIDENCE ones whose window held data (not coverage "none" or "partial"); a non-null conclusion needs at least one FINDING. It
 // lists every violation (bounded), not just the first.
 func EvidenceGuard(d *agent.Draft, invs []harness.Invocation) GuardReview {
-	r := GuardReview{Guard: runrecord.GuardEvidence, Verdict: VerdictPass, Reasons: []string{}}
 	if d == nil {
-		r.Verdict = VerdictReject
-		r.Reasons = append(r.Reasons, "no draft")
-		return r
+		return runrecord.NewGuardReview(runrecord.GuardEvidence, runrecord.VerdictReject, []string{"no draft"})
 	}
+	verdict, reasons := runrecord.VerdictPass, []string{}
 	count := map[string]int{}
 	byID := map[string]harness.Invocation{}
 	for _, inv := range invs {
@@ -51,9 +34,9 @@ func EvidenceGuard(d *agent.Draft, invs []harness.Invocation) GuardReview {
 		byID[inv.ToolCallID] = inv
 	}
 	reject := func(format string, args ...any) {
-		r.Verdict = VerdictReject
-		if len(r.Reasons) < maxReasons {
-			r.Reasons = append(r.Reasons, safe(fmt.Sprintf(format, args...), maxListItem))
+		verdict = runrecord.VerdictReject
+		if len(reasons) < maxReasons {
+			reasons = append(reasons, safe(fmt.Sprintf(format, args...), maxListItem))
 		}
 	}
 	findings := 0
@@ -87,5 +70,5 @@ func EvidenceGuard(d *agent.Draft, invs []harness.Invocation) GuardReview {
 	if d.Conclusion != nil && findings == 0 {
 		reject("a conclusion is given without any FINDING")
 	}
-	return r
+	return runrecord.NewGuardReview(runrecord.GuardEvidence, verdict, reasons)
 }

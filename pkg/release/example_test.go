@@ -25,10 +25,10 @@ func ExampleEvidenceGuard() {
 	}
 	for _, cite := range []string{"call_1", "call_2", "call_9"} {
 		r := release.EvidenceGuard(draft(cite), invs)
-		fmt.Println(cite, r.Verdict, r.Reasons)
+		fmt.Println(cite, r.Verdict, string(r.Reasons))
 	}
 	// Output:
 	// call_1 PASS []
-	// call_2 REJECT [analysis[0] is a FINDING citing "call_2", whose evidence status is NO_EVIDENCE, not EVIDENCE_FOUND]
-	// call_9 REJECT [analysis[0] cites "call_9", which is no tool call of this run]
+	// call_2 REJECT ["analysis[0] is a FINDING citing \"call_2\", whose evidence status is NO_EVIDENCE, not EVIDENCE_FOUND"]
+	// call_9 REJECT ["analysis[0] cites \"call_9\", which is no tool call of this run"]
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/superbiz/superbiz/pkg/runrecord"
 )
 
 // FuzzParsePublished: stored JSON is untrusted; whatever it holds, the parser
@@ -42,7 +44,7 @@ func FuzzParseVerdict(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if v.Verdict != VerdictSupported && v.Verdict != VerdictUnsupported {
+		if v.Verdict != runrecord.VerdictSupported && v.Verdict != runrecord.VerdictUnsupported {
 			t.Fatalf("verdict %q accepted", v.Verdict)
 		}
 		if len(v.Reasons) > maxReasons {

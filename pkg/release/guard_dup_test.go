@@ -29,8 +29,18 @@ func TestEvidenceGuardRefusesAnIDNamingTwoSteps(t *testing.T) {
 		t.Fatalf("a unique ID was refused: %+v", g)
 	}
 	g := EvidenceGuard(cite("call_ok", "call_dup"), invs)
-	if g.Passed() || len(g.Reasons) != 1 || !strings.Contains(g.Reasons[0], `"call_dup", which names 2 tool steps`) {
+	if reasons := reasonsOf(t, g); g.Passed() || len(reasons) != 1 || !strings.Contains(reasons[0], `"call_dup", which names 2 tool steps`) {
 		t.Fatalf("review %+v, want one rejection naming the ambiguous ID", g)
 	}
 	reliability.Record(t, reliability.SectionMutation, "EvidenceGuard: one Tool Call ID naming two steps", map[string]any{"test": t.Name()})
+}
+
+// reasonsOf reads a review's reasons, failing the test when they do not decode.
+func reasonsOf(t *testing.T, g GuardReview) []string {
+	t.Helper()
+	reasons, err := g.DecodeReasons()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reasons
 }

@@ -114,7 +114,7 @@ func TestSuccess(t *testing.T) {
 		}
 		assertNoIDs(t, d, runIDs(res.Invocations))
 		// The guard's reasons are audit only.
-		if len(d.Reviews) != 2 || d.Reviews[0].Verdict != VerdictPass || d.Reviews[1].Verdict != VerdictSupported {
+		if len(d.Reviews) != 2 || d.Reviews[0].Verdict != runrecord.VerdictPass || d.Reviews[1].Verdict != runrecord.VerdictSupported {
 			t.Fatalf("reviews = %+v", d.Reviews)
 		}
 		pub, _ := json.Marshal(p)
@@ -178,13 +178,14 @@ func TestEvidenceGuardRejections(t *testing.T) {
 				if n := f.srv.ChatCount(); n != 0 || f.rc.Usage().ModelCalls != 0 {
 					t.Fatalf("%d guard model calls, want 0", n)
 				}
-				if len(d.Reviews) != 1 || d.Reviews[0].Guard != runrecord.GuardEvidence || d.Reviews[0].Verdict != VerdictReject {
+				if len(d.Reviews) != 1 || d.Reviews[0].Guard != runrecord.GuardEvidence || d.Reviews[0].Verdict != runrecord.VerdictReject {
 					t.Fatalf("reviews = %+v", d.Reviews)
 				}
-				if !strings.Contains(strings.Join(d.Reviews[0].Reasons, "\n"), tc.want) {
-					t.Fatalf("reasons %q lack %q", d.Reviews[0].Reasons, tc.want)
+				reasons := reasonsOf(t, d.Reviews[0])
+				if !strings.Contains(strings.Join(reasons, "\n"), tc.want) {
+					t.Fatalf("reasons %s lack %q", d.Reviews[0].Reasons, tc.want)
 				}
-				for _, r := range d.Reviews[0].Reasons {
+				for _, r := range reasons {
 					if strings.Contains(d.Answer, r) {
 						t.Fatalf("a guard reason reached the answer: %s", r)
 					}
@@ -211,15 +212,15 @@ func TestSemanticGuardRejections(t *testing.T) {
 			verdict string
 			reason  string
 		}{
-			{"unsupported", verdictTurn(`{"verdict":"UNSUPPORTED","reasons":["the 17 waiters are not in the cited logs","the root cause is a guess"]}`), VerdictUnsupported, "the 17 waiters are not in the cited logs"},
-			{"prose", verdictTurn(`The findings look supported to me.`), VerdictError, "exactly one JSON object"},
-			{"fenced", verdictTurn("```json\n" + supported + "\n```"), VerdictError, "exactly one JSON object"},
-			{"trailing prose", verdictTurn(supported + " Hope this helps"), VerdictError, "invalid semantic guard verdict"},
-			{"unknown member", verdictTurn(`{"verdict":"SUPPORTED","reasons":[],"confidence":"HIGH"}`), VerdictError, "invalid semantic guard verdict"},
-			{"bad enum", verdictTurn(`{"verdict":"PARTIALLY_SUPPORTED","reasons":[]}`), VerdictError, "must be SUPPORTED or UNSUPPORTED"},
-			{"missing reasons", verdictTurn(`{"verdict":"SUPPORTED"}`), VerdictError, "both required"},
-			{"server error", ollamatest.Turn{Fault: ollamatest.FaultHTTP500Body}, VerdictError, "model error"},
-			{"cut stream", ollamatest.Turn{Content: []string{`{"verdict":`}, Fault: ollamatest.FaultCutMidStream}, VerdictError, "model error"},
+			{"unsupported", verdictTurn(`{"verdict":"UNSUPPORTED","reasons":["the 17 waiters are not in the cited logs","the root cause is a guess"]}`), runrecord.VerdictUnsupported, "the 17 waiters are not in the cited logs"},
+			{"prose", verdictTurn(`The findings look supported to me.`), runrecord.VerdictError, "exactly one JSON object"},
+			{"fenced", verdictTurn("```json\n" + supported + "\n```"), runrecord.VerdictError, "exactly one JSON object"},
+			{"trailing prose", verdictTurn(supported + " Hope this helps"), runrecord.VerdictError, "invalid semantic guard verdict"},
+			{"unknown member", verdictTurn(`{"verdict":"SUPPORTED","reasons":[],"confidence":"HIGH"}`), runrecord.VerdictError, "invalid semantic guard verdict"},
+			{"bad enum", verdictTurn(`{"verdict":"PARTIALLY_SUPPORTED","reasons":[]}`), runrecord.VerdictError, "must be SUPPORTED or UNSUPPORTED"},
+			{"missing reasons", verdictTurn(`{"verdict":"SUPPORTED"}`), runrecord.VerdictError, "both required"},
+			{"server error", ollamatest.Turn{Fault: ollamatest.FaultHTTP500Body}, runrecord.VerdictError, "model error"},
+			{"cut stream", ollamatest.Turn{Content: []string{`{"verdict":`}, Fault: ollamatest.FaultCutMidStream}, runrecord.VerdictError, "model error"},
 		}
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
@@ -237,8 +238,8 @@ func TestSemanticGuardRejections(t *testing.T) {
 				if len(d.Reviews) != 2 || d.Reviews[1].Guard != runrecord.GuardSemantic || d.Reviews[1].Verdict != tc.verdict {
 					t.Fatalf("reviews = %+v", d.Reviews)
 				}
-				if !strings.Contains(strings.Join(d.Reviews[1].Reasons, "\n"), tc.reason) {
-					t.Fatalf("reasons %q lack %q", d.Reviews[1].Reasons, tc.reason)
+				if !strings.Contains(strings.Join(reasonsOf(t, d.Reviews[1]), "\n"), tc.reason) {
+					t.Fatalf("reasons %s lack %q", d.Reviews[1].Reasons, tc.reason)
 				}
 				if strings.Contains(d.Answer, "waiters are not") || strings.Contains(d.Answer, "pool at 50/50") || strings.Contains(d.Answer, "slow query holds") {
 					t.Fatalf("the answer shows a guard reason or an unverified claim:\n%s", d.Answer)
@@ -268,7 +269,7 @@ func TestGuardRespectsBudget(t *testing.T) {
 		if f.srv.ChatCount() != 0 {
 			t.Fatalf("the guard was called past the budget")
 		}
-		if r := d.Reviews[1]; r.Verdict != VerdictError || !strings.Contains(r.Reasons[0], "MODEL_BUDGET_EXHAUSTED") {
+		if r := d.Reviews[1]; r.Verdict != runrecord.VerdictError || !strings.Contains(reasonsOf(t, r)[0], "MODEL_BUDGET_EXHAUSTED") {
 			t.Fatalf("review = %+v", r)
 		}
 	})

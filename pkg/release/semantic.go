@@ -59,7 +59,7 @@ func ParseVerdict(text string) (Verdict, error) {
 	if w.Verdict == nil || w.Reasons == nil {
 		return bad("verdict and reasons are both required")
 	}
-	if *w.Verdict != VerdictSupported && *w.Verdict != VerdictUnsupported {
+	if *w.Verdict != runrecord.VerdictSupported && *w.Verdict != runrecord.VerdictUnsupported {
 		return bad("verdict = %q, must be SUPPORTED or UNSUPPORTED", *w.Verdict)
 	}
 	if len(*w.Reasons) > maxReasons {
@@ -140,10 +140,8 @@ func SemanticGuardPrompt(language, query string) string {
 // (it uses the model call the agent kept free). It returns the review and,
 // when the run itself was interrupted meanwhile, the interruption's reason.
 func semanticGuard(rc *harness.RunContext, cfg Config, query string, d *agent.Draft, byID map[string]harness.Invocation) (GuardReview, runrecord.StopReason) {
-	review := GuardReview{Guard: runrecord.GuardSemantic, Verdict: VerdictError, Reasons: []string{}}
 	fail := func(reason string) (GuardReview, runrecord.StopReason) {
-		review.Reasons = append(review.Reasons, safe(reason, maxReasonBytes))
-		return review, ""
+		return runrecord.NewGuardReview(runrecord.GuardSemantic, runrecord.VerdictError, []string{safe(reason, maxReasonBytes)}), ""
 	}
 	if cfg.Model == nil {
 		return fail("no model configured for the semantic guard")
@@ -159,8 +157,7 @@ func semanticGuard(rc *harness.RunContext, cfg Config, query string, d *agent.Dr
 			if r := rc.Interrupted(); r != "" {
 				reason = r
 			}
-			review.Reasons = append(review.Reasons, "not answered: the run was interrupted ("+string(reason)+")")
-			return review, reason
+			return runrecord.NewGuardReview(runrecord.GuardSemantic, runrecord.VerdictError, []string{"not answered: the run was interrupted (" + string(reason) + ")"}), reason
 		}
 		if r := harness.ReasonOf(err); r != "" {
 			return fail("not run: " + string(r))
@@ -174,9 +171,9 @@ func semanticGuard(rc *harness.RunContext, cfg Config, query string, d *agent.Dr
 	if err != nil {
 		return fail(err.Error())
 	}
-	review.Verdict = v.Verdict
+	reasons := make([]string, 0, len(v.Reasons))
 	for _, r := range v.Reasons {
-		review.Reasons = append(review.Reasons, safe(r, maxReasonBytes))
+		reasons = append(reasons, safe(r, maxReasonBytes))
 	}
-	return review, ""
+	return runrecord.NewGuardReview(runrecord.GuardSemantic, v.Verdict, reasons), ""
 }

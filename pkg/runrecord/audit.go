@@ -2,6 +2,7 @@ package runrecord
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/superbiz/superbiz/pkg/tools"
@@ -60,6 +61,17 @@ const (
 
 // Guards lists every guard, for the store's checks.
 func Guards() []string { return []string{GuardEvidence, GuardSemantic, GuardKnowledge} }
+
+// The guards' verdicts, as the audit stores them: the evidence and
+// knowledge guards pass or reject, the semantic guard says whether the
+// evidence supports the draft, or fails to answer.
+const (
+	VerdictPass        = "PASS"
+	VerdictReject      = "REJECT"
+	VerdictSupported   = "SUPPORTED"
+	VerdictUnsupported = "UNSUPPORTED"
+	VerdictError       = "ERROR"
+)
 
 // The intents of a run: the three the router gives (a stored run has ""
 // until it is routed), and TOOL_CALL, one evidence tool called directly by
@@ -163,4 +175,49 @@ type ModelRound struct {
 	// ErrorKind says why the round failed (a model error kind, or the stop
 	// reason of a run that ended while the model answered); "" otherwise.
 	ErrorKind string `json:"error_kind,omitempty"`
+}
+
+// GuardReview is the audit record of one release guard's verdict with its
+// reasons: pkg/release's guards make it, the run store keeps every member
+// (guard_reviews) and `runs show` reads it back
+// (TestAuditRecordsRoundTrip in pkg/runstore). No reason ever reaches the
+// answer or the published result.
+type GuardReview struct {
+	// Seq is the review's place in the run (1, 2, 3…), assigned by the store.
+	Seq     int    `json:"seq"`
+	Guard   string `json:"guard"`   // one of Guards
+	Verdict string `json:"verdict"` // one of the Verdict… constants
+	// Reasons is a JSON array of strings, or nil; kept as the stored
+	// document, so a damaged one can still be shown (DecodeReasons).
+	Reasons   json.RawMessage `json:"reasons,omitempty"`
+	CreatedAt time.Time       `json:"created_at"` // the store's clock when zero
+}
+
+// NewGuardReview is guard's verdict with its reasons as the record keeps
+// them (an empty list stays an empty array).
+func NewGuardReview(guard, verdict string, reasons []string) GuardReview {
+	if reasons == nil {
+		reasons = []string{}
+	}
+	raw, err := json.Marshal(reasons)
+	if err != nil { // a []string always encodes
+		panic("runrecord: encode guard reasons: " + err.Error())
+	}
+	return GuardReview{Guard: guard, Verdict: verdict, Reasons: raw}
+}
+
+// Passed reports whether the review lets the draft go on toward release.
+func (g GuardReview) Passed() bool { return g.Verdict == VerdictPass || g.Verdict == VerdictSupported }
+
+// DecodeReasons reads the reasons; none when nil. The error names a stored
+// document that is not an array of strings.
+func (g GuardReview) DecodeReasons() ([]string, error) {
+	if len(g.Reasons) == 0 {
+		return nil, nil
+	}
+	var reasons []string
+	if err := json.Unmarshal(g.Reasons, &reasons); err != nil {
+		return nil, fmt.Errorf("stored reasons are unreadable: %w", err)
+	}
+	return reasons, nil
 }

@@ -12,14 +12,8 @@ import (
 )
 
 // GuardReview is one release guard's verdict, kept for audit and never
-// published.
-type GuardReview struct {
-	Seq       int // assigned by AppendGuardReview
-	Guard     string
-	Verdict   string
-	Reasons   json.RawMessage // JSON array, or nil
-	CreatedAt time.Time       // defaults to now
-}
+// published: runrecord.GuardReview, declared once there.
+type GuardReview = runrecord.GuardReview
 
 // AppendToolInvocation adds the next tool invocation of a RUNNING run and
 // returns its sequence number; a finished run returns ErrAlreadyTerminal.

@@ -72,12 +72,6 @@ func (d *RunDetail) DecodeResultSummary() (r StoredResultSummary, ok bool, err e
 	return decodeStored[StoredResultSummary](d.PublishedResult, "result is")
 }
 
-// DecodeReasons reads a guard review's audit-only reasons; none when NULL.
-func (g GuardReview) DecodeReasons() ([]string, error) {
-	reasons, _, err := decodeStored[[]string](g.Reasons, "reasons are")
-	return reasons, err
-}
-
 // legacyCodeCancelled is the tool error code CANCELLED as releases before
 // run store migration 4 spelled it. The migration rewrites the stored codes
 // (tool_invocations.error_code, runs.error_code); an observation keeps the

@@ -756,7 +756,7 @@ func TestReadsDoNotTakeTheWriteLock(t *testing.T) {
 }
 
 // TestAuditRecordsRoundTrip: the store keeps every member of the audit
-// records. Each member of runrecord.Invocation and runrecord.ModelRound is
+// records. Each member of runrecord.Invocation, ModelRound and GuardReview is
 // set to a value of its own (found by reflection, so a member added
 // without its column fails here), stored, and read back equal.
 func TestAuditRecordsRoundTrip(t *testing.T) {
@@ -773,15 +773,21 @@ func TestAuditRecordsRoundTrip(t *testing.T) {
 	if _, err := s.AppendModelRound(ctx, "r_1", round); err != nil {
 		t.Fatal(err)
 	}
+	var review runrecord.GuardReview
+	fillMembers(t, &review, map[string]any{"Guard": runrecord.GuardSemantic, "Reasons": json.RawMessage(`["member Reasons"]`)})
+	if _, err := s.AppendGuardReview(ctx, "r_1", review); err != nil {
+		t.Fatal(err)
+	}
 	d, err := s.GetRun(ctx, "r_1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(d.Invocations) != 1 || len(d.ModelRounds) != 1 {
-		t.Fatalf("%d invocations and %d model rounds read back, want 1 each", len(d.Invocations), len(d.ModelRounds))
+	if len(d.Invocations) != 1 || len(d.ModelRounds) != 1 || len(d.GuardReviews) != 1 {
+		t.Fatalf("%d invocations, %d model rounds and %d guard reviews read back, want 1 each", len(d.Invocations), len(d.ModelRounds), len(d.GuardReviews))
 	}
 	sameMembers(t, inv, d.Invocations[0])
 	sameMembers(t, round, d.ModelRounds[0])
+	sameMembers(t, review, d.GuardReviews[0])
 }
 
 // fillMembers sets every member of the struct *p to a value of its own:

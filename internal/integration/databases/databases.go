@@ -33,13 +33,7 @@ func build(dbs []config.Database, newTool func([]config.Database) (*sqlquery.Too
 	if len(dbs) == 0 {
 		return nil
 	}
-	t, err := newTool(dbs)
-	if err != nil {
-		return &integration.ConfigError{Err: err}
-	}
-	parts.Adapters = append(parts.Adapters, t)
-	parts.Closers = append(parts.Closers, t.Close)
-	return nil
+	return parts.Add(newTool(dbs))
 }
 
 // Reads names the database a call asked for and its result reports.

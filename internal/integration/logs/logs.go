@@ -24,12 +24,7 @@ func (Source) Build(_ context.Context, cfg *config.Config, _ integration.Env, pa
 	if len(cfg.Logs) == 0 {
 		return nil
 	}
-	t, err := logtool.New(cfg.Logs)
-	if err != nil {
-		return &integration.ConfigError{Err: err}
-	}
-	parts.Adapters = append(parts.Adapters, t)
-	return nil
+	return parts.Add(logtool.New(cfg.Logs))
 }
 
 // Reads names the log source a call asked for and its result reports.

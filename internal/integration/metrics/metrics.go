@@ -34,12 +34,7 @@ func (Source) Build(_ context.Context, cfg *config.Config, _ integration.Env, pa
 	if err := secretsSet(cfg); err != nil {
 		return &integration.ConfigError{Err: err}
 	}
-	t, err := metricstool.New(cfg.Metrics)
-	if err != nil {
-		return &integration.ConfigError{Err: err}
-	}
-	parts.Adapters = append(parts.Adapters, t)
-	return nil
+	return parts.Add(metricstool.New(cfg.Metrics))
 }
 
 // Reads names the metrics source a call asked for and its result reports.

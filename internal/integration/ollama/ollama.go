@@ -23,9 +23,6 @@ type Provider struct{}
 // Name is model.provider's value.
 func (Provider) Name() string { return config.ProviderOllama }
 
-// URLKey is the [model] key of the server's URL.
-func (Provider) URLKey() string { return "model.host" }
-
 // Client builds the adapter from [model]: host, num_ctx, temperature, think.
 func (Provider) Client(m config.Model, name string, timeout time.Duration) (integration.Client, error) {
 	return client(m, name, timeout)
@@ -47,35 +44,28 @@ func (Provider) ServerHint(cfg *config.Config) string {
 // and HTTP status.
 func (p Provider) Hint(cfg *config.Config, me *model.Error) string {
 	host, name := cfg.Model.Endpoint(), cfg.Model.Name
-	switch {
-	case me == nil || me.Kind == model.ErrUnreachable:
-		return p.ServerHint(cfg)
-	case me.Kind == model.ErrModelNotFound:
-		return fmt.Sprintf("hint: pull the model on the server (`ollama pull %s`) or choose a pulled one with --model (tried %s)", name, host)
-	case me.Kind == model.ErrToolsNotSupported:
-		return fmt.Sprintf("hint: %s has no native tool calling; choose a model that has (e.g. qwen3:8b) with --model; `superbiz doctor` checks it", name)
-	case me.Status == 401 || me.Status == 403:
-		return fmt.Sprintf("hint: %s (or a proxy in front of it) refused the credentials (HTTP %d): check the key or the user:password in --host / OLLAMA_HOST, and the proxy's authentication", host, me.Status)
-	case me.Kind == model.ErrServer:
-		return fmt.Sprintf("hint: the model server failed while answering: check `ollama ps` and the Ollama server log (out of memory, a crashed runner); if a proxy stands in front of %s, check that it reaches Ollama", host)
-	case me.Kind == model.ErrProtocol:
-		return fmt.Sprintf("hint: %s did not answer like the Ollama API (a cut stream, an HTML page or a malformed line): check that --host points at Ollama itself and that no proxy cuts, buffers or rewrites the stream; `ollama ps` shows whether the model is still loaded", host)
-	case me.Kind == model.ErrTimeout:
-		return fmt.Sprintf("hint: the model did not answer within model.request_timeout: check `ollama ps` (still loading? too large for this machine?) or raise model.request_timeout (tried %s)", host)
-	}
-	return fmt.Sprintf("hint: the server at %s rejected the request: `superbiz doctor` checks the server version, the model and its tool support", host)
+	return integration.ModelHints{
+		Server:   p.ServerHint(cfg),
+		NotFound: fmt.Sprintf("hint: pull the model on the server (`ollama pull %s`) or choose a pulled one with --model (tried %s)", name, host),
+		NoTools:  fmt.Sprintf("hint: %s has no native tool calling; choose a model that has (e.g. qwen3:8b) with --model; `superbiz doctor` checks it", name),
+		Denied: func(status int) string {
+			return fmt.Sprintf("hint: %s (or a proxy in front of it) refused the credentials (HTTP %d): check the key or the user:password in --host / OLLAMA_HOST, and the proxy's authentication", host, status)
+		},
+		Failed:   fmt.Sprintf("hint: the model server failed while answering: check `ollama ps` and the Ollama server log (out of memory, a crashed runner); if a proxy stands in front of %s, check that it reaches Ollama", host),
+		Protocol: fmt.Sprintf("hint: %s did not answer like the Ollama API (a cut stream, an HTML page or a malformed line): check that --host points at Ollama itself and that no proxy cuts, buffers or rewrites the stream; `ollama ps` shows whether the model is still loaded", host),
+		Timeout:  fmt.Sprintf("hint: the model did not answer within model.request_timeout: check `ollama ps` (still loading? too large for this machine?) or raise model.request_timeout (tried %s)", host),
+		Other:    fmt.Sprintf("hint: the server at %s rejected the request: `superbiz doctor` checks the server version, the model and its tool support", host),
+	}.For(me)
 }
 
 // EmbedHint is the fix when knowledge.embed_model could not embed.
 func (Provider) EmbedHint(cfg *config.Config, host string, err error) string {
 	name := cfg.Knowledge.EmbedModel
-	switch model.KindOf(err) {
-	case model.ErrUnreachable, model.ErrTimeout:
-		return fmt.Sprintf("start Ollama with `ollama serve` (then `ollama pull %s`) or set --host/OLLAMA_HOST (tried %s)", name, host)
-	case model.ErrServer, model.ErrProtocol:
-		return fmt.Sprintf("check the Ollama server log at %s; `ollama pull %s` if the model is missing", host, name)
-	}
-	return fmt.Sprintf("run `ollama pull %s` on %s, or choose an embedding model in knowledge.embed_model", name, host)
+	return integration.EmbedHints{
+		Down:   fmt.Sprintf("start Ollama with `ollama serve` (then `ollama pull %s`) or set --host/OLLAMA_HOST (tried %s)", name, host),
+		Failed: fmt.Sprintf("check the Ollama server log at %s; `ollama pull %s` if the model is missing", host, name),
+		Other:  fmt.Sprintf("run `ollama pull %s` on %s, or choose an embedding model in knowledge.embed_model", name, host),
+	}.For(err)
 }
 
 // Doctor checks, in order, that Ollama answers, that the model is pulled

@@ -27,9 +27,6 @@ type Provider struct{}
 // Name is model.provider's value.
 func (Provider) Name() string { return config.ProviderOpenAI }
 
-// URLKey is the [model] key of the server's base URL.
-func (Provider) URLKey() string { return "model.url" }
-
 // Client builds the adapter from [model]: url, the key read from
 // api_key_env, temperature, stream, structured.
 func (Provider) Client(m config.Model, name string, timeout time.Duration) (integration.Client, error) {
@@ -53,33 +50,27 @@ func (Provider) ServerHint(cfg *config.Config) string {
 // server's flag.
 func (p Provider) Hint(cfg *config.Config, me *model.Error) string {
 	host, name := cfg.Model.Endpoint(), cfg.Model.Name
-	switch {
-	case me == nil || me.Kind == model.ErrUnreachable:
-		return p.ServerHint(cfg)
-	case me.Kind == model.ErrModelNotFound:
-		return fmt.Sprintf("hint: set model.name (or --model) to an id the server's /models lists (tried %q at %s)", name, host)
-	case me.Kind == model.ErrToolsNotSupported:
-		return fmt.Sprintf("hint: %s will not call tools for %s: enable tool calling on the server (vLLM: --enable-auto-tool-choice --tool-call-parser; llama.cpp: --jinja); `superbiz doctor` probes it", host, name)
-	case me.Status == 401 || me.Status == 403:
-		return fmt.Sprintf("hint: put the server's API key in $%s (model.api_key_env names the variable), or check that the key may use %s", cfg.Model.APIKeyEnv, name)
-	case me.Status == 429:
-		return fmt.Sprintf("hint: %s kept rate-limiting the requests: wait, raise the key's limits, or raise model.request_timeout so the retries fit", host)
-	case me.Kind == model.ErrServer:
-		return fmt.Sprintf("hint: the model server failed while answering: check its log (out of memory, a crashed worker); if a proxy stands in front of %s, check that it reaches the server", host)
-	case me.Kind == model.ErrProtocol:
-		return fmt.Sprintf("hint: %s did not answer like an OpenAI-compatible API (a cut stream, an HTML page or a malformed data line): check that model.url is the API's base URL (usually ending in /v1) and that no proxy cuts or buffers the stream; model.stream = false avoids streaming", host)
-	case me.Kind == model.ErrTimeout:
-		return fmt.Sprintf("hint: the model did not answer within model.request_timeout: check the server's load or raise model.request_timeout (tried %s)", host)
-	}
-	return fmt.Sprintf("hint: the server at %s rejected the request: `superbiz doctor` checks the URL, the key, the model, tool calling and structured output", host)
+	return integration.ModelHints{
+		Server:   p.ServerHint(cfg),
+		NotFound: fmt.Sprintf("hint: set model.name (or --model) to an id the server's /models lists (tried %q at %s)", name, host),
+		NoTools:  fmt.Sprintf("hint: %s will not call tools for %s: enable tool calling on the server (vLLM: --enable-auto-tool-choice --tool-call-parser; llama.cpp: --jinja); `superbiz doctor` probes it", host, name),
+		Denied: func(int) string {
+			return fmt.Sprintf("hint: put the server's API key in $%s (model.api_key_env names the variable), or check that the key may use %s", cfg.Model.APIKeyEnv, name)
+		},
+		RateLimited: fmt.Sprintf("hint: %s kept rate-limiting the requests: wait, raise the key's limits, or raise model.request_timeout so the retries fit", host),
+		Failed:      fmt.Sprintf("hint: the model server failed while answering: check its log (out of memory, a crashed worker); if a proxy stands in front of %s, check that it reaches the server", host),
+		Protocol:    fmt.Sprintf("hint: %s did not answer like an OpenAI-compatible API (a cut stream, an HTML page or a malformed data line): check that model.url is the API's base URL (usually ending in /v1) and that no proxy cuts or buffers the stream; model.stream = false avoids streaming", host),
+		Timeout:     fmt.Sprintf("hint: the model did not answer within model.request_timeout: check the server's load or raise model.request_timeout (tried %s)", host),
+		Other:       fmt.Sprintf("hint: the server at %s rejected the request: `superbiz doctor` checks the URL, the key, the model, tool calling and structured output", host),
+	}.For(me)
 }
 
 // EmbedHint is the fix when knowledge.embed_model could not embed.
 func (Provider) EmbedHint(_ *config.Config, host string, err error) string {
-	if kind := model.KindOf(err); kind == model.ErrUnreachable || kind == model.ErrTimeout {
-		return fmt.Sprintf("start the model server or point model.url / %s at a running one (tried %s)", config.EnvOpenAIBaseURL, host)
-	}
-	return fmt.Sprintf("set knowledge.embed_model to an embedding model the server at %s lists on /models and serves on /embeddings", host)
+	return integration.EmbedHints{
+		Down:  fmt.Sprintf("start the model server or point model.url / %s at a running one (tried %s)", config.EnvOpenAIBaseURL, host),
+		Other: fmt.Sprintf("set knowledge.embed_model to an embedding model the server at %s lists on /models and serves on /embeddings", host),
+	}.For(err)
 }
 
 // The doctor lines of the openai provider.

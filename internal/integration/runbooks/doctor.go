@@ -92,7 +92,7 @@ func embed(ctx context.Context, cfg *config.Config, p integration.Provider) doct
 	}
 	c, err := embedClient(cfg, p)
 	if err != nil {
-		return doctor.Failed(embedCheckName, err.Error(), "fix "+p.URLKey()+" and knowledge.embed_model in the config")
+		return doctor.Failed(embedCheckName, err.Error(), "fix "+cfg.Model.URLKey()+" and knowledge.embed_model in the config")
 	}
 	ectx, cancel := context.WithTimeout(ctx, doctor.Timeout)
 	defer cancel()

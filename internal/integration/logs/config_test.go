@@ -1,10 +1,21 @@
-package config
+package logs
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/config/configtest"
 )
+
+// The rules of [[logs]] entries that the tags cannot state are reported at
+// load, naming the key and the file.
+func TestConfigErrors(t *testing.T) {
+	configtest.Errors(t, []config.Part{Source{}.Config()}, []configtest.Case{
+		{Name: "log without paths", TOML: "[[logs]]\nname = \"a\"\n", Want: []string{"logs[0].paths = [] in ", "at least one"}},
+		{Name: "bad glob", TOML: "[[logs]]\nname = \"a\"\npaths = [\"/var/log/[a.log\"]\n", Want: []string{"logs[0].paths[0] = ", "not a valid glob"}},
+	})
+}
 
 // TestCustomLayoutKeys loads [[logs]] entries with format = "custom" and
 // checks that each bad key is reported at load, naming the key and the file.
@@ -65,14 +76,12 @@ sample = "2026-13-45 99:00:00 boom"`, "logs[0].sample", "does not parse with tim
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			w := newWorkspace(t)
-			path := writeFile(t, filepath.Join(w.wd, "superbiz.toml"), "[[logs]]\nname = \"app\"\npaths = [\"/var/log/app.log\"]\ntimezone = \"UTC\"\n"+tt.body+"\n")
-			cfg, err := w.load(Overrides{}, "")
+			cfg, path, err := configtest.Load(t, "[[logs]]\nname = \"app\"\npaths = [\"/var/log/app.log\"]\ntimezone = \"UTC\"\n"+tt.body+"\n", nil, Source{}.Config())
 			if tt.wantKey == "" {
 				if err != nil {
 					t.Fatalf("load: %v", err)
 				}
-				if cfg.Logs[0].Format != FormatCustom || cfg.Logs[0].Pattern == "" {
+				if cfg.Logs[0].Format != config.FormatCustom || cfg.Logs[0].Pattern == "" {
 					t.Fatalf("custom layout not kept: %+v", cfg.Logs[0])
 				}
 				return

@@ -1,0 +1,45 @@
+package databases
+
+import (
+	"fmt"
+
+	"github.com/superbiz/superbiz/internal/config"
+)
+
+// Config is the [[databases]] share of the configuration, for every driver
+// (query_mysql's and query_postgres's): the rules of each entry its tags
+// cannot state and its summary lines. The table is declared in
+// pkg/tools/sqlquery.
+func (Source) Config() config.Part {
+	return config.Part{Table: "databases", Check: checkConfig, Summary: summaryLines}
+}
+
+// checkConfig reports, per entry, a missing DSN, or one not checked for the
+// entry's driver (a configuration built in Go).
+func checkConfig(cfg *config.Config, c *config.Checker) {
+	for i, d := range cfg.Databases {
+		key := fmt.Sprintf("databases[%d].dsn", i)
+		switch d.Driver {
+		case config.DriverMySQL, config.DriverPostgres, config.DriverSQLite:
+		default:
+			continue // the driver's own problem is reported
+		}
+		if d.DSN.IsZero() {
+			c.Bad(key, `""`, `empty: write e.g. "readonly:secret@tcp(127.0.0.1:3306)/orders" (mysql), "postgres://readonly:secret@127.0.0.1:5432/orders" (postgres) or a file path (sqlite)`)
+		} else if d.DSN.Driver() != d.Driver {
+			c.Rule(key, fmt.Sprintf("was not checked for driver %q: build it with config.NewDSN", d.Driver))
+		}
+	}
+}
+
+// summaryLines is one line per database, its DSN masked.
+func summaryLines(cfg *config.Config) []string {
+	var lines []string
+	for _, d := range cfg.Databases {
+		lines = append(lines, fmt.Sprintf("database %s: %s %s (%s)", d.Name, d.Driver, d.DSN.Redacted(), cfg.Pairs("", d, "name", "driver", "dsn")))
+	}
+	if len(cfg.Databases) == 0 {
+		lines = append(lines, "databases: none configured")
+	}
+	return lines
+}

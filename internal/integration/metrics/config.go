@@ -1,0 +1,56 @@
+package metrics
+
+import (
+	"fmt"
+
+	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/pkg/redact"
+)
+
+// Config is the [[metrics]] share of the configuration: the rules of each
+// entry its tags cannot state, its summary lines and its credential, read
+// at load from the variable the entry names. The table is declared in
+// pkg/tools/metrics.
+func (Source) Config() config.Part {
+	return config.Part{Table: "metrics", Resolve: resolveCredentials, Check: checkConfig, Summary: summaryLines}
+}
+
+// resolveCredentials reads each entry's secret from the variable its bearer_token_env
+// (or else password_env) names; an unset variable leaves it empty, for
+// Build and doctor to report.
+func resolveCredentials(cfg *config.Config, getenv func(string) string) {
+	for i, m := range cfg.Metrics {
+		switch {
+		case m.BearerTokenEnv != "":
+			cfg.Metrics[i].Secret = config.NewSecret(getenv(m.BearerTokenEnv))
+		case m.PasswordEnv != "":
+			cfg.Metrics[i].Secret = config.NewSecret(getenv(m.PasswordEnv))
+		}
+	}
+}
+
+// checkConfig reports, per entry, a URL that is no plain base URL and
+// credentials named the wrong way.
+func checkConfig(cfg *config.Config, c *config.Checker) {
+	for i, m := range cfg.Metrics {
+		prefix := fmt.Sprintf("metrics[%d]", i)
+		if msg := config.BaseURLProblem(m.URL, "http://127.0.0.1:9090"); msg != "" {
+			c.Bad(prefix+".url", config.Show(redact.String(m.URL)), msg)
+		}
+		c.Auth(prefix, m.HTTPAuth)
+	}
+}
+
+// summaryLines is one line per source: its URL, its keys and how it
+// authenticates (the variable's name, never the value).
+func summaryLines(cfg *config.Config) []string {
+	var lines []string
+	for _, m := range cfg.Metrics {
+		lines = append(lines, fmt.Sprintf("metrics %s: %s (%s, auth %s)",
+			m.Name, m.URL, cfg.Pairs("", m, "name", "url", "bearer_token_env", "username", "password_env"), m.Auth()))
+	}
+	if len(cfg.Metrics) == 0 {
+		lines = append(lines, "metrics: none configured")
+	}
+	return lines
+}

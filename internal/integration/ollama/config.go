@@ -1,0 +1,28 @@
+package ollama
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/superbiz/superbiz/internal/config"
+)
+
+// Config is Ollama's share of [model]: its summary line. Its keys (host,
+// num_ctx, think) carry provider:"ollama" in config.Model, which is how a
+// key set for the other provider is refused.
+func (Provider) Config() config.Part {
+	return config.Part{Table: "model", Summary: summaryLines}
+}
+
+// summaryLines is the model line when Ollama is the provider: the model, the
+// host (password masked) and the keys that reach the server.
+func summaryLines(cfg *config.Config) []string {
+	m := cfg.Model
+	if m.Provider != config.ProviderOllama {
+		return nil
+	}
+	return []string{fmt.Sprintf("model: %s%s at %s%s (num_ctx %d, temperature %s, think %t, language %s, request_timeout %s)",
+		m.Name, cfg.From("model.name"), m.Host.Redacted(), cfg.From("model.host"),
+		m.NumCtx, strconv.FormatFloat(m.Temperature, 'g', -1, 64), m.Think,
+		m.Language, config.FormatDuration(m.RequestTimeout))}
+}

@@ -1,0 +1,46 @@
+package openai
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/superbiz/superbiz/internal/config"
+)
+
+// Config is the OpenAI-compatible provider's share of [model]: the URL it
+// requires, the key it reads at load from the variable api_key_env names,
+// and its summary line. Its keys carry provider:"openai" in config.Model.
+func (Provider) Config() config.Part {
+	return config.Part{Table: "model", Resolve: resolveCredentials, Check: checkConfig, Summary: summaryLines}
+}
+
+// resolveCredentials reads the API key from the variable model.api_key_env names
+// ("" when it is unset: a local server may want none).
+func resolveCredentials(cfg *config.Config, getenv func(string) string) {
+	if cfg.Model.APIKeyEnv != "" {
+		cfg.Model.APIKey = config.NewSecret(getenv(cfg.Model.APIKeyEnv))
+	}
+}
+
+// checkConfig requires the server's base URL when this is the provider.
+func checkConfig(cfg *config.Config, c *config.Checker) {
+	if cfg.Model.Provider == config.ProviderOpenAI && cfg.Model.URL.IsZero() {
+		c.Rule("model.url", fmt.Sprintf("is required with model.provider = %q: the server's base URL, e.g. \"http://127.0.0.1:8000/v1\" (vLLM) or \"https://api.openai.com/v1\"; or set $%s", config.ProviderOpenAI, config.EnvOpenAIBaseURL))
+	}
+}
+
+// summaryLines is the model line when this is the provider; the key's value
+// never appears, only whether its variable is set.
+func summaryLines(cfg *config.Config) []string {
+	m := cfg.Model
+	if m.Provider != config.ProviderOpenAI {
+		return nil
+	}
+	key := "unset"
+	if !m.APIKey.IsZero() {
+		key = "set"
+	}
+	return []string{fmt.Sprintf("model: %s%s at %s%s (provider openai%s, key $%s %s, stream %t, structured %s, temperature %s, language %s, request_timeout %s)",
+		m.Name, cfg.From("model.name"), m.URL.Redacted(), cfg.From("model.url"), cfg.From("model.provider"), m.APIKeyEnv, key,
+		m.Stream, m.Structured, strconv.FormatFloat(m.Temperature, 'g', -1, 64), m.Language, config.FormatDuration(m.RequestTimeout))}
+}

@@ -1,0 +1,28 @@
+package playbooks
+
+import (
+	"strings"
+
+	"github.com/superbiz/superbiz/internal/config"
+)
+
+// Config is the [skills] share of the configuration: its paths' rule and its
+// summary line.
+func (Source) Config() config.Part {
+	return config.Part{Table: "skills", Check: checkConfig, Summary: summaryLines}
+}
+
+// checkConfig reports an empty playbook directory.
+func checkConfig(cfg *config.Config, c *config.Checker) {
+	c.Paths("skills.paths", cfg.Skills.Paths)
+}
+
+// summaryLines says the built-in playbooks are read, and which directories
+// beside them.
+func summaryLines(cfg *config.Config) []string {
+	line := "skills: built-in"
+	if ps := cfg.Skills.Paths; len(ps) > 0 {
+		line += " + " + strings.Join(ps, ", ")
+	}
+	return []string{line}
+}

@@ -1,0 +1,155 @@
+package registry
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/goldenfile"
+)
+
+// load writes body as ./superbiz.toml of a fresh working directory and
+// loads it the way every command does (Load), with XDG_DATA_HOME and HOME
+// in the test's directory and env beside them. It returns the working
+// directory and the data directory too.
+func load(t *testing.T, body string, env map[string]string) (cfg *config.Config, wd, data string, err error) {
+	t.Helper()
+	root := t.TempDir()
+	wd, data = filepath.Join(root, "wd"), filepath.Join(root, "data")
+	if err := os.MkdirAll(wd, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(wd, "superbiz.toml"), []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	vars := map[string]string{"XDG_DATA_HOME": data, "XDG_CONFIG_HOME": filepath.Join(root, "config"), "HOME": root}
+	for k, v := range env {
+		vars[k] = v
+	}
+	cfg, err = Load(config.LoadOptions{WorkDir: wd, Getenv: func(k string) string { return vars[k] }})
+	return cfg, wd, data, err
+}
+
+// The summary of SPEC's example file, every integration's lines in the
+// order of the tables, is the golden file; it never shows the DSN's
+// password.
+func TestSpecExampleSummary(t *testing.T) {
+	body, err := os.ReadFile("../config/testdata/spec.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, wd, data, err := load(t, string(body), nil)
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	got := strings.Join(cfg.Summary(), "\n") + "\n"
+	got = strings.ReplaceAll(got, wd, "$WD")
+	got = strings.ReplaceAll(got, data, "$XDG_DATA_HOME")
+	goldenfile.Check(t, "spec.summary.golden", []byte(got))
+	if strings.Contains(got, "secret") {
+		t.Errorf("summary leaks the DSN password:\n%s", got)
+	}
+}
+
+// [alerts] and [[metrics]] share one HTTPAuth: the same keys decode into
+// it, the JSON view keeps them flat in the table, and the summary describes
+// them in the same words.
+func TestHTTPAuthSharedByAlertsAndMetrics(t *testing.T) {
+	cfg, _, _, err := load(t, "[alerts]\nurl = \"http://am:9093\"\nusername = \"oncall\"\npassword_env = \"AM_PASSWORD\"\n"+
+		"[[metrics]]\nname = \"p\"\nurl = \"http://h:9090\"\nusername = \"oncall\"\npassword_env = \"AM_PASSWORD\"\n", nil)
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	want := config.HTTPAuth{Username: "oncall", PasswordEnv: "AM_PASSWORD"}
+	if cfg.Alerts.HTTPAuth != want || cfg.Metrics[0].HTTPAuth != want {
+		t.Errorf("auth = %+v and %+v, want %+v", cfg.Alerts.HTTPAuth, cfg.Metrics[0].HTTPAuth, want)
+	}
+	b, err := json.Marshal(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"alerts":{"url":"http://am:9093","bearer_token_env":"","username":"oncall","password_env":"AM_PASSWORD","timeout":"10s"}`) {
+		t.Errorf("JSON view of [alerts]: %s", b)
+	}
+	for _, line := range []string{`alerts: http://am:9093 (auth basic "oncall" with the password from $AM_PASSWORD, timeout 10s)`, `auth basic "oncall" with the password from $AM_PASSWORD, NOT SET)`} {
+		if !strings.Contains(cfg.String(), line) {
+			t.Errorf("summary lacks %q:\n%s", line, cfg)
+		}
+	}
+}
+
+// The summary lines of the integrations show the DSN and the host with
+// their passwords masked.
+func TestSummaryMasksPasswords(t *testing.T) {
+	cfg, _, _, err := load(t, `[model]
+host = "https://ops:HostPassw0rdX@ollama.internal/api-gw"
+[[databases]]
+name = "orders"
+driver = "mysql"
+dsn = "readonly:DsnPassw0rdX@tcp(127.0.0.1:3306)/orders?timeout=2s"
+`, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	summary := strings.Join(cfg.Summary(), "\n")
+	for _, want := range []string{"database orders: mysql readonly:[REDACTED]@tcp(127.0.0.1:3306)/orders?timeout=2s", "https://ops:[REDACTED]@ollama.internal:443/api-gw"} {
+		if !strings.Contains(summary, want) {
+			t.Errorf("summary lacks %q:\n%s", want, summary)
+		}
+	}
+	if strings.Contains(summary, "Passw0rdX") {
+		t.Errorf("summary shows a password:\n%s", summary)
+	}
+}
+
+// Every example of the starter file, uncommented, loads under every
+// integration's rules (the [model] block is its provider choice, which
+// internal/config's tests load either way).
+func TestStarterExamplesLoad(t *testing.T) {
+	code := regexp.MustCompile(`^# (\[|[a-z_]+ = )`)
+	var lines []string
+	inModel := false
+	for line := range strings.Lines(config.Starter()) {
+		if strings.HasPrefix(line, "[") {
+			inModel = line == "[model]\n"
+		}
+		if code.MatchString(line) && !inModel {
+			line = strings.TrimPrefix(line, "# ")
+		}
+		lines = append(lines, line)
+	}
+	cfg, _, _, err := load(t, strings.Join(lines, ""), map[string]string{"PROM_TOKEN": "t"})
+	if err != nil {
+		t.Fatalf("Load of the uncommented starter: %v", err)
+	}
+	if len(cfg.Logs) == 0 || len(cfg.Databases) == 0 || len(cfg.Metrics) == 0 || cfg.Alerts.URL == "" {
+		t.Errorf("uncommented starter configures too little: %v", cfg.Summary())
+	}
+}
+
+// Each share of the configuration belongs to a table the configuration
+// declares, and Defaults validates with every share.
+func TestPartsBelongToDeclaredTables(t *testing.T) {
+	var tables []string
+	for _, k := range config.Keys() {
+		name, _, _ := strings.Cut(k, ".")
+		tables = append(tables, strings.TrimSuffix(name, "[]"))
+	}
+	for _, p := range Parts() {
+		if !slices.Contains(tables, p.Table) {
+			t.Errorf("a share belongs to %q, which is no table of the configuration", p.Table)
+		}
+	}
+	cfg := Defaults()
+	if err := cfg.Validate(); err != nil {
+		t.Errorf("defaults do not validate with every share: %v", err)
+	}
+	if got := len(cfg.Summary()); got < 10 {
+		t.Errorf("defaults' summary has %d lines, want every table's:\n%s", got, cfg)
+	}
+}
