@@ -131,22 +131,31 @@ func (pf *prefilter) indexIn(blk []byte, from int, stop func() bool) int {
 	i := from + pf.off
 	// the first up in [i, upEnd) is at upAt; upAt == upEnd when none
 	upAt, upEnd := lim, lim
+	// one case: the search for lo spans the block and asks stop itself;
+	// two: stop is asked here every skipChunk, the searches being shorter
+	loStop := stop
 	if pf.up != pf.lo {
-		upAt, upEnd = i, i
+		upAt, upEnd, loStop = i, i, nil
 	}
-	for i < lim {
+	for asked := i; i < lim; {
 		if upEnd <= i {
+			if i-asked >= skipChunk {
+				if stop != nil && stop() {
+					return -1
+				}
+				asked = i
+			}
 			upEnd = min(lim, i+upWindow)
-			upAt = indexChunked(blk, i, upEnd, pf.up, stop)
+			upAt = indexChunked(blk, i, upEnd, pf.up, nil)
 		}
-		c := indexChunked(blk, i, upAt, pf.lo, stop)
+		c := indexChunked(blk, i, upAt, pf.lo, loStop)
 		if c >= upAt {
 			if upAt == upEnd { // neither case before upEnd
 				i = upEnd
 				continue
 			}
 			c = upAt
-			upAt = indexChunked(blk, c+1, upEnd, pf.up, stop)
+			upAt = indexChunked(blk, c+1, upEnd, pf.up, nil)
 		}
 		if st := c - pf.off; pf.match(blk[st:]) {
 			return st
@@ -161,40 +170,6 @@ func (pf *prefilter) indexIn(blk []byte, from int, stop func() bool) int {
 func (s *scanner) nextWord(data []byte, from, hi int) int {
 	if p := s.pf.indexIn(data[:hi], from, s.stopped); p >= 0 {
 		return p
-	}
-	return hi
-}
-
-// eitherBlock is the block indexEither searches for both bytes while it
-// is in the cache: one pass over memory instead of two.
-const eitherBlock = 32 << 10
-
-// indexEither is the index of the first a or b in data[from:hi] (hi when
-// none, or when stop says the call has ended). A case-blind search looks for
-// both cases of a letter; searching each block for both keeps the scan to
-// one pass over a mapped file, where two whole-range searches read it twice
-// (the rarer case, often absent, runs to the end of the range at once).
-func indexEither(data []byte, from, hi int, a, b byte, stop func() bool) int {
-	for asked := from; from < hi; {
-		end := min(hi, from+eitherBlock)
-		blk := data[from:end]
-		k := bytes.IndexByte(blk, a)
-		if k >= 0 {
-			blk = blk[:k]
-		}
-		if k2 := bytes.IndexByte(blk, b); k2 >= 0 {
-			return from + k2
-		}
-		if k >= 0 {
-			return from + k
-		}
-		from = end
-		if from-asked >= skipChunk {
-			if stop != nil && stop() {
-				return hi
-			}
-			asked = from
-		}
 	}
 	return hi
 }

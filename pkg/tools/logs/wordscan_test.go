@@ -67,7 +67,7 @@ func fastStarts(pf *prefilter, text []byte) []int {
 // TestWordScan: the rarest-byte search finds exactly the starts a naive
 // case-blind search finds, whether the rare byte is at the word's start,
 // middle or end, for every case of the text, for non-ASCII words, and for
-// words across the blocks its searches work in (upWindow, eitherBlock).
+// words across the windows its searches work in (upWindow).
 func TestWordScan(t *testing.T) {
 	pad := func(n int) string { return strings.Repeat("a", n) }
 	at := func(n int, s string) string { return pad(n) + s + pad(40) }
@@ -90,7 +90,7 @@ func TestWordScan(t *testing.T) {
 		{"word cut by the text's end", "tail", "", at(10, "") + "TAI", -1},
 		{"on the upWindow boundary", "lq", "", at(upWindow-1, "LQ") + at(upWindow-1, "lq"), -1},
 		{"upper case on the upWindow boundary", "qz", "zzzz", at(upWindow, "QZ") + at(upWindow-2, "Qz"), 0},
-		{"across eitherBlock", "qz", "zzzz", at(eitherBlock-1, "QZ") + at(eitherBlock-2, "qZ"), 0},
+		{"across several windows", "qz", "zzzz", at(4*upWindow-1, "QZ") + at(2*upWindow-2, "qZ"), 0},
 		{"upper case only, far apart", "mq", "mmmm", at(3*upWindow+5, "MQ") + at(upWindow, "MQ"), 1},
 	}
 	for _, c := range cases {
@@ -120,6 +120,25 @@ func TestWordScan(t *testing.T) {
 	// prefiltered: its entries are parsed and compared whole
 	if pf := choosePrefilter([][]byte{lowerWord("Größe")}, nil); pf != nil {
 		t.Errorf("prefilter %+v for a word with a cased non-ASCII letter", pf)
+	}
+}
+
+// A stop that says the call has ended ends a long search, for a word
+// whose rare byte has one case or two.
+func TestWordScanStops(t *testing.T) {
+	data := make([]byte, 2*skipChunk+10)
+	copy(data[len(data)-2:], "kQ")
+	for _, word := range []string{"kq", "k9"} { // rare bytes q (and Q), 9
+		pf := choosePrefilter([][]byte{lowerWord(word)}, []byte("kkkk"))
+		asked := 0
+		stop := func() bool { asked++; return true }
+		if got := pf.indexIn(data, 0, stop); got != -1 || asked != 1 {
+			t.Errorf("%q: %d after %d stop checks, want -1 after 1", word, got, asked)
+		}
+	}
+	pf := choosePrefilter([][]byte{lowerWord("kq")}, nil)
+	if got := pf.indexIn(data, 0, func() bool { return false }); got != len(data)-2 {
+		t.Errorf("without a stop: %d, want %d", got, len(data)-2)
 	}
 }
 
