@@ -186,7 +186,7 @@ func writeInspectedEntry(b *strings.Builder, e logs.InspectedEntry) {
 	sort.Strings(keys)
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = k + "=" + e.Fields[k]
+		parts[i] = k + "=" + fmt.Sprint(e.Fields[k])
 	}
 	fmt.Fprintf(b, "      fields: %s\n", strings.Join(parts, " "))
 }

@@ -2,6 +2,7 @@ package logparse
 
 import (
 	"bytes"
+	"math"
 	"strconv"
 )
 
@@ -118,22 +119,24 @@ func accessPattern(method, route, status []byte) []byte {
 // (the route), status and bytes (when written).
 func addRequest(r *Record, method, route, status, size []byte) {
 	if method != nil {
-		r.Fields = append(r.Fields, KV{[]byte("method"), method}, KV{[]byte("path"), route})
+		r.Fields = append(r.Fields, KV{Key: []byte("method"), Val: method}, KV{Key: []byte("path"), Val: route})
 	}
-	r.Fields = append(r.Fields, KV{[]byte("status"), status})
+	_, err := strconv.Atoi(string(status))
+	r.Fields = append(r.Fields, KV{Key: []byte("status"), Val: status, Num: err == nil})
 	addNumber(r, []byte("bytes"), size)
 }
 
-// addNumber adds key = v when v (quotes dropped) is a number.
+// addNumber adds key = v, a number, when v (quotes dropped) is a finite
+// decimal number.
 func addNumber(r *Record, key, v []byte) {
 	v = bytes.Trim(v, `"`)
 	if len(v) == 0 || string(v) == "-" {
 		return
 	}
-	if _, err := strconv.ParseFloat(string(v), 64); err != nil {
+	if x, err := strconv.ParseFloat(string(v), 64); err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
 		return
 	}
-	r.Fields = append(r.Fields, KV{key, v})
+	r.Fields = append(r.Fields, KV{Key: key, Val: v, Num: true})
 }
 
 // numericTails adds the key=value pairs of an access line's tail whose

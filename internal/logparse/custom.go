@@ -47,12 +47,12 @@ func (c *customLayout) parse(line []byte, tc *TimeCtx, r *Record) LineKind {
 	r.Service = group(c.l.Service)
 	if lv := group(c.l.Level); len(lv) > 0 {
 		if r.Level = normLevel(lv); r.Level == "" {
-			r.Fields = append(r.Fields, KV{[]byte(loglayout.GroupLevel), lv})
+			r.Fields = append(r.Fields, KV{Key: []byte(loglayout.GroupLevel), Val: lv})
 		}
 	}
 	for i, f := range c.l.Fields {
 		if v := group(f.Group); v != nil {
-			r.Fields = append(r.Fields, KV{c.names[i], v})
+			r.Fields = append(r.Fields, KV{Key: c.names[i], Val: v})
 		}
 	}
 	ts, ok := c.l.Time(group(c.l.TS), tc.Loc, tc.Year, tc.EndNS)

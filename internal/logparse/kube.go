@@ -49,7 +49,7 @@ func parseDockerJSON(line []byte, tc *TimeCtx, r *Record) LineKind {
 	}
 	ts, timed := valueTime(stamp, tc)
 	parseInner(trimNewline(log), tc, r)
-	r.Fields = append(r.Fields, KV{[]byte("stream"), stream})
+	r.Fields = append(r.Fields, KV{Key: []byte("stream"), Val: stream})
 	if !timed {
 		r.TS = 0
 		return LineUntimed
@@ -67,7 +67,7 @@ func parseCRI(line []byte, tc *TimeCtx, r *Record) LineKind {
 	}
 	parseInner(inner, tc, r)
 	r.TS = ts
-	r.Fields = append(r.Fields, KV{[]byte("stream"), stream})
+	r.Fields = append(r.Fields, KV{Key: []byte("stream"), Val: stream})
 	return LineTimed
 }
 

@@ -52,7 +52,7 @@ func TestWrappedLines(t *testing.T) {
 			keys[string(f.Key)] = true
 		}
 		if !keys["stream"] || (tt.key != "" && !keys[tt.key]) {
-			t.Errorf("%s: fields %q", tt.line, r.Fields)
+			t.Errorf("%s: fields %v", tt.line, keys)
 		}
 	}
 	var r Record

@@ -166,7 +166,7 @@ func parseOTLPRecord(obj []byte, tc *TimeCtx, r *Record, svc []byte) LineKind {
 						return true
 					})
 					if len(key) > 0 {
-						r.Fields = append(r.Fields, KV{key, val})
+						r.Fields = append(r.Fields, KV{Key: key, Val: val})
 					}
 					return true
 				})
@@ -175,10 +175,10 @@ func parseOTLPRecord(obj []byte, tc *TimeCtx, r *Record, svc []byte) LineKind {
 		return true
 	})
 	if len(traceID) > 0 {
-		r.Fields = append(r.Fields, KV{[]byte("trace_id"), traceID})
+		r.Fields = append(r.Fields, KV{Key: []byte("trace_id"), Val: traceID})
 	}
 	if len(spanID) > 0 {
-		r.Fields = append(r.Fields, KV{[]byte("span_id"), spanID})
+		r.Fields = append(r.Fields, KV{Key: []byte("span_id"), Val: spanID})
 	}
 	if l := normLevel(sevText); l != "" {
 		r.Level = l

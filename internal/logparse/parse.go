@@ -15,7 +15,12 @@ const (
 )
 
 // KV is one extra field of a log line, kept for the entry's bounded fields.
-type KV struct{ Key, Val []byte }
+// Num marks a value the layout read as a number (an access line's status,
+// bytes and timings), which the entry shows as a JSON number.
+type KV struct {
+	Key, Val []byte
+	Num      bool
+}
 
 // Record is one parsed header line. Its byte slices point into the line (or
 // into fresh buffers for unescaped strings) and are valid until the next parse.
@@ -328,7 +333,7 @@ func (a *assigner) add(k, v []byte) {
 			a.mongoC = v
 		}
 	}
-	a.r.Fields = append(a.r.Fields, KV{k, v})
+	a.r.Fields = append(a.r.Fields, KV{Key: k, Val: v})
 }
 
 // finish reads the time and level of a parsed record. A record whose time
@@ -371,7 +376,7 @@ func (a *assigner) finish(tc *TimeCtx, wholeRecord bool) LineKind {
 		a.r.Level = sl
 	}
 	if a.levP != 99 && a.r.Level == "" {
-		a.r.Fields = append(a.r.Fields, KV{[]byte("level"), a.levelV})
+		a.r.Fields = append(a.r.Fields, KV{Key: []byte("level"), Val: a.levelV})
 	}
 	switch {
 	case a.svcP != 99:

@@ -117,7 +117,7 @@ func parseGunicorn(line []byte, tc *TimeCtx, r *Record) LineKind {
 		return LineCont
 	}
 	r.TS, r.Level = ts, lvl
-	r.Fields = append(r.Fields, KV{[]byte("pid"), pid})
+	r.Fields = append(r.Fields, KV{Key: []byte("pid"), Val: pid})
 	r.Msg = trimEnd(line[skipSpace(line, i):])
 	return LineTimed
 }
@@ -161,7 +161,7 @@ func parseRubyLogger(line []byte, tc *TimeCtx, r *Record) LineKind {
 		i++
 	}
 	r.TS, r.Level = ts, lvl
-	r.Fields = append(r.Fields, KV{[]byte("pid"), pid})
+	r.Fields = append(r.Fields, KV{Key: []byte("pid"), Val: pid})
 	r.Msg = trimEnd(line[skipSpace(line, i):])
 	return LineTimed
 }
@@ -223,15 +223,15 @@ func parsePostgres(line []byte, tc *TimeCtx, r *Record) LineKind {
 		return LineCont
 	}
 	r.TS, r.Level = ts, lvl
-	r.Fields = append(r.Fields, KV{[]byte("pid"), pid})
+	r.Fields = append(r.Fields, KV{Key: []byte("pid"), Val: pid})
 	if len(user) > 0 && string(user) != "[unknown]" {
-		r.Fields = append(r.Fields, KV{[]byte("user"), user})
+		r.Fields = append(r.Fields, KV{Key: []byte("user"), Val: user})
 	}
 	if len(db) > 0 && string(db) != "[unknown]" {
-		r.Fields = append(r.Fields, KV{[]byte("db"), db})
+		r.Fields = append(r.Fields, KV{Key: []byte("db"), Val: db})
 	}
 	if string(line[i:i+k]) != r.Level {
-		r.Fields = append(r.Fields, KV{[]byte("severity"), line[i : i+k]})
+		r.Fields = append(r.Fields, KV{Key: []byte("severity"), Val: line[i : i+k]})
 	}
 	r.Msg = trimEnd(line[skipSpace(line, i+k+2):])
 	return LineTimed
@@ -315,7 +315,7 @@ func parseRedis(line []byte, tc *TimeCtx, r *Record) LineKind {
 		return LineCont
 	}
 	r.TS, r.Level = ts, lvl
-	r.Fields = append(r.Fields, KV{[]byte("pid"), line[:pe]}, KV{[]byte("role"), line[pe+1 : pe+2]})
+	r.Fields = append(r.Fields, KV{Key: []byte("pid"), Val: line[:pe]}, KV{Key: []byte("role"), Val: line[pe+1 : pe+2]})
 	r.Msg = trimEnd(b[j+3:])
 	return LineTimed
 }
@@ -347,7 +347,7 @@ func parseElasticsearch(line []byte, tc *TimeCtx, r *Record) LineKind {
 	r.Service = bytes.TrimSpace(logger)
 	i = skipSpace(line, i)
 	if node, j, ok := bracketed(line, i, 64); ok && bytes.IndexByte(node, ' ') < 0 {
-		r.Fields = append(r.Fields, KV{[]byte("node"), node})
+		r.Fields = append(r.Fields, KV{Key: []byte("node"), Val: node})
 		i = skipSpace(line, j)
 	}
 	r.Msg = trimEnd(line[i:])
@@ -391,7 +391,7 @@ func parseLambda(line []byte, tc *TimeCtx, r *Record) LineKind {
 	}
 	r.TS, r.Level = ts, lvl
 	if string(id) != "undefined" {
-		r.Fields = append(r.Fields, KV{[]byte("request_id"), id})
+		r.Fields = append(r.Fields, KV{Key: []byte("request_id"), Val: id})
 	}
 	r.Msg = trimEnd(line[i:])
 	return LineTimed
@@ -460,12 +460,12 @@ func parseEnvoy(line []byte, tc *TimeCtx, r *Record) LineKind {
 	r.Pattern = accessPattern(method, route, cols[0])
 	addRequest(r, method, route, cols[0], cols[3])
 	if string(cols[1]) != "-" {
-		r.Fields = append(r.Fields, KV{[]byte("flags"), cols[1]})
+		r.Fields = append(r.Fields, KV{Key: []byte("flags"), Val: cols[1]})
 	}
 	addNumber(r, []byte("duration_ms"), cols[4])
 	addNumber(r, []byte("upstream_ms"), cols[5])
 	if u := qs[4]; len(u) > 0 && string(u) != "-" {
-		r.Fields = append(r.Fields, KV{[]byte("upstream"), u})
+		r.Fields = append(r.Fields, KV{Key: []byte("upstream"), Val: u})
 	}
 	r.Msg = trimEnd(line[3+n : min(len(line), i)])
 	return LineTimed
@@ -507,10 +507,10 @@ func parseMySQL(line []byte, tc *TimeCtx, r *Record) LineKind {
 		return LineCont
 	}
 	r.TS, r.Level = ts, lvl
-	r.Fields = append(r.Fields, KV{[]byte("thread"), thread})
+	r.Fields = append(r.Fields, KV{Key: []byte("thread"), Val: thread})
 	i = skipSpace(line, i)
 	if code, j, ok := bracketed(line, i, 16); ok && bytes.HasPrefix(code, []byte("MY-")) {
-		r.Fields = append(r.Fields, KV{[]byte("code"), code})
+		r.Fields = append(r.Fields, KV{Key: []byte("code"), Val: code})
 		i = skipSpace(line, j)
 		if sub, j, ok := bracketed(line, i, 32); ok {
 			r.Service = sub

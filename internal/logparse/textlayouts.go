@@ -141,14 +141,14 @@ func textTail(line []byte, i int, r *Record) {
 	if j := digitsEnd(line, i); j > i && j < len(line) && line[j] == ' ' {
 		k := skipSpace(line, j)
 		if _, lvl, _ := levelWord(line, k); lvl != "" {
-			r.Fields = append(r.Fields, KV{[]byte("pid"), line[i:j]})
+			r.Fields = append(r.Fields, KV{Key: []byte("pid"), Val: line[i:j]})
 			i = k
 		}
 	}
 	if thr, j, ok := bracketed(line, i, MaxServiceText); ok && len(thr) > 0 { // "[thread] LEVEL logger - msg"
 		k := skipSpace(line, j)
 		if e, lvl, _ := levelWord(line, k); lvl != "" && (looksThread(thr) || dottedNext(line, skipSeps(line, e))) {
-			r.Fields = append(r.Fields, KV{[]byte("thread"), bytes.TrimSpace(thr)})
+			r.Fields = append(r.Fields, KV{Key: []byte("thread"), Val: bytes.TrimSpace(thr)})
 			r.Level = lvl
 			i = skipSeps(line, e)
 		}
@@ -167,7 +167,7 @@ func textTail(line []byte, i int, r *Record) {
 				r.Service = thr[c+1 : at]
 				thr = thr[:c]
 			}
-			r.Fields = append(r.Fields, KV{[]byte("thread"), bytes.TrimSpace(thr)})
+			r.Fields = append(r.Fields, KV{Key: []byte("thread"), Val: bytes.TrimSpace(thr)})
 			i = skipSeps(line, j)
 		}
 	}
@@ -297,7 +297,7 @@ func parseCompact(line []byte, tc *TimeCtx, r *Record) LineKind {
 		r.Service = rest[:k]
 		rest = rest[k+1:]
 		if k := bytes.IndexByte(rest, '|'); k > 0 && digitsEnd(rest, 0) == k {
-			r.Fields = append(r.Fields, KV{[]byte("pid"), rest[:k]})
+			r.Fields = append(r.Fields, KV{Key: []byte("pid"), Val: rest[:k]})
 			rest = rest[k+1:]
 		}
 	}
@@ -371,7 +371,7 @@ func parseFileDated(line []byte, tc *TimeCtx, r *Record) LineKind {
 	if parseText(rest, tc, r) != LineTimed {
 		return LineCont
 	}
-	r.Fields = append(r.Fields, KV{[]byte("file"), line[:e]})
+	r.Fields = append(r.Fields, KV{Key: []byte("file"), Val: line[:e]})
 	return LineTimed
 }
 
@@ -430,9 +430,9 @@ func parseAccess(line []byte, tc *TimeCtx, r *Record) LineKind {
 		r.Service = v
 		cols = cols[1:]
 	}
-	r.Fields = append(r.Fields, KV{[]byte("client"), cols[0]})
+	r.Fields = append(r.Fields, KV{Key: []byte("client"), Val: cols[0]})
 	if len(cols[2]) > 0 && string(cols[2]) != "-" {
-		r.Fields = append(r.Fields, KV{[]byte("user"), cols[2]})
+		r.Fields = append(r.Fields, KV{Key: []byte("user"), Val: cols[2]})
 	}
 	ms := i + 2
 	q := bytes.IndexByte(line[ms+1:], '"')
@@ -487,11 +487,11 @@ func parseGlog(line []byte, tc *TimeCtx, r *Record) LineKind {
 	r.TS, r.Level = ts, lvl
 	i = skipSpace(line, i)
 	if e := digitsEnd(line, i); e > i {
-		r.Fields = append(r.Fields, KV{[]byte("thread"), line[i:e]})
+		r.Fields = append(r.Fields, KV{Key: []byte("thread"), Val: line[i:e]})
 		i = skipSpace(line, e)
 	}
 	if k := bytes.IndexByte(line[i:], ']'); k > 0 && k <= 128 && bytes.IndexByte(line[i:i+k], ' ') < 0 {
-		r.Fields = append(r.Fields, KV{[]byte("source"), line[i : i+k]})
+		r.Fields = append(r.Fields, KV{Key: []byte("source"), Val: line[i : i+k]})
 		i = skipSpace(line, i+k+1)
 	}
 	r.Msg = trimEnd(line[i:])
@@ -556,7 +556,7 @@ func parseLogcat(line []byte, tc *TimeCtx, r *Record) LineKind {
 		return LineCont
 	}
 	r.TS, r.Level = ts, lvl
-	r.Fields = append(r.Fields, KV{[]byte("pid"), line[p:pe]}, KV{[]byte("tid"), line[t:te]})
+	r.Fields = append(r.Fields, KV{Key: []byte("pid"), Val: line[p:pe]}, KV{Key: []byte("tid"), Val: line[t:te]})
 	i = l + 2
 	if k := bytes.Index(line[i:], []byte(": ")); k >= 0 && k <= 64 {
 		r.Service = trimEnd(line[i : i+k])
@@ -594,7 +594,7 @@ func syslogTag(b []byte, i int, r *Record) (int, bool) {
 	}
 	r.Service = prog
 	if len(pid) > 0 {
-		r.Fields = append(r.Fields, KV{[]byte("pid"), pid})
+		r.Fields = append(r.Fields, KV{Key: []byte("pid"), Val: pid})
 	}
 	return skipSpace(b, j+1), true
 }
@@ -652,7 +652,7 @@ func parseSyslog(line []byte, tc *TimeCtx, r *Record) LineKind {
 		j = skipSpace(line, he)
 	}
 	r.TS = ts
-	r.Fields = append(r.Fields, KV{[]byte("host"), host})
+	r.Fields = append(r.Fields, KV{Key: []byte("host"), Val: host})
 	if pri >= 0 {
 		r.Level = syslogLevel([]byte{byte('0' + pri%8)})
 	} else if e, lvl, _ := levelWord(line, j); lvl != "" {
@@ -698,7 +698,7 @@ func haproxyHTTP(msg []byte, r *Record) bool {
 	}
 	r.Pattern = accessPattern(method, route, cols[5])
 	addRequest(r, method, route, cols[5], cols[6])
-	r.Fields = append(r.Fields, KV{[]byte("backend"), cols[3]})
+	r.Fields = append(r.Fields, KV{Key: []byte("backend"), Val: cols[3]})
 	return true
 }
 
@@ -724,16 +724,16 @@ func parse5424(line []byte, i, pri int, tc *TimeCtx, r *Record) LineKind {
 		i = skipSpace(line, e)
 	}
 	if h := cols[0]; len(h) > 0 && string(h) != "-" {
-		r.Fields = append(r.Fields, KV{[]byte("host"), h})
+		r.Fields = append(r.Fields, KV{Key: []byte("host"), Val: h})
 	}
 	if a := cols[1]; len(a) > 0 && string(a) != "-" {
 		r.Service = a
 	}
 	if p := cols[2]; len(p) > 0 && string(p) != "-" {
-		r.Fields = append(r.Fields, KV{[]byte("pid"), p})
+		r.Fields = append(r.Fields, KV{Key: []byte("pid"), Val: p})
 	}
 	if m := cols[3]; len(m) > 0 && string(m) != "-" {
-		r.Fields = append(r.Fields, KV{[]byte("msgid"), m})
+		r.Fields = append(r.Fields, KV{Key: []byte("msgid"), Val: m})
 	}
 	// structured data: "-" or one or more [id k="v"] elements
 	if i < len(line) && line[i] == '-' {
@@ -741,7 +741,7 @@ func parse5424(line []byte, i, pri int, tc *TimeCtx, r *Record) LineKind {
 	} else {
 		for i < len(line) && line[i] == '[' {
 			end := sdEnd(line, i)
-			r.Fields = append(r.Fields, KV{[]byte("sd"), line[i:end]})
+			r.Fields = append(r.Fields, KV{Key: []byte("sd"), Val: line[i:end]})
 			i = end
 		}
 		i = skipSpace(line, i)
@@ -800,9 +800,9 @@ func parseRAS(line []byte, tc *TimeCtx, r *Record) LineKind {
 		return LineCont
 	}
 	r.TS = ns
-	r.Fields = append(r.Fields, KV{[]byte("node"), line[ns0:ne]})
+	r.Fields = append(r.Fields, KV{Key: []byte("node"), Val: line[ns0:ne]})
 	if string(tag) != "-" {
-		r.Fields = append(r.Fields, KV{[]byte("alert"), tag})
+		r.Fields = append(r.Fields, KV{Key: []byte("alert"), Val: tag})
 	}
 	i := skipSpace(line, ne)
 	if _, n, ok := syslogTime(line[i:], tc); ok { // Thunderbird
@@ -824,7 +824,7 @@ func parseRAS(line []byte, tc *TimeCtx, r *Record) LineKind {
 			cols[c] = line[i:e]
 			i = skipSpace(line, e)
 		}
-		r.Fields = append(r.Fields, KV{[]byte("type"), cols[2]})
+		r.Fields = append(r.Fields, KV{Key: []byte("type"), Val: cols[2]})
 		r.Service = cols[3]
 		if _, lvl, _ := levelWord(line, i); lvl != "" {
 			r.Level = lvl
@@ -859,7 +859,7 @@ func parseHPC(line []byte, tc *TimeCtx, r *Record) LineKind {
 	sec, _ := num(cols[4], 10)
 	r.TS = int64(sec) * 1e9
 	r.Service = cols[2]
-	r.Fields = append(r.Fields, KV{[]byte("node"), cols[1]}, KV{[]byte("state"), cols[3]}, KV{[]byte("flag"), cols[5]})
+	r.Fields = append(r.Fields, KV{Key: []byte("node"), Val: cols[1]}, KV{Key: []byte("state"), Val: cols[3]}, KV{Key: []byte("flag"), Val: cols[5]})
 	if e, lvl, _ := levelWord(line, i); lvl != "" {
 		r.Level = lvl
 		i = skipSeps(line, e)
@@ -962,16 +962,16 @@ func springTail(line []byte, i int, r *Record) bool {
 		return false
 	}
 	logger := bytes.TrimSpace(line[j : j+k])
-	r.Fields = append(r.Fields, KV{[]byte("pid"), pid})
+	r.Fields = append(r.Fields, KV{Key: []byte("pid"), Val: pid})
 	switch n {
 	case 1:
-		r.Fields = append(r.Fields, KV{[]byte("thread"), br[0]})
+		r.Fields = append(r.Fields, KV{Key: []byte("thread"), Val: br[0]})
 		r.Service = logger
 	default:
 		r.Service = br[0]
-		r.Fields = append(r.Fields, KV{[]byte("thread"), br[1]}, KV{[]byte("logger"), logger})
+		r.Fields = append(r.Fields, KV{Key: []byte("thread"), Val: br[1]}, KV{Key: []byte("logger"), Val: logger})
 		if n == 3 && len(br[2]) > 0 {
-			r.Fields = append(r.Fields, KV{[]byte("trace"), br[2]})
+			r.Fields = append(r.Fields, KV{Key: []byte("trace"), Val: br[2]})
 		}
 	}
 	r.Msg = trimEnd(line[j+k+3:])
@@ -998,14 +998,14 @@ func zapTail(line []byte, sep int, r *Record) bool {
 	}
 	switch {
 	case callerShape(a):
-		r.Fields = append(r.Fields, KV{[]byte("caller"), a})
+		r.Fields = append(r.Fields, KV{Key: []byte("caller"), Val: a})
 	default:
 		b, after2, ok := bytes.Cut(after, []byte("\t"))
 		if !ok || !callerShape(b) || len(a) > 64 {
 			return false
 		}
 		r.Service = a
-		r.Fields = append(r.Fields, KV{[]byte("caller"), b})
+		r.Fields = append(r.Fields, KV{Key: []byte("caller"), Val: b})
 		after = after2
 	}
 	r.Msg = trimEnd(after)

@@ -24,27 +24,42 @@ const (
 	benchWord = "deadlock" // in about 0.1% of the lines
 )
 
-// benchFile returns a cached JSON-lines file of about size bytes spanning 24
-// hours from base, generated once under os.TempDir (keyed by size).
-func benchFile(b *testing.B, size int64) string {
+// cachedDay returns a cached JSON-lines file of about size bytes spanning
+// 24 hours from base, generated once under os.TempDir as name-SIZE.jsonl:
+// each line is {"ts":"…" followed by what rest appends.
+func cachedDay(b *testing.B, name string, size int64, rest func(line []byte) []byte) string {
 	b.Helper()
-	p := filepath.Join(os.TempDir(), "superbiz-logs-bench-"+strconv.FormatInt(size, 10)+".jsonl")
+	p := filepath.Join(os.TempDir(), name+"-"+strconv.FormatInt(size, 10)+".jsonl")
 	if st, err := os.Stat(p); err == nil && st.Size() >= size {
 		return p
 	}
 	tmp := p + ".tmp"
 	f, err := os.Create(tmp)
-	if err != nil {
-		b.Fatal(err)
-	}
+	must(b, err)
 	w := bufio.NewWriterSize(f, 1<<20)
 	var line []byte
-	var written int64
-	for i := int64(0); written < size; i++ {
+	for written := int64(0); written < size; {
 		// time grows with the bytes written, so the file spans exactly 24h
 		ts := base.Add(time.Duration(float64(24*time.Hour) * float64(written) / float64(size)))
 		line = append(line[:0], `{"ts":"`...)
-		line = ts.AppendFormat(line, "2006-01-02T15:04:05.000Z07:00")
+		line = rest(ts.AppendFormat(line, "2006-01-02T15:04:05.000Z07:00"))
+		nw, err := w.Write(line)
+		must(b, err)
+		written += int64(nw)
+	}
+	must(b, w.Flush())
+	must(b, f.Close())
+	must(b, os.Rename(tmp, p))
+	return p
+}
+
+// benchFile returns a cached JSON-lines day of about size bytes, "deadlock"
+// in 0.1% of its lines.
+func benchFile(b *testing.B, size int64) string {
+	b.Helper()
+	i := int64(-1)
+	return cachedDay(b, "superbiz-logs-bench", size, func(line []byte) []byte {
+		i++
 		switch {
 		case i%1000 == 7:
 			line = append(line, `","level":"error","service":"order","msg":"Deadlock found when trying to get lock; try restarting transaction","order_id":`...)
@@ -60,23 +75,8 @@ func benchFile(b *testing.B, size int64) string {
 		line = strconv.AppendInt(line, i*2654435761%(1<<40), 16)
 		line = append(line, `","host":"app-`...)
 		line = strconv.AppendInt(line, i%16, 10)
-		line = append(line, ".prod.internal\"}\n"...)
-		nw, err := w.Write(line)
-		if err != nil {
-			b.Fatal(err)
-		}
-		written += int64(nw)
-	}
-	if err := w.Flush(); err != nil {
-		b.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		b.Fatal(err)
-	}
-	if err := os.Rename(tmp, p); err != nil {
-		b.Fatal(err)
-	}
-	return p
+		return append(line, ".prod.internal\"}\n"...)
+	})
 }
 
 func benchQuery(b *testing.B, path, input string, noSeek bool) Result {
@@ -198,4 +198,83 @@ func BenchmarkGzipBomb2GiB(b *testing.B) {
 		b.Fatalf("the bomb was searched to its end: %+v", res)
 	}
 	b.Logf("truncated_by %v", res.TruncatedBy)
+}
+
+// needles are the contains words of BenchmarkContainsNeedles: one whose
+// bytes are rare in JSON logs, and one whose first byte ('r') is in most
+// keys and whose other shards' names (redis-cluster-02…) are common.
+var needles = []string{"deadlock", "redis-cluster-01"}
+
+// dayFile returns a cached JSON-lines day of about size bytes from base,
+// shaped like a service's logs: varied services, hosts, paths, trace ids
+// and messages, about 0.1% of lines holding "deadlock", 0.2%
+// "redis-cluster-01" and 4% another shard's name.
+func dayFile(b *testing.B, size int64) string {
+	b.Helper()
+	services := []string{"checkout", "payments", "inventory", "cart-service", "order-service", "api-gateway", "search", "notifications"}
+	levels := []string{"info", "info", "info", "info", "info", "debug", "debug", "warn", "info", "error"}
+	paths := []string{"/api/cart", "/api/checkout", "/api/orders", "/api/products", "/api/users/me", "/healthz", "/api/search", "/api/payments/authorize"}
+	x := uint64(88172645463325252)
+	rnd := func(n uint64) uint64 { // xorshift: the same file on every machine
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		return x % n
+	}
+	return cachedDay(b, "superbiz-logs-day", size, func(line []byte) []byte {
+		svc := services[rnd(uint64(len(services)))]
+		line = append(line, `","level":"`...)
+		k := rnd(1000)
+		switch {
+		case k < 1:
+			line = append(line, `error","service":"`+svc+`","msg":"Deadlock found when trying to get lock; try restarting transaction","table":"orders"`...)
+		case k < 3:
+			line = append(line, `error","service":"`+svc+`","msg":"cache read failed","peer":"redis-cluster-01.cache.prod.internal:6379","error":"i/o timeout"`...)
+		case k < 43:
+			line = append(line, `debug","service":"`+svc+`","msg":"cache get","peer":"redis-cluster-0`...)
+			line = strconv.AppendUint(line, 2+rnd(6), 10)
+			line = append(line, `.cache.prod.internal:6379","key":"cart:`...)
+			line = strconv.AppendUint(line, rnd(1e6), 10)
+			line = append(line, `","hit":true`...)
+		case k < 700:
+			line = append(line, levels[rnd(uint64(len(levels)))]...)
+			line = append(line, `","service":"`+svc+`","msg":"request completed","http.method":"GET","http.path":"`...)
+			line = append(line, paths[rnd(uint64(len(paths)))]...)
+			line = append(line, `","status":200,"duration_ms":`...)
+			line = strconv.AppendUint(line, rnd(900), 10)
+			line = append(line, `,"user_id":"u-`...)
+			line = strconv.AppendUint(line, rnd(1e7), 10)
+			line = append(line, '"')
+		case k < 850:
+			line = append(line, `info","service":"`+svc+`","msg":"payment authorised for customer","amount_cents":`...)
+			line = strconv.AppendUint(line, rnd(100000), 10)
+			line = append(line, `,"currency":"EUR","provider":"stripe"`...)
+		case k < 950:
+			line = append(line, `warn","service":"`+svc+`","msg":"slow query on stock table","elapsed_ms":`...)
+			line = strconv.AppendUint(line, 500+rnd(5000), 10)
+			line = append(line, `,"rows_examined":`...)
+			line = strconv.AppendUint(line, rnd(1e6), 10)
+		default:
+			line = append(line, `info","service":"`+svc+`","msg":"Kafka consumer rebalanced; partitions assigned","topic":"orders.events","partitions":[0,3,7]`...)
+		}
+		line = append(line, `,"trace_id":"`...)
+		line = strconv.AppendUint(line, rnd(1<<62), 16)
+		line = append(line, `","host":"`+svc+`-7d9f8b6c5-`...)
+		line = strconv.AppendUint(line, rnd(1<<20), 36)
+		return append(line, "\"}\n"...)
+	})
+}
+
+// BenchmarkContainsNeedles: a contains filter over a whole day of 256 MiB
+// for each of the needles; the counts are reported so a faster scan that
+// counts differently shows.
+func BenchmarkContainsNeedles(b *testing.B) {
+	p := dayFile(b, 256<<20)
+	for _, n := range needles {
+		b.Run(n, func(b *testing.B) {
+			in := fmt.Sprintf(`{"start":%q,"end":%q,"contains":%q}`, base.Format(time.RFC3339), base.Add(24*time.Hour).Format(time.RFC3339), n)
+			res := benchQuery(b, p, in, false)
+			b.ReportMetric(float64(res.Matched), "matched")
+		})
+	}
 }

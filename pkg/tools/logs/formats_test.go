@@ -241,7 +241,8 @@ func TestAccessByRoute(t *testing.T) {
 		t.Fatalf("stats %+v, want %+v", res.Stats, want)
 	}
 	e := res.Entries[0] // 14:20:44, urt "0.030, 0.001"
-	if e.Fields["method"] != "GET" || e.Fields["path"] != "/api/orders/<id>" || e.Fields["status"] != "200" || e.Fields["bytes"] != "505" || e.Fields["rt"] != "0.031" || e.Fields["urt"] != "0.030" {
+	if e.Fields["method"] != "GET" || e.Fields["path"] != "/api/orders/<id>" || e.Fields["status"] != json.Number("200") || e.Fields["bytes"] != json.Number("505") ||
+		e.Fields["rt"] != json.Number("0.031") || e.Fields["urt"] != json.Number("0.030") {
 		t.Fatalf("fields %+v", e.Fields)
 	}
 
@@ -257,6 +258,76 @@ func TestAccessByRoute(t *testing.T) {
 	if len(res.Stats) != 21 || res.Stats[0].Key != "/k24" || res.Stats[0].Count != 25 || res.Stats[0].P50 != 13 || res.Stats[0].P95 != 24 || res.Stats[0].P99 != 25 ||
 		res.Stats[20].Key != otherStatKey || res.Stats[20].Count != 1+2+3+4+5 || res.Stats[20].Max != 5 {
 		t.Fatalf("stats %+v", res.Stats)
+	}
+}
+
+// TestAccessNumbers: through query_logs, every access layout's status is
+// a JSON integer and its bytes and numeric timings JSON numbers, written as
+// the log writes them (nginx's seconds, Envoy's milliseconds); a value
+// that is no finite number is left out, one in a form JSON lacks is given
+// in shortest form, and a timing named like a secret stays masked, a string.
+func TestAccessNumbers(t *testing.T) {
+	const window = `"start":"2026-03-14T14:01:00Z","end":"2026-03-14T14:02:00Z"`
+	odd := `10.0.0.4 - - [14/Mar/2026:14:01:07 +0000] "GET /api/x HTTP/1.1" 499 - "-" "c" rt=NaN urt=+0.5 request_time=.25 upstream_response_time="0.120, 0.003" token=123456 big=1e400` + "\n"
+	cases := []struct {
+		name, file, content, fields string
+	}{
+		{"nginx timings", "nginx_timing.log", "",
+			`{"bytes":160,"client":"10.0.0.4","method":"POST","path":"/api/checkout","rt":60.001,"status":504,"uct":0.001,"urt":60.000}`},
+		{"envoy", "envoy.log", "",
+			`{"bytes":91,"duration_ms":5003,"flags":"UF","method":"POST","path":"/api/checkout","status":503,"upstream":"10.0.2.1:8080"}`},
+		{"haproxy", "haproxy.log", "",
+			`{"backend":"checkout/srv1","bytes":212,"host":"lb1","method":"POST","path":"/api/checkout","pid":"14389","status":503}`},
+		{"traefik", "traefik.log", "",
+			`{"bytes":11,"client":"10.0.0.4","duration_ms":3003,"method":"POST","path":"/api/checkout","status":502}`},
+		{"odd numbers", "odd.log", odd,
+			`{"client":"10.0.0.4","method":"GET","path":"/api/x","request_time":0.25,"status":499,"token":"[REDACTED]","upstream_response_time":0.120,"urt":0.5}`},
+	}
+	now := base.Add(time.Hour)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := ""
+			if c.content != "" {
+				p = writeFile(t, t.TempDir(), c.file, c.content, false)
+			} else {
+				p = copyFixture(t, t.TempDir(), c.file)
+			}
+			tool := newTool(t, Source{Name: "app", Paths: []string{p}})
+			out, res := run(t, tool, "{"+window+"}", now, 1<<20)
+			if res.Matched != 1 {
+				t.Fatalf("matched %d, want the 14:01:07 line", res.Matched)
+			}
+			wire, err := json.Marshal(out.Result)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got struct {
+				Entries []struct {
+					Fields json.RawMessage `json:"fields"`
+				} `json:"entries"`
+			}
+			if err := json.Unmarshal(wire, &got); err != nil {
+				t.Fatal(err)
+			}
+			if f := string(got.Entries[0].Fields); f != c.fields {
+				t.Errorf("fields\n%s\nwant\n%s", f, c.fields)
+			}
+		})
+	}
+	// stats and contains read the numbers as before: bytes by status, and
+	// a contains on a status finds its lines
+	tool := newTool(t, Source{Name: "app", Paths: []string{copyFixture(t, t.TempDir(), "nginx_timing.log")}})
+	_, res := run(t, tool, `{"start":"2026-03-14T14:00:00Z","end":"2026-03-14T14:30:00Z","stats":{"field":"bytes","by":"status"}}`, now, 1<<20)
+	want := []Stat{
+		{Key: "200", Count: 3, Min: 498, P50: 505, P95: 512, P99: 512, Max: 512, Avg: 505},
+		{Key: "504", Count: 2, Min: 160, P50: 160, P95: 160, P99: 160, Max: 160, Avg: 160},
+	}
+	if len(res.Stats) != 2 || res.Stats[0] != want[0] || res.Stats[1] != want[1] {
+		t.Errorf("stats %+v, want %+v", res.Stats, want)
+	}
+	_, res = run(t, tool, `{"start":"2026-03-14T14:00:00Z","end":"2026-03-14T14:30:00Z","contains":"504"}`, now, 1<<20)
+	if res.Matched != 2 || res.Entries[0].Fields["status"] != json.Number("504") {
+		t.Errorf("contains 504: matched %d, entries %+v", res.Matched, res.Entries)
 	}
 }
 

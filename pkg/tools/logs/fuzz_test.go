@@ -3,11 +3,8 @@ package logs
 import (
 	"bytes"
 	"compress/gzip"
-	"context"
 	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -77,15 +74,12 @@ func FuzzScanFile(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		q := &query{startNS: base.Add(-48 * time.Hour).UnixNano(), endNS: base.Add(48 * time.Hour).UnixNano(), limit: 5}
 		newScanner := func() *scanner {
-			return &scanner{q: q, tc: logparse.TimeCtx{Loc: time.UTC, Year: 2026, EndNS: q.endNS}, acc: newAccumulator(5, time.UTC),
-				noSeek: true, ctx: context.Background(), budget: 1 << 20}
-		}
-		p := filepath.Join(t.TempDir(), "f.log")
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
+			s := testScanner(q)
+			s.budget = 1 << 20
+			return s
 		}
 		s := newScanner()
-		_, err := s.scanFile(p, logparse.BuiltinLayouts())
+		_, err := s.scanFile(fuzzFile(t, data), logparse.BuiltinLayouts())
 		var fe *fileError
 		if err != nil && !errors.As(err, &fe) && !errors.Is(err, errDecompressedCap) {
 			t.Fatalf("unexplained failure: %v", err)

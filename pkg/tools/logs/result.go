@@ -3,7 +3,10 @@ package logs
 import (
 	"bytes"
 	"container/heap"
+	"encoding/json"
+	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -91,11 +94,14 @@ type Window struct {
 
 // Entry is one matched log entry, every string cleaned and bounded.
 type Entry struct {
-	TS      string            `json:"ts"`
-	Level   string            `json:"level,omitempty"`
-	Service string            `json:"service,omitempty"`
-	Message string            `json:"message"`
-	Fields  map[string]string `json:"fields,omitempty"`
+	TS      string `json:"ts"`
+	Level   string `json:"level,omitempty"`
+	Service string `json:"service,omitempty"`
+	Message string `json:"message"`
+	// Fields holds a string per key, or a json.Number for a value the
+	// layout read as a number (an access line's status, bytes and
+	// timings), so stats and readers get numbers, not digits in quotes.
+	Fields map[string]any `json:"fields,omitempty"`
 }
 
 // Pattern is a group of matched messages that share a template, so a burst of
@@ -211,7 +217,7 @@ func (a *accumulator) add(r *logparse.Record, cont []byte) {
 		Message: textclip.Bytes(trimNewlines(clean), bound),
 	}
 	if exc != "" {
-		e.Fields = map[string]string{"exception": exc}
+		e.Fields = map[string]any{"exception": exc}
 	}
 	for i, f := range r.Fields {
 		if len(e.Fields) == logparse.MaxFields {
@@ -221,14 +227,19 @@ func (a *accumulator) add(r *logparse.Record, cont []byte) {
 			continue
 		}
 		if e.Fields == nil {
-			e.Fields = make(map[string]string, min(len(r.Fields), logparse.MaxFields))
+			e.Fields = make(map[string]any, min(len(r.Fields), logparse.MaxFields))
 		}
 		key := cleanText(f.Key, false)
 		k := textclip.Bytes(key, maxFieldKey)
 		if _, taken := e.Fields[k]; taken {
 			continue
 		}
-		e.Fields[k] = textclip.Bytes(a.mask.Field(key, cleanText(f.Val, false)), maxFieldValue)
+		v := a.mask.Field(key, cleanText(f.Val, false))
+		if n, ok := jsonNumber(v); ok && f.Num {
+			e.Fields[k] = n
+			continue
+		}
+		e.Fields[k] = textclip.Bytes(v, maxFieldValue)
 	}
 	heap.Push(&a.held, heldEntry{ts: r.TS, seq: a.seq, e: e, bound: bound})
 	if len(a.held) > a.limit {
@@ -373,12 +384,30 @@ func (a *accumulator) result(source string, start, end int64) Result {
 func redactEntry(e Entry, bound int) Entry {
 	e.Message = textclip.Bytes(redact.String(e.Message), bound)
 	for k, v := range e.Fields {
-		if v != redact.Marker {
+		if v, ok := v.(string); ok && v != redact.Marker {
 			e.Fields[k] = textclip.Bytes(redact.String(v), maxFieldValue)
 		}
 	}
 	return e
 }
+
+// jsonNumber is v as a JSON number: as written when it is one in JSON's
+// syntax ("0.023", "504"), else its value in shortest form ("+1" 1, ".5"
+// 0.5); ok is false when v is no finite number (a masked secret, "-").
+func jsonNumber(v string) (json.Number, bool) {
+	x, err := strconv.ParseFloat(v, 64)
+	if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+		return "", false
+	}
+	if len(v) <= maxNumberText && (v[0] == '-' || v[0] >= '0' && v[0] <= '9') && json.Valid([]byte(v)) {
+		return json.Number(v), true
+	}
+	return json.Number(strconv.FormatFloat(x, 'g', -1, 64)), true
+}
+
+// maxNumberText bounds a number kept as written; a longer one (a run of
+// digits past any precision) is shown in shortest form.
+const maxNumberText = 32
 
 // fit drops the oldest entries, then the rarest patterns, until the JSON
 // encoding fits maxBytes; it reports the encoded size.
