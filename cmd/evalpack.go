@@ -62,6 +62,11 @@ written), 1 any other failure.`,
 // packOutcomes are the outcomes --outcome takes.
 var packOutcomes = []runrecord.Outcome{runrecord.OutcomeSuccess, runrecord.OutcomeFallback}
 
+// packOutcomeNames are packOutcomes for the completion of --outcome.
+func packOutcomeNames(*cobra.Command) []string {
+	return []string{string(packOutcomes[0]), string(packOutcomes[1])}
+}
+
 func (a *app) runEvalPack(cmd *cobra.Command, ref string, f evalPackFlags) (err error) {
 	ctx := cmd.Context()
 	if strings.TrimSpace(f.dir) == "" {

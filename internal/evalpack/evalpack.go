@@ -64,6 +64,9 @@ type Options struct {
 	// query's top documents when the runbook set is too large to freeze
 	// whole; nil without one.
 	Index *knowledge.Index
+
+	// maxWhole overrides MaxWholeRunbooks (tests); 0 keeps it.
+	maxWhole int64
 }
 
 // Report is what was frozen, one line per source, and what could not be.

@@ -149,11 +149,15 @@ func (p *pack) freezeRunbooks(ctx context.Context) error {
 		total += rb.size
 	}
 	chosen, how := all, "the whole set"
-	if total >= MaxWholeRunbooks {
+	limit := int64(MaxWholeRunbooks)
+	if p.opts.maxWhole > 0 {
+		limit = p.opts.maxWhole
+	}
+	if total >= limit {
 		if chosen, err = p.topRunbooks(ctx, all); err != nil {
 			return err
 		}
-		how = fmt.Sprintf("the top %d of each of the run's knowledge queries (the set is %d MiB, over %d MiB)", TopRunbooks, total>>20, MaxWholeRunbooks>>20)
+		how = fmt.Sprintf("the top %d of each of the run's knowledge queries (the set is %d bytes, over %d)", TopRunbooks, total, limit)
 	}
 	for _, rb := range chosen {
 		data, err := os.ReadFile(rb.abs)
