@@ -201,7 +201,7 @@ func runClock(run *runstore.RunDetail) time.Time {
 
 // freezeSources freezes every kind of source the run read.
 func (p *pack) freezeSources(ctx context.Context) error {
-	for _, f := range []func(context.Context) error{p.freezeMetrics, p.freezeLogs, p.freezeRunbooks, p.freezeDatabases} {
+	for _, f := range []func(context.Context) error{p.freezeMetrics, p.freezeLogs, p.freezeRunbooks, p.freezeDatabases, p.freezeSkills} {
 		if err := f(ctx); err != nil {
 			return err
 		}

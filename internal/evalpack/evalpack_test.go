@@ -235,13 +235,24 @@ func TestFreezeTopRunbooks(t *testing.T) {
 	if _, err := ix.Sync(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
+	skill := filepath.Join(dir, "playbooks", "checkout-tls", "SKILL.md")
+	if err := os.MkdirAll(filepath.Dir(skill), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(skill, []byte("---\nname: checkout-tls\ndescription: check the certificate first\n---\nLog in with password=SkillPw42xyz and look at the expiry.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	cfg := config.Defaults()
 	cfg.Knowledge.Paths = []string{rb}
+	cfg.Skills.Paths = []string{filepath.Join(dir, "playbooks")}
 	clock := time.Date(2026, 11, 20, 9, 30, 0, 0, time.UTC)
 	run := &runstore.RunDetail{
 		RunSummary: runstore.RunSummary{ID: "r_0123", Intent: runrecord.IntentDiagnosis, Status: runrecord.RunStatusSuccess, ReleaseOutcome: runrecord.OutcomeFallback, Query: "checkout 502?"},
 		Clock:      clock,
 		Invocations: []runrecord.Invocation{{
+			ToolCallID: "call_0", Tool: "read_skill", Kind: runrecord.KindGuidance, Status: runrecord.InvocationCompleted,
+			Input: json.RawMessage(`{"name":"checkout-tls"}`),
+		}, {
 			ToolCallID: "call_1", Tool: knowledge.Name, Kind: runrecord.KindEvidence, Status: runrecord.InvocationCompleted,
 			EvidenceStatus: "EVIDENCE_FOUND", Input: json.RawMessage(`{"query":"certificate expired 502"}`),
 			Observation: json.RawMessage(`{"evidence_status":"EVIDENCE_FOUND","result":{"documents":[{"source":"kb/tls.md"}]}}`),
@@ -257,6 +268,9 @@ func TestFreezeTopRunbooks(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join(rep.Dir, RunbooksDir, "kb", "*"))
 	if err != nil || len(files) != 1 || filepath.Base(files[0]) != "tls.md" {
 		t.Errorf("runbooks frozen: %v (%v)", files, err)
+	}
+	if b, err := os.ReadFile(filepath.Join(rep.Dir, SkillsDir, "checkout-tls", "SKILL.md")); err != nil || bytes.Contains(b, []byte("SkillPw42xyz")) || !bytes.Contains(b, []byte("look at the expiry")) {
+		t.Errorf("the playbook read (%v):\n%s", err, b)
 	}
 	p := eval.LoadPack(rep.Dir)
 	if p.Err != nil || p.Now != clock || p.Question != "checkout 502?" || p.Expect.Outcome != runrecord.OutcomeFallback || strings.Join(p.Expect.Evidence, ",") != "lookup_knowledge:kb/tls.md" {

@@ -40,6 +40,7 @@ type packConfig struct {
 	Knowledge knowledgeFile  `toml:"knowledge"`
 	Logs      []logFile      `toml:"logs,omitempty"`
 	Databases []databaseFile `toml:"databases,omitempty"`
+	Skills    *skillsFile    `toml:"skills,omitempty"`
 }
 
 // runbookRoot is one knowledge path with the id the index gives it (the
@@ -159,6 +160,7 @@ func (p *pack) freezeRunbooks(ctx context.Context) error {
 		}
 		how = fmt.Sprintf("the top %d of each of the run's knowledge queries (the set is %d bytes, over %d)", TopRunbooks, total, limit)
 	}
+	unread := 0
 	for _, rb := range chosen {
 		data, err := os.ReadFile(rb.abs)
 		if err != nil {
@@ -166,7 +168,8 @@ func (p *pack) freezeRunbooks(ctx context.Context) error {
 		}
 		text, _, err := knowledge.Decode(data)
 		if err != nil {
-			continue // the index cannot read it either (ReasonEncoding)
+			unread++ // the index cannot read it either (ReasonEncoding)
+			continue
 		}
 		dst := filepath.Join(p.dir, RunbooksDir, rb.root.id, filepath.FromSlash(rb.rel))
 		if err := writeFile(dst, []byte(redact.KeepControls(text))); err != nil {
@@ -180,7 +183,10 @@ func (p *pack) freezeRunbooks(ctx context.Context) error {
 		}
 		p.cfg.Knowledge.Paths = append(p.cfg.Knowledge.Paths, p.rel(dir))
 	}
-	p.frozen("runbooks: %d of %d document(s), %s", len(chosen), len(all), how)
+	if unread > 0 {
+		how += fmt.Sprintf("; not frozen: %d in an encoding the index cannot read either", unread)
+	}
+	p.frozen("runbooks: %d of %d document(s), %s", len(chosen)-unread, len(all), how)
 	return nil
 }
 
