@@ -119,3 +119,46 @@ func TestMetricsSources(t *testing.T) {
 		t.Errorf("pack: %v %v", p.MetricsSources, p.Err)
 	}
 }
+
+// A MySQL statement recorded on a database (its DSN naming a schema, which
+// the recording keeps for the tool's schema-dependent rules) is
+// canonicalised again with no server: the same statement, spaced and cased
+// otherwise, gets the recorded answer.
+func TestRecordedMySQL(t *testing.T) {
+	dsn, err := config.NewDSN(config.DriverMySQL, "app:pw@tcp(127.0.0.1:1)/shop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := config.NewDatabase()
+	db.Name, db.Driver, db.DSN = "billing", config.DriverMySQL, dsn
+	orig, err := sqlquery.New([]config.Database{db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer orig.Close()
+	c, err := orig.Canonical(json.RawMessage(`{"database":"billing","sql":"SELECT id FROM invoices WHERE total > 10"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &Recording{
+		Databases: []RecordedDatabase{{Name: "billing", Driver: sqlquery.DriverMySQL, Schema: "shop"}},
+		Calls:     []RecordedCall{{Tool: sqlquery.ToolName, Input: c.Input, EvidenceStatus: tools.EvidenceFound, Result: json.RawMessage(`{"rows":[[1]]}`)}},
+	}
+	cfg := config.Defaults()
+	if err := addRecorded(&cfg, rec); err != nil {
+		t.Fatal(err)
+	}
+	live, err := sqlquery.New(cfg.Databases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.Close()
+	a := WithRecording([]tools.Adapter{live}, rec)[0]
+	again, err := a.Canonical(json.RawMessage(`{"database":"billing","sql":"select id  from invoices where total>10"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := a.Execute(context.Background(), tools.Call{Tool: sqlquery.ToolName, Input: again.Input}); out.Status != tools.EvidenceFound {
+		t.Errorf("%s: %s %s (%v); recorded %s", again.Input, out.Status, out.ErrorCode, out.Detail, c.Input)
+	}
+}
