@@ -11,7 +11,6 @@ import (
 
 	"github.com/superbiz/superbiz/internal/evalpack"
 	"github.com/superbiz/superbiz/pkg/runrecord"
-	"github.com/superbiz/superbiz/pkg/tools/knowledge"
 )
 
 // evalPackFlags are the flags of `superbiz eval pack`.
@@ -95,15 +94,7 @@ func (a *app) runEvalPack(cmd *cobra.Command, ref string, f evalPackFlags) (err 
 	if err != nil {
 		return err
 	}
-	opts := evalpack.Options{Run: d, Config: cfg, Dir: f.dir, ID: f.id, RootCauses: f.rootCauses, Outcome: out, Force: f.force, Getenv: a.getenv}
-	if len(cfg.Knowledge.Paths) > 0 {
-		tables, err := store.Tables(knowledge.SchemaName)
-		if err != nil {
-			return err
-		}
-		opts.Index = knowledge.NewIndex(tables, cfg.Knowledge.Paths)
-	}
-	rep, err := evalpack.Freeze(ctx, opts)
+	rep, err := evalpack.Freeze(ctx, evalpack.Options{Run: d, Config: cfg, Dir: f.dir, ID: f.id, RootCauses: f.rootCauses, Outcome: out, Force: f.force, Getenv: a.getenv, Store: store})
 	var unavailable *evalpack.UnavailableError
 	switch {
 	case ctx.Err() != nil:

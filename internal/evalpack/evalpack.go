@@ -22,7 +22,6 @@ import (
 	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/pkg/runstore"
 	"github.com/superbiz/superbiz/pkg/tools"
-	"github.com/superbiz/superbiz/pkg/tools/knowledge"
 )
 
 // Margin is how much wider than the windows the run queried the frozen
@@ -60,10 +59,10 @@ type Options struct {
 	Force bool
 	// Getenv reads the credentials a metrics source names, and TZ.
 	Getenv func(string) string
-	// Index is the workspace's runbook index, searched for each knowledge
-	// query's top documents when the runbook set is too large to freeze
-	// whole; nil without one.
-	Index *knowledge.Index
+	// Store is the run store the run was read from: its runbook index is
+	// searched for each knowledge query's top documents when the runbook
+	// set is too large to freeze whole (nil: no index to search).
+	Store *runstore.Store
 
 	// maxWhole overrides MaxWholeRunbooks (tests); 0 keeps it.
 	maxWhole int64

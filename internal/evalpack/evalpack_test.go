@@ -258,7 +258,7 @@ func TestFreezeTopRunbooks(t *testing.T) {
 			Observation: json.RawMessage(`{"evidence_status":"EVIDENCE_FOUND","result":{"documents":[{"source":"kb/tls.md"}]}}`),
 		}},
 	}
-	rep, err := Freeze(ctx, Options{Run: run, Config: &cfg, Dir: filepath.Join(dir, "packs"), Index: ix, maxWhole: 1})
+	rep, err := Freeze(ctx, Options{Run: run, Config: &cfg, Dir: filepath.Join(dir, "packs"), Store: store, maxWhole: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

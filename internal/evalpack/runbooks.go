@@ -193,9 +193,14 @@ func (p *pack) freezeRunbooks(ctx context.Context) error {
 // topRunbooks are the files among all that the run's knowledge queries
 // rank in their top TopRunbooks, searched in the workspace's index.
 func (p *pack) topRunbooks(ctx context.Context, all []runbook) ([]runbook, error) {
-	if p.opts.Index == nil {
-		return nil, errors.New("eval pack: the runbook set is too large to freeze whole, and no runbook index was given to pick each query's top documents")
+	if p.opts.Store == nil {
+		return nil, errors.New("eval pack: the runbook set is too large to freeze whole, and no run store was given to search its index for each query's top documents")
 	}
+	tables, err := p.opts.Store.Tables(knowledge.SchemaName)
+	if err != nil {
+		return nil, fmt.Errorf("eval pack: the runbook index: %w", err)
+	}
+	ix := knowledge.NewIndex(tables, p.opts.Config.Knowledge.Paths)
 	var out []runbook
 	for _, inv := range reads(p.opts.Run, knowledge.Name) {
 		var in struct {
@@ -204,7 +209,7 @@ func (p *pack) topRunbooks(ctx context.Context, all []runbook) ([]runbook, error
 		if json.Unmarshal(inv.Input, &in) != nil || in.Query == "" {
 			continue
 		}
-		docs, err := p.opts.Index.Search(ctx, in.Query, TopRunbooks)
+		docs, err := ix.Search(ctx, in.Query, TopRunbooks)
 		if err != nil {
 			return nil, fmt.Errorf("eval pack: search the runbooks for %q: %w", in.Query, err)
 		}
