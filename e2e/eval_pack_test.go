@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"io/fs"
 	neturl "net/url"
 	"os"
@@ -141,9 +142,15 @@ func TestEvalPackRoundTrip(t *testing.T) {
 			t.Errorf("the report lacks %q\n%s", want, r)
 		}
 	}
-	// The same run frozen with a root cause it does not state.
-	if r := e.run(t, "eval", "pack", "last", "--dir", packs, "--id", "payment-wrong", "--root-cause", "disk full, no space"); r.code != 0 {
-		t.Fatalf("eval pack: %s", r)
+	// The same run frozen with a root cause it does not state (-o json).
+	r = e.run(t, "-o", "json", "eval", "pack", "last", "--dir", packs, "--id", "payment-wrong", "--root-cause", "disk full, no space")
+	var rep struct {
+		Dir    string   `json:"dir"`
+		ID     string   `json:"id"`
+		Frozen []string `json:"frozen"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); r.code != 0 || err != nil || rep.ID != "payment-wrong" || rep.Dir != filepath.Join(packs, "payment-wrong") || len(rep.Frozen) != 3 {
+		t.Fatalf("eval pack -o json (%v): %s", err, r)
 	}
 	// An existing pack is kept unless --force.
 	if r := e.run(t, "eval", "pack", "last", "--dir", packs, "--id", "payment-wrong", "--root-cause", "x"); r.code != 2 || !strings.Contains(r.stderr, "already exists") {

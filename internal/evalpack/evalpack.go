@@ -71,11 +71,11 @@ type Options struct {
 // Report is what was frozen, one line per source, and what could not be.
 type Report struct {
 	// Dir is the pack's directory.
-	Dir string
+	Dir string `json:"dir"`
 	// ID is the pack's id.
-	ID string
+	ID string `json:"id"`
 	// Frozen says what each source contributed ("logs app: 2 files, 41 lines").
-	Frozen []string
+	Frozen []string `json:"frozen"`
 }
 
 // pack is the pack being written into dir.
@@ -125,7 +125,7 @@ func Freeze(ctx context.Context, opts Options) (*Report, error) {
 		return nil, fmt.Errorf("eval pack: %w", err)
 	}
 	defer os.RemoveAll(tmp)
-	rep := &Report{Dir: final, ID: id}
+	rep := &Report{Dir: final, ID: id, Frozen: []string{}}
 	p := &pack{opts: opts, dir: tmp, report: rep, clock: runClock(run)}
 	if err := p.freezeSources(ctx); err != nil {
 		return nil, err
