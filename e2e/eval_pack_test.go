@@ -234,6 +234,11 @@ func TestEvalPackRefuses(t *testing.T) {
 			t.Errorf("%q: want exit 2 and %q\n%s", c.args, c.want, r)
 		}
 	}
+	// A source the run read that the configuration no longer names.
+	writeFiles(t, e.dir, map[string]string{"superbiz.toml": "[knowledge]\npaths = []\n"})
+	if r := e.run(t, "eval", "pack", "last", "--dir", packs, "--root-cause", "pool"); r.code != 2 || !strings.Contains(r.stderr, "which the configuration") {
+		t.Errorf("a source gone from the configuration: want exit 2 and why\n%s", r)
+	}
 	if _, err := os.Stat(packs); err == nil {
 		entries, _ := os.ReadDir(packs)
 		if len(entries) > 0 {

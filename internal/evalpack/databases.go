@@ -44,7 +44,7 @@ func (p *pack) freezeDatabases(ctx context.Context) error {
 		for _, name := range sourcesRead(reads(p.opts.Run, tool)) {
 			i := slices.IndexFunc(p.opts.Config.Databases, func(d config.Database) bool { return d.Name == name })
 			if i < 0 {
-				return fmt.Errorf("eval pack: the run read the database %q, which the configuration (%s) no longer has: freeze with the configuration the run was made with (--config)", name, cmpOr(p.opts.Config.File, "defaults"))
+				return refused("the run read the database %q, which the configuration (%s) no longer has: freeze with the configuration the run was made with (--config)", name, cmpOr(p.opts.Config.File, "defaults"))
 			}
 			db := p.opts.Config.Databases[i]
 			if db.Driver == config.DriverSQLite {

@@ -86,7 +86,7 @@ func (p *pack) freezeLogs(ctx context.Context) error {
 	for _, name := range names {
 		i := slices.IndexFunc(p.opts.Config.Logs, func(s config.LogSource) bool { return s.Name == name })
 		if i < 0 {
-			return fmt.Errorf("eval pack: the run read the log source %q, which the configuration (%s) no longer has: freeze with the configuration the run was made with (--config)", name, cmpOr(p.opts.Config.File, "defaults"))
+			return refused("the run read the log source %q, which the configuration (%s) no longer has: freeze with the configuration the run was made with (--config)", name, cmpOr(p.opts.Config.File, "defaults"))
 		}
 		sp := spans[name]
 		if err := p.freezeLogSource(ctx, p.opts.Config.Logs[i], sp.lo.Add(-Margin), sp.hi.Add(Margin)); err != nil {

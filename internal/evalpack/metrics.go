@@ -82,7 +82,7 @@ func (p *pack) freezeMetrics(ctx context.Context) error {
 	for _, c := range calls {
 		i := slices.IndexFunc(p.opts.Config.Metrics, func(m config.MetricsSource) bool { return m.Name == c.source })
 		if i < 0 {
-			return fmt.Errorf("eval pack: the run read the metrics source %q, which the configuration (%s) no longer has: freeze with the configuration the run was made with (--config)", c.source, cmpOr(p.opts.Config.File, "defaults"))
+			return refused("the run read the metrics source %q, which the configuration (%s) no longer has: freeze with the configuration the run was made with (--config)", c.source, cmpOr(p.opts.Config.File, "defaults"))
 		}
 		src := p.opts.Config.Metrics[i]
 		if !slices.Contains(names, src.Name) {
