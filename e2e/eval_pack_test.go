@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	neturl "net/url"
 	"os"
@@ -382,5 +383,57 @@ func TestEvalPackRecordedPostgres(t *testing.T) {
 		if len(res.Packs) != 1 || res.Packs[0].Pass != c.pass || res.Packs[0].NotRecorded != c.notRecorded {
 			t.Errorf("%s: want pass %v and not_recorded %d\n%s", c.input, c.pass, c.notRecorded, r)
 		}
+	}
+}
+
+// A run started from a firing alert is frozen with that alert: the pack's
+// [alert] holds its labels, annotations and start and no question, and
+// played again (Alertmanager gone) it is diagnosed from the alert with the
+// run's clock and grades the same outcome.
+func TestEvalPackAlert(t *testing.T) {
+	am := promtest.StartAlertmanager(t)
+	srv := newServer(t)
+	e := newEnv(t, srv.URL())
+	_, cfg := frozenWorkspace(t, e)
+	appendFile(t, cfg, "\n[alerts]\nurl = \""+am.URL+"\"\n")
+	am.Post(t, promtest.Alert{
+		Labels:      map[string]string{"alertname": "CheckoutPaymentTimeouts", "service": "order-service", "severity": "page"},
+		Annotations: map[string]string{"summary": "payment calls time out, 504s"},
+		StartsAt:    time.Date(2026, 11, 28, 14, 35, 0, 0, time.UTC),
+	})
+	am.WaitFiring(t, 1)
+	srv.Script(paymentRun(t)...)
+	if r := e.run(t, "diagnose", "--alert", "CheckoutPaymentTimeouts", "-o", "json"); r.code != 0 {
+		t.Fatalf("the diagnosis: %s", r)
+	}
+	packs := filepath.Join(e.dir, "packs")
+	if r := e.run(t, "eval", "pack", "last", "--dir", packs, "--id", "alert", "--root-cause", "pool"); r.code != 0 {
+		t.Fatalf("eval pack: %s", r)
+	}
+	scenario, err := os.ReadFile(filepath.Join(packs, "alert", "scenario.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`title = "alert CheckoutPaymentTimeouts"`, `now = "2026-11-28T15:00:00Z"`, "[alert]", `starts_at = "2026-11-28T14:35:00Z"`,
+		`alertname = "CheckoutPaymentTimeouts"`, `severity = "page"`, `summary = "payment calls time out, 504s"`} {
+		if !strings.Contains(string(scenario), want) {
+			t.Errorf("scenario.toml lacks %s:\n%s", want, scenario)
+		}
+	}
+	if strings.Contains(string(scenario), "question") {
+		t.Errorf("an alert pack holds a question:\n%s", scenario)
+	}
+	if err := os.Remove(cfg); err != nil {
+		t.Fatal(err)
+	}
+	delete(e.vars, "SUPERBIZ_CONFIG")
+	srv.Script(paymentRun(t)...)
+	r := e.run(t, "eval", "--suite", packs, "-o", "json")
+	if res := decodeEval(t, r); r.code != 0 || len(res.Packs) != 1 || !res.Packs[0].Pass {
+		t.Errorf("eval: %s", r)
+	}
+	reqs := srv.ChatRequests()
+	if last := reqs[len(reqs)-len(paymentRun(t))]; !strings.Contains(fmt.Sprint(last.Messages), `firing Alertmanager alert \"CheckoutPaymentTimeouts\"`) {
+		t.Errorf("the pack's run did not start from the alert: %v", last.Messages)
 	}
 }
