@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 
 	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/usecase"
 	"github.com/superbiz/superbiz/pkg/model"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/pkg/runstore"
@@ -175,10 +175,14 @@ func (r recordedTool) Execute(ctx context.Context, call tools.Call) tools.Outcom
 		if have, ok := inputKey(c.Input); c.Tool != call.Tool || !ok || have != want {
 			continue
 		}
-		if c.EvidenceStatus == tools.StatusError {
-			return tools.Failed(runstore.ToolErrorCode(c.ErrorCode), errors.New("recorded error"))
+		// The call's members are those of a stored observation.
+		obs, err := json.Marshal(c)
+		if err != nil {
+			return tools.Failed(tools.CodeInternal, fmt.Errorf("the recorded call: %w", err))
 		}
-		return tools.Outcome{Status: c.EvidenceStatus, Result: c.Result}
+		if out, ok := usecase.RecordedOutcome(obs); ok {
+			return out
+		}
 	}
 	return tools.Failed(tools.CodeNotRecorded, fmt.Errorf("database %s: no recorded observation for %s (the pack holds the run's statements only)", in.Database, runstore.Redacted(call.Input)))
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/eval"
 	"github.com/superbiz/superbiz/internal/registry"
+	"github.com/superbiz/superbiz/internal/usecase"
 	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/runstore"
 	"github.com/superbiz/superbiz/pkg/tools"
@@ -177,17 +178,14 @@ func (p *pack) record(db config.Database, tool string) error {
 		if inv.Tool != tool || !inv.Ready() || !slices.Contains(registry.SourcesOf(inv.Tool, inv.Input, inv.Observation), tool+":"+db.Name) {
 			continue
 		}
-		var obs struct {
-			EvidenceStatus tools.EvidenceStatus `json:"evidence_status"`
-			ErrorCode      string               `json:"error_code"`
-			Result         json.RawMessage      `json:"result"`
-		}
-		if err := json.Unmarshal(inv.Observation, &obs); err != nil || obs.EvidenceStatus == "" {
+		out, ok := usecase.RecordedOutcome(inv.Observation)
+		if !ok {
 			continue // a discarded observation holds nothing to answer with
 		}
+		result, _ := out.Result.(json.RawMessage)
 		p.rec.Calls = append(p.rec.Calls, eval.RecordedCall{
-			Tool: tool, Input: runstore.Redacted(inv.Input), EvidenceStatus: obs.EvidenceStatus,
-			ErrorCode: obs.ErrorCode, Result: runstore.Redacted(obs.Result),
+			Tool: tool, Input: runstore.Redacted(inv.Input), EvidenceStatus: out.Status,
+			ErrorCode: out.ErrorCode, Result: runstore.Redacted(result),
 		})
 		n++
 	}

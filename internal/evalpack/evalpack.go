@@ -88,8 +88,6 @@ type pack struct {
 	// serves metrics.om as.
 	metricsSources []string
 	report         *Report
-	// clock is the run's clock, for windows given relative to it.
-	clock time.Time
 }
 
 // Freeze writes the pack of opts.Run into opts.Dir/ID: it is written into a
@@ -126,7 +124,7 @@ func Freeze(ctx context.Context, opts Options) (*Report, error) {
 	}
 	defer os.RemoveAll(tmp)
 	rep := &Report{Dir: final, ID: id, Frozen: []string{}}
-	p := &pack{opts: opts, dir: tmp, report: rep, clock: runClock(run)}
+	p := &pack{opts: opts, dir: tmp, report: rep}
 	if err := p.freezeSources(ctx); err != nil {
 		return nil, err
 	}
