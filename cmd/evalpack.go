@@ -38,8 +38,8 @@ redacted as the run store redacts it; the pack holds no path of the workspace.
 The sources are found by name in the configuration in use: freeze with the one
 the run was made with.
 Exit codes: 0 written, 2 refused (not a diagnosis, the demo workspace,
-DIR/<id> exists without --force, no outcome or root cause to expect) or a
-usage error, 4 a metrics server the run read cannot be reached (nothing is
+DIR/<id> exists without --force, no outcome or root cause to expect, a source
+the run read that the configuration no longer names) or a usage error, 4 a metrics server the run read cannot be reached (nothing is
 written), 1 any other failure.`,
 		Example: `  superbiz eval pack last --dir ./packs --root-cause "certificate,x509,tls" --root-cause "expired,expiry"
   superbiz eval pack r_01jf3k --dir ./packs --id checkout-502 --outcome FALLBACK
