@@ -139,6 +139,10 @@ func Freeze(ctx context.Context, opts Options) (*Report, error) {
 	if lp := eval.LoadPack(tmp); lp.Err != nil {
 		return nil, fmt.Errorf("eval pack: the frozen pack does not load: %w", lp.Err)
 	}
+	// a pack is shared data, readable as its files are (MkdirTemp made it 0700)
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return nil, fmt.Errorf("eval pack: %w", err)
+	}
 	if opts.Force {
 		if err := os.RemoveAll(final); err != nil {
 			return nil, fmt.Errorf("eval pack: replace %s: %w", final, err)

@@ -265,6 +265,13 @@ func TestFreezeTopRunbooks(t *testing.T) {
 	if rep.ID != "r-0123" || !strings.Contains(strings.Join(rep.Frozen, "\n"), "runbooks: 1 of 3 document(s), the top 20") {
 		t.Errorf("report %+v", rep)
 	}
+	st, err := os.Stat(rep.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode().Perm() != 0o755 {
+		t.Errorf("the pack's folder is %v, want 0755", st.Mode())
+	}
 	files, err := filepath.Glob(filepath.Join(rep.Dir, RunbooksDir, "kb", "*"))
 	if err != nil || len(files) != 1 || filepath.Base(files[0]) != "tls.md" {
 		t.Errorf("runbooks frozen: %v (%v)", files, err)
