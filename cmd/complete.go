@@ -292,6 +292,10 @@ func (a *app) registerCompletions(root *cobra.Command) {
 	if c, _, err := root.Find([]string{"replay"}); err == nil {
 		c.ValidArgsFunction = firstArg(a.replayableRunNames)
 	}
+	if c, _, err := root.Find([]string{"eval", "pack"}); err == nil && c.Name() == "pack" {
+		c.ValidArgsFunction = firstArg(a.runIDNames)
+		must(c.RegisterFlagCompletionFunc("outcome", flagValues(packOutcomeNames)))
+	}
 	for _, path := range [][]string{{"runs"}, {"runs", "list"}, {"chat"}, {"diagnose"}} {
 		if c, _, err := root.Find(path); err == nil && c.Flags().Lookup("session") != nil {
 			must(c.RegisterFlagCompletionFunc("session", flagValues(a.sessionNames)))

@@ -20,6 +20,7 @@ import (
 	"github.com/superbiz/superbiz/internal/eval"
 	"github.com/superbiz/superbiz/internal/filekind"
 	"github.com/superbiz/superbiz/internal/usecase"
+	"github.com/superbiz/superbiz/pkg/harness"
 )
 
 // evalFlags are the flags of `superbiz eval`.
@@ -69,7 +70,7 @@ error, 4 the model server failed, 130 cancelled.`,
 	fl.BoolVar(&f.record, "record", false, "keep every run in the run store (--db) for runs show and --regrade")
 	fl.Float64Var(&f.minPass, "min-pass", 0, "exit 1 when pass@1 (a fraction, 0 to 1) is below this")
 	fl.StringVar(&f.regrade, "regrade", "", "grade the runs of RESULTS.json (recorded with --record) again, with no model")
-	c.AddCommand(a.newEvalCompareCmd())
+	c.AddCommand(a.newEvalCompareCmd(), a.newEvalPackCmd())
 	return c
 }
 
@@ -265,6 +266,13 @@ func (a *app) evalRunner(ctx context.Context, job eval.Job) (string, error) {
 		return "", err
 	}
 	defer w.Close()
+	if job.Recording != nil {
+		// A frozen pack's MySQL and PostgreSQL answers come from its recording.
+		w.adapters = eval.WithRecording(w.adapters, job.Recording)
+		if w.registry, err = harness.NewRegistry(w.adapters, w.playbooks); err != nil {
+			return "", err
+		}
+	}
 	d := w.deps()
 	req := usecase.DiagnoseRequest{Query: job.Pack.Question}
 	var out usecase.Output

@@ -31,6 +31,8 @@ type evalResults struct {
 		Pass    bool   `json:"pass"`
 		Outcome string `json:"outcome"`
 		Error   string `json:"error"`
+		// NotRecorded counts a frozen pack's NOT_RECORDED statements.
+		NotRecorded int `json:"not_recorded"`
 	} `json:"packs"`
 }
 

@@ -23,6 +23,10 @@ type Job struct {
 	Pack   *Pack
 	Repeat int
 	Config *config.Config
+	// Recording, for a pack frozen from a run that read MySQL or
+	// PostgreSQL, answers the statements on those databases: the runner
+	// wraps its SQL tools with WithRecording. nil for other packs.
+	Recording *Recording
 }
 
 // Runner runs one diagnosis of job exactly as `superbiz diagnose` (or
@@ -228,12 +232,27 @@ func attempt(ctx context.Context, p *Pack, opts Options, run Runner, dir, promUR
 	if err := loadScripts(ctx, cfg, dir); err != nil {
 		return Attempt{}, err
 	}
-	if promURL != "" {
-		m := config.NewMetricsSource()
-		m.Name, m.URL = "prom", promURL
-		cfg.Metrics = append(cfg.Metrics, m)
+	rec, err := p.ReadRecording()
+	if err != nil {
+		return Attempt{}, err
 	}
-	runID, err := run(ctx, Job{Pack: p, Repeat: rep, Config: cfg})
+	if rec != nil {
+		if err := addRecorded(cfg, rec); err != nil {
+			return Attempt{}, err
+		}
+	}
+	if promURL != "" {
+		for _, name := range p.MetricsSources {
+			m := config.NewMetricsSource()
+			m.Name, m.URL = name, promURL
+			cfg.Metrics = append(cfg.Metrics, m)
+		}
+		// The names are the pack's: checked as any configured source's.
+		if err := cfg.Validate(); err != nil {
+			return Attempt{}, fmt.Errorf("%s: metrics_sources: %w", ScenarioFile, err)
+		}
+	}
+	runID, err := run(ctx, Job{Pack: p, Repeat: rep, Config: cfg, Recording: rec})
 	if err != nil {
 		return Attempt{}, fmt.Errorf("run: %w", err)
 	}
@@ -302,6 +321,7 @@ func (r *PackResult) grade(p *Pack, as []Attempt) {
 	var ms []int64
 	for i, a := range as {
 		r.RunIDs = append(r.RunIDs, a.RunID)
+		r.NotRecorded += a.NotRecorded
 		if !slices.Contains(outcomes, a.Outcome) {
 			outcomes = append(outcomes, a.Outcome)
 		}

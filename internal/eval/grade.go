@@ -48,6 +48,9 @@ type Attempt struct {
 	GuardBlocks int
 	// ModelUnavailable is true when the model server failed the run.
 	ModelUnavailable bool
+	// NotRecorded counts the statements refused NOT_RECORDED (a frozen
+	// pack's database holds only the original run's statements).
+	NotRecorded int
 }
 
 // maxDraftBytes bounds the stored final answer read back for its citations.
@@ -60,6 +63,7 @@ func FromRun(d *runstore.RunDetail) (Attempt, error) {
 		RunID: d.ID, Outcome: string(d.ReleaseOutcome), Published: d.Answer,
 		ToolCalls: d.Usage.ToolCalls, ModelCalls: d.Usage.ModelCalls, Tokens: d.Usage.Tokens(), WallMS: d.Usage.DurationMS,
 		ModelUnavailable: d.StopReason == runrecord.StopModelUnavailable,
+		NotRecorded:      notRecorded(d.Invocations),
 	}
 	if a.Outcome == "" {
 		a.Outcome = string(d.Status)

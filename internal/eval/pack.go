@@ -23,6 +23,10 @@ import (
 	"github.com/superbiz/superbiz/pkg/runrecord"
 )
 
+// DefaultMetricsSource is the metrics source a pack's metrics.om is served
+// as when scenario.toml names none (metrics_sources).
+const DefaultMetricsSource = "prom"
+
 // The files of a pack.
 const (
 	ScenarioFile = "scenario.toml"
@@ -45,6 +49,12 @@ type Pack struct {
 	Expect   Expect
 	// Metrics is true when the pack has a metrics.om to serve.
 	Metrics bool
+	// MetricsSources are the names metrics.om is served as (scenario.toml
+	// metrics_sources; DefaultMetricsSource when it names none).
+	MetricsSources []string
+	// Recorded is true when the pack has a recorded.json: the MySQL and
+	// PostgreSQL answers of the run it was frozen from.
+	Recorded bool
 	// Err is why the pack cannot run (bad TOML, missing file, bad value,
 	// unknown key), naming the file and the key.
 	Err error
@@ -75,7 +85,9 @@ type scenario struct {
 	Tags     []string `toml:"tags"`
 	Now      string   `toml:"now"`
 	Question string   `toml:"question"`
-	Alert    *struct {
+	// MetricsSources name the metrics sources metrics.om is served as.
+	MetricsSources []string `toml:"metrics_sources"`
+	Alert          *struct {
 		Labels      map[string]string `toml:"labels"`
 		Annotations map[string]string `toml:"annotations"`
 		StartsAt    string            `toml:"starts_at"`
@@ -94,6 +106,14 @@ var (
 	idShape       = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9-]{1,64}$`) })
 	evidenceShape = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z_]{1,64}(:[^\s]{1,200})?$`) })
 )
+
+// ValidID reports whether id is a pack id scenario.toml accepts: 1 to 64
+// of [a-z0-9-].
+func ValidID(id string) bool { return idShape().MatchString(id) }
+
+// ValidEvidence reports whether ev is an [expect] evidence entry
+// scenario.toml accepts: a tool, or tool:source without blanks.
+func ValidEvidence(ev string) bool { return evidenceShape().MatchString(ev) }
 
 // packError is a load failure naming the file and the key.
 func packError(file, key, format string, args ...any) error {
@@ -131,7 +151,7 @@ func (p *Pack) load() error {
 	if und := md.Undecoded(); len(und) > 0 {
 		return packError(file, und[0].String(), "unknown key")
 	}
-	if !idShape().MatchString(s.ID) {
+	if !ValidID(s.ID) {
 		return packError(file, "id", "%q is not 1 to 64 of [a-z0-9-]", s.ID)
 	}
 	p.ID, p.Title, p.Tags, p.Question = s.ID, strings.TrimSpace(s.Title), s.Tags, strings.TrimSpace(s.Question)
@@ -175,8 +195,28 @@ func (p *Pack) load() error {
 	case !errors.Is(err, os.ErrNotExist):
 		return packError(om, "", "%v", err)
 	}
+	switch {
+	case len(s.MetricsSources) > 0 && !p.Metrics:
+		return packError(file, "metrics_sources", "names metrics sources, but the pack has no %s to serve", MetricsFile)
+	case len(s.MetricsSources) > 0:
+		p.MetricsSources = s.MetricsSources
+	case p.Metrics:
+		p.MetricsSources = []string{DefaultMetricsSource}
+	}
+	switch _, err := os.Lstat(p.file(RecordedFile)); {
+	case err == nil:
+		if _, err := readRecording(p.file(RecordedFile)); err != nil {
+			return err
+		}
+		p.Recorded = true
+	case !errors.Is(err, os.ErrNotExist):
+		return packError(p.file(RecordedFile), "", "%v", err)
+	}
 	return nil
 }
+
+// file is the path of one of the pack's files.
+func (p *Pack) file(name string) string { return filepath.Join(p.Dir, name) }
 
 func (p *Pack) loadExpect(file string, s scenario) error {
 	e := s.Expect
@@ -203,7 +243,7 @@ func (p *Pack) loadExpect(file string, s scenario) error {
 		p.Expect.Forbidden = append(p.Expect.Forbidden, re)
 	}
 	for i, ev := range e.Evidence {
-		if !evidenceShape().MatchString(ev) {
+		if !ValidEvidence(ev) {
 			return packError(file, fmt.Sprintf("expect.evidence[%d]", i), "%q is not a tool or tool:source", ev)
 		}
 	}

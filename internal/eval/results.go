@@ -10,6 +10,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/pkg/runrecord"
+	"github.com/superbiz/superbiz/pkg/tools"
 )
 
 // Results is what `superbiz eval -o json` prints (docs/SPEC.md#superbiz-eval).
@@ -143,9 +144,13 @@ type PackResult struct {
 	Tokens          int           `json:"tokens"`
 	WallMS          int64         `json:"wall_ms"`
 	RunIDs          []string      `json:"run_ids"`
-	Skipped         bool          `json:"skipped"`
-	SkipReason      string        `json:"skip_reason"`
-	Error           string        `json:"error"`
+	// NotRecorded counts, over the repeats, the statements a frozen pack's
+	// recording did not hold (ERROR NOT_RECORDED): a model that asked what
+	// the original run never asked.
+	NotRecorded int    `json:"not_recorded"`
+	Skipped     bool   `json:"skipped"`
+	SkipReason  string `json:"skip_reason"`
+	Error       string `json:"error"`
 }
 
 // Errors counts the packs listed with an error.
@@ -361,6 +366,9 @@ func (p PackResult) Note() string {
 	var parts []string
 	for _, c := range p.FailedChecks {
 		parts = append(parts, c.Check+": "+c.Why)
+	}
+	if p.NotRecorded > 0 {
+		parts = append(parts, fmt.Sprintf("%d statement(s) %s: not in the pack's recording", p.NotRecorded, tools.CodeNotRecorded))
 	}
 	return strings.Join(parts, "; ")
 }

@@ -519,7 +519,7 @@ func (b *Boundary) playbookNames() []string {
 // stableCode keeps only the error codes the model may see.
 func stableCode(code string) string {
 	switch code {
-	case tools.CodeInvalidInput, tools.CodeNotReadOnly, tools.CodeNotAllowed, tools.CodeTimeout, tools.CodeCancelled, tools.CodeUnavailable, tools.CodeUnrecorded, tools.CodeInternal:
+	case tools.CodeInvalidInput, tools.CodeNotReadOnly, tools.CodeNotAllowed, tools.CodeTimeout, tools.CodeCancelled, tools.CodeUnavailable, tools.CodeUnrecorded, tools.CodeNotRecorded, tools.CodeInternal:
 		return code
 	}
 	return tools.CodeInternal

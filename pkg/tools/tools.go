@@ -42,6 +42,10 @@ const (
 	CodeCancelled   = "CANCELLED"
 	CodeUnavailable = "UNAVAILABLE"
 	CodeUnrecorded  = "UNRECORDED"
+	// CodeNotRecorded is eval's answer, in a pack frozen by `eval pack`,
+	// to a MySQL or PostgreSQL statement the frozen run did not make: the
+	// pack holds only the run's statements and their observations.
+	CodeNotRecorded = "NOT_RECORDED"
 	CodeInternal    = "INTERNAL"
 )
 

@@ -98,6 +98,12 @@ func exprSelectors(expr string) (sels []string, ok bool) {
 	return sels, true
 }
 
+// Selectors lists the vector selectors of a PromQL expression as
+// query_metrics reads them to check an empty answer's coverage, so that
+// `superbiz eval pack` can freeze the raw samples a query read; ok is false
+// when the expression cannot be read that simply.
+func Selectors(expr string) (sels []string, ok bool) { return exprSelectors(expr) }
+
 // groupsNext says whether the word at k is by or without: the name before
 // it is an aggregation's (sum by (job) (…)), not a metric.
 func groupsNext(s string, k int) bool {

@@ -1,0 +1,225 @@
+package evalpack
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"math"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/eval"
+	"github.com/superbiz/superbiz/internal/httpsource"
+	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/tools/metrics"
+)
+
+// UnavailableError is a metrics server that could not give the samples to
+// freeze: nothing is written, the command exits 4 and names the server.
+type UnavailableError struct {
+	Source string
+	Err    error
+}
+
+func (e *UnavailableError) Error() string {
+	return fmt.Sprintf("eval pack: the metrics source %s could not give the samples to freeze, so no pack was written: %v", e.Source, e.Err)
+}
+
+// Unwrap gives the cause.
+func (e *UnavailableError) Unwrap() error { return e.Err }
+
+// metricsCall is one query_metrics call of the run: the source, the
+// selectors of its expression and the window it evaluated.
+type metricsCall struct {
+	source string
+	sels   []string
+	lo, hi time.Time
+}
+
+// freezeMetrics freezes, for each metrics query of the run, the raw samples
+// of its selectors over the run's metrics window (Margin before the
+// earliest window to Margin after the latest), each read with one
+// range-vector instant query at the window's end, which returns the samples
+// exactly as stored. They are written as OpenMetrics (metrics.om), label
+// values redacted; eval serves them as every source the run named.
+func (p *pack) freezeMetrics(ctx context.Context) error {
+	var calls []metricsCall
+	for _, inv := range reads(p.opts.Run, metrics.ToolName) {
+		var obs struct {
+			Result struct {
+				Source, Query, Start, End string
+			} `json:"result"`
+		}
+		if json.Unmarshal(inv.Observation, &obs) != nil || obs.Result.Source == "" {
+			continue
+		}
+		lo, err1 := time.Parse(time.RFC3339Nano, obs.Result.Start)
+		hi, err2 := time.Parse(time.RFC3339Nano, obs.Result.End)
+		sels, ok := metrics.Selectors(obs.Result.Query)
+		if err1 != nil || err2 != nil || !ok {
+			return fmt.Errorf("eval pack: call %s (%s on %s) names no window or selector eval pack can read, so its samples cannot be frozen", inv.ToolCallID, obs.Result.Query, obs.Result.Source)
+		}
+		calls = append(calls, metricsCall{source: obs.Result.Source, sels: sels, lo: lo, hi: hi})
+	}
+	if len(calls) == 0 {
+		return nil
+	}
+	var sp span
+	for _, c := range calls {
+		sp.add(c.lo, c.hi)
+	}
+	lo, hi := sp.lo.Add(-Margin), sp.hi.Add(Margin)
+	series := map[string]*omSeries{}
+	var names []string
+	for _, c := range calls {
+		i := slices.IndexFunc(p.opts.Config.Metrics, func(m config.MetricsSource) bool { return m.Name == c.source })
+		if i < 0 {
+			return refused("the run read the metrics source %q, which the configuration (%s) no longer has: freeze with the configuration the run was made with (--config)", c.source, cmpOr(p.opts.Config.File, "defaults"))
+		}
+		src := p.opts.Config.Metrics[i]
+		if !slices.Contains(names, src.Name) {
+			names = append(names, src.Name)
+		}
+		for _, sel := range c.sels {
+			if err := rawSamples(ctx, src, sel, lo, hi, series); err != nil {
+				return &UnavailableError{Source: src.Name + " (" + redact.URL(src.URL) + ")", Err: err}
+			}
+		}
+	}
+	if err := writeFile(filepath.Join(p.dir, eval.MetricsFile), openMetrics(series)); err != nil {
+		return err
+	}
+	p.metricsSources = names
+	n := 0
+	for _, s := range series {
+		n += len(s.points)
+	}
+	p.frozen("metrics %s: %d series, %d sample(s) from %s to %s", strings.Join(names, ", "), len(series), n, lo.UTC().Format(time.RFC3339), hi.UTC().Format(time.RFC3339))
+	return nil
+}
+
+// omSeries is one frozen series: its name, labels and samples by time (ms).
+type omSeries struct {
+	name   string
+	labels map[string]string
+	points map[int64]string
+}
+
+// maxMetricsAnswer bounds one answer read, as eval bounds metrics.om.
+const maxMetricsAnswer = eval.MaxMetricsBytes
+
+// rawSamples reads the samples of selector sel in [lo, hi] from src with the
+// instant query sel[range] at hi, and adds them to series.
+func rawSamples(ctx context.Context, src config.MetricsSource, sel string, lo, hi time.Time, series map[string]*omSeries) error {
+	var auth httpsource.Auth
+	switch {
+	case src.BearerTokenEnv != "":
+		auth.BearerToken = src.Secret.Reveal()
+	case src.Username != "":
+		auth.Username, auth.Password = src.Username, src.Secret.Reveal()
+	}
+	client, err := httpsource.New(httpsource.Options{Auth: auth, Timeout: max(src.Timeout, 30*time.Second), MaxBody: maxMetricsAnswer})
+	if err != nil {
+		return err
+	}
+	secs := int64(math.Ceil(hi.Sub(lo).Seconds()))
+	form := url.Values{"query": {fmt.Sprintf("%s[%ds]", sel, secs)}, "time": {strconv.FormatFloat(float64(hi.UnixMilli())/1e3, 'f', -1, 64)}}
+	req, err := client.NewRequest(ctx, http.MethodPost, strings.TrimSuffix(src.URL, "/")+"/api/v1/query", strings.NewReader(form.Encode()))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Accept", "application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		return fmt.Errorf("query %s: %w", sel, err)
+	}
+	var env struct {
+		Status string `json:"status"`
+		Error  string `json:"error"`
+		Data   struct {
+			ResultType string `json:"resultType"`
+			Result     []struct {
+				Metric map[string]string `json:"metric"`
+				Values [][2]any          `json:"values"`
+			} `json:"result"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(resp.Body, &env); err != nil {
+		return fmt.Errorf("query %s: not the Prometheus API's answer: %w", sel, err)
+	}
+	if env.Status != "success" || env.Data.ResultType != "matrix" {
+		return fmt.Errorf("query %s: %s %s", sel, env.Status, client.Scrub(env.Error))
+	}
+	for _, r := range env.Data.Result {
+		name := r.Metric["__name__"]
+		if name == "" {
+			continue
+		}
+		labels := map[string]string{}
+		for k, v := range r.Metric {
+			if k != "__name__" {
+				labels[k] = redact.Field(k, client.Scrub(v))
+			}
+		}
+		key := name + "\xff" + labelText(labels)
+		s := series[key]
+		if s == nil {
+			s = &omSeries{name: name, labels: labels, points: map[int64]string{}}
+			series[key] = s
+		}
+		for _, v := range r.Values {
+			ts, ok1 := v[0].(float64)
+			val, ok2 := v[1].(string)
+			if !ok1 || !ok2 {
+				return fmt.Errorf("query %s: a sample is not [time, \"value\"]", sel)
+			}
+			s.points[int64(math.Round(ts*1000))] = val
+		}
+	}
+	return nil
+}
+
+// labelText is the label set as OpenMetrics writes it, sorted by name.
+func labelText(labels map[string]string) string {
+	var b strings.Builder
+	for i, k := range slices.Sorted(maps.Keys(labels)) {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(k + `="` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(labels[k]) + `"`)
+	}
+	return b.String()
+}
+
+// openMetrics writes the series as OpenMetrics text with timestamps: the
+// families in name order, each series' samples in time order, "# EOF" last.
+func openMetrics(series map[string]*omSeries) []byte {
+	var b bytes.Buffer
+	last := ""
+	for _, key := range slices.Sorted(maps.Keys(series)) {
+		s := series[key]
+		if s.name != last {
+			fmt.Fprintf(&b, "# TYPE %s unknown\n", s.name)
+			last = s.name
+		}
+		lt := labelText(s.labels)
+		for _, ts := range slices.Sorted(maps.Keys(s.points)) {
+			b.WriteString(s.name)
+			if lt != "" {
+				b.WriteString("{" + lt + "}")
+			}
+			fmt.Fprintf(&b, " %s %s\n", s.points[ts], strconv.FormatFloat(float64(ts)/1000, 'f', -1, 64))
+		}
+	}
+	b.WriteString("# EOF\n")
+	return b.Bytes()
+}
