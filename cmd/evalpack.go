@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -62,7 +63,7 @@ written), 1 any other failure.`,
 var packOutcomes = []runrecord.Outcome{runrecord.OutcomeSuccess, runrecord.OutcomeFallback}
 
 // packOutcomeNames are packOutcomes for the completion of --outcome.
-func packOutcomeNames(*cobra.Command) []string {
+func packOutcomeNames(context.Context, *cobra.Command) []string {
 	return []string{string(packOutcomes[0]), string(packOutcomes[1])}
 }
 
