@@ -121,3 +121,24 @@ func TestUnreadCountedOnceLevelFirst(t *testing.T) {
 		t.Errorf("level_unread %d, service_unread %d, matched %d; want 2, 1 (the ERROR entry naming no service), 0", res.LevelUnread, res.ServiceUnread, res.Matched)
 	}
 }
+
+// A partial window that holds matches is evidence found, coverage partial,
+// and no empty-window account: tools.Outcome sets EmptyWindow only with
+// NO_EVIDENCE.
+func TestPartialWithMatchesHasNoAccount(t *testing.T) {
+	at := func(d time.Duration) string { return base.Add(d).Format(time.RFC3339) }
+	lines := []string{
+		`{"ts":"` + at(10*time.Minute) + `","level":"error","msg":"disk slow"}`,
+		`{"ts":"` + at(20*time.Minute) + `","msg":"disk slow"}`,
+	}
+	dir := t.TempDir()
+	writeFile(t, dir, "a.log", strings.Join(lines, "\n")+"\n", false)
+	tool := newTool(t, Source{Name: "app", Paths: []string{filepath.Join(dir, "a.log")}, MaxWindow: 48 * time.Hour})
+	out, res := run(t, tool, fmt.Sprintf(`{"start":%q,"end":%q,"level":"error"}`, at(0), at(time.Hour)), base, 1<<20)
+	if out.Status != tools.EvidenceFound || res.Coverage.Coverage != tools.CoveragePartial || res.LevelUnread != 1 {
+		t.Fatalf("%s, coverage %q, level_unread %d: the fixture wants EVIDENCE_FOUND, partial, 1", out.Status, res.Coverage.Coverage, res.LevelUnread)
+	}
+	if out.EmptyWindow != "" {
+		t.Errorf("empty window %q with EVIDENCE_FOUND", out.EmptyWindow)
+	}
+}
