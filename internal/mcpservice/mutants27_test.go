@@ -18,11 +18,7 @@ import (
 // MCP client.
 func TestCallToolMasksFailures(t *testing.T) {
 	ctx := context.Background()
-	st, err := runstore.Open(ctx, filepath.Join(t.TempDir(), "superbiz.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
+	st := openStore(t)
 	for _, tt := range []struct {
 		name          string
 		fail, problem error
@@ -48,14 +44,21 @@ func TestCallToolMasksFailures(t *testing.T) {
 // naming the session and how to find one, not a failure of the call.
 func TestListRunsUnknownSession(t *testing.T) {
 	ctx := context.Background()
-	st, err := runstore.Open(ctx, filepath.Join(t.TempDir(), "superbiz.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
+	st := openStore(t)
 	svc := New(Deps{Store: st, RunSummary: func(r runstore.RunSummary) any { return r.ID }})
 	r, err := svc.ListRuns(ctx, mcpserver.RunsListInput{Session: "s_nope"})
 	if err != nil || !r.IsError || !strings.Contains(r.Text, "no session s_nope") {
 		t.Errorf("unknown session: %+v, %v; want an isError result naming it", r, err)
 	}
+}
+
+// openStore opens a fresh run store, closed when the test ends.
+func openStore(t *testing.T) *runstore.Store {
+	t.Helper()
+	st, err := runstore.Open(context.Background(), filepath.Join(t.TempDir(), "superbiz.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	return st
 }
