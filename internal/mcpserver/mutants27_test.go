@@ -118,12 +118,13 @@ func connect(t *testing.T, svc Service) *mcp.ClientSession {
 }
 
 // connectWith is connect with the server's call slots and the client's options.
-func connectWith(t *testing.T, svc Service, maxCalls, maxDiagnose int, copts *mcp.ClientOptions) *mcp.ClientSession {
+func connectWith(t *testing.T, svc Service, maxCalls, maxDiagnose int, copts *mcp.ClientOptions, mws ...mcp.Middleware) *mcp.ClientSession {
 	t.Helper()
 	s, err := New(svc, Options{Name: "superbiz", Version: "test", MaxCalls: maxCalls, MaxDiagnose: maxDiagnose})
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.server.AddReceivingMiddleware(mws...)
 	st, ct := mcp.NewInMemoryTransports()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -217,7 +218,8 @@ func TestServerResultText(t *testing.T) {
 // with its context ended, so that it is audited (stored CANCELLED).
 func TestQueuedCancelledCallReachesTheService(t *testing.T) {
 	svc := &recorder{hold: make(chan struct{})}
-	cs := connectWith(t, svc, 1, 1, nil)
+	mw, second := onCall(2)
+	cs := connectWith(t, svc, 1, 1, nil, mw)
 	release := sync.OnceFunc(func() { close(svc.hold) })
 	t.Cleanup(release) // before the connection closes, also when the test fails
 	first := make(chan error, 1)
@@ -227,14 +229,14 @@ func TestQueuedCancelledCallReachesTheService(t *testing.T) {
 	}()
 	waitFor(t, func() bool { return len(svc.calls()) == 1 })
 	ctx, cancel := context.WithCancel(context.Background())
-	second := make(chan struct{})
+	answered := make(chan struct{})
 	go func() {
-		defer close(second)
+		defer close(answered)
 		_, _ = cs.CallTool(ctx, &mcp.CallToolParams{Name: "query_logs", Arguments: json.RawMessage(`{"n":2}`)})
 	}()
-	time.Sleep(100 * time.Millisecond) // let it queue behind the first
+	<-second // the server holds it: queued behind the first
 	cancel()
-	<-second
+	<-answered
 	waitFor(t, func() bool { return len(svc.calls()) == 2 })
 	if got := svc.calls(); got[1] != `query_logs {"n":2} (cancelled)` {
 		t.Errorf("calls %q: want the queued call audited with its context ended", got)
@@ -250,7 +252,8 @@ func TestQueuedCancelledCallReachesTheService(t *testing.T) {
 // evidence call is still served.
 func TestQueuedDiagnosisGivesBackItsCallSlot(t *testing.T) {
 	svc := &recorder{hold: make(chan struct{})}
-	cs := connectWith(t, svc, 2, 1, nil)
+	mw, second := onCall(2)
+	cs := connectWith(t, svc, 2, 1, nil, mw)
 	t.Cleanup(func() { close(svc.hold) }) // before the connection closes
 	go func() {
 		_, _ = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: ToolDiagnose, Arguments: json.RawMessage(`{"query":"first"}`)})
@@ -262,7 +265,11 @@ func TestQueuedDiagnosisGivesBackItsCallSlot(t *testing.T) {
 		defer close(queued)
 		_, _ = cs.CallTool(ctx, &mcp.CallToolParams{Name: ToolDiagnose, Arguments: json.RawMessage(`{"query":"second"}`)})
 	}()
-	time.Sleep(100 * time.Millisecond) // let it take a call slot and wait for the diagnosis slot
+	<-second
+	// the server holds it; a moment more lets it take a call slot and wait
+	// for the diagnosis slot (cancelled sooner, it takes none: the test
+	// then passes without exercising the give-back)
+	time.Sleep(50 * time.Millisecond)
 	cancel()
 	<-queued
 	// bounded: a lost slot would hold this call until the first diagnosis ends
@@ -296,6 +303,27 @@ func TestProgressIncreases(t *testing.T) {
 			t.Fatalf("progress %v does not increase", got)
 		}
 	}
+}
+
+// onCall is a middleware that closes the returned channel when the server
+// receives its n-th tools/call, before the call's handler runs: a test
+// cancels a call only once the server holds it.
+func onCall(n int) (mcp.Middleware, <-chan struct{}) {
+	var mu sync.Mutex
+	seen := 0
+	ch := make(chan struct{})
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/call" {
+				mu.Lock()
+				if seen++; seen == n {
+					close(ch)
+				}
+				mu.Unlock()
+			}
+			return next(ctx, method, req)
+		}
+	}, ch
 }
 
 // waitFor polls cond until it holds, failing after 10 s.
