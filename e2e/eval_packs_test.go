@@ -13,6 +13,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/eval"
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
+	"github.com/superbiz/superbiz/internal/reliability"
 	"github.com/superbiz/superbiz/internal/testenv"
 )
 
@@ -100,12 +101,18 @@ func TestEvalPackScriptCannotAttach(t *testing.T) {
 	if r.code != 2 || len(res.Packs) != 1 || !strings.Contains(res.Packs[0].Error, "refused: ATTACH") {
 		t.Errorf("want exit 2 and the pack's refusal\n%s", r)
 	}
+	admitted := 0
 	if _, err := os.Stat(pwned); !os.IsNotExist(err) {
 		t.Errorf("the script created %s (%v)", pwned, err)
+		admitted++
 	}
 	if after := runCount(t, e); after != before {
 		t.Errorf("the run store held %d runs, now %d", before, after)
+		admitted++
 	}
+	reliability.Record(t, reliability.SectionSQL, "eval pack .sql script attaching a new file and the user's run store (built binary)", map[string]any{
+		"tried": 2, "admitted": admitted, "refused": 2 - admitted, "exit": r.code,
+	})
 }
 
 // Finding 2: a pack that names a metrics server and an environment variable
@@ -150,6 +157,15 @@ func TestEvalPackCannotReadEnvironment(t *testing.T) {
 	if len(heard) > 0 {
 		t.Errorf("the pack's metrics server was sent %d requests (Authorization %q)", len(heard), heard)
 	}
+	leaked := 0
+	for _, h := range heard {
+		if strings.Contains(h, e.vars["AWS_SECRET_ACCESS_KEY"]) {
+			leaked++
+		}
+	}
+	reliability.Record(t, reliability.SectionSecrets, "eval pack naming the runner's environment for its metrics server (bearer_token_env, password_env)", map[string]any{
+		"planted": 2, "leaked": leaked, "requests": len(heard),
+	})
 }
 
 // Findings 3 and 10: packs whose files are a FIFO, /dev/zero, deeply nested
@@ -219,7 +235,7 @@ func TestEvalHostilePacksListedOthersRun(t *testing.T) {
 		"fifo-sql":      "named pipe (FIFO)",
 		"zero-sql":      "links to /dev/zero, outside the pack",
 	}
-	seen := 0
+	seen, listed := 0, 0
 	for _, p := range res.Packs {
 		if p.ID == "healthy-system" {
 			if p.Error != "" || !p.Pass || p.Outcome != "FALLBACK" {
@@ -231,6 +247,8 @@ func TestEvalHostilePacksListedOthersRun(t *testing.T) {
 		w, ok := want[p.ID]
 		if !ok || !strings.Contains(p.Error, w) {
 			t.Errorf("pack %s: error %q, want %q", p.ID, p.Error, w)
+		} else {
+			listed++
 		}
 		seen++
 	}
@@ -238,21 +256,32 @@ func TestEvalHostilePacksListedOthersRun(t *testing.T) {
 		t.Errorf("want %d packs, 1 graded and exit 2\n%s", len(want)+1, r)
 	}
 
+	reliability.Record(t, reliability.SectionBombs, "hostile eval packs beside an innocent one: FIFO, /dev/zero, 400,000-deep TOML, paths and links out of the pack (built binary)", map[string]any{
+		"hostile": len(want), "listed with their error": listed, "innocent graded": res.Summary.Graded, "exit": r.code,
+	})
+
 	// --junit writes, and --regrade and compare read, only regular files.
 	fifo := filepath.Join(e.dir, "results.json")
 	mkfifo(t, fifo)
-	for _, args := range [][]string{
+	files := [][]string{
 		{"eval", "--suite", "./packs", "--junit", fifo},
 		{"eval", "--suite", "./packs", "--junit", "/dev/zero"},
 		{"eval", "--suite", "./packs", "--regrade", fifo},
 		{"eval", "compare", fifo, "/dev/zero"},
 		{"eval", "compare", "/dev/zero", fifo},
-	} {
+	}
+	refused := 0
+	for _, args := range files {
 		r := e.run(t, args...)
 		if r.code != 2 || !strings.Contains(r.stderr, "not a regular file") {
 			t.Errorf("want exit 2 and a refusal\n%s", r)
+		} else {
+			refused++
 		}
 	}
+	reliability.Record(t, reliability.SectionBombs, "eval --junit, --regrade and compare on a FIFO or /dev/zero (built binary)", map[string]any{
+		"tried": len(files), "refused": refused,
+	})
 }
 
 func mkfifo(t *testing.T, path string) {

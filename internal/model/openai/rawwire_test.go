@@ -35,6 +35,7 @@ func TestRawWire(t *testing.T) {
 	for _, tt := range []struct {
 		name        string
 		stream      bool
+		hold        bool // keep the connection open after the body
 		status      int
 		contentType string
 		body        string
@@ -97,6 +98,70 @@ func TestRawWire(t *testing.T) {
 				}
 			},
 		},
+		// rows a hand mutation pass (docs/MUTATION.md) added
+		{
+			name: "data: [DONE] ends the answer though the server holds the stream open", stream: true, hold: true,
+			body: sse(delta(`{"role":"assistant","content":"pool full"}`, `"stop"`), "[DONE]"),
+			check: func(t *testing.T, r model.Response) {
+				if r.Message.Content != "pool full" {
+					t.Errorf("content %q", r.Message.Content)
+				}
+			},
+		},
+		{
+			name: "a finish_reason then a clean EOF without [DONE] is a whole answer", stream: true,
+			body: sse(delta(`{"role":"assistant","content":"pool "}`, "null"), delta(`{"content":"full"}`, `"stop"`)),
+			check: func(t *testing.T, r model.Response) {
+				if r.Message.Content != "pool full" {
+					t.Errorf("content %q", r.Message.Content)
+				}
+			},
+		},
+		{
+			name: "a chunk without a model name keeps the one named before", stream: true,
+			body: sse(`{"id":"c","object":"chat.completion.chunk","model":"qwen3:8b","choices":[{"index":0,"delta":{"role":"assistant","content":"pool "},"finish_reason":null}]}`, `{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"full"},"finish_reason":"stop"}]}`, "[DONE]"),
+			check: func(t *testing.T, r model.Response) {
+				if r.Model != "qwen3:8b" {
+					t.Errorf("model %q, want qwen3:8b", r.Model)
+				}
+			},
+		},
+		{
+			name: "the last usage counts, as servers that report it cumulatively send it", stream: true,
+			body: sse(
+				`{"id":"c","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"pool "},"finish_reason":null}],"usage":{"prompt_tokens":40,"completion_tokens":1}}`,
+				`{"id":"c","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"content":"full"},"finish_reason":"stop"}],"usage":{"prompt_tokens":40,"completion_tokens":2}}`,
+				"[DONE]"),
+			check: func(t *testing.T, r model.Response) {
+				if r.Usage.PromptTokens != 40 || r.Usage.CompletionTokens != 2 {
+					t.Errorf("usage %+v, want 40 prompt and 2 completion tokens", r.Usage)
+				}
+			},
+		},
+		{
+			name: `"arguments": null is no arguments yet, not a protocol error`, stream: true,
+			body: sse(
+				delta(`{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"query_logs","arguments":null}}]}`, "null"),
+				delta(`{"tool_calls":[{"index":0,"function":{"arguments":"{\"since\":\"1h\"}"}}]}`, "null"),
+				delta(`{}`, `"tool_calls"`), "[DONE]"),
+			check: func(t *testing.T, r model.Response) {
+				if len(r.Message.ToolCalls) != 1 || string(r.Message.ToolCalls[0].Arguments) != `{"since":"1h"}` {
+					t.Errorf("calls %+v: want one query_logs with {\"since\":\"1h\"}", r.Message.ToolCalls)
+				}
+			},
+		},
+		{
+			name: "a function name of spaces is a protocol error",
+			body: `{"id":"c","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","tool_calls":[{"id":"call_1","type":"function","function":{"name":"  ","arguments":"{}"}}]},"finish_reason":"tool_calls"}]}`,
+			kind: model.ErrProtocol,
+		},
+		{
+			name: "streamed arguments that never close their object are a protocol error", stream: true,
+			body: sse(
+				delta(`{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"query_logs","arguments":"{\"since\":"}}]}`, "null"),
+				delta(`{}`, `"tool_calls"`), "[DONE]"),
+			kind: model.ErrProtocol,
+		},
 		{
 			name: "a whole 200 {} is a protocol error",
 			body: `{}`,
@@ -116,6 +181,10 @@ func TestRawWire(t *testing.T) {
 				w.Header().Set("Content-Type", ct)
 				w.WriteHeader(max(tt.status, http.StatusOK))
 				_, _ = io.WriteString(w, tt.body)
+				if tt.hold {
+					w.(http.Flusher).Flush()
+					<-r.Context().Done()
+				}
 			}))
 			t.Cleanup(srv.Close)
 			c, err := openai.New(openai.Options{URL: srv.URL + "/v1", Model: "m", Stream: tt.stream, RequestTimeout: 10 * time.Second})
