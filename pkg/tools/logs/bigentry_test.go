@@ -100,3 +100,41 @@ func TestContainsOpenEntryOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestContainsBatchLineLongerThanChunk: an otlp_batch line longer than a
+// read chunk but within its layout's cap (logparse.MaxBatchLineBytes) is
+// read whole, in a plain file read in chunks and in a gzip file, as the
+// scan of the mapping reads it: a record near its end is found, and the
+// line is no long line.
+func TestContainsBatchLineLongerThanChunk(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"resourceLogs":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"bulk"}}]},"scopeLogs":[{"scope":{},"logRecords":[`)
+	const records = 5000
+	pad := strings.Repeat("padding ", 160)
+	for i := range records {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		word := "fine"
+		if i == records-3 {
+			word = "redis-cluster-01"
+		}
+		fmt.Fprintf(&b, `{"timeUnixNano":"%d","severityNumber":17,"body":{"stringValue":"r%d %s %s"}}`, base.Add(10*time.Minute).UnixNano()+int64(i), i, word, pad)
+	}
+	b.WriteString("]}]}]}\n")
+	if b.Len() <= streamChunk || b.Len() > logparse.MaxBatchLineBytes {
+		t.Fatalf("line of %d bytes", b.Len())
+	}
+	for _, gz := range []bool{false, true} {
+		name := "bulk.json"
+		if gz {
+			name += ".gz"
+		}
+		p := writeFile(t, t.TempDir(), name, b.String(), gz)
+		tool := newTool(t, Source{Name: "app", Paths: []string{p}})
+		_, res := run(t, tool, `{"start":"2026-03-14T13:00:00Z","end":"2026-03-14T16:00:00Z","contains":"redis-cluster-01"}`, base.Add(3*time.Hour), 1<<20)
+		if res.Matched != 1 || res.LongLines != 0 || res.CutRecords != 0 {
+			t.Errorf("gzip=%v: matched %d long_lines %d cut_records %d, want 1, 0, 0", gz, res.Matched, res.LongLines, res.CutRecords)
+		}
+	}
+}

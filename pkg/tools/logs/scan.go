@@ -1123,6 +1123,12 @@ func (s *scanner) scanChunks(r io.Reader, cands []*logparse.Layout, size int) (r
 				cut, atHeader = s.lastHeaderStart(buf)
 			}
 		}
+		if !last && s.lay != nil && cut == len(buf) && len(buf) <= s.lineCap() && bytes.IndexByte(buf, '\n') < 0 {
+			// one line fills a chunk smaller than its layout's line cap (an
+			// otlp_batch line): the chunk grows to hold the line's head whole
+			buf = append(make([]byte, 0, min(2*cap(buf), s.lineCap()+1)), buf...)
+			continue
+		}
 		if err := s.scanChunk(buf, cut, !last && !atHeader); err != nil {
 			return read, err
 		}
