@@ -28,10 +28,6 @@ const seekCheckLines = 256
 // streamChunk is the read size for gzip files and platforms without mmap.
 const streamChunk = 4 << 20
 
-// maxWalkBack bounds how many lines before a filtered match are searched
-// for the header of its entry (a stack trace longer than this is cut).
-const maxWalkBack = 1000
-
 var (
 	errNoMap        = errors.New("memory mapping unavailable")
 	errUnrecognized = errors.New("no line could be placed in time")
@@ -63,6 +59,9 @@ type scanner struct {
 	src    io.ReaderAt
 	srcAt  int64
 	noSeek bool // tests: force the linear path
+	// chunk is the read size of the chunked scans (0: streamChunk); tests
+	// shrink it so small inputs cross chunk ends.
+	chunk int
 	// seekMin is the size from which a time-ordered file is searched by
 	// binary search; a smaller one is read in full (scanLimits.seekMin).
 	seekMin int64
@@ -92,6 +91,8 @@ type scanner struct {
 	// counts the untimed entries read since it (see notePlace).
 	lastIn  bool
 	pending int
+	// open is the entry a chunk of a chunked scan ended inside.
+	open openEntry
 }
 
 // parse reads an entry's header line into r: the layout's parse, then for
@@ -289,6 +290,23 @@ func (s *scanner) evalEntry(data []byte, hs, end int) {
 		s.acc.cutRecords += s.lay.Each(line, &s.tc, &s.rec, s.evalRecord)
 		return
 	}
+	var cont []byte
+	if next < end {
+		cont = data[next:end]
+	}
+	s.judge(line, cont, -1, func(_ int, w []byte) bool {
+		if hay != nil {
+			return containsFold(hay, w)
+		}
+		return s.entryContains(data, hs, end, w)
+	})
+}
+
+// judge checks an entry, its header line and continuation cont, against
+// the query and records it: has says whether the entry holds the i-th
+// contains word; glued is the entry's count of continuation lines (-1:
+// those of cont).
+func (s *scanner) judge(line, cont []byte, glued int, has func(i int, w []byte) bool) {
 	r := &s.rec
 	kind := s.parse(line, r)
 	if kind == logparse.LineTimed {
@@ -301,8 +319,8 @@ func (s *scanner) evalEntry(data []byte, hs, end int) {
 	if v == failed {
 		return
 	}
-	for _, w := range s.q.words {
-		if hay != nil && !containsFold(hay, w) || hay == nil && !s.entryContains(data, hs, end, w) {
+	for i, w := range s.q.words {
+		if !has(i, w) {
 			return
 		}
 	}
@@ -316,11 +334,10 @@ func (s *scanner) evalEntry(data []byte, hs, end int) {
 	if s.unread(v) {
 		return
 	}
-	var cont []byte
-	if next < end {
-		cont = data[next:end]
-		s.acc.glued += textLines(cont)
+	if glued < 0 {
+		glued = textLines(cont)
 	}
+	s.acc.glued += glued
 	s.acc.add(r, cont)
 }
 
@@ -537,9 +554,14 @@ func (s *scanner) scanFiltered(data []byte, lo, hi int) error {
 		if k := bytes.LastIndexByte(data[done:start], '\n'); k >= 0 {
 			ls = done + k + 1
 		}
-		hs, n := -1, 0
-		for j := ls; n < maxWalkBack; n++ {
-			line, _, _ := cutLine(data, j, hi, s.lineCap(), s.stopped)
+		// back to the header however many lines the entry has: each line
+		// is walked back over once, the walks never passing done
+		hs := -1
+		for j := ls; ; {
+			if err := s.tick(); err != nil {
+				return err
+			}
+			line, _, _ := s.line(data, j, hi)
 			if s.isHeader(line) && (s.lay.Partial == nil || j <= done || !s.lay.Partial(lastLine(data, j))) {
 				hs = j
 				break
@@ -557,7 +579,7 @@ func (s *scanner) scanFiltered(data []byte, lo, hi int) error {
 		if hs < 0 { // text before the first entry: skip its line
 			line, next, cut := s.line(data, ls, hi)
 			s.countCut(cut)
-			if lo == 0 && !s.entered && n < maxWalkBack {
+			if lo == 0 && !s.entered {
 				s.orphan(line)
 			}
 			done, pos = next, next
@@ -949,7 +971,7 @@ func (s *scanner) scanPart(data []byte, lo, hi int) error {
 	}
 	r := &countingReader{r: io.NewSectionReader(s.src, s.srcAt+int64(lo), int64(hi-lo))}
 	// a small range gets a buffer of its size (and a byte to see its end)
-	if _, err := s.scanChunks(r, nil, min(streamChunk, hi-lo+1)); err != nil {
+	if _, err := s.scanChunks(r, nil, min(s.chunkSize(), hi-lo+1)); err != nil {
 		return err
 	}
 	if r.n < int64(hi-lo) && s.ctx.Err() == nil {
@@ -1024,17 +1046,30 @@ func (c *cappedReader) Read(p []byte) (int, error) {
 func (s *scanner) scanStream(r io.Reader, cands []*logparse.Layout) (read bool, err error) {
 	r = logparse.DecodeBOM(r)
 	s.lay = nil // detected again for this file
-	return s.scanChunks(r, cands, streamChunk)
+	return s.scanChunks(r, cands, s.chunkSize())
+}
+
+// chunkSize is the read size of the chunked scans.
+func (s *scanner) chunkSize() int {
+	if s.chunk > 0 {
+		return s.chunk
+	}
+	return streamChunk
 }
 
 // scanChunks is scanStream's loop over chunks of at most size bytes: the
 // layout is detected from the first chunk unless one is set already
-// (scanPart reading a range of a file whose layout its head gave).
+// (scanPart reading a range of a file whose layout its head gave). Each
+// chunk is cut before its last entry header; a chunk holding no header
+// after its first line ends inside an entry, which is carried (s.open) to
+// the chunks its continuation fills and judged once, where it ends.
 func (s *scanner) scanChunks(r io.Reader, cands []*logparse.Layout, size int) (read bool, err error) {
 	buf := make([]byte, 0, size)
 	first := s.lay == nil
 	read = !first
 	eof := false
+	s.open.on = false
+	defer func() { s.open.on = false }()
 	// inLong says the buffer starts inside a line longer than a chunk whose
 	// head was scanned: its tail is dropped up to the next newline.
 	inLong := false
@@ -1063,12 +1098,13 @@ func (s *scanner) scanChunks(r io.Reader, cands []*logparse.Layout, size int) (r
 		}
 		last := eof || readErr != nil
 		cut := len(buf)
+		atHeader := false
 		switch {
 		case readErr != nil:
 			// a line cut by the failure is dropped, not half-parsed
 			cut = bytes.LastIndexByte(buf, '\n') + 1
 		case !eof:
-			cut = s.lastHeaderStart(buf)
+			cut, atHeader = s.lastHeaderStart(buf)
 		}
 		if first {
 			first = false
@@ -1082,11 +1118,22 @@ func (s *scanner) scanChunks(r io.Reader, cands []*logparse.Layout, size int) (r
 				return false, err
 			}
 			read = true
+			if !last {
+				// detection read whole lines: now cut before an entry
+				cut, atHeader = s.lastHeaderStart(buf)
+			}
 		}
-		if err := s.scanRange(buf, 0, cut); err != nil {
+		if !last && s.lay != nil && cut == len(buf) && len(buf) <= s.lineCap() && bytes.IndexByte(buf, '\n') < 0 {
+			// one line fills a chunk smaller than its layout's line cap (an
+			// otlp_batch line): the chunk grows to hold the line's head whole
+			buf = append(make([]byte, 0, min(2*cap(buf), s.lineCap()+1)), buf...)
+			continue
+		}
+		if err := s.scanChunk(buf, cut, !last && !atHeader); err != nil {
 			return read, err
 		}
 		if last {
+			s.closeOpen()
 			return read, readErr
 		}
 		if cut == len(buf) && bytes.IndexByte(buf, '\n') < 0 {
@@ -1102,15 +1149,125 @@ func (s *scanner) scanChunks(r io.Reader, cands []*logparse.Layout, size int) (r
 	}
 }
 
+// scanChunk runs the query over buf[:cut], a chunk of a chunked scan: the
+// continuation of the open entry first, then the entries after it. goesOn
+// says that the chunk's last entry may go on in the next chunk: when it
+// is the only one (no header after the chunk's first line), it is opened
+// instead of judged.
+func (s *scanner) scanChunk(buf []byte, cut int, goesOn bool) error {
+	from := 0
+	if s.open.on {
+		if from = s.continueOpen(buf, 0, cut); from < cut {
+			s.closeOpen()
+		} else if goesOn {
+			return nil // the whole chunk continues the open entry
+		}
+	}
+	if goesOn && from == 0 && s.carries() {
+		if line, next, cut0 := s.line(buf, 0, cut); s.isHeader(line) {
+			s.countCut(cut0)
+			s.openAt(line)
+			s.continueOpen(buf, next, cut)
+			return nil
+		}
+	}
+	return s.scanRange(buf, from, cut)
+}
+
+// openEntry is an entry a chunk ended inside: its header line and what
+// its continuation held so far, judged (by closeOpen) once its end is read.
+type openEntry struct {
+	on bool
+	// head is the header line (cut at its lineCap), cont the first
+	// maxChainScan bytes of the continuation, both copied out of the chunk.
+	head, cont []byte
+	// glued counts the continuation's lines holding text.
+	glued int
+	// found has bit i set once the i-th contains word was found.
+	found uint
+}
+
+// carries says whether an entry a chunk ends inside is carried to the next
+// chunks: not for batch lines (one line each) nor for a layout whose
+// entries are joined from parts (Layout.Join), whose search runs over the
+// joined text.
+func (s *scanner) carries() bool {
+	return s.lay.Each == nil && s.lay.Join == nil && s.lay.Partial == nil
+}
+
+// openAt opens the entry whose header line is line.
+func (s *scanner) openAt(line []byte) {
+	o := &s.open
+	*o = openEntry{on: true, head: append(o.head[:0], line...), cont: o.cont[:0]}
+	s.entered = true
+	o.search(s.q.words, line)
+}
+
+// search marks the words line holds.
+func (o *openEntry) search(words [][]byte, line []byte) {
+	for i, w := range words {
+		if o.found&(1<<i) == 0 && containsFold(line, w) {
+			o.found |= 1 << i
+		}
+	}
+}
+
+// continueOpen reads the lines of data[from:hi] up to the next header as
+// the open entry's continuation (their heads searched for the words, as
+// entryContains searches a long entry) and returns where they end.
+func (s *scanner) continueOpen(data []byte, from, hi int) int {
+	o := &s.open
+	all := uint(1)<<len(s.q.words) - 1
+	i := from
+	for i < hi {
+		line, next, cut := s.line(data, i, hi)
+		if s.isHeader(line) {
+			break
+		}
+		s.countCut(cut)
+		if o.found != all {
+			o.search(s.q.words, line)
+		}
+		if len(bytes.TrimSpace(line)) > 0 {
+			o.glued++
+		}
+		i = next
+	}
+	if room := maxChainScan - len(o.cont); room > 0 {
+		o.cont = append(o.cont, data[from:from+min(room, i-from)]...)
+	}
+	return i
+}
+
+// closeOpen judges the open entry, now read to its end. With a prefilter,
+// an entry that never held its word is not read, as in a scan of the
+// whole range.
+func (s *scanner) closeOpen() {
+	o := &s.open
+	if !o.on {
+		return
+	}
+	o.on = false
+	if s.pf != nil {
+		for i, w := range s.q.words {
+			if bytes.Equal(w, s.pf.word) && o.found&(1<<i) == 0 {
+				return
+			}
+		}
+	}
+	s.judge(o.head, o.cont, o.glued, func(i int, _ []byte) bool { return o.found&(1<<i) != 0 })
+}
+
 // lastHeaderStart is where the next chunk must begin: the last header line of
-// a full buffer, or (if none but the first) the end of its last whole line.
-func (s *scanner) lastHeaderStart(buf []byte) int {
+// a full buffer (atHeader), or (if none but the first) the end of its last
+// whole line.
+func (s *scanner) lastHeaderStart(buf []byte) (cut int, atHeader bool) {
 	end := bytes.LastIndexByte(buf, '\n')
 	if end < 0 {
-		return len(buf) // one huge line: scan it alone
+		return len(buf), false // one huge line: scan it alone
 	}
 	if s.lay == nil { // the first chunk, before detection: whole lines
-		return end + 1
+		return end + 1, false
 	}
 	j := end + 1 // start of the incomplete last line
 	for j > 0 {
@@ -1118,12 +1275,12 @@ func (s *scanner) lastHeaderStart(buf []byte) int {
 		ls := k + 1
 		line, _ := lineAt(buf, ls, len(buf))
 		if ls > 0 && s.isHeader(line) && (s.lay.Partial == nil || !s.lay.Partial(lastLine(buf, ls))) {
-			return ls
+			return ls, true
 		}
 		if ls == 0 {
 			break
 		}
 		j = ls
 	}
-	return end + 1
+	return end + 1, false
 }

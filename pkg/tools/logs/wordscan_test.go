@@ -244,18 +244,30 @@ func FuzzWordScan(f *testing.F) {
 }
 
 // FuzzContainsFile: a contains query over any file counts the same read in
-// chunks (a mapped file), searched in the mapping, and streamed.
+// chunks (a mapped file), searched in the mapping, and streamed. The chunk
+// size is drawn small (above the longest line, so no line is cut as one
+// filling a chunk), so entries span chunk ends and are carried.
 func FuzzContainsFile(f *testing.F) {
-	f.Add([]byte("{\"ts\":\"2026-03-14T14:01:00Z\",\"msg\":\"Deadlock found\"}\n{\"ts\":\"2026-03-14T14:02:00Z\",\"msg\":\"ok\"}\n"), []byte("deadlock"))
-	f.Add([]byte("2026-03-14 14:01:00 ERROR [x] boom\n\tat redis-cluster-01\n2026-03-14 14:02:00 INFO [x] fine\n"), []byte("REDIS-cluster-01"))
-	f.Add([]byte("banner\n127.0.0.1 - - [14/Mar/2026:14:01:00 +0000] \"GET /k HTTP/1.1\" 500 1\n"), []byte("get"))
-	f.Fuzz(func(t *testing.T, data, word []byte) {
+	f.Add([]byte("{\"ts\":\"2026-03-14T14:01:00Z\",\"msg\":\"Deadlock found\"}\n{\"ts\":\"2026-03-14T14:02:00Z\",\"msg\":\"ok\"}\n"), []byte("deadlock"), uint16(0))
+	f.Add([]byte("2026-03-14 14:01:00 ERROR [x] boom\n\tat redis-cluster-01\n2026-03-14 14:02:00 INFO [x] fine\n"), []byte("REDIS-cluster-01"), uint16(0))
+	f.Add([]byte("banner\n127.0.0.1 - - [14/Mar/2026:14:01:00 +0000] \"GET /k HTTP/1.1\" 500 1\n"), []byte("get"), uint16(0))
+	trace := "2026-03-14 14:01:00 ERROR [x] boom\n" + strings.Repeat("\tat a.b.C.d(C.java:1)\n", 40) + "Caused by: redis-cluster-01 down\n2026-03-14 14:02:00 INFO [x] fine\n"
+	f.Add([]byte(trace), []byte("redis-cluster-01"), uint16(40))
+	f.Add([]byte(trace), []byte("boom"), uint16(90))
+	f.Fuzz(func(t *testing.T, data, word []byte, chunk uint16) {
 		w := lowerWord(string(word))
 		if len(w) == 0 || len(w) > maxContains || bytes.ContainsAny(w, " \t\r\n") || len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
 			return
 		}
 		q := &query{startNS: base.Add(-48 * time.Hour).UnixNano(), endNS: base.Add(48 * time.Hour).UnixNano(), limit: 5, words: [][]byte{w}}
 		read := testScanner(q)
+		longest := 0
+		for _, l := range bytes.Split(data, []byte("\n")) {
+			longest = max(longest, len(l))
+		}
+		if chunk > 0 {
+			read.chunk = max(int(chunk), longest+2)
+		}
 		_, errR := read.scanFile(fuzzFile(t, data), logparse.BuiltinLayouts())
 		if logparse.IsUTF16(data) {
 			return // decoded while streamed: no mapping to compare with
@@ -266,8 +278,8 @@ func FuzzContainsFile(f *testing.F) {
 			t.Fatalf("read err %v, mapped err %v", errR, errM)
 		}
 		rr, rm := read.acc.result("app", q.startNS, q.endNS), mapped.acc.result("app", q.startNS, q.endNS)
-		if rr.Matched != rm.Matched || rr.Unparsed != rm.Unparsed {
-			t.Fatalf("read %d/%d, mapped %d/%d", rr.Matched, rr.Unparsed, rm.Matched, rm.Unparsed)
+		if rr.Matched != rm.Matched || rr.Unparsed != rm.Unparsed || rr.Glued != rm.Glued {
+			t.Fatalf("read %d/%d/%d, mapped %d/%d/%d (matched/unparsed/glued, chunk %d)", rr.Matched, rr.Unparsed, rr.Glued, rm.Matched, rm.Unparsed, rm.Glued, read.chunk)
 		}
 	})
 }
