@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -197,16 +198,22 @@ func TestMCPStopSignal(t *testing.T) {
 			var proc *exec.Cmd
 			var s *mcp.ClientSession
 			var stderr fmt.Stringer
+			// wait returns once the process has exited and all it wrote to
+			// stderr is in stderr.
+			var wait func() error
 			if tc.http {
-				var url string
-				url, stderr, proc = httpProcess(t, e, "--demo", "mcp", "--http", "127.0.0.1:0")
+				p := httpProcess(t, e, "--demo", "mcp", "--http", "127.0.0.1:0")
+				proc, stderr, wait = p.cmd, p.stderr, p.wait
 				client := mcp.NewClient(&mcp.Implementation{Name: "superbiz-e2e", Version: "1"}, nil)
 				var err error
-				if s, err = client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil); err != nil {
+				if s, err = client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: p.url}, nil); err != nil {
 					t.Fatalf("connect: %v", err)
 				}
 			} else {
+				// exec copies stderr into a buffer of ours: Wait returns
+				// after the copy has ended.
 				proc, _, s, stderr = pipedSession(t, e, nil, "--demo", "mcp")
+				wait = proc.Wait
 			}
 			if strings.Contains(tc.name, "query_mysql") {
 				// A statement that runs until its time limit: the signal
@@ -214,8 +221,11 @@ func TestMCPStopSignal(t *testing.T) {
 				go func() {
 					_, _ = s.CallTool(ctx, &mcp.CallToolParams{Name: "query_mysql", Arguments: map[string]any{"sql": "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c) SELECT count(*) FROM c"}})
 				}()
+				// Signal once the call is stored RUNNING: the statement
+				// starts right after (or the signal finds it about to start;
+				// either way a call stopped by the signal, not by its limit,
+				// is stored CANCELLED).
 				awaitRun(ctx, t, e, false, stderr)
-				time.Sleep(200 * time.Millisecond)
 			} else {
 				go func() {
 					_, _ = s.CallTool(ctx, &mcp.CallToolParams{Name: "diagnose", Arguments: map[string]any{"query": queryPayment}})
@@ -226,7 +236,7 @@ func TestMCPStopSignal(t *testing.T) {
 				t.Fatal(err)
 			}
 			waited := make(chan error, 1)
-			go func() { waited <- proc.Wait() }()
+			go func() { waited <- wait() }()
 			var err error
 			select {
 			case err = <-waited:
@@ -254,42 +264,76 @@ func TestMCPStopSignal(t *testing.T) {
 	}
 }
 
-// httpProcess starts `superbiz ARGS…` (with --http) and returns the URL it
-// serves, its stderr and the process (not waited for: the caller may).
-func httpProcess(t *testing.T, e *env, args ...string) (string, *syncBuffer, *exec.Cmd) {
+// httpProc is a `superbiz mcp --http` process the test started: the URL it
+// serves, its stderr, and the command (not waited for: use wait).
+type httpProc struct {
+	url    string
+	stderr *syncBuffer
+	cmd    *exec.Cmd
+	// drained is closed once every byte of stderr is in stderr (the pipe's
+	// end of file: the process has exited).
+	drained chan struct{}
+}
+
+// wait waits for the process to exit and for its stderr to be read to the
+// end, so the last line it wrote (the "cancelled" of a stop) is in stderr.
+func (p *httpProc) wait() error {
+	err := p.cmd.Wait()
+	<-p.drained
+	return err
+}
+
+// httpProcess starts `superbiz ARGS…` (with --http) and returns it once it
+// says the URL it serves; the process is killed when the test ends.
+//
+// Stderr goes through a pipe of the test's own, not exec's StderrPipe:
+// Wait closes a StderrPipe as soon as the process exits, which may drop
+// the lines written just before (seen under load: the final "cancelled").
+func httpProcess(t *testing.T, e *env, args ...string) *httpProc {
 	t.Helper()
 	c := exec.Command(suite.bin, args...)
 	c.Env, c.Dir = e.environ(), e.dir
-	errPipe, err := c.StderrPipe()
+	pr, pw, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Start(); err != nil {
+	c.Stderr = pw
+	err = c.Start()
+	pw.Close() // the child holds its own copy: end of file when it exits
+	if err != nil {
+		pr.Close()
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = c.Process.Kill() })
-	stderr := &syncBuffer{}
+	p := &httpProc{stderr: &syncBuffer{}, cmd: c, drained: make(chan struct{})}
 	urls := make(chan string, 1)
 	go func() {
+		defer close(p.drained)
+		defer pr.Close()
 		defer close(urls)
-		sc := bufio.NewScanner(errPipe)
+		sc := bufio.NewScanner(pr)
 		for sc.Scan() {
-			fmt.Fprintln(stderr, sc.Text())
+			fmt.Fprintln(p.stderr, sc.Text())
 			if u, ok := strings.CutPrefix(sc.Text(), "superbiz: MCP streamable HTTP on "); ok {
-				urls <- u
+				select {
+				case urls <- u:
+				default: // said once; never block the reading
+				}
 			}
 		}
+		_, _ = io.Copy(p.stderr, pr) // what follows a line too long to scan
 	}()
 	select {
 	case u, ok := <-urls:
 		if !ok {
-			t.Fatalf("superbiz %q ended without a listening line:\n%s", args, stderr)
+			t.Fatalf("superbiz %q ended without a listening line:\n%s", args, p.stderr)
 		}
-		return u, stderr, c
+		p.url = u
+		return p
 	case <-time.After(time.Minute):
-		t.Fatalf("no listening line within a minute:\n%s", stderr)
+		t.Fatalf("no listening line within a minute:\n%s", p.stderr)
 	}
-	return "", nil, nil
+	return nil
 }
 
 // Calls cancelled while they wait for a --max-calls slot are audited: each
@@ -357,7 +401,8 @@ func TestMCPHTTPHardening(t *testing.T) {
 		t.Errorf("a blank token: want exit 2 saying white space\n%s", r)
 	}
 
-	url, stderr, _ := httpProcess(t, e, "--demo", "mcp", "--http", "127.0.0.1:0", "--session-timeout", "1s")
+	p := httpProcess(t, e, "--demo", "mcp", "--http", "127.0.0.1:0", "--session-timeout", "1s")
+	url, stderr := p.url, p.stderr
 	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
 	// post sends one frame and gives the status and the session id answered.
 	post := func(body, origin, session string) (int, string) {

@@ -620,9 +620,9 @@ func (f forgeRequestID) RoundTrip(r *http.Request) (*http.Response, error) {
 // its stderr.
 func httpServer(t *testing.T, e *env, args ...string) (string, *syncBuffer) {
 	t.Helper()
-	url, stderr, c := httpProcess(t, e, args...)
-	t.Cleanup(func() { _ = c.Process.Kill(); _ = c.Wait() })
-	return url, stderr
+	p := httpProcess(t, e, args...)
+	t.Cleanup(func() { _ = p.cmd.Process.Kill(); _ = p.wait() })
+	return p.url, p.stderr
 }
 
 // Streamable HTTP on a non-loopback bind: refused without --token-env; with
