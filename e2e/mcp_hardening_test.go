@@ -343,7 +343,18 @@ func TestMCPQueuedCancelAudited(t *testing.T) {
 	srv := newServer(t)
 	stallSecondRound(srv)
 	e := newEnv(t, srv.URL())
-	s, stderr := mcpSession(t, e, nil, "--demo", "mcp", "--max-calls", "1")
+	c := exec.Command(suite.bin, "--demo", "mcp", "--max-calls", "1")
+	c.Env, c.Dir = e.environ(), e.dir
+	stderr := &syncBuffer{}
+	c.Stderr = stderr
+	written := &callsWritten{Transport: &mcp.CommandTransport{Command: c, TerminateDuration: 20 * time.Second}, n: make(chan struct{}, 16)}
+	connCtx, connCancel := context.WithTimeout(context.Background(), time.Minute)
+	s, err := mcp.NewClient(&mcp.Implementation{Name: "superbiz-e2e", Version: "1"}, nil).Connect(connCtx, written, nil)
+	connCancel()
+	if err != nil {
+		t.Fatalf("connect to superbiz mcp: %v\nstderr:\n%s", err, stderr)
+	}
+	t.Cleanup(func() { _ = s.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	diagCtx, cancelDiag := context.WithCancel(ctx)
@@ -361,7 +372,15 @@ func TestMCPQueuedCancelAudited(t *testing.T) {
 			done <- struct{}{}
 		}()
 	}
-	time.Sleep(500 * time.Millisecond) // the calls reach the server and queue
+	// Cancel only once every call was written to the server: the diagnose
+	// and the queued ones (whatever queue holds them, ours or the SDK's).
+	for range queued + 1 {
+		select {
+		case <-written.n:
+		case <-ctx.Done():
+			t.Fatalf("the calls were not all written:\n%s", stderr)
+		}
+	}
 	cancelQueued()
 	for range queued {
 		<-done
@@ -387,6 +406,36 @@ func TestMCPQueuedCancelAudited(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// callsWritten is a client transport that signals n each time a
+// tools/call request has been written to the server.
+type callsWritten struct {
+	mcp.Transport
+	n chan struct{}
+}
+
+// Connect implements mcp.Transport.
+func (t *callsWritten) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := t.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &callsWrittenConn{Connection: c, n: t.n}, nil
+}
+
+type callsWrittenConn struct {
+	mcp.Connection
+	n chan struct{}
+}
+
+// Write implements mcp.Connection.
+func (c *callsWrittenConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	err := c.Connection.Write(ctx, msg)
+	if r, ok := msg.(*jsonrpc.Request); ok && err == nil && r.Method == "tools/call" {
+		c.n <- struct{}{}
+	}
+	return err
 }
 
 // Streamable HTTP: a token of white space only is refused as an empty one;

@@ -155,6 +155,11 @@ type Server struct {
 	// reqs are the HTTP requests being served (Handler), whose end ends
 	// the tool calls they carry.
 	reqs requests
+	// audited are the handlers of the audited tools (evidence tools,
+	// diagnose) by name, for a call the SDK answered cancelled from its
+	// queue without handling it (see accepted).
+	notes   notes
+	audited map[string]func(context.Context, *mcp.CallToolRequest) (Result, error)
 }
 
 // New builds the server and declares its tools, resources and prompt.
@@ -173,6 +178,7 @@ func New(svc Service, opts Options) (*Server, error) {
 		svc: svc, opts: opts,
 		calls: make(chan struct{}, opts.MaxCalls), diagnose: make(chan struct{}, opts.MaxDiagnose),
 		life: life, stopLife: stop,
+		audited: map[string]func(context.Context, *mcp.CallToolRequest) (Result, error){},
 	}
 	s.server = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
 		Logger:       opts.Logger,
@@ -198,7 +204,7 @@ func New(svc Service, opts Options) (*Server, error) {
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 	stop := context.AfterFunc(ctx, s.stopLife)
 	defer stop()
-	err := s.server.Run(ctx, t)
+	err := s.server.Run(ctx, &auditTransport{Transport: t, s: s})
 	s.Stop()
 	if err != nil && ctx.Err() == nil {
 		return fmt.Errorf("mcp server: %w", err)
@@ -243,7 +249,7 @@ func (s *Server) addTools() error {
 		s.server.AddTool(&mcp.Tool{
 			Name: name, Description: t.Description, InputSchema: t.Input,
 			OutputSchema: observationSchema, Annotations: readOnly(),
-		}, s.guard(true, false, func(ctx context.Context, req *mcp.CallToolRequest) (Result, error) {
+		}, s.guard(name, true, false, func(ctx context.Context, req *mcp.CallToolRequest) (Result, error) {
 			if !utf8.Valid(req.Params.Arguments) {
 				// MCP arguments have no envelope: say what is wrong with them.
 				return refused(name, "the input is not valid UTF-8"), nil
@@ -257,7 +263,7 @@ func (s *Server) addTools() error {
 		InputSchema:  schema.Of(DiagnoseInput{}),
 		OutputSchema: nullableSchema(diagnoseOutputSchema()),
 		Annotations:  readOnly(),
-	}, s.guard(true, true, func(ctx context.Context, req *mcp.CallToolRequest) (Result, error) {
+	}, s.guard(ToolDiagnose, true, true, func(ctx context.Context, req *mcp.CallToolRequest) (Result, error) {
 		var in DiagnoseInput
 		if r, ok := decode(req.Params.Arguments, &in, ToolDiagnose); !ok {
 			return r, nil
@@ -277,7 +283,7 @@ func (s *Server) addTools() error {
 		InputSchema:  schema.Of(RunsListInput{}),
 		OutputSchema: json.RawMessage(`{"type":"object","properties":{"runs":{"type":"array","items":{"type":"object"}}},"required":["runs"]}`),
 		Annotations:  readOnly(),
-	}, s.guard(false, false, func(ctx context.Context, req *mcp.CallToolRequest) (Result, error) {
+	}, s.guard("", false, false, func(ctx context.Context, req *mcp.CallToolRequest) (Result, error) {
 		var in RunsListInput
 		if r, ok := decode(req.Params.Arguments, &in, ToolRunsList); !ok {
 			return r, nil
@@ -296,7 +302,7 @@ func (s *Server) addTools() error {
 		InputSchema:  schema.Of(RunShowInput{}),
 		OutputSchema: json.RawMessage(`{"type":"object","properties":{"run_id":{"type":"string"},"invocations_total":{"type":"integer"},"invocations_offset":{"type":"integer"},"invocations":{"type":"array","items":{"type":"object"}}},"required":["run_id","invocations_total","invocations_offset","invocations"]}`),
 		Annotations:  readOnly(),
-	}, s.guard(false, false, func(ctx context.Context, req *mcp.CallToolRequest) (Result, error) {
+	}, s.guard("", false, false, func(ctx context.Context, req *mcp.CallToolRequest) (Result, error) {
 		var in RunShowInput
 		if r, ok := decode(req.Params.Arguments, &in, ToolRunShow); !ok {
 			return r, nil
@@ -319,7 +325,7 @@ func (s *Server) addTools() error {
 			InputSchema:  json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
 			OutputSchema: json.RawMessage(`{"type":"object","properties":{"alerts":{"type":"array","items":{"type":"object"}},"skipped":{"type":"array","items":{"type":"string"}}},"required":["alerts"]}`),
 			Annotations:  readOnly(),
-		}, s.guard(false, false, func(ctx context.Context, req *mcp.CallToolRequest) (Result, error) {
+		}, s.guard("", false, false, func(ctx context.Context, req *mcp.CallToolRequest) (Result, error) {
 			var in struct{}
 			if r, ok := decode(req.Params.Arguments, &in, ToolListAlerts); !ok {
 				return r, nil
@@ -338,8 +344,12 @@ func (s *Server) addTools() error {
 // evidence tool, diagnose) cancelled while it waited for its slot still
 // reaches the service, with its context ended, so that it is stored
 // CANCELLED: every accepted call is audited, queued or not.
-func (s *Server) guard(audited, diagnosis bool, h func(context.Context, *mcp.CallToolRequest) (Result, error)) mcp.ToolHandler {
+func (s *Server) guard(name string, audited, diagnosis bool, h func(context.Context, *mcp.CallToolRequest) (Result, error)) mcp.ToolHandler {
+	if audited {
+		s.audited[name] = h
+	}
 	return func(reqCtx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		s.notes.take(req)
 		s.inflight.Add(1)
 		defer s.inflight.Done()
 		ctx, cancel := context.WithCancel(reqCtx)
@@ -365,6 +375,22 @@ func (s *Server) guard(audited, diagnosis bool, h func(context.Context, *mcp.Cal
 			return toResult(Result{IsError: true, Text: redact.Clean(err.Error())}), nil
 		}
 		return toResult(r), nil
+	}
+}
+
+// auditCancelled audits a call the SDK answered cancelled from its queue
+// without handling it: its tool's handler runs on its name and input with
+// its context ended, as guard runs a call cancelled while it waited for a
+// slot, so the service stores it CANCELLED.
+func (s *Server) auditCancelled(name string, args json.RawMessage) {
+	h, ok := s.audited[name]
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := h(ctx, &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: name, Arguments: args}}); err != nil {
+		s.opts.Logger.Error("audit of a call cancelled while queued failed", "tool", name, "error", redact.Clean(err.Error()))
 	}
 }
 
