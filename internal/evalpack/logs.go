@@ -13,7 +13,6 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -105,7 +104,7 @@ func (p *pack) freezeLogSource(ctx context.Context, src config.LogSource, lo, hi
 	if loc == nil {
 		loc = time.UTC
 	}
-	files, err := globFiles(src.Paths)
+	files, err := logtool.Files(src.Paths)
 	if err != nil {
 		return fmt.Errorf("eval pack: log source %s: %w", src.Name, err)
 	}
@@ -173,25 +172,6 @@ func commonDir(files []string) string {
 		}
 	}
 	return dir
-}
-
-// globFiles are the regular files the source's patterns match, sorted, as
-// query_logs reads them.
-func globFiles(patterns []string) ([]string, error) {
-	var out []string
-	for _, pat := range patterns {
-		m, err := filepath.Glob(pat)
-		if err != nil {
-			return nil, fmt.Errorf("expand %q: %w", pat, err)
-		}
-		for _, f := range m {
-			if st, err := os.Stat(f); err == nil && st.Mode().IsRegular() && !slices.Contains(out, f) {
-				out = append(out, f)
-			}
-		}
-	}
-	sort.Strings(out)
-	return out, nil
 }
 
 // errNoTime is a file in which no sampled line could be placed in time.

@@ -125,7 +125,7 @@ func Inspect(ctx context.Context, src Source, opt InspectOptions) (Inspection, e
 		return Inspection{}, err
 	}
 	s := t.sources[0]
-	files, err := resolve(s.Paths)
+	files, err := Files(s.Paths)
 	if err != nil {
 		return Inspection{}, err
 	}

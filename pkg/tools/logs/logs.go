@@ -267,7 +267,7 @@ func (t *Tool) Execute(ctx context.Context, call tools.Call) tools.Outcome {
 		return tools.Failed(tools.CodeInvalidInput, err)
 	}
 	start, end := p.window.At(call.Now)
-	files, err := resolve(p.src.Paths)
+	files, err := Files(p.src.Paths)
 	if err != nil {
 		return tools.Failed(tools.CodeUnavailable, err)
 	}
@@ -413,8 +413,9 @@ func (t *Tool) scan(ctx context.Context, src *source, q *query, acc *accumulator
 	return rep, nil
 }
 
-// resolve expands the globs to a sorted, de-duplicated list of regular files.
-func resolve(patterns []string) ([]string, error) {
+// Files expands a source's path globs to the sorted, de-duplicated regular
+// files query_logs reads, so a pack freezes exactly those.
+func Files(patterns []string) ([]string, error) {
 	seen := map[string]bool{}
 	var out []string
 	for _, p := range patterns {
