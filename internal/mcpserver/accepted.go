@@ -110,10 +110,16 @@ func (a *accepted) note(req *jsonrpc.Request) {
 		a.byID = map[jsonrpc.ID]*notedCall{}
 	}
 	a.byID[req.ID] = &notedCall{seq: seq, name: name, args: p["arguments"]}
-	a.notes.m.Store(seq, a)
+	a.notes.m.Store(seq, noteRef{a: a, id: req.ID})
 }
 
-// notes maps each noted call's tag to its connection's accepted.
+// noteRef is where a tag's note lives: its connection and its request id.
+type noteRef struct {
+	a  *accepted
+	id jsonrpc.ID
+}
+
+// notes maps each noted call's tag to its connection and request id.
 type notes struct {
 	seq atomic.Uint64
 	m   sync.Map
@@ -129,20 +135,19 @@ func (n *notes) take(req *mcp.CallToolRequest) {
 	if seq == "" {
 		return
 	}
-	if a, ok := n.m.LoadAndDelete(seq); ok {
-		a.(*accepted).take(seq)
+	if ref, ok := n.m.LoadAndDelete(seq); ok {
+		ref.(noteRef).take(seq)
 	}
 }
 
-// take forgets the call tagged seq: its handler runs.
-func (a *accepted) take(seq string) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	for id, c := range a.byID {
-		if c.seq == seq {
-			delete(a.byID, id)
-			return
-		}
+// take forgets the call tagged seq, looked up by its request id (an id a
+// client reuses after its answer names a later call, so the tag must match):
+// its handler runs.
+func (r noteRef) take(seq string) {
+	r.a.mu.Lock()
+	defer r.a.mu.Unlock()
+	if c, ok := r.a.byID[r.id]; ok && c.seq == seq {
+		delete(r.a.byID, r.id)
 	}
 }
 
