@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/superbiz/superbiz/internal/kubetest"
 	"github.com/superbiz/superbiz/internal/testenv"
 	"github.com/superbiz/superbiz/pkg/model"
 )
@@ -41,12 +42,16 @@ func TestSpecToolInputs(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &defs); err != nil {
 		t.Fatal(err)
 	}
-	// the demo has no metrics source or PostgreSQL database: query_metrics
-	// and query_postgres come from configured ones (listing connects to none)
-	file := filepath.Join(t.TempDir(), "superbiz.toml")
+	// the demo has no metrics source, PostgreSQL database or cluster:
+	// query_metrics, query_postgres and query_kubernetes come from
+	// configured ones (listing connects to none)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "superbiz.toml")
 	closed := strings.TrimPrefix(testenv.ClosedURL(t), "http://")
+	kubeconfig := kubetest.WriteKubeconfig(t, dir, "prod", testenv.ClosedURL(t), "t")
 	if err := os.WriteFile(file, []byte("[knowledge]\npaths = []\n[[metrics]]\nname = \"prom\"\nurl = \""+testenv.ClosedURL(t)+"\"\n"+
-		"[[databases]]\nname = \"app\"\ndriver = \"postgres\"\ndsn = \"postgres://ro:pw@"+closed+"/app\"\n"), 0o600); err != nil {
+		"[[databases]]\nname = \"app\"\ndriver = \"postgres\"\ndsn = \"postgres://ro:pw@"+closed+"/app\"\n"+
+		"[[kubernetes]]\nname = \"prod\"\nkubeconfig = \""+kubeconfig+"\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	code, out, errOut = cli(t, diagnoseEnv(t), "tools", "list", "--config", file, "-o", "json")
@@ -55,7 +60,7 @@ func TestSpecToolInputs(t *testing.T) {
 		t.Fatalf("tools list with a metrics source: exit %d, stderr %q, stdout %q", code, errOut, out)
 	}
 	for _, d := range more {
-		if d.Name == "query_metrics" || d.Name == "query_postgres" {
+		if d.Name == "query_metrics" || d.Name == "query_postgres" || d.Name == "query_kubernetes" {
 			defs = append(defs, d)
 		}
 	}
@@ -127,8 +132,8 @@ func TestSpecToolInputs(t *testing.T) {
 			}
 		}
 	}
-	if checked != 5 {
-		t.Fatalf("checked %d evidence tools, want lookup_knowledge, query_logs, query_mysql, query_postgres and query_metrics", checked)
+	if checked != 6 {
+		t.Fatalf("checked %d evidence tools, want lookup_knowledge, query_logs, query_mysql, query_postgres, query_metrics and query_kubernetes", checked)
 	}
 }
 

@@ -122,6 +122,11 @@ func load(data []byte, file, wd string, getenv func(string) string, ov Overrides
 	for i := range cfg.Logs {
 		cfg.Logs[i].Paths = mapPaths(cfg.Logs[i].Paths, base, resolve)
 	}
+	for i, k := range cfg.Kubernetes {
+		if strings.TrimSpace(k.Kubeconfig) != "" {
+			cfg.Kubernetes[i].Kubeconfig = resolve(k.Kubeconfig, base)
+		}
+	}
 	for i, db := range cfg.Databases {
 		if db.DSN.Driver() == DriverSQLite && !db.DSN.IsZero() {
 			dsn, err := NewDSN(DriverSQLite, resolve(db.DSN.Reveal(), base))

@@ -17,6 +17,7 @@ import (
 	"github.com/superbiz/superbiz/internal/integration"
 	"github.com/superbiz/superbiz/internal/integration/alerts"
 	"github.com/superbiz/superbiz/internal/integration/databases"
+	"github.com/superbiz/superbiz/internal/integration/kubernetes"
 	"github.com/superbiz/superbiz/internal/integration/logs"
 	"github.com/superbiz/superbiz/internal/integration/metrics"
 	"github.com/superbiz/superbiz/internal/integration/ollama"
@@ -37,6 +38,7 @@ func Sources() []integration.Source {
 		databases.Source{},   // [[databases]] mysql, sqlite: query_mysql
 		databases.Postgres{}, // [[databases]] postgres: query_postgres
 		metrics.Source{},     // [[metrics]]: query_metrics
+		kubernetes.Source{},  // [[kubernetes]]: query_kubernetes
 		alerts.Source{},      // [alerts]: alerts, diagnose --alert
 		playbooks.Source{},   // [skills]: read_skill
 	}
