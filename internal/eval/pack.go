@@ -213,7 +213,6 @@ func ownedFiles() []string {
 	return out
 }
 
-
 func (p *Pack) loadExpect(file string, s scenario) error {
 	e := s.Expect
 	switch o := runrecord.Outcome(e.Outcome); o {

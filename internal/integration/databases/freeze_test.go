@@ -41,4 +41,3 @@ func TestMaskSQLite(t *testing.T) {
 		t.Error("an innocent cell was lost")
 	}
 }
-

@@ -66,4 +66,3 @@ func TestFreezeLogFile(t *testing.T) {
 		t.Errorf("a file without time: %v", err)
 	}
 }
-

@@ -24,4 +24,3 @@ up{job="b"} 1 2
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
-
