@@ -72,7 +72,7 @@ func readRecording(file string) (*Recording, error) {
 		return nil, frozen.PackError(file, "", "not a recording eval pack wrote: %v", err)
 	}
 	for i, c := range r.Calls {
-		if _, ok := inputKey(c.Input); !ok {
+		if _, ok := frozen.InputKey(c.Input); !ok {
 			return nil, frozen.PackError(file, fmt.Sprintf("calls[%d].input", i), "not a JSON object")
 		}
 	}
@@ -163,9 +163,9 @@ func (r recordedTool) Execute(ctx context.Context, call tools.Call) tools.Outcom
 	if !slices.ContainsFunc(r.rec.Databases, func(d RecordedDatabase) bool { return d.Name == in.Database }) {
 		return r.live.Execute(ctx, call)
 	}
-	want, _ := inputKey(call.Input)
+	want, _ := frozen.InputKey(call.Input)
 	for _, c := range r.rec.Calls {
-		if have, ok := inputKey(c.Input); c.Tool != call.Tool || !ok || have != want {
+		if have, ok := frozen.InputKey(c.Input); c.Tool != call.Tool || !ok || have != want {
 			continue
 		}
 		// The call's members are those of a stored observation.
@@ -178,18 +178,6 @@ func (r recordedTool) Execute(ctx context.Context, call tools.Call) tools.Outcom
 		}
 	}
 	return tools.Failed(tools.CodeNotRecorded, fmt.Errorf("database %s: no recorded observation for %s (the pack holds the run's statements only)", in.Database, runstore.Redacted(call.Input)))
-}
-
-// inputKey is a canonical input in the stored form (redacted), decoded and
-// encoded again, so that two encodings of one input (indented, escaped
-// differently) compare equal; ok is false when it is no JSON object.
-func inputKey(raw json.RawMessage) (string, bool) {
-	var v map[string]any
-	if err := json.Unmarshal(runstore.Redacted(raw), &v); err != nil {
-		return "", false
-	}
-	b, err := json.Marshal(v)
-	return string(b), err == nil
 }
 
 // Owns is RecordedFile, which query_mysql and query_postgres share.

@@ -12,8 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/superbiz/superbiz/internal/textclip"
-	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/egress"
 )
 
 // MaxText bounds a message or reason the tool passes on, in bytes.
@@ -24,10 +23,11 @@ const MaxText = 512
 // only its number.
 const RevisionAnnotation = "deployment.kubernetes.io/revision"
 
-// textOf is a text of the cluster as it may leave: secrets masked, control
-// characters dropped, bounded.
+// textOf is a text of the cluster as it may leave: through the egress
+// door's policy (secrets masked), on one line without control characters,
+// bounded.
 func textOf(s string) string {
-	return textclip.Bytes(redact.Clean(s), MaxText)
+	return egress.Mask(s).Line().Cut(MaxText).String()
 }
 
 // stamp writes a time as the results do (UTC RFC 3339), "" for none.
