@@ -69,7 +69,7 @@ func parseMonthDay(line []byte, tc *TimeCtx, r *Record) LineKind {
 // parseCBS reads Windows CBS: "2016-09-28 04:30:30, Info  CBS  msg": the
 // level after the comma, the component (CBS, CSI) as the service.
 func parseCBS(line []byte, tc *TimeCtx, r *Record) LineKind {
-	ts, n, ok := isoTime(line, tc.Loc)
+	ts, n, ok := isoTime(line, tc)
 	if !ok || n+1 >= len(line) || line[n] != ',' || line[n+1] != ' ' {
 		return LineCont
 	}
@@ -97,7 +97,7 @@ func parseFileDated(line []byte, tc *TimeCtx, r *Record) LineKind {
 	if e == 0 || e >= len(line) || e > 256 || !containsDate(line[:e]) {
 		return LineCont
 	}
-	if _, _, ok := isoTime(line, tc.Loc); ok {
+	if _, _, ok := isoTime(line, tc); ok {
 		return LineCont // the line starts with its own stamp: plain text
 	}
 	rest := line[skipSpace(line, e):]

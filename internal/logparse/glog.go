@@ -72,7 +72,7 @@ func parseLogcat(line []byte, tc *TimeCtx, r *Record) LineKind {
 	var ts int64
 	var i int
 	if len(line) >= 10 && line[4] == '-' && line[7] == '-' {
-		t, n, ok := isoTime(line, tc.Loc)
+		t, n, ok := isoTime(line, tc)
 		if !ok {
 			return LineCont
 		}

@@ -66,7 +66,7 @@ func parseSyslog(line []byte, tc *TimeCtx, r *Record) LineKind {
 	iso := i < len(line) && isDigit(line[i])
 	if iso {
 		// rsyslog's RFC 3339 stamp: the T and a zone tell it from plain text
-		ts, n, ok = isoTime(line[i:], tc.Loc)
+		ts, n, ok = isoTime(line[i:], tc)
 		if ok && (line[i+10] != 'T' || !hasZone(line[i:i+n])) {
 			ok = false
 		}
@@ -148,7 +148,7 @@ func hasZone(b []byte) bool {
 
 // parse5424 reads the RFC 5424 header after "<pri>1 ".
 func parse5424(line []byte, i, pri int, tc *TimeCtx, r *Record) LineKind {
-	ts, n, ok := isoTime(line[i:], tc.Loc)
+	ts, n, ok := isoTime(line[i:], tc)
 	if !ok || i+n >= len(line) || line[i+n] != ' ' {
 		return LineCont
 	}

@@ -68,6 +68,7 @@ func (s *scanner) setup(cands []*logparse.Layout, head []byte) error {
 	s.entered = false
 	s.latest, s.disordered = 0, false
 	s.lastIn, s.pending = false, 0
+	s.fold = foldState{}
 	l, ok := logparse.DetectLayout(s.sampleLines(head, 0), &s.tc, cands, s.stopped)
 	if !ok && !s.stopped() {
 		if off := firstTimed(head, &s.tc, cands, s.stopped); off >= 0 {
@@ -85,7 +86,7 @@ func (s *scanner) setup(cands []*logparse.Layout, head []byte) error {
 	s.pf = nil
 	// a word may be split between the parts of a joined line, where no
 	// byte search of the file finds it
-	if len(s.q.words) > 0 && l.Join == nil {
+	if len(s.q.words) > 0 && l.Join == nil && !s.inOrder {
 		sample := head
 		if len(sample) > 256<<10 {
 			sample = sample[:256<<10]

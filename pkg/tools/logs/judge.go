@@ -33,7 +33,20 @@ func (s *scanner) evalEntry(data []byte, hs, end int) {
 func (s *scanner) judge(line, cont []byte, glued int, has func(i int, w []byte) bool) {
 	r := &s.rec
 	kind := s.parse(line, r)
+	ambiguous := false
 	if kind == logparse.LineTimed {
+		var late int64
+		late, ambiguous = s.placeFold(s.tc.Fold, r)
+		if ambiguous {
+			// judged by the reading inside the window; counted apart unless
+			// both readings lie in it
+			in := func(ts int64) bool { return ts >= s.q.startNS && ts <= s.q.endNS }
+			early := r.TS
+			if !in(early) && in(late) {
+				r.TS = late
+			}
+			ambiguous = in(early) != in(late)
+		}
 		s.noteTime(r.TS)
 	}
 	if s.pf == nil {
@@ -47,6 +60,10 @@ func (s *scanner) judge(line, cont []byte, glued int, has func(i int, w []byte) 
 		if !has(i, w) {
 			return
 		}
+	}
+	if ambiguous {
+		s.acc.timeAmbiguous++
+		return
 	}
 	if kind == logparse.LineUntimed {
 		// matches the filters but cannot be placed in time: counted only

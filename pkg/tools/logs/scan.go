@@ -74,12 +74,18 @@ type scanner struct {
 	pending int
 	// open is the entry a chunk of a chunked scan ended inside.
 	open openEntry
+	// inOrder says the window comes near a change of the source zone's
+	// offset (foldNear): files are read whole, in order, without the
+	// prefilter, so that fold can place the stamps of a repeated hour.
+	inOrder bool
+	fold    foldState
 }
 
 // parse reads an entry's header line into r: the layout's parse, then for
 // a container runtime's wrapper the service the file's path names (the
 // service the line itself gives, if another, kept as the field component).
 func (s *scanner) parse(line []byte, r *logparse.Record) logparse.LineKind {
+	s.tc.Fold = logparse.Fold{}
 	kind := s.lay.ParseLine(line, &s.tc, r)
 	if s.lay.Wrapped && s.pathService != "" && kind != logparse.LineCont {
 		if len(r.Service) > 0 && !bytes.EqualFold(r.Service, []byte(s.pathService)) {

@@ -119,7 +119,7 @@ func (s *scanner) scanMapped(data []byte, cands []*logparse.Layout) (read bool, 
 	// may lie anywhere in time: such files are read linearly
 	// the samples mark a file out of order whether or not it is sought
 	ordered := s.lay.Each == nil && s.ordered(data)
-	if ordered && !s.noSeek && int64(len(data)) >= s.seekMin {
+	if ordered && !s.noSeek && !s.inOrder && int64(len(data)) >= s.seekMin {
 		lo = s.lowerBound(data, s.q.startNS-int64(seekSlack))
 		hi = s.lowerBound(data, s.q.endNS+int64(seekSlack)+1)
 		if hi < lo {
