@@ -19,11 +19,11 @@ import (
 // password in a driver's error never reaches the MCP client.
 func TestToolResultMasksFailures(t *testing.T) {
 	obs := json.RawMessage(`{"evidence_status":"ERROR"}`)
-	r := toolResult(obs, errors.New("query_mysql failed (UNAVAILABLE): dial db: password=hunter2 refused"))
-	if !r.IsError || strings.Contains(r.Text, "hunter2") || !strings.Contains(r.Text, redact.Marker) || string(r.Structured) != string(obs) {
+	r, err := toolResult(obs, errors.New("query_mysql failed (UNAVAILABLE): dial db: password=hunter2 refused"))
+	if err != nil || !r.IsError || strings.Contains(r.Text.String(), "hunter2") || !strings.Contains(r.Text.String(), redact.Marker) || string(r.Structured.Bytes()) != string(obs) {
 		t.Errorf("failed call: %+v; want an isError result with the password masked and the observation kept", r)
 	}
-	if r := toolResult(obs, nil); r.IsError || r.Text != "" {
+	if r, err := toolResult(obs, nil); err != nil || r.IsError || !r.Text.IsZero() {
 		t.Errorf("served call: %+v; want a plain result", r)
 	}
 }
@@ -36,24 +36,24 @@ func TestCallToolThroughWorkspace(t *testing.T) {
 	ctx := context.Background()
 	svc := New(openDemo(t), Options{})
 	r, err := svc.CallTool(ctx, "query_logs", json.RawMessage(`{"service":"payment-service","level":"ERROR","since":"1h"}`))
-	if err != nil || r.IsError || !strings.Contains(string(r.Structured), `"evidence_status":"EVIDENCE_FOUND"`) {
+	if err != nil || r.IsError || !strings.Contains(string(r.Structured.Bytes()), `"evidence_status":"EVIDENCE_FOUND"`) {
 		t.Fatalf("served call: %+v, %v; want the observation with evidence", r, err)
 	}
 	r, err = svc.CallTool(ctx, "query_logs", json.RawMessage(`{"level":"LOUD"}`))
-	if err != nil || !r.IsError || !strings.Contains(r.Text, "query_logs rejected the input (INVALID_INPUT)") {
+	if err != nil || !r.IsError || !strings.Contains(r.Text.String(), "query_logs rejected the input (INVALID_INPUT)") {
 		t.Errorf("rejected call: %+v, %v; want tools call's message", r, err)
 	}
 	r, err = svc.CallTool(ctx, "query_redis", nil)
-	if err != nil || !r.IsError || !strings.Contains(r.Text, "query_logs") {
+	if err != nil || !r.IsError || !strings.Contains(r.Text.String(), "query_logs") {
 		t.Errorf("unknown tool: %+v, %v; want an isError result listing the tools", r, err)
 	}
 	// The workspace's own error names the tool: masked like the rest.
 	r, err = svc.CallTool(ctx, "password=hunter2", nil)
-	if err != nil || !r.IsError || strings.Contains(r.Text, "hunter2") || !strings.Contains(r.Text, redact.Marker) {
+	if err != nil || !r.IsError || strings.Contains(r.Text.String(), "hunter2") || !strings.Contains(r.Text.String(), redact.Marker) {
 		t.Errorf("unknown tool with a password in its name: %+v, %v; want it masked", r, err)
 	}
 	r, err = svc.ListRuns(ctx, mcpserver.RunsListInput{})
-	if err != nil || r.IsError || strings.Count(string(r.Structured), `"intent":"TOOL_CALL"`) != 2 {
+	if err != nil || r.IsError || strings.Count(string(r.Structured.Bytes()), `"intent":"TOOL_CALL"`) != 2 {
 		t.Errorf("runs_list: %s, %v; want the two calls as TOOL_CALL runs", r.Structured, err)
 	}
 }
@@ -63,7 +63,7 @@ func TestCallToolThroughWorkspace(t *testing.T) {
 func TestListRunsUnknownSession(t *testing.T) {
 	svc := New(openDemo(t), Options{})
 	r, err := svc.ListRuns(context.Background(), mcpserver.RunsListInput{Session: "s_nope"})
-	if err != nil || !r.IsError || !strings.Contains(r.Text, "no session s_nope") {
+	if err != nil || !r.IsError || !strings.Contains(r.Text.String(), "no session s_nope") {
 		t.Errorf("unknown session: %+v, %v; want an isError result naming it", r, err)
 	}
 }

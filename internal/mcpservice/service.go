@@ -20,8 +20,8 @@ import (
 	"github.com/superbiz/superbiz/internal/runview"
 	"github.com/superbiz/superbiz/internal/usecase"
 	"github.com/superbiz/superbiz/internal/workspace"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/harness"
-	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/runstore"
 )
 
@@ -80,20 +80,25 @@ func (s *Service) CallTool(ctx context.Context, name string, input json.RawMessa
 	}
 	call, err := s.w.CallTool(ctx, name, input, workspace.Audit{SessionID: session})
 	if err != nil {
-		return mcpserver.Result{IsError: true, Text: redact.Clean(err.Error())}, nil
+		return mcpserver.Result{IsError: true, Text: egress.Error(err)}, nil
 	}
-	return toolResult(call.Observation, call.Verdict(ctx)), nil
+	return toolResult(call.Observation, call.Verdict(ctx))
 }
 
 // toolResult is a direct call's MCP result: the observation, and when the
-// call was not served an isError result with the verdict's message, masked
-// (a password in a driver's error never reaches the client).
-func toolResult(obs json.RawMessage, verdict error) mcpserver.Result {
+// call was not served an isError result with the verdict's message, both
+// through the door (a password in a driver's error never reaches the
+// client).
+func toolResult(observation json.RawMessage, verdict error) (mcpserver.Result, error) {
+	obs, err := egress.MaskJSON(observation)
+	if err != nil {
+		return mcpserver.Result{}, fmt.Errorf("mask the observation: %w", err)
+	}
 	r := mcpserver.Result{Structured: obs}
 	if verdict != nil {
-		r.IsError, r.Text = true, redact.Clean(verdict.Error())
+		r.IsError, r.Text = true, egress.Error(verdict)
 	}
-	return r
+	return r, nil
 }
 
 // toolSession is the session of this server's audited tool calls, created
@@ -117,7 +122,7 @@ func (s *Service) toolSession(ctx context.Context) (string, error) {
 func (s *Service) Diagnose(ctx context.Context, in mcpserver.DiagnoseInput, progress func(mcpserver.Progress)) (mcpserver.Result, error) {
 	prep, err := s.w.PrepareDiagnosis(ctx, workspace.Diagnosis{Query: in.Query, Alert: in.Alert, FromAlert: in.Alert != ""})
 	if err != nil {
-		return mcpserver.Result{IsError: true, Text: redact.Clean(err.Error())}, nil
+		return mcpserver.Result{IsError: true, Text: egress.Error(err)}, nil
 	}
 	if prep.Note != "" {
 		fmt.Fprintf(s.o.Notes, "superbiz: %s\n", prep.Note)
@@ -128,15 +133,15 @@ func (s *Service) Diagnose(ctx context.Context, in mcpserver.DiagnoseInput, prog
 	if err != nil {
 		return mcpserver.Result{}, s.w.StoreFailure(err)
 	}
-	body, err := json.Marshal(out)
+	r, err := structured(out)
 	if err != nil {
 		return mcpserver.Result{}, fmt.Errorf("encode the diagnosis: %w", err)
 	}
-	r := mcpserver.Result{Structured: body, Text: out.Answer}
+	r.Text = egress.Mask(out.Answer)
 	// An honest FALLBACK is a result, not an error, to the client.
 	if xerr := workspace.RunVerdict(out, s.w.Config); xerr != nil && exitcode.OfRun(out) != exitcode.Fallback {
 		r.IsError = true
-		r.Text = redact.Clean(xerr.Error()) + "\n\n" + out.Answer
+		r.Text = egress.Sprintf("%s\n\n%s", xerr, r.Text)
 	}
 	return r, nil
 }
@@ -164,11 +169,11 @@ func progressSink(progress func(mcpserver.Progress)) harness.Sink {
 // ListAlerts is `superbiz alerts -o json`.
 func (s *Service) ListAlerts(ctx context.Context) (mcpserver.Result, error) {
 	if s.w.Config.Alerts.URL == "" {
-		return mcpserver.Result{IsError: true, Text: "no Alertmanager configured"}, nil
+		return mcpserver.Result{IsError: true, Text: egress.Const("no Alertmanager configured")}, nil
 	}
 	v, err := s.w.FiringAlerts(ctx)
 	if err != nil {
-		return mcpserver.Result{IsError: true, Text: redact.Clean(err.Error())}, nil
+		return mcpserver.Result{IsError: true, Text: egress.Error(err)}, nil
 	}
 	return structured(v)
 }
@@ -179,7 +184,7 @@ func (s *Service) ListRuns(ctx context.Context, in mcpserver.RunsListInput) (mcp
 	if in.Session != "" {
 		if _, err := store.GetSession(ctx, in.Session); err != nil {
 			if errors.Is(err, runstore.ErrNotFound) {
-				return mcpserver.Result{IsError: true, Text: fmt.Sprintf("no session %s in %s (runs_list without session lists the sessions of recent runs)", in.Session, store.Path())}, nil
+				return mcpserver.Result{IsError: true, Text: egress.Sprintf("no session %s in %s (runs_list without session lists the sessions of recent runs)", in.Session, store.Path())}, nil
 			}
 			return mcpserver.Result{}, err
 		}
@@ -195,7 +200,7 @@ func (s *Service) ListRuns(ctx context.Context, in mcpserver.RunsListInput) (mcp
 func (s *Service) ShowRun(ctx context.Context, in mcpserver.RunShowInput) (mcpserver.Result, error) {
 	d, err := runview.RunPage(ctx, s.w.Store, in.RunID, runstore.InvocationPage{Offset: in.Offset, Limit: in.Limit})
 	if err != nil {
-		return mcpserver.Result{IsError: true, Text: redact.Clean(err.Error())}, nil
+		return mcpserver.Result{IsError: true, Text: egress.Error(err)}, nil
 	}
 	return structured(runview.DetailOf(d))
 }
@@ -213,7 +218,7 @@ func (s *Service) Runbooks(ctx context.Context) ([]mcpserver.Document, error) {
 	root := s.w.Index.SoleRoot()
 	out := make([]mcpserver.Document, 0, len(books))
 	for _, b := range books {
-		out = append(out, mcpserver.Document{Name: RunbookName(root, b.Path), Title: redact.Clean(b.Title)})
+		out = append(out, mcpserver.Document{Name: RunbookName(root, b.Path), Title: egress.Mask(b.Title)})
 	}
 	return out, nil
 }
@@ -245,7 +250,7 @@ func (s *Service) Runbook(ctx context.Context, name string) (mcpserver.Document,
 	if err != nil || !ok {
 		return mcpserver.Document{}, ok, err
 	}
-	return mcpserver.Document{Name: name, Title: redact.Clean(b.Title), Text: redact.Clean(b.Text)}, true, nil
+	return mcpserver.Document{Name: name, Title: egress.Mask(b.Title), Text: egress.Mask(b.Text)}, true, nil
 }
 
 // Skills are the loaded playbooks, masked.
@@ -255,16 +260,20 @@ func (s *Service) Skills() []mcpserver.Document {
 	}
 	var out []mcpserver.Document
 	for _, p := range s.w.Playbooks.List() {
-		out = append(out, mcpserver.Document{Name: p.Name, Title: p.Name, Description: redact.Clean(p.Description), Text: redact.Clean(p.Body)})
+		out = append(out, mcpserver.Document{Name: p.Name, Title: egress.Mask(p.Name), Description: egress.Mask(p.Description), Text: egress.Mask(p.Body)})
 	}
 	return out
 }
 
-// structured is a successful result holding v as JSON.
+// structured is a successful result holding v as JSON, through the door.
 func structured(v any) (mcpserver.Result, error) {
 	body, err := json.Marshal(v)
 	if err != nil {
 		return mcpserver.Result{}, fmt.Errorf("encode the result: %w", err)
 	}
-	return mcpserver.Result{Structured: body}, nil
+	masked, err := egress.MaskJSON(body)
+	if err != nil {
+		return mcpserver.Result{}, fmt.Errorf("mask the result: %w", err)
+	}
+	return mcpserver.Result{Structured: masked}, nil
 }
