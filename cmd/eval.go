@@ -266,9 +266,9 @@ func (a *app) evalRunner(ctx context.Context, job eval.Job) (string, error) {
 		return "", err
 	}
 	defer w.Close()
-	if job.Recording != nil {
+	if job.Wrap != nil {
 		// A frozen pack's MySQL and PostgreSQL answers come from its recording.
-		w.Adapters = eval.WithRecording(w.Adapters, job.Recording)
+		w.Adapters = job.Wrap(w.Adapters)
 		if w.Tools, err = harness.NewRegistry(w.Adapters, w.Playbooks); err != nil {
 			return "", err
 		}
