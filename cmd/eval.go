@@ -269,7 +269,7 @@ func (a *app) evalRunner(ctx context.Context, job eval.Job) (string, error) {
 	if job.Recording != nil {
 		// A frozen pack's MySQL and PostgreSQL answers come from its recording.
 		w.adapters = eval.WithRecording(w.adapters, job.Recording)
-		if w.registry, err = harness.NewRegistry(w.adapters, w.playbooks); err != nil {
+		if w.toolset, err = harness.NewToolset(w.adapters, w.playbooks); err != nil {
 			return "", err
 		}
 	}

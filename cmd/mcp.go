@@ -165,7 +165,7 @@ func (a *app) runMCP(cmd *cobra.Command, f *mcpOptions) error {
 // one place it is wired, through the same paths as the commands.
 func (a *app) mcpDeps(w *workspace) mcpservice.Deps {
 	d := mcpservice.Deps{
-		Store: w.store, Registry: w.registry, Index: w.index, Playbooks: w.playbooks,
+		Store: w.store, Tools: w.toolset, Index: w.index, Playbooks: w.playbooks,
 		Lines: &tui.LinePrinter{W: a.io.ErrOut}, Notes: a.io.ErrOut,
 		Tool: func(ctx context.Context, name string, input json.RawMessage, session string) (mcpservice.ToolAnswer, error) {
 			res, err := w.callTool(ctx, name, input, toolAudit{SessionID: session})

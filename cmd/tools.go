@@ -55,7 +55,7 @@ read_skill guidance tool. -o json prints the definitions as one JSON array.`,
 				return err
 			}
 			defer w.Close()
-			return a.printDefinitions(w.registry.Definitions())
+			return a.printDefinitions(w.toolset.Definitions())
 		},
 	}
 }
@@ -167,7 +167,7 @@ type toolAudit struct {
 var noAudit = toolAudit{Off: true}
 
 // callTool runs one tool call through the use case over the workspace's
-// registry, exactly as a run would (budget, clock, observation limit,
+// toolset, exactly as a run would (budget, clock, observation limit,
 // redaction); audit says whether it is stored as a TOOL_CALL run (MCP) or
 // not (`tools call`). For an evidence tool, input is the
 // business input and is wrapped in the envelope; read_skill takes its
@@ -176,7 +176,7 @@ var noAudit = toolAudit{Off: true}
 func (w *workspace) callTool(ctx context.Context, name string, input []byte, audit toolAudit) (toolCallResult, error) {
 	res := toolCallResult{Tool: name}
 	args := json.RawMessage(input)
-	_, evidence := w.registry.Adapter(name)
+	_, evidence := w.toolset.Adapter(name)
 	switch {
 	case evidence:
 		if json.Valid(input) {
@@ -195,9 +195,9 @@ func (w *workspace) callTool(ctx context.Context, name string, input []byte, aud
 		if err := json.Unmarshal(input, &v); err != nil {
 			res.SyntaxErr = fmt.Errorf("the input is not valid JSON: %w", err)
 		}
-	case name == harness.ReadSkillTool && w.registry.Playbooks() != nil:
+	case name == harness.ReadSkillTool && w.toolset.Playbooks() != nil:
 	default:
-		return res, unknownTool(name, w.registry)
+		return res, unknownTool(name, w.toolset)
 	}
 	d := w.deps()
 	// No model answers a direct call: the run names none.
@@ -211,9 +211,9 @@ func (w *workspace) callTool(ctx context.Context, name string, input []byte, aud
 	return res, nil
 }
 
-// unknownTool is the usage error for a name the registry does not hold,
+// unknownTool is the usage error for a name the toolset does not hold,
 // listing the tools and saying how to configure a known but absent one.
-func unknownTool(name string, reg *harness.Registry) error {
+func unknownTool(name string, reg *harness.Toolset) error {
 	names := reg.Names()
 	if reg.Playbooks() != nil {
 		names = append(names, harness.ReadSkillTool)

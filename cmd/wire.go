@@ -26,7 +26,7 @@ type workspace struct {
 	model     modelClient
 	adapters  []tools.Adapter
 	playbooks *skills.Catalog
-	registry  *harness.Registry
+	toolset   *harness.Toolset
 	index     *knowledge.Index
 	closers   []func() error
 	demo      bool // the tools read the built-in demo workspace (--demo)
@@ -106,7 +106,7 @@ func (a *app) buildWorkspace(ctx context.Context, cfg *config.Config) (*workspac
 	}
 	w.adapters, w.playbooks, w.index = parts.Adapters, parts.Playbooks, parts.Index
 	w.closers = append(w.closers, func() error { return registry.Close(parts) })
-	if w.registry, err = harness.NewRegistry(w.adapters, w.playbooks); err != nil {
+	if w.toolset, err = harness.NewToolset(w.adapters, w.playbooks); err != nil {
 		return nil, errors.Join(err, w.Close())
 	}
 	if w.model, err = registry.ModelClient(cfg); err != nil {
@@ -124,7 +124,7 @@ func (a *app) warn(msg string) { fmt.Fprintf(a.io.ErrOut, "superbiz: %s\n", msg)
 func (w *workspace) deps() *usecase.Deps {
 	cfg := w.cfg
 	d := &usecase.Deps{
-		Store: w.store, Model: w.model, ModelName: cfg.Model.Name, Host: cfg.Model.Endpoint(), Provider: cfg.Model.Provider, Registry: w.registry,
+		Store: w.store, Model: w.model, ModelName: cfg.Model.Name, Host: cfg.Model.Endpoint(), Provider: cfg.Model.Provider, Tools: w.toolset,
 		Budget: cfg.Budget, Limits: cfg.Limits, Language: string(cfg.Model.Language), Demo: w.demo,
 	}
 	if !cfg.Now.IsZero() {

@@ -35,8 +35,8 @@ type ToolAnswer struct {
 // parts, and the paths it shares with the commands (which print, exit and
 // render the same results).
 type Deps struct {
-	Store    *runstore.Store
-	Registry *harness.Registry
+	Store *runstore.Store
+	Tools *harness.Toolset
 	// Index holds the runbooks; nil without [knowledge] paths.
 	Index *knowledge.Index
 	// Playbooks are the loaded playbooks; nil when there are none.
@@ -85,12 +85,12 @@ var _ mcpserver.Service = (*Service)(nil)
 // agent's envelope left out), and read_skill when playbooks are loaded.
 func (s *Service) Tools() []mcpserver.Tool {
 	var out []mcpserver.Tool
-	for _, name := range s.d.Registry.Names() {
-		ad, _ := s.d.Registry.Adapter(name)
+	for _, name := range s.d.Tools.Names() {
+		ad, _ := s.d.Tools.Adapter(name)
 		d := ad.Definition()
 		out = append(out, mcpserver.Tool{Name: d.Name, Description: d.Description, Input: d.Parameters})
 	}
-	for _, d := range s.d.Registry.Definitions() {
+	for _, d := range s.d.Tools.Definitions() {
 		if d.Name == harness.ReadSkillTool {
 			out = append(out, mcpserver.Tool{Name: d.Name, Description: d.Description, Input: d.Parameters})
 		}
