@@ -122,4 +122,3 @@ func conformsFreeze(t *testing.T, s integration.Source) {
 		t.Errorf("%s adds %s but does not freeze it for eval pack (integration.Freezer)", s.Name(), tool)
 	}
 }
-
