@@ -34,7 +34,7 @@ func TestCallToolMasksFailures(t *testing.T) {
 			},
 		})
 		r, err := svc.CallTool(ctx, "query_sql", nil)
-		if err != nil || !r.IsError || strings.Contains(r.Text, "hunter2") || !strings.Contains(r.Text, redact.Marker) {
+		if err != nil || !r.IsError || strings.Contains(r.Text.String(), "hunter2") || !strings.Contains(r.Text.String(), redact.Marker) {
 			t.Errorf("%s: %+v, %v; want an isError result with the password masked", tt.name, r, err)
 		}
 	}
@@ -47,7 +47,7 @@ func TestListRunsUnknownSession(t *testing.T) {
 	st := openStore(t)
 	svc := New(Deps{Store: st, RunSummary: func(r runstore.RunSummary) any { return r.ID }})
 	r, err := svc.ListRuns(ctx, mcpserver.RunsListInput{Session: "s_nope"})
-	if err != nil || !r.IsError || !strings.Contains(r.Text, "no session s_nope") {
+	if err != nil || !r.IsError || !strings.Contains(r.Text.String(), "no session s_nope") {
 		t.Errorf("unknown session: %+v, %v; want an isError result naming it", r, err)
 	}
 }

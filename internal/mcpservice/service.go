@@ -16,8 +16,8 @@ import (
 
 	"github.com/superbiz/superbiz/internal/mcpserver"
 	"github.com/superbiz/superbiz/internal/usecase"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/harness"
-	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/runstore"
 	"github.com/superbiz/superbiz/pkg/tools/knowledge"
 	"github.com/superbiz/superbiz/pkg/tools/skills"
@@ -113,11 +113,15 @@ func (s *Service) CallTool(ctx context.Context, name string, input json.RawMessa
 	}
 	ans, err := s.d.Tool(ctx, name, input, session)
 	if err != nil {
-		return mcpserver.Result{IsError: true, Text: redact.Clean(err.Error())}, nil
+		return mcpserver.Result{IsError: true, Text: egress.Error(err)}, nil
 	}
-	r := mcpserver.Result{Structured: ans.Observation}
+	obs, err := egress.MaskJSON(ans.Observation)
+	if err != nil {
+		return mcpserver.Result{}, fmt.Errorf("mask the observation: %w", err)
+	}
+	r := mcpserver.Result{Structured: obs}
 	if ans.Problem != nil {
-		r.IsError, r.Text = true, redact.Clean(ans.Problem.Error())
+		r.IsError, r.Text = true, egress.Error(ans.Problem)
 	}
 	return r, nil
 }
@@ -143,7 +147,7 @@ func (s *Service) toolSession(ctx context.Context) (string, error) {
 func (s *Service) Diagnose(ctx context.Context, in mcpserver.DiagnoseInput, progress func(mcpserver.Progress)) (mcpserver.Result, error) {
 	d, query, note, err := s.d.Prepare(ctx, in.Query, in.Alert)
 	if err != nil {
-		return mcpserver.Result{IsError: true, Text: redact.Clean(err.Error())}, nil
+		return mcpserver.Result{IsError: true, Text: egress.Error(err)}, nil
 	}
 	if note != "" {
 		fmt.Fprintf(s.d.Notes, "superbiz: %s\n", note)
@@ -153,14 +157,14 @@ func (s *Service) Diagnose(ctx context.Context, in mcpserver.DiagnoseInput, prog
 	if err != nil {
 		return mcpserver.Result{}, s.d.StoreFailure(err)
 	}
-	body, err := json.Marshal(out)
+	r, err := structured(out)
 	if err != nil {
 		return mcpserver.Result{}, fmt.Errorf("encode the diagnosis: %w", err)
 	}
-	r := mcpserver.Result{Structured: body, Text: out.Answer}
+	r.Text = egress.Mask(out.Answer)
 	if xerr := s.d.Verdict(out); xerr != nil {
 		r.IsError = true
-		r.Text = redact.Clean(xerr.Error()) + "\n\n" + out.Answer
+		r.Text = egress.Sprintf("%s\n\n%s", xerr, r.Text)
 	}
 	return r, nil
 }
@@ -188,11 +192,11 @@ func progressSink(progress func(mcpserver.Progress)) harness.Sink {
 // ListAlerts is `superbiz alerts -o json`.
 func (s *Service) ListAlerts(ctx context.Context) (mcpserver.Result, error) {
 	if s.d.Alerts == nil {
-		return mcpserver.Result{IsError: true, Text: "no Alertmanager configured"}, nil
+		return mcpserver.Result{IsError: true, Text: egress.Const("no Alertmanager configured")}, nil
 	}
 	v, err := s.d.Alerts(ctx)
 	if err != nil {
-		return mcpserver.Result{IsError: true, Text: redact.Clean(err.Error())}, nil
+		return mcpserver.Result{IsError: true, Text: egress.Error(err)}, nil
 	}
 	return structured(v)
 }
@@ -203,7 +207,7 @@ func (s *Service) ListRuns(ctx context.Context, in mcpserver.RunsListInput) (mcp
 	if in.Session != "" {
 		if _, err := store.GetSession(ctx, in.Session); err != nil {
 			if errors.Is(err, runstore.ErrNotFound) {
-				return mcpserver.Result{IsError: true, Text: fmt.Sprintf("no session %s in %s (runs_list without session lists the sessions of recent runs)", in.Session, store.Path())}, nil
+				return mcpserver.Result{IsError: true, Text: egress.Sprintf("no session %s in %s (runs_list without session lists the sessions of recent runs)", in.Session, store.Path())}, nil
 			}
 			return mcpserver.Result{}, err
 		}
@@ -223,7 +227,7 @@ func (s *Service) ListRuns(ctx context.Context, in mcpserver.RunsListInput) (mcp
 func (s *Service) ShowRun(ctx context.Context, in mcpserver.RunShowInput) (mcpserver.Result, error) {
 	v, err := s.d.ShowRun(ctx, in.RunID, runstore.InvocationPage{Offset: in.Offset, Limit: in.Limit})
 	if err != nil {
-		return mcpserver.Result{IsError: true, Text: redact.Clean(err.Error())}, nil
+		return mcpserver.Result{IsError: true, Text: egress.Error(err)}, nil
 	}
 	return structured(v)
 }
@@ -241,7 +245,7 @@ func (s *Service) Runbooks(ctx context.Context) ([]mcpserver.Document, error) {
 	root := s.d.Index.SoleRoot()
 	out := make([]mcpserver.Document, 0, len(books))
 	for _, b := range books {
-		out = append(out, mcpserver.Document{Name: RunbookName(root, b.Path), Title: redact.Clean(b.Title)})
+		out = append(out, mcpserver.Document{Name: RunbookName(root, b.Path), Title: egress.Mask(b.Title)})
 	}
 	return out, nil
 }
@@ -273,7 +277,7 @@ func (s *Service) Runbook(ctx context.Context, name string) (mcpserver.Document,
 	if err != nil || !ok {
 		return mcpserver.Document{}, ok, err
 	}
-	return mcpserver.Document{Name: name, Title: redact.Clean(b.Title), Text: redact.Clean(b.Text)}, true, nil
+	return mcpserver.Document{Name: name, Title: egress.Mask(b.Title), Text: egress.Mask(b.Text)}, true, nil
 }
 
 // Skills are the loaded playbooks, masked.
@@ -283,16 +287,20 @@ func (s *Service) Skills() []mcpserver.Document {
 	}
 	var out []mcpserver.Document
 	for _, p := range s.d.Playbooks.List() {
-		out = append(out, mcpserver.Document{Name: p.Name, Title: p.Name, Description: redact.Clean(p.Description), Text: redact.Clean(p.Body)})
+		out = append(out, mcpserver.Document{Name: p.Name, Title: egress.Mask(p.Name), Description: egress.Mask(p.Description), Text: egress.Mask(p.Body)})
 	}
 	return out
 }
 
-// structured is a successful result holding v as JSON.
+// structured is a successful result holding v as JSON, through the door.
 func structured(v any) (mcpserver.Result, error) {
 	body, err := json.Marshal(v)
 	if err != nil {
 		return mcpserver.Result{}, fmt.Errorf("encode the result: %w", err)
 	}
-	return mcpserver.Result{Structured: body}, nil
+	masked, err := egress.MaskJSON(body)
+	if err != nil {
+		return mcpserver.Result{}, fmt.Errorf("mask the result: %w", err)
+	}
+	return mcpserver.Result{Structured: masked}, nil
 }
