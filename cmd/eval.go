@@ -266,9 +266,9 @@ func (a *app) evalRunner(ctx context.Context, job eval.Job) (string, error) {
 		return "", err
 	}
 	defer w.Close()
-	if job.Recording != nil {
+	if job.Wrap != nil {
 		// A frozen pack's MySQL and PostgreSQL answers come from its recording.
-		w.adapters = eval.WithRecording(w.adapters, job.Recording)
+		w.adapters = job.Wrap(w.adapters)
 		if w.registry, err = harness.NewRegistry(w.adapters, w.playbooks); err != nil {
 			return "", err
 		}
