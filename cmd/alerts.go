@@ -1,10 +1,9 @@
 package cmd
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"time"
+
+	wsp "github.com/superbiz/superbiz/internal/workspace"
 
 	"github.com/spf13/cobra"
 
@@ -21,8 +20,17 @@ const defaultAlertsLimit = 50
 // summaryColumnWidth bounds the SUMMARY column of the alerts table.
 const summaryColumnWidth = 60
 
-func (a *app) newAlertsCmd() *cobra.Command {
-	var limit int
+// alertsOptions are what `superbiz alerts` was given: how many alerts to
+// show and the output format (-o).
+type alertsOptions struct {
+	Limit  int
+	Output outputFormat
+}
+
+// newAlertsCmd is `superbiz alerts`; runF replaces runAlerts (tests), nil
+// runs it.
+func (a *app) newAlertsCmd(runF func(*cobra.Command, *alertsOptions) error) *cobra.Command {
+	opts := &alertsOptions{}
 	c := &cobra.Command{
 		Use:   "alerts",
 		Short: "List the firing alerts of the configured Alertmanager, newest first",
@@ -37,29 +45,38 @@ unreachable or failing.`,
   superbiz diagnose --alert HighLatency`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if limit < 1 {
-				return usageErrorf("--limit must be at least 1, got %d", limit)
+			opts.Output = a.flags.output
+			if runF != nil {
+				return runF(cmd, opts)
 			}
-			cfg, err := a.loadConfig(cmd)
-			if err != nil {
-				return err
-			}
-			client, err := a.alertsClient(cfg)
-			if err != nil {
-				return err
-			}
-			as, skipped, err := client.Firing(cmd.Context())
-			if err != nil {
-				return alertsFailure(err)
-			}
-			for _, s := range skipped {
-				fmt.Fprintf(a.io.ErrOut, "superbiz: %s\n", s)
-			}
-			return a.printAlerts(as, limit)
+			return a.runAlerts(cmd, opts)
 		},
 	}
-	c.Flags().IntVar(&limit, "limit", defaultAlertsLimit, "at most this many alerts (the newest)")
+	c.Flags().IntVar(&opts.Limit, "limit", defaultAlertsLimit, "at most this many alerts (the newest)")
 	return c
+}
+
+// runAlerts lists the firing alerts.
+func (a *app) runAlerts(cmd *cobra.Command, opts *alertsOptions) error {
+	if opts.Limit < 1 {
+		return usageErrorf("--limit must be at least 1, got %d", opts.Limit)
+	}
+	cfg, err := a.loadConfig(cmd)
+	if err != nil {
+		return err
+	}
+	client, err := a.alertsClient(cfg)
+	if err != nil {
+		return err
+	}
+	as, skipped, err := client.Firing(cmd.Context())
+	if err != nil {
+		return alertsFailure(err)
+	}
+	for _, s := range skipped {
+		fmt.Fprintf(a.io.ErrOut, "superbiz: %s\n", s)
+	}
+	return a.printAlerts(as, opts)
 }
 
 // alertsClient is the Alertmanager client of [alerts], built by its
@@ -69,26 +86,14 @@ func (a *app) alertsClient(cfg *config.Config) (*alerts.Client, error) {
 	return alertsource.Client(cfg, a.getenv)
 }
 
-// alertsFailure maps a failure to read or find alerts to its exit: the
-// backend failing is 4 with a hint, an unknown or malformed reference is 2
-// (rejected before any model call), a cancel is the cancellation.
-func alertsFailure(err error) error {
-	var ae *alerts.Error
-	switch {
-	case errors.As(err, &ae):
-		return &ExitError{Code: ExitUnavailable, Err: fmt.Errorf("%w\n%s", ae, ae.Hint())}
-	case errors.Is(err, context.Canceled):
-		return cancelled("")
-	case errors.Is(err, alerts.ErrNotFound):
-		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%w\nhint: `superbiz alerts` lists the firing alerts with their fingerprints", err)}
-	}
-	return &ExitError{Code: ExitUsage, Err: err}
-}
+// alertsFailure maps a failure to read or find alerts to its exit
+// (workspace.AlertsFailure).
+func alertsFailure(err error) error { return wsp.AlertsFailure(err) }
 
 // printAlerts writes the newest limit alerts as a table (text, Markdown) or
 // a JSON array; a note on stderr says how many more are firing.
-func (a *app) printAlerts(as []alerts.Alert, limit int) error {
-	shown := as[:min(len(as), limit)]
+func (a *app) printAlerts(as []alerts.Alert, opts *alertsOptions) error {
+	shown := as[:min(len(as), opts.Limit)]
 	if more := len(as) - len(shown); more > 0 {
 		noun := "alerts"
 		if more == 1 {
@@ -97,11 +102,11 @@ func (a *app) printAlerts(as []alerts.Alert, limit int) error {
 		fmt.Fprintf(a.io.ErrOut, "superbiz: %d more firing %s not shown (raise --limit)\n", more, noun)
 	}
 	switch {
-	case a.flags.output == outputJSON:
+	case opts.Output == outputJSON:
 		return writeJSON(a.io.Out, shown)
 	case len(shown) == 0:
 		return writeString(a.io.Out, "No firing alerts.\n")
-	case a.flags.output == outputMarkdown:
+	case opts.Output == outputMarkdown:
 		return writeMarkdownTable(a.io.Out, alertsTable(shown))
 	}
 	return writeTextTable(a.io.Out, alertsTable(shown))
@@ -124,39 +129,6 @@ func alertsTable(as []alerts.Alert) table {
 	return t
 }
 
-// findAlert is the FindAlert of cfg's [alerts]: the reference checked,
-// the client built (a missing url or credential variable is a
-// configuration error) and the alert found, each failure mapped to its exit
-// (alertsFailure), for `diagnose --alert` and chat's "/alert REF" alike.
-func (a *app) findAlert(cfg *config.Config) usecase.FindAlert {
-	return func(ctx context.Context, ref string) (alerts.Alert, string, error) {
-		if err := alerts.CheckRef(ref); err != nil {
-			return alerts.Alert{}, "", usageErrorf("--alert: %v", err)
-		}
-		client, err := a.alertsClient(cfg)
-		if err != nil {
-			return alerts.Alert{}, "", err
-		}
-		al, note, err := client.Find(ctx, ref)
-		if err != nil {
-			return alerts.Alert{}, "", alertsFailure(err)
-		}
-		return al, note, nil
-	}
-}
-
-// resolveAlert finds the firing alert ref names and builds its diagnosis:
-// the query (bounded by limits.query) and the clock anchored to its start,
-// counted from SUPERBIZ_NOW when set. Which of several same-named alerts
-// was picked is in the query and the note, which the caller shows.
-func (a *app) resolveAlert(ctx context.Context, cfg *config.Config, ref string) (usecase.AlertRun, error) {
-	al, note, err := a.findAlert(cfg)(ctx, ref)
-	if err != nil {
-		return usecase.AlertRun{}, err
-	}
-	now := cfg.Now
-	if now.IsZero() {
-		now = time.Now()
-	}
-	return usecase.NewAlertRun(al, note, now, cfg.Limits.Query), nil
-}
+// findAlert is the FindAlert of cfg's [alerts] (workspace.FindAlert), for
+// `diagnose --alert` and chat's "/alert REF" alike.
+func (a *app) findAlert(cfg *config.Config) usecase.FindAlert { return wsp.FindAlert(cfg, a.getenv) }

@@ -268,12 +268,12 @@ func (a *app) evalRunner(ctx context.Context, job eval.Job) (string, error) {
 	defer w.Close()
 	if job.Wrap != nil {
 		// A frozen pack's MySQL and PostgreSQL answers come from its recording.
-		w.adapters = job.Wrap(w.adapters)
-		if w.registry, err = harness.NewRegistry(w.adapters, w.playbooks); err != nil {
+		w.Adapters = job.Wrap(w.Adapters)
+		if w.Tools, err = harness.NewToolset(w.Adapters, w.Playbooks); err != nil {
 			return "", err
 		}
 	}
-	d := w.deps()
+	d := w.Deps()
 	req := usecase.DiagnoseRequest{Query: job.Pack.Question}
 	var out usecase.Output
 	if job.Pack.Alert != nil {
