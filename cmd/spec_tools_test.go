@@ -42,16 +42,17 @@ func TestSpecToolInputs(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &defs); err != nil {
 		t.Fatal(err)
 	}
-	// the demo has no metrics source, PostgreSQL database or cluster:
-	// query_metrics, query_postgres and query_kubernetes come from
-	// configured ones (listing connects to none)
+	// the demo has no metrics source, PostgreSQL database, Redis or
+	// cluster: query_metrics, query_postgres, query_redis and
+	// query_kubernetes come from configured ones (listing connects to none)
 	dir := t.TempDir()
 	file := filepath.Join(dir, "superbiz.toml")
 	closed := strings.TrimPrefix(testenv.ClosedURL(t), "http://")
 	kubeconfig := kubetest.WriteKubeconfig(t, dir, "prod", testenv.ClosedURL(t), "t")
 	if err := os.WriteFile(file, []byte("[knowledge]\npaths = []\n[[metrics]]\nname = \"prom\"\nurl = \""+testenv.ClosedURL(t)+"\"\n"+
 		"[[databases]]\nname = \"app\"\ndriver = \"postgres\"\ndsn = \"postgres://ro:pw@"+closed+"/app\"\n"+
-		"[[kubernetes]]\nname = \"prod\"\nkubeconfig = \""+kubeconfig+"\"\n"), 0o600); err != nil {
+		"[[kubernetes]]\nname = \"prod\"\nkubeconfig = \""+kubeconfig+"\"\n"+
+		"[[redis]]\nname = \"cache\"\nurl = \"redis://"+closed+"\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	code, out, errOut = cli(t, diagnoseEnv(t), "tools", "list", "--config", file, "-o", "json")
@@ -60,7 +61,7 @@ func TestSpecToolInputs(t *testing.T) {
 		t.Fatalf("tools list with a metrics source: exit %d, stderr %q, stdout %q", code, errOut, out)
 	}
 	for _, d := range more {
-		if d.Name == "query_metrics" || d.Name == "query_postgres" || d.Name == "query_kubernetes" {
+		if d.Name == "query_metrics" || d.Name == "query_postgres" || d.Name == "query_kubernetes" || d.Name == "query_redis" {
 			defs = append(defs, d)
 		}
 	}
@@ -132,8 +133,8 @@ func TestSpecToolInputs(t *testing.T) {
 			}
 		}
 	}
-	if checked != 6 {
-		t.Fatalf("checked %d evidence tools, want lookup_knowledge, query_logs, query_mysql, query_postgres, query_metrics and query_kubernetes", checked)
+	if checked != 7 {
+		t.Fatalf("checked %d evidence tools, want lookup_knowledge, query_logs, query_mysql, query_postgres, query_metrics, query_kubernetes and query_redis", checked)
 	}
 }
 

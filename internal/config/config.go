@@ -17,6 +17,7 @@ import (
 	"github.com/superbiz/superbiz/pkg/tools/kubernetes"
 	"github.com/superbiz/superbiz/pkg/tools/logs"
 	"github.com/superbiz/superbiz/pkg/tools/metrics"
+	"github.com/superbiz/superbiz/pkg/tools/redis"
 	"github.com/superbiz/superbiz/pkg/tools/sqlquery"
 )
 
@@ -47,6 +48,7 @@ type Config struct {
 	Databases  []Database         `toml:"databases" json:"databases"`
 	Metrics    []MetricsSource    `toml:"metrics" json:"metrics"`
 	Kubernetes []KubernetesSource `toml:"kubernetes" json:"kubernetes"`
+	Redis      []RedisSource      `toml:"redis" json:"redis"`
 	Skills     Skills             `toml:"skills" json:"skills"`
 	Alerts     Alerts             `toml:"alerts" json:"alerts"`
 	// Now, when not zero, fixes the clock for reproducible runs ($SUPERBIZ_NOW).
@@ -176,6 +178,9 @@ type MetricsSource = metrics.Source
 
 // KubernetesSource is one [[kubernetes]] entry, declared in pkg/tools/kubernetes.
 type KubernetesSource = kubernetes.Source
+
+// RedisSource is one [[redis]] entry, declared in pkg/tools/redis.
+type RedisSource = redis.Source
 
 // Secret is a credential read from the environment that prints redacted,
 // declared in pkg/redact.

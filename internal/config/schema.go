@@ -157,6 +157,8 @@ func NewMetricsSource() MetricsSource { return defaultsOf[MetricsSource]() }
 
 // NewKubernetesSource returns a [[kubernetes]] entry holding the declared defaults.
 func NewKubernetesSource() KubernetesSource { return defaultsOf[KubernetesSource]() }
+// NewRedisSource returns a [[redis]] entry holding the declared defaults.
+func NewRedisSource() RedisSource { return defaultsOf[RedisSource]() }
 
 // Defaults returns the built-in configuration read from the declarations,
 // without the environment-dependent run store path. Validate and Summary

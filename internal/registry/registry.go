@@ -25,6 +25,7 @@ import (
 	"github.com/superbiz/superbiz/internal/integration/ollama"
 	"github.com/superbiz/superbiz/internal/integration/openai"
 	"github.com/superbiz/superbiz/internal/integration/playbooks"
+	"github.com/superbiz/superbiz/internal/integration/redis"
 	"github.com/superbiz/superbiz/internal/integration/runbooks"
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/model"
@@ -42,6 +43,7 @@ func Sources() []integration.Source {
 		databases.Postgres{}, // [[databases]] postgres: query_postgres
 		metrics.Source{},     // [[metrics]]: query_metrics
 		kubernetes.Source{},  // [[kubernetes]]: query_kubernetes
+		redis.Source{},       // [[redis]]: query_redis
 		alerts.Source{},      // [alerts]: alerts, diagnose --alert
 		playbooks.Source{},   // [skills]: read_skill
 	}

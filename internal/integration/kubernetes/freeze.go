@@ -13,6 +13,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/frozen"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/model"
 	"github.com/superbiz/superbiz/pkg/runstore"
 	"github.com/superbiz/superbiz/pkg/tools"
@@ -94,14 +95,18 @@ func (s Source) Freeze(_ context.Context, p *frozen.Pack) error {
 		return fmt.Errorf("eval pack: encode the kubernetes recording: %w", err)
 	}
 	var out bytes.Buffer
-	if err := json.Indent(&out, runstore.Redacted(b), "", "  "); err != nil {
+	if err := json.Indent(&out, b, "", "  "); err != nil {
 		return fmt.Errorf("eval pack: encode the kubernetes recording: %w", err)
 	}
 	out.WriteByte('\n')
+	masked, err := egress.MaskJSON(out.Bytes())
+	if err != nil {
+		return fmt.Errorf("eval pack: redact the kubernetes recording: %w", err)
+	}
 	for _, src := range rec.Sources {
 		p.Frozen("kubernetes %s: %d recorded call(s); any other gets %s in eval", src.Name, len(rec.Calls), tools.CodeNotRecorded)
 	}
-	return p.WriteFile(RecordedFile, out.Bytes())
+	return p.WriteJSON(p.Path(RecordedFile), masked)
 }
 
 // Owns is RecordedFile.

@@ -77,6 +77,10 @@ func (s *scanner) scanChunks(r io.Reader, cands []*logparse.Layout, size int) (r
 			} else if err != nil {
 				readErr = err
 			}
+			if k := leadingNULs(buf); k > 0 {
+				// a hole at a line start: dropped, the line after it kept
+				buf = buf[:copy(buf, buf[k:])]
+			}
 			if inLong {
 				k := bytes.IndexByte(buf, '\n')
 				if k < 0 {
@@ -224,7 +228,8 @@ func (s *scanner) continueOpen(data []byte, from, hi int) int {
 		}
 		i = next
 	}
-	if room := maxChainScan - len(o.cont); room > 0 {
+	// one byte past the bound, so condense sees that the chain went on
+	if room := maxChainScan + 1 - len(o.cont); room > 0 {
 		o.cont = append(o.cont, data[from:from+min(room, i-from)]...)
 	}
 	return i
