@@ -28,6 +28,7 @@ func TestSourcesOf(t *testing.T) {
 		{"query_postgres", `{"database":"billing","sql":"select 1"}`, `{"result":{"database":"billing"}}`, []string{"query_postgres", "query_postgres:billing", "query_postgres:billing"}},
 		{"query_metrics", `{"source":"prom"}`, `{"error":{"code":"TIMEOUT"}}`, []string{"query_metrics", "query_metrics:prom"}},
 		{"query_redis", `{"view":"slowlog"}`, `{"result":{"source":"cache","view":"slowlog"}}`, []string{"query_redis", "query_redis:cache"}},
+		{"query_kubernetes", `{"view":"pods"}`, `{"result":{"source":"prod","view":"pods"}}`, []string{"query_kubernetes", "query_kubernetes:prod"}},
 		{"read_skill", `{"name":"x"}`, `{"result":{"source":"not evidence"}}`, []string{"read_skill"}},
 		{"query_logs", `not json`, `not json`, []string{"query_logs"}},
 	} {
