@@ -2,24 +2,17 @@ package timeline
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"time"
-
-	"github.com/superbiz/superbiz/internal/alerts"
-	"github.com/superbiz/superbiz/internal/schema"
-	"github.com/superbiz/superbiz/pkg/model"
-	"github.com/superbiz/superbiz/pkg/tools"
 )
 
 // AlertsTool is the name of the timeline's read of Alertmanager: a tool
 // call like any, so the alerts a timeline rests on are audited, stored
-// and replayed. Only the timeline's registry holds it.
+// and replayed. Only the timeline's registry holds it; the alerts
+// integration builds it (internal/integration/alerts).
 const AlertsTool = "read_alerts"
 
-// maxAlerts bounds the alerts one read lists.
-const maxAlerts = 200
+// MaxAlerts bounds the alerts one read lists.
+const MaxAlerts = 200
 
 // AlertsInput is read_alerts' input: nothing to choose.
 type AlertsInput struct{}
@@ -42,55 +35,6 @@ type FiringAlert struct {
 	Service     string    `json:"service,omitempty"`
 	Severity    string    `json:"severity,omitempty"`
 	Summary     string    `json:"summary,omitempty"`
-}
-
-// Alerts is the read_alerts adapter over an Alertmanager client.
-type Alerts struct{ Client *alerts.Client }
-
-var _ tools.Adapter = Alerts{}
-
-// Definition declares the tool (to the timeline's registry only).
-func (Alerts) Definition() model.Tool {
-	return model.Tool{Name: AlertsTool, Description: "List the firing alerts of the configured Alertmanager.", Parameters: schema.Marshal(schema.Reflect(AlertsInput{}))}
-}
-
-// Canonical accepts only an empty object.
-func (Alerts) Canonical(in json.RawMessage) (tools.Canonical, error) {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(in, &m); err != nil || len(m) > 0 {
-		return tools.Canonical{}, tools.InvalidInput("read_alerts takes an empty object {}")
-	}
-	return tools.Canonical{Input: json.RawMessage(`{}`), Summary: "firing alerts"}, nil
-}
-
-// Execute reads the firing alerts.
-func (a Alerts) Execute(ctx context.Context, _ tools.Call) tools.Outcome {
-	as, skipped, err := a.Client.Firing(ctx)
-	if err != nil {
-		code := tools.CodeUnavailable
-		if c := tools.ContextCode(err); c != "" {
-			code = c
-		}
-		var ae *alerts.Error
-		if errors.As(err, &ae) && ae.Kind == alerts.KindTimeout {
-			code = tools.CodeTimeout
-		}
-		return tools.Failed(code, fmt.Errorf("read_alerts: %w", err))
-	}
-	res := AlertsResult{Total: len(as), Skipped: len(skipped), Alerts: []FiringAlert{}}
-	alerts.SortNewestFirst(as)
-	if len(as) > maxAlerts {
-		as, res.Truncated = as[:maxAlerts], true
-	}
-	for i := len(as) - 1; i >= 0; i-- {
-		al := as[i]
-		res.Alerts = append(res.Alerts, FiringAlert{Name: al.Name(), Fingerprint: al.Fingerprint, StartsAt: al.StartsAt.UTC(),
-			Service: al.Service(), Severity: al.Severity(), Summary: al.Summary()})
-	}
-	if len(res.Alerts) == 0 {
-		return tools.Outcome{Status: tools.NoEvidence, Result: res}
-	}
-	return tools.Outcome{Status: tools.EvidenceFound, Result: res}
 }
 
 // alerts places the start of every alert firing in the window. Alertmanager

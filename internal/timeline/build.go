@@ -49,11 +49,11 @@ const (
 // Metric is one [[timeline.metrics]] entry: a PromQL query whose series
 // are watched for shifts and spikes.
 type Metric struct {
-	Name    string `toml:"name" json:"name"`
-	Query   string `toml:"query" json:"query"`
-	Service string `toml:"service" json:"service,omitempty"`
+	Name    string `toml:"name" json:"name" required:"true"`
+	Query   string `toml:"query" json:"query" required:"true"`
+	Service string `toml:"service" json:"service"`
 	// Source is the [[metrics]] source to ask; "" when only one is configured.
-	Source string `toml:"source" json:"source,omitempty"`
+	Source string `toml:"source" json:"source"`
 }
 
 // Plan is what one timeline reads.
