@@ -12,7 +12,6 @@ import (
 
 	"github.com/superbiz/superbiz/internal/config"
 	alertsource "github.com/superbiz/superbiz/internal/integration/alerts"
-	"github.com/superbiz/superbiz/internal/textclip"
 	"github.com/superbiz/superbiz/internal/timeline"
 	"github.com/superbiz/superbiz/internal/usecase"
 	"github.com/superbiz/superbiz/pkg/tools"
@@ -40,7 +39,7 @@ func (a *app) newTimelineCmd(runF func(*cobra.Command, *timelineOptions) error) 
 	opts := &timelineOptions{}
 	c := &cobra.Command{
 		Use:   "timeline",
-		Short: "Order what changed, and when, across every source: alerts, metric shifts, error bursts, new errors, restarts",
+		Short: "Order what changed, and when, from every source: alerts, metrics, errors, restarts",
 		Long: `timeline builds the incident timeline of a window from every configured source
 at once, without a model: alerts that started firing (Alertmanager), metrics
 that left their band ([[timeline.metrics]]), the first minute of an error burst,
@@ -116,7 +115,7 @@ func (a *app) runTimeline(cmd *cobra.Command, opts *timelineOptions) error {
 	}
 	req.Plan = timeline.Plan{Window: win, Service: strings.TrimSpace(opts.Service), Metrics: w.cfg.Timeline.Metrics}
 	for _, l := range w.cfg.Logs {
-		req.Plan.Logs = append(req.Plan.Logs, l.Name)
+		req.Plan.Logs = append(req.Plan.Logs, timeline.LogSource{Name: l.Name, MaxWindow: l.MaxWindow})
 	}
 	if len(req.Plan.Metrics) > 0 && len(w.cfg.Metrics) == 0 {
 		return &ExitError{Code: ExitUsage, Err: errors.New("[[timeline.metrics]] names metrics but no [[metrics]] source is configured\nhint: add a [[metrics]] section with name and url (see docs/SPEC.md#configuration)")}
@@ -208,7 +207,9 @@ func (a *app) printTimeline(tl timeline.Timeline) error {
 			if c.Note != "" {
 				line += " (" + c.Note + ")"
 			}
-			fmt.Fprintf(&b, "  %s\n", textclip.Width(line, 78))
+			for l := range strings.SplitSeq(ansi.Wrap(line, 76, ""), "\n") {
+				fmt.Fprintf(&b, "  %s\n", l)
+			}
 		}
 	}
 	return writeString(a.io.Out, b.String())

@@ -38,6 +38,8 @@ const (
 	// maxMetricPoints is the most grid points of a metric inside the
 	// window; baselinePoints more are read before it.
 	maxMetricPoints = 180
+	// maxBursts bounds the error bursts placed per source.
+	maxBursts = 5
 	// maxNewErrorChecks bounds the baseline checks of new patterns.
 	maxNewErrorChecks = 3
 	// maxRestartEntries is how many start-up lines one source lists.
@@ -62,11 +64,18 @@ type Plan struct {
 	// Service narrows the logs detectors to one service ("" for all).
 	Service string
 	// Logs are the [[logs]] sources to read.
-	Logs []string
+	Logs []LogSource
 	// Metrics are the series to watch.
 	Metrics []Metric
 	// Alerts says whether an Alertmanager is configured.
 	Alerts bool
+}
+
+// LogSource is one [[logs]] source to read and the longest window one
+// query may ask of it (its max_window).
+type LogSource struct {
+	Name      string
+	MaxWindow time.Duration
 }
 
 // Observed is one tool call's observation as the harness returned it.
@@ -76,6 +85,9 @@ type Observed struct {
 	ErrorCode      string               `json:"error_code"`
 	Control        string               `json:"control"`
 	Result         json.RawMessage      `json:"result"`
+	// Detail is the audit's reason of a refused or failed call (redacted),
+	// for the coverage note; the model never sees it.
+	Detail string `json:"-"`
 }
 
 // failure says why a call gave no result, "" when it gave one.
@@ -83,6 +95,8 @@ func (o Observed) failure() string {
 	switch {
 	case o.Control != "":
 		return "the harness stopped the call (" + o.Control + ")"
+	case o.EvidenceStatus == tools.StatusError && o.Detail != "":
+		return "the call failed (" + o.ErrorCode + "): " + textclip.Bytes(o.Detail, 200)
 	case o.EvidenceStatus == tools.StatusError:
 		return "the call failed (" + o.ErrorCode + ")"
 	case len(o.Result) == 0:
@@ -115,7 +129,14 @@ func Build(ctx context.Context, plan Plan, call Caller, progress Progress) (Time
 		tl: Timeline{Window: plan.Window, Events: []Event{}, Coverage: []Coverage{}}}
 	steps := []func(context.Context) error{b.alerts}
 	for _, src := range plan.Logs {
-		steps = append(steps, func(ctx context.Context) error { return b.bursts(ctx, src) },
+		if long := plan.Window.End.Sub(plan.Window.Start); src.MaxWindow > 0 && long > src.MaxWindow {
+			note := fmt.Sprintf("the window (%s) is longer than the source's max_window (%s): ask a shorter window", tools.FormatDuration(long), tools.FormatDuration(src.MaxWindow))
+			for _, d := range []string{DetectBursts, DetectNewError, DetectRestarts} {
+				b.done(Coverage{Detector: d, Source: src.Name, Status: Failed, Note: note})
+			}
+			continue
+		}
+		steps = append(steps, func(ctx context.Context) error { return b.errorBursts(ctx, src) },
 			func(ctx context.Context) error { return b.newErrors(ctx, src) },
 			func(ctx context.Context) error { return b.restarts(ctx, src) })
 	}
@@ -184,6 +205,16 @@ func logsCoverage(r logs.Result) (Status, string) {
 	return st, strings.Join(notes, "; ")
 }
 
+// baselineOf is how far before the window src is read for what was
+// normal: an hour, less when the source's max_window leaves less.
+func (b *builder) baselineOf(ls LogSource) time.Duration {
+	d := baseline
+	if ls.MaxWindow > 0 {
+		d = min(d, ls.MaxWindow-b.plan.Window.End.Sub(b.plan.Window.Start))
+	}
+	return max(d, 0)
+}
+
 // logsInput is a query_logs input over [start, end) of src.
 func (b *builder) logsInput(src string, start, end time.Time) map[string]any {
 	in := map[string]any{"source": src, "start": stamp(start), "end": stamp(end)}
@@ -193,14 +224,13 @@ func (b *builder) logsInput(src string, start, end time.Time) map[string]any {
 	return in
 }
 
-// bursts finds the first minute in which src's error rate rises well above
+// errorBursts finds each minute in which src's error rate rises well above
 // its baseline: a histogram of ERROR entries over the baseline and the
-// window, then (when its buckets are longer than a minute) one over the
-// bucket the burst began in, then the burst's first minute's entries for
-// the service and the message.
-func (b *builder) bursts(ctx context.Context, src string) error {
+// window, then for each burst (at most maxBursts) its placing.
+func (b *builder) errorBursts(ctx context.Context, ls LogSource) error {
+	src, before := ls.Name, b.baselineOf(ls)
 	w := b.plan.Window
-	from := w.Start.Add(-baseline)
+	from := w.Start.Add(-before)
 	every := time.Minute
 	for buckets(w.End.Sub(from), every) > maxCoarseBuckets {
 		every += time.Minute
@@ -225,18 +255,33 @@ func (b *builder) bursts(ctx context.Context, src string) error {
 		return nil
 	}
 	h0, _ := parseTS(r.Histogram.Start)
-	at, before, after, ok := burstStart(r.Histogram.Counts, buckets(w.Start.Sub(h0), every))
-	if !ok {
-		b.done(cov)
-		return nil
+	found := bursts(r.Histogram.Counts, buckets(w.Start.Sub(h0), every))
+	if len(found) > maxBursts {
+		found = found[:maxBursts]
+		cov.Status = Partial
+		cov.Note = strings.TrimPrefix(cov.Note+fmt.Sprintf("; the first %d bursts are placed", maxBursts), "; ")
 	}
-	support := o.ToolCallID
-	burstAt := h0.Add(time.Duration(at) * every)
+	var es []Event
+	for _, bu := range found {
+		ev, err := b.placeBurst(ctx, src, from, every, h0, bu, o.ToolCallID)
+		if err != nil {
+			return err
+		}
+		es = append(es, ev)
+	}
+	b.done(cov, es...)
+	return nil
+}
+
+// placeBurst makes one burst an event: placed to the minute (when the
+// histogram's buckets are longer, by a histogram over the half hour before
+// its bucket and the bucket itself), with its first minute's service and
+// commonest message.
+func (b *builder) placeBurst(ctx context.Context, src string, from time.Time, every time.Duration, h0 time.Time, bu burst, support string) (Event, error) {
+	burstAt := h0.Add(time.Duration(bu.at) * every)
 	perMin := every.Minutes()
-	before, after = before/perMin, after/perMin
+	before, after := bu.before/perMin, bu.after/perMin
 	if every > time.Minute {
-		// place it to the minute: a histogram over the half hour before the
-		// bucket and the bucket itself
 		fs := burstAt.Add(-30 * time.Minute)
 		if fs.Before(from) {
 			fs = from
@@ -245,13 +290,13 @@ func (b *builder) bursts(ctx context.Context, src string) error {
 		fin["level"], fin["histogram"], fin["limit"] = "ERROR", "1m", 1
 		fo, err := b.call(ctx, logs.ToolName, fin)
 		if err != nil {
-			return err
+			return Event{}, err
 		}
 		var fr logs.Result
 		if decode(fo, &fr) == "" && fr.Histogram != nil {
 			f0, _ := parseTS(fr.Histogram.Start)
-			if i, fb, fa, ok := burstStart(fr.Histogram.Counts, buckets(burstAt.Sub(f0), time.Minute)); ok {
-				burstAt, before, after, support = f0.Add(time.Duration(i)*time.Minute), fb, fa, fo.ToolCallID
+			if fb := bursts(fr.Histogram.Counts, buckets(burstAt.Sub(f0), time.Minute)); len(fb) > 0 {
+				burstAt, before, after, support = f0.Add(time.Duration(fb[0].at)*time.Minute), fb[0].before, fb[0].after, fo.ToolCallID
 			}
 		}
 	}
@@ -261,7 +306,7 @@ func (b *builder) bursts(ctx context.Context, src string) error {
 	win["level"], win["limit"] = "ERROR", 20
 	wo, err := b.call(ctx, logs.ToolName, win)
 	if err != nil {
-		return err
+		return Event{}, err
 	}
 	var wr logs.Result
 	what := ""
@@ -274,8 +319,7 @@ func (b *builder) bursts(ctx context.Context, src string) error {
 		}
 	}
 	ev.Summary = fmt.Sprintf("errors rose from %s to %s a minute%s", fmtNum(before), fmtNum(after), what)
-	b.done(cov, ev)
-	return nil
+	return ev, nil
 }
 
 // dominantService is the service most entries name, "" when none does.
@@ -302,7 +346,8 @@ const maxPatterns = 10
 // never had. The baseline lists at most its 10 commonest patterns, so a
 // pattern missing from a full list is checked by its words over the
 // baseline before it is called new.
-func (b *builder) newErrors(ctx context.Context, src string) error {
+func (b *builder) newErrors(ctx context.Context, ls LogSource) error {
+	src, before := ls.Name, b.baselineOf(ls)
 	w := b.plan.Window
 	in := b.logsInput(src, w.Start, w.End)
 	in["level"], in["limit"] = "ERROR", 1
@@ -322,7 +367,12 @@ func (b *builder) newErrors(ctx context.Context, src string) error {
 		b.done(cov)
 		return nil
 	}
-	bin := b.logsInput(src, w.Start.Add(-baseline), w.Start)
+	if before < 10*time.Minute {
+		cov.Status, cov.Note = Partial, "the source's max_window leaves no time before the window to compare with; no pattern is called new"
+		b.done(cov)
+		return nil
+	}
+	bin := b.logsInput(src, w.Start.Add(-before), w.Start)
 	bin["level"], bin["limit"] = "ERROR", 1
 	bo, err := b.call(ctx, logs.ToolName, bin)
 	if err != nil {
@@ -330,13 +380,13 @@ func (b *builder) newErrors(ctx context.Context, src string) error {
 	}
 	var br logs.Result
 	if f := decode(bo, &br); f != "" {
-		cov.Status, cov.Note = Partial, "the hour before the window could not be read, so no pattern is called new: "+f
+		cov.Status, cov.Note = Partial, "the time before the window could not be read, so no pattern is called new: "+f
 		b.done(cov)
 		return nil
 	}
 	if st, note := logsCoverage(br); st != Read {
 		// without a baseline every pattern would look new
-		cov.Status, cov.Note = Partial, "the hour before the window: "+note+"; no pattern is called new"
+		cov.Status, cov.Note = Partial, "the time before the window: "+note+"; no pattern is called new"
 		b.done(cov)
 		return nil
 	}
@@ -357,7 +407,7 @@ func (b *builder) newErrors(ctx context.Context, src string) error {
 				continue // cannot be checked: not called new
 			}
 			checks++
-			cin := b.logsInput(src, w.Start.Add(-baseline), w.Start)
+			cin := b.logsInput(src, w.Start.Add(-before), w.Start)
 			cin["level"], cin["limit"], cin["contains"] = "ERROR", 1, strings.Join(words, " ")
 			co, err := b.call(ctx, logs.ToolName, cin)
 			if err != nil {
@@ -374,7 +424,7 @@ func (b *builder) newErrors(ctx context.Context, src string) error {
 			continue
 		}
 		es = append(es, Event{At: at, Kind: NewError, Source: src, Service: b.plan.Service, ToolCallID: support,
-			Summary: fmt.Sprintf("new error (%d in the window, none in the hour before): %s", p.Count, textclip.Bytes(p.Template, 100))})
+			Summary: fmt.Sprintf("new error (%d in the window, none in the %s before): %s", p.Count, tools.FormatDuration(before), textclip.Bytes(p.Template, 100))})
 	}
 	b.done(cov, es...)
 	return nil
@@ -412,10 +462,11 @@ func sortByLenDesc(ws []string) {
 	}
 }
 
-// startRE is a process start-up line: frameworks' "Started X in 4.2
-// seconds", servers' "starting"/"listening on", databases' "ready to
-// accept connections".
-var startRE = regexp.MustCompile(`(?i)\b(started\b|starting (up|server|service|application|worker)|server (started|starting)|listening on|ready to accept connections|ready for connections|start(ed)? worker process)`)
+// startRE is a process start-up line: Spring Boot's "Started X in 4.2
+// seconds", "server started", "starting server", "listening on",
+// databases' "ready to accept connections", nginx's "start worker
+// process"; a job or campaign that "started" is not a process start.
+var startRE = regexp.MustCompile(`(?i)(\bstarted [\w.$-]+ in [\d.]+ ?s|\b(server|service|application|app|worker|process|daemon|instance|node) (has )?(started|starting)\b|\bstarting (up|server|service|application|worker|http server|grpc server)\b|\blistening on\b|\bready to accept connections\b|\bready for connections\b|\bstart worker process\b)`)
 
 // versionRE finds a version banner's version.
 var versionRE = regexp.MustCompile(`(?i)\b(?:version|ver|v)[ :=]*v?(\d+\.\d+(?:\.\d+)?(?:[-+.][0-9A-Za-z.]+)?)`)
@@ -424,10 +475,11 @@ var versionRE = regexp.MustCompile(`(?i)\b(?:version|ver|v)[ :=]*v?(\d+\.\d+(?:\
 // event per service and minute, a deploy when the version a service starts
 // with differs from the one it started with before (in the window or the
 // hour before it).
-func (b *builder) restarts(ctx context.Context, src string) error {
+func (b *builder) restarts(ctx context.Context, ls LogSource) error {
+	src, before := ls.Name, b.baselineOf(ls)
 	w := b.plan.Window
 	// the hour before the window gives the version a service ran before
-	in := b.logsInput(src, w.Start.Add(-baseline), w.End)
+	in := b.logsInput(src, w.Start.Add(-before), w.End)
 	in["contains"], in["limit"] = "start", maxRestartEntries
 	o, err := b.call(ctx, logs.ToolName, in)
 	if err != nil {

@@ -102,7 +102,7 @@ func TestBuildFromLogs(t *testing.T) {
 	now := time.Date(2026, 11, 20, 15, 0, 0, 0, time.UTC)
 	call, made := adapterCaller(t, now, lt)
 	w := Window{Start: time.Date(2026, 11, 20, 13, 30, 0, 0, time.UTC), End: time.Date(2026, 11, 20, 14, 30, 0, 0, time.UTC)}
-	tl, err := Build(context.Background(), Plan{Window: w, Logs: []string{"app"}}, call, nil)
+	tl, err := Build(context.Background(), Plan{Window: w, Logs: []LogSource{{Name: "app", MaxWindow: 24 * time.Hour}}}, call, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func TestBuildSaysWhatItCouldNotRead(t *testing.T) {
 	}
 	call, _ := adapterCaller(t, time.Now(), lt)
 	w := Window{Start: time.Date(2026, 11, 21, 13, 0, 0, 0, time.UTC), End: time.Date(2026, 11, 21, 14, 0, 0, 0, time.UTC)}
-	tl, err := Build(context.Background(), Plan{Window: w, Logs: []string{"app"}}, call, nil)
+	tl, err := Build(context.Background(), Plan{Window: w, Logs: []LogSource{{Name: "app", MaxWindow: 24 * time.Hour}}}, call, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

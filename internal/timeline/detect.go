@@ -144,10 +144,19 @@ func changes(vs []*float64, from int) []change {
 // minBurst entries, so a quiet service's 0 → 2 is not a burst.
 const minBurst = 5
 
-// burstStart is the index of the first bucket from from on whose count
-// rises well above its trailing baseline, the baseline's median and the
-// mean count from that bucket to the end of the burst; ok false when none.
-func burstStart(counts []int, from int) (at int, before, after float64, ok bool) {
+// burst is one run of buckets well above their trailing baseline.
+type burst struct {
+	// at and end are the first bucket of the burst and the one after it.
+	at, end int
+	// before is the baseline's median, after the burst's mean count.
+	before, after float64
+}
+
+// bursts finds, from index from on, every bucket whose count rises well
+// above its trailing baseline after the buckets before it did not: the
+// start of each burst, its baseline and its mean count.
+func bursts(counts []int, from int) []burst {
+	var out []burst
 	for i := max(from, 0); i < len(counts); i++ {
 		lo := max(0, i-baselinePoints)
 		if i-lo < minBaseline/2 {
@@ -167,12 +176,12 @@ func burstStart(counts []int, from int) (at int, before, after float64, ok bool)
 		if c := float64(counts[i]); c < minBurst || c <= limit {
 			continue
 		}
-		sum, n := 0, 0
-		for j := i; j < len(counts) && float64(counts[j]) > limit; j++ {
+		sum, j := 0, i
+		for ; j < len(counts) && float64(counts[j]) > limit; j++ {
 			sum += counts[j]
-			n++
 		}
-		return i, m, float64(sum) / float64(n), true
+		out = append(out, burst{at: i, end: j, before: m, after: float64(sum) / float64(j-i)})
+		i = j - 1
 	}
-	return 0, 0, 0, false
+	return out
 }

@@ -3,6 +3,7 @@ package timeline
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -88,29 +89,34 @@ func TestChanges(t *testing.T) {
 	}
 }
 
-// TestBurstStart finds the first bucket well above its baseline and not a
-// quiet service's few errors or steady noise.
-func TestBurstStart(t *testing.T) {
+// TestBursts finds each bucket well above its baseline and not a quiet
+// service's few errors or steady noise.
+func TestBursts(t *testing.T) {
 	cases := []struct {
 		name   string
 		counts []int
-		want   int
-		ok     bool
+		want   []int
 	}{
-		{"burst", append(append(make([]int, 20), 2, 1, 0, 40, 55, 60), 2, 1), 23, true},
-		{"steady errors", []int{10, 12, 9, 11, 10, 13, 8, 10, 12, 11, 9, 10, 11, 12, 10, 9, 11}, 0, false},
-		{"quiet 0 to 3", append(make([]int, 20), 3, 0, 0), 0, false},
-		{"too early to judge", []int{0, 50, 50, 50}, 0, false},
+		{"burst", append(append(make([]int, 20), 2, 1, 0, 40, 55, 60), 2, 1), []int{23}},
+		{"steady errors", []int{10, 12, 9, 11, 10, 13, 8, 10, 12, 11, 9, 10, 11, 12, 10, 9, 11}, nil},
+		{"quiet 0 to 3", append(make([]int, 20), 3, 0, 0), nil},
+		{"too early to judge", []int{0, 50, 50, 50}, nil},
+		{"two bursts", append(append(append(make([]int, 20), 40, 50, 45), make([]int, 30)...), 30, 30), []int{20, 53}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			at, before, after, ok := burstStart(c.counts, 0)
-			if ok != c.ok || (ok && at != c.want) {
-				t.Fatalf("burst at %d (%v), want %d (%v)", at, ok, c.want, c.ok)
+			got := bursts(c.counts, 0)
+			var at []int
+			for _, b := range got {
+				at = append(at, b.at)
 			}
-			if ok && (before != 0 || after != (40+55+60)/3.0) {
-				t.Errorf("before %g after %g, want 0 and the burst's mean", before, after)
+			if !slices.Equal(at, c.want) {
+				t.Fatalf("bursts at %v, want %v", at, c.want)
 			}
 		})
+	}
+	b := bursts(append(append(make([]int, 20), 2, 1, 0, 40, 55, 60), 2, 1), 0)[0]
+	if b.before != 0 || b.after != (40+55+60)/3.0 || b.end != 26 {
+		t.Errorf("burst %+v: want before 0, the burst's mean after, end 26", b)
 	}
 }

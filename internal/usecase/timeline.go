@@ -24,8 +24,9 @@ const (
 	// timelineRunBytes bounds what one timeline's observations hold.
 	timelineRunBytes = 8 << 20
 	// timelineCallsPerLogSource is the most calls the logs detectors make
-	// per source: burst (3), new errors (2 + 3 checks), restarts (1).
-	timelineCallsPerLogSource = 9
+	// per source: bursts (1 + 2 for each of 5), new errors (2 + 3 checks),
+	// restarts (1).
+	timelineCallsPerLogSource = 17
 )
 
 // TimelineRequest is one incident timeline: `superbiz timeline`.
@@ -149,6 +150,9 @@ func (c *timelineCaller) call(ctx context.Context, tool string, input any) (time
 	}
 	if o.ToolCallID == "" {
 		o.ToolCallID = id
+	}
+	if invs := c.b.Invocations(); len(invs) > 0 {
+		o.Detail = invs[len(invs)-1].Detail
 	}
 	if o.EvidenceStatus == tools.EvidenceFound {
 		c.pending = o.ToolCallID
