@@ -27,6 +27,7 @@ import (
 	"github.com/superbiz/superbiz/pkg/release"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/pkg/tools"
+	"github.com/superbiz/superbiz/pkg/tools/toolschema"
 )
 
 func main() {
@@ -84,7 +85,7 @@ type diskTool struct{ usage map[string]int }
 
 // diskInput is the tool's business input, as the model sends it.
 type diskInput struct {
-	Host string `json:"host"`
+	Host string `json:"host" jsonschema:"required,minLength=1" jsonschema_description:"host name"`
 }
 
 // diskResult is the whitelisted projection the model sees.
@@ -97,7 +98,7 @@ func (diskTool) Definition() model.Tool {
 	return model.Tool{
 		Name:        "disk_usage",
 		Description: "The used share of a host's data disk, in percent.",
-		Parameters:  json.RawMessage(`{"type":"object","properties":{"host":{"type":"string","description":"host name"}},"required":["host"],"additionalProperties":false}`),
+		Parameters:  toolschema.For[diskInput](),
 	}
 }
 

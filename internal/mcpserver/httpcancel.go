@@ -3,7 +3,6 @@ package mcpserver
 import (
 	"context"
 	"crypto/rand"
-	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -12,7 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/superbiz/superbiz/internal/textclip"
-	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/egress"
 )
 
 // RequestIDHeader names the header Handler sets on every HTTP request it
@@ -112,7 +111,7 @@ func badOrigin(r *http.Request) string {
 		return "the Origin header is not an http(s) origin"
 	}
 	if !strings.EqualFold(u.Host, r.Host) {
-		return fmt.Sprintf("Origin %s is not this server (%s)", redact.Clean(textclip.Bytes(origin, 100)), redact.Clean(textclip.Bytes(r.Host, 100)))
+		return egress.Sprintf("Origin %s is not this server (%s)", textclip.Bytes(origin, 100), textclip.Bytes(r.Host, 100)).Shown().String()
 	}
 	return ""
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/superbiz/superbiz/pkg/egress"
 )
 
 // recorder is a Service that records what reached it: the server's own
@@ -72,9 +73,13 @@ func (r *recorder) CallTool(ctx context.Context, name string, input json.RawMess
 		return Result{}, r.fail
 	}
 	if r.structured != nil {
-		return Result{Structured: r.structured}, nil
+		obs, err := egress.MaskJSON(r.structured)
+		if err != nil {
+			return Result{}, err
+		}
+		return Result{Structured: obs}, nil
 	}
-	return Result{Text: "ok"}, nil
+	return Result{Text: egress.Const("ok")}, nil
 }
 
 func (r *recorder) Diagnose(ctx context.Context, in DiagnoseInput, progress func(Progress)) (Result, error) {
@@ -83,23 +88,23 @@ func (r *recorder) Diagnose(ctx context.Context, in DiagnoseInput, progress func
 		progress(Progress{Used: v, Max: 10, Message: "step"})
 	}
 	r.wait(ctx)
-	return Result{Text: "ok"}, nil
+	return Result{Text: egress.Const("ok")}, nil
 }
 
 func (r *recorder) ListAlerts(context.Context) (Result, error) {
 	r.note("alerts")
-	return Result{Text: "ok"}, nil
+	return Result{Text: egress.Const("ok")}, nil
 }
 
 func (r *recorder) ListRuns(_ context.Context, in RunsListInput) (Result, error) {
 	b, _ := json.Marshal(in)
 	r.note("runs_list " + string(b))
-	return Result{Text: "ok"}, nil
+	return Result{Text: egress.Const("ok")}, nil
 }
 
 func (r *recorder) ShowRun(_ context.Context, in RunShowInput) (Result, error) {
 	r.note("run_show " + in.RunID)
-	return Result{Text: "ok"}, nil
+	return Result{Text: egress.Const("ok")}, nil
 }
 
 func (r *recorder) Runbooks(context.Context) ([]Document, error) { return nil, nil }

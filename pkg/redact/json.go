@@ -76,16 +76,17 @@ func (w jsonWalker) redact(raw []byte, depth int) ([]byte, bool, error) {
 			names = append(names, "")
 		}
 		names = names[:level]
+		kind, n := dec.StackIndex(level)
+		isName := kind == '{' && n%2 == 1
 		if tok.Kind() == '"' {
 			s := tok.String()
-			kind, n := dec.StackIndex(level)
 			var r string
 			switch {
-			case kind == '{' && n%2 == 1: // a member name
+			case isName:
 				// judged without controls, which cannot hide a secret name
 				names[level-1] = StripControl(s)
 				r = w.text(s)
-			case kind == '{' && s != "" && w.keys.Secret(names[level-1]):
+			case s != "" && w.underSecret(names, kind):
 				r = Marker
 			default:
 				r = w.stringValue(s, depth)
@@ -107,6 +108,26 @@ func (w jsonWalker) redact(raw []byte, depth int) ([]byte, bool, error) {
 		}
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), changed, nil
+}
+
+// underSecret reports whether a value at the top of names sits under a
+// secret-named member: its own member ({"token":"x"}), or any enclosing
+// one ({"token":{"value":"x"}}, {"password":["x"]}). kind is the innermost
+// container's.
+func (w jsonWalker) underSecret(names []string, kind jsontext.Kind) bool {
+	last := len(names)
+	if kind != '{' {
+		last-- // an array's level has no member name of its own
+	}
+	for i := 0; i < len(names); i++ {
+		if i >= last && kind != '{' {
+			break
+		}
+		if names[i] != "" && w.keys.Secret(names[i]) {
+			return true
+		}
+	}
+	return false
 }
 
 // stringValue redacts one string value: as a nested document when it holds

@@ -22,7 +22,7 @@ func TestJSON(t *testing.T) {
 		{"nested json string", `{"content":"{\"query\":\"password:\",\"previous_turn\":{\"token\":\"abc123\"}}"}`, `{"content":"{\"query\":\"password:\",\"previous_turn\":{\"token\":\"[REDACTED]\"}}"}`, []string{"abc123"}},
 		{"nested json clean kept", `{"content":"{ \"a\" : 1 }","x":"password=s3cretPw"}`, `{"content":"{ \"a\" : 1 }","x":"password=[REDACTED]"}`, []string{"s3cretPw"}},
 		{"nested not json is text", `{"content":"{not json password=s3cretPw"}`, `{"content":"{not json password=[REDACTED]"}`, []string{"s3cretPw"}},
-		{"tool call arguments", `{"message":{"tool_calls":[{"id":"call_1","name":"query_mysql","arguments":{"input":{"sql":"SELECT * FROM t WHERE dsn='app:pw9@tcp(db)/x'"}}}]}}`, `{"message":{"tool_calls":[{"id":"call_1","name":"query_mysql","arguments":{"input":{"sql":"SELECT * FROM t WHERE dsn='app:[REDACTED]@tcp(db)/x'"}}}]}}`, []string{"pw9"}},
+		{"tool call arguments", `{"message":{"tool_calls":[{"id":"call_1","name":"query_mysql","arguments":{"input":{"sql":"SELECT * FROM t WHERE dsn='app:pw9@tcp(db)/x'"}}}]}}`, `{"message":{"tool_calls":[{"id":"call_1","name":"query_mysql","arguments":{"input":{"sql":"SELECT * FROM t WHERE dsn='[REDACTED]'"}}}]}}`, []string{"pw9"}},
 		{"top-level string", `"Bearer abcdefghijklmnop1234"`, `"Bearer [REDACTED]"`, []string{"abcdefghijklmnop1234"}},
 	}
 	for _, tc := range tests {

@@ -187,7 +187,7 @@ func valueAfter(s string, sep int, quote byte, level int) (start, end int, whole
 	}
 	stops := ",}]\"\\ \t\r\n"
 	if s[sep] == '=' {
-		stops = "\"'& \t\r\n"
+		stops = "\"'&; \t\r\n"
 	}
 	end = p
 	for end < len(s) && strings.IndexByte(stops, s[end]) < 0 {

@@ -10,7 +10,7 @@ import (
 var secretLastWords = map[string]bool{
 	"password": true, "passwd": true, "pass": true, "pwd": true, "passphrase": true,
 	"secret": true, "token": true, "authorization": true, "cookie": true,
-	"credential": true, "credentials": true, "apikey": true, "privatekey": true,
+	"credential": true, "credentials": true, "apikey": true, "privatekey": true, "auth": true,
 	"secretkey": true, "accesskey": true, "dsn": true,
 }
 
@@ -55,7 +55,10 @@ func IsSecretKey(key string) bool {
 			return true
 		}
 	}
-	last := words[len(words)-1]
+	last := strings.TrimRightFunc(words[len(words)-1], unicode.IsDigit) // password2, token_2
+	if last == "" && len(words) >= 2 {
+		last = words[len(words)-2]
+	}
 	if secretLastWords[last] || cjkSecretWord(last) {
 		return true
 	}

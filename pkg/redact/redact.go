@@ -88,8 +88,10 @@ const escapedValue = `\\"((?:[^"\\\r\n]|\\\\\\"|\\[^"\r\n])*)\\"`
 
 // secretValue is the value after a secret key and its separator, in four
 // submatch groups: "double", 'single', \"escaped\" or bare (up to a
-// delimiter; a Marker counts as bare so redacted text matches again).
-const secretValue = `(?:"((?:[^"\\\r\n]|\\.)*)"|'([^'\r\n]*)'|` + escapedValue + `|([^\s"'&,;<>(){}\[\]]+|\[(?:REDACTED|redacted)\]))`
+// delimiter; a Marker counts as bare so redacted text matches again). A bare
+// value never starts with ':', so a PostgreSQL cast (password::int) is no
+// key and value.
+const secretValue = `(?:"((?:[^"\\\r\n]|\\.)*)"|'([^'\r\n]*)'|` + escapedValue + `|([^\s"'&,;<>(){}\[\]:][^\s"'&,;<>(){}\[\]]*|\[(?:REDACTED|redacted)\]))`
 
 // compiledRules builds the rules on first use, so a process that never
 // redacts (`superbiz --help`) does not pay for compiling them at start.
@@ -201,7 +203,7 @@ var compiledRules = sync.OnceValue(func() []rule {
 			// URL-encoded (password%3Dx), and prose quoting the value
 			// (password is 'x'; an unquoted "password is required" stays).
 			name: "key value",
-			re: regexp.MustCompile(`(?:` + keyNames + `)` + keyEnd + `(?:[ \t]*(?:[:=]|%3a|%3d)[ \t]*` + secretValue +
+			re: regexp.MustCompile(`(?:` + keyNames + `)[0-9]*` + keyEnd + `(?:[ \t]*(?:[:=]|%3a|%3d)[ \t]*` + secretValue +
 				`|[ \t]+is[ \t]+(?:"([^"\r\n]*)"|'([^'\r\n]*)'))`),
 			// The triggers sit at most 8 bytes into a key (refresh_token).
 			window:     true,
@@ -225,6 +227,20 @@ var compiledRules = sync.OnceValue(func() []rule {
 			triggers:   []string{"pass=", "pass =", "pass\t", `pass"`, "pass'", `pass\`},
 			gate:       keyTriggers(),
 			keep:       isMarkerOrEmpty,
+			wordStart:  true,
+		},
+		{
+			// The bare word "pass" before an unquoted colon (smtp pass: x,
+			// db pass:x): masked unless the value is a number, so a count in
+			// prose ("tests pass: 12") stays.
+			name:       "pass colon",
+			re:         regexp.MustCompile(`pass[ \t]*:[ \t]*` + secretValue),
+			groups:     []int{1, 2, 3, 4},
+			lower:      true,
+			matchLower: true,
+			triggers:   []string{"pass:", "pass :", "pass\t"},
+			gate:       keyTriggers(),
+			keep:       func(s string) bool { return isMarkerOrEmpty(s) || isNumber(s) },
 			wordStart:  true,
 		},
 		{
@@ -301,7 +317,7 @@ var compiledRules = sync.OnceValue(func() []rule {
 			re:        regexp.MustCompile(`[a-z][a-z0-9_$#]*/("[^"\r\n]*"|[^\s/@"']+)@`),
 			groups:    []int{1},
 			lower:     true,
-			triggers:  []string{"sqlplus", "sqlldr", "expdp", "impdp", "rman", "conn"},
+			triggers:  []string{"sqlplus", "sqlldr", "expdp", "impdp", "rman", "conn", "login", "logon"},
 			keep:      func(s string) bool { return s == Marker || s == `"`+Marker+`"` },
 			wordStart: true,
 			notAfter:  "-_./",
@@ -326,6 +342,18 @@ var compiledRules = sync.OnceValue(func() []rule {
 			lower:    true,
 			triggers: []string{"basic"},
 			keep:     func(s string) bool { return !isBasicCredential(s) },
+		},
+		{
+			// A token named in prose ("token 9f8e7d6c5b4a3210", "using token
+			// ghx1.Abc…"): a value of at least 8 characters holding a letter
+			// and a digit, or mixed case; plain words ("token expired") stay.
+			name:       "token word",
+			re:         regexp.MustCompile(`\btoken[ \t]+([a-z0-9._~+/-]{8,}=*)`),
+			groups:     []int{1},
+			lower:      true,
+			matchLower: true,
+			triggers:   []string{"token ", "token\t"},
+			keep:       func(s string) bool { return !looksLikeProseToken(s) },
 		},
 		{
 			// A bare bearer token outside an Authorization header ("using bearer
@@ -385,9 +413,44 @@ func looksLikeToken(s string) bool {
 	return digit || (upper && lower)
 }
 
+// looksLikeProseToken is looksLikeToken, or a shorter value of at least 8
+// characters that mixes letters and digits: a word after "token" in prose.
+func looksLikeProseToken(s string) bool {
+	if looksLikeToken(s) {
+		return true
+	}
+	var digit, letter bool
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9':
+			digit = true
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
+			letter = true
+		}
+	}
+	return len(s) >= 8 && digit && letter
+}
+
+// isNumber reports a value made of digits, with an optional sign or point.
+func isNumber(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < '0' || c > '9') && c != '.' && c != '-' && c != '+' {
+			return false
+		}
+	}
+	return true
+}
+
 // String returns s with every recognised secret value replaced by Marker,
 // keeping keys, schemes, user names and hosts. It is idempotent: redacting a
-// redacted string changes nothing.
+// redacted string changes nothing. It is the one strength of masking: the
+// values of secret-named keys first (Keyed with pairs: JSON members at any
+// depth, arrays and objects, escaped JSON, key=value pairs), then every
+// secret shape.
 //
 // Each rule runs only when one of its literal triggers occurs, and then only
 // on the lines holding a trigger (the private key rule alone sees the whole
@@ -396,6 +459,7 @@ func looksLikeToken(s string) bool {
 // pass\u200bword=x) is masked by the same rules over its folded form (see
 // fold), which then replaces it.
 func String(s string) string {
+	s = NewKeyed(true).Text(s)
 	s = maskRules(s)
 	if hasFoldable(s) {
 		s = foldLines(s)

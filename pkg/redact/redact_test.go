@@ -14,7 +14,8 @@ func TestStringRemovesSecrets(t *testing.T) {
 		secret string
 		want   string // optional exact output
 	}{
-		{"go mysql dsn", `dsn=readonly:s3cretPw@tcp(127.0.0.1:3306)/orders`, "s3cretPw", `dsn=readonly:[REDACTED]@tcp(127.0.0.1:3306)/orders`},
+		{"go mysql dsn", `source=readonly:s3cretPw@tcp(127.0.0.1:3306)/orders`, "s3cretPw", `source=readonly:[REDACTED]@tcp(127.0.0.1:3306)/orders`},
+		{"dsn key", `dsn=readonly:s3cretPw@tcp(127.0.0.1:3306)/orders`, "s3cretPw", `dsn=[REDACTED]`},
 		{"go mysql dsn unix", `app:Hunter2!@unix(/var/run/mysqld.sock)/shop`, "Hunter2!", `app:[REDACTED]@unix(/var/run/mysqld.sock)/shop`},
 		{"go mysql dsn no net", `root:toor99@/orders?parseTime=true`, "toor99", `root:[REDACTED]@/orders?parseTime=true`},
 		{"postgres url", `postgres://svc:pgPass123@db.internal:5432/app?sslmode=disable`, "pgPass123", `postgres://svc:[REDACTED]@db.internal:5432/app?sslmode=disable`},
@@ -27,7 +28,7 @@ func TestStringRemovesSecrets(t *testing.T) {
 		{"https userinfo", `fetching https://bot:httpPw42@artifacts.example.com/x.tgz`, "httpPw42", ""},
 		{"authorization basic", "Authorization: Basic dXNlcjpwYXNzd29yZA==", "dXNlcjpwYXNzd29yZA==", "Authorization: Basic [REDACTED]"},
 		{"authorization bearer", "authorization: Bearer abc.def.ghi-123", "abc.def.ghi-123", "authorization: Bearer [REDACTED]"},
-		{"authorization json", `{"Authorization":"Bearer tok_9f8e7d6c5b4a"}`, "tok_9f8e7d6c5b4a", `{"Authorization":"Bearer [REDACTED]"}`},
+		{"authorization json", `{"Authorization":"Bearer tok_9f8e7d6c5b4a"}`, "tok_9f8e7d6c5b4a", `{"Authorization":"[REDACTED]"}`},
 		{"authorization digest", `Proxy-Authorization: Digest username="bob", response="6629fae49393a05397450978507c4ef1"`, "6629fae49393a05397450978507c4ef1", ""},
 		{"cookie", "Cookie: SESSIONID=a1b2c3d4e5; theme=dark", "a1b2c3d4e5", "Cookie: [REDACTED]"},
 		{"set-cookie", "Set-Cookie: sid=38afes7a8; HttpOnly; Secure", "38afes7a8", "Set-Cookie: [REDACTED]"},
@@ -93,11 +94,11 @@ func TestStringRemovesSecrets(t *testing.T) {
 		{"sshpass -p quoted", "sshpass -p'two words' ssh db1", "two words", "sshpass -p[REDACTED] ssh db1"},
 		{"mariadb -p quoted", "mariadb -h db -u app -p'S3cr3t Pass' shop", "S3cr3t Pass", "mariadb -h db -u app -p[REDACTED] shop"},
 		{"go mysql dsn with @", "app:p@ss@tcp(db:3306)/shop", "p@ss", "app:[REDACTED]@tcp(db:3306)/shop"},
-		{"go mysql dsn with two @", "dsn=app:P@ss@w0rd@tcp(db:3306)/shop?parseTime=true", "w0rd", "dsn=app:[REDACTED]@tcp(db:3306)/shop?parseTime=true"},
+		{"go mysql dsn with two @", "source=app:P@ss@w0rd@tcp(db:3306)/shop?parseTime=true", "w0rd", "source=app:[REDACTED]@tcp(db:3306)/shop?parseTime=true"},
 		{"escaped json password", `{\"password\":\"S3cr3tPass\"}`, "S3cr3tPass", `{\"password\":\"[REDACTED]\"}`},
 		{"escaped json in json", `{"msg":"{\"password\":\"S3cr3tPass\",\"n\":1}"}`, "S3cr3tPass", `{"msg":"{\"password\":\"[REDACTED]\",\"n\":1}"}`},
 		{"escaped json escaped quote", `{\"api_key\":\"a\\\"S3cr3t\"}`, "S3cr3t", `{\"api_key\":\"[REDACTED]\"}`},
-		{"escaped json authorization", `{\"Authorization\":\"Bearer tok_9f8e7d6c5b4a\"}`, "tok_9f8e7d6c5b4a", `{\"Authorization\":\"Bearer [REDACTED]\"}`},
+		{"escaped json authorization", `{\"Authorization\":\"Bearer tok_9f8e7d6c5b4a\"}`, "tok_9f8e7d6c5b4a", `{\"Authorization\":\"[REDACTED]\"}`},
 		{"escaped json cookie", `{\"cookie\":\"sid=38afes7a8\"}`, "38afes7a8", `{\"cookie\":\"[REDACTED]\"}`},
 		{"url password with @", "fetching https://u:p@ss@host/x.tgz", "ss@host", "fetching https://u:[REDACTED]@host/x.tgz"},
 		{"url password with two @", "amqp://svc:P@ss@w0rd@rabbit:5672/vhost", "w0rd", "amqp://svc:[REDACTED]@rabbit:5672/vhost"},

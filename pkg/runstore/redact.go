@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/egress"
 )
 
 // The run store is the last gate before the disk: every text a run writes
@@ -14,8 +14,8 @@ import (
 // holds a secret that the redaction rules recognise. Redaction is idempotent,
 // so forms already redacted upstream are stored unchanged.
 
-// storedText is s as the store keeps it.
-func storedText(s string) string { return redact.KeepControls(s) }
+// storedText is s as the store keeps it: through the egress door.
+func storedText(s string) string { return egress.Mask(s).String() }
 
 // storedJSON is the JSON document v as the store keeps it (nil stays nil).
 // v must already have passed checkJSON.
@@ -23,11 +23,11 @@ func storedJSON(field string, v json.RawMessage) (json.RawMessage, error) {
 	if len(v) == 0 {
 		return v, nil
 	}
-	out, err := redact.JSON(v)
+	out, err := egress.MaskJSON(v)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", field, err)
 	}
-	return out, nil
+	return out.Bytes(), nil
 }
 
 // Redacted is a document read from the store in the form the store keeps
@@ -37,9 +37,9 @@ func Redacted(v json.RawMessage) json.RawMessage {
 	if len(v) == 0 {
 		return v
 	}
-	out, err := redact.JSON(v)
+	out, err := egress.MaskJSON(v)
 	if err != nil {
 		return v
 	}
-	return out
+	return out.Bytes()
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/httpsource"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/model"
 )
 
@@ -91,7 +92,7 @@ func New(opts Options) (*Client, error) {
 	if base2 == nil {
 		base2 = http.DefaultTransport
 	}
-	hc.Transport = observingTransport{base: base2}
+	hc.Transport = observingTransport{base: egress.Transport(base2)}
 	var auth httpsource.Auth
 	if pw, ok := base.User.Password(); ok {
 		auth = httpsource.Auth{Username: base.User.Username(), Password: pw}

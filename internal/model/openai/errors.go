@@ -15,6 +15,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/httpsource"
 	"github.com/superbiz/superbiz/internal/textclip"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/model"
 )
 
@@ -29,19 +30,19 @@ func (c *Client) fail(kind model.ErrorKind, err error) *model.Error {
 // read, streamed when the server answers text/event-stream. A 429 is
 // retried after its Retry-After (1s when absent) while that fits before
 // rctx's deadline, at most maxRetries times. Every failure is a *model.Error.
-func (c *Client) post(ctx, rctx context.Context, path string, body []byte, read func(stream bool, r io.Reader) error) error {
+func (c *Client) post(ctx, rctx context.Context, path string, body egress.JSON, read func(stream bool, r io.Reader) error) error {
 	for attempt := 0; ; attempt++ {
 		method, rd := http.MethodPost, io.Reader(nil)
-		if body == nil {
+		if body.IsZero() {
 			method = http.MethodGet
 		} else {
-			rd = bytes.NewReader(body)
+			rd = bytes.NewReader(body.Bytes())
 		}
 		req, err := c.hs.NewRequest(rctx, method, c.base+path, rd)
 		if err != nil {
 			return c.fail(model.ErrBadRequest, err)
 		}
-		if body != nil {
+		if !body.IsZero() {
 			req.Header.Set("Content-Type", "application/json")
 		}
 		resp, rc, err := c.hs.Stream(req)

@@ -8,11 +8,12 @@ import (
 	"slices"
 
 	"github.com/superbiz/superbiz/internal/jsonstream"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/model"
 )
 
 // call runs one non-chat exchange under the request timeout.
-func (c *Client) call(ctx context.Context, path string, body []byte, read func(r io.Reader) error) error {
+func (c *Client) call(ctx context.Context, path string, body egress.JSON, read func(r io.Reader) error) error {
 	rctx, cancel := model.RoundContext(ctx, c.opts.RequestTimeout)
 	defer cancel()
 	return c.post(ctx, rctx, path, body, func(_ bool, r io.Reader) error { return read(r) })
@@ -21,7 +22,7 @@ func (c *Client) call(ctx context.Context, path string, body []byte, read func(r
 // Models lists the model ids GET /models reports, in its order.
 func (c *Client) Models(ctx context.Context) ([]string, error) {
 	var ids []string
-	err := c.call(ctx, "/models", nil, func(r io.Reader) error {
+	err := c.call(ctx, "/models", egress.JSON{}, func(r io.Reader) error {
 		var list struct {
 			Data []struct {
 				ID string `json:"id"`
@@ -47,7 +48,11 @@ func (c *Client) Embed(ctx context.Context, inputs []string) ([][]float32, error
 	if len(inputs) == 0 {
 		return nil, nil
 	}
-	body, err := json.Marshal(map[string]any{"model": c.opts.Model, "input": inputs, "encoding_format": "float"})
+	raw, err := json.Marshal(map[string]any{"model": c.opts.Model, "input": inputs, "encoding_format": "float"})
+	if err != nil {
+		return nil, c.fail(model.ErrBadRequest, err)
+	}
+	body, err := egress.MaskJSON(raw)
 	if err != nil {
 		return nil, c.fail(model.ErrBadRequest, err)
 	}

@@ -23,6 +23,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/httpsource"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/model"
 )
 
@@ -167,7 +168,7 @@ func (c *Client) Chat(ctx context.Context, req model.Request) (model.Response, e
 	if err != nil {
 		return model.Response{}, err
 	}
-	return c.response(req, body, &acc)
+	return c.response(req, body.Bytes(), &acc)
 }
 
 // refusesMaxCompletionTokens reports a 400 that names max_completion_tokens:
@@ -245,8 +246,9 @@ const schemaNote = "Answer with exactly one JSON object, and nothing else, that 
 // buildRequest converts the port's request to the wire body. Thinking is
 // never sent back; response_format is never sent together with tools (that
 // silently stops tool calling on vLLM and Ollama), so a schema then goes in
-// the prompt as with structured = "none".
-func (c *Client) buildRequest(req model.Request) ([]byte, error) {
+// the prompt as with structured = "none". The body passes the egress door:
+// post sends nothing else.
+func (c *Client) buildRequest(req model.Request) (egress.JSON, error) {
 	w := wireRequest{Model: c.opts.Model, Temperature: c.opts.Temperature, Stream: c.opts.Stream}
 	if c.opts.Stream {
 		w.StreamOptions = &streamOptions{IncludeUsage: true}
@@ -261,20 +263,20 @@ func (c *Client) buildRequest(req model.Request) ([]byte, error) {
 	for i, m := range req.Messages {
 		wm, err := messageToWire(i, m)
 		if err != nil {
-			return nil, err
+			return egress.JSON{}, err
 		}
 		w.Messages = append(w.Messages, wm)
 	}
 	for i, t := range req.Tools {
 		if t.Name == "" {
-			return nil, fmt.Errorf("tool %d has no name", i)
+			return egress.JSON{}, fmt.Errorf("tool %d has no name", i)
 		}
 		params := bytes.TrimSpace(t.Parameters)
 		if len(params) == 0 {
 			params = []byte(`{"type":"object","properties":{}}`)
 		}
 		if params[0] != '{' || !json.Valid(params) {
-			return nil, fmt.Errorf("tool %s: parameters are not a JSON Schema object", t.Name)
+			return egress.JSON{}, fmt.Errorf("tool %s: parameters are not a JSON Schema object", t.Name)
 		}
 		w.Tools = append(w.Tools, wireTool{Type: "function", Function: wireToolFunc{Name: t.Name, Description: t.Description, Parameters: params}})
 	}
@@ -283,7 +285,7 @@ func (c *Client) buildRequest(req model.Request) ([]byte, error) {
 	}
 	if f := bytes.TrimSpace(req.Format); len(f) > 0 {
 		if !json.Valid(f) || (f[0] != '{' && string(f) != `"json"`) {
-			return nil, fmt.Errorf("format %.40s is neither \"json\" nor a JSON Schema object", f)
+			return egress.JSON{}, fmt.Errorf("format %.40s is neither \"json\" nor a JSON Schema object", f)
 		}
 		mode := c.opts.Structured
 		if len(w.Tools) > 0 {
@@ -304,7 +306,11 @@ func (c *Client) buildRequest(req model.Request) ([]byte, error) {
 			w.Messages = append(w.Messages, wireMessage{Role: "system", Content: &note})
 		}
 	}
-	return json.Marshal(w)
+	raw, err := json.Marshal(w)
+	if err != nil {
+		return egress.JSON{}, err
+	}
+	return egress.MaskJSON(raw)
 }
 
 // messageToWire converts one message; an assistant message's tool calls
