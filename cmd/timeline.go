@@ -83,14 +83,14 @@ func (a *app) runTimeline(cmd *cobra.Command, opts *timelineOptions) error {
 		return err
 	}
 	defer w.Close()
-	d := w.deps()
+	d := w.Deps()
 	now := time.Now()
 	if d.Clock != nil {
 		now = d.Clock.Now()
 	}
 	req := usecase.TimelineRequest{}
-	if w.cfg.Alerts.URL != "" {
-		client, err := alertsource.Client(w.cfg, a.getenv)
+	if w.Config.Alerts.URL != "" {
+		client, err := alertsource.Client(w.Config, a.getenv)
 		if err != nil {
 			return err
 		}
@@ -106,18 +106,18 @@ func (a *app) runTimeline(cmd *cobra.Command, opts *timelineOptions) error {
 			}
 		}
 	} else if opts.Alert != "" {
-		_, err := alertsource.Client(w.cfg, a.getenv) // says how to configure [alerts]
+		_, err := alertsource.Client(w.Config, a.getenv) // says how to configure [alerts]
 		return err
 	}
 	win, err := timelineWindow(opts, now)
 	if err != nil {
 		return err
 	}
-	req.Plan = timeline.Plan{Window: win, Service: strings.TrimSpace(opts.Service), Metrics: w.cfg.Timeline.Metrics}
-	for _, l := range w.cfg.Logs {
+	req.Plan = timeline.Plan{Window: win, Service: strings.TrimSpace(opts.Service), Metrics: w.Config.Timeline.Metrics}
+	for _, l := range w.Config.Logs {
 		req.Plan.Logs = append(req.Plan.Logs, timeline.LogSource{Name: l.Name, MaxWindow: l.MaxWindow})
 	}
-	if len(req.Plan.Metrics) > 0 && len(w.cfg.Metrics) == 0 {
+	if len(req.Plan.Metrics) > 0 && len(w.Config.Metrics) == 0 {
 		return &ExitError{Code: ExitUsage, Err: errors.New("[[timeline.metrics]] names metrics but no [[metrics]] source is configured\nhint: add a [[metrics]] section with name and url (see docs/SPEC.md#configuration)")}
 	}
 	tl, err := d.Timeline(cmd.Context(), req)
@@ -125,7 +125,7 @@ func (a *app) runTimeline(cmd *cobra.Command, opts *timelineOptions) error {
 	case errors.Is(err, context.Canceled):
 		return cancelled("the timeline")
 	case err != nil:
-		if full := storeFailure(w.cfg.DBPath, err); full != err {
+		if full := storeFailure(w.Config.DBPath, err); full != err {
 			return full
 		}
 		return err

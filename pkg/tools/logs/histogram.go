@@ -79,4 +79,3 @@ func (h *histAcc) add(ts int64) {
 func (h *histAcc) result(a *accumulator) *Histogram {
 	return &Histogram{Every: tools.FormatDuration(time.Duration(h.every)), Start: a.ts(h.start), Counts: append([]int(nil), h.counts...)}
 }
-
