@@ -33,9 +33,9 @@ func adapterCaller(t *testing.T, now time.Time, adapters ...tools.Adapter) (Call
 		}
 		id := fmt.Sprintf("call_%d", len(made)+1)
 		made = append(made, tool+" "+string(raw))
-		c, err := a.Canonical(raw)
-		if err != nil {
-			return Observed{ToolCallID: id, EvidenceStatus: tools.StatusError, ErrorCode: tools.CodeInvalidInput}, nil
+		c, cerr := a.Canonical(raw)
+		if cerr != nil { // a refused input is an observation, as the harness gives it
+			return Observed{ToolCallID: id, EvidenceStatus: tools.StatusError, ErrorCode: tools.CodeInvalidInput, Detail: cerr.Error()}, nil //nolint:nilerr // the refusal is the answer
 		}
 		out := a.Execute(ctx, tools.Call{ToolCallID: id, Tool: tool, Input: c.Input, Now: now, MaxBytes: 1 << 20})
 		o := Observed{ToolCallID: id, EvidenceStatus: out.Status, ErrorCode: out.ErrorCode}
