@@ -45,7 +45,7 @@ const query = "orders-db writes fail since 09:00"
 // error: the script cites real tool results, so a guard refusing it is a
 // regression.
 func run(ctx context.Context, w io.Writer, turns []model.Message) error {
-	reg, err := harness.NewRegistry([]tools.Adapter{diskTool{usage: map[string]int{"orders-db-1": 100, "orders-db-2": 41}}}, nil)
+	reg, err := harness.NewToolset([]tools.Adapter{diskTool{usage: map[string]int{"orders-db-1": 100, "orders-db-2": 41}}}, nil)
 	if err != nil {
 		return fmt.Errorf("register the tools: %w", err)
 	}
@@ -61,7 +61,7 @@ func run(ctx context.Context, w io.Writer, turns []model.Message) error {
 
 	m := &scriptedModel{turns: turns}
 	limits := agent.DefaultLimits()
-	res := agent.Run(rc, agent.Config{Model: m, Registry: reg, Limits: limits, Language: "en", Reserved: 1}, agent.Input{Query: query})
+	res := agent.Run(rc, agent.Config{Model: m, Tools: reg, Limits: limits, Language: "en", Reserved: 1}, agent.Input{Query: query})
 	dec := release.Release(rc, release.Config{Model: m, Language: "en", ObservationLimit: limits.Observation}, query, res)
 
 	fmt.Fprintf(w, "outcome: %s (stop reason %s)\n", dec.Outcome, dec.StopReason)

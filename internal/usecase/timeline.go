@@ -59,9 +59,9 @@ func TimelineQuery(p timeline.Plan) string {
 // returned error is for failures outside the run (the store).
 func (d *Deps) Timeline(ctx context.Context, req TimelineRequest) (timeline.Timeline, error) {
 	run := *d
-	adapters := make([]tools.Adapter, 0, len(d.Registry.Names())+1)
-	for _, name := range d.Registry.Names() {
-		if a, ok := d.Registry.Adapter(name); ok {
+	adapters := make([]tools.Adapter, 0, len(d.Tools.Names())+1)
+	for _, name := range d.Tools.Names() {
+		if a, ok := d.Tools.Adapter(name); ok {
 			adapters = append(adapters, a)
 		}
 	}
@@ -72,7 +72,7 @@ func (d *Deps) Timeline(ctx context.Context, req TimelineRequest) (timeline.Time
 		req.Plan.Alerts = false
 	}
 	var err error
-	if run.Registry, err = harness.NewRegistry(adapters, nil); err != nil {
+	if run.Tools, err = harness.NewToolset(adapters, nil); err != nil {
 		return timeline.Timeline{}, fmt.Errorf("timeline tools: %w", err)
 	}
 	calls := 1 + timelineCallsPerLogSource*len(req.Plan.Logs) + len(req.Plan.Metrics)
@@ -87,7 +87,7 @@ func (d *Deps) Timeline(ctx context.Context, req TimelineRequest) (timeline.Time
 		return timeline.Timeline{}, err
 	}
 	defer rc.Release()
-	c := &timelineCaller{b: harness.NewBoundary(rc, run.Registry, timelineObservation)}
+	c := &timelineCaller{b: harness.NewBoundary(rc, run.Tools, timelineObservation)}
 	tl, buildErr := timeline.Build(rc.Context(), req.Plan, c.call, req.Progress)
 	tl.RunID = rc.RunID()
 	reason, proposed := runrecord.StopCompleted, runrecord.OutcomeSuccess
