@@ -17,6 +17,7 @@ import (
 	"github.com/superbiz/superbiz/pkg/tools"
 	"github.com/superbiz/superbiz/pkg/tools/logs"
 	"github.com/superbiz/superbiz/pkg/tools/metrics"
+	"github.com/superbiz/superbiz/pkg/tools/redis"
 	"github.com/superbiz/superbiz/pkg/tools/sqlquery"
 )
 
@@ -46,6 +47,7 @@ type Config struct {
 	Logs      []LogSource     `toml:"logs" json:"logs"`
 	Databases []Database      `toml:"databases" json:"databases"`
 	Metrics   []MetricsSource `toml:"metrics" json:"metrics"`
+	Redis     []RedisSource   `toml:"redis" json:"redis"`
 	Skills    Skills          `toml:"skills" json:"skills"`
 	Alerts    Alerts          `toml:"alerts" json:"alerts"`
 	Timeline  Timeline        `toml:"timeline" json:"timeline"`
@@ -173,6 +175,9 @@ type DSN = sqlquery.DSN
 
 // MetricsSource is one [[metrics]] entry, declared in pkg/tools/metrics.
 type MetricsSource = metrics.Source
+
+// RedisSource is one [[redis]] entry, declared in pkg/tools/redis.
+type RedisSource = redis.Source
 
 // Secret is a credential read from the environment that prints redacted,
 // declared in pkg/redact.
