@@ -9,12 +9,17 @@
 # server on 127.0.0.1 and a free port with fsync off and its socket in that
 # directory, waits until it answers, creates the `shop` database with the
 # fixture, a SELECT-only role `ro`, a second read-only role `reader` (member
-# of pg_read_all_data) and a superuser `admin` with passwords (scram), exports
-# the DSNs the tests read, and installs an EXIT trap that stops the server.
+# of pg_read_all_data), a `monitor` role (member of pg_monitor, which reads
+# every setting) and a superuser `admin` with passwords (scram), sets the
+# credential-bearing settings the corpus aims at (archive_command,
+# restore_command, primary_conninfo, ssl_passphrase_command: inert on this
+# cluster), exports the DSNs the tests read, and installs an EXIT trap that
+# stops the server.
 #
 # Exports:
 #   SUPERBIZ_TEST_POSTGRES_DSN         the SELECT-only role (libpq URL)
 #   SUPERBIZ_TEST_POSTGRES_READER_DSN  a role holding pg_read_all_data only
+#   SUPERBIZ_TEST_POSTGRES_MONITOR_DSN a role holding pg_monitor only
 #   SUPERBIZ_TEST_POSTGRES_ADMIN_DSN   a superuser (the hostile corpus runs on it)
 #   SUPERBIZ_POSTGRES_DIR              the throwaway directory (data, socket, log)
 # Override the port with SUPERBIZ_POSTGRES_PORT (default: a free one).
@@ -87,7 +92,13 @@ superbiz_postgres_start() {
 CREATE ROLE admin LOGIN SUPERUSER PASSWORD 'admin-secret';
 CREATE ROLE ro LOGIN PASSWORD 'ro-secret';
 CREATE ROLE reader LOGIN PASSWORD 'reader-secret' IN ROLE pg_read_all_data;
+CREATE ROLE monitor LOGIN PASSWORD 'monitor-secret' IN ROLE pg_monitor;
 CREATE DATABASE shop OWNER admin;
+ALTER SYSTEM SET archive_command = 'curl -u archiver:ArchivePassCobalt7 -T %p https://backup.test/%f';
+ALTER SYSTEM SET restore_command = 'restore --token RestoreTokenOrchid5 %f %p';
+ALTER SYSTEM SET primary_conninfo = 'host=primary.test user=replicator password=ReplPassMagenta3';
+ALTER SYSTEM SET ssl_passphrase_command = 'echo PassphraseSaffron8';
+SELECT pg_reload_conf();
 SQL
 		echo "postgres.sh: creating the roles and the shop database failed" >&2
 		return 1
@@ -102,8 +113,9 @@ SQL
 
 	SUPERBIZ_TEST_POSTGRES_DSN="postgres://ro:ro-secret@127.0.0.1:$port/shop?sslmode=disable"
 	SUPERBIZ_TEST_POSTGRES_READER_DSN="postgres://reader:reader-secret@127.0.0.1:$port/shop?sslmode=disable"
+	SUPERBIZ_TEST_POSTGRES_MONITOR_DSN="postgres://monitor:monitor-secret@127.0.0.1:$port/shop?sslmode=disable"
 	SUPERBIZ_TEST_POSTGRES_ADMIN_DSN="postgres://admin:admin-secret@127.0.0.1:$port/shop?sslmode=disable"
-	export SUPERBIZ_TEST_POSTGRES_DSN SUPERBIZ_TEST_POSTGRES_READER_DSN SUPERBIZ_TEST_POSTGRES_ADMIN_DSN
+	export SUPERBIZ_TEST_POSTGRES_DSN SUPERBIZ_TEST_POSTGRES_READER_DSN SUPERBIZ_TEST_POSTGRES_MONITOR_DSN SUPERBIZ_TEST_POSTGRES_ADMIN_DSN
 	echo "postgres.sh: PostgreSQL ready on 127.0.0.1:$port (dir $d)" >&2
 }
 

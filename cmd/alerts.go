@@ -1,10 +1,9 @@
 package cmd
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"time"
+
+	wsp "github.com/superbiz/superbiz/internal/workspace"
 
 	"github.com/spf13/cobra"
 
@@ -69,21 +68,9 @@ func (a *app) alertsClient(cfg *config.Config) (*alerts.Client, error) {
 	return alertsource.Client(cfg, a.getenv)
 }
 
-// alertsFailure maps a failure to read or find alerts to its exit: the
-// backend failing is 4 with a hint, an unknown or malformed reference is 2
-// (rejected before any model call), a cancel is the cancellation.
-func alertsFailure(err error) error {
-	var ae *alerts.Error
-	switch {
-	case errors.As(err, &ae):
-		return &ExitError{Code: ExitUnavailable, Err: fmt.Errorf("%w\n%s", ae, ae.Hint())}
-	case errors.Is(err, context.Canceled):
-		return cancelled("")
-	case errors.Is(err, alerts.ErrNotFound):
-		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%w\nhint: `superbiz alerts` lists the firing alerts with their fingerprints", err)}
-	}
-	return &ExitError{Code: ExitUsage, Err: err}
-}
+// alertsFailure maps a failure to read or find alerts to its exit
+// (workspace.AlertsFailure).
+func alertsFailure(err error) error { return wsp.AlertsFailure(err) }
 
 // printAlerts writes the newest limit alerts as a table (text, Markdown) or
 // a JSON array; a note on stderr says how many more are firing.
@@ -124,39 +111,6 @@ func alertsTable(as []alerts.Alert) table {
 	return t
 }
 
-// findAlert is the FindAlert of cfg's [alerts]: the reference checked,
-// the client built (a missing url or credential variable is a
-// configuration error) and the alert found, each failure mapped to its exit
-// (alertsFailure), for `diagnose --alert` and chat's "/alert REF" alike.
-func (a *app) findAlert(cfg *config.Config) usecase.FindAlert {
-	return func(ctx context.Context, ref string) (alerts.Alert, string, error) {
-		if err := alerts.CheckRef(ref); err != nil {
-			return alerts.Alert{}, "", usageErrorf("--alert: %v", err)
-		}
-		client, err := a.alertsClient(cfg)
-		if err != nil {
-			return alerts.Alert{}, "", err
-		}
-		al, note, err := client.Find(ctx, ref)
-		if err != nil {
-			return alerts.Alert{}, "", alertsFailure(err)
-		}
-		return al, note, nil
-	}
-}
-
-// resolveAlert finds the firing alert ref names and builds its diagnosis:
-// the query (bounded by limits.query) and the clock anchored to its start,
-// counted from SUPERBIZ_NOW when set. Which of several same-named alerts
-// was picked is in the query and the note, which the caller shows.
-func (a *app) resolveAlert(ctx context.Context, cfg *config.Config, ref string) (usecase.AlertRun, error) {
-	al, note, err := a.findAlert(cfg)(ctx, ref)
-	if err != nil {
-		return usecase.AlertRun{}, err
-	}
-	now := cfg.Now
-	if now.IsZero() {
-		now = time.Now()
-	}
-	return usecase.NewAlertRun(al, note, now, cfg.Limits.Query), nil
-}
+// findAlert is the FindAlert of cfg's [alerts] (workspace.FindAlert), for
+// `diagnose --alert` and chat's "/alert REF" alike.
+func (a *app) findAlert(cfg *config.Config) usecase.FindAlert { return wsp.FindAlert(cfg, a.getenv) }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/demo"
+	"github.com/superbiz/superbiz/internal/runview"
 	"github.com/superbiz/superbiz/internal/tui"
 	"github.com/superbiz/superbiz/pkg/model"
 	"github.com/superbiz/superbiz/pkg/redact"
@@ -56,21 +57,21 @@ func (a *app) runChat(cmd *cobra.Command, session string, cont bool) error {
 		return err
 	}
 	defer w.Close()
-	cfg := w.cfg
+	cfg := w.Config
 	if session != "" {
-		if session, err = resolveSession(ctx, w.store, session, true); err != nil {
+		if session, err = runview.ResolveSession(ctx, w.Store, session, true); err != nil {
 			return err
 		}
 	}
 	if err := a.noteFreshSession(ctx, w, cont); err != nil {
 		return storeFailure(cfg.DBPath, err)
 	}
-	d := w.deps()
+	d := w.Deps()
 	d.FindAlert = a.findAlert(cfg)
 	useTUI := a.io.InTTY && a.io.ErrTTY && !a.flags.noTUI
 	var intro string
 	if a.flags.demo {
-		if why := a.modelUnusable(ctx, w); why != "" {
+		if why := w.ModelUnusable(ctx); why != "" {
 			// The demo covers chat too: the scripted router and answers.
 			d.Model, d.ModelName = demo.NewChat(a.demoPace(useTUI)), demo.TranscriptNote
 			if useTUI {

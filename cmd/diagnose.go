@@ -10,17 +10,17 @@ import (
 	"sync"
 	"time"
 
+	wsp "github.com/superbiz/superbiz/internal/workspace"
+
 	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/demo"
-	"github.com/superbiz/superbiz/internal/model/replay"
+	"github.com/superbiz/superbiz/internal/runview"
 	"github.com/superbiz/superbiz/internal/tui"
 	"github.com/superbiz/superbiz/internal/usecase"
-	"github.com/superbiz/superbiz/pkg/harness"
-	"github.com/superbiz/superbiz/pkg/model"
 	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 )
@@ -126,12 +126,12 @@ func (a *app) noteFreshSession(ctx context.Context, w *workspace, cont bool) err
 	if !cont {
 		return nil
 	}
-	_, ok, err := w.store.LatestSessionID(ctx)
+	_, ok, err := w.Store.LatestSessionID(ctx)
 	if err != nil {
 		return err
 	}
 	if !ok {
-		fmt.Fprintf(a.io.ErrOut, "superbiz: --continue: the run store %s holds no session yet; starting a new one\n", w.cfg.DBPath)
+		fmt.Fprintf(a.io.ErrOut, "superbiz: --continue: the run store %s holds no session yet; starting a new one\n", w.Config.DBPath)
 	}
 	return nil
 }
@@ -169,19 +169,20 @@ func (a *app) runDiagnose(cmd *cobra.Command, args []string, f diagnoseFlags) er
 		return err
 	}
 	defer w.Close()
-	cfg := w.cfg
+	cfg := w.Config
 	if err := checkStdinSize(readErr, cfg.Limits.Query); err != nil {
 		return err
 	}
 	// The full-screen view only when stdout is a terminal too: with the
 	// report redirected (> report.md, | jq) stderr gets one end line.
 	useTUI := a.io.ErrTTY && a.io.OutTTY && !a.flags.noTUI && a.terminalWidth() >= tui.NarrowWidth
-	d, query, note, err := a.prepareDiagnosis(ctx, w, query, f.alert, fromAlert, a.demoPace(useTUI))
+	prep, err := w.PrepareDiagnosis(ctx, wsp.Diagnosis{Query: query, Alert: f.alert, FromAlert: fromAlert, Pace: a.demoPace(useTUI)})
 	if err != nil {
 		return err
 	}
+	d, query, note := prep.Deps, prep.Query, prep.Note
 	if f.session != "" {
-		if f.session, err = resolveSession(ctx, w.store, f.session, true); err != nil {
+		if f.session, err = runview.ResolveSession(ctx, w.Store, f.session, true); err != nil {
 			return err
 		}
 	}
@@ -210,43 +211,6 @@ func (a *app) runDiagnose(cmd *cobra.Command, args []string, f diagnoseFlags) er
 	return runExit(out, cfg)
 }
 
-// prepareDiagnosis readies one diagnosis on the open workspace the way
-// `superbiz diagnose` runs it, for the command and the MCP diagnose tool
-// alike: a firing alert resolved to its query and clock (its note on
-// stderr), the demo transcript when --demo asks the demo question and no
-// model answers (its note returned; its rounds paced by pace), and the use
-// case's deps.
-func (a *app) prepareDiagnosis(ctx context.Context, w *workspace, query, alertRef string, fromAlert bool, pace time.Duration) (*usecase.Deps, string, string, error) {
-	cfg := w.cfg
-	var alert usecase.AlertRun
-	if fromAlert {
-		var err error
-		if alert, err = a.resolveAlert(ctx, cfg, alertRef); err != nil {
-			return nil, "", "", err
-		}
-		query = alert.Query
-		if alert.Note != "" {
-			fmt.Fprintf(a.io.ErrOut, "superbiz: %s\n", alert.Note)
-		}
-	}
-	var m model.ChatModel = w.model
-	modelName := cfg.Model.Name
-	note := ""
-	if a.flags.demo && query == demo.Query {
-		if why := a.modelUnusable(ctx, w); why != "" {
-			m = replay.NewPaced(demo.Transcript(), pace)
-			modelName = demo.TranscriptNote
-			note = fmt.Sprintf("model: %s (%s)", demo.TranscriptNote, why)
-		}
-	}
-	d := w.deps()
-	d.Model, d.ModelName = m, modelName
-	if fromAlert {
-		d.Clock = harness.FixedClock{T: alert.Clock}
-	}
-	return d, query, note, nil
-}
-
 // demoPace is how long each scripted demo round waits: demo.Pace when a
 // person watches the full-screen view on a terminal stdout, so the live
 // budget panel can be seen; 0 when piped, with -o json or --no-tui.
@@ -255,21 +219,6 @@ func (a *app) demoPace(useTUI bool) time.Duration {
 		return demo.Pace
 	}
 	return 0
-}
-
-// modelUnusable says briefly why no model can answer (the server is not
-// reachable, or it lacks the configured model), or "" when one can.
-func (a *app) modelUnusable(ctx context.Context, w *workspace) string {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
-	ok, err := w.model.HasModel(ctx)
-	switch {
-	case err != nil:
-		return "no model reachable at " + w.cfg.Model.Endpoint()
-	case !ok:
-		return fmt.Sprintf("model %s is not pulled at %s", w.cfg.Model.Name, w.cfg.Model.Endpoint())
-	}
-	return ""
 }
 
 // printOutput writes the answer to stdout: one JSON object, or Markdown.
@@ -312,28 +261,9 @@ func outcomeWord(out usecase.Output) string {
 	return string(out.ReleaseOutcome)
 }
 
-// runExit is the exit (outcomeExit) of a finished run, with the message a
-// person can act on.
-func runExit(out usecase.Output, cfg *config.Config) error {
-	code := outcomeExit(out)
-	msg := "the run failed"
-	if out.Error != nil && out.Error.Message != "" {
-		msg = out.Error.Message
-	}
-	switch code {
-	case ExitOK:
-		return nil
-	case ExitFallback:
-		return &ExitError{Code: code}
-	case ExitCancelled:
-		return cancelled("the run")
-	case ExitUsage:
-		return &ExitError{Code: code, Err: fmt.Errorf("input rejected before any model call: %s", msg)}
-	case ExitUnavailable:
-		return &ExitError{Code: code, Err: fmt.Errorf("%s\n%s", msg, modelHint(cfg, out.ModelError))}
-	}
-	return &ExitError{Code: code, Err: fmt.Errorf("%s (%s; see `superbiz runs show %s`)", msg, out.StopReason, out.RunID)}
-}
+// runExit is the exit of a finished run, with the message a person can
+// act on (workspace.RunVerdict).
+func runExit(out usecase.Output, cfg *config.Config) error { return wsp.RunVerdict(out, cfg) }
 
 // outputWidth is stdout's width for rendering, 80 when unknown.
 func (a *app) outputWidth() int {

@@ -266,14 +266,14 @@ func (a *app) evalRunner(ctx context.Context, job eval.Job) (string, error) {
 		return "", err
 	}
 	defer w.Close()
-	if job.Recording != nil {
+	if job.Wrap != nil {
 		// A frozen pack's MySQL and PostgreSQL answers come from its recording.
-		w.adapters = eval.WithRecording(w.adapters, job.Recording)
-		if w.registry, err = harness.NewRegistry(w.adapters, w.playbooks); err != nil {
+		w.Adapters = job.Wrap(w.Adapters)
+		if w.Tools, err = harness.NewRegistry(w.Adapters, w.Playbooks); err != nil {
 			return "", err
 		}
 	}
-	d := w.deps()
+	d := w.Deps()
 	req := usecase.DiagnoseRequest{Query: job.Pack.Question}
 	var out usecase.Output
 	if job.Pack.Alert != nil {

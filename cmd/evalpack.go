@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/superbiz/superbiz/internal/evalpack"
+	"github.com/superbiz/superbiz/internal/runview"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 )
 
@@ -91,7 +92,7 @@ func (a *app) runEvalPack(cmd *cobra.Command, ref string, f evalPackFlags) (err 
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("open the run store %s: %w", cfg.DBPath, err)}
 	}
 	defer func() { err = errors.Join(err, store.Close()) }()
-	d, err := getRun(ctx, store, ref)
+	d, err := runview.Run(ctx, store, ref)
 	if err != nil {
 		return err
 	}

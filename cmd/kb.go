@@ -8,6 +8,8 @@ import (
 	"io"
 	"strings"
 
+	wsp "github.com/superbiz/superbiz/internal/workspace"
+
 	"charm.land/bubbles/v2/progress"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/spf13/cobra"
@@ -72,7 +74,7 @@ printed, on stdout (-o json: the counts as one object).`,
 			}
 			defer w.Close()
 			p := a.newIndexProgress()
-			st, err := w.index.Sync(ctx, p.update)
+			st, err := w.Index.Sync(ctx, p.update)
 			p.finish()
 			if err != nil {
 				return indexError(err)
@@ -150,11 +152,11 @@ func (a *app) openKnowledge(cmd *cobra.Command) (*workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	if w.index == nil {
+	if w.Index == nil {
 		w.Close()
 		return nil, configError(errNoKnowledge)
 	}
-	w.index.WithWalk(walk)
+	w.Index.WithWalk(walk)
 	return w, nil
 }
 
@@ -244,14 +246,14 @@ for "tools call": 0 found or not found, 2 rejected input, 1 backend error.`,
 			// The tool syncs; checking the paths first turns a missing one
 			// into a configuration error naming it instead of an UNAVAILABLE
 			// observation, without walking the tree twice.
-			if err := w.index.CheckRoots(); err != nil {
+			if err := w.Index.CheckRoots(); err != nil {
 				return indexError(err)
 			}
 			input, err := json.Marshal(knowledge.Input{Query: args[0], TopK: topK})
 			if err != nil {
 				return fmt.Errorf("encode the search input: %w", err)
 			}
-			res, err := w.callTool(ctx, knowledge.Name, input, noAudit)
+			res, err := w.CallTool(ctx, knowledge.Name, input, wsp.NoAudit)
 			if err != nil {
 				return err
 			}
@@ -262,7 +264,7 @@ for "tools call": 0 found or not found, 2 rejected input, 1 backend error.`,
 			} else if err := a.printDocuments(args[0], res.Observation); err != nil {
 				return err
 			}
-			return res.exit(cmd.Context())
+			return res.Verdict(cmd.Context())
 		},
 	}
 	c.Flags().IntVar(&topK, "top-k", knowledge.DefaultTopK, fmt.Sprintf("how many sections to return (1-%d)", knowledge.MaxTopK))

@@ -3,7 +3,6 @@ package cmd
 import (
 	"context"
 	"crypto/subtle"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -19,9 +18,7 @@ import (
 	"github.com/superbiz/superbiz/internal/mcpserver"
 	"github.com/superbiz/superbiz/internal/mcpservice"
 	"github.com/superbiz/superbiz/internal/tui"
-	"github.com/superbiz/superbiz/internal/usecase"
 	"github.com/superbiz/superbiz/pkg/redact"
-	"github.com/superbiz/superbiz/pkg/runstore"
 )
 
 // mcpOptions are the flags of `superbiz mcp`.
@@ -132,16 +129,16 @@ func (a *app) runMCP(cmd *cobra.Command, f *mcpOptions) error {
 		return err
 	}
 	defer w.Close()
-	if w.index != nil {
+	if w.Index != nil {
 		// The runbook resources are the indexed files: index what changed.
-		if _, err := w.index.Sync(ctx, nil); err != nil {
+		if _, err := w.Index.Sync(ctx, nil); err != nil {
 			fmt.Fprintf(a.io.ErrOut, "superbiz: mcp: the runbook index could not be synced, resources list what it held: %s\n", redact.Clean(err.Error()))
 		}
 	}
 	logger := slog.New(slog.NewTextHandler(a.io.ErrOut, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	srv, err := mcpserver.New(mcpservice.New(a.mcpDeps(w)), mcpserver.Options{
+	srv, err := mcpserver.New(mcpservice.New(w, mcpservice.Options{Lines: &tui.LinePrinter{W: a.io.ErrOut}, Notes: a.io.ErrOut}), mcpserver.Options{
 		Name: "superbiz", Version: mcpVersion(), MaxCalls: f.MaxCalls, MaxDiagnose: f.MaxDiagnose,
-		Alerts: w.cfg.Alerts.URL != "", Logger: logger, SessionTimeout: f.SessionTimeout,
+		Alerts: w.Config.Alerts.URL != "", Logger: logger, SessionTimeout: f.SessionTimeout,
 	})
 	if err != nil {
 		return err
@@ -159,57 +156,6 @@ func (a *app) runMCP(cmd *cobra.Command, f *mcpOptions) error {
 		return cancelled("every call in flight")
 	}
 	return err
-}
-
-// mcpDeps is everything the MCP service gets from the open workspace: the
-// one place it is wired, through the same paths as the commands.
-func (a *app) mcpDeps(w *workspace) mcpservice.Deps {
-	d := mcpservice.Deps{
-		Store: w.store, Registry: w.registry, Index: w.index, Playbooks: w.playbooks,
-		Lines: &tui.LinePrinter{W: a.io.ErrOut}, Notes: a.io.ErrOut,
-		Tool: func(ctx context.Context, name string, input json.RawMessage, session string) (mcpservice.ToolAnswer, error) {
-			res, err := w.callTool(ctx, name, input, toolAudit{SessionID: session})
-			if err != nil {
-				return mcpservice.ToolAnswer{}, err
-			}
-			return mcpservice.ToolAnswer{Observation: res.Observation, Problem: res.exit(ctx)}, nil
-		},
-		Prepare: func(ctx context.Context, query, alert string) (*usecase.Deps, string, string, error) {
-			return a.prepareDiagnosis(ctx, w, query, alert, alert != "", 0)
-		},
-		Verdict: func(out usecase.Output) error {
-			if outcomeExit(out) == ExitFallback {
-				return nil
-			}
-			return runExit(out, w.cfg)
-		},
-		StoreFailure: func(err error) error { return storeFailure(w.cfg.DBPath, err) },
-		RunSummary:   func(r runstore.RunSummary) any { return summaryJSON(r) },
-		ShowRun: func(ctx context.Context, id string, page runstore.InvocationPage) (any, error) {
-			d, err := getRunPage(ctx, w.store, id, page)
-			if err != nil {
-				return nil, err
-			}
-			return detailJSON(d), nil
-		},
-	}
-	if w.cfg.Alerts.URL != "" {
-		d.Alerts = func(ctx context.Context) (any, error) {
-			client, err := a.alertsClient(w.cfg)
-			if err != nil {
-				return nil, err
-			}
-			as, skipped, err := client.Firing(ctx)
-			if err != nil {
-				return nil, alertsFailure(err)
-			}
-			if len(skipped) > 0 {
-				return map[string]any{"alerts": as, "skipped": skipped}, nil
-			}
-			return map[string]any{"alerts": as}, nil
-		}
-	}
-	return d
 }
 
 // serveMCPHTTP serves streamable HTTP on addr until ctx ends; the address

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/runview"
 	"github.com/superbiz/superbiz/internal/tui"
 	"github.com/superbiz/superbiz/internal/usecase"
 	"github.com/superbiz/superbiz/pkg/redact"
@@ -61,12 +62,12 @@ func (a *app) runReplay(cmd *cobra.Command, id string, f replayFlags) error {
 			_ = w.Close()
 		}
 	}()
-	cfg := w.cfg
+	cfg := w.Config
 
 	// Ask up front what Replay would refuse, so the refusal is a usage
 	// error (exit 2) rather than a failed replay, and comes before any
 	// warning about the run's tools.
-	orig, err := getRun(ctx, w.store, id)
+	orig, err := runview.Run(ctx, w.Store, id)
 	if err != nil {
 		return err
 	}
@@ -86,11 +87,11 @@ func (a *app) runReplay(cmd *cobra.Command, id string, f replayFlags) error {
 		if err != nil {
 			return err
 		}
-		w, cfg = dw, dw.cfg
+		w, cfg = dw, dw.Config
 		fmt.Fprintf(a.io.ErrOut, "superbiz: run %s was a demo run: replaying it on the demo workspace\n", orig.ID)
 	}
 
-	if missing := missingTools(orig, w.adapters); len(missing) > 0 {
+	if missing := missingTools(orig, w.Adapters); len(missing) > 0 {
 		hint := "configure them"
 		if !a.flags.demo {
 			hint += ", or add --demo if the run was a demo run"
@@ -100,14 +101,14 @@ func (a *app) runReplay(cmd *cobra.Command, id string, f replayFlags) error {
 	}
 
 	// Replay itself fixes the clock, budget and limits to the recorded ones.
-	d := w.deps()
+	d := w.Deps()
 	var printer *tui.LinePrinter
 	if a.flags.output != outputJSON {
 		printer = &tui.LinePrinter{W: a.io.ErrOut}
 		d.Events = printer
 	}
 	rep, err := d.Replay(ctx, orig.ID, usecase.ReplayOptions{
-		LiveTools: f.liveTools, LiveModel: f.liveModel, Adapters: w.adapters, Playbooks: w.playbooks,
+		LiveTools: f.liveTools, LiveModel: f.liveModel, Adapters: w.Adapters, Playbooks: w.Playbooks,
 	})
 	if err != nil {
 		return fmt.Errorf("replay %s: %w", orig.ID, err)

@@ -1,14 +1,13 @@
 package cmd
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 
 	"github.com/spf13/cobra"
 
-	"github.com/superbiz/superbiz/internal/notfound"
+	"github.com/superbiz/superbiz/internal/runview"
 	"github.com/superbiz/superbiz/pkg/runstore"
 )
 
@@ -102,7 +101,7 @@ func (a *app) runRunsList(cmd *cobra.Command, f runsFlags) (err error) {
 	}
 	defer func() { err = errors.Join(err, store.Close()) }()
 	if f.session != "" {
-		if f.session, err = resolveSession(ctx, store, f.session, false); err != nil {
+		if f.session, err = runview.ResolveSession(ctx, store, f.session, false); err != nil {
 			return err
 		}
 	}
@@ -121,33 +120,6 @@ func noRunsLine(session string) string {
 	return "No runs yet: try `superbiz diagnose --demo`."
 }
 
-// getRun loads the run ref names (an ID, last, last~N or a unique prefix),
-// mapping "no such run" to a usage error that names the store looked in.
-func getRun(ctx context.Context, store *runstore.Store, ref string) (*runstore.RunDetail, error) {
-	return loadRun(ctx, store, ref, store.GetRun)
-}
-
-// getRunPage is getRun with one page of the run's tool invocations, as
-// `runs show` and MCP's run_show show it.
-func getRunPage(ctx context.Context, store *runstore.Store, ref string, page runstore.InvocationPage) (*runstore.RunDetail, error) {
-	return loadRun(ctx, store, ref, func(ctx context.Context, id string) (*runstore.RunDetail, error) {
-		return store.GetRunPage(ctx, id, page)
-	})
-}
-
-// loadRun resolves ref and loads the run with get.
-func loadRun(ctx context.Context, store *runstore.Store, ref string, get func(context.Context, string) (*runstore.RunDetail, error)) (*runstore.RunDetail, error) {
-	id, err := resolveRun(ctx, store, ref)
-	if err != nil {
-		return nil, err
-	}
-	d, err := get(ctx, id)
-	if errors.Is(err, runstore.ErrNotFound) {
-		return nil, &notfound.Error{Kind: "run", Name: id, Where: store.Path(), Hint: "`superbiz runs` lists the runs"}
-	}
-	return d, err
-}
-
 func (a *app) runRunsShow(cmd *cobra.Command, id string, page runstore.InvocationPage) (err error) {
 	if err := page.Check(); err != nil {
 		return usageErrorf("--%s", err)
@@ -157,7 +129,7 @@ func (a *app) runRunsShow(cmd *cobra.Command, id string, page runstore.Invocatio
 		return err
 	}
 	defer func() { err = errors.Join(err, store.Close()) }()
-	d, err := getRunPage(cmd.Context(), store, id, page)
+	d, err := runview.RunPage(cmd.Context(), store, id, page)
 	if err != nil {
 		return err
 	}

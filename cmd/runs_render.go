@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/superbiz/superbiz/internal/runview"
 	"github.com/superbiz/superbiz/internal/textclip"
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/redact"
@@ -240,7 +240,7 @@ func modelRoundTable(rounds []runrecord.ModelRound) *table {
 	t := &table{header: []string{"SEQ", "PURPOSE", "PROMPT", "COMPLETION", "DURATION", "ERROR"}}
 	for _, r := range rounds {
 		prompt, completion := strconv.Itoa(r.PromptTokens), strconv.Itoa(r.CompletionTokens)
-		if tokensEstimated(r) {
+		if runview.TokensEstimated(r) {
 			prompt, completion = "~"+prompt, "~"+completion
 		}
 		t.rows = append(t.rows, []string{
@@ -514,15 +514,4 @@ func durationMS(ms int64) string {
 		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + "s"
 	}
 	return d.Round(time.Second).String()
-}
-
-// tokensEstimated reports a round whose provider sent no usage, so the
-// adapter estimated its token counts (the stored response's usage.estimated).
-func tokensEstimated(r runrecord.ModelRound) bool {
-	var resp struct {
-		Usage struct {
-			Estimated bool `json:"estimated"`
-		} `json:"usage"`
-	}
-	return len(r.Response) > 0 && json.Unmarshal(r.Response, &resp) == nil && resp.Usage.Estimated
 }

@@ -2,22 +2,17 @@ package cmd
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 
+	wsp "github.com/superbiz/superbiz/internal/workspace"
+
 	"github.com/spf13/cobra"
 
 	"github.com/superbiz/superbiz/internal/config"
-	"github.com/superbiz/superbiz/internal/notfound"
-	"github.com/superbiz/superbiz/internal/registry"
-	"github.com/superbiz/superbiz/internal/usecase"
-	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/model"
-	"github.com/superbiz/superbiz/pkg/redact"
-	"github.com/superbiz/superbiz/pkg/runrecord"
 )
 
 // maxToolInputBytes bounds the JSON read for `tools call NAME -` from stdin;
@@ -55,7 +50,7 @@ read_skill guidance tool. -o json prints the definitions as one JSON array.`,
 				return err
 			}
 			defer w.Close()
-			return a.printDefinitions(w.registry.Definitions())
+			return a.printDefinitions(w.Tools.Definitions())
 		},
 	}
 }
@@ -136,126 +131,14 @@ func (a *app) runToolsCall(cmd *cobra.Command, opts *toolsCallOptions) error {
 		return err
 	}
 	defer w.Close()
-	res, err := w.callTool(cmd.Context(), opts.Name, opts.Input, noAudit)
+	res, err := w.CallTool(cmd.Context(), opts.Name, opts.Input, wsp.NoAudit)
 	if err != nil {
 		return err
 	}
 	if err := a.printObservation(res.Observation); err != nil {
 		return err
 	}
-	return res.exit(cmd.Context())
-}
-
-// toolCallResult is one direct tool call: the use case's output and, for
-// `tools call`'s message, why the input was not JSON.
-type toolCallResult struct {
-	usecase.ToolCallOutput
-	Tool string
-	// SyntaxErr says why the input is not JSON, for the message on stderr
-	// (the boundary's own reason is about the envelope it could not decode).
-	SyntaxErr error
-}
-
-// toolAudit says whether callTool stores the call: as a TOOL_CALL run under
-// SessionID ("" creates a session), or, with Off, not at all (`tools call`).
-type toolAudit struct {
-	Off       bool
-	SessionID string
-}
-
-// noAudit is `tools call`'s choice: nothing is stored.
-var noAudit = toolAudit{Off: true}
-
-// callTool runs one tool call through the use case over the workspace's
-// registry, exactly as a run would (budget, clock, observation limit,
-// redaction); audit says whether it is stored as a TOOL_CALL run (MCP) or
-// not (`tools call`). For an evidence tool, input is the
-// business input and is wrapped in the envelope; read_skill takes its
-// arguments as they are. An unknown or unconfigured tool is a usage error
-// listing the tools, before any call.
-func (w *workspace) callTool(ctx context.Context, name string, input []byte, audit toolAudit) (toolCallResult, error) {
-	res := toolCallResult{Tool: name}
-	args := json.RawMessage(input)
-	_, evidence := w.registry.Adapter(name)
-	switch {
-	case evidence:
-		if json.Valid(input) {
-			env, err := json.Marshal(struct {
-				Input json.RawMessage `json:"input"`
-			}{json.RawMessage(input)})
-			if err != nil {
-				return res, fmt.Errorf("wrap the input in the envelope: %w", err)
-			}
-			args = env
-		}
-		// JSON that does not parse is passed on unwrapped: wrapping it could
-		// make it parse by accident, and the model's own broken arguments
-		// reach the boundary as they are, which answers INVALID_ENVELOPE.
-		var v any
-		if err := json.Unmarshal(input, &v); err != nil {
-			res.SyntaxErr = fmt.Errorf("the input is not valid JSON: %w", err)
-		}
-	case name == harness.ReadSkillTool && w.registry.Playbooks() != nil:
-	default:
-		return res, unknownTool(name, w.registry)
-	}
-	d := w.deps()
-	// No model answers a direct call: the run names none.
-	d.Model, d.ModelName, d.Host, d.Provider = nil, "", "", ""
-	req := usecase.ToolCallRequest{Tool: name, Arguments: args, SessionID: audit.SessionID, Unaudited: audit.Off}
-	out, err := d.CallTool(ctx, req)
-	res.ToolCallOutput = out
-	if err != nil {
-		return res, storeFailure(w.cfg.DBPath, err)
-	}
-	return res, nil
-}
-
-// unknownTool is the usage error for a name the registry does not hold,
-// listing the tools and saying how to configure a known but absent one.
-func unknownTool(name string, reg *harness.Registry) error {
-	names := reg.Names()
-	if reg.Playbooks() != nil {
-		names = append(names, harness.ReadSkillTool)
-	}
-	if hint := registry.Setup(name); hint != "" {
-		return usageErrorf("tool %q is not configured: %s, or use --demo; the tools are %s", name, hint, strings.Join(names, ", "))
-	}
-	return &notfound.Error{Kind: "tool", Name: name, Valid: names}
-}
-
-// exit maps the call's class to the exit code of docs/SPEC.md#superbiz-tools-call: 0 for
-// evidence or its honest absence, 2 for a rejected input, 1 for a backend
-// error, with the boundary's redacted reason on stderr.
-func (r toolCallResult) exit(ctx context.Context) error {
-	class, code, skillErr, err := usecase.ClassifyObservation(r.Tool, r.Observation)
-	if err != nil {
-		return err
-	}
-	reason := ""
-	if d := r.Invocation.Detail; d != "" {
-		reason = ": " + redact.StripControl(d)
-	}
-	if r.SyntaxErr != nil {
-		reason = ": " + redact.Clean(r.SyntaxErr.Error())
-	}
-	switch {
-	case class == usecase.ToolCallServed:
-		return nil
-	case skillErr != "":
-		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s: %s", r.Tool, skillErr)}
-	case class == usecase.ToolCallRejected && r.Invocation.Control == runrecord.ControlRepair:
-		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s: the input must be one JSON object (%s)%s", r.Tool, code, reason)}
-	case class == usecase.ToolCallRejected:
-		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s rejected the input (%s)%s", r.Tool, code, reason)}
-	case ctx.Err() != nil:
-		// a stop signal ended the call (CANCELLED, or STOP_REQUIRED when it
-		// came before the backend ran): the root makes it 130, 143 or 129
-		return &ExitError{Code: ExitCancelled, Err: fmt.Errorf("%s was cancelled (%s)%s", r.Tool, code, reason)}
-	case r.Invocation.Control != "":
-		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("%s was not executed (%s)%s", r.Tool, code, reason)}
-	}
-	return &ExitError{Code: ExitFailed, Err: fmt.Errorf("%s failed (%s)%s", r.Tool, code, reason)}
+	return res.Verdict(cmd.Context())
 }
 
 // printObservation writes the observation: with -o json the exact bytes the

@@ -2,44 +2,20 @@ package cmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
+
+	"github.com/superbiz/superbiz/internal/exitcode"
+	wsp "github.com/superbiz/superbiz/internal/workspace"
 
 	"github.com/spf13/cobra"
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/demo"
-	"github.com/superbiz/superbiz/internal/integration"
 	"github.com/superbiz/superbiz/internal/registry"
-	"github.com/superbiz/superbiz/internal/usecase"
-	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/runstore"
-	"github.com/superbiz/superbiz/pkg/tools"
-	"github.com/superbiz/superbiz/pkg/tools/knowledge"
-	"github.com/superbiz/superbiz/pkg/tools/skills"
 )
 
-// workspace is everything a run needs, wired from the configuration: the
-// store, the model client, the evidence tools and the playbooks.
-type workspace struct {
-	cfg       *config.Config
-	store     *runstore.Store
-	model     modelClient
-	adapters  []tools.Adapter
-	playbooks *skills.Catalog
-	registry  *harness.Registry
-	index     *knowledge.Index
-	closers   []func() error
-	demo      bool // the tools read the built-in demo workspace (--demo)
-}
-
-// Close releases the store and the database connections.
-func (w *workspace) Close() error {
-	var errs []error
-	for i := len(w.closers) - 1; i >= 0; i-- {
-		errs = append(errs, w.closers[i]())
-	}
-	return errors.Join(errs...)
-}
+// workspace is the open workspace every command runs on (internal/workspace).
+type workspace = wsp.Workspace
 
 // applyDemo points the runbook, log and database tools (and no metrics source) at the built-in demo workspace in dir
 // (per user: demo.DefaultDir), verified or rebuilt by demo.Materialize, and
@@ -83,65 +59,19 @@ func (a *app) openWorkspace(cmd *cobra.Command, ov config.Overrides) (*workspace
 	return a.buildWorkspace(cmd.Context(), cfg)
 }
 
-// buildWorkspace opens the store of a resolved configuration and builds,
-// over the registry, its tools and its model client: every command's
-// wiring, eval's packs too. No command builds a tool or a client itself.
+// buildWorkspace opens the workspace of a resolved configuration
+// (workspace.Open): every command's wiring, eval's packs too.
 func (a *app) buildWorkspace(ctx context.Context, cfg *config.Config) (*workspace, error) {
-	w := &workspace{cfg: cfg, demo: a.flags.demo}
-	store, err := openRunStore(ctx, cfg.DBPath)
-	if err != nil {
-		if full := storeFailure(cfg.DBPath, err); full != err {
-			return nil, full
-		}
-		return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("open the run store %s: %w", cfg.DBPath, err)}
-	}
-	w.store = store
-	w.closers = append(w.closers, store.Close)
-	parts, err := registry.Build(ctx, cfg, integration.Env{
-		Store: store, Getenv: a.getenv,
-		Warn: a.warn,
-	})
-	if err != nil {
-		return nil, errors.Join(err, w.Close())
-	}
-	w.adapters, w.playbooks, w.index = parts.Adapters, parts.Playbooks, parts.Index
-	w.closers = append(w.closers, func() error { return registry.Close(parts) })
-	if w.registry, err = harness.NewRegistry(w.adapters, w.playbooks); err != nil {
-		return nil, errors.Join(err, w.Close())
-	}
-	if w.model, err = registry.ModelClient(cfg); err != nil {
-		return nil, errors.Join(configError(err), w.Close())
-	}
-	return w, nil
+	return wsp.Open(ctx, cfg, wsp.Env{Getenv: a.getenv, Warn: a.warn, Demo: a.flags.demo})
 }
 
 // warn tells the person, on stderr, of a problem that does not stop the
 // command (a playbook skipped).
 func (a *app) warn(msg string) { fmt.Fprintf(a.io.ErrOut, "superbiz: %s\n", msg) }
 
-// deps wires the use case over the workspace: store, model, tools, the
-// configured budget, limits and language, and the fixed clock if any.
-func (w *workspace) deps() *usecase.Deps {
-	cfg := w.cfg
-	d := &usecase.Deps{
-		Store: w.store, Model: w.model, ModelName: cfg.Model.Name, Host: cfg.Model.Endpoint(), Provider: cfg.Model.Provider, Registry: w.registry,
-		Budget: cfg.Budget, Limits: cfg.Limits, Language: string(cfg.Model.Language), Demo: w.demo,
-	}
-	if !cfg.Now.IsZero() {
-		d.Clock = harness.FixedClock{T: cfg.Now}
-	}
-	return d
-}
-
-// storeFailure reports a run store that ran out of space as exactly that:
-// exit 1, the path named, what to do; no answer is printed, since the run
-// could not be stored whole. Any other error is returned unchanged.
-func storeFailure(path string, err error) error {
-	if err == nil || !runstore.IsFull(err) {
-		return err
-	}
-	return &ExitError{Code: ExitFailed, Err: fmt.Errorf("the run store %s is full (no space left on its disk): %w\nhint: free space on that disk, or point --db / SUPERBIZ_DB at another one; nothing was printed because the run could not be stored whole", path, err)}
-}
+// storeFailure reports a run store that ran out of space as exactly that
+// (exitcode.StoreFailure); any other error is returned unchanged.
+func storeFailure(path string, err error) error { return exitcode.StoreFailure(path, err) }
 
 // openRunStore opens the run store the registry's way: with the tables of
 // the sources that keep theirs in it (the runbook index), so every command

@@ -12,8 +12,10 @@ import (
 	"time"
 
 	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/frozen"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/pkg/runstore"
+	"github.com/superbiz/superbiz/pkg/tools"
 )
 
 // Job is one attempt of a pack, ready for the diagnosis path: the pack's
@@ -23,10 +25,11 @@ type Job struct {
 	Pack   *Pack
 	Repeat int
 	Config *config.Config
-	// Recording, for a pack frozen from a run that read MySQL or
-	// PostgreSQL, answers the statements on those databases: the runner
-	// wraps its SQL tools with WithRecording. nil for other packs.
-	Recording *Recording
+	// Wrap, for a pack whose recorded answers stand for a source (the
+	// MySQL and PostgreSQL statements of the run it was frozen from), gives
+	// the attempt's tools with those answering: the runner wraps its tools
+	// with it. nil for other packs.
+	Wrap func([]tools.Adapter) []tools.Adapter
 }
 
 // Runner runs one diagnosis of job exactly as `superbiz diagnose` (or
@@ -174,26 +177,35 @@ func runPack(ctx context.Context, p *Pack, opts Options, run Runner, done func(A
 		return err
 	}
 	defer os.RemoveAll(ws)
-	var promURL string
-	if p.Metrics {
-		if why := metricsMissing(); why != "" {
+	for _, sv := range p.Served {
+		if why := sv.Missing(); why != "" {
 			pr.Skipped, pr.SkipReason = true, why
 			return nil
 		}
-		prom, err := startPrometheus(ctx, filepath.Join(p.Dir, MetricsFile), ws)
+	}
+	var servers []frozen.Server
+	defer func() {
+		for _, s := range slices.Backward(servers) {
+			if err := s.Stop(); err != nil && pr.Error == "" {
+				pr.Error = err.Error()
+			}
+		}
+	}()
+	for i, sv := range p.Served {
+		work := filepath.Join(ws, fmt.Sprintf("served%d", i))
+		if err := os.MkdirAll(work, 0o700); err != nil {
+			pr.Error = fmt.Sprintf("create the workspace: %v", err)
+			return err
+		}
+		s, err := sv.Start(ctx, work)
 		if err != nil {
 			pr.Error = err.Error()
 			return err
 		}
-		defer func() {
-			if err := prom.stop(); err != nil && pr.Error == "" {
-				pr.Error = err.Error()
-			}
-		}()
-		promURL = prom.URL
+		servers = append(servers, s)
 	}
 	for rep := 1; rep <= opts.Repeat; rep++ {
-		a, err := attempt(ctx, p, opts, run, filepath.Join(ws, fmt.Sprintf("r%d", rep)), promURL, rep)
+		a, err := attempt(ctx, p, opts, run, filepath.Join(ws, fmt.Sprintf("r%d", rep)), servers, rep)
 		if err != nil {
 			pr.Error = err.Error()
 			return err
@@ -211,7 +223,7 @@ func runPack(ctx context.Context, p *Pack, opts Options, run Runner, done func(A
 
 // attempt prepares one repeat's configuration in dir, runs it and reads
 // the stored run back.
-func attempt(ctx context.Context, p *Pack, opts Options, run Runner, dir, promURL string, rep int) (Attempt, error) {
+func attempt(ctx context.Context, p *Pack, opts Options, run Runner, dir string, servers []frozen.Server, rep int) (Attempt, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return Attempt{}, fmt.Errorf("create the workspace: %w", err)
 	}
@@ -232,27 +244,22 @@ func attempt(ctx context.Context, p *Pack, opts Options, run Runner, dir, promUR
 	if err := loadScripts(ctx, cfg, dir); err != nil {
 		return Attempt{}, err
 	}
-	rec, err := p.ReadRecording()
-	if err != nil {
-		return Attempt{}, err
-	}
-	if rec != nil {
-		if err := addRecorded(cfg, rec); err != nil {
+	var wrap func([]tools.Adapter) []tools.Adapter
+	for _, s := range servers {
+		if err := s.Configure(cfg); err != nil {
 			return Attempt{}, err
 		}
-	}
-	if promURL != "" {
-		for _, name := range p.MetricsSources {
-			m := config.NewMetricsSource()
-			m.Name, m.URL = name, promURL
-			cfg.Metrics = append(cfg.Metrics, m)
-		}
-		// The names are the pack's: checked as any configured source's.
-		if err := cfg.Validate(); err != nil {
-			return Attempt{}, fmt.Errorf("%s: metrics_sources: %w", ScenarioFile, err)
+		if w, ok := s.(frozen.Wrapper); ok {
+			inner := wrap
+			wrap = func(a []tools.Adapter) []tools.Adapter {
+				if inner != nil {
+					a = inner(a)
+				}
+				return w.Wrap(a)
+			}
 		}
 	}
-	runID, err := run(ctx, Job{Pack: p, Repeat: rep, Config: cfg, Recording: rec})
+	runID, err := run(ctx, Job{Pack: p, Repeat: rep, Config: cfg, Wrap: wrap})
 	if err != nil {
 		return Attempt{}, fmt.Errorf("run: %w", err)
 	}

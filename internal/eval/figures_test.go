@@ -62,7 +62,7 @@ var (
 	oomPack  = &Pack{ID: "oom", Expect: Expect{Outcome: runrecord.OutcomeSuccess, RootCauseAny: [][]string{{"OOMKilled"}}}}
 	fbPack   = &Pack{ID: "fb", Expect: Expect{Outcome: runrecord.OutcomeFallback, Evidence: []string{"query_logs"}}}
 	fbBare   = &Pack{ID: "fb-bare", Expect: Expect{Outcome: runrecord.OutcomeFallback}}
-	metrics  = &Pack{ID: "metrics", Metrics: true, Expect: Expect{Outcome: runrecord.OutcomeSuccess, RootCauseAny: [][]string{{"gc"}}}}
+	metrics  = &Pack{ID: "metrics", Expect: Expect{Outcome: runrecord.OutcomeSuccess, RootCauseAny: [][]string{{"gc"}}}}
 )
 
 var evalCases = []evalCase{

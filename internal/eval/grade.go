@@ -12,6 +12,7 @@ import (
 	"github.com/superbiz/superbiz/pkg/release"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/pkg/runstore"
+	"github.com/superbiz/superbiz/pkg/tools"
 )
 
 // The names of the checks grading makes, as failed_checks reports them.
@@ -191,4 +192,15 @@ func recall(e Expect, a Attempt) (found, want int) {
 		}
 	}
 	return found, len(e.Evidence)
+}
+
+// notRecorded counts the run's calls refused NOT_RECORDED.
+func notRecorded(invs []runrecord.Invocation) int {
+	n := 0
+	for _, inv := range invs {
+		if inv.ErrorCode == tools.CodeNotRecorded {
+			n++
+		}
+	}
+	return n
 }

@@ -6,7 +6,6 @@
 package eval
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -19,19 +18,16 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/frozen"
 	"github.com/superbiz/superbiz/internal/registry"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 )
 
-// DefaultMetricsSource is the metrics source a pack's metrics.om is served
-// as when scenario.toml names none (metrics_sources).
-const DefaultMetricsSource = "prom"
-
-// The files of a pack.
+// The files of every pack; a source's own files (metrics.om,
+// recorded.json) are its integration's (integration.Replayer).
 const (
-	ScenarioFile = "scenario.toml"
-	ConfigFile   = "superbiz.toml"
-	MetricsFile  = "metrics.om"
+	ScenarioFile = frozen.ScenarioFile
+	ConfigFile   = frozen.ConfigFile
 )
 
 // Pack is one incident: what is asked, at which frozen time, and what an
@@ -47,14 +43,10 @@ type Pack struct {
 	Question string
 	Alert    *Alert
 	Expect   Expect
-	// Metrics is true when the pack has a metrics.om to serve.
-	Metrics bool
-	// MetricsSources are the names metrics.om is served as (scenario.toml
-	// metrics_sources; DefaultMetricsSource when it names none).
-	MetricsSources []string
-	// Recorded is true when the pack has a recorded.json: the MySQL and
-	// PostgreSQL answers of the run it was frozen from.
-	Recorded bool
+	// Served is what the pack holds for eval to serve, one per source
+	// (its metrics.om, its recorded answers), from the registry's
+	// Replayers.
+	Served []frozen.Served
 	// Err is why the pack cannot run (bad TOML, missing file, bad value,
 	// unknown key), naming the file and the key.
 	Err error
@@ -85,9 +77,7 @@ type scenario struct {
 	Tags     []string `toml:"tags"`
 	Now      string   `toml:"now"`
 	Question string   `toml:"question"`
-	// MetricsSources name the metrics sources metrics.om is served as.
-	MetricsSources []string `toml:"metrics_sources"`
-	Alert          *struct {
+	Alert    *struct {
 		Labels      map[string]string `toml:"labels"`
 		Annotations map[string]string `toml:"annotations"`
 		StartsAt    string            `toml:"starts_at"`
@@ -117,10 +107,7 @@ func ValidEvidence(ev string) bool { return evidenceShape().MatchString(ev) }
 
 // packError is a load failure naming the file and the key.
 func packError(file, key, format string, args ...any) error {
-	if key == "" {
-		return fmt.Errorf("%s: %s", file, fmt.Sprintf(format, args...))
-	}
-	return fmt.Errorf("%s: %s: %s", file, key, fmt.Sprintf(format, args...))
+	return frozen.PackError(file, key, format, args...)
 }
 
 // LoadPack reads the pack in dir strictly: an unknown key, a bad value or
@@ -148,8 +135,10 @@ func (p *Pack) load() error {
 	if err != nil {
 		return packError(file, "", "%v", err)
 	}
-	if und := md.Undecoded(); len(und) > 0 {
-		return packError(file, und[0].String(), "unknown key")
+	for _, k := range md.Undecoded() {
+		if !slices.Contains(ownedKeys(), k.String()) {
+			return packError(file, k.String(), "unknown key")
+		}
 	}
 	if !ValidID(s.ID) {
 		return packError(file, "id", "%q is not 1 to 64 of [a-z0-9-]", s.ID)
@@ -186,37 +175,43 @@ func (p *Pack) load() error {
 	if err := checkConfig(p.Dir); err != nil {
 		return err
 	}
-	om := filepath.Join(p.Dir, MetricsFile)
-	switch st, err := os.Stat(om); {
-	case err == nil && st.Size() > MaxMetricsBytes:
-		return packError(om, "", "larger than the %d MiB limit (%d bytes)", MaxMetricsBytes>>20, st.Size())
-	case err == nil:
-		p.Metrics = true
-	case !errors.Is(err, os.ErrNotExist):
-		return packError(om, "", "%v", err)
+	var raw map[string]any
+	if _, err := toml.Decode(string(data), &raw); err != nil {
+		return packError(file, "", "%v", err)
 	}
-	switch {
-	case len(s.MetricsSources) > 0 && !p.Metrics:
-		return packError(file, "metrics_sources", "names metrics sources, but the pack has no %s to serve", MetricsFile)
-	case len(s.MetricsSources) > 0:
-		p.MetricsSources = s.MetricsSources
-	case p.Metrics:
-		p.MetricsSources = []string{DefaultMetricsSource}
-	}
-	switch _, err := os.Lstat(p.file(RecordedFile)); {
-	case err == nil:
-		if _, err := readRecording(p.file(RecordedFile)); err != nil {
+	for _, r := range registry.Replayers() {
+		sv, err := r.Replay(frozen.Replay{Dir: p.Dir, Scenario: raw})
+		if err != nil {
 			return err
 		}
-		p.Recorded = true
-	case !errors.Is(err, os.ErrNotExist):
-		return packError(p.file(RecordedFile), "", "%v", err)
+		if sv != nil {
+			p.Served = append(p.Served, sv)
+		}
 	}
 	return nil
 }
 
-// file is the path of one of the pack's files.
-func (p *Pack) file(name string) string { return filepath.Join(p.Dir, name) }
+// ownedKeys are the scenario.toml keys the sources own (metrics_sources).
+func ownedKeys() []string {
+	var out []string
+	for _, r := range registry.Replayers() {
+		out = append(out, r.Owns().ScenarioKeys...)
+	}
+	return out
+}
+
+// ownedFiles are the pack files the sources serve (metrics.om, recorded.json).
+func ownedFiles() []string {
+	var out []string
+	for _, r := range registry.Replayers() {
+		for _, f := range r.Owns().Files {
+			if !slices.Contains(out, f) {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
 
 func (p *Pack) loadExpect(file string, s scenario) error {
 	e := s.Expect

@@ -48,7 +48,7 @@ func TestLoadPack(t *testing.T) {
 	if p.Err != nil {
 		t.Fatal(p.Err)
 	}
-	if p.ID != "disk-full" || p.Expect.Outcome != runrecord.OutcomeSuccess || p.Now.Format("15:04") != "09:30" || len(p.Expect.Forbidden) != 1 || p.Metrics {
+	if p.ID != "disk-full" || p.Expect.Outcome != runrecord.OutcomeSuccess || p.Now.Format("15:04") != "09:30" || len(p.Expect.Forbidden) != 1 || len(p.Served) != 0 {
 		t.Errorf("pack %+v", p)
 	}
 }
@@ -142,7 +142,7 @@ func TestBuiltinSuiteLoads(t *testing.T) {
 		for _, tag := range p.Tags {
 			count[tag]++
 		}
-		if p.Metrics {
+		if _, err := os.Stat(filepath.Join(p.Dir, "metrics.om")); err == nil {
 			count["metrics.om"]++
 		}
 		if p.Alert != nil {
@@ -173,7 +173,7 @@ func TestLoadPackSpecialFiles(t *testing.T) {
 		{"log FIFO", "", func(t *testing.T, dir string) { mkfifo(t, filepath.Join(dir, "app.log")) }, "app.log: is a named pipe (FIFO)"},
 		{"log linked out", "", func(t *testing.T, dir string) { symlink(t, outside, filepath.Join(dir, "app.log")) }, "app.log: links to " + outside + ", outside the pack"},
 		{"folder linked out", "", func(t *testing.T, dir string) { symlink(t, filepath.Dir(outside), filepath.Join(dir, "runbooks")) }, "runbooks: links to"},
-		{"metrics FIFO", "", func(t *testing.T, dir string) { mkfifo(t, filepath.Join(dir, MetricsFile)) }, "metrics.om: is a named pipe (FIFO)"},
+		{"metrics FIFO", "", func(t *testing.T, dir string) { mkfifo(t, filepath.Join(dir, "metrics.om")) }, "metrics.om: is a named pipe (FIFO)"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -217,5 +217,33 @@ func symlink(t *testing.T, target, path string) {
 	t.Helper()
 	if err := os.Symlink(target, path); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// What a pack holds for eval to serve is read at load by the registry's
+// Replayers: metrics_sources needs a metrics.om, a recording must be eval
+// pack's, and each is the pack's error naming its file.
+func TestPackServed(t *testing.T) {
+	dir := writePack(t, t.TempDir(), strings.Replace(goodScenario, "[expect]", "metrics_sources = [\"main\", \"thanos\"]\n\n[expect]", 1), goodConfig)
+	if p := LoadPack(dir); p.Err == nil || !strings.Contains(p.Err.Error(), "metrics_sources") {
+		t.Errorf("without metrics.om: %v", p.Err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "metrics.om"), []byte("up 1 1\n# EOF\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if p := LoadPack(dir); p.Err != nil || len(p.Served) != 1 {
+		t.Errorf("pack: %d served, %v", len(p.Served), p.Err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "recorded.json"), []byte(`{"databases":[],"calls":[],"dsn":"x"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if p := LoadPack(dir); p.Err == nil || !strings.Contains(p.Err.Error(), "recorded.json") || !strings.Contains(p.Err.Error(), "unknown field") {
+		t.Errorf("a recording eval pack did not write: %v", p.Err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "recorded.json"), []byte(`{"databases":[{"name":"shop","driver":"postgres"}],"calls":[]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if p := LoadPack(dir); p.Err != nil || len(p.Served) != 2 {
+		t.Errorf("pack: %d served, %v", len(p.Served), p.Err)
 	}
 }

@@ -17,8 +17,6 @@ import (
 // pack): its files are read bounded, it holds only the tables below, and
 // everything it names lies inside its own folder.
 const (
-	// MaxMetricsBytes bounds a pack's metrics.om.
-	MaxMetricsBytes = 64 << 20
 	// MaxPackEntries bounds the files and folders of one pack.
 	MaxPackEntries = 10000
 )
@@ -58,7 +56,7 @@ func checkTables(file string, raw map[string]any) error {
 	slices.Sort(keys)
 	for _, k := range keys {
 		if !slices.Contains(packTables, k) {
-			return packError(file, k, "a pack may hold only [[logs]], [[databases]], [knowledge] and [skills] (and its own %s): the model comes from the eval command line, the alert from %s, and a pack names no network endpoint, environment variable or file outside its folder", MetricsFile, ScenarioFile)
+			return packError(file, k, "a pack may hold only [[logs]], [[databases]], [knowledge] and [skills] (and its own %s): the model comes from the eval command line, the alert from %s, and a pack names no network endpoint, environment variable or file outside its folder", strings.Join(ownedFiles(), ", "), ScenarioFile)
 		}
 	}
 	dbs, _ := raw["databases"].([]map[string]any)

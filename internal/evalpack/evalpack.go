@@ -1,9 +1,11 @@
 // Package evalpack freezes a stored diagnosis into an eval regression pack
 // (`superbiz eval pack`, docs/EVAL.md#freeze-a-stored-incident): the run's
-// question, clock and alert become scenario.toml, and the evidence it read
-// (log lines around its windows, the runbooks, metrics samples, SQLite
-// files, recorded MySQL and PostgreSQL answers) is copied into the pack,
-// every text through pkg/redact, with paths of the pack's own.
+// question, clock and alert become scenario.toml, and each registered
+// integration.Freezer copies the evidence the run read through its source
+// into the pack (log lines around its windows, the runbooks, metrics
+// samples, SQLite files, recorded MySQL and PostgreSQL answers), every text
+// through pkg/redact, with paths of the pack's own. Evidence of a tool no
+// Freezer freezes fails the pack.
 package evalpack
 
 import (
@@ -12,32 +14,27 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/eval"
+	"github.com/superbiz/superbiz/internal/frozen"
 	"github.com/superbiz/superbiz/internal/registry"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/pkg/runstore"
-	"github.com/superbiz/superbiz/pkg/tools"
 )
 
-// Margin is how much wider than the windows the run queried the frozen
-// logs and metrics are: from Margin before the earliest to Margin after
-// the latest, so that a model investigating differently still finds data.
-const Margin = 10 * time.Minute
+// ErrRefused marks a run or a destination eval pack will not freeze
+// (frozen.ErrRefused): the command exits 2 with the reason.
+var ErrRefused = frozen.ErrRefused
 
-// ErrRefused marks a run or a destination eval pack will not freeze: not a
-// diagnosis, the demo workspace, a pack that already exists, an outcome or
-// root cause it cannot write. The command exits 2 with the reason.
-var ErrRefused = errors.New("eval pack refused")
+// UnavailableError is a server that could not give the evidence to freeze:
+// nothing is written, the command exits 4 and names the server.
+type UnavailableError = frozen.UnavailableError
 
 // refused is an ErrRefused with its reason.
-func refused(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrRefused, fmt.Sprintf(format, args...))
-}
+func refused(format string, args ...any) error { return frozen.Refused(format, args...) }
 
 // Options say which run is frozen, where, and with what expectations.
 type Options struct {
@@ -63,9 +60,6 @@ type Options struct {
 	// searched for each knowledge query's top documents when the runbook
 	// set is too large to freeze whole (nil: no index to search).
 	Store *runstore.Store
-
-	// maxWhole overrides MaxWholeRunbooks (tests); 0 keeps it.
-	maxWhole int64
 }
 
 // Report is what was frozen, one line per source, and what could not be.
@@ -76,18 +70,6 @@ type Report struct {
 	ID string `json:"id"`
 	// Frozen says what each source contributed ("logs app: 2 files, 41 lines").
 	Frozen []string `json:"frozen"`
-}
-
-// pack is the pack being written into dir.
-type pack struct {
-	opts Options
-	dir  string
-	cfg  packConfig
-	rec  eval.Recording
-	// metricsSources are the metrics sources the run read, which eval
-	// serves metrics.om as.
-	metricsSources []string
-	report         *Report
 }
 
 // Freeze writes the pack of opts.Run into opts.Dir/ID: it is written into a
@@ -123,17 +105,19 @@ func Freeze(ctx context.Context, opts Options) (*Report, error) {
 		return nil, fmt.Errorf("eval pack: %w", err)
 	}
 	defer os.RemoveAll(tmp)
-	rep := &Report{Dir: final, ID: id, Frozen: []string{}}
-	p := &pack{opts: opts, dir: tmp, report: rep}
-	if err := p.freezeSources(ctx); err != nil {
+	p := &frozen.Pack{Run: run, Config: opts.Config, Getenv: opts.Getenv, Store: opts.Store, Dir: tmp}
+	if err := freezeSources(ctx, p); err != nil {
 		return nil, err
 	}
 	sc.Expect.Evidence = evidence(run, sc.Expect.Outcome)
-	sc.MetricsSources = p.metricsSources
-	if err := p.writeTOML(eval.ScenarioFile, sc); err != nil {
+	if err := writeScenario(p, sc); err != nil {
 		return nil, err
 	}
-	if err := p.writeTOML(eval.ConfigFile, p.cfg); err != nil {
+	body, err := p.ConfigTOML()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.WriteFile(eval.ConfigFile, append(header(run), body...)); err != nil {
 		return nil, err
 	}
 	if lp := eval.LoadPack(tmp); lp.Err != nil {
@@ -151,7 +135,7 @@ func Freeze(ctx context.Context, opts Options) (*Report, error) {
 	if err := os.Rename(tmp, final); err != nil {
 		return nil, fmt.Errorf("eval pack: %w", err)
 	}
-	return rep, nil
+	return &Report{Dir: final, ID: id, Frozen: p.Lines()}, nil
 }
 
 // guardRun refuses what is no incident to freeze: a run that is not a
@@ -200,50 +184,17 @@ func runClock(run *runstore.RunDetail) time.Time {
 	return run.CreatedAt.UTC()
 }
 
-// freezeSources freezes every kind of source the run read.
-func (p *pack) freezeSources(ctx context.Context) error {
-	for _, f := range []func(context.Context) error{p.freezeMetrics, p.freezeLogs, p.freezeRunbooks, p.freezeDatabases, p.freezeSkills} {
-		if err := f(ctx); err != nil {
+// freezeSources has every registered Freezer freeze what the run read
+// through its source, in registry order, after refusing a run with
+// evidence from a tool no Freezer freezes.
+func freezeSources(ctx context.Context, p *frozen.Pack) error {
+	if tool := registry.Unfrozen(p.Run.Invocations); tool != "" {
+		return refused("run %s holds evidence from %s, which no integration freezes, so no pack was written: it would leave that evidence out", p.Run.ID, tool)
+	}
+	for _, f := range registry.Freezers() {
+		if err := f.Freeze(ctx, p); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// reads is every completed evidence call of tool in the run, in order.
-func reads(run *runstore.RunDetail, tool string) []runrecord.Invocation {
-	var out []runrecord.Invocation
-	for _, inv := range run.Invocations {
-		if inv.Tool == tool && inv.Ready() && inv.EvidenceStatus != tools.StatusError {
-			out = append(out, inv)
-		}
-	}
-	return out
-}
-
-// sourcesRead are the sources (tool:source, the source part) the calls read.
-func sourcesRead(calls []runrecord.Invocation) []string {
-	var out []string
-	for _, inv := range calls {
-		for _, s := range registry.SourcesOf(inv.Tool, inv.Input, inv.Observation) {
-			if _, name, ok := strings.Cut(s, ":"); ok && !slices.Contains(out, name) {
-				out = append(out, name)
-			}
-		}
-	}
-	return out
-}
-
-// rel is path relative to the pack, slash-separated, as superbiz.toml names it.
-func (p *pack) rel(path string) string {
-	r, err := filepath.Rel(p.dir, path)
-	if err != nil {
-		return path
-	}
-	return filepath.ToSlash(r)
-}
-
-// frozen adds a line to the report.
-func (p *pack) frozen(format string, args ...any) {
-	p.report.Frozen = append(p.report.Frozen, fmt.Sprintf(format, args...))
 }

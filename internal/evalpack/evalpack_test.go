@@ -2,9 +2,7 @@ package evalpack
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"maps"
 	"os"
@@ -16,7 +14,6 @@ import (
 	"github.com/superbiz/superbiz/internal/alerts"
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/eval"
-	"github.com/superbiz/superbiz/internal/logparse"
 	"github.com/superbiz/superbiz/internal/registry"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/pkg/runstore"
@@ -63,116 +60,6 @@ func FuzzParseAlert(f *testing.F) {
 	})
 }
 
-// A log file keeps the entries whose time is in the window, each with its
-// continuation lines, masked; a gzip file is read unpacked.
-func TestFreezeLogFile(t *testing.T) {
-	lines := []string{
-		"2026-11-20 08:00:00 INFO early start",
-		"2026-11-20 09:00:00 ERROR payment failed password=Sw0rdfish99",
-		"\tat com.shop.Pay.charge(Pay.java:42)",
-		"\tat com.shop.Pay.run(Pay.java:7)",
-		"2026-11-20 09:05:00 INFO in the window",
-		"2026-11-20 10:30:00 INFO too late",
-		"\tat com.shop.Late.run(Late.java:1)",
-	}
-	body := strings.Join(lines, "\n") + "\n"
-	dir := t.TempDir()
-	plain := filepath.Join(dir, "app.log")
-	if err := os.WriteFile(plain, []byte(body), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	var gz bytes.Buffer
-	w := gzip.NewWriter(&gz)
-	_, _ = w.Write([]byte(body))
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	packed := filepath.Join(dir, "app.log.1.gz")
-	if err := os.WriteFile(packed, gz.Bytes(), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	_, cands, err := logparse.LayoutsFor("custom", `(?P<ts>\S+ \S+) (?P<level>\w+) (?P<msg>.*)`, "2006-01-02 15:04:05")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lo, hi := time.Date(2026, 11, 20, 8, 50, 0, 0, time.UTC), time.Date(2026, 11, 20, 9, 10, 0, 0, time.UTC)
-	want := "2026-11-20 09:00:00 ERROR payment failed password=[REDACTED]\n" + lines[2] + "\n" + lines[3] + "\n" + lines[4] + "\n"
-	for _, src := range []string{plain, packed} {
-		dst := filepath.Join(dir, "out", filepath.Base(src))
-		n, err := freezeLogFile(src, dst, cands, time.UTC, lo, hi)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := os.ReadFile(dst)
-		if err != nil || string(got) != want || n != 4 {
-			t.Errorf("%s: %d lines (%v):\n%s\nwant\n%s", src, n, err, got, want)
-		}
-	}
-	untimed := filepath.Join(dir, "notes.txt")
-	if err := os.WriteFile(untimed, []byte("no time here\nnor here\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := freezeLogFile(untimed, filepath.Join(dir, "out", "notes.txt"), cands, time.UTC, lo, hi); err != errNoTime {
-		t.Errorf("a file without time: %v", err)
-	}
-}
-
-// The copy of a SQLite database holds no secret cell, not even in the free
-// pages a masked or deleted value leaves behind.
-func TestMaskSQLite(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "x.db")
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec(`CREATE TABLE accounts(name TEXT, password TEXT, note TEXT, n INTEGER);
-		INSERT INTO accounts VALUES ('a', 'PlainPw1xyz' || hex(randomblob(300)), 'token=ghp_abcdefghijklmnopqrstuvwxyz0123456789', 1), ('b', '', 'nothing secret', 2);`); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-	n, err := maskSQLite(context.Background(), path)
-	if err != nil || n != 2 {
-		t.Fatalf("masked %d (%v), want 2", n, err)
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range []string{"PlainPw1xyz", "ghp_abcdefghijklmnopqrstuvwxyz0123456789"} {
-		if bytes.Contains(b, []byte(s)) {
-			t.Errorf("the file still holds %s", s)
-		}
-	}
-	if !bytes.Contains(b, []byte("nothing secret")) {
-		t.Error("an innocent cell was lost")
-	}
-}
-
-// OpenMetrics groups each family, orders samples by time and ends in # EOF.
-func TestOpenMetrics(t *testing.T) {
-	series := map[string]*omSeries{}
-	for _, s := range []*omSeries{
-		{name: "up", labels: map[string]string{"job": "b"}, points: map[int64]string{2000: "1", 1000: "0"}},
-		{name: "http_latency", labels: map[string]string{"route": `/a"b`, "svc": "x"}, points: map[int64]string{1500: "NaN"}},
-		{name: "up", labels: map[string]string{"job": "a"}, points: map[int64]string{1000: "+Inf"}},
-	} {
-		series[s.name+"\xff"+labelText(s.labels)] = s
-	}
-	want := `# TYPE http_latency unknown
-http_latency{route="/a\"b",svc="x"} NaN 1.5
-# TYPE up unknown
-up{job="a"} +Inf 1
-up{job="b"} 0 1
-up{job="b"} 1 2
-# EOF
-`
-	if got := string(openMetrics(series)); got != want {
-		t.Errorf("got\n%s\nwant\n%s", got, want)
-	}
-}
-
 // What is no incident of the user's own is refused with ErrRefused.
 func TestGuardRun(t *testing.T) {
 	demo, _ := json.Marshal(runrecord.Settings{Demo: true})
@@ -203,10 +90,10 @@ func TestDefaultID(t *testing.T) {
 	}
 }
 
-// A runbook set too large to freeze whole is frozen as the documents the
-// run's knowledge queries rank in their top TopRunbooks; the pack written
-// loads, and holds a FALLBACK expectation with the run's question and clock.
-func TestFreezeTopRunbooks(t *testing.T) {
+// A run's runbooks and playbook are frozen by their integrations; the pack
+// written loads, and holds a FALLBACK expectation with the run's question
+// and clock.
+func TestFreezeRunbooksAndPlaybook(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	rb := filepath.Join(dir, "kb")
@@ -258,11 +145,11 @@ func TestFreezeTopRunbooks(t *testing.T) {
 			Observation: json.RawMessage(`{"evidence_status":"EVIDENCE_FOUND","result":{"documents":[{"source":"kb/tls.md"}]}}`),
 		}},
 	}
-	rep, err := Freeze(ctx, Options{Run: run, Config: &cfg, Dir: filepath.Join(dir, "packs"), Store: store, maxWhole: 1})
+	rep, err := Freeze(ctx, Options{Run: run, Config: &cfg, Dir: filepath.Join(dir, "packs"), Store: store})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.ID != "r-0123" || !strings.Contains(strings.Join(rep.Frozen, "\n"), "runbooks: 1 of 3 document(s), the top 20") {
+	if rep.ID != "r-0123" || !strings.Contains(strings.Join(rep.Frozen, "\n"), "runbooks: 3 of 3 document(s), the whole set") {
 		t.Errorf("report %+v", rep)
 	}
 	st, err := os.Stat(rep.Dir)
@@ -272,15 +159,38 @@ func TestFreezeTopRunbooks(t *testing.T) {
 	if st.Mode().Perm() != 0o755 {
 		t.Errorf("the pack's folder is %v, want 0755", st.Mode())
 	}
-	files, err := filepath.Glob(filepath.Join(rep.Dir, RunbooksDir, "kb", "*"))
-	if err != nil || len(files) != 1 || filepath.Base(files[0]) != "tls.md" {
+	files, err := filepath.Glob(filepath.Join(rep.Dir, "runbooks", "kb", "*"))
+	if err != nil || len(files) != 3 {
 		t.Errorf("runbooks frozen: %v (%v)", files, err)
 	}
-	if b, err := os.ReadFile(filepath.Join(rep.Dir, SkillsDir, "checkout-tls", "SKILL.md")); err != nil || bytes.Contains(b, []byte("SkillPw42xyz")) || !bytes.Contains(b, []byte("look at the expiry")) {
+	if b, err := os.ReadFile(filepath.Join(rep.Dir, "skills", "checkout-tls", "SKILL.md")); err != nil || bytes.Contains(b, []byte("SkillPw42xyz")) || !bytes.Contains(b, []byte("look at the expiry")) {
 		t.Errorf("the playbook read (%v):\n%s", err, b)
 	}
 	p := eval.LoadPack(rep.Dir)
 	if p.Err != nil || p.Now != clock || p.Question != "checkout 502?" || p.Expect.Outcome != runrecord.OutcomeFallback || strings.Join(p.Expect.Evidence, ",") != "lookup_knowledge:kb/tls.md" {
 		t.Errorf("pack %+v", p)
+	}
+}
+
+// A run holding evidence from a tool no integration freezes is refused
+// loudly, and leaves nothing behind: a pack never silently lacks it.
+func TestFreezeRefusesUnfrozenEvidence(t *testing.T) {
+	dir := t.TempDir()
+	cfg := config.Defaults()
+	run := &runstore.RunDetail{
+		RunSummary: runstore.RunSummary{ID: "r_1", Intent: runrecord.IntentDiagnosis, Status: runrecord.RunStatusSuccess, ReleaseOutcome: runrecord.OutcomeFallback, Query: "q"},
+		Invocations: []runrecord.Invocation{{
+			ToolCallID: "call_1", Tool: "query_redis", Kind: runrecord.KindEvidence, Status: runrecord.InvocationCompleted,
+			EvidenceStatus: "EVIDENCE_FOUND", Input: json.RawMessage(`{"source":"cache"}`),
+			Observation: json.RawMessage(`{"evidence_status":"EVIDENCE_FOUND","result":{"source":"cache"}}`),
+		}},
+	}
+	packs := filepath.Join(dir, "packs")
+	_, err := Freeze(context.Background(), Options{Run: run, Config: &cfg, Dir: packs})
+	if err == nil || !strings.Contains(err.Error(), "query_redis") || !strings.Contains(err.Error(), "no integration freezes") {
+		t.Fatalf("err %v", err)
+	}
+	if left, _ := os.ReadDir(packs); len(left) != 0 {
+		t.Errorf("a refused pack left %v", left)
 	}
 }

@@ -3,8 +3,6 @@ package evalpack
 import (
 	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -14,6 +12,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/superbiz/superbiz/internal/eval"
+	"github.com/superbiz/superbiz/internal/frozen"
 	"github.com/superbiz/superbiz/internal/registry"
 	"github.com/superbiz/superbiz/internal/textclip"
 	"github.com/superbiz/superbiz/pkg/redact"
@@ -34,9 +33,7 @@ type scenarioFile struct {
 	Now      string     `toml:"now"`
 	Question string     `toml:"question,omitempty"`
 	Alert    *alertFile `toml:"alert,omitempty"`
-	// MetricsSources name the metrics sources metrics.om is served as.
-	MetricsSources []string   `toml:"metrics_sources,omitempty"`
-	Expect         expectFile `toml:"expect"`
+	Expect   expectFile `toml:"expect"`
 }
 
 type alertFile struct {
@@ -211,23 +208,30 @@ func evidence(run *runstore.RunDetail, outcome runrecord.Outcome) []string {
 	return out
 }
 
-// writeTOML encodes v as the pack's file name.
-func (p *pack) writeTOML(name string, v any) error {
-	var b bytes.Buffer
-	b.WriteString("# Frozen by `superbiz eval pack` from run " + redact.String(p.opts.Run.ID) + ".\n")
-	if err := toml.NewEncoder(&b).Encode(v); err != nil {
-		return fmt.Errorf("eval pack: encode %s: %w", name, err)
-	}
-	return writeFile(filepath.Join(p.dir, name), b.Bytes())
+// header is the first line of the pack's TOML files.
+func header(run *runstore.RunDetail) []byte {
+	return []byte("# Frozen by `superbiz eval pack` from run " + redact.String(run.ID) + ".\n")
 }
 
-// writeFile writes a new file of the pack, creating its folder.
-func writeFile(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("eval pack: %w", err)
+// writeScenario writes scenario.toml: sc, with the keys the sources set
+// (metrics_sources).
+func writeScenario(p *frozen.Pack, sc *scenarioFile) error {
+	var b bytes.Buffer
+	if err := toml.NewEncoder(&b).Encode(sc); err != nil {
+		return fmt.Errorf("eval pack: encode %s: %w", eval.ScenarioFile, err)
 	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		return fmt.Errorf("eval pack: %w", err)
+	if extra := p.ScenarioKeys(); len(extra) > 0 {
+		var all map[string]any
+		if _, err := toml.Decode(b.String(), &all); err != nil {
+			return fmt.Errorf("eval pack: encode %s: %w", eval.ScenarioFile, err)
+		}
+		for k, v := range extra {
+			all[k] = v
+		}
+		b.Reset()
+		if err := toml.NewEncoder(&b).Encode(all); err != nil {
+			return fmt.Errorf("eval pack: encode %s: %w", eval.ScenarioFile, err)
+		}
 	}
-	return nil
+	return p.WriteFile(eval.ScenarioFile, append(header(p.Run), b.Bytes()...))
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/doctor"
+	"github.com/superbiz/superbiz/internal/frozen"
 	"github.com/superbiz/superbiz/pkg/model"
 	"github.com/superbiz/superbiz/pkg/runstore"
 	"github.com/superbiz/superbiz/pkg/tools"
@@ -56,6 +57,32 @@ type Stored interface {
 // locking nothing, so the shell completion can name them (registry.Declared).
 type Declarer interface {
 	Declare(cfg *config.Config) []model.Tool
+}
+
+// Freezer is a Source whose evidence `eval pack` freezes into a pack
+// (internal/evalpack loops over every registered one). A run's call that
+// holds evidence from a tool no Freezer names fails eval pack: a source
+// without a Freezer is never silently left out of a pack.
+type Freezer interface {
+	// Freezes are the tools whose calls Freeze freezes.
+	Freezes() []string
+	// Freeze writes into p what the run read through this source: its files,
+	// its superbiz.toml tables, its scenario.toml keys and its report line;
+	// nothing when the run did not read it. It reads the calls through
+	// p.Calls and frozen.Result (the tool's own result type), never by a
+	// JSON shape of its own.
+	Freeze(ctx context.Context, p *frozen.Pack) error
+}
+
+// Replayer is a Source whose frozen evidence eval serves back to a pack's
+// runs (a metrics server for metrics.om, the recorded answers of a SQL
+// server): what the pack's superbiz.toml cannot say by itself.
+type Replayer interface {
+	// Owns names the pack files and scenario.toml keys the source reads.
+	Owns() frozen.Owned
+	// Replay reads, when eval loads a pack, what it holds of the source:
+	// nil when nothing; an error names the file and the key.
+	Replay(r frozen.Replay) (frozen.Served, error)
 }
 
 // Configured is an integration with a share of the configuration: its

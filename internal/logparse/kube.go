@@ -74,7 +74,7 @@ func parseCRI(line []byte, tc *TimeCtx, r *Record) LineKind {
 // criParts splits a CRI line into its time, the line inside, its stream
 // and whether it is a partial line (tag P).
 func criParts(line []byte, tc *TimeCtx) (ts int64, inner, stream []byte, partial, ok bool) {
-	ts, n, ok := isoTime(line, tc.Loc)
+	ts, n, ok := isoTime(line, tc)
 	if !ok || n >= len(line) || line[n] != ' ' {
 		return 0, nil, nil, false, false
 	}

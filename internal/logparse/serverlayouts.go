@@ -61,7 +61,7 @@ func zoneAfter(b []byte, i int) (off int64, utc bool, n int) {
 // (zoneAfter): a stamp that carries its own offset keeps it, a numeric or
 // UTC zone after it is applied, an abbreviation leaves the source's zone.
 func isoZoned(b []byte, tc *TimeCtx) (int64, int, bool) {
-	ts, n, ok := isoTime(b, tc.Loc)
+	ts, n, ok := isoTime(b, tc)
 	if !ok {
 		return 0, 0, false
 	}
@@ -72,8 +72,9 @@ func isoZoned(b []byte, tc *TimeCtx) (int64, int, bool) {
 	if zn == 0 {
 		return ts, n, true
 	}
+	tc.Fold = Fold{} // the stamp's own zone places it: no DST reading
 	if utc {
-		u, _, _ := isoTime(b[:n], time.UTC)
+		u, _, _ := isoTime(b[:n], &TimeCtx{Loc: time.UTC})
 		return u - off, n + zn, true
 	}
 	return ts, n + zn, true
@@ -128,7 +129,7 @@ func parseRubyLogger(line []byte, tc *TimeCtx, r *Record) LineKind {
 	if len(line) < 30 || line[1] != ',' || line[2] != ' ' || line[3] != '[' {
 		return LineCont
 	}
-	ts, n, ok := isoTime(line[4:], tc.Loc)
+	ts, n, ok := isoTime(line[4:], tc)
 	i := 4 + n
 	if !ok || i+2 >= len(line) || line[i] != ' ' || line[i+1] != '#' {
 		return LineCont
@@ -282,7 +283,7 @@ func parseRedis(line []byte, tc *TimeCtx, r *Record) LineKind {
 		}
 		var frac int
 		frac, j = fraction(b, 20)
-		t, ok := mkTime(y, mo, d, h, mi, s, frac, tc.Loc)
+		t, ok := mkTime(y, mo, d, h, mi, s, frac, tc)
 		if !ok {
 			return LineCont
 		}
@@ -327,7 +328,7 @@ func parseElasticsearch(line []byte, tc *TimeCtx, r *Record) LineKind {
 	if len(line) < 30 || line[0] != '[' {
 		return LineCont
 	}
-	ts, n, ok := isoTime(line[1:], tc.Loc)
+	ts, n, ok := isoTime(line[1:], tc)
 	if !ok || 1+n >= len(line) || line[1+n] != ']' {
 		return LineCont
 	}
@@ -368,7 +369,7 @@ func parseLambda(line []byte, tc *TimeCtx, r *Record) LineKind {
 		}
 		i = j + 1
 	}
-	ts, n, ok := isoTime(line[i:], tc.Loc)
+	ts, n, ok := isoTime(line[i:], tc)
 	if !ok || !hasZone(line[i:i+n]) || i+n >= len(line) || line[i+n] != '\t' {
 		return LineCont
 	}
@@ -418,7 +419,7 @@ func parseEnvoy(line []byte, tc *TimeCtx, r *Record) LineKind {
 	if len(line) < 40 || line[0] != '[' {
 		return LineCont
 	}
-	ts, n, ok := isoTime(line[1:], tc.Loc)
+	ts, n, ok := isoTime(line[1:], tc)
 	if !ok || 1+n+2 >= len(line) || line[1+n] != ']' || line[2+n] != ' ' || line[3+n] != '"' {
 		return LineCont
 	}
@@ -488,7 +489,7 @@ func mysqlLevel(w []byte) string {
 // [ERROR] [MY-010119] [Server] msg" (5.7 without the code and subsystem):
 // the subsystem is the service, the error code and thread id are fields.
 func parseMySQL(line []byte, tc *TimeCtx, r *Record) LineKind {
-	ts, n, ok := isoTime(line, tc.Loc)
+	ts, n, ok := isoTime(line, tc)
 	if !ok || n >= len(line) || line[n] != ' ' {
 		return LineCont
 	}

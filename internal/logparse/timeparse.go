@@ -15,6 +15,10 @@ type TimeCtx struct {
 	// would put the stamp more than a day after the reference.
 	Year  int
 	EndNS int64
+	// Fold is set by the last stamp read without a zone whose wall clock a
+	// change of Loc's offset made ambiguous or impossible (see dst.go); the
+	// reader clears it before each line.
+	Fold Fold
 }
 
 // SetRef makes ns (Unix nanoseconds) the reference for stamps without a year.
@@ -33,19 +37,19 @@ func (tc *TimeCtx) noYear(mo, d, h, mi, s, frac int) (int64, bool) {
 	if year == 0 {
 		year = time.Now().Year()
 	}
-	t := time.Date(year, time.Month(mo), d, h, mi, s, frac, tc.Loc).UnixNano()
+	t := tc.local(year, mo, d, h, mi, s, frac)
 	if tc.EndNS != 0 && t > tc.EndNS+int64(24*time.Hour) {
-		t = time.Date(year-1, time.Month(mo), d, h, mi, s, frac, tc.Loc).UnixNano()
+		t = tc.local(year-1, mo, d, h, mi, s, frac)
 	}
 	return t, true
 }
 
 // mkTime builds a stamp with all its fields; ok is false when one is out of range.
-func mkTime(y, mo, d, h, mi, s, frac int, loc *time.Location) (int64, bool) {
+func mkTime(y, mo, d, h, mi, s, frac int, tc *TimeCtx) (int64, bool) {
 	if mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60 {
 		return 0, false
 	}
-	return time.Date(y, time.Month(mo), d, h, mi, s, frac, loc).UnixNano(), true
+	return tc.local(y, mo, d, h, mi, s, frac), true
 }
 
 // fraction reads ".123" or ",123" at b[i] as nanoseconds (up to 9 digits
@@ -86,7 +90,7 @@ func yymmddTime(b []byte, tc *TimeCtx) (int64, int, bool) {
 	if !ok {
 		return 0, 0, false
 	}
-	ns, ok := mkTime(century(v[0]), v[1], v[2], v[3], v[4], v[5], 0, tc.Loc)
+	ns, ok := mkTime(century(v[0]), v[1], v[2], v[3], v[4], v[5], 0, tc)
 	return ns, 13, ok
 }
 
@@ -99,7 +103,7 @@ func yySlashTime(b []byte, tc *TimeCtx) (int64, int, bool) {
 	if !ok {
 		return 0, 0, false
 	}
-	ns, ok := mkTime(century(v[0]), v[1], v[2], v[3], v[4], v[5], 0, tc.Loc)
+	ns, ok := mkTime(century(v[0]), v[1], v[2], v[3], v[4], v[5], 0, tc)
 	return ns, 17, ok
 }
 
@@ -138,7 +142,7 @@ func compactTime(b []byte, tc *TimeCtx) (int64, int, bool) {
 	if i < len(b) && isWordByte(b[i]) { // "…:6x6" is no stamp
 		return 0, 0, false
 	}
-	ns, ok := mkTime(v[0], v[1], v[2], clock[0], clock[1], clock[2], clock[3]*1e6, tc.Loc)
+	ns, ok := mkTime(v[0], v[1], v[2], clock[0], clock[1], clock[2], clock[3]*1e6, tc)
 	return ns, i, ok
 }
 
@@ -193,7 +197,7 @@ func ctimeTime(b []byte, tc *TimeCtx) (int64, int, bool) {
 	if !ok5 {
 		return 0, 0, false
 	}
-	ns, ok := mkTime(y, mo, d, h, mi, s, frac, tc.Loc)
+	ns, ok := mkTime(y, mo, d, h, mi, s, frac, tc)
 	return ns, i + 5, ok
 }
 
@@ -215,7 +219,7 @@ func clfTime(b []byte, tc *TimeCtx) (int64, int, bool) {
 		oh, okh := num(b[22:], 2)
 		om, okm := num(b[24:], 2)
 		if okh && okm {
-			ns, ok := mkTime(y, mo, d, h, mi, s, 0, time.UTC)
+			ns, ok := mkTime(y, mo, d, h, mi, s, 0, &TimeCtx{Loc: time.UTC})
 			off := int64((oh*60+om)*60) * 1e9
 			if b[21] == '-' {
 				off = -off
@@ -223,7 +227,7 @@ func clfTime(b []byte, tc *TimeCtx) (int64, int, bool) {
 			return ns - off, 26, ok
 		}
 	}
-	ns, ok := mkTime(y, mo, d, h, mi, s, 0, tc.Loc)
+	ns, ok := mkTime(y, mo, d, h, mi, s, 0, tc)
 	return ns, 20, ok
 }
 
@@ -233,7 +237,7 @@ func clfTime(b []byte, tc *TimeCtx) (int64, int, bool) {
 // syslog "Jan _2 15:04:05". Stamps without a zone are in tc.loc.
 func leadingTime(b []byte, tc *TimeCtx) (int64, int, bool) {
 	if len(b) >= 19 && isDigit(b[0]) {
-		return isoTime(b, tc.Loc)
+		return isoTime(b, tc)
 	}
 	if len(b) >= 15 && b[0] >= 'A' && b[0] <= 'S' {
 		return syslogTime(b, tc)
@@ -276,7 +280,7 @@ func num(b []byte, n int) (int, bool) {
 	return v, true
 }
 
-func isoTime(b []byte, loc *time.Location) (int64, int, bool) {
+func isoTime(b []byte, tc *TimeCtx) (int64, int, bool) {
 	if len(b) < 19 || (b[4] != '-' && b[4] != '/') || b[7] != b[4] || (b[10] != 'T' && b[10] != ' ' && b[10] != 't') || b[13] != ':' || b[16] != ':' {
 		return 0, 0, false
 	}
@@ -316,8 +320,7 @@ func isoTime(b []byte, loc *time.Location) (int64, int, bool) {
 			return t.UnixNano() - int64(off)*1e9, j, true
 		}
 	}
-	t := time.Date(y, time.Month(mo), d, h, mi, s, frac, loc)
-	return t.UnixNano(), i, true
+	return tc.local(y, mo, d, h, mi, s, frac), i, true
 }
 
 var months = [...]string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}

@@ -1,8 +1,9 @@
 // Package mcpservice is what `superbiz mcp` serves: it implements
 // mcpserver.Service over one open workspace, through the same use cases and
 // views as the command line (`tools call`, `diagnose`, `alerts`, `runs`).
-// mcpserver owns the protocol; cmd owns flags and wiring and hands this
-// package its dependencies in one Deps value.
+// mcpserver owns the protocol; internal/workspace owns what a call means
+// (its verdict, the diagnosis's preparation) and internal/runview the JSON
+// of a run, called here directly as cmd calls them; cmd owns the flags.
 package mcpservice
 
 import (
@@ -14,70 +15,36 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/superbiz/superbiz/internal/exitcode"
 	"github.com/superbiz/superbiz/internal/mcpserver"
+	"github.com/superbiz/superbiz/internal/runview"
 	"github.com/superbiz/superbiz/internal/usecase"
+	"github.com/superbiz/superbiz/internal/workspace"
 	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/runstore"
-	"github.com/superbiz/superbiz/pkg/tools/knowledge"
-	"github.com/superbiz/superbiz/pkg/tools/skills"
 )
 
-// ToolAnswer is one direct tool call as `tools call` ends it: the
-// observation the model would see and, when the call was not served, the
-// error `tools call` prints and exits with.
-type ToolAnswer struct {
-	Observation json.RawMessage
-	Problem     error
-}
-
-// Deps are everything the service uses, given once by cmd: the workspace's
-// parts, and the paths it shares with the commands (which print, exit and
-// render the same results).
-type Deps struct {
-	Store    *runstore.Store
-	Registry *harness.Registry
-	// Index holds the runbooks; nil without [knowledge] paths.
-	Index *knowledge.Index
-	// Playbooks are the loaded playbooks; nil when there are none.
-	Playbooks *skills.Catalog
+// Options are where the service writes what a command would print.
+type Options struct {
 	// Lines prints a diagnosis's run events as lines (stderr).
 	Lines harness.Sink
 	// Notes receives the notes a command would print (stderr).
 	Notes io.Writer
-	// Tool runs one direct call as `tools call` does, stored as a TOOL_CALL
-	// run under session; the error is a failure outside the call (the store).
-	Tool func(ctx context.Context, name string, input json.RawMessage, session string) (ToolAnswer, error)
-	// Prepare readies a diagnosis as `superbiz diagnose` does (an alert
-	// resolved, the demo transcript): the use case's deps, the query, a note.
-	Prepare func(ctx context.Context, query, alert string) (*usecase.Deps, string, string, error)
-	// Verdict is the error `superbiz diagnose` ends a finished run with, nil
-	// for SUCCESS and an honest FALLBACK.
-	Verdict func(usecase.Output) error
-	// StoreFailure is how the commands report a failure of the run store.
-	StoreFailure func(error) error
-	// Alerts lists the firing alerts as `superbiz alerts -o json` does; nil
-	// without [alerts].
-	Alerts func(ctx context.Context) (any, error)
-	// RunSummary is a run as `superbiz runs -o json` lists it.
-	RunSummary func(runstore.RunSummary) any
-	// ShowRun is `superbiz runs show ID -o json`'s view of one page of the
-	// run's tool invocations, or its error (an unknown run named as runs
-	// show names it).
-	ShowRun func(ctx context.Context, id string, page runstore.InvocationPage) (any, error)
 }
 
-// Service implements mcpserver.Service over Deps.
+// Service implements mcpserver.Service over one open workspace.
 type Service struct {
-	d Deps
+	w *workspace.Workspace
+	o Options
 	// mu guards session: the one session this server stores its clients'
 	// direct tool calls under, created at the first one.
 	mu      sync.Mutex
 	session string
 }
 
-// New is the service over d.
-func New(d Deps) *Service { return &Service{d: d} }
+// New is the service over the open workspace w.
+func New(w *workspace.Workspace, o Options) *Service { return &Service{w: w, o: o} }
 
 var _ mcpserver.Service = (*Service)(nil)
 
@@ -85,12 +52,12 @@ var _ mcpserver.Service = (*Service)(nil)
 // agent's envelope left out), and read_skill when playbooks are loaded.
 func (s *Service) Tools() []mcpserver.Tool {
 	var out []mcpserver.Tool
-	for _, name := range s.d.Registry.Names() {
-		ad, _ := s.d.Registry.Adapter(name)
+	for _, name := range s.w.Tools.Names() {
+		ad, _ := s.w.Tools.Adapter(name)
 		d := ad.Definition()
 		out = append(out, mcpserver.Tool{Name: d.Name, Description: d.Description, Input: d.Parameters})
 	}
-	for _, d := range s.d.Registry.Definitions() {
+	for _, d := range s.w.Tools.Definitions() {
 		if d.Name == harness.ReadSkillTool {
 			out = append(out, mcpserver.Tool{Name: d.Name, Description: d.Description, Input: d.Parameters})
 		}
@@ -111,17 +78,25 @@ func (s *Service) CallTool(ctx context.Context, name string, input json.RawMessa
 	if err != nil {
 		return mcpserver.Result{}, err
 	}
-	ans, err := s.d.Tool(ctx, name, input, session)
+	call, err := s.w.CallTool(ctx, name, input, workspace.Audit{SessionID: session})
 	if err != nil {
 		return mcpserver.Result{IsError: true, Text: egress.Error(err)}, nil
 	}
-	obs, err := egress.MaskJSON(ans.Observation)
+	return toolResult(call.Observation, call.Verdict(ctx))
+}
+
+// toolResult is a direct call's MCP result: the observation, and when the
+// call was not served an isError result with the verdict's message, both
+// through the door (a password in a driver's error never reaches the
+// client).
+func toolResult(observation json.RawMessage, verdict error) (mcpserver.Result, error) {
+	obs, err := egress.MaskJSON(observation)
 	if err != nil {
 		return mcpserver.Result{}, fmt.Errorf("mask the observation: %w", err)
 	}
 	r := mcpserver.Result{Structured: obs}
-	if ans.Problem != nil {
-		r.IsError, r.Text = true, egress.Error(ans.Problem)
+	if verdict != nil {
+		r.IsError, r.Text = true, egress.Error(verdict)
 	}
 	return r, nil
 }
@@ -132,37 +107,39 @@ func (s *Service) toolSession(ctx context.Context) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.session == "" {
-		id := s.d.Store.NewID("s_")
-		if err := s.d.Store.CreateSession(ctx, id); err != nil {
-			return "", s.d.StoreFailure(fmt.Errorf("create the session of the tool calls: %w", err))
+		id := s.w.Store.NewID("s_")
+		if err := s.w.Store.CreateSession(ctx, id); err != nil {
+			return "", s.w.StoreFailure(fmt.Errorf("create the session of the tool calls: %w", err))
 		}
 		s.session = id
 	}
 	return s.session, nil
 }
 
-// Diagnose runs one diagnosis through Prepare and the use case, as
+// Diagnose runs one diagnosis prepared by the workspace, as
 // `superbiz diagnose -o json` does, sending each budget snapshot as
 // progress and the run's events as lines.
 func (s *Service) Diagnose(ctx context.Context, in mcpserver.DiagnoseInput, progress func(mcpserver.Progress)) (mcpserver.Result, error) {
-	d, query, note, err := s.d.Prepare(ctx, in.Query, in.Alert)
+	prep, err := s.w.PrepareDiagnosis(ctx, workspace.Diagnosis{Query: in.Query, Alert: in.Alert, FromAlert: in.Alert != ""})
 	if err != nil {
 		return mcpserver.Result{IsError: true, Text: egress.Error(err)}, nil
 	}
-	if note != "" {
-		fmt.Fprintf(s.d.Notes, "superbiz: %s\n", note)
+	if prep.Note != "" {
+		fmt.Fprintf(s.o.Notes, "superbiz: %s\n", prep.Note)
 	}
-	d.Events = harness.Sinks{s.d.Lines, progressSink(progress)}
-	out, err := d.Diagnose(ctx, usecase.DiagnoseRequest{Query: query, SessionID: in.Session})
+	d := prep.Deps
+	d.Events = harness.Sinks{s.o.Lines, progressSink(progress)}
+	out, err := d.Diagnose(ctx, usecase.DiagnoseRequest{Query: prep.Query, SessionID: in.Session})
 	if err != nil {
-		return mcpserver.Result{}, s.d.StoreFailure(err)
+		return mcpserver.Result{}, s.w.StoreFailure(err)
 	}
 	r, err := structured(out)
 	if err != nil {
 		return mcpserver.Result{}, fmt.Errorf("encode the diagnosis: %w", err)
 	}
 	r.Text = egress.Mask(out.Answer)
-	if xerr := s.d.Verdict(out); xerr != nil {
+	// An honest FALLBACK is a result, not an error, to the client.
+	if xerr := workspace.RunVerdict(out, s.w.Config); xerr != nil && exitcode.OfRun(out) != exitcode.Fallback {
 		r.IsError = true
 		r.Text = egress.Sprintf("%s\n\n%s", xerr, r.Text)
 	}
@@ -191,10 +168,10 @@ func progressSink(progress func(mcpserver.Progress)) harness.Sink {
 
 // ListAlerts is `superbiz alerts -o json`.
 func (s *Service) ListAlerts(ctx context.Context) (mcpserver.Result, error) {
-	if s.d.Alerts == nil {
+	if s.w.Config.Alerts.URL == "" {
 		return mcpserver.Result{IsError: true, Text: egress.Const("no Alertmanager configured")}, nil
 	}
-	v, err := s.d.Alerts(ctx)
+	v, err := s.w.FiringAlerts(ctx)
 	if err != nil {
 		return mcpserver.Result{IsError: true, Text: egress.Error(err)}, nil
 	}
@@ -203,7 +180,7 @@ func (s *Service) ListAlerts(ctx context.Context) (mcpserver.Result, error) {
 
 // ListRuns is `superbiz runs -o json` as {"runs": […]}.
 func (s *Service) ListRuns(ctx context.Context, in mcpserver.RunsListInput) (mcpserver.Result, error) {
-	store := s.d.Store
+	store := s.w.Store
 	if in.Session != "" {
 		if _, err := store.GetSession(ctx, in.Session); err != nil {
 			if errors.Is(err, runstore.ErrNotFound) {
@@ -216,33 +193,29 @@ func (s *Service) ListRuns(ctx context.Context, in mcpserver.RunsListInput) (mcp
 	if err != nil {
 		return mcpserver.Result{}, err
 	}
-	list := make([]any, len(runs))
-	for i, r := range runs {
-		list[i] = s.d.RunSummary(r)
-	}
-	return structured(map[string]any{"runs": list})
+	return structured(map[string]any{"runs": runview.Runs(runs)})
 }
 
 // ShowRun is `superbiz runs show RUN_ID --offset N --limit N -o json`.
 func (s *Service) ShowRun(ctx context.Context, in mcpserver.RunShowInput) (mcpserver.Result, error) {
-	v, err := s.d.ShowRun(ctx, in.RunID, runstore.InvocationPage{Offset: in.Offset, Limit: in.Limit})
+	d, err := runview.RunPage(ctx, s.w.Store, in.RunID, runstore.InvocationPage{Offset: in.Offset, Limit: in.Limit})
 	if err != nil {
 		return mcpserver.Result{IsError: true, Text: egress.Error(err)}, nil
 	}
-	return structured(v)
+	return structured(runview.DetailOf(d))
 }
 
 // Runbooks lists the indexed runbooks, none without [knowledge] paths, each
 // named by its path inside the configured root (RunbookName).
 func (s *Service) Runbooks(ctx context.Context) ([]mcpserver.Document, error) {
-	if s.d.Index == nil {
+	if s.w.Index == nil {
 		return nil, nil
 	}
-	books, err := s.d.Index.Runbooks(ctx)
+	books, err := s.w.Index.Runbooks(ctx)
 	if err != nil {
 		return nil, err
 	}
-	root := s.d.Index.SoleRoot()
+	root := s.w.Index.SoleRoot()
 	out := make([]mcpserver.Document, 0, len(books))
 	for _, b := range books {
 		out = append(out, mcpserver.Document{Name: RunbookName(root, b.Path), Title: egress.Mask(b.Title)})
@@ -266,14 +239,14 @@ func RunbookName(root, source string) string {
 
 // Runbook is one indexed runbook's text, masked like every observation.
 func (s *Service) Runbook(ctx context.Context, name string) (mcpserver.Document, bool, error) {
-	if s.d.Index == nil {
+	if s.w.Index == nil {
 		return mcpserver.Document{}, false, nil
 	}
 	source := name
-	if root := s.d.Index.SoleRoot(); root != "" {
+	if root := s.w.Index.SoleRoot(); root != "" {
 		source = root + "/" + name
 	}
-	b, ok, err := s.d.Index.ReadRunbook(ctx, source)
+	b, ok, err := s.w.Index.ReadRunbook(ctx, source)
 	if err != nil || !ok {
 		return mcpserver.Document{}, ok, err
 	}
@@ -282,11 +255,11 @@ func (s *Service) Runbook(ctx context.Context, name string) (mcpserver.Document,
 
 // Skills are the loaded playbooks, masked.
 func (s *Service) Skills() []mcpserver.Document {
-	if s.d.Playbooks == nil {
+	if s.w.Playbooks == nil {
 		return nil
 	}
 	var out []mcpserver.Document
-	for _, p := range s.d.Playbooks.List() {
+	for _, p := range s.w.Playbooks.List() {
 		out = append(out, mcpserver.Document{Name: p.Name, Title: egress.Mask(p.Name), Description: egress.Mask(p.Description), Text: egress.Mask(p.Body)})
 	}
 	return out

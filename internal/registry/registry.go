@@ -10,10 +10,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/doctor"
+	"github.com/superbiz/superbiz/internal/frozen"
 	"github.com/superbiz/superbiz/internal/integration"
 	"github.com/superbiz/superbiz/internal/integration/alerts"
 	"github.com/superbiz/superbiz/internal/integration/databases"
@@ -25,6 +27,7 @@ import (
 	"github.com/superbiz/superbiz/internal/integration/runbooks"
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/model"
+	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/pkg/runstore"
 )
 
@@ -239,4 +242,44 @@ func owner(tool string) integration.Source {
 		}
 	}
 	return nil
+}
+
+// Freezers are the sources whose evidence eval pack freezes, in registry
+// order: the pack is written by each in turn.
+func Freezers() []integration.Freezer {
+	var out []integration.Freezer
+	for _, s := range Sources() {
+		if f, ok := s.(integration.Freezer); ok {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Unfrozen is the first evidence tool of calls that no Freezer freezes, ""
+// when every one has its Freezer: eval pack refuses to write a pack that
+// would silently leave a source's evidence out.
+func Unfrozen(calls []runrecord.Invocation) string {
+	var tools []string
+	for _, f := range Freezers() {
+		tools = append(tools, f.Freezes()...)
+	}
+	for _, inv := range calls {
+		if inv.Kind == runrecord.KindEvidence && frozen.Evidence(inv) && !slices.Contains(tools, inv.Tool) {
+			return inv.Tool
+		}
+	}
+	return ""
+}
+
+// Replayers are the sources eval serves from a pack's own files, in
+// registry order.
+func Replayers() []integration.Replayer {
+	var out []integration.Replayer
+	for _, s := range Sources() {
+		if r, ok := s.(integration.Replayer); ok {
+			out = append(out, r)
+		}
+	}
+	return out
 }

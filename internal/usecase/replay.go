@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 
@@ -276,7 +275,7 @@ func (r recordedTool) Execute(_ context.Context, call tools.Call) tools.Outcome 
 		if inv.Kind != runrecord.KindEvidence || inv.Tool != call.Tool || !bytes.Equal(runstore.Redacted(inv.Input), want) {
 			continue
 		}
-		out, ok := RecordedOutcome(inv.Observation)
+		out, ok := runstore.RecordedOutcome(inv.Observation)
 		if !ok {
 			// A discarded or stopped observation holds no result to replay.
 			break
@@ -284,26 +283,6 @@ func (r recordedTool) Execute(_ context.Context, call tools.Call) tools.Outcome 
 		return out
 	}
 	return tools.Failed(tools.CodeUnrecorded, fmt.Errorf("no recorded observation for %s %s", call.Tool, want))
-}
-
-// RecordedOutcome is a stored observation as its tool's answer again: its
-// evidence status and result, or its ERROR with the code; ok is false for
-// an observation that holds no answer (discarded, stopped). Replay and
-// eval's frozen packs answer from recordings with it.
-func RecordedOutcome(observation json.RawMessage) (out tools.Outcome, ok bool) {
-	var obs struct {
-		EvidenceStatus tools.EvidenceStatus `json:"evidence_status"`
-		ErrorCode      string               `json:"error_code"`
-		Result         json.RawMessage      `json:"result"`
-	}
-	if err := json.Unmarshal(observation, &obs); err != nil || obs.EvidenceStatus == "" {
-		return tools.Outcome{}, false
-	}
-	if obs.EvidenceStatus == tools.StatusError {
-		// An old observation spells CANCELLED as CANCELED.
-		return tools.Failed(runstore.ToolErrorCode(obs.ErrorCode), errors.New("recorded error")), true
-	}
-	return tools.Outcome{Status: obs.EvidenceStatus, Result: obs.Result}, true
 }
 
 // compareRuns lists what differs between two runs in the ways replay checks,

@@ -22,7 +22,7 @@ import (
 )
 
 // ReadSkillTool is the guidance tool's name; it is not an evidence tool.
-const ReadSkillTool = "read_skill"
+const ReadSkillTool = tools.ReadSkillTool
 
 // The repair codes of a REPAIR_REQUIRED observation.
 const (

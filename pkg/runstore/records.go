@@ -2,6 +2,7 @@ package runstore
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/superbiz/superbiz/pkg/runrecord"
@@ -86,4 +87,24 @@ func ToolErrorCode(code string) string {
 		return tools.CodeCancelled
 	}
 	return code
+}
+
+// RecordedOutcome is a stored observation as its tool's answer again: its
+// evidence status and result, or its ERROR with the code; ok is false for
+// an observation that holds no answer (discarded, stopped). Replay and
+// eval's frozen packs answer from recordings with it.
+func RecordedOutcome(observation json.RawMessage) (out tools.Outcome, ok bool) {
+	var obs struct {
+		EvidenceStatus tools.EvidenceStatus `json:"evidence_status"`
+		ErrorCode      string               `json:"error_code"`
+		Result         json.RawMessage      `json:"result"`
+	}
+	if err := json.Unmarshal(observation, &obs); err != nil || obs.EvidenceStatus == "" {
+		return tools.Outcome{}, false
+	}
+	if obs.EvidenceStatus == tools.StatusError {
+		// An old observation spells CANCELLED as CANCELED.
+		return tools.Failed(ToolErrorCode(obs.ErrorCode), errors.New("recorded error")), true
+	}
+	return tools.Outcome{Status: obs.EvidenceStatus, Result: obs.Result}, true
 }

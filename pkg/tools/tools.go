@@ -253,3 +253,8 @@ func Pick(name string, names []string, kind string) (int, error) {
 	}
 	return 0, InvalidInput("unknown %s %q: use one of %s", kind, name, strings.Join(quoted, ", "))
 }
+
+// ReadSkillTool is the name of the guidance tool that serves a diagnosis
+// playbook (pkg/harness runs it): declared here, below the harness, so that
+// what reads stored calls (eval pack) names it without importing the harness.
+const ReadSkillTool = "read_skill"

@@ -19,7 +19,10 @@ import (
 )
 
 // Source is the runbook integration; its zero value is ready.
-type Source struct{}
+type Source struct {
+	// maxWhole overrides MaxWholeRunbooks for Freeze (tests); 0 keeps it.
+	maxWhole int64
+}
 
 // Name is the integration's name.
 func (Source) Name() string { return "runbooks" }

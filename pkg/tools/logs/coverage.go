@@ -95,6 +95,9 @@ func partialAccount(name string, q *query, res *Result) string {
 	if res.Unplaced > 0 {
 		parts = append(parts, fmt.Sprintf("%d entries next to it without a readable time", res.Unplaced))
 	}
+	if res.TimeAmbiguous > 0 {
+		parts = append(parts, fmt.Sprintf("%d entries whose local time a daylight-saving change makes ambiguous (one reading inside the window, one outside)", res.TimeAmbiguous))
+	}
 	if res.Matched == 0 && res.Unparsed > 0 {
 		parts = append(parts, fmt.Sprintf("%d matching entries without a readable time", res.Unparsed))
 	}

@@ -361,6 +361,7 @@ func (t *Tool) scan(ctx context.Context, src *source, q *query, acc *accumulator
 		ctx:     scanCtx,
 		budget:  t.limits.decompressed,
 		service: src.service(),
+		inOrder: foldNear(src.Location, q.startNS, q.endNS),
 	}
 	capHit, stopped := false, false
 	for _, f := range files {

@@ -71,6 +71,11 @@ type Result struct {
 	// next to an entry of the window, whatever the filters: the window may
 	// hold them (coverage "partial").
 	Unplaced int `json:"unplaced,omitempty"`
+	// TimeAmbiguous counts the entries that pass every filter but whose
+	// local stamp a daylight-saving change makes ambiguous (a repeated
+	// hour the file's order does not resolve, or a skipped hour) with one
+	// reading inside the window and one outside (coverage "partial").
+	TimeAmbiguous int `json:"time_ambiguous,omitempty"`
 	// SkippedCount is how many files could not be read (fully); the first
 	// maxSkippedListed are named in SkippedFiles.
 	SkippedCount int           `json:"skipped_count,omitempty"`
@@ -165,9 +170,11 @@ type accumulator struct {
 	// levelUnread, serviceUnread and unplaced are the Result's; services
 	// counts the window's entries that name a service.
 	levelUnread, serviceUnread, unplaced, services int
-	seq                                            int64
-	held                                           entryHeap
-	patterns                                       map[string]*patternAcc
+	// timeAmbiguous is the Result's TimeAmbiguous.
+	timeAmbiguous int
+	seq           int64
+	held          entryHeap
+	patterns      map[string]*patternAcc
 	// mask masks values by key name before messages are grouped and
 	// clipped, so templates differ by no secret and no cut hides one.
 	mask *redact.Keyed
@@ -370,6 +377,7 @@ func (a *accumulator) result(source string, start, end int64) Result {
 	res.LevelUnread = a.levelUnread
 	res.ServiceUnread = a.serviceUnread
 	res.Unplaced = a.unplaced
+	res.TimeAmbiguous = a.timeAmbiguous
 	res.Truncated = res.Truncated || res.Returned < res.Matched
 	return res
 }

@@ -118,6 +118,12 @@ func admitPGTop(stmt *pgq.Node) (Kind, error) {
 			if name == "analyze" || name == "analyse" {
 				return "", refuse(ReasonExplainKind, "EXPLAIN ANALYZE executes the statement")
 			}
+			if name == "verbose" && pgOptionOn(o.GetDefElem()) {
+				return "", refuse(ReasonNotAllowed, "EXPLAIN VERBOSE prints %s: reading it is not allowed; EXPLAIN without VERBOSE shows the plan", whyPGBodies)
+			}
+			if name == "verbose" {
+				continue
+			}
 			if !pgExplainOptions()[name] {
 				return "", refuse(ReasonExplainKind, "EXPLAIN option %s is not admitted", name)
 			}
@@ -130,6 +136,23 @@ func admitPGTop(stmt *pgq.Node) (Kind, error) {
 	return "", refuse(ReasonStatementKind, "%s is not a read: only SELECT, VALUES, TABLE, SHOW and EXPLAIN are admitted", pgStmtName(stmt))
 }
 
+// pgOptionOn reports whether an EXPLAIN option is switched on: bare
+// (VERBOSE) or with a value other than false, off or 0.
+func pgOptionOn(d *pgq.DefElem) bool {
+	arg := d.GetArg()
+	if arg == nil {
+		return true
+	}
+	if b := arg.GetBoolean(); b != nil {
+		return b.GetBoolval()
+	}
+	if i := arg.GetInteger(); i != nil {
+		return i.GetIval() != 0
+	}
+	v := strings.ToLower(arg.GetString_().GetSval())
+	return v != "false" && v != "off" && v != "0" && v != "no"
+}
+
 // pgSecretSettings are server settings whose value can hold a secret
 // although their name does not say so to redact.IsSecretKey.
 var pgSecretSettings = sync.OnceValue(func() map[string]bool {
@@ -138,9 +161,11 @@ var pgSecretSettings = sync.OnceValue(func() map[string]bool {
 })
 
 // pgExplainOptions are the EXPLAIN options that only change how the plan is
-// shown; ANALYZE (which runs the statement) is refused before this list.
+// shown; ANALYZE (which runs the statement) is refused before this list,
+// VERBOSE (which prints view and SQL-function bodies, literals included, as
+// each node's output) is refused as NOT_ALLOWED.
 var pgExplainOptions = sync.OnceValue(func() map[string]bool {
-	return setOf("verbose", "costs", "settings", "format", "summary", "generic_plan")
+	return setOf("costs", "settings", "format", "summary", "generic_plan")
 })
 
 // pgStmtName names a statement node for a refusal: "InsertStmt" → "INSERT".
@@ -218,21 +243,21 @@ func visitPG(m protoreflect.Message) error {
 		if !pgExprKinds()[n.GetKind()] {
 			return refuse(ReasonConstruct, "expression %s is not admitted", strings.TrimPrefix(n.GetKind().String(), "AEXPR_"))
 		}
-		name, ok := pgBuiltinName(n.GetName())
+		name, ok := pgOperatorName(n.GetName())
 		if !ok || !pgOperators()[name] {
 			return refuse(ReasonFunction, "operator %s is not on the allowlist of built-in operators (a user-defined operator runs its own function)", pgDottedName(n.GetName()))
 		}
 		return nil
 	case *pgq.SortBy:
 		if len(n.GetUseOp()) > 0 {
-			if name, ok := pgBuiltinName(n.GetUseOp()); !ok || !pgOperators()[name] {
+			if name, ok := pgOperatorName(n.GetUseOp()); !ok || !pgOperators()[name] {
 				return refuse(ReasonFunction, "ORDER BY … USING %s is not on the allowlist of built-in operators", pgDottedName(n.GetUseOp()))
 			}
 		}
 		return nil
 	case *pgq.SubLink:
 		if len(n.GetOperName()) > 0 {
-			if name, ok := pgBuiltinName(n.GetOperName()); !ok || !pgOperators()[name] {
+			if name, ok := pgOperatorName(n.GetOperName()); !ok || !pgOperators()[name] {
 				return refuse(ReasonFunction, "operator %s is not on the allowlist of built-in operators", pgDottedName(n.GetOperName()))
 			}
 		}
@@ -398,10 +423,12 @@ var pgTypes = sync.OnceValue(func() map[string]bool {
 	)
 })
 
-// pgBuiltinName is the lower-case name of a possibly qualified name (a
-// function, type or operator) that may be a built-in: unqualified (the
-// session puts pg_catalog first on the search path, so a built-in wins) or
-// qualified by pg_catalog. A name in any other schema is user-defined.
+// pgBuiltinName is the name, exactly as PostgreSQL will look it up, of a
+// possibly qualified name (a function, type or operator) that may be a
+// built-in: unqualified (the session pins the search path to pg_catalog
+// alone, so nothing else can win) or qualified by pg_catalog. A name in any
+// other schema is user-defined; a quoted name keeps its case ("Lower" is not
+// lower, and is no built-in).
 func pgBuiltinName(names []*pgq.Node) (string, bool) {
 	parts := make([]string, 0, len(names))
 	for _, n := range names {
@@ -413,11 +440,18 @@ func pgBuiltinName(names []*pgq.Node) (string, bool) {
 	}
 	switch {
 	case len(parts) == 1:
-		return strings.ToLower(parts[0]), true
+		return parts[0], true
 	case len(parts) == 2 && parts[0] == "pg_catalog":
-		return strings.ToLower(parts[1]), true
+		return parts[1], true
 	}
 	return "", false
+}
+
+// pgOperatorName is pgBuiltinName for an operator, in lower case: the
+// grammar names BETWEEN and its kin by upper-case words.
+func pgOperatorName(names []*pgq.Node) (string, bool) {
+	name, ok := pgBuiltinName(names)
+	return strings.ToLower(name), ok
 }
 
 // pgDottedName writes a possibly qualified name for a refusal.

@@ -197,16 +197,20 @@ func visitPGTree(m protoreflect.Message, fn func(protoreflect.Message)) {
 // pgSecretOutputs says which output columns of an admitted SELECT are
 // computed from a secret-named column under another name (`password AS p`,
 // `password || ”`, a CTE or derived table that renames it): the column
-// name alone would not get them masked. The result has one entry per output
-// column when the positions are known (no star), and names every tainted
-// name otherwise: a star's output column is masked by its name.
-func pgSecretOutputs(c *PostgresChecked, names []string) []bool {
+// name alone would not get them masked, or from a whole row that can carry
+// one (`SELECT u::text FROM users u`, to_json(u), array_agg(u), `u.*` inside
+// an expression, a sub-select's row), judged on what the server resolved
+// (r: the relations' real columns; nil to judge by names alone). The result
+// has one entry per output column when the positions are known (no star),
+// and names every tainted name otherwise: a star's output column is masked
+// by its name.
+func pgSecretOutputs(c *PostgresChecked, names []string, r *pgResolution) []bool {
 	out := make([]bool, len(names))
 	if c == nil || c.Kind != KindSelect {
 		return out
 	}
 	stmt := c.tree.GetStmts()[0].GetStmt()
-	tainted := pgTaintedNames(stmt)
+	tainted := pgTaintedNames(stmt, r)
 	for i, n := range names {
 		if tainted[strings.ToLower(n)] {
 			out[i] = true
@@ -217,7 +221,7 @@ func pgSecretOutputs(c *PostgresChecked, names []string) []bool {
 			continue
 		}
 		for i, t := range list {
-			if pgExprTainted(t.GetResTarget().GetVal(), tainted) {
+			if pgExprTainted(t.GetResTarget().GetVal(), tainted, r) {
 				out[i] = true
 			}
 		}
@@ -225,10 +229,63 @@ func pgSecretOutputs(c *PostgresChecked, names []string) []bool {
 	return out
 }
 
+// pgImplicitName is the name PostgreSQL gives an unnamed output column: a
+// column reference's last name, a cast's operand's (or its type's), a
+// function's name; "" when it would be ?column?.
+func pgImplicitName(e *pgq.Node) string {
+	switch {
+	case e.GetColumnRef() != nil:
+		fields := e.GetColumnRef().GetFields()
+		if len(fields) > 0 {
+			return fields[len(fields)-1].GetString_().GetSval()
+		}
+	case e.GetTypeCast() != nil:
+		if n := pgImplicitName(e.GetTypeCast().GetArg()); n != "" {
+			return n
+		}
+		names := e.GetTypeCast().GetTypeName().GetNames()
+		if len(names) > 0 {
+			return names[len(names)-1].GetString_().GetSval()
+		}
+	case e.GetFuncCall() != nil:
+		names := e.GetFuncCall().GetFuncname()
+		if len(names) > 0 {
+			return names[len(names)-1].GetString_().GetSval()
+		}
+	}
+	return ""
+}
+
+// pgWholeRow reports whether a column reference is a whole row that can
+// carry a secret-named column: `x.*` inside an expression, a lone name of
+// a range that is no column (`SELECT u FROM users u`), or field notation
+// on a range (`u.to_json`), where the range's resolved columns include a
+// secret-named one, or the range is a sub-select, CTE or function whose
+// row the server does not describe and the statement reads a relation that
+// has one.
+func pgWholeRow(fields []*pgq.Node, r *pgResolution) bool {
+	if r == nil || len(fields) == 0 {
+		return false
+	}
+	first := fields[0].GetString_().GetSval()
+	switch {
+	case len(fields) == 1 && fields[0].GetAStar() != nil:
+		return r.anySecret
+	case len(fields) == 1 && (r.columns[first] || !r.ranges[first]):
+		return false
+	case len(fields) == 2 && fields[1].GetAStar() == nil && (r.columns[fields[1].GetString_().GetSval()] || !r.ranges[first]):
+		return false
+	case len(fields) > 2:
+		return false
+	}
+	carries, base := r.rowSecret[first]
+	return carries || (!base && r.anySecret)
+}
+
 // pgTaintedNames are the lower-cased names (target aliases, CTE and
 // derived-table column names) whose value is computed from a secret-named
 // column, followed through renames to a fixed point.
-func pgTaintedNames(stmt *pgq.Node) map[string]bool {
+func pgTaintedNames(stmt *pgq.Node, r *pgResolution) map[string]bool {
 	type alias struct {
 		name string
 		expr *pgq.Node
@@ -242,8 +299,12 @@ func pgTaintedNames(stmt *pgq.Node) map[string]bool {
 	visitPGTree(stmt.ProtoReflect(), func(m protoreflect.Message) {
 		switch n := m.Interface().(type) {
 		case *pgq.ResTarget:
-			if n.GetName() != "" && n.GetVal() != nil {
-				aliases = append(aliases, alias{strings.ToLower(n.GetName()), n.GetVal()})
+			name := n.GetName()
+			if name == "" && n.GetVal() != nil && !pgHasStar([]*pgq.Node{{Node: &pgq.Node_ResTarget{ResTarget: n}}}) {
+				name = pgImplicitName(n.GetVal())
+			}
+			if name != "" && n.GetVal() != nil {
+				aliases = append(aliases, alias{strings.ToLower(name), n.GetVal()})
 			}
 		case *pgq.CommonTableExpr:
 			if len(n.GetAliascolnames()) > 0 {
@@ -259,18 +320,18 @@ func pgTaintedNames(stmt *pgq.Node) map[string]bool {
 	for changed := true; changed; {
 		changed = false
 		for _, a := range aliases {
-			if !tainted[a.name] && pgExprTainted(a.expr, tainted) {
+			if !tainted[a.name] && pgExprTainted(a.expr, tainted, r) {
 				tainted[a.name], changed = true, true
 			}
 		}
-		for _, r := range renames {
-			for _, list := range pgBranchTargets(r.body) {
+		for _, rn := range renames {
+			for _, list := range pgBranchTargets(rn.body) {
 				if pgHasStar(list) {
 					continue
 				}
-				for i, col := range r.cols {
+				for i, col := range rn.cols {
 					name := strings.ToLower(col.GetString_().GetSval())
-					if i < len(list) && !tainted[name] && pgExprTainted(list[i].GetResTarget().GetVal(), tainted) {
+					if i < len(list) && !tainted[name] && pgExprTainted(list[i].GetResTarget().GetVal(), tainted, r) {
 						tainted[name], changed = true, true
 					}
 				}
@@ -280,9 +341,10 @@ func pgTaintedNames(stmt *pgq.Node) map[string]bool {
 	return tainted
 }
 
-// pgExprTainted reports whether e reads a secret-named or tainted column; a
-// count of it is not a secret.
-func pgExprTainted(e *pgq.Node, tainted map[string]bool) bool {
+// pgExprTainted reports whether e reads a secret-named or tainted column,
+// or a whole row that can carry one (pgWholeRow); a count of it is not a
+// secret.
+func pgExprTainted(e *pgq.Node, tainted map[string]bool, r *pgResolution) bool {
 	if e == nil {
 		return false
 	}
@@ -307,6 +369,10 @@ func pgExprTainted(e *pgq.Node, tainted map[string]bool) bool {
 					found = true
 					return
 				}
+			}
+			if pgWholeRow(fields, r) || (r != nil && r.carriers[fields[len(fields)-1].GetString_().GetSval()]) {
+				found = true
+				return
 			}
 		}
 		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {

@@ -9,9 +9,11 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
+	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/jackc/pgx/v5/pgtype"
 	pgq "github.com/pganalyze/pg_query_go/v6"
 
@@ -40,24 +42,21 @@ func postgresConfig(d Database) (*pgconn.Config, error) {
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = pgConnectTimeout
 	}
+	cfg.MaxProtocolMessageBodyLen = pgMaxMessageBytes
 	cfg.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
 		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: killTimeout}
 	}
 	return cfg, nil
 }
 
-// queryPostgres checks the statement and runs the deparsed text through
-// every server-side layer.
+// queryPostgres checks the statement and runs it through every
+// server-side layer.
 func (h *handle) queryPostgres(ctx context.Context, stmt string, maxRows int) (Result, error) {
 	c, err := checkPostgres(stmt)
 	if err != nil {
 		return Result{}, err
 	}
-	text, err := pgExecutable(c, maxRows)
-	if err != nil {
-		return Result{}, err
-	}
-	return h.runPostgres(ctx, text, maxRows, c, timeLimits{server: h.db.Timeout, client: h.db.Timeout})
+	return h.runPostgres(ctx, "", maxRows, c, timeLimits{server: h.db.Timeout, client: h.db.Timeout})
 }
 
 // pgExecutable is the text that runs: the deparsed statement, with a LIMIT
@@ -66,7 +65,11 @@ func (h *handle) queryPostgres(ctx context.Context, stmt string, maxRows int) (R
 func pgExecutable(c *PostgresChecked, maxRows int) (string, error) {
 	sel := c.tree.GetStmts()[0].GetStmt().GetSelectStmt()
 	if c.Kind != KindSelect || sel == nil || sel.GetLimitCount() != nil {
-		return c.Rendered, nil
+		out, err := safePGDeparse(c.tree)
+		if err != nil {
+			return "", refuse(ReasonUnparsable, "%v", err)
+		}
+		return out, nil
 	}
 	sel.LimitCount = pgq.MakeAConstIntNode(int64(maxRows+1), -1)
 	sel.LimitOption = pgq.LimitOption_LIMIT_OPTION_COUNT
@@ -80,9 +83,11 @@ func pgExecutable(c *PostgresChecked, maxRows int) (string, error) {
 
 // pgSessionSetup is our own statement, sent before the model's: a READ ONLY
 // transaction whose settings end with it (SET LOCAL): the statement, lock
-// and idle time limits, read-only as the default of anything the statement
-// might start, and pg_catalog first on the search path so an unqualified
-// name means the built-in, not a same-named function of another schema.
+// and idle time limits, and read-only as the default of anything the
+// statement might start, and pg_catalog first on the search path (a table
+// name and a regclass literal resolve as the role's own path says; every
+// function and operator the admitted statement names is qualified with
+// pg_catalog by pgResolve, so no other schema's can win).
 func pgSessionSetup(limit time.Duration) string {
 	ms := strconv.FormatInt(max(1, limit.Milliseconds()), 10)
 	return "BEGIN READ ONLY; " +
@@ -93,13 +98,17 @@ func pgSessionSetup(limit time.Duration) string {
 		"SELECT pg_catalog.set_config('search_path', 'pg_catalog, ' || pg_catalog.current_setting('search_path'), true)"
 }
 
-// runPostgres is every layer after the guard, on text as given: the seam
-// tests use to show each server-side layer holds with the guard bypassed.
-// Its own connection; BEGIN READ ONLY with the session limits; the
-// statement alone in one extended-protocol message (the server refuses a
-// second statement there, where the simple protocol would run it) under a
-// client deadline that sends a cancel request; ROLLBACK; close. c may be nil
-// (masking then goes by column name).
+// runPostgres is every layer after the guard. Its own connection; BEGIN
+// READ ONLY with the session limits; for an admitted statement c, what the
+// server resolves (pgResolve: functions and operators qualified with
+// pg_catalog, views built on refused catalogs refused, settings masked at
+// the source)
+// decides the text that runs; the statement alone in one extended-protocol
+// message (the server refuses a second statement there, where the simple
+// protocol would run it) under a client deadline that sends a cancel
+// request; ROLLBACK; close. With c nil, text runs as given (the seam tests
+// use it to show each server-side layer holds with the guard bypassed) and
+// masking goes by column name.
 func (h *handle) runPostgres(ctx context.Context, text string, maxRows int, c *PostgresChecked, lim timeLimits) (res Result, err error) {
 	conn, err := pgconn.ConnectConfig(ctx, h.pgcfg)
 	if err != nil {
@@ -127,8 +136,19 @@ func (h *handle) runPostgres(ctx context.Context, text string, maxRows int, c *P
 
 	qctx, cancel := context.WithTimeout(ctx, lim.client)
 	defer cancel()
-	res, qerr := readPGRows(qctx, conn, text, maxRows, c)
+	var resolved *pgResolution
+	if c != nil {
+		var rerr error
+		if text, resolved, rerr = pgResolve(qctx, conn, c, maxRows); rerr != nil {
+			if _, refused := IsRefusal(rerr); refused {
+				return Result{}, rerr
+			}
+			return Result{}, h.pgFailure(ctx, pgMaskError(rerr, c.Rendered))
+		}
+	}
+	res, qerr := readPGRows(qctx, conn, text, maxRows, c, resolved)
 	if qerr != nil {
+		qerr = pgMaskError(qerr, text)
 		if qctx.Err() != nil || pgCode(qerr) == pgQueryCanceled || pgCode(qerr) == pgLockNotAvailable {
 			how, limit := "cancel request sent", lim.client
 			if name := pgServerLimit(qerr); name != "" {
@@ -159,8 +179,12 @@ func (h *handle) pgFailure(ctx context.Context, err error) error {
 // readPGRows runs text in one extended-protocol message with every result
 // column in text format (PostgreSQL's own rendering of each type) and reads
 // at most maxRows rows, and one more to know whether the answer was
-// truncated. Cells are bounded, cleaned and masked as query_mysql's are.
-func readPGRows(ctx context.Context, conn *pgconn.PgConn, text string, maxRows int, c *PostgresChecked) (Result, error) {
+// truncated. Cells are bounded, cleaned and masked as query_mysql's are,
+// and by what the server returns: a composite or record value that can
+// carry a secret-named column is masked whole (pgTypeSecrets), an EXPLAIN's
+// literals that are not the statement's own are masked (pgMaskPlanLiterals).
+// No message over pgMaxMessageBytes is read (postgresConfig).
+func readPGRows(ctx context.Context, conn *pgconn.PgConn, text string, maxRows int, c *PostgresChecked, resolved *pgResolution) (Result, error) {
 	rr := conn.ExecParams(ctx, text, nil, nil, nil, nil)
 	fields := rr.FieldDescriptions()
 	res := Result{Columns: make([]string, len(fields)), Rows: [][]any{}}
@@ -168,7 +192,7 @@ func readPGRows(ctx context.Context, conn *pgconn.PgConn, text string, maxRows i
 		res.Columns[i] = Cell(f.Name).(string)
 	}
 	mask := newColumnMask(nil, res.Columns)
-	for i, secret := range pgSecretOutputs(c, res.Columns) {
+	for i, secret := range pgSecretOutputs(c, res.Columns, resolved) {
 		mask.secret[i] = mask.secret[i] || secret
 	}
 	if mask.key >= 0 && mask.val < 0 {
@@ -179,6 +203,7 @@ func readPGRows(ctx context.Context, conn *pgconn.PgConn, text string, maxRows i
 			}
 		}
 	}
+	explain := c != nil && c.Kind == KindExplain
 	for rr.NextRow() {
 		if len(res.Rows) == maxRows {
 			res.Truncated = true
@@ -187,21 +212,73 @@ func readPGRows(ctx context.Context, conn *pgconn.PgConn, text string, maxRows i
 		vals := rr.Values()
 		row := make([]any, len(vals))
 		for i, v := range vals {
+			if explain && v != nil {
+				v = []byte(pgMaskPlanLiterals(string(pgClip(v)), c.Rendered))
+			}
 			row[i] = pgCell(v, fields[i].DataTypeOID)
 		}
 		mask.apply(row)
 		if mask.key >= 0 && mask.val >= 0 {
-			if k, ok := row[mask.key].(string); ok && pgSecretSettings()[strings.ToLower(k)] && row[mask.val] != nil && row[mask.val] != "" {
+			if k, ok := row[mask.key].(string); ok && pgSecretSetting(k) && row[mask.val] != nil && row[mask.val] != "" {
 				row[mask.val] = redact.Marker
 			}
 		}
 		res.Rows = append(res.Rows, row)
 	}
 	if _, err := rr.Close(); err != nil {
+		var big *pgproto3.ExceededMaxBodyLenErr
+		if errors.As(err, &big) {
+			return Result{}, &tooLargeError{size: big.ActualBodyLen, limit: big.MaxExpectedBodyLen}
+		}
 		return Result{}, err
+	}
+	oids := make([]uint32, len(fields))
+	for i, f := range fields {
+		oids[i] = f.DataTypeOID
+	}
+	secretTypes, err := pgTypeSecrets(ctx, conn, oids, resolved)
+	if err != nil {
+		return Result{}, err
+	}
+	for i, oid := range oids { // fields is pgconn's buffer, reused by the query above
+		if secretTypes[oid] && !mask.secret[i] {
+			for _, row := range res.Rows {
+				row[i] = redact.Cell(row[i], true)
+			}
+		}
 	}
 	res.RowCount = len(res.Rows)
 	return res, nil
+}
+
+// pgMaxMessageBytes bounds one protocol message the client reads (a row,
+// an error): a row over it fails the call with a clear error instead of
+// holding its size in memory (pgconn refuses the message from its length
+// header, before reading the body).
+const pgMaxMessageBytes = 4 << 20
+
+// pgCellReadBytes bounds the text of one cell that masking and cleaning
+// look at: far more than MaxCellBytes, so a secret near the cut is still
+// recognised, and far less than a cell can be.
+const pgCellReadBytes = 64 << 10
+
+// tooLargeError is an answer with a row over pgMaxMessageBytes.
+type tooLargeError struct{ size, limit int }
+
+func (e *tooLargeError) Error() string {
+	return fmt.Sprintf("a row of the answer is %d bytes, over the %d-byte read limit: select fewer or shorter columns (left(col, 200), length(col))", e.size, e.limit)
+}
+
+// pgClip cuts a cell to pgCellReadBytes on a rune boundary.
+func pgClip(v []byte) []byte {
+	if len(v) <= pgCellReadBytes {
+		return v
+	}
+	cut := pgCellReadBytes
+	for cut > 0 && !utf8.RuneStart(v[cut]) {
+		cut--
+	}
+	return v[:cut]
 }
 
 // pgCell turns one text-format value into a bounded JSON value: NULL →
@@ -224,7 +301,7 @@ func pgCell(v []byte, oid uint32) any {
 			return false
 		}
 	}
-	return Cell(v)
+	return Cell(pgClip(v))
 }
 
 func isInfOrNaN(f float64) bool { return f != f || f > 1e308 || f < -1e308 }

@@ -140,7 +140,10 @@ func classify(err error) string {
 	var te *timeoutError
 	var ce *cancelledError
 	var ue *unavailableError
+	var tl *tooLargeError
 	switch {
+	case errors.As(err, &tl):
+		return tools.CodeInvalidInput
 	case errors.As(err, &ce):
 		return tools.CodeCancelled
 	case errors.As(err, &te):

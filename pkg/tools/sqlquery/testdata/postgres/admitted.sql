@@ -83,7 +83,7 @@ EXPLAIN SELECT * FROM orders WHERE status = 'pending'
 ;;
 EXPLAIN (FORMAT JSON) SELECT count(*) FROM orders
 ;;
-EXPLAIN (VERBOSE, COSTS false) SELECT id FROM orders
+EXPLAIN (VERBOSE false, COSTS false) SELECT id FROM orders
 ;;
 SELECT pid, usename, application_name, state, wait_event_type, wait_event, query_start, pg_blocking_pids(pid) AS blocked_by FROM pg_stat_activity
 ;;

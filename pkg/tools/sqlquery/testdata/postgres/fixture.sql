@@ -55,5 +55,25 @@ CREATE PROCEDURE write_audit() LANGUAGE sql AS
   $$ INSERT INTO audit_log (what) VALUES ('written by a procedure') $$;
 CREATE VIEW paid_orders AS SELECT id, amount_cents FROM orders WHERE status = 'paid';
 
+-- Issue 34's probes: a users table whose password the server would quote in
+-- an error text (password::int) and return inside whole-row values; extended
+-- statistics whose sampled values pg_stats_ext shows; stored options with
+-- passwords behind pg_user_mappings' unlisted twins; user functions that
+-- would win over the built-in of the same name if the search path let them.
+CREATE TABLE users (id INT PRIMARY KEY, name TEXT NOT NULL, password TEXT NOT NULL);
+INSERT INTO users VALUES (1, 'alice', 'HunterTwoAlpaca9');
+CREATE STATISTICS users_mcv (mcv) ON name, password FROM users;
+ANALYZE users;
+CREATE TYPE credential AS (login TEXT, secret TEXT);
+CREATE TABLE vault (id INT PRIMARY KEY, cred credential NOT NULL);
+INSERT INTO vault VALUES (1, ROW('svc', 'VaultSecretIndigo4'));
+CREATE FOREIGN DATA WRAPPER superbiz_fdw;
+CREATE SERVER superbiz_srv FOREIGN DATA WRAPPER superbiz_fdw OPTIONS (host 'db.internal', password 'SrvOptionSecret5');
+CREATE USER MAPPING FOR PUBLIC SERVER superbiz_srv OPTIONS (user 'app', password 'UmOptionSecret6');
+CREATE FUNCTION public.length(x INT) RETURNS INT LANGUAGE sql AS $$ SELECT 424242 $$;
+CREATE FUNCTION public."Lower"(x TEXT) RETURNS TEXT LANGUAGE sql AS $$ SELECT 'user code ran' $$;
+CREATE VIEW mapping_view AS SELECT srvname, umoptions AS opts FROM pg_user_mappings;
+CREATE VIEW flagged_orders AS SELECT id, status FROM orders WHERE note <> 'ViewLiteralSecret2';
+
 -- The SELECT-only role reads the schema; nothing more.
 GRANT SELECT ON ALL TABLES IN SCHEMA public TO ro;

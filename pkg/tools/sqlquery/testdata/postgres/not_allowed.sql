@@ -168,3 +168,19 @@ SELECT s::text FROM pg_stat_activity s
 SELECT s.text FROM pg_stat_activity s
 ;;
 SELECT ARRAY(SELECT s FROM pg_stat_activity s)
+;;
+EXPLAIN VERBOSE SELECT id FROM flagged_orders
+;;
+EXPLAIN (VERBOSE, COSTS false) SELECT id FROM orders
+;;
+EXPLAIN (VERBOSE true, FORMAT JSON) SELECT * FROM paid_orders
+;;
+EXPLAIN (VERBOSE on) SELECT 1
+;;
+SHOW archive_command
+;;
+SHOW primary_conninfo
+;;
+SHOW restore_command
+;;
+SHOW ssl_passphrase_command

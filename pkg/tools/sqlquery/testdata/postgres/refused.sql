@@ -468,3 +468,21 @@ CREATE CONVERSION evil FOR 'UTF8' TO 'LATIN1' FROM utf8_to_iso8859_1
 CREATE STATISTICS evil ON status, customer_id FROM orders
 ;;
 SELECT id FROM orders /* x */ ; DELETE FROM orders
+;;
+SELECT "Lower"('x')
+;;
+SELECT "LENGTH"('abc')
+;;
+SELECT public.length(1)
+;;
+SELECT dblink_exec('dbname=shop', 'INSERT INTO audit_log (what) VALUES (''dblink'')')
+;;
+SELECT * FROM dblink('dbname=shop', 'SELECT 1') AS t(a int)
+;;
+SELECT current_setting('archive_command')
+;;
+SELECT current_setting('primary_conninfo', true)
+;;
+SELECT pg_show_all_settings()
+;;
+SELECT * FROM pg_show_all_file_settings()

@@ -1,4 +1,4 @@
-package evalpack
+package runbooks
 
 import (
 	"context"
@@ -12,15 +12,16 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/superbiz/superbiz/internal/frozen"
 	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/tools/knowledge"
 )
 
 // The runbook bounds of a pack.
 const (
-	// RunbooksDir is the pack folder the runbooks are written under, one
+	// PackDir is the pack folder the runbooks are written under, one
 	// sub-folder per knowledge path, named as the index names its root.
-	RunbooksDir = "runbooks"
+	PackDir = "runbooks"
 	// MaxWholeRunbooks is the size under which the whole runbook set is
 	// frozen; a larger set is frozen as the documents each of the run's
 	// knowledge queries ranks in its top TopRunbooks.
@@ -33,14 +34,6 @@ const (
 // knowledgeFile is the pack's [knowledge] table.
 type knowledgeFile struct {
 	Paths []string `toml:"paths"`
-}
-
-// packConfig is the pack's superbiz.toml: only the tables a pack may hold.
-type packConfig struct {
-	Knowledge knowledgeFile  `toml:"knowledge"`
-	Logs      []logFile      `toml:"logs,omitempty"`
-	Databases []databaseFile `toml:"databases,omitempty"`
-	Skills    *skillsFile    `toml:"skills,omitempty"`
 }
 
 // runbookRoot is one knowledge path with the id the index gives it (the
@@ -125,18 +118,22 @@ func listRunbooks(roots []runbookRoot) ([]runbook, error) {
 	return out, nil
 }
 
-// freezeRunbooks freezes the runbooks: the whole set under
-// MaxWholeRunbooks, else the top TopRunbooks documents of each knowledge
-// query the run made. Each is decoded to UTF-8 and redacted.
-func (p *pack) freezeRunbooks(ctx context.Context) error {
-	paths := p.opts.Config.Knowledge.Paths
+// Freezes is lookup_knowledge.
+func (Source) Freezes() []string { return []string{knowledge.Name} }
+
+// Freeze freezes the runbooks: the whole set under MaxWholeRunbooks, else
+// the top TopRunbooks documents of each knowledge query the run made. Each
+// is decoded to UTF-8 and redacted. The pack always has a [knowledge]
+// table, empty when the configuration names no runbook that exists.
+func (s Source) Freeze(ctx context.Context, p *frozen.Pack) error {
 	var existing []string
-	for _, path := range paths {
+	for _, path := range p.Config.Knowledge.Paths {
 		if _, err := os.Stat(path); err == nil {
 			existing = append(existing, path)
 		}
 	}
-	p.cfg.Knowledge.Paths = []string{}
+	kf := knowledgeFile{Paths: []string{}}
+	p.Table("knowledge", &kf)
 	if len(existing) == 0 {
 		return nil
 	}
@@ -151,11 +148,11 @@ func (p *pack) freezeRunbooks(ctx context.Context) error {
 	}
 	chosen, how := all, "the whole set"
 	limit := int64(MaxWholeRunbooks)
-	if p.opts.maxWhole > 0 {
-		limit = p.opts.maxWhole
+	if s.maxWhole > 0 {
+		limit = s.maxWhole
 	}
 	if total >= limit {
-		if chosen, err = p.topRunbooks(ctx, all); err != nil {
+		if chosen, err = topRunbooks(ctx, p, all); err != nil {
 			return err
 		}
 		how = fmt.Sprintf("the top %d of each of the run's knowledge queries (the set is %d bytes, over %d)", TopRunbooks, total, limit)
@@ -171,41 +168,39 @@ func (p *pack) freezeRunbooks(ctx context.Context) error {
 			unread++ // the index cannot read it either (ReasonEncoding)
 			continue
 		}
-		dst := filepath.Join(p.dir, RunbooksDir, rb.root.id, filepath.FromSlash(rb.rel))
-		if err := writeFile(dst, []byte(redact.KeepControls(text))); err != nil {
+		dst := p.Path(PackDir, rb.root.id, filepath.FromSlash(rb.rel))
+		if err := p.WriteFile(dst, []byte(redact.KeepControls(text))); err != nil {
 			return err
 		}
 	}
 	for _, rt := range roots {
-		dir := filepath.Join(p.dir, RunbooksDir, rt.id)
+		dir := p.Path(PackDir, rt.id)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return fmt.Errorf("eval pack: %w", err)
 		}
-		p.cfg.Knowledge.Paths = append(p.cfg.Knowledge.Paths, p.rel(dir))
+		kf.Paths = append(kf.Paths, p.Rel(dir))
 	}
 	if unread > 0 {
 		how += fmt.Sprintf("; not frozen: %d in an encoding the index cannot read either", unread)
 	}
-	p.frozen("runbooks: %d of %d document(s), %s", len(chosen)-unread, len(all), how)
+	p.Frozen("runbooks: %d of %d document(s), %s", len(chosen)-unread, len(all), how)
 	return nil
 }
 
 // topRunbooks are the files among all that the run's knowledge queries
 // rank in their top TopRunbooks, searched in the workspace's index.
-func (p *pack) topRunbooks(ctx context.Context, all []runbook) ([]runbook, error) {
-	if p.opts.Store == nil {
+func topRunbooks(ctx context.Context, p *frozen.Pack, all []runbook) ([]runbook, error) {
+	if p.Store == nil {
 		return nil, errors.New("eval pack: the runbook set is too large to freeze whole, and no run store was given to search its index for each query's top documents")
 	}
-	tables, err := p.opts.Store.Tables(knowledge.SchemaName)
+	tables, err := p.Store.Tables(knowledge.SchemaName)
 	if err != nil {
 		return nil, fmt.Errorf("eval pack: the runbook index: %w", err)
 	}
-	ix := knowledge.NewIndex(tables, p.opts.Config.Knowledge.Paths)
+	ix := knowledge.NewIndex(tables, p.Config.Knowledge.Paths)
 	var out []runbook
-	for _, inv := range reads(p.opts.Run, knowledge.Name) {
-		var in struct {
-			Query string `json:"query"`
-		}
+	for _, inv := range p.Calls(knowledge.Name) {
+		var in knowledge.Input
 		if json.Unmarshal(inv.Input, &in) != nil || in.Query == "" {
 			continue
 		}

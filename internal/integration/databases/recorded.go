@@ -1,16 +1,18 @@
-package eval
+package databases
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 
 	"github.com/superbiz/superbiz/internal/config"
-	"github.com/superbiz/superbiz/internal/usecase"
+	"github.com/superbiz/superbiz/internal/frozen"
 	"github.com/superbiz/superbiz/pkg/model"
-	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/pkg/runstore"
 	"github.com/superbiz/superbiz/pkg/tools"
 	"github.com/superbiz/superbiz/pkg/tools/sqlquery"
@@ -58,14 +60,6 @@ type RecordedCall struct {
 	Result         json.RawMessage      `json:"result,omitempty"`
 }
 
-// ReadRecording reads the pack's recorded.json, nil when it has none.
-func (p *Pack) ReadRecording() (*Recording, error) {
-	if !p.Recorded {
-		return nil, nil
-	}
-	return readRecording(p.file(RecordedFile))
-}
-
 func readRecording(file string) (*Recording, error) {
 	b, err := config.ReadRegular(file, recordedJSON)
 	if err != nil {
@@ -75,16 +69,16 @@ func readRecording(file string) (*Recording, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&r); err != nil {
-		return nil, packError(file, "", "not a recording eval pack wrote: %v", err)
+		return nil, frozen.PackError(file, "", "not a recording eval pack wrote: %v", err)
 	}
 	for i, c := range r.Calls {
 		if _, ok := inputKey(c.Input); !ok {
-			return nil, packError(file, fmt.Sprintf("calls[%d].input", i), "not a JSON object")
+			return nil, frozen.PackError(file, fmt.Sprintf("calls[%d].input", i), "not a JSON object")
 		}
 	}
 	for i, d := range r.Databases {
 		if d.Driver != sqlquery.DriverMySQL && d.Driver != sqlquery.DriverPostgres {
-			return nil, packError(file, fmt.Sprintf("databases[%d].driver", i), "%q: a recording holds mysql or postgres databases", d.Driver)
+			return nil, frozen.PackError(file, fmt.Sprintf("databases[%d].driver", i), "%q: a recording holds mysql or postgres databases", d.Driver)
 		}
 	}
 	return &r, nil
@@ -119,18 +113,17 @@ func addRecorded(cfg *config.Config, rec *Recording) error {
 	return nil
 }
 
-// WithRecording returns adapters with each SQL tool answering for the
+// WithRecording returns adapters with the SQL tool named tool answering for the
 // recorded databases from rec: the recorded observation of an equal
 // canonical input, else ERROR NOT_RECORDED. Statements on the pack's own
 // SQLite files still run. rec nil returns adapters as they are.
-func WithRecording(adapters []tools.Adapter, rec *Recording) []tools.Adapter {
+func WithRecording(adapters []tools.Adapter, rec *Recording, tool string) []tools.Adapter {
 	if rec == nil {
 		return adapters
 	}
 	out := slices.Clone(adapters)
 	for i, a := range out {
-		name := a.Definition().Name
-		if name == sqlquery.ToolName || name == sqlquery.PostgresToolName {
+		if a.Definition().Name == tool {
 			out[i] = recordedTool{live: a, rec: rec}
 		}
 	}
@@ -180,7 +173,7 @@ func (r recordedTool) Execute(ctx context.Context, call tools.Call) tools.Outcom
 		if err != nil {
 			return tools.Failed(tools.CodeInternal, fmt.Errorf("the recorded call: %w", err))
 		}
-		if out, ok := usecase.RecordedOutcome(obs); ok {
+		if out, ok := runstore.RecordedOutcome(obs); ok {
 			return out
 		}
 	}
@@ -199,13 +192,71 @@ func inputKey(raw json.RawMessage) (string, bool) {
 	return string(b), err == nil
 }
 
-// notRecorded counts the run's calls refused NOT_RECORDED.
-func notRecorded(invs []runrecord.Invocation) int {
-	n := 0
-	for _, inv := range invs {
-		if inv.ErrorCode == tools.CodeNotRecorded {
-			n++
+// Owns is RecordedFile, which query_mysql and query_postgres share.
+func (Source) Owns() frozen.Owned { return frozen.Owned{Files: []string{RecordedFile}} }
+
+// Replay reads the pack's RecordedFile for its MySQL databases.
+func (Source) Replay(r frozen.Replay) (frozen.Served, error) {
+	return replay(r, sqlquery.ToolName, sqlquery.DriverMySQL)
+}
+
+// Owns is RecordedFile, which query_mysql and query_postgres share.
+func (Postgres) Owns() frozen.Owned { return frozen.Owned{Files: []string{RecordedFile}} }
+
+// Replay reads the pack's RecordedFile for its PostgreSQL databases.
+func (Postgres) Replay(r frozen.Replay) (frozen.Served, error) {
+	return replay(r, sqlquery.PostgresToolName, sqlquery.DriverPostgres)
+}
+
+// replay is the recording of the pack in r for the databases of driver,
+// which tool answers for; nil when the pack has none.
+func replay(r frozen.Replay, tool string, driver sqlquery.Driver) (frozen.Served, error) {
+	file := filepath.Join(r.Dir, RecordedFile)
+	switch _, err := os.Lstat(file); {
+	case errors.Is(err, os.ErrNotExist):
+		return nil, nil
+	case err != nil:
+		return nil, frozen.PackError(file, "", "%v", err)
+	}
+	rec, err := readRecording(file)
+	if err != nil {
+		return nil, err
+	}
+	if !slices.ContainsFunc(rec.Databases, func(d RecordedDatabase) bool { return d.Driver == driver }) {
+		return nil, nil
+	}
+	return recorded{rec: rec, tool: tool, driver: driver}, nil
+}
+
+// recorded is a pack's recording, served for the databases of driver.
+type recorded struct {
+	rec    *Recording
+	tool   string
+	driver sqlquery.Driver
+}
+
+// Missing is "": a recording needs nothing of the machine.
+func (recorded) Missing() string { return "" }
+
+// Start needs nothing started: the recording answers.
+func (r recorded) Start(context.Context, string) (frozen.Server, error) { return r, nil }
+
+// Configure adds the recorded databases of the driver, named as the run
+// named them, on no server.
+func (r recorded) Configure(cfg *config.Config) error {
+	own := &Recording{}
+	for _, d := range r.rec.Databases {
+		if d.Driver == r.driver {
+			own.Databases = append(own.Databases, d)
 		}
 	}
-	return n
+	return addRecorded(cfg, own)
 }
+
+// Wrap makes the tool answer for the recorded databases.
+func (r recorded) Wrap(adapters []tools.Adapter) []tools.Adapter {
+	return WithRecording(adapters, r.rec, r.tool)
+}
+
+// Stop has nothing to stop.
+func (recorded) Stop() error { return nil }

@@ -1,4 +1,4 @@
-package evalpack
+package metrics
 
 import (
 	"bytes"
@@ -9,32 +9,17 @@ import (
 	"math"
 	"net/http"
 	"net/url"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/superbiz/superbiz/internal/config"
-	"github.com/superbiz/superbiz/internal/eval"
+	"github.com/superbiz/superbiz/internal/frozen"
 	"github.com/superbiz/superbiz/internal/httpsource"
 	"github.com/superbiz/superbiz/pkg/redact"
-	"github.com/superbiz/superbiz/pkg/tools/metrics"
+	metricstool "github.com/superbiz/superbiz/pkg/tools/metrics"
 )
-
-// UnavailableError is a metrics server that could not give the samples to
-// freeze: nothing is written, the command exits 4 and names the server.
-type UnavailableError struct {
-	Source string
-	Err    error
-}
-
-func (e *UnavailableError) Error() string {
-	return fmt.Sprintf("eval pack: the metrics source %s could not give the samples to freeze, so no pack was written: %v", e.Source, e.Err)
-}
-
-// Unwrap gives the cause.
-func (e *UnavailableError) Unwrap() error { return e.Err }
 
 // metricsCall is one query_metrics call of the run: the source, the
 // selectors of its expression and the window it evaluated.
@@ -44,65 +29,68 @@ type metricsCall struct {
 	lo, hi time.Time
 }
 
-// freezeMetrics freezes, for each metrics query of the run, the raw samples
-// of its selectors over the run's metrics window (Margin before the
-// earliest window to Margin after the latest), each read with one
+// Freezes is query_metrics.
+func (Source) Freezes() []string { return []string{metricstool.ToolName} }
+
+// Freeze freezes, for each metrics query of the run, the raw samples of its
+// selectors over the run's metrics window (frozen.Margin before the
+// earliest window to frozen.Margin after the latest), each read with one
 // range-vector instant query at the window's end, which returns the samples
-// exactly as stored. They are written as OpenMetrics (metrics.om), label
-// values redacted; eval serves them as every source the run named.
-func (p *pack) freezeMetrics(ctx context.Context) error {
+// exactly as stored. They are written as OpenMetrics (PackFile), label
+// values redacted; eval serves them as every source the run named
+// (ScenarioKey).
+func (Source) Freeze(ctx context.Context, p *frozen.Pack) error {
 	var calls []metricsCall
-	for _, inv := range reads(p.opts.Run, metrics.ToolName) {
-		var obs struct {
-			Result struct {
-				Source, Query, Start, End string
-			} `json:"result"`
+	for _, inv := range p.Calls(metricstool.ToolName) {
+		res, ok, err := frozen.Result[metricstool.Result](inv)
+		if err != nil {
+			return err
 		}
-		if json.Unmarshal(inv.Observation, &obs) != nil || obs.Result.Source == "" {
+		if !ok || res.Source == "" {
 			continue
 		}
-		lo, err1 := time.Parse(time.RFC3339Nano, obs.Result.Start)
-		hi, err2 := time.Parse(time.RFC3339Nano, obs.Result.End)
-		sels, ok := metrics.Selectors(obs.Result.Query)
+		lo, err1 := time.Parse(time.RFC3339Nano, res.Start)
+		hi, err2 := time.Parse(time.RFC3339Nano, res.End)
+		sels, ok := metricstool.Selectors(res.Query)
 		if err1 != nil || err2 != nil || !ok {
-			return fmt.Errorf("eval pack: call %s (%s on %s) names no window or selector eval pack can read, so its samples cannot be frozen", inv.ToolCallID, obs.Result.Query, obs.Result.Source)
+			return fmt.Errorf("eval pack: call %s (%s on %s) names no window or selector eval pack can read, so its samples cannot be frozen", inv.ToolCallID, res.Query, res.Source)
 		}
-		calls = append(calls, metricsCall{source: obs.Result.Source, sels: sels, lo: lo, hi: hi})
+		calls = append(calls, metricsCall{source: res.Source, sels: sels, lo: lo, hi: hi})
 	}
 	if len(calls) == 0 {
 		return nil
 	}
-	var sp span
+	var sp frozen.Span
 	for _, c := range calls {
-		sp.add(c.lo, c.hi)
+		sp.Add(c.lo, c.hi)
 	}
-	lo, hi := sp.lo.Add(-Margin), sp.hi.Add(Margin)
+	lo, hi := sp.Widened()
 	series := map[string]*omSeries{}
 	var names []string
 	for _, c := range calls {
-		i := slices.IndexFunc(p.opts.Config.Metrics, func(m config.MetricsSource) bool { return m.Name == c.source })
+		i := slices.IndexFunc(p.Config.Metrics, func(m config.MetricsSource) bool { return m.Name == c.source })
 		if i < 0 {
-			return refused("the run read the metrics source %q, which the configuration (%s) no longer has: freeze with the configuration the run was made with (--config)", c.source, cmpOr(p.opts.Config.File, "defaults"))
+			return p.Gone("metrics source", c.source)
 		}
-		src := p.opts.Config.Metrics[i]
+		src := p.Config.Metrics[i]
 		if !slices.Contains(names, src.Name) {
 			names = append(names, src.Name)
 		}
 		for _, sel := range c.sels {
 			if err := rawSamples(ctx, src, sel, lo, hi, series); err != nil {
-				return &UnavailableError{Source: src.Name + " (" + redact.URL(src.URL) + ")", Err: err}
+				return &frozen.UnavailableError{Kind: "metrics", Source: src.Name + " (" + redact.URL(src.URL) + ")", Err: err}
 			}
 		}
 	}
-	if err := writeFile(filepath.Join(p.dir, eval.MetricsFile), openMetrics(series)); err != nil {
+	if err := p.WriteFile(PackFile, openMetrics(series)); err != nil {
 		return err
 	}
-	p.metricsSources = names
+	p.Scenario(ScenarioKey, names)
 	n := 0
 	for _, s := range series {
 		n += len(s.points)
 	}
-	p.frozen("metrics %s: %d series, %d sample(s) from %s to %s", strings.Join(names, ", "), len(series), n, lo.UTC().Format(time.RFC3339), hi.UTC().Format(time.RFC3339))
+	p.Frozen("metrics %s: %d series, %d sample(s) from %s to %s", strings.Join(names, ", "), len(series), n, lo.UTC().Format(time.RFC3339), hi.UTC().Format(time.RFC3339))
 	return nil
 }
 
@@ -112,9 +100,6 @@ type omSeries struct {
 	labels map[string]string
 	points map[int64]string
 }
-
-// maxMetricsAnswer bounds one answer read, as eval bounds metrics.om.
-const maxMetricsAnswer = eval.MaxMetricsBytes
 
 // rawSamples reads the samples of selector sel in [lo, hi] from src with the
 // instant query sel[range] at hi, and adds them to series.
@@ -126,7 +111,7 @@ func rawSamples(ctx context.Context, src config.MetricsSource, sel string, lo, h
 	case src.Username != "":
 		auth.Username, auth.Password = src.Username, src.Secret.Reveal()
 	}
-	client, err := httpsource.New(httpsource.Options{Auth: auth, Timeout: max(src.Timeout, 30*time.Second), MaxBody: maxMetricsAnswer})
+	client, err := httpsource.New(httpsource.Options{Auth: auth, Timeout: max(src.Timeout, 30*time.Second), MaxBody: MaxPackBytes})
 	if err != nil {
 		return err
 	}

@@ -1,10 +1,11 @@
-package evalpack
+package databases
 
 import (
 	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -16,17 +17,15 @@ import (
 	_ "modernc.org/sqlite" // the SQLite copies
 
 	"github.com/superbiz/superbiz/internal/config"
-	"github.com/superbiz/superbiz/internal/eval"
-	"github.com/superbiz/superbiz/internal/registry"
-	"github.com/superbiz/superbiz/internal/usecase"
+	"github.com/superbiz/superbiz/internal/frozen"
 	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/runstore"
 	"github.com/superbiz/superbiz/pkg/tools"
 	"github.com/superbiz/superbiz/pkg/tools/sqlquery"
 )
 
-// DatabasesDir is the pack folder the SQLite copies are written under.
-const DatabasesDir = "databases"
+// PackDir is the pack folder the SQLite copies are written under.
+const PackDir = "databases"
 
 // databaseFile is one [[databases]] entry of the pack's superbiz.toml.
 type databaseFile struct {
@@ -37,37 +36,60 @@ type databaseFile struct {
 	Timeout string `toml:"timeout"`
 }
 
-// freezeDatabases freezes each database the run read: a SQLite file is
-// copied (VACUUM INTO) with its text cells redacted; a MySQL or PostgreSQL
-// database is frozen as the run's statements and their observations.
-func (p *pack) freezeDatabases(ctx context.Context) error {
-	for _, tool := range []string{sqlquery.ToolName, sqlquery.PostgresToolName} {
-		for _, name := range sourcesRead(reads(p.opts.Run, tool)) {
-			i := slices.IndexFunc(p.opts.Config.Databases, func(d config.Database) bool { return d.Name == name })
-			if i < 0 {
-				return refused("the run read the database %q, which the configuration (%s) no longer has: freeze with the configuration the run was made with (--config)", name, cmpOr(p.opts.Config.File, "defaults"))
-			}
-			db := p.opts.Config.Databases[i]
-			if db.Driver == config.DriverSQLite {
-				if err := p.freezeSQLite(ctx, db); err != nil {
-					return err
-				}
-				continue
-			}
-			if err := p.record(db, tool); err != nil {
-				return err
+// Freezes is query_mysql.
+func (Source) Freezes() []string { return []string{sqlquery.ToolName} }
+
+// Freeze freezes each database query_mysql read: a SQLite file is copied
+// with its cells masked, a MySQL database is frozen as the run's
+// statements and their observations (RecordedFile).
+func (s Source) Freeze(ctx context.Context, p *frozen.Pack) error {
+	return freezeTool(ctx, p, sqlquery.ToolName, s.Reads)
+}
+
+// Freezes is query_postgres.
+func (Postgres) Freezes() []string { return []string{sqlquery.PostgresToolName} }
+
+// Freeze freezes each database query_postgres read as the run's statements
+// and their observations (RecordedFile).
+func (s Postgres) Freeze(ctx context.Context, p *frozen.Pack) error {
+	return freezeTool(ctx, p, sqlquery.PostgresToolName, s.Reads)
+}
+
+// freezeTool freezes each database the run's calls of tool read, as
+// reads names them (tool:name).
+func freezeTool(ctx context.Context, p *frozen.Pack, tool string, reads func(input, observation json.RawMessage) []string) error {
+	var names []string
+	for _, inv := range p.Calls(tool) {
+		for _, s := range reads(inv.Input, inv.Observation) {
+			if _, name, ok := strings.Cut(s, ":"); ok && !slices.Contains(names, name) {
+				names = append(names, name)
 			}
 		}
 	}
-	return p.writeRecording()
+	rec := Recording{}
+	for _, name := range names {
+		i := slices.IndexFunc(p.Config.Databases, func(d config.Database) bool { return d.Name == name })
+		if i < 0 {
+			return p.Gone("database", name)
+		}
+		db := p.Config.Databases[i]
+		if db.Driver == config.DriverSQLite {
+			if err := freezeSQLite(ctx, p, db); err != nil {
+				return err
+			}
+			continue
+		}
+		record(p, &rec, db, tool, reads)
+	}
+	return writeRecording(p, rec)
 }
 
 // freezeSQLite copies the SQLite database db into the pack and masks its
 // cells as redaction masks them: a column named like a secret whole, every
 // other text cell's secret shapes. The copy is then rewritten (VACUUM), so
 // no masked value survives in a free page.
-func (p *pack) freezeSQLite(ctx context.Context, db config.Database) error {
-	dst := filepath.Join(p.dir, DatabasesDir, db.Name+".db")
+func freezeSQLite(ctx context.Context, p *frozen.Pack, db config.Database) error {
+	dst := p.Path(PackDir, db.Name+".db")
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return fmt.Errorf("eval pack: %w", err)
 	}
@@ -87,11 +109,11 @@ func (p *pack) freezeSQLite(ctx context.Context, db config.Database) error {
 	if err != nil {
 		return fmt.Errorf("eval pack: database %s: %w", db.Name, err)
 	}
-	p.cfg.Databases = append(p.cfg.Databases, databaseFile{
-		Name: db.Name, Driver: string(config.DriverSQLite), DSN: p.rel(dst),
+	p.Append("databases", databaseFile{
+		Name: db.Name, Driver: string(config.DriverSQLite), DSN: p.Rel(dst),
 		MaxRows: db.MaxRows, Timeout: config.FormatDuration(db.Timeout),
 	})
-	p.frozen("database %s: the SQLite file, %d cell(s) masked", db.Name, n)
+	p.Frozen("database %s: the SQLite file, %d cell(s) masked", db.Name, n)
 	return nil
 }
 
@@ -162,43 +184,56 @@ func column[T any](ctx context.Context, db *sql.DB, query string, args ...any) (
 func ident(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
 // record adds the run's statements on the MySQL or PostgreSQL database db
-// (read by tool) and their observations to the pack's recording: the
-// canonical inputs and results as the run store keeps them, redacted. The
-// DSN is not kept, only the name, the engine and MySQL's default schema.
-func (p *pack) record(db config.Database, tool string) error {
-	rd := eval.RecordedDatabase{Name: db.Name, Driver: db.Driver}
+// (read by tool) and their observations to rec: the canonical inputs and
+// results as the run store keeps them, redacted. The DSN is not kept, only
+// the name, the engine and MySQL's default schema.
+func record(p *frozen.Pack, rec *Recording, db config.Database, tool string, reads func(input, observation json.RawMessage) []string) {
+	rd := RecordedDatabase{Name: db.Name, Driver: db.Driver}
 	if db.Driver == config.DriverMySQL {
 		if c, err := mysql.ParseDSN(db.DSN.Reveal()); err == nil {
 			rd.Schema = c.DBName
 		}
 	}
-	p.rec.Databases = append(p.rec.Databases, rd)
+	rec.Databases = append(rec.Databases, rd)
 	n := 0
-	for _, inv := range p.opts.Run.Invocations {
-		if inv.Tool != tool || !inv.Ready() || !slices.Contains(registry.SourcesOf(inv.Tool, inv.Input, inv.Observation), tool+":"+db.Name) {
+	for _, inv := range p.Run.Invocations {
+		if inv.Tool != tool || !inv.Ready() || !slices.Contains(reads(inv.Input, inv.Observation), tool+":"+db.Name) {
 			continue
 		}
-		out, ok := usecase.RecordedOutcome(inv.Observation)
+		out, ok := runstore.RecordedOutcome(inv.Observation)
 		if !ok {
 			continue // a discarded observation holds nothing to answer with
 		}
 		result, _ := out.Result.(json.RawMessage)
-		p.rec.Calls = append(p.rec.Calls, eval.RecordedCall{
+		rec.Calls = append(rec.Calls, RecordedCall{
 			Tool: tool, Input: runstore.Redacted(inv.Input), EvidenceStatus: out.Status,
 			ErrorCode: out.ErrorCode, Result: runstore.Redacted(result),
 		})
 		n++
 	}
-	p.frozen("database %s (%s): %d recorded statement(s); any other gets %s in eval", db.Name, db.Driver, n, tools.CodeNotRecorded)
-	return nil
+	p.Frozen("database %s (%s): %d recorded statement(s); any other gets %s in eval", db.Name, db.Driver, n, tools.CodeNotRecorded)
 }
 
-// writeRecording writes the recording, when there is one, redacted whole.
-func (p *pack) writeRecording() error {
-	if len(p.rec.Databases) == 0 {
+// writeRecording adds rec to the pack's RecordedFile (which query_mysql's
+// and query_postgres's freezes share), redacted whole; nothing when rec
+// holds no database.
+func writeRecording(p *frozen.Pack, rec Recording) error {
+	if len(rec.Databases) == 0 {
 		return nil
 	}
-	b, err := tools.MarshalJSON(p.rec)
+	file := p.Path(RecordedFile)
+	switch _, err := os.Lstat(file); {
+	case err == nil:
+		prev, err := readRecording(file)
+		if err != nil {
+			return fmt.Errorf("eval pack: %w", err)
+		}
+		rec.Databases = append(prev.Databases, rec.Databases...)
+		rec.Calls = append(prev.Calls, rec.Calls...)
+	case !errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("eval pack: %w", err)
+	}
+	b, err := tools.MarshalJSON(rec)
 	if err != nil {
 		return fmt.Errorf("eval pack: encode the recording: %w", err)
 	}
@@ -210,5 +245,5 @@ func (p *pack) writeRecording() error {
 		return fmt.Errorf("eval pack: encode the recording: %w", err)
 	}
 	out.WriteByte('\n')
-	return writeFile(filepath.Join(p.dir, eval.RecordedFile), out.Bytes())
+	return p.WriteFile(file, out.Bytes())
 }

@@ -1,4 +1,4 @@
-package eval
+package databases
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/frozen"
 	"github.com/superbiz/superbiz/pkg/tools"
 	"github.com/superbiz/superbiz/pkg/tools/sqlquery"
 )
@@ -34,20 +35,23 @@ const recording = `{
 // observation for a statement canonically equal to a recorded one, however
 // it is spaced or encoded; NOT_RECORDED for any other.
 func TestRecordedTool(t *testing.T) {
-	dir := writePack(t, t.TempDir(), goodScenario, goodConfig)
+	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, RecordedFile), []byte(recording), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	p := LoadPack(dir)
-	if p.Err != nil || !p.Recorded {
-		t.Fatalf("pack: recorded %v, %v", p.Recorded, p.Err)
+	if sv, err := (Source{}).Replay(frozen.Replay{Dir: dir}); sv != nil || err != nil {
+		t.Errorf("query_mysql serves a recording of PostgreSQL only: %v %v", sv, err)
 	}
-	rec, err := p.ReadRecording()
+	sv, err := Postgres{}.Replay(frozen.Replay{Dir: dir})
+	if err != nil || sv == nil || sv.Missing() != "" {
+		t.Fatalf("served %v, %v", sv, err)
+	}
+	srv, err := sv.Start(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg := config.Defaults()
-	if err := addRecorded(&cfg, rec); err != nil {
+	if err := srv.Configure(&cfg); err != nil {
 		t.Fatal(err)
 	}
 	_, pg := sqlquery.Split(cfg.Databases)
@@ -56,7 +60,7 @@ func TestRecordedTool(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer live.Close()
-	adapters := WithRecording([]tools.Adapter{live}, rec)
+	adapters := srv.(frozen.Wrapper).Wrap([]tools.Adapter{live})
 	for _, tt := range []struct {
 		sql, status, code string
 	}{
@@ -84,39 +88,18 @@ func TestRecordingErrors(t *testing.T) {
 		{"sqlite", `{"databases":[{"name":"d","driver":"sqlite"}],"calls":[]}`, "databases[0].driver"},
 		{"input", `{"databases":[],"calls":[{"tool":"query_mysql","input":[1],"evidence_status":"NO_EVIDENCE"}]}`, "calls[0].input"},
 	} {
-		dir := writePack(t, t.TempDir(), goodScenario, goodConfig)
+		dir := t.TempDir()
 		if err := os.WriteFile(filepath.Join(dir, RecordedFile), []byte(tt.body), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if p := LoadPack(dir); p.Err == nil || !strings.Contains(p.Err.Error(), RecordedFile) || !strings.Contains(p.Err.Error(), tt.want) {
-			t.Errorf("%s: error %v, want %q", tt.name, p.Err, tt.want)
+		if _, err := (Source{}).Replay(frozen.Replay{Dir: dir}); err == nil || !strings.Contains(err.Error(), RecordedFile) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: error %v, want %q", tt.name, err, tt.want)
 		}
 	}
 	// A name no configuration accepts is refused when the attempt adds it.
 	cfg := config.Defaults()
 	if err := addRecorded(&cfg, &Recording{Databases: []RecordedDatabase{{Name: "no such name!", Driver: sqlquery.DriverMySQL}}}); err == nil {
 		t.Error("a bad database name was added")
-	}
-}
-
-// metrics_sources names the sources metrics.om is served as, and needs one.
-func TestMetricsSources(t *testing.T) {
-	dir := writePack(t, t.TempDir(), strings.Replace(goodScenario, "[expect]", "metrics_sources = [\"main\", \"thanos\"]\n\n[expect]", 1), goodConfig)
-	if p := LoadPack(dir); p.Err == nil || !strings.Contains(p.Err.Error(), "metrics_sources") {
-		t.Errorf("without metrics.om: %v", p.Err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, MetricsFile), []byte("up 1 1\n# EOF\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if p := LoadPack(dir); p.Err != nil || strings.Join(p.MetricsSources, ",") != "main,thanos" {
-		t.Errorf("pack: %v %v", p.MetricsSources, p.Err)
-	}
-	plain := writePack(t, t.TempDir(), goodScenario, goodConfig)
-	if err := os.WriteFile(filepath.Join(plain, MetricsFile), []byte("up 1 1\n# EOF\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if p := LoadPack(plain); p.Err != nil || strings.Join(p.MetricsSources, ",") != DefaultMetricsSource {
-		t.Errorf("pack: %v %v", p.MetricsSources, p.Err)
 	}
 }
 
@@ -153,7 +136,7 @@ func TestRecordedMySQL(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer live.Close()
-	a := WithRecording([]tools.Adapter{live}, rec)[0]
+	a := WithRecording([]tools.Adapter{live}, rec, sqlquery.ToolName)[0]
 	again, err := a.Canonical(json.RawMessage(`{"database":"billing","sql":"select id  from invoices where total>10"}`))
 	if err != nil {
 		t.Fatal(err)

@@ -1,11 +1,10 @@
-package evalpack
+package logs
 
 import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,14 +16,15 @@ import (
 	"time"
 
 	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/frozen"
 	"github.com/superbiz/superbiz/internal/logparse"
 	"github.com/superbiz/superbiz/pkg/redact"
 	logtool "github.com/superbiz/superbiz/pkg/tools/logs"
 )
 
-// LogsDir is the pack folder the frozen log files are written under, one
+// PackDir is the pack folder the frozen log files are written under, one
 // sub-folder per source.
-const LogsDir = "logs"
+const PackDir = "logs"
 
 // logFile is one [[logs]] entry of the pack's superbiz.toml: the source's
 // name and layout as configured, its paths the pack's own.
@@ -39,63 +39,50 @@ type logFile struct {
 	MaxWindow  string   `toml:"max_window"`
 }
 
-// span is a time range, the union of the windows a source was queried over.
-type span struct{ lo, hi time.Time }
+// Freezes is query_logs.
+func (Source) Freezes() []string { return []string{logtool.ToolName} }
 
-func (s *span) add(lo, hi time.Time) {
-	if s.lo.IsZero() || lo.Before(s.lo) {
-		s.lo = lo
-	}
-	if hi.After(s.hi) {
-		s.hi = hi
-	}
-}
-
-// freezeLogs freezes each log source the run read: of each of its files,
-// the lines from Margin before the earliest window the run queried to
-// Margin after the latest, as written (a gzip file is written unpacked),
-// each entry through redaction, with the source's layout configuration.
-func (p *pack) freezeLogs(ctx context.Context) error {
-	spans := map[string]*span{}
+// Freeze freezes each log source the run read: of each of its files, the
+// lines from frozen.Margin before the earliest window the run queried to
+// frozen.Margin after the latest, as written (a gzip file is written
+// unpacked), each entry through redaction, with the source's layout
+// configuration.
+func (Source) Freeze(ctx context.Context, p *frozen.Pack) error {
+	spans := map[string]*frozen.Span{}
 	var names []string
-	for _, inv := range reads(p.opts.Run, logtool.ToolName) {
-		var obs struct {
-			Result struct {
-				Source string `json:"source"`
-				Window struct {
-					Start string `json:"start"`
-					End   string `json:"end"`
-				} `json:"window"`
-			} `json:"result"`
+	for _, inv := range p.Calls(logtool.ToolName) {
+		res, ok, err := frozen.Result[logtool.Result](inv)
+		if err != nil {
+			return err
 		}
-		if json.Unmarshal(inv.Observation, &obs) != nil || obs.Result.Source == "" {
+		if !ok || res.Source == "" {
 			continue
 		}
-		lo, err1 := time.Parse(time.RFC3339Nano, obs.Result.Window.Start)
-		hi, err2 := time.Parse(time.RFC3339Nano, obs.Result.Window.End)
+		lo, err1 := time.Parse(time.RFC3339Nano, res.Window.Start)
+		hi, err2 := time.Parse(time.RFC3339Nano, res.Window.End)
 		if err1 != nil || err2 != nil {
-			return fmt.Errorf("eval pack: call %s read the log source %s over a window that does not read (%q to %q)", inv.ToolCallID, obs.Result.Source, obs.Result.Window.Start, obs.Result.Window.End)
+			return fmt.Errorf("eval pack: call %s read the log source %s over a window that does not read (%q to %q)", inv.ToolCallID, res.Source, res.Window.Start, res.Window.End)
 		}
-		if spans[obs.Result.Source] == nil {
-			spans[obs.Result.Source] = &span{}
-			names = append(names, obs.Result.Source)
+		if spans[res.Source] == nil {
+			spans[res.Source] = &frozen.Span{}
+			names = append(names, res.Source)
 		}
-		spans[obs.Result.Source].add(lo, hi)
+		spans[res.Source].Add(lo, hi)
 	}
 	for _, name := range names {
-		i := slices.IndexFunc(p.opts.Config.Logs, func(s config.LogSource) bool { return s.Name == name })
+		i := slices.IndexFunc(p.Config.Logs, func(s config.LogSource) bool { return s.Name == name })
 		if i < 0 {
-			return refused("the run read the log source %q, which the configuration (%s) no longer has: freeze with the configuration the run was made with (--config)", name, cmpOr(p.opts.Config.File, "defaults"))
+			return p.Gone("log source", name)
 		}
-		sp := spans[name]
-		if err := p.freezeLogSource(ctx, p.opts.Config.Logs[i], sp.lo.Add(-Margin), sp.hi.Add(Margin)); err != nil {
+		lo, hi := spans[name].Widened()
+		if err := freezeSource(ctx, p, p.Config.Logs[i], lo, hi); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (p *pack) freezeLogSource(ctx context.Context, src config.LogSource, lo, hi time.Time) error {
+func freezeSource(ctx context.Context, p *frozen.Pack, src config.LogSource, lo, hi time.Time) error {
 	_, cands, err := logparse.LayoutsFor(string(src.Format), src.Pattern, src.TimeLayout)
 	if err != nil {
 		return fmt.Errorf("eval pack: log source %s: %w", src.Name, err)
@@ -108,7 +95,7 @@ func (p *pack) freezeLogSource(ctx context.Context, src config.LogSource, lo, hi
 	if err != nil {
 		return fmt.Errorf("eval pack: log source %s: %w", src.Name, err)
 	}
-	dir := filepath.Join(p.dir, LogsDir, src.Name)
+	dir := p.Path(PackDir, src.Name)
 	common := commonDir(files)
 	var globs []string
 	lines, written := 0, 0
@@ -122,7 +109,7 @@ func (p *pack) freezeLogSource(ctx context.Context, src config.LogSource, lo, hi
 			return fmt.Errorf("eval pack: log source %s: %w", src.Name, err)
 		}
 		rel = strings.TrimSuffix(rel, ".gz")
-		n, err := freezeLogFile(f, filepath.Join(dir, rel), cands, loc, lo, hi)
+		n, err := freezeFile(p, f, filepath.Join(dir, rel), cands, loc, lo, hi)
 		switch {
 		case errors.Is(err, errNoTime):
 			skipped = append(skipped, filepath.Base(f)+" (no line placed in time)")
@@ -130,7 +117,7 @@ func (p *pack) freezeLogSource(ctx context.Context, src config.LogSource, lo, hi
 		case err != nil:
 			return fmt.Errorf("eval pack: log source %s: %w", src.Name, err)
 		}
-		if g := path.Join(LogsDir, src.Name, filepath.ToSlash(filepath.Dir(rel)), "*"); !slices.Contains(globs, g) {
+		if g := path.Join(PackDir, src.Name, filepath.ToSlash(filepath.Dir(rel)), "*"); !slices.Contains(globs, g) {
 			globs = append(globs, g)
 		}
 		lines += n
@@ -141,10 +128,10 @@ func (p *pack) freezeLogSource(ctx context.Context, src config.LogSource, lo, hi
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return fmt.Errorf("eval pack: %w", err)
 		}
-		globs = []string{path.Join(LogsDir, src.Name, "*")}
+		globs = []string{path.Join(PackDir, src.Name, "*")}
 	}
-	zone, zoneNote := zoneName(src, p.opts.Getenv)
-	p.cfg.Logs = append(p.cfg.Logs, logFile{
+	zone, zoneNote := zoneName(src, p.Getenv)
+	p.Append("logs", logFile{
 		Name: src.Name, Paths: globs, Format: string(src.Format),
 		Pattern: src.Pattern, TimeLayout: src.TimeLayout, Timezone: zone,
 		Service: src.Service, MaxWindow: config.FormatDuration(src.MaxWindow),
@@ -156,7 +143,7 @@ func (p *pack) freezeLogSource(ctx context.Context, src config.LogSource, lo, hi
 	if zoneNote != "" {
 		line += "; " + zoneNote
 	}
-	p.frozen("%s", line)
+	p.Frozen("%s", line)
 	return nil
 }
 
@@ -180,11 +167,11 @@ var errNoTime = errors.New("no line placed in time")
 // sampleLines is how many first lines pick a file's layout.
 const sampleLines = logparse.DetectHeadLines
 
-// freezeLogFile writes the entries of the log file src whose time lies in
+// freezeFile writes the entries of the log file src whose time lies in
 // [lo, hi] to dst, each redacted, and returns how many lines it wrote. An
 // entry's continuation lines go with it; the file keeps its modification
 // time, which places stamps that carry no year.
-func freezeLogFile(src, dst string, cands []*logparse.Layout, loc *time.Location, lo, hi time.Time) (int, error) {
+func freezeFile(p *frozen.Pack, src, dst string, cands []*logparse.Layout, loc *time.Location, lo, hi time.Time) (int, error) {
 	st, err := os.Stat(src)
 	if err != nil {
 		return 0, err
@@ -268,7 +255,7 @@ func freezeLogFile(src, dst string, cands []*logparse.Layout, loc *time.Location
 		}
 	}
 	flush()
-	if err := writeFile(dst, out.Bytes()); err != nil {
+	if err := p.WriteFile(dst, out.Bytes()); err != nil {
 		return 0, err
 	}
 	if err := os.Chtimes(dst, st.ModTime(), st.ModTime()); err != nil {

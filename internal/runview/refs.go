@@ -1,9 +1,10 @@
-package cmd
+package runview
 
 import (
 	"context"
 	"errors"
 
+	"github.com/superbiz/superbiz/internal/exitcode"
 	"github.com/superbiz/superbiz/internal/notfound"
 	"github.com/superbiz/superbiz/pkg/runstore"
 )
@@ -15,17 +16,17 @@ import (
 // refHint says how runs and sessions can be named, after "unknown run".
 const refHint = "`superbiz runs` lists the runs and their sessions; name one by its ID, `last`, `last~N` or a unique prefix of at least 6 characters"
 
-// resolveRun is the run ID ref names in store; no such run, or a prefix of
+// ResolveRun is the run ID ref names in store; no such run, or a prefix of
 // several, is a usage error (exit 2) naming the store.
-func resolveRun(ctx context.Context, store *runstore.Store, ref string) (string, error) {
+func ResolveRun(ctx context.Context, store *runstore.Store, ref string) (string, error) {
 	id, err := store.ResolveRun(ctx, ref)
 	return id, refError(err, "run", ref, store.Path())
 }
 
-// resolveSession is the session ID ref names in store. With mayBeNew an
+// ResolveSession is the session ID ref names in store. With mayBeNew an
 // unknown ID (not `last`, `last~N`) names a new session and is given back
 // as it is, as --session always did for diagnose and chat.
-func resolveSession(ctx context.Context, store *runstore.Store, ref string, mayBeNew bool) (string, error) {
+func ResolveSession(ctx context.Context, store *runstore.Store, ref string, mayBeNew bool) (string, error) {
 	id, err := store.ResolveSession(ctx, ref)
 	if mayBeNew && errors.Is(err, runstore.ErrNotFound) && !runstore.IsRelativeRef(ref) {
 		return ref, nil
@@ -41,7 +42,7 @@ func refError(err error, kind, ref, where string) error {
 	case err == nil:
 		return nil
 	case errors.As(err, &amb):
-		return &ExitError{Code: ExitUsage, Err: amb}
+		return &exitcode.Error{Code: exitcode.Usage, Err: amb}
 	case errors.As(err, &nf):
 		hint := refHint
 		if nf.Why != "" {
@@ -49,7 +50,7 @@ func refError(err error, kind, ref, where string) error {
 		}
 		return &notfound.Error{Kind: kind, Name: ref, Where: where, Hint: hint}
 	case runstore.IsRelativeRef(ref):
-		return &ExitError{Code: ExitUsage, Err: err}
+		return &exitcode.Error{Code: exitcode.Usage, Err: err}
 	}
 	return err
 }
