@@ -8,6 +8,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -227,8 +228,8 @@ func (s *Server) serve(ctx context.Context, t mcp.Transport) error {
 	go func() { ended <- ss.Wait() }()
 	select {
 	case <-ctx.Done():
-		ss.Close()
-		<-ended
+		// The session ends because it was closed: neither error is the run's.
+		_ = errors.Join(ss.Close(), <-ended)
 		return ctx.Err()
 	case err := <-ended:
 		return err
