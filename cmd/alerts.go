@@ -20,8 +20,17 @@ const defaultAlertsLimit = 50
 // summaryColumnWidth bounds the SUMMARY column of the alerts table.
 const summaryColumnWidth = 60
 
-func (a *app) newAlertsCmd() *cobra.Command {
-	var limit int
+// alertsOptions are what `superbiz alerts` was given: how many alerts to
+// show and the output format (-o).
+type alertsOptions struct {
+	Limit  int
+	Output outputFormat
+}
+
+// newAlertsCmd is `superbiz alerts`; runF replaces runAlerts (tests), nil
+// runs it.
+func (a *app) newAlertsCmd(runF func(*cobra.Command, *alertsOptions) error) *cobra.Command {
+	opts := &alertsOptions{}
 	c := &cobra.Command{
 		Use:   "alerts",
 		Short: "List the firing alerts of the configured Alertmanager, newest first",
@@ -36,29 +45,38 @@ unreachable or failing.`,
   superbiz diagnose --alert HighLatency`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if limit < 1 {
-				return usageErrorf("--limit must be at least 1, got %d", limit)
+			opts.Output = a.flags.output
+			if runF != nil {
+				return runF(cmd, opts)
 			}
-			cfg, err := a.loadConfig(cmd)
-			if err != nil {
-				return err
-			}
-			client, err := a.alertsClient(cfg)
-			if err != nil {
-				return err
-			}
-			as, skipped, err := client.Firing(cmd.Context())
-			if err != nil {
-				return alertsFailure(err)
-			}
-			for _, s := range skipped {
-				fmt.Fprintf(a.io.ErrOut, "superbiz: %s\n", s)
-			}
-			return a.printAlerts(as, limit)
+			return a.runAlerts(cmd, opts)
 		},
 	}
-	c.Flags().IntVar(&limit, "limit", defaultAlertsLimit, "at most this many alerts (the newest)")
+	c.Flags().IntVar(&opts.Limit, "limit", defaultAlertsLimit, "at most this many alerts (the newest)")
 	return c
+}
+
+// runAlerts lists the firing alerts.
+func (a *app) runAlerts(cmd *cobra.Command, opts *alertsOptions) error {
+	if opts.Limit < 1 {
+		return usageErrorf("--limit must be at least 1, got %d", opts.Limit)
+	}
+	cfg, err := a.loadConfig(cmd)
+	if err != nil {
+		return err
+	}
+	client, err := a.alertsClient(cfg)
+	if err != nil {
+		return err
+	}
+	as, skipped, err := client.Firing(cmd.Context())
+	if err != nil {
+		return alertsFailure(err)
+	}
+	for _, s := range skipped {
+		fmt.Fprintf(a.io.ErrOut, "superbiz: %s\n", s)
+	}
+	return a.printAlerts(as, opts)
 }
 
 // alertsClient is the Alertmanager client of [alerts], built by its
@@ -74,8 +92,8 @@ func alertsFailure(err error) error { return wsp.AlertsFailure(err) }
 
 // printAlerts writes the newest limit alerts as a table (text, Markdown) or
 // a JSON array; a note on stderr says how many more are firing.
-func (a *app) printAlerts(as []alerts.Alert, limit int) error {
-	shown := as[:min(len(as), limit)]
+func (a *app) printAlerts(as []alerts.Alert, opts *alertsOptions) error {
+	shown := as[:min(len(as), opts.Limit)]
 	if more := len(as) - len(shown); more > 0 {
 		noun := "alerts"
 		if more == 1 {
@@ -84,11 +102,11 @@ func (a *app) printAlerts(as []alerts.Alert, limit int) error {
 		fmt.Fprintf(a.io.ErrOut, "superbiz: %d more firing %s not shown (raise --limit)\n", more, noun)
 	}
 	switch {
-	case a.flags.output == outputJSON:
+	case opts.Output == outputJSON:
 		return writeJSON(a.io.Out, shown)
 	case len(shown) == 0:
 		return writeString(a.io.Out, "No firing alerts.\n")
-	case a.flags.output == outputMarkdown:
+	case opts.Output == outputMarkdown:
 		return writeMarkdownTable(a.io.Out, alertsTable(shown))
 	}
 	return writeTextTable(a.io.Out, alertsTable(shown))

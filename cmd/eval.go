@@ -269,7 +269,7 @@ func (a *app) evalRunner(ctx context.Context, job eval.Job) (string, error) {
 	if job.Wrap != nil {
 		// A frozen pack's MySQL and PostgreSQL answers come from its recording.
 		w.Adapters = job.Wrap(w.Adapters)
-		if w.Tools, err = harness.NewRegistry(w.Adapters, w.Playbooks); err != nil {
+		if w.Tools, err = harness.NewToolset(w.Adapters, w.Playbooks); err != nil {
 			return "", err
 		}
 	}

@@ -258,7 +258,7 @@ for "tools call": 0 found or not found, 2 rejected input, 1 backend error.`,
 				return err
 			}
 			if a.flags.output == outputJSON {
-				if err := a.printObservation(res.Observation); err != nil {
+				if err := a.printObservation(res.Observation, a.flags.output); err != nil {
 					return err
 				}
 			} else if err := a.printDocuments(args[0], res.Observation); err != nil {

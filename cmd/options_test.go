@@ -14,7 +14,8 @@ import (
 // The commands in gh's options-plus-runF shape hand their flags and
 // arguments to runF as options, without opening anything: `mcp` its HTTP,
 // token, slot and session settings (defaults included), `tools call` the
-// tool and its input, read from stdin for "-".
+// tool and its input, read from stdin for "-"; `alerts` and `tools list`
+// their flags; each with the global output format.
 func TestCommandOptions(t *testing.T) {
 	a := &app{io: &IOStreams{In: strings.NewReader(` {"q":1} `), Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}}, getenv: func(string) string { return "" }}
 
@@ -39,6 +40,27 @@ func TestCommandOptions(t *testing.T) {
 	tc.SetArgs([]string{"query_logs", "-"})
 	if err := tc.Execute(); err != nil || to == nil || to.Name != "query_logs" || string(to.Input) != `{"q":1}` {
 		t.Errorf("tools call query_logs -: %+v, %v", to, err)
+	}
+
+	// The global -o reaches the run function in the options, read once at
+	// the top: nothing below it reads the global flags.
+	a.flags.output = outputJSON
+	var ao *alertsOptions
+	ac := a.newAlertsCmd(func(_ *cobra.Command, o *alertsOptions) error { ao = o; return nil })
+	ac.SetArgs([]string{"--limit", "7"})
+	if err := ac.Execute(); err != nil || ao == nil || *ao != (alertsOptions{Limit: 7, Output: outputJSON}) {
+		t.Errorf("alerts --limit 7 -o json: %+v, %v", ao, err)
+	}
+	var lo *toolsListOptions
+	lc := a.newToolsListCmd(func(_ *cobra.Command, o *toolsListOptions) error { lo = o; return nil })
+	lc.SetArgs(nil)
+	if err := lc.Execute(); err != nil || lo == nil || lo.Output != outputJSON {
+		t.Errorf("tools list -o json: %+v, %v", lo, err)
+	}
+	tc = a.newToolsCallCmd(func(_ *cobra.Command, o *toolsCallOptions) error { to = o; return nil })
+	tc.SetArgs([]string{"query_logs", "{}"})
+	if err := tc.Execute(); err != nil || to.Output != outputJSON {
+		t.Errorf("tools call -o json: %+v, %v", to, err)
 	}
 }
 

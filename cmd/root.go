@@ -1,7 +1,8 @@
 // Package cmd is superbiz's command line: cobra commands, global flags,
 // environment and configuration wiring, and the choice between terminal,
-// text and JSON output. It is the only package that wires implementations
-// (Ollama adapter, tools, run store, TUI) into the engine's ports.
+// text and JSON output. It asks internal/registry for the model client and
+// the tools, opens the run store and hands them to the use cases; it builds
+// no client and no tool itself (docs/ARCHITECTURE.md).
 package cmd
 
 import (
@@ -200,7 +201,7 @@ is missing.`,
 		a.newDiagnoseCmd(),
 		a.newEvalCmd(),
 		a.newChatCmd(),
-		a.newAlertsCmd(),
+		a.newAlertsCmd(nil),
 		a.newDoctorCmd(),
 		a.newConfigCmd(),
 		a.newRunsCmd(), a.newReplayCmd(), a.newMCPCmd(nil),

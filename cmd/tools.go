@@ -30,11 +30,18 @@ one of them by hand on the configured sources (or the demo workspace with
 		Args: subcommandArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	c.AddCommand(a.newToolsListCmd(), a.newToolsCallCmd(nil))
+	c.AddCommand(a.newToolsListCmd(nil), a.newToolsCallCmd(nil))
 	return c
 }
 
-func (a *app) newToolsListCmd() *cobra.Command {
+// toolsListOptions are what `tools list` was given: the output format (-o).
+type toolsListOptions struct {
+	Output outputFormat
+}
+
+// newToolsListCmd is `superbiz tools list`; runF replaces runToolsList
+// (tests), nil runs it.
+func (a *app) newToolsListCmd(runF func(*cobra.Command, *toolsListOptions) error) *cobra.Command {
 	return &cobra.Command{
 		Use:   "list",
 		Short: "Print the tool definitions exactly as the model receives them",
@@ -45,20 +52,29 @@ read_skill guidance tool. -o json prints the definitions as one JSON array.`,
   superbiz tools list -o json`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			w, err := a.openWorkspace(cmd, config.Overrides{})
-			if err != nil {
-				return err
+			opts := &toolsListOptions{Output: a.flags.output}
+			if runF != nil {
+				return runF(cmd, opts)
 			}
-			defer w.Close()
-			return a.printDefinitions(w.Tools.Definitions())
+			return a.runToolsList(cmd, opts)
 		},
 	}
 }
 
+// runToolsList prints the tool definitions of the configured workspace.
+func (a *app) runToolsList(cmd *cobra.Command, opts *toolsListOptions) error {
+	w, err := a.openWorkspace(cmd, config.Overrides{})
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	return a.printDefinitions(w.Tools.Definitions(), opts.Output)
+}
+
 // printDefinitions writes the tool definitions: the JSON array with -o json,
 // else each tool's name, description and parameter schema.
-func (a *app) printDefinitions(defs []model.Tool) error {
-	if a.flags.output == outputJSON {
+func (a *app) printDefinitions(defs []model.Tool, output outputFormat) error {
+	if output == outputJSON {
 		return writeJSON(a.io.Out, defs)
 	}
 	var b strings.Builder
@@ -76,10 +92,12 @@ func (a *app) printDefinitions(defs []model.Tool) error {
 	return err
 }
 
-// toolsCallOptions are what `tools call` was given: the tool and its input.
+// toolsCallOptions are what `tools call` was given: the tool, its input
+// and the output format (-o).
 type toolsCallOptions struct {
-	Name  string
-	Input []byte
+	Name   string
+	Input  []byte
+	Output outputFormat
 }
 
 // newToolsCallCmd is `superbiz tools call`; runF replaces runToolsCall
@@ -105,7 +123,7 @@ cancelled by Ctrl-C (CANCELLED; 143 for SIGTERM, 129 for SIGHUP).`,
   superbiz tools call read_skill '{"name":"diagnose-redis-timeout"}'`,
 		Args: exactArgs(2, "a tool NAME and a JSON input (or - for stdin)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts := &toolsCallOptions{Name: args[0], Input: []byte(args[1])}
+			opts := &toolsCallOptions{Name: args[0], Input: []byte(args[1]), Output: a.flags.output}
 			if args[1] == "-" {
 				b, err := io.ReadAll(io.LimitReader(a.io.In, maxToolInputBytes+1))
 				if err != nil {
@@ -135,7 +153,7 @@ func (a *app) runToolsCall(cmd *cobra.Command, opts *toolsCallOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := a.printObservation(res.Observation); err != nil {
+	if err := a.printObservation(res.Observation, opts.Output); err != nil {
 		return err
 	}
 	return res.Verdict(cmd.Context())
@@ -143,8 +161,8 @@ func (a *app) runToolsCall(cmd *cobra.Command, opts *toolsCallOptions) error {
 
 // printObservation writes the observation: with -o json the exact bytes the
 // model would see on one line, else indented for reading.
-func (a *app) printObservation(obs json.RawMessage) error {
-	if a.flags.output == outputJSON {
+func (a *app) printObservation(obs json.RawMessage, output outputFormat) error {
+	if output == outputJSON {
 		_, err := fmt.Fprintf(a.io.Out, "%s\n", obs)
 		if err != nil {
 			return fmt.Errorf("write the observation: %w", err)

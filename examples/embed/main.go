@@ -27,6 +27,7 @@ import (
 	"github.com/superbiz/superbiz/pkg/release"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/pkg/tools"
+	"github.com/superbiz/superbiz/pkg/tools/toolschema"
 )
 
 func main() {
@@ -44,7 +45,7 @@ const query = "orders-db writes fail since 09:00"
 // error: the script cites real tool results, so a guard refusing it is a
 // regression.
 func run(ctx context.Context, w io.Writer, turns []model.Message) error {
-	reg, err := harness.NewRegistry([]tools.Adapter{diskTool{usage: map[string]int{"orders-db-1": 100, "orders-db-2": 41}}}, nil)
+	reg, err := harness.NewToolset([]tools.Adapter{diskTool{usage: map[string]int{"orders-db-1": 100, "orders-db-2": 41}}}, nil)
 	if err != nil {
 		return fmt.Errorf("register the tools: %w", err)
 	}
@@ -60,7 +61,7 @@ func run(ctx context.Context, w io.Writer, turns []model.Message) error {
 
 	m := &scriptedModel{turns: turns}
 	limits := agent.DefaultLimits()
-	res := agent.Run(rc, agent.Config{Model: m, Registry: reg, Limits: limits, Language: "en", Reserved: 1}, agent.Input{Query: query})
+	res := agent.Run(rc, agent.Config{Model: m, Tools: reg, Limits: limits, Language: "en", Reserved: 1}, agent.Input{Query: query})
 	dec := release.Release(rc, release.Config{Model: m, Language: "en", ObservationLimit: limits.Observation}, query, res)
 
 	fmt.Fprintf(w, "outcome: %s (stop reason %s)\n", dec.Outcome, dec.StopReason)
@@ -84,7 +85,7 @@ type diskTool struct{ usage map[string]int }
 
 // diskInput is the tool's business input, as the model sends it.
 type diskInput struct {
-	Host string `json:"host"`
+	Host string `json:"host" jsonschema:"required,minLength=1" jsonschema_description:"host name"`
 }
 
 // diskResult is the whitelisted projection the model sees.
@@ -97,7 +98,7 @@ func (diskTool) Definition() model.Tool {
 	return model.Tool{
 		Name:        "disk_usage",
 		Description: "The used share of a host's data disk, in percent.",
-		Parameters:  json.RawMessage(`{"type":"object","properties":{"host":{"type":"string","description":"host name"}},"required":["host"],"additionalProperties":false}`),
+		Parameters:  toolschema.For[diskInput](),
 	}
 }
 

@@ -1,6 +1,8 @@
 package apicheck
 
 import (
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -139,4 +141,44 @@ func hasCheckedExample(t *testing.T, dir string, files []string) bool {
 		}
 	}
 	return false
+}
+
+// TestPublicStandsOnJustifiedLeaves: every package under internal/ that a
+// non-test file of pkg/ imports is one docs/ARCHITECTURE.md justifies in
+// its table of leaves, so pkg/ never silently stands on a private package.
+func TestPublicStandsOnJustifiedLeaves(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/ARCHITECTURE.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const module = "github.com/superbiz/superbiz/"
+	fset := token.NewFileSet()
+	seen := map[string]string{}
+	err = filepath.WalkDir("../../pkg", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		for _, imp := range f.Imports {
+			p := strings.Trim(imp.Path.Value, `"`)
+			if strings.HasPrefix(p, module+"internal/") {
+				seen[strings.TrimPrefix(p, module)] = path
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) == 0 {
+		t.Fatal("no import of internal/ found under pkg/: the walk read nothing")
+	}
+	for leaf, file := range seen {
+		if !strings.Contains(string(doc), "| `"+leaf+"` |") {
+			t.Errorf("%s imports %s, which docs/ARCHITECTURE.md's table of leaves does not justify", file, leaf)
+		}
+	}
 }

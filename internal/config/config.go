@@ -191,8 +191,8 @@ type HTTPAuth = tools.HTTPAuth
 type Knowledge struct {
 	// Paths are absolute directories (relative ones resolved at load).
 	Paths []string `toml:"paths" json:"paths" default:"./runbooks"`
-	// EmbedModel is the Ollama embedding model (on model.host) that makes
-	// runbook search semantic; empty leaves search BM25 only.
+	// EmbedModel is the embedding model, on the configured provider's
+	// server, that makes runbook search semantic; empty leaves search BM25 only.
 	EmbedModel string `toml:"embed_model" json:"embed_model,omitempty" default:""`
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/superbiz/superbiz/internal/eval"
 	"github.com/superbiz/superbiz/internal/frozen"
 	"github.com/superbiz/superbiz/internal/registry"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/pkg/runstore"
 )
@@ -117,7 +118,7 @@ func Freeze(ctx context.Context, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := p.WriteFile(eval.ConfigFile, append(header(run), body...)); err != nil {
+	if err := p.WriteText(eval.ConfigFile, egress.Mask(string(append(header(run), body...)))); err != nil {
 		return nil, err
 	}
 	if lp := eval.LoadPack(tmp); lp.Err != nil {

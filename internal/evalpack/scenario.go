@@ -15,6 +15,7 @@ import (
 	"github.com/superbiz/superbiz/internal/frozen"
 	"github.com/superbiz/superbiz/internal/registry"
 	"github.com/superbiz/superbiz/internal/textclip"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/pkg/runstore"
@@ -233,5 +234,5 @@ func writeScenario(p *frozen.Pack, sc *scenarioFile) error {
 			return fmt.Errorf("eval pack: encode %s: %w", eval.ScenarioFile, err)
 		}
 	}
-	return p.WriteFile(eval.ScenarioFile, append(header(p.Run), b.Bytes()...))
+	return p.WriteText(eval.ScenarioFile, egress.Mask(string(append(header(p.Run), b.Bytes()...))))
 }

@@ -11,6 +11,7 @@
 package frozen
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -19,11 +20,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/BurntSushi/toml"
 
 	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/pkg/runstore"
 	"github.com/superbiz/superbiz/pkg/tools"
@@ -151,22 +154,78 @@ func (p *Pack) Rel(path string) string {
 	return filepath.ToSlash(r)
 }
 
-// WriteFile writes a new file of the pack at path (inside Dir), creating
-// its folder.
-func (p *Pack) WriteFile(path string, data []byte) error {
+// WriteText writes a new file of the pack at path (inside Dir), creating
+// its folder: the text passed the egress policy, as every byte of a pack
+// must (pkg/egress).
+func (p *Pack) WriteText(path string, t egress.Text) error {
+	f, err := p.Create(path)
+	if err != nil {
+		return err
+	}
+	return errors.Join(f.Write(t), f.Close())
+}
+
+// WriteJSON writes a new JSON file of the pack at path (inside Dir), passed
+// through the egress policy.
+func (p *Pack) WriteJSON(path string, j egress.JSON) error {
+	f, err := p.Create(path)
+	if err != nil {
+		return err
+	}
+	_, werr := f.w.Write(j.Bytes())
+	return errors.Join(werr, f.Close())
+}
+
+// File is a pack file being written, a text that passed the egress policy
+// at a time, so a large file streams through bounded memory.
+type File struct {
+	path string
+	f    *os.File
+	w    *bufio.Writer
+}
+
+// Create creates the new file of the pack at path (inside Dir), and its folder.
+func (p *Pack) Create(path string) (*File, error) {
 	if !filepath.IsAbs(path) {
 		path = p.Path(path)
 	}
-	if rel, err := filepath.Rel(p.Dir, path); err != nil || rel == ".." || filepath.IsAbs(rel) || len(rel) > 2 && rel[:3] == ".."+string(filepath.Separator) {
-		return fmt.Errorf("eval pack: %s lies outside the pack", path)
+	if !within(p.Dir, path) {
+		return nil, fmt.Errorf("eval pack: %s lies outside the pack", path)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("eval pack: %w", err)
+		return nil, fmt.Errorf("eval pack: %w", err)
 	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		return fmt.Errorf("eval pack: %w", err)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("eval pack: %w", err)
+	}
+	return &File{path: path, f: f, w: bufio.NewWriterSize(f, 64<<10)}, nil
+}
+
+// Write adds t to the file.
+func (f *File) Write(t egress.Text) error {
+	if _, err := f.w.WriteString(t.String()); err != nil {
+		return fmt.Errorf("eval pack: write %s: %w", f.path, err)
 	}
 	return nil
+}
+
+// Close flushes and closes the file.
+func (f *File) Close() error {
+	err := f.w.Flush()
+	if cerr := f.f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("eval pack: write %s: %w", f.path, err)
+	}
+	return nil
+}
+
+// within reports whether path lies in dir or below it.
+func within(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
 // Table sets the superbiz.toml table key ([knowledge]) to v.
@@ -207,7 +266,7 @@ func (p *Pack) Frozen(format string, args ...any) {
 func (p *Pack) Lines() []string { return append([]string{}, p.lines...) }
 
 // ConfigTOML is the pack's superbiz.toml body: the tables in the order the
-// sources added them.
+// sources added them, as written (the caller passes it through the policy).
 func (p *Pack) ConfigTOML() ([]byte, error) {
 	var b bytes.Buffer
 	for _, t := range p.tables {

@@ -59,7 +59,7 @@ func TestDeclaredIsBuild(t *testing.T) {
 		t.Fatalf("Build: %v", err)
 	}
 	defer func() { _ = Close(parts) }()
-	reg, err := harness.NewRegistry(parts.Adapters, parts.Playbooks)
+	reg, err := harness.NewToolset(parts.Adapters, parts.Playbooks)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -161,7 +161,7 @@ func Declared(ctx context.Context, cfg *config.Config, env integration.Env) ([]m
 		}
 	}
 	if parts.Playbooks != nil {
-		r, err := harness.NewRegistry(nil, parts.Playbooks)
+		r, err := harness.NewToolset(nil, parts.Playbooks)
 		if err != nil {
 			errs = append(errs, err)
 		} else {

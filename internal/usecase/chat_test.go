@@ -59,7 +59,7 @@ func newChatFixture(t testing.TB, p providertest.Provider, withKnowledge bool) *
 		}
 		adapters = append(adapters, knowledge.New(knowledge.NewIndex(tables, []string{rb})))
 	}
-	reg, err := harness.NewRegistry(adapters, nil)
+	reg, err := harness.NewToolset(adapters, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func newChatFixture(t testing.TB, p providertest.Provider, withKnowledge bool) *
 	n := map[string]int{}
 	f := &chatFixture{t: t, srv: srv, store: store, events: &harness.Collector{}}
 	f.deps = &Deps{
-		Store: store, Model: m, ModelName: providertest.Model, Host: srv.URL(), Provider: string(p), Registry: reg,
+		Store: store, Model: m, ModelName: providertest.Model, Host: srv.URL(), Provider: string(p), Tools: reg,
 		Budget: harness.DefaultBudget(), Limits: agent.DefaultLimits(), Language: "en",
 		Clock:  harness.FixedClock{T: time.Date(2026, 11, 28, 15, 0, 0, 0, time.UTC)},
 		Events: f.events,

@@ -29,7 +29,7 @@ type Deps struct {
 	Host      string
 	// Provider names the model provider, recorded with the run (ollama, openai).
 	Provider string
-	Registry *harness.Registry
+	Tools    *harness.Toolset
 	Budget   harness.Budget
 	Limits   agent.Limits
 	Language string
@@ -132,7 +132,7 @@ func (d *Deps) Diagnose(ctx context.Context, req DiagnoseRequest) (Output, error
 	}
 	defer rc.Release()
 
-	res := agent.Run(rc, agent.Config{Model: d.Model, Registry: d.Registry, Limits: d.Limits, Language: d.Language, Reserved: 1}, agent.Input{Query: req.Query, PreviousTurn: prev})
+	res := agent.Run(rc, agent.Config{Model: d.Model, Tools: d.Tools, Limits: d.Limits, Language: d.Language, Reserved: 1}, agent.Input{Query: req.Query, PreviousTurn: prev})
 	dec := release.Release(rc, release.Config{Model: d.Model, Language: d.Language, ObservationLimit: d.Limits.Observation}, req.Query, res)
 	return d.finish(rc, runrecord.IntentDiagnosis, dec)
 }

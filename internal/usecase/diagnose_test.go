@@ -72,12 +72,12 @@ func demoDeps(t *testing.T, m model.ChatModel) (*Deps, []tools.Adapter, tools.Pl
 		t.Fatal(err)
 	}
 	adapters := []tools.Adapter{kt, lt, st}
-	reg, err := harness.NewRegistry(adapters, cat)
+	reg, err := harness.NewToolset(adapters, cat)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return &Deps{
-		Store: store, Model: m, ModelName: "test", Host: "http://test", Registry: reg,
+		Store: store, Model: m, ModelName: "test", Host: "http://test", Tools: reg,
 		Budget: harness.DefaultBudget(), Limits: agent.DefaultLimits(), Language: "en",
 		Clock: harness.FixedClock{T: demo.Now()},
 	}, adapters, cat

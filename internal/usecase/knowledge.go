@@ -137,17 +137,17 @@ func KnowledgeAnswerRequest(language, query string, observation json.RawMessage)
 // budget, bounded observation), then, only for EVIDENCE_FOUND, one no-tool
 // answer call; pkg/release decides what each step publishes.
 func (d *Deps) knowledgeQuery(rc *harness.RunContext, t release.Chat, query string) release.Decision {
-	if d.Registry == nil {
+	if d.Tools == nil {
 		return t.KnowledgeMissing()
 	}
-	if _, ok := d.Registry.Adapter(lookupKnowledgeTool); !ok {
+	if _, ok := d.Tools.Adapter(lookupKnowledgeTool); !ok {
 		return t.KnowledgeMissing()
 	}
 	args, err := json.Marshal(map[string]any{"input": map[string]any{"query": query, "top_k": knowledgeTopK}})
 	if err != nil {
 		return t.Stopped(runrecord.StopInternal)
 	}
-	b := harness.NewBoundary(rc, d.Registry, d.Limits.Observation)
+	b := harness.NewBoundary(rc, d.Tools, d.Limits.Observation)
 	b.Handle(model.ToolCall{ID: knowledgeCallID, Name: lookupKnowledgeTool, Arguments: args})
 	withChecks := func(dec release.Decision) release.Decision {
 		dec.Checks = b.Snapshot(dec.StopReason).Checks

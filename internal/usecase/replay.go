@@ -108,7 +108,7 @@ func (d *Deps) Replay(ctx context.Context, runID string, o ReplayOptions) (Repla
 			adapters[i] = recordedTool{live: a, recorded: orig.Invocations}
 		}
 	}
-	if rd.Registry, err = harness.NewRegistry(adapters, o.Playbooks); err != nil {
+	if rd.Tools, err = harness.NewToolset(adapters, o.Playbooks); err != nil {
 		return ReplayReport{}, err
 	}
 	prev, err := recordedPreviousTurn(orig.ModelRounds)

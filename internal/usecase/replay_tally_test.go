@@ -49,8 +49,8 @@ func TestReplayKeepsRecordedTally(t *testing.T) {
 	}
 
 	var adapters []tools.Adapter
-	for _, name := range f.deps.Registry.Names() {
-		if a, ok := f.deps.Registry.Adapter(name); ok {
+	for _, name := range f.deps.Tools.Names() {
+		if a, ok := f.deps.Tools.Adapter(name); ok {
 			adapters = append(adapters, a)
 		}
 	}

@@ -121,8 +121,8 @@ func TestReplayChatDiagnosis(t *testing.T) {
 			t.Fatalf("chat diagnoses ended %s and %s, want SUCCESS and FALLBACK", first.ReleaseOutcome, second.ReleaseOutcome)
 		}
 		var adapters []tools.Adapter
-		for _, name := range f.deps.Registry.Names() {
-			if a, ok := f.deps.Registry.Adapter(name); ok {
+		for _, name := range f.deps.Tools.Names() {
+			if a, ok := f.deps.Tools.Adapter(name); ok {
 				adapters = append(adapters, a)
 			}
 		}

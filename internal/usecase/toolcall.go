@@ -124,7 +124,7 @@ func toolCallQuery(tool string, args json.RawMessage) string {
 }
 
 // CallTool runs one tool call through a fresh RunContext and Boundary over
-// the registry, exactly as a run would (budget, clock, observation limit,
+// the toolset, exactly as a run would (budget, clock, observation limit,
 // redaction). Audited (req.Unaudited false), it is a stored run of its own with the
 // intent TOOL_CALL under req.SessionID: its one invocation is recorded as
 // an agent's is, and the run ends SUCCESS (COMPLETED) when the call was
@@ -158,7 +158,7 @@ func (d *Deps) CallTool(ctx context.Context, req ToolCallRequest) (ToolCallOutpu
 		out.RunID = rc.RunID()
 	}
 	defer rc.Release()
-	b := harness.NewBoundary(rc, d.Registry, d.Limits.Observation)
+	b := harness.NewBoundary(rc, d.Tools, d.Limits.Observation)
 	out.Observation = json.RawMessage(b.Handle(model.ToolCall{ID: ToolCallID, Name: req.Tool, Arguments: req.Arguments}))
 	if invs := b.Invocations(); len(invs) > 0 {
 		out.Invocation = invs[len(invs)-1]

@@ -82,7 +82,7 @@ func (w *Workspace) CallTool(ctx context.Context, name string, input []byte, aud
 
 // unknownTool is the usage error for a name the tools do not hold, listing
 // them and saying how to configure a known but absent one.
-func unknownTool(name string, reg *harness.Registry) error {
+func unknownTool(name string, reg *harness.Toolset) error {
 	names := reg.Names()
 	if reg.Playbooks() != nil {
 		names = append(names, harness.ReadSkillTool)

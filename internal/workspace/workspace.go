@@ -42,7 +42,7 @@ type Workspace struct {
 	Adapters  []tools.Adapter
 	Playbooks *skills.Catalog
 	// Tools are the evidence tools and read_skill as the harness runs them.
-	Tools *harness.Registry
+	Tools *harness.Toolset
 	// Index holds the runbooks; nil without [knowledge] paths.
 	Index *knowledge.Index
 	// Demo: the tools read the built-in demo workspace (--demo).
@@ -71,7 +71,7 @@ func Open(ctx context.Context, cfg *config.Config, env Env) (*Workspace, error) 
 	}
 	w.Adapters, w.Playbooks, w.Index = parts.Adapters, parts.Playbooks, parts.Index
 	w.closers = append(w.closers, func() error { return registry.Close(parts) })
-	if w.Tools, err = harness.NewRegistry(w.Adapters, w.Playbooks); err != nil {
+	if w.Tools, err = harness.NewToolset(w.Adapters, w.Playbooks); err != nil {
 		return nil, errors.Join(err, w.Close())
 	}
 	if w.Model, err = registry.ModelClient(cfg); err != nil {
@@ -94,7 +94,7 @@ func (w *Workspace) Close() error {
 func (w *Workspace) Deps() *usecase.Deps {
 	cfg := w.Config
 	d := &usecase.Deps{
-		Store: w.Store, Model: w.Model, ModelName: cfg.Model.Name, Host: cfg.Model.Endpoint(), Provider: cfg.Model.Provider, Registry: w.Tools,
+		Store: w.Store, Model: w.Model, ModelName: cfg.Model.Name, Host: cfg.Model.Endpoint(), Provider: cfg.Model.Provider, Tools: w.Tools,
 		Budget: cfg.Budget, Limits: cfg.Limits, Language: string(cfg.Model.Language), Demo: w.Demo,
 	}
 	if !cfg.Now.IsZero() {

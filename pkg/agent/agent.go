@@ -44,9 +44,9 @@ type Input struct {
 
 // Config wires one agent run.
 type Config struct {
-	Model    model.ChatModel
-	Registry *harness.Registry
-	Limits   Limits
+	Model  model.ChatModel
+	Tools  *harness.Toolset
+	Limits Limits
 	// Language is auto, zh or en: the system prompt's language.
 	Language string
 	// Reserved is how many model calls must stay free after the agent (the
@@ -81,10 +81,10 @@ func Run(rc *harness.RunContext, cfg Config, in Input) Result {
 		return Result{StopReason: runrecord.StopInputRejected, Err: fmt.Errorf("input of %d bytes exceeds the run byte budget: %w", len(userMsg), err)}
 	}
 	var playbooks tools.Playbooks
-	if cfg.Registry != nil {
-		playbooks = cfg.Registry.Playbooks()
+	if cfg.Tools != nil {
+		playbooks = cfg.Tools.Playbooks()
 	}
-	boundary := harness.NewBoundary(rc, cfg.Registry, cfg.Limits.Observation)
+	boundary := harness.NewBoundary(rc, cfg.Tools, cfg.Limits.Observation)
 	a := &loop{rc: rc, cfg: cfg, boundary: boundary}
 	a.msgs = []model.Message{
 		{Role: model.RoleSystem, Content: SystemPrompt(cfg.Language, in.Query, playbooks)},
@@ -140,7 +140,7 @@ type loop struct {
 }
 
 func (a *loop) run() Result {
-	tools := a.cfg.Registry.Definitions()
+	tools := a.cfg.Tools.Definitions()
 	schema := DraftSchema()
 	for {
 		stop := a.boundary.StopRequired()

@@ -30,19 +30,19 @@ func BenchmarkHarnessRound(b *testing.B) {
 		prev = id
 	}
 	responses = append(responses, model.Response{Message: model.Message{Role: model.RoleAssistant, Content: conclusionDraft(prev)}})
-	reg, err := harness.NewRegistry([]tools.Adapter{&stubTool{name: "query_logs"}}, nil)
+	reg, err := harness.NewToolset([]tools.Adapter{&stubTool{name: "query_logs"}}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
 	budget := harness.DefaultBudget()
 	budget.MaxModelCalls, budget.MaxToolCalls = rounds+2, rounds
-	cfg := Config{Registry: reg, Limits: DefaultLimits(), Language: "en"}
+	cfg := Config{Tools: reg, Limits: DefaultLimits(), Language: "en"}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		st := &stubTool{name: "query_logs"}
-		cfg.Registry, _ = harness.NewRegistry([]tools.Adapter{st}, nil)
+		cfg.Tools, _ = harness.NewToolset([]tools.Adapter{st}, nil)
 		cfg.Model = replay.New(responses)
 		rc, err := harness.NewRunContext(context.Background(), harness.RunOptions{SessionID: "s", RunID: "r", Budget: budget, Events: &harness.Collector{}, Recorder: &memRecorder{}})
 		if err != nil {
@@ -65,7 +65,7 @@ func BenchmarkHarnessRound(b *testing.B) {
 // (envelope, protocol, canonical input, execution, projection, redaction,
 // record, events) with a zero-latency adapter.
 func BenchmarkBoundaryToolCall(b *testing.B) {
-	reg, err := harness.NewRegistry([]tools.Adapter{&stubTool{name: "query_logs"}}, nil)
+	reg, err := harness.NewToolset([]tools.Adapter{&stubTool{name: "query_logs"}}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -119,7 +119,7 @@ func newFixture(t *testing.T, p providertest.Provider, opts ...opt) *fixture {
 	srv := providertest.Start(t, p)
 	m := srv.Client()
 	f := &fixture{t: t, srv: srv, logs: &stubTool{name: "query_logs"}, kb: &stubTool{name: "lookup_knowledge"}, rec: &memRecorder{}, events: &harness.Collector{}}
-	reg, err := harness.NewRegistry([]tools.Adapter{f.kb, f.logs}, nil)
+	reg, err := harness.NewToolset([]tools.Adapter{f.kb, f.logs}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func newFixture(t *testing.T, p providertest.Provider, opts ...opt) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(f.rc.Release)
-	f.cfg = Config{Model: m, Registry: reg, Limits: l, Language: "en"}
+	f.cfg = Config{Model: m, Tools: reg, Limits: l, Language: "en"}
 	return f
 }
 

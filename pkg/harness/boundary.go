@@ -61,33 +61,33 @@ type Invocation = runrecord.Invocation
 // "412 matched, first 11-27 23:58:01"), short enough to end a tool line.
 const maxTallyBytes = 64
 
-// Registry is the fixed set of tools one agent may call: definitions and
+// Toolset is the fixed set of tools one agent may call: definitions and
 // execution registered together, so nothing can be declared without an
 // adapter or executed without a declaration.
-type Registry struct {
+type Toolset struct {
 	adapters  map[string]tools.Adapter
 	order     []string
 	playbooks tools.Playbooks
 	defs      []model.Tool
 }
 
-// NewRegistry builds the registry, refusing missing or duplicate tools.
-func NewRegistry(adapters []tools.Adapter, playbooks tools.Playbooks) (*Registry, error) {
-	r := &Registry{adapters: map[string]tools.Adapter{}, playbooks: playbooks}
+// NewToolset builds the toolset, refusing missing or duplicate tools.
+func NewToolset(adapters []tools.Adapter, playbooks tools.Playbooks) (*Toolset, error) {
+	r := &Toolset{adapters: map[string]tools.Adapter{}, playbooks: playbooks}
 	for _, a := range adapters {
 		if a == nil {
-			return nil, errors.New("tool registry: nil adapter")
+			return nil, errors.New("toolset: nil adapter")
 		}
 		d := a.Definition()
 		if d.Name == "" || d.Name == ReadSkillTool {
-			return nil, fmt.Errorf("tool registry: invalid tool name %q", d.Name)
+			return nil, fmt.Errorf("toolset: invalid tool name %q", d.Name)
 		}
 		if _, dup := r.adapters[d.Name]; dup {
-			return nil, fmt.Errorf("tool registry: tool %q registered twice", d.Name)
+			return nil, fmt.Errorf("toolset: tool %q registered twice", d.Name)
 		}
 		env, err := envelopeSchema(d.Parameters)
 		if err != nil {
-			return nil, fmt.Errorf("tool registry: %s: %w", d.Name, err)
+			return nil, fmt.Errorf("toolset: %s: %w", d.Name, err)
 		}
 		r.adapters[d.Name] = a
 		r.order = append(r.order, d.Name)
@@ -100,19 +100,19 @@ func NewRegistry(adapters []tools.Adapter, playbooks tools.Playbooks) (*Registry
 }
 
 // Definitions are the tools exactly as the model receives them.
-func (r *Registry) Definitions() []model.Tool { return append([]model.Tool(nil), r.defs...) }
+func (r *Toolset) Definitions() []model.Tool { return append([]model.Tool(nil), r.defs...) }
 
 // Adapter returns the evidence adapter registered under name.
-func (r *Registry) Adapter(name string) (tools.Adapter, bool) {
+func (r *Toolset) Adapter(name string) (tools.Adapter, bool) {
 	a, ok := r.adapters[name]
 	return a, ok
 }
 
 // Names lists the evidence tools in registration order.
-func (r *Registry) Names() []string { return append([]string(nil), r.order...) }
+func (r *Toolset) Names() []string { return append([]string(nil), r.order...) }
 
 // Playbooks is the guidance catalog, or nil.
-func (r *Registry) Playbooks() tools.Playbooks { return r.playbooks }
+func (r *Toolset) Playbooks() tools.Playbooks { return r.playbooks }
 
 const envelopeHelp = " Arguments are an envelope: put the tool's parameters in `input`; when the last EVIDENCE_FOUND observation has not been evaluated yet, also send `previous_observation` naming its tool_call_id with evaluation GAINED or NO_GAIN."
 
@@ -148,7 +148,7 @@ func readSkillDefinition() model.Tool {
 // executes, bounds and redacts the observation and writes the canonical record.
 type Boundary struct {
 	rc       *RunContext
-	reg      *Registry
+	reg      *Toolset
 	obsLimit int
 
 	mu          sync.Mutex
@@ -163,7 +163,7 @@ type Boundary struct {
 }
 
 // NewBoundary opens the run's ToolBoundary; observationLimit is limits.observation.
-func NewBoundary(rc *RunContext, reg *Registry, observationLimit int) *Boundary {
+func NewBoundary(rc *RunContext, reg *Toolset, observationLimit int) *Boundary {
 	return &Boundary{rc: rc, reg: reg, obsLimit: observationLimit, seen: map[string]string{}, skillsRead: map[string]bool{}}
 }
 

@@ -53,15 +53,15 @@ func FuzzDecodeEnvelope(f *testing.F) {
 	})
 }
 
-func TestRegistryRefusesDuplicates(t *testing.T) {
+func TestToolsetRefusesDuplicates(t *testing.T) {
 	a := echoTool{}
-	if _, err := NewRegistry([]tools.Adapter{a, a}, nil); err == nil {
+	if _, err := NewToolset([]tools.Adapter{a, a}, nil); err == nil {
 		t.Fatal("duplicate tool accepted")
 	}
-	if _, err := NewRegistry([]tools.Adapter{nil}, nil); err == nil {
+	if _, err := NewToolset([]tools.Adapter{nil}, nil); err == nil {
 		t.Fatal("nil adapter accepted")
 	}
-	r, err := NewRegistry([]tools.Adapter{a}, nil)
+	r, err := NewToolset([]tools.Adapter{a}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -74,7 +74,7 @@ func newRun(t *testing.T, b harness.Budget, rec harness.Recorder) *harness.RunCo
 
 func boundary(t *testing.T, rc *harness.RunContext, tool tools.Adapter) *harness.Boundary {
 	t.Helper()
-	reg, err := harness.NewRegistry([]tools.Adapter{tool}, nil)
+	reg, err := harness.NewToolset([]tools.Adapter{tool}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,7 +45,7 @@ func (s *sqlEcho) Execute(_ context.Context, c tools.Call) tools.Outcome {
 func TestToolCallRecordIsRedacted(t *testing.T) {
 	const secret = "Hunt3rPw42"
 	tool := &sqlEcho{}
-	reg, err := NewRegistry([]tools.Adapter{tool}, nil)
+	reg, err := NewToolset([]tools.Adapter{tool}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

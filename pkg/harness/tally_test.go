@@ -39,7 +39,7 @@ func TestTallyRecorded(t *testing.T) {
 		{"nothing said", "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			reg, err := NewRegistry([]tools.Adapter{tallyEcho{tc.tally}}, nil)
+			reg, err := NewToolset([]tools.Adapter{tallyEcho{tc.tally}}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -96,7 +96,7 @@ type fixture struct {
 	t        *testing.T
 	srv      *providertest.Server
 	rc       *harness.RunContext
-	reg      *harness.Registry
+	reg      *harness.Toolset
 	boundary *harness.Boundary
 	cfg      Config
 	rec      *memRecorder
@@ -116,7 +116,7 @@ func newFixture(t *testing.T, p providertest.Provider, budget ...func(*harness.B
 	m := srv.Client()
 	f := &fixture{t: t, srv: srv, rec: &memRecorder{}, m: m}
 	var err error
-	f.reg, err = harness.NewRegistry([]tools.Adapter{&stubTool{name: knowledgeTool}, &stubTool{name: "query_logs"}, &stubTool{name: "query_mysql"}}, nil)
+	f.reg, err = harness.NewToolset([]tools.Adapter{&stubTool{name: knowledgeTool}, &stubTool{name: "query_logs"}, &stubTool{name: "query_mysql"}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -285,7 +285,7 @@ func TestAgentReservesGuardCall(t *testing.T) {
 			verdictTurn(draftJSON(true, item{agent.Finding, "pool at 50/50", "logs", []string{"call_ab12cd34"}})),
 			verdictTurn(supported),
 		)
-		res := agent.Run(f.rc, agent.Config{Model: f.m, Registry: f.reg, Limits: agent.DefaultLimits(), Language: "en", Reserved: 1}, agent.Input{Query: testQuery})
+		res := agent.Run(f.rc, agent.Config{Model: f.m, Tools: f.reg, Limits: agent.DefaultLimits(), Language: "en", Reserved: 1}, agent.Input{Query: testQuery})
 		if res.Draft == nil {
 			t.Fatalf("agent result without a draft: %s %v", res.StopReason, res.Err)
 		}

@@ -1,7 +1,8 @@
 // Package tools is the contract between the harness and the evidence tools:
 // what an adapter declares, receives and returns. It holds no tool; the
-// implementations live in the sub-packages (knowledge, logs, sqlquery, metrics, skills)
-// and cmd wires them into the harness registry.
+// implementations live in the sub-packages (knowledge, logs, sqlquery,
+// metrics, skills), the integrations under internal/integration build them
+// and the harness runs them through its Toolset.
 package tools
 
 import (

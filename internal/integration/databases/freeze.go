@@ -18,6 +18,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/frozen"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/runstore"
 	"github.com/superbiz/superbiz/pkg/tools"
@@ -230,6 +231,9 @@ func writeRecording(p *frozen.Pack, rec Recording) error {
 		}
 		rec.Databases = append(prev.Databases, rec.Databases...)
 		rec.Calls = append(prev.Calls, rec.Calls...)
+		if err := os.Remove(file); err != nil {
+			return fmt.Errorf("eval pack: %w", err)
+		}
 	case !errors.Is(err, os.ErrNotExist):
 		return fmt.Errorf("eval pack: %w", err)
 	}
@@ -237,13 +241,14 @@ func writeRecording(p *frozen.Pack, rec Recording) error {
 	if err != nil {
 		return fmt.Errorf("eval pack: encode the recording: %w", err)
 	}
-	if b, err = redact.JSON(b); err != nil {
-		return fmt.Errorf("eval pack: redact the recording: %w", err)
-	}
 	var out bytes.Buffer
 	if err := json.Indent(&out, b, "", "  "); err != nil {
 		return fmt.Errorf("eval pack: encode the recording: %w", err)
 	}
 	out.WriteByte('\n')
-	return p.WriteFile(file, out.Bytes())
+	masked, err := egress.MaskJSON(out.Bytes())
+	if err != nil {
+		return fmt.Errorf("eval pack: redact the recording: %w", err)
+	}
+	return p.WriteJSON(file, masked)
 }

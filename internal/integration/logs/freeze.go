@@ -18,7 +18,7 @@ import (
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/frozen"
 	"github.com/superbiz/superbiz/internal/logparse"
-	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/egress"
 	logtool "github.com/superbiz/superbiz/pkg/tools/logs"
 )
 
@@ -98,7 +98,7 @@ func freezeSource(ctx context.Context, p *frozen.Pack, src config.LogSource, lo,
 	dir := p.Path(PackDir, src.Name)
 	common := commonDir(files)
 	var globs []string
-	lines, written := 0, 0
+	lines, written, cut := 0, 0, 0
 	var skipped []string
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {
@@ -109,7 +109,7 @@ func freezeSource(ctx context.Context, p *frozen.Pack, src config.LogSource, lo,
 			return fmt.Errorf("eval pack: log source %s: %w", src.Name, err)
 		}
 		rel = strings.TrimSuffix(rel, ".gz")
-		n, err := freezeFile(p, f, filepath.Join(dir, rel), cands, loc, lo, hi)
+		ff, err := freezeFile(ctx, p, f, filepath.Join(dir, rel), cands, loc, lo, hi)
 		switch {
 		case errors.Is(err, errNoTime):
 			skipped = append(skipped, filepath.Base(f)+" (no line placed in time)")
@@ -120,7 +120,8 @@ func freezeSource(ctx context.Context, p *frozen.Pack, src config.LogSource, lo,
 		if g := path.Join(PackDir, src.Name, filepath.ToSlash(filepath.Dir(rel)), "*"); !slices.Contains(globs, g) {
 			globs = append(globs, g)
 		}
-		lines += n
+		lines += ff.lines
+		cut += ff.cut
 		written++
 	}
 	if written == 0 {
@@ -137,6 +138,9 @@ func freezeSource(ctx context.Context, p *frozen.Pack, src config.LogSource, lo,
 		Service: src.Service, MaxWindow: config.FormatDuration(src.MaxWindow),
 	})
 	line := fmt.Sprintf("logs %s: %d file(s), %d line(s) from %s to %s", src.Name, written, lines, lo.UTC().Format(time.RFC3339), hi.UTC().Format(time.RFC3339))
+	if cut > 0 {
+		line += fmt.Sprintf("; %d entr(ies) longer than %d MiB kept to their first %d MiB", cut, MaxEntryBytes>>20, MaxEntryBytes>>20)
+	}
 	if len(skipped) > 0 {
 		line += "; not frozen: " + strings.Join(skipped, ", ")
 	}
@@ -167,18 +171,33 @@ var errNoTime = errors.New("no line placed in time")
 // sampleLines is how many first lines pick a file's layout.
 const sampleLines = logparse.DetectHeadLines
 
+// MaxEntryBytes bounds one frozen entry (its line and continuation lines):
+// a longer one keeps its first MaxEntryBytes, and the rest is read and
+// dropped, so a file of any size, a gzip bomb or a line with no end is
+// frozen through bounded memory. It is query_logs' longest line (an
+// otlp_batch line of 16 MiB).
+const MaxEntryBytes = 16 << 20
+
+// frozenFile is what freezeFile wrote of one file.
+type frozenFile struct {
+	lines int // lines written
+	cut   int // entries cut at MaxEntryBytes
+}
+
 // freezeFile writes the entries of the log file src whose time lies in
-// [lo, hi] to dst, each redacted, and returns how many lines it wrote. An
-// entry's continuation lines go with it; the file keeps its modification
-// time, which places stamps that carry no year.
-func freezeFile(p *frozen.Pack, src, dst string, cands []*logparse.Layout, loc *time.Location, lo, hi time.Time) (int, error) {
+// [lo, hi] to dst, each through the egress policy, reading and writing
+// as it goes (at most MaxEntryBytes held). An entry's continuation lines
+// go with it; the file keeps its modification time, which places stamps
+// that carry no year.
+func freezeFile(ctx context.Context, p *frozen.Pack, src, dst string, cands []*logparse.Layout, loc *time.Location, lo, hi time.Time) (frozenFile, error) {
+	var res frozenFile
 	st, err := os.Stat(src)
 	if err != nil {
-		return 0, err
+		return res, err
 	}
 	f, err := os.Open(src)
 	if err != nil {
-		return 0, err
+		return res, err
 	}
 	defer f.Close()
 	br := bufio.NewReaderSize(f, 64<<10)
@@ -186,17 +205,24 @@ func freezeFile(p *frozen.Pack, src, dst string, cands []*logparse.Layout, loc *
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		gz, err := gzip.NewReader(br)
 		if err != nil {
-			return 0, fmt.Errorf("%s: %w", src, err)
+			return res, fmt.Errorf("%s: %w", src, err)
 		}
 		defer gz.Close()
 		r = gz
 	}
-	in := bufio.NewReaderSize(logparse.DecodeBOM(r), 64<<10)
-	var head [][]byte
-	for len(head) < sampleLines {
-		line, err := in.ReadBytes('\n')
+	in := &lineReader{r: bufio.NewReaderSize(logparse.DecodeBOM(r), 64<<10), max: MaxEntryBytes}
+	// The head picks the layout: at most sampleLines lines, and no more
+	// than MaxEntryBytes of them held.
+	var (
+		head    [][]byte
+		headCut []bool
+		held    int
+	)
+	for len(head) < sampleLines && held < MaxEntryBytes {
+		line, err := in.next()
 		if len(line) > 0 {
-			head = append(head, line)
+			head, headCut = append(head, bytes.Clone(line)), append(headCut, in.cut)
+			held += len(line)
 		}
 		if err != nil {
 			break
@@ -210,21 +236,32 @@ func freezeFile(p *frozen.Pack, src, dst string, cands []*logparse.Layout, loc *
 	}
 	layout, ok := logparse.DetectLayout(sample, tc, cands, nil)
 	if !ok {
-		return 0, errNoTime
+		return res, errNoTime
 	}
-	var out, entry bytes.Buffer
-	keep, lines, entryLines := false, 0, 0
+	out, err := p.Create(dst)
+	if err != nil {
+		return res, err
+	}
+	defer out.Close()
+	var entry []byte
+	keep, entryLines, entryCut := false, 0, false
+	var werr error
 	flush := func() {
-		if keep && entry.Len() > 0 {
-			out.WriteString(redact.KeepControls(entry.String()))
-			lines += entryLines
+		if keep && len(entry) > 0 && werr == nil {
+			if entry[len(entry)-1] != '\n' {
+				entry = append(entry, '\n')
+			}
+			werr = out.Write(egress.Mask(string(entry)))
+			res.lines += entryLines
+			if entryCut {
+				res.cut++
+			}
 		}
-		entry.Reset()
-		entryLines = 0
+		entry, entryLines, entryCut = entry[:0], 0, false
 	}
 	var rec logparse.Record
 	loNS, hiNS := lo.UnixNano(), hi.UnixNano()
-	take := func(raw []byte) {
+	take := func(raw []byte, cut bool) {
 		line := trimEOL(raw)
 		switch layout.ParseLine(line[:min(len(line), layout.LineCap())], tc, &rec) {
 		case logparse.LineTimed:
@@ -233,35 +270,75 @@ func freezeFile(p *frozen.Pack, src, dst string, cands []*logparse.Layout, loc *
 		case logparse.LineUntimed:
 			flush()
 		}
-		entry.Write(raw)
-		if !bytes.HasSuffix(raw, []byte("\n")) {
-			entry.WriteByte('\n')
-		}
 		entryLines++
+		if !keep {
+			return // an entry outside the window is not held
+		}
+		if room := MaxEntryBytes - len(entry); len(raw) > room || cut {
+			raw, entryCut = raw[:min(len(raw), max(room, 0))], true
+		}
+		if len(entry) > 0 && entry[len(entry)-1] != '\n' && !entryCut {
+			entry = append(entry, '\n')
+		}
+		entry = append(entry, raw...)
 	}
-	for _, l := range head {
-		take(l)
+	for i, l := range head {
+		take(l, headCut[i])
 	}
-	for {
-		line, err := in.ReadBytes('\n')
+	for n := 0; ; n++ {
+		if n%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return res, err
+			}
+		}
+		line, err := in.next()
 		if len(line) > 0 {
-			take(line)
+			take(line, in.cut)
 		}
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return 0, fmt.Errorf("%s: %w", src, err)
+			return res, fmt.Errorf("%s: %w", src, err)
 		}
 	}
 	flush()
-	if err := p.WriteFile(dst, out.Bytes()); err != nil {
-		return 0, err
+	if werr != nil {
+		return res, werr
+	}
+	if err := out.Close(); err != nil {
+		return res, err
 	}
 	if err := os.Chtimes(dst, st.ModTime(), st.ModTime()); err != nil {
-		return 0, fmt.Errorf("eval pack: %w", err)
+		return res, fmt.Errorf("eval pack: %w", err)
 	}
-	return lines, nil
+	return res, nil
+}
+
+// lineReader reads lines of at most max bytes: a longer line's head is
+// returned (cut says so) and its rest is read and dropped.
+type lineReader struct {
+	r   *bufio.Reader
+	max int
+	buf []byte
+	cut bool
+}
+
+// next is the next line with its newline (none at the end of the input,
+// or after a cut line's head); the slice is valid until the next call.
+func (l *lineReader) next() ([]byte, error) {
+	l.buf, l.cut = l.buf[:0], false
+	for {
+		frag, err := l.r.ReadSlice('\n')
+		if room := l.max - len(l.buf); len(frag) > room {
+			l.buf, l.cut = append(l.buf, frag[:room]...), true
+		} else {
+			l.buf = append(l.buf, frag...)
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return l.buf, err
+		}
+	}
 }
 
 // trimEOL is a line without its newline and carriage return.

@@ -3,6 +3,7 @@ package logs
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,20 +50,20 @@ func TestFreezeLogFile(t *testing.T) {
 	want := "2026-11-20 09:00:00 ERROR payment failed password=[REDACTED]\n" + lines[2] + "\n" + lines[3] + "\n" + lines[4] + "\n"
 	for _, src := range []string{plain, packed} {
 		dst := filepath.Join(dir, "out", filepath.Base(src))
-		n, err := freezeFile(&frozen.Pack{Dir: dir}, src, dst, cands, time.UTC, lo, hi)
+		ff, err := freezeFile(context.Background(), &frozen.Pack{Dir: dir}, src, dst, cands, time.UTC, lo, hi)
 		if err != nil {
 			t.Fatal(err)
 		}
 		got, err := os.ReadFile(dst)
-		if err != nil || string(got) != want || n != 4 {
-			t.Errorf("%s: %d lines (%v):\n%s\nwant\n%s", src, n, err, got, want)
+		if err != nil || string(got) != want || ff.lines != 4 {
+			t.Errorf("%s: %d lines (%v):\n%s\nwant\n%s", src, ff.lines, err, got, want)
 		}
 	}
 	untimed := filepath.Join(dir, "notes.txt")
 	if err := os.WriteFile(untimed, []byte("no time here\nnor here\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := freezeFile(&frozen.Pack{Dir: dir}, untimed, filepath.Join(dir, "out", "notes.txt"), cands, time.UTC, lo, hi); err != errNoTime {
+	if _, err := freezeFile(context.Background(), &frozen.Pack{Dir: dir}, untimed, filepath.Join(dir, "out", "notes.txt"), cands, time.UTC, lo, hi); err != errNoTime {
 		t.Errorf("a file without time: %v", err)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/frozen"
 	"github.com/superbiz/superbiz/internal/httpsource"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/redact"
 	metricstool "github.com/superbiz/superbiz/pkg/tools/metrics"
 )
@@ -82,7 +83,7 @@ func (Source) Freeze(ctx context.Context, p *frozen.Pack) error {
 			}
 		}
 	}
-	if err := p.WriteFile(PackFile, openMetrics(series)); err != nil {
+	if err := p.WriteText(PackFile, egress.Mask(string(openMetrics(series)))); err != nil {
 		return err
 	}
 	p.Scenario(ScenarioKey, names)

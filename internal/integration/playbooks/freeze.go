@@ -9,7 +9,7 @@ import (
 	"slices"
 
 	"github.com/superbiz/superbiz/internal/frozen"
-	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/tools"
 	"github.com/superbiz/superbiz/pkg/tools/skills"
 )
@@ -56,7 +56,7 @@ func (Source) Freeze(_ context.Context, p *frozen.Pack) error {
 			return fmt.Errorf("eval pack: playbook %s: %w", name, err)
 		}
 		dst := p.Path(PackDir, filepath.Base(filepath.Dir(pb.Source)), skills.FileName)
-		if err := p.WriteFile(dst, []byte(redact.KeepControls(string(data)))); err != nil {
+		if err := p.WriteText(dst, egress.Mask(string(data))); err != nil {
 			return err
 		}
 		n++

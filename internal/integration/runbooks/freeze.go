@@ -13,7 +13,7 @@ import (
 	"strings"
 
 	"github.com/superbiz/superbiz/internal/frozen"
-	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/tools/knowledge"
 )
 
@@ -169,7 +169,7 @@ func (s Source) Freeze(ctx context.Context, p *frozen.Pack) error {
 			continue
 		}
 		dst := p.Path(PackDir, rb.root.id, filepath.FromSlash(rb.rel))
-		if err := p.WriteFile(dst, []byte(redact.KeepControls(text))); err != nil {
+		if err := p.WriteText(dst, egress.Mask(text)); err != nil {
 			return err
 		}
 	}

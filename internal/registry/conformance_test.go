@@ -1,0 +1,124 @@
+package registry
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/integration"
+)
+
+// TestConformance is what every registered source owes, checked for each
+// line of Sources() with no list of its own: a new source joins by its
+// line in the registry. Each subtest is named by the source's folder.
+// Checks other engineers add (the canary secrets of the egress issue, the
+// eval pack freeze and replay round trip) go in conformance, one function
+// each, taking the source.
+func TestConformance(t *testing.T) {
+	seenName, seenTool := map[string]bool{}, map[string]string{}
+	for _, s := range Sources() {
+		if s.Name() == "" || seenName[s.Name()] {
+			t.Errorf("source %T: name %q is empty or taken", s, s.Name())
+		}
+		seenName[s.Name()] = true
+		if tool := s.Tool(); tool != "" {
+			if other, dup := seenTool[tool]; dup {
+				t.Errorf("sources %s and %s both add %s", other, s.Name(), tool)
+			}
+			seenTool[tool] = s.Name()
+		}
+	}
+	for _, s := range Sources() {
+		t.Run(s.Name(), func(t *testing.T) {
+			for _, check := range conformance {
+				check(t, s)
+			}
+		})
+	}
+}
+
+// conformance are the checks TestConformance runs on every source.
+var conformance = []func(t *testing.T, s integration.Source){
+	conformsSetup,
+	conformsConfig,
+	conformsReads,
+	conformsFreeze,
+	// egress34: the canary secrets check goes here.
+	// pack35: the eval pack freeze and replay round trip goes here.
+}
+
+// conformsSetup: a source that adds a tool says how to configure it, naming
+// its own table, and the registry finds it by the tool's name.
+func conformsSetup(t *testing.T, s integration.Source) {
+	tool := s.Tool()
+	if tool == "" {
+		return
+	}
+	got := Setup(tool)
+	if got == "" || got != s.Setup() {
+		t.Errorf("Setup(%s) = %q, want the source's own %q", tool, got, s.Setup())
+	}
+	if c, ok := s.(integration.Configured); ok && !strings.Contains(got, c.Config().Table+"]") {
+		t.Errorf("Setup(%s) = %q names no [%s] table", tool, got, c.Config().Table)
+	}
+}
+
+// conformsConfig: the source's share of the configuration belongs to a
+// declared table, and a key that table does not declare is refused with an
+// error naming the key (exit 2 through config.Load).
+func conformsConfig(t *testing.T, s integration.Source) {
+	c, ok := s.(integration.Configured)
+	if !ok {
+		return
+	}
+	table := c.Config().Table
+	header := ""
+	for _, k := range config.Keys() {
+		switch {
+		case strings.HasPrefix(k, table+"[]."):
+			header = "[[" + table + "]]\nname = \"x\"\n"
+		case strings.HasPrefix(k, table+".") && header == "":
+			header = "[" + table + "]\n"
+		}
+	}
+	if header == "" {
+		t.Fatalf("the share's table %q declares no key", table)
+	}
+	_, _, _, err := load(t, header+"no_such_key_xyz = 1\n", nil)
+	if err == nil || !strings.Contains(err.Error(), "no_such_key_xyz") {
+		t.Errorf("[%s] with an unknown key: error %v, want it named", table, err)
+	}
+}
+
+// conformsReads: what eval's grader is told a call read starts with the
+// tool, tolerates input and observations that are not JSON, and names the
+// source the input gave under "source" or "database".
+func conformsReads(t *testing.T, s integration.Source) {
+	tool := s.Tool()
+	if tool == "" {
+		return
+	}
+	if got := SourcesOf(tool, json.RawMessage("not json"), json.RawMessage("{")); !slices.Equal(got, []string{tool}) {
+		t.Errorf("SourcesOf(%s) of unreadable input = %q, want only the tool", tool, got)
+	}
+	in := json.RawMessage(`{"source":"conf-src","database":"conf-src","query":"x"}`)
+	if got := SourcesOf(tool, in, json.RawMessage(`{"error":{"code":"TIMEOUT"}}`)); len(got) < 1 || got[0] != tool {
+		t.Errorf("SourcesOf(%s) = %q, want the tool first", tool, got)
+	}
+}
+
+// conformsFreeze: a source whose tool gives evidence is frozen by eval
+// pack (integration.Freezer names the tool), so no source is silently
+// left out of a pack.
+func conformsFreeze(t *testing.T, s integration.Source) {
+	tool := s.Tool()
+	if tool == "" {
+		return
+	}
+	f, ok := s.(integration.Freezer)
+	if !ok || !slices.Contains(f.Freezes(), tool) {
+		t.Errorf("%s adds %s but does not freeze it for eval pack (integration.Freezer)", s.Name(), tool)
+	}
+}
