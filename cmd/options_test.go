@@ -53,7 +53,7 @@ func TestCommandOptions(t *testing.T) {
 	}
 	var lo *toolsListOptions
 	lc := a.newToolsListCmd(func(_ *cobra.Command, o *toolsListOptions) error { lo = o; return nil })
-	lc.SetArgs(nil)
+	lc.SetArgs([]string{}) // not nil: cobra would read os.Args
 	if err := lc.Execute(); err != nil || lo == nil || lo.Output != outputJSON {
 		t.Errorf("tools list -o json: %+v, %v", lo, err)
 	}

@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -111,5 +113,142 @@ func TestDSTFallBackByOrder(t *testing.T) {
 		if got.Matched != tt.matched || got.TimeAmbiguous != tt.ambiguous || got.Coverage != tt.coverage {
 			t.Errorf("%s: matched %d, time_ambiguous %d, coverage %s; want %d, %d, %s", tt.name, got.Matched, got.TimeAmbiguous, got.Coverage, tt.matched, tt.ambiguous, tt.coverage)
 		}
+	}
+}
+
+// copytruncateLines is a log whose 09:05 line is the only ERROR.
+func copytruncateLines() string {
+	var b strings.Builder
+	for m := 0; m < 30; m++ {
+		level := "INFO"
+		if m == 0 || m == 5 {
+			level = "ERROR"
+		}
+		fmt.Fprintf(&b, "2026-11-20T09:%02d:00Z %s [api] request %d\n", m, level, m)
+	}
+	return b.String()
+}
+
+// gzipped is b compressed.
+func gzipped(t *testing.T, b []byte) []byte {
+	t.Helper()
+	var out bytes.Buffer
+	w := gzip.NewWriter(&out)
+	if _, err := w.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
+}
+
+// TestCopytruncateHole: after logrotate's copytruncate the file starts with
+// a run of NULs (4 KiB, or 5 MiB: longer than a line's head and a read
+// chunk) and then the writer's first new line; that line is an entry of its
+// own (issue 36: it was taken for a banner and its ERROR lost), in a plain
+// file and in a gzip, and `logs inspect` reports the run (nul_runs) and
+// reads a gzip whose 100 lines are followed by NULs as the log it is, not
+// binary (issue 34 item 22).
+func TestCopytruncateHole(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, testenv.ClosedURL(t))
+	e.vars["SUPERBIZ_NOW"] = "2026-11-20T12:00:00Z"
+	lines := []byte(copytruncateLines())
+	files := map[string][]byte{
+		"small.log":    append(make([]byte, 4<<10), lines...),
+		"huge.log":     append(make([]byte, 5<<20), lines...),
+		"small.log.gz": gzipped(t, append(make([]byte, 4<<10), lines...)),
+		"huge.log.gz":  gzipped(t, append(make([]byte, 5<<20), lines...)),
+	}
+	for name, b := range files {
+		p := filepath.Join(e.dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cfg := logSourceConfig(t, e, "", p)
+		got := queryLogs(t, e, cfg, `{"source":"app","start":"2026-11-20T09:00:00Z","end":"2026-11-20T09:10:00Z","level":"ERROR"}`)
+		if got.Matched != 2 || got.Coverage != "data" {
+			t.Errorf("%s: matched %d coverage %s; want the 09:00 and 09:05 ERRORs", name, got.Matched, got.Coverage)
+		}
+		r := e.run(t, append(cfg, "-o", "json", "logs", "inspect", "app")...)
+		if r.code != 0 || !strings.Contains(r.stdout, `"nul_runs": 1`) || !strings.Contains(r.stdout, `"placed": 30`) {
+			t.Errorf("%s: logs inspect does not report the NUL run or misses lines\n%s", name, r)
+		}
+	}
+	// a gzip whose head is 100 lines followed by NULs (issue 34 item 22)
+	p := filepath.Join(e.dir, "tail.log.gz")
+	var head strings.Builder
+	for i := 0; i < 100; i++ {
+		fmt.Fprintf(&head, "2026-11-20T08:%02d:%02dZ INFO [api] request %d\n", i/60, i%60, i)
+	}
+	if err := os.WriteFile(p, gzipped(t, append([]byte(head.String()), make([]byte, 200<<10)...)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := logSourceConfig(t, e, "", p)
+	if r := e.run(t, append(cfg, "-o", "json", "logs", "inspect", "app")...); r.code != 0 || strings.Contains(r.stdout, "binary") || !strings.Contains(r.stdout, `"layout": "text"`) {
+		t.Errorf("gzip of lines then NULs: logs inspect\n%s", r)
+	}
+}
+
+// TestCutGzipIsPartial: a rotated .gz cut short is searched up to its cut
+// and named in skipped_files, and the coverage is "partial" (issue 36: it
+// stayed "data", and a reader of coverage alone took the count as whole).
+func TestCutGzipIsPartial(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, testenv.ClosedURL(t))
+	e.vars["SUPERBIZ_NOW"] = "2026-11-20T12:00:00Z"
+	var b strings.Builder
+	for s := 0; s < 7200; s++ {
+		fmt.Fprintf(&b, "%s ERROR [api] e %d\n", time.Date(2026, 11, 20, 7, 0, s, 0, time.UTC).Format(time.RFC3339), s)
+	}
+	z := gzipped(t, []byte(b.String()))
+	p := filepath.Join(e.dir, "app.log.1.gz")
+	if err := os.WriteFile(p, z[:len(z)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := logSourceConfig(t, e, "", p)
+	for _, w := range []string{"07:05", "08:30"} { // read, and past the cut
+		got := queryLogs(t, e, cfg, `{"source":"app","start":"2026-11-20T`+w+`:00Z","end":"2026-11-20T`+w+`:59Z"}`)
+		if got.SkippedCount != 1 || got.Coverage != "partial" {
+			t.Errorf("window at %s: skipped %d coverage %s (matched %d); want the file skipped and coverage partial", w, got.SkippedCount, got.Coverage, got.Matched)
+		}
+	}
+}
+
+// TestStatsHugeValues: stats over values near the float64 limit (1e308)
+// answer with them; the call never fails INTERNAL because a sum overflowed
+// to +Inf, which JSON cannot carry (issue 34 item 16).
+func TestStatsHugeValues(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, testenv.ClosedURL(t))
+	e.vars["SUPERBIZ_NOW"] = "2026-11-20T12:00:00Z"
+	var b strings.Builder
+	for i, v := range []string{"1e308", "1.5e308", "1.7e308", "-1e308", "3"} {
+		fmt.Fprintf(&b, `{"time":"2026-11-20T09:0%d:00Z","level":"info","msg":"served","latency":%s}`+"\n", i, v)
+	}
+	p := filepath.Join(e.dir, "app.log")
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := logSourceConfig(t, e, "", p)
+	r := e.run(t, append(cfg, "-o", "json", "tools", "call", "query_logs", `{"source":"app","start":"2026-11-20T09:00:00Z","end":"2026-11-20T09:10:00Z","stats":{"field":"latency"}}`)...)
+	var obs struct {
+		Result struct {
+			Stats []struct {
+				Count         int
+				Min, Max, Avg float64
+			} `json:"stats"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &obs); err != nil || r.code != 0 {
+		t.Fatalf("decode: %v\n%s", err, r)
+	}
+	if len(obs.Result.Stats) != 1 {
+		t.Fatalf("stats %+v\n%s", obs.Result.Stats, r)
+	}
+	s := obs.Result.Stats[0]
+	if s.Count != 5 || s.Min != -1e308 || s.Max != 1.7e308 || s.Avg < 0.6e308 || s.Avg > 0.7e308 {
+		t.Errorf("stats %+v: want count 5, min -1e308, max 1.7e308, avg about 0.64e308", s)
 	}
 }

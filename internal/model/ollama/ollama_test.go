@@ -5,10 +5,12 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -330,14 +332,13 @@ func TestChatTimeoutAndCancel(t *testing.T) {
 	t.Run("caller cancels mid-stream", func(t *testing.T) {
 		s := ollamatest.New(t)
 		s.Script(ollamatest.Turn{Content: []string{"a", "b", "c"}, ChunkDelay: time.Second})
-		c := newClient(t, s, nil)
+		// Cancel once the first bytes of the streamed answer arrived: the
+		// transport says so, no sleep guesses it.
+		first := &firstBytes{rt: http.DefaultTransport, got: make(chan struct{})}
+		c := newClient(t, s, func(o *Options) { o.HTTPClient = &http.Client{Transport: first} })
 		ctx, cancel := context.WithCancel(context.Background())
 		go func() {
-			// Cancel once the first chunk is on its way.
-			for s.ChatCount() == 0 {
-				time.Sleep(5 * time.Millisecond)
-			}
-			time.Sleep(50 * time.Millisecond)
+			<-first.got
 			cancel()
 		}()
 		_, err := c.Chat(ctx, userReq("q"))
@@ -541,4 +542,34 @@ func TestEchoedHostPasswordScrubbed(t *testing.T) {
 			t.Errorf("html %v: error %q lost the server's words", html, err)
 		}
 	}
+}
+
+// firstBytes is a transport that closes got when the first bytes of an
+// /api/chat answer's body are read: the event a mid-stream cancel waits for.
+type firstBytes struct {
+	rt   http.RoundTripper
+	once sync.Once
+	got  chan struct{}
+}
+
+func (f *firstBytes) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := f.rt.RoundTrip(r)
+	if err == nil && r.URL.Path == "/api/chat" {
+		resp.Body = &signalBody{ReadCloser: resp.Body, f: f}
+	}
+	return resp, err
+}
+
+// signalBody is a body that tells firstBytes when it gave its first bytes.
+type signalBody struct {
+	io.ReadCloser
+	f *firstBytes
+}
+
+func (b *signalBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if n > 0 {
+		b.f.once.Do(func() { close(b.f.got) })
+	}
+	return n, err
 }

@@ -102,6 +102,10 @@ func blank(data []byte) bool {
 	return len(bytes.TrimSpace(data[leadingNULs(data):])) == 0
 }
 
+// holeRun is the length from which a run of NULs inside a line is taken
+// for a hole, not for binary data.
+const holeRun = 64
+
 // binarySample is how much of a file's start looksBinary judges.
 const binarySample = 8 << 10
 
@@ -123,11 +127,26 @@ func looksBinary(b []byte) bool {
 	if len(b) > binarySample {
 		b = b[:binarySample]
 	}
-	n := 0
-	for _, c := range b {
+	n, size := 0, len(b)
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if c == 0 {
+			// a run of NULs at a line start or of holeRun bytes is a hole
+			// (copytruncate, a file preallocated or written past a
+			// truncation), not data
+			j := i
+			for j < len(b) && b[j] == 0 {
+				j++
+			}
+			if i == 0 || b[i-1] == '\n' || j-i >= holeRun {
+				size -= j - i
+				i = j - 1
+				continue
+			}
+		}
 		if c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v' && c != 0x1b {
 			n++
 		}
 	}
-	return n*16 > len(b)
+	return n*16 > size
 }

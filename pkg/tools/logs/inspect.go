@@ -88,6 +88,10 @@ type FileReport struct {
 	// samples query_logs takes across it or by the entries of the sample
 	// going back more than seekSlack): query_logs searches it in full.
 	Ordered bool `json:"ordered"`
+	// NULRuns counts the runs of NUL bytes at a line start in the sample:
+	// the hole a copytruncate rotation leaves before the writer's next
+	// line, read past (never glued to that line).
+	NULRuns int `json:"nul_runs,omitempty"`
 
 	first, last int64
 	// openEnd says the sample read neither the whole file nor its tail (a
@@ -242,11 +246,12 @@ func (s *scanner) sampleFile(path string, cands []*logparse.Layout, want int) (F
 	} else if logparse.IsUTF16(magic[:]) {
 		headOnly = true
 	}
-	head, whole, err := s.readHead(logparse.DecodeBOM(r))
+	head, whole, holes, err := s.readHead(logparse.DecodeBOM(r))
 	if err != nil {
 		return rep, nil, err
 	}
 	rep.Whole = whole
+	rep.NULRuns = holes
 	if blank(head) {
 		return rep, nil, nil
 	}
@@ -267,6 +272,7 @@ func (s *scanner) sampleFile(path string, cands []*logparse.Layout, want int) (F
 		if k := bytes.IndexByte(tail, '\n'); k >= 0 {
 			tail = tail[k+1:]
 		}
+		rep.NULRuns += nulRuns(tail)
 		for i := 0; i < len(tail); {
 			line, next := lineAt(tail, i, len(tail))
 			if s.lay.ParseLine(line, &s.tc, &s.rec) == logparse.LineTimed {
@@ -288,25 +294,58 @@ func (s *scanner) sampleFile(path string, cands []*logparse.Layout, want int) (F
 // it) and its tail read past without being kept, so a first line of
 // megabytes of nested JSON is sampled by its head and the lines after it
 // are sampled too. whole is false when lines were left unread.
-func (s *scanner) readHead(r io.Reader) (head []byte, whole bool, err error) {
+func (s *scanner) readHead(r io.Reader) (head []byte, whole bool, holes int, err error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var line []byte
 	for {
 		if err := s.ctx.Err(); err != nil {
-			return nil, false, err
+			return nil, false, holes, err
 		}
-		line, err = readCapped(s.ctx, br, line[:0], logparse.MaxLineBytes)
+		// a run of NULs at a line start (copytruncate's hole) is read past,
+		// as query_logs does, and counted
+		n, err := discardNULs(s.ctx, br)
+		if n > 0 {
+			holes++
+		}
+		if err == nil {
+			line, err = readCapped(s.ctx, br, line[:0], logparse.MaxLineBytes)
+		}
 		if len(line) > 0 {
 			if len(head) > 0 && len(head)+len(line) > inspectHead {
-				return head, false, nil
+				return head, false, holes, nil
 			}
 			head = append(head, line...)
+			line = line[:0]
 		}
 		if errors.Is(err, io.EOF) {
-			return head, true, nil
+			return head, true, holes, nil
 		}
 		if err != nil {
-			return nil, false, err
+			return nil, false, holes, err
+		}
+	}
+}
+
+// discardNULs reads past the NUL bytes at br's head and says how many
+// there were (ending early with ctx's error once the call has ended).
+func discardNULs(ctx context.Context, br *bufio.Reader) (int64, error) {
+	var n int64
+	for {
+		b, err := br.Peek(br.Size())
+		k := 0
+		for k < len(b) && b[k] == 0 {
+			k++
+		}
+		d, _ := br.Discard(k) // k bytes are buffered: never short
+		n += int64(d)
+		if k < len(b) {
+			return n, nil // a byte other than NUL is next
+		}
+		if err != nil {
+			return n, err // the end of the file, or its read error
+		}
+		if err := ctx.Err(); err != nil {
+			return n, err
 		}
 	}
 }

@@ -19,6 +19,11 @@ func lineAt(data []byte, i, hi int) ([]byte, int) {
 // newline by IndexByte, without copying, in skipChunk steps between which
 // stop (when given) can end the skip at hi.
 func cutLine(data []byte, i, hi, limit int, stop func() bool) (line []byte, next int, cut bool) {
+	if i < hi && data[i] == 0 {
+		// a run of NULs (the hole a copytruncate rotation leaves) is no part
+		// of the line after it
+		i = skipNULs(data, i, hi, stop)
+	}
 	if k := bytes.IndexByte(data[i:min(hi, i+limit+1)], '\n'); k >= 0 {
 		line, next = data[i:i+k], i+k+1
 	} else if hi-i <= limit {
@@ -140,4 +145,35 @@ func (s *scanner) entryContains(data []byte, hs, end int, w []byte) bool {
 // prevLineStart is the start of the line before the one starting at i (> 0).
 func prevLineStart(data []byte, i int) int {
 	return bytes.LastIndexByte(data[:i-1], '\n') + 1
+}
+
+// skipNULs is the index of the first byte other than NUL in data[from:hi]
+// (hi when none, or when stop says the call has ended), searched in
+// skipChunk steps between which stop (when given) is asked.
+func skipNULs(data []byte, from, hi int, stop func() bool) int {
+	for from < hi {
+		end := min(hi, from+skipChunk)
+		for i := from; i < end; i++ {
+			if data[i] != 0 {
+				return i
+			}
+		}
+		from = end
+		if stop != nil && stop() {
+			return hi
+		}
+	}
+	return hi
+}
+
+// nulRuns counts the runs of NUL bytes that start a line of b: holes a
+// copytruncate rotation (or a writer past a truncation) left in the file.
+func nulRuns(b []byte) int {
+	n := 0
+	for i := 0; i < len(b); i++ {
+		if b[i] == 0 && (i == 0 || b[i-1] == '\n') {
+			n++
+		}
+	}
+	return n
 }

@@ -310,6 +310,7 @@ func (t *Tool) Execute(ctx context.Context, call tools.Call) tools.Outcome {
 		res.Ordered = new(bool) // false: said only when it is so
 	}
 	res.SkippedCount = len(rep.skipped)
+	res.PartlyRead = rep.partlyRead
 	res.SkippedFiles = rep.skipped[:min(len(rep.skipped), maxSkippedListed)]
 	empty, err := coverage(ctx, p.src, files, q, acc, &res)
 	if err != nil {
@@ -336,8 +337,11 @@ func (t *Tool) Execute(ctx context.Context, call tools.Call) tools.Outcome {
 // scanReport is what one call's scan over a source's files found besides
 // the matches: files read, files skipped and why, limits hit.
 type scanReport struct {
-	read        int
-	skipped     []SkippedFile
+	read    int
+	skipped []SkippedFile
+	// partlyRead counts the skipped files searched up to a fault (a cut
+	// gzip, a file that shrank): the window may lie in their unread rest.
+	partlyRead  int
 	errs        []error // the skipped files' errors, for the audit and doctor
 	truncatedBy []string
 	// unordered names the files found out of time order (searched in full).
@@ -386,6 +390,7 @@ func (t *Tool) scan(ctx context.Context, src *source, q *query, acc *accumulator
 			reason := fe.reason + suffixNotRead
 			if read {
 				reason = fe.reason + suffixPartlyRead
+				rep.partlyRead++
 			}
 			rep.skipped = append(rep.skipped, SkippedFile{File: textclip.Bytes(cleanText([]byte(f), false), maxSkippedPath), Reason: reason})
 			rep.errs = append(rep.errs, fmt.Errorf("%s: %w", f, err))

@@ -78,7 +78,11 @@ type Result struct {
 	TimeAmbiguous int `json:"time_ambiguous,omitempty"`
 	// SkippedCount is how many files could not be read (fully); the first
 	// maxSkippedListed are named in SkippedFiles.
-	SkippedCount int           `json:"skipped_count,omitempty"`
+	SkippedCount int `json:"skipped_count,omitempty"`
+	// PartlyRead counts the skipped files that were searched up to a fault
+	// and not to their end (a cut gzip, a file that shrank): coverage
+	// "partial", since the window may lie in what was not read.
+	PartlyRead   int           `json:"partly_read,omitempty"`
 	SkippedFiles []SkippedFile `json:"skipped_files,omitempty"`
 	Entries      []Entry       `json:"entries"`
 	Patterns     []Pattern     `json:"patterns"`

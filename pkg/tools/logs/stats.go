@@ -57,8 +57,10 @@ type Stat struct {
 type statGroup struct {
 	count    int
 	min, max float64
-	sum      float64
-	vals     []float64
+	// mean is kept running, never as a sum: a sum of values near the
+	// float64 limit (1e308) overflows to +Inf, which JSON cannot carry.
+	mean float64
+	vals []float64
 }
 
 // statsAcc accumulates the stats of one call.
@@ -108,7 +110,8 @@ func (s *statsAcc) add(r *logparse.Record) {
 		}
 	}
 	g.count++
-	g.sum += x
+	n := float64(g.count)
+	g.mean += x/n - g.mean/n // each term finite: the mean stays within [min, max]
 	g.min, g.max = min(g.min, x), max(g.max, x)
 	if s.kept < maxStatValues {
 		g.vals = append(g.vals, x)
@@ -160,8 +163,9 @@ func (s *statsAcc) rows() []Stat {
 		if rest == nil {
 			rest = &statGroup{min: g.min, max: g.max}
 		}
+		total := float64(rest.count + g.count)
+		rest.mean = rest.mean*(float64(rest.count)/total) + g.mean*(float64(g.count)/total)
 		rest.count += g.count
-		rest.sum += g.sum
 		rest.min, rest.max = min(rest.min, g.min), max(rest.max, g.max)
 		rest.vals = append(rest.vals, g.vals...)
 	}
@@ -174,7 +178,11 @@ func (s *statsAcc) rows() []Stat {
 // stat summarises a group; percentiles are nearest-rank over its kept values.
 func (g *statGroup) stat(key string) Stat {
 	sort.Float64s(g.vals)
-	return Stat{Key: key, Count: g.count, Min: g.min, Max: g.max, Avg: math.Round(g.sum/float64(g.count)*1e6) / 1e6,
+	avg := g.mean
+	if math.Abs(avg) < 1e300 { // rounded to 6 decimals where that cannot overflow
+		avg = math.Round(avg*1e6) / 1e6
+	}
+	return Stat{Key: key, Count: g.count, Min: g.min, Max: g.max, Avg: avg,
 		P50: nearestRank(g.vals, 50), P95: nearestRank(g.vals, 95), P99: nearestRank(g.vals, 99)}
 }
 

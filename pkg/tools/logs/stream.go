@@ -77,6 +77,10 @@ func (s *scanner) scanChunks(r io.Reader, cands []*logparse.Layout, size int) (r
 			} else if err != nil {
 				readErr = err
 			}
+			if k := leadingNULs(buf); k > 0 {
+				// a hole at a line start: dropped, the line after it kept
+				buf = buf[:copy(buf, buf[k:])]
+			}
 			if inLong {
 				k := bytes.IndexByte(buf, '\n')
 				if k < 0 {
