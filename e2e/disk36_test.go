@@ -252,3 +252,34 @@ func TestStatsHugeValues(t *testing.T) {
 		t.Errorf("stats %+v: want count 5, min -1e308, max 1.7e308, avg about 0.64e308", s)
 	}
 }
+
+// TestChainPastOneMiB: an exception chain longer than the 1 MiB its causes
+// are searched in names as exception the innermost cause within that MiB
+// and says so (fields.exception_root), in a plain file and a gzip (issue
+// 34 item 23: no marker that it was not the root).
+func TestChainPastOneMiB(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, testenv.ClosedURL(t))
+	e.vars["SUPERBIZ_NOW"] = "2026-11-20T12:00:00Z"
+	var b strings.Builder
+	b.WriteString("2026-11-20T09:00:00Z ERROR [api] request failed\njava.lang.IllegalStateException: outer\nCaused by: java.io.IOException: middle\n")
+	for b.Len() < 1300<<10 {
+		b.WriteString("\tat com.example.Service.call(Service.java:42)\n")
+	}
+	b.WriteString("Caused by: java.sql.SQLException: the root\n2026-11-20T09:01:00Z INFO [api] next\n")
+	for name, data := range map[string][]byte{"app.log": []byte(b.String()), "app.log.gz": gzipped(t, []byte(b.String()))} {
+		p := filepath.Join(e.dir, name)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cfg := logSourceConfig(t, e, "", p)
+		got := queryLogs(t, e, cfg, `{"source":"app","start":"2026-11-20T09:00:00Z","end":"2026-11-20T09:00:30Z","level":"ERROR"}`)
+		if got.Matched != 1 || len(got.Entries) != 1 {
+			t.Fatalf("%s: matched %d", name, got.Matched)
+		}
+		f := got.Entries[0].Fields
+		if !strings.Contains(fmt.Sprint(f["exception"]), "middle") || !strings.Contains(fmt.Sprint(f["exception_root"]), "not read") {
+			t.Errorf("%s: fields %v; want the middle cause marked as not the root", name, f)
+		}
+	}
+}

@@ -57,6 +57,9 @@ type condensed struct {
 	exception []byte
 	// chain says the entry holds cause lines (its bound is maxChainMessage).
 	chain bool
+	// past says the continuation ran past maxChainScan: causes after it
+	// were not read, so exception may not be the root.
+	past bool
 }
 
 // isIndented reports whether a raw line starts with a blank or a tab.
@@ -168,7 +171,8 @@ func condense(head, cont []byte) condensed {
 	if len(cont) == 0 {
 		return condensed{text: head}
 	}
-	if len(cont) > maxChainScan {
+	past := len(cont) > maxChainScan
+	if past {
 		cont = cont[:maxChainScan]
 	}
 	lines, extra, exc := classify(cont)
@@ -192,7 +196,7 @@ func condense(head, cont []byte) condensed {
 		for _, l := range lines {
 			b = append(append(b, '\n'), l.text...)
 		}
-		return condensed{text: b, exception: exc, chain: chain}
+		return condensed{text: b, exception: exc, chain: chain, past: past}
 	}
 	if len(lines) > 0 && len(head) > maxHeadWithFrames {
 		head = clipBytes(head, maxHeadWithFrames)
@@ -238,7 +242,7 @@ func condense(head, cont []byte) condensed {
 		keep[j] = false
 		text = render(head, lines, keep, extra)
 	}
-	return condensed{text: text, exception: exc, chain: chain}
+	return condensed{text: text, exception: exc, chain: chain, past: past}
 }
 
 // markerRoom is reserved per kept line for a "… N frames …" marker before it.

@@ -186,6 +186,14 @@ type accumulator struct {
 	stats *statsAcc
 }
 
+// exceptionRootKey and exceptionRootUnread mark an entry's exception as
+// the innermost cause of its chain's first maxChainScan bytes only: the
+// chain went on, and its root may lie past them.
+const (
+	exceptionRootKey    = "exception_root"
+	exceptionRootUnread = "not read: the chain runs past its first 1 MiB; exception is the innermost cause within it"
+)
+
 func newAccumulator(limit int, loc *time.Location) *accumulator {
 	return &accumulator{limit: limit, loc: loc, patterns: map[string]*patternAcc{}, mask: redact.NewKeyed(true)}
 }
@@ -229,6 +237,9 @@ func (a *accumulator) add(r *logparse.Record, cont []byte) {
 	}
 	if exc != "" {
 		e.Fields = map[string]any{"exception": exc}
+		if c.past {
+			e.Fields[exceptionRootKey] = exceptionRootUnread
+		}
 	}
 	for i, f := range r.Fields {
 		if len(e.Fields) == logparse.MaxFields {

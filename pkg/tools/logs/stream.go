@@ -228,7 +228,8 @@ func (s *scanner) continueOpen(data []byte, from, hi int) int {
 		}
 		i = next
 	}
-	if room := maxChainScan - len(o.cont); room > 0 {
+	// one byte past the bound, so condense sees that the chain went on
+	if room := maxChainScan + 1 - len(o.cont); room > 0 {
 		o.cont = append(o.cont, data[from:from+min(room, i-from)]...)
 	}
 	return i
