@@ -332,7 +332,8 @@ func TestSpecConfigDefaults(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "superbiz.toml")
 	body := "[[logs]]\nname = \"app\"\npaths = [\"app.log\"]\n\n[[databases]]\nname = \"orders\"\ndriver = \"sqlite\"\ndsn = \"orders.db\"\n" +
-		"\n[[metrics]]\nname = \"prom\"\nurl = \"http://127.0.0.1:9090\"\n"
+		"\n[[metrics]]\nname = \"prom\"\nurl = \"http://127.0.0.1:9090\"\n" +
+		"\n[[redis]]\nname = \"cache\"\nurl = \"redis://127.0.0.1:6379\"\n"
 	if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
 	}

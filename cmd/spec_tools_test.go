@@ -41,12 +41,14 @@ func TestSpecToolInputs(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &defs); err != nil {
 		t.Fatal(err)
 	}
-	// the demo has no metrics source or PostgreSQL database: query_metrics
-	// and query_postgres come from configured ones (listing connects to none)
+	// the demo has no metrics source, PostgreSQL database or Redis:
+	// query_metrics, query_postgres and query_redis come from configured
+	// ones (listing connects to none)
 	file := filepath.Join(t.TempDir(), "superbiz.toml")
 	closed := strings.TrimPrefix(testenv.ClosedURL(t), "http://")
 	if err := os.WriteFile(file, []byte("[knowledge]\npaths = []\n[[metrics]]\nname = \"prom\"\nurl = \""+testenv.ClosedURL(t)+"\"\n"+
-		"[[databases]]\nname = \"app\"\ndriver = \"postgres\"\ndsn = \"postgres://ro:pw@"+closed+"/app\"\n"), 0o600); err != nil {
+		"[[databases]]\nname = \"app\"\ndriver = \"postgres\"\ndsn = \"postgres://ro:pw@"+closed+"/app\"\n"+
+		"[[redis]]\nname = \"cache\"\nurl = \"redis://"+closed+"\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	code, out, errOut = cli(t, diagnoseEnv(t), "tools", "list", "--config", file, "-o", "json")
@@ -55,7 +57,7 @@ func TestSpecToolInputs(t *testing.T) {
 		t.Fatalf("tools list with a metrics source: exit %d, stderr %q, stdout %q", code, errOut, out)
 	}
 	for _, d := range more {
-		if d.Name == "query_metrics" || d.Name == "query_postgres" {
+		if d.Name == "query_metrics" || d.Name == "query_postgres" || d.Name == "query_redis" {
 			defs = append(defs, d)
 		}
 	}
@@ -127,8 +129,8 @@ func TestSpecToolInputs(t *testing.T) {
 			}
 		}
 	}
-	if checked != 5 {
-		t.Fatalf("checked %d evidence tools, want lookup_knowledge, query_logs, query_mysql, query_postgres and query_metrics", checked)
+	if checked != 6 {
+		t.Fatalf("checked %d evidence tools, want lookup_knowledge, query_logs, query_mysql, query_postgres, query_metrics and query_redis", checked)
 	}
 }
 

@@ -177,11 +177,11 @@ func TestToolsCallTextIsIndentedObservation(t *testing.T) {
 
 func TestToolsCallUnknownTool(t *testing.T) {
 	env := diagnoseEnv(t)
-	code, out, errOut := cli(t, env, "tools", "call", "--demo", "query_redis", `{}`)
+	code, out, errOut := cli(t, env, "tools", "call", "--demo", "query_traces", `{}`)
 	if code != ExitUsage || out != "" {
 		t.Fatalf("exit %d, stdout %q", code, out)
 	}
-	if !strings.Contains(errOut, `unknown tool "query_redis"; valid: lookup_knowledge, query_logs, query_mysql, read_skill`) {
+	if !strings.Contains(errOut, `unknown tool "query_traces"; valid: lookup_knowledge, query_logs, query_mysql, read_skill`) {
 		t.Errorf("stderr %q", errOut)
 	}
 	code, _, errOut = cli(t, env, "tools", "call", "--demo", "query_mysql")

@@ -16,6 +16,7 @@ import (
 	"github.com/superbiz/superbiz/pkg/tools"
 	"github.com/superbiz/superbiz/pkg/tools/logs"
 	"github.com/superbiz/superbiz/pkg/tools/metrics"
+	"github.com/superbiz/superbiz/pkg/tools/redis"
 	"github.com/superbiz/superbiz/pkg/tools/sqlquery"
 )
 
@@ -45,6 +46,7 @@ type Config struct {
 	Logs      []LogSource     `toml:"logs" json:"logs"`
 	Databases []Database      `toml:"databases" json:"databases"`
 	Metrics   []MetricsSource `toml:"metrics" json:"metrics"`
+	Redis     []RedisSource   `toml:"redis" json:"redis"`
 	Skills    Skills          `toml:"skills" json:"skills"`
 	Alerts    Alerts          `toml:"alerts" json:"alerts"`
 	// Now, when not zero, fixes the clock for reproducible runs ($SUPERBIZ_NOW).
@@ -171,6 +173,9 @@ type DSN = sqlquery.DSN
 
 // MetricsSource is one [[metrics]] entry, declared in pkg/tools/metrics.
 type MetricsSource = metrics.Source
+
+// RedisSource is one [[redis]] entry, declared in pkg/tools/redis.
+type RedisSource = redis.Source
 
 // Secret is a credential read from the environment that prints redacted,
 // declared in pkg/redact.

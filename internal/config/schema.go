@@ -155,6 +155,9 @@ func NewDatabase() Database { return defaultsOf[Database]() }
 // NewMetricsSource returns a [[metrics]] entry holding the declared defaults.
 func NewMetricsSource() MetricsSource { return defaultsOf[MetricsSource]() }
 
+// NewRedisSource returns a [[redis]] entry holding the declared defaults.
+func NewRedisSource() RedisSource { return defaultsOf[RedisSource]() }
+
 // Defaults returns the built-in configuration read from the declarations,
 // without the environment-dependent run store path. Validate and Summary
 // run the integrations' parts given here beside config's own

@@ -206,6 +206,7 @@ func TestEveryKeyIsDecoded(t *testing.T) {
 	def.Logs = []LogSource{NewLogSource()}
 	def.Databases = []Database{NewDatabase()}
 	def.Metrics = []MetricsSource{NewMetricsSource()}
+	def.Redis = []RedisSource{NewRedisSource()}
 	n := sameAsDefault(t, "", reflect.ValueOf(*cfg), reflect.ValueOf(def))
 	if n != len(Keys()) {
 		t.Errorf("compared %d keys, Keys() has %d", n, len(Keys()))
@@ -275,7 +276,7 @@ func TestJSONView(t *testing.T) {
 		`"budget":{"max_model_calls":8,"max_tool_calls":6,"max_tokens":60000,"max_run_bytes":262144,"deadline":"5m","max_no_gain":2},` +
 		`"limits":{"query":4096,"previous_turn":8192,"input":12288,"draft":16384,"observation":8192},` +
 		`"knowledge":{"paths":["/kb"]},"logs":[],` +
-		`"databases":[{"name":"o","driver":"mysql","dsn":"ro:[REDACTED]@tcp(h:3306)/o","max_rows":50,"timeout":"5s"}],"metrics":[],` +
+		`"databases":[{"name":"o","driver":"mysql","dsn":"ro:[REDACTED]@tcp(h:3306)/o","max_rows":50,"timeout":"5s"}],"metrics":[],"redis":[],` +
 		`"skills":{"paths":null},` +
 		`"alerts":{"url":"","bearer_token_env":"","username":"","password_env":"","timeout":"10s"},"now":"2025-03-01T14:05:00Z"}`
 	if string(b) != want {

@@ -180,14 +180,14 @@ func TestFreezeRefusesUnfrozenEvidence(t *testing.T) {
 	run := &runstore.RunDetail{
 		RunSummary: runstore.RunSummary{ID: "r_1", Intent: runrecord.IntentDiagnosis, Status: runrecord.RunStatusSuccess, ReleaseOutcome: runrecord.OutcomeFallback, Query: "q"},
 		Invocations: []runrecord.Invocation{{
-			ToolCallID: "call_1", Tool: "query_redis", Kind: runrecord.KindEvidence, Status: runrecord.InvocationCompleted,
-			EvidenceStatus: "EVIDENCE_FOUND", Input: json.RawMessage(`{"source":"cache"}`),
-			Observation: json.RawMessage(`{"evidence_status":"EVIDENCE_FOUND","result":{"source":"cache"}}`),
+			ToolCallID: "call_1", Tool: "query_traces", Kind: runrecord.KindEvidence, Status: runrecord.InvocationCompleted,
+			EvidenceStatus: "EVIDENCE_FOUND", Input: json.RawMessage(`{"source":"jaeger"}`),
+			Observation: json.RawMessage(`{"evidence_status":"EVIDENCE_FOUND","result":{"source":"jaeger"}}`),
 		}},
 	}
 	packs := filepath.Join(dir, "packs")
 	_, err := Freeze(context.Background(), Options{Run: run, Config: &cfg, Dir: packs})
-	if err == nil || !strings.Contains(err.Error(), "query_redis") || !strings.Contains(err.Error(), "no integration freezes") {
+	if err == nil || !strings.Contains(err.Error(), "query_traces") || !strings.Contains(err.Error(), "no integration freezes") {
 		t.Fatalf("err %v", err)
 	}
 	if left, _ := os.ReadDir(packs); len(left) != 0 {

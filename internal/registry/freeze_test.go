@@ -42,9 +42,9 @@ func TestUnfrozen(t *testing.T) {
 		want  string
 	}{
 		{[]runrecord.Invocation{call("query_logs", runrecord.KindEvidence, tools.EvidenceFound)}, ""},
-		{[]runrecord.Invocation{call("query_logs", runrecord.KindEvidence, tools.NoEvidence), call("query_redis", runrecord.KindEvidence, tools.NoEvidence)}, "query_redis"},
-		{[]runrecord.Invocation{call("query_redis", runrecord.KindEvidence, tools.StatusError)}, ""},
-		{[]runrecord.Invocation{call("query_redis", runrecord.KindGuidance, "")}, ""},
+		{[]runrecord.Invocation{call("query_logs", runrecord.KindEvidence, tools.NoEvidence), call("query_traces", runrecord.KindEvidence, tools.NoEvidence)}, "query_traces"},
+		{[]runrecord.Invocation{call("query_traces", runrecord.KindEvidence, tools.StatusError)}, ""},
+		{[]runrecord.Invocation{call("query_traces", runrecord.KindGuidance, "")}, ""},
 	} {
 		if got := Unfrozen(tt.calls); got != tt.want {
 			t.Errorf("%+v: %q, want %q", tt.calls, got, tt.want)

@@ -24,6 +24,7 @@ import (
 	"github.com/superbiz/superbiz/internal/integration/ollama"
 	"github.com/superbiz/superbiz/internal/integration/openai"
 	"github.com/superbiz/superbiz/internal/integration/playbooks"
+	"github.com/superbiz/superbiz/internal/integration/redis"
 	"github.com/superbiz/superbiz/internal/integration/runbooks"
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/model"
@@ -40,6 +41,7 @@ func Sources() []integration.Source {
 		databases.Source{},   // [[databases]] mysql, sqlite: query_mysql
 		databases.Postgres{}, // [[databases]] postgres: query_postgres
 		metrics.Source{},     // [[metrics]]: query_metrics
+		redis.Source{},       // [[redis]]: query_redis
 		alerts.Source{},      // [alerts]: alerts, diagnose --alert
 		playbooks.Source{},   // [skills]: read_skill
 	}

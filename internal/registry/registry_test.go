@@ -27,6 +27,7 @@ func TestSourcesOf(t *testing.T) {
 		{"query_mysql", `{"database":"orders","sql":"select 1"}`, `{"result":{"database":"orders"}}`, []string{"query_mysql", "query_mysql:orders", "query_mysql:orders"}},
 		{"query_postgres", `{"database":"billing","sql":"select 1"}`, `{"result":{"database":"billing"}}`, []string{"query_postgres", "query_postgres:billing", "query_postgres:billing"}},
 		{"query_metrics", `{"source":"prom"}`, `{"error":{"code":"TIMEOUT"}}`, []string{"query_metrics", "query_metrics:prom"}},
+		{"query_redis", `{"view":"slowlog"}`, `{"result":{"source":"cache","view":"slowlog"}}`, []string{"query_redis", "query_redis:cache"}},
 		{"read_skill", `{"name":"x"}`, `{"result":{"source":"not evidence"}}`, []string{"read_skill"}},
 		{"query_logs", `not json`, `not json`, []string{"query_logs"}},
 	} {

@@ -151,6 +151,11 @@ func TestPGMaskError(t *testing.T) {
 	if !errors.As(err, &got) || got.Detail != "" || got.Where != "" {
 		t.Fatalf("detail and where kept: %+v", got)
 	}
+	// Unquoted shapes pass the egress door's policy on top.
+	pe = &pgconn.PgError{Severity: "ERROR", Code: "08001", Message: "could not connect: host=primary.test password=ReplPassMagenta3"}
+	if err := pgMaskError(pe, "SELECT 1"); strings.Contains(err.Error(), "ReplPassMagenta3") || !strings.Contains(err.Error(), "could not connect") {
+		t.Fatalf("door: %v", err)
+	}
 	plain := errors.New("plain")
 	if pgMaskError(plain, "x") != plain || pgMaskError(nil, "x") != nil {
 		t.Fatal("a non-server error changed")

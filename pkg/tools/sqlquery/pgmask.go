@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/redact"
 )
 
@@ -20,9 +21,10 @@ import (
 // "huntertwoalpaca9" does not exist` for password::regclass), so every
 // double-quoted span of the message that is not text of the statement
 // itself (a column or table name the model wrote, its own literal) becomes
-// the marker. The server's DETAIL, HINT and CONTEXT fields (which quote
-// JSON input and tokens) are dropped. Errors that are not the server's
-// pass unchanged.
+// the marker; the result then passes the egress door's policy (pkg/egress).
+// The server's DETAIL, HINT and CONTEXT fields (which quote JSON input and
+// tokens) are dropped. Errors that are not the server's pass unchanged (the
+// sinks pass every error through the door).
 func pgMaskError(err error, stmt string) error {
 	var pe *pgconn.PgError
 	if err == nil || !errors.As(err, &pe) {
@@ -30,9 +32,12 @@ func pgMaskError(err error, stmt string) error {
 	}
 	masked := &pgconn.PgError{
 		Severity: pe.Severity, SeverityUnlocalized: pe.SeverityUnlocalized, Code: pe.Code,
-		Message: pgMaskQuoted(pe.Message, stmt, '"'),
+		Message: egress.Mask(pgMaskQuoted(pe.Message, stmt, '"')).String(),
 	}
-	return &maskedPGError{masked: masked, text: strings.Replace(err.Error(), pe.Error(), masked.Error(), 1)}
+	// The whole text passes the egress door too (issue 34's one policy), on
+	// top of the quoted spans this source masks.
+	text := egress.Mask(strings.Replace(err.Error(), pe.Error(), masked.Error(), 1)).String()
+	return &maskedPGError{masked: masked, text: text}
 }
 
 // maskedPGError is a server error with its quoted data masked: its text is

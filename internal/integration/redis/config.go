@@ -1,0 +1,54 @@
+package redis
+
+import (
+	"fmt"
+
+	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/pkg/redact"
+	redistool "github.com/superbiz/superbiz/pkg/tools/redis"
+)
+
+// Config is the [[redis]] share of the configuration: the rules of each
+// entry its tags cannot state (the url, the variable's name), its summary
+// lines and its password, read at load from the variable the entry names.
+// The table is declared in pkg/tools/redis.
+func (Source) Config() config.Part {
+	return config.Part{Table: "redis", Resolve: resolveCredentials, Check: checkConfig, Summary: summaryLines}
+}
+
+// resolveCredentials reads each entry's password from the variable its
+// password_env names; an unset variable leaves it empty, for Build and
+// doctor to report.
+func resolveCredentials(cfg *config.Config, getenv func(string) string) {
+	for i, r := range cfg.Redis {
+		if r.PasswordEnv != "" {
+			cfg.Redis[i].Secret = config.NewSecret(getenv(r.PasswordEnv))
+		}
+	}
+}
+
+// checkConfig reports, per entry, a url query_redis cannot use and a
+// password_env that names no variable.
+func checkConfig(cfg *config.Config, c *config.Checker) {
+	for i, r := range cfg.Redis {
+		prefix := fmt.Sprintf("redis[%d]", i)
+		if msg := redistool.URLProblem(r.URL); msg != "" {
+			c.Bad(prefix+".url", config.Show(redact.String(r.URL)), msg)
+		}
+		c.EnvName(prefix+".password_env", r.PasswordEnv)
+	}
+}
+
+// summaryLines is one line per source: its URL, its keys and where its
+// password comes from (the variable's name, never the value).
+func summaryLines(cfg *config.Config) []string {
+	var lines []string
+	for _, r := range cfg.Redis {
+		lines = append(lines, fmt.Sprintf("redis %s: %s (%s, auth %s)",
+			r.Name, redact.String(r.URL), cfg.Pairs("", r, "name", "url", "password_env"), r.Auth()))
+	}
+	if len(cfg.Redis) == 0 {
+		lines = append(lines, "redis: none configured")
+	}
+	return lines
+}

@@ -1,0 +1,130 @@
+package sqlquery
+
+import (
+	"strings"
+	"testing"
+)
+
+func pgStmtOf(t *testing.T, sql string) *PostgresChecked {
+	t.Helper()
+	tree, err := safePGParse(sql)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &PostgresChecked{Kind: KindSelect, tree: tree}
+}
+
+// A view body is judged by what it reads of the listed catalogs.
+func TestPGBodyTaint(t *testing.T) {
+	for _, tt := range []struct {
+		body   string
+		system bool
+		want   string // substring; "" for admitted
+	}{
+		{"SELECT s.oid, d.stxdmcv FROM pg_statistic_ext s JOIN pg_statistic_ext_data d ON d.stxoid = s.oid", true, "pg_statistic_ext_data, a catalog"},
+		{"SELECT um.umuser FROM pg_user_mapping um", true, ""},
+		{"SELECT um.umoptions FROM pg_user_mapping um", true, "pg_user_mapping.umoptions"},
+		{"SELECT u.rolname, u.oid FROM pg_authid u", true, ""},
+		{"SELECT u.rolpassword FROM pg_authid u", true, "pg_authid.rolpassword"},
+		{"SELECT * FROM pg_authid", true, "a * over pg_authid"},
+		{"SELECT u FROM pg_authid u", true, "whole rows of pg_authid"},
+		{"SELECT pg_authid FROM pg_authid", true, "whole rows of pg_authid"},
+		{"SELECT x.tgname, pg_get_triggerdef(x.oid) FROM pg_trigger x", true, "pg_get_triggerdef()"},
+		{"SELECT s.pid FROM pg_stat_get_activity(NULL) s", true, ""},
+		{"SELECT s.pid FROM pg_stat_get_activity(NULL) s", false, "pg_stat_get_activity()"},
+		{"SELECT current_setting('archive_command')", false, "current_setting()"},
+		{"SELECT current_setting('work_mem')", true, ""},
+		{"SELECT name FROM pg_settings", true, ""},
+		{"SELECT name, setting FROM pg_settings", true, "pg_settings.setting"},
+		{"SELECT a.query FROM pg_stat_activity a", false, "pg_stat_activity.query"},
+		{"SELECT a.pid FROM pg_stat_activity a", false, ""},
+		{"SELECT id FROM orders", false, ""},
+	} {
+		got := pgBodyTaint(pgStmtOf(t, tt.body).tree.GetStmts()[0].GetStmt(), tt.system)
+		if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
+			t.Errorf("%q (system %t): %q, want %q", tt.body, tt.system, got, tt.want)
+		}
+	}
+}
+
+func TestPGSecretColumnsOf(t *testing.T) {
+	for name, want := range map[string]string{
+		"pg_authid": "rolpassword", "pg_statistic": "*", "pg_settings": "setting,reset_val,boot_val",
+		"pg_stat_activity": "query", "pg_shadow": "passwd,useconfig", "orders": "",
+	} {
+		if got := strings.Join(pgSecretColumnsOf(name), ","); got != want {
+			t.Errorf("%s: %q, want %q", name, got, want)
+		}
+	}
+	for name, want := range map[string]bool{"pg_roles": true, "PG_SETTINGS": true, "pg_file_settings": true, "pg_stats_ext": false, "orders": false} {
+		if got := pgListedRelation(name); got != want {
+			t.Errorf("listed %s: %t", name, got)
+		}
+	}
+}
+
+// Functions and operators are sent qualified with pg_catalog; names
+// already qualified, BETWEEN and LIKE forms stay as they are.
+func TestPGQualifyCalls(t *testing.T) {
+	c := pgStmtOf(t, "SELECT length(1), pg_catalog.lower('A'), count(*) FROM orders WHERE id + 1 = ANY(ARRAY[2]) AND note LIKE 'x%' AND id BETWEEN 1 AND 3")
+	pgQualifyCalls(c.tree.GetStmts()[0].GetStmt())
+	out, err := safePGDeparse(c.tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"pg_catalog.length(1)", "pg_catalog.lower('A')", "pg_catalog.count(*)", "OPERATOR(pg_catalog.+)", "OPERATOR(pg_catalog.=) ANY", "LIKE 'x%'", "BETWEEN 1 AND 3"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("%s: no %q", out, want)
+		}
+	}
+	if strings.Contains(out, "pg_catalog.pg_catalog") {
+		t.Errorf("qualified twice: %s", out)
+	}
+}
+
+// Whole-row references are told from columns by the server's column lists.
+func TestPGWholeRowAndOutputs(t *testing.T) {
+	sql := "SELECT u, u::text, u.name, x, to_json(u), u.to_json, (u.*)::text, row(u.*), t, v, name FROM users u, orders o, (SELECT 1 AS x) t, vault v"
+	c := pgStmtOf(t, sql)
+	stmt := c.tree.GetStmts()[0].GetStmt()
+	rels := pgRelations(stmt)
+	if len(rels) != 3 {
+		t.Fatalf("%d relations", len(rels))
+	}
+	rels[0].oid, rels[0].attrs = 1, []string{"id", "name", "password"}
+	rels[1].oid, rels[1].attrs = 2, []string{"id", "status"}
+	rels[2].oid, rels[2].attrs, rels[2].carriers = 3, []string{"id", "cred"}, []string{"cred"}
+	r := pgResolutionOf(stmt, rels)
+	if !r.rowSecret["u"] || r.rowSecret["o"] || !r.rowSecret["v"] || !r.anySecret || !r.carriers["cred"] {
+		t.Fatalf("resolution %+v", r)
+	}
+	names := []string{"u", "u", "name", "x", "to_json", "to_json", "u", "row", "t", "v", "name"}
+	got := pgSecretOutputs(c, names, r)
+	want := []bool{true, true, false, false, true, true, true, true, true, true, false}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("output %d (%s): secret %t, want %t", i, names[i], got[i], want[i])
+		}
+	}
+	clean := pgResolutionOf(stmt, rels[1:2])
+	if got := pgSecretOutputs(pgStmtOf(t, "SELECT o, o::text FROM orders o"), []string{"o", "o"}, clean); got[0] || got[1] {
+		t.Errorf("a row without secret-named columns masked: %v", got)
+	}
+	if pgWholeRow(nil, r) || pgWholeRow(stmt.GetSelectStmt().GetTargetList()[0].GetResTarget().GetVal().GetColumnRef().GetFields(), nil) {
+		t.Error("whole row without fields or resolution")
+	}
+}
+
+func TestPGQuote(t *testing.T) {
+	if got := pgQuoteIdent(`a"b`); got != `"a""b"` {
+		t.Error(got)
+	}
+	if got := pgQuoteLiteral(`it's`); got != `'it''s'` {
+		t.Error(got)
+	}
+	for name, want := range map[string]bool{"archive_command": true, "PRIMARY_CONNINFO": true, "myapp.password": true, "work_mem": false} {
+		if pgSecretSetting(name) != want {
+			t.Errorf("%s: %t", name, !want)
+		}
+	}
+}
