@@ -127,6 +127,9 @@ var containers = map[string]bool{
 // subcommand is the shape of a subcommand name.
 var subcommand = regexp.MustCompile(`^[A-Za-z][A-Za-z-]{0,31}$`)
 
+// unreadableCommand is the name shown for a command whose name is not one.
+const unreadableCommand = "(unreadable)"
+
 // commandName is a slowlog entry's command as "get" or "config|set": the
 // name, and the subcommand of a container command; never an argument.
 func commandName(args []string) string {
@@ -135,7 +138,7 @@ func commandName(args []string) string {
 	}
 	name := strings.ToLower(args[0])
 	if !subcommand.MatchString(name) {
-		return "(unreadable)"
+		return unreadableCommand
 	}
 	if containers[name] && len(args) > 1 && subcommand.MatchString(args[1]) && !moreArgs.MatchString(args[1]) {
 		name += "|" + strings.ToLower(args[1])
