@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/superbiz/superbiz/internal/textclip"
@@ -432,13 +433,13 @@ func (b *builder) newErrors(ctx context.Context, ls LogSource) error {
 
 // wordRE finds the words of a template that are worth searching for:
 // letters only, four or more, no masked part.
-var wordRE = regexp.MustCompile(`[A-Za-z][A-Za-z_]{3,}`)
+var wordRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[A-Za-z][A-Za-z_]{3,}`) })
 
 // distinctiveWords are at most 8 distinct words of template, longest first.
 func distinctiveWords(template string) []string {
 	seen := map[string]bool{}
 	var out []string
-	for _, w := range wordRE.FindAllString(template, -1) {
+	for _, w := range wordRE().FindAllString(template, -1) {
 		lw := strings.ToLower(w)
 		if seen[lw] {
 			continue
@@ -466,10 +467,14 @@ func sortByLenDesc(ws []string) {
 // seconds", "server started", "starting server", "listening on",
 // databases' "ready to accept connections", nginx's "start worker
 // process"; a job or campaign that "started" is not a process start.
-var startRE = regexp.MustCompile(`(?i)(\bstarted [\w.$-]+ in [\d.]+ ?s|\b(server|service|application|app|worker|process|daemon|instance|node) (has )?(started|starting)\b|\bstarting (up|server|service|application|worker|http server|grpc server)\b|\blistening on\b|\bready to accept connections\b|\bready for connections\b|\bstart worker process\b)`)
+var startRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(\bstarted [\w.$-]+ in [\d.]+ ?s|\b(server|service|application|app|worker|process|daemon|instance|node) (has )?(started|starting)\b|\bstarting (up|server|service|application|worker|http server|grpc server)\b|\blistening on\b|\bready to accept connections\b|\bready for connections\b|\bstart worker process\b)`)
+})
 
 // versionRE finds a version banner's version.
-var versionRE = regexp.MustCompile(`(?i)\b(?:version|ver|v)[ :=]*v?(\d+\.\d+(?:\.\d+)?(?:[-+.][0-9A-Za-z.]+)?)`)
+var versionRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(?:version|ver|v)[ :=]*v?(\d+\.\d+(?:\.\d+)?(?:[-+.][0-9A-Za-z.]+)?)`)
+})
 
 // restarts lists the process starts of the window: start-up lines, one
 // event per service and minute, a deploy when the version a service starts
@@ -503,14 +508,14 @@ func (b *builder) restarts(ctx context.Context, ls LogSource) error {
 	var es []Event
 	for i := len(r.Entries) - 1; i >= 0; i-- {
 		e := r.Entries[i]
-		if !startRE.MatchString(e.Message) {
+		if !startRE().MatchString(e.Message) {
 			continue
 		}
 		at, ok := parseTS(e.TS)
 		if !ok {
 			continue
 		}
-		m := versionRE.FindStringSubmatch(e.Message)
+		m := versionRE().FindStringSubmatch(e.Message)
 		if at.Before(w.Start) {
 			if m != nil {
 				lastVersion[e.Service] = m[1]
