@@ -216,6 +216,25 @@ func (b *builder) baselineOf(ls LogSource) time.Duration {
 	return max(d, 0)
 }
 
+// readLogs makes a detector's query_logs call and reads its answer: the
+// result and the coverage it gives; ok false when the call gave no result,
+// its failed coverage line then recorded. The error is the caller's.
+func (b *builder) readLogs(ctx context.Context, detector, src string, in map[string]any) (logs.Result, Coverage, bool, error) {
+	o, err := b.call(ctx, logs.ToolName, in)
+	if err != nil {
+		return logs.Result{}, Coverage{}, false, err
+	}
+	cov := Coverage{Detector: detector, Source: src, ToolCallID: o.ToolCallID}
+	var r logs.Result
+	if f := decode(o, &r); f != "" {
+		cov.Status, cov.Note = Failed, f
+		b.done(cov)
+		return r, cov, false, nil
+	}
+	cov.Status, cov.Note = logsCoverage(r)
+	return r, cov, true, nil
+}
+
 // logsInput is a query_logs input over [start, end) of src.
 func (b *builder) logsInput(src string, start, end time.Time) map[string]any {
 	in := map[string]any{"source": src, "start": stamp(start), "end": stamp(end)}
@@ -238,18 +257,10 @@ func (b *builder) errorBursts(ctx context.Context, ls LogSource) error {
 	}
 	in := b.logsInput(src, from, w.End)
 	in["level"], in["histogram"], in["limit"] = "ERROR", tools.FormatDuration(every), 1
-	o, err := b.call(ctx, logs.ToolName, in)
-	if err != nil {
+	r, cov, ok, err := b.readLogs(ctx, DetectBursts, src, in)
+	if err != nil || !ok {
 		return err
 	}
-	cov := Coverage{Detector: DetectBursts, Source: src, ToolCallID: o.ToolCallID}
-	var r logs.Result
-	if f := decode(o, &r); f != "" {
-		cov.Status, cov.Note = Failed, f
-		b.done(cov)
-		return nil
-	}
-	cov.Status, cov.Note = logsCoverage(r)
 	if r.Histogram == nil {
 		cov.Status, cov.Note = Failed, "the answer has no histogram"
 		b.done(cov)
@@ -264,7 +275,7 @@ func (b *builder) errorBursts(ctx context.Context, ls LogSource) error {
 	}
 	var es []Event
 	for _, bu := range found {
-		ev, err := b.placeBurst(ctx, src, from, every, h0, bu, o.ToolCallID)
+		ev, err := b.placeBurst(ctx, src, from, every, h0, bu, cov.ToolCallID)
 		if err != nil {
 			return err
 		}
@@ -352,18 +363,10 @@ func (b *builder) newErrors(ctx context.Context, ls LogSource) error {
 	w := b.plan.Window
 	in := b.logsInput(src, w.Start, w.End)
 	in["level"], in["limit"] = "ERROR", 1
-	o, err := b.call(ctx, logs.ToolName, in)
-	if err != nil {
+	r, cov, ok, err := b.readLogs(ctx, DetectNewError, src, in)
+	if err != nil || !ok {
 		return err
 	}
-	cov := Coverage{Detector: DetectNewError, Source: src, ToolCallID: o.ToolCallID}
-	var r logs.Result
-	if f := decode(o, &r); f != "" {
-		cov.Status, cov.Note = Failed, f
-		b.done(cov)
-		return nil
-	}
-	cov.Status, cov.Note = logsCoverage(r)
 	if len(r.Patterns) == 0 {
 		b.done(cov)
 		return nil
@@ -401,7 +404,7 @@ func (b *builder) newErrors(ctx context.Context, ls LogSource) error {
 		if known[p.Template] {
 			continue
 		}
-		support := o.ToolCallID
+		support := cov.ToolCallID
 		if len(br.Patterns) >= maxPatterns {
 			words := distinctiveWords(p.Template)
 			if len(words) == 0 || checks == maxNewErrorChecks {
@@ -486,18 +489,10 @@ func (b *builder) restarts(ctx context.Context, ls LogSource) error {
 	// the hour before the window gives the version a service ran before
 	in := b.logsInput(src, w.Start.Add(-before), w.End)
 	in["contains"], in["limit"] = "start", maxRestartEntries
-	o, err := b.call(ctx, logs.ToolName, in)
-	if err != nil {
+	r, cov, ok, err := b.readLogs(ctx, DetectRestarts, src, in)
+	if err != nil || !ok {
 		return err
 	}
-	cov := Coverage{Detector: DetectRestarts, Source: src, ToolCallID: o.ToolCallID}
-	var r logs.Result
-	if f := decode(o, &r); f != "" {
-		cov.Status, cov.Note = Failed, f
-		b.done(cov)
-		return nil
-	}
-	cov.Status, cov.Note = logsCoverage(r)
 	if r.Matched > len(r.Entries) {
 		cov.Status = Partial
 		cov.Note = strings.TrimPrefix(cov.Note+fmt.Sprintf("; the newest %d of %d lines holding \"start\" were read", len(r.Entries), r.Matched), "; ")
@@ -527,7 +522,7 @@ func (b *builder) restarts(ctx context.Context, ls LogSource) error {
 			continue
 		}
 		seen[key] = true
-		ev := Event{At: at, Kind: Restart, Source: src, Service: e.Service, ToolCallID: o.ToolCallID, Summary: "started: " + textclip.Bytes(e.Message, 100)}
+		ev := Event{At: at, Kind: Restart, Source: src, Service: e.Service, ToolCallID: cov.ToolCallID, Summary: "started: " + textclip.Bytes(e.Message, 100)}
 		if m != nil {
 			if prev, ok := lastVersion[e.Service]; ok && prev != m[1] {
 				ev.Kind, ev.Summary = Deploy, fmt.Sprintf("started version %s (was %s): %s", m[1], prev, textclip.Bytes(e.Message, 80))
