@@ -357,7 +357,7 @@ var compareLabels = map[string]string{
 // one column per file (Markdown with -o markdown, aligned text otherwise).
 func (a *app) printCompare(c eval.Comparison) error {
 	if a.flags.output == outputJSON {
-		return writeJSON(a.io.Out, c)
+		return writeMaskedJSON(a.io.Out, c)
 	}
 	rows := [][]string{{""}, {"provider"}, {"url"}, {"superbiz"}, {"started"}, {"file"}}
 	for _, f := range c.Files {

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+
+	"github.com/superbiz/superbiz/pkg/egress"
 )
 
 // outputFormat is the value of -o/--output, validated when the flag is
@@ -43,6 +45,21 @@ func (o *outputFormat) Set(v string) error {
 
 // Type implements pflag.Value; it is the placeholder shown in help.
 func (o *outputFormat) Type() string { return "format" }
+
+// writeMaskedJSON prints v as writeJSON does, through the egress door: its
+// strings masked and stripped of control characters, for output built from
+// files a user hands over (eval compare's results files).
+func writeMaskedJSON(w io.Writer, v any) error {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("write JSON output: %w", err)
+	}
+	doc, err := egress.MaskJSON(raw)
+	if err != nil {
+		return fmt.Errorf("write JSON output: %w", err)
+	}
+	return writeJSON(w, doc.Shown())
+}
 
 // writeJSON prints v as one indented JSON document followed by a newline.
 func writeJSON(w io.Writer, v any) error {

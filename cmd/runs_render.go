@@ -285,6 +285,8 @@ func invocationInput(inv runrecord.Invocation) string {
 func invocationOutcome(inv runrecord.Invocation) string {
 	var out string
 	switch {
+	case inv.Kind == runrecord.KindGuidance && inv.ErrorCode != "":
+		out = "playbook not read"
 	case inv.Kind == runrecord.KindGuidance:
 		out = "playbook read"
 		if inv.Status != "" && inv.Status != "COMPLETED" {

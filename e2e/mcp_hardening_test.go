@@ -159,6 +159,11 @@ func TestMCPMalformedFrames(t *testing.T) {
 	if text := fmt.Sprint(res["content"]); res["isError"] != true || !strings.Contains(text, "INVALID_INPUT") || strings.Contains(text, "ENVELOPE") {
 		t.Errorf("arguments with invalid UTF-8: %.400v", m)
 	}
+	// A second initialize is an invalid request, not code 0.
+	r.send(t, `{"jsonrpc":"2.0","id":"again","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`)
+	if m := r.next(t); errCode(m) != jsonrpc.CodeInvalidRequest || m["id"] != "again" {
+		t.Errorf("a second initialize: %.300v, want error %d", m, jsonrpc.CodeInvalidRequest)
+	}
 	// A prompt without its argument is an invalid-params error, not code 0.
 	r.send(t, `{"jsonrpc":"2.0","id":"prompt","method":"prompts/get","params":{"name":"investigate_incident","arguments":{}}}`)
 	if m := r.next(t); errCode(m) != jsonrpc.CodeInvalidParams {
@@ -252,6 +257,9 @@ func TestMCPStopSignal(t *testing.T) {
 			}
 			if !strings.Contains(stderr.String(), "cancelled") {
 				t.Errorf("stderr does not say cancelled:\n%s", stderr)
+			}
+			if strings.Contains(stderr.String(), "level=ERROR") {
+				t.Errorf("a stop signal is logged as an error:\n%s", stderr)
 			}
 			status, lifecycle := storedRun(t, e, onlyRun(t, e))
 			if status != "CANCELLED" || lifecycle != "CANCELLED" {

@@ -229,3 +229,27 @@ func TestOpenAIFaults(t *testing.T) {
 		})
 	}
 }
+
+// A one-letter API key (users type "x" or "e" for a local server) is no
+// secret to scrub from the answer: scrubbing "e" made query_logs
+// qu[REDACTED]ry_logs and broke every run. The run succeeds with its tool
+// calls named as the model named them.
+func TestOpenAIShortKeyIsNotScrubbed(t *testing.T) {
+	t.Parallel()
+	srv := &openAIServer{t: t, srv: openaitest.New(t, openaitest.WithModels("qwen3:8b"), openaitest.WithAPIKey("e"))}
+	srv.Script(append(paymentTurns(), text(draftText(t, "payment-timeout")), verdict("SUPPORTED"))...)
+	e := srv.env(t)
+	e.vars["OPENAI_API_KEY"] = "e"
+	r := e.run(t, "--demo", "diagnose", "-o", "json", queryPayment)
+	if r.code != 0 {
+		t.Fatalf("exit %d, want 0\n%s", r.code, r)
+	}
+	out := decodeOutput(t, r)
+	if out.Status != "SUCCESS" || len(out.Checks) != 4 {
+		t.Errorf("status %s with %d checks, want SUCCESS with 4", out.Status, len(out.Checks))
+	}
+	show := e.run(t, "runs", "show", out.RunID)
+	if strings.Contains(show.stdout, "[REDACTED]ry_logs") || !strings.Contains(show.stdout, "query_logs") {
+		t.Errorf("runs show mangles the tool names:\n%s", show.stdout)
+	}
+}

@@ -8,6 +8,7 @@
 package config
 
 import (
+	"github.com/superbiz/superbiz/internal/timeline"
 	"reflect"
 	"time"
 
@@ -51,6 +52,7 @@ type Config struct {
 	Redis      []RedisSource      `toml:"redis" json:"redis"`
 	Skills     Skills             `toml:"skills" json:"skills"`
 	Alerts     Alerts             `toml:"alerts" json:"alerts"`
+	Timeline   Timeline           `toml:"timeline" json:"timeline"`
 	// Now, when not zero, fixes the clock for reproducible runs ($SUPERBIZ_NOW).
 	Now time.Time `json:"now,omitzero"`
 
@@ -220,6 +222,14 @@ type Alerts struct {
 	URL string `toml:"url" json:"url"`
 	HTTPAuth
 	Timeout time.Duration `toml:"timeout" json:"timeout" default:"10s" min:"100ms" max:"5m"`
+}
+
+// Timeline is the [timeline] table: the metrics `superbiz timeline` watches
+// for shifts and spikes, each a [[timeline.metrics]] entry with a name, a
+// PromQL query, optionally the service it measures and the [[metrics]]
+// source to ask.
+type Timeline struct {
+	Metrics []timeline.Metric `toml:"metrics" json:"metrics"`
 }
 
 // Origin reports where the value of key (e.g. "model.name") came from when a

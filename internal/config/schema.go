@@ -157,6 +157,7 @@ func NewMetricsSource() MetricsSource { return defaultsOf[MetricsSource]() }
 
 // NewKubernetesSource returns a [[kubernetes]] entry holding the declared defaults.
 func NewKubernetesSource() KubernetesSource { return defaultsOf[KubernetesSource]() }
+
 // NewRedisSource returns a [[redis]] entry holding the declared defaults.
 func NewRedisSource() RedisSource { return defaultsOf[RedisSource]() }
 

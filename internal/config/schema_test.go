@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/superbiz/superbiz/internal/timeline"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -207,6 +208,7 @@ func TestEveryKeyIsDecoded(t *testing.T) {
 	def.Databases = []Database{NewDatabase()}
 	def.Metrics = []MetricsSource{NewMetricsSource()}
 	def.Kubernetes = []KubernetesSource{NewKubernetesSource()}
+	def.Timeline.Metrics = []timeline.Metric{{}}
 	def.Redis = []RedisSource{NewRedisSource()}
 	n := sameAsDefault(t, "", reflect.ValueOf(*cfg), reflect.ValueOf(def))
 	if n != len(Keys()) {
@@ -279,7 +281,7 @@ func TestJSONView(t *testing.T) {
 		`"knowledge":{"paths":["/kb"]},"logs":[],` +
 		`"databases":[{"name":"o","driver":"mysql","dsn":"ro:[REDACTED]@tcp(h:3306)/o","max_rows":50,"timeout":"5s"}],"metrics":[],"kubernetes":[],"redis":[],` +
 		`"skills":{"paths":null},` +
-		`"alerts":{"url":"","bearer_token_env":"","username":"","password_env":"","timeout":"10s"},"now":"2025-03-01T14:05:00Z"}`
+		`"alerts":{"url":"","bearer_token_env":"","username":"","password_env":"","timeout":"10s"},"timeline":{"metrics":[]},"now":"2025-03-01T14:05:00Z"}`
 	if string(b) != want {
 		t.Errorf("JSON view:\n got %s\nwant %s", b, want)
 	}

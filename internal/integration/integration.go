@@ -198,3 +198,22 @@ func (e *ConfigError) Unwrap() error { return e.Err }
 func Configf(format string, args ...any) error {
 	return &ConfigError{Err: fmt.Errorf(format, args...)}
 }
+
+// Canaried is an optional hook of a Source for the canary suite
+// (e2e/canary_test.go, over every source of the registry): it plants lines
+// (the corpus of internal/canary) in fixtures of its kind under dir, where
+// its system would hold them (a log file, a runbook, database cells), and
+// says how to read them back. A new source joins the suite by implementing it.
+type Canaried interface {
+	PlantCanaries(dir string, lines []string) (Planted, error)
+}
+
+// Planted is what a Canaried source planted: the configuration (TOML) that
+// points it at the fixtures, the tool that reads them ("" for the source's
+// Tool()) and its calls (the tool's input, no envelope) that read every
+// planted line back.
+type Planted struct {
+	Config string
+	Tool   string
+	Calls  []json.RawMessage
+}

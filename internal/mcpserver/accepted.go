@@ -211,20 +211,41 @@ type auditConn struct {
 	mcp.Connection
 	s *Server
 	a *accepted
+	// initialized says an initialize request was read (Read runs on one
+	// goroutine, the SDK's reader).
+	initialized bool
 }
 
-// Read implements mcp.Connection.
+// Read implements mcp.Connection. A second initialize request is answered
+// here, as the invalid request it is (the SDK answers it with code 0).
 func (c *auditConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	msg, err := c.Connection.Read(ctx)
-	if err != nil {
-		c.a.end()
-		return msg, err
-	}
-	if req, ok := msg.(*jsonrpc.Request); ok {
+	for {
+		msg, err := c.Connection.Read(ctx)
+		if err != nil {
+			c.a.end()
+			return msg, err
+		}
+		req, ok := msg.(*jsonrpc.Request)
+		if !ok {
+			return msg, nil
+		}
+		if req.Method == methodInitialize && req.IsCall() {
+			if c.initialized {
+				res := &jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "invalid request: the session is already initialized"}}
+				if err := c.Connection.Write(ctx, res); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			c.initialized = true
+		}
 		c.a.read(req)
+		return msg, nil
 	}
-	return msg, nil
 }
+
+// methodInitialize is the MCP request that opens a session, once.
+const methodInitialize = "initialize"
 
 // Write implements mcp.Connection: a call answered without its handler,
 // cancelled, is audited before its answer goes out.

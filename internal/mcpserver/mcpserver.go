@@ -8,6 +8,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -206,12 +207,33 @@ func New(svc Service, opts Options) (*Server, error) {
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 	stop := context.AfterFunc(ctx, s.stopLife)
 	defer stop()
-	err := s.server.Run(ctx, &auditTransport{Transport: t, s: s})
+	err := s.serve(ctx, &auditTransport{Transport: t, s: s})
 	s.Stop()
 	if err != nil && ctx.Err() == nil {
 		return fmt.Errorf("mcp server: %w", err)
 	}
 	return nil
+}
+
+// serve is the SDK's Server.Run without its error log on a stop signal
+// (level=ERROR msg="server run cancelled"): a signal is how a server is
+// asked to stop, not an error. It connects, then waits for the session to
+// end or ctx to end, closing the session then and waiting for it.
+func (s *Server) serve(ctx context.Context, t mcp.Transport) error {
+	ss, err := s.server.Connect(ctx, t, nil)
+	if err != nil {
+		return err
+	}
+	ended := make(chan error, 1)
+	go func() { ended <- ss.Wait() }()
+	select {
+	case <-ctx.Done():
+		// The session ends because it was closed: neither error is the run's.
+		_ = errors.Join(ss.Close(), <-ended)
+		return ctx.Err()
+	case err := <-ended:
+		return err
+	}
 }
 
 // RunIO serves one client speaking newline-delimited JSON-RPC over r and w

@@ -156,6 +156,8 @@ func progressLine(ev harness.Event) string {
 		}
 		out := inv.Outcome()
 		switch {
+		case inv.Kind == runrecord.KindGuidance && inv.ErrorCode != "":
+			out = "playbook not loaded " + redact.StripControlLine(inv.ErrorCode)
 		case inv.Kind == runrecord.KindGuidance:
 			out = "playbook loaded"
 		case out == "":

@@ -65,6 +65,8 @@ type step struct {
 	tally    string // what the call found ("412 matched"), kept after the run ends
 	outcome  string
 	guidance bool
+	// guideErr is the error code of a guidance step that loaded nothing.
+	guideErr string
 	evidence bool // an evidence tool's call (not a playbook read, not refused)
 	reason   string
 	failed   bool // a finish step of a FAILED or CANCELLED run
@@ -130,6 +132,9 @@ func (s *runState) apply(ev harness.Event, now time.Time) {
 		st := &s.steps[i]
 		st.done, st.tool, st.summary, st.tally = true, inv.Tool, inv.Summary, inv.Tally
 		st.guidance = inv.Kind == runrecord.KindGuidance
+		if st.guidance {
+			st.guideErr = inv.ErrorCode
+		}
 		st.evidence = inv.Kind == runrecord.KindEvidence
 		st.outcome = inv.Outcome()
 		if st.outcome == "" && !st.guidance {
@@ -335,6 +340,9 @@ func stepLine(st styles, sp step, width int) string {
 		tail := " → " + sp.outcome
 		if sp.guidance {
 			tail = " → playbook loaded"
+			if sp.guideErr != "" {
+				tail = " → playbook not loaded " + redact.StripControlLine(sp.guideErr)
+			}
 		}
 		found := ""
 		if t := redact.StripControlLine(sp.tally); t != "" {

@@ -110,6 +110,22 @@ func (j JSON) Bytes() []byte { return j.b }
 // IsZero reports the absent document.
 func (j JSON) IsZero() bool { return len(j.b) == 0 }
 
+// Shown is the document as a terminal or a model may see it: the control
+// characters and escape sequences of its strings stripped (a JSON escape
+// such as \u001b is still one for whoever decodes it).
+func (j JSON) Shown() JSON {
+	if len(j.b) == 0 {
+		return j
+	}
+	out, err := redact.CleanJSON(j.b)
+	if err != nil {
+		// j passed the policy as JSON, so this cannot happen; show nothing
+		// rather than something unstripped.
+		return JSON{[]byte("null")}
+	}
+	return JSON{out}
+}
+
 // MarshalJSON writes the masked document as it is (null when absent).
 func (j JSON) MarshalJSON() ([]byte, error) {
 	if len(j.b) == 0 {

@@ -500,6 +500,10 @@ func (b *Boundary) readSkill(call model.ToolCall, inv Invocation, t0 time.Time) 
 		o.Name, o.Body = pb.Name, redact.StripControl(pb.Body)
 	}
 	inv.Summary = args.Name
+	if o.Error != "" {
+		// Nothing was loaded: the step says so wherever it is shown.
+		inv.ErrorCode, inv.Detail = tools.CodeInvalidInput, o.Error
+	}
 	out := mustMarshal(o)
 	inv.Observation = out
 	inv.Duration = time.Since(t0)

@@ -11,7 +11,8 @@ var secretLastWords = map[string]bool{
 	"password": true, "passwd": true, "pass": true, "pwd": true, "passphrase": true,
 	"secret": true, "token": true, "authorization": true, "cookie": true,
 	"credential": true, "credentials": true, "apikey": true, "privatekey": true, "auth": true,
-	"secretkey": true, "accesskey": true, "dsn": true,
+	"secretkey": true, "accesskey": true, "dsn": true, "passwords": true, "secrets": true,
+	"apikeys": true,
 }
 
 // secretPairs are two-word tails that name a secret ("api_key", "private-key",
@@ -20,6 +21,9 @@ var secretPairs = map[[2]string]bool{
 	{"api", "key"}: true, {"private", "key"}: true, {"access", "key"}: true,
 	{"secret", "key"}: true, {"signing", "key"}: true, {"encryption", "key"}: true,
 	{"client", "secret"}: true, {"set", "cookie"}: true, {"session", "token"}: true,
+	{"api", "keys"}: true, {"private", "keys"}: true, {"access", "keys"}: true,
+	{"secret", "keys"}: true, {"signing", "keys"}: true, {"encryption", "keys"}: true,
+	{"client", "secrets"}: true,
 }
 
 // secretAnyWords make a key secret wherever they appear in it ("password_hash",

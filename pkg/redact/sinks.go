@@ -191,8 +191,18 @@ type Credential struct {
 	forms []string // every literal form, longest first
 }
 
-// NewCredential lists the forms of a credential; empty parts are skipped.
+// MinTokenBytes is the shortest bearer token or API key NewCredential
+// lists: a shorter one (the "x" a user types for a local server) is no
+// secret, and scrubbing it would rewrite ordinary words (query_logs with a
+// key "e").
+const MinTokenBytes = 8
+
+// NewCredential lists the forms of a credential; empty parts, and a token
+// shorter than MinTokenBytes, are skipped.
 func NewCredential(username, password, token string) Credential {
+	if len(token) < MinTokenBytes {
+		token = ""
+	}
 	var out []string
 	encoded := func(s string) {
 		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {

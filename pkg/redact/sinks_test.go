@@ -29,6 +29,8 @@ func TestSinks(t *testing.T) {
 		{"credential literal", NewCredential("u", "pw", "").Literal("pw and cHc= and dTpwdw=="), Marker + " and " + Marker + " and " + Marker},
 		{"credential answer skips short forms", NewCredential("u", "pw", "").Answer("pw"), "pw"},
 		{"credential body", string(NewCredential("", "", "tok-1234").Body([]byte(`{"x":"tok-1234"}`))), `{"x":"` + Marker + `"}`},
+		{"short token is no credential", NewCredential("", "", "e").Literal("query_logs ZQ=="), "query_logs ZQ=="},
+		{"seven-byte token is no credential", NewCredential("", "", "abcdefg").Literal("abcdefg"), "abcdefg"},
 	} {
 		if tt.got != tt.want {
 			t.Errorf("%s: got %q, want %q", tt.name, tt.got, tt.want)

@@ -74,18 +74,20 @@ const (
 )
 
 // The intents of a run: the three the router gives (a stored run has ""
-// until it is routed), and TOOL_CALL, one evidence tool called directly by
-// an MCP client, never routed, replayed or resumed as a conversation.
+// until it is routed); TOOL_CALL, one evidence tool called directly by an
+// MCP client; and TIMELINE, an incident timeline built without a model.
+// The last two are never routed or resumed as a conversation.
 const (
 	IntentDiagnosis      = "DIAGNOSIS"
 	IntentSystemChat     = "SYSTEM_CHAT"
 	IntentKnowledgeQuery = "KNOWLEDGE_QUERY"
 	IntentToolCall       = "TOOL_CALL"
+	IntentTimeline       = "TIMELINE"
 )
 
 // Intents lists every intent, for the store's checks.
 func Intents() []string {
-	return []string{IntentDiagnosis, IntentSystemChat, IntentKnowledgeQuery, IntentToolCall}
+	return []string{IntentDiagnosis, IntentSystemChat, IntentKnowledgeQuery, IntentToolCall, IntentTimeline}
 }
 
 // The statuses of an audited tool step.

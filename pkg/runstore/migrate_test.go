@@ -224,9 +224,9 @@ func TestOpenConvertsLegacyFile(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := map[int]string{
-			1: "runstore:1:0001_init.sql runstore:2:0002_knowledge_guard.sql runstore:3:0003_tool_call_intent.sql runstore:4:0004_invocation_detail.sql",
-			3: "knowledge:1:0002_knowledge.sql runstore:1:0001_init.sql runstore:2:0003_knowledge_guard.sql runstore:3:0003_tool_call_intent.sql runstore:4:0004_invocation_detail.sql",
-			4: "knowledge:1:0002_knowledge.sql knowledge:2:0004_knowledge_vectors.sql runstore:1:0001_init.sql runstore:2:0003_knowledge_guard.sql runstore:3:0003_tool_call_intent.sql runstore:4:0004_invocation_detail.sql",
+			1: "runstore:1:0001_init.sql runstore:2:0002_knowledge_guard.sql runstore:3:0003_tool_call_intent.sql runstore:4:0004_invocation_detail.sql runstore:5:0005_timeline_intent.sql",
+			3: "knowledge:1:0002_knowledge.sql runstore:1:0001_init.sql runstore:2:0003_knowledge_guard.sql runstore:3:0003_tool_call_intent.sql runstore:4:0004_invocation_detail.sql runstore:5:0005_timeline_intent.sql",
+			4: "knowledge:1:0002_knowledge.sql knowledge:2:0004_knowledge_vectors.sql runstore:1:0001_init.sql runstore:2:0003_knowledge_guard.sql runstore:3:0003_tool_call_intent.sql runstore:4:0004_invocation_detail.sql runstore:5:0005_timeline_intent.sql",
 		}[legacy]
 		if got != want {
 			t.Errorf("legacy %d recorded %q, want %q", legacy, got, want)

@@ -146,5 +146,6 @@ func checkSchema(ctx context.Context, db *sql.DB) (int, error) {
 // migration 3 only widened the runs intent CHECK (TOOL_CALL), so a file of
 // version 2 reads the same and stays unwritten; migration 4 added the audit
 // record's members to tool_invocations, which a file before it reads as
-// empty (auditMembersFrom).
+// empty (auditMembersFrom); migration 5 widened the intent CHECK again
+// (TIMELINE), which a file before it never holds.
 const readableFrom = 2

@@ -101,7 +101,7 @@ func sessionRefs() refKind {
 	return refKind{
 		name: "session", marker: "s_",
 		newest:     latestSessionsQuery,
-		newestArgs: func(back int) []any { return []any{runrecord.IntentToolCall, back} },
+		newestArgs: func(back int) []any { return []any{runrecord.IntentToolCall, back, runrecord.IntentTimeline} },
 		prefixed:   `SELECT id FROM sessions WHERE substr(id, 1, length(?1)) = ?1 OR substr(id, 1, length(?2)) = ?2 ORDER BY updated_at DESC, rowid DESC LIMIT ?3`,
 		exact:      `SELECT id FROM sessions WHERE id = ?`,
 	}

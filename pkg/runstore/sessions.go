@@ -86,10 +86,11 @@ func (s *Store) GetSession(ctx context.Context, id string) (Session, error) {
 
 // LatestSessionID returns the most recently used session, for `--continue`;
 // ok is false when the store has no session yet. A session that holds only
-// replays and direct tool calls (intent TOOL_CALL, an MCP client's) is never
-// "the latest": those are checks, not a conversation.
+// replays, direct tool calls (intent TOOL_CALL, an MCP client's) and
+// timelines (TIMELINE) is never "the latest": those are checks, not a
+// conversation.
 func (s *Store) LatestSessionID(ctx context.Context) (id string, ok bool, err error) {
-	err = s.db.QueryRowContext(ctx, latestSessionsQuery, runrecord.IntentToolCall, 0).Scan(&id)
+	err = s.db.QueryRowContext(ctx, latestSessionsQuery, runrecord.IntentToolCall, 0, runrecord.IntentTimeline).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", false, nil
 	}
@@ -101,10 +102,10 @@ func (s *Store) LatestSessionID(ctx context.Context) (id string, ok bool, err er
 
 // latestSessionsQuery is the session ?2 places before the most recently
 // used one, leaving out sessions holding only replays and runs of intent ?1
-// (TOOL_CALL): --continue takes the first, "last~N" the others.
+// (TOOL_CALL) or ?3 (TIMELINE): --continue takes the first, "last~N" the others.
 const latestSessionsQuery = `SELECT s.id FROM sessions s
 	 WHERE NOT EXISTS (SELECT 1 FROM runs r WHERE r.session_id = s.id)
-	    OR EXISTS (SELECT 1 FROM runs r WHERE r.session_id = s.id AND r.replay_of IS NULL AND r.intent <> ?1)
+	    OR EXISTS (SELECT 1 FROM runs r WHERE r.session_id = s.id AND r.replay_of IS NULL AND r.intent NOT IN (?1, ?3))
 	 ORDER BY s.updated_at DESC, s.rowid DESC LIMIT 1 OFFSET ?2`
 
 // maxIDLen bounds IDs: they are generated tokens, never free text.

@@ -38,6 +38,8 @@ type Input struct {
 	Limit    *int   `json:"limit,omitempty" jsonschema:"minimum=1,maximum=50,default=20" jsonschema_description:"newest entries to return"`
 	// Stats summarises a numeric field over the matches (stats.go).
 	Stats *StatsInput `json:"stats,omitempty" jsonschema_description:"summarise a numeric field of the matched entries: count, min, p50, p95, p99, max, avg, per value of by (at most 20 keys)"`
+	// Histogram counts the matches per time bucket (histogram.go).
+	Histogram string `json:"histogram,omitempty" jsonschema_description:"count the matched entries per time bucket of this length (whole minutes, 1m to 1h, at most 360 buckets), oldest first"`
 }
 
 // parsedInput is a validated Input with its source and window resolved.
@@ -46,6 +48,8 @@ type parsedInput struct {
 	src    *source
 	window window.Window
 	words  []string
+	// every is the histogram's bucket length (0: not asked).
+	every time.Duration
 }
 
 // decodeInput strictly decodes and validates a business input against the
@@ -57,7 +61,7 @@ func (t *Tool) decodeInput(raw []byte) (*parsedInput, error) {
 	}
 	var in Input
 	if err := jsonv2.Unmarshal(raw, &in, jsonv2.RejectUnknownMembers(true)); err != nil {
-		return nil, tools.InvalidInput("query_logs input: %v (allowed members: source, service, level, contains, start, end, since, limit, stats)", err)
+		return nil, tools.InvalidInput("query_logs input: %v (allowed members: source, service, level, contains, start, end, since, limit, stats, histogram)", err)
 	}
 	p := &parsedInput{in: in}
 
@@ -123,5 +127,13 @@ func (t *Tool) decodeInput(raw []byte) (*parsedInput, error) {
 	}
 	p.window = w
 	p.in.Start, p.in.End, p.in.Since = w.Canonical()
+
+	// histogram
+	if h := strings.TrimSpace(in.Histogram); h != "" {
+		if p.every, err = parseHistogram(h, w.Len()); err != nil {
+			return nil, err
+		}
+		p.in.Histogram = tools.FormatDuration(p.every)
+	}
 	return p, nil
 }

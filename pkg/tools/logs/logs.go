@@ -250,6 +250,9 @@ func summary(p *parsedInput) string {
 			parts = append(parts, "by "+st.By)
 		}
 	}
+	if p.in.Histogram != "" {
+		parts = append(parts, "histogram "+p.in.Histogram)
+	}
 	if p.in.Since != "" {
 		parts = append(parts, "since "+p.in.Since)
 	} else {
@@ -288,6 +291,7 @@ func (t *Tool) Execute(ctx context.Context, call tools.Call) tools.Outcome {
 	}
 	acc := newAccumulator(q.limit, p.src.Location)
 	acc.stats = newStatsAcc(p.in.Stats)
+	acc.hist = newHistAcc(p.every, q.startNS, q.endNS)
 	rep, err := t.scan(ctx, p.src, q, acc, files)
 	if err != nil {
 		code := tools.CodeInternal

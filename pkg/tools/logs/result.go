@@ -92,6 +92,8 @@ type Result struct {
 	// StatsSampled says the percentiles rest on the first maxStatValues
 	// values (count, min, max and avg stay exact).
 	StatsSampled bool `json:"stats_sampled,omitempty"`
+	// Histogram answers the input's histogram (present only when asked).
+	Histogram *Histogram `json:"histogram,omitempty"`
 	Coverage
 }
 
@@ -184,6 +186,8 @@ type accumulator struct {
 	mask *redact.Keyed
 	// stats summarises a numeric field of the matches (nil: not asked).
 	stats *statsAcc
+	// hist counts the matches per time bucket (nil: not asked).
+	hist *histAcc
 }
 
 // exceptionRootKey and exceptionRootUnread mark an entry's exception as
@@ -203,6 +207,9 @@ func (a *accumulator) add(r *logparse.Record, cont []byte) {
 	a.seq++
 	if a.stats != nil {
 		a.stats.add(r)
+	}
+	if a.hist != nil {
+		a.hist.add(r.TS)
 	}
 	trace := -1 // the field holding a whole stack trace, read as cont
 	if len(cont) == 0 {
@@ -384,6 +391,9 @@ func (a *accumulator) result(source string, start, end int64) Result {
 		for i := range res.Stats {
 			res.Stats[i].Key = redact.String(res.Stats[i].Key)
 		}
+	}
+	if a.hist != nil {
+		res.Histogram = a.hist.result(a)
 	}
 	res.Unparsed = a.unparsed
 	res.Glued = a.glued

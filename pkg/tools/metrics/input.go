@@ -33,6 +33,8 @@ type Input struct {
 	End    string `json:"end,omitempty" jsonschema_description:"window end, same formats as start"`
 	Since  string `json:"since,omitempty" jsonschema_description:"window back from now, e.g. 30m or 2h, up to the source's max_window; instead of start/end"`
 	Step   string `json:"step,omitempty" jsonschema_description:"resolution, e.g. 15s or 1m; default: the finest step that keeps a series within the source's max_points"`
+	// Values asks for each series' values on the step grid (values.go).
+	Values bool `json:"values,omitempty" jsonschema_description:"also list each series' values on the step grid, oldest first (null where it has none)"`
 }
 
 // parsedInput is a validated Input with its source, window and step resolved.
@@ -52,7 +54,7 @@ func (t *Tool) decodeInput(raw []byte) (*parsedInput, error) {
 	}
 	var in Input
 	if err := jsonv2.Unmarshal(raw, &in, jsonv2.RejectUnknownMembers(true)); err != nil {
-		return nil, tools.InvalidInput("query_metrics input: %v (allowed members: source, query, start, end, since, step)", err)
+		return nil, tools.InvalidInput("query_metrics input: %v (allowed members: source, query, start, end, since, step, values)", err)
 	}
 	p := &parsedInput{in: in}
 
@@ -136,6 +138,9 @@ func (p *parsedInput) String() string {
 	s := fmt.Sprintf("%s %s %s", p.in.Source, p.in.Query, w)
 	if p.in.Step != "" {
 		s += " step " + p.in.Step
+	}
+	if p.in.Values {
+		s += " values"
 	}
 	return s
 }

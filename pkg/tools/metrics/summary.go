@@ -27,6 +27,10 @@ type Series struct {
 	// NonFinite counts NaN and ±Inf samples, left out of the summary.
 	NonFinite int `json:"non_finite,omitempty"`
 	*Stats
+	// Values, when the input asks for them, are the series' values on the
+	// step grid from the result's start, oldest first: nil where the
+	// series has no finite value at that step (values.go).
+	Values []*float64 `json:"values,omitempty"`
 }
 
 // Stats summarises a series' finite samples; absent when it has none.

@@ -233,6 +233,7 @@ func (t *Tool) Execute(ctx context.Context, call tools.Call) tools.Outcome {
 	// The grid's steps can miss a sample between them: the summaries come
 	// from the finest resolution the bounds allow (split over the server's
 	// per-query cap), so max, min, max_at and change_at are the window's.
+	coarse := grid
 	fine := resolutionFor(end.Sub(start), len(grid), step)
 	if fine < step {
 		if grid, err = p.src.queryParts(ctx, p.in.Query, start, end, fine, len(grid)); err != nil {
@@ -245,6 +246,9 @@ func (t *Tool) Execute(ctx context.Context, call tools.Call) tools.Outcome {
 		res.Coarse = coarseNote(fine, interval)
 	}
 	series := summariseSeries(grid)
+	if p.in.Values {
+		gridValues(series, coarse, start, end, step)
+	}
 	res.TotalSeries = len(series)
 	if len(series) > p.src.MaxSeries {
 		series, res.Truncated = series[:p.src.MaxSeries], true

@@ -27,7 +27,8 @@ func FuzzParsers(f *testing.F) {
 		}
 		args := []string{a0, a1, a2}
 		name := commandName(args)
-		if a2 != "" && strings.Contains(name, a2) && !strings.Contains(strings.ToLower(a0+"|"+a1), a2) {
+		// the fixed placeholder holds no argument, whatever letters it shares with one
+		if a2 != "" && name != unreadableCommand && strings.Contains(name, a2) && !strings.Contains(strings.ToLower(a0+"|"+a1), a2) {
 			t.Fatalf("command %q shows the argument %q", name, a2)
 		}
 		if n := argCount(args, 0); n < 2 && !strings.HasPrefix(a2, "...") {

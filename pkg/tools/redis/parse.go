@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Parsers of the text answers Redis gives (INFO, CLIENT LIST, CLUSTER
@@ -93,7 +94,7 @@ func commandStats(section map[string]string) []CommandStat {
 
 // moreArgs is the placeholder Redis puts last in a slowlog entry that has
 // more than 32 arguments.
-var moreArgs = regexp.MustCompile(`^\.\.\. \((\d+) more arguments\)$`)
+var moreArgs = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\.\.\. \((\d+) more arguments\)$`) })
 
 // argCount is how many arguments a slowlog entry's command had after its
 // name: args holds the name first and at most 32 arguments, the last one
@@ -107,7 +108,7 @@ func argCount(args []string, argc int64) int {
 		return 0
 	}
 	n := len(args) - 1
-	if m := moreArgs.FindStringSubmatch(args[len(args)-1]); m != nil && len(args) > 1 {
+	if m := moreArgs().FindStringSubmatch(args[len(args)-1]); m != nil && len(args) > 1 {
 		more, err := strconv.Atoi(m[1])
 		if err == nil && more >= 0 {
 			n = len(args) - 2 + more
@@ -125,7 +126,10 @@ var containers = map[string]bool{
 }
 
 // subcommand is the shape of a subcommand name.
-var subcommand = regexp.MustCompile(`^[A-Za-z][A-Za-z-]{0,31}$`)
+var subcommand = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z-]{0,31}$`) })
+
+// unreadableCommand is the name shown for a command whose name is not one.
+const unreadableCommand = "(unreadable)"
 
 // commandName is a slowlog entry's command as "get" or "config|set": the
 // name, and the subcommand of a container command; never an argument.
@@ -134,10 +138,10 @@ func commandName(args []string) string {
 		return ""
 	}
 	name := strings.ToLower(args[0])
-	if !subcommand.MatchString(name) {
-		return "(unreadable)"
+	if !subcommand().MatchString(name) {
+		return unreadableCommand
 	}
-	if containers[name] && len(args) > 1 && subcommand.MatchString(args[1]) && !moreArgs.MatchString(args[1]) {
+	if containers[name] && len(args) > 1 && subcommand().MatchString(args[1]) && !moreArgs().MatchString(args[1]) {
 		name += "|" + strings.ToLower(args[1])
 	}
 	return name

@@ -1,0 +1,155 @@
+package e2e
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/superbiz/superbiz/internal/demo"
+)
+
+// timelineJSON is `timeline -o json` as SPEC gives it.
+type timelineJSON struct {
+	RunID  string `json:"run_id"`
+	Window struct {
+		Start, End time.Time
+	} `json:"window"`
+	Events []struct {
+		At         time.Time `json:"at"`
+		Kind       string    `json:"kind"`
+		Source     string    `json:"source"`
+		Service    string    `json:"service"`
+		Summary    string    `json:"summary"`
+		Before     *float64  `json:"before"`
+		After      *float64  `json:"after"`
+		ToolCallID string    `json:"tool_call_id"`
+	} `json:"events"`
+	Coverage []struct {
+		Detector, Source, Status, Note string
+		ToolCallID                     string `json:"tool_call_id"`
+	} `json:"coverage"`
+}
+
+// TestTimelineDemo builds the demo's timeline through the binary: the
+// Redis and payment incidents' error bursts within a minute of their true
+// starts, the payment-service restart before the second, nothing else; the
+// timeline is a stored TIMELINE run whose recorded calls are the ones each
+// event cites; the text fits 80 columns.
+func TestTimelineDemo(t *testing.T) {
+	e := newEnv(t, "http://127.0.0.1:1")
+	start, end := "2026-11-28T09:00:00Z", "2026-11-28T15:00:00Z"
+	r := e.run(t, "timeline", "--demo", "--start", start, "--end", end, "-o", "json")
+	if r.code != 0 {
+		t.Fatal(r)
+	}
+	var tl timelineJSON
+	if err := json.Unmarshal([]byte(r.stdout), &tl); err != nil {
+		t.Fatalf("%v\n%s", err, r)
+	}
+	truth := map[string]time.Time{}
+	for _, inc := range demo.Incidents() {
+		if inc.Start.After(tl.Window.Start) && inc.Start.Before(tl.Window.End) {
+			truth[inc.Service] = inc.Start
+		}
+	}
+	var bursts []time.Time
+	restarts := 0
+	for _, ev := range tl.Events {
+		if ev.ToolCallID == "" || ev.Summary == "" {
+			t.Errorf("event without its call or summary: %+v", ev)
+		}
+		switch ev.Kind {
+		case "error_burst":
+			bursts = append(bursts, ev.At)
+			if ev.Before == nil || ev.After == nil || *ev.After <= *ev.Before {
+				t.Errorf("burst %+v: want the rate before and a higher one after", ev)
+			}
+		case "restart":
+			restarts++
+			if ev.Service != "payment-service" || ev.At.After(truth["order-service"]) {
+				t.Errorf("restart %+v: want payment-service's restart before the payment incident", ev)
+			}
+		default:
+			t.Errorf("unexpected event %+v", ev)
+		}
+	}
+	want := []time.Time{truth["user-service"], truth["order-service"]}
+	if len(bursts) != len(want) {
+		t.Fatalf("bursts at %v, want at %v", bursts, want)
+	}
+	for i := range want {
+		if d := bursts[i].Sub(want[i]); d < 0 || d > time.Minute {
+			t.Errorf("burst %d at %s, %s after its incident's start %s: want within one step (1m)", i, bursts[i], d, want[i])
+		}
+	}
+	if restarts != 1 {
+		t.Errorf("%d restarts, want the one of payment-service", restarts)
+	}
+
+	// the run is stored, and every cited call is one of its invocations
+	show := e.run(t, "runs", "show", tl.RunID, "-o", "json")
+	if show.code != 0 {
+		t.Fatal(show)
+	}
+	var run struct {
+		Intent      string `json:"intent"`
+		Status      string `json:"status"`
+		Invocations []struct {
+			ToolCallID string `json:"tool_call_id"`
+			Tool       string `json:"tool"`
+		} `json:"invocations"`
+	}
+	if err := json.Unmarshal([]byte(show.stdout), &run); err != nil {
+		t.Fatal(err)
+	}
+	if run.Intent != "TIMELINE" || run.Status != "SUCCESS" {
+		t.Errorf("stored run: intent %s status %s", run.Intent, run.Status)
+	}
+	calls := map[string]string{}
+	for _, inv := range run.Invocations {
+		calls[inv.ToolCallID] = inv.Tool
+	}
+	for _, ev := range tl.Events {
+		if calls[ev.ToolCallID] != "query_logs" {
+			t.Errorf("event %s cites %s, which the stored run holds as %q", ev.Kind, ev.ToolCallID, calls[ev.ToolCallID])
+		}
+	}
+	for _, c := range tl.Coverage {
+		if c.Status != "read" && c.Note == "" {
+			t.Errorf("coverage %+v: a detector that did not read everything says why", c)
+		}
+	}
+
+	text := e.run(t, "timeline", "--demo", "--start", start, "--end", end)
+	if text.code != 0 {
+		t.Fatal(text)
+	}
+	for _, l := range strings.Split(text.stdout, "\n") {
+		if w := ansi.StringWidth(l); w > 80 {
+			t.Errorf("line of %d columns: %q", w, l)
+		}
+	}
+}
+
+// TestTimelineRefusals: flags that cannot make a window, and --alert
+// without an Alertmanager, are usage errors (exit 2) naming the problem.
+func TestTimelineRefusals(t *testing.T) {
+	e := newEnv(t, "http://127.0.0.1:1")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"timeline", "--demo", "--start", "2026-11-28T15:00:00Z", "--end", "2026-11-28T14:00:00Z"}, "is not before"},
+		{[]string{"timeline", "--demo", "--since", "48h"}, "out of range"},
+		{[]string{"timeline", "--demo", "--start", "yesterday", "--end", "2026-11-28T14:00:00Z"}, "--start"},
+		{[]string{"timeline", "--demo", "--alert", "HighLatency"}, "no Alertmanager configured"},
+	} {
+		r := e.run(t, c.args...)
+		if r.code != 2 || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("want exit 2 saying %q:\n%s", c.want, r)
+		}
+	}
+}

@@ -1,0 +1,642 @@
+package timeline
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/superbiz/superbiz/internal/textclip"
+	"github.com/superbiz/superbiz/pkg/tools"
+	"github.com/superbiz/superbiz/pkg/tools/logs"
+	"github.com/superbiz/superbiz/pkg/tools/metrics"
+)
+
+// The detectors, as coverage names them.
+const (
+	DetectAlerts   = "alerts"
+	DetectMetrics  = "metric_shift"
+	DetectBursts   = "error_burst"
+	DetectNewError = "new_error"
+	DetectRestarts = "restart"
+)
+
+// Bounds of one timeline.
+const (
+	// MaxWindow is the longest window a timeline covers.
+	MaxWindow = 24 * time.Hour
+	// baseline is how far before the window the logs detectors look for
+	// what was normal (error rates, the error patterns already known).
+	baseline = time.Hour
+	// maxCoarseBuckets bounds the first histogram of a burst search; a
+	// burst it finds in a bucket longer than a minute is placed to the
+	// minute by a second histogram over that bucket.
+	maxCoarseBuckets = 300
+	// maxMetricPoints is the most grid points of a metric inside the
+	// window; baselinePoints more are read before it.
+	maxMetricPoints = 180
+	// maxBursts bounds the error bursts placed per source.
+	maxBursts = 5
+	// maxNewErrorChecks bounds the baseline checks of new patterns.
+	maxNewErrorChecks = 3
+	// maxRestartEntries is how many start-up lines one source lists.
+	maxRestartEntries = 50
+	// MaxMetrics bounds [[timeline.metrics]].
+	MaxMetrics = 20
+)
+
+// Metric is one [[timeline.metrics]] entry: a PromQL query whose series
+// are watched for shifts and spikes.
+type Metric struct {
+	Name    string `toml:"name" json:"name" required:"true"`
+	Query   string `toml:"query" json:"query" required:"true"`
+	Service string `toml:"service" json:"service"`
+	// Source is the [[metrics]] source to ask; "" when only one is configured.
+	Source string `toml:"source" json:"source"`
+}
+
+// Plan is what one timeline reads.
+type Plan struct {
+	Window Window
+	// Service narrows the logs detectors to one service ("" for all).
+	Service string
+	// Logs are the [[logs]] sources to read.
+	Logs []LogSource
+	// Metrics are the series to watch.
+	Metrics []Metric
+	// Alerts says whether an Alertmanager is configured.
+	Alerts bool
+}
+
+// LogSource is one [[logs]] source to read and the longest window one
+// query may ask of it (its max_window).
+type LogSource struct {
+	Name      string
+	MaxWindow time.Duration
+}
+
+// Observed is one tool call's observation as the harness returned it.
+type Observed struct {
+	ToolCallID     string               `json:"tool_call_id"`
+	EvidenceStatus tools.EvidenceStatus `json:"evidence_status"`
+	ErrorCode      string               `json:"error_code"`
+	Control        string               `json:"control"`
+	Result         json.RawMessage      `json:"result"`
+	// Detail is the audit's reason of a refused or failed call (redacted),
+	// for the coverage note; the model never sees it.
+	Detail string `json:"-"`
+}
+
+// failure says why a call gave no result, "" when it gave one.
+func (o Observed) failure() string {
+	switch {
+	case o.Control != "":
+		return "the harness stopped the call (" + o.Control + ")"
+	case o.EvidenceStatus == tools.StatusError && o.Detail != "":
+		return "the call failed (" + o.ErrorCode + "): " + textclip.Bytes(o.Detail, 200)
+	case o.EvidenceStatus == tools.StatusError:
+		return "the call failed (" + o.ErrorCode + ")"
+	case len(o.Result) == 0:
+		return "the call returned no result"
+	}
+	return ""
+}
+
+// Caller makes one tool call through the harness (audited, bounded) and
+// returns its observation; an error is a failure outside the call (the run
+// ended), after which the timeline stops.
+type Caller func(ctx context.Context, tool string, input any) (Observed, error)
+
+// Progress is told each detector's coverage as it finishes, for a screen
+// that fills in; nil ignores it.
+type Progress func(Coverage, []Event)
+
+// builder holds one timeline under construction.
+type builder struct {
+	plan     Plan
+	call     Caller
+	progress Progress
+	tl       Timeline
+}
+
+// Build runs every detector of plan through call and returns the timeline,
+// its events in time order. The error is the caller's (the run ended).
+func Build(ctx context.Context, plan Plan, call Caller, progress Progress) (Timeline, error) {
+	b := &builder{plan: plan, call: call, progress: progress,
+		tl: Timeline{Window: plan.Window, Events: []Event{}, Coverage: []Coverage{}}}
+	steps := []func(context.Context) error{b.alerts}
+	for _, src := range plan.Logs {
+		if long := plan.Window.End.Sub(plan.Window.Start); src.MaxWindow > 0 && long > src.MaxWindow {
+			note := fmt.Sprintf("the window (%s) is longer than the source's max_window (%s): ask a shorter window", tools.FormatDuration(long), tools.FormatDuration(src.MaxWindow))
+			for _, d := range []string{DetectBursts, DetectNewError, DetectRestarts} {
+				b.done(Coverage{Detector: d, Source: src.Name, Status: Failed, Note: note})
+			}
+			continue
+		}
+		steps = append(steps, func(ctx context.Context) error { return b.errorBursts(ctx, src) },
+			func(ctx context.Context) error { return b.newErrors(ctx, src) },
+			func(ctx context.Context) error { return b.restarts(ctx, src) })
+	}
+	for _, m := range plan.Metrics {
+		steps = append(steps, func(ctx context.Context) error { return b.metric(ctx, m) })
+	}
+	for _, step := range steps {
+		if err := step(ctx); err != nil {
+			return b.tl, err
+		}
+	}
+	sortEvents(b.tl.Events)
+	return b.tl, nil
+}
+
+// done records one detector's coverage and events.
+func (b *builder) done(c Coverage, es ...Event) {
+	b.tl.Coverage = append(b.tl.Coverage, c)
+	b.tl.Events = append(b.tl.Events, es...)
+	if b.progress != nil {
+		b.progress(c, es)
+	}
+}
+
+// stamp is t as the tools take it.
+func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// parseTS reads a tool's RFC 3339 time.
+func parseTS(s string) (time.Time, bool) {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	return t, err == nil
+}
+
+// decode reads o's result into v, the tool's own result type; a result
+// that does not decode is a failure to report, never an empty answer.
+func decode(o Observed, v any) string {
+	if f := o.failure(); f != "" {
+		return f
+	}
+	if err := json.Unmarshal(o.Result, v); err != nil {
+		return "its result could not be read: " + err.Error()
+	}
+	return ""
+}
+
+// logsCoverage is the status and note of a query_logs answer.
+func logsCoverage(r logs.Result) (Status, string) {
+	var notes []string
+	st := Read
+	switch r.Coverage.Coverage {
+	case tools.CoverageNone:
+		st = Empty
+		notes = append(notes, "the window held no entry")
+	case tools.CoveragePartial:
+		st = Partial
+		notes = append(notes, "entries the filters could not judge")
+	}
+	if len(r.TruncatedBy) > 0 {
+		st = Partial
+		notes = append(notes, "stopped early by "+strings.Join(r.TruncatedBy, ", "))
+	}
+	if r.SkippedCount > 0 {
+		st = Partial
+		notes = append(notes, fmt.Sprintf("%d file(s) not read fully", r.SkippedCount))
+	}
+	return st, strings.Join(notes, "; ")
+}
+
+// baselineOf is how far before the window src is read for what was
+// normal: an hour, less when the source's max_window leaves less.
+func (b *builder) baselineOf(ls LogSource) time.Duration {
+	d := baseline
+	if ls.MaxWindow > 0 {
+		d = min(d, ls.MaxWindow-b.plan.Window.End.Sub(b.plan.Window.Start))
+	}
+	return max(d, 0)
+}
+
+// readLogs makes a detector's query_logs call and reads its answer: the
+// result and the coverage it gives; ok false when the call gave no result,
+// its failed coverage line then recorded. The error is the caller's.
+func (b *builder) readLogs(ctx context.Context, detector, src string, in map[string]any) (logs.Result, Coverage, bool, error) {
+	o, err := b.call(ctx, logs.ToolName, in)
+	if err != nil {
+		return logs.Result{}, Coverage{}, false, err
+	}
+	cov := Coverage{Detector: detector, Source: src, ToolCallID: o.ToolCallID}
+	var r logs.Result
+	if f := decode(o, &r); f != "" {
+		cov.Status, cov.Note = Failed, f
+		b.done(cov)
+		return r, cov, false, nil
+	}
+	cov.Status, cov.Note = logsCoverage(r)
+	return r, cov, true, nil
+}
+
+// logsInput is a query_logs input over [start, end) of src.
+func (b *builder) logsInput(src string, start, end time.Time) map[string]any {
+	in := map[string]any{"source": src, "start": stamp(start), "end": stamp(end)}
+	if b.plan.Service != "" {
+		in["service"] = b.plan.Service
+	}
+	return in
+}
+
+// errorBursts finds each minute in which src's error rate rises well above
+// its baseline: a histogram of ERROR entries over the baseline and the
+// window, then for each burst (at most maxBursts) its placing.
+func (b *builder) errorBursts(ctx context.Context, ls LogSource) error {
+	src, before := ls.Name, b.baselineOf(ls)
+	w := b.plan.Window
+	from := w.Start.Add(-before)
+	every := time.Minute
+	for buckets(w.End.Sub(from), every) > maxCoarseBuckets {
+		every += time.Minute
+	}
+	in := b.logsInput(src, from, w.End)
+	in["level"], in["histogram"], in["limit"] = "ERROR", tools.FormatDuration(every), 1
+	r, cov, ok, err := b.readLogs(ctx, DetectBursts, src, in)
+	if err != nil || !ok {
+		return err
+	}
+	if r.Histogram == nil {
+		cov.Status, cov.Note = Failed, "the answer has no histogram"
+		b.done(cov)
+		return nil
+	}
+	h0, _ := parseTS(r.Histogram.Start)
+	found := bursts(r.Histogram.Counts, buckets(w.Start.Sub(h0), every))
+	if len(found) > maxBursts {
+		found = found[:maxBursts]
+		cov.Status = Partial
+		cov.Note = strings.TrimPrefix(cov.Note+fmt.Sprintf("; the first %d bursts are placed", maxBursts), "; ")
+	}
+	var es []Event
+	for _, bu := range found {
+		ev, err := b.placeBurst(ctx, src, from, every, h0, bu, cov.ToolCallID)
+		if err != nil {
+			return err
+		}
+		es = append(es, ev)
+	}
+	b.done(cov, es...)
+	return nil
+}
+
+// placeBurst makes one burst an event: placed to the minute (when the
+// histogram's buckets are longer, by a histogram over the half hour before
+// its bucket and the bucket itself), with its first minute's service and
+// commonest message.
+func (b *builder) placeBurst(ctx context.Context, src string, from time.Time, every time.Duration, h0 time.Time, bu burst, support string) (Event, error) {
+	burstAt := h0.Add(time.Duration(bu.at) * every)
+	perMin := every.Minutes()
+	before, after := bu.before/perMin, bu.after/perMin
+	if every > time.Minute {
+		fs := burstAt.Add(-30 * time.Minute)
+		if fs.Before(from) {
+			fs = from
+		}
+		fin := b.logsInput(src, fs, burstAt.Add(every))
+		fin["level"], fin["histogram"], fin["limit"] = "ERROR", "1m", 1
+		fo, err := b.call(ctx, logs.ToolName, fin)
+		if err != nil {
+			return Event{}, err
+		}
+		var fr logs.Result
+		if decode(fo, &fr) == "" && fr.Histogram != nil {
+			f0, _ := parseTS(fr.Histogram.Start)
+			if fb := bursts(fr.Histogram.Counts, buckets(burstAt.Sub(f0), time.Minute)); len(fb) > 0 {
+				burstAt, before, after, support = f0.Add(time.Duration(fb[0].at)*time.Minute), fb[0].before, fb[0].after, fo.ToolCallID
+			}
+		}
+	}
+	ev := Event{At: burstAt, Kind: ErrorBurst, Source: src, Service: b.plan.Service, Before: ptr(round(before)), After: ptr(round(after)), ToolCallID: support}
+	// who and what: the burst's first minute
+	win := b.logsInput(src, burstAt, burstAt.Add(time.Minute))
+	win["level"], win["limit"] = "ERROR", 20
+	wo, err := b.call(ctx, logs.ToolName, win)
+	if err != nil {
+		return Event{}, err
+	}
+	var wr logs.Result
+	what := ""
+	if decode(wo, &wr) == "" {
+		if ev.Service == "" {
+			ev.Service = dominantService(wr.Entries)
+		}
+		if len(wr.Patterns) > 0 {
+			what = ": " + textclip.Bytes(wr.Patterns[0].Template, 100)
+		}
+	}
+	ev.Summary = fmt.Sprintf("errors rose from %s to %s a minute%s", fmtNum(before), fmtNum(after), what)
+	return ev, nil
+}
+
+// dominantService is the service most entries name, "" when none does.
+func dominantService(es []logs.Entry) string {
+	n := map[string]int{}
+	best := ""
+	for _, e := range es {
+		if e.Service == "" {
+			continue
+		}
+		n[e.Service]++
+		if n[e.Service] > n[best] || (n[e.Service] == n[best] && e.Service < best) {
+			best = e.Service
+		}
+	}
+	return best
+}
+
+// maxPatterns is how many patterns query_logs lists: a baseline answer
+// listing that many may have left a known pattern out.
+const maxPatterns = 10
+
+// newErrors lists the ERROR patterns of the window that the hour before it
+// never had. The baseline lists at most its 10 commonest patterns, so a
+// pattern missing from a full list is checked by its words over the
+// baseline before it is called new.
+func (b *builder) newErrors(ctx context.Context, ls LogSource) error {
+	src, before := ls.Name, b.baselineOf(ls)
+	w := b.plan.Window
+	in := b.logsInput(src, w.Start, w.End)
+	in["level"], in["limit"] = "ERROR", 1
+	r, cov, ok, err := b.readLogs(ctx, DetectNewError, src, in)
+	if err != nil || !ok {
+		return err
+	}
+	if len(r.Patterns) == 0 {
+		b.done(cov)
+		return nil
+	}
+	if before < 10*time.Minute {
+		cov.Status, cov.Note = Partial, "the source's max_window leaves no time before the window to compare with; no pattern is called new"
+		b.done(cov)
+		return nil
+	}
+	bin := b.logsInput(src, w.Start.Add(-before), w.Start)
+	bin["level"], bin["limit"] = "ERROR", 1
+	bo, err := b.call(ctx, logs.ToolName, bin)
+	if err != nil {
+		return err
+	}
+	var br logs.Result
+	if f := decode(bo, &br); f != "" {
+		cov.Status, cov.Note = Partial, "the time before the window could not be read, so no pattern is called new: "+f
+		b.done(cov)
+		return nil
+	}
+	if st, note := logsCoverage(br); st != Read {
+		// without a baseline every pattern would look new
+		cov.Status, cov.Note = Partial, "the time before the window: "+note+"; no pattern is called new"
+		b.done(cov)
+		return nil
+	}
+	known := map[string]bool{}
+	for _, p := range br.Patterns {
+		known[p.Template] = true
+	}
+	var es []Event
+	checks := 0
+	for _, p := range r.Patterns {
+		if known[p.Template] {
+			continue
+		}
+		support := cov.ToolCallID
+		if len(br.Patterns) >= maxPatterns {
+			words := distinctiveWords(p.Template)
+			if len(words) == 0 || checks == maxNewErrorChecks {
+				continue // cannot be checked: not called new
+			}
+			checks++
+			cin := b.logsInput(src, w.Start.Add(-before), w.Start)
+			cin["level"], cin["limit"], cin["contains"] = "ERROR", 1, strings.Join(words, " ")
+			co, err := b.call(ctx, logs.ToolName, cin)
+			if err != nil {
+				return err
+			}
+			var cr logs.Result
+			if decode(co, &cr) != "" || cr.Matched > 0 || cr.Coverage.Coverage != "data" {
+				continue
+			}
+			support = co.ToolCallID
+		}
+		at, ok := parseTS(p.FirstTS)
+		if !ok {
+			continue
+		}
+		es = append(es, Event{At: at, Kind: NewError, Source: src, Service: b.plan.Service, ToolCallID: support,
+			Summary: fmt.Sprintf("new error (%d in the window, none in the %s before): %s", p.Count, tools.FormatDuration(before), textclip.Bytes(p.Template, 100))})
+	}
+	b.done(cov, es...)
+	return nil
+}
+
+// wordRE finds the words of a template that are worth searching for:
+// letters only, four or more, no masked part.
+var wordRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[A-Za-z][A-Za-z_]{3,}`) })
+
+// distinctiveWords are at most 8 distinct words of template, longest first.
+func distinctiveWords(template string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, w := range wordRE().FindAllString(template, -1) {
+		lw := strings.ToLower(w)
+		if seen[lw] {
+			continue
+		}
+		seen[lw] = true
+		out = append(out, lw)
+	}
+	// longest words are the rarest in practice; keep the order stable
+	sortByLenDesc(out)
+	if len(out) > 8 {
+		out = out[:8]
+	}
+	return out
+}
+
+func sortByLenDesc(ws []string) {
+	for i := 1; i < len(ws); i++ {
+		for j := i; j > 0 && len(ws[j]) > len(ws[j-1]); j-- {
+			ws[j], ws[j-1] = ws[j-1], ws[j]
+		}
+	}
+}
+
+// startRE is a process start-up line: Spring Boot's "Started X in 4.2
+// seconds", "server started", "starting server", "listening on",
+// databases' "ready to accept connections", nginx's "start worker
+// process"; a job or campaign that "started" is not a process start.
+var startRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(\bstarted [\w.$-]+ in [\d.]+ ?s|\b(server|service|application|app|worker|process|daemon|instance|node) (has )?(started|starting)\b|\bstarting (up|server|service|application|worker|http server|grpc server)\b|\blistening on\b|\bready to accept connections\b|\bready for connections\b|\bstart worker process\b)`)
+})
+
+// versionRE finds a version banner's version.
+var versionRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(?:version|ver|v)[ :=]*v?(\d+\.\d+(?:\.\d+)?(?:[-+.][0-9A-Za-z.]+)?)`)
+})
+
+// restarts lists the process starts of the window: start-up lines, one
+// event per service and minute, a deploy when the version a service starts
+// with differs from the one it started with before (in the window or the
+// hour before it).
+func (b *builder) restarts(ctx context.Context, ls LogSource) error {
+	src, before := ls.Name, b.baselineOf(ls)
+	w := b.plan.Window
+	// the hour before the window gives the version a service ran before
+	in := b.logsInput(src, w.Start.Add(-before), w.End)
+	in["contains"], in["limit"] = "start", maxRestartEntries
+	r, cov, ok, err := b.readLogs(ctx, DetectRestarts, src, in)
+	if err != nil || !ok {
+		return err
+	}
+	if r.Matched > len(r.Entries) {
+		cov.Status = Partial
+		cov.Note = strings.TrimPrefix(cov.Note+fmt.Sprintf("; the newest %d of %d lines holding \"start\" were read", len(r.Entries), r.Matched), "; ")
+	}
+	// entries come newest first: walk them oldest first
+	seen := map[string]bool{}
+	lastVersion := map[string]string{}
+	var es []Event
+	for i := len(r.Entries) - 1; i >= 0; i-- {
+		e := r.Entries[i]
+		if !startRE().MatchString(e.Message) {
+			continue
+		}
+		at, ok := parseTS(e.TS)
+		if !ok {
+			continue
+		}
+		m := versionRE().FindStringSubmatch(e.Message)
+		if at.Before(w.Start) {
+			if m != nil {
+				lastVersion[e.Service] = m[1]
+			}
+			continue
+		}
+		key := e.Service + "|" + at.UTC().Truncate(time.Minute).String()
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		ev := Event{At: at, Kind: Restart, Source: src, Service: e.Service, ToolCallID: cov.ToolCallID, Summary: "started: " + textclip.Bytes(e.Message, 100)}
+		if m != nil {
+			if prev, ok := lastVersion[e.Service]; ok && prev != m[1] {
+				ev.Kind, ev.Summary = Deploy, fmt.Sprintf("started version %s (was %s): %s", m[1], prev, textclip.Bytes(e.Message, 80))
+			}
+			lastVersion[e.Service] = m[1]
+		}
+		es = append(es, ev)
+	}
+	b.done(cov, es...)
+	return nil
+}
+
+// metricStep is the grid step of a metric over the window: the smallest
+// of the usual steps that keeps the window within maxMetricPoints.
+func metricStep(window time.Duration) time.Duration {
+	for _, s := range []time.Duration{15 * time.Second, 30 * time.Second, time.Minute, 2 * time.Minute, 5 * time.Minute, 10 * time.Minute, 15 * time.Minute, 30 * time.Minute} {
+		if window/s <= maxMetricPoints {
+			return s
+		}
+	}
+	return time.Hour
+}
+
+// metric watches one series for shifts and spikes: its values on a grid
+// over the window and baselinePoints steps before it.
+func (b *builder) metric(ctx context.Context, m Metric) error {
+	w := b.plan.Window
+	step := metricStep(w.End.Sub(w.Start))
+	from := w.Start.Add(-baselinePoints * step)
+	in := map[string]any{"query": m.Query, "start": stamp(from), "end": stamp(w.End), "step": tools.FormatDuration(step), "values": true}
+	if m.Source != "" {
+		in["source"] = m.Source
+	}
+	o, err := b.call(ctx, metrics.ToolName, in)
+	if err != nil {
+		return err
+	}
+	cov := Coverage{Detector: DetectMetrics, Source: m.Name, ToolCallID: o.ToolCallID}
+	var r metrics.Result
+	if f := decode(o, &r); f != "" {
+		cov.Status, cov.Note = Failed, f
+		b.done(cov)
+		return nil
+	}
+	cov.Status = Read
+	switch {
+	case r.Coverage == tools.CoverageNone:
+		cov.Status, cov.Note = Empty, "no sample in the window"
+	case len(r.Series) == 0:
+		cov.Note = "the query returned no series"
+	case r.Truncated:
+		cov.Status, cov.Note = Partial, fmt.Sprintf("%d of %d series read", len(r.Series), r.TotalSeries)
+	}
+	start, ok := parseTS(r.Start)
+	if !ok {
+		start = from
+	}
+	first := int(w.Start.Sub(start) / step)
+	var es []Event
+	for _, s := range r.Series {
+		svc := m.Service
+		if svc == "" {
+			svc = s.Labels["service"]
+		}
+		if svc == "" {
+			svc = s.Labels["job"]
+		}
+		for _, c := range changes(s.Values, first) {
+			what := "spiked to " + fmtNum(c.after)
+			if c.shift {
+				dir := "rose"
+				if c.after < c.before {
+					dir = "fell"
+				}
+				what = fmt.Sprintf("%s from %s to %s", dir, fmtNum(c.before), fmtNum(c.after))
+			}
+			es = append(es, Event{At: start.Add(time.Duration(c.at) * step), Kind: MetricShift, Source: r.Source, Service: svc,
+				Summary: fmt.Sprintf("%s %s (%s)", m.Name, what, seriesName(s.Labels)), Before: ptr(round(c.before)), After: ptr(round(c.after)), ToolCallID: o.ToolCallID})
+		}
+	}
+	b.done(cov, es...)
+	return nil
+}
+
+// seriesName names a series by the labels that tell series apart.
+func seriesName(labels map[string]string) string {
+	var parts []string
+	for _, k := range []string{"instance", "pod", "route", "path", "method", "status"} {
+		if v := labels[k]; v != "" {
+			parts = append(parts, k+"="+v)
+		}
+	}
+	if len(parts) == 0 {
+		return "one series"
+	}
+	return strings.Join(parts, " ")
+}
+
+// buckets is how many buckets of every cover d.
+func buckets(d, every time.Duration) int {
+	if d <= 0 {
+		return 0
+	}
+	return int((d + every - 1) / every)
+}
+
+// round keeps 4 significant digits, so JSON does not carry float noise.
+func round(v float64) float64 {
+	out, err := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 4, 64), 64)
+	if err != nil {
+		return v
+	}
+	return out
+}
+
+// fmtNum says a number short: 0.2, 41, 1.3e+06.
+func fmtNum(v float64) string { return fmt.Sprintf("%.3g", v) }

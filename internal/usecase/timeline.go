@@ -1,0 +1,164 @@
+package usecase
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/superbiz/superbiz/internal/timeline"
+	"github.com/superbiz/superbiz/pkg/harness"
+	"github.com/superbiz/superbiz/pkg/model"
+	"github.com/superbiz/superbiz/pkg/runrecord"
+	"github.com/superbiz/superbiz/pkg/runstore"
+	"github.com/superbiz/superbiz/pkg/tools"
+)
+
+// Bounds of a timeline run: its reads are not sent to a model, so their
+// observations may be larger than an agent's, but every one is bounded.
+const (
+	// timelineObservation bounds one observation of a timeline's read.
+	timelineObservation = 256 << 10
+	// timelineRunBytes bounds what one timeline's observations hold.
+	timelineRunBytes = 8 << 20
+	// timelineCallsPerLogSource is the most calls the logs detectors make
+	// per source: bursts (1 + 2 for each of 5), new errors (2 + 3 checks),
+	// restarts (1).
+	timelineCallsPerLogSource = 17
+)
+
+// TimelineRequest is one incident timeline: `superbiz timeline`.
+type TimelineRequest struct {
+	Plan timeline.Plan
+	// Alerts is the read_alerts adapter when an Alertmanager is configured.
+	Alerts tools.Adapter
+	// ReplayOf links a replayed timeline to its original.
+	ReplayOf string
+	// Progress is told each detector's coverage and events as it finishes.
+	Progress timeline.Progress
+}
+
+// TimelineQuery is the stored query of a timeline: its window, service
+// and detectors' sources on one line, so `runs` shows what it covered and
+// replay can build the same plan.
+func TimelineQuery(p timeline.Plan) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "timeline %s..%s", p.Window.Start.UTC().Format(time.RFC3339), p.Window.End.UTC().Format(time.RFC3339))
+	if p.Service != "" {
+		fmt.Fprintf(&b, " service=%s", p.Service)
+	}
+	return b.String()
+}
+
+// Timeline builds the incident timeline of req.Plan as a stored run of
+// intent TIMELINE: every read is a tool call through a Boundary (audited,
+// bounded, redacted), the events and coverage derived from their
+// observations, the Markdown timeline its answer. No model is called. The
+// returned error is for failures outside the run (the store).
+func (d *Deps) Timeline(ctx context.Context, req TimelineRequest) (timeline.Timeline, error) {
+	run := *d
+	adapters := make([]tools.Adapter, 0, len(d.Tools.Names())+1)
+	for _, name := range d.Tools.Names() {
+		if a, ok := d.Tools.Adapter(name); ok {
+			adapters = append(adapters, a)
+		}
+	}
+	if req.Alerts != nil {
+		adapters = append(adapters, req.Alerts)
+		req.Plan.Alerts = true
+	} else {
+		req.Plan.Alerts = false
+	}
+	var err error
+	if run.Tools, err = harness.NewToolset(adapters, nil); err != nil {
+		return timeline.Timeline{}, fmt.Errorf("timeline tools: %w", err)
+	}
+	calls := 1 + timelineCallsPerLogSource*len(req.Plan.Logs) + len(req.Plan.Metrics)
+	run.Budget.MaxToolCalls = min(max(run.Budget.MaxToolCalls, calls), 100)
+	run.Budget.MaxRunBytes = max(run.Budget.MaxRunBytes, timelineRunBytes)
+	sessionID, err := run.resolveSession(context.WithoutCancel(ctx), "", false)
+	if err != nil {
+		return timeline.Timeline{}, err
+	}
+	rc, err := run.openRun(ctx, sessionID, TimelineQuery(req.Plan), runrecord.IntentTimeline, req.ReplayOf, nil)
+	if err != nil {
+		return timeline.Timeline{}, err
+	}
+	defer rc.Release()
+	c := &timelineCaller{b: harness.NewBoundary(rc, run.Tools, timelineObservation)}
+	tl, buildErr := timeline.Build(rc.Context(), req.Plan, c.call, req.Progress)
+	tl.RunID = rc.RunID()
+	reason, proposed := runrecord.StopCompleted, runrecord.OutcomeSuccess
+	if rc.Interrupted() == runrecord.StopCancelled || errors.Is(buildErr, context.Canceled) {
+		reason, proposed = runrecord.StopCancelled, runrecord.OutcomeCancelled
+	} else if buildErr != nil {
+		reason, proposed = runrecord.StopInternal, runrecord.OutcomeFailed
+	}
+	end := rc.End(reason, proposed)
+	u := rc.Usage()
+	u.DurationMS = rc.Elapsed().Milliseconds()
+	fin := runstore.Finish{Status: end.Outcome.Status(), StopReason: end.Reason, Lifecycle: end.Lifecycle, Usage: u, Answer: timeline.Markdown(tl)}
+	if buildErr != nil {
+		fin.ErrorCode, fin.ErrorMessage = string(end.Reason), "the timeline stopped: "+buildErr.Error()
+	}
+	auditErr := rc.AuditError()
+	if err := d.Store.FinishRun(context.WithoutCancel(ctx), rc.RunID(), fin); err != nil {
+		return tl, errors.Join(auditErr, fmt.Errorf("store the timeline: %w", err))
+	}
+	rc.Emit(harness.RunFinished{Meta: rc.Meta(), Lifecycle: end.Lifecycle, StopReason: end.Reason, Usage: u, Duration: rc.Elapsed(), Outcome: end.Outcome, Answer: fin.Answer})
+	if auditErr != nil {
+		return tl, auditErr
+	}
+	if buildErr != nil && reason != runrecord.StopCancelled {
+		return tl, buildErr
+	}
+	if reason == runrecord.StopCancelled {
+		return tl, context.Canceled
+	}
+	return tl, nil
+}
+
+// timelineCaller makes the timeline's reads through the Boundary as an
+// agent's calls are made: numbered IDs, the envelope, and the evaluation
+// the harness asks for after evidence (GAINED: the timeline reads on).
+type timelineCaller struct {
+	b       *harness.Boundary
+	n       int
+	pending string // the last EVIDENCE_FOUND call, to evaluate
+}
+
+func (c *timelineCaller) call(ctx context.Context, tool string, input any) (timeline.Observed, error) {
+	if err := ctx.Err(); err != nil {
+		return timeline.Observed{}, err
+	}
+	c.n++
+	env := map[string]any{"input": input}
+	if c.pending != "" {
+		env["previous_observation"] = map[string]string{"tool_call_id": c.pending, "evaluation": "GAINED"}
+	}
+	args, err := json.Marshal(env)
+	if err != nil {
+		return timeline.Observed{}, fmt.Errorf("timeline: encode the %s input: %w", tool, err)
+	}
+	id := fmt.Sprintf("call_%d", c.n)
+	raw := c.b.Handle(model.ToolCall{ID: id, Name: tool, Arguments: args})
+	var o timeline.Observed
+	if err := json.Unmarshal([]byte(raw), &o); err != nil {
+		return timeline.Observed{}, fmt.Errorf("timeline: read the %s observation: %w", tool, err)
+	}
+	if o.ToolCallID == "" {
+		o.ToolCallID = id
+	}
+	if invs := c.b.Invocations(); len(invs) > 0 {
+		o.Detail = invs[len(invs)-1].Detail
+	}
+	if o.EvidenceStatus == tools.EvidenceFound {
+		c.pending = o.ToolCallID
+	}
+	if o.ErrorCode == tools.CodeCancelled {
+		return o, context.Canceled
+	}
+	return o, nil
+}
