@@ -69,6 +69,12 @@ func (r readOnly) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
+// WrappedRoundTripper is the transport under the read-only one, so that
+// client-go can cancel a request that timed out (it walks the wrappers down
+// to one that can, and logs to stderr when it finds none); requests are
+// still only sent through RoundTrip.
+func (r readOnly) WrappedRoundTripper() http.RoundTripper { return r.next }
+
 // allowed says whether a request of method on path may leave: a GET of a
 // collection or an object of readResources, or (reviews) a POST of an access review.
 func allowed(method, path string, reviews bool) error {
@@ -196,6 +202,9 @@ func connect(s Source, reviews bool) (*cluster, error) {
 	cfg.Timeout = s.Timeout
 	cfg.QPS, cfg.Burst = 20, 40
 	cfg.UserAgent = "superbiz (read-only)"
+	// the API server's deprecation warnings would be written to stderr by
+	// client-go's default handler, under the TUI's screen
+	cfg.WarningHandler = rest.NoWarnings{}
 	cfg.APIPath = "/api"
 	cfg.GroupVersion = &schema.GroupVersion{Version: "v1"}
 	cfg.NegotiatedSerializer = statusCodecs()
