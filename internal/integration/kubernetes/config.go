@@ -12,7 +12,7 @@ import (
 // lines and the rule its tags cannot state (namespace names). The table is
 // declared in pkg/tools/kubernetes; credentials stay in the kubeconfig.
 func (Source) Config() config.Part {
-	return config.Part{Table: "kubernetes", Check: checkConfig, Summary: summaryLines}
+	return config.Part{Table: "kubernetes", Check: checkConfig, Summary: summaryLines, Example: example}
 }
 
 // checkConfig reports an allowlisted namespace Kubernetes would not name
@@ -57,3 +57,10 @@ func summaryLines(cfg *config.Config) []string {
 	}
 	return lines
 }
+
+// example is the [[kubernetes]] entry of SPEC and the registry's tests.
+const example = `[[kubernetes]]
+name = "prod"
+kubeconfig = "~/.kube/config"
+namespaces = ["shop", "payments"]
+`

@@ -28,8 +28,8 @@ type Source struct{}
 func (Source) Name() string { return "kubernetes" }
 
 // Build adds query_kubernetes over every [[kubernetes]] entry; nothing
-// without one. A kubeconfig that cannot be read at its context is a
-// configuration error.
+// without one. A kubeconfig that cannot be read at its context fails that
+// source's calls (UNAVAILABLE) and doctor, not the whole configuration.
 func (Source) Build(_ context.Context, cfg *config.Config, _ integration.Env, parts *integration.Parts) error {
 	if len(cfg.Kubernetes) == 0 {
 		return nil
@@ -58,6 +58,11 @@ func (Source) Doctor(ctx context.Context, cfg *config.Config, _ integration.Env)
 		cctx, cancel := context.WithTimeout(ctx, doctor.Timeout)
 		a, err := tool.Check(cctx, k.Name)
 		cancel()
+		if err != nil && a.Context == "" {
+			// no client: the kubeconfig or its context is the trouble
+			out = append(out, doctor.Failed(name, err.Error(), "fix kubeconfig or context of the [[kubernetes]] entry "+k.Name+" in "+cfg.File))
+			continue
+		}
 		out = append(out, result(name, a, err))
 	}
 	return out

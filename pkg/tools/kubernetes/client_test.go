@@ -2,6 +2,8 @@ package kubernetes
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -9,6 +11,9 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/superbiz/superbiz/pkg/tools"
 )
 
 // The read-only transport lets a GET of the resources the tool reads leave
@@ -97,5 +102,24 @@ func TestCappedBody(t *testing.T) {
 		if n > MaxResponse {
 			t.Errorf("size %d: read %d bytes, more than the cap", c.size, n)
 		}
+	}
+}
+
+// A kubeconfig that cannot be read does not stop the tool being built (the
+// other sources and tools work on): each call to that source is UNAVAILABLE
+// naming the file and the entry to fix, and sends nothing.
+func TestUnreadableKubeconfig(t *testing.T) {
+	missing := t.TempDir() + "/no-such.kubeconfig"
+	tool, err := New([]Source{{Name: "prod", Kubeconfig: missing, Timeout: time.Second}})
+	if err != nil {
+		t.Fatalf("New with a missing kubeconfig: %v", err)
+	}
+	c, err := tool.Canonical(json.RawMessage(`{"view":"pods","namespace":"shop"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := tool.Execute(context.Background(), tools.Call{Input: c.Input, Now: time.Now(), MaxBytes: 8192})
+	if out.ErrorCode != tools.CodeUnavailable || !strings.Contains(out.Detail.Error(), missing) || !strings.Contains(out.Detail.Error(), "[[kubernetes]] entry prod") {
+		t.Errorf("call to a source without a kubeconfig: %s %v", out.ErrorCode, out.Detail)
 	}
 }

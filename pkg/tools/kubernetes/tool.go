@@ -61,6 +61,10 @@ const coverageData = "data"
 type source struct {
 	Source
 	cluster *cluster
+	// unusable is why its kubeconfig gave no client (missing file, unknown
+	// context): each call to it fails UNAVAILABLE saying so, while the
+	// other sources and tools work on.
+	unusable error
 }
 
 // Tool is the query_kubernetes adapter over one or more clusters.
@@ -73,7 +77,8 @@ type Tool struct {
 var _ tools.Adapter = (*Tool)(nil)
 
 // New validates the [[kubernetes]] entries, reads each kubeconfig at its
-// context and builds the tool; it sends no request.
+// context and builds the tool; it sends no request. A kubeconfig that
+// cannot be read is not an error here: the calls to that source say it.
 func New(sources []Source) (*Tool, error) {
 	if len(sources) == 0 {
 		return nil, errors.New("query_kubernetes: no kubernetes source configured: add a [[kubernetes]] section with a name")
@@ -89,11 +94,13 @@ func New(sources []Source) (*Tool, error) {
 		if err := checkSource(s); err != nil {
 			return nil, err
 		}
-		c, err := connect(s, false)
-		if err != nil {
-			return nil, fmt.Errorf("kubernetes source %q: %w", name, err)
+		src := &source{Source: s, cluster: &cluster{}}
+		if c, err := connect(s, false); err != nil {
+			src.unusable = fmt.Errorf("kubernetes source %q: %w", name, err)
+		} else {
+			src.cluster = c
 		}
-		t.sources = append(t.sources, &source{Source: s, cluster: c})
+		t.sources = append(t.sources, src)
 	}
 	return t, nil
 }
@@ -208,6 +215,9 @@ func (t *Tool) Execute(ctx context.Context, call tools.Call) tools.Outcome {
 	}
 	if err := p.outsideAllowlist(); err != nil {
 		return tools.Failed(tools.CodeNotAllowed, err)
+	}
+	if p.src.unusable != nil {
+		return tools.Failed(tools.CodeUnavailable, fmt.Errorf("query_kubernetes: %w: fix kubeconfig or context of the [[kubernetes]] entry %s", p.src.unusable, p.src.Name))
 	}
 	ctx, cancel := context.WithTimeout(ctx, p.src.Timeout)
 	defer cancel()
