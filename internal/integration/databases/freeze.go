@@ -19,7 +19,6 @@ import (
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/frozen"
 	"github.com/superbiz/superbiz/pkg/egress"
-	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/runstore"
 	"github.com/superbiz/superbiz/pkg/tools"
 	"github.com/superbiz/superbiz/pkg/tools/sqlquery"
@@ -146,7 +145,7 @@ func maskSQLite(ctx context.Context, path string) (int, error) {
 				return 0, err
 			}
 			for _, v := range vals {
-				r := redact.Field(c, v)
+				r := egress.Field(c, v).String()
 				if r == v {
 					continue
 				}
