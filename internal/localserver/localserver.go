@@ -38,7 +38,8 @@ func FreeAddr() (string, error) {
 type Process struct {
 	name string
 	cmd  *exec.Cmd
-	done chan error
+	done chan struct{} // closed when the process has exited
+	exit error         // how it exited, once done is closed
 	stop sync.Once
 	err  error
 }
@@ -65,20 +66,22 @@ func Start(bin string, args []string, logFile string, within time.Duration, read
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", bin, err)
 	}
-	p := &Process{name: bin, cmd: exec.Command(bin, args...), done: make(chan error, 1)}
+	p := &Process{name: bin, cmd: exec.Command(bin, args...), done: make(chan struct{})}
 	p.cmd.Stdout, p.cmd.Stderr = out, out
 	if err := p.cmd.Start(); err != nil {
 		return nil, errors.Join(fmt.Errorf("start %s: %w", bin, err), out.Close())
 	}
-	go func() { p.done <- errors.Join(p.cmd.Wait(), out.Close()) }()
+	go func() {
+		p.exit = errors.Join(p.cmd.Wait(), out.Close())
+		close(p.done)
+	}()
 	ctx, cancel := context.WithTimeout(context.Background(), within)
 	defer cancel()
 	var last error
 	for {
 		select {
-		case err := <-p.done:
-			p.done <- err
-			return nil, fmt.Errorf("%s exited before it was ready (%v); its output is in %s", bin, err, logFile)
+		case <-p.done:
+			return nil, fmt.Errorf("%s exited before it was ready (%v); its output is in %s", bin, p.exit, logFile)
 		case <-ctx.Done():
 			return nil, errors.Join(fmt.Errorf("%s was not ready within %s: %v; its output is in %s", bin, within, last, logFile), p.Stop())
 		case <-time.After(poll):
@@ -100,7 +103,7 @@ func (p *Process) Stop() error {
 			p.err = fmt.Errorf("stop %s: %w", p.name, err)
 			return
 		}
-		<-p.done
+		<-p.done // the exit status after the kill says nothing
 	})
 	return p.err
 }
