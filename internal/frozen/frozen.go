@@ -343,16 +343,3 @@ type Server interface {
 type Wrapper interface {
 	Wrap(adapters []tools.Adapter) []tools.Adapter
 }
-
-// InputKey is a canonical input in the stored form (redacted), decoded and
-// encoded again, so that two encodings of one input (indented, escaped
-// differently) compare equal; ok is false when it is no JSON object. A
-// recording answers the call whose key equals a recorded one's.
-func InputKey(raw json.RawMessage) (string, bool) {
-	var v map[string]any
-	if err := json.Unmarshal(runstore.Redacted(raw), &v); err != nil {
-		return "", false
-	}
-	b, err := json.Marshal(v)
-	return string(b), err == nil
-}

@@ -34,9 +34,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/superbiz/superbiz/internal/schema"
+	"github.com/superbiz/superbiz/internal/termsafe"
 	"github.com/superbiz/superbiz/internal/textclip"
 	"github.com/superbiz/superbiz/pkg/model"
-	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
 
@@ -173,7 +173,7 @@ func (t *Tool) Canonical(input json.RawMessage) (tools.Canonical, error) {
 	if err != nil {
 		return tools.Canonical{}, fmt.Errorf("encode canonical query_kubernetes input: %w", err)
 	}
-	return tools.Canonical{Input: b, Summary: textclip.Bytes(redact.StripControl(p.String()), 200)}, nil
+	return tools.Canonical{Input: b, Summary: textclip.Bytes(termsafe.Strip(p.String()), 200)}, nil
 }
 
 // Result is the observation's result member (docs/SPEC.md#query_kubernetes).
