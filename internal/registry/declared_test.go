@@ -74,7 +74,7 @@ func TestDeclaredIsBuild(t *testing.T) {
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("Declared names %q, Build %q", got, want)
 	}
-	if want := "lookup_knowledge,query_logs,query_mysql,query_postgres,read_skill"; strings.Join(got, ",") != want {
+	if want := "lookup_knowledge,query_logs,query_mysql,query_postgres,build_timeline,read_skill"; strings.Join(got, ",") != want {
 		t.Errorf("Declared names %q, want %s", got, want)
 	}
 	for i := range declared {

@@ -12,6 +12,7 @@ import (
 	"fmt"
 
 	"github.com/superbiz/superbiz/internal/notfound"
+	"github.com/superbiz/superbiz/internal/timeline"
 	"github.com/superbiz/superbiz/pkg/agent"
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/model"
@@ -19,6 +20,7 @@ import (
 	"github.com/superbiz/superbiz/pkg/release"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/pkg/runstore"
+	"github.com/superbiz/superbiz/pkg/tools"
 )
 
 // Deps are the implementations cmd wires into the use case.
@@ -82,6 +84,9 @@ type Output struct {
 	Checks         []runrecord.Check        `json:"checks"`
 	Usage          runrecord.Usage          `json:"usage"`
 	Error          *OutputError             `json:"error"`
+	// Timeline is the incident timeline the agent built (its last
+	// build_timeline call that completed), else nil.
+	Timeline *timeline.Timeline `json:"timeline"`
 	// ModelError is the model server failure that ended the run, for the
 	// command's exit code and hint; not part of the JSON output.
 	ModelError *model.Error `json:"-"`
@@ -134,7 +139,30 @@ func (d *Deps) Diagnose(ctx context.Context, req DiagnoseRequest) (Output, error
 
 	res := agent.Run(rc, agent.Config{Model: d.Model, Tools: d.Tools, Limits: d.Limits, Language: d.Language, Reserved: 1}, agent.Input{Query: req.Query, PreviousTurn: prev})
 	dec := release.Release(rc, release.Config{Model: d.Model, Language: d.Language, ObservationLimit: d.Limits.Observation}, req.Query, res)
-	return d.finish(rc, runrecord.IntentDiagnosis, dec)
+	out, err := d.finish(rc, runrecord.IntentDiagnosis, dec)
+	if out.Timeline = usedTimeline(res.Invocations); out.Timeline != nil {
+		out.Timeline.RunID = out.RunID
+	}
+	return out, err
+}
+
+// usedTimeline is the timeline of the run's last build_timeline call that
+// completed with a result, as the model saw it; nil when there is none.
+func usedTimeline(invs []harness.Invocation) *timeline.Timeline {
+	for i := len(invs) - 1; i >= 0; i-- {
+		inv := invs[i]
+		if inv.Tool != timeline.ToolName || inv.Kind != runrecord.KindEvidence ||
+			(inv.EvidenceStatus != tools.EvidenceFound && inv.EvidenceStatus != tools.NoEvidence) {
+			continue
+		}
+		var obs struct {
+			Result *timeline.Timeline `json:"result"`
+		}
+		if json.Unmarshal(inv.Observation, &obs) == nil && obs.Result != nil {
+			return obs.Result
+		}
+	}
+	return nil
 }
 
 // openRun stores a new RUNNING run (with the settings it runs under), opens
