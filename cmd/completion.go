@@ -16,10 +16,11 @@ without it every Tab prints "_get_comp_words_by_ref: command not found"):
   mkdir -p ~/.local/share/bash-completion/completions
   superbiz completion bash > ~/.local/share/bash-completion/completions/superbiz
 
-zsh (compinit must run in ~/.zshrc: autoload -U compinit && compinit):
+zsh (the second line ends ~/.zshrc with the script's folder on fpath and
+a compinit after it, so it works whether ~/.zshrc runs compinit or not):
 
   mkdir -p ~/.zfunc && superbiz completion zsh > ~/.zfunc/_superbiz
-  echo 'fpath=(~/.zfunc $fpath)' >> ~/.zshrc    # before compinit
+  echo 'fpath=(~/.zfunc $fpath); autoload -Uz compinit && compinit' >> ~/.zshrc
 
 fish:
 

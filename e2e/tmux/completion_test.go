@@ -183,35 +183,82 @@ func TestBashCompletionInTmux(t *testing.T) {
 	}
 }
 
-// zsh installed as the README says (the script in ~/.zfunc, fpath set in
-// ~/.zshrc before compinit) offers the stored runs on Tab, with their
-// queries.
+// zsh installed by pasting the README's two zsh lines, verbatim, into a
+// shell, over the ~/.zshrc files users have: none at all, and the stock one
+// zsh-newuser-install writes, which runs compinit itself. Each then offers
+// the stored runs on Tab, with their queries. (The lines once appended the
+// fpath line after the stock file's compinit, so nothing ever completed.)
 func TestZshCompletionInTmux(t *testing.T) {
 	tmux := needTmux(t)
 	if _, err := exec.LookPath("zsh"); err != nil {
 		testenv.Missing(t, "zsh not installed", ".ci/run installs zsh (apt-get install -y zsh)")
 	}
 	bin := build(t)
-	dir, home := t.TempDir(), t.TempDir()
+	dir := t.TempDir()
 	ids := demoRuns(t, bin, dir, 2)
-	readmeLines := []string{
-		"mkdir -p ~/.zfunc && superbiz completion zsh > ~/.zfunc/_superbiz",
-		"echo 'fpath=(~/.zfunc $fpath)' >> ~/.zshrc    # before compinit",
+	readmeLines := readmeBlock(t, "- zsh")
+	if len(readmeLines) != 2 || !strings.Contains(readmeLines[0], "superbiz completion zsh") {
+		t.Fatalf("the README's zsh block is not the two install lines: %q", readmeLines)
 	}
-	readmeSays(t, append(readmeLines, "autoload -U compinit && compinit")...)
-	setup := exec.Command("sh", "-c", strings.Join(append(readmeLines, "echo 'autoload -U compinit && compinit' >> ~/.zshrc"), "\n"))
-	setup.Env = []string{"PATH=" + filepath.Dir(bin) + ":" + os.Getenv("PATH"), "HOME=" + home}
-	if out, err := setup.CombinedOutput(); err != nil {
-		t.Fatalf("the README's zsh lines: %v\n%s", err, out)
+	stock := map[string]string{
+		"no ~/.zshrc": "",
+		// what zsh-newuser-install writes when asked for the recommended completion
+		"stock ~/.zshrc with compinit": "# The following lines were added by compinstall\nzstyle :compinstall filename '~/.zshrc'\n\nautoload -Uz compinit\ncompinit\n# End of lines added by compinstall\n",
 	}
-	p := session(t, tmux, shellEnv(t, bin, dir, home)+" LANG=C.UTF-8 zsh -i")
-	p.waitFor(`(?m)^\$\s*$`, 20*time.Second)
-	p.tab("superbiz rep")
-	p.waitFor(`(?m)^\$ superbiz replay\s*$`, 10*time.Second)
-	p.clearLine()
-	screen := p.tabUntil("superbiz runs show ", bothIDs(ids))
-	t.Logf("runs show⇥:\n%s", screen)
-	if !strings.Contains(screen, "payment timeouts on order-service") {
-		t.Errorf("runs show⇥ offers the runs without their queries:\n%s", screen)
+	// Every shell starts before any ends: the tmux server stops with its
+	// last session, and a session started as it stops is refused.
+	panes := map[string]pane{}
+	for name, zshrc := range stock {
+		home := t.TempDir()
+		if zshrc != "" {
+			if err := os.WriteFile(filepath.Join(home, ".zshrc"), []byte(zshrc), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		setup := exec.Command("sh", "-c", strings.Join(readmeLines, "\n"))
+		setup.Env = []string{"PATH=" + filepath.Dir(bin) + ":" + os.Getenv("PATH"), "HOME=" + home}
+		if out, err := setup.CombinedOutput(); err != nil {
+			t.Fatalf("%s: the README's zsh lines: %v\n%s", name, err, out)
+		}
+		p := session(t, tmux, shellEnv(t, bin, dir, home)+" LANG=C.UTF-8 zsh -i")
+		p.waitFor(`(?m)^\$\s*$`, 20*time.Second)
+		panes[name] = p
 	}
+	for name, p := range panes {
+		p.tab("superbiz rep")
+		p.waitFor(`(?m)^\$ superbiz replay\s*$`, 10*time.Second)
+		p.clearLine()
+		screen := p.tabUntil("superbiz runs show ", bothIDs(ids))
+		t.Logf("%s: runs show⇥:\n%s", name, screen)
+		if !strings.Contains(screen, "payment timeouts on order-service") {
+			t.Errorf("%s: runs show⇥ offers the runs without their queries:\n%s", name, screen)
+		}
+	}
+}
+
+// readmeBlock returns the lines of the README's first fenced block after the
+// line that starts with marker.
+func readmeBlock(t *testing.T, marker string) []string {
+	t.Helper()
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(readme)
+	i := strings.Index(text, "\n"+marker)
+	if i < 0 {
+		t.Fatalf("the README has no line starting %q", marker)
+	}
+	_, block, ok := strings.Cut(text[i:], "```sh\n")
+	if !ok {
+		t.Fatalf("the README has no code block after %q", marker)
+	}
+	block, _, _ = strings.Cut(block, "```")
+	var lines []string
+	for _, l := range strings.Split(block, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return lines
 }

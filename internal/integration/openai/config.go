@@ -11,7 +11,7 @@ import (
 // requires, the key it reads at load from the variable api_key_env names,
 // and its summary line. Its keys carry provider:"openai" in config.Model.
 func (Provider) Config() config.Part {
-	return config.Part{Table: "model", Resolve: resolveCredentials, Check: checkConfig, Summary: summaryLines}
+	return config.Part{Table: "model", Resolve: resolveCredentials, Check: checkConfig, Summary: summaryLines, Example: example}
 }
 
 // resolveCredentials reads the API key from the variable model.api_key_env names
@@ -44,3 +44,10 @@ func summaryLines(cfg *config.Config) []string {
 		m.Name, cfg.From("model.name"), m.URL.Redacted(), cfg.From("model.url"), cfg.From("model.provider"), m.APIKeyEnv, key,
 		m.Stream, m.Structured, strconv.FormatFloat(m.Temperature, 'g', -1, 64), m.Language, config.FormatDuration(m.RequestTimeout))}
 }
+
+// example is [model] on an OpenAI-compatible server; it loads alone, for
+// [model] picks one provider.
+const example = `[model]
+provider = "openai"
+url = "http://127.0.0.1:8000/v1"
+`
