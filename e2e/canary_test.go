@@ -20,9 +20,7 @@ import (
 // knownLeaks are leaks the suite finds that another part of issue 34 owns,
 // keyed "source type → sink", with who owns them. Each must shrink to
 // nothing: a listed pair that stops leaking fails the suite until removed.
-var knownLeaks = map[string]string{
-	"databases.Source → eval pack canary.db": "issue 34 item 13 (eval pack masks only TEXT cells of SQLite; internal/evalpack)",
-}
+var knownLeaks = map[string]string{}
 
 // The canary suite: every source of the registry that can plant the canary
 // corpus (integration.Canaried) gets it in its fixtures, and the built
