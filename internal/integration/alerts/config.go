@@ -11,7 +11,7 @@ import (
 // cannot state and its summary line. Its credential is read when Client
 // builds the client, never at load.
 func (Source) Config() config.Part {
-	return config.Part{Table: "alerts", Check: checkConfig, Summary: summaryLines, Example: example}
+	return config.Part{Table: "alerts", Check: checkConfig, Summary: summaryLines, Example: example, Docs: keyDocs()}
 }
 
 // checkConfig wants a plain http(s) URL without credentials, and at most one way

@@ -12,7 +12,7 @@ import (
 // at load from the variable the entry names. The table is declared in
 // pkg/tools/metrics.
 func (Source) Config() config.Part {
-	return config.Part{Table: "metrics", Resolve: resolveCredentials, Check: checkConfig, Summary: summaryLines, Example: example}
+	return config.Part{Table: "metrics", Resolve: resolveCredentials, Check: checkConfig, Summary: summaryLines, Example: example, Docs: keyDocs()}
 }
 
 // resolveCredentials reads each entry's secret from the variable its bearer_token_env

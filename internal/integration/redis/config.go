@@ -13,7 +13,7 @@ import (
 // lines and its password, read at load from the variable the entry names.
 // The table is declared in pkg/tools/redis.
 func (Source) Config() config.Part {
-	return config.Part{Table: "redis", Resolve: resolveCredentials, Check: checkConfig, Summary: summaryLines, Example: example}
+	return config.Part{Table: "redis", Resolve: resolveCredentials, Check: checkConfig, Summary: summaryLines, Example: example, Docs: keyDocs()}
 }
 
 // resolveCredentials reads each entry's password from the variable its
