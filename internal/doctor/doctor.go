@@ -109,8 +109,12 @@ func Config(cfg *config.Config) Result {
 		where = cfg.File
 	}
 	m := cfg.Model
-	return Passed("config", fmt.Sprintf("%s; model %s%s at %s%s, provider %s%s", where,
-		m.Name, from(cfg, "model.name"), m.Endpoint(), from(cfg, m.URLKey()), m.Provider, from(cfg, "model.provider")))
+	at := fmt.Sprintf("at %s%s", m.Endpoint(), from(cfg, m.URLKey()))
+	if m.Endpoint() == "" {
+		at = "with no " + m.URLKey() // the model check below says how to set it
+	}
+	return Passed("config", fmt.Sprintf("%s; model %s%s %s, provider %s%s", where,
+		m.Name, from(cfg, "model.name"), at, m.Provider, from(cfg, "model.provider")))
 }
 
 // MaxListed bounds how many names (models) a doctor line lists, and how
