@@ -24,6 +24,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/registry"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 )
 
@@ -331,15 +332,14 @@ func TestSpecConfigKeys(t *testing.T) {
 func TestSpecConfigDefaults(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "superbiz.toml")
-	body := "[[logs]]\nname = \"app\"\npaths = [\"app.log\"]\n\n[[databases]]\nname = \"orders\"\ndriver = \"sqlite\"\ndsn = \"orders.db\"\n" +
-		"\n[[metrics]]\nname = \"prom\"\nurl = \"http://127.0.0.1:9090\"\n" +
-		"\n[[redis]]\nname = \"cache\"\nurl = \"redis://127.0.0.1:6379\"\n"
-	if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
+	// every registered source configured by its example, each key it
+	// leaves out at its default
+	if err := os.WriteFile(file, []byte(registry.Example()), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := config.Load(config.LoadOptions{ConfigPath: file, WorkDir: dir, Getenv: func(string) string { return "" }})
+	cfg, err := registry.Load(config.LoadOptions{ConfigPath: file, WorkDir: dir, Getenv: func(string) string { return "" }})
 	if err != nil {
-		t.Fatalf("load a minimal config: %v", err)
+		t.Fatalf("load the sources' examples: %v", err)
 	}
 	raw, err := json.Marshal(cfg)
 	if err != nil {

@@ -1,12 +1,14 @@
 package apicheck
 
 import (
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -180,5 +182,37 @@ func TestPublicStandsOnJustifiedLeaves(t *testing.T) {
 		if !strings.Contains(string(doc), "| `"+leaf+"` |") {
 			t.Errorf("%s imports %s, which docs/ARCHITECTURE.md's table of leaves does not justify", file, leaf)
 		}
+	}
+}
+
+// TestPublicTextsNameNoCommand: no string in pkg/'s code tells its reader
+// to run a superbiz command; an embedding program's users have none, so
+// such pointers come from the caller (release.Hints).
+func TestPublicTextsNameNoCommand(t *testing.T) {
+	command := regexp.MustCompile("`superbiz [a-z]")
+	fset := token.NewFileSet()
+	files := 0
+	err := filepath.WalkDir("../../pkg", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			return err
+		}
+		files++
+		ast.Inspect(f, func(n ast.Node) bool {
+			if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING && command.MatchString(lit.Value) {
+				t.Errorf("%s: %s names a superbiz command; take it from the caller", fset.Position(lit.Pos()), lit.Value)
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files == 0 {
+		t.Fatal("no Go file under pkg/: the walk read nothing")
 	}
 }

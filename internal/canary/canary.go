@@ -10,6 +10,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"net/url"
+	"strings"
 )
 
 // Canary is one planted secret: the shape it is written in, the secret
@@ -56,11 +57,12 @@ func Lines(c []Canary) []string {
 }
 
 // Found returns the canaries of c whose secret occurs in b as written,
-// URL-encoded or base64-encoded.
+// lower-cased (as a full-text index keeps its tokens), URL-encoded or
+// base64-encoded.
 func Found(c []Canary, b []byte) []Canary {
 	var out []Canary
 	for _, x := range c {
-		for _, form := range []string{x.Secret, url.QueryEscape(x.Secret), base64.StdEncoding.EncodeToString([]byte(x.Secret))} {
+		for _, form := range []string{x.Secret, strings.ToLower(x.Secret), url.QueryEscape(x.Secret), base64.StdEncoding.EncodeToString([]byte(x.Secret))} {
 			if bytes.Contains(b, []byte(form)) {
 				out = append(out, x)
 				break

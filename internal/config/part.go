@@ -29,6 +29,11 @@ type Part struct {
 	// Summary, when set, gives the table's lines of Config.Summary, never a
 	// secret.
 	Summary func(cfg *Config) []string
+	// Example is a small TOML of the table that loads as it is beside every
+	// other part's (an entry of an array of tables for each tool the source adds,
+	// its required keys set, no secret): how the registry's tests and docs/SPEC.md configure the
+	// source without a list of their own.
+	Example string
 }
 
 // Checker collects the problems of one Validate call; a Part's Check

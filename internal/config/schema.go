@@ -314,3 +314,53 @@ func appendMembers(b []byte, v reflect.Value, first bool) ([]byte, bool, error) 
 	}
 	return b, first, nil
 }
+
+// Values are the values key (Keys' notation: "model.host", "logs[].name")
+// holds in c, one per entry for a key of an array of tables, so a test or
+// a generated reference reads any declared key without retyping the schema.
+// An undeclared key is a programming error and panics.
+func (c *Config) Values(key string) []any {
+	return valuesAt(reflect.ValueOf(c).Elem(), strings.Split(key, "."))
+}
+
+// valuesAt follows the key's parts from v, fanning out over the entries of
+// an array of tables ("logs[]").
+func valuesAt(v reflect.Value, parts []string) []any {
+	if len(parts) == 0 {
+		return []any{v.Interface()}
+	}
+	name, array := strings.CutSuffix(parts[0], "[]")
+	f := fieldByKey(v, name)
+	if !array {
+		return valuesAt(f, parts[1:])
+	}
+	var out []any
+	for i := range f.Len() {
+		out = append(out, valuesAt(f.Index(i), parts[1:])...)
+	}
+	return out
+}
+
+// Default is the value the loader gives key when the file leaves it out
+// (a fresh entry's, for a key of an array of tables).
+func Default(key string) any {
+	c := Defaults()
+	oneEntryEach(reflect.ValueOf(&c).Elem())
+	return c.Values(key)[0]
+}
+
+// oneEntryEach gives every array of tables under the struct v one entry
+// holding its declared defaults.
+func oneEntryEach(v reflect.Value) {
+	for _, s := range specsOf(v.Type()) {
+		f := v.FieldByIndex(s.index)
+		switch {
+		case isTable(s.typ):
+			oneEntryEach(f)
+		case s.typ.Kind() == reflect.Slice && isTable(s.typ.Elem()):
+			f.Set(reflect.Append(reflect.MakeSlice(s.typ, 0, 1), reflect.New(s.typ.Elem()).Elem()))
+			fillDefaults(f.Index(0))
+			oneEntryEach(f.Index(0))
+		}
+	}
+}

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -43,6 +44,7 @@ func TestConformance(t *testing.T) {
 var conformance = []func(t *testing.T, s integration.Source){
 	conformsSetup,
 	conformsConfig,
+	conformsExample,
 	conformsReads,
 	conformsFreeze,
 	// egress34: the canary secrets check goes here.
@@ -89,6 +91,55 @@ func conformsConfig(t *testing.T, s integration.Source) {
 	_, _, _, err := load(t, header+"no_such_key_xyz = 1\n", nil)
 	if err == nil || !strings.Contains(err.Error(), "no_such_key_xyz") {
 		t.Errorf("[%s] with an unknown key: error %v, want it named", table, err)
+	}
+}
+
+// conformsExample: the source's share gives an example of its table that
+// loads alone and configures the source (its table is set), which
+// TestDeclaredIsBuild and docs/SPEC.md load with every other source's.
+func conformsExample(t *testing.T, s integration.Source) {
+	c, ok := s.(integration.Configured)
+	if !ok {
+		return
+	}
+	part := c.Config()
+	if !strings.Contains(part.Example, "["+part.Table+"]") {
+		t.Fatalf("the share of [%s] has no example of its table: %q", part.Table, part.Example)
+	}
+	cfg, _, _, err := load(t, part.Example, nil)
+	if err != nil {
+		t.Fatalf("the example of [%s] does not load: %v", part.Table, err)
+	}
+	def := Defaults()
+	if slices.ContainsFunc(config.Keys(), func(k string) bool {
+		return strings.HasPrefix(k, part.Table+".") || strings.HasPrefix(k, part.Table+"[].")
+	}) && slices.Equal(tableValues(cfg, part.Table), tableValues(&def, part.Table)) {
+		t.Errorf("the example of [%s] leaves the table at its defaults", part.Table)
+	}
+}
+
+// tableValues are the values of every key of table in cfg.
+func tableValues(cfg *config.Config, table string) []string {
+	var out []string
+	for _, k := range config.Keys() {
+		if strings.HasPrefix(k, table+".") || strings.HasPrefix(k, table+"[].") {
+			out = append(out, fmt.Sprint(cfg.Values(k)))
+		}
+	}
+	return out
+}
+
+// Each provider's example of [model] loads alone and chooses it.
+func TestProviderExamples(t *testing.T) {
+	for _, p := range Providers() {
+		c, ok := p.(integration.Configured)
+		if !ok {
+			continue
+		}
+		cfg, _, _, err := load(t, c.Config().Example, nil)
+		if err != nil || cfg.Model.Provider != p.Name() {
+			t.Errorf("provider %s: its example %q loads %v (%v)", p.Name(), c.Config().Example, cfg, err)
+		}
 	}
 }
 

@@ -4,49 +4,31 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
-	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/integration"
 	"github.com/superbiz/superbiz/pkg/harness"
+	"github.com/superbiz/superbiz/pkg/model"
 )
 
 // Declared names exactly the tools Build gives a workspace, in its order
 // and with the same descriptions (before the harness's envelope help), for
-// every source, without a run store: none is opened or created.
+// every registered source configured by its example (Example), without a
+// run store: none is opened or created.
 func TestDeclaredIsBuild(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	defaults := config.Defaults()
-	cfg := &defaults
-	cfg.Knowledge.Paths = []string{dir}
-	logs := config.NewLogSource()
-	logs.Name, logs.Paths = "app", []string{filepath.Join(dir, "*.log")}
-	cfg.Logs = []config.LogSource{logs}
-	for _, db := range []struct {
-		name string
-		drv  config.Driver
-		dsn  string
-	}{
-		{"orders", config.DriverSQLite, filepath.Join(dir, "orders.db")},
-		{"billing", config.DriverPostgres, "postgres://reader@127.0.0.1:1/billing"},
-	} {
-		dsn, err := config.NewDSN(db.drv, db.dsn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		d := config.NewDatabase()
-		d.Name, d.Driver, d.DSN = db.name, db.drv, dsn
-		cfg.Databases = append(cfg.Databases, d)
+	cfg, wd, _, err := load(t, Example(), nil)
+	if err != nil {
+		t.Fatalf("Load of the sources' examples: %v", err)
 	}
-
 	declared, err := Declared(ctx, cfg, integration.Env{Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatalf("Declared: %v", err)
 	}
-	if entries, err := os.ReadDir(dir); err != nil || len(entries) != 0 {
-		t.Fatalf("Declared wrote %v (%v)", entries, err)
+	if entries, err := os.ReadDir(wd); err != nil || len(entries) != 1 {
+		t.Fatalf("Declared wrote %v (%v) beside superbiz.toml", entries, err)
 	}
 
 	store, err := OpenStore(ctx, filepath.Join(t.TempDir(), "runs.db"))
@@ -64,18 +46,17 @@ func TestDeclaredIsBuild(t *testing.T) {
 		t.Fatal(err)
 	}
 	built := reg.Definitions()
-	var got, want []string
-	for _, d := range declared {
-		got = append(got, d.Name)
-	}
+	got, want := names(declared), []string{}
 	for _, d := range built {
 		want = append(want, d.Name)
 	}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("Declared names %q, Build %q", got, want)
 	}
-	if want := "lookup_knowledge,query_logs,query_mysql,query_postgres,read_skill"; strings.Join(got, ",") != want {
-		t.Errorf("Declared names %q, want %s", got, want)
+	for _, s := range Sources() {
+		if s.Tool() != "" && !slices.Contains(got, s.Tool()) {
+			t.Errorf("source %s configured by its example declares no %s: %q", s.Name(), s.Tool(), got)
+		}
 	}
 	for i := range declared {
 		if !strings.HasPrefix(built[i].Description, declared[i].Description) {
@@ -89,11 +70,17 @@ func TestDeclaredIsBuild(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "bad glob") {
 		t.Errorf("a bad log source: error %v, want its bad glob", err)
 	}
-	got = got[:0]
-	for _, d := range declared {
-		got = append(got, d.Name)
+	want = slices.DeleteFunc(slices.Clone(got), func(n string) bool { return n == "query_logs" })
+	if got := names(declared); !slices.Equal(got, want) {
+		t.Errorf("with a bad log source: %q, want %q", got, want)
 	}
-	if want := "lookup_knowledge,query_mysql,query_postgres,read_skill"; strings.Join(got, ",") != want {
-		t.Errorf("with a bad log source: %q, want %s", got, want)
+}
+
+// names are the tools' names, in order.
+func names(defs []model.Tool) []string {
+	var out []string
+	for _, d := range defs {
+		out = append(out, d.Name)
 	}
+	return out
 }

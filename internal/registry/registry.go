@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/superbiz/superbiz/internal/config"
@@ -70,6 +71,19 @@ func Parts() []config.Part {
 		}
 	}
 	return out
+}
+
+// Example is the TOML of every source's example table (config.Part's
+// Example), in registry order: a configuration in which every source is
+// configured, which the registry's tests and docs/SPEC.md load.
+func Example() string {
+	var out []string
+	for _, s := range Sources() {
+		if c, ok := s.(integration.Configured); ok && c.Config().Example != "" {
+			out = append(out, c.Config().Example)
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 // Load is config.Load with every integration's share of the configuration:

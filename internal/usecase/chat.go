@@ -114,7 +114,7 @@ func (d *Deps) chatRun(ctx context.Context, sessionID, query, replayOf string, t
 		return Output{}, err
 	}
 	defer rc.Release()
-	t := release.ChatFor(d.Language, query)
+	t := release.ChatFor(d.Language, query).WithHints(cliHints())
 
 	intent, dec, storeErr := d.dispatch(rc, obs, t, query, turn)
 	out, err := d.finish(rc, intent, dec)
@@ -194,5 +194,5 @@ func (d *Deps) systemChat(rc *harness.RunContext, t release.Chat, query string) 
 func (d *Deps) diagnosis(rc *harness.RunContext, obs Observer, query string, prev *agent.PreviousTurn) release.Decision {
 	res := agent.Run(rc, agent.Config{Model: d.Model, Tools: d.Tools, Limits: d.Limits, Language: d.Language, Reserved: 1}, agent.Input{Query: query, PreviousTurn: prev})
 	notify(obs, StatusReleasing)
-	return release.Release(rc, release.Config{Model: d.Model, Language: d.Language, ObservationLimit: d.Limits.Observation}, query, res)
+	return release.Release(rc, release.Config{Model: d.Model, Language: d.Language, ObservationLimit: d.Limits.Observation, Hints: cliHints()}, query, res)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/notfound"
 	"github.com/superbiz/superbiz/pkg/agent"
+	"github.com/superbiz/superbiz/pkg/diagnosis"
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/model"
 	"github.com/superbiz/superbiz/pkg/redact"
@@ -90,17 +91,6 @@ type Output struct {
 	Note string `json:"-"`
 }
 
-// publicChecks are the snapshot's checks as shown and stored: exactly the
-// {tool, evidence_status, summary} of docs/SPEC.md#diagnose--o-json, an
-// ERROR's code folded into the summary.
-func publicChecks(in []runrecord.Check) []runrecord.Check {
-	out := make([]runrecord.Check, 0, len(in))
-	for _, c := range in {
-		out = append(out, c.Folded())
-	}
-	return out
-}
-
 // OutputError explains a failed run with a stable code.
 type OutputError struct {
 	Code    string `json:"code"`
@@ -132,8 +122,7 @@ func (d *Deps) Diagnose(ctx context.Context, req DiagnoseRequest) (Output, error
 	}
 	defer rc.Release()
 
-	res := agent.Run(rc, agent.Config{Model: d.Model, Tools: d.Tools, Limits: d.Limits, Language: d.Language, Reserved: 1}, agent.Input{Query: req.Query, PreviousTurn: prev})
-	dec := release.Release(rc, release.Config{Model: d.Model, Language: d.Language, ObservationLimit: d.Limits.Observation}, req.Query, res)
+	dec := diagnosis.Diagnose(rc, diagnosis.Config{Model: d.Model, Tools: d.Tools, Limits: d.Limits, Language: d.Language, Hints: cliHints()}, diagnosis.Request{Query: req.Query, PreviousTurn: prev})
 	return d.finish(rc, runrecord.IntentDiagnosis, dec)
 }
 
@@ -147,16 +136,10 @@ func (d *Deps) openRun(ctx context.Context, sessionID, query, intent, replayOf s
 		clock = harness.SystemClock{}
 	}
 	runID := d.newID("r_")
-	if err := d.Store.CreateRun(context.WithoutCancel(ctx), runstore.NewRun{
+	rc, err := diagnosis.Start(ctx, d.Store, runstore.NewRun{
 		ID: runID, SessionID: sessionID, Query: query, Intent: intent,
 		Model: d.ModelName, Host: d.Host, Clock: clock.Now(), Settings: d.storedSettings(), ReplayOf: replayOf,
-	}); err != nil {
-		return nil, fmt.Errorf("store run: %w", err)
-	}
-	rc, err := harness.NewRunContext(ctx, harness.RunOptions{
-		SessionID: sessionID, RunID: runID, Budget: d.Budget, Clock: clock,
-		Events: d.Events, Recorder: storeRecorder{d.Store}, StoreFull: runstore.IsFull,
-	})
+	}, harness.RunOptions{Budget: d.Budget, Clock: clock, Events: d.Events})
 	if err != nil {
 		return nil, err
 	}
@@ -172,55 +155,20 @@ func (d *Deps) openRun(ctx context.Context, sessionID, query, intent, replayOf s
 // anonymous internal error), and the write failure is returned: the caller
 // reports it (a full disk) instead of an answer whose audit is missing.
 func (d *Deps) finish(rc *harness.RunContext, intent string, dec release.Decision) (Output, error) {
-	store := context.WithoutCancel(rc.Context())
-	auditErr := rc.AuditError()
-	if auditErr != nil && dec.Outcome != runrecord.OutcomeCancelled {
-		dec = release.AuditFailed(dec, runstore.IsFull(auditErr))
-	}
-	for _, g := range dec.Reviews {
-		if _, err := d.Store.AppendGuardReview(store, rc.RunID(), g); err != nil {
-			return Output{}, fmt.Errorf("store guard review: %w", err)
-		}
-	}
-	u := rc.Usage()
-	u.DurationMS = rc.Elapsed().Milliseconds()
-	// The releaser (release.Release, release.Chat.Conclude) ended the run
-	// through RunContext.End; finish only records that end.
-	lifecycle, _ := rc.State()
-	if lifecycle == runrecord.Running {
-		return Output{}, fmt.Errorf("run %s was released without ending it (RunContext.End)", rc.RunID())
-	}
-	checks := publicChecks(dec.Checks)
+	res, err := diagnosis.Finish(rc, d.Store, dec)
 	out := Output{
-		SessionID: rc.SessionID(), RunID: rc.RunID(), Intent: intent,
-		Status: dec.Outcome.Status(), ReleaseOutcome: dec.Outcome, StopReason: dec.StopReason,
-		Answer: dec.Answer, Result: dec.Published, Checks: checks,
-		Usage: u,
+		SessionID: res.SessionID, RunID: res.RunID, Intent: intent,
+		Status: res.Decision.Outcome.Status(), ReleaseOutcome: res.Decision.Outcome, StopReason: res.Decision.StopReason,
+		Answer: res.Decision.Answer, Result: res.Decision.Published, Checks: res.Checks,
+		Usage: res.Usage, ModelError: res.Decision.ModelError,
 	}
-	if dec.ErrorCode != "" {
-		out.Error = &OutputError{Code: dec.ErrorCode, Message: dec.ErrorMessage}
+	if res.RunID == "" {
+		return Output{}, err
 	}
-	out.ModelError = dec.ModelError
-	var published json.RawMessage
-	var err error
-	if dec.Published != nil {
-		if published, err = json.Marshal(dec.Published); err != nil {
-			return Output{}, fmt.Errorf("encode published result: %w", err)
-		}
+	if res.Decision.ErrorCode != "" {
+		out.Error = &OutputError{Code: res.Decision.ErrorCode, Message: res.Decision.ErrorMessage}
 	}
-	fin := runstore.Finish{
-		Status: dec.Outcome.Status(), ReleaseOutcome: dec.Outcome, StopReason: dec.StopReason,
-		Lifecycle: lifecycle, Answer: dec.Answer, PublishedResult: published, Checks: checks,
-		Usage: u, ErrorCode: dec.ErrorCode, ErrorMessage: dec.ErrorMessage,
-	}
-	if err := d.Store.FinishRun(store, rc.RunID(), fin); err != nil {
-		return out, errors.Join(auditErr, fmt.Errorf("store run result: %w", err))
-	}
-	if auditErr != nil {
-		return out, auditErr
-	}
-	rc.Emit(harness.RunFinished{Meta: rc.Meta(), Lifecycle: lifecycle, StopReason: dec.StopReason, Usage: u, Duration: rc.Elapsed(), Outcome: dec.Outcome, Answer: dec.Answer})
-	return out, nil
+	return out, err
 }
 
 // resolveSession returns the session to use, creating it when needed.

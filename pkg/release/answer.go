@@ -35,13 +35,13 @@ type texts struct {
 	noChecks, scopeCovered, foundCounts          string
 	foundNote, missingNone, missingErrors        string
 	// missingEmpty names a check whose window held no data, with the source's range.
-	missingEmpty                        string
-	moreChecks                          string
-	why                                 map[runrecord.StopReason]string
-	whyTool                             string
-	whyOther                            string
-	nextFor                             map[runrecord.StopReason][]string
-	nextCommon, nextErrors, nextInspect string
+	missingEmpty string
+	moreChecks   string
+	why          map[runrecord.StopReason]string
+	whyTool      string
+	whyOther     string
+	nextFor      map[runrecord.StopReason][]string
+	nextCommon   string
 
 	failedH, failedLine, inputRejected string
 	failText                           map[runrecord.StopReason]string
@@ -54,6 +54,38 @@ type texts struct {
 
 	// chat holds the words only the chat executors publish.
 	chat chatTexts
+	// hint is the embedding program's pointers in this language.
+	hint Hints
+}
+
+// Hints are an embedding program's pointers to its own commands, flags and
+// settings, in one language: release's texts name no program, so one
+// program's users read "`superbiz doctor`" where another's read their own
+// words or nothing. An empty field adds nothing.
+type Hints struct {
+	// Next is a "What to do next" line of a diagnosis that ended for a stop
+	// reason, e.g. how to raise the budget that ran out.
+	Next map[runrecord.StopReason]string
+	// CheckSources is the next-step line of a diagnosis whose checks failed
+	// or never ran: how to check the sources are reachable.
+	CheckSources string
+	// InspectRun is the next-step line naming how to read a run's checks;
+	// %s is the run ID.
+	InspectRun string
+	// Stopped follows a chat failure's text by stop reason (the setting of
+	// a spent budget, where the audit is read).
+	Stopped map[runrecord.StopReason]string
+	// CheckModel follows the text of a chat run whose model failed.
+	CheckModel string
+	// RetryRouting follows a routing failure's text when the router gave no
+	// valid intent; RetryRoutingModel when the model failed.
+	RetryRouting, RetryRoutingModel string
+	// KnowledgeSetup follows "the lookup_knowledge tool is not configured".
+	KnowledgeSetup string
+	// CheckKnowledge follows a failed runbook lookup's text.
+	CheckKnowledge string
+	// AddRunbooks follows "try other words" when no runbook matched.
+	AddRunbooks string
 }
 
 // chatTexts are the fixed words of the outcomes of the chat executors that
@@ -72,11 +104,18 @@ type chatTexts struct {
 	invalidAnswer, badReference                    string
 }
 
-func textsFor(lang string) *texts {
+// textsFor is the text table of lang with the caller's hints in it.
+func textsFor(lang string, hints map[string]Hints) *texts {
+	t := enTexts()
 	if lang == "zh" {
-		return zhTexts()
+		t = zhTexts()
 	}
-	return enTexts()
+	if h, ok := hints[lang]; ok {
+		withHints := *t
+		withHints.hint = h
+		return &withHints
+	}
+	return t
 }
 
 var enTexts = sync.OnceValue(func() *texts {
@@ -111,17 +150,9 @@ var enTexts = sync.OnceValue(func() *texts {
 		nextFor: map[runrecord.StopReason][]string{
 			runrecord.StopNoConclusion:  {"Add what is missing to the query: the affected service, the time of the first error, an error message or an order ID."},
 			runrecord.StopSaturated:     {"Add what is missing to the query: the affected service, the time of the first error, an error message or an order ID."},
-			runrecord.StopToolBudget:    {"Raise the tool budget with `--max-tool-calls` (budget.max_tool_calls)."},
-			runrecord.StopModelBudget:   {"Raise the model budget with `--max-model-calls` (budget.max_model_calls)."},
-			runrecord.StopTokenBudget:   {"Raise the token budget with `--max-tokens` (budget.max_tokens)."},
-			runrecord.StopByteBudget:    {"Ask a narrower question, or raise budget.max_run_bytes in the configuration."},
-			runrecord.StopDeadline:      {"Raise the deadline with `--timeout` (budget.deadline), or use a faster model."},
 			runrecord.StopGuardRejected: {"Ask again with a narrower question so every claim can be tied to a check."},
-			runrecord.StopInvalidOutput: {"Try again, or use a model that follows JSON output well (`superbiz doctor` checks the model)."},
 		},
-		nextCommon:  "Narrow the time window (for example 30 minutes around the first error) and name the affected service.",
-		nextErrors:  "Check that the log sources and databases are configured and reachable: `superbiz doctor`.",
-		nextInspect: "Inspect what was checked: `superbiz runs show %s`.",
+		nextCommon: "Narrow the time window (for example 30 minutes around the first error) and name the affected service.",
 
 		failedH:       "Diagnosis failed",
 		failedLine:    "The run failed: %s (`%s`).",
@@ -143,21 +174,21 @@ var enTexts = sync.OnceValue(func() *texts {
 		chat: chatTexts{
 			failedH:      "Request failed",
 			failedLine:   "%s (`%s`).",
-			routing:      "The message could not be classified: the router gave no valid intent in two attempts. Try again, or check the model with `superbiz doctor`",
-			routingModel: "The message could not be classified: the model failed twice (%s: %s). Check the model with `superbiz doctor` and try again",
+			routing:      "The message could not be classified: the router gave no valid intent in two attempts",
+			routingModel: "The message could not be classified: the model failed twice (%s: %s)",
 			failText: map[runrecord.StopReason]string{
-				runrecord.StopModelBudget:   "The model call budget is spent (budget.max_model_calls)",
-				runrecord.StopTokenBudget:   "The token budget is spent (budget.max_tokens)",
-				runrecord.StopDeadline:      "The run passed its deadline (budget.deadline)",
-				runrecord.StopInternal:      "An internal error ended the run; see its audit record with `superbiz runs show`",
+				runrecord.StopModelBudget:   "The model call budget is spent",
+				runrecord.StopTokenBudget:   "The token budget is spent",
+				runrecord.StopDeadline:      "The run passed its deadline",
+				runrecord.StopInternal:      "An internal error ended the run; see its audit record",
 				runrecord.StopInvalidOutput: "The model's answer was not valid",
 			},
-			failModel:        "The model is unavailable (%s: %s). Check it with `superbiz doctor`",
+			failModel:        "The model is unavailable (%s: %s)",
 			emptyAnswer:      "The model gave an empty answer",
 			internal:         "The run could not be stored; see the error printed with it",
-			noEvidence:       "## No matching runbook\n\nNo runbook section matches this question, so there is nothing to answer from. Try other words (a service, component or error message), or add runbooks under `knowledge.paths` and run `superbiz kb index`.\n",
-			knowledgeMissing: "Knowledge questions need the `lookup_knowledge` tool, which is not configured (set `knowledge.paths`)",
-			knowledgeError:   "The runbook lookup failed (%s). Check `knowledge.paths` with `superbiz doctor`",
+			noEvidence:       "## No matching runbook\n\nNo runbook section matches this question, so there is nothing to answer from. Try other words (a service, component or error message)%s.\n",
+			knowledgeMissing: "Knowledge questions need the `lookup_knowledge` tool, which is not configured",
+			knowledgeError:   "The runbook lookup failed (%s)",
 			knowledgeBig:     "A knowledge question is limited to 512 bytes; ask it in fewer words",
 			knowledgeStopped: "The runbook lookup could not run (%s)",
 			invalidAnswer:    "The model's answer was not a valid list of runbook-backed items; nothing was published",
@@ -198,17 +229,9 @@ var zhTexts = sync.OnceValue(func() *texts {
 		nextFor: map[runrecord.StopReason][]string{
 			runrecord.StopNoConclusion:  {"在问题中补充缺少的信息：受影响的服务、首次报错时间、错误信息或订单号。"},
 			runrecord.StopSaturated:     {"在问题中补充缺少的信息：受影响的服务、首次报错时间、错误信息或订单号。"},
-			runrecord.StopToolBudget:    {"用 `--max-tool-calls`（budget.max_tool_calls）提高工具调用预算。"},
-			runrecord.StopModelBudget:   {"用 `--max-model-calls`（budget.max_model_calls）提高模型调用预算。"},
-			runrecord.StopTokenBudget:   {"用 `--max-tokens`（budget.max_tokens）提高 token 预算。"},
-			runrecord.StopByteBudget:    {"缩小问题范围，或在配置中提高 budget.max_run_bytes。"},
-			runrecord.StopDeadline:      {"用 `--timeout`（budget.deadline）延长截止时间，或换用更快的模型。"},
 			runrecord.StopGuardRejected: {"用更具体的问题重试，使每条说法都能对应到一次检查。"},
-			runrecord.StopInvalidOutput: {"重试，或换用能稳定输出 JSON 的模型（`superbiz doctor` 会检查模型）。"},
 		},
-		nextCommon:  "缩小时间窗口（例如首次报错前后 30 分钟），并写明受影响的服务。",
-		nextErrors:  "检查日志源和数据库是否已配置且可访问：`superbiz doctor`。",
-		nextInspect: "查看已执行的检查：`superbiz runs show %s`。",
+		nextCommon: "缩小时间窗口（例如首次报错前后 30 分钟），并写明受影响的服务。",
 
 		failedH:       "诊断失败",
 		failedLine:    "本次运行失败：%s（`%s`）。",
@@ -227,21 +250,21 @@ var zhTexts = sync.OnceValue(func() *texts {
 		chat: chatTexts{
 			failedH:      "请求失败",
 			failedLine:   "%s（`%s`）。",
-			routing:      "无法判断这条消息的意图：路由器两次都没有给出有效意图。请重试，或用 `superbiz doctor` 检查模型",
-			routingModel: "无法判断这条消息的意图：模型两次调用均失败（%s：%s）。请用 `superbiz doctor` 检查模型后重试",
+			routing:      "无法判断这条消息的意图：路由器两次都没有给出有效意图",
+			routingModel: "无法判断这条消息的意图：模型两次调用均失败（%s：%s）",
 			failText: map[runrecord.StopReason]string{
-				runrecord.StopModelBudget:   "模型调用预算已用完（budget.max_model_calls）",
-				runrecord.StopTokenBudget:   "token 预算已用完（budget.max_tokens）",
-				runrecord.StopDeadline:      "本次运行超过了截止时间（budget.deadline）",
-				runrecord.StopInternal:      "内部错误终止了本次运行；可用 `superbiz runs show` 查看审计记录",
+				runrecord.StopModelBudget:   "模型调用预算已用完",
+				runrecord.StopTokenBudget:   "token 预算已用完",
+				runrecord.StopDeadline:      "本次运行超过了截止时间",
+				runrecord.StopInternal:      "内部错误终止了本次运行",
 				runrecord.StopInvalidOutput: "模型的回答无效",
 			},
-			failModel:        "模型不可用（%s：%s）。请用 `superbiz doctor` 检查",
+			failModel:        "模型不可用（%s：%s）",
 			emptyAnswer:      "模型给出了空回答",
 			internal:         "本次运行无法保存；请查看随之输出的错误",
-			noEvidence:       "## 没有匹配的手册\n\n没有任何手册章节与这个问题匹配，因此无从作答。请换个说法（服务、组件或错误信息），或在 `knowledge.paths` 下添加手册并运行 `superbiz kb index`。\n",
-			knowledgeMissing: "知识问答需要 `lookup_knowledge` 工具，但它没有配置（请设置 `knowledge.paths`）",
-			knowledgeError:   "手册检索失败（%s）。请用 `superbiz doctor` 检查 `knowledge.paths`",
+			noEvidence:       "## 没有匹配的手册\n\n没有任何手册章节与这个问题匹配，因此无从作答。请换个说法（服务、组件或错误信息）%s。\n",
+			knowledgeMissing: "知识问答需要 `lookup_knowledge` 工具，但它没有配置",
+			knowledgeError:   "手册检索失败（%s）",
 			knowledgeBig:     "知识问题最多 512 字节；请用更少的字提问",
 			knowledgeStopped: "手册检索无法执行（%s）",
 			invalidAnswer:    "模型的回答不是有效的、以手册为依据的条目列表；没有发布任何内容",
@@ -361,12 +384,15 @@ func (t *texts) fallbackAnswer(reason runrecord.StopReason, s harness.ProgressSn
 
 	fmt.Fprintf(&b, "\n### %s\n\n", t.next)
 	next := append([]string{}, t.nextFor[reason]...)
-	next = append(next, t.nextCommon)
-	if s.Errors > 0 || len(s.Checks) == 0 {
-		next = append(next, t.nextErrors)
+	if n := t.hint.Next[reason]; n != "" {
+		next = append(next, n)
 	}
-	if runID != "" {
-		next = append(next, fmt.Sprintf(t.nextInspect, safe(runID, 64)))
+	next = append(next, t.nextCommon)
+	if (s.Errors > 0 || len(s.Checks) == 0) && t.hint.CheckSources != "" {
+		next = append(next, t.hint.CheckSources)
+	}
+	if runID != "" && t.hint.InspectRun != "" {
+		next = append(next, fmt.Sprintf(t.hint.InspectRun, safe(runID, 64)))
 	}
 	for _, n := range next {
 		fmt.Fprintf(&b, "- %s\n", n)

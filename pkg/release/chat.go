@@ -20,12 +20,22 @@ const maxChatAnswer = 4096
 // SYSTEM_CHAT, KNOWLEDGE_QUERY) publish, with the same text table and
 // Markdown escaping as a diagnosis in the run's language. It takes no
 // terminal transition: the executor's caller does.
-type Chat struct{ t *texts }
+type Chat struct {
+	t    *texts
+	lang string
+}
 
 // ChatFor is the chat release of one message; language is auto, zh or en,
 // resolved against the query like agent.PromptLanguage.
 func ChatFor(language, query string) Chat {
-	return Chat{t: textsFor(agent.PromptLanguage(language, query))}
+	lang := agent.PromptLanguage(language, query)
+	return Chat{t: textsFor(lang, nil), lang: lang}
+}
+
+// WithHints is c with the caller's pointers (by language) in its texts.
+func (c Chat) WithHints(hints map[string]Hints) Chat {
+	c.t = textsFor(c.lang, hints)
+	return c
 }
 
 // Failed is a fail-closed outcome; msg must already be safe to show.
@@ -51,7 +61,7 @@ func (c Chat) Stopped(reason runrecord.StopReason) Decision {
 	if !ok {
 		msg = string(reason)
 	}
-	return c.Failed(reason, msg)
+	return c.Failed(reason, msg+c.t.hint.Stopped[reason])
 }
 
 // NotStored is the outcome of a run whose routed intent could not be stored.
@@ -69,7 +79,7 @@ func (c Chat) ModelFailure(rc *harness.RunContext, err error) Decision {
 		return c.Stopped(r)
 	}
 	kind, detail := modelDetail(err)
-	d := c.Failed(runrecord.StopModelUnavailable, fmt.Sprintf(c.t.chat.failModel, kind, detail))
+	d := c.Failed(runrecord.StopModelUnavailable, fmt.Sprintf(c.t.chat.failModel, kind, detail)+c.t.hint.CheckModel)
 	d.ModelError = model.AsError(err)
 	return d
 }
@@ -81,11 +91,11 @@ func (c Chat) RoutingFailed(rc *harness.RunContext, stop runrecord.StopReason, e
 	case runrecord.StopRoutingFailed:
 		if me := model.AsError(err); me != nil {
 			kind, detail := modelDetail(me)
-			d := c.Failed(runrecord.StopRoutingFailed, fmt.Sprintf(c.t.chat.routingModel, kind, detail))
+			d := c.Failed(runrecord.StopRoutingFailed, fmt.Sprintf(c.t.chat.routingModel, kind, detail)+c.t.hint.RetryRoutingModel)
 			d.ModelError = me
 			return d
 		}
-		return c.Failed(runrecord.StopRoutingFailed, c.t.chat.routing)
+		return c.Failed(runrecord.StopRoutingFailed, c.t.chat.routing+c.t.hint.RetryRouting)
 	case runrecord.StopModelUnavailable:
 		return c.ModelFailure(rc, err)
 	}
@@ -118,7 +128,7 @@ func (c Chat) SystemChat(content string) Decision {
 // KnowledgeMissing is the outcome of a knowledge question without the
 // lookup_knowledge tool.
 func (c Chat) KnowledgeMissing() Decision {
-	return c.Failed(runrecord.StopInternal, c.t.chat.knowledgeMissing)
+	return c.Failed(runrecord.StopInternal, c.t.chat.knowledgeMissing+c.t.hint.KnowledgeSetup)
 }
 
 // KnowledgeLookup decides what the one lookup_knowledge of a
@@ -134,11 +144,11 @@ func (c Chat) KnowledgeLookup(inv harness.Invocation, stopRequired runrecord.Sto
 	case inv.EvidenceStatus == tools.StatusError && inv.ErrorCode == tools.CodeInvalidInput:
 		return c.Failed(runrecord.StopInputRejected, c.t.chat.knowledgeBig), false
 	case inv.EvidenceStatus == tools.StatusError:
-		return c.Failed(runrecord.StopInternal, fmt.Sprintf(c.t.chat.knowledgeError, inv.ErrorCode)), false
+		return c.Failed(runrecord.StopInternal, fmt.Sprintf(c.t.chat.knowledgeError, inv.ErrorCode)+c.t.hint.CheckKnowledge), false
 	case inv.EvidenceStatus == tools.NoEvidence:
 		return Decision{
 			Outcome: runrecord.OutcomeFallback, StopReason: runrecord.StopNoConclusion,
-			Answer: c.t.chat.noEvidence,
+			Answer: fmt.Sprintf(c.t.chat.noEvidence, c.t.hint.AddRunbooks),
 		}, false
 	case inv.EvidenceStatus != tools.EvidenceFound || len(documentsOf(inv)) == 0:
 		return c.Stopped(runrecord.StopInternal), false

@@ -1,6 +1,7 @@
 package release
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"reflect"
@@ -274,6 +275,45 @@ func TestLookupScrubberLeavesNoID(t *testing.T) {
 		got := sc.inline(in, 200)
 		if model.ReplaceToolCallIDs(got, "") != got || strings.Contains(got, "call_1") {
 			t.Errorf("inline(%q) = %q still shows a Tool Call ID", in, got)
+		}
+	}
+}
+
+// The caller's hints follow the chat texts where they point somewhere; a
+// Chat without hints names no program at all.
+func TestChatHints(t *testing.T) {
+	lookupFailed := harness.Invocation{Status: harness.StatusCompleted, EvidenceStatus: tools.StatusError, ErrorCode: tools.CodeUnavailable}
+	noMatch := harness.Invocation{Status: harness.StatusCompleted, EvidenceStatus: tools.NoEvidence}
+	rc, err := harness.NewRunContext(context.Background(), harness.RunOptions{SessionID: "s_test", RunID: "r_test", Budget: harness.DefaultBudget()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Release()
+	answers := func(c Chat) map[string]string {
+		failed, _ := c.KnowledgeLookup(lookupFailed, "")
+		none, _ := c.KnowledgeLookup(noMatch, "")
+		return map[string]string{
+			"stopped":   c.Stopped(runrecord.StopInternal).Answer,
+			"model":     c.ModelFailure(rc, &model.Error{Kind: model.ErrUnreachable, Host: "h"}).Answer,
+			"routing":   c.RoutingFailed(rc, runrecord.StopRoutingFailed, nil).Answer,
+			"missing":   c.KnowledgeMissing().Answer,
+			"failed":    failed.Answer,
+			"not found": none.Answer,
+		}
+	}
+	want := map[string]string{
+		"stopped": "see its audit record with `app runs show` (`INTERNAL_ERROR`)", "model": ". Check it with `app doctor` (`MODEL_UNAVAILABLE`)",
+		"routing": "in two attempts. Try again (`ROUTING_UNAVAILABLE`)", "missing": "not configured (set `app --runbooks`) (`INTERNAL_ERROR`)",
+		"failed": "failed (UNAVAILABLE). Check `app --runbooks` (`INTERNAL_ERROR`)", "not found": "error message), or add runbooks with `app --runbooks`.\n",
+	}
+	for name, a := range answers(ChatFor("en", "").WithHints(testHints)) {
+		if !strings.Contains(a, want[name]) {
+			t.Errorf("%s with hints:\n%s\nwant it to contain %q", name, a, want[name])
+		}
+	}
+	for name, a := range answers(ChatFor("en", "")) {
+		if strings.Contains(a, "app") || strings.Contains(a, "superbiz") {
+			t.Errorf("%s without hints names a program:\n%s", name, a)
 		}
 	}
 }

@@ -129,7 +129,7 @@ func newFixture(t *testing.T, p providertest.Provider, budget ...func(*harness.B
 	}
 	t.Cleanup(f.rc.Release)
 	f.boundary = harness.NewBoundary(f.rc, f.reg, agent.DefaultLimits().Observation)
-	f.cfg = Config{Model: m, Language: "en", ObservationLimit: agent.DefaultLimits().Observation}
+	f.cfg = Config{Model: m, Language: "en", ObservationLimit: agent.DefaultLimits().Observation, Hints: testHints}
 	return f
 }
 
@@ -251,4 +251,27 @@ func assertNoIDs(t *testing.T, d Decision, ids []string) {
 	if strings.Contains(d.Answer, "call_") || strings.Contains(string(pub), "call_") {
 		t.Fatalf("something shaped like a Tool Call ID leaked:\n%s\n%s", d.Answer, pub)
 	}
+}
+
+// testHints are an embedding program's pointers (a made-up `app`), so the
+// tests see each hint land where release puts it.
+var testHints = map[string]Hints{
+	"en": {
+		Next: map[runrecord.StopReason]string{
+			runrecord.StopToolBudget:    "Raise the tool budget with `--max-tool-calls`.",
+			runrecord.StopModelBudget:   "Raise the model budget with `--max-model-calls`.",
+			runrecord.StopDeadline:      "Raise the deadline with `--timeout`.",
+			runrecord.StopInvalidOutput: "Try another model (`app doctor` checks it).",
+		},
+		CheckSources:      "Check the sources: `app doctor`.",
+		InspectRun:        "Inspect what was checked: `app runs show %s`.",
+		Stopped:           map[runrecord.StopReason]string{runrecord.StopInternal: " with `app runs show`"},
+		CheckModel:        ". Check it with `app doctor`",
+		RetryRouting:      ". Try again",
+		RetryRoutingModel: ". Check the model and try again",
+		KnowledgeSetup:    " (set `app --runbooks`)",
+		CheckKnowledge:    ". Check `app --runbooks`",
+		AddRunbooks:       ", or add runbooks with `app --runbooks`",
+	},
+	"zh": {InspectRun: "查看已执行的检查：`app runs show %s`。"},
 }

@@ -201,14 +201,14 @@ func TestSuccessAnswerBounded(t *testing.T) {
 	}
 	p := buildPublished(testQuery, d, readyByID(invs, 8192), newScrubber(invs))
 	for _, lang := range []string{"en", "zh"} {
-		a := textsFor(lang).successAnswer(p)
-		if len(a) > maxSuccessAnswer || !strings.HasSuffix(a, textsFor(lang).truncated) {
+		a := textsFor(lang, nil).successAnswer(p)
+		if len(a) > maxSuccessAnswer || !strings.HasSuffix(a, textsFor(lang, nil).truncated) {
 			t.Fatalf("%s: %d bytes, ends %q", lang, len(a), a[max(0, len(a)-80):])
 		}
 		if !strings.Contains(a, `**FINDING** \# 長い主張`) {
 			t.Fatalf("%s: a claim starting with # is not escaped", lang)
 		}
-		if a != textsFor(lang).successAnswer(p) {
+		if a != textsFor(lang, nil).successAnswer(p) {
 			t.Fatalf("%s: not deterministic", lang)
 		}
 	}

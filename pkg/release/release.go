@@ -48,6 +48,9 @@ type Config struct {
 	// ObservationLimit is limits.observation; it bounds the observations the
 	// guard may be shown (the harness already bounded them to it).
 	ObservationLimit int
+	// Hints are the caller's pointers to its own commands and settings, by
+	// language (en, zh); nil names none.
+	Hints map[string]Hints
 }
 
 // Release applies the outcome rules of docs/SPEC.md#release-outcomes to the
@@ -56,7 +59,7 @@ type Config struct {
 // guard call), a late guard answer cannot complete the run and the outcome
 // follows the run's actual end.
 func Release(rc *harness.RunContext, cfg Config, query string, res agent.Result) Decision {
-	r := &releaser{rc: rc, cfg: cfg, query: query, res: res, sc: newScrubber(res.Invocations), lang: textsFor(agent.PromptLanguage(cfg.Language, query))}
+	r := &releaser{rc: rc, cfg: cfg, query: query, res: res, sc: newScrubber(res.Invocations), lang: textsFor(agent.PromptLanguage(cfg.Language, query), cfg.Hints)}
 	r.progress = progressOf(res)
 	for i, c := range r.progress.Checks {
 		r.progress.Checks[i].Summary = r.sc.inline(c.Summary, harness.MaxCheckSummaryBytes)

@@ -516,8 +516,8 @@ func TestFallbackBounded(t *testing.T) {
 	}
 	lim := &agent.Limitations{Scope: strings.Repeat("scope ", 100), MissingInfo: missing}
 	for _, lang := range []string{"en", "zh"} {
-		a := textsFor(lang).fallbackAnswer(runrecord.StopToolBudget, snap, lim, scrubber{}, "r_x")
-		b := textsFor(lang).fallbackAnswer(runrecord.StopToolBudget, snap, lim, scrubber{}, "r_x")
+		a := textsFor(lang, testHints).fallbackAnswer(runrecord.StopToolBudget, snap, lim, scrubber{}, "r_x")
+		b := textsFor(lang, testHints).fallbackAnswer(runrecord.StopToolBudget, snap, lim, scrubber{}, "r_x")
 		if len(a) > maxFallbackAnswer || a != b {
 			t.Fatalf("%s fallback: %d bytes (max %d), deterministic %v", lang, len(a), maxFallbackAnswer, a == b)
 		}

@@ -244,3 +244,28 @@ func orNow(t time.Time) time.Time {
 	}
 	return t
 }
+
+// Recorder writes a run's canonical audit into the store: it is the
+// harness's Recorder (harness.RunOptions.Recorder) for runs stored here.
+func (s *Store) Recorder() AuditRecorder { return AuditRecorder{s} }
+
+// AuditRecorder stores every model round and tool step of a run, every
+// member of the harness's records.
+type AuditRecorder struct{ store *Store }
+
+// RecordModelRound stores one round as sent and as received.
+func (r AuditRecorder) RecordModelRound(ctx context.Context, runID string, m runrecord.ModelRound) error {
+	_, err := r.store.AppendModelRound(ctx, runID, m)
+	return err
+}
+
+// RecordInvocation stores one tool step: its canonical input, the
+// observation exactly as the model saw it, and the audit-only detail of a
+// refused or failed call. An input that is not JSON is stored as none.
+func (r AuditRecorder) RecordInvocation(ctx context.Context, runID string, inv runrecord.Invocation) error {
+	if len(inv.Input) > 0 && !json.Valid(inv.Input) {
+		inv.Input = nil
+	}
+	_, err := r.store.AppendToolInvocation(ctx, runID, inv)
+	return err
+}

@@ -11,7 +11,7 @@ import (
 // cannot state and its summary line. Its credential is read when Client
 // builds the client, never at load.
 func (Source) Config() config.Part {
-	return config.Part{Table: "alerts", Check: checkConfig, Summary: summaryLines}
+	return config.Part{Table: "alerts", Check: checkConfig, Summary: summaryLines, Example: example}
 }
 
 // checkConfig wants a plain http(s) URL without credentials, and at most one way
@@ -40,3 +40,8 @@ func summaryLines(cfg *config.Config) []string {
 	auth := a.Describe(func(env string) string { return "$" + env })
 	return []string{fmt.Sprintf("alerts: %s (auth %s, timeout %s)", redact.Userinfo(a.URL), auth, config.FormatDuration(a.Timeout))}
 }
+
+// example is the [alerts] table of SPEC and the registry's tests.
+const example = `[alerts]
+url = "http://127.0.0.1:9093"
+`

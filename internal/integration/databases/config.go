@@ -11,7 +11,7 @@ import (
 // cannot state and its summary lines. The table is declared in
 // pkg/tools/sqlquery.
 func (Source) Config() config.Part {
-	return config.Part{Table: "databases", Check: checkConfig, Summary: summaryLines}
+	return config.Part{Table: "databases", Check: checkConfig, Summary: summaryLines, Example: example}
 }
 
 // checkConfig reports, per entry, a missing DSN, or one not checked for the
@@ -43,3 +43,16 @@ func summaryLines(cfg *config.Config) []string {
 	}
 	return lines
 }
+
+// example configures both tools of the table: query_mysql (a SQLite file)
+// and query_postgres.
+const example = `[[databases]]
+name = "orders"
+driver = "sqlite"
+dsn = "orders.db"
+
+[[databases]]
+name = "billing"
+driver = "postgres"
+dsn = "postgres://readonly@127.0.0.1:5432/billing"
+`

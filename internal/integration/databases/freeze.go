@@ -1,7 +1,6 @@
 package databases
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -18,9 +17,6 @@ import (
 
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/frozen"
-	"github.com/superbiz/superbiz/pkg/egress"
-	"github.com/superbiz/superbiz/pkg/redact"
-	"github.com/superbiz/superbiz/pkg/runstore"
 	"github.com/superbiz/superbiz/pkg/tools"
 	"github.com/superbiz/superbiz/pkg/tools/sqlquery"
 )
@@ -85,10 +81,8 @@ func freezeTool(ctx context.Context, p *frozen.Pack, tool string, reads func(inp
 	return writeRecording(p, rec)
 }
 
-// freezeSQLite copies the SQLite database db into the pack and masks its
-// cells as redaction masks them: a column named like a secret whole, every
-// other text cell's secret shapes. The copy is then rewritten (VACUUM), so
-// no masked value survives in a free page.
+// freezeSQLite copies the SQLite database db into the pack and masks it as
+// the egress policy masks what leaves the process (maskSQLite).
 func freezeSQLite(ctx context.Context, p *frozen.Pack, db config.Database) error {
 	dst := p.Path(PackDir, db.Name+".db")
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
@@ -106,7 +100,7 @@ func freezeSQLite(ctx context.Context, p *frozen.Pack, db config.Database) error
 	if _, err := src.ExecContext(ctx, "VACUUM INTO ?", dst); err != nil {
 		return fmt.Errorf("eval pack: copy the database %s: %w", db.Name, err)
 	}
-	n, err := maskSQLite(ctx, dst)
+	m, err := maskSQLite(ctx, dst)
 	if err != nil {
 		return fmt.Errorf("eval pack: database %s: %w", db.Name, err)
 	}
@@ -114,53 +108,8 @@ func freezeSQLite(ctx context.Context, p *frozen.Pack, db config.Database) error
 		Name: db.Name, Driver: string(config.DriverSQLite), DSN: p.Rel(dst),
 		MaxRows: db.MaxRows, Timeout: config.FormatDuration(db.Timeout),
 	})
-	p.Frozen("database %s: the SQLite file, %d cell(s) masked", db.Name, n)
+	p.Frozen("database %s: the SQLite file, %d cell(s) masked%s", db.Name, m.cells, strings.Join(append([]string{""}, m.notes...), "; "))
 	return nil
-}
-
-// maskSQLite masks every text cell of the database file path in place and
-// rewrites the file; it returns how many distinct values it masked.
-func maskSQLite(ctx context.Context, path string) (int, error) {
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		return 0, err
-	}
-	defer db.Close()
-	db.SetMaxOpenConns(1)
-	if _, err := db.ExecContext(ctx, "PRAGMA secure_delete = ON"); err != nil {
-		return 0, err
-	}
-	tables, err := column[string](ctx, db, `SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\' AND sql NOT LIKE 'CREATE VIRTUAL%'`)
-	if err != nil {
-		return 0, err
-	}
-	masked := 0
-	for _, t := range tables {
-		cols, err := column[string](ctx, db, "SELECT name FROM pragma_table_info(?)", t)
-		if err != nil {
-			return 0, err
-		}
-		for _, c := range cols {
-			vals, err := column[string](ctx, db, fmt.Sprintf("SELECT DISTINCT %s FROM %s WHERE typeof(%[1]s) = 'text'", ident(c), ident(t)))
-			if err != nil {
-				return 0, err
-			}
-			for _, v := range vals {
-				r := redact.Field(c, v)
-				if r == v {
-					continue
-				}
-				if _, err := db.ExecContext(ctx, fmt.Sprintf("UPDATE %s SET %s = ? WHERE %[2]s = ?", ident(t), ident(c)), r, v); err != nil {
-					return 0, fmt.Errorf("mask %s.%s: %w", t, c, err)
-				}
-				masked++
-			}
-		}
-	}
-	if _, err := db.ExecContext(ctx, "VACUUM"); err != nil {
-		return 0, err
-	}
-	return masked, nil
 }
 
 // column reads the first column of a query's rows.
@@ -196,22 +145,9 @@ func record(p *frozen.Pack, rec *Recording, db config.Database, tool string, rea
 		}
 	}
 	rec.Databases = append(rec.Databases, rd)
-	n := 0
-	for _, inv := range p.Run.Invocations {
-		if inv.Tool != tool || !inv.Ready() || !slices.Contains(reads(inv.Input, inv.Observation), tool+":"+db.Name) {
-			continue
-		}
-		out, ok := runstore.RecordedOutcome(inv.Observation)
-		if !ok {
-			continue // a discarded observation holds nothing to answer with
-		}
-		result, _ := out.Result.(json.RawMessage)
-		rec.Calls = append(rec.Calls, RecordedCall{
-			Tool: tool, Input: runstore.Redacted(inv.Input), EvidenceStatus: out.Status,
-			ErrorCode: out.ErrorCode, Result: runstore.Redacted(result),
-		})
-		n++
-	}
+	calls := p.Record(tool, []string{db.Name}, reads)
+	rec.Calls = append(rec.Calls, calls...)
+	n := len(calls)
 	p.Frozen("database %s (%s): %d recorded statement(s); any other gets %s in eval", db.Name, db.Driver, n, tools.CodeNotRecorded)
 }
 
@@ -237,18 +173,5 @@ func writeRecording(p *frozen.Pack, rec Recording) error {
 	case !errors.Is(err, os.ErrNotExist):
 		return fmt.Errorf("eval pack: %w", err)
 	}
-	b, err := tools.MarshalJSON(rec)
-	if err != nil {
-		return fmt.Errorf("eval pack: encode the recording: %w", err)
-	}
-	var out bytes.Buffer
-	if err := json.Indent(&out, b, "", "  "); err != nil {
-		return fmt.Errorf("eval pack: encode the recording: %w", err)
-	}
-	out.WriteByte('\n')
-	masked, err := egress.MaskJSON(out.Bytes())
-	if err != nil {
-		return fmt.Errorf("eval pack: redact the recording: %w", err)
-	}
-	return p.WriteJSON(file, masked)
+	return p.WriteRecorded(file, rec)
 }

@@ -15,7 +15,7 @@ import (
 // its tags cannot state (name, paths, time zone, a custom layout) and its
 // summary lines. The table itself is declared in pkg/tools/logs.
 func (Source) Config() config.Part {
-	return config.Part{Table: "logs", Check: checkConfig, Summary: summaryLines}
+	return config.Part{Table: "logs", Check: checkConfig, Summary: summaryLines, Example: example}
 }
 
 // checkConfig reports, per entry in declaration order, a missing or bad
@@ -110,3 +110,9 @@ func summaryLines(cfg *config.Config) []string {
 	}
 	return lines
 }
+
+// example is the [[logs]] entry of SPEC and the registry's tests.
+const example = `[[logs]]
+name = "app"
+paths = ["/var/log/app/*.log"]
+`

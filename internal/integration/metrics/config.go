@@ -12,7 +12,7 @@ import (
 // at load from the variable the entry names. The table is declared in
 // pkg/tools/metrics.
 func (Source) Config() config.Part {
-	return config.Part{Table: "metrics", Resolve: resolveCredentials, Check: checkConfig, Summary: summaryLines}
+	return config.Part{Table: "metrics", Resolve: resolveCredentials, Check: checkConfig, Summary: summaryLines, Example: example}
 }
 
 // resolveCredentials reads each entry's secret from the variable its bearer_token_env
@@ -54,3 +54,9 @@ func summaryLines(cfg *config.Config) []string {
 	}
 	return lines
 }
+
+// example is the [[metrics]] entry of SPEC and the registry's tests.
+const example = `[[metrics]]
+name = "prom"
+url = "http://127.0.0.1:9090"
+`

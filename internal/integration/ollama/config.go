@@ -11,7 +11,7 @@ import (
 // num_ctx, think) carry provider:"ollama" in config.Model, which is how a
 // key set for the other provider is refused.
 func (Provider) Config() config.Part {
-	return config.Part{Table: "model", Summary: summaryLines}
+	return config.Part{Table: "model", Summary: summaryLines, Example: example}
 }
 
 // summaryLines is the model line when Ollama is the provider: the model, the
@@ -26,3 +26,9 @@ func summaryLines(cfg *config.Config) []string {
 		m.NumCtx, strconv.FormatFloat(m.Temperature, 'g', -1, 64), m.Think,
 		m.Language, config.FormatDuration(m.RequestTimeout))}
 }
+
+// example is [model] on Ollama, the default provider.
+const example = `[model]
+provider = "ollama"
+host = "http://127.0.0.1:11434"
+`

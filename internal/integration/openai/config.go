@@ -13,7 +13,7 @@ import (
 // checked where a client is built (errURLRequired), not at load: a command
 // that never asks the model runs with a half-set model configuration.
 func (Provider) Config() config.Part {
-	return config.Part{Table: "model", Resolve: resolveCredentials, Summary: summaryLines}
+	return config.Part{Table: "model", Resolve: resolveCredentials, Summary: summaryLines, Example: example}
 }
 
 // resolveCredentials reads the API key from the variable model.api_key_env names
@@ -42,3 +42,10 @@ func summaryLines(cfg *config.Config) []string {
 		m.Name, cfg.From("model.name"), m.URL.Redacted(), cfg.From("model.url"), cfg.From("model.provider"), m.APIKeyEnv, key,
 		m.Stream, m.Structured, strconv.FormatFloat(m.Temperature, 'g', -1, 64), m.Language, config.FormatDuration(m.RequestTimeout))}
 }
+
+// example is [model] on an OpenAI-compatible server; it loads alone, for
+// [model] picks one provider.
+const example = `[model]
+provider = "openai"
+url = "http://127.0.0.1:8000/v1"
+`

@@ -9,7 +9,7 @@ import (
 // Config is the [skills] share of the configuration: its paths' rule and its
 // summary line.
 func (Source) Config() config.Part {
-	return config.Part{Table: "skills", Check: checkConfig, Summary: summaryLines}
+	return config.Part{Table: "skills", Check: checkConfig, Summary: summaryLines, Example: example}
 }
 
 // checkConfig reports an empty playbook directory.
@@ -26,3 +26,8 @@ func summaryLines(cfg *config.Config) []string {
 	}
 	return []string{line}
 }
+
+// example is the [skills] table of SPEC and the registry's tests.
+const example = `[skills]
+paths = ["./skills"]
+`

@@ -13,7 +13,7 @@ import (
 // lines and its password, read at load from the variable the entry names.
 // The table is declared in pkg/tools/redis.
 func (Source) Config() config.Part {
-	return config.Part{Table: "redis", Resolve: resolveCredentials, Check: checkConfig, Summary: summaryLines}
+	return config.Part{Table: "redis", Resolve: resolveCredentials, Check: checkConfig, Summary: summaryLines, Example: example}
 }
 
 // resolveCredentials reads each entry's password from the variable its
@@ -52,3 +52,9 @@ func summaryLines(cfg *config.Config) []string {
 	}
 	return lines
 }
+
+// example is the [[redis]] entry of SPEC and the registry's tests.
+const example = `[[redis]]
+name = "cache"
+url = "redis://127.0.0.1:6379/0"
+`

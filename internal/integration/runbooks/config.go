@@ -5,7 +5,7 @@ import "github.com/superbiz/superbiz/internal/config"
 // Config is the [knowledge] share of the configuration: its paths' rule and
 // its summary line.
 func (Source) Config() config.Part {
-	return config.Part{Table: "knowledge", Check: checkConfig, Summary: summaryLines}
+	return config.Part{Table: "knowledge", Check: checkConfig, Summary: summaryLines, Example: example}
 }
 
 // checkConfig reports an empty runbook directory.
@@ -17,3 +17,8 @@ func checkConfig(cfg *config.Config, c *config.Checker) {
 func summaryLines(cfg *config.Config) []string {
 	return []string{"knowledge: " + config.ListOrNone(cfg.Knowledge.Paths)}
 }
+
+// example is the [knowledge] table of SPEC and the registry's tests.
+const example = `[knowledge]
+paths = ["./runbooks"]
+`

@@ -37,6 +37,7 @@ func newColumnMask(c *Checked, names []string) columnMask {
 			exprs = branchExprs(ts)
 		}
 	}
+	m.key, m.val = KeyValueColumns(names)
 	for i, n := range names {
 		lower := strings.ToLower(n)
 		switch {
@@ -49,14 +50,26 @@ func newColumnMask(c *Checked, names []string) columnMask {
 				}
 			}
 		}
-		if m.key < 0 && keyColumns[lower] {
-			m.key = i
-		}
-		if m.val < 0 && valueColumns[lower] {
-			m.val = i
-		}
 	}
 	return m
+}
+
+// KeyValueColumns finds the key and value columns of a key/value table or
+// answer (SHOW VARIABLES, a settings table) among names, -1 when absent: a
+// row whose key is a secret key (redact.IsSecretKey) has its value masked,
+// by query_mysql and by the eval pack's SQLite copy alike.
+func KeyValueColumns(names []string) (key, val int) {
+	key, val = -1, -1
+	for i, n := range names {
+		lower := strings.ToLower(n)
+		if key < 0 && keyColumns[lower] {
+			key = i
+		}
+		if val < 0 && valueColumns[lower] {
+			val = i
+		}
+	}
+	return key, val
 }
 
 // apply masks one row of cells in place: a cell of a secret column, or the
