@@ -10,9 +10,9 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/colorprofile"
 
+	"github.com/superbiz/superbiz/internal/termsafe"
 	"github.com/superbiz/superbiz/internal/textclip"
 	"github.com/superbiz/superbiz/pkg/harness"
-	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 )
 
@@ -196,12 +196,12 @@ func (m Diagnose) renderReport() string {
 		return ""
 	}
 	if m.plain() {
-		return redact.StripControl(m.report.Markdown)
+		return termsafe.Strip(m.report.Markdown)
 	}
 	out, err := RenderMarkdown(m.report.Markdown, m.width-2, m.opts.MarkdownStyle)
 	if err != nil {
 		// Show the answer anyway, and say why it is not formatted.
-		return m.st.bad.Render(redact.StripControlLine(err.Error())) + "\n" + redact.StripControl(m.report.Markdown)
+		return m.st.bad.Render(termsafe.Line(err.Error())) + "\n" + termsafe.Strip(m.report.Markdown)
 	}
 	return out
 }
@@ -232,7 +232,7 @@ func (m Diagnose) frame() string {
 	w := m.width
 	var b []string
 	title := "superbiz diagnose"
-	if q := redact.StripControlLine(m.run.query); q != "" {
+	if q := termsafe.Line(m.run.query); q != "" {
 		title += " · " + q
 	}
 	b = append(b, m.st.title.Render(textclip.Width(title, w)))

@@ -13,7 +13,7 @@ import (
 // checked where a client is built (errURLRequired), not at load: a command
 // that never asks the model runs with a half-set model configuration.
 func (Provider) Config() config.Part {
-	return config.Part{Table: "model", Resolve: resolveCredentials, Summary: summaryLines, Example: example}
+	return config.Part{Table: "model", Resolve: resolveCredentials, Summary: summaryLines, Example: example, Docs: keyDocs()}
 }
 
 // resolveCredentials reads the API key from the variable model.api_key_env names
