@@ -127,7 +127,12 @@ func ModelClientFor(cfg *config.Config, name string, timeout time.Duration) (int
 	if err != nil {
 		return nil, err
 	}
-	return p.Client(cfg.Model, name, timeout)
+	c, err := p.Client(cfg.Model, name, timeout)
+	if err != nil {
+		// Say what chose the provider: a variable set long ago is easy to forget.
+		return nil, fmt.Errorf("model.provider = %q%s: %w", p.Name(), cfg.From("model.provider"), err)
+	}
+	return c, nil
 }
 
 // Build builds what every source of the configuration contributes to a
