@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/superbiz/superbiz/internal/config"
-	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/egress"
 )
 
 // Config is the [alerts] share of the configuration: the rules its tags
@@ -38,7 +38,7 @@ func summaryLines(cfg *config.Config) []string {
 		return []string{"alerts: none configured"}
 	}
 	auth := a.Describe(func(env string) string { return "$" + env })
-	return []string{fmt.Sprintf("alerts: %s (auth %s, timeout %s)", redact.Userinfo(a.URL), auth, config.FormatDuration(a.Timeout))}
+	return []string{fmt.Sprintf("alerts: %s (auth %s, timeout %s)", egress.Userinfo(a.URL).String(), auth, config.FormatDuration(a.Timeout))}
 }
 
 // example is the [alerts] table of SPEC and the registry's tests.

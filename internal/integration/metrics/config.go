@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/superbiz/superbiz/internal/config"
-	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/egress"
 )
 
 // Config is the [[metrics]] share of the configuration: the rules of each
@@ -35,7 +35,7 @@ func checkConfig(cfg *config.Config, c *config.Checker) {
 	for i, m := range cfg.Metrics {
 		prefix := fmt.Sprintf("metrics[%d]", i)
 		if msg := config.BaseURLProblem(m.URL, "http://127.0.0.1:9090"); msg != "" {
-			c.Bad(prefix+".url", config.Show(redact.String(m.URL)), msg)
+			c.Bad(prefix+".url", config.Show(egress.Mask(m.URL).String()), msg)
 		}
 		c.Auth(prefix, m.HTTPAuth)
 	}
