@@ -27,6 +27,7 @@ import (
 	"github.com/superbiz/superbiz/internal/integration/playbooks"
 	"github.com/superbiz/superbiz/internal/integration/redis"
 	"github.com/superbiz/superbiz/internal/integration/runbooks"
+	"github.com/superbiz/superbiz/internal/integration/timeline"
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/model"
 	"github.com/superbiz/superbiz/pkg/runrecord"
@@ -44,6 +45,7 @@ func Sources() []integration.Source {
 		metrics.Source{},     // [[metrics]]: query_metrics
 		redis.Source{},       // [[redis]]: query_redis
 		alerts.Source{},      // [alerts]: alerts, diagnose --alert
+		timeline.Source{},    // [[logs]], [alerts], [[timeline.metrics]]: build_timeline (after the tools it reads)
 		playbooks.Source{},   // [skills]: read_skill
 	}
 }
