@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/superbiz/superbiz/internal/model/ollama"
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
 	"github.com/superbiz/superbiz/internal/reliability"
 	"github.com/superbiz/superbiz/pkg/model"
+	"github.com/superbiz/superbiz/pkg/model/ollama"
 	"github.com/superbiz/superbiz/pkg/redact"
 )
 
