@@ -28,7 +28,7 @@ func TestCustomParse(t *testing.T) {
 	}{
 		{c, "2026-03-14 14:01:00.250 ERROR [order] req-7 payment timeout ", LineTimed, "2026-03-14T14:01:00.25Z", "ERROR", "order", "payment timeout", "req=req-7"},
 		{c, "2026-03-14 14:01:00.250 warning plain message", LineTimed, "2026-03-14T14:01:00.25Z", "WARN", "", "plain message", ""},
-		{c, "2026-03-14 14:01:00.250 NOTE kept as a field", LineTimed, "2026-03-14T14:01:00.25Z", "", "", "kept as a field", "level=NOTE"},
+		{c, "2026-03-14 14:01:00.250 AUDIT kept as a field", LineTimed, "2026-03-14T14:01:00.25Z", "", "", "kept as a field", "level=AUDIT"},
 		{c, "\tat com.shop.Pay.charge(Pay.java:42)", LineCont, "", "", "", "", ""},
 		{c, "2026-03-14 25:01:00.250 ERROR bad hour", LineUntimed, "", "ERROR", "", "bad hour", ""},
 		{k, "E0314 14:01:00.123456    1234 server.go:12] connection refused", LineTimed, "2026-03-14T14:01:00.123456Z", "ERROR", "", "connection refused", "pid=1234 source=server.go:12"},

@@ -14,15 +14,8 @@ func parseGlog(line []byte, tc *TimeCtx, r *Record) LineKind {
 	if len(line) < 22 || line[5] != ' ' || line[8] != ':' || line[11] != ':' {
 		return LineCont
 	}
-	var lvl string
-	switch line[0] {
-	case 'I':
-		lvl = "INFO"
-	case 'W':
-		lvl = "WARN"
-	case 'E', 'F':
-		lvl = "ERROR"
-	default:
+	lvl := glogLevel(line[0])
+	if lvl == "" {
 		return LineCont
 	}
 	v, ok := stampNums(line, span{1, 2}, span{3, 2}, span{6, 2}, span{9, 2}, span{12, 2})
@@ -48,6 +41,19 @@ func parseGlog(line []byte, tc *TimeCtx, r *Record) LineKind {
 	}
 	r.Msg = trimEnd(line[i:])
 	return LineTimed
+}
+
+// glogLevel maps glog's level letters (I W E F) joined to its stamp.
+func glogLevel(c byte) string {
+	switch c {
+	case 'I':
+		return "INFO"
+	case 'W':
+		return "WARN"
+	case 'E', 'F':
+		return "ERROR"
+	}
+	return ""
 }
 
 // logcatLevel maps Android's priority letters (V D I W E F, A assert).

@@ -42,6 +42,14 @@ type Layout struct {
 	// cannot read is an unplaced entry, as a line starting with a stamp is
 	// (StampLike).
 	Shape func(line []byte) bool
+	// Learn, when set, turns the layout into the one a file is read with
+	// from the detection sample (the general reader learns which columns
+	// hold the stamp and the level); DetectLayout calls it on its choice.
+	Learn func(sample [][]byte, tc *TimeCtx) *Layout
+	// LevelNext, when set, reads an entry's level from the line after its
+	// stamp line (java.util.logging's "SEVERE: msg") when the stamp line
+	// gave none.
+	LevelNext func(next []byte) string
 }
 
 // ParseLine resets r and parses line under l. The continuation rule is
@@ -127,6 +135,9 @@ const (
 	LayoutLambda    = "lambda"
 	LayoutEnvoy     = "envoy"
 	LayoutMySQL     = "mysql"
+	// LayoutGeneral is the general reader (general.go): a stamp anywhere
+	// in a line's head, a level word near it, columns learned per file.
+	LayoutGeneral = "general"
 	// LayoutCustom is a source's own layout (format custom, custom.go).
 	LayoutCustom = "custom"
 )
@@ -164,6 +175,7 @@ func BuiltinLayouts() []*Layout {
 		{Name: LayoutCompact, Parse: parseCompact},
 		{Name: LayoutMonthDay, Parse: parseMonthDay},
 		{Name: LayoutText, Parse: parseText},
+		newGeneralLayout(),
 	}
 }
 
@@ -274,9 +286,13 @@ const (
 func DetectLayout(sample [][]byte, tc *TimeCtx, cands []*Layout, stop func() bool) (*Layout, bool) {
 	var r Record
 	var best *Layout
-	bestN := 0
+	bestN, bestLv := 0, 0
 	for _, l := range cands {
-		n := 0
+		if l.Learn != nil {
+			// judged by the columns it learns from the sample
+			l = l.Learn(sample, tc)
+		}
+		n, lv := 0, 0
 		for _, line := range sample {
 			if stop != nil && stop() {
 				return nil, false
@@ -285,10 +301,15 @@ func DetectLayout(sample [][]byte, tc *TimeCtx, cands []*Layout, stop func() boo
 			// (PostgreSQL's DETAIL) counts as placed too
 			if k := l.ParseLine(line[:min(len(line), l.LineCap())], tc, &r); k == LineTimed || k == LineCont && r.attached {
 				n++
+				if r.Level != "" {
+					lv++
+				}
 			}
 		}
-		if n > bestN {
-			best, bestN = l, n
+		// the general reader (last) also wins a tie in which it reads the
+		// level of more lines
+		if n > bestN || l.Name == LayoutGeneral && n == bestN && lv > bestLv {
+			best, bestN, bestLv = l, n, lv
 		}
 	}
 	return best, bestN > 0

@@ -86,13 +86,13 @@ func normLevel(b []byte) string {
 		return "DEBUG" // MongoDB D1..D5
 	}
 	switch string(w) {
-	case "error", "err", "eror", "e", "fatal", "f", "failure", "crit", "critical", "panic", "dpanic", "alert", "emerg", "emergency", "severe", "50", "60":
+	case "error", "err", "eror", "erro", "e", "fatal", "f", "failure", "crit", "critical", "c", "panic", "dpanic", "alert", "emerg", "emergency", "severe", "50", "60":
 		return "ERROR"
 	case "warn", "warning", "wrn", "w", "40":
 		return "WARN"
-	case "info", "inf", "information", "informational", "notice", "i", "30":
+	case "info", "inf", "information", "informational", "notice", "note", "n", "i", "30":
 		return "INFO"
-	case "debug", "dbg", "trace", "d", "v", "verbose", "fine", "finer", "finest", "10", "20":
+	case "debug", "dbg", "debg", "trace", "trc", "d", "v", "verbose", "fine", "finer", "finest", "10", "20":
 		return "DEBUG"
 	}
 	return ""

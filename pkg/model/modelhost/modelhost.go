@@ -14,7 +14,7 @@ import (
 	"strings"
 
 	"github.com/superbiz/superbiz/internal/textclip"
-	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/egress"
 )
 
 // URL is a normalised model server base URL. A password in its userinfo is
@@ -109,8 +109,8 @@ func (h URL) Reveal() string { return h.raw }
 // IsZero reports whether no host was set.
 func (h URL) IsZero() bool { return h.raw == "" }
 
-// Redacted returns the URL with any password replaced by redact.Marker.
-func (h URL) Redacted() string { return redact.URL(h.raw) }
+// Redacted returns the URL with any password replaced by egress.Marker.
+func (h URL) Redacted() string { return egress.URL(h.raw).String() }
 
 // String returns the redacted form.
 func (h URL) String() string { return h.Redacted() }
@@ -120,7 +120,7 @@ func (h URL) GoString() string { return "modelhost.URL(" + strconv.Quote(h.Redac
 
 // Format keeps every fmt verb redacted.
 func (h URL) Format(f fmt.State, verb rune) {
-	redact.Format(f, verb, h.Redacted(), h.GoString())
+	egress.Format(f, verb, egress.URL(h.raw), h.GoString())
 }
 
 // MarshalJSON encodes the redacted form.

@@ -33,6 +33,10 @@ func (s *scanner) evalEntry(data []byte, hs, end int) {
 func (s *scanner) judge(line, cont []byte, glued int, has func(i int, w []byte) bool) {
 	r := &s.rec
 	kind := s.parse(line, r)
+	if kind == logparse.LineTimed && r.Level == "" && s.lay.LevelNext != nil {
+		// the level stands on the line after the stamp (java.util.logging)
+		r.Level = s.lay.LevelNext(firstLine(cont))
+	}
 	ambiguous := false
 	if kind == logparse.LineTimed {
 		var late int64
@@ -80,6 +84,14 @@ func (s *scanner) judge(line, cont []byte, glued int, has func(i int, w []byte) 
 	}
 	s.acc.glued += glued
 	s.acc.add(r, cont)
+}
+
+// firstLine is b up to its first newline.
+func firstLine(b []byte) []byte {
+	if k := bytes.IndexByte(b, '\n'); k >= 0 {
+		return b[:k]
+	}
+	return b
 }
 
 // textLines counts the lines of b that hold more than white space.
