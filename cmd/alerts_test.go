@@ -20,7 +20,7 @@ import (
 	"github.com/superbiz/superbiz/internal/promtest"
 	"github.com/superbiz/superbiz/internal/reliability"
 	"github.com/superbiz/superbiz/internal/testenv"
-	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/egress"
 )
 
 // alertSecret is planted in an annotation: it must never leave superbiz.
@@ -99,7 +99,7 @@ func TestAlertsCommand(t *testing.T) {
 		got[2].Annotations["summary"] != "checkout p99 above 2s" {
 		t.Fatalf("json = %+v", got)
 	}
-	if strings.Contains(out, alertSecret) || !strings.Contains(got[2].Annotations["description"], redact.Marker) {
+	if strings.Contains(out, alertSecret) || !strings.Contains(got[2].Annotations["description"], egress.Marker) {
 		t.Errorf("the planted secret is not masked: %s", got[2].Annotations["description"])
 	}
 
@@ -156,7 +156,7 @@ func TestDiagnoseFromAlert(t *testing.T) {
 		"Started: " + newest.Format(time.RFC3339), "Diagnosis clock: " + newest.Add(30*time.Minute).Format(time.RFC3339),
 		"2 alerts named HighLatency are firing; using the newest",
 		"Summary: orders p99 above 1s", "Labels: alertname=HighLatency, service=orders, severity=warning",
-		"Description: db pool token=" + redact.Marker,
+		"Description: db pool token=" + egress.Marker,
 	} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("the first user message lacks %q:\n%s", want, msg)

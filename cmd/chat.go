@@ -16,9 +16,9 @@ import (
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/demo"
 	"github.com/superbiz/superbiz/internal/runview"
+	"github.com/superbiz/superbiz/internal/termsafe"
 	"github.com/superbiz/superbiz/internal/tui"
 	"github.com/superbiz/superbiz/pkg/model"
-	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 
 	"github.com/superbiz/superbiz/internal/usecase"
@@ -245,7 +245,7 @@ func (a *app) printChatTurn(out usecase.Output) error {
 	if intent == "" {
 		intent = "UNROUTED"
 	}
-	_, err := fmt.Fprintf(a.io.Out, "[%s] %s · run %s\n\n%s\n\n", intent, outcomeWord(out), out.RunID, strings.TrimRight(redact.StripControl(out.Answer), "\n"))
+	_, err := fmt.Fprintf(a.io.Out, "[%s] %s · run %s\n\n%s\n\n", intent, outcomeWord(out), out.RunID, strings.TrimRight(termsafe.Strip(out.Answer), "\n"))
 	return err
 }
 
@@ -327,7 +327,7 @@ func (a *app) chatTUI(ctx context.Context, d *usecase.Deps, cfg *config.Config, 
 			defer turns.leave()
 			if r, local, err := chatLocal(ctx, d.Store, s.current(), text); local || err != nil {
 				if err != nil {
-					r.markdown = "**Error:** " + redact.StripControl(err.Error())
+					r.markdown = "**Error:** " + termsafe.Strip(err.Error())
 				}
 				if r.quit {
 					p.Quit()
@@ -339,7 +339,7 @@ func (a *app) chatTUI(ctx context.Context, d *usecase.Deps, cfg *config.Config, 
 			out, err := d.Chat(ctx, s.request(text))
 			s.done()
 			if alertErr := (*usecase.AlertError)(nil); errors.As(err, &alertErr) {
-				sink.Post(tui.TurnFinishedMsg{Intent: "", Markdown: "**" + usecase.AlertCommand + ":** " + redact.StripControl(alertErr.Err.Error()), Outcome: runrecord.OutcomeFailed})
+				sink.Post(tui.TurnFinishedMsg{Intent: "", Markdown: "**" + usecase.AlertCommand + ":** " + termsafe.Strip(alertErr.Err.Error()), Outcome: runrecord.OutcomeFailed})
 				return
 			}
 			if out.Note != "" {
@@ -349,7 +349,7 @@ func (a *app) chatTUI(ctx context.Context, d *usecase.Deps, cfg *config.Config, 
 				errMu.Lock()
 				storeErr = err
 				errMu.Unlock()
-				sink.Post(tui.TurnFinishedMsg{Intent: "", Markdown: "**Error:** " + redact.StripControl(err.Error()), Outcome: runrecord.OutcomeFailed})
+				sink.Post(tui.TurnFinishedMsg{Intent: "", Markdown: "**Error:** " + termsafe.Strip(err.Error()), Outcome: runrecord.OutcomeFailed})
 				return
 			}
 			errMu.Lock()

@@ -15,7 +15,7 @@ import (
 	"github.com/superbiz/superbiz/internal/registry"
 	"github.com/superbiz/superbiz/internal/textclip"
 	"github.com/superbiz/superbiz/internal/usecase"
-	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/runstore"
 )
 
@@ -87,7 +87,7 @@ func bounded(cmd *cobra.Command, names namer) []string {
 
 // described is a completion candidate with its description, on one line.
 func described(name, desc string) string {
-	desc = strings.Join(strings.Fields(redact.Clean(desc)), " ")
+	desc = strings.Join(strings.Fields(egress.Mask(desc).Shown().String()), " ")
 	if desc == "" {
 		return name
 	}

@@ -21,7 +21,7 @@ import (
 	"github.com/superbiz/superbiz/internal/runview"
 	"github.com/superbiz/superbiz/internal/tui"
 	"github.com/superbiz/superbiz/internal/usecase"
-	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 )
 
@@ -293,7 +293,7 @@ func (a *app) diagnoseTUI(ctx context.Context, d *usecase.Deps, req usecase.Diag
 		mu.Unlock()
 	}
 	view := tui.NewDiagnose(tui.DiagnoseOptions{
-		Query: redact.Clean(req.Query), Budget: d.Budget,
+		Query: egress.Mask(req.Query).Shown().String(), Budget: d.Budget,
 		// The view asks the terminal for its background when it starts.
 		MarkdownStyle: tui.MarkdownStyle(a.io.Color, a.io.DarkBackground()),
 		ModelWait:     demoOnly(d.ModelName == demo.TranscriptNote, demo.PlayingNote),

@@ -16,7 +16,7 @@ import (
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
 	"github.com/superbiz/superbiz/internal/promtest"
 	"github.com/superbiz/superbiz/internal/testenv"
-	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/egress"
 )
 
 // transcript is a scripted model for one built-in pack
@@ -298,7 +298,7 @@ func TestEvalResultsSayWhatWasMeasured(t *testing.T) {
 	res, out := evalJSON(t, env, "--filter", id)
 	m := res.Summary.Model
 	started, err := time.Parse(time.RFC3339, res.Summary.StartedAt)
-	if m.Name != "qwen3:8b" || m.Provider != "ollama" || m.URL != "http://admin:"+redact.Marker+"@"+strings.TrimPrefix(srv.URL(), "http://") ||
+	if m.Name != "qwen3:8b" || m.Provider != "ollama" || m.URL != "http://admin:"+egress.Marker+"@"+strings.TrimPrefix(srv.URL(), "http://") ||
 		!strings.HasPrefix(res.Summary.SuperbizVersion, "dev") || err != nil || time.Since(started) > time.Hour || strings.Contains(out, "hunter2") {
 		t.Errorf("summary %+v (%v)\n%s", res.Summary, err, out)
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/superbiz/superbiz/internal/termsafe"
 	wsp "github.com/superbiz/superbiz/internal/workspace"
 
 	"charm.land/bubbles/v2/progress"
@@ -15,7 +16,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/superbiz/superbiz/internal/config"
-	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/tools"
 	"github.com/superbiz/superbiz/pkg/tools/knowledge"
 )
@@ -111,7 +111,7 @@ func writeEmbedding(w io.Writer, e *knowledge.Embedding) error {
 	}
 	line := fmt.Sprintf("embedded %d sections with %s; %d without vectors", e.Embedded, e.Model, e.Missing)
 	if e.Error != "" {
-		line += " (search uses BM25 for them; retried on the next sync): " + redact.StripControl(e.Error)
+		line += " (search uses BM25 for them; retried on the next sync): " + termsafe.Strip(e.Error)
 	}
 	_, err := fmt.Fprintln(w, line)
 	return err
@@ -126,7 +126,7 @@ func writeExclusions(w io.Writer, list []knowledge.Exclusion, total int) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "not indexed (%d):\n", total)
 	for _, e := range list {
-		fmt.Fprintf(&b, "  %s\n", redact.StripControl(e.String()))
+		fmt.Fprintf(&b, "  %s\n", termsafe.Strip(e.String()))
 	}
 	if more := total - len(list); more > 0 {
 		fmt.Fprintf(&b, "  … and %d more\n", more)

@@ -11,7 +11,8 @@ import (
 	"github.com/superbiz/superbiz/internal/config"
 	logsource "github.com/superbiz/superbiz/internal/integration/logs"
 	"github.com/superbiz/superbiz/internal/notfound"
-	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/internal/termsafe"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/tools/logs"
 )
 
@@ -119,7 +120,7 @@ func (a *app) printInspection(in logs.Inspection) error {
 			out.Entries = []logs.InspectedEntry{}
 		}
 		for _, s := range in.Skipped {
-			out.Skipped = append(out.Skipped, inspectSkip{File: s.File, Reason: s.Reason, Error: redact.String(fmt.Sprint(s.Err))})
+			out.Skipped = append(out.Skipped, inspectSkip{File: s.File, Reason: s.Reason, Error: egress.Mask(fmt.Sprint(s.Err)).String()})
 		}
 		return writeJSON(a.io.Out, out)
 	}
@@ -144,7 +145,7 @@ func (a *app) printInspection(in logs.Inspection) error {
 	} else if n := logsource.LimitNote(in); n != "" {
 		b.WriteString(n + "\n")
 	}
-	_, err := io.WriteString(a.io.Out, redact.StripControl(b.String()))
+	_, err := io.WriteString(a.io.Out, termsafe.Strip(b.String()))
 	return err
 }
 

@@ -9,13 +9,13 @@ import (
 
 	"github.com/superbiz/superbiz/internal/reliability"
 	"github.com/superbiz/superbiz/internal/testenv"
-	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/egress"
 )
 
 // TestOneMarkerEverySink: a secret that reaches the user through each kind
 // of sink — a configured value in doctor's summary, a SQL cell (a secret
 // column, and a secret member of a JSON cell), a header in a log entry, and
-// plain text — is shown as redact.Marker, never as itself nor under another
+// plain text — is shown as egress.Marker, never as itself nor under another
 // marker. A sink that masks by itself (config's old "***") fails here.
 func TestOneMarkerEverySink(t *testing.T) {
 	const (
@@ -77,13 +77,13 @@ dsn = "./shop.db"
 		shown []string
 	}{
 		{"configured URL (doctor's model line)", map[string]string{"OLLAMA_HOST": "http://ops:" + hostPw + "@" + closed},
-			[]string{"doctor"}, []string{hostPw}, []string{"http://ops:" + redact.Marker + "@" + closed}},
+			[]string{"doctor"}, []string{hostPw}, []string{"http://ops:" + egress.Marker + "@" + closed}},
 		{"SQL cells", nil,
 			[]string{"-o", "json", "tools", "call", "query_mysql", `{"sql":"SELECT name, password, prefs FROM users"}`},
-			[]string{cellPw, memberTk}, []string{`"` + redact.Marker + `"`, `\"token\":\"` + redact.Marker + `\"`}},
+			[]string{cellPw, memberTk}, []string{`"` + egress.Marker + `"`, `\"token\":\"` + egress.Marker + `\"`}},
 		{"header and text in a log entry", nil,
 			[]string{"-o", "json", "tools", "call", "query_logs", `{"since":"1h"}`},
-			[]string{headerTk, textPw}, []string{`"headers.Authorization":"` + redact.Marker + `"`, "password=" + redact.Marker}},
+			[]string{headerTk, textPw}, []string{`"headers.Authorization":"` + egress.Marker + `"`, "password=" + egress.Marker}},
 	} {
 		t.Run(tc.sink, func(t *testing.T) {
 			e := map[string]string{}

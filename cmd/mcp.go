@@ -18,7 +18,7 @@ import (
 	"github.com/superbiz/superbiz/internal/mcpserver"
 	"github.com/superbiz/superbiz/internal/mcpservice"
 	"github.com/superbiz/superbiz/internal/tui"
-	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/egress"
 )
 
 // mcpOptions are the flags of `superbiz mcp`.
@@ -132,7 +132,7 @@ func (a *app) runMCP(cmd *cobra.Command, f *mcpOptions) error {
 	if w.Index != nil {
 		// The runbook resources are the indexed files: index what changed.
 		if _, err := w.Index.Sync(ctx, nil); err != nil {
-			fmt.Fprintf(a.io.ErrOut, "superbiz: mcp: the runbook index could not be synced, resources list what it held: %s\n", redact.Clean(err.Error()))
+			fmt.Fprintf(a.io.ErrOut, "superbiz: mcp: the runbook index could not be synced, resources list what it held: %s\n", egress.Mask(err.Error()).Shown().String())
 		}
 	}
 	logger := slog.New(slog.NewTextHandler(a.io.ErrOut, &slog.HandlerOptions{Level: slog.LevelWarn}))

@@ -12,7 +12,7 @@ import (
 	"github.com/superbiz/superbiz/internal/runview"
 	"github.com/superbiz/superbiz/internal/tui"
 	"github.com/superbiz/superbiz/internal/usecase"
-	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/pkg/runstore"
 	"github.com/superbiz/superbiz/pkg/tools"
@@ -118,7 +118,7 @@ func (a *app) runReplay(cmd *cobra.Command, id string, f replayFlags) error {
 	}
 	for i, d := range rep.Differences {
 		// They quote stored inputs: redacted as `runs show` shows them.
-		rep.Differences[i] = redact.String(d)
+		rep.Differences[i] = egress.Mask(d).String()
 	}
 	if a.flags.output == outputJSON {
 		if err := writeJSON(a.io.Out, rep); err != nil {

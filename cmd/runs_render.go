@@ -11,8 +11,8 @@ import (
 
 	"github.com/superbiz/superbiz/internal/runview"
 	"github.com/superbiz/superbiz/internal/textclip"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/harness"
-	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/pkg/runstore"
 	"github.com/superbiz/superbiz/pkg/tools"
@@ -484,7 +484,7 @@ func cell[T ~string](s T) string {
 // characters stripped and secrets redacted. The store redacts what it
 // writes; this covers runs recorded before it did.
 func shownText(s string) string {
-	return redact.Clean(s)
+	return egress.Mask(s).Shown().String()
 }
 
 func orDash(s string) string {

@@ -9,8 +9,8 @@ import (
 
 	"github.com/superbiz/superbiz/internal/integration/playbooks"
 	"github.com/superbiz/superbiz/internal/notfound"
+	"github.com/superbiz/superbiz/internal/termsafe"
 	"github.com/superbiz/superbiz/internal/tui"
-	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/tools"
 	"github.com/superbiz/superbiz/pkg/tools/skills"
 )
@@ -77,7 +77,7 @@ func (a *app) runSkillsList(cmd *cobra.Command) error {
 	}
 	t := table{header: []string{"NAME", "SOURCE", "DESCRIPTION"}, fit: a.io.OutColumns()}
 	for _, p := range list {
-		t.rows = append(t.rows, []string{p.Name, redact.StripControl(p.Source), oneLine(p.Description)})
+		t.rows = append(t.rows, []string{p.Name, termsafe.Strip(p.Source), oneLine(p.Description)})
 	}
 	if err := writeTextTable(a.io.Out, t); err != nil {
 		return fmt.Errorf("write the playbook list: %w", err)
@@ -94,7 +94,7 @@ func (a *app) runSkillsShow(cmd *cobra.Command, name string) error {
 	if !ok {
 		return &notfound.Error{Kind: "playbook", Name: name, Valid: cat.Names()}
 	}
-	body := redact.StripControl(p.Body)
+	body := termsafe.Strip(p.Body)
 	if a.flags.output == outputJSON {
 		return writeJSON(a.io.Out, skillOutput{Name: p.Name, Description: p.Description, Source: p.Source, Body: body})
 	}
@@ -120,5 +120,5 @@ func (a *app) renderPlaybook(p tools.Playbook) error {
 // oneLine makes untrusted text fit one table cell: no control characters,
 // whitespace runs collapsed.
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(redact.StripControl(s)), " ")
+	return strings.Join(strings.Fields(termsafe.Strip(s)), " ")
 }

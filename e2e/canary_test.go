@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,9 +11,11 @@ import (
 
 	"github.com/superbiz/superbiz/internal/canary"
 	"github.com/superbiz/superbiz/internal/integration"
+	"github.com/superbiz/superbiz/internal/localserver"
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
 	"github.com/superbiz/superbiz/internal/registry"
 	"github.com/superbiz/superbiz/internal/reliability"
+	"github.com/superbiz/superbiz/internal/testenv"
 	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/harness"
 )
@@ -45,8 +48,18 @@ func TestCanariesLeaveThroughNoSink(t *testing.T) {
 			srv := newServer(t)
 			e := newEnv(t, srv.URL())
 			planted, err := c.PlantCanaries(t.TempDir(), canary.Lines(corpus))
+			if errors.Is(err, localserver.ErrMissing) {
+				testenv.Missing(t, err.Error(), ".ci/run must source the .ci script that installs it")
+			}
 			if err != nil {
 				t.Fatal(err)
+			}
+			if planted.Stop != nil {
+				t.Cleanup(func() {
+					if err := planted.Stop(); err != nil {
+						t.Error(err)
+					}
+				})
 			}
 			cfg := filepath.Join(e.dir, "superbiz.toml")
 			if err := os.WriteFile(cfg, []byte(planted.Config), 0o600); err != nil {

@@ -15,8 +15,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/superbiz/superbiz/internal/termsafe"
 	"github.com/superbiz/superbiz/internal/textclip"
-	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/egress"
 )
 
 // The bounds of one answer and of each alert in it.
@@ -114,7 +115,7 @@ func Decode(body []byte) (as []Alert, skipped []string, err error) {
 	}
 	var raw []json.RawMessage
 	if err := json.Unmarshal(body, &raw); err != nil {
-		return nil, nil, fmt.Errorf("%w: the body is not a JSON array of alerts (%s)", ErrNotAlertmanager, textclip.Bytes(redact.StripControlLine(err.Error()), 120))
+		return nil, nil, fmt.Errorf("%w: the body is not a JSON array of alerts (%s)", ErrNotAlertmanager, textclip.Bytes(termsafe.Line(err.Error()), 120))
 	}
 	if len(raw) > MaxAlerts {
 		return nil, nil, fmt.Errorf("the answer holds %d alerts, more than the %d superbiz reads", len(raw), MaxAlerts)
@@ -137,13 +138,13 @@ func Decode(body []byte) (as []Alert, skipped []string, err error) {
 		}
 		var start time.Time
 		if err := json.Unmarshal(w.StartsAt, &start); err != nil || start.IsZero() {
-			value := textclip.Bytes(redact.Clean(redact.StripControlLine(string(w.StartsAt))), maxSkipValue)
+			value := textclip.Bytes(egress.Mask(termsafe.Line(string(w.StartsAt))).Shown().String(), maxSkipValue)
 			skipped = append(skipped, fmt.Sprintf("alert %d (fingerprint %s) left out: its startsAt %s is not an RFC 3339 time", i, w.Fingerprint, value))
 			continue
 		}
 		out = append(out, Alert{
-			Labels:      cleanPairs(w.Labels, redact.StripControlLine, keyLabels),
-			Annotations: cleanPairs(w.Annotations, redact.StripControl, keyAnnotations),
+			Labels:      cleanPairs(w.Labels, termsafe.Line, keyLabels),
+			Annotations: cleanPairs(w.Annotations, termsafe.Strip, keyAnnotations),
 			StartsAt:    start.UTC(),
 			Fingerprint: w.Fingerprint,
 		})
@@ -179,11 +180,11 @@ func cleanPairs(in map[string]string, strip func(string) string, first []string)
 		if len(out) == MaxPairs {
 			break
 		}
-		name := textclip.Bytes(redact.StripControlLine(k), MaxKey)
+		name := textclip.Bytes(termsafe.Line(k), MaxKey)
 		if name == "" {
 			continue
 		}
-		out[name] = textclip.Bytes(redact.Field(name, strip(in[k])), MaxValue)
+		out[name] = textclip.Bytes(egress.Field(name, strip(in[k])).String(), MaxValue)
 	}
 	return out
 }
@@ -206,7 +207,7 @@ func CheckRef(ref string) error {
 		return errors.New("the alert reference is empty: give an alert name or a fingerprint (`superbiz alerts` lists them)")
 	case len(ref) > MaxRef:
 		return fmt.Errorf("the alert reference has %d bytes, the limit is %d", len(ref), MaxRef)
-	case redact.StripControlLine(ref) != ref:
+	case termsafe.Line(ref) != ref:
 		return errors.New("the alert reference holds control characters")
 	}
 	return nil

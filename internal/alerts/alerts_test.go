@@ -10,7 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/egress"
 )
 
 // A real Alertmanager 0.25 answer decodes to its alerts, newest first,
@@ -100,10 +100,10 @@ func TestDecodeCleansText(t *testing.T) {
 	if a.Service() != "line1 line2" {
 		t.Errorf("service = %q, want one line", a.Service())
 	}
-	if d := a.Annotations["description"]; strings.Contains(d, "Hunter2Secret") || !strings.Contains(d, redact.Marker) || !strings.Contains(d, "\nsecond line") {
+	if d := a.Annotations["description"]; strings.Contains(d, "Hunter2Secret") || !strings.Contains(d, egress.Marker) || !strings.Contains(d, "\nsecond line") {
 		t.Errorf("description = %q, want the password masked and the line break kept", d)
 	}
-	if a.Annotations["DB_PASSWORD"] != redact.Marker {
+	if a.Annotations["DB_PASSWORD"] != egress.Marker {
 		t.Errorf("DB_PASSWORD = %q, want it masked by its name", a.Annotations["DB_PASSWORD"])
 	}
 	if s := a.Summary(); len(s) > MaxValue || !utf8.ValidString(s) {
@@ -282,10 +282,10 @@ func TestDecodeMasksBeforeClipAndSplitKeys(t *testing.T) {
 	if strings.Contains(d, "Hunter2") || len(d) > MaxValue {
 		t.Errorf("description keeps part of the secret or is over the clip: %q", d[len(pad)-5:])
 	}
-	if s := as[0].Summary(); strings.Contains(s, "AKIA") || !strings.HasSuffix(s, redact.Marker) {
+	if s := as[0].Summary(); strings.Contains(s, "AKIA") || !strings.HasSuffix(s, egress.Marker) {
 		t.Errorf("a key crossing the clip was cut before it was masked: %q", s[len(pad)-5:])
 	}
-	if v, ok := as[0].Annotations["DB_PASSWORD"]; !ok || v != redact.Marker {
+	if v, ok := as[0].Annotations["DB_PASSWORD"]; !ok || v != egress.Marker {
 		t.Errorf("annotations = %q, want DB_PASSWORD masked", as[0].Annotations)
 	}
 }

@@ -7,7 +7,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/internal/termsafe"
+	"github.com/superbiz/superbiz/pkg/egress"
 )
 
 // FuzzDecode feeds Alertmanager answers of any shape to Decode and Query:
@@ -37,18 +38,18 @@ func FuzzDecode(f *testing.F) {
 				t.Fatalf("%d labels, %d annotations: more than %d", len(a.Labels), len(a.Annotations), MaxPairs)
 			}
 			check := func(what, k, v string, line bool) {
-				strip := redact.StripControl
+				strip := termsafe.Strip
 				if line {
-					strip = redact.StripControlLine
+					strip = termsafe.Line
 				}
 				switch {
 				case len(k) > MaxKey || len(v) > MaxValue:
 					t.Fatalf("%s %q: %d/%d bytes, over the bounds", what, k, len(k), len(v))
 				case !utf8.ValidString(k) || !utf8.ValidString(v):
 					t.Fatalf("%s %q: invalid UTF-8", what, k)
-				case redact.StripControlLine(k) != k || strip(v) != v:
+				case termsafe.Line(k) != k || strip(v) != v:
 					t.Fatalf("%s %q = %q: control characters left", what, k, v)
-				case redact.Field(k, v) != v && v != "":
+				case egress.Field(k, v).String() != v && v != "":
 					t.Fatalf("%s %q = %q: not redacted", what, k, v)
 				}
 			}

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/termsafe"
 	"github.com/superbiz/superbiz/internal/textclip"
-	"github.com/superbiz/superbiz/pkg/redact"
 )
 
 // AfterStart is how far past an alert's start a diagnosis from it looks:
@@ -43,11 +43,11 @@ func Query(a Alert, clock time.Time, note string, limit int) string {
 		fmt.Fprintf(&b, "Note: %s.\n", note)
 	}
 	if s := a.Summary(); s != "" {
-		fmt.Fprintf(&b, "Summary: %s\n", redact.StripControlLine(s))
+		fmt.Fprintf(&b, "Summary: %s\n", termsafe.Line(s))
 	}
 	fmt.Fprintf(&b, "Labels: %s\n", pairs(a.Labels, nil))
 	if d := a.Annotations[AnnotDescription]; d != "" {
-		fmt.Fprintf(&b, "Description: %s\n", redact.StripControlLine(d))
+		fmt.Fprintf(&b, "Description: %s\n", termsafe.Line(d))
 	}
 	if other := pairs(a.Annotations, []string{AnnotSummary, AnnotDescription}); other != "" {
 		fmt.Fprintf(&b, "Other annotations: %s\n", other)
@@ -60,7 +60,7 @@ func pairs(m map[string]string, skip []string) string {
 	var parts []string
 	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if !slices.Contains(skip, k) {
-			parts = append(parts, k+"="+redact.StripControlLine(m[k]))
+			parts = append(parts, k+"="+termsafe.Line(m[k]))
 		}
 	}
 	return strings.Join(parts, ", ")

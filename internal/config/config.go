@@ -8,11 +8,12 @@
 package config
 
 import (
-	"github.com/superbiz/superbiz/internal/timeline"
 	"reflect"
 	"time"
 
-	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/internal/timeline"
+
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/pkg/tools"
 	"github.com/superbiz/superbiz/pkg/tools/logs"
@@ -181,10 +182,10 @@ type RedisSource = redis.Source
 
 // Secret is a credential read from the environment that prints redacted,
 // declared in pkg/redact.
-type Secret = redact.Secret
+type Secret = egress.Secret
 
 // NewSecret wraps a credential (redact.NewSecret).
-func NewSecret(v string) Secret { return redact.NewSecret(v) }
+func NewSecret(v string) Secret { return egress.NewSecret(v) }
 
 // NewDSN checks raw as a data source name for driver (sqlquery.NewDSN); the
 // error never contains the password.

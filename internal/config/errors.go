@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/superbiz/superbiz/internal/textclip"
-	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/egress"
 )
 
 // Error lists every problem found in one configuration, so a person fixes
@@ -72,7 +72,7 @@ func show(v any) string {
 
 // showHost renders a host value for a message with any userinfo hidden.
 func showHost(s string) string {
-	return strconv.Quote(clip(redact.Userinfo(strings.TrimSpace(s))))
+	return strconv.Quote(clip(egress.Userinfo(strings.TrimSpace(s)).String()))
 }
 
 // kind names the TOML type of a decoded value.

@@ -34,7 +34,20 @@ type Part struct {
 	// its required keys set, no secret): how the registry's tests and docs/SPEC.md configure the
 	// source without a list of their own.
 	Example string
+	// Docs describe the table's keys in docs/SPEC.md's generated Keys
+	// table, by key in Keys' notation: every key the table declares needs
+	// one (internal/specref fails otherwise), so a key is documented where
+	// it is added.
+	Docs map[string]KeyDoc
 }
+
+// KeyDoc is what docs/SPEC.md says of one key beyond its tags. Accepted
+// is the prose after what the tags generate (the provider it is for, the
+// range): text following a range starts with its own separator (": the
+// longest window", ", and at least …"). Type and Default replace the
+// generated cells when the Go type or the default tag says too little
+// ("URL", "array of globs", "required").
+type KeyDoc struct{ Type, Default, Accepted string }
 
 // Checker collects the problems of one Validate call; a Part's Check
 // reports through it, naming the key and where its value came from.
@@ -121,6 +134,15 @@ func (v *Checker) Auth(prefix string, a HTTPAuth) {
 	if (a.Username == "") != (a.PasswordEnv == "") {
 		v.Rule(prefix+".username", "basic authentication needs both username and password_env (the variable holding the password)")
 	}
+}
+
+// AuthDocs adds to docs the KeyDocs of the HTTP credentials at prefix
+// ("alerts", "metrics[]"), which every HTTP source describes alike.
+func AuthDocs(prefix string, docs map[string]KeyDoc) map[string]KeyDoc {
+	docs[prefix+".bearer_token_env"] = KeyDoc{Accepted: "the environment variable holding a bearer token (sent as `Authorization: Bearer`); not with `username`"}
+	docs[prefix+".username"] = KeyDoc{Accepted: "basic authentication user; needs `password_env`"}
+	docs[prefix+".password_env"] = KeyDoc{Accepted: "the environment variable holding the basic authentication password; needs `username`"}
+	return docs
 }
 
 // Show renders a value for a message, clipped to its first line.

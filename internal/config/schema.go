@@ -86,19 +86,9 @@ func keysOf(t reflect.Type) []string {
 // notation ("db", "model.host", "logs[].name"), in declaration order; it is
 // how tests and docs learn the keys without retyping them.
 func Keys() []string {
-	return appendKeys(nil, "", reflect.TypeFor[Config]())
-}
-
-func appendKeys(out []string, prefix string, t reflect.Type) []string {
-	for _, s := range specsOf(t) {
-		switch {
-		case isTable(s.typ):
-			out = appendKeys(out, prefix+s.key+".", s.typ)
-		case s.typ.Kind() == reflect.Slice && isTable(s.typ.Elem()):
-			out = appendKeys(out, prefix+s.key+"[].", s.typ.Elem())
-		default:
-			out = append(out, prefix+s.key)
-		}
+	var out []string
+	for _, s := range KeySpecs() {
+		out = append(out, s.Key)
 	}
 	return out
 }
@@ -363,4 +353,42 @@ func oneEntryEach(v reflect.Value) {
 			oneEntryEach(f.Index(0))
 		}
 	}
+}
+
+// KeySpec is one declared key as its struct tags declare it, for the
+// generated reference of docs/SPEC.md.
+type KeySpec struct {
+	// Key is the key in Keys' notation ("model.host", "logs[].name").
+	Key string
+	// Type is the Go type of its value.
+	Type reflect.Type
+	// Default is the default tag's text; HasDefault says there is one.
+	Default    string
+	HasDefault bool
+	// Min and Max are the range's bounds ("" for none), as written.
+	Min, Max string
+	// Enum are the accepted values, nil for any.
+	Enum []string
+	// Provider is the only model.provider the key means something for.
+	Provider string
+}
+
+// KeySpecs are every declared key's tags, in Keys' order.
+func KeySpecs() []KeySpec {
+	return appendSpecs(nil, "", reflect.TypeFor[Config]())
+}
+
+func appendSpecs(out []KeySpec, prefix string, t reflect.Type) []KeySpec {
+	for _, s := range specsOf(t) {
+		switch {
+		case isTable(s.typ):
+			out = appendSpecs(out, prefix+s.key+".", s.typ)
+		case s.typ.Kind() == reflect.Slice && isTable(s.typ.Elem()):
+			out = appendSpecs(out, prefix+s.key+"[].", s.typ.Elem())
+		default:
+			out = append(out, KeySpec{Key: prefix + s.key, Type: s.typ, Default: s.def, HasDefault: s.hasDef,
+				Min: s.min, Max: s.max, Enum: s.enum, Provider: s.provider})
+		}
+	}
+	return out
 }

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/egress"
 )
 
 // HostURL is the normalised Ollama base URL. A password in its userinfo is
@@ -104,8 +104,8 @@ func (h HostURL) Reveal() string { return h.raw }
 // IsZero reports whether no host was set.
 func (h HostURL) IsZero() bool { return h.raw == "" }
 
-// Redacted returns the URL with any password replaced by redact.Marker.
-func (h HostURL) Redacted() string { return redact.URL(h.raw) }
+// Redacted returns the URL with any password replaced by egress.Marker.
+func (h HostURL) Redacted() string { return egress.URL(h.raw).String() }
 
 // String returns the redacted form.
 func (h HostURL) String() string { return h.Redacted() }
@@ -115,7 +115,7 @@ func (h HostURL) GoString() string { return "config.HostURL(" + strconv.Quote(h.
 
 // Format keeps every fmt verb redacted.
 func (h HostURL) Format(f fmt.State, verb rune) {
-	redact.Format(f, verb, h.Redacted(), h.GoString())
+	egress.Format(f, verb, egress.URL(h.raw), h.GoString())
 }
 
 // MarshalJSON encodes the redacted form.

@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/egress"
 )
 
 // materialize builds one workspace per test binary run; tests only read it.
@@ -508,7 +508,7 @@ func TestLogsSurviveRedaction(t *testing.T) {
 	ws := materialize(t)
 	for file, lines := range readLogs(t, ws) {
 		for _, l := range lines {
-			if got := redact.String(l); got != l {
+			if got := egress.Mask(l).String(); got != l {
 				t.Fatalf("%s: redaction changed an ordinary line:\n in %s\nout %s", file, l, got)
 			}
 		}
@@ -521,7 +521,7 @@ func TestLogsSurviveRedaction(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if got := redact.String(string(data)); got != string(data) {
+		if got := egress.Mask(string(data)).String(); got != string(data) {
 			t.Errorf("%s: redaction changed the runbook", p)
 		}
 		return nil

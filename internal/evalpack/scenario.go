@@ -16,7 +16,6 @@ import (
 	"github.com/superbiz/superbiz/internal/registry"
 	"github.com/superbiz/superbiz/internal/textclip"
 	"github.com/superbiz/superbiz/pkg/egress"
-	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/pkg/runstore"
 	"github.com/superbiz/superbiz/pkg/tools"
@@ -211,7 +210,7 @@ func evidence(run *runstore.RunDetail, outcome runrecord.Outcome) []string {
 
 // header is the first line of the pack's TOML files.
 func header(run *runstore.RunDetail) []byte {
-	return []byte("# Frozen by `superbiz eval pack` from run " + redact.String(run.ID) + ".\n")
+	return []byte("# Frozen by `superbiz eval pack` from run " + egress.Mask(run.ID).String() + ".\n")
 }
 
 // writeScenario writes scenario.toml: sc, with the keys the sources set

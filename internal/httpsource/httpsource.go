@@ -20,8 +20,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/superbiz/superbiz/internal/termsafe"
 	"github.com/superbiz/superbiz/internal/textclip"
-	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
 
@@ -54,16 +55,16 @@ type Client struct {
 }
 
 // Scrubber removes a configured credential, in every form a server may echo
-// it in (redact.Credential), from what the server sent back. A Client has
+// it in (egress.Credential), from what the server sent back. A Client has
 // one; the Ollama adapter, whose HTTP client is the Ollama library's, makes
 // its own for the password of model.host.
 type Scrubber struct {
-	redact.Credential
+	egress.Credential
 }
 
 // NewScrubber lists the forms of a's credential.
 func NewScrubber(a Auth) Scrubber {
-	return Scrubber{redact.NewCredential(a.Username, a.Password, a.BearerToken)}
+	return Scrubber{egress.NewCredential(a.Username, a.Password, a.BearerToken)}
 }
 
 // New checks opts and returns a client; it makes no request.
@@ -233,7 +234,7 @@ func (c *Client) transportError(parent, ctx context.Context, u *url.URL, err err
 
 // Excerpt is the start of an answer as errors quote it: one line, scrubbed, bounded.
 func (c *Client) Excerpt(body []byte) string {
-	s := strings.TrimSpace(redact.StripControlLine(string(body[:min(len(body), 4*MaxExcerpt)])))
+	s := strings.TrimSpace(termsafe.Line(string(body[:min(len(body), 4*MaxExcerpt)])))
 	if s == "" {
 		return "(empty body)"
 	}
@@ -244,7 +245,7 @@ func (c *Client) Excerpt(body []byte) string {
 // literal form of the configured credential, then anything redact finds; the
 // result is cut to MaxExcerpt bytes.
 func (c Scrubber) Scrub(s string) string {
-	return textclip.Bytes(redact.String(c.Literal(s)), MaxExcerpt)
+	return textclip.Bytes(egress.Mask(c.Literal(s)).String(), MaxExcerpt)
 }
 
 // shown is a request URL as messages show it: no credentials, no query.

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/superbiz/superbiz/internal/testenv"
-	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/egress"
 )
 
 func newClient(t *testing.T, o Options) *Client {
@@ -148,7 +148,7 @@ func TestScrubsSecretFromWholeAnswer(t *testing.T) {
 			t.Fatalf("%+v: answer no longer JSON: %v %s", auth, err, resp.Body)
 		}
 		for i, v := range doc.Data {
-			if v != redact.Marker {
+			if v != egress.Marker {
 				t.Errorf("%+v: form %q reached the caller as %q", auth, forms[i], v)
 			}
 		}

@@ -211,9 +211,12 @@ type Canaried interface {
 // Planted is what a Canaried source planted: the configuration (TOML) that
 // points it at the fixtures, the tool that reads them ("" for the source's
 // Tool()) and its calls (the tool's input, no envelope) that read every
-// planted line back.
+// planted line back. A server-backed source plants into a server it starts
+// (Stop stops it, nil when none); one whose server is not installed
+// returns an error wrapping localserver.ErrMissing.
 type Planted struct {
 	Config string
 	Tool   string
 	Calls  []json.RawMessage
+	Stop   func() error
 }

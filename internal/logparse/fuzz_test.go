@@ -8,7 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/internal/termsafe"
 )
 
 // fuzzParser fuzzes the built-in layout called name from seeds.
@@ -28,7 +28,7 @@ func fuzzLayout(f *testing.F, l *Layout, seeds ...string) {
 		if l.ParseLine(line, &tc, &r) != LineCont {
 			// everything a parsed line yields must clean to valid, control-free text
 			for _, b := range [][]byte{r.Msg, r.Service} {
-				s := redact.StripControlLine(string(b))
+				s := termsafe.Line(string(b))
 				if !utf8.ValidString(s) {
 					t.Fatalf("invalid UTF-8 from %q", line)
 				}
@@ -38,7 +38,7 @@ func fuzzLayout(f *testing.F, l *Layout, seeds ...string) {
 					}
 				}
 			}
-			_ = Template(redact.StripControl(string(r.Msg)))
+			_ = Template(termsafe.Strip(string(r.Msg)))
 		}
 	})
 }
@@ -74,7 +74,7 @@ func FuzzOTLPBatch(f *testing.F) {
 				t.Fatalf("record larger than its line")
 			}
 			for _, b := range [][]byte{r.Msg, r.Service} {
-				s := redact.StripControlLine(string(b))
+				s := termsafe.Line(string(b))
 				if !utf8.ValidString(s) {
 					t.Fatalf("invalid UTF-8 from %q", line)
 				}

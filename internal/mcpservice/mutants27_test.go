@@ -12,7 +12,7 @@ import (
 	"github.com/superbiz/superbiz/internal/mcpserver"
 	"github.com/superbiz/superbiz/internal/registry"
 	"github.com/superbiz/superbiz/internal/workspace"
-	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/egress"
 )
 
 // A call that was not served is an isError result whose text is masked: a
@@ -20,7 +20,7 @@ import (
 func TestToolResultMasksFailures(t *testing.T) {
 	obs := json.RawMessage(`{"evidence_status":"ERROR"}`)
 	r, err := toolResult(obs, errors.New("query_mysql failed (UNAVAILABLE): dial db: password=hunter2 refused"))
-	if err != nil || !r.IsError || strings.Contains(r.Text.String(), "hunter2") || !strings.Contains(r.Text.String(), redact.Marker) || string(r.Structured.Bytes()) != string(obs) {
+	if err != nil || !r.IsError || strings.Contains(r.Text.String(), "hunter2") || !strings.Contains(r.Text.String(), egress.Marker) || string(r.Structured.Bytes()) != string(obs) {
 		t.Errorf("failed call: %+v; want an isError result with the password masked and the observation kept", r)
 	}
 	if r, err := toolResult(obs, nil); err != nil || r.IsError || !r.Text.IsZero() {
@@ -49,7 +49,7 @@ func TestCallToolThroughWorkspace(t *testing.T) {
 	}
 	// The workspace's own error names the tool: masked like the rest.
 	r, err = svc.CallTool(ctx, "password=hunter2", nil)
-	if err != nil || !r.IsError || strings.Contains(r.Text.String(), "hunter2") || !strings.Contains(r.Text.String(), redact.Marker) {
+	if err != nil || !r.IsError || strings.Contains(r.Text.String(), "hunter2") || !strings.Contains(r.Text.String(), egress.Marker) {
 		t.Errorf("unknown tool with a password in its name: %+v, %v; want it masked", r, err)
 	}
 	r, err = svc.ListRuns(ctx, mcpserver.RunsListInput{})

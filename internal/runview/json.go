@@ -14,7 +14,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/notfound"
 	"github.com/superbiz/superbiz/internal/textclip"
-	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/pkg/runstore"
 )
@@ -42,7 +42,7 @@ type Summary struct {
 func SummaryOf(r runstore.RunSummary) Summary {
 	s := Summary{
 		RunID: r.ID, SessionID: r.SessionID, CreatedAt: r.CreatedAt.UTC().Format(time.RFC3339Nano),
-		Query: redact.String(r.Query), Intent: r.Intent, Status: r.Status, ReleaseOutcome: r.ReleaseOutcome,
+		Query: egress.Mask(r.Query).String(), Intent: r.Intent, Status: r.Status, ReleaseOutcome: r.ReleaseOutcome,
 		StopReason: r.StopReason, Lifecycle: r.Lifecycle, Model: r.Model,
 		Usage:     r.Usage,
 		ErrorCode: nullable(r.ErrorCode), ReplayOf: nullable(r.ReplayOf),
@@ -156,7 +156,7 @@ func DetailOf(d *runstore.RunDetail) Detail {
 		Summary:           SummaryOf(d.RunSummary),
 		Host:              d.Host,
 		Settings:          rawJSON(d.Settings, "null"),
-		Answer:            redact.String(d.Answer),
+		Answer:            egress.Mask(d.Answer).String(),
 		Result:            rawJSON(runstore.Redacted(d.PublishedResult), "null"),
 		Checks:            rawJSON(runstore.Redacted(d.Checks), "[]"),
 		InvocationsTotal:  d.InvocationsTotal,
@@ -169,7 +169,7 @@ func DetailOf(d *runstore.RunDetail) Detail {
 		out.Clock = nullable(d.Clock.Format(time.RFC3339Nano))
 	}
 	if d.ErrorCode != "" || d.ErrorMessage != "" {
-		out.Error = &RunError{Code: d.ErrorCode, Message: redact.String(d.ErrorMessage)}
+		out.Error = &RunError{Code: d.ErrorCode, Message: egress.Mask(d.ErrorMessage).String()}
 	}
 	for _, inv := range d.Invocations {
 		out.Invocations = append(out.Invocations, Invocation{
@@ -222,7 +222,7 @@ func shownValue(v json.RawMessage) json.RawMessage {
 // shownMember is a stored text member as shown: redacted, and cut past
 // shownMemberBytes.
 func shownMember(s string) string {
-	return textclip.Bytes(redact.String(s), shownMemberBytes)
+	return textclip.Bytes(egress.Mask(s).String(), shownMemberBytes)
 }
 
 func timeJSON(t time.Time) string {

@@ -12,9 +12,9 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/superbiz/superbiz/internal/termsafe"
 	"github.com/superbiz/superbiz/internal/textclip"
 	"github.com/superbiz/superbiz/pkg/harness"
-	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 )
 
@@ -363,19 +363,19 @@ func (m *Chat) conversation() string {
 	var b []string
 	if m.opts.Intro != "" {
 		// Wrapped, not cut: every word of the notice matters.
-		b = append(b, m.st.warn.Width(m.width).Render(redact.StripControl(m.opts.Intro)), "")
+		b = append(b, m.st.warn.Width(m.width).Render(termsafe.Strip(m.opts.Intro)), "")
 	} else if len(m.turns) == 0 {
 		return m.st.dim.Render("Ask about an incident (routed to a diagnosis), a runbook, or superbiz itself.")
 	}
 	for i := range m.turns {
 		t := &m.turns[i]
-		b = append(b, m.st.user.Render(textclip.Width("› "+redact.StripControlLine(t.query), m.width)))
+		b = append(b, m.st.user.Render(textclip.Width("› "+termsafe.Line(t.query), m.width)))
 		if !t.done {
 			continue
 		}
 		head := []string{}
 		if t.intent != "" {
-			head = append(head, m.st.badge.Render("["+redact.StripControlLine(t.intent)+"]"))
+			head = append(head, m.st.badge.Render("["+termsafe.Line(t.intent)+"]"))
 		}
 		// No exit code (chat did not exit), and a SUCCESS needs no reason.
 		reason := t.stopReason
@@ -383,7 +383,7 @@ func (m *Chat) conversation() string {
 			reason = ""
 		}
 		status := statusWords(t.outcome, reason)
-		if id := redact.StripControlLine(t.runID); id != "" {
+		if id := termsafe.Line(t.runID); id != "" {
 			status = strings.TrimPrefix(status+" · run "+id, " · ")
 		}
 		if status != "" {
@@ -408,11 +408,11 @@ func (m *Chat) renderAnswer(md string) string {
 		return ""
 	}
 	if m.plain() {
-		return redact.StripControl(md)
+		return termsafe.Strip(md)
 	}
 	out, err := RenderMarkdown(md, m.width-2, m.opts.MarkdownStyle)
 	if err != nil {
-		return m.st.bad.Render(redact.StripControlLine(err.Error())) + "\n" + redact.StripControl(md)
+		return m.st.bad.Render(termsafe.Line(err.Error())) + "\n" + termsafe.Strip(md)
 	}
 	return out
 }

@@ -8,9 +8,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
+	"github.com/superbiz/superbiz/internal/termsafe"
 	"github.com/superbiz/superbiz/internal/textclip"
 	"github.com/superbiz/superbiz/pkg/harness"
-	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 )
 
@@ -174,12 +174,12 @@ func (m Diagnose) renderReport() string {
 		return ""
 	}
 	if m.plain() {
-		return redact.StripControl(m.report.Markdown)
+		return termsafe.Strip(m.report.Markdown)
 	}
 	out, err := RenderMarkdown(m.report.Markdown, m.width-2, m.opts.MarkdownStyle)
 	if err != nil {
 		// Show the answer anyway, and say why it is not formatted.
-		return m.st.bad.Render(redact.StripControlLine(err.Error())) + "\n" + redact.StripControl(m.report.Markdown)
+		return m.st.bad.Render(termsafe.Line(err.Error())) + "\n" + termsafe.Strip(m.report.Markdown)
 	}
 	return out
 }
@@ -210,7 +210,7 @@ func (m Diagnose) frame() string {
 	w := m.width
 	var b []string
 	title := "superbiz diagnose"
-	if q := redact.StripControlLine(m.run.query); q != "" {
+	if q := termsafe.Line(m.run.query); q != "" {
 		title += " · " + q
 	}
 	b = append(b, m.st.title.Render(textclip.Width(title, w)))

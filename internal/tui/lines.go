@@ -6,9 +6,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/superbiz/superbiz/internal/termsafe"
 	"github.com/superbiz/superbiz/internal/textclip"
 	"github.com/superbiz/superbiz/pkg/harness"
-	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
@@ -138,32 +138,32 @@ func progressLine(ev harness.Event) string {
 	case harness.RunStarted:
 		b := e.Budget
 		return fmt.Sprintf("[run] %s started · budget %d model calls, %d tool calls, %s tokens, %s bytes, %s",
-			redact.StripControlLine(e.RunID), b.MaxModelCalls, b.MaxToolCalls, comma(b.MaxTokens), comma(b.MaxRunBytes), clock(b.Deadline))
+			termsafe.Line(e.RunID), b.MaxModelCalls, b.MaxToolCalls, comma(b.MaxTokens), comma(b.MaxRunBytes), clock(b.Deadline))
 	case harness.ModelRoundFinished:
 		line := fmt.Sprintf("[model] round %d", e.Seq)
 		if p := purposeText(e.Purpose); p != "" {
 			line += " (" + p + ")"
 		}
 		if e.ErrorKind != "" {
-			return line + " failed: " + redact.StripControlLine(e.ErrorKind) + " · " + seconds(e.Duration)
+			return line + " failed: " + termsafe.Line(e.ErrorKind) + " · " + seconds(e.Duration)
 		}
 		return line + " · " + comma(e.Usage.PromptTokens+e.Usage.CompletionTokens) + " tokens · " + seconds(e.Duration)
 	case harness.ToolCallFinished:
 		inv := e.Invocation
-		line := "[tool] " + redact.StripControlLine(inv.Tool)
-		if s := redact.StripControlLine(inv.Summary); s != "" {
+		line := "[tool] " + termsafe.Line(inv.Tool)
+		if s := termsafe.Line(inv.Summary); s != "" {
 			line += " (" + textclip.Bytes(s, harness.MaxCheckSummaryBytes) + ")"
 		}
 		out := inv.Outcome()
 		switch {
 		case inv.Kind == runrecord.KindGuidance && inv.ErrorCode != "":
-			out = "playbook not loaded " + redact.StripControlLine(inv.ErrorCode)
+			out = "playbook not loaded " + termsafe.Line(inv.ErrorCode)
 		case inv.Kind == runrecord.KindGuidance:
 			out = "playbook loaded"
 		case out == "":
 			out = inv.Status
 		}
-		if t := redact.StripControlLine(inv.Tally); t != "" {
+		if t := termsafe.Line(inv.Tally); t != "" {
 			out += " · " + t
 		}
 		return line + " → " + out

@@ -9,12 +9,11 @@ import (
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/superbiz/superbiz/internal/termsafe"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
-
-	"github.com/superbiz/superbiz/pkg/redact"
 )
 
 // This file is the terminal Markdown renderer behind RenderMarkdown. It
@@ -289,7 +288,7 @@ func (r *mdRenderer) codeBlock(n ast.Node) []string {
 		seg := segs.At(i)
 		line := strings.Repeat(" ", seg.Padding) + string(seg.Value(r.src))
 		line = strings.TrimRight(expandTabs(strings.TrimRight(line, "\r\n")), " ")
-		line = redact.StripControlLine(line)
+		line = termsafe.Line(line)
 		if line == "" {
 			out = append(out, "")
 			continue
@@ -318,7 +317,7 @@ func (r *mdRenderer) htmlBlock(n *ast.HTMLBlock, width int) []string {
 	if n.HasClosure() {
 		b.Write(n.ClosureLine.Value(r.src))
 	}
-	words := strings.Fields(redact.StripControlLine(stripTags(b.String())))
+	words := strings.Fields(termsafe.Line(stripTags(b.String())))
 	if len(words) == 0 {
 		return nil
 	}
@@ -372,7 +371,7 @@ func (r *mdRenderer) inline(b *strings.Builder, n ast.Node, f inlineFlags) {
 		if !f.code && !n.IsRaw() {
 			v = resolveText(v)
 		}
-		b.WriteString(r.st.paint(r.st.pick(f), redact.StripControlLine(string(v))))
+		b.WriteString(r.st.paint(r.st.pick(f), termsafe.Line(string(v))))
 		switch {
 		case n.HardLineBreak():
 			b.WriteByte('\n')
@@ -384,7 +383,7 @@ func (r *mdRenderer) inline(b *strings.Builder, n ast.Node, f inlineFlags) {
 		if !n.IsCode() && !n.IsRaw() {
 			v = resolveText(v)
 		}
-		b.WriteString(r.st.paint(r.st.pick(f), redact.StripControlLine(string(v))))
+		b.WriteString(r.st.paint(r.st.pick(f), termsafe.Line(string(v))))
 	case *ast.CodeSpan:
 		f.code = true
 		r.inlineChildren(b, n, f)
@@ -401,7 +400,7 @@ func (r *mdRenderer) inline(b *strings.Builder, n ast.Node, f inlineFlags) {
 		r.linkLike(b, n, string(n.Destination), f)
 	case *ast.AutoLink:
 		f.url = true
-		b.WriteString(r.st.paint(r.st.pick(f), redact.StripControlLine(string(n.Label(r.src)))))
+		b.WriteString(r.st.paint(r.st.pick(f), termsafe.Line(string(n.Label(r.src)))))
 	case *ast.RawHTML:
 		// Tags are dropped; the text around them stays.
 	default:
@@ -412,7 +411,7 @@ func (r *mdRenderer) inline(b *strings.Builder, n ast.Node, f inlineFlags) {
 // linkLike renders a link or image as its text followed by " (url)", or
 // just the url when the text is empty or the url itself.
 func (r *mdRenderer) linkLike(b *strings.Builder, n ast.Node, dest string, f inlineFlags) {
-	dest = redact.StripControlLine(string(resolveText([]byte(dest))))
+	dest = termsafe.Line(string(resolveText([]byte(dest))))
 	label := strings.TrimSpace(r.plainText(n))
 	uf := f
 	uf.url = true

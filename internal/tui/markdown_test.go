@@ -9,8 +9,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
-
-	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/internal/termsafe"
 )
 
 // TestRenderMarkdownConstructs pins the notty layout of every construct an
@@ -302,7 +301,7 @@ func BenchmarkRenderMarkdownHostile(b *testing.B) {
 func checkNoControl(t *testing.T, out string) {
 	t.Helper()
 	for _, r := range out {
-		if r != '\n' && (unicode.IsControl(r) || redact.StripControl(string(r)) != string(r)) {
+		if r != '\n' && (unicode.IsControl(r) || termsafe.Strip(string(r)) != string(r)) {
 			t.Fatalf("control character %U in output %q", r, out)
 		}
 	}

@@ -8,9 +8,9 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/superbiz/superbiz/internal/termsafe"
 	"github.com/superbiz/superbiz/internal/textclip"
 	"github.com/superbiz/superbiz/pkg/harness"
-	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
@@ -327,13 +327,13 @@ func stepLine(st styles, sp step, width int) string {
 		case !sp.done:
 			line += " …"
 		case sp.errKind != "":
-			return textclip.Width(line, width) + st.bad.Render(" · "+redact.StripControlLine(sp.errKind))
+			return textclip.Width(line, width) + st.bad.Render(" · "+termsafe.Line(sp.errKind))
 		default:
 			line += " · " + comma(sp.tokens) + " tokens"
 		}
 		return textclip.Width(line, width)
 	case stepTool:
-		head := "  ↳ " + redact.StripControlLine(sp.tool)
+		head := "  ↳ " + termsafe.Line(sp.tool)
 		if !sp.done {
 			return textclip.Width(head+" …", width)
 		}
@@ -341,17 +341,17 @@ func stepLine(st styles, sp step, width int) string {
 		if sp.guidance {
 			tail = " → playbook loaded"
 			if sp.guideErr != "" {
-				tail = " → playbook not loaded " + redact.StripControlLine(sp.guideErr)
+				tail = " → playbook not loaded " + termsafe.Line(sp.guideErr)
 			}
 		}
 		found := ""
-		if t := redact.StripControlLine(sp.tally); t != "" {
+		if t := termsafe.Line(sp.tally); t != "" {
 			found = " · " + t
 		}
 		if over := width - ansi.StringWidth(head) - ansi.StringWidth(tail); ansi.StringWidth(found) > over {
 			found = textclip.Width(found, over) // the tally goes after the summary, before the line wraps
 		}
-		summary := redact.StripControlLine(sp.summary)
+		summary := termsafe.Line(sp.summary)
 		room := width - ansi.StringWidth(head) - ansi.StringWidth(tail) - ansi.StringWidth(found) - 2
 		if summary != "" && room >= 8 {
 			head += "  " + textclip.Width(summary, room)
@@ -361,7 +361,7 @@ func stepLine(st styles, sp step, width int) string {
 		}
 		return head + " → " + outcomeStyle(st, sp.outcome).Render(sp.outcome) + found
 	case stepStop:
-		return st.bad.Render(textclip.Width("■ stop required · "+redact.StripControlLine(sp.reason), width))
+		return st.bad.Render(textclip.Width("■ stop required · "+termsafe.Line(sp.reason), width))
 	case stepFinish:
 		if sp.failed {
 			return st.bad.Render(textclip.Width("✗ run finished · "+sp.reason, width))
@@ -390,7 +390,7 @@ func (s *runState) waitLine(frame string, cancelling bool, now time.Time) string
 		}
 		return line
 	case s.toolBusy != "":
-		return frame + "running " + redact.StripControlLine(s.toolBusy) + "…"
+		return frame + "running " + termsafe.Line(s.toolBusy) + "…"
 	}
 	return ""
 }

@@ -13,7 +13,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/internal/termsafe"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 )
 
@@ -118,7 +118,7 @@ func RenderMarkdown(md string, width int, style string) (string, error) {
 	if width < 20 {
 		width = 20
 	}
-	out := renderMarkdownBlocks(redact.StripControl(md), width, st)
+	out := renderMarkdownBlocks(termsafe.Strip(md), width, st)
 	lines := strings.Split(strings.Trim(out, "\n"), "\n")
 	for i, l := range lines {
 		lines[i] = strings.TrimRight(l, " ")
@@ -130,7 +130,7 @@ func RenderMarkdown(md string, width int, style string) (string, error) {
 // stop reason (as docs/SPEC.md#stop-reasons names them) and run ID.
 func exitLine(code int, outcome, reason, runID string) string {
 	line := statusWords("exit "+strconv.Itoa(code), outcome, reason)
-	if runID = redact.StripControlLine(runID); runID != "" {
+	if runID = termsafe.Line(runID); runID != "" {
 		line += " · run " + runID
 	}
 	return line
@@ -141,7 +141,7 @@ func exitLine(code int, outcome, reason, runID string) string {
 func statusWords(words ...string) string {
 	var parts []string
 	for _, w := range words {
-		if w = redact.StripControlLine(w); w != "" && !slices.Contains(parts, w) {
+		if w = termsafe.Line(w); w != "" && !slices.Contains(parts, w) {
 			parts = append(parts, w)
 		}
 	}

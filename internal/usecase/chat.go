@@ -7,9 +7,9 @@ import (
 	"strings"
 
 	"github.com/superbiz/superbiz/pkg/agent"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/model"
-	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/release"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/prompts"
@@ -77,7 +77,7 @@ func (d *Deps) Chat(ctx context.Context, req ChatRequest) (ChatOutput, error) {
 	if ref, ok := AlertRef(req.Query); ok {
 		return d.chatAlert(ctx, req, ref)
 	}
-	query := redact.Clean(req.Query) // as Diagnose takes it in
+	query := egress.Mask(req.Query).Shown().String() // as Diagnose takes it in
 	sessionID, err := d.resolveSession(ctx, req.SessionID, req.Continue)
 	if err != nil {
 		return Output{}, err

@@ -14,9 +14,9 @@ import (
 	"github.com/superbiz/superbiz/internal/notfound"
 	"github.com/superbiz/superbiz/pkg/agent"
 	"github.com/superbiz/superbiz/pkg/diagnosis"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/model"
-	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/release"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/pkg/runstore"
@@ -105,7 +105,7 @@ func (d *Deps) Diagnose(ctx context.Context, req DiagnoseRequest) (Output, error
 	// events or the output see it: control characters stripped and secrets
 	// (an api_key=… pasted into a question) masked; idempotent, so a stored
 	// query replays as is.
-	req.Query = redact.Clean(req.Query)
+	req.Query = egress.Mask(req.Query).Shown().String()
 	// An accepted run is stored even when its caller cancelled it already
 	// (queued for a slot): it then ends CANCELLED.
 	sessionID, err := d.resolveSession(context.WithoutCancel(ctx), req.SessionID, req.Continue)

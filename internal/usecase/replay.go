@@ -8,10 +8,11 @@ import (
 	"slices"
 
 	"github.com/superbiz/superbiz/internal/model/replay"
+	"github.com/superbiz/superbiz/internal/termsafe"
 	"github.com/superbiz/superbiz/pkg/agent"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/model"
-	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/pkg/runstore"
 	"github.com/superbiz/superbiz/pkg/tools"
@@ -55,7 +56,7 @@ func Replayable(run *runstore.RunSummary) error {
 	case run.Intent == runrecord.IntentToolCall:
 		return &NotReplayableError{RunID: run.ID, Reason: "is a direct tool call (TOOL_CALL), not a diagnosis: only DIAGNOSIS runs can be replayed; `superbiz tools call` runs a tool again"}
 	case run.Intent != runrecord.IntentDiagnosis:
-		intent := redact.String(redact.StripControlLine(run.Intent))
+		intent := egress.Mask(termsafe.Line(run.Intent)).String()
 		if intent == "" {
 			intent = "-"
 		}
@@ -141,7 +142,7 @@ func (d *Deps) replayRun(ctx context.Context, orig *runstore.RunDetail, prev *ag
 	if !routed {
 		return d.Diagnose(ctx, DiagnoseRequest{Query: orig.Query, ReplayOf: orig.ID, FixedPreviousTurn: true, PreviousTurn: prev})
 	}
-	query := redact.Clean(orig.Query) // as Chat takes it in
+	query := egress.Mask(orig.Query).Shown().String() // as Chat takes it in
 	sessionID, err := d.resolveSession(ctx, "", false)
 	if err != nil {
 		return Output{}, err

@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/superbiz/superbiz/internal/termsafe"
 	"github.com/superbiz/superbiz/internal/textclip"
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/model"
-	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/pkg/runstore"
 	"github.com/superbiz/superbiz/pkg/tools"
@@ -119,7 +119,7 @@ func toolCallQuery(tool string, args json.RawMessage) string {
 	if json.Unmarshal(args, &env) == nil && len(env.Input) > 0 {
 		in = env.Input
 	}
-	line := strings.Join(strings.Fields(redact.StripControl(string(in))), " ")
+	line := strings.Join(strings.Fields(termsafe.Strip(string(in))), " ")
 	return textclip.Bytes(tool+" "+line, maxToolCallQuery)
 }
 
@@ -191,7 +191,7 @@ func (d *Deps) finishToolCall(rc *harness.RunContext, end harness.Ending, out To
 	fin := runstore.Finish{Status: out.Status, StopReason: end.Reason, Lifecycle: end.Lifecycle, Usage: u}
 	if out.Status != runrecord.RunStatusSuccess {
 		fin.ErrorCode = out.Code
-		fin.ErrorMessage = redact.StripControl(out.Invocation.Detail)
+		fin.ErrorMessage = termsafe.Strip(out.Invocation.Detail)
 		if end.Reason == runrecord.StopCancelled {
 			fin.ErrorCode, fin.ErrorMessage = string(runrecord.StopCancelled), "the client cancelled the call"
 		}

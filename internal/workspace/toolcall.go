@@ -9,9 +9,10 @@ import (
 	"github.com/superbiz/superbiz/internal/exitcode"
 	"github.com/superbiz/superbiz/internal/notfound"
 	"github.com/superbiz/superbiz/internal/registry"
+	"github.com/superbiz/superbiz/internal/termsafe"
 	"github.com/superbiz/superbiz/internal/usecase"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/harness"
-	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 )
 
@@ -104,10 +105,10 @@ func (r ToolCall) Verdict(ctx context.Context) error {
 	}
 	reason := ""
 	if d := r.Invocation.Detail; d != "" {
-		reason = ": " + redact.StripControl(d)
+		reason = ": " + termsafe.Strip(d)
 	}
 	if r.SyntaxErr != nil {
-		reason = ": " + redact.Clean(r.SyntaxErr.Error())
+		reason = ": " + egress.Mask(r.SyntaxErr.Error()).Shown().String()
 	}
 	switch {
 	case class == usecase.ToolCallServed:

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/superbiz/superbiz/internal/termsafe"
 	"github.com/superbiz/superbiz/internal/textclip"
 	"github.com/superbiz/superbiz/pkg/redact"
 )
@@ -43,10 +44,10 @@ func (t Text) MarshalJSON() ([]byte, error) { return json.Marshal(t.s) }
 // Shown is the text as a terminal or a model may see it: its control
 // characters and escape sequences stripped. Stripping cannot reveal a
 // secret: the policy masked the text with and without them.
-func (t Text) Shown() Text { return Text{redact.StripControl(t.s)} }
+func (t Text) Shown() Text { return Text{termsafe.Strip(t.s)} }
 
 // Line is Shown on one line: line breaks and tabs become spaces.
-func (t Text) Line() Text { return Text{redact.StripControlLine(t.s)} }
+func (t Text) Line() Text { return Text{termsafe.Line(t.s)} }
 
 // Cut keeps at most n bytes, on a rune boundary. Cutting masked text cannot
 // reveal a secret (the mask came first).
@@ -140,15 +141,15 @@ func (j JSON) MarshalJSON() ([]byte, error) {
 // values before its text reaches the door.) The zero value is the policy
 // itself; a Policy can only mask more.
 type Policy struct {
-	creds []redact.Credential
+	creds []Credential
 }
 
 // WithCredential adds a configured credential: its forms (as written,
 // URL-encoded, JSON-escaped, base64 of it and of user:password) of at least
-// redact.MinBodySecret bytes are masked wherever they occur.
+// MinBodySecret bytes are masked wherever they occur.
 func (p Policy) WithCredential(username, password, token string) Policy {
-	c := redact.NewCredential(username, password, token)
-	p.creds = append(append([]redact.Credential(nil), p.creds...), c)
+	c := NewCredential(username, password, token)
+	p.creds = append(append([]Credential(nil), p.creds...), c)
 	return p
 }
 
@@ -211,7 +212,7 @@ func (p Policy) mask(s string) string {
 		return s
 	}
 	s = p.extra(s)
-	return redact.KeepControls(redact.NewKeyed(true).Text(s))
+	return redact.KeepControls(s)
 }
 
 // extra applies what p adds to the policy: its credentials' forms.

@@ -14,9 +14,10 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/superbiz/superbiz/internal/schema"
+	"github.com/superbiz/superbiz/internal/termsafe"
 	"github.com/superbiz/superbiz/internal/textclip"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/model"
-	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
@@ -317,12 +318,12 @@ func (b *Boundary) handleEvidence(adapter tools.Adapter, call model.ToolCall, in
 			return b.stopOn(rerr, base, inv)
 		}
 		inv.Kind, inv.Status = runrecord.KindEvidence, StatusCompleted
-		inv.EvidenceStatus, inv.ErrorCode, inv.Detail = tools.StatusError, tools.CodeInvalidInput, redact.String(err.Error())
+		inv.EvidenceStatus, inv.ErrorCode, inv.Detail = tools.StatusError, tools.CodeInvalidInput, egress.Mask(err.Error()).String()
 		o := base
 		o.EvidenceStatus, o.ErrorCode = string(tools.StatusError), tools.CodeInvalidInput
 		return o, inv
 	}
-	inv.Input, inv.Summary = canon.Input, redact.StripControl(canon.Summary)
+	inv.Input, inv.Summary = canon.Input, termsafe.Strip(canon.Summary)
 	key := call.Name + "\x00" + string(canon.Input)
 	if orig, dup := b.seen[key]; dup {
 		o := base
@@ -352,10 +353,10 @@ func (b *Boundary) handleEvidence(adapter tools.Adapter, call model.ToolCall, in
 		}
 		o.EvidenceStatus, o.Result = string(out.Status), res
 		if t, ok := adapter.(tools.Tallier); ok {
-			inv.Tally = textclip.Bytes(redact.Clean(t.Tally(res)), maxTallyBytes)
+			inv.Tally = textclip.Bytes(egress.Mask(t.Tally(res)).Shown().String(), maxTallyBytes)
 		}
 		if out.Status == tools.NoEvidence {
-			inv.EmptyWindow = textclip.Bytes(redact.String(out.EmptyWindow), MaxCheckSummaryBytes)
+			inv.EmptyWindow = textclip.Bytes(egress.Mask(out.EmptyWindow).String(), MaxCheckSummaryBytes)
 		}
 	case tools.StatusError:
 	default:
@@ -366,7 +367,7 @@ func (b *Boundary) handleEvidence(adapter tools.Adapter, call model.ToolCall, in
 	}
 	inv.EvidenceStatus, inv.ErrorCode = tools.EvidenceStatus(o.EvidenceStatus), o.ErrorCode
 	if out.Detail != nil {
-		inv.Detail = redact.String(out.Detail.Error())
+		inv.Detail = egress.Mask(out.Detail.Error()).String()
 		if b.rc.storeFull != nil && b.rc.storeFull(out.Detail) {
 			// the store cannot hold the run's audit either: end it so
 			b.rc.auditFailed(out.Detail)
@@ -448,15 +449,15 @@ func (b *Boundary) finish(obs observation, inv Invocation) string {
 // is the boundary's one pass over the input and summary (the observation had
 // its pass in projection); the run store's gate is the last line after it.
 func (b *Boundary) commit(inv Invocation) {
-	inv.Summary = redact.String(inv.Summary)
+	inv.Summary = egress.Mask(inv.Summary).String()
 	if len(inv.Input) > 0 {
-		in, err := redact.JSON(inv.Input)
+		in, err := egress.MaskJSON(inv.Input)
 		if err != nil {
 			// Not JSON (cannot happen for canonical or bounded input): keep
 			// nothing rather than something unredacted.
-			in = nil
+			in = egress.JSON{}
 		}
-		inv.Input = in
+		inv.Input = in.Bytes()
 	}
 	inv.Seq = len(b.invocations) + 1
 	b.invocations = append(b.invocations, inv)
@@ -497,7 +498,7 @@ func (b *Boundary) readSkill(call model.ToolCall, inv Invocation, t0 time.Time) 
 		o.Name, o.Note = pb.Name, "already loaded in this run; follow the instructions you already have"
 	} else {
 		b.skillsRead[pb.Name] = true
-		o.Name, o.Body = pb.Name, redact.StripControl(pb.Body)
+		o.Name, o.Body = pb.Name, termsafe.Strip(pb.Body)
 	}
 	inv.Summary = args.Name
 	if o.Error != "" {
@@ -530,7 +531,7 @@ func stableCode(code string) string {
 }
 
 // projection marshals an adapter result and passes it through the one
-// masking pass of the boundary (redact.CleanJSON: secret shapes, secret-named
+// masking pass of the boundary (pkg/egress, shown: secret shapes, secret-named
 // members, terminal escapes, control characters), keeping member order.
 func projection(result any) (json.RawMessage, error) {
 	raw, err := tools.MarshalJSON(result)
@@ -540,11 +541,11 @@ func projection(result any) (json.RawMessage, error) {
 	if len(raw) == 0 || raw[0] != '{' {
 		return nil, errors.New("projection is not a JSON object")
 	}
-	out, err := redact.CleanJSON(raw)
+	out, err := egress.MaskJSON(raw)
 	if err != nil {
 		return nil, fmt.Errorf("mask projection: %w", err)
 	}
-	return out, nil
+	return out.Shown().Bytes(), nil
 }
 
 func mustMarshal(v any) json.RawMessage {
@@ -561,6 +562,6 @@ func boundedRaw(b []byte) json.RawMessage {
 	if json.Valid(b) && len(b) <= 4096 {
 		return append(json.RawMessage(nil), b...)
 	}
-	s, _ := json.Marshal(redact.String(string(b[:min(len(b), 4096)])))
+	s, _ := json.Marshal(egress.Mask(string(b[:min(len(b), 4096)])).String())
 	return s
 }

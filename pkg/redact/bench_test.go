@@ -33,14 +33,6 @@ func BenchmarkString8KiBSecrets(b *testing.B) {
 	}
 }
 
-func BenchmarkStripControl8KiB(b *testing.B) {
-	s := strings.Repeat("plain log line with \x1b[31mcolor\x1b[0m and text\n", 200)
-	b.SetBytes(int64(len(s)))
-	for b.Loop() {
-		StripControl(s)
-	}
-}
-
 // BenchmarkJSONModelRound redacts a recorded request of about 16 KiB: a
 // conversation whose tool messages hold observations as JSON in strings.
 func BenchmarkJSONModelRound(b *testing.B) {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-	"unicode/utf8"
 )
 
 // plantedSecret is embedded in a DSN inside every fuzz input; it must never survive.
@@ -31,45 +30,6 @@ func FuzzString(f *testing.F) {
 		plain := prefix + suffix
 		if twice, once := String(String(plain)), String(plain); twice != once {
 			t.Fatalf("not idempotent:\n once %q\ntwice %q", once, twice)
-		}
-	})
-}
-
-func FuzzStripControl(f *testing.F) {
-	for _, s := range []string{"", "a\x1b[31mb", "\x1b]0;t\x07", "\u009b1m", "a\xffb", "\u202e"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		out := StripControl(s)
-		if !utf8.ValidString(out) {
-			t.Fatalf("invalid UTF-8 out of %q: %q", s, out)
-		}
-		for _, r := range out {
-			if isControl(r) || r == 0x1b {
-				t.Fatalf("control %U survived in %q", r, out)
-			}
-		}
-		if again := StripControl(out); again != out {
-			t.Fatalf("not idempotent: %q -> %q", out, again)
-		}
-	})
-}
-
-// FuzzStripControlLine: whatever a model writes, the line it becomes is
-// valid UTF-8 with no control character, no line break and no bidi override.
-func FuzzStripControlLine(f *testing.F) {
-	for _, s := range []string{"order-service ERROR since 1h", "\x1b[2J\x1b[H", "a\nb\r\nc", "\u202eevil", "\xff\xfe", "时间 since 5m", "a\u2028b"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		out := StripControlLine(s)
-		if !utf8.ValidString(out) {
-			t.Fatalf("invalid UTF-8 out of %q: %q", s, out)
-		}
-		for _, r := range out {
-			if isControl(r) || r == 0x1b || r == '\n' || r == '\t' || r == '\u2028' || r == '\u2029' {
-				t.Fatalf("control %U survived in %q", r, out)
-			}
 		}
 	})
 }

@@ -7,6 +7,8 @@ import (
 	"io"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/superbiz/superbiz/internal/termsafe"
 )
 
 // maxNestedJSON bounds how many levels of JSON held in a JSON string (a
@@ -27,10 +29,10 @@ func JSON(raw []byte) ([]byte, error) {
 }
 
 // CleanJSON is JSON for a document shown to the model or a terminal (a tool's
-// projection): every string passes through Clean instead, so control
+// projection): every string is stripped of them before it is masked, so control
 // characters and escape sequences are stripped too.
 func CleanJSON(raw []byte) ([]byte, error) {
-	return walkJSON(raw, Clean)
+	return walkJSON(raw, clean)
 }
 
 // walkJSON is the one JSON walker: text masks each string that is not a
@@ -84,7 +86,7 @@ func (w jsonWalker) redact(raw []byte, depth int) ([]byte, bool, error) {
 			switch {
 			case isName:
 				// judged without controls, which cannot hide a secret name
-				names[level-1] = StripControl(s)
+				names[level-1] = termsafe.Strip(s)
 				r = w.text(s)
 			case s != "" && w.underSecret(names, kind):
 				r = Marker

@@ -72,15 +72,8 @@ func IsSecretKey(key string) bool {
 	return false
 }
 
-// Field returns the value to show for a field named key: Marker when the key
-// names a secret and the value is not empty, else the value passed through
-// String.
-func Field(key, value string) string {
-	return field(IsSecretKey(key), value, String)
-}
-
 // field is the one rule of a named field's value, whoever decides which
-// names are secret (IsSecretKey, a Keyed's list): Marker for a secret
+// names are secret (a Keyed's list): Marker for a secret
 // name's non-empty value (an empty one stays empty, nothing hides in it),
 // else the value passed through clean.
 func field(secret bool, value string, clean func(string) string) string {

@@ -66,22 +66,7 @@ func TestIsSecretKey(t *testing.T) {
 	}
 }
 
-func TestField(t *testing.T) {
-	if got := Field("password", "hunter2"); got != Marker {
-		t.Errorf("Field(password) = %q", got)
-	}
-	if got := Field("password", ""); got != "" {
-		t.Errorf("Field(password, empty) = %q", got)
-	}
-	if got := Field("msg", "login ok password=hunter2"); got != "login ok password="+Marker {
-		t.Errorf("Field(msg) = %q", got)
-	}
-	if got := Field("msg", "plain"); got != "plain" {
-		t.Errorf("Field(msg, plain) = %q", got)
-	}
-}
-
-// Clean strips controls before it masks: a control character inside a
+// clean strips controls before it masks: a control character inside a
 // secret's key or value cannot hide the secret from the rules and then
 // disappear, leaving it readable.
 func TestCleanStripsBeforeMasking(t *testing.T) {
@@ -90,8 +75,8 @@ func TestCleanStripsBeforeMasking(t *testing.T) {
 		"api\x1b[0m_key: hunter2",
 		"Authori\x07zation: Bearer hunter2abcdefghijkl",
 	} {
-		if got := Clean(in); strings.Contains(got, "hunter2") {
-			t.Errorf("Clean(%q) = %q keeps the secret", in, got)
+		if got := clean(in); strings.Contains(got, "hunter2") {
+			t.Errorf("clean(%q) = %q keeps the secret", in, got)
 		}
 	}
 }

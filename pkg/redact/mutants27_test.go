@@ -32,20 +32,3 @@ func TestMutationPassRedaction(t *testing.T) {
 		}
 	}
 }
-
-// LibPQ: a secret query key in any case is masked, and an output that still
-// holds the parsed password anywhere (the host, the database name) is
-// Marker whole.
-func TestLibPQMutationPass(t *testing.T) {
-	for _, tt := range []struct{ in, password, want string }{
-		{"postgres://ro@db/shop?Password=hunter2x", "", "postgres://ro@db/shop?Password=" + Marker},
-		{"postgres://ro@db/shop?SSLPASSWORD=hunter2x", "", "postgres://ro@db/shop?SSLPASSWORD=" + Marker},
-		{"postgres://ro:hunter2x@db/hunter2x", "hunter2x", Marker},
-		{"host=hunter2x password=hunter2x dbname=shop", "hunter2x", Marker},
-		{"host=db password=hunter2x dbname=shop", "hunter2x", "host=db password=" + Marker + " dbname=shop"},
-	} {
-		if got := LibPQ(tt.in, tt.password); got != tt.want {
-			t.Errorf("LibPQ(%q, %q)\n got %q\nwant %q", tt.in, tt.password, got, tt.want)
-		}
-	}
-}

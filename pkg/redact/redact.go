@@ -1,9 +1,10 @@
-// Package redact is the single redaction step every projection passes before
-// it reaches the model, the terminal or the run store: it masks credentials
-// (DSN and URL passwords, auth headers, cookies, cloud and SaaS tokens, JWTs,
-// private keys, key=value secrets, password flags of command lines) and
-// strips terminal control sequences. JSON masks a whole JSON document (model
-// rounds, tool inputs, observations) and keeps it valid.
+// Package redact holds the masking rules behind pkg/egress, the one door
+// every byte leaving the process passes; nothing else imports it (a depguard
+// rule in .golangci.yml). It masks credentials (DSN and URL passwords, auth
+// headers, cookies, cloud and SaaS tokens, JWTs, private keys, key=value
+// secrets, password flags of command lines, the values of secret-named keys).
+// Its entry points are the few the policy needs: String and KeepControls for
+// text, JSON and CleanJSON for a document, IsSecretKey and Keyed for names.
 //
 // The rules are compiled once, on first use, into immutable values; a cheap
 // literal prefilter decides which rules can possibly match, so ordinary log
@@ -16,6 +17,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/superbiz/superbiz/internal/termsafe"
 )
 
 // Marker replaces every secret value; the key or scheme in front of it is kept
@@ -579,15 +582,26 @@ func (r *rule) applyLines(s, hay string) (string, bool) {
 	return b.String(), true
 }
 
-// Bytes is String for byte slices; it returns b itself when nothing changed.
-func Bytes(b []byte) []byte {
-	s := string(b)
-	out := String(s)
-	if out == s {
-		return b
+// KeepControls masks text that is kept as it was written, control
+// characters included (the run store's records, what pkg/egress lets pass):
+// like String, but when a control character splits a secret
+// ("pass\x11word=x") so the rules miss it, the text is returned cleaned and
+// masked instead, since stripping the control would reveal it. Text without
+// such a split keeps its control characters.
+func KeepControls(s string) string {
+	r := String(s)
+	if c := termsafe.Strip(r); c != r {
+		if m := String(c); m != c {
+			return m
+		}
 	}
-	return []byte(out)
+	return r
 }
+
+// clean strips control sequences first, then masks, so a control character
+// inside a secret ("pass\x11word=x") cannot hide it from the rules and
+// reveal it once stripped.
+func clean(s string) string { return String(termsafe.Strip(s)) }
 
 func containsAny(s string, subs []string) bool {
 	for _, sub := range subs {

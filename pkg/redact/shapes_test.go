@@ -30,7 +30,7 @@ var cjkShapes = []struct{ name, in, secret string }{
 }
 
 // TestStringRemovesCJKAndFullWidthSecrets: every shape of finding 5 is
-// masked by the one rule set, idempotently, through String, Clean and
+// masked by the one rule set, idempotently, through String, clean and
 // KeepControls alike.
 func TestStringRemovesCJKAndFullWidthSecrets(t *testing.T) {
 	leaked := 0
@@ -44,7 +44,7 @@ func TestStringRemovesCJKAndFullWidthSecrets(t *testing.T) {
 		if again := String(got); again != got {
 			t.Errorf("%s: not idempotent: %q -> %q", tc.name, got, again)
 		}
-		for _, f := range []func(string) string{Clean, KeepControls} {
+		for _, f := range []func(string) string{clean, KeepControls} {
 			if out := f(tc.in); strings.Contains(out, tc.secret) {
 				t.Errorf("%s: %q keeps the secret", tc.name, out)
 			}

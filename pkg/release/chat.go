@@ -6,9 +6,9 @@ import (
 
 	"github.com/superbiz/superbiz/internal/textclip"
 	"github.com/superbiz/superbiz/pkg/agent"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/model"
-	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
@@ -115,7 +115,7 @@ func modelDetail(err error) (model.ErrorKind, string) {
 // SystemChat releases the SYSTEM_CHAT model answer: redacted, without
 // control characters, bounded; a blank answer fails as invalid output.
 func (c Chat) SystemChat(content string) Decision {
-	answer := strings.TrimSpace(redact.Clean(content))
+	answer := strings.TrimSpace(egress.Mask(content).Shown().String())
 	if answer == "" {
 		return c.Failed(runrecord.StopInvalidOutput, c.t.chat.emptyAnswer)
 	}

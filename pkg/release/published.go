@@ -10,8 +10,8 @@ import (
 
 	"github.com/superbiz/superbiz/internal/textclip"
 	"github.com/superbiz/superbiz/pkg/agent"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/harness"
-	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
 
@@ -180,7 +180,7 @@ func boundList(items []string, sc scrubber) []string {
 // safeQuery is the user's query as it may be stored and shown: redacted,
 // without control characters, bounded; line breaks are kept.
 func safeQuery(q string) string {
-	return textclip.Bytes(strings.TrimSpace(redact.Clean(q)), maxQueryBytes)
+	return textclip.Bytes(strings.TrimSpace(egress.Mask(q).Shown().String()), maxQueryBytes)
 }
 
 // ParsePublished strictly decodes a stored PublishedResult (unknown,

@@ -5,9 +5,9 @@ import (
 	"strings"
 
 	"github.com/superbiz/superbiz/internal/textclip"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/model"
-	"github.com/superbiz/superbiz/pkg/redact"
 )
 
 // idPlaceholder replaces a Tool Call ID found in the model's words, so no ID
@@ -80,13 +80,13 @@ func (s scrubber) scrub(text string) string {
 // (newlines included) collapsed, and the result bounded to n bytes on a
 // rune boundary.
 func (s scrubber) inline(text string, n int) string {
-	text = s.scrub(redact.Clean(text))
+	text = s.scrub(egress.Mask(text).Shown().String())
 	return textclip.Bytes(strings.Join(strings.Fields(text), " "), n)
 }
 
 // safe is inline for text that comes from no model: redaction, control
 // stripping, whitespace collapsing and the byte bound.
 func safe(text string, n int) string {
-	text = redact.Clean(text)
+	text = egress.Mask(text).Shown().String()
 	return textclip.Bytes(strings.Join(strings.Fields(text), " "), n)
 }

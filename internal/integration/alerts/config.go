@@ -4,14 +4,14 @@ import (
 	"fmt"
 
 	"github.com/superbiz/superbiz/internal/config"
-	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/egress"
 )
 
 // Config is the [alerts] share of the configuration: the rules its tags
 // cannot state and its summary line. Its credential is read when Client
 // builds the client, never at load.
 func (Source) Config() config.Part {
-	return config.Part{Table: "alerts", Check: checkConfig, Summary: summaryLines, Example: example}
+	return config.Part{Table: "alerts", Check: checkConfig, Summary: summaryLines, Example: example, Docs: keyDocs()}
 }
 
 // checkConfig wants a plain http(s) URL without credentials, and at most one way
@@ -38,7 +38,7 @@ func summaryLines(cfg *config.Config) []string {
 		return []string{"alerts: none configured"}
 	}
 	auth := a.Describe(func(env string) string { return "$" + env })
-	return []string{fmt.Sprintf("alerts: %s (auth %s, timeout %s)", redact.Userinfo(a.URL), auth, config.FormatDuration(a.Timeout))}
+	return []string{fmt.Sprintf("alerts: %s (auth %s, timeout %s)", egress.Userinfo(a.URL).String(), auth, config.FormatDuration(a.Timeout))}
 }
 
 // example is the [alerts] table of SPEC and the registry's tests.

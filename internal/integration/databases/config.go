@@ -11,7 +11,7 @@ import (
 // cannot state and its summary lines. The table is declared in
 // pkg/tools/sqlquery.
 func (Source) Config() config.Part {
-	return config.Part{Table: "databases", Check: checkConfig, Summary: summaryLines, Example: example}
+	return config.Part{Table: "databases", Check: checkConfig, Summary: summaryLines, Example: example, Docs: keyDocs()}
 }
 
 // checkConfig reports, per entry, a missing DSN, or one not checked for the

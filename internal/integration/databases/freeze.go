@@ -1,7 +1,6 @@
 package databases
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -18,8 +17,6 @@ import (
 
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/frozen"
-	"github.com/superbiz/superbiz/pkg/egress"
-	"github.com/superbiz/superbiz/pkg/runstore"
 	"github.com/superbiz/superbiz/pkg/tools"
 	"github.com/superbiz/superbiz/pkg/tools/sqlquery"
 )
@@ -148,22 +145,9 @@ func record(p *frozen.Pack, rec *Recording, db config.Database, tool string, rea
 		}
 	}
 	rec.Databases = append(rec.Databases, rd)
-	n := 0
-	for _, inv := range p.Run.Invocations {
-		if inv.Tool != tool || !inv.Ready() || !slices.Contains(reads(inv.Input, inv.Observation), tool+":"+db.Name) {
-			continue
-		}
-		out, ok := runstore.RecordedOutcome(inv.Observation)
-		if !ok {
-			continue // a discarded observation holds nothing to answer with
-		}
-		result, _ := out.Result.(json.RawMessage)
-		rec.Calls = append(rec.Calls, RecordedCall{
-			Tool: tool, Input: runstore.Redacted(inv.Input), EvidenceStatus: out.Status,
-			ErrorCode: out.ErrorCode, Result: runstore.Redacted(result),
-		})
-		n++
-	}
+	calls := p.Record(tool, []string{db.Name}, reads)
+	rec.Calls = append(rec.Calls, calls...)
+	n := len(calls)
 	p.Frozen("database %s (%s): %d recorded statement(s); any other gets %s in eval", db.Name, db.Driver, n, tools.CodeNotRecorded)
 }
 
@@ -189,18 +173,5 @@ func writeRecording(p *frozen.Pack, rec Recording) error {
 	case !errors.Is(err, os.ErrNotExist):
 		return fmt.Errorf("eval pack: %w", err)
 	}
-	b, err := tools.MarshalJSON(rec)
-	if err != nil {
-		return fmt.Errorf("eval pack: encode the recording: %w", err)
-	}
-	var out bytes.Buffer
-	if err := json.Indent(&out, b, "", "  "); err != nil {
-		return fmt.Errorf("eval pack: encode the recording: %w", err)
-	}
-	out.WriteByte('\n')
-	masked, err := egress.MaskJSON(out.Bytes())
-	if err != nil {
-		return fmt.Errorf("eval pack: redact the recording: %w", err)
-	}
-	return p.WriteJSON(file, masked)
+	return p.WriteRecorded(file, rec)
 }

@@ -1,7 +1,6 @@
 package databases
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/frozen"
-	"github.com/superbiz/superbiz/pkg/model"
 	"github.com/superbiz/superbiz/pkg/runstore"
 	"github.com/superbiz/superbiz/pkg/tools"
 	"github.com/superbiz/superbiz/pkg/tools/sqlquery"
@@ -26,12 +24,6 @@ import (
 
 // RecordedFile is the pack file of recorded database answers.
 const RecordedFile = "recorded.json"
-
-// MaxRecordedBytes bounds a pack's recorded.json.
-const MaxRecordedBytes = 16 << 20
-
-// recordedJSON is how recorded.json is read: a regular file, bounded.
-var recordedJSON = config.Untrusted{What: "pack recording", Limit: MaxRecordedBytes, Kind: "a .json file eval pack wrote", Size: "freeze fewer statements"}
 
 // Recording is a pack's recorded.json.
 type Recording struct {
@@ -50,31 +42,14 @@ type RecordedDatabase struct {
 }
 
 // RecordedCall is one statement the run made and what it observed, as the
-// run store keeps them (redacted).
-type RecordedCall struct {
-	Tool string `json:"tool"`
-	// Input is the canonical business input (database, sql, max_rows).
-	Input          json.RawMessage      `json:"input"`
-	EvidenceStatus tools.EvidenceStatus `json:"evidence_status"`
-	ErrorCode      string               `json:"error_code,omitempty"`
-	Result         json.RawMessage      `json:"result,omitempty"`
-}
+// run store keeps them (redacted); its input is the canonical business
+// input (database, sql, max_rows).
+type RecordedCall = frozen.RecordedCall
 
 func readRecording(file string) (*Recording, error) {
-	b, err := config.ReadRegular(file, recordedJSON)
-	if err != nil {
-		return nil, err
-	}
 	var r Recording
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&r); err != nil {
-		return nil, frozen.PackError(file, "", "not a recording eval pack wrote: %v", err)
-	}
-	for i, c := range r.Calls {
-		if _, ok := inputKey(c.Input); !ok {
-			return nil, frozen.PackError(file, fmt.Sprintf("calls[%d].input", i), "not a JSON object")
-		}
+	if err := frozen.ReadRecorded(file, &r, &r.Calls); err != nil {
+		return nil, err
 	}
 	for i, d := range r.Databases {
 		if d.Driver != sqlquery.DriverMySQL && d.Driver != sqlquery.DriverPostgres {
@@ -121,75 +96,26 @@ func WithRecording(adapters []tools.Adapter, rec *Recording, tool string) []tool
 	if rec == nil {
 		return adapters
 	}
-	out := slices.Clone(adapters)
-	for i, a := range out {
-		if a.Definition().Name == tool {
-			out[i] = recordedTool{live: a, rec: rec}
-		}
-	}
-	return out
+	return frozen.Answering(adapters, tool, rec.answer)
 }
 
-// recordedTool is a SQL tool whose recorded databases answer from a recording.
-type recordedTool struct {
-	live tools.Adapter
-	rec  *Recording
-}
-
-func (r recordedTool) Definition() model.Tool { return r.live.Definition() }
-
-func (r recordedTool) Canonical(in json.RawMessage) (tools.Canonical, error) {
-	return r.live.Canonical(in)
-}
-
-// Tally is the live tool's, so a recorded answer's check line reads the same.
-func (r recordedTool) Tally(result json.RawMessage) string {
-	if t, ok := r.live.(tools.Tallier); ok {
-		return t.Tally(result)
-	}
-	return ""
-}
-
-// Execute answers a statement on a recorded database from the recording,
-// comparing canonical inputs in the stored (redacted) form, and runs any
-// other statement on the live tool.
-func (r recordedTool) Execute(ctx context.Context, call tools.Call) tools.Outcome {
+// answer answers a statement on a recorded database from the recording,
+// comparing canonical inputs in the stored (redacted) form; ok is false for
+// any other statement (the live tool runs it).
+func (rec *Recording) answer(call tools.Call) (tools.Outcome, bool) {
 	var in struct {
 		Database string `json:"database"`
 	}
 	if err := json.Unmarshal(call.Input, &in); err != nil {
-		return tools.Failed(tools.CodeInternal, fmt.Errorf("read the canonical input: %w", err))
+		return tools.Failed(tools.CodeInternal, fmt.Errorf("read the canonical input: %w", err)), true
 	}
-	if !slices.ContainsFunc(r.rec.Databases, func(d RecordedDatabase) bool { return d.Name == in.Database }) {
-		return r.live.Execute(ctx, call)
+	if !slices.ContainsFunc(rec.Databases, func(d RecordedDatabase) bool { return d.Name == in.Database }) {
+		return tools.Outcome{}, false
 	}
-	want, _ := inputKey(call.Input)
-	for _, c := range r.rec.Calls {
-		if have, ok := inputKey(c.Input); c.Tool != call.Tool || !ok || have != want {
-			continue
-		}
-		// The call's members are those of a stored observation.
-		obs, err := json.Marshal(c)
-		if err != nil {
-			return tools.Failed(tools.CodeInternal, fmt.Errorf("the recorded call: %w", err))
-		}
-		if out, ok := runstore.RecordedOutcome(obs); ok {
-			return out
-		}
+	if out, ok := frozen.Recorded(rec.Calls, call); ok {
+		return out, true
 	}
-	return tools.Failed(tools.CodeNotRecorded, fmt.Errorf("database %s: no recorded observation for %s (the pack holds the run's statements only)", in.Database, runstore.Redacted(call.Input)))
-}
-
-// inputKey is a canonical input in the stored form (redacted), decoded and
-// encoded again, so that two encodings of one input (indented, escaped
-// differently) compare equal; ok is false when it is no JSON object.
-func inputKey(raw json.RawMessage) (string, bool) {
-	var v map[string]any
-	if err := json.Unmarshal(runstore.Redacted(raw), &v); err != nil {
-		return "", false
-	}
-	b, err := json.Marshal(v)
-	return string(b), err == nil
+	return tools.Failed(tools.CodeNotRecorded, fmt.Errorf("database %s: no recorded observation for %s (the pack holds the run's statements only)", in.Database, runstore.Redacted(call.Input))), true
 }
 
 // Owns is RecordedFile, which query_mysql and query_postgres share.

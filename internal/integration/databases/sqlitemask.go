@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/superbiz/superbiz/pkg/egress"
-	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/tools/sqlquery"
 )
 
@@ -160,7 +159,7 @@ func maskTable(ctx context.Context, db *sql.DB, table string, cols, names []stri
 		return 0, fmt.Errorf("columns of %s: %w", table, err)
 	}
 	for i, c := range cols {
-		secret := redact.IsSecretKey(names[i])
+		secret := egress.SecretName(names[i])
 		vals, err := column[any](ctx, db, fmt.Sprintf("SELECT DISTINCT %s FROM %s WHERE %[1]s IS NOT NULL", ident(c), ident(table)))
 		if err != nil {
 			return 0, fmt.Errorf("read %s.%s: %w", table, c, err)
@@ -193,11 +192,11 @@ func maskTable(ctx context.Context, db *sql.DB, table string, cols, names []stri
 		return 0, fmt.Errorf("read %s.%s: %w", table, cols[key], err)
 	}
 	for _, k := range keys {
-		if !redact.IsSecretKey(k) {
+		if !egress.SecretName(k) {
 			continue
 		}
 		for _, i := range vals {
-			res, err := db.ExecContext(ctx, fmt.Sprintf("UPDATE %s SET %s = ? WHERE %s = ? AND %[2]s IS NOT NULL AND %[2]s NOT IN ('', ?)", ident(table), ident(cols[i]), ident(cols[key])), redact.Marker, k, redact.Marker)
+			res, err := db.ExecContext(ctx, fmt.Sprintf("UPDATE %s SET %s = ? WHERE %s = ? AND %[2]s IS NOT NULL AND %[2]s NOT IN ('', ?)", ident(table), ident(cols[i]), ident(cols[key])), egress.Marker, k, egress.Marker)
 			if err != nil {
 				return 0, fmt.Errorf("mask %s.%s of %s: %w", table, cols[i], k, err)
 			}
@@ -217,20 +216,20 @@ func maskCell(v any, secret bool) (any, bool) {
 	switch x := v.(type) {
 	case string:
 		if secret {
-			return redact.Marker, x != "" && x != redact.Marker
+			return egress.Marker, x != "" && x != egress.Marker
 		}
 		m := egress.Mask(x).String()
 		return m, m != x
 	case []byte:
 		if secret {
-			return redact.Marker, len(x) > 0
+			return egress.Marker, len(x) > 0
 		}
 		m := egress.Mask(string(x)).String()
 		return []byte(m), m != string(x)
 	case nil:
 		return nil, false
 	}
-	return redact.Marker, secret
+	return egress.Marker, secret
 }
 
 // usingModule finds the module of a CREATE VIRTUAL TABLE statement.
@@ -377,7 +376,7 @@ func secretDefaults(ctx context.Context, db *sql.DB) (map[string]bool, error) {
 				rows.Close()
 				return nil, fmt.Errorf("read the defaults of %s: %w", t, err)
 			}
-			if !redact.IsSecretKey(name) {
+			if !egress.SecretName(name) {
 				continue
 			}
 			for _, l := range sqlLiterals(dflt) {
@@ -473,7 +472,7 @@ func maskSQLLiterals(s string, whole map[string]bool) string {
 	for _, l := range lits {
 		m := egress.Mask(l.text).String()
 		if whole[l.text] && l.text != "" {
-			m = redact.Marker
+			m = egress.Marker
 		}
 		if m == l.text {
 			continue

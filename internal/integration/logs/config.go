@@ -15,7 +15,7 @@ import (
 // its tags cannot state (name, paths, time zone, a custom layout) and its
 // summary lines. The table itself is declared in pkg/tools/logs.
 func (Source) Config() config.Part {
-	return config.Part{Table: "logs", Check: checkConfig, Summary: summaryLines, Example: example}
+	return config.Part{Table: "logs", Check: checkConfig, Summary: summaryLines, Example: example, Docs: keyDocs()}
 }
 
 // checkConfig reports, per entry in declaration order, a missing or bad

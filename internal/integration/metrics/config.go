@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/superbiz/superbiz/internal/config"
-	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/egress"
 )
 
 // Config is the [[metrics]] share of the configuration: the rules of each
@@ -12,7 +12,7 @@ import (
 // at load from the variable the entry names. The table is declared in
 // pkg/tools/metrics.
 func (Source) Config() config.Part {
-	return config.Part{Table: "metrics", Resolve: resolveCredentials, Check: checkConfig, Summary: summaryLines, Example: example}
+	return config.Part{Table: "metrics", Resolve: resolveCredentials, Check: checkConfig, Summary: summaryLines, Example: example, Docs: keyDocs()}
 }
 
 // resolveCredentials reads each entry's secret from the variable its bearer_token_env
@@ -35,7 +35,7 @@ func checkConfig(cfg *config.Config, c *config.Checker) {
 	for i, m := range cfg.Metrics {
 		prefix := fmt.Sprintf("metrics[%d]", i)
 		if msg := config.BaseURLProblem(m.URL, "http://127.0.0.1:9090"); msg != "" {
-			c.Bad(prefix+".url", config.Show(redact.String(m.URL)), msg)
+			c.Bad(prefix+".url", config.Show(egress.Mask(m.URL).String()), msg)
 		}
 		c.Auth(prefix, m.HTTPAuth)
 	}

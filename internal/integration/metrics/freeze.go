@@ -18,7 +18,6 @@ import (
 	"github.com/superbiz/superbiz/internal/frozen"
 	"github.com/superbiz/superbiz/internal/httpsource"
 	"github.com/superbiz/superbiz/pkg/egress"
-	"github.com/superbiz/superbiz/pkg/redact"
 	metricstool "github.com/superbiz/superbiz/pkg/tools/metrics"
 )
 
@@ -79,7 +78,7 @@ func (Source) Freeze(ctx context.Context, p *frozen.Pack) error {
 		}
 		for _, sel := range c.sels {
 			if err := rawSamples(ctx, src, sel, lo, hi, series); err != nil {
-				return &frozen.UnavailableError{Kind: "metrics", Source: src.Name + " (" + redact.URL(src.URL) + ")", Err: err}
+				return &frozen.UnavailableError{Kind: "metrics", Source: src.Name + " (" + egress.URL(src.URL).String() + ")", Err: err}
 			}
 		}
 	}
@@ -153,7 +152,7 @@ func rawSamples(ctx context.Context, src config.MetricsSource, sel string, lo, h
 		labels := map[string]string{}
 		for k, v := range r.Metric {
 			if k != "__name__" {
-				labels[k] = redact.Field(k, client.Scrub(v))
+				labels[k] = egress.Field(k, client.Scrub(v)).String()
 			}
 		}
 		key := name + "\xff" + labelText(labels)

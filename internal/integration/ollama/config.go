@@ -11,7 +11,7 @@ import (
 // num_ctx, think) carry provider:"ollama" in config.Model, which is how a
 // key set for the other provider is refused.
 func (Provider) Config() config.Part {
-	return config.Part{Table: "model", Summary: summaryLines, Example: example}
+	return config.Part{Table: "model", Summary: summaryLines, Example: example, Docs: keyDocs()}
 }
 
 // summaryLines is the model line when Ollama is the provider: the model, the

@@ -11,7 +11,7 @@ import (
 // requires, the key it reads at load from the variable api_key_env names,
 // and its summary line. Its keys carry provider:"openai" in config.Model.
 func (Provider) Config() config.Part {
-	return config.Part{Table: "model", Resolve: resolveCredentials, Check: checkConfig, Summary: summaryLines, Example: example}
+	return config.Part{Table: "model", Resolve: resolveCredentials, Check: checkConfig, Summary: summaryLines, Example: example, Docs: keyDocs()}
 }
 
 // resolveCredentials reads the API key from the variable model.api_key_env names

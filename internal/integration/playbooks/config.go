@@ -9,7 +9,7 @@ import (
 // Config is the [skills] share of the configuration: its paths' rule and its
 // summary line.
 func (Source) Config() config.Part {
-	return config.Part{Table: "skills", Check: checkConfig, Summary: summaryLines, Example: example}
+	return config.Part{Table: "skills", Check: checkConfig, Summary: summaryLines, Example: example, Docs: keyDocs()}
 }
 
 // checkConfig reports an empty playbook directory.

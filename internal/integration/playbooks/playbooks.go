@@ -12,7 +12,7 @@ import (
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/doctor"
 	"github.com/superbiz/superbiz/internal/integration"
-	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/internal/termsafe"
 	"github.com/superbiz/superbiz/pkg/tools/skills"
 )
 
@@ -42,7 +42,7 @@ func Load(cfg *config.Config, warn func(string)) (*skills.Catalog, error) {
 	}
 	for _, p := range cat.Problems() {
 		if warn != nil {
-			warn("skipped playbook: " + redact.StripControl(p.Error()))
+			warn("skipped playbook: " + termsafe.Strip(p.Error()))
 		}
 	}
 	return cat, nil

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/superbiz/superbiz/internal/config"
-	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/egress"
 	redistool "github.com/superbiz/superbiz/pkg/tools/redis"
 )
 
@@ -13,7 +13,7 @@ import (
 // lines and its password, read at load from the variable the entry names.
 // The table is declared in pkg/tools/redis.
 func (Source) Config() config.Part {
-	return config.Part{Table: "redis", Resolve: resolveCredentials, Check: checkConfig, Summary: summaryLines, Example: example}
+	return config.Part{Table: "redis", Resolve: resolveCredentials, Check: checkConfig, Summary: summaryLines, Example: example, Docs: keyDocs()}
 }
 
 // resolveCredentials reads each entry's password from the variable its
@@ -33,7 +33,7 @@ func checkConfig(cfg *config.Config, c *config.Checker) {
 	for i, r := range cfg.Redis {
 		prefix := fmt.Sprintf("redis[%d]", i)
 		if msg := redistool.URLProblem(r.URL); msg != "" {
-			c.Bad(prefix+".url", config.Show(redact.String(r.URL)), msg)
+			c.Bad(prefix+".url", config.Show(egress.Mask(r.URL).String()), msg)
 		}
 		c.EnvName(prefix+".password_env", r.PasswordEnv)
 	}
@@ -45,7 +45,7 @@ func summaryLines(cfg *config.Config) []string {
 	var lines []string
 	for _, r := range cfg.Redis {
 		lines = append(lines, fmt.Sprintf("redis %s: %s (%s, auth %s)",
-			r.Name, redact.String(r.URL), cfg.Pairs("", r, "name", "url", "password_env"), r.Auth()))
+			r.Name, egress.Mask(r.URL).String(), cfg.Pairs("", r, "name", "url", "password_env"), r.Auth()))
 	}
 	if len(cfg.Redis) == 0 {
 		lines = append(lines, "redis: none configured")

@@ -2,21 +2,58 @@ package redis
 
 import (
 	"context"
+	"path/filepath"
+	"slices"
 
+	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/frozen"
 	redistool "github.com/superbiz/superbiz/pkg/tools/redis"
 )
 
+// RecordedFile is the pack file of recorded query_redis answers: a pack
+// holds no Redis server, so it holds the run's views and what they showed
+// (frozen.Recording), and eval answers an equal call from it.
+const RecordedFile = "redis.json"
+
+// recordedURL is where a recorded source "is": the discard port of the
+// loopback, never dialled (the recording answers every call on it).
+const recordedURL = "redis://127.0.0.1:9"
+
 // Freezes is query_redis.
 func (Source) Freezes() []string { return []string{redistool.ToolName} }
 
-// Freeze refuses a run whose evidence came from query_redis: a pack cannot
-// yet hold a Redis server's answers (no recording is written or served
-// back), and a pack that left them out would grade a diagnosis without the
-// evidence it cited. Nothing is refused when the run made no such call.
-func (Source) Freeze(_ context.Context, p *frozen.Pack) error {
-	if n := len(p.Calls(redistool.ToolName)); n > 0 {
-		return frozen.Refused("the run read Redis through query_redis (%d call(s)), whose answers eval pack cannot freeze yet: freeze a run without Redis evidence", n)
+// Freeze records the run's query_redis calls on each source it read, with
+// their observations (redacted), in RecordedFile; the URL and the password
+// are not kept, only the source's name.
+func (s Source) Freeze(_ context.Context, p *frozen.Pack) error {
+	names := p.SourcesRead(redistool.ToolName, s.Reads)
+	for _, name := range names {
+		if !slices.ContainsFunc(p.Config.Redis, func(r config.RedisSource) bool { return r.Name == name }) {
+			return p.Gone("redis source", name)
+		}
 	}
-	return nil
+	if len(names) == 0 {
+		return nil
+	}
+	rec := frozen.Recording{Tool: redistool.ToolName, Sources: names, Calls: p.Record(redistool.ToolName, names, s.Reads)}
+	return p.WriteRecording(RecordedFile, rec)
+}
+
+// Owns is RecordedFile.
+func (Source) Owns() frozen.Owned { return frozen.Owned{Files: []string{RecordedFile}} }
+
+// Replay reads the pack's RecordedFile; nil when the pack has none.
+func (Source) Replay(r frozen.Replay) (frozen.Served, error) {
+	rec, err := frozen.ReadRecording(filepath.Join(r.Dir, RecordedFile), redistool.ToolName)
+	if rec == nil || err != nil {
+		return nil, err
+	}
+	return rec.Serve(addRecorded), nil
+}
+
+// addRecorded adds the recorded source name to cfg, on no server.
+func addRecorded(cfg *config.Config, name string) {
+	r := config.NewRedisSource()
+	r.Name, r.URL = name, recordedURL
+	cfg.Redis = append(cfg.Redis, r)
 }

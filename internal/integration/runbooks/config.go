@@ -5,7 +5,7 @@ import "github.com/superbiz/superbiz/internal/config"
 // Config is the [knowledge] share of the configuration: its paths' rule and
 // its summary line.
 func (Source) Config() config.Part {
-	return config.Part{Table: "knowledge", Check: checkConfig, Summary: summaryLines, Example: example}
+	return config.Part{Table: "knowledge", Check: checkConfig, Summary: summaryLines, Example: example, Docs: keyDocs()}
 }
 
 // checkConfig reports an empty runbook directory.

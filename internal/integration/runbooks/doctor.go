@@ -11,7 +11,7 @@ import (
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/doctor"
 	"github.com/superbiz/superbiz/internal/integration"
-	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/internal/termsafe"
 	"github.com/superbiz/superbiz/pkg/tools/knowledge"
 )
 
@@ -70,7 +70,7 @@ func excludedDetail(inv knowledge.Inventory) string {
 		if i == shown {
 			break
 		}
-		parts = append(parts, redact.StripControl(e.String()))
+		parts = append(parts, termsafe.Strip(e.String()))
 	}
 	s := fmt.Sprintf("%d not indexed: %s", inv.ExcludedTotal, strings.Join(parts, "; "))
 	if more := inv.ExcludedTotal - len(parts); more > 0 {

@@ -16,8 +16,8 @@ import (
 
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
 	"github.com/superbiz/superbiz/internal/testenv"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/model"
-	"github.com/superbiz/superbiz/pkg/redact"
 )
 
 func newClient(t *testing.T, s *ollamatest.Server, mod func(*Options)) *Client {
@@ -494,7 +494,7 @@ func TestCredentialsNeverShown(t *testing.T) {
 		t.Errorf("Host() = %q shows the password", c.Host())
 	}
 	_, err = c.Chat(context.Background(), userReq("q"))
-	wantKind(t, err, model.ErrServer, "bob:"+redact.Marker+"@")
+	wantKind(t, err, model.ErrServer, "bob:"+egress.Marker+"@")
 	if strings.Contains(err.Error(), "hunter2") {
 		t.Errorf("error shows the password: %v", err)
 	}

@@ -11,8 +11,8 @@ import (
 	"strings"
 
 	"github.com/superbiz/superbiz/internal/textclip"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/model"
-	"github.com/superbiz/superbiz/pkg/redact"
 )
 
 // Bounds of semantic search (docs/SPEC.md#lookup_knowledge).
@@ -96,7 +96,7 @@ func (ix *Index) embedMissing(ctx context.Context) (*Embedding, error) {
 			if ctxErr := ctx.Err(); ctxErr != nil {
 				return nil, fmt.Errorf("embed runbook sections: %w", ctxErr)
 			}
-			out.Error = redact.String(err.Error())
+			out.Error = egress.Mask(err.Error()).String()
 			break
 		}
 		// The answer's shape and dimension bound are the Embedder's
@@ -264,7 +264,7 @@ func (ix *Index) fused(ctx context.Context, query string, lex []hit, topK int) (
 	}
 	// masked like the chat path masks a question, whatever the caller (kb
 	// search hands the raw query): a secret in it never reaches /api/embed
-	qv, err := ix.embedder.Embed(ctx, []string{redact.String(query)})
+	qv, err := ix.embedder.Embed(ctx, []string{egress.Mask(query).String()})
 	if err != nil {
 		return nil, false, nil //nolint:nilerr // a failing embedder means BM25 only, by design
 	}

@@ -14,8 +14,8 @@ import (
 	"github.com/superbiz/superbiz/internal/model/ollama"
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
 	"github.com/superbiz/superbiz/internal/reliability"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/model"
-	"github.com/superbiz/superbiz/pkg/redact"
 )
 
 const testEmbedModel = "bge-m3"
@@ -128,7 +128,7 @@ func TestEmbedQueryMasked(t *testing.T) {
 	if err != nil || len(in) != 1 {
 		t.Fatalf("inputs %v %v", in, err)
 	}
-	if strings.Contains(in[0], secret) || !strings.Contains(in[0], redact.Marker) || !strings.Contains(in[0], "mysql pool") {
+	if strings.Contains(in[0], secret) || !strings.Contains(in[0], egress.Marker) || !strings.Contains(in[0], "mysql pool") {
 		t.Fatalf("query sent to /api/embed: %q", in[0])
 	}
 }

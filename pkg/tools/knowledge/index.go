@@ -17,8 +17,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/model"
-	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
 
@@ -318,9 +318,9 @@ func splitBounded(key string, data []byte) (page Page, cut int, refused string) 
 	if err != nil {
 		return Page{}, 0, ReasonEncoding + ": " + err.Error()
 	}
-	page = Split(path.Base(key), redact.String(text))
+	page = Split(path.Base(key), egress.Mask(text).String())
 	page.Sections = dropDuplicates(page.Sections)
-	page.FrontMatter = redact.String(page.FrontMatter)
+	page.FrontMatter = egress.Mask(page.FrontMatter).String()
 	if n := len(page.Sections); n > MaxSectionsPerFile {
 		page.Sections, cut = page.Sections[:MaxSectionsPerFile], n-MaxSectionsPerFile
 	}
@@ -822,9 +822,9 @@ func documents(hits []hit, snippetTerms []string) []Document {
 		d.DocID = clean(h.docID, maxFieldBytes)
 		// Stored text is redacted when indexed; redacting again as it is
 		// served (idempotent) keeps a store written by an older version safe.
-		d.Title = clean(redact.String(h.title), maxFieldBytes)
+		d.Title = clean(egress.Mask(h.title).String(), maxFieldBytes)
 		d.Source = clean(h.source, maxFieldBytes)
-		d.Snippet = Snippet(redact.String(h.body), snippetTerms, SnippetBytes)
+		d.Snippet = Snippet(egress.Mask(h.body).String(), snippetTerms, SnippetBytes)
 		d.Score = score(h)
 		docs = append(docs, d)
 	}

@@ -16,9 +16,9 @@ import (
 	"time"
 
 	"github.com/superbiz/superbiz/internal/testenv"
+	"github.com/superbiz/superbiz/pkg/egress"
 
 	"github.com/superbiz/superbiz/internal/reliability"
-	"github.com/superbiz/superbiz/pkg/redact"
 )
 
 // planted is text that must never reach the index from outside the roots.
@@ -314,7 +314,7 @@ func TestSyncRedacts(t *testing.T) {
 	mustSync(t, ix)
 	assertNotStored(t, ix.db, secret)
 	docs := search(t, ix, "connect primary", 1)
-	if len(docs) != 1 || strings.Contains(docs[0].Snippet, secret) || !strings.Contains(docs[0].Snippet, redact.Marker) {
+	if len(docs) != 1 || strings.Contains(docs[0].Snippet, secret) || !strings.Contains(docs[0].Snippet, egress.Marker) {
 		t.Fatalf("served: %+v", docs)
 	}
 	if docs := search(t, ix, "ghp_1234567890abcdefghijABCDEFGHIJ123456", 1); len(docs) != 0 {

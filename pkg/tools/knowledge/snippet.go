@@ -6,8 +6,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/superbiz/superbiz/internal/termsafe"
 	"github.com/superbiz/superbiz/internal/textclip"
-	"github.com/superbiz/superbiz/pkg/redact"
 )
 
 // SnippetBytes bounds a snippet (UTF-8 bytes, ellipses included) so a
@@ -106,7 +106,7 @@ func Snippet(body string, terms []string, max int) string {
 // and bounds the result to max bytes when max > 0.
 func clean(s string, max int) string {
 	// Whole escape sequences go first, so no "[31m" residue is left behind.
-	s = redact.StripControl(s)
+	s = termsafe.Strip(s)
 	var b strings.Builder
 	b.Grow(len(s))
 	space := false

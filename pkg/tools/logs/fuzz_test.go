@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/superbiz/superbiz/internal/logparse"
-	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/egress"
 )
 
 func FuzzInput(f *testing.F) {
@@ -38,7 +38,7 @@ func FuzzMaskSecrets(f *testing.F) {
 		f.Add(s, "hunter2value")
 	}
 	f.Fuzz(func(t *testing.T, prefix, v string) {
-		m := redact.NewKeyed(true)
+		m := egress.NewKeyNames()
 		once := m.Text(prefix)
 		if again := m.Text(once); again != once {
 			t.Fatalf("not stable on %q: %q then %q", prefix, once, again)

@@ -19,7 +19,7 @@ import (
 	"github.com/superbiz/superbiz/internal/logparse"
 	"github.com/superbiz/superbiz/internal/reliability"
 	"github.com/superbiz/superbiz/internal/textclip"
-	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
 
@@ -77,7 +77,7 @@ func TestSecretsMaskedByKeyName(t *testing.T) {
 			}
 			// the planted values are secrets only by their keys
 			for _, s := range planted {
-				if redact.String("value "+s) != "value "+s {
+				if egress.Mask("value "+s).String() != "value "+s {
 					t.Fatalf("planted %q is caught by its shape; use one only its key gives away", s)
 				}
 			}
@@ -100,8 +100,8 @@ func TestSecretsMaskedByKeyName(t *testing.T) {
 						t.Errorf("gz=%v: planted %q leaked", gz, s)
 					}
 				}
-				if !bytes.Contains(enc, []byte(redact.Marker)) {
-					t.Errorf("gz=%v: no %s in %s", gz, redact.Marker, enc)
+				if !bytes.Contains(enc, []byte(egress.Marker)) {
+					t.Errorf("gz=%v: no %s in %s", gz, egress.Marker, enc)
 				}
 				for _, k := range sh.keep {
 					if !bytes.Contains(enc, []byte(k)) {

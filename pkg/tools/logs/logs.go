@@ -30,8 +30,8 @@ import (
 	"github.com/superbiz/superbiz/internal/logparse"
 	"github.com/superbiz/superbiz/internal/schema"
 	"github.com/superbiz/superbiz/internal/textclip"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/model"
-	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
 
@@ -124,7 +124,7 @@ func (t *Tool) Definition() model.Tool {
 		"A stack trace keeps its head, every cause line and the final exception (frames are dropped first, counted as \"… N frames …\"); the innermost cause is fields.exception. " +
 		"Access log entries carry method, path (the route, ids as <id>), status, bytes and timings (rt, urt, …) as fields and group as \"METHOD route status\". " +
 		"stats {field, by} summarises a numeric field of the matched entries per value of by (count, min, p50, p95, p99, max, avg; at most " + strconv.Itoa(maxStatKeys) + " keys, the rest summed). Values of fields named like secrets (password, token, authorization, " +
-		"cookie, api_key, ...) are shown as " + redact.Marker + ". Only when they apply, the result also has: truncated_by, the per-call " +
+		"cookie, api_key, ...) are shown as " + egress.Marker + ". Only when they apply, the result also has: truncated_by, the per-call " +
 		"limits that stopped the search before the end of the files (" + limitDecompressed + ": " + fmtBytes(t.limits.decompressed) +
 		" read out of gzip files; " + limitTime + ": " + tools.FormatDuration(t.limits.time) + " of scanning), so what was not found may still be there; " +
 		"unparsed, the number of entries (or lines before a file's first entry) matching the filters that could not be placed in time (not in matched); " +

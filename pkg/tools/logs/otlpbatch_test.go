@@ -11,7 +11,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/logparse"
 	"github.com/superbiz/superbiz/internal/reliability"
-	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/egress"
 )
 
 // TestOTLPBatchRecords: every record of a collector batch line is its own
@@ -35,7 +35,7 @@ func TestOTLPBatchRecords(t *testing.T) {
 	}
 	leaked := strings.Count(fmt.Sprint(res), "hunter2")
 	reliability.Record(t, reliability.SectionSecrets, "query_logs: OTLP record attribute named like a secret", map[string]any{"planted": 1, "leaked": leaked})
-	if charge.Fields["db.password"] != redact.Marker || leaked != 0 {
+	if charge.Fields["db.password"] != egress.Marker || leaked != 0 {
 		t.Fatalf("secret attribute not masked: %+v", charge.Fields)
 	}
 	if charge.Fields["http.route"] != "/api/charge" || charge.Fields["retry.count"] != "0" ||

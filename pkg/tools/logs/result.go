@@ -12,7 +12,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/logparse"
 	"github.com/superbiz/superbiz/internal/textclip"
-	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
 
@@ -183,7 +183,7 @@ type accumulator struct {
 	patterns      map[string]*patternAcc
 	// mask masks values by key name before messages are grouped and
 	// clipped, so templates differ by no secret and no cut hides one.
-	mask *redact.Keyed
+	mask egress.KeyNames
 	// stats summarises a numeric field of the matches (nil: not asked).
 	stats *statsAcc
 	// hist counts the matches per time bucket (nil: not asked).
@@ -199,7 +199,7 @@ const (
 )
 
 func newAccumulator(limit int, loc *time.Location) *accumulator {
-	return &accumulator{limit: limit, loc: loc, patterns: map[string]*patternAcc{}, mask: redact.NewKeyed(true)}
+	return &accumulator{limit: limit, loc: loc, patterns: map[string]*patternAcc{}, mask: egress.NewKeyNames()}
 }
 
 func (a *accumulator) add(r *logparse.Record, cont []byte) {
@@ -382,14 +382,14 @@ func (a *accumulator) result(source string, start, end int64) Result {
 			res.Truncated = true
 			break
 		}
-		res.Patterns = append(res.Patterns, Pattern{Template: redact.String(x.t), Count: x.p.count, FirstTS: a.ts(x.p.first), LastTS: a.ts(x.p.last)})
+		res.Patterns = append(res.Patterns, Pattern{Template: egress.Mask(x.t).String(), Count: x.p.count, FirstTS: a.ts(x.p.first), LastTS: a.ts(x.p.last)})
 	}
 	res.Returned = len(res.Entries)
 	if a.stats != nil {
 		res.Stats = a.stats.rows()
 		res.StatsSampled = a.stats.sampled
 		for i := range res.Stats {
-			res.Stats[i].Key = redact.String(res.Stats[i].Key)
+			res.Stats[i].Key = egress.Mask(res.Stats[i].Key).String()
 		}
 	}
 	if a.hist != nil {
@@ -415,10 +415,10 @@ func (a *accumulator) result(source string, start, end int64) Result {
 // replaces: fit must measure the entry as the boundary will pass it, and the
 // clip to maxMessage must come after the masking, not cut a secret in half.
 func redactEntry(e Entry, bound int) Entry {
-	e.Message = textclip.Bytes(redact.String(e.Message), bound)
+	e.Message = textclip.Bytes(egress.Mask(e.Message).String(), bound)
 	for k, v := range e.Fields {
-		if v, ok := v.(string); ok && v != redact.Marker {
-			e.Fields[k] = textclip.Bytes(redact.String(v), maxFieldValue)
+		if v, ok := v.(string); ok && v != egress.Marker {
+			e.Fields[k] = textclip.Bytes(egress.Mask(v).String(), maxFieldValue)
 		}
 	}
 	return e

@@ -3,7 +3,7 @@ package logs
 import (
 	"strings"
 
-	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/internal/termsafe"
 )
 
 // cleanText makes a log-derived string safe to show to a model or a terminal:
@@ -13,7 +13,7 @@ import (
 // spaces too (redact.StripControlLine).
 func cleanText(b []byte, keepNewlines bool) string {
 	if !keepNewlines {
-		return redact.StripControlLine(string(b))
+		return termsafe.Line(string(b))
 	}
-	return strings.ReplaceAll(redact.StripControl(string(b)), "\t", " ")
+	return strings.ReplaceAll(termsafe.Strip(string(b)), "\t", " ")
 }

@@ -13,8 +13,8 @@ import (
 
 	"github.com/superbiz/superbiz/internal/httpsource"
 	"github.com/superbiz/superbiz/internal/jsonstream"
+	"github.com/superbiz/superbiz/internal/termsafe"
 	"github.com/superbiz/superbiz/internal/textclip"
-	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
 
@@ -98,11 +98,11 @@ func (s *source) request(ctx context.Context, path string, params url.Values) (*
 // answerError is the *APIError of an answer that is not a success: an
 // error status, the API's error document, or not the API's JSON at all.
 func (s *source) answerError(resp *httpsource.Response, env apiResponse, jsonErr, cause error) *APIError {
-	e := &APIError{Status: resp.Status, Type: textclip.Bytes(redact.StripControl(env.ErrorType), 40), cause: cause}
+	e := &APIError{Status: resp.Status, Type: textclip.Bytes(termsafe.Strip(env.ErrorType), 40), cause: cause}
 	if jsonErr != nil || env.Error == "" {
 		e.Msg = s.http.Excerpt(resp.Body) // not the API's JSON: a proxy's page, an auth refusal
 	} else {
-		e.Msg = s.http.Scrub(redact.StripControl(strings.TrimSpace(env.Error)))
+		e.Msg = s.http.Scrub(termsafe.Strip(strings.TrimSpace(env.Error)))
 	}
 	e.Code = classify(resp.Status, env.ErrorType)
 	if e.Code == tools.CodeUnavailable && (resp.Status == http.StatusUnauthorized || resp.Status == http.StatusForbidden) {

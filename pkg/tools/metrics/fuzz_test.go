@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/superbiz/superbiz/internal/jsonstream"
-	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/egress"
 )
 
 // summarise decodes the data of a range query answer, unbounded, and
@@ -113,7 +113,7 @@ func TestCleanLabels(t *testing.T) {
 		in["z"+strconv.Itoa(100+i)] = "v" // sorted after the labels checked
 	}
 	got := cleanLabels(in)
-	if got["password"] != redact.Marker || got["instance"] != "app-1:8080" || len(got["path"]) > maxLabelBytes || len(got) != maxLabels {
+	if got["password"] != egress.Marker || got["instance"] != "app-1:8080" || len(got["path"]) > maxLabelBytes || len(got) != maxLabels {
 		t.Errorf("cleanLabels: password %q, instance %q, path %d bytes, %d labels", got["password"], got["instance"], len(got["path"]), len(got))
 	}
 }

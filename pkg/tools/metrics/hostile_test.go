@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/superbiz/superbiz/internal/reliability"
-	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
 
@@ -126,13 +126,13 @@ func TestQueryBearerSentAndEchoScrubbed(t *testing.T) {
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprintf(w, `{"status":"success","data":{"resultType":"matrix","result":[{"metric":{"token_seen":"got %s ok"},"values":[[1768467600,"1"]]}]}}`, token)
 	})
-	tool := newTool(t, Source{Name: "m", URL: srv.URL, HTTPAuth: tools.HTTPAuth{BearerTokenEnv: "PROM_TOKEN"}, Secret: redact.NewSecret(token)})
+	tool := newTool(t, Source{Name: "m", URL: srv.URL, HTTPAuth: tools.HTTPAuth{BearerTokenEnv: "PROM_TOKEN"}, Secret: egress.NewSecret(token)})
 	o := call(t, tool, hostileQuery, time.Time{})
 	if o.Status != tools.EvidenceFound {
 		t.Fatalf("bearer: %s %s %v (Authorization sent: %q)", o.Status, o.ErrorCode, o.Detail, got)
 	}
 	res := o.Result.(Result)
-	if v := res.Series[0].Labels["token_seen"]; v != "got "+redact.Marker+" ok" {
+	if v := res.Series[0].Labels["token_seen"]; v != "got "+egress.Marker+" ok" {
 		t.Errorf("echoed token label %q, want it masked", v)
 	}
 }

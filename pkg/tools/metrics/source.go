@@ -3,7 +3,7 @@ package metrics
 import (
 	"time"
 
-	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
 
@@ -24,7 +24,7 @@ type Source struct {
 	MaxWindow time.Duration `toml:"max_window" json:"max_window" default:"24h" min:"1m" max:"744h"`
 	// Secret is the token or password read from the environment at load
 	// ("" when the variable is unset); it prints redacted.
-	Secret redact.Secret `json:"-"`
+	Secret egress.Secret `json:"-"`
 }
 
 // Auth describes a metrics source's credentials without their value: their

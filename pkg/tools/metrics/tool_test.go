@@ -16,7 +16,7 @@ import (
 	"github.com/superbiz/superbiz/internal/promtest"
 	"github.com/superbiz/superbiz/internal/reliability"
 	"github.com/superbiz/superbiz/internal/testenv"
-	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
 
@@ -151,12 +151,12 @@ func TestQueryRealServers(t *testing.T) {
 func TestQueryBasicAuth(t *testing.T) {
 	srv := promtest.Prometheus(t, promtest.PromOptions{BasicAuth: true})
 	q := `{"query":` + jsonString(promtest.LatencySelector) + `,` + incidentWindow() + `}`
-	good := newTool(t, Source{Name: "m", URL: srv.URL, HTTPAuth: tools.HTTPAuth{Username: srv.Username, PasswordEnv: "PROM_PASSWORD"}, Secret: redact.NewSecret(srv.Password)})
+	good := newTool(t, Source{Name: "m", URL: srv.URL, HTTPAuth: tools.HTTPAuth{Username: srv.Username, PasswordEnv: "PROM_PASSWORD"}, Secret: egress.NewSecret(srv.Password)})
 	if o := call(t, good, q, time.Time{}); o.Status != tools.EvidenceFound {
 		t.Fatalf("right password: %s %s %v", o.Status, o.ErrorCode, o.Detail)
 	}
 	for name, src := range map[string]Source{
-		"wrong password": {Name: "m", URL: srv.URL, HTTPAuth: tools.HTTPAuth{Username: srv.Username, PasswordEnv: "PROM_PASSWORD"}, Secret: redact.NewSecret("wrong")},
+		"wrong password": {Name: "m", URL: srv.URL, HTTPAuth: tools.HTTPAuth{Username: srv.Username, PasswordEnv: "PROM_PASSWORD"}, Secret: egress.NewSecret("wrong")},
 		"no credentials": {Name: "m", URL: srv.URL},
 	} {
 		o := call(t, newTool(t, src), q, time.Time{})

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/superbiz/superbiz/internal/redistest"
-	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
 
@@ -27,7 +27,7 @@ func toolFor(t *testing.T, url, password string) *Tool {
 	t.Helper()
 	src := Source{Name: "cache", URL: url, Timeout: 5 * time.Second}
 	if password != "" {
-		src.PasswordEnv, src.Secret = "REDIS_PASSWORD", redact.NewSecret(password)
+		src.PasswordEnv, src.Secret = "REDIS_PASSWORD", egress.NewSecret(password)
 	}
 	tool, err := New([]Source{src})
 	if err != nil {

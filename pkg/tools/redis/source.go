@@ -3,7 +3,7 @@ package redis
 import (
 	"time"
 
-	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/egress"
 )
 
 // Source is one [[redis]] entry: a Redis server or cluster query_redis may
@@ -20,7 +20,7 @@ type Source struct {
 	Timeout     time.Duration `toml:"timeout" json:"timeout" default:"5s" min:"100ms" max:"1m"`
 	// Secret is the password read from the environment at load ("" when
 	// the variable is unset); it prints redacted.
-	Secret redact.Secret `json:"-"`
+	Secret egress.Secret `json:"-"`
 }
 
 // Auth describes the source's credentials without their value.

@@ -22,8 +22,8 @@ import (
 	"github.com/redis/go-redis/v9/logging"
 
 	"github.com/superbiz/superbiz/internal/schema"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/model"
-	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
 
@@ -95,7 +95,7 @@ func URLProblem(raw string) string {
 	case raw == "":
 		return "is empty: give redis://host:6379 (rediss:// for TLS)"
 	case err != nil:
-		return "is not a URL: " + redact.String(err.Error())
+		return "is not a URL: " + egress.Mask(err.Error()).String()
 	case u.Scheme != "redis" && u.Scheme != "rediss":
 		return fmt.Sprintf("scheme %q not supported: use redis:// or rediss:// (TLS)", u.Scheme)
 	case u.Host == "":
@@ -108,7 +108,7 @@ func URLProblem(raw string) string {
 		return "must not carry a password parameter: put it in the variable password_env names"
 	}
 	if _, err := parse(raw); err != nil {
-		return redact.String(err.Error())
+		return egress.Mask(err.Error()).String()
 	}
 	return ""
 }
@@ -140,7 +140,7 @@ func newSource(s Source) (*source, error) {
 	}
 	opts, err := parse(s.URL)
 	if err != nil {
-		return nil, fmt.Errorf("redis source %q: url: %s", s.Name, redact.String(err.Error()))
+		return nil, fmt.Errorf("redis source %q: url: %s", s.Name, egress.Mask(err.Error()).String())
 	}
 	src := &source{Source: s}
 	switch o := opts.(type) {

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/superbiz/superbiz/pkg/redact"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
 
@@ -96,7 +96,7 @@ func Parse(data []byte) (tools.Playbook, error) {
 	// observation, the catalog in the system prompt, tools call, MCP,
 	// skills show, the store) carries the same text and none carries a
 	// secret a team wrote into its SKILL.md, as runbooks are masked.
-	pb.Description, pb.Body = redact.String(pb.Description), redact.String(pb.Body)
+	pb.Description, pb.Body = egress.Mask(pb.Description).String(), egress.Mask(pb.Body).String()
 	return pb, nil
 }
 

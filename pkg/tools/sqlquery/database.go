@@ -3,15 +3,16 @@ package sqlquery
 import (
 	"errors"
 	"fmt"
-	"github.com/jackc/pgx/v5/pgconn"
 	"log/slog"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
+
 	"github.com/go-sql-driver/mysql"
 
-	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/egress"
 )
 
 // Database is one [[databases]] entry query_mysql may read. Its tags give
@@ -122,32 +123,35 @@ func (d DSN) Driver() Driver { return d.driver }
 // IsZero reports whether no DSN was set.
 func (d DSN) IsZero() bool { return d.raw == "" }
 
-// Redacted returns the DSN with its password replaced by redact.Marker, the only form
+// Redacted returns the DSN with its password replaced by egress.Marker, the only form
 // that may appear in output, logs, prompts and the run store.
-func (d DSN) Redacted() string {
+func (d DSN) Redacted() string { return d.shown().String() }
+
+// shown is Redacted as the egress policy's text.
+func (d DSN) shown() egress.Text {
 	switch d.driver {
 	case DriverSQLite:
-		return d.raw
+		return egress.Mask(d.raw)
 	case DriverMySQL:
 		return redactMySQL(d.raw)
 	case DriverPostgres:
 		return redactPostgres(d.raw)
 	default:
 		if d.raw == "" {
-			return ""
+			return egress.Text{}
 		}
-		return redact.Marker
+		return egress.Const(egress.Marker)
 	}
 }
 
-// redactMySQL hides the password go-sql-driver finds (redact.DSN); a DSN
+// redactMySQL hides the password go-sql-driver finds (egress.DSN); a DSN
 // that does not parse is hidden whole.
-func redactMySQL(raw string) string {
+func redactMySQL(raw string) egress.Text {
 	cfg, err := mysql.ParseDSN(raw)
 	if err != nil || !mysqlNets[cfg.Net] {
-		return redact.Marker
+		return egress.Const(egress.Marker)
 	}
-	return redact.DSN(raw, cfg.Passwd)
+	return egress.DSN(raw, cfg.Passwd)
 }
 
 // String returns the redacted form.
@@ -157,7 +161,7 @@ func (d DSN) String() string { return d.Redacted() }
 func (d DSN) GoString() string { return "sqlquery.DSN(" + strconv.Quote(d.Redacted()) + ")" }
 
 // Format keeps every fmt verb (%s %v %+v %#v %q %x ...) redacted.
-func (d DSN) Format(f fmt.State, verb rune) { redact.Format(f, verb, d.Redacted(), d.GoString()) }
+func (d DSN) Format(f fmt.State, verb rune) { egress.Format(f, verb, d.shown(), d.GoString()) }
 
 // MarshalJSON encodes the redacted form so a dumped config holds no password.
 func (d DSN) MarshalJSON() ([]byte, error) { return []byte(strconv.Quote(d.Redacted())), nil }
@@ -176,11 +180,11 @@ func (d *DSN) UnmarshalText(text []byte) error {
 func (d DSN) LogValue() slog.Value { return slog.StringValue(d.Redacted()) }
 
 // redactPostgres hides the secrets of a libpq URL or keyword DSN
-// (redact.LibPQ); one pgconn cannot parse is hidden whole.
-func redactPostgres(raw string) string {
+// (egress.LibPQ); one pgconn cannot parse is hidden whole.
+func redactPostgres(raw string) egress.Text {
 	cfg, err := pgconn.ParseConfig(raw)
 	if err != nil {
-		return redact.Marker
+		return egress.Const(egress.Marker)
 	}
-	return redact.LibPQ(raw, cfg.Password)
+	return egress.LibPQ(raw, cfg.Password)
 }

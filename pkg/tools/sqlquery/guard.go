@@ -6,9 +6,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/superbiz/superbiz/pkg/egress"
 	"vitess.io/vitess/go/vt/sqlparser"
-
-	"github.com/superbiz/superbiz/pkg/redact"
 )
 
 // MaxSQLBytes bounds the statement the model may send (docs/SPEC.md#query_mysql).
@@ -312,7 +311,7 @@ func (w walker) visit(node sqlparser.SQLNode) (bool, error) {
 		if w.dialect == SQLite {
 			return false, refuse(ReasonDialect, "SQLite has no @@%s", n.Name.String())
 		}
-		if redact.IsSecretKey(n.Name.String()) {
+		if egress.SecretName(n.Name.String()) {
 			// a system variable is a column named @@name, which the
 			// masking of secret-named columns need not recognise
 			return false, refuse(ReasonNotAllowed, "system variable @@%s is named like a secret: reading it is not allowed; SHOW VARIABLES masks its value", n.Name.String())

@@ -3,9 +3,8 @@ package sqlquery
 import (
 	"strings"
 
+	"github.com/superbiz/superbiz/pkg/egress"
 	"vitess.io/vitess/go/vt/sqlparser"
-
-	"github.com/superbiz/superbiz/pkg/redact"
 )
 
 // keyColumns and valueColumns name the two columns of a key/value answer
@@ -41,7 +40,7 @@ func newColumnMask(c *Checked, names []string) columnMask {
 	for i, n := range names {
 		lower := strings.ToLower(n)
 		switch {
-		case redact.IsSecretKey(n), tainted[lower]:
+		case egress.SecretName(n), tainted[lower]:
 			m.secret[i] = true
 		default:
 			for _, list := range exprs {
@@ -78,12 +77,12 @@ func KeyValueColumns(names []string) (key, val int) {
 func (m columnMask) apply(row []any) {
 	for i, v := range row {
 		if m.secret[i] {
-			row[i] = redact.Cell(v, true)
+			row[i] = egress.Cell(v, true)
 		}
 	}
 	if m.key >= 0 && m.val >= 0 {
-		if k, ok := row[m.key].(string); ok && redact.IsSecretKey(k) {
-			row[m.val] = redact.Cell(row[m.val], true)
+		if k, ok := row[m.key].(string); ok && egress.SecretName(k) {
+			row[m.val] = egress.Cell(row[m.val], true)
 		}
 	}
 }
@@ -155,7 +154,7 @@ func exprTainted(e sqlparser.SQLNode, tainted map[string]bool) bool {
 		case *sqlparser.Count, *sqlparser.CountStar:
 			return false, nil
 		case *sqlparser.ColName:
-			if redact.IsSecretKey(n.Name.String()) || tainted[n.Name.Lowered()] {
+			if egress.SecretName(n.Name.String()) || tainted[n.Name.Lowered()] {
 				found = true
 			}
 		case *sqlparser.StarExpr:

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/superbiz/superbiz/internal/reliability"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
@@ -20,7 +21,7 @@ func FuzzMaskJSONMembers(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		got := redact.NewKeyed(false).Text(s)
-		if strings.Count(got, redact.Marker) == strings.Count(s, redact.Marker) && got != s {
+		if strings.Count(got, egress.Marker) == strings.Count(s, egress.Marker) && got != s {
 			t.Fatalf("changed %q to %q without masking", s, got)
 		}
 		if again := redact.NewKeyed(false).Text(got); again != got {
@@ -109,7 +110,7 @@ func TestSecretCellsMasked(t *testing.T) {
 func BenchmarkMaskText(b *testing.B) {
 	var sb strings.Builder
 	sb.WriteString(`{"items":[`)
-	for sb.Len() < redact.CellBytes-200 {
+	for sb.Len() < egress.CellBytes-200 {
 		sb.WriteString(`{"id":12345,"note":"gateway timeout after retry","headers":{"Authorization":"Bearer abcdef"}},`)
 	}
 	sb.WriteString(`{"id":0}]}`)
@@ -123,11 +124,11 @@ func BenchmarkMaskText(b *testing.B) {
 // A cell longer than masking reads is masked on its prefix, then cut: a
 // secret member cut open is masked to the end, nothing past the prefix shows.
 func TestCleanTextLongCell(t *testing.T) {
-	long := `{"password":"` + strings.Repeat("s", 3*redact.CellBytes) + `"}`
-	if got := cleanText(long); strings.Contains(got, "sss") || !strings.HasPrefix(got, `{"password":"`+redact.Marker) {
+	long := `{"password":"` + strings.Repeat("s", 3*egress.CellBytes) + `"}`
+	if got := cleanText(long); strings.Contains(got, "sss") || !strings.HasPrefix(got, `{"password":"`+egress.Marker) {
 		t.Fatalf("long secret member: %q", got)
 	}
-	tail := strings.Repeat("a", redact.CellBytes) + `{"token":"tail-secret"}`
+	tail := strings.Repeat("a", egress.CellBytes) + `{"token":"tail-secret"}`
 	if got := cleanText(tail); strings.Contains(got, "tail-secret") || len(got) > MaxCellBytes {
 		t.Fatalf("text past the prefix: %q", got)
 	}

@@ -6,10 +6,9 @@ import (
 	"sync"
 
 	pgq "github.com/pganalyze/pg_query_go/v6"
+	"github.com/superbiz/superbiz/pkg/egress"
 	pgquery "github.com/wasilibs/go-pgquery"
 	"google.golang.org/protobuf/reflect/protoreflect"
-
-	"github.com/superbiz/superbiz/pkg/redact"
 )
 
 // PostgresChecked is an admitted PostgreSQL statement: its kind, its parse
@@ -107,7 +106,7 @@ func admitPGTop(stmt *pgq.Node) (Kind, error) {
 		return KindSelect, nil
 	case stmt.GetVariableShowStmt() != nil:
 		name := stmt.GetVariableShowStmt().GetName()
-		if redact.IsSecretKey(name) || pgSecretSettings()[strings.ToLower(name)] {
+		if egress.SecretName(name) || pgSecretSettings()[strings.ToLower(name)] {
 			return "", refuse(ReasonNotAllowed, "setting %s is named like a secret: reading it is not allowed", name)
 		}
 		return KindShow, nil

@@ -12,7 +12,6 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/superbiz/superbiz/pkg/egress"
-	"github.com/superbiz/superbiz/pkg/redact"
 )
 
 // pgMaskError keeps what a server error says and masks what it quotes from
@@ -77,7 +76,7 @@ func pgMaskQuoted(s, stmt string, q byte) string {
 		if end >= len(s) {
 			// An unterminated quote: what follows may be data.
 			b.WriteByte(q)
-			b.WriteString(redact.Marker)
+			b.WriteString(egress.Marker)
 			break
 		}
 		content := s[i+1 : end]
@@ -85,7 +84,7 @@ func pgMaskQuoted(s, stmt string, q byte) string {
 			b.WriteString(s[i : end+1])
 		} else {
 			b.WriteByte(q)
-			b.WriteString(redact.Marker)
+			b.WriteString(egress.Marker)
 			b.WriteByte(q)
 		}
 		i = end + 1
@@ -163,7 +162,7 @@ func pgTypeSecrets(ctx context.Context, conn *pgconn.PgConn, oids []uint32, reso
 				return nil, fmt.Errorf("read the result's types: bad oid in %q", row)
 			}
 			t, m := uint32(typ), uint32(member)
-			if name := string(row[1]); name != "" && redact.IsSecretKey(name) {
+			if name := string(row[1]); name != "" && egress.SecretName(name) {
 				direct[t] = true
 			}
 			switch {

@@ -11,9 +11,8 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 	pgq "github.com/pganalyze/pg_query_go/v6"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"google.golang.org/protobuf/reflect/protoreflect"
-
-	"github.com/superbiz/superbiz/pkg/redact"
 )
 
 // What the server resolves decides, not how the statement is spelled: once
@@ -241,7 +240,7 @@ func pgResolveRelations(ctx context.Context, conn *pgconn.PgConn, rels []*pgRela
 			return fmt.Errorf("resolve the table names: composite columns of %s: %w", r.ref.GetRelname(), err)
 		}
 		for _, m := range members {
-			if col, member, ok := strings.Cut(m, " "); ok && redact.IsSecretKey(member) {
+			if col, member, ok := strings.Cut(m, " "); ok && egress.SecretName(member) {
 				r.carriers = append(r.carriers, col)
 			}
 		}
@@ -426,7 +425,7 @@ func pgResolutionOf(stmt *pgq.Node, rels []*pgRelation) *pgResolution {
 		}
 		for _, a := range r.attrs {
 			res.columns[a] = true
-			secret = secret || redact.IsSecretKey(a)
+			secret = secret || egress.SecretName(a)
 		}
 		if r.oid == 0 {
 			secret = true // unknown to the server: it will fail, but fail closed
@@ -489,7 +488,7 @@ func pgMaskSettings(ctx context.Context, conn *pgconn.PgConn, rels []*pgRelation
 					list[j] = pgQuoteLiteral(s)
 				}
 				cols[i] = "CASE WHEN name IN (" + strings.Join(list, ", ") + ") AND " + pgQuoteIdent(a) + " IS NOT NULL THEN " +
-					pgQuoteLiteral(redact.Marker) + " ELSE " + pgQuoteIdent(a) + " END AS " + pgQuoteIdent(a)
+					pgQuoteLiteral(egress.Marker) + " ELSE " + pgQuoteIdent(a) + " END AS " + pgQuoteIdent(a)
 			}
 		}
 		sub, err := safePGParse("SELECT * FROM (SELECT " + strings.Join(cols, ", ") + " FROM pg_catalog." + pgQuoteIdent(r.ref.GetRelname()) + ") AS x")
@@ -527,5 +526,5 @@ func pgSecretSettingNames(ctx context.Context, conn *pgconn.PgConn, view string)
 
 // pgSecretSetting reports whether a setting's value can hold a secret.
 func pgSecretSetting(name string) bool {
-	return redact.IsSecretKey(name) || pgSecretSettings()[strings.ToLower(name)]
+	return egress.SecretName(name) || pgSecretSettings()[strings.ToLower(name)]
 }

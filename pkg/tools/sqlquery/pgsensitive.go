@@ -5,9 +5,8 @@ import (
 	"sync"
 
 	pgq "github.com/pganalyze/pg_query_go/v6"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"google.golang.org/protobuf/reflect/protoreflect"
-
-	"github.com/superbiz/superbiz/pkg/redact"
 )
 
 // Why a PostgreSQL catalog, or some of its columns, may not be read: refused
@@ -365,7 +364,7 @@ func pgExprTainted(e *pgq.Node, tainted map[string]bool, r *pgResolution) bool {
 				return
 			}
 			if s := fields[len(fields)-1].GetString_(); s != nil {
-				if redact.IsSecretKey(s.GetSval()) || tainted[strings.ToLower(s.GetSval())] {
+				if egress.SecretName(s.GetSval()) || tainted[strings.ToLower(s.GetSval())] {
 					found = true
 					return
 				}

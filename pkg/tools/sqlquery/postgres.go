@@ -17,7 +17,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 	pgq "github.com/pganalyze/pg_query_go/v6"
 
-	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
 
@@ -220,7 +220,7 @@ func readPGRows(ctx context.Context, conn *pgconn.PgConn, text string, maxRows i
 		mask.apply(row)
 		if mask.key >= 0 && mask.val >= 0 {
 			if k, ok := row[mask.key].(string); ok && pgSecretSetting(k) && row[mask.val] != nil && row[mask.val] != "" {
-				row[mask.val] = redact.Marker
+				row[mask.val] = egress.Marker
 			}
 		}
 		res.Rows = append(res.Rows, row)
@@ -243,7 +243,7 @@ func readPGRows(ctx context.Context, conn *pgconn.PgConn, text string, maxRows i
 	for i, oid := range oids { // fields is pgconn's buffer, reused by the query above
 		if secretTypes[oid] && !mask.secret[i] {
 			for _, row := range res.Rows {
-				row[i] = redact.Cell(row[i], true)
+				row[i] = egress.Cell(row[i], true)
 			}
 		}
 	}

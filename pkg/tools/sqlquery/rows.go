@@ -11,8 +11,9 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/superbiz/superbiz/internal/termsafe"
 	"github.com/superbiz/superbiz/internal/textclip"
-	"github.com/superbiz/superbiz/pkg/redact"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
 
@@ -122,10 +123,10 @@ func cell(v any, numeric bool) any {
 // recognised), drops control characters (newlines and tabs become spaces)
 // and bounds the text.
 func cleanText(s string) string {
-	s, _ = redact.Cell(s, false).(string) // a text cell stays text
+	s, _ = egress.Cell(s, false).(string) // a text cell stays text
 	// Escape sequences go whole (no "[31m" residue), line breaks and tabs
 	// become spaces, and undecodable bytes (U+FFFD) are dropped.
-	s = strings.ReplaceAll(redact.StripControlLine(s), string(utf8.RuneError), "")
+	s = strings.ReplaceAll(termsafe.Line(s), string(utf8.RuneError), "")
 	return textclip.Bytes(s, MaxCellBytes)
 }
 

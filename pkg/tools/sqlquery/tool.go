@@ -25,8 +25,8 @@ import (
 
 	"github.com/superbiz/superbiz/internal/schema"
 	"github.com/superbiz/superbiz/internal/textclip"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/model"
-	"github.com/superbiz/superbiz/pkg/redact"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
 
@@ -316,7 +316,7 @@ func shrink(res *Result, maxBytes int) error {
 // with secrets in literals masked before the clip, which could cut one in
 // half so the boundary's pass no longer recognises it.
 func summarize(name, stmt string) string {
-	s := name + ": " + redact.String(strings.Join(strings.Fields(stmt), " "))
+	s := name + ": " + egress.Mask(strings.Join(strings.Fields(stmt), " ")).String()
 	return textclip.Bytes(s, summaryMaxBytes)
 }
 

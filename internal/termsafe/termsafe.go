@@ -1,16 +1,20 @@
-package redact
+// Package termsafe makes text safe for a terminal or a model to show: it
+// strips escape sequences, control characters and bidirectional overrides.
+// It masks nothing; masking is pkg/egress's door, whose Text.Shown and
+// Text.Line call this after the policy.
+package termsafe
 
 import (
 	"strings"
 	"unicode/utf8"
 )
 
-// StripControl makes untrusted text safe to print on a terminal or hand to a
+// Strip makes untrusted text safe to print on a terminal or hand to a
 // model: it removes terminal escape sequences (CSI, OSC, DCS, SOS, PM, APC and
 // two-byte ESC sequences, in their 7-bit and 8-bit forms), every C0 and C1
 // control character except '\n' and '\t', DEL, and the Unicode bidirectional
 // overrides that can disguise text; invalid UTF-8 bytes become U+FFFD.
-func StripControl(s string) string {
+func Strip(s string) string {
 	if cleanText(s) {
 		return s
 	}
@@ -41,17 +45,17 @@ func StripControl(s string) string {
 	return b.String()
 }
 
-// StripControlLine is StripControl for text shown on one line (a status
-// line, a table cell): what StripControl removes goes, and the line breaks
+// Line is Strip for text shown on one line (a status
+// line, a table cell): what Strip removes goes, and the line breaks
 // and tabs it keeps, with U+2028 and U+2029, become spaces.
-func StripControlLine(s string) string {
+func Line(s string) string {
 	return strings.Map(func(r rune) rune {
 		switch r {
 		case '\n', '\t', '\u2028', '\u2029':
 			return ' '
 		}
 		return r
-	}, StripControl(s))
+	}, Strip(s))
 }
 
 // cleanText is the fast path: plain printable ASCII (plus \n, \t) needs no copy.
@@ -150,25 +154,4 @@ func skipString(s string, i int) int {
 		i++
 	}
 	return i
-}
-
-// Clean is the one way to make untrusted text safe to show or store:
-// control sequences are stripped first, then secrets are masked, so a
-// control character inside a secret ("pass\x11word=x") cannot hide it from
-// the rules and reveal it once stripped.
-func Clean(s string) string { return String(StripControl(s)) }
-
-// KeepControls masks secrets in text that is kept as it was written, control
-// characters included (the run store's records): like String, but when a control character splits a
-// secret ("pass\x11word=x") so the rules miss it, the text is returned
-// cleaned and masked instead, since stripping the control would reveal it.
-// Text without such a split keeps its control characters.
-func KeepControls(s string) string {
-	r := String(s)
-	if c := StripControl(r); c != r {
-		if m := String(c); m != c {
-			return m
-		}
-	}
-	return r
 }

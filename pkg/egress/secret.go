@@ -1,4 +1,4 @@
-package redact
+package egress
 
 import (
 	"fmt"
@@ -27,15 +27,16 @@ func (s Secret) String() string {
 }
 
 // GoString keeps %#v from showing the value.
-func (s Secret) GoString() string { return "redact.Secret(" + strconv.Quote(s.String()) + ")" }
+func (s Secret) GoString() string { return "egress.Secret(" + strconv.Quote(s.String()) + ")" }
 
 // MarshalJSON encodes the redacted form.
 func (s Secret) MarshalJSON() ([]byte, error) { return []byte(strconv.Quote(s.String())), nil }
 
-// Format prints the already-redacted text of a secret-bearing value under
+// Format prints the masked text of a secret-bearing value under
 // the caller's verb and flags; %#v gets the Go-syntax form. A type that holds
 // a credential implements fmt.Formatter with it so no verb shows the value.
-func Format(f fmt.State, verb rune, redacted, gostring string) {
+func Format(f fmt.State, verb rune, shown Text, gostring string) {
+	redacted := shown.s
 	if verb == 'v' && f.Flag('#') {
 		fmt.Fprint(f, gostring)
 		return
