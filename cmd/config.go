@@ -50,6 +50,9 @@ func (a *app) resolveConfig(cmd *cobra.Command, ov config.Overrides) (*config.Co
 	if changed("provider") {
 		ov.Provider = &a.flags.provider
 	}
+	if changed("url") {
+		ov.URL = &a.flags.url
+	}
 	cfg, err := registry.Load(config.LoadOptions{
 		ConfigPath: a.flags.configPath,
 		WorkDir:    a.workDir,

@@ -194,12 +194,12 @@ func TestDoctorJSON(t *testing.T) {
 	}
 	checks := map[string]map[string]any{}
 	for _, c := range got {
-		if len(c) != 4 {
-			t.Errorf("check object %v must have exactly check, ok, detail, hint", c)
+		if len(c) != 5 {
+			t.Errorf("check object %v must have exactly check, status, ok, detail, hint", c)
 		}
 		checks[c["check"].(string)] = c
 	}
-	if c := checks["ollama"]; c == nil || c["ok"] != false || !strings.Contains(c["hint"].(string), "ollama serve") {
+	if c := checks["ollama"]; c == nil || c["ok"] != false || c["status"] != "fail" || !strings.Contains(c["hint"].(string), "ollama serve") {
 		t.Errorf("ollama check %v", c)
 	}
 	if c := checks["config"]; c == nil || c["ok"] != true {

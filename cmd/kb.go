@@ -148,7 +148,7 @@ func (a *app) openKnowledge(cmd *cobra.Command) (*workspace, error) {
 	if len(cfg.Knowledge.Paths) > 0 {
 		walk = knowledge.StartWalk(cmd.Context(), cfg.Knowledge.Paths)
 	}
-	w, err := a.buildWorkspace(cmd.Context(), cfg)
+	w, err := a.buildEvidenceWorkspace(cmd.Context(), cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -102,6 +102,7 @@ type globalFlags struct {
 	dbPath     string
 	model      string
 	host       string
+	url        string
 	provider   string
 	output     outputFormat
 	noTUI      bool
@@ -191,7 +192,8 @@ is missing.`,
 	pf.StringVar(&a.flags.dbPath, "db", "", "run store file (env SUPERBIZ_DB; default $XDG_DATA_HOME/superbiz/superbiz.db)")
 	def := config.Defaults().Model
 	pf.StringVar(&a.flags.model, "model", "", "model name (env "+config.EnvModel+"; default "+def.Name+")")
-	pf.StringVar(&a.flags.host, "host", "", "Ollama server URL, provider ollama (env "+config.EnvOllamaHost+"; default "+def.Host.Redacted()+"; provider openai: model.url or $"+config.EnvOpenAIBaseURL+")")
+	pf.StringVar(&a.flags.url, "url", "", "model server URL, either provider (sets model.host for ollama, model.url for openai)")
+	pf.StringVar(&a.flags.host, "host", "", "Ollama server URL, provider ollama (env "+config.EnvOllamaHost+"; default "+def.Host.Redacted()+"; provider openai: --url, model.url or $"+config.EnvOpenAIBaseURL+")")
 	pf.StringVar(&a.flags.provider, "provider", "", "model provider: ollama, or openai for an OpenAI-compatible server (env "+config.EnvProvider+"; default "+def.Provider+")")
 	pf.VarP(&a.flags.output, "output", "o", "output format: text, markdown or json (runs: also wide, every column)")
 	pf.BoolVar(&a.flags.noTUI, "no-tui", false, "never draw the terminal UI: progress on stderr, answer on stdout")

@@ -132,8 +132,8 @@ func TestSpecToolInputs(t *testing.T) {
 			}
 		}
 	}
-	if checked != 6 {
-		t.Fatalf("checked %d evidence tools, want lookup_knowledge, query_logs, query_mysql, query_postgres, query_metrics and query_redis", checked)
+	if checked != 7 {
+		t.Fatalf("checked %d evidence tools, want lookup_knowledge, query_logs, query_mysql, query_postgres, query_metrics, query_redis and build_timeline", checked)
 	}
 }
 

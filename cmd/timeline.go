@@ -10,7 +10,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/spf13/cobra"
 
-	"github.com/superbiz/superbiz/internal/config"
 	alertsource "github.com/superbiz/superbiz/internal/integration/alerts"
 	"github.com/superbiz/superbiz/internal/timeline"
 	"github.com/superbiz/superbiz/internal/usecase"
@@ -78,7 +77,7 @@ the Alertmanager of --alert unreachable, 130 cancelled.`,
 
 // runTimeline builds, stores and prints one timeline.
 func (a *app) runTimeline(cmd *cobra.Command, opts *timelineOptions) error {
-	w, err := a.openWorkspace(cmd, config.Overrides{})
+	w, err := a.openEvidenceWorkspace(cmd)
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/pkg/model"
 )
 
@@ -63,7 +62,7 @@ read_skill guidance tool. -o json prints the definitions as one JSON array.`,
 
 // runToolsList prints the tool definitions of the configured workspace.
 func (a *app) runToolsList(cmd *cobra.Command, opts *toolsListOptions) error {
-	w, err := a.openWorkspace(cmd, config.Overrides{})
+	w, err := a.openEvidenceWorkspace(cmd)
 	if err != nil {
 		return err
 	}
@@ -144,7 +143,7 @@ cancelled by Ctrl-C (CANCELLED; 143 for SIGTERM, 129 for SIGHUP).`,
 
 // runToolsCall runs one tool by hand, unaudited, and prints its observation.
 func (a *app) runToolsCall(cmd *cobra.Command, opts *toolsCallOptions) error {
-	w, err := a.openWorkspace(cmd, config.Overrides{})
+	w, err := a.openEvidenceWorkspace(cmd)
 	if err != nil {
 		return err
 	}

@@ -78,7 +78,7 @@ func TestToolsListGolden(t *testing.T) {
 			t.Errorf("%s: parameters are not the envelope: %s", d.Name, d.Parameters)
 		}
 	}
-	if got := strings.Join(names, ","); got != "lookup_knowledge,query_logs,query_mysql,read_skill" {
+	if got := strings.Join(names, ","); got != "lookup_knowledge,query_logs,query_mysql,build_timeline,read_skill" {
 		t.Errorf("tools %s", got)
 	}
 }
@@ -99,6 +99,10 @@ func TestToolsCallDemo(t *testing.T) {
 			status: "EVIDENCE_FOUND", contains: "HikariPool-1 - Connection is not available"},
 		{name: "logs templates without HTML escaping", args: []string{"query_logs", `{"service":"payment-service","level":"ERROR","since":"1h","limit":1}`},
 			status: "EVIDENCE_FOUND", contains: `"template":"<id> - Connection is not available`},
+		{name: "timeline found", args: []string{"build_timeline", `{"since":"2h"}`},
+			status: "EVIDENCE_FOUND", contains: `"kind":"error_burst"`},
+		{name: "timeline window too short", args: []string{"build_timeline", `{"since":"1m"}`},
+			code: ExitUsage, status: "ERROR", errCode: "INVALID_INPUT", stderr: `since "1m" is out of range: use 5m to 24h`},
 		{name: "logs bad level", args: []string{"query_logs", `{"level":"FATAL","since":"1h"}`},
 			code: ExitUsage, status: "ERROR", errCode: "INVALID_INPUT", stderr: `query_logs rejected the input (INVALID_INPUT): invalid input: level "FATAL" is not one of`},
 		{name: "logs no window", args: []string{"query_logs", `{"service":"gateway"}`},
@@ -181,7 +185,7 @@ func TestToolsCallUnknownTool(t *testing.T) {
 	if code != ExitUsage || out != "" {
 		t.Fatalf("exit %d, stdout %q", code, out)
 	}
-	if !strings.Contains(errOut, `unknown tool "query_traces"; valid: lookup_knowledge, query_logs, query_mysql, read_skill`) {
+	if !strings.Contains(errOut, `unknown tool "query_traces"; valid: lookup_knowledge, query_logs, query_mysql, build_timeline, read_skill`) {
 		t.Errorf("stderr %q", errOut)
 	}
 	code, _, errOut = cli(t, env, "tools", "call", "--demo", "query_mysql")

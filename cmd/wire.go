@@ -59,6 +59,23 @@ func (a *app) openWorkspace(cmd *cobra.Command, ov config.Overrides) (*workspace
 	return a.buildWorkspace(cmd.Context(), cfg)
 }
 
+// openEvidenceWorkspace is openWorkspace for a command that never asks the
+// model (tools, timeline): no model client is built, so a model
+// configuration it would not use cannot stop it.
+func (a *app) openEvidenceWorkspace(cmd *cobra.Command) (*workspace, error) {
+	cfg, err := a.loadConfigWith(cmd, config.Overrides{})
+	if err != nil {
+		return nil, err
+	}
+	return a.buildEvidenceWorkspace(cmd.Context(), cfg)
+}
+
+// buildEvidenceWorkspace is buildWorkspace without a model client (see
+// openEvidenceWorkspace).
+func (a *app) buildEvidenceWorkspace(ctx context.Context, cfg *config.Config) (*workspace, error) {
+	return wsp.Open(ctx, cfg, wsp.Env{Getenv: a.getenv, Warn: a.warn, Demo: a.flags.demo, NoModel: true})
+}
+
 // buildWorkspace opens the workspace of a resolved configuration
 // (workspace.Open): every command's wiring, eval's packs too.
 func (a *app) buildWorkspace(ctx context.Context, cfg *config.Config) (*workspace, error) {

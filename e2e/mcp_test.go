@@ -203,8 +203,9 @@ func TestMCPStdioDemo(t *testing.T) {
 		}
 	}
 	slices.Sort(names)
-	// The demo has no metrics source and no [alerts]: no query_metrics, no list_alerts.
-	want := []string{"diagnose", "lookup_knowledge", "query_logs", "query_mysql", "read_skill", "run_show", "runs_list"}
+	// The demo has no metrics source and no [alerts]: no query_metrics, no
+	// list_alerts; its logs give build_timeline.
+	want := []string{"build_timeline", "diagnose", "lookup_knowledge", "query_logs", "query_mysql", "read_skill", "run_show", "runs_list"}
 	if !slices.Equal(names, want) {
 		t.Fatalf("tools %v, want %v", names, want)
 	}
@@ -237,6 +238,7 @@ func TestMCPStdioDemo(t *testing.T) {
 		{"query_mysql", inSlowSince14, found},
 		{"lookup_knowledge", inPaymentKB, found},
 		{"query_logs", inNoInventory, none},
+		{"build_timeline", `{"since":"2h"}`, found},
 	} {
 		res := callTool(t, s, tc.tool, tc.args)
 		var obs struct {

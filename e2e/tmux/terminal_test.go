@@ -3,6 +3,7 @@ package tmux
 import (
 	"context"
 	"os/exec"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -47,6 +48,30 @@ func TestTerminalColourQueryInPty(t *testing.T) {
 	t.Run("diagnose", func(t *testing.T) { diagnoseAsksOnce(t, bin) })
 	t.Run("version", func(t *testing.T) { versionAsksNothing(t, bin) })
 	t.Run("palette", func(t *testing.T) { answerPicksPalette(t, bin) })
+	t.Run("no_color", func(t *testing.T) { noColorToTheEnd(t, bin) })
+}
+
+// sgrColour matches an SGR sequence that sets a foreground or background
+// colour (30-37, 38;…, 39, 40-47, 48;…, 49, 90-97, 100-107).
+var sgrColour = regexp.MustCompile(`\x1b\[(?:[0-9]*;)*(?:3[0-9]|4[0-9]|9[0-7]|10[0-7])(?:;[0-9]*)*m`)
+
+// With NO_COLOR=1 nothing the full-screen diagnosis writes sets a colour:
+// neither the live screen nor the final screen it prints into the
+// scrollback when the run ends (bubbletea prints that frame as given, and
+// it came back with a green EVIDENCE_FOUND and a coloured budget panel).
+// Without NO_COLOR the same run is coloured, so the check can see colour.
+func noColorToTheEnd(t *testing.T, bin string) {
+	out := ptyRun(t, demoCommand(t, bin)+" diagnose")
+	if !strings.Contains(out, "exit 0 · SUCCESS · COMPLETED") {
+		t.Fatalf("the full-screen diagnosis did not finish on the terminal:\n%q", tail(out))
+	}
+	if m := sgrColour.FindAllString(out, 5); len(m) > 0 {
+		t.Errorf("NO_COLOR=1: the diagnosis wrote colour sequences %q; the end of its output:\n%q", m, tail(out))
+	}
+	coloured := ptyRun(t, strings.Replace(demoCommand(t, bin), " NO_COLOR=1", "", 1)+" diagnose")
+	if !sgrColour.MatchString(coloured) {
+		t.Errorf("without NO_COLOR the diagnosis wrote no colour, so the check above proves nothing:\n%q", tail(coloured))
+	}
 }
 
 // On a terminal that never answers, the full-screen view asks for the

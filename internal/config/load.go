@@ -34,6 +34,7 @@ type Overrides struct {
 	DBPath        *string        // --db
 	Model         *string        `key:"model.name" flag:"--model"`
 	Host          *string        // --host
+	URL           *string        // --url: the model server for either provider (model.host or model.url)
 	Provider      *string        `key:"model.provider" flag:"--provider"`
 	MaxModelCalls *int           `key:"budget.max_model_calls" flag:"--max-model-calls"`
 	MaxToolCalls  *int           `key:"budget.max_tool_calls" flag:"--max-tool-calls"`
@@ -236,7 +237,31 @@ func resolveModel(cfg *Config, getenv func(string) string, ov Overrides) (probs 
 	}
 
 	ov.apply(cfg)
-	return probs
+	return append(probs, ov.serverURL(cfg)...)
+}
+
+// serverURL applies --url to the chosen provider's server key (model.url for
+// openai, model.host otherwise), once the provider is known. --host names
+// Ollama's server only; giving both is a conflict.
+func (ov Overrides) serverURL(cfg *Config) []string {
+	if ov.URL == nil {
+		return nil
+	}
+	if ov.Host != nil {
+		return []string{"--url and --host both name the model server: give one (--url works for either provider)"}
+	}
+	h, err := ParseHost(*ov.URL)
+	if err != nil {
+		return []string{fmt.Sprintf("--url = %s: %v", showHost(*ov.URL), err)}
+	}
+	if cfg.Model.Provider == ProviderOpenAI {
+		cfg.Model.URL = h
+		cfg.origins["model.url"] = "--url"
+	} else {
+		cfg.Model.Host = h
+		cfg.origins["model.host"] = "--url"
+	}
+	return nil
 }
 
 // resolve fills in the defaults of Getenv and WorkDir; the directory comes back absolute.

@@ -26,14 +26,46 @@ const (
 	Skip
 )
 
-// Result is one line of `superbiz doctor`: what was checked, what was
-// found, and for anything not fine, the fix. JSON output is an array of these.
+// statusNames are the statuses as `doctor -o json` spells them.
+var statusNames = [...]string{Pass: "ok", Warn: "warn", Fail: "fail", Skip: "skip"}
+
+// String is the status's JSON name.
+func (s Status) String() string {
+	if int(s) < len(statusNames) {
+		return statusNames[s]
+	}
+	return fmt.Sprintf("Status(%d)", int(s))
+}
+
+// MarshalText writes the status by name, so a script reads "warn", not 1.
+func (s Status) MarshalText() ([]byte, error) {
+	if int(s) >= len(statusNames) {
+		return nil, fmt.Errorf("doctor: no status %d", int(s))
+	}
+	return []byte(statusNames[s]), nil
+}
+
+// UnmarshalText reads a status by name, for programs that read doctor's JSON.
+func (s *Status) UnmarshalText(b []byte) error {
+	for i, n := range statusNames {
+		if n == string(b) {
+			*s = Status(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("doctor: unknown status %q (want ok, warn, fail or skip)", b)
+}
+
+// Result is one line of `superbiz doctor`: what was checked, how it ended,
+// what was found, and for anything not fine, the fix. JSON output is an
+// array of these; OK is false only for a failed check (the one status that
+// fails doctor), so a warning or a skipped check reads ok.
 type Result struct {
 	Check  string `json:"check"`
+	Status Status `json:"status"`
 	OK     bool   `json:"ok"`
 	Detail string `json:"detail"`
 	Hint   string `json:"hint"`
-	Status Status `json:"-"`
 }
 
 // Passed is a check that found everything fine.
@@ -51,9 +83,10 @@ func Failed(check, detail, hint string) Result {
 	return Result{Check: check, OK: false, Detail: detail, Hint: hint, Status: Fail}
 }
 
-// Skipped is a check not run because an earlier one already failed on its cause.
+// Skipped is a check not run (an earlier one already failed on its cause,
+// or it has nothing to check); it does not fail doctor.
 func Skipped(check, detail string) Result {
-	return Result{Check: check, OK: false, Detail: detail, Status: Skip}
+	return Result{Check: check, OK: true, Detail: detail, Status: Skip}
 }
 
 // Timeout bounds each network check, so a black-holed host cannot hang
@@ -76,8 +109,12 @@ func Config(cfg *config.Config) Result {
 		where = cfg.File
 	}
 	m := cfg.Model
-	return Passed("config", fmt.Sprintf("%s; model %s%s at %s%s, provider %s%s", where,
-		m.Name, from(cfg, "model.name"), m.Endpoint(), from(cfg, m.URLKey()), m.Provider, from(cfg, "model.provider")))
+	at := fmt.Sprintf("at %s%s", m.Endpoint(), from(cfg, m.URLKey()))
+	if m.Endpoint() == "" {
+		at = "with no " + m.URLKey() // the model check below says how to set it
+	}
+	return Passed("config", fmt.Sprintf("%s; model %s%s %s, provider %s%s", where,
+		m.Name, from(cfg, "model.name"), at, m.Provider, from(cfg, "model.provider")))
 }
 
 // MaxListed bounds how many names (models) a doctor line lists, and how

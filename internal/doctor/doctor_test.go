@@ -5,16 +5,36 @@ import (
 	"testing"
 )
 
-// TestResultJSON: the JSON of a result is check, ok, detail, hint; the
-// status stays out of it (ok says pass/warn versus fail/skip).
+// TestResultJSON: the JSON of a result is check, status (by name), ok,
+// detail, hint; ok is false only for a failure; a status reads back.
 func TestResultJSON(t *testing.T) {
-	b, err := json.Marshal([]Result{Warned("c", "d", "h"), Skipped("s", "x")})
+	in := []Result{Passed("p", "d"), Warned("c", "d", "h"), Failed("f", "d", "h"), Skipped("s", "x")}
+	b, err := json.Marshal(in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	const want = `[{"check":"c","ok":true,"detail":"d","hint":"h"},{"check":"s","ok":false,"detail":"x","hint":""}]`
+	const want = `[{"check":"p","status":"ok","ok":true,"detail":"d","hint":""},` +
+		`{"check":"c","status":"warn","ok":true,"detail":"d","hint":"h"},` +
+		`{"check":"f","status":"fail","ok":false,"detail":"d","hint":"h"},` +
+		`{"check":"s","status":"skip","ok":true,"detail":"x","hint":""}]`
 	if string(b) != want {
 		t.Errorf("JSON %s, want %s", b, want)
+	}
+	var back []Result
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	for i := range in {
+		if back[i] != in[i] {
+			t.Errorf("round trip %+v, want %+v", back[i], in[i])
+		}
+	}
+	var s Status
+	if err := json.Unmarshal([]byte(`"fine"`), &s); err == nil {
+		t.Error("an unknown status name decoded without an error")
+	}
+	if _, err := json.Marshal(Status(9)); err == nil {
+		t.Error("an out-of-range status encoded without an error")
 	}
 }
 

@@ -27,6 +27,7 @@ import (
 	"github.com/superbiz/superbiz/internal/integration/playbooks"
 	"github.com/superbiz/superbiz/internal/integration/redis"
 	"github.com/superbiz/superbiz/internal/integration/runbooks"
+	"github.com/superbiz/superbiz/internal/integration/timeline"
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/model"
 	"github.com/superbiz/superbiz/pkg/runrecord"
@@ -44,6 +45,7 @@ func Sources() []integration.Source {
 		metrics.Source{},     // [[metrics]]: query_metrics
 		redis.Source{},       // [[redis]]: query_redis
 		alerts.Source{},      // [alerts]: alerts, diagnose --alert
+		timeline.Source{},    // [[logs]], [alerts], [[timeline.metrics]]: build_timeline (after the tools it reads)
 		playbooks.Source{},   // [skills]: read_skill
 	}
 }
@@ -125,7 +127,12 @@ func ModelClientFor(cfg *config.Config, name string, timeout time.Duration) (int
 	if err != nil {
 		return nil, err
 	}
-	return p.Client(cfg.Model, name, timeout)
+	c, err := p.Client(cfg.Model, name, timeout)
+	if err != nil {
+		// Say what chose the provider: a variable set long ago is easy to forget.
+		return nil, fmt.Errorf("model.provider = %q%s: %w", p.Name(), cfg.From("model.provider"), err)
+	}
+	return c, nil
 }
 
 // Build builds what every source of the configuration contributes to a

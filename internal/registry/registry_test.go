@@ -28,6 +28,7 @@ func TestSourcesOf(t *testing.T) {
 		{"query_postgres", `{"database":"billing","sql":"select 1"}`, `{"result":{"database":"billing"}}`, []string{"query_postgres", "query_postgres:billing", "query_postgres:billing"}},
 		{"query_metrics", `{"source":"prom"}`, `{"error":{"code":"TIMEOUT"}}`, []string{"query_metrics", "query_metrics:prom"}},
 		{"query_redis", `{"view":"slowlog"}`, `{"result":{"source":"cache","view":"slowlog"}}`, []string{"query_redis", "query_redis:cache"}},
+		{"build_timeline", `{"since":"1h"}`, `{"result":{"coverage":[{"detector":"alerts","source":"alertmanager","status":"read"},{"detector":"error_burst","source":"app","status":"partial"},{"detector":"new_error","source":"app","status":"read"},{"detector":"restart","source":"nginx","status":"failed"}]}}`, []string{"build_timeline", "build_timeline:alertmanager", "query_logs:app"}},
 		{"read_skill", `{"name":"x"}`, `{"result":{"source":"not evidence"}}`, []string{"read_skill"}},
 		{"query_logs", `not json`, `not json`, []string{"query_logs"}},
 	} {

@@ -76,10 +76,15 @@ type Window struct {
 // Timeline is the answer: the events in time order and the coverage of
 // every detector (docs/SPEC.md#timeline--o-json).
 type Timeline struct {
-	RunID    string     `json:"run_id"`
+	// RunID is the stored run the timeline belongs to; a build_timeline
+	// result leaves it out (the diagnosis that shows it fills it in).
+	RunID    string     `json:"run_id,omitempty"`
 	Window   Window     `json:"window"`
 	Events   []Event    `json:"events"`
 	Coverage []Coverage `json:"coverage"`
+	// OmittedEvents counts the latest events left out so that the timeline
+	// fits a bounded observation (build_timeline); 0 otherwise.
+	OmittedEvents int `json:"omitted_events,omitempty"`
 }
 
 // sortEvents orders events by time, then kind, source, service and

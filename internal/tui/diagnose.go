@@ -1,12 +1,14 @@
 package tui
 
 import (
+	"io"
 	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/colorprofile"
 
 	"github.com/superbiz/superbiz/internal/termsafe"
 	"github.com/superbiz/superbiz/internal/textclip"
@@ -70,6 +72,10 @@ type Diagnose struct {
 	report     *ReportMsg
 	rendered   string // the report rendered for width
 	printed    bool   // the final screen went to the scrollback
+	// profile is the terminal's colour profile as bubbletea detected it
+	// (NO_COLOR, TERM, the output): the live screen is brought down to it
+	// by the renderer, the final screen printed to the scrollback by us.
+	profile colorprofile.Profile
 }
 
 // NewDiagnose builds the diagnose view.
@@ -131,6 +137,8 @@ func (m Diagnose) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.key(msg)
 	case tea.BackgroundColorMsg:
 		m.opts.MarkdownStyle = backgroundStyle(m.opts.MarkdownStyle, msg)
+	case tea.ColorProfileMsg:
+		m.profile = msg.Profile
 	case ReportMsg:
 		return m.finish(msg)
 	}
@@ -162,9 +170,23 @@ func (m Diagnose) finish(r ReportMsg) (tea.Model, tea.Cmd) {
 	}
 	m.report = &r
 	m.rendered = m.renderReport()
-	frame := m.frame()
+	frame := downsample(m.frame(), m.profile)
 	m.printed = true
 	return m, tea.Sequence(tea.Println(frame), tea.Quit)
+}
+
+// downsample brings a frame to the terminal's colour profile: bubbletea
+// prints lines for the scrollback as given, without the conversion it
+// applies to the live screen, so with NO_COLOR the final screen would come
+// back coloured. An unknown profile (none detected yet) leaves it as drawn.
+func downsample(frame string, p colorprofile.Profile) string {
+	if p == colorprofile.Unknown || p == colorprofile.TrueColor {
+		return frame
+	}
+	var b strings.Builder
+	w := colorprofile.Writer{Forward: &b, Profile: p}
+	_, _ = io.WriteString(&w, frame) // a strings.Builder never fails a write
+	return b.String()
 }
 
 func (m Diagnose) plain() bool { return m.width < NarrowWidth }

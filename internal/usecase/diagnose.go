@@ -10,8 +10,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/superbiz/superbiz/internal/notfound"
+	"github.com/superbiz/superbiz/internal/timeline"
 	"github.com/superbiz/superbiz/pkg/agent"
 	"github.com/superbiz/superbiz/pkg/diagnosis"
 	"github.com/superbiz/superbiz/pkg/egress"
@@ -20,6 +22,7 @@ import (
 	"github.com/superbiz/superbiz/pkg/release"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/pkg/runstore"
+	"github.com/superbiz/superbiz/pkg/tools"
 )
 
 // Deps are the implementations cmd wires into the use case.
@@ -83,6 +86,9 @@ type Output struct {
 	Checks         []runrecord.Check        `json:"checks"`
 	Usage          runrecord.Usage          `json:"usage"`
 	Error          *OutputError             `json:"error"`
+	// Timeline is the incident timeline the agent built (its last
+	// build_timeline call that completed), else nil.
+	Timeline *timeline.Timeline `json:"timeline"`
 	// ModelError is the model server failure that ended the run, for the
 	// command's exit code and hint; not part of the JSON output.
 	ModelError *model.Error `json:"-"`
@@ -123,7 +129,38 @@ func (d *Deps) Diagnose(ctx context.Context, req DiagnoseRequest) (Output, error
 	defer rc.Release()
 
 	dec := diagnosis.Diagnose(rc, diagnosis.Config{Model: d.Model, Tools: d.Tools, Limits: d.Limits, Language: d.Language, Hints: cliHints()}, diagnosis.Request{Query: req.Query, PreviousTurn: prev})
-	return d.finish(rc, runrecord.IntentDiagnosis, dec)
+	out, err := d.finish(rc, runrecord.IntentDiagnosis, dec)
+	if err != nil || !slices.ContainsFunc(out.Checks, func(c runrecord.Check) bool { return c.Tool == timeline.ToolName }) {
+		return out, err
+	}
+	// the timeline the model saw is the one its run stored
+	run, gerr := d.Store.GetRun(context.WithoutCancel(ctx), out.RunID)
+	if gerr != nil {
+		return out, fmt.Errorf("read the run's timeline: %w", gerr)
+	}
+	if out.Timeline = usedTimeline(run.Invocations); out.Timeline != nil {
+		out.Timeline.RunID = out.RunID
+	}
+	return out, nil
+}
+
+// usedTimeline is the timeline of the run's last build_timeline call that
+// completed with a result, as the model saw it; nil when there is none.
+func usedTimeline(invs []runrecord.Invocation) *timeline.Timeline {
+	for i := len(invs) - 1; i >= 0; i-- {
+		inv := invs[i]
+		if inv.Tool != timeline.ToolName || inv.Kind != runrecord.KindEvidence ||
+			(inv.EvidenceStatus != tools.EvidenceFound && inv.EvidenceStatus != tools.NoEvidence) {
+			continue
+		}
+		var obs struct {
+			Result *timeline.Timeline `json:"result"`
+		}
+		if json.Unmarshal(inv.Observation, &obs) == nil && obs.Result != nil {
+			return obs.Result
+		}
+	}
+	return nil
 }
 
 // openRun stores a new RUNNING run (with the settings it runs under), opens

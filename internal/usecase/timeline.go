@@ -61,7 +61,8 @@ func (d *Deps) Timeline(ctx context.Context, req TimelineRequest) (timeline.Time
 	run := *d
 	adapters := make([]tools.Adapter, 0, len(d.Tools.Names())+1)
 	for _, name := range d.Tools.Names() {
-		if a, ok := d.Tools.Adapter(name); ok {
+		// the timeline's reads are its own calls, never build_timeline's
+		if a, ok := d.Tools.Adapter(name); ok && name != timeline.ToolName {
 			adapters = append(adapters, a)
 		}
 	}

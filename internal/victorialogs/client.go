@@ -7,21 +7,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/superbiz/superbiz/internal/httpsource"
 )
 
-// Bounds of one request.
-const (
-	// DefaultMaxBytes bounds one answer's body when Options give none.
-	DefaultMaxBytes = 4 << 20
-	// maxErrorBody bounds the part of an error answer kept in the error.
-	maxErrorBody = 512
-)
+// DefaultMaxBytes bounds one answer's body when Options give none.
+const DefaultMaxBytes = 4 << 20
 
 // Options are a source's connection: its URL (a single node or a
 // cluster's select front end), tenant and credentials, and bounds.
@@ -37,16 +33,18 @@ type Options struct {
 	MaxBytes int64
 }
 
-// Client reads one VictoriaLogs source through a ReadOnly transport.
+// Client reads one VictoriaLogs source through httpsource (credentials,
+// timeout, body cap, a credential echoed back scrubbed) over a ReadOnly
+// transport.
 type Client struct {
 	opts    Options
 	base    *url.URL
 	account string
 	project string
-	http    *http.Client
+	src     *httpsource.Client
 }
 
-// New checks the options and builds the client.
+// New checks the options and builds the client; it makes no request.
 func New(o Options) (*Client, error) {
 	u, err := url.Parse(o.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -58,16 +56,12 @@ func New(o Options) (*Client, error) {
 	c := &Client{opts: o, base: u}
 	if o.Tenant != "" {
 		a, p, ok := strings.Cut(o.Tenant, ":")
-		if _, err := strconv.ParseUint(a, 10, 32); !ok || err != nil {
-			return nil, fmt.Errorf("victorialogs: tenant %q is not AccountID:ProjectID (two numbers)", o.Tenant)
-		}
-		if _, err := strconv.ParseUint(p, 10, 32); err != nil {
+		_, errA := strconv.ParseUint(a, 10, 32)
+		_, errP := strconv.ParseUint(p, 10, 32)
+		if !ok || errA != nil || errP != nil {
 			return nil, fmt.Errorf("victorialogs: tenant %q is not AccountID:ProjectID (two numbers)", o.Tenant)
 		}
 		c.account, c.project = a, p
-	}
-	if o.Bearer != "" && (o.Username != "" || o.Password != "") {
-		return nil, errors.New("victorialogs: give a username and password or a bearer token, not both")
 	}
 	if c.opts.MaxBytes <= 0 {
 		c.opts.MaxBytes = DefaultMaxBytes
@@ -75,37 +69,48 @@ func New(o Options) (*Client, error) {
 	if c.opts.Timeout <= 0 {
 		c.opts.Timeout = 30 * time.Second
 	}
-	c.http = &http.Client{Transport: ReadOnly{Base: u.Path}, Timeout: c.opts.Timeout,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	c.src, err = httpsource.New(httpsource.Options{
+		Auth:    httpsource.Auth{BearerToken: o.Bearer, Username: o.Username, Password: o.Password},
+		Timeout: c.opts.Timeout, MaxBody: c.opts.MaxBytes,
+		HTTP: &http.Client{Transport: ReadOnly{Base: u.Path},
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("victorialogs: %w", err)
+	}
 	return c, nil
 }
 
-// Error is an answer VictoriaLogs could not give: the status (0 for a
-// failure before any answer), what it said (bounded), and the window asked.
+// Error is an answer VictoriaLogs could not give for a window: the
+// exchange's failure (httpsource: its kind, the URL, the status and a
+// scrubbed excerpt of what the server said, which names a storage node
+// that is down) and the window asked.
 type Error struct {
-	URL, Window string
-	Status      int
-	Said        string
-	Err         error
+	Window string
+	Err    error
 }
 
 func (e *Error) Error() string {
-	switch {
-	case e.Status != 0:
-		return fmt.Sprintf("victorialogs %s answered HTTP %d for the window %s: %s", e.URL, e.Status, e.Window, e.Said)
-	case errors.Is(e.Err, context.DeadlineExceeded):
-		return fmt.Sprintf("victorialogs %s gave no answer in time for the window %s: %v", e.URL, e.Window, e.Err)
-	}
-	return fmt.Sprintf("victorialogs %s could not be read for the window %s: %v", e.URL, e.Window, e.Err)
+	return fmt.Sprintf("victorialogs, window %s: %v", e.Window, e.Err)
 }
 
 // Unwrap gives the cause.
 func (e *Error) Unwrap() error { return e.Err }
 
 // Unavailable reports whether the source (or one of its storage nodes)
-// could not answer: a 502, 503 or 504, or no answer at all.
+// could not answer: a 502, 503 or 504, no answer, or none in time.
 func (e *Error) Unavailable() bool {
-	return e.Status == 0 || e.Status == http.StatusBadGateway || e.Status == http.StatusServiceUnavailable || e.Status == http.StatusGatewayTimeout
+	var he *httpsource.Error
+	if !errors.As(e.Err, &he) {
+		return false
+	}
+	switch he.Kind {
+	case httpsource.Unreachable, httpsource.Timeout:
+		return true
+	case httpsource.Status:
+		return he.Status == http.StatusBadGateway || he.Status == http.StatusServiceUnavailable || he.Status == http.StatusGatewayTimeout
+	}
+	return false
 }
 
 // Row is one JSON line of an answer: field name to value.
@@ -120,43 +125,21 @@ func (c *Client) Query(ctx context.Context, query string, limit int, f Filter) (
 		form.Set("limit", strconv.Itoa(limit))
 	}
 	window := f.Start.UTC().Format(time.RFC3339) + ".." + f.End.UTC().Format(time.RFC3339)
-	fail := func(status int, said string, err error) error {
-		return &Error{URL: c.base.Redacted(), Window: window, Status: status, Said: said, Err: err}
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base.JoinPath(SelectPrefix, "logsql/query").String(), strings.NewReader(form.Encode()))
+	fail := func(err error) error { return &Error{Window: window, Err: err} }
+	req, err := c.src.NewRequest(ctx, http.MethodPost, c.base.JoinPath(SelectPrefix, "logsql/query").String(), strings.NewReader(form.Encode()))
 	if err != nil {
-		return nil, fail(0, "", err)
+		return nil, fail(err)
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	if c.account != "" {
 		req.Header.Set("AccountID", c.account)
 		req.Header.Set("ProjectID", c.project)
 	}
-	switch {
-	case c.opts.Bearer != "":
-		req.Header.Set("Authorization", "Bearer "+c.opts.Bearer)
-	case c.opts.Username != "" || c.opts.Password != "":
-		req.SetBasicAuth(c.opts.Username, c.opts.Password)
-	}
-	resp, err := c.http.Do(req)
+	resp, err := c.src.Do(req)
 	if err != nil {
-		if ctx.Err() != nil {
-			err = ctx.Err()
-		}
-		return nil, fail(0, "", err)
+		return nil, fail(err)
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, c.opts.MaxBytes+1))
-	if err != nil {
-		return nil, fail(0, "", fmt.Errorf("read the answer: %w", err))
-	}
-	if resp.StatusCode != http.StatusOK {
-		said := strings.Join(strings.Fields(string(body[:min(len(body), maxErrorBody)])), " ")
-		return nil, fail(resp.StatusCode, said, nil)
-	}
-	if int64(len(body)) > c.opts.MaxBytes {
-		return nil, fail(0, "", fmt.Errorf("the answer is over %d bytes: narrow the window or the filters", c.opts.MaxBytes))
-	}
+	body := resp.Body
 	var rows []Row
 	sc := bufio.NewScanner(bytes.NewReader(body))
 	sc.Buffer(make([]byte, 64<<10), int(c.opts.MaxBytes)+1)
@@ -167,7 +150,7 @@ func (c *Client) Query(ctx context.Context, query string, limit int, f Filter) (
 		}
 		var raw map[string]any
 		if err := json.Unmarshal(line, &raw); err != nil {
-			return nil, fail(0, "", fmt.Errorf("an answer line is not a JSON object: %w", err))
+			return nil, fail(fmt.Errorf("an answer line is not a JSON object: %w", err))
 		}
 		row := make(Row, len(raw))
 		for k, v := range raw {
@@ -181,7 +164,7 @@ func (c *Client) Query(ctx context.Context, query string, limit int, f Filter) (
 		rows = append(rows, row)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fail(0, "", fmt.Errorf("read the answer: %w", err))
+		return nil, fail(fmt.Errorf("read the answer: %w", err))
 	}
 	return rows, nil
 }

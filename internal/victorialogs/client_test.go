@@ -92,7 +92,7 @@ func TestQueryOnASingleNode(t *testing.T) {
 	}
 	// The byte cap is an error, never a silent cut.
 	small, _ := New(Options{URL: s.URL, Timeout: 5 * time.Second, MaxBytes: 200})
-	if _, err := small.Query(ctx, filter().EntriesQuery(), 50, filter()); err == nil || !strings.Contains(err.Error(), "over 200 bytes") {
+	if _, err := small.Query(ctx, filter().EntriesQuery(), 50, filter()); err == nil || !strings.Contains(err.Error(), "larger than 200 bytes") {
 		t.Errorf("an answer over the cap: %v", err)
 	}
 	// Cancellation reaches the request.
@@ -161,6 +161,37 @@ func TestReadOnlyTransport(t *testing.T) {
 		}
 		if sent := hits.Load() > before; sent != tt.sent || (err == nil) != tt.sent {
 			t.Errorf("%s %s: sent %v (err %v), want sent %v", tt.method, tt.path, sent, err, tt.sent)
+		}
+	}
+}
+
+// The tenant goes out as VictoriaLogs' AccountID and ProjectID headers and
+// the credential as basic auth; a server echoing the password back in an
+// error has it scrubbed from the error; a bad tenant is refused up front.
+func TestTenantAndCredentials(t *testing.T) {
+	const pw = "vl-Secret-77c1"
+	var got http.Header
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = r.Header.Clone()
+		u, p, _ := r.BasicAuth()
+		http.Error(w, "denied for "+u+":"+p, http.StatusUnauthorized)
+	}))
+	defer srv.Close()
+	c, err := New(Options{URL: srv.URL, Tenant: "12:34", Username: "reader", Password: pw, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Query(context.Background(), filter().EntriesQuery(), 1, filter())
+	var ve *Error
+	if !errors.As(err, &ve) || ve.Unavailable() || !strings.Contains(err.Error(), "HTTP 401") || strings.Contains(err.Error(), pw) {
+		t.Errorf("a 401 echoing the password: %v", err)
+	}
+	if got.Get("AccountID") != "12" || got.Get("ProjectID") != "34" || !strings.HasPrefix(got.Get("Authorization"), "Basic ") {
+		t.Errorf("headers sent: %v", got)
+	}
+	for _, bad := range []string{"12", "a:1", "1:", "-1:2"} {
+		if _, err := New(Options{URL: srv.URL, Tenant: bad}); err == nil {
+			t.Errorf("tenant %q accepted", bad)
 		}
 	}
 }

@@ -32,6 +32,10 @@ type Env struct {
 	Warn func(string)
 	// Demo says the tools read the built-in demo workspace (--demo).
 	Demo bool
+	// NoModel says the command never asks the model (tools, timeline): no
+	// client is built, so a model configuration it would not use cannot
+	// stop it. Model is then nil.
+	NoModel bool
 }
 
 // Workspace is everything a run needs, wired from the configuration.
@@ -73,6 +77,9 @@ func Open(ctx context.Context, cfg *config.Config, env Env) (*Workspace, error) 
 	w.closers = append(w.closers, func() error { return registry.Close(parts) })
 	if w.Tools, err = harness.NewToolset(w.Adapters, w.Playbooks); err != nil {
 		return nil, errors.Join(err, w.Close())
+	}
+	if env.NoModel {
+		return w, nil
 	}
 	if w.Model, err = registry.ModelClient(cfg); err != nil {
 		return nil, errors.Join(exitcode.Config(err), w.Close())

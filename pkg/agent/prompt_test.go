@@ -56,4 +56,9 @@ func TestSystemPrompt(t *testing.T) {
 			t.Errorf("rule %q missing from a prompt", rule)
 		}
 	}
+	// A question naming a time or an alert starts from the timeline.
+	if !strings.Contains(prompts.DiagnosisEN, "When the question names a time or an alert, call `build_timeline` first") ||
+		!strings.Contains(prompts.DiagnosisZH, "当问题提到某个时间或某个告警时，先调用 `build_timeline`") {
+		t.Error("a prompt does not ask for build_timeline first when the question names a time or an alert")
+	}
 }

@@ -7,11 +7,13 @@ import (
 	"github.com/superbiz/superbiz/internal/config"
 )
 
-// Config is the OpenAI-compatible provider's share of [model]: the URL it
-// requires, the key it reads at load from the variable api_key_env names,
-// and its summary line. Its keys carry provider:"openai" in config.Model.
+// Config is the OpenAI-compatible provider's share of [model]: the key it
+// reads at load from the variable api_key_env names, and its summary line.
+// Its keys carry provider:"openai" in config.Model. The URL it requires is
+// checked where a client is built (errURLRequired), not at load: a command
+// that never asks the model runs with a half-set model configuration.
 func (Provider) Config() config.Part {
-	return config.Part{Table: "model", Resolve: resolveCredentials, Check: checkConfig, Summary: summaryLines, Example: example, Docs: keyDocs()}
+	return config.Part{Table: "model", Resolve: resolveCredentials, Summary: summaryLines, Example: example, Docs: keyDocs()}
 }
 
 // resolveCredentials reads the API key from the variable model.api_key_env names
@@ -22,12 +24,8 @@ func resolveCredentials(cfg *config.Config, getenv func(string) string) {
 	}
 }
 
-// checkConfig requires the server's base URL when this is the provider.
-func checkConfig(cfg *config.Config, c *config.Checker) {
-	if cfg.Model.Provider == config.ProviderOpenAI && cfg.Model.URL.IsZero() {
-		c.Rule("model.url", fmt.Sprintf("is required with model.provider = %q: the server's base URL, e.g. \"http://127.0.0.1:8000/v1\" (vLLM) or \"https://api.openai.com/v1\"; or set $%s", config.ProviderOpenAI, config.EnvOpenAIBaseURL))
-	}
-}
+// errURLRequired is the error of a client asked for with no server URL.
+var errURLRequired = fmt.Errorf("model.url is not set, and the openai provider needs the server's base URL, e.g. \"http://127.0.0.1:8000/v1\" (vLLM) or \"https://api.openai.com/v1\": give --url, set $%s, or set model.url in the config file", config.EnvOpenAIBaseURL)
 
 // summaryLines is the model line when this is the provider; the key's value
 // never appears, only whether its variable is set.

@@ -1,19 +1,38 @@
 package openai
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/config/configtest"
+	"github.com/superbiz/superbiz/internal/doctor"
 )
 
-// An openai provider needs the server's base URL.
-func TestConfigErrors(t *testing.T) {
-	configtest.Errors(t, []config.Part{Provider{}.Config()}, []configtest.Case{
-		{Name: "url required", TOML: "[model]\nprovider = \"openai\"\n", Want: []string{`model.url in`, `is required with model.provider = "openai"`}},
-	})
+// An openai provider needs the server's base URL where a client is built,
+// not at load: a configuration without one loads (a command that never asks
+// the model runs), and the client, and doctor's line, say how to give it.
+func TestURLRequiredAtUse(t *testing.T) {
+	cfg, _, err := configtest.Load(t, "[model]\nprovider = \"openai\"\n", nil, Provider{}.Config())
+	if err != nil {
+		t.Fatalf("an openai [model] without url does not load: %v", err)
+	}
+	_, err = Provider{}.Client(cfg.Model, cfg.Model.Name, time.Second)
+	if err == nil {
+		t.Fatal("a client was built with no server URL")
+	}
+	for _, want := range []string{"model.url is not set", "--url", config.EnvOpenAIBaseURL} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error %q does not say %q", err, want)
+		}
+	}
+	res := Provider{}.Doctor(context.Background(), cfg)
+	if len(res) == 0 || res[0].Status != doctor.Fail || !strings.Contains(res[0].Detail, "model.url is not set") {
+		t.Errorf("doctor's first line %+v, want a failure saying model.url is not set", res)
+	}
 }
 
 // The key is read at load from the variable model.api_key_env names, and

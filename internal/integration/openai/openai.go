@@ -34,6 +34,9 @@ func (Provider) Client(m config.Model, name string, timeout time.Duration) (inte
 }
 
 func client(m config.Model, name string, timeout time.Duration) (*adapter.Client, error) {
+	if m.URL.IsZero() {
+		return nil, errURLRequired
+	}
 	return adapter.New(adapter.Options{
 		URL: m.URL.Reveal(), Model: name, APIKey: m.APIKey.Reveal(), APIKeyEnv: m.APIKeyEnv,
 		Temperature: m.Temperature, Stream: m.Stream, Structured: m.Structured, RequestTimeout: timeout,
@@ -104,7 +107,7 @@ func (Provider) Doctor(ctx context.Context, cfg *config.Config) []doctor.Result 
 	}
 	c, err := client(m, m.Name, min(m.RequestTimeout, doctor.Timeout))
 	if err != nil {
-		return append([]doctor.Result{doctor.Failed(checkOpenAI, err.Error(), "fix model.url / model.name in the config, or "+config.EnvOpenAIBaseURL+" / --model"), key}, later("not checked: no usable client")...)
+		return append([]doctor.Result{doctor.Failed(checkOpenAI, err.Error(), "fix model.url / model.name in the config, or --url / "+config.EnvOpenAIBaseURL+" / --model"), key}, later("not checked: no usable client")...)
 	}
 	host := c.Host()
 	vctx, cancel := context.WithTimeout(ctx, doctor.Timeout)

@@ -1,0 +1,114 @@
+// Package timeline is the incident timeline's integration: the agent's
+// build_timeline tool (internal/timeline), built over the tools the other
+// sources built (query_logs, query_metrics) and the Alertmanager of
+// [alerts], with the metrics of [[timeline.metrics]]. It adds the tool when
+// some source can feed it.
+package timeline
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+
+	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/doctor"
+	"github.com/superbiz/superbiz/internal/frozen"
+	"github.com/superbiz/superbiz/internal/integration"
+	alertsource "github.com/superbiz/superbiz/internal/integration/alerts"
+	"github.com/superbiz/superbiz/internal/timeline"
+	"github.com/superbiz/superbiz/pkg/tools"
+	logtool "github.com/superbiz/superbiz/pkg/tools/logs"
+	metricstool "github.com/superbiz/superbiz/pkg/tools/metrics"
+)
+
+// Source is the timeline integration; its zero value is ready. The
+// registry lists it after the sources whose tools it reads.
+type Source struct{}
+
+// Name is the integration's name.
+func (Source) Name() string { return "timeline" }
+
+// Build adds build_timeline over the query_logs and query_metrics already
+// in parts and the [alerts] Alertmanager; nothing when none is configured.
+func (Source) Build(_ context.Context, cfg *config.Config, env integration.Env, parts *integration.Parts) error {
+	var reads []tools.Adapter
+	for _, a := range parts.Adapters {
+		if n := a.Definition().Name; n == logtool.ToolName || (n == metricstool.ToolName && len(cfg.Timeline.Metrics) > 0) {
+			reads = append(reads, a)
+		}
+	}
+	if cfg.Alerts.URL != "" {
+		getenv := env.Getenv
+		if getenv == nil {
+			getenv = func(string) string { return "" }
+		}
+		client, err := alertsource.Client(cfg, getenv)
+		if err != nil {
+			return err
+		}
+		reads = append(reads, alertsource.TimelineReader{Client: client})
+	}
+	if len(reads) == 0 {
+		return nil
+	}
+	return parts.Add(timeline.NewTool(reads, LogSources(cfg), cfg.Timeline.Metrics))
+}
+
+// LogSources are the [[logs]] sources a timeline reads, with their max_window.
+func LogSources(cfg *config.Config) []timeline.LogSource {
+	out := make([]timeline.LogSource, 0, len(cfg.Logs))
+	for _, l := range cfg.Logs {
+		out = append(out, timeline.LogSource{Name: l.Name, MaxWindow: l.MaxWindow})
+	}
+	return out
+}
+
+// Doctor has nothing of its own to check: the sources it reads have theirs.
+func (Source) Doctor(context.Context, *config.Config, integration.Env) []doctor.Result { return nil }
+
+// Tool is build_timeline.
+func (Source) Tool() string { return timeline.ToolName }
+
+// Setup says how to give the timeline something to read.
+func (Source) Setup() string {
+	return "configure a [[logs]] source, [alerts] url or [[timeline.metrics]] with a [[metrics]] source"
+}
+
+// Reads names the log sources and the Alertmanager a timeline read (its
+// coverage lines that read something), as the tools that read them.
+func (Source) Reads(_, observation json.RawMessage) []string {
+	var obs struct {
+		Result timeline.Timeline `json:"result"`
+	}
+	if json.Unmarshal(observation, &obs) != nil {
+		return nil
+	}
+	var out []string
+	for _, c := range obs.Result.Coverage {
+		if c.Status == timeline.Failed {
+			continue
+		}
+		r := timeline.ToolName + ":" + c.Source
+		switch c.Detector {
+		case timeline.DetectBursts, timeline.DetectNewError, timeline.DetectRestarts:
+			r = logtool.ToolName + ":" + c.Source
+		}
+		if !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Freezes is build_timeline.
+func (Source) Freezes() []string { return []string{timeline.ToolName} }
+
+// Freeze refuses a run that built a timeline: its reads are not calls of
+// their own, so no pack file could serve them back; a pack without them
+// would grade a different run.
+func (Source) Freeze(_ context.Context, p *frozen.Pack) error {
+	if calls := p.Calls(timeline.ToolName); len(calls) > 0 {
+		return frozen.Refused("the run built a timeline (%s, call %s), whose reads eval pack cannot freeze yet: freeze a run that did not call %s", timeline.ToolName, calls[0].ToolCallID, timeline.ToolName)
+	}
+	return nil
+}
