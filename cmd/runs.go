@@ -3,6 +3,7 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"github.com/superbiz/superbiz/internal/config"
 	"io/fs"
 
 	"github.com/spf13/cobra"
@@ -70,18 +71,34 @@ reviews. Guard reasons are local audit data and are never published.`,
 	return c
 }
 
+// errNoStoreYet is the default run store not created yet: no run so far.
+var errNoStoreYet = errors.New("no run store yet")
+
 // openStore resolves the configuration and opens only the run store, for
 // reading: `runs` needs neither the model client nor the tools, must stay
-// fast, and must work on a store it cannot write.
+// fast, and must work on a store it cannot write. It never creates one: the
+// default store missing is errNoStoreYet (nothing was run yet), one named
+// by --db, $SUPERBIZ_DB or the config file missing is an error (a typo
+// would otherwise list an empty new store).
 func (a *app) openStore(cmd *cobra.Command) (*runstore.Store, error) {
 	cfg, err := a.loadConfig(cmd)
 	if err != nil {
 		return nil, err
 	}
-	// Read-only first: an archived copy or a read-only mount can be listed.
-	// Only a missing file (none yet) or an older schema opens it writable.
+	// Read-only: an archived copy or a read-only mount can be listed. Only
+	// an older schema opens it writable, to migrate it.
 	store, err := runstore.OpenReadOnly(cmd.Context(), cfg.DBPath)
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, runstore.ErrSchemaBehind) {
+	if errors.Is(err, fs.ErrNotExist) {
+		if cfg.DBPath == config.DefaultDBPath(a.getenv) {
+			return nil, errNoStoreYet
+		}
+		named := cfg.From("db")
+		if named == "" {
+			named = " (from " + cfg.File + ")"
+		}
+		return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("the run store %s%s does not exist: check the path (reading runs never creates a store)", cfg.DBPath, named)}
+	}
+	if errors.Is(err, runstore.ErrSchemaBehind) {
 		store, err = openRunStore(cmd.Context(), cfg.DBPath)
 	}
 	if err != nil {
@@ -96,6 +113,9 @@ func (a *app) runRunsList(cmd *cobra.Command, f runsFlags) (err error) {
 	}
 	ctx := cmd.Context()
 	store, err := a.openStore(cmd)
+	if errors.Is(err, errNoStoreYet) && f.session == "" {
+		return runsRendererFor(a.flags.output, a.io.OutColumns()).list(a.io.Out, nil, noRunsLine(""))
+	}
 	if err != nil {
 		return err
 	}
@@ -125,6 +145,9 @@ func (a *app) runRunsShow(cmd *cobra.Command, id string, page runstore.Invocatio
 		return usageErrorf("--%s", err)
 	}
 	store, err := a.openStore(cmd)
+	if errors.Is(err, errNoStoreYet) {
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("unknown run %q: no run was stored yet\nhint: `superbiz diagnose --demo` stores a first run", id)}
+	}
 	if err != nil {
 		return err
 	}

@@ -73,6 +73,7 @@ func TestOutputWideRunsOnly(t *testing.T) {
 			t.Errorf("%q: exit %d, stderr %q; want exit 2 naming runs", args, code, errOut)
 		}
 	}
+	emptyStore(t, env)
 	for _, args := range [][]string{{"runs", "-o", "wide"}, {"runs", "list", "-o", "wide"}} {
 		if code, out, errOut := cli(t, env, args...); code != ExitOK || !strings.Contains(out, "No runs yet") {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, out, errOut)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -54,8 +55,17 @@ func demoRuns(t *testing.T, env map[string]string) (success, failed map[string]a
 	return success, failed
 }
 
+// An empty store lists no runs; a store $SUPERBIZ_DB names that does not
+// exist is an error, and reading never creates it.
 func TestRunsEmptyStore(t *testing.T) {
 	env := diagnoseEnv(t)
+	if code, _, errOut := cli(t, env, "runs"); code != ExitUsage || !strings.Contains(errOut, "(from $SUPERBIZ_DB) does not exist") {
+		t.Errorf("runs on a missing named store: exit %d, stderr %q", code, errOut)
+	}
+	if _, err := os.Stat(env["SUPERBIZ_DB"]); !os.IsNotExist(err) {
+		t.Errorf("runs created the store (stat: %v)", err)
+	}
+	emptyStore(t, env)
 	for _, tt := range []struct {
 		args []string
 		want string
@@ -170,6 +180,7 @@ func TestRunsListTableAndJSON(t *testing.T) {
 
 func TestRunsUsageErrors(t *testing.T) {
 	env := diagnoseEnv(t)
+	emptyStore(t, env)
 	for _, tt := range []struct {
 		args []string
 		want string
@@ -548,5 +559,17 @@ func TestRunsShowRefusedCallDetail(t *testing.T) {
 	inv := detail.Invocations[0]
 	if inv.ToolCallID != "call_del00001" || inv.ErrorCode == nil || *inv.ErrorCode != "NOT_READ_ONLY" || inv.Detail == nil || !strings.Contains(*inv.Detail, reason) {
 		t.Fatalf("invocations[0] = %+v, want the refused call with its reason as detail", inv)
+	}
+}
+
+// emptyStore creates the run store env names, with no run in it.
+func emptyStore(t *testing.T, env map[string]string) {
+	t.Helper()
+	st, err := runstore.Open(context.Background(), env["SUPERBIZ_DB"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
 	}
 }

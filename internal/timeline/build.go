@@ -43,6 +43,9 @@ const (
 	maxBursts = 5
 	// maxNewErrorChecks bounds the baseline checks of new patterns.
 	maxNewErrorChecks = 3
+	// maxNewErrorServices bounds the reads that find a new pattern's
+	// service; the patterns after them keep "" (or --service).
+	maxNewErrorServices = 3
 	// maxRestartEntries is how many start-up lines one source lists.
 	maxRestartEntries = 50
 	// MaxMetrics bounds [[timeline.metrics]].
@@ -399,7 +402,7 @@ func (b *builder) newErrors(ctx context.Context, ls LogSource) error {
 		known[p.Template] = true
 	}
 	var es []Event
-	checks := 0
+	checks, lookups := 0, 0
 	for _, p := range r.Patterns {
 		if known[p.Template] {
 			continue
@@ -427,11 +430,38 @@ func (b *builder) newErrors(ctx context.Context, ls LogSource) error {
 		if !ok {
 			continue
 		}
-		es = append(es, Event{At: at, Kind: NewError, Source: src, Service: b.plan.Service, ToolCallID: support,
+		svc := b.plan.Service
+		if svc == "" && lookups < maxNewErrorServices {
+			lookups++
+			if svc, err = b.serviceOf(ctx, src, p.Template, at); err != nil {
+				return err
+			}
+		}
+		es = append(es, Event{At: at, Kind: NewError, Source: src, Service: svc, ToolCallID: support,
 			Summary: fmt.Sprintf("new error (%d in the window, none in the %s before): %s", p.Count, tools.FormatDuration(before), textclip.Bytes(p.Template, 100))})
 	}
 	b.done(cov, es...)
 	return nil
+}
+
+// serviceOf is the service most ERROR entries of template's words name in
+// the minute from at, "" when none does or the read gave nothing.
+func (b *builder) serviceOf(ctx context.Context, src, template string, at time.Time) (string, error) {
+	words := distinctiveWords(template)
+	if len(words) == 0 {
+		return "", nil
+	}
+	in := b.logsInput(src, at, at.Add(time.Minute))
+	in["level"], in["limit"], in["contains"] = "ERROR", 20, strings.Join(words, " ")
+	o, err := b.call(ctx, logs.ToolName, in)
+	if err != nil {
+		return "", err
+	}
+	var r logs.Result
+	if decode(o, &r) != "" {
+		return "", nil
+	}
+	return dominantService(r.Entries), nil
 }
 
 // wordRE finds the words of a template that are worth searching for:

@@ -114,7 +114,7 @@ func TestBuildFromLogs(t *testing.T) {
 	}{
 		{Deploy, time.Date(2026, 11, 20, 13, 58, 0, 0, time.UTC), "order-service", "2.4.0 (was 2.3.0)"},
 		{ErrorBurst, time.Date(2026, 11, 20, 14, 0, 0, 0, time.UTC), "order-service", "payment call timed out"},
-		{NewError, time.Date(2026, 11, 20, 14, 0, 12, 0, time.UTC), "", "payment call timed out"},
+		{NewError, time.Date(2026, 11, 20, 14, 0, 12, 0, time.UTC), "order-service", "payment call timed out"},
 	}
 	if len(tl.Events) != len(want) {
 		t.Fatalf("events %s\nwant %d; calls:\n%s", mustJSON(t, tl.Events), len(want), strings.Join(*made, "\n"))

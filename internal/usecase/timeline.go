@@ -24,9 +24,9 @@ const (
 	// timelineRunBytes bounds what one timeline's observations hold.
 	timelineRunBytes = 8 << 20
 	// timelineCallsPerLogSource is the most calls the logs detectors make
-	// per source: bursts (1 + 2 for each of 5), new errors (2 + 3 checks),
-	// restarts (1).
-	timelineCallsPerLogSource = 17
+	// per source: bursts (1 + 2 for each of 5), new errors (2 + 3 checks
+	// + 3 service reads), restarts (1).
+	timelineCallsPerLogSource = 20
 )
 
 // TimelineRequest is one incident timeline: `superbiz timeline`.

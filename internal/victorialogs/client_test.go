@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/superbiz/superbiz/internal/testenv"
 	"github.com/superbiz/superbiz/internal/vlogstest"
 )
 
@@ -192,6 +194,26 @@ func TestTenantAndCredentials(t *testing.T) {
 	for _, bad := range []string{"12", "a:1", "1:", "-1:2"} {
 		if _, err := New(Options{URL: srv.URL, Tenant: bad}); err == nil {
 			t.Errorf("tenant %q accepted", bad)
+		}
+	}
+}
+
+// The servers .ci/victorialogs.sh started (a single node and a two-node
+// cluster's front end) answer a read through the read-only client: an
+// empty window counts 0, exactly, on both.
+func TestCIServersAnswer(t *testing.T) {
+	for _, env := range []string{"SUPERBIZ_TEST_VICTORIALOGS_URL", "SUPERBIZ_TEST_VICTORIALOGS_CLUSTER_URL"} {
+		u := os.Getenv(env)
+		if u == "" {
+			testenv.Missing(t, env+" is not set: source .ci/victorialogs.sh", ".ci/run must source .ci/victorialogs.sh")
+		}
+		c, err := New(Options{URL: u, Timeout: 5 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := Filter{Start: time.Date(1999, 1, 1, 0, 0, 0, 0, time.UTC), End: time.Date(1999, 1, 2, 0, 0, 0, 0, time.UTC)}
+		if n, err := c.Count(context.Background(), f.CountQuery(), "matched", f); err != nil || n != 0 {
+			t.Errorf("%s (%s): %d, %v; want 0", env, u, n, err)
 		}
 	}
 }
