@@ -7,15 +7,15 @@ import (
 	"testing"
 )
 
-// The whole run through the public packages: the tool's result, the
-// guards' release and the PublishedResult a program gets.
+// The whole run through the public packages and the OpenAI wire: the
+// tool's result, the guards' release and the PublishedResult a program gets.
 func Example_run() {
-	if err := run(context.Background(), os.Stdout, script("orders-db-1")); err != nil {
+	if err := run(context.Background(), os.Stdout, "", "", "orders-db-1"); err != nil {
 		panic(err)
 	}
 	// Output:
 	// outcome: SUCCESS (stop reason COMPLETED)
-	// tool call call_disk0001 disk_usage: COMPLETED
+	// check disk_usage: EVIDENCE_FOUND, disk usage of orders-db-1
 	// published:
 	// {
 	//   "query": "orders-db writes fail since 09:00",
@@ -62,11 +62,11 @@ func Example_run() {
 // a fallback, never the draft.
 func TestGuardRefusesAFindingWithoutEvidence(t *testing.T) {
 	var out strings.Builder
-	err := run(context.Background(), &out, script("orders-db-3"))
+	err := run(context.Background(), &out, "", "", "orders-db-3")
 	if err == nil || !strings.Contains(err.Error(), "not published") {
 		t.Fatalf("run = %v, want the run not published\n%s", err, out.String())
 	}
-	for _, want := range []string{"outcome: FALLBACK", "call_disk0001 disk_usage: COMPLETED"} {
+	for _, want := range []string{"outcome: FALLBACK", "check disk_usage: NO_EVIDENCE, disk usage of orders-db-3"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}

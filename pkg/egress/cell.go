@@ -72,4 +72,3 @@ func Cell(v any, secret bool) any {
 	}
 	return v
 }
-

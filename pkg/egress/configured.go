@@ -138,4 +138,3 @@ func maskLibPQ(dsn, password string) string {
 var libpqKeyword = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`[A-Za-z_]+\s*=\s*(?:'(?:[^'\\]|\\.)*'|[^\s']*)`)
 })
-

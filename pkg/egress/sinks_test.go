@@ -133,7 +133,6 @@ func TestField(t *testing.T) {
 	}
 }
 
-
 // LibPQ: a secret query key in any case is masked, and an output that still
 // holds the parsed password anywhere (the host, the database name) is
 // Marker whole.

@@ -1,6 +1,6 @@
 // Package model is the engine's port to a chat model: the messages, tools,
 // tool calls and usage the harness and agent speak, with no dependency beyond
-// the standard library. Adapters (internal/model/ollama, internal/model/replay) translate
+// the standard library. Adapters (pkg/model/ollama, internal/model/replay) translate
 // these types to a provider; no provider type ever crosses this port.
 package model
 
@@ -243,7 +243,7 @@ func KindOf(err error) ErrorKind {
 }
 
 // Embedder turns texts into vectors, for semantic runbook search. It is a
-// port like ChatModel: adapters (internal/model/ollama) implement it, and no
+// port like ChatModel: adapters (pkg/model/ollama) implement it, and no
 // provider type crosses it.
 type Embedder interface {
 	// Embed returns one vector per input, in input order, all of one

@@ -1,6 +1,6 @@
 // Package ollama is the Ollama model provider (model.provider = "ollama"):
 // its client built from [model], its doctor checks (server, model pulled,
-// tool calling) and its hints. The wire adapter is internal/model/ollama.
+// tool calling) and its hints. The wire adapter is pkg/model/ollama.
 package ollama
 
 import (
@@ -13,8 +13,8 @@ import (
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/doctor"
 	"github.com/superbiz/superbiz/internal/integration"
-	adapter "github.com/superbiz/superbiz/internal/model/ollama"
 	"github.com/superbiz/superbiz/pkg/model"
+	adapter "github.com/superbiz/superbiz/pkg/model/ollama"
 )
 
 // Provider is the Ollama provider; its zero value is ready.

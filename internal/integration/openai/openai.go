@@ -2,7 +2,7 @@
 // "openai": vLLM, llama.cpp's llama-server, LM Studio, LiteLLM, OpenAI): its
 // client built from [model], its doctor checks (URL, key, model listed, a
 // tool-call and a structured-output probe) and its hints. The wire adapter
-// is internal/model/openai.
+// is pkg/model/openai.
 package openai
 
 import (
@@ -16,9 +16,9 @@ import (
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/doctor"
 	"github.com/superbiz/superbiz/internal/integration"
-	adapter "github.com/superbiz/superbiz/internal/model/openai"
 	"github.com/superbiz/superbiz/internal/textclip"
 	"github.com/superbiz/superbiz/pkg/model"
+	adapter "github.com/superbiz/superbiz/pkg/model/openai"
 )
 
 // Provider is the OpenAI-compatible provider; its zero value is ready.

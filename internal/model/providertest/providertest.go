@@ -12,11 +12,11 @@ import (
 	"time"
 
 	"github.com/superbiz/superbiz/internal/config"
-	"github.com/superbiz/superbiz/internal/model/ollama"
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
-	"github.com/superbiz/superbiz/internal/model/openai"
 	"github.com/superbiz/superbiz/internal/model/openaitest"
 	"github.com/superbiz/superbiz/pkg/model"
+	"github.com/superbiz/superbiz/pkg/model/ollama"
+	"github.com/superbiz/superbiz/pkg/model/openai"
 )
 
 // Provider names a provider as model.provider spells it.

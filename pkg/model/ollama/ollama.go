@@ -16,10 +16,10 @@ import (
 
 	"github.com/ollama/ollama/api"
 
-	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/httpsource"
 	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/model"
+	"github.com/superbiz/superbiz/pkg/model/modelhost"
 )
 
 // Options are everything a Client needs; nothing is read from the
@@ -60,7 +60,7 @@ var _ model.ChatModel = (*Client)(nil)
 
 // New validates opts and builds a client; it makes no network call.
 func New(opts Options) (*Client, error) {
-	host, err := config.ParseHost(opts.Host)
+	host, err := modelhost.Parse(opts.Host)
 	if err != nil {
 		return nil, fmt.Errorf("ollama: model.host (or --host / OLLAMA_HOST): %w", err)
 	}

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/superbiz/superbiz/internal/model/openai"
 	"github.com/superbiz/superbiz/pkg/model"
+	"github.com/superbiz/superbiz/pkg/model/openai"
 )
 
 // An error whose code is an empty string is classified by its type: a 400

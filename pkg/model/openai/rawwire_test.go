@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/superbiz/superbiz/internal/model/openai"
 	"github.com/superbiz/superbiz/pkg/model"
+	"github.com/superbiz/superbiz/pkg/model/openai"
 )
 
 // sse frames data lines as a server-sent event stream.

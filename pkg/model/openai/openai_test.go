@@ -9,11 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/superbiz/superbiz/internal/model/openai"
 	"github.com/superbiz/superbiz/internal/model/openaitest"
 	"github.com/superbiz/superbiz/internal/reliability"
 	"github.com/superbiz/superbiz/internal/testenv"
 	"github.com/superbiz/superbiz/pkg/model"
+	"github.com/superbiz/superbiz/pkg/model/openai"
 )
 
 func newClient(t *testing.T, srv *openaitest.Server, stream bool, mod ...func(*openai.Options)) *openai.Client {

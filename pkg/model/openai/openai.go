@@ -21,10 +21,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/httpsource"
 	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/model"
+	"github.com/superbiz/superbiz/pkg/model/modelhost"
 )
 
 // The structured-output modes of model.structured.
@@ -90,7 +90,7 @@ var (
 
 // New validates opts and builds a client; it makes no network call.
 func New(opts Options) (*Client, error) {
-	host, err := config.ParseHost(opts.URL)
+	host, err := modelhost.Parse(opts.URL)
 	if err != nil {
 		return nil, fmt.Errorf("openai: model.url (or OPENAI_BASE_URL): %w", err)
 	}

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/superbiz/superbiz/internal/model/openai"
 	"github.com/superbiz/superbiz/internal/model/openaitest"
 	"github.com/superbiz/superbiz/pkg/model"
+	"github.com/superbiz/superbiz/pkg/model/openai"
 )
 
 // BenchmarkChat is the Ollama adapter's BenchmarkChat on this wire: one
