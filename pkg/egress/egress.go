@@ -156,10 +156,17 @@ func (p Policy) WithCredential(username, password, token string) Policy {
 // Text passes s through the policy.
 func (p Policy) Text(s string) Text { return Text{p.mask(s)} }
 
-// Error is Text of err's text; a nil error is the empty text.
+// Error is Text of err's text; a nil error is the empty text. An error
+// whose text the policy made (it has a method EgressText() Text, such as a
+// refusal built with Sprintf) passes as it is, so our words in it are not
+// masked as data; wrapped in another error, whose words are not known to
+// be ours, the whole text is masked.
 func (p Policy) Error(err error) Text {
 	if err == nil {
 		return Text{}
+	}
+	if o, ok := err.(interface{ EgressText() Text }); ok {
+		return Text{p.extra(o.EgressText().s)}
 	}
 	return p.Text(err.Error())
 }

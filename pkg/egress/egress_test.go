@@ -2,6 +2,7 @@ package egress
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -181,5 +182,24 @@ func TestTransportMasksBodies(t *testing.T) {
 	}
 	if !json.Valid([]byte(got[0])) {
 		t.Errorf("a JSON body stopped being JSON: %s", got[0])
+	}
+}
+
+// ownErr is an error whose text the policy made.
+type ownErr struct{ t Text }
+
+func (e ownErr) Error() string    { return e.t.String() }
+func (e ownErr) EgressText() Text { return e.t }
+
+// TestErrorKeepsOwnWords (issue 34 item 19): an error whose text Sprintf
+// made passes Error as it is (its argument masked, our words not), and
+// wrapped in an error of unknown words it is masked whole.
+func TestErrorKeepsOwnWords(t *testing.T) {
+	err := ownErr{Sprintf("bodies, which can hold credentials: reading %s is not allowed", "password=hunter2")}
+	if got := Error(err).String(); got != "bodies, which can hold credentials: reading password="+Marker+" is not allowed" {
+		t.Errorf("Error(own) = %q", got)
+	}
+	if got := Error(fmt.Errorf("x: %w", err)).String(); strings.Contains(got, "hunter2") || !strings.Contains(got, "credentials: "+Marker) {
+		t.Errorf("Error(wrapped own) = %q", got)
 	}
 }

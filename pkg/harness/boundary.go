@@ -318,7 +318,7 @@ func (b *Boundary) handleEvidence(adapter tools.Adapter, call model.ToolCall, in
 			return b.stopOn(rerr, base, inv)
 		}
 		inv.Kind, inv.Status = runrecord.KindEvidence, StatusCompleted
-		inv.EvidenceStatus, inv.ErrorCode, inv.Detail = tools.StatusError, tools.CodeInvalidInput, egress.Mask(err.Error()).String()
+		inv.EvidenceStatus, inv.ErrorCode, inv.Detail = tools.StatusError, tools.CodeInvalidInput, egress.Error(err).String()
 		o := base
 		o.EvidenceStatus, o.ErrorCode = string(tools.StatusError), tools.CodeInvalidInput
 		return o, inv
@@ -367,7 +367,7 @@ func (b *Boundary) handleEvidence(adapter tools.Adapter, call model.ToolCall, in
 	}
 	inv.EvidenceStatus, inv.ErrorCode = tools.EvidenceStatus(o.EvidenceStatus), o.ErrorCode
 	if out.Detail != nil {
-		inv.Detail = egress.Mask(out.Detail.Error()).String()
+		inv.Detail = egress.Error(out.Detail).String()
 		if b.rc.storeFull != nil && b.rc.storeFull(out.Detail) {
 			// the store cannot hold the run's audit either: end it so
 			b.rc.auditFailed(out.Detail)

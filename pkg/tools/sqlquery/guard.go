@@ -67,15 +67,29 @@ const (
 type Refusal struct {
 	Reason Reason
 	Detail string
+	// text is Detail as the policy made it: our words as they are, the
+	// names and values quoted from the statement masked one by one.
+	text egress.Text
 }
 
 // Error says what was refused and why, for the audit log (never the model).
-func (r *Refusal) Error() string {
-	return fmt.Sprintf("statement refused (%s): %s", r.Reason, r.Detail)
+func (r *Refusal) Error() string { return r.EgressText().String() }
+
+// EgressText is Error as the egress door passes it (egress.Error): our own
+// words are not masked as data, so a refusal reads "which can hold
+// credentials: it is not allowed", not "credentials: [REDACTED]".
+func (r *Refusal) EgressText() egress.Text {
+	text := r.text
+	if text.IsZero() && r.Detail != "" {
+		text = egress.Mask(r.Detail) // a Refusal made outside refuse
+	}
+	return egress.Sprintf("statement refused (%s): %s", string(r.Reason), text)
 }
 
-func refuse(reason Reason, format string, args ...any) *Refusal {
-	return &Refusal{Reason: reason, Detail: fmt.Sprintf(format, args...)}
+// refuse makes a refusal from a text of ours (egress.Sprintf of a constant
+// format), never from a string made at run time.
+func refuse(reason Reason, detail egress.Text) *Refusal {
+	return &Refusal{Reason: reason, Detail: detail.String(), text: detail}
 }
 
 // Kind is the admitted statement's family, kept so execution can treat
@@ -131,7 +145,7 @@ func check(sql string, d Dialect, schema string) (*Checked, error) {
 	}
 	stmt, err := safeParse(parser, sql)
 	if err != nil {
-		return nil, refuse(ReasonUnparsable, "%s", firstLine(err.Error()))
+		return nil, refuse(ReasonUnparsable, egress.Sprintf("%s", firstLine(err.Error())))
 	}
 	kind, err := admitTop(stmt)
 	if err != nil {
@@ -148,10 +162,10 @@ func check(sql string, d Dialect, schema string) (*Checked, error) {
 	}
 	c := &Checked{Kind: kind, stmt: stmt, dialect: d}
 	if c.Rendered, err = safeRender(stmt, d); err != nil {
-		return nil, refuse(ReasonUnparsable, "%v", err)
+		return nil, refuse(ReasonUnparsable, egress.Sprintf("%v", err))
 	}
 	if c.Canonical, err = safeRender(stmt, MySQL); err != nil {
-		return nil, refuse(ReasonUnparsable, "%v", err)
+		return nil, refuse(ReasonUnparsable, egress.Sprintf("%v", err))
 	}
 	return c, nil
 }
@@ -160,13 +174,13 @@ func check(sql string, d Dialect, schema string) (*Checked, error) {
 // long, empty or holds a NUL byte: the checks every dialect's guard shares.
 func checkText(sql string) error {
 	if len(sql) > MaxSQLBytes {
-		return refuse(ReasonTooLong, "statement is %d bytes, the limit is %d", len(sql), MaxSQLBytes)
+		return refuse(ReasonTooLong, egress.Sprintf("statement is %d bytes, the limit is %d", len(sql), MaxSQLBytes))
 	}
 	if strings.TrimSpace(sql) == "" {
-		return refuse(ReasonEmpty, "no statement given")
+		return refuse(ReasonEmpty, egress.Sprintf("no statement given"))
 	}
 	if strings.IndexByte(sql, 0) >= 0 {
-		return refuse(ReasonUnparsable, "statement contains a NUL byte")
+		return refuse(ReasonUnparsable, egress.Sprintf("statement contains a NUL byte"))
 	}
 	return nil
 }
@@ -194,15 +208,15 @@ func admitTop(stmt sqlparser.Statement) (Kind, error) {
 		return KindDescribe, nil
 	case *sqlparser.ExplainStmt:
 		if s.Type == sqlparser.AnalyzeType {
-			return "", refuse(ReasonExplainKind, "EXPLAIN ANALYZE executes the statement")
+			return "", refuse(ReasonExplainKind, egress.Sprintf("EXPLAIN ANALYZE executes the statement"))
 		}
 		switch s.Statement.(type) {
 		case *sqlparser.Select, *sqlparser.Union:
 			return KindExplain, nil
 		}
-		return "", refuse(ReasonExplainKind, "EXPLAIN is admitted only for SELECT, not %s", stmtName(s.Statement))
+		return "", refuse(ReasonExplainKind, egress.Sprintf("EXPLAIN is admitted only for SELECT, not %s", stmtName(s.Statement)))
 	}
-	return "", refuse(ReasonStatementKind, "%s is not a read: only SELECT, SHOW, DESCRIBE and EXPLAIN are admitted", stmtName(stmt))
+	return "", refuse(ReasonStatementKind, egress.Sprintf("%s is not a read: only SELECT, SHOW, DESCRIBE and EXPLAIN are admitted", stmtName(stmt)))
 }
 
 // showCommands are the diagnostic SHOW variants admitted: schema, status,
@@ -241,26 +255,26 @@ func admitShow(s *sqlparser.Show) error {
 			return nil
 		}
 		if in.Command == sqlparser.ProcessList {
-			return refuse(ReasonNotAllowed, "SHOW PROCESSLIST shows %s in its Info column: use %s", whyStatementColumns, processListAlternative)
+			return refuse(ReasonNotAllowed, egress.Sprintf("SHOW PROCESSLIST shows %s in its Info column: use %s", whyStatementColumns, processListAlternative))
 		}
-		return refuse(ReasonShowKind, "SHOW %s is not an admitted diagnostic SHOW", in.Command.ToString())
+		return refuse(ReasonShowKind, egress.Sprintf("SHOW %s is not an admitted diagnostic SHOW", in.Command.ToString()))
 	case *sqlparser.ShowCreate:
 		switch in.Command {
 		case sqlparser.CreateTbl:
 			return nil
 		case sqlparser.CreateV:
-			return refuse(ReasonNotAllowed, "SHOW CREATE VIEW shows %s: read information_schema.views without view_definition", whyDefinitions)
+			return refuse(ReasonNotAllowed, egress.Sprintf("SHOW CREATE VIEW shows %s: read information_schema.views without view_definition", whyDefinitions))
 		}
-		return refuse(ReasonShowKind, "SHOW %s is not admitted (only CREATE TABLE)", in.Command.ToString())
+		return refuse(ReasonShowKind, egress.Sprintf("SHOW %s is not admitted (only CREATE TABLE)", in.Command.ToString()))
 	case *sqlparser.ShowEngine:
 		if strings.EqualFold(in.EngineName, "innodb") && strings.EqualFold(in.Action, "status") {
-			return refuse(ReasonNotAllowed, "SHOW ENGINE INNODB STATUS shows %s (its TRANSACTIONS and LATEST DETECTED DEADLOCK sections): use information_schema.innodb_trx and innodb_lock_waits without trx_query", whyStatementColumns)
+			return refuse(ReasonNotAllowed, egress.Sprintf("SHOW ENGINE INNODB STATUS shows %s (its TRANSACTIONS and LATEST DETECTED DEADLOCK sections): use information_schema.innodb_trx and innodb_lock_waits without trx_query", whyStatementColumns))
 		}
-		return refuse(ReasonShowKind, "SHOW ENGINE %s %s is not admitted", in.EngineName, in.Action)
+		return refuse(ReasonShowKind, egress.Sprintf("SHOW ENGINE %s %s is not admitted", in.EngineName, in.Action))
 	case *sqlparser.ShowGrants:
 		return nil
 	}
-	return refuse(ReasonShowKind, "SHOW variant %T is not admitted", s.Internal)
+	return refuse(ReasonShowKind, egress.Sprintf("SHOW variant %T is not admitted", s.Internal))
 }
 
 // walker visits every node of an admitted statement and refuses any node type
@@ -275,66 +289,66 @@ func (w walker) visit(node sqlparser.SQLNode) (bool, error) {
 		return false, nil
 	case *sqlparser.Select:
 		if n.Lock != sqlparser.NoLock {
-			return false, refuse(ReasonLock, "locking read (%s) is not admitted", strings.TrimSpace(n.Lock.ToString()))
+			return false, refuse(ReasonLock, egress.Sprintf("locking read (%s) is not admitted", strings.TrimSpace(n.Lock.ToString())))
 		}
 		if n.Into != nil {
-			return false, refuse(ReasonInto, "SELECT … INTO is not admitted")
+			return false, refuse(ReasonInto, egress.Sprintf("SELECT … INTO is not admitted"))
 		}
 		return true, nil
 	case *sqlparser.Union:
 		if n.Lock != sqlparser.NoLock {
-			return false, refuse(ReasonLock, "locking read (%s) is not admitted", strings.TrimSpace(n.Lock.ToString()))
+			return false, refuse(ReasonLock, egress.Sprintf("locking read (%s) is not admitted", strings.TrimSpace(n.Lock.ToString())))
 		}
 		if n.Into != nil {
-			return false, refuse(ReasonInto, "SELECT … INTO is not admitted")
+			return false, refuse(ReasonInto, egress.Sprintf("SELECT … INTO is not admitted"))
 		}
 		return true, nil
 	case *sqlparser.SelectInto:
-		return false, refuse(ReasonInto, "SELECT … INTO is not admitted")
+		return false, refuse(ReasonInto, egress.Sprintf("SELECT … INTO is not admitted"))
 	case *sqlparser.ParsedComments:
 		if n.Length() > 0 {
-			return false, refuse(ReasonComment, "comments or optimizer hints inside the statement are not admitted: %s", strings.Join(n.GetComments(), " "))
+			return false, refuse(ReasonComment, egress.Sprintf("comments or optimizer hints inside the statement are not admitted: %s", strings.Join(n.GetComments(), " ")))
 		}
 		return false, nil
 	case *sqlparser.ExplainStmt:
 		if n.Type == sqlparser.AnalyzeType {
-			return false, refuse(ReasonExplainKind, "EXPLAIN ANALYZE executes the statement")
+			return false, refuse(ReasonExplainKind, egress.Sprintf("EXPLAIN ANALYZE executes the statement"))
 		}
 		return true, nil
 	case *sqlparser.Variable:
 		if n.Scope == sqlparser.VariableScope {
-			return false, refuse(ReasonVariable, "user variable @%s is not admitted", n.Name.String())
+			return false, refuse(ReasonVariable, egress.Sprintf("user variable @%s is not admitted", n.Name.String()))
 		}
 		if n.Scope != sqlparser.SessionScope && n.Scope != sqlparser.GlobalScope {
-			return false, refuse(ReasonVariable, "variable scope of @@%s is not admitted", n.Name.String())
+			return false, refuse(ReasonVariable, egress.Sprintf("variable scope of @@%s is not admitted", n.Name.String()))
 		}
 		if w.dialect == SQLite {
-			return false, refuse(ReasonDialect, "SQLite has no @@%s", n.Name.String())
+			return false, refuse(ReasonDialect, egress.Sprintf("SQLite has no @@%s", n.Name.String()))
 		}
 		if egress.SecretName(n.Name.String()) {
 			// a system variable is a column named @@name, which the
 			// masking of secret-named columns need not recognise
-			return false, refuse(ReasonNotAllowed, "system variable @@%s is named like a secret: reading it is not allowed; SHOW VARIABLES masks its value", n.Name.String())
+			return false, refuse(ReasonNotAllowed, egress.Sprintf("system variable @@%s is named like a secret: reading it is not allowed; SHOW VARIABLES masks its value", n.Name.String()))
 		}
 		return false, nil
 	case *sqlparser.AssignmentExpr:
-		return false, refuse(ReasonVariable, "variable assignment is not admitted")
+		return false, refuse(ReasonVariable, egress.Sprintf("variable assignment is not admitted"))
 	case *sqlparser.FuncExpr:
 		if !n.Qualifier.IsEmpty() {
-			return false, refuse(ReasonFunction, "qualified function %s.%s is not admitted (stored functions may write)", n.Qualifier.String(), n.Name.String())
+			return false, refuse(ReasonFunction, egress.Sprintf("qualified function %s.%s is not admitted (stored functions may write)", n.Qualifier.String(), n.Name.String()))
 		}
 		name := n.Name.Lowered()
 		if !functionAllowed(name, w.dialect) {
-			return false, refuse(ReasonFunction, "function %s() is not on the allowlist of side-effect-free functions", name)
+			return false, refuse(ReasonFunction, egress.Sprintf("function %s() is not on the allowlist of side-effect-free functions", name))
 		}
 		return true, nil
 	case *sqlparser.Argument, sqlparser.ListArg:
-		return false, refuse(ReasonConstruct, "bind parameters are not admitted: write literal values")
+		return false, refuse(ReasonConstruct, egress.Sprintf("bind parameters are not admitted: write literal values"))
 	}
 	if allowedNode(node) {
 		return true, nil
 	}
-	return false, refuse(ReasonConstruct, "%s is not admitted in a read-only query", nodeName(node))
+	return false, refuse(ReasonConstruct, egress.Sprintf("%s is not admitted in a read-only query", nodeName(node)))
 }
 
 // allowedNode lists the parser nodes known to be side-effect free. Every node
@@ -442,10 +456,10 @@ func checkSQLiteTokens(parser *sqlparser.Parser, sql string) error {
 			return nil
 		}
 		if typ == sqlparser.LEX_ERROR {
-			return refuse(ReasonUnparsable, "cannot read the statement near %q", val)
+			return refuse(ReasonUnparsable, egress.Sprintf("cannot read the statement near %q", val))
 		}
 		if typ == sqlparser.OR && val == "" {
-			return refuse(ReasonDialect, "|| means OR to the guard but concatenation to SQLite: use concat(a, b)")
+			return refuse(ReasonDialect, egress.Sprintf("|| means OR to the guard but concatenation to SQLite: use concat(a, b)"))
 		}
 	}
 }

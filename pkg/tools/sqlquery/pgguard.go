@@ -42,10 +42,10 @@ func checkPostgres(sql string) (*PostgresChecked, error) {
 	}
 	tree, err := safePGParse(sql)
 	if err != nil {
-		return nil, refuse(ReasonUnparsable, "%s", firstLine(err.Error()))
+		return nil, refuse(ReasonUnparsable, egress.Sprintf("%s", firstLine(err.Error())))
 	}
 	if n := len(tree.GetStmts()); n != 1 {
-		return nil, refuse(ReasonUnparsable, "exactly one statement is admitted, got %d", n)
+		return nil, refuse(ReasonUnparsable, egress.Sprintf("exactly one statement is admitted, got %d", n))
 	}
 	stmt := tree.GetStmts()[0].GetStmt()
 	kind, err := admitPGTop(stmt)
@@ -60,7 +60,7 @@ func checkPostgres(sql string) (*PostgresChecked, error) {
 	}
 	rendered, err := safePGDeparse(tree)
 	if err != nil {
-		return nil, refuse(ReasonUnparsable, "%v", err)
+		return nil, refuse(ReasonUnparsable, egress.Sprintf("%v", err))
 	}
 	return &PostgresChecked{Kind: kind, Rendered: rendered, tree: tree}, nil
 }
@@ -107,7 +107,7 @@ func admitPGTop(stmt *pgq.Node) (Kind, error) {
 	case stmt.GetVariableShowStmt() != nil:
 		name := stmt.GetVariableShowStmt().GetName()
 		if egress.SecretName(name) || pgSecretSettings()[strings.ToLower(name)] {
-			return "", refuse(ReasonNotAllowed, "setting %s is named like a secret: reading it is not allowed", name)
+			return "", refuse(ReasonNotAllowed, egress.Sprintf("setting %s is named like a secret: reading it is not allowed", name))
 		}
 		return KindShow, nil
 	case stmt.GetExplainStmt() != nil:
@@ -115,24 +115,24 @@ func admitPGTop(stmt *pgq.Node) (Kind, error) {
 		for _, o := range ex.GetOptions() {
 			name := strings.ToLower(o.GetDefElem().GetDefname())
 			if name == "analyze" || name == "analyse" {
-				return "", refuse(ReasonExplainKind, "EXPLAIN ANALYZE executes the statement")
+				return "", refuse(ReasonExplainKind, egress.Sprintf("EXPLAIN ANALYZE executes the statement"))
 			}
 			if name == "verbose" && pgOptionOn(o.GetDefElem()) {
-				return "", refuse(ReasonNotAllowed, "EXPLAIN VERBOSE prints %s: reading it is not allowed; EXPLAIN without VERBOSE shows the plan", whyPGBodies)
+				return "", refuse(ReasonNotAllowed, egress.Sprintf("EXPLAIN VERBOSE prints %s: reading it is not allowed; EXPLAIN without VERBOSE shows the plan", whyPGBodies))
 			}
 			if name == "verbose" {
 				continue
 			}
 			if !pgExplainOptions()[name] {
-				return "", refuse(ReasonExplainKind, "EXPLAIN option %s is not admitted", name)
+				return "", refuse(ReasonExplainKind, egress.Sprintf("EXPLAIN option %s is not admitted", name))
 			}
 		}
 		if ex.GetQuery().GetSelectStmt() == nil {
-			return "", refuse(ReasonExplainKind, "EXPLAIN is admitted only for SELECT, not %s", pgStmtName(ex.GetQuery()))
+			return "", refuse(ReasonExplainKind, egress.Sprintf("EXPLAIN is admitted only for SELECT, not %s", pgStmtName(ex.GetQuery())))
 		}
 		return KindExplain, nil
 	}
-	return "", refuse(ReasonStatementKind, "%s is not a read: only SELECT, VALUES, TABLE, SHOW and EXPLAIN are admitted", pgStmtName(stmt))
+	return "", refuse(ReasonStatementKind, egress.Sprintf("%s is not a read: only SELECT, VALUES, TABLE, SHOW and EXPLAIN are admitted", pgStmtName(stmt)))
 }
 
 // pgOptionOn reports whether an EXPLAIN option is switched on: bare
@@ -200,7 +200,7 @@ func walkPG(m protoreflect.Message) error {
 				err = walkPG(l.Get(i).Message())
 			}
 		case fd.IsMap():
-			err = refuse(ReasonConstruct, "%s is not admitted in a read-only query", fd.Message().Name())
+			err = refuse(ReasonConstruct, egress.Sprintf("%s is not admitted in a read-only query", fd.Message().Name()))
 		default:
 			err = walkPG(v.Message())
 		}
@@ -214,63 +214,63 @@ func visitPG(m protoreflect.Message) error {
 	switch n := m.Interface().(type) {
 	case *pgq.SelectStmt:
 		if n.GetIntoClause() != nil {
-			return refuse(ReasonInto, "SELECT … INTO creates a table: it is not admitted")
+			return refuse(ReasonInto, egress.Sprintf("SELECT … INTO creates a table: it is not admitted"))
 		}
 		if len(n.GetLockingClause()) > 0 {
-			return refuse(ReasonLock, "locking read (FOR UPDATE / FOR SHARE) is not admitted")
+			return refuse(ReasonLock, egress.Sprintf("locking read (FOR UPDATE / FOR SHARE) is not admitted"))
 		}
 		return nil
 	case *pgq.FuncCall:
 		name, ok := pgBuiltinName(n.GetFuncname())
 		if !ok {
-			return refuse(ReasonFunction, "function %s() is not a built-in: user-defined and other schemas' functions may write", pgDottedName(n.GetFuncname()))
+			return refuse(ReasonFunction, egress.Sprintf("function %s() is not a built-in: user-defined and other schemas' functions may write", pgDottedName(n.GetFuncname())))
 		}
 		if why, ok := pgNotAllowedFunctions()[name]; ok {
-			return refuse(ReasonNotAllowed, "%s() returns %s: reading it is not allowed", name, why)
+			return refuse(ReasonNotAllowed, egress.Sprintf("%s() returns %s: reading it is not allowed", name, why))
 		}
 		if !pgFunctions()[name] {
-			return refuse(ReasonFunction, "function %s() is not on the allowlist of side-effect-free functions", name)
+			return refuse(ReasonFunction, egress.Sprintf("function %s() is not on the allowlist of side-effect-free functions", name))
 		}
 		return nil
 	case *pgq.TypeName:
 		name, ok := pgBuiltinName(n.GetNames())
 		if !ok || !pgTypes()[name] {
-			return refuse(ReasonConstruct, "type %s is not on the list of built-in types a cast may name (a user-defined type or cast runs its own functions)", pgDottedName(n.GetNames()))
+			return refuse(ReasonConstruct, egress.Sprintf("type %s is not on the list of built-in types a cast may name (a user-defined type or cast runs its own functions)", pgDottedName(n.GetNames())))
 		}
 		return nil
 	case *pgq.A_Expr:
 		if !pgExprKinds()[n.GetKind()] {
-			return refuse(ReasonConstruct, "expression %s is not admitted", strings.TrimPrefix(n.GetKind().String(), "AEXPR_"))
+			return refuse(ReasonConstruct, egress.Sprintf("expression %s is not admitted", strings.TrimPrefix(n.GetKind().String(), "AEXPR_")))
 		}
 		name, ok := pgOperatorName(n.GetName())
 		if !ok || !pgOperators()[name] {
-			return refuse(ReasonFunction, "operator %s is not on the allowlist of built-in operators (a user-defined operator runs its own function)", pgDottedName(n.GetName()))
+			return refuse(ReasonFunction, egress.Sprintf("operator %s is not on the allowlist of built-in operators (a user-defined operator runs its own function)", pgDottedName(n.GetName())))
 		}
 		return nil
 	case *pgq.SortBy:
 		if len(n.GetUseOp()) > 0 {
 			if name, ok := pgOperatorName(n.GetUseOp()); !ok || !pgOperators()[name] {
-				return refuse(ReasonFunction, "ORDER BY … USING %s is not on the allowlist of built-in operators", pgDottedName(n.GetUseOp()))
+				return refuse(ReasonFunction, egress.Sprintf("ORDER BY … USING %s is not on the allowlist of built-in operators", pgDottedName(n.GetUseOp())))
 			}
 		}
 		return nil
 	case *pgq.SubLink:
 		if len(n.GetOperName()) > 0 {
 			if name, ok := pgOperatorName(n.GetOperName()); !ok || !pgOperators()[name] {
-				return refuse(ReasonFunction, "operator %s is not on the allowlist of built-in operators", pgDottedName(n.GetOperName()))
+				return refuse(ReasonFunction, egress.Sprintf("operator %s is not on the allowlist of built-in operators", pgDottedName(n.GetOperName())))
 			}
 		}
 		return nil
 	case *pgq.ParamRef:
-		return refuse(ReasonConstruct, "bind parameters ($%d) are not admitted: write literal values", n.GetNumber())
+		return refuse(ReasonConstruct, egress.Sprintf("bind parameters ($%d) are not admitted: write literal values", n.GetNumber()))
 	case *pgq.CommonTableExpr:
 		if n.GetCtequery().GetSelectStmt() == nil {
-			return refuse(ReasonStatementKind, "a WITH query that runs %s is not admitted (a data-modifying CTE)", pgStmtName(n.GetCtequery()))
+			return refuse(ReasonStatementKind, egress.Sprintf("a WITH query that runs %s is not admitted (a data-modifying CTE)", pgStmtName(n.GetCtequery())))
 		}
 		return nil
 	case *pgq.RangeVar:
 		if n.GetCatalogname() != "" {
-			return refuse(ReasonConstruct, "a table name qualified by a database (%s) is not admitted", n.GetCatalogname())
+			return refuse(ReasonConstruct, egress.Sprintf("a table name qualified by a database (%s) is not admitted", n.GetCatalogname()))
 		}
 		return nil
 	}
@@ -278,7 +278,7 @@ func visitPG(m protoreflect.Message) error {
 	if pgNodes()[name] {
 		return nil
 	}
-	return refuse(ReasonConstruct, "%s is not admitted in a read-only query", name)
+	return refuse(ReasonConstruct, egress.Sprintf("%s is not admitted in a read-only query", name))
 }
 
 // pgNodes lists the parse-tree message types known to be side-effect free.

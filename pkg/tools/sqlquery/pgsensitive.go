@@ -143,32 +143,32 @@ func checkPGSensitive(stmt *pgq.Node) error {
 	})
 	for _, r := range refs {
 		if r.spec.why != "" {
-			return refuse(ReasonNotAllowed, "%s %s: reading it is not allowed", r.table, r.spec.why)
+			return refuse(ReasonNotAllowed, egress.Sprintf("%s %s: reading it is not allowed", r.table, r.spec.why))
 		}
 		for _, c := range r.spec.columns {
 			if columns[c] {
-				return refuse(ReasonNotAllowed, "column %s of %s holds %s: reading it is not allowed; name the other columns you need", c, r.table, r.spec.holds)
+				return refuse(ReasonNotAllowed, egress.Sprintf("column %s of %s holds %s: reading it is not allowed; name the other columns you need", c, r.table, r.spec.holds))
 			}
 		}
 		cols := strings.Join(r.spec.columns, ", ")
 		if star {
-			return refuse(ReasonNotAllowed, "a * over %s would return %s (%s): name the columns you need", r.table, cols, r.spec.holds)
+			return refuse(ReasonNotAllowed, egress.Sprintf("a * over %s would return %s (%s): name the columns you need", r.table, cols, r.spec.holds))
 		}
 		for _, name := range r.names {
 			if singles[name] {
-				return refuse(ReasonNotAllowed, "a whole-row reference to %s would return %s (%s): name the columns you need", r.table, cols, r.spec.holds)
+				return refuse(ReasonNotAllowed, egress.Sprintf("a whole-row reference to %s would return %s (%s): name the columns you need", r.table, cols, r.spec.holds))
 			}
 		}
 		for _, name := range r.names {
 			if fn, ok := rowCalls[name]; ok {
-				return refuse(ReasonNotAllowed, "%s.%s over %s is %s(%s), a function of the whole row, which would return %s (%s): name the columns you need", name, fn, r.table, fn, name, cols, r.spec.holds)
+				return refuse(ReasonNotAllowed, egress.Sprintf("%s.%s over %s is %s(%s), a function of the whole row, which would return %s (%s): name the columns you need", name, fn, r.table, fn, name, cols, r.spec.holds))
 			}
 		}
 		if renamed {
-			return refuse(ReasonNotAllowed, "a column alias list over %s or a join with it could rename %s (%s): name the columns you need", r.table, cols, r.spec.holds)
+			return refuse(ReasonNotAllowed, egress.Sprintf("a column alias list over %s or a join with it could rename %s (%s): name the columns you need", r.table, cols, r.spec.holds))
 		}
 		if natural {
-			return refuse(ReasonNotAllowed, "a NATURAL join with %s compares %s (%s): join ON named columns", r.table, cols, r.spec.holds)
+			return refuse(ReasonNotAllowed, egress.Sprintf("a NATURAL join with %s compares %s (%s): join ON named columns", r.table, cols, r.spec.holds))
 		}
 	}
 	return nil

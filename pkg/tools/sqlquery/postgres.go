@@ -67,7 +67,7 @@ func pgExecutable(c *PostgresChecked, maxRows int) (string, error) {
 	if c.Kind != KindSelect || sel == nil || sel.GetLimitCount() != nil {
 		out, err := safePGDeparse(c.tree)
 		if err != nil {
-			return "", refuse(ReasonUnparsable, "%v", err)
+			return "", refuse(ReasonUnparsable, egress.Sprintf("%v", err))
 		}
 		return out, nil
 	}
@@ -76,7 +76,7 @@ func pgExecutable(c *PostgresChecked, maxRows int) (string, error) {
 	defer func() { sel.LimitCount, sel.LimitOption = nil, pgq.LimitOption_LIMIT_OPTION_DEFAULT }()
 	out, err := safePGDeparse(c.tree)
 	if err != nil {
-		return "", refuse(ReasonUnparsable, "%v", err)
+		return "", refuse(ReasonUnparsable, egress.Sprintf("%v", err))
 	}
 	return out, nil
 }

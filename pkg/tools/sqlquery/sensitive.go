@@ -4,6 +4,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/superbiz/superbiz/pkg/egress"
 	"vitess.io/vitess/go/vt/sqlparser"
 )
 
@@ -181,18 +182,18 @@ func checkSensitive(stmt sqlparser.Statement, schema string) error {
 	}, stmt)
 	for _, r := range refs {
 		if r.why != "" {
-			return refuse(ReasonNotAllowed, "%s %s: reading it is not allowed", r.table, r.why)
+			return refuse(ReasonNotAllowed, egress.Sprintf("%s %s: reading it is not allowed", r.table, r.why))
 		}
 		for _, c := range r.columns {
 			if columns[c] {
-				return refuse(ReasonNotAllowed, "column %s of %s holds %s: reading it is not allowed; name the other columns you need", c, r.table, r.holds)
+				return refuse(ReasonNotAllowed, egress.Sprintf("column %s of %s holds %s: reading it is not allowed; name the other columns you need", c, r.table, r.holds))
 			}
 		}
 		if star {
-			return refuse(ReasonNotAllowed, "a * over %s would return %s (%s): name the columns you need", r.table, strings.Join(r.columns, ", "), r.holds)
+			return refuse(ReasonNotAllowed, egress.Sprintf("a * over %s would return %s (%s): name the columns you need", r.table, strings.Join(r.columns, ", "), r.holds))
 		}
 		if natural {
-			return refuse(ReasonNotAllowed, "a NATURAL join with %s compares %s (%s): join ON named columns", r.table, strings.Join(r.columns, ", "), r.holds)
+			return refuse(ReasonNotAllowed, egress.Sprintf("a NATURAL join with %s compares %s (%s): join ON named columns", r.table, strings.Join(r.columns, ", "), r.holds))
 		}
 	}
 	return nil
