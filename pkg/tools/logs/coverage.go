@@ -101,6 +101,9 @@ func partialAccount(name string, q *query, res *Result) string {
 	if res.PartlyRead > 0 {
 		parts = append(parts, fmt.Sprintf("possibly entries in the unread rest of %d files not read to their end (skipped_files)", res.PartlyRead))
 	}
+	if len(res.TruncatedBy) > 0 {
+		parts = append(parts, fmt.Sprintf("possibly entries past where the scan stopped at its per-call limit (truncated_by %s), which were not read", strings.Join(res.TruncatedBy, ", ")))
+	}
 	if res.Matched == 0 && res.Unparsed > 0 {
 		parts = append(parts, fmt.Sprintf("%d matching entries without a readable time", res.Unparsed))
 	}

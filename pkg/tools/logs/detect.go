@@ -30,7 +30,8 @@ func (s *scanner) sampleLines(data []byte, from int) [][]byte {
 	for k := 1; k <= logparse.DetectProbes; k++ {
 		off := from + int(int64(len(data)-from)*int64(k)/(logparse.DetectProbes+1))
 		// probes that land in one long line cross it once
-		if next := s.nextLineStart(data, off); next < len(data) || data[len(data)-1] == '\n' {
+		// (one too long to cross within probeSpan is not sampled)
+		if next, known := s.probeLineStart(data, off, probeSpan); known && (next < len(data) || data[len(data)-1] == '\n') {
 			take(next, logparse.DetectProbeLines)
 		}
 	}

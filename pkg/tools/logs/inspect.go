@@ -310,6 +310,14 @@ func (s *scanner) readHead(r io.Reader) (head []byte, whole bool, holes int, err
 		if err == nil {
 			line, err = readCapped(s.ctx, br, line[:0], logparse.MaxLineBytes)
 		}
+		if errors.Is(err, errSampleSkip) {
+			// a hole or a line's tail too long to read past: the sample
+			// ends before it (with the line's head), the tail sample reads on
+			if len(line) > 0 && line[len(line)-1] != '\n' {
+				line = append(line, '\n')
+			}
+			return append(head, line...), false, holes, nil
+		}
 		if len(line) > 0 {
 			if len(head) > 0 && len(head)+len(line) > inspectHead {
 				return head, false, holes, nil
@@ -326,11 +334,25 @@ func (s *scanner) readHead(r io.Reader) (head []byte, whole bool, holes int, err
 	}
 }
 
+// sampleSkip bounds what a sample reads past without keeping it: a run of
+// NULs, a long line's tail. Past it the sample ends (errSampleSkip), so a
+// sparse file's 60 GiB hole or one huge line costs a sample 16 MiB, not
+// minutes of reading.
+const sampleSkip = probeSpan
+
+// errSampleSkip ends a sample at a hole or a line's tail longer than
+// sampleSkip.
+var errSampleSkip = errors.New("the sample ends at a run longer than it reads past")
+
 // discardNULs reads past the NUL bytes at br's head and says how many
-// there were (ending early with ctx's error once the call has ended).
+// there were (ending early with ctx's error once the call has ended, and
+// with errSampleSkip past sampleSkip of them).
 func discardNULs(ctx context.Context, br *bufio.Reader) (int64, error) {
 	var n int64
 	for {
+		if n > sampleSkip {
+			return n, errSampleSkip
+		}
 		b, err := br.Peek(br.Size())
 		k := 0
 		for k < len(b) && b[k] == 0 {
@@ -353,7 +375,8 @@ func discardNULs(ctx context.Context, br *bufio.Reader) (int64, error) {
 // readCapped appends the next line of br (with its newline) to buf, at most
 // limit bytes of it: a longer line keeps its head, ended by a newline, and
 // the rest is read past up to the next newline (ending early with ctx's
-// error once the call has ended). At the end of r it returns io.EOF.
+// error once the call has ended, and with errSampleSkip past sampleSkip of
+// it). At the end of r it returns io.EOF.
 func readCapped(ctx context.Context, br *bufio.Reader, buf []byte, limit int) ([]byte, error) {
 	n := 0
 	for {
@@ -366,6 +389,9 @@ func readCapped(ctx context.Context, br *bufio.Reader, buf []byte, limit int) ([
 		case errors.Is(err, bufio.ErrBufferFull):
 			if err := ctx.Err(); err != nil {
 				return buf, err
+			}
+			if n > limit+sampleSkip {
+				return buf, errSampleSkip
 			}
 			continue
 		case err != nil:

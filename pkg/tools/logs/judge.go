@@ -80,7 +80,7 @@ func (s *scanner) judge(line, cont []byte, glued int, has func(i int, w []byte) 
 		return
 	}
 	if glued < 0 {
-		glued = textLines(cont)
+		glued = s.textLines(cont)
 	}
 	s.acc.glued += glued
 	s.acc.add(r, cont)
@@ -94,19 +94,19 @@ func firstLine(b []byte) []byte {
 	return b
 }
 
-// textLines counts the lines of b that hold more than white space.
-func textLines(b []byte) int {
+// textLines counts the lines of b that hold more than white space. b may be
+// a continuation of gigabytes (a huge line glued to the entry before it, a
+// sparse file's hole): it is searched in skipChunk steps between which the
+// call's context is checked, and a stopped count is a lower bound (the call
+// then says truncated_by).
+func (s *scanner) textLines(b []byte) int {
 	n := 0
-	for len(b) > 0 {
-		line := b
-		if k := bytes.IndexByte(b, '\n'); k >= 0 {
-			line, b = b[:k], b[k+1:]
-		} else {
-			b = nil
-		}
-		if len(bytes.TrimSpace(line)) > 0 {
+	for i := 0; i < len(b); {
+		end := indexChunked(b, i, len(b), '\n', s.stopped)
+		if len(bytes.TrimSpace(b[i:end])) > 0 {
 			n++
 		}
+		i = end + 1
 	}
 	return n
 }

@@ -1,6 +1,7 @@
 package logs
 
 import (
+	"bytes"
 	"time"
 
 	"github.com/superbiz/superbiz/internal/logparse"
@@ -18,20 +19,56 @@ const seekSlack = time.Minute
 const seekCheckLines = 256
 
 // headerAtOrAfter finds the first entry header starting at or after m.
-func (s *scanner) headerAtOrAfter(data []byte, m int) (off int, ts int64, ok bool) {
+// known is false when a line it meets runs past probeSpan without a newline
+// (a huge line, a sparse file's hole): where the next header lies is then
+// not known without reading the whole line, which a sample must not do.
+func (s *scanner) headerAtOrAfter(data []byte, m int) (off int, ts int64, ok, known bool) {
 	i := m
 	if i > 0 && data[i-1] != '\n' {
-		i = s.nextLineStart(data, i)
+		if i, known = s.probeLineStart(data, i, seekProbeSpan); !known {
+			return len(data), 0, false, false
+		}
 	}
 	for n := 0; i < len(data) && n < 4096 && !s.stopped(); n++ {
-		line, _ := lineAt(data, i, len(data))
-		next := s.nextLineStart(data, i)
+		line, _ := lineAt(data, i, min(len(data), i+logparse.MaxLineBytes))
+		next, known := s.probeLineStart(data, i, seekProbeSpan)
+		if !known {
+			return len(data), 0, false, false
+		}
 		if s.isTimed(line) {
-			return i, s.probe.TS, true
+			return i, s.probe.TS, true, true
 		}
 		i = next
 	}
-	return len(data), 0, false
+	return len(data), 0, false, true
+}
+
+// probeSpan bounds how far a sample of a mapped file (layout detection's
+// probes, the order samples, a binary search's probes) looks for the end of
+// the line it lands in. A line longer than this (one of 60 GiB, a sparse
+// file's hole without a newline) is not crossed by a sample: crossing it
+// once spent the whole per-call time limit before the first entry was read.
+const probeSpan = logparse.DetectScanBytes
+
+// seekProbeSpan is probeSpan for the order samples and a binary search's
+// probes, which may cross a longer line (once: nextLineStart remembers
+// it) to keep the binary search over a file holding a few lines of tens of
+// MiB.
+const seekProbeSpan = 64 << 20
+
+// probeLineStart is nextLineStart for a sample: known is false when no
+// newline ends the line within span of m (and the line is not one already
+// crossed).
+func (s *scanner) probeLineStart(data []byte, m, span int) (next int, known bool) {
+	if m >= len(data) {
+		return len(data), true
+	}
+	g := &s.gap
+	crossed := g.base == &data[0] && g.n == len(data) && m >= g.from && m < g.to
+	if end := min(len(data), m+span); !crossed && end < len(data) && bytes.IndexByte(data[m:end], '\n') < 0 {
+		return len(data), false
+	}
+	return s.nextLineStart(data, m), true
 }
 
 // gap is a run of a mapped file without a newline longer than a line's
@@ -74,24 +111,31 @@ func (s *scanner) nextLineStart(data []byte, m int) int {
 }
 
 // lowerBound is the offset of the first header with time ≥ target in a
-// time-ordered file (len(data) when none), found by binary search on offsets.
-func (s *scanner) lowerBound(data []byte, target int64) int {
+// time-ordered file (len(data) when none), found by binary search on offsets;
+// known is false when a probe landed in a line too long to cross (the file
+// is then read from start to end).
+func (s *scanner) lowerBound(data []byte, target int64) (off int, known bool) {
 	lo, hi := 0, len(data)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		_, ts, ok := s.headerAtOrAfter(data, m)
+		_, ts, ok, known := s.headerAtOrAfter(data, m)
+		if !known {
+			return 0, false
+		}
 		if !ok || ts >= target {
 			hi = m
 		} else {
 			lo = m + 1
 		}
 	}
-	off, _, _ := s.headerAtOrAfter(data, lo)
-	return off
+	off, _, _, known = s.headerAtOrAfter(data, lo)
+	return off, known
 }
 
 // ordered samples 65 evenly spaced headers and reports whether their times
-// never go back by more than seekSlack; only then is binary search used.
+// never go back by more than seekSlack; only then is binary search used. A
+// sample landing in a line too long to cross (headerAtOrAfter) makes the
+// file unsought: a binary search could not place the window around it.
 func (s *scanner) ordered(data []byte) bool {
 	const samples = 64
 	var prev int64
@@ -102,7 +146,10 @@ func (s *scanner) ordered(data []byte) bool {
 			// stops at once too, and reports why
 			return false
 		}
-		_, ts, ok := s.headerAtOrAfter(data, int(int64(len(data))*int64(k)/samples))
+		_, ts, ok, known := s.headerAtOrAfter(data, int(int64(len(data))*int64(k)/samples))
+		if !known {
+			return false
+		}
 		if !ok {
 			continue
 		}
@@ -130,8 +177,8 @@ func (s *scanner) checkSeek(data []byte, lo, hi int) {
 			return
 		}
 	}
-	for i, n := hi, 0; i < len(data) && n < seekCheckLines; n++ {
-		line, next := lineAt(data, i, len(data))
+	for i, n := hi, 0; i < len(data) && n < seekCheckLines && !s.stopped(); n++ {
+		line, next, _ := cutLine(data, i, len(data), logparse.MaxLineBytes, s.stopped)
 		if s.isTimed(line) && s.probe.TS <= s.q.endNS {
 			s.disordered = true
 			return

@@ -162,8 +162,8 @@ func TestUnorderedHPCFile(t *testing.T) {
 	start, end := base.Add(140*time.Minute), base.Add(17*time.Hour)
 	content, s := sampledOrdered(t, hpcMerged, 1000)
 	data := []byte(content)
-	lo := s.lowerBound(data, start.UnixNano()-int64(seekSlack))
-	hi := s.lowerBound(data, end.UnixNano()+int64(seekSlack)+1)
+	lo, _ := s.lowerBound(data, start.UnixNano()-int64(seekSlack))
+	hi, _ := s.lowerBound(data, end.UnixNano()+int64(seekSlack)+1)
 	sought := inWindow(s, data, lo, hi, start.UnixNano(), end.UnixNano())
 	all := inWindow(s, data, 0, len(data), start.UnixNano(), end.UnixNano())
 	if sought >= all || all != 177+2 {

@@ -70,6 +70,11 @@ func (s *scanner) scanChunks(r io.Reader, cands []*logparse.Layout, size int) (r
 			return read, err
 		}
 		for !eof && readErr == nil && len(buf) < cap(buf) {
+			// a hole or a long line's tail dropped chunk after chunk keeps
+			// this loop reading: the call's limits end it too
+			if err := s.ctx.Err(); err != nil {
+				return read, err
+			}
 			n, err := r.Read(buf[len(buf):cap(buf)])
 			buf = buf[:len(buf)+n]
 			if err == io.EOF {
