@@ -49,7 +49,7 @@ func parseAccess(line []byte, tc *TimeCtx, r *Record) LineKind {
 		if c := bytes.LastIndexByte(v, ':'); c > 0 && digitsEnd(v, c+1) == len(v) {
 			v = v[:c]
 		}
-		r.Service = v
+		r.nameField("vhost", v)
 		cols = cols[1:]
 	}
 	r.Fields = append(r.Fields, KV{Key: []byte("client"), Val: cols[0]})

@@ -27,7 +27,7 @@ func parseCompact(line []byte, tc *TimeCtx, r *Record) LineKind {
 	r.TS = ts
 	rest := line[n+1:]
 	if k := bytes.IndexByte(rest, '|'); k > 0 && k <= 64 {
-		r.Service = rest[:k]
+		r.nameField("component", rest[:k])
 		rest = rest[k+1:]
 		if k := bytes.IndexByte(rest, '|'); k > 0 && digitsEnd(rest, 0) == k {
 			r.Fields = append(r.Fields, KV{Key: []byte("pid"), Val: rest[:k]})
@@ -55,7 +55,7 @@ func parseMonthDay(line []byte, tc *TimeCtx, r *Record) LineKind {
 	r.TS = ts
 	i := skipSpace(line, 16)
 	if k := bytes.Index(line[i:], []byte(" - ")); k > 0 && k <= 64 && bytes.IndexByte(line[i:i+k], ' ') < 0 {
-		r.Service = line[i : i+k]
+		r.nameField("program", line[i:i+k])
 		i = skipSpace(line, i+k+3)
 	}
 	if j, lvl, _ := levelWord(line, i); lvl != "" {
@@ -81,7 +81,7 @@ func parseCBS(line []byte, tc *TimeCtx, r *Record) LineKind {
 	r.TS, r.Level = ts, lvl
 	i = skipSpace(line, j)
 	if e := token(line, i); e > i && e-i <= 16 && e < len(line) {
-		r.Service = line[i:e]
+		r.nameField("component", line[i:e])
 		i = skipSpace(line, e)
 	}
 	r.Msg = trimEnd(line[i:])

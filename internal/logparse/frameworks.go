@@ -83,7 +83,7 @@ func springTail(line []byte, i int, r *Record) bool {
 	switch n {
 	case 1:
 		r.Fields = append(r.Fields, KV{Key: []byte("thread"), Val: br[0]})
-		r.Service = logger
+		r.nameField("logger", logger)
 	default:
 		r.Service = br[0]
 		r.Fields = append(r.Fields, KV{Key: []byte("thread"), Val: br[1]}, KV{Key: []byte("logger"), Val: logger})
@@ -121,7 +121,7 @@ func zapTail(line []byte, sep int, r *Record) bool {
 		if !ok || !callerShape(b) || len(a) > 64 {
 			return false
 		}
-		r.Service = a
+		r.nameField("logger", a)
 		r.Fields = append(r.Fields, KV{Key: []byte("caller"), Val: b})
 		after = after2
 	}

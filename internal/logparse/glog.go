@@ -117,10 +117,10 @@ func parseLogcat(line []byte, tc *TimeCtx, r *Record) LineKind {
 	r.Fields = append(r.Fields, KV{Key: []byte("pid"), Val: line[p:pe]}, KV{Key: []byte("tid"), Val: line[t:te]})
 	i = l + 2
 	if k := bytes.Index(line[i:], []byte(": ")); k >= 0 && k <= 64 {
-		r.Service = trimEnd(line[i : i+k])
+		r.nameField("tag", trimEnd(line[i:i+k]))
 		i += k + 2
 	} else if bytes.HasSuffix(line, []byte(":")) {
-		r.Service = trimEnd(line[i : len(line)-1])
+		r.nameField("tag", trimEnd(line[i:len(line)-1]))
 		i = len(line)
 	}
 	r.Msg = trimEnd(line[i:])

@@ -63,7 +63,7 @@ func parseRAS(line []byte, tc *TimeCtx, r *Record) LineKind {
 			i = skipSpace(line, e)
 		}
 		r.Fields = append(r.Fields, KV{Key: []byte("type"), Val: cols[2]})
-		r.Service = cols[3]
+		r.nameField("component", cols[3])
 		if _, lvl, _ := levelWord(line, i); lvl != "" {
 			r.Level = lvl
 			i = skipSpace(line, token(line, i))
@@ -96,7 +96,7 @@ func parseHPC(line []byte, tc *TimeCtx, r *Record) LineKind {
 	}
 	sec, _ := num(cols[4], 10)
 	r.TS = int64(sec) * 1e9
-	r.Service = cols[2]
+	r.nameField("component", cols[2])
 	r.Fields = append(r.Fields, KV{Key: []byte("node"), Val: cols[1]}, KV{Key: []byte("state"), Val: cols[3]}, KV{Key: []byte("flag"), Val: cols[5]})
 	if e, lvl, _ := levelWord(line, i); lvl != "" {
 		r.Level = lvl

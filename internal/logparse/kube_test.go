@@ -32,9 +32,9 @@ func TestWrappedLines(t *testing.T) {
 		layout, line             string
 		level, service, msg, key string
 	}{
-		{LayoutDocker, `{"log":"{\"level\":\"error\",\"logger\":\"pay\",\"msg\":\"declined\",\"order\":7}\n","stream":"stderr","time":"2023-01-29T09:41:49.552795573Z"}`, "ERROR", "pay", "declined", "order"},
+		{LayoutDocker, `{"log":"{\"level\":\"error\",\"logger\":\"pay\",\"msg\":\"declined\",\"order\":7}\n","stream":"stderr","time":"2023-01-29T09:41:49.552795573Z"}`, "ERROR", "", "declined", "logger"},
 		{LayoutDocker, `{"log":"level=warn msg=\"slow cache\" took=3s\n","stream":"stdout","time":"2023-01-29T09:41:49.552795573Z"}`, "WARN", "", "slow cache", "took"},
-		{LayoutDocker, `{"log":"2023-01-29 09:41:49.552 ERROR 1 --- [main] v.s.i.VerifyCodeServiceImpl#129 : send failed\n","stream":"stdout","time":"2023-01-29T09:41:49.552795573Z"}`, "ERROR", "v.s.i.VerifyCodeServiceImpl#129", "send failed", "thread"},
+		{LayoutDocker, `{"log":"2023-01-29 09:41:49.552 ERROR 1 --- [main] v.s.i.VerifyCodeServiceImpl#129 : send failed\n","stream":"stdout","time":"2023-01-29T09:41:49.552795573Z"}`, "ERROR", "", "send failed", "logger"},
 		{LayoutCRI, `2023-01-29T09:41:49.552795573Z stdout F {"severity":"WARNING","message":"retry"}`, "WARN", "", "retry", ""},
 		{LayoutCRI, `2023-01-29T09:41:49.552795573Z stderr F level=error msg=boom`, "ERROR", "", "boom", ""},
 		{LayoutCRI, `2023-01-29T09:41:49.552795573Z stdout F [ERROR] upstream refused`, "ERROR", "", "[ERROR] upstream refused", ""},

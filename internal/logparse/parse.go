@@ -39,6 +39,16 @@ type Record struct {
 	attached bool
 }
 
+// nameField keeps a name a layout reads that is no service by convention
+// (a logger, class, component, module, tag, program of a dataset) as the
+// field key: the service is the entry's own service field, else the
+// source's service key, never a guess (see ServiceKeys).
+func (r *Record) nameField(key string, v []byte) {
+	if len(v) > 0 {
+		r.Fields = append(r.Fields, KV{Key: []byte(key), Val: v})
+	}
+}
+
 func (r *Record) reset() {
 	r.TS, r.Level, r.Service, r.Msg, r.Pattern, r.attached = 0, "", nil, nil, nil, false
 	r.Fields = r.Fields[:0]
@@ -162,10 +172,9 @@ const (
 	roleNanos
 	// roleAttrs is an OTLP attribute array that may hold service.name.
 	roleAttrs
-	// roleHint is a member that tells which writer made the line, kept as
-	// a field: Serilog's "@t" (a missing "@l" is Information), pino and
-	// bunyan's "hostname" and "pid" (their "name" is the service), MongoDB's
-	// "t.$date" (its "s" is the severity, "c" the component).
+	// roleHint is a member that tells the level in its writer's own
+	// spelling, kept as a field: MongoDB's "s" (its "t.$date" tells the
+	// writer; its "c", the component, is a field like pino's "name").
 	roleHint
 )
 
@@ -222,7 +231,7 @@ func keyRole(k []byte) (role, pri int) {
 		return roleLevel, priLevelOTel
 	case "status", "EdgeResponseStatus", "http.response.status_code", "DownstreamStatus":
 		return roleStatus, 0
-	case "hostname", "pid", "s", "c", "name":
+	case "s":
 		return roleHint, 0
 	case "service":
 		return roleService, 0
@@ -230,22 +239,14 @@ func keyRole(k []byte) (role, pri int) {
 		return roleService, 1
 	case "resource.service.name":
 		return roleService, 2
-	case "app":
+	case "app", "application":
 		return roleService, 3
-	case "component":
+	case "kubernetes.labels.app", "kubernetes.labels.app.kubernetes.io/name", "kubernetes.labels.app_kubernetes_io/name":
 		return roleService, 4
-	case "logger":
-		return roleService, 5
 	case "SYSLOG_IDENTIFIER":
 		return roleService, 6
 	case "_SYSTEMD_UNIT":
 		return roleService, 7
-	case "loggerName", "logger_name":
-		return roleService, 8
-	case "ClientRequestHost":
-		return roleService, 9
-	case "SourceContext":
-		return roleService, 10
 	case "resource.attributes":
 		return roleAttrs, 0
 	case "msg", "@m":
@@ -276,12 +277,8 @@ type assigner struct {
 	timeP, levP, svcP, msgP int
 	levelV, statusV, attrsV []byte
 	nanos                   []byte
-	// the writer's hints (roleHint): hostname and pid seen, the name, and
-	// MongoDB's severity and component
-	host, pid bool
-	name      []byte
-	mongoS    []byte
-	mongoC    []byte
+	// the writer's hint (roleHint): MongoDB's severity
+	mongoS []byte
 }
 
 func newAssigner(r *Record) assigner {
@@ -320,17 +317,8 @@ func (a *assigner) add(k, v []byte) {
 		a.attrsV = v
 		return
 	case roleHint:
-		switch string(k) {
-		case "hostname":
-			a.host = true
-		case "pid":
-			a.pid = true
-		case "name":
-			a.name = v
-		case "s":
+		if string(k) == "s" {
 			a.mongoS = v
-		case "c":
-			a.mongoC = v
 		}
 	}
 	a.r.Fields = append(a.r.Fields, KV{Key: k, Val: v})
@@ -382,10 +370,6 @@ func (a *assigner) finish(tc *TimeCtx, wholeRecord bool) LineKind {
 	case a.svcP != 99:
 	case a.attrsV != nil:
 		a.r.Service = otlpServiceName(a.attrsV)
-	case mongo && a.mongoC != nil:
-		a.r.Service = a.mongoC
-	case a.name != nil && a.host && a.pid: // pino, bunyan
-		a.r.Service = a.name
 	}
 	return kind
 }

@@ -154,7 +154,7 @@ func parseRubyLogger(line []byte, tc *TimeCtx, r *Record) LineKind {
 	}
 	i += 3
 	if k := bytes.Index(line[i:], []byte(": ")); k > 0 && k <= 64 {
-		r.Service = line[i : i+k]
+		r.nameField("progname", line[i:i+k])
 		i += k + 2
 	} else if k == 0 {
 		i += 2
@@ -345,7 +345,7 @@ func parseElasticsearch(line []byte, tc *TimeCtx, r *Record) LineKind {
 		return LineCont
 	}
 	r.TS, r.Level = ts, lvl
-	r.Service = bytes.TrimSpace(logger)
+	r.nameField("logger", bytes.TrimSpace(logger))
 	i = skipSpace(line, i)
 	if node, j, ok := bracketed(line, i, 64); ok && bytes.IndexByte(node, ' ') < 0 {
 		r.Fields = append(r.Fields, KV{Key: []byte("node"), Val: node})
@@ -455,7 +455,7 @@ func parseEnvoy(line []byte, tc *TimeCtx, r *Record) LineKind {
 		qs[c], i = v, j
 	}
 	if a := qs[3]; len(a) > 0 && string(a) != "-" {
-		r.Service = a
+		r.nameField("authority", a)
 	}
 	method, route := requestParts(req)
 	r.Pattern = accessPattern(method, route, cols[0])
@@ -514,7 +514,7 @@ func parseMySQL(line []byte, tc *TimeCtx, r *Record) LineKind {
 		r.Fields = append(r.Fields, KV{Key: []byte("code"), Val: code})
 		i = skipSpace(line, j)
 		if sub, j, ok := bracketed(line, i, 32); ok {
-			r.Service = sub
+			r.nameField("subsystem", sub)
 			i = skipSpace(line, j)
 		}
 	}

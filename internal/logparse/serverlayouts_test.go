@@ -23,7 +23,7 @@ func TestServerLayoutVariants(t *testing.T) {
 		{LayoutMySQL, "2026-11-20T09:00:00.000000Z 0 [Warning] InnoDB: page_cleaner: 1000ms intended loop took 4213ms.", at, "WARN", "", "InnoDB: page_cleaner: 1000ms intended loop took 4213ms."},
 		{LayoutRuby, "D, [2026-11-20T09:00:00.000000 #1] DEBUG -- : cache hit", at, "DEBUG", "", "cache hit"},
 		{LayoutGunicorn, "[2026-11-20 10:00:00 +0100] [7] [WARNING] Worker with pid 9 was terminated due to signal 9", at, "WARN", "", "Worker with pid 9 was terminated due to signal 9"},
-		{LayoutEnvoy, `[2026-11-20T09:00:00.000Z] "GET /x HTTP/1.1" 0 DC 0 0 12 - "-" "curl/8.5.0" "r-1" "a.svc" "-"`, at, "WARN", "a.svc", `"GET /x HTTP/1.1" 0 DC 0 0 12 - "-" "curl/8.5.0" "r-1" "a.svc" "-"`},
+		{LayoutEnvoy, `[2026-11-20T09:00:00.000Z] "GET /x HTTP/1.1" 0 DC 0 0 12 - "-" "curl/8.5.0" "r-1" "a.svc" "-"`, at, "WARN", "", `"GET /x HTTP/1.1" 0 DC 0 0 12 - "-" "curl/8.5.0" "r-1" "a.svc" "-"`},
 	}
 	for _, c := range cases {
 		tc := TimeCtx{Loc: time.UTC, Year: 2026}

@@ -132,9 +132,21 @@ func bracketService(b []byte, i int) ([]byte, int) {
 
 // textTail reads what follows a stamp: an optional thread or process number,
 // the level in any of its spellings and separators ("- ERROR", ":ERROR:",
-// "[error]", "[core:error]"), the service as "[name]", a component name after
-// the level or a name before it ("- name - LEVEL -", Python), and the message.
+// "[error]", "[core:error]"), a name as "[name]", a component name after
+// the level or a name before it ("- name - LEVEL -", Python), and the
+// message. The name is a field (logger, class, module or component), never
+// the service: only Spring Boot's application name is one.
 func textTail(line []byte, i int, r *Record) {
+	if key := textCols(line, i, r); key != "" && r.Service != nil {
+		r.nameField(key, r.Service)
+		r.Service = nil
+	}
+}
+
+// textCols reads the columns of textTail into r, a name into r.Service, and
+// returns the field the name belongs in ("" when r.Service is a service).
+func textCols(line []byte, i int, r *Record) string {
+	key := ""
 	i = skipSeps(line, i)
 	if j := digitsEnd(line, i); j > i && j < len(line) && line[j] == ' ' {
 		k := skipSpace(line, j)
@@ -153,16 +165,17 @@ func textTail(line []byte, i int, r *Record) {
 	}
 	if j, lvl, module := levelWord(line, i); r.Level == "" && lvl != "" {
 		r.Level = lvl
-		r.Service = module
 		sep := j
 		i = skipSeps(line, j)
 		if springTail(line, i, r) || zapTail(line, sep, r) {
-			return
+			r.nameField("module", module)
+			return ""
 		}
+		r.Service, key = module, "module"
 		if thr, j, ok := bracketed(line, i, MaxServiceText); ok && len(thr) > 0 && (looksThread(thr) || dottedNext(line, skipSeps(line, j)) || bytes.HasPrefix(line[skipSpace(line, j):], []byte("- "))) {
-			// "%t:%C{1}@%L" (ZooKeeper): the class is the service
+			// "%t:%C{1}@%L" (ZooKeeper): the class is a field
 			if c, at := bytes.LastIndexByte(thr, ':'), bytes.LastIndexByte(thr, '@'); c > 0 && at > c+1 && digitsEnd(thr, at+1) == len(thr) {
-				r.Service = thr[c+1 : at]
+				r.Service, key = thr[c+1:at], "class"
 				thr = thr[:c]
 			}
 			r.Fields = append(r.Fields, KV{Key: []byte("thread"), Val: bytes.TrimSpace(thr)})
@@ -171,13 +184,13 @@ func textTail(line []byte, i int, r *Record) {
 	}
 	if r.Service == nil {
 		if svc, j := bracketService(line, i); svc != nil {
-			r.Service, i = svc, j
+			r.Service, key, i = svc, "component", j
 		}
 	}
 	if r.Level == "" && r.Service == nil { // "ts - name - LEVEL - msg" (Python)
 		if svc, j := serviceWord(line, i); svc != nil {
 			if k, lvl, _ := levelWord(line, skipSeps(line, j)); lvl != "" {
-				r.Service, r.Level, i = svc, lvl, skipSeps(line, k)
+				r.Service, key, r.Level, i = svc, "logger", lvl, skipSeps(line, k)
 			}
 		}
 	}
@@ -188,7 +201,7 @@ func textTail(line []byte, i int, r *Record) {
 		}
 	} else if r.Service == nil {
 		if svc, j := serviceWord(line, i); svc != nil {
-			r.Service, i = svc, j
+			r.Service, key, i = svc, "logger", j
 		}
 	}
 	if bytes.HasPrefix(line[i:], []byte("- ")) {
@@ -197,7 +210,9 @@ func textTail(line []byte, i int, r *Record) {
 	r.Msg = trimEnd(line[i:])
 	if r.Service == nil && r.Level != "" {
 		r.Service, r.Msg = loggerAtEnd(r.Msg)
+		key = "logger"
 	}
+	return key
 }
 
 // loggerAtEnd splits log4j 1's "message (com.foo.Bar)" (Kafka's
