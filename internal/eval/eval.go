@@ -39,7 +39,7 @@ type Runner func(ctx context.Context, job Job) (runID string, err error)
 
 // ErrModelUnavailable stops an eval whose model server failed a run: no
 // later pack could be graded either.
-var ErrModelUnavailable = errors.New("the model server failed a run")
+var ErrModelUnavailable = errors.New("eval stopped: the model server could not be reached, or failed while answering")
 
 // Options are the eval command's settings.
 type Options struct {
@@ -213,10 +213,16 @@ func runPack(ctx context.Context, p *Pack, opts Options, run Runner, done func(A
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		done(a, rep)
 		if a.ModelUnavailable {
-			return fmt.Errorf("%w (pack %s, run %s)", ErrModelUnavailable, p.ID, a.RunID)
+			// Not graded: a server problem is not the model failing the pack.
+			// The run is named only where it is kept (--record); otherwise it
+			// lived in the pack's temporary store, which runs show never sees.
+			if opts.RecordDB != "" {
+				return fmt.Errorf("%w (pack %s, run %s)", ErrModelUnavailable, p.ID, a.RunID)
+			}
+			return fmt.Errorf("%w (pack %s)", ErrModelUnavailable, p.ID)
 		}
+		done(a, rep)
 	}
 	return nil
 }
