@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/exitcode"
 	"github.com/superbiz/superbiz/internal/mcpserver"
 	"github.com/superbiz/superbiz/internal/mcpservice"
 	"github.com/superbiz/superbiz/internal/tui"
@@ -144,6 +145,10 @@ func (a *app) runMCP(cmd *cobra.Command, f *mcpOptions) error {
 		return err
 	}
 	if f.HTTP == "" {
+		if a.io.InTTY {
+			// Started by hand: stdin is a terminal, not a client's pipe.
+			fmt.Fprintln(a.io.ErrOut, "superbiz: mcp waits for an MCP client on stdin/stdout; have a client start `superbiz mcp` (e.g. `npx @modelcontextprotocol/inspector superbiz mcp`), or serve HTTP with --http 127.0.0.1:8080; Ctrl-C ends it")
+		}
 		out := a.io.Out
 		// Everything but the protocol goes to stderr from here on.
 		a.io.Out = a.io.ErrOut
@@ -152,6 +157,10 @@ func (a *app) runMCP(cmd *cobra.Command, f *mcpOptions) error {
 		err = a.serveMCPHTTP(ctx, srv, f.HTTP, token)
 	}
 	if ctx.Err() != nil {
+		if srv.Stopped() == 0 {
+			// Nothing was in flight: the server just ends.
+			return &ExitError{Code: exitcode.Cancelled}
+		}
 		// A stop signal: the calls in flight were cancelled and stored.
 		return cancelled("every call in flight")
 	}

@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -151,6 +152,8 @@ type Server struct {
 	calls    chan struct{}
 	diagnose chan struct{}
 	inflight sync.WaitGroup
+	// stopped counts the calls the server's stop ended (CANCELLED).
+	stopped atomic.Int64
 	// life ends every call's context when the server stops serving, so a
 	// diagnosis whose client went away is stored CANCELLED, not RUNNING.
 	life     context.Context
@@ -244,6 +247,10 @@ func (s *Server) serve(ctx context.Context, t mcp.Transport) error {
 func (s *Server) RunIO(ctx context.Context, r io.Reader, w io.Writer) error {
 	return s.Run(ctx, &stdioTransport{r: r, w: w, end: s.stopLife})
 }
+
+// Stopped is how many calls the server's stop ended, once Run returned: a
+// stop with none says nothing about stored cancellations.
+func (s *Server) Stopped() int64 { return s.stopped.Load() }
 
 // Stop cancels the calls in flight and waits until they have finished (a
 // diagnosis stored CANCELLED).
@@ -376,6 +383,11 @@ func (s *Server) guard(name string, audited, diagnosis bool, h func(context.Cont
 		s.notes.take(req)
 		s.inflight.Add(1)
 		defer s.inflight.Done()
+		defer func() {
+			if s.life.Err() != nil {
+				s.stopped.Add(1)
+			}
+		}()
 		ctx, cancel := context.WithCancel(reqCtx)
 		defer cancel()
 		stop := context.AfterFunc(s.life, cancel)
