@@ -25,7 +25,7 @@ const (
 // has a wide layout: only `runs` does.
 func takesWide(path string) bool {
 	switch path {
-	case "superbiz runs", "superbiz runs list":
+	case "superbiz runs", "superbiz runs list", "superbiz runs show":
 		return true
 	}
 	return false

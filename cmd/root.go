@@ -169,7 +169,7 @@ is missing.`,
 				return &ExitError{Code: ExitUsage, Err: err, Usage: true}
 			}
 			if a.flags.output == outputWide && !takesWide(cmd.CommandPath()) {
-				return &ExitError{Code: ExitUsage, Err: fmt.Errorf("-o wide is for `superbiz runs` only; %s takes text, markdown or json", cmd.CommandPath()), Usage: true}
+				return &ExitError{Code: ExitUsage, Err: fmt.Errorf("-o wide is for `superbiz runs` and `runs show` only; %s takes text, markdown or json", cmd.CommandPath()), Usage: true}
 			}
 			return nil
 		},
@@ -195,7 +195,7 @@ is missing.`,
 	pf.StringVar(&a.flags.url, "url", "", "model server URL, either provider (sets model.host for ollama, model.url for openai)")
 	pf.StringVar(&a.flags.host, "host", "", "Ollama server URL, provider ollama (env "+config.EnvOllamaHost+"; default "+def.Host.Redacted()+"; provider openai: --url, model.url or $"+config.EnvOpenAIBaseURL+")")
 	pf.StringVar(&a.flags.provider, "provider", "", "model provider: ollama, or openai for an OpenAI-compatible server (env "+config.EnvProvider+"; default "+def.Provider+")")
-	pf.VarP(&a.flags.output, "output", "o", "output format: text, markdown or json (runs: also wide, every column)")
+	pf.VarP(&a.flags.output, "output", "o", "output format: text, markdown or json (runs, runs show: also wide, every column)")
 	pf.BoolVar(&a.flags.noTUI, "no-tui", false, "never draw the terminal UI: progress on stderr, answer on stdout")
 	pf.BoolVar(&a.flags.demo, "demo", false, "use the built-in demo workspace (runbooks, logs, orders database)")
 

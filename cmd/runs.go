@@ -156,5 +156,5 @@ func (a *app) runRunsShow(cmd *cobra.Command, id string, page runstore.Invocatio
 	if err != nil {
 		return err
 	}
-	return runsRendererFor(a.flags.output, 0).show(a.io.Out, d)
+	return runsRendererFor(a.flags.output, a.io.OutColumns()).show(a.io.Out, d)
 }

@@ -68,8 +68,8 @@ func TestRunsFitTable(t *testing.T) {
 // doing anything.
 func TestOutputWideRunsOnly(t *testing.T) {
 	env := map[string]string{"SUPERBIZ_DB": t.TempDir() + "/superbiz.db", "XDG_CONFIG_HOME": t.TempDir()}
-	for _, args := range [][]string{{"version", "-o", "wide"}, {"runs", "show", "-o", "wide", "r_x"}, {"skills", "list", "-o", "wide"}} {
-		if code, _, errOut := cli(t, env, args...); code != ExitUsage || !strings.Contains(errOut, "-o wide is for `superbiz runs` only") {
+	for _, args := range [][]string{{"version", "-o", "wide"}, {"replay", "-o", "wide", "r_x"}, {"skills", "list", "-o", "wide"}} {
+		if code, _, errOut := cli(t, env, args...); code != ExitUsage || !strings.Contains(errOut, "-o wide is for `superbiz runs` and `runs show` only") {
 			t.Errorf("%q: exit %d, stderr %q; want exit 2 naming runs", args, code, errOut)
 		}
 	}

@@ -3,6 +3,7 @@ package cmd
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -69,6 +70,9 @@ type runSection struct {
 	note  string
 	text  string // whole lines, each ending in "\n"; unused when table is set
 	table *table
+	// fit, when set, is the table laid out for a terminal of the given
+	// width (text on a terminal): used instead of table there.
+	fit func(width int) *table
 }
 
 // newRunView is the content of `runs show` for a stored run.
@@ -117,7 +121,7 @@ func newRunView(d *runstore.RunDetail) runView {
 		runSection{title: "Answer", text: answer},
 		runSection{title: "Published result", text: publishedLines(d)},
 		runSection{title: "Checks", text: checkLines(d)},
-		runSection{title: "Tool invocations", note: invocationPageNote(d), text: "none\n", table: invocationTable(d.Invocations)},
+		runSection{title: "Tool invocations", note: invocationPageNote(d), text: "none\n", table: invocationTable(d.Invocations), fit: invocationFitTable(d.Invocations)},
 		runSection{title: "Model rounds", text: "none\n", table: modelRoundTable(d.ModelRounds)},
 		runSection{title: "Guard reviews (local audit data, never published)", text: guardLines(d.GuardReviews)},
 	)
@@ -206,6 +210,85 @@ func invocationTable(invs []runrecord.Invocation) *table {
 		}
 	}
 	return t
+}
+
+// invocationColumn is one column of the tool invocations table: its header,
+// its cell and its place in the table (rank: left to right).
+type invocationColumn struct {
+	header string
+	rank   int
+	cell   func(runrecord.Invocation) string
+}
+
+// The optional columns of the fitted tool table, in the order they are
+// added while INPUT keeps at least fitInputKeep columns; SEQ, TOOL and
+// OUTCOME are always shown and INPUT comes last, cut to the width.
+var (
+	invocationMust = []invocationColumn{
+		{"SEQ", 0, func(inv runrecord.Invocation) string { return strconv.Itoa(inv.Seq) }},
+		{"TOOL", 2, func(inv runrecord.Invocation) string { return cell(inv.Tool) }},
+		{"OUTCOME", 4, invocationOutcome},
+	}
+	invocationOptional = []invocationColumn{
+		{"DURATION", 5, func(inv runrecord.Invocation) string { return durationMS(inv.Duration.Milliseconds()) }},
+		{"TOOL CALL ID", 1, func(inv runrecord.Invocation) string { return cell(inv.ToolCallID) }},
+		{"KIND", 3, func(inv runrecord.Invocation) string { return orDash(cell(inv.Kind)) }},
+	}
+)
+
+// fitInputKeep is the least width the fitted tool table leaves its INPUT
+// column before it adds an optional column.
+const fitInputKeep = 24
+
+// invocationFitTable lays the tool invocations out for a terminal of the
+// given width, as `runs` fits its listing: SEQ, TOOL, OUTCOME, then
+// DURATION, TOOL CALL ID and KIND each only while INPUT keeps fitInputKeep
+// columns, and INPUT (and a refused call's detail) last, cut to the width
+// rather than wrapped. nil without invocations.
+func invocationFitTable(invs []runrecord.Invocation) func(width int) *table {
+	if len(invs) == 0 {
+		return nil
+	}
+	return func(width int) *table {
+		cols := append([]invocationColumn(nil), invocationMust...)
+		for _, c := range invocationOptional {
+			try := append(append([]invocationColumn(nil), cols...), c)
+			if width-invocationColumnsWidth(invs, try) >= fitInputKeep {
+				cols = try
+			}
+		}
+		slices.SortFunc(cols, func(a, b invocationColumn) int { return a.rank - b.rank })
+		t := &table{fit: width}
+		for _, c := range cols {
+			t.header = append(t.header, c.header)
+		}
+		t.header = append(t.header, "INPUT")
+		for _, inv := range invs {
+			row := make([]string, 0, len(cols)+1)
+			for _, c := range cols {
+				row = append(row, c.cell(inv))
+			}
+			t.rows = append(t.rows, append(row, invocationInput(inv)))
+			if d := invocationDetail(inv); d != "" {
+				t.rows = append(t.rows, append(make([]string, len(cols)), "↳ "+d))
+			}
+		}
+		return t
+	}
+}
+
+// invocationColumnsWidth is the width the columns take before INPUT, gaps
+// included.
+func invocationColumnsWidth(invs []runrecord.Invocation, cols []invocationColumn) int {
+	n := 0
+	for _, c := range cols {
+		w := ansi.StringWidth(c.header)
+		for _, inv := range invs {
+			w = max(w, ansi.StringWidth(c.cell(inv)))
+		}
+		n += w + columnGap
+	}
+	return n
 }
 
 // invocationPageNote says which of the run's tool invocations the page
@@ -343,7 +426,9 @@ func (r pageRuns) show(w io.Writer, d *runstore.RunDetail) error {
 		if s.note != "" {
 			r.page.note(&b, s.note)
 		}
-		if s.table != nil {
+		if s.fit != nil && r.width > 0 {
+			_ = r.page.table(&b, *s.fit(r.width)) // a strings.Builder never fails
+		} else if s.table != nil {
 			_ = r.page.table(&b, *s.table) // a strings.Builder never fails
 		} else {
 			b.WriteString(s.text)
