@@ -18,8 +18,10 @@ import (
 	"github.com/superbiz/superbiz/internal/exitcode"
 	"github.com/superbiz/superbiz/internal/mcpserver"
 	"github.com/superbiz/superbiz/internal/mcpservice"
+	"github.com/superbiz/superbiz/internal/registry"
 	"github.com/superbiz/superbiz/internal/tui"
 	"github.com/superbiz/superbiz/pkg/egress"
+	"github.com/superbiz/superbiz/pkg/tools"
 )
 
 // mcpOptions are the flags of `superbiz mcp`.
@@ -36,16 +38,45 @@ type mcpOptions struct {
 const mcpShutdown = 10 * time.Second
 
 // newMCPCmd is `superbiz mcp`; runF replaces runMCP (tests), nil runs it.
+// evidenceToolNames lists the evidence tools every registered source can
+// add, in registry order, and read_skill: mcp --help names them all, so a
+// new source is named there by joining the registry.
+func evidenceToolNames() string {
+	var names []string
+	for _, s := range registry.Sources() {
+		if n := s.Tool(); n != "" {
+			names = append(names, n)
+		}
+	}
+	names = append(names, tools.ReadSkillTool)
+	var b strings.Builder
+	line := " "
+	for i, n := range names {
+		if i < len(names)-1 {
+			n += ","
+		}
+		if len(line)+1+len(n) > 78 {
+			b.WriteString(line + "\n")
+			line = " "
+		}
+		line += " " + n
+	}
+	return b.String() + line
+}
+
 func (a *app) newMCPCmd(runF func(*cobra.Command, *mcpOptions) error) *cobra.Command {
 	f := &mcpOptions{}
 	c := &cobra.Command{
 		Use:   "mcp",
 		Short: "Serve the guarded diagnosis and the evidence tools to an MCP client (stdio, or streamable HTTP)",
 		Long: `mcp serves superbiz over the Model Context Protocol: the diagnose tool (a
-full run through the same path and guards as "superbiz diagnose"), the evidence
-tools under the agent's names (lookup_knowledge, query_logs, query_mysql,
-query_metrics, read_skill; the same bounds, redaction and error codes as "tools
-call"), list_alerts, runs_list and run_show; the runbooks and playbooks as
+full run through the same path and guards as "superbiz diagnose"); the
+evidence tools under the agent's names, each offered when its source is
+configured, with the same bounds, redaction and error codes as "tools call":
+
+` + evidenceToolNames() + `
+
+list_alerts, runs_list and run_show; the runbooks and playbooks as
 resources; the prompt investigate_incident. It speaks stdio by default (stdout
 carries only protocol frames, logs go to stderr); --http ADDR serves streamable
 HTTP instead. A bind that is not loopback requires --token-env VAR: every

@@ -12,6 +12,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/superbiz/superbiz/internal/registry"
+	"github.com/superbiz/superbiz/pkg/tools"
 )
 
 // mcpSnippets are the JSON configuration snippets and the `claude mcp add`
@@ -184,5 +187,22 @@ func TestMCPTokenRequiredOffLoopback(t *testing.T) {
 		if isLoopback(host) {
 			t.Errorf("isLoopback(%q) = true", host)
 		}
+	}
+}
+
+// mcp --help names every evidence tool a registered source can add, and
+// read_skill (it once omitted query_postgres: the list was typed by hand).
+func TestMCPHelpNamesEveryTool(t *testing.T) {
+	code, out, errOut := cli(t, map[string]string{"XDG_CONFIG_HOME": t.TempDir()}, "mcp", "--help")
+	if code != ExitOK {
+		t.Fatalf("mcp --help: exit %d, %s", code, errOut)
+	}
+	for _, s := range registry.Sources() {
+		if n := s.Tool(); n != "" && !strings.Contains(out, n) {
+			t.Errorf("mcp --help does not name %s (source %s)", n, s.Name())
+		}
+	}
+	if !strings.Contains(out, tools.ReadSkillTool) {
+		t.Error("mcp --help does not name read_skill")
 	}
 }
