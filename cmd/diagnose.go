@@ -208,8 +208,17 @@ func (a *app) runDiagnose(cmd *cobra.Command, args []string, f diagnoseFlags) er
 	if err := a.printOutput(out, note, useTUI); err != nil {
 		return err
 	}
-	return runExit(out, cfg)
+	err = runExit(out, cfg)
+	var xe *ExitError
+	if !a.flags.demo && errors.As(err, &xe) && xe.Code == ExitUnavailable && xe.Err != nil {
+		// A newcomer without a model server can still see a diagnosis.
+		xe.Err = fmt.Errorf("%w\n%s", xe.Err, demoHint)
+	}
+	return err
 }
+
+// demoHint is said under a diagnosis the model server could not serve.
+const demoHint = "hint: `superbiz diagnose --demo` shows a whole diagnosis with no model at all (a scripted transcript over built-in data)"
 
 // demoPace is how long each scripted demo round waits: demo.Pace when a
 // person watches the full-screen view on a terminal stdout, so the live

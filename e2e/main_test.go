@@ -173,6 +173,9 @@ type diagnoseOutput struct {
 		Code    string `json:"code"`
 		Message string `json:"message"`
 	} `json:"error"`
+	// Timeline is the timeline the run's build_timeline call built, null
+	// when it made none (docs/SPEC.md#diagnose--o-json).
+	Timeline json.RawMessage `json:"timeline"`
 }
 
 // published is the part of the PublishedResult the tests check.

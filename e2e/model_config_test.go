@@ -60,3 +60,13 @@ func TestURLFlagEitherProvider(t *testing.T) {
 		t.Errorf("--url with --host: exit %d, want 2 naming the conflict:\n%s", r.code, r)
 	}
 }
+
+// diagnose with no model server (exit 4) hints at --demo beside starting
+// the server: a newcomer without a model can still see a diagnosis.
+func TestDiagnoseNoModelHintsDemo(t *testing.T) {
+	e := newEnv(t, testenv.ClosedURL(t))
+	r := e.run(t, "diagnose", "why are payments slow")
+	if r.code != 4 || !strings.Contains(r.stderr, "ollama serve") || !strings.Contains(r.stderr, "superbiz diagnose --demo") {
+		t.Errorf("diagnose with no model server: exit %d, want 4 with both hints:\n%s", r.code, r)
+	}
+}

@@ -483,7 +483,7 @@ func checkRequests(t *testing.T, sc scenario, reqs []ollamatest.ChatRequest) {
 	if in.Query != sc.query || string(in.PreviousTurn) != "null" {
 		t.Errorf("user message %s, want query %q and previous_turn null", first.Messages[1].Content, sc.query)
 	}
-	if names := toolNames(first); !slices.Equal(names, []string{"lookup_knowledge", "query_logs", "query_mysql", "read_skill"}) {
+	if names := toolNames(first); !slices.Equal(names, []string{"build_timeline", "lookup_knowledge", "query_logs", "query_mysql", "read_skill"}) {
 		t.Errorf("first request offers tools %q", names)
 	}
 	if sc.guard {
