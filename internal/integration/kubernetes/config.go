@@ -12,7 +12,7 @@ import (
 // lines and the rule its tags cannot state (namespace names). The table is
 // declared in pkg/tools/kubernetes; credentials stay in the kubeconfig.
 func (Source) Config() config.Part {
-	return config.Part{Table: "kubernetes", Check: checkConfig, Summary: summaryLines, Example: example}
+	return config.Part{Table: "kubernetes", Check: checkConfig, Summary: summaryLines, Example: example, Docs: keyDocs()}
 }
 
 // checkConfig reports an allowlisted namespace Kubernetes would not name
