@@ -113,7 +113,10 @@ func (a *app) runRunsList(cmd *cobra.Command, f runsFlags) (err error) {
 	}
 	ctx := cmd.Context()
 	store, err := a.openStore(cmd)
-	if errors.Is(err, errNoStoreYet) && f.session == "" {
+	if errors.Is(err, errNoStoreYet) {
+		if f.session != "" {
+			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("unknown session %q: no run was stored yet", f.session)}
+		}
 		return runsRendererFor(a.flags.output, a.io.OutColumns()).list(a.io.Out, nil, noRunsLine(""))
 	}
 	if err != nil {

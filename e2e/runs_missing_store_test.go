@@ -33,6 +33,9 @@ func TestRunsNeverCreateAStore(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "No runs yet") {
 		t.Errorf("the default store not made yet: exit %d, want 0 and No runs yet:\n%s", r.code, r)
 	}
+	if r := e.run(t, "runs", "--session", "s_nope"); r.code != 2 || !strings.Contains(r.stderr, `unknown session "s_nope"`) {
+		t.Errorf("runs --session with no store yet: exit %d, want 2 naming the unknown session:\n%s", r.code, r)
+	}
 	if r := e.run(t, "runs", "-o", "json"); r.code != 0 || strings.TrimSpace(r.stdout) != "[]" {
 		t.Errorf("runs -o json with no store yet: exit %d, want 0 and []:\n%s", r.code, r)
 	}
