@@ -25,11 +25,15 @@ const (
 // before it adds another optional column.
 const minRunsQuery = 24
 
-// runsColumn is one column of the listing: its header and its cell.
-type runsColumn struct {
+// fitColumn is one column of a table fitted to the terminal, over rows of
+// type R: its header and its cell.
+type fitColumn[R any] struct {
 	header string
-	cell   func(r runstore.RunSummary) string
+	cell   func(r R) string
 }
+
+// runsColumn is one column of the listing.
+type runsColumn = fitColumn[runstore.RunSummary]
 
 var (
 	colRun      = runsColumn{"RUN", runCell}
@@ -106,13 +110,13 @@ func runsFitTable(runs []runstore.RunSummary, width int) table {
 	return columnsTable(runs, append(layout(), colQuery), width)
 }
 
-// columnsWidth is how many terminal columns cols take before the query
-// column, the gaps included.
-func columnsWidth(runs []runstore.RunSummary, cols []runsColumn) int {
+// columnsWidth is how many terminal columns cols take before the last
+// (cut) column, the gaps included.
+func columnsWidth[R any](rows []R, cols []fitColumn[R]) int {
 	total := 0
 	for _, c := range cols {
 		w := ansi.StringWidth(c.header)
-		for _, r := range runs {
+		for _, r := range rows {
 			w = max(w, ansi.StringWidth(c.cell(r)))
 		}
 		total += w + columnGap

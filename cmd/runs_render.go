@@ -3,7 +3,6 @@ package cmd
 import (
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -212,37 +211,21 @@ func invocationTable(invs []runrecord.Invocation) *table {
 	return t
 }
 
-// invocationColumn is one column of the tool invocations table: its header,
-// its cell and its place in the table (rank: left to right).
-type invocationColumn struct {
-	header string
-	rank   int
-	cell   func(runrecord.Invocation) string
-}
+// invocationColumn is one column of the tool invocations table.
+type invocationColumn = fitColumn[runrecord.Invocation]
 
-// The optional columns of the fitted tool table, in the order they are
-// added while INPUT keeps at least fitInputKeep columns; SEQ, TOOL and
-// OUTCOME are always shown and INPUT comes last, cut to the width.
 var (
-	invocationMust = []invocationColumn{
-		{"SEQ", 0, func(inv runrecord.Invocation) string { return strconv.Itoa(inv.Seq) }},
-		{"TOOL", 2, func(inv runrecord.Invocation) string { return cell(inv.Tool) }},
-		{"OUTCOME", 4, invocationOutcome},
-	}
-	invocationOptional = []invocationColumn{
-		{"DURATION", 5, func(inv runrecord.Invocation) string { return durationMS(inv.Duration.Milliseconds()) }},
-		{"TOOL CALL ID", 1, func(inv runrecord.Invocation) string { return cell(inv.ToolCallID) }},
-		{"KIND", 3, func(inv runrecord.Invocation) string { return orDash(cell(inv.Kind)) }},
-	}
+	invSeq      = invocationColumn{"SEQ", func(inv runrecord.Invocation) string { return strconv.Itoa(inv.Seq) }}
+	invCallID   = invocationColumn{"TOOL CALL ID", func(inv runrecord.Invocation) string { return cell(inv.ToolCallID) }}
+	invTool     = invocationColumn{"TOOL", func(inv runrecord.Invocation) string { return cell(inv.Tool) }}
+	invKind     = invocationColumn{"KIND", func(inv runrecord.Invocation) string { return orDash(cell(inv.Kind)) }}
+	invOutcome  = invocationColumn{"OUTCOME", invocationOutcome}
+	invDuration = invocationColumn{"DURATION", func(inv runrecord.Invocation) string { return durationMS(inv.Duration.Milliseconds()) }}
 )
-
-// fitInputKeep is the least width the fitted tool table leaves its INPUT
-// column before it adds an optional column.
-const fitInputKeep = 24
 
 // invocationFitTable lays the tool invocations out for a terminal of the
 // given width, as `runs` fits its listing: SEQ, TOOL, OUTCOME, then
-// DURATION, TOOL CALL ID and KIND each only while INPUT keeps fitInputKeep
+// DURATION, TOOL CALL ID and KIND each only while INPUT keeps minRunsQuery
 // columns, and INPUT (and a refused call's detail) last, cut to the width
 // rather than wrapped. nil without invocations.
 func invocationFitTable(invs []runrecord.Invocation) func(width int) *table {
@@ -250,14 +233,23 @@ func invocationFitTable(invs []runrecord.Invocation) func(width int) *table {
 		return nil
 	}
 	return func(width int) *table {
-		cols := append([]invocationColumn(nil), invocationMust...)
-		for _, c := range invocationOptional {
-			try := append(append([]invocationColumn(nil), cols...), c)
-			if width-invocationColumnsWidth(invs, try) >= fitInputKeep {
-				cols = try
+		chosen := map[string]bool{invSeq.header: true, invTool.header: true, invOutcome.header: true}
+		layout := func() []invocationColumn {
+			var cols []invocationColumn
+			for _, c := range []invocationColumn{invSeq, invCallID, invTool, invKind, invOutcome, invDuration} {
+				if chosen[c.header] {
+					cols = append(cols, c)
+				}
+			}
+			return cols
+		}
+		for _, opt := range []invocationColumn{invDuration, invCallID, invKind} {
+			chosen[opt.header] = true
+			if width-columnsWidth(invs, layout()) < minRunsQuery {
+				chosen[opt.header] = false
 			}
 		}
-		slices.SortFunc(cols, func(a, b invocationColumn) int { return a.rank - b.rank })
+		cols := layout()
 		t := &table{fit: width}
 		for _, c := range cols {
 			t.header = append(t.header, c.header)
@@ -275,20 +267,6 @@ func invocationFitTable(invs []runrecord.Invocation) func(width int) *table {
 		}
 		return t
 	}
-}
-
-// invocationColumnsWidth is the width the columns take before INPUT, gaps
-// included.
-func invocationColumnsWidth(invs []runrecord.Invocation, cols []invocationColumn) int {
-	n := 0
-	for _, c := range cols {
-		w := ansi.StringWidth(c.header)
-		for _, inv := range invs {
-			w = max(w, ansi.StringWidth(c.cell(inv)))
-		}
-		n += w + columnGap
-	}
-	return n
 }
 
 // invocationPageNote says which of the run's tool invocations the page
