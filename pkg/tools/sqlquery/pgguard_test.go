@@ -94,6 +94,11 @@ func TestCheckPostgresReasons(t *testing.T) {
 		{"SELECT a.to_json FROM pg_stat_activity a", ReasonNotAllowed, "whole row"},
 		{"SELECT rolname FROM pg_authid", ReasonNotAllowed, "password"},
 		{"SELECT pg_get_viewdef('v')", ReasonNotAllowed, "bodies"},
+		// A restricted column says once what it holds (it said "holds holds").
+		{"SELECT umoptions FROM pg_user_mappings", ReasonNotAllowed, "column umoptions of pg_user_mappings holds stored connection options"},
+		{"SELECT most_common_vals FROM pg_stats", ReasonNotAllowed, "of pg_stats holds sampled column values"},
+		{"SELECT * FROM pg_stats", ReasonNotAllowed, "(sampled column values"},
+		{"SELECT umuser FROM pg_user_mapping", ReasonNotAllowed, "pg_user_mapping holds stored connection options"},
 	}
 	for _, tt := range tests {
 		_, err := CheckPostgres(tt.sql)

@@ -16,16 +16,18 @@ import (
 // pg_stat_activity's wait events and pg_locks are what a lock-wait
 // diagnosis needs.
 const (
-	whyPGPasswords     = "holds role password hashes"
-	whyPGOptions       = "holds stored connection options, passwords included"
-	whyPGSamples       = "holds sampled column values, which can include password or token columns"
-	whyPGLargeObjects  = "holds large-object contents"
+	whyPGPasswords     = "role password hashes"
+	whyPGOptions       = "stored connection options, passwords included"
+	whyPGSamples       = "sampled column values, which can include password or token columns"
+	whyPGLargeObjects  = "large-object contents"
 	whyPGRoleSettings  = "per-role or per-database settings, which can hold secrets"
 	whyPGStatementText = "other sessions' statement text"
 	whyPGBodies        = "function and view bodies, which can hold credentials"
 )
 
 // pgSensitive describes one catalog: refused whole (why) or by columns.
+// Both why and holds name what is held ("role password hashes"); the
+// refusal says "holds" once.
 type pgSensitive struct {
 	why     string
 	columns []string
@@ -143,7 +145,7 @@ func checkPGSensitive(stmt *pgq.Node) error {
 	})
 	for _, r := range refs {
 		if r.spec.why != "" {
-			return refuse(ReasonNotAllowed, egress.Sprintf("%s %s: reading it is not allowed", r.table, r.spec.why))
+			return refuse(ReasonNotAllowed, egress.Sprintf("%s holds %s: reading it is not allowed", r.table, r.spec.why))
 		}
 		for _, c := range r.spec.columns {
 			if columns[c] {
@@ -204,14 +206,22 @@ func visitPGTree(m protoreflect.Message, fn func(protoreflect.Message)) {
 // and names every tainted name otherwise: a star's output column is masked
 // by its name.
 func pgSecretOutputs(c *PostgresChecked, names []string, r *pgResolution) []bool {
-	out := make([]bool, len(names))
 	if c == nil || c.Kind != KindSelect {
-		return out
+		return make([]bool, len(names))
 	}
-	stmt := c.tree.GetStmts()[0].GetStmt()
+	return pgStmtSecretOutputs(c.tree.GetStmts()[0].GetStmt(), names, r)
+}
+
+// pgStmtSecretOutputs is pgSecretOutputs of one SELECT's tree: also what a
+// view's body says of the view's columns (pgViewTaint). A column named
+// like a carrier of the statement's relations (a view's column computed
+// from a secret-named one, `pw` of `CREATE VIEW v AS SELECT password AS
+// pw FROM users`) is one too, so a star over the view masks it.
+func pgStmtSecretOutputs(stmt *pgq.Node, names []string, r *pgResolution) []bool {
+	out := make([]bool, len(names))
 	tainted := pgTaintedNames(stmt, r)
 	for i, n := range names {
-		if tainted[strings.ToLower(n)] {
+		if tainted[strings.ToLower(n)] || (r != nil && r.carriers[n]) {
 			out[i] = true
 		}
 	}
