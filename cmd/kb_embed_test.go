@@ -12,6 +12,7 @@ import (
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
 	"github.com/superbiz/superbiz/internal/model/openaitest"
 	"github.com/superbiz/superbiz/internal/testenv"
+	openaiwire "github.com/superbiz/superbiz/pkg/model/openai"
 )
 
 // kb index embeds through the configured model and reports it; a second
@@ -59,7 +60,7 @@ func TestKBIndexEmbedsOpenAI(t *testing.T) {
 	env := diagnoseEnv(t)
 	srv := openaitest.New(t, openaitest.WithModels("bge-m3"))
 	env[config.EnvProvider] = config.ProviderOpenAI
-	env[config.EnvOpenAIBaseURL] = srv.URL()
+	env[openaiwire.EnvBaseURL] = srv.URL()
 	mustWrite(t, filepath.Join(dir, "runbooks", "a.md"), "# Alpha\n\n## One\nfirst\n\n## Two\nsecond\n")
 	mustWrite(t, filepath.Join(dir, "runbooks", "b.md"), "# Beta\n\nbody\n")
 	cfg := filepath.Join(dir, "superbiz.toml")

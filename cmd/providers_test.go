@@ -18,6 +18,8 @@ import (
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
 	"github.com/superbiz/superbiz/internal/model/providertest"
 	"github.com/superbiz/superbiz/internal/testenv"
+	ollamawire "github.com/superbiz/superbiz/pkg/model/ollama"
+	openaiwire "github.com/superbiz/superbiz/pkg/model/openai"
 )
 
 // providerChoice is one way a person points superbiz at a provider's
@@ -43,12 +45,12 @@ var providerChoices = []providerChoice{
 		}
 		mustWrite(t, file, body)
 		// OLLAMA_HOST would rightly beat the file: unset it.
-		return map[string]string{config.EnvConfig: file, config.EnvOllamaHost: ""}, nil
+		return map[string]string{config.EnvConfig: file, ollamawire.EnvHost: ""}, nil
 	}},
 	{"flag", func(_ *testing.T, srv *providertest.Server, _ string) (map[string]string, []string) {
 		if srv.Provider() == providertest.OpenAI {
 			// model.url has no flag: its variable names the server.
-			return map[string]string{config.EnvOpenAIBaseURL: srv.URL()}, []string{"--provider", "openai"}
+			return map[string]string{openaiwire.EnvBaseURL: srv.URL()}, []string{"--provider", "openai"}
 		}
 		return nil, []string{"--host", srv.URL()}
 	}},
@@ -253,9 +255,9 @@ func TestReplayLiveModelHintNamesTheProvider(t *testing.T) {
 		down := testenv.ClosedURL(t)
 		if prov == providertest.OpenAI {
 			down += "/v1"
-			env[config.EnvOpenAIBaseURL] = down
+			env[openaiwire.EnvBaseURL] = down
 		} else {
-			env[config.EnvOllamaHost] = down
+			env[ollamawire.EnvHost] = down
 		}
 		_, _, errOut = cli(t, env, "replay", runID, "--live-model")
 		want := map[providertest.Provider]string{providertest.Ollama: "ollama serve", providertest.OpenAI: "model.url / OPENAI_BASE_URL"}[prov]

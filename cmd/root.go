@@ -17,6 +17,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/registry"
 )
 
 // Execute runs superbiz with the process's arguments, streams and
@@ -190,10 +191,11 @@ is missing.`,
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.flags.configPath, "config", "", "config file (env SUPERBIZ_CONFIG; default ./superbiz.toml, then $XDG_CONFIG_HOME/superbiz/config.toml)")
 	pf.StringVar(&a.flags.dbPath, "db", "", "run store file (env SUPERBIZ_DB; default $XDG_DATA_HOME/superbiz/superbiz.db)")
-	def := config.Defaults().Model
+	defs := registry.Defaults()
+	def := defs.Model
 	pf.StringVar(&a.flags.model, "model", "", "model name (env "+config.EnvModel+"; default "+def.Name+")")
 	pf.StringVar(&a.flags.url, "url", "", "model server URL, either provider (sets model.host for ollama, model.url for openai)")
-	pf.StringVar(&a.flags.host, "host", "", "Ollama server URL, provider ollama (env "+config.EnvOllamaHost+"; default "+def.Host.Redacted()+"; provider openai: --url, model.url or $"+config.EnvOpenAIBaseURL+")")
+	pf.StringVar(&a.flags.host, "host", "", "Ollama server URL, provider ollama (env "+defs.EnvOf("model.host")+"; default "+def.Host.Redacted()+"; provider openai: --url, model.url or $"+defs.EnvOf("model.url")+")")
 	pf.StringVar(&a.flags.provider, "provider", "", "model provider: ollama, or openai for an OpenAI-compatible server (env "+config.EnvProvider+"; default "+def.Provider+")")
 	pf.VarP(&a.flags.output, "output", "o", "output format: text, markdown or json (runs, runs show: also wide, every column)")
 	pf.BoolVar(&a.flags.noTUI, "no-tui", false, "never draw the terminal UI: progress on stderr, answer on stdout")

@@ -45,32 +45,48 @@ func IsInternal(path string) bool {
 	return false
 }
 
+// listed is what the checks read of one package of go list -json.
 type listed struct {
 	ImportPath string
 	Export     string
 	Name       string
+	GoFiles    []string
+	Imports    []string
 	Error      *struct{ Err string }
 }
 
-// Check lists the packages matching patterns in dir with the go command,
-// loads their compiled export data and returns every leak, sorted.
-func Check(dir string, patterns ...string) ([]Leak, error) {
-	out, err := goList(dir, append([]string{"-e", "-export", "-deps", "-json=ImportPath,Export,Name,Error"}, patterns...))
+// listPackages runs go list -json=fields with args in dir and decodes each
+// package; a package go list could not load is an error naming it.
+func listPackages(dir, fields string, args ...string) ([]listed, error) {
+	out, err := goList(dir, append([]string{"-e", "-json=" + fields}, args...))
 	if err != nil {
 		return nil, err
 	}
-	exports := map[string]string{}
+	var pkgs []listed
 	dec := json.NewDecoder(bytes.NewReader(out))
 	for {
 		var p listed
 		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
-			break
+			return pkgs, nil
 		} else if err != nil {
 			return nil, fmt.Errorf("decode go list output: %w", err)
 		}
 		if p.Error != nil {
 			return nil, fmt.Errorf("go list %s: %s", p.ImportPath, p.Error.Err)
 		}
+		pkgs = append(pkgs, p)
+	}
+}
+
+// Check lists the packages matching patterns in dir with the go command,
+// loads their compiled export data and returns every leak, sorted.
+func Check(dir string, patterns ...string) ([]Leak, error) {
+	pkgs, err := listPackages(dir, "ImportPath,Export,Name,Error", append([]string{"-export", "-deps"}, patterns...)...)
+	if err != nil {
+		return nil, err
+	}
+	exports := map[string]string{}
+	for _, p := range pkgs {
 		exports[p.ImportPath] = p.Export
 	}
 	roots, err := rootsOf(dir, patterns)

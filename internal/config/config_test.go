@@ -51,8 +51,19 @@ func writeFile(t *testing.T, path, content string) string {
 }
 
 func (w *workspace) load(ov Overrides, configPath string) (*Config, error) {
-	return Load(LoadOptions{ConfigPath: configPath, WorkDir: w.wd, Getenv: w.env.get, Overrides: ov})
+	return Load(LoadOptions{ConfigPath: configPath, WorkDir: w.wd, Getenv: w.env.get, Overrides: ov, Parts: envParts})
 }
+
+// The variables the providers' shares declare (Part.Env; the ollama and
+// openai folders test their own), declared here as a share does so these
+// tests run the precedence through Part.Env.
+const (
+	envHost    = "OLLAMA_HOST"
+	envBaseURL = "OPENAI_BASE_URL"
+)
+
+// envParts are shares declaring only envHost and envBaseURL.
+var envParts = []Part{{Table: "model", Env: []EnvKey{{Var: envHost, Key: "model.host"}}}, {Table: "model", Env: []EnvKey{{Var: envBaseURL, Key: "model.url"}}}}
 
 func ptr[T any](v T) *T { return &v }
 
@@ -62,9 +73,8 @@ func TestDefaultsWithoutFile(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
-	want := Defaults()
+	want := Defaults(envParts...)
 	want.DBPath = filepath.Join(w.dataHome, "superbiz", "superbiz.db")
-	want.Knowledge.Paths = []string{filepath.Join(w.wd, "runbooks")}
 	want.origins = map[string]string{}
 	if !reflect.DeepEqual(*cfg, want) {
 		t.Fatalf("defaults:\n got %#v\nwant %#v", cfg.Summary(), want.Summary())
@@ -116,7 +126,7 @@ func TestSpecExampleLoads(t *testing.T) {
 		db.DSN.Reveal() != "readonly:secret@tcp(127.0.0.1:3306)/orders" {
 		t.Errorf("databases[0] = %+v (dsn %q)", db, db.DSN.Reveal())
 	}
-	if got := cfg.Skills.Paths; !reflect.DeepEqual(got, []string{filepath.Join(w.wd, "skills")}) {
+	if got := cfg.Skills.Paths; !reflect.DeepEqual(got, []string{"./skills"}) { // resolved by its share (internal/registry's TestRelativePaths)
 		t.Errorf("skills.paths = %v", got)
 	}
 }
@@ -375,7 +385,7 @@ deadline = "14m"
 			get:    func(c *Config) any { return c.Model.Name },
 			values: map[layer]any{none: "qwen3:8b", file: "file-model", env: "env-model", flag: "flag-model"},
 			origin: map[layer]string{env: "$SUPERBIZ_MODEL", flag: "--model"}},
-		{name: "host", key: "model.host", envKey: EnvOllamaHost, envVal: "envhost",
+		{name: "host", key: "model.host", envKey: envHost, envVal: "envhost",
 			flag:   func(o *Overrides) { o.Host = ptr("https://flaghost") },
 			get:    func(c *Config) any { return c.Model.Host.Reveal() },
 			values: map[layer]any{none: "http://127.0.0.1:11434", file: "http://filehost:1111", env: "http://envhost:11434", flag: "https://flaghost:443"},
@@ -473,7 +483,7 @@ func TestOverrideErrors(t *testing.T) {
 		{"empty model flag", Overrides{Model: ptr("")}, nil, `--model = "": must be a model name`, ""},
 		{"empty db flag", Overrides{DBPath: ptr(" ")}, nil, `--db = "": empty`, ""},
 		{"bad host flag", Overrides{Host: ptr("gopher://x")}, nil, `--host = "gopher://x": scheme "gopher" not supported`, ""},
-		{"bad OLLAMA_HOST hides password", Overrides{}, testEnv{EnvOllamaHost: "http://u:Hunter2Secret@h:0"}, `$OLLAMA_HOST = "http://[REDACTED]@h:0": invalid port "0"`, "Hunter2Secret"},
+		{"bad OLLAMA_HOST hides password", Overrides{}, testEnv{envHost: "http://u:Hunter2Secret@h:0"}, `$OLLAMA_HOST = "http://[REDACTED]@h:0": invalid port "0"`, "Hunter2Secret"},
 		{"bad SUPERBIZ_NOW", Overrides{}, testEnv{EnvNow: "yesterday"}, `$SUPERBIZ_NOW = "yesterday": not an RFC 3339 time`, ""},
 	}
 	for _, tt := range tests {
@@ -508,24 +518,11 @@ func TestFixedClock(t *testing.T) {
 	}
 }
 
-func TestRelativePaths(t *testing.T) {
-	const body = `db = "state/sb.db"
-[knowledge]
-paths = ["./runbooks", "/abs/kb", "~/kb"]
-[skills]
-paths = ["skills"]
-[[logs]]
-name = "app"
-paths = ["logs/*.log", "/var/log/x.log"]
-[[databases]]
-name = "local"
-driver = "sqlite"
-dsn = "data/orders.db"
-[[databases]]
-name = "uri"
-driver = "sqlite"
-dsn = "file:../other.db"
-`
+// The run store's path resolves against the file's directory, a flag's and
+// a variable's against the working directory; the shares' paths are
+// internal/registry's TestRelativePaths.
+func TestRelativeDBPath(t *testing.T) {
+	const body = "db = \"state/sb.db\"\n"
 	t.Run("against the file's directory", func(t *testing.T) {
 		w := newWorkspace(t)
 		dir := filepath.Join(w.home, "etc", "superbiz")
@@ -534,28 +531,8 @@ dsn = "file:../other.db"
 		if err != nil {
 			t.Fatal(err)
 		}
-		checks := []struct{ got, want any }{
-			{cfg.DBPath, filepath.Join(dir, "state", "sb.db")},
-			{cfg.Knowledge.Paths, []string{filepath.Join(dir, "runbooks"), "/abs/kb", filepath.Join(w.home, "kb")}},
-			{cfg.Skills.Paths, []string{filepath.Join(dir, "skills")}},
-			{cfg.Logs[0].Paths, []string{filepath.Join(dir, "logs", "*.log"), "/var/log/x.log"}},
-			{cfg.Databases[0].DSN.Reveal(), filepath.Join(dir, "data", "orders.db")},
-			{cfg.Databases[1].DSN.Reveal(), filepath.Join(w.home, "etc", "other.db")},
-		}
-		for i, c := range checks {
-			if !reflect.DeepEqual(c.got, c.want) {
-				t.Errorf("check %d: got %v, want %v", i, c.got, c.want)
-			}
-		}
-	})
-	t.Run("no file: against the working directory", func(t *testing.T) {
-		w := newWorkspace(t)
-		cfg, err := w.load(Overrides{}, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if want := []string{filepath.Join(w.wd, "runbooks")}; !reflect.DeepEqual(cfg.Knowledge.Paths, want) {
-			t.Errorf("knowledge = %v, want %v", cfg.Knowledge.Paths, want)
+		if want := filepath.Join(dir, "state", "sb.db"); cfg.DBPath != want {
+			t.Errorf("db = %q, want %q", cfg.DBPath, want)
 		}
 	})
 	t.Run("flag and env paths: against the working directory", func(t *testing.T) {
@@ -576,17 +553,6 @@ dsn = "file:../other.db"
 		}
 		if want := filepath.Join(w.wd, "y", "env.db"); cfg.DBPath != want {
 			t.Errorf("$SUPERBIZ_DB = %q, want %q", cfg.DBPath, want)
-		}
-	})
-	t.Run("empty knowledge list stays empty", func(t *testing.T) {
-		w := newWorkspace(t)
-		writeFile(t, filepath.Join(w.wd, "superbiz.toml"), "[knowledge]\npaths = []\n")
-		cfg, err := w.load(Overrides{}, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(cfg.Knowledge.Paths) != 0 {
-			t.Errorf("knowledge = %v, want none", cfg.Knowledge.Paths)
 		}
 	})
 }

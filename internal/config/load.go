@@ -13,27 +13,29 @@ import (
 	"github.com/adrg/xdg"
 )
 
-// Environment variables superbiz reads; named once so docs and tests agree.
+// Environment variables superbiz itself reads; named once so docs and tests
+// agree. A variable of one provider or source is declared by its
+// integration's share (Part.Env).
 const (
-	EnvConfig     = "SUPERBIZ_CONFIG"
-	EnvDB         = "SUPERBIZ_DB"
-	EnvModel      = "SUPERBIZ_MODEL"
-	EnvOllamaHost = "OLLAMA_HOST"
-	EnvNow        = "SUPERBIZ_NOW"
-	EnvProvider   = "SUPERBIZ_PROVIDER"
-	// EnvOpenAIBaseURL overrides model.url, as in OpenAI's own SDKs.
-	EnvOpenAIBaseURL = "OPENAI_BASE_URL"
+	EnvConfig   = "SUPERBIZ_CONFIG"
+	EnvDB       = "SUPERBIZ_DB"
+	EnvModel    = "SUPERBIZ_MODEL"
+	EnvNow      = "SUPERBIZ_NOW"
+	EnvProvider = "SUPERBIZ_PROVIDER"
 )
+
+// ownEnv are the variables of config's own keys, applied before the shares'.
+var ownEnv = []EnvKey{{Var: EnvModel, Key: "model.name"}, {Var: EnvProvider, Key: "model.provider"}}
 
 // Overrides are the values given on the command line. A nil field means the
 // flag was not given, so "not given" differs from "given as zero"; cmd fills
 // them from cobra's Flags().Changed. A field tagged key replaces that key's
-// value (its tag flag names it in messages and Summary); DBPath and Host are
-// resolved and parsed by Load itself.
+// value (its tag flag names it in messages and Summary), parsed as that
+// key's type; DBPath and URL are resolved by Load itself.
 type Overrides struct {
 	DBPath        *string        // --db
 	Model         *string        `key:"model.name" flag:"--model"`
-	Host          *string        // --host
+	Host          *string        `key:"model.host" flag:"--host"`
 	URL           *string        // --url: the model server for either provider (model.host or model.url)
 	Provider      *string        `key:"model.provider" flag:"--provider"`
 	MaxModelCalls *int           `key:"budget.max_model_calls" flag:"--max-model-calls"`
@@ -43,17 +45,72 @@ type Overrides struct {
 }
 
 // apply sets every given override that names a key, recording its flag as
-// the value's origin.
-func (ov Overrides) apply(cfg *Config) {
+// the value's origin; a value the key's type refuses is a problem naming
+// the flag.
+func (ov Overrides) apply(cfg *Config) (probs []string) {
 	v, t := reflect.ValueOf(ov), reflect.TypeFor[Overrides]()
 	for i := range t.NumField() {
-		key := t.Field(i).Tag.Get("key")
+		key, flag := t.Field(i).Tag.Get("key"), t.Field(i).Tag.Get("flag")
 		if key == "" || v.Field(i).IsNil() {
 			continue
 		}
-		fieldByKey(reflect.ValueOf(cfg).Elem(), key).Set(v.Field(i).Elem())
-		cfg.origins[key] = t.Field(i).Tag.Get("flag")
+		dst := fieldByKey(reflect.ValueOf(cfg).Elem(), key)
+		if raw, ok := v.Field(i).Interface().(*string); ok && dst.Type() == hostType {
+			if err := cfg.setString(key, *raw); err != nil {
+				probs = append(probs, fmt.Sprintf("%s = %s: %v", flag, showHost(*raw), err))
+				continue
+			}
+		} else {
+			dst.Set(v.Field(i).Elem())
+		}
+		cfg.origins[key] = flag
 	}
+	return probs
+}
+
+// EnvOf is the variable that sets key ("" for none): config's own, or the
+// one a share of the configuration declares (Part.Env), for help texts.
+func (c *Config) EnvOf(key string) string {
+	vars := ownEnv
+	for _, p := range c.parts {
+		vars = append(vars, p.Env...)
+	}
+	for _, e := range vars {
+		if e.Key == key {
+			return e.Var
+		}
+	}
+	return ""
+}
+
+// gives reports whether a flag given sets key.
+func (ov Overrides) gives(key string) bool {
+	v, t := reflect.ValueOf(ov), reflect.TypeFor[Overrides]()
+	for i := range t.NumField() {
+		if t.Field(i).Tag.Get("key") == key && !v.Field(i).IsNil() {
+			return true
+		}
+	}
+	return false
+}
+
+// setString sets key from a text of the environment or a flag: a server
+// URL key parsed and normalised (ParseHost), a string key as it is.
+func (c *Config) setString(key, raw string) error {
+	dst := fieldByKey(reflect.ValueOf(c).Elem(), key)
+	switch {
+	case dst.Type() == hostType:
+		h, err := ParseHost(raw)
+		if err != nil {
+			return err
+		}
+		dst.Set(reflect.ValueOf(h))
+	case dst.Kind() == reflect.String:
+		dst.SetString(raw)
+	default:
+		return fmt.Errorf("config: key %s (%s) cannot be set from a text", key, dst.Type())
+	}
+	return nil
 }
 
 // LoadOptions carries everything Load depends on, so nothing is read from
@@ -118,24 +175,14 @@ func load(data []byte, file, wd string, getenv func(string) string, ov Overrides
 	home := getenv("HOME")
 	resolve := func(p, from string) string { return resolvePath(p, from, home) }
 
-	cfg.Knowledge.Paths = mapPaths(cfg.Knowledge.Paths, base, resolve)
-	cfg.Skills.Paths = mapPaths(cfg.Skills.Paths, base, resolve)
-	for i := range cfg.Logs {
-		cfg.Logs[i].Paths = mapPaths(cfg.Logs[i].Paths, base, resolve)
-	}
-	for i, k := range cfg.Kubernetes {
-		if strings.TrimSpace(k.Kubeconfig) != "" {
-			cfg.Kubernetes[i].Kubeconfig = resolve(k.Kubeconfig, base)
+	// each share's file paths, against the file's directory
+	for _, p := range parts {
+		if p.Paths != nil {
+			probs = append(probs, p.Paths(&cfg, Paths{base: base, home: home})...)
 		}
 	}
-	for i, db := range cfg.Databases {
-		if db.DSN.Driver() == DriverSQLite && !db.DSN.IsZero() {
-			dsn, err := NewDSN(DriverSQLite, resolve(db.DSN.Reveal(), base))
-			if err != nil {
-				return nil, &Error{File: file, Problems: []string{fmt.Sprintf("databases[%d].dsn: %v", i, err)}}
-			}
-			cfg.Databases[i].DSN = dsn
-		}
+	if len(probs) > 0 {
+		return nil, &Error{File: file, Problems: probs}
 	}
 
 	// run store: flag > env > file > default
@@ -156,7 +203,7 @@ func load(data []byte, file, wd string, getenv func(string) string, ov Overrides
 	}
 
 	if modelOf != nil {
-		ov.apply(&cfg)
+		probs = append(probs, ov.apply(&cfg)...)
 		cfg.Model = modelOf.Model
 		for k, o := range modelOf.origins {
 			if strings.HasPrefix(k, "model.") {
@@ -164,7 +211,7 @@ func load(data []byte, file, wd string, getenv func(string) string, ov Overrides
 			}
 		}
 	} else {
-		probs = append(probs, resolveModel(&cfg, getenv, ov)...)
+		probs = append(probs, resolveEnv(&cfg, getenv, ov, parts)...)
 	}
 
 	for _, p := range parts {
@@ -197,57 +244,32 @@ func load(data []byte, file, wd string, getenv func(string) string, ov Overrides
 	return &cfg, nil
 }
 
-// resolveModel applies the environment and the flags to [model] (and the
-// flags to every other key they name), by the precedence flag > environment
-// > file > default.
-func resolveModel(cfg *Config, getenv func(string) string, ov Overrides) (probs []string) {
-	// model name: env > file > default; a flag (ov.apply) beats them all
-	if getenv(EnvModel) != "" {
-		cfg.Model.Name = getenv(EnvModel)
-		cfg.origins["model.name"] = "$" + EnvModel
+// resolveEnv applies the environment (config's own variables, then each
+// share's Env) and the flags, by the precedence flag > environment > file >
+// default: a variable whose key a flag sets is not read.
+func resolveEnv(cfg *Config, getenv func(string) string, ov Overrides, parts []Part) (probs []string) {
+	vars := ownEnv
+	for _, p := range parts {
+		vars = append(vars, p.Env...)
 	}
-
-	// host: flag > env > file > default, normalised like Ollama
-	hostFrom, hostRaw := "", ""
-	switch {
-	case ov.Host != nil:
-		hostFrom, hostRaw = "--host", *ov.Host
-	case getenv(EnvOllamaHost) != "":
-		hostFrom, hostRaw = "$"+EnvOllamaHost, getenv(EnvOllamaHost)
-	}
-	if hostFrom != "" {
-		cfg.origins["model.host"] = hostFrom
-		h, err := ParseHost(hostRaw)
-		if err != nil {
-			probs = append(probs, fmt.Sprintf("%s = %s: %v", hostFrom, showHost(hostRaw), err))
-		} else {
-			cfg.Model.Host = h
+	for _, e := range vars {
+		raw := getenv(e.Var)
+		if raw == "" || ov.gives(e.Key) {
+			continue
 		}
-	}
-
-	// provider: flag (ov.apply) > env > file > default
-	if p := getenv(EnvProvider); p != "" {
-		cfg.Model.Provider = p
-		cfg.origins["model.provider"] = "$" + EnvProvider
-	}
-	// openai base URL: env > file, as OpenAI's SDKs read it
-	if raw := getenv(EnvOpenAIBaseURL); raw != "" {
-		cfg.origins["model.url"] = "$" + EnvOpenAIBaseURL
-		u, err := ParseHost(raw)
-		if err != nil {
-			probs = append(probs, fmt.Sprintf("$%s = %s: %v", EnvOpenAIBaseURL, showHost(raw), err))
-		} else {
-			cfg.Model.URL = u
+		if err := cfg.setString(e.Key, raw); err != nil {
+			probs = append(probs, fmt.Sprintf("$%s = %s: %v", e.Var, showHost(raw), err))
+			continue
 		}
+		cfg.origins[e.Key] = "$" + e.Var
 	}
-
-	ov.apply(cfg)
+	probs = append(probs, ov.apply(cfg)...)
 	return append(probs, ov.serverURL(cfg)...)
 }
 
-// serverURL applies --url to the chosen provider's server key (model.url for
-// openai, model.host otherwise), once the provider is known. --host names
-// Ollama's server only; giving both is a conflict.
+// serverURL applies --url to the chosen provider's server key
+// (Model.URLKey: the URL key tagged with the provider), once the provider is
+// known. --host names model.host only; giving both is a conflict.
 func (ov Overrides) serverURL(cfg *Config) []string {
 	if ov.URL == nil {
 		return nil
@@ -255,17 +277,11 @@ func (ov Overrides) serverURL(cfg *Config) []string {
 	if ov.Host != nil {
 		return []string{"--url and --host both name the model server: give one (--url works for either provider)"}
 	}
-	h, err := ParseHost(*ov.URL)
-	if err != nil {
+	key := cfg.Model.URLKey()
+	if err := cfg.setString(key, *ov.URL); err != nil {
 		return []string{fmt.Sprintf("--url = %s: %v", showHost(*ov.URL), err)}
 	}
-	if cfg.Model.Provider == ProviderOpenAI {
-		cfg.Model.URL = h
-		cfg.origins["model.url"] = "--url"
-	} else {
-		cfg.Model.Host = h
-		cfg.origins["model.host"] = "--url"
-	}
+	cfg.origins[key] = "--url"
 	return nil
 }
 
@@ -390,8 +406,17 @@ func resolvePath(p, base, home string) string {
 	return filepath.Join(base, p)
 }
 
-// mapPaths resolves every non-empty path; empty ones stay for Validate to report.
-func mapPaths(ps []string, base string, resolve func(p, base string) string) []string {
+// Paths resolves a share's file paths at load (Part.Paths): relative to
+// the configuration file's directory (the working directory when there is
+// no file), "~/" expanded against $HOME.
+type Paths struct{ base, home string }
+
+// Abs is p made absolute.
+func (r Paths) Abs(p string) string { return resolvePath(p, r.base, r.home) }
+
+// All resolves every non-empty path of ps; empty ones stay for the share's
+// Check to report.
+func (r Paths) All(ps []string) []string {
 	if ps == nil {
 		return nil
 	}
@@ -401,7 +426,7 @@ func mapPaths(ps []string, base string, resolve func(p, base string) string) []s
 			out[i] = p
 			continue
 		}
-		out[i] = resolve(p, base)
+		out[i] = r.Abs(p)
 	}
 	return out
 }

@@ -18,6 +18,15 @@ import (
 type Part struct {
 	// Table is the key of the table the part belongs to ("logs", "model").
 	Table string
+	// Env are the variables that set a key of the table, at the
+	// environment's place in the precedence (flag > environment > file >
+	// default): OLLAMA_HOST for model.host. A server URL key's value is
+	// checked and normalised like the file's.
+	Env []EnvKey
+	// Paths, when set, makes the table's file paths absolute at load
+	// (Paths.All, Paths.Abs), before any Check; a path it cannot take is a
+	// problem naming the key.
+	Paths func(cfg *Config, r Paths) []string
 	// Resolve, when set, reads at load, after the precedence of flag,
 	// environment and file, what the table names outside the file: the
 	// credential in the variable a *_env key names.
@@ -40,6 +49,9 @@ type Part struct {
 	// it is added.
 	Docs map[string]KeyDoc
 }
+
+// EnvKey is one environment variable of a share (Part.Env) and the key it sets.
+type EnvKey struct{ Var, Key string }
 
 // KeyDoc is what docs/SPEC.md says of one key beyond its tags. Accepted
 // is the prose after what the tags generate (the provider it is for, the

@@ -21,7 +21,7 @@ func TestProviderPrecedence(t *testing.T) {
 	} {
 		w := newWorkspace(t)
 		// The base URL comes from the environment, which no provider refuses.
-		w.env[EnvOpenAIBaseURL] = "http://10.0.0.8:8000/v1"
+		w.env[envBaseURL] = "http://10.0.0.8:8000/v1"
 		if tt.file != "" {
 			writeFile(t, filepath.Join(w.wd, "superbiz.toml"), "[model]\nprovider = \""+tt.file+"\"\n")
 		}
@@ -50,7 +50,7 @@ func TestOpenAIBaseURL(t *testing.T) {
 	if err != nil || cfg.Model.URL.Reveal() != "http://file:8000/v1" {
 		t.Fatalf("file url: %v %v", cfg, err)
 	}
-	w.env[EnvOpenAIBaseURL] = "https://u:Hunter2pw@gw.example:4000/v1/"
+	w.env[envBaseURL] = "https://u:Hunter2pw@gw.example:4000/v1/"
 	cfg, err = w.load(Overrides{}, "")
 	if err != nil || cfg.Model.URL.Reveal() != "https://u:Hunter2pw@gw.example:4000/v1" || cfg.Origin("model.url") != "$OPENAI_BASE_URL" {
 		t.Fatalf("env url: %v %v", cfg, err)
@@ -59,7 +59,7 @@ func TestOpenAIBaseURL(t *testing.T) {
 	if out := strings.Join(cfg.Summary(), "\n") + string(b); strings.Contains(out, "Hunter2pw") || !strings.Contains(out, "gw.example:4000/v1") {
 		t.Errorf("summary/JSON show the password or not the URL: %s", out)
 	}
-	w.env[EnvOpenAIBaseURL] = "http://u:Hunter2pw@gw.example:4000/v1?x=1"
+	w.env[envBaseURL] = "http://u:Hunter2pw@gw.example:4000/v1?x=1"
 	_, err = w.load(Overrides{}, "")
 	if err == nil || !strings.Contains(err.Error(), "$OPENAI_BASE_URL") || !strings.Contains(err.Error(), "query") || strings.Contains(err.Error(), "Hunter2pw") {
 		t.Errorf("bad env url: %v", err)
@@ -98,7 +98,7 @@ func TestProviderKeys(t *testing.T) {
 	// The other provider's environment is ambient: it is ignored.
 	w := newWorkspace(t)
 	writeFile(t, filepath.Join(w.wd, "superbiz.toml"), "[model]\nprovider = \"openai\"\nurl = \"http://h:8000/v1\"\napi_key_env = \"VLLM_KEY\"\n")
-	w.env[EnvOllamaHost] = "elsewhere:11434"
+	w.env[envHost] = "elsewhere:11434"
 	if _, err := w.load(Overrides{}, ""); err != nil {
 		t.Fatalf("OLLAMA_HOST with openai: %v", err)
 	}

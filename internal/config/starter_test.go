@@ -101,7 +101,7 @@ func TestStarterEitherProvider(t *testing.T) {
 	}{
 		{"ollama uncommented", block(ProviderOllama), nil, ProviderOllama, "http://127.0.0.1:11434"},
 		{"openai uncommented", block(ProviderOpenAI), nil, ProviderOpenAI, "http://127.0.0.1:8000/v1"},
-		{"openai from the environment", Starter(), map[string]string{EnvProvider: ProviderOpenAI, EnvOpenAIBaseURL: "http://10.0.0.5:8000/v1"}, ProviderOpenAI, "http://10.0.0.5:8000/v1"},
+		{"openai from the environment", Starter(), map[string]string{EnvProvider: ProviderOpenAI, envBaseURL: "http://10.0.0.5:8000/v1"}, ProviderOpenAI, "http://10.0.0.5:8000/v1"},
 		{"provider = openai added", strings.Replace(Starter(), "[model]\n", "[model]\nprovider = \"openai\"\nurl = \"http://127.0.0.1:8000/v1\"\n", 1), nil, ProviderOpenAI, "http://127.0.0.1:8000/v1"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -151,5 +152,100 @@ func TestPartsBelongToDeclaredTables(t *testing.T) {
 	}
 	if got := len(cfg.Summary()); got < 10 {
 		t.Errorf("defaults' summary has %d lines, want every table's:\n%s", got, cfg)
+	}
+}
+
+// Each share resolves its own file paths (config.Part.Paths) against the
+// configuration file's directory, "~/" against $HOME: runbooks, playbooks,
+// log globs, a kubeconfig, SQLite files; an empty list stays empty.
+func TestRelativePaths(t *testing.T) {
+	const body = `[knowledge]
+paths = ["./runbooks", "/abs/kb", "~/kb"]
+[skills]
+paths = ["skills"]
+[[logs]]
+name = "app"
+paths = ["logs/*.log", "/var/log/x.log"]
+[[databases]]
+name = "local"
+driver = "sqlite"
+dsn = "data/orders.db"
+[[databases]]
+name = "uri"
+driver = "sqlite"
+dsn = "file:../other.db"
+[[kubernetes]]
+name = "prod"
+kubeconfig = "kube/config"
+`
+	root := t.TempDir()
+	home, wd := filepath.Join(root, "home"), filepath.Join(root, "wd")
+	dir := filepath.Join(home, "etc", "superbiz")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(wd, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "my.toml")
+	if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	vars := map[string]string{"XDG_DATA_HOME": filepath.Join(root, "data"), "XDG_CONFIG_HOME": filepath.Join(root, "config"), "HOME": home}
+	cfg, err := Load(config.LoadOptions{ConfigPath: file, WorkDir: wd, Getenv: func(k string) string { return vars[k] }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks := []struct {
+		name      string
+		got, want any
+	}{
+		{"knowledge.paths", cfg.Knowledge.Paths, []string{filepath.Join(dir, "runbooks"), "/abs/kb", filepath.Join(home, "kb")}},
+		{"skills.paths", cfg.Skills.Paths, []string{filepath.Join(dir, "skills")}},
+		{"logs[0].paths", cfg.Logs[0].Paths, []string{filepath.Join(dir, "logs", "*.log"), "/var/log/x.log"}},
+		{"databases[0].dsn", cfg.Databases[0].DSN.Reveal(), filepath.Join(dir, "data", "orders.db")},
+		{"databases[1].dsn", cfg.Databases[1].DSN.Reveal(), filepath.Join(home, "etc", "other.db")},
+		{"kubernetes[0].kubeconfig", cfg.Kubernetes[0].Kubeconfig, filepath.Join(dir, "kube", "config")},
+	}
+	for _, c := range checks {
+		if !reflect.DeepEqual(c.got, c.want) {
+			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
+		}
+	}
+	t.Run("no file: against the working directory", func(t *testing.T) {
+		cfg, wd, _, err := load(t, "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := []string{filepath.Join(wd, "runbooks")}; !reflect.DeepEqual(cfg.Knowledge.Paths, want) {
+			t.Errorf("knowledge = %v, want %v", cfg.Knowledge.Paths, want)
+		}
+	})
+	t.Run("empty knowledge list stays empty", func(t *testing.T) {
+		cfg, _, _, err := load(t, "[knowledge]\npaths = []\n", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(cfg.Knowledge.Paths) != 0 {
+			t.Errorf("knowledge = %v, want none", cfg.Knowledge.Paths)
+		}
+	})
+}
+
+// Each provider's share declares the variable its own clients read
+// (config.Part.Env), which sets its server key between the file and the
+// flags, and names it in the flags' help (Config.EnvOf).
+func TestProviderVariables(t *testing.T) {
+	for _, tt := range []struct{ provider, key, env, url, want string }{
+		{"ollama", "model.host", "OLLAMA_HOST", "envhost", "http://envhost:11434"},
+		{"openai", "model.url", "OPENAI_BASE_URL", "http://10.0.0.8:8000/v1", "http://10.0.0.8:8000/v1"},
+	} {
+		cfg, _, _, err := load(t, "[model]\nprovider = \""+tt.provider+"\"\n", map[string]string{tt.env: tt.url})
+		if err != nil {
+			t.Fatalf("%s: %v", tt.provider, err)
+		}
+		if cfg.Model.Endpoint() != tt.want || cfg.Origin(tt.key) != "$"+tt.env || cfg.EnvOf(tt.key) != tt.env {
+			t.Errorf("%s: %s = %q from %q (EnvOf %q), want %q from $%s", tt.provider, tt.key, cfg.Model.Endpoint(), cfg.Origin(tt.key), cfg.EnvOf(tt.key), tt.want, tt.env)
+		}
 	}
 }

@@ -8,10 +8,26 @@ import (
 
 // Config is the [[databases]] share of the configuration, for every driver
 // (query_mysql's and query_postgres's): the rules of each entry its tags
-// cannot state and its summary lines. The table is declared in
-// pkg/tools/sqlquery.
+// cannot state, its summary lines, and a SQLite file's path resolved at
+// load. The table is declared in pkg/tools/sqlquery.
 func (Source) Config() config.Part {
-	return config.Part{Table: "databases", Check: checkConfig, Summary: summaryLines, Example: example, Docs: keyDocs()}
+	return config.Part{Table: "databases", Paths: resolvePaths, Check: checkConfig, Summary: summaryLines, Example: example, Docs: keyDocs()}
+}
+
+// resolvePaths makes every SQLite entry's file path absolute.
+func resolvePaths(cfg *config.Config, r config.Paths) (probs []string) {
+	for i, db := range cfg.Databases {
+		if db.DSN.Driver() != config.DriverSQLite || db.DSN.IsZero() {
+			continue
+		}
+		dsn, err := config.NewDSN(config.DriverSQLite, r.Abs(db.DSN.Reveal()))
+		if err != nil {
+			probs = append(probs, fmt.Sprintf("databases[%d].dsn: %v", i, err))
+			continue
+		}
+		cfg.Databases[i].DSN = dsn
+	}
+	return probs
 }
 
 // checkConfig reports, per entry, a missing DSN, or one not checked for the

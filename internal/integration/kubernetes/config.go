@@ -10,9 +10,20 @@ import (
 
 // Config is the [[kubernetes]] share of the configuration: its summary
 // lines and the rule its tags cannot state (namespace names). The table is
-// declared in pkg/tools/kubernetes; credentials stay in the kubeconfig.
+// declared in pkg/tools/kubernetes; credentials stay in the kubeconfig,
+// whose path is resolved at load.
 func (Source) Config() config.Part {
-	return config.Part{Table: "kubernetes", Check: checkConfig, Summary: summaryLines, Example: example, Docs: keyDocs()}
+	return config.Part{Table: "kubernetes", Paths: resolvePaths, Check: checkConfig, Summary: summaryLines, Example: example, Docs: keyDocs()}
+}
+
+// resolvePaths makes every entry's kubeconfig path absolute.
+func resolvePaths(cfg *config.Config, r config.Paths) []string {
+	for i, k := range cfg.Kubernetes {
+		if strings.TrimSpace(k.Kubeconfig) != "" {
+			cfg.Kubernetes[i].Kubeconfig = r.Abs(k.Kubeconfig)
+		}
+	}
+	return nil
 }
 
 // checkConfig reports an allowlisted namespace Kubernetes would not name

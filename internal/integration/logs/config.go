@@ -13,9 +13,18 @@ import (
 
 // Config is the [[logs]] share of the configuration: the rules of each entry
 // its tags cannot state (name, paths, time zone, a custom layout) and its
-// summary lines. The table itself is declared in pkg/tools/logs.
+// summary lines, and its globs resolved at load. The table itself is
+// declared in pkg/tools/logs.
 func (Source) Config() config.Part {
-	return config.Part{Table: "logs", Check: checkConfig, Summary: summaryLines, Example: example, Docs: keyDocs()}
+	return config.Part{Table: "logs", Paths: resolvePaths, Check: checkConfig, Summary: summaryLines, Example: example, Docs: keyDocs()}
+}
+
+// resolvePaths makes every entry's globs absolute.
+func resolvePaths(cfg *config.Config, r config.Paths) []string {
+	for i := range cfg.Logs {
+		cfg.Logs[i].Paths = r.All(cfg.Logs[i].Paths)
+	}
+	return nil
 }
 
 // checkConfig reports, per entry in declaration order, a missing or bad

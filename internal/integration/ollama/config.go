@@ -5,13 +5,15 @@ import (
 	"strconv"
 
 	"github.com/superbiz/superbiz/internal/config"
+	adapter "github.com/superbiz/superbiz/pkg/model/ollama"
 )
 
-// Config is Ollama's share of [model]: its summary line. Its keys (host,
+// Config is Ollama's share of [model]: its summary line and the variable
+// Ollama's own clients read (OLLAMA_HOST sets model.host). Its keys (host,
 // num_ctx, think) carry provider:"ollama" in config.Model, which is how a
 // key set for the other provider is refused.
 func (Provider) Config() config.Part {
-	return config.Part{Table: "model", Summary: summaryLines, Example: example, Docs: keyDocs()}
+	return config.Part{Table: "model", Env: []config.EnvKey{{Var: adapter.EnvHost, Key: "model.host"}}, Summary: summaryLines, Example: example, Docs: keyDocs()}
 }
 
 // summaryLines is the model line when Ollama is the provider: the model, the

@@ -7,9 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/config/configtest"
 	"github.com/superbiz/superbiz/internal/doctor"
+	ollamawire "github.com/superbiz/superbiz/pkg/model/ollama"
+	adapter "github.com/superbiz/superbiz/pkg/model/openai"
 )
 
 // An openai provider needs the server's base URL where a client is built,
@@ -24,7 +25,7 @@ func TestURLRequiredAtUse(t *testing.T) {
 	if err == nil {
 		t.Fatal("a client was built with no server URL")
 	}
-	for _, want := range []string{"model.url is not set", "--url", config.EnvOpenAIBaseURL} {
+	for _, want := range []string{"model.url is not set", "--url", adapter.EnvBaseURL} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("the error %q does not say %q", err, want)
 		}
@@ -40,7 +41,7 @@ func TestURLRequiredAtUse(t *testing.T) {
 // the variable is set.
 func TestAPIKeyFromEnvironment(t *testing.T) {
 	const file = "[model]\nprovider = \"openai\"\nurl = \"http://h:8000/v1\"\napi_key_env = \"VLLM_KEY\"\n"
-	cfg, _, err := configtest.Load(t, file, map[string]string{config.EnvOllamaHost: "elsewhere:11434", "VLLM_KEY": "sk-Hunter2key"}, Provider{}.Config())
+	cfg, _, err := configtest.Load(t, file, map[string]string{ollamawire.EnvHost: "elsewhere:11434", "VLLM_KEY": "sk-Hunter2key"}, Provider{}.Config())
 	if err != nil {
 		t.Fatalf("OLLAMA_HOST with openai: %v", err)
 	}

@@ -45,7 +45,7 @@ func client(m config.Model, name string, timeout time.Duration) (*adapter.Client
 
 // ServerHint tells a person how to get an OpenAI-compatible server to answer.
 func (Provider) ServerHint(cfg *config.Config) string {
-	return fmt.Sprintf("hint: start the model server (vLLM, llama-server, LM Studio, LiteLLM, ...) or point model.url / %s at a running one (tried %s)", config.EnvOpenAIBaseURL, cfg.Model.Endpoint())
+	return fmt.Sprintf("hint: start the model server (vLLM, llama-server, LM Studio, LiteLLM, ...) or point model.url / %s at a running one (tried %s)", adapter.EnvBaseURL, cfg.Model.Endpoint())
 }
 
 // Hint tells a person what to do about the model failure me; the adapter's
@@ -71,7 +71,7 @@ func (p Provider) Hint(cfg *config.Config, me *model.Error) string {
 // EmbedHint is the fix when knowledge.embed_model could not embed.
 func (Provider) EmbedHint(_ *config.Config, host string, err error) string {
 	return integration.EmbedHints{
-		Down:  fmt.Sprintf("start the model server or point model.url / %s at a running one (tried %s)", config.EnvOpenAIBaseURL, host),
+		Down:  fmt.Sprintf("start the model server or point model.url / %s at a running one (tried %s)", adapter.EnvBaseURL, host),
 		Other: fmt.Sprintf("set knowledge.embed_model to an embedding model the server at %s lists on /models and serves on /embeddings", host),
 	}.For(err)
 }
@@ -107,7 +107,7 @@ func (Provider) Doctor(ctx context.Context, cfg *config.Config) []doctor.Result 
 	}
 	c, err := client(m, m.Name, min(m.RequestTimeout, doctor.Timeout))
 	if err != nil {
-		return append([]doctor.Result{doctor.Failed(checkOpenAI, err.Error(), "fix model.url / model.name in the config, or --url / "+config.EnvOpenAIBaseURL+" / --model"), key}, later("not checked: no usable client")...)
+		return append([]doctor.Result{doctor.Failed(checkOpenAI, err.Error(), "fix model.url / model.name in the config, or --url / "+adapter.EnvBaseURL+" / --model"), key}, later("not checked: no usable client")...)
 	}
 	host := c.Host()
 	vctx, cancel := context.WithTimeout(ctx, doctor.Timeout)
@@ -117,7 +117,7 @@ func (Provider) Doctor(ctx context.Context, cfg *config.Config) []doctor.Result 
 		hint := fmt.Sprintf("check that %s is the API's base URL (usually ending in /v1) and look at the server's log", host)
 		switch me := model.AsError(err); {
 		case me != nil && (me.Kind == model.ErrUnreachable || me.Kind == model.ErrTimeout):
-			hint = fmt.Sprintf("start the model server or point model.url / %s at a running one (tried %s)", config.EnvOpenAIBaseURL, host)
+			hint = fmt.Sprintf("start the model server or point model.url / %s at a running one (tried %s)", adapter.EnvBaseURL, host)
 		case me != nil && (me.Status == 401 || me.Status == 403):
 			hint = fmt.Sprintf("put the server's API key in $%s (model.api_key_env names the variable)", m.APIKeyEnv)
 			if !m.APIKey.IsZero() {

@@ -6,10 +6,16 @@ import (
 	"github.com/superbiz/superbiz/internal/config"
 )
 
-// Config is the [skills] share of the configuration: its paths' rule and its
-// summary line.
+// Config is the [skills] share of the configuration: its paths, resolved at
+// load, their rule and its summary line.
 func (Source) Config() config.Part {
-	return config.Part{Table: "skills", Check: checkConfig, Summary: summaryLines, Example: example, Docs: keyDocs()}
+	return config.Part{Table: "skills", Paths: resolvePaths, Check: checkConfig, Summary: summaryLines, Example: example, Docs: keyDocs()}
+}
+
+// resolvePaths makes the playbook directories absolute.
+func resolvePaths(cfg *config.Config, r config.Paths) []string {
+	cfg.Skills.Paths = r.All(cfg.Skills.Paths)
+	return nil
 }
 
 // checkConfig reports an empty playbook directory.

@@ -2,10 +2,16 @@ package runbooks
 
 import "github.com/superbiz/superbiz/internal/config"
 
-// Config is the [knowledge] share of the configuration: its paths' rule and
-// its summary line.
+// Config is the [knowledge] share of the configuration: its paths,
+// resolved at load, their rule and its summary line.
 func (Source) Config() config.Part {
-	return config.Part{Table: "knowledge", Check: checkConfig, Summary: summaryLines, Example: example, Docs: keyDocs()}
+	return config.Part{Table: "knowledge", Paths: resolvePaths, Check: checkConfig, Summary: summaryLines, Example: example, Docs: keyDocs()}
+}
+
+// resolvePaths makes the runbook directories absolute.
+func resolvePaths(cfg *config.Config, r config.Paths) []string {
+	cfg.Knowledge.Paths = r.All(cfg.Knowledge.Paths)
+	return nil
 }
 
 // checkConfig reports an empty runbook directory.

@@ -86,9 +86,9 @@ func (s *Server) URL() string {
 // OPENAI_BASE_URL for the OpenAI-compatible wire.
 func (s *Server) Env() map[string]string {
 	if s.ollama != nil {
-		return map[string]string{config.EnvOllamaHost: s.URL()}
+		return map[string]string{ollama.EnvHost: s.URL()}
 	}
-	return map[string]string{config.EnvProvider: string(OpenAI), config.EnvOpenAIBaseURL: s.URL()}
+	return map[string]string{config.EnvProvider: string(OpenAI), openai.EnvBaseURL: s.URL()}
 }
 
 // Client is the model client configured for this server as cmd configures

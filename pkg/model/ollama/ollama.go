@@ -22,6 +22,10 @@ import (
 	"github.com/superbiz/superbiz/pkg/model/modelhost"
 )
 
+// EnvHost is the variable Ollama's own clients read the server's URL from;
+// superbiz reads it for model.host (a caller of New reads it itself).
+const EnvHost = "OLLAMA_HOST"
+
 // Options are everything a Client needs; nothing is read from the
 // environment (the cmd layer resolves flags, env and config).
 type Options struct {

@@ -88,6 +88,10 @@ var (
 	_ model.Embedder  = (*Client)(nil)
 )
 
+// EnvBaseURL is the variable OpenAI's own SDKs read the base URL from;
+// superbiz reads it for model.url (a caller of New reads it itself).
+const EnvBaseURL = "OPENAI_BASE_URL"
+
 // New validates opts and builds a client; it makes no network call.
 func New(opts Options) (*Client, error) {
 	host, err := modelhost.Parse(opts.URL)
