@@ -22,7 +22,7 @@ type logsResult struct {
 	Unplaced      int    `json:"unplaced"`
 	SkippedCount  int    `json:"skipped_count"`
 	Entries       []struct {
-		Time    string         `json:"time"`
+		TS      string         `json:"ts"`
 		Message string         `json:"message"`
 		Fields  map[string]any `json:"fields"`
 	} `json:"entries"`
@@ -280,6 +280,81 @@ func TestChainPastOneMiB(t *testing.T) {
 		f := got.Entries[0].Fields
 		if !strings.Contains(fmt.Sprint(f["exception"]), "middle") || !strings.Contains(fmt.Sprint(f["exception_root"]), "not read") {
 			t.Errorf("%s: fields %v; want the middle cause marked as not the root", name, f)
+		}
+	}
+}
+
+// hugeJSONDay writes a JSON-lines log, one INFO entry every 10 s from 09:00
+// to 11:00, whose entries 400 (10:06:40) and 430 (10:11:40) are ERRORs
+// longer than the 64 KiB head a line is read by: the first names its time
+// and level before a 100 KiB payload, the second after it.
+func hugeJSONDay() []byte {
+	var b strings.Builder
+	pad := strings.Repeat("x", 100<<10)
+	t0 := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
+	for i := range 720 {
+		ts := t0.Add(time.Duration(i) * 10 * time.Second).Format(time.RFC3339)
+		switch i {
+		case 400:
+			fmt.Fprintf(&b, `{"time":"%s","level":"error","msg":"upload rejected","payload":"%s"}`+"\n", ts, pad)
+		case 430:
+			fmt.Fprintf(&b, `{"payload":"%s","time":"%s","level":"error","msg":"late stamp"}`+"\n", pad, ts)
+		default:
+			fmt.Fprintf(&b, `{"time":"%s","level":"info","msg":"request %d","latency_ms":12.5,"status":200}`+"\n", ts, i)
+		}
+	}
+	return []byte(b.String())
+}
+
+// TestHugeJSONLines: a JSON entry longer than the 64 KiB head is an entry
+// of its own, never glued to the one before it (issue 36: both ERRORs were
+// glued to an INFO entry and the window answered matched 0, coverage
+// data). Time and level are read from the head when the object names them
+// there, in a plain file and a gzip; an object whose time lies past the
+// head is unplaced (coverage partial). A window away from them is data.
+func TestHugeJSONLines(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, testenv.ClosedURL(t))
+	e.vars["SUPERBIZ_NOW"] = "2026-11-20T12:00:00Z"
+	day := hugeJSONDay()
+	for name, data := range map[string][]byte{"app.log": day, "app.log.gz": gzipped(t, day)} {
+		p := filepath.Join(e.dir, name)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cfg := logSourceConfig(t, e, "", p)
+		got := queryLogs(t, e, cfg, `{"source":"app","start":"2026-11-20T10:05:00Z","end":"2026-11-20T10:15:00Z","level":"ERROR"}`)
+		if got.Matched != 1 || got.Unplaced != 1 || got.Coverage != "partial" || len(got.Entries) != 1 || got.Entries[0].Message != "upload rejected" || got.Entries[0].TS != "2026-11-20T10:06:40.000Z" {
+			t.Errorf("%s: matched %d unplaced %d coverage %s entries %+v; want the 10:06:40 ERROR read from its head, the other unplaced, coverage partial", name, got.Matched, got.Unplaced, got.Coverage, got.Entries)
+		}
+		got = queryLogs(t, e, cfg, `{"source":"app","start":"2026-11-20T10:30:00Z","end":"2026-11-20T10:40:00Z","level":"ERROR"}`)
+		if got.Matched != 0 || got.Unplaced != 0 || got.Coverage != "data" {
+			t.Errorf("%s: a window without huge lines: matched %d unplaced %d coverage %s; want 0, 0, data", name, got.Matched, got.Unplaced, got.Coverage)
+		}
+	}
+}
+
+// TestJSONNumbersStayNumbers: a number a JSON log writes stays a number in
+// entries[].fields (issue 36 §4: "12.5" and "200" came back as strings),
+// and a string of digits stays a string.
+func TestJSONNumbersStayNumbers(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, testenv.ClosedURL(t))
+	e.vars["SUPERBIZ_NOW"] = "2026-11-20T12:00:00Z"
+	p := filepath.Join(e.dir, "app.log")
+	line := `{"time":"2026-11-20T09:00:00Z","level":"error","msg":"slow","latency_ms":12.5,"status":504,"delta":-3e2,"order_id":"0042","cached":false}` + "\n"
+	if err := os.WriteFile(p, []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := queryLogs(t, e, logSourceConfig(t, e, "", p), `{"source":"app","start":"2026-11-20T08:59:00Z","end":"2026-11-20T09:01:00Z"}`)
+	if len(got.Entries) != 1 {
+		t.Fatalf("entries %+v", got.Entries)
+	}
+	f := got.Entries[0].Fields
+	want := map[string]any{"latency_ms": 12.5, "status": 504.0, "delta": -300.0, "order_id": "0042", "cached": "false"}
+	for k, v := range want {
+		if f[k] != v {
+			t.Errorf("fields[%s] = %#v; want %#v (fields %v)", k, f[k], v, f)
 		}
 	}
 }

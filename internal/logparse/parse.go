@@ -285,7 +285,9 @@ func newAssigner(r *Record) assigner {
 	return assigner{r: r, timeP: 99, levP: 99, svcP: 99, msgP: 99}
 }
 
-func (a *assigner) add(k, v []byte) {
+// add assigns the member k: v to its role, else keeps it as a field (num:
+// the writer wrote it as a number).
+func (a *assigner) add(k, v []byte, num bool) {
 	role, pri := keyRole(k)
 	switch role {
 	case roleTime:
@@ -321,7 +323,7 @@ func (a *assigner) add(k, v []byte) {
 			a.mongoS = v
 		}
 	}
-	a.r.Fields = append(a.r.Fields, KV{Key: k, Val: v})
+	a.r.Fields = append(a.r.Fields, KV{Key: k, Val: v, Num: num})
 }
 
 // finish reads the time and level of a parsed record. A record whose time
@@ -444,20 +446,31 @@ func skipSpace(b []byte, i int) int {
 }
 
 // parseJSON reads one JSON object per line. Nested objects are flattened with
-// dotted keys (so {"log":{"level":"error"}} is log.level); arrays stay raw.
+// dotted keys (so {"log":{"level":"error"}} is log.level); arrays stay raw;
+// a number member is kept as a number (KV.Num). An object the line ends
+// inside (a line longer than MaxLineBytes cut to its head, or one its
+// writer tore) is still a record of its own, never a continuation of the
+// entry before it, when its head read a time member or is MaxLineBytes
+// long: read from the members complete before the cut (timed when its time
+// member is among them, else untimed), in the order they were written.
 func parseJSON(line []byte, tc *TimeCtx, r *Record) LineKind {
 	i := skipSpace(line, 0)
 	if i >= len(line) || line[i] != '{' {
 		return LineCont
 	}
 	a := newAssigner(r)
-	if _, ok := jsonObject(line, i, nil, 0, &a); !ok {
-		return LineCont
+	if end, ok := jsonObject(line, i, nil, 0, &a); !ok {
+		if end < len(line) || a.timeP == 99 && len(line) < MaxLineBytes {
+			return LineCont // malformed, or a short torn line with no time
+		}
 	}
 	return a.finish(tc, true)
 }
 
-// jsonObject walks the object at b[i] ('{') and returns the index after it.
+// jsonObject walks the object at b[i] ('{') and returns the index after it;
+// when the object is malformed, ok is false and the index is where the walk
+// stopped: len(b) when b ended inside the object (its members complete
+// before the end were added to a).
 func jsonObject(b []byte, i int, prefix []byte, depth int, a *assigner) (int, bool) {
 	i++ // {
 	i = skipSpace(b, i)
@@ -467,59 +480,59 @@ func jsonObject(b []byte, i int, prefix []byte, depth int, a *assigner) (int, bo
 	for {
 		i = skipSpace(b, i)
 		if i >= len(b) || b[i] != '"' {
-			return 0, false
+			return i, false
 		}
 		key, next, ok := jsonString(b, i)
 		if !ok {
-			return 0, false
+			return len(b), false
 		}
 		if len(prefix) > 0 {
 			key = append(append(append([]byte{}, prefix...), '.'), key...)
 		}
 		i = skipSpace(b, next)
 		if i >= len(b) || b[i] != ':' {
-			return 0, false
+			return i, false
 		}
 		i = skipSpace(b, i+1)
 		if i >= len(b) {
-			return 0, false
+			return i, false
 		}
 		switch c := b[i]; {
 		case c == '"':
 			v, next, ok := jsonString(b, i)
 			if !ok {
-				return 0, false
+				return len(b), false
 			}
-			a.add(key, v)
+			a.add(key, v, false)
 			i = next
 		case c == '{' && depth < 3:
 			next, ok := jsonObject(b, i, key, depth+1, a)
 			if !ok {
-				return 0, false
+				return next, false
 			}
 			i = next
 		case c == '{' || c == '[':
 			end, ok := jsonSkip(b, i)
 			if !ok {
-				return 0, false
+				return len(b), false
 			}
-			a.add(key, b[i:end])
+			a.add(key, b[i:end], false)
 			i = end
 		default: // number, true, false, null
 			start := i
 			for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ' ' && b[i] != '\t' && b[i] != '\r' {
 				i++
 			}
-			if i == start {
-				return 0, false
+			if i == start || i >= len(b) {
+				return i, false // malformed, or cut before its end
 			}
 			if v := b[start:i]; string(v) != "null" {
-				a.add(key, v)
+				a.add(key, v, c == '-' || c >= '0' && c <= '9')
 			}
 		}
 		i = skipSpace(b, i)
 		if i >= len(b) {
-			return 0, false
+			return i, false
 		}
 		if b[i] == ',' {
 			i++
@@ -528,7 +541,7 @@ func jsonObject(b []byte, i int, prefix []byte, depth int, a *assigner) (int, bo
 		if b[i] == '}' {
 			return i + 1, true
 		}
-		return 0, false
+		return i, false
 	}
 }
 
@@ -647,7 +660,7 @@ func logfmtRecord(line []byte, r *Record) (assigner, bool) {
 			val = line[vs:i]
 		}
 		pairs++
-		a.add(key, val)
+		a.add(key, val, false)
 	}
 	return a, pairs > 0
 }

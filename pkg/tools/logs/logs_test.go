@@ -132,7 +132,7 @@ func TestFieldSpellings(t *testing.T) {
 		t.Fatalf("entries %+v", res)
 	}
 	e := res.Entries[0]
-	if e.Service != "order" || e.Level != "ERROR" || e.Fields["order_id"] != "8812" || e.Fields["peer"] != "10.0.0.1" || e.TS != "2026-03-14T14:01:00.000Z" {
+	if e.Service != "order" || e.Level != "ERROR" || e.Fields["order_id"] != json.Number("8812") || e.Fields["peer"] != "10.0.0.1" || e.TS != "2026-03-14T14:01:00.000Z" {
 		t.Fatalf("entry %+v", e)
 	}
 }
