@@ -58,6 +58,10 @@ func (Source) Inner(p *frozen.Pack) ([]runrecord.Invocation, error) {
 				if i < 0 {
 					return nil, p.Gone("log source", c.Source)
 				}
+				if p.Config.Logs[i].Backend == logtool.BackendVictoriaLogs {
+					// a recording answers equal calls only, and the timeline's reads are none of the run's
+					return nil, frozen.Refused("the run's timeline (call %s) read the VictoriaLogs source %q, whose reads inside build_timeline eval pack cannot record", inv.ToolCallID, c.Source)
+				}
 				lo, hi := timeline.LogSpan(tl.Window, timeline.LogSource{Name: c.Source, MaxWindow: p.Config.Logs[i].MaxWindow})
 				tool, res = logtool.ToolName, logtool.Result{Source: c.Source, Window: logtool.Window{Start: stamp(lo), End: stamp(hi)}}
 			case timeline.DetectMetrics:
