@@ -24,7 +24,7 @@ const pgEnvMonitor = "SUPERBIZ_TEST_POSTGRES_MONITOR_DSN"
 // pgCanaries are the secrets the fixture and .ci/postgres.sh plant, and
 // what a user function that won over a built-in would answer.
 var pgCanaries = []string{
-	"HunterTwoAlpaca9", "huntertwoalpaca9", "VaultSecretIndigo4", "ArchivePassCobalt7", "RestoreTokenOrchid5",
+	"HunterTwoAlpaca9", "huntertwoalpaca9", "HUNTERTWOALPACA9", "VaultSecretIndigo4", "ArchivePassCobalt7", "RestoreTokenOrchid5",
 	"ReplPassMagenta3", "PassphraseSaffron8", "SrvOptionSecret5", "UmOptionSecret6", "ViewLiteralSecret2",
 	"tulip-harbor", "pg-fixture-pass-1", "424242", "user code ran",
 	// reversed, as reverse(setting) would show them

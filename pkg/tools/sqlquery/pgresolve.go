@@ -276,7 +276,8 @@ func pgCheckFamilies(ctx context.Context, conn *pgconn.PgConn, rels []*pgRelatio
 	return nil
 }
 
-// pgViewTaint says what secret a view's body reads ("" for none).
+// pgViewTaint says what secret a view's body reads ("" for none), and
+// adds to the view's carriers its columns computed from a secret-named one.
 func pgViewTaint(ctx context.Context, conn *pgconn.PgConn, view *pgRelation, depth int) (string, error) {
 	if depth >= pgMaxViewDepth {
 		return "views nested deeper than " + strconv.Itoa(pgMaxViewDepth), nil
@@ -289,20 +290,16 @@ func pgViewTaint(ctx context.Context, conn *pgconn.PgConn, view *pgRelation, dep
 	if why := pgBodyTaint(stmt, view.schema == "pg_catalog"); why != "" {
 		return why, nil
 	}
-	var inner []*pgRelation
-	for _, r := range pgRelations(stmt) {
-		if !pgListedRelation(r.ref.GetRelname()) {
-			inner = append(inner, r)
+	inner := pgRelations(stmt)
+	if len(inner) > 0 {
+		// Listed relations too: their columns decide what the body's
+		// columns are computed from.
+		if err := pgResolveRelations(ctx, conn, inner); err != nil {
+			return "", err
 		}
 	}
-	if len(inner) == 0 {
-		return "", nil
-	}
-	if err := pgResolveRelations(ctx, conn, inner); err != nil {
-		return "", err
-	}
 	for _, r := range inner {
-		if r.body == "" {
+		if r.body == "" || pgListedRelation(r.ref.GetRelname()) {
 			continue
 		}
 		why, err := pgViewTaint(ctx, conn, r, depth+1)
@@ -311,6 +308,17 @@ func pgViewTaint(ctx context.Context, conn *pgconn.PgConn, view *pgRelation, dep
 				why = fmt.Sprintf("%s.%s, itself built on %s", r.schema, r.ref.GetRelname(), why)
 			}
 			return why, err
+		}
+	}
+	// The view's columns computed from a secret-named column (or from an
+	// inner view's such column, or a whole row that can carry one) are
+	// masked wherever the statement reads them: `pw` of `CREATE VIEW v AS
+	// SELECT password AS pw FROM users`.
+	if stmt.GetSelectStmt() != nil {
+		for i, secret := range pgStmtSecretOutputs(stmt, view.attrs, pgResolutionOf(stmt, inner)) {
+			if secret {
+				view.carriers = append(view.carriers, view.attrs[i])
+			}
 		}
 	}
 	return "", nil

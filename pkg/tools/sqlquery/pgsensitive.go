@@ -206,14 +206,22 @@ func visitPGTree(m protoreflect.Message, fn func(protoreflect.Message)) {
 // and names every tainted name otherwise: a star's output column is masked
 // by its name.
 func pgSecretOutputs(c *PostgresChecked, names []string, r *pgResolution) []bool {
-	out := make([]bool, len(names))
 	if c == nil || c.Kind != KindSelect {
-		return out
+		return make([]bool, len(names))
 	}
-	stmt := c.tree.GetStmts()[0].GetStmt()
+	return pgStmtSecretOutputs(c.tree.GetStmts()[0].GetStmt(), names, r)
+}
+
+// pgStmtSecretOutputs is pgSecretOutputs of one SELECT's tree: also what a
+// view's body says of the view's columns (pgViewTaint). A column named
+// like a carrier of the statement's relations (a view's column computed
+// from a secret-named one, `pw` of `CREATE VIEW v AS SELECT password AS
+// pw FROM users`) is one too, so a star over the view masks it.
+func pgStmtSecretOutputs(stmt *pgq.Node, names []string, r *pgResolution) []bool {
+	out := make([]bool, len(names))
 	tainted := pgTaintedNames(stmt, r)
 	for i, n := range names {
-		if tainted[strings.ToLower(n)] {
+		if tainted[strings.ToLower(n)] || (r != nil && r.carriers[n]) {
 			out[i] = true
 		}
 	}

@@ -73,6 +73,10 @@ CREATE USER MAPPING FOR PUBLIC SERVER superbiz_srv OPTIONS (user 'app', password
 CREATE FUNCTION public.length(x INT) RETURNS INT LANGUAGE sql AS $$ SELECT 424242 $$;
 CREATE FUNCTION public."Lower"(x TEXT) RETURNS TEXT LANGUAGE sql AS $$ SELECT 'user code ran' $$;
 CREATE VIEW mapping_view AS SELECT srvname, umoptions AS opts FROM pg_user_mappings;
+-- Views that rename a secret column (issue 34, the view-rename leak): what
+-- the server resolves pw and k to is users.password.
+CREATE VIEW user_logins AS SELECT id, name, password AS pw FROM users;
+CREATE VIEW user_keys AS SELECT id, pw AS k FROM user_logins;
 CREATE VIEW flagged_orders AS SELECT id, status FROM orders WHERE note <> 'ViewLiteralSecret2';
 
 -- The SELECT-only role reads the schema; nothing more.

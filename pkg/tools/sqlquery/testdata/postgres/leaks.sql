@@ -142,3 +142,41 @@ EXPLAIN SELECT * FROM flagged_orders
 EXPLAIN (FORMAT JSON) SELECT * FROM flagged_orders
 ;;
 EXPLAIN (FORMAT YAML, COSTS false) SELECT id FROM flagged_orders WHERE id > 1
+;;
+SELECT pw FROM user_logins
+;;
+SELECT * FROM user_logins
+;;
+SELECT user_logins.* FROM user_logins
+;;
+SELECT l FROM user_logins l
+;;
+SELECT l::text FROM user_logins l
+;;
+SELECT to_json(l) FROM user_logins l
+;;
+SELECT upper(pw), lower(pw) FROM user_logins
+;;
+SELECT pw || '' AS x FROM user_logins
+;;
+SELECT pw::int FROM user_logins
+;;
+SELECT k FROM user_keys
+;;
+SELECT * FROM user_keys
+;;
+SELECT upper(k) FROM user_keys
+;;
+SELECT x FROM (SELECT pw AS x FROM user_logins) t
+;;
+SELECT t.a FROM (SELECT pw FROM user_logins) AS t(a)
+;;
+WITH c AS (SELECT pw FROM user_logins) SELECT pw AS z FROM c
+;;
+WITH c(a) AS (SELECT k FROM user_keys) SELECT a FROM c
+;;
+SELECT x FROM (SELECT password AS x FROM users) t
+;;
+WITH c(a) AS (SELECT password FROM users) SELECT a FROM c
+;;
+SELECT pw FROM user_logins UNION ALL SELECT name FROM users
