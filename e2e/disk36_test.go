@@ -16,11 +16,12 @@ import (
 
 // logsResult is the part of `tools call query_logs -o json` these tests read.
 type logsResult struct {
-	Matched       int    `json:"matched"`
-	Coverage      string `json:"coverage"`
-	TimeAmbiguous int    `json:"time_ambiguous"`
-	Unplaced      int    `json:"unplaced"`
-	SkippedCount  int    `json:"skipped_count"`
+	Matched       int      `json:"matched"`
+	Coverage      string   `json:"coverage"`
+	TimeAmbiguous int      `json:"time_ambiguous"`
+	Unplaced      int      `json:"unplaced"`
+	SkippedCount  int      `json:"skipped_count"`
+	TruncatedBy   []string `json:"truncated_by"`
 	Entries       []struct {
 		TS      string         `json:"ts"`
 		Message string         `json:"message"`
@@ -406,7 +407,7 @@ func TestCRIPartsInGzip(t *testing.T) {
 		cfg := logSourceConfig(t, e, "", p)
 		got := queryLogs(t, e, cfg, `{"source":"app","start":"2026-11-20T09:00:00Z","end":"2026-11-20T09:05:00Z","contains":"node-17"}`)
 		if got.Matched != 1 || got.Coverage != "data" {
-			t.Errorf("%s: contains node-17 matched %d coverage %s; want the one 6 MiB entry", name, got.Matched, got.Coverage)
+			t.Errorf("%s: contains node-17 matched %d coverage %s (truncated_by %v); want the one 6 MiB entry", name, got.Matched, got.Coverage, got.TruncatedBy)
 		}
 		got = queryLogs(t, e, cfg, `{"source":"app","start":"2026-11-20T09:01:30Z","end":"2026-11-20T09:02:30Z","level":"ERROR"}`)
 		if got.Matched != 1 || len(got.Entries) != 1 {
