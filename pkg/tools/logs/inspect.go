@@ -129,6 +129,9 @@ func Inspect(ctx context.Context, src Source, opt InspectOptions) (Inspection, e
 		return Inspection{}, err
 	}
 	s := t.sources[0]
+	if s.vl != nil {
+		return Inspection{}, fmt.Errorf("log source %s is a victorialogs source (%s): inspect reads files; superbiz doctor checks it", s.Name, BackendVictoriaLogs)
+	}
 	files, err := Files(s.Paths)
 	if err != nil {
 		return Inspection{}, err
@@ -433,7 +436,7 @@ func (s *scanner) walkSample(data []byte, rep *FileReport, want int) []Entry {
 					rep.first, rep.last = min(rep.first, r.TS), max(rep.last, r.TS)
 					if len(out) < want {
 						a := newAccumulator(1, s.tc.Loc)
-						a.add(r, nil)
+						a.add(r, nil, false)
 						out = append(out, a.result("", 0, 0).Entries...)
 					}
 				})
@@ -443,7 +446,7 @@ func (s *scanner) walkSample(data []byte, rep *FileReport, want int) []Entry {
 				first, cont, _, _ := s.joined(data, i, end)
 				s.parse(first, &r)
 				a := newAccumulator(1, s.tc.Loc)
-				a.add(&r, data[cont:end])
+				a.add(&r, data[cont:end], false)
 				out = append(out, a.result("", 0, 0).Entries...)
 			}
 		case logparse.LineUntimed:
