@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 	"unicode"
@@ -51,6 +52,13 @@ func noCompletion() ([]string, cobra.ShellCompDirective) {
 	return nil, cobra.ShellCompDirectiveNoFileComp
 }
 
+// firstArgTyped is firstArg for names that depend on the word typed so far.
+func firstArgTyped(names func(ctx context.Context, cmd *cobra.Command, toComplete string) []string) completion {
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		return firstArg(func(ctx context.Context, cmd *cobra.Command) []string { return names(ctx, cmd, toComplete) })(cmd, args, toComplete)
+	}
+}
+
 // firstArg completes only a command's first argument with names.
 func firstArg(names namer) completion {
 	return func(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
@@ -88,6 +96,12 @@ func bounded(cmd *cobra.Command, names namer) []string {
 // described is a completion candidate with its description, on one line.
 func described(name, desc string) string {
 	desc = strings.Join(strings.Fields(egress.Mask(desc).Shown().String()), " ")
+	desc = strings.Map(func(r rune) rune { // a format character (U+200B) would print as nothing, or reorder the line
+		if !unicode.IsGraphic(r) && r != ' ' {
+			return -1
+		}
+		return r
+	}, desc)
 	if desc == "" {
 		return name
 	}
@@ -154,27 +168,59 @@ func completable(id string) bool {
 	return true
 }
 
-// runIDNames are the newest runs' IDs, each with its query.
-func (a *app) runIDNames(ctx context.Context, cmd *cobra.Command) []string {
+// runRefNames are the newest runs as runRefs offers them.
+func (a *app) runRefNames(ctx context.Context, cmd *cobra.Command, toComplete string) []string {
+	return runRefs(a.recentRuns(ctx, cmd), toComplete, time.Now(), func(*runstore.RunSummary) bool { return true })
+}
+
+// replayableRunNames are the newest runs `replay` accepts
+// (usecase.Replayable: finished DIAGNOSIS runs), as runRefs offers them.
+func (a *app) replayableRunNames(ctx context.Context, cmd *cobra.Command, toComplete string) []string {
+	return runRefs(a.recentRuns(ctx, cmd), toComplete, time.Now(), func(r *runstore.RunSummary) bool { return usecase.Replayable(r) == nil })
+}
+
+// runRefs offers runs (newest first) as a person names them
+// (docs/SPEC.md#short-names): runstore.RefLast when the newest run is one
+// keep accepts, then each accepted run's number, each described by its
+// age, outcome and query. Once the word being completed starts as an ID
+// does (neither digits nor the start of "last"), it offers the IDs instead,
+// those printable as they are (completable).
+func runRefs(runs []runstore.RunSummary, toComplete string, now time.Time, keep func(*runstore.RunSummary) bool) []string {
+	byID := toComplete != "" && !strings.HasPrefix(runstore.RefLast, toComplete) && strings.Trim(toComplete, "0123456789") != ""
 	var out []string
-	for _, r := range a.recentRuns(ctx, cmd) {
-		if completable(r.ID) {
-			out = append(out, described(r.ID, r.Query))
+	for i := range runs {
+		r := &runs[i]
+		if !keep(r) {
+			continue
+		}
+		desc := runAge(now.Sub(r.CreatedAt)) + " · " + orDash(cell(colResult.cell(*r))) + " · " + r.Query
+		switch {
+		case byID:
+			if completable(r.ID) {
+				out = append(out, described(r.ID, desc))
+			}
+			continue
+		case i == 0:
+			out = append(out, described(runstore.RefLast, "newest, "+runNumber(r.Number)+" · "+desc))
+		}
+		if r.Number > 0 {
+			out = append(out, described(runNumber(r.Number), desc))
 		}
 	}
 	return out
 }
 
-// replayableRunNames are the newest runs `replay` accepts
-// (usecase.Replayable: finished DIAGNOSIS runs), each with its query.
-func (a *app) replayableRunNames(ctx context.Context, cmd *cobra.Command) []string {
-	var out []string
-	for _, r := range a.recentRuns(ctx, cmd) {
-		if usecase.Replayable(&r) == nil {
-			out = append(out, described(r.ID, r.Query))
-		}
+// runAge is how long ago a run was made, in the largest whole unit.
+func runAge(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds ago", max(int(d/time.Second), 0))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d/time.Minute))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d/time.Hour))
 	}
-	return out
+	return fmt.Sprintf("%dd ago", int(d/(24*time.Hour)))
 }
 
 // sessionNames are the sessions of the newest runs, newest first, each with
@@ -287,13 +333,13 @@ func (a *app) registerCompletions(root *cobra.Command) {
 	}
 	must(root.RegisterFlagCompletionFunc("output", flagValues(outputNames)))
 	if c, _, err := root.Find([]string{"runs", "show"}); err == nil {
-		c.ValidArgsFunction = firstArg(a.runIDNames)
+		c.ValidArgsFunction = firstArgTyped(a.runRefNames)
 	}
 	if c, _, err := root.Find([]string{"replay"}); err == nil {
-		c.ValidArgsFunction = firstArg(a.replayableRunNames)
+		c.ValidArgsFunction = firstArgTyped(a.replayableRunNames)
 	}
 	if c, _, err := root.Find([]string{"eval", "pack"}); err == nil && c.Name() == "pack" {
-		c.ValidArgsFunction = firstArg(a.runIDNames)
+		c.ValidArgsFunction = firstArgTyped(a.runRefNames)
 		must(c.RegisterFlagCompletionFunc("outcome", flagValues(packOutcomeNames)))
 	}
 	for _, path := range [][]string{{"runs"}, {"runs", "list"}, {"chat"}, {"diagnose"}} {

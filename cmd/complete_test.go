@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -74,7 +75,14 @@ func TestCompleteCleansStoredIDs(t *testing.T) {
 	if err := store.Close(); err != nil {
 		t.Fatal(err)
 	}
-	for _, args := range [][]string{{"runs", "show", ""}, {"chat", "--session", ""}} {
+	// A run is offered by its number whatever its ID holds; as an ID only
+	// when that is printable as it is.
+	code, out, _ := cli(t, env, "__complete", "runs", "show", "")
+	if want := "last\tnewest, 5 · 0s ago · RUNNING · q r_nbsp x\n5\t0s ago · RUNNING · q r_nbsp x\n4\t"; code != ExitOK || !strings.HasPrefix(out, want) ||
+		!strings.Contains(out, "\n1\t0s ago · RUNNING · q r_clean\n:36\n") || strings.ContainsAny(out, "\u009b\u202e\u200b\u00a0") {
+		t.Errorf("runs show <Tab>: exit %d, candidates %q; want last and the numbers 5 to 1, printable", code, out)
+	}
+	for _, args := range [][]string{{"runs", "show", "r_"}, {"chat", "--session", ""}} {
 		code, out, errOut := cli(t, env, append([]string{"__complete"}, args...)...)
 		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 		if code != ExitOK || len(lines) != 2 || !strings.HasPrefix(lines[0], "r_clean\t") && !strings.HasPrefix(lines[0], "s_clean\t") {
@@ -106,5 +114,34 @@ func TestCompleteBounded(t *testing.T) {
 	}
 	if got := bounded(cmd, quick); strings.Join(got, ",") != "a,b" {
 		t.Errorf("a quick completer: %q, want a and b under a deadline", got)
+	}
+}
+
+// runRefs offers last and the numbers until the word typed starts as an ID
+// does; last only when the newest run is one the command takes; each
+// described by age, outcome and query.
+func TestRunRefs(t *testing.T) {
+	now := time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)
+	runs := []runstore.RunSummary{
+		{ID: "r_c", Number: 3, CreatedAt: now.Add(-90 * time.Second), Query: "replayed", Status: runrecord.RunStatusSuccess, ReleaseOutcome: runrecord.OutcomeSuccess, ReplayOf: "r_b"},
+		{ID: "r_b", Number: 2, CreatedAt: now.Add(-3 * time.Hour), Query: "why slow", Status: runrecord.RunStatusFailed},
+		{ID: "r_a", Number: 1, CreatedAt: now.Add(-72 * time.Hour), Query: "first", Status: runrecord.RunStatusSuccess, ReleaseOutcome: runrecord.OutcomeFallback},
+	}
+	all := func(*runstore.RunSummary) bool { return true }
+	notReplays := func(r *runstore.RunSummary) bool { return r.ReplayOf == "" }
+	for _, tc := range []struct {
+		typed string
+		keep  func(*runstore.RunSummary) bool
+		want  []string
+	}{
+		{"", all, []string{"last\tnewest, 3 · 1m ago · SUCCESS · replayed", "3\t1m ago · SUCCESS · replayed", "2\t3h ago · FAILED · why slow", "1\t3d ago · FALLBACK · first"}},
+		{"la", all, []string{"last\tnewest, 3 · 1m ago · SUCCESS · replayed", "3\t1m ago · SUCCESS · replayed", "2\t3h ago · FAILED · why slow", "1\t3d ago · FALLBACK · first"}},
+		{"2", all, []string{"last\tnewest, 3 · 1m ago · SUCCESS · replayed", "3\t1m ago · SUCCESS · replayed", "2\t3h ago · FAILED · why slow", "1\t3d ago · FALLBACK · first"}},
+		{"r_", all, []string{"r_c\t1m ago · SUCCESS · replayed", "r_b\t3h ago · FAILED · why slow", "r_a\t3d ago · FALLBACK · first"}},
+		{"", notReplays, []string{"2\t3h ago · FAILED · why slow", "1\t3d ago · FALLBACK · first"}},
+	} {
+		if got := runRefs(runs, tc.typed, now, tc.keep); strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+			t.Errorf("typed %q:\n got %q\nwant %q", tc.typed, got, tc.want)
+		}
 	}
 }

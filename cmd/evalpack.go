@@ -30,7 +30,7 @@ func (a *app) newEvalPackCmd() *cobra.Command {
 		Use:   "pack RUN_ID --dir DIR",
 		Short: "Freeze a stored diagnosis into a regression pack: its question, clock and the evidence it read",
 		Long: `eval pack writes DIR/<id>/scenario.toml and the pack's data from a stored
-diagnosis run (an ID, last, last~N or a unique prefix): the run's question or
+diagnosis run (an ID, its number, last, last~N or a unique prefix): the run's question or
 alert and clock, the expected outcome (--outcome, else the run's own) and root
 cause (--root-cause, one group of comma-separated alternatives each), the
 evidence the run read, and that evidence frozen: log lines around the windows
@@ -46,7 +46,7 @@ written), 1 any other failure.`,
 		Example: `  superbiz eval pack last --dir ./packs --root-cause "certificate,x509,tls" --root-cause "expired,expiry"
   superbiz eval pack r_01jf3k --dir ./packs --id checkout-502 --outcome FALLBACK
   superbiz eval --suite ./packs --filter frozen`,
-		Args: exactArgs(1, "one RUN_ID (an ID, last, last~N or a unique prefix)"),
+		Args: exactArgs(1, "one RUN_ID (an ID, its number, last, last~N or a unique prefix)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runEvalPack(cmd, args[0], f)
 		},

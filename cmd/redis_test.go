@@ -1,14 +1,12 @@
 package cmd
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/superbiz/superbiz/internal/eval"
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
 	"github.com/superbiz/superbiz/internal/model/providertest"
 	"github.com/superbiz/superbiz/internal/redistest"
@@ -58,35 +56,14 @@ func TestRedisDiagnosisThroughEachProvider(t *testing.T) {
 		if code != ExitOK {
 			t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
 		}
-		var got struct {
-			ReleaseOutcome string `json:"release_outcome"`
-			Checks         []struct {
-				Tool           string `json:"tool"`
-				EvidenceStatus string `json:"evidence_status"`
-			} `json:"checks"`
-			Result struct {
-				Findings []struct {
-					Sources []string `json:"sources"`
-				} `json:"findings"`
-			} `json:"result"`
-		}
-		if err := json.Unmarshal([]byte(out), &got); err != nil {
-			t.Fatalf("%v\n%s", err, out)
-		}
+		got := decodeDiagnosed(t, out)
 		if got.ReleaseOutcome != "SUCCESS" || len(got.Checks) != 1 || got.Checks[0].Tool != redistool.ToolName || got.Checks[0].EvidenceStatus != "EVIDENCE_FOUND" {
 			t.Fatalf("outcome %s, checks %+v\n%s\n%s", got.ReleaseOutcome, got.Checks, out, errOut)
 		}
 		if len(got.Result.Findings) != 1 || !strings.Contains(strings.Join(got.Result.Findings[0].Sources, ","), redistool.ToolName) {
 			t.Errorf("the finding does not cite query_redis: %+v", got.Result.Findings)
 		}
-		var observations string
-		for _, req := range srv.ChatRequests() {
-			for _, m := range req.Messages {
-				if m.Role == "tool" {
-					observations += m.Content
-				}
-			}
-		}
+		observations := toolMessages(srv)
 		for _, want := range []string{`"maxmemory_policy":"allkeys-lru"`, `"evicted_keys":"`} {
 			if !strings.Contains(observations, want) {
 				t.Errorf("the model did not receive %s:\n%.3000s", want, observations)
@@ -102,22 +79,7 @@ func TestRedisDiagnosisThroughEachProvider(t *testing.T) {
 		}
 
 		// Frozen, then graded with the configuration (and the server) gone.
-		packs := filepath.Join(dir, "packs")
-		code, out, errOut = cli(t, env, "eval", "pack", "last", "--dir", packs, "--id", "cache-full", "--root-cause", "evicts")
-		if code != ExitOK || !strings.Contains(out, "query_redis cache: 1 recorded call(s)") {
-			t.Fatalf("eval pack: exit %d\n%s\n%s", code, out, errOut)
-		}
 		rs.Stop()
-		delete(env, "SUPERBIZ_CONFIG")
-		delete(env, "CACHE_PW")
-		srv.Script(redisTurns()...)
-		code, out, errOut = cli(t, env, "eval", "--suite", packs, "-o", "json")
-		var res eval.Results
-		if err := json.Unmarshal([]byte(out), &res); err != nil {
-			t.Fatalf("exit %d %v\n%s\n%s", code, err, out, errOut)
-		}
-		if code != ExitOK || len(res.Packs) != 1 || !res.Packs[0].Pass || res.Packs[0].NotRecorded != 0 {
-			t.Errorf("eval of the pack: exit %d\n%s\n%s", code, out, errOut)
-		}
+		packAndGrade(t, env, srv, redisTurns(), dir, "cache-full", "evicts", "query_redis cache: 1 recorded call(s)", "SUPERBIZ_CONFIG", "CACHE_PW")
 	})
 }

@@ -38,7 +38,7 @@ its recorded router rounds, as chat routed it. --live-tools re-queries today's s
 calls the configured model instead of the recording, and a tool call with no
 recorded observation then gets evidence_status ERROR, error_code UNRECORDED.
 Exit codes: 0 identical, 1 different, 2 a run that cannot be replayed.`,
-		Example: `  superbiz replay r_01jd2k9x
+		Example: `  superbiz replay 12
   superbiz replay --live-tools r_01jd2k9x
   superbiz replay --live-model --model qwen3:14b r_01jd2k9x -o json`,
 		Args: exactArgs(1, "one RUN_ID"),

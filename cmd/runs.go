@@ -28,7 +28,8 @@ func (a *app) newRunsCmd() *cobra.Command {
 		Use:   "runs [list]",
 		Short: "List stored runs, newest first",
 		Long: `runs lists the runs stored in the run store, newest first: status, release
-outcome, stop reason, calls and duration. "runs show RUN_ID" prints one run in
+outcome, stop reason, calls and duration, each with its number (#), which
+names it wherever a run ID is taken. "runs show RUN_ID" prints one run in
 full with its audit (tool invocations, model rounds, guard reviews).`,
 		Example: `  superbiz runs
   superbiz runs --session s_01jd2k --limit 5
@@ -58,7 +59,8 @@ answer, the published result, the checks, its tool invocations in order (with
 their Tool Call ID, and playbook reads as guidance steps; at most --limit of
 them from --offset, and how many there are), the model rounds and the guard
 reviews. Guard reasons are local audit data and are never published.`,
-		Example: `  superbiz runs show last
+		Example: `  superbiz runs show 12
+  superbiz runs show last
   superbiz runs show r_01jd2k9x --offset 50 -o json`,
 		Args: exactArgs(1, "one RUN_ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {

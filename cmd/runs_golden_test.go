@@ -192,7 +192,7 @@ func TestRunsGoldenWideText(t *testing.T) {
 		args   []string
 		header string // the table whose columns are checked
 	}{
-		{"runs-wide.golden", []string{"runs"}, "RUN "},
+		{"runs-wide.golden", []string{"runs"}, "#  RUN "},
 		{"runs-show-wide.golden", []string{"runs", "show", "r_golden_ok"}, "SEQ  TOOL CALL ID"},
 	} {
 		t.Run(tt.file, func(t *testing.T) {

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -36,6 +37,7 @@ type fitColumn[R any] struct {
 type runsColumn = fitColumn[runstore.RunSummary]
 
 var (
+	colNumber   = runsColumn{"#", func(r runstore.RunSummary) string { return runNumber(r.Number) }}
 	colRun      = runsColumn{"RUN", runCell}
 	colIntent   = runsColumn{"INTENT", func(r runstore.RunSummary) string { return orDash(cell(r.Intent)) }}
 	colStatus   = runsColumn{"STATUS", func(r runstore.RunSummary) string { return orDash(cell(r.Status)) }}
@@ -63,6 +65,23 @@ func runCell(r runstore.RunSummary) string {
 	return cell(r.ID)
 }
 
+// runNumber is a run's number as a person types it (runs show 12), or "-"
+// for none.
+func runNumber(n int64) string {
+	if n <= 0 {
+		return "-"
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+// numbered is a run's number and ID, as `runs show` titles it.
+func numbered(r runstore.RunSummary) string {
+	if r.Number <= 0 {
+		return cell(r.ID)
+	}
+	return runNumber(r.Number) + " · " + cell(r.ID)
+}
+
 // createdColumn is the CREATED column with times in layout.
 func createdColumn(layout string) runsColumn {
 	return runsColumn{"CREATED", func(r runstore.RunSummary) string { return r.CreatedAt.Local().Format(layout) }}
@@ -71,17 +90,17 @@ func createdColumn(layout string) runsColumn {
 // runsWideTable is every column with whole cells: piped output, Markdown
 // and -o wide.
 func runsWideTable(runs []runstore.RunSummary) table {
-	return columnsTable(runs, []runsColumn{colRun, createdColumn(runsTimeWide), colIntent, colStatus, colOutcome, colStop, colCalls, colDuration, colReplayOf, colQuery}, 0)
+	return columnsTable(runs, []runsColumn{colNumber, colRun, createdColumn(runsTimeWide), colIntent, colStatus, colOutcome, colStop, colCalls, colDuration, colReplayOf, colQuery}, 0)
 }
 
-// runsFitTable is the terminal's layout: RUN, the short CREATED, OUTCOME,
+// runsFitTable is the terminal's layout: #, RUN, the short CREATED, OUTCOME,
 // CALLS and the query cut to fit width, plus as many of STOP, DURATION,
 // INTENT and STATUS (chosen in that order, shown in the wide layout's
 // order) as leave the query minRunsQuery columns.
 func runsFitTable(runs []runstore.RunSummary, width int) table {
 	chosen := map[string]bool{}
 	layout := func() []runsColumn {
-		cols := []runsColumn{colRun, createdColumn(runsTimeShort)}
+		cols := []runsColumn{colNumber, colRun, createdColumn(runsTimeShort)}
 		for _, c := range []runsColumn{colIntent, colStatus} {
 			if chosen[c.header] {
 				cols = append(cols, c)

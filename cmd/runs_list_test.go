@@ -19,20 +19,21 @@ func TestRunsFitTable(t *testing.T) {
 	created := time.Date(2026, 12, 2, 5, 59, 0, 0, time.Local)
 	runs := []runstore.RunSummary{
 		{ID: "r_06h4496ehj8g955dcg", CreatedAt: created, Query: "payment timeouts on order-service since 14:00, many 504s at checkout",
-			Intent: runrecord.IntentDiagnosis, Status: runrecord.RunStatusSuccess, ReleaseOutcome: runrecord.OutcomeSuccess,
+			Number: 12, Intent: runrecord.IntentDiagnosis, Status: runrecord.RunStatusSuccess, ReleaseOutcome: runrecord.OutcomeSuccess,
 			StopReason: runrecord.StopCompleted, Usage: runrecord.Usage{ModelCalls: 8, ToolCalls: 4, DurationMS: 2500},
 			FinishedAt: created.Add(time.Second), ReplayOf: "r_06h442bex9pdtjsn3c"},
-		{ID: "r_06h442bex9pdtjsn3c", CreatedAt: created, Query: "调用 query_logs", Intent: runrecord.IntentToolCall,
+		{ID: "r_06h442bex9pdtjsn3c", Number: 9, CreatedAt: created, Query: "调用 query_logs", Intent: runrecord.IntentToolCall,
 			Status: runrecord.RunStatusFailed, StopReason: runrecord.StopTokenBudget},
 	}
 	for _, tc := range []struct {
 		width int
 		want  []string // the header's columns
 	}{
-		{80, []string{"RUN", "CREATED", "OUTCOME", "CALLS", "QUERY"}},
-		// TOKEN_BUDGET_EXHAUSTED leaves no room for STOP: the next ones come.
-		{100, []string{"RUN", "CREATED", "INTENT", "OUTCOME", "CALLS", "DURATION", "QUERY"}},
-		{140, []string{"RUN", "CREATED", "INTENT", "STATUS", "OUTCOME", "STOP", "CALLS", "DURATION", "QUERY"}},
+		{80, []string{"#", "RUN", "CREATED", "OUTCOME", "CALLS", "QUERY"}},
+		// TOKEN_BUDGET_EXHAUSTED leaves no room for STOP, nor INTENT (9
+		// wide) beside the number: the narrower STATUS fits.
+		{100, []string{"#", "RUN", "CREATED", "STATUS", "OUTCOME", "CALLS", "DURATION", "QUERY"}},
+		{140, []string{"#", "RUN", "CREATED", "INTENT", "STATUS", "OUTCOME", "STOP", "CALLS", "DURATION", "QUERY"}},
 	} {
 		var b strings.Builder
 		if err := (pageRuns{page: textPage{}, width: tc.width}).list(&b, runs, ""); err != nil {
@@ -47,7 +48,7 @@ func TestRunsFitTable(t *testing.T) {
 				t.Errorf("%d columns: a line of %d: %q", tc.width, w, l)
 			}
 		}
-		if !regexp.MustCompile(`^↻ r_06h4496ehj8g955dcg  12-02 05:59  .*SUCCESS  .*8/4 .*payment timeouts on .*…$`).MatchString(lines[1]) {
+		if !regexp.MustCompile(`^12  ↻ r_06h4496ehj8g955dcg  12-02 05:59  .*SUCCESS  .*8/4 .*payment timeouts on .*…$`).MatchString(lines[1]) {
 			t.Errorf("%d columns: the replay's row %q", tc.width, lines[1])
 		}
 		if tc.width == 80 && !strings.Contains(lines[2], " FAILED ") {

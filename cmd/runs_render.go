@@ -76,7 +76,7 @@ type runSection struct {
 
 // newRunView is the content of `runs show` for a stored run.
 func newRunView(d *runstore.RunDetail) runView {
-	v := runView{id: cell(d.ID)}
+	v := runView{id: numbered(d.RunSummary)}
 	add := func(k, val string) {
 		if val != "" {
 			v.fields = append(v.fields, [2]string{k, val})

@@ -98,13 +98,13 @@ func TestRunsListTableAndJSON(t *testing.T) {
 	if len(lines) != 3 {
 		t.Fatalf("want a header and 2 rows:\n%s", out)
 	}
-	for _, h := range []string{"RUN", "CREATED", "INTENT", "STATUS", "OUTCOME", "STOP", "CALLS", "DURATION", "QUERY"} {
+	for _, h := range []string{"#", "RUN", "CREATED", "INTENT", "STATUS", "OUTCOME", "STOP", "CALLS", "DURATION", "QUERY"} {
 		if !strings.Contains(lines[0], h) {
 			t.Errorf("header lacks %q: %q", h, lines[0])
 		}
 	}
-	// Newest first: the failed run was stored last.
-	if !strings.HasPrefix(lines[1], failID+" ") || !strings.HasPrefix(lines[2], okID+" ") {
+	// Newest first, each with its number: the failed run was stored last.
+	if !strings.HasPrefix(lines[1], "2  "+failID+" ") || !strings.HasPrefix(lines[2], "1  "+okID+" ") {
 		t.Errorf("rows not newest first (want %s then %s):\n%s", failID, okID, out)
 	}
 	for _, want := range []string{"FAILED", "MODEL_UNAVAILABLE", "why is checkout slow"} {
@@ -131,7 +131,7 @@ func TestRunsListTableAndJSON(t *testing.T) {
 	if len(got) != 2 || got[0]["run_id"] != failID || got[1]["run_id"] != okID {
 		t.Fatalf("runs -o json: want [%s %s], got %v", failID, okID, got)
 	}
-	keys := []string{"run_id", "session_id", "created_at", "finished_at", "query", "intent", "status", "release_outcome", "stop_reason", "lifecycle", "model", "usage", "error_code", "replay_of"}
+	keys := []string{"run_id", "number", "session_id", "created_at", "finished_at", "query", "intent", "status", "release_outcome", "stop_reason", "lifecycle", "model", "usage", "error_code", "replay_of"}
 	for _, r := range got {
 		for _, k := range keys {
 			if _, ok := r[k]; !ok {
@@ -173,7 +173,7 @@ func TestRunsListTableAndJSON(t *testing.T) {
 	}
 
 	code, out, _ = cli(t, env, "runs", "-o", "markdown")
-	if code != ExitOK || !strings.HasPrefix(out, "| RUN | CREATED | INTENT |") || !strings.Contains(out, "| --- |") || strings.Count(out, "\n") != 4 {
+	if code != ExitOK || !strings.HasPrefix(out, "| # | RUN | CREATED | INTENT |") || !strings.Contains(out, "| --- |") || strings.Count(out, "\n") != 4 {
 		t.Errorf("markdown table: exit %d\n%s", code, out)
 	}
 }

@@ -11,7 +11,7 @@ import (
 
 var builtinPlaybooks = []string{
 	"diagnose-jvm-memory-risk", "diagnose-mysql-connection-pool", "diagnose-payment-timeout",
-	"diagnose-redis-timeout", "diagnose-slow-response",
+	"diagnose-pod-restarts", "diagnose-redis-timeout", "diagnose-slow-response",
 }
 
 func TestSkillsList(t *testing.T) {
@@ -22,8 +22,8 @@ func TestSkillsList(t *testing.T) {
 			t.Fatalf("%q: exit %d, %q", args, code, errOut)
 		}
 		lines := strings.Split(strings.TrimSpace(out), "\n")
-		if len(lines) != 6 || !strings.HasPrefix(lines[0], "NAME") {
-			t.Fatalf("%q: want a header and 5 playbooks:\n%s", args, out)
+		if len(lines) != len(builtinPlaybooks)+1 || !strings.HasPrefix(lines[0], "NAME") {
+			t.Fatalf("%q: want a header and %d playbooks:\n%s", args, len(builtinPlaybooks), out)
 		}
 		for i, name := range builtinPlaybooks {
 			f := strings.Fields(lines[i+1])
@@ -34,7 +34,7 @@ func TestSkillsList(t *testing.T) {
 	}
 	code, out, _ := cli(t, env, "skills", "list", "-o", "json")
 	var list []skillOutput
-	if err := json.Unmarshal([]byte(out), &list); code != ExitOK || err != nil || len(list) != 5 {
+	if err := json.Unmarshal([]byte(out), &list); code != ExitOK || err != nil || len(list) != len(builtinPlaybooks) {
 		t.Fatalf("-o json: exit %d, %v: %s", code, err, out)
 	}
 	for i, p := range list {
@@ -88,7 +88,7 @@ func TestSkillsUserPlaybooks(t *testing.T) {
 	if !strings.Contains(errOut, "superbiz: skipped playbook: playbook "+broken+": no front matter") || strings.Count(errOut, "\n") != 1 {
 		t.Errorf("stderr does not report the broken playbook once by path:\n%s", errOut)
 	}
-	if !strings.Contains(out, "check-kafka-lag") || strings.Contains(out, "broken") || strings.Count(out, "\n") != 7 {
+	if !strings.Contains(out, "check-kafka-lag") || strings.Contains(out, "broken") || strings.Count(out, "\n") != len(builtinPlaybooks)+2 {
 		t.Errorf("list:\n%s", out)
 	}
 	code, out, _ = cli(t, env, "--config", cfg, "skills", "show", "check-kafka-lag")

@@ -205,7 +205,7 @@ func TestToolsCallReadSkill(t *testing.T) {
 		t.Errorf("observation %v", o)
 	}
 	code, out, errOut = cli(t, env, "tools", "call", "--demo", "-o", "json", "read_skill", `{"name":"nope"}`)
-	if code != ExitUsage || !strings.Contains(errOut, "unknown playbook") || len(obsOf(t, out)["valid_names"].([]any)) != 5 {
+	if code != ExitUsage || !strings.Contains(errOut, "unknown playbook") || len(obsOf(t, out)["valid_names"].([]any)) != len(builtinPlaybooks) {
 		t.Errorf("unknown playbook: exit %d\n%s\n%s", code, out, errOut)
 	}
 }

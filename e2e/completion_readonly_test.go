@@ -190,7 +190,7 @@ func TestCompletionLockedStore(t *testing.T) {
 	// A writer's lock (BEGIN EXCLUSIVE, in WAL mode): readers go on.
 	release := holdStore(t, e.vars["SUPERBIZ_DB"], "BEGIN EXCLUSIVE")
 	wantTools("a writer holding the lock")
-	if got := completeWithin(t, e, bound, "runs", "show", ""); len(got) != 1 || !strings.HasPrefix(got[0], "r_") {
+	if got := completeWithin(t, e, bound, "runs", "show", ""); len(got) != 2 || !strings.HasPrefix(got[0], "last\t") || !strings.HasPrefix(got[1], "1\t") {
 		t.Errorf("a writer holding the lock: runs show offers %q, want the stored run", got)
 	}
 	release()

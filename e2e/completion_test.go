@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -44,20 +45,39 @@ func TestCompletion(t *testing.T) {
 	}
 	runs := decodeOutput(t, first).RunID
 	newer := decodeOutput(t, second).RunID
-	const query = "\tpayment timeouts on order-service since 14:00, many 504s …"
-	want := []string{newer + query, runs + query}
-	if got := complete("replay", ""); strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("replay offers:\n%q\nwant only the DIAGNOSIS runs\n%q", got, want)
+	const query = "payment timeouts on ord" // the description is clipped to 60 bytes
+	ago := regexp.MustCompile(`^\d+[sm] ago · SUCCESS · `)
+	described := func(cands []string, names ...string) bool {
+		if len(cands) != len(names) {
+			return false
+		}
+		for i, c := range cands {
+			name, desc, _ := strings.Cut(c, "\t")
+			if name != names[i] || !ago.MatchString(strings.TrimPrefix(desc, "newest, 3 · ")) {
+				return false
+			}
+		}
+		return true
+	}
+	// By number: last (the newest is the second diagnosis), then 3, 2, 1.
+	got := complete("replay", "")
+	if !described(got, "last", "3", "1") || !strings.Contains(got[1], query) || !strings.Contains(got[2], query) {
+		t.Errorf("replay offers:\n%q\nwant last and the DIAGNOSIS runs by number, each with its age, outcome and query", got)
 	}
 	shown := complete("runs", "show", "")
-	if len(shown) != 3 || shown[0] != want[0] || shown[2] != want[1] || !strings.Contains(shown[1], "\tquery_logs ") {
-		t.Errorf("runs show offers:\n%q\nwant the three runs, the tool call between the diagnoses", shown)
+	if !described(shown, "last", "3", "2", "1") || !strings.Contains(shown[2], "query_logs ") {
+		t.Errorf("runs show offers:\n%q\nwant last and the three runs by number, the tool call between the diagnoses", shown)
+	}
+	// Typed as an ID, the IDs.
+	if got := complete("replay", "r_"); !described(got, newer, runs) || !strings.Contains(got[0], query) {
+		t.Errorf("replay r_ offers:\n%q\nwant the DIAGNOSIS runs' IDs", got)
 	}
 	if got := complete("replay", runs, ""); len(got) != 0 {
 		t.Errorf("replay's second argument: %q, want nothing", got)
 	}
 	sessions := complete("chat", "--session", "")
-	if len(sessions) != 3 || !strings.HasPrefix(sessions[0], "s_") || !strings.HasSuffix(sessions[0], query) || !strings.HasSuffix(sessions[2], query) || sessions[0] == sessions[2] {
+	const sessionQuery = "\tpayment timeouts on order-service since 14:00, many 504s …"
+	if len(sessions) != 3 || !strings.HasPrefix(sessions[0], "s_") || !strings.HasSuffix(sessions[0], sessionQuery) || !strings.HasSuffix(sessions[2], sessionQuery) || sessions[0] == sessions[2] {
 		t.Errorf("chat --session: %q, want the three sessions (the MCP server's between the diagnoses'), newest first", sessions)
 	}
 	if got := complete("runs", "--session", ""); strings.Join(got, "\n") != strings.Join(sessions, "\n") {

@@ -94,3 +94,48 @@ func TestShortNames(t *testing.T) {
 		t.Errorf("chat --session last: want the turn in %s: %s", second.SessionID, chat)
 	}
 }
+
+// TestRunNumbers: runs lists each run's number first, and the number names
+// the run in runs show, replay and eval pack (issue 40 #7: IDs made within
+// the hour share their first 8+ characters); a number no run has is exit 2
+// saying which numbers there are.
+func TestRunNumbers(t *testing.T) {
+	e := newEnv(t, testenv.ClosedURL(t))
+	first := decodeOutput(t, e.run(t, "diagnose", "--demo", "-o", "json"))
+	second := decodeOutput(t, e.run(t, "diagnose", "--demo", "-o", "json"))
+	list := e.run(t, "runs")
+	lines := strings.Split(strings.TrimSpace(list.stdout), "\n")
+	if list.code != 0 || len(lines) != 3 || !strings.HasPrefix(lines[0], "#  RUN ") ||
+		!strings.HasPrefix(lines[1], "2  "+second.RunID+" ") || !strings.HasPrefix(lines[2], "1  "+first.RunID+" ") {
+		t.Errorf("runs: want # first, 2 for the newest and 1 for the first:\n%s", list)
+	}
+	var listed []struct {
+		RunID  string `json:"run_id"`
+		Number int    `json:"number"`
+	}
+	if r := e.run(t, "runs", "-o", "json"); r.code != 0 || json.Unmarshal([]byte(r.stdout), &listed) != nil || len(listed) != 2 || listed[0].Number != 2 || listed[1].Number != 1 {
+		t.Errorf("runs -o json: want numbers 2 and 1: %s", r)
+	}
+	show := e.run(t, "runs", "show", "1")
+	if show.code != 0 || !strings.HasPrefix(show.stdout, "Run 1 · "+first.RunID+"\n") {
+		t.Errorf("runs show 1: want the first run, titled by number and ID: %s", show)
+	}
+	rep := e.run(t, "replay", "1", "-o", "json")
+	var report struct {
+		Original string `json:"original_run_id"`
+	}
+	if rep.code != 0 || json.Unmarshal([]byte(rep.stdout), &report) != nil || report.Original != first.RunID {
+		t.Errorf("replay 1: want a replay of %s: %s", first.RunID, rep)
+	}
+	// The replay is run 3.
+	if r := e.run(t, "runs", "show", "3", "-o", "json"); r.code != 0 || !strings.Contains(r.stdout, `"replay_of": "`+first.RunID+`"`) {
+		t.Errorf("runs show 3: want the replay: %s", r)
+	}
+	// eval pack resolves 2 to the second run, and refuses it as a demo run.
+	if pack := e.run(t, "eval", "pack", "2", "--dir", t.TempDir(), "--root-cause", "connection pool"); pack.code != 2 || !strings.Contains(pack.stderr, "run "+second.RunID+" was made on the built-in demo workspace") {
+		t.Errorf("eval pack 2: want the second run %s named: %s", second.RunID, pack)
+	}
+	if r := e.run(t, "runs", "show", "9"); r.code != 2 || !strings.Contains(r.stderr, "the store's runs are numbered 1 to 3") {
+		t.Errorf("runs show 9: want exit 2 naming the numbers there are: %s", r)
+	}
+}

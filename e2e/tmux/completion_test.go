@@ -120,6 +120,17 @@ func demoRuns(t *testing.T, bin, dir string, n int) []string {
 	return ids
 }
 
+// offersNumbers reports whether a screen offers last and the runs numbered
+// 2 and 1, each on a line of its own with its description (the query).
+func offersNumbers(screen string) bool {
+	for _, re := range []string{`(?m)^last\s+\S.*newest, 2`, `(?m)^2\s+\S.*payment timeouts`, `(?m)^1\s+\S.*payment timeouts`} {
+		if !regexp.MustCompile(re).MatchString(screen) {
+			return false
+		}
+	}
+	return true
+}
+
 // bothIDs matches a screen showing the two run IDs, in either order.
 func bothIDs(ids []string) string {
 	a, b := regexp.QuoteMeta(ids[0]), regexp.QuoteMeta(ids[1])
@@ -159,18 +170,22 @@ func TestBashCompletionInTmux(t *testing.T) {
 	installed.tab("superbiz ru")
 	installed.waitFor(`(?m)^\$ superbiz runs\s*$`, 10*time.Second)
 	installed.clearLine()
-	if screen := installed.tabUntil("superbiz runs show ", bothIDs(ids)); !strings.Contains(screen, "payment timeouts on order-service") {
-		t.Errorf("installed as the README says, runs show⇥⇥ offers the runs without their queries:\n%s", screen)
+	if screen := installed.tabUntil("superbiz runs show ", `(?m)^last\s`); !offersNumbers(screen) {
+		t.Errorf("installed as the README says, runs show⇥⇥ does not offer last and the run numbers with their queries:\n%s", screen)
+	}
+	installed.clearLine()
+	if screen := installed.tabUntil("superbiz runs show r_", bothIDs(ids)); !strings.Contains(screen, "payment timeouts on order-service") {
+		t.Errorf("installed as the README says, runs show r_⇥⇥ offers the run IDs without their queries:\n%s", screen)
 	}
 
 	with.tab("superbiz rep")
 	with.waitFor(`(?m)^\$ superbiz replay\s*$`, 10*time.Second)
 	with.clearLine()
 	for _, cmd := range []string{"superbiz runs show ", "superbiz replay "} {
-		screen := with.tabUntil(cmd, bothIDs(ids))
+		screen := with.tabUntil(cmd, `(?m)^last\s`)
 		t.Logf("%s⇥⇥:\n%s", cmd, screen)
-		if !strings.Contains(screen, "payment timeouts on order-service") || strings.Contains(screen, "command not found") {
-			t.Errorf("%s⇥⇥ offers the runs without their queries, or fails:\n%s", cmd, screen)
+		if !offersNumbers(screen) || strings.Contains(screen, "command not found") {
+			t.Errorf("%s⇥⇥ does not offer last and the run numbers with their queries, or fails:\n%s", cmd, screen)
 		}
 		with.clearLine()
 	}
@@ -228,10 +243,14 @@ func TestZshCompletionInTmux(t *testing.T) {
 		p.tab("superbiz rep")
 		p.waitFor(`(?m)^\$ superbiz replay\s*$`, 10*time.Second)
 		p.clearLine()
-		screen := p.tabUntil("superbiz runs show ", bothIDs(ids))
+		screen := p.tabUntil("superbiz runs show ", `(?m)^last\s`)
 		t.Logf("%s: runs show⇥:\n%s", name, screen)
-		if !strings.Contains(screen, "payment timeouts on order-service") {
-			t.Errorf("%s: runs show⇥ offers the runs without their queries:\n%s", name, screen)
+		if !offersNumbers(screen) {
+			t.Errorf("%s: runs show⇥ does not offer last and the run numbers with their queries:\n%s", name, screen)
+		}
+		p.clearLine()
+		if screen := p.tabUntil("superbiz runs show r_", bothIDs(ids)); !strings.Contains(screen, "payment timeouts on order-service") {
+			t.Errorf("%s: runs show r_⇥ offers the run IDs without their queries:\n%s", name, screen)
 		}
 	}
 }

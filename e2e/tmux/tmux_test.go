@@ -528,19 +528,19 @@ func TestRunsFitInTmux(t *testing.T) {
 		p.waitFor(`EXIT=0`, 30*time.Second)
 		joined := p.run("capture-pane", "-p", "-J", "-t", name)
 		t.Logf("%d columns:\n%s", width, joined)
-		fitted, wide, _ := strings.Cut(joined, "\nRUN ")
+		fitted, wide, _ := strings.Cut(joined, "\n#  RUN ")
 		lines := strings.Split(strings.TrimSpace(fitted), "\n")
 		for _, l := range lines {
 			if n := utf8.RuneCountInString(strings.TrimRight(l, " ")); n > width {
 				t.Errorf("%d columns: a line of %d wrapped: %q", width, n, l)
 			}
 		}
-		row := regexp.MustCompile(`^↻ ` + replay + `  \d\d-\d\d \d\d:\d\d  .*SUCCESS .* 7/4 .* payment timeouts on.*…$`)
-		if len(lines) != 3 || !row.MatchString(strings.TrimRight(lines[1], " ")) || !strings.HasPrefix(lines[2], orig+"  ") {
+		row := regexp.MustCompile(`^2  ↻ ` + replay + `  \d\d-\d\d \d\d:\d\d  .*SUCCESS .* 7/4 .* payment timeouts on.*…$`)
+		if len(lines) != 3 || !row.MatchString(strings.TrimRight(lines[1], " ")) || !strings.HasPrefix(lines[2], "1  "+orig+"  ") {
 			t.Errorf("%d columns: want the header, the replay marked ↻ (short time, 7/4, the query cut) and the original:\n%s", width, fitted)
 		}
 		if !strings.Contains(wide, "REPLAY OF") || !strings.Contains(wide, "STOP") || !strings.Contains(wide, orig+"  payment timeouts on order-service since 14:00, many 504s at checkout") {
-			t.Errorf("%d columns: -o wide lacks a column or the whole query:\nRUN %s", width, wide)
+			t.Errorf("%d columns: -o wide lacks a column or the whole query:\n#  RUN %s", width, wide)
 		}
 	}
 }

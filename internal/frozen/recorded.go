@@ -18,7 +18,7 @@ import (
 )
 
 // A server-backed source whose server a pack cannot hold (Redis,
-// VictoriaLogs) is frozen as a Recording: the run's calls of its tool on
+// Kubernetes, VictoriaLogs) is frozen as a Recording: the run's calls of its tool on
 // those sources and their observations. In eval, a call whose canonical
 // input equals a recorded one gets the recorded observation; any other call
 // on a recorded source gets ERROR NOT_RECORDED (tools.CodeNotRecorded),
@@ -40,6 +40,10 @@ type Recording struct {
 	Tool string `json:"tool"`
 	// Sources are the recorded sources, as the tool names them.
 	Sources []string `json:"sources"`
+	// Allowlists are, per recorded source that had one, the allowlist of
+	// its configuration (a Kubernetes source's namespaces), so the source
+	// served again is offered to the model as the run offered it.
+	Allowlists map[string][]string `json:"allowlists,omitempty"`
 	// Calls are the recorded calls, in the order the run made them.
 	Calls []RecordedCall `json:"calls"`
 }

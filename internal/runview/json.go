@@ -23,6 +23,7 @@ import (
 // snake_case keys, RFC 3339 times and null for what a run does not have.
 type Summary struct {
 	RunID          string               `json:"run_id"`
+	Number         int64                `json:"number"`
 	SessionID      string               `json:"session_id"`
 	CreatedAt      string               `json:"created_at"`
 	FinishedAt     *string              `json:"finished_at"`
@@ -41,7 +42,7 @@ type Summary struct {
 // SummaryOf is r as `runs -o json` lists it.
 func SummaryOf(r runstore.RunSummary) Summary {
 	s := Summary{
-		RunID: r.ID, SessionID: r.SessionID, CreatedAt: r.CreatedAt.UTC().Format(time.RFC3339Nano),
+		RunID: r.ID, Number: r.Number, SessionID: r.SessionID, CreatedAt: r.CreatedAt.UTC().Format(time.RFC3339Nano),
 		Query: egress.Mask(r.Query).String(), Intent: r.Intent, Status: r.Status, ReleaseOutcome: r.ReleaseOutcome,
 		StopReason: r.StopReason, Lifecycle: r.Lifecycle, Model: r.Model,
 		Usage:     r.Usage,

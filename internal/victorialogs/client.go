@@ -113,6 +113,12 @@ func (e *Error) Unavailable() bool {
 	return false
 }
 
+// TooLarge reports whether the answer was longer than the byte cap.
+func (e *Error) TooLarge() bool {
+	var he *httpsource.Error
+	return errors.As(e.Err, &he) && he.Kind == httpsource.TooLarge
+}
+
 // Row is one JSON line of an answer: field name to value.
 type Row map[string]string
 

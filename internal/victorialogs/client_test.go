@@ -68,7 +68,9 @@ func TestQueryOnASingleNode(t *testing.T) {
 		{"hostile service", func(f *Filter) { f.Service = `checkout" or service:*` }, 0},
 		{"hostile word", func(f *Filter) { f.Words = []string{`") or (_msg:*`} }, 0},
 		{"regexp word", func(f *Filter) { f.Words = []string{".*"} }, 0},
-		{"half window", func(f *Filter) { f.End = winStart.Add(45 * time.Second) }, 45},
+		{"half window, both ends in", func(f *Filter) { f.End = winStart.Add(45 * time.Second) }, 46},
+		{"service or missing", func(f *Filter) { f.Service, f.ServiceOrMissing = "checkout", true }, 30},
+		{"service missing", func(f *Filter) { f.ServiceMissing = true }, 0},
 	} {
 		f := filter()
 		tt.edit(&f)
@@ -88,7 +90,9 @@ func TestQueryOnASingleNode(t *testing.T) {
 			t.Errorf("limit 2 gave %q, want the newest two errors (#87, #84)", r["_msg"])
 		}
 	}
-	n, err := c.Count(ctx, f.UnreadQuery("level"), "unread", f)
+	u := filter()
+	u.LevelMissing = true
+	n, err := c.Count(ctx, u.CountQuery(), "matched", u)
 	if err != nil || n != 1 {
 		t.Errorf("level unread: %d %v, want 1", n, err)
 	}

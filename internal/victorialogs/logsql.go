@@ -21,18 +21,24 @@ func Quote(s string) string { return strconv.Quote(s) }
 // Filter is what one query_logs call asks of a VictoriaLogs source: the
 // window, the source's own stream filter, and the input's filters.
 type Filter struct {
-	// Start and End are the window, [Start, End).
+	// Start and End are the window, [Start, End], both ends included as
+	// query_logs includes them on files.
 	Start, End time.Time
 	// Stream is the source's LogsQL stream filter ({namespace="shop"}),
 	// from the configuration: the operator's, not the model's. "" for none.
 	Stream string
 	// LevelField and Levels: entries whose LevelField is one of Levels
 	// (compared case-insensitively); no Levels, no level filter.
-	LevelField string
-	Levels     []string
+	// LevelMissing instead keeps the entries whose LevelField is missing
+	// or empty.
+	LevelField   string
+	Levels       []string
+	LevelMissing bool
 	// ServiceField and Service: entries whose ServiceField is Service
-	// (compared case-insensitively); "" for none.
-	ServiceField, Service string
+	// (compared case-insensitively); "" for none. ServiceOrMissing keeps
+	// the entries naming no service too; ServiceMissing keeps only those.
+	ServiceField, Service            string
+	ServiceOrMissing, ServiceMissing bool
 	// Words must each appear in _msg, case-insensitively, as substrings.
 	Words []string
 }
@@ -45,17 +51,25 @@ const timeLayout = "2006-01-02T15:04:05.999999999Z"
 func (f Filter) LogsQL() string {
 	var parts []string
 	if s := strings.TrimSpace(f.Stream); s != "" {
-		parts = append(parts, s)
+		parts = append(parts, "("+s+")") // an "or" in it cannot widen the rest
 	}
-	parts = append(parts, "_time:["+f.Start.UTC().Format(timeLayout)+", "+f.End.UTC().Format(timeLayout)+")")
-	if len(f.Levels) > 0 {
+	parts = append(parts, "_time:["+f.Start.UTC().Format(timeLayout)+", "+f.End.UTC().Format(timeLayout)+"]")
+	switch {
+	case f.LevelMissing:
+		parts = append(parts, Quote(f.LevelField)+`:""`)
+	case len(f.Levels) > 0:
 		alts := make([]string, len(f.Levels))
 		for i, l := range f.Levels {
 			alts[i] = regexp.QuoteMeta(l)
 		}
 		parts = append(parts, Quote(f.LevelField)+":~"+Quote("(?i)^(?:"+strings.Join(alts, "|")+")$"))
 	}
-	if f.Service != "" {
+	switch {
+	case f.ServiceMissing:
+		parts = append(parts, Quote(f.ServiceField)+`:""`)
+	case f.Service != "" && f.ServiceOrMissing:
+		parts = append(parts, "("+Quote(f.ServiceField)+":~"+Quote("(?i)^"+regexp.QuoteMeta(f.Service)+"$")+" or "+Quote(f.ServiceField)+`:"")`)
+	case f.Service != "":
 		parts = append(parts, Quote(f.ServiceField)+":~"+Quote("(?i)^"+regexp.QuoteMeta(f.Service)+"$"))
 	}
 	for _, w := range f.Words {
@@ -71,12 +85,3 @@ func (f Filter) CountQuery() string { return f.LogsQL() + " | stats count() matc
 // argument (which returns the newest), never a pipe (which returns the
 // earliest).
 func (f Filter) EntriesQuery() string { return f.LogsQL() }
-
-// UnreadQuery counts the entries of the window (and of the stream filter
-// and words) whose field is missing or empty: a level or service filter on
-// field can neither count nor rule them out (level_unread, service_unread).
-func (f Filter) UnreadQuery(field string) string {
-	g := f
-	g.Levels, g.Service = nil, ""
-	return g.LogsQL() + " " + Quote(field) + `:"" | stats count() unread`
-}

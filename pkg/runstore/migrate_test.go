@@ -224,9 +224,9 @@ func TestOpenConvertsLegacyFile(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := map[int]string{
-			1: "runstore:1:0001_init.sql runstore:2:0002_knowledge_guard.sql runstore:3:0003_tool_call_intent.sql runstore:4:0004_invocation_detail.sql runstore:5:0005_timeline_intent.sql",
-			3: "knowledge:1:0002_knowledge.sql runstore:1:0001_init.sql runstore:2:0003_knowledge_guard.sql runstore:3:0003_tool_call_intent.sql runstore:4:0004_invocation_detail.sql runstore:5:0005_timeline_intent.sql",
-			4: "knowledge:1:0002_knowledge.sql knowledge:2:0004_knowledge_vectors.sql runstore:1:0001_init.sql runstore:2:0003_knowledge_guard.sql runstore:3:0003_tool_call_intent.sql runstore:4:0004_invocation_detail.sql runstore:5:0005_timeline_intent.sql",
+			1: "runstore:1:0001_init.sql runstore:2:0002_knowledge_guard.sql runstore:3:0003_tool_call_intent.sql runstore:4:0004_invocation_detail.sql runstore:5:0005_timeline_intent.sql runstore:6:0006_run_number.sql",
+			3: "knowledge:1:0002_knowledge.sql runstore:1:0001_init.sql runstore:2:0003_knowledge_guard.sql runstore:3:0003_tool_call_intent.sql runstore:4:0004_invocation_detail.sql runstore:5:0005_timeline_intent.sql runstore:6:0006_run_number.sql",
+			4: "knowledge:1:0002_knowledge.sql knowledge:2:0004_knowledge_vectors.sql runstore:1:0001_init.sql runstore:2:0003_knowledge_guard.sql runstore:3:0003_tool_call_intent.sql runstore:4:0004_invocation_detail.sql runstore:5:0005_timeline_intent.sql runstore:6:0006_run_number.sql",
 		}[legacy]
 		if got != want {
 			t.Errorf("legacy %d recorded %q, want %q", legacy, got, want)
@@ -303,7 +303,7 @@ func TestMigrationToolCallRebuildsRuns(t *testing.T) {
 	if err := s.db.QueryRowContext(ctx, `SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'runs' AND sql IS NOT NULL ORDER BY name)`).Scan(&indexes); err != nil {
 		t.Fatal(err)
 	}
-	if indexes != "runs_created_at runs_replay_of runs_running runs_session_created_at" {
+	if indexes != "runs_created_at runs_number runs_replay_of runs_running runs_session_created_at" {
 		t.Errorf("indexes of runs after the migration: %q", indexes)
 	}
 	if err := s.CreateRun(ctx, NewRun{ID: "r_4", SessionID: "s_1", Query: "query_logs {}", Intent: runrecord.IntentToolCall}); err != nil {
@@ -446,5 +446,64 @@ func TestMigrationInvocationDetail(t *testing.T) {
 	}
 	if tc.ErrorCode != "CANCELLED" {
 		t.Errorf("the tool call run's error code reads %q, want CANCELLED", tc.ErrorCode)
+	}
+}
+
+// Migration 6 numbers the runs already stored by creation time (then
+// insertion order); read-only, a file before it reads the numbers it will
+// get, and resolves them; after it, a new run takes the next number.
+func TestMigrationRunNumbers(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "old.db")
+	old, err := sql.Open("sqlite", dsn(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := migrate(ctx, old, []Component{{Name: coreName, Migrations: coreUpTo(t, 5)}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`INSERT INTO sessions (id, created_at, updated_at) VALUES ('s_1', 1, 1)`,
+		`INSERT INTO runs (id, session_id, created_at, query, status) VALUES ('r_late', 's_1', 30, 'q', 'SUCCESS')`,
+		`INSERT INTO runs (id, session_id, created_at, query, status) VALUES ('r_early', 's_1', 10, 'q', 'SUCCESS')`,
+		`INSERT INTO runs (id, session_id, created_at, query, status) VALUES ('r_tie_a', 's_1', 20, 'q', 'SUCCESS')`,
+		`INSERT INTO runs (id, session_id, created_at, query, status) VALUES ('r_tie_b', 's_1', 20, 'q', 'SUCCESS')`,
+	} {
+		if _, err := old.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	old.Close()
+	want := map[string]int64{"r_early": 1, "r_tie_a": 2, "r_tie_b": 3, "r_late": 4}
+	check := func(s *Store, how string) {
+		t.Helper()
+		runs, err := s.ListRuns(ctx, ListFilter{})
+		if err != nil {
+			t.Fatalf("%s: %v", how, err)
+		}
+		for _, r := range runs {
+			if want[r.ID] != r.Number {
+				t.Errorf("%s: %s is number %d, want %d", how, r.ID, r.Number, want[r.ID])
+			}
+		}
+		if id, err := s.ResolveRun(ctx, "2"); err != nil || id != "r_tie_a" {
+			t.Errorf("%s: run 2 is %q (%v), want r_tie_a", how, id, err)
+		}
+	}
+	ro, err := OpenReadOnly(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(ro, "read-only before migration 6")
+	ro.Close()
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	check(s, "after migration 6")
+	mustRun(t, s, NewRun{ID: "r_new", SessionID: "s_1"})
+	if id, err := s.ResolveRun(ctx, "5"); err != nil || id != "r_new" {
+		t.Errorf("a run stored after the migration is %q (%v), want number 5", id, err)
 	}
 }

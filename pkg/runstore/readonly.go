@@ -147,5 +147,7 @@ func checkSchema(ctx context.Context, db *sql.DB) (int, error) {
 // version 2 reads the same and stays unwritten; migration 4 added the audit
 // record's members to tool_invocations, which a file before it reads as
 // empty (auditMembersFrom); migration 5 widened the intent CHECK again
-// (TIMELINE), which a file before it never holds.
+// (TIMELINE), which a file before it never holds; migration 6 numbered the
+// runs, which a file before it reads as migration 6 will number them
+// (unmigratedNumber).
 const readableFrom = 2

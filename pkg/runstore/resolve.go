@@ -14,7 +14,7 @@ import (
 // Short names for runs and sessions (docs/SPEC.md#short-names): wherever a
 // command takes a run or session ID it also takes RefLast ("the newest"),
 // RefLast~N (the one N before it) and a unique prefix of at least
-// MinPrefix characters. ResolveRun and ResolveSession turn one into an ID,
+// MinPrefix characters; a run also takes its number in the store (12). ResolveRun and ResolveSession turn one into an ID,
 // so every command (runs show, replay, chat --session, eval) resolves
 // alike.
 
@@ -84,6 +84,10 @@ type refKind struct {
 	// prefixed lists the IDs starting with ?1 or ?2, newest first, at most ?3.
 	prefixed string
 	exact    string
+	// numbered is the ID of the one numbered ?1, or "" when this kind has
+	// no numbers (sessions); highest is its highest number. Each has a %s
+	// where the file's number expression goes (Store.numberColumn).
+	numbered, highest string
 }
 
 func runRefs() refKind {
@@ -93,6 +97,8 @@ func runRefs() refKind {
 		newestArgs: func(back int) []any { return []any{back} },
 		prefixed:   `SELECT id FROM runs WHERE substr(id, 1, length(?1)) = ?1 OR substr(id, 1, length(?2)) = ?2 ORDER BY created_at DESC, rowid DESC LIMIT ?3`,
 		exact:      `SELECT id FROM runs WHERE id = ?`,
+		numbered:   `SELECT id FROM runs WHERE %s = ?`,
+		highest:    `SELECT coalesce(max(%s), 0) FROM runs`,
 	}
 }
 
@@ -107,8 +113,8 @@ func sessionRefs() refKind {
 	}
 }
 
-// ResolveRun is the run ID a reference names: an ID, "last", "last~N" or a
-// unique prefix (with or without "r_"). No such run wraps ErrNotFound; a
+// ResolveRun is the run ID a reference names: an ID, "last", "last~N", the
+// run's number or a unique prefix (with or without "r_"). No such run wraps ErrNotFound; a
 // prefix of several runs is an *AmbiguousError; "last~x" is an error.
 func (s *Store) ResolveRun(ctx context.Context, ref string) (string, error) {
 	return s.resolve(ctx, runRefs(), ref)
@@ -141,6 +147,21 @@ func (s *Store) resolve(ctx context.Context, k refKind, ref string) (string, err
 		return id, nil
 	case !errors.Is(err, sql.ErrNoRows):
 		return "", fmt.Errorf("resolve %s %q: %w", k.name, ref, err)
+	}
+	if n, ok := runNumber(ref); ok && k.numbered != "" {
+		switch err := s.db.QueryRowContext(ctx, fmt.Sprintf(k.numbered, s.numberColumn()), n).Scan(&id); {
+		case err == nil:
+			return id, nil
+		case !errors.Is(err, sql.ErrNoRows):
+			return "", fmt.Errorf("resolve %s %q: %w", k.name, ref, err)
+		}
+		if len(ref) < MinPrefix { // a prefix this short names nothing: say why the number does not
+			var highest int64
+			if err := s.db.QueryRowContext(ctx, fmt.Sprintf(k.highest, s.numberColumn())).Scan(&highest); err != nil {
+				return "", fmt.Errorf("resolve %s %q: %w", k.name, ref, err)
+			}
+			return "", &RefNotFoundError{Kind: k.name, Ref: ref, Why: numbered(k.name, highest)}
+		}
 	}
 	if len(ref) < MinPrefix {
 		return "", &RefNotFoundError{Kind: k.name, Ref: ref, Why: fmt.Sprintf("a prefix names one from %d characters on", MinPrefix)}
@@ -188,6 +209,30 @@ func parseLast(ref string) (back int, ok bool, err error) {
 		return 0, false, fmt.Errorf("%q: after %s%s give how many to go back, a number ≥ 0 (%s%s1 is the one before the newest)", ref, RefLast, refBack, RefLast, refBack)
 	}
 	return back, true, nil
+}
+
+// runNumber reads a run's number: digits only, at most 18 of them (so it
+// fits an int64), without sign or blanks.
+func runNumber(ref string) (int64, bool) {
+	if ref == "" || len(ref) > 18 {
+		return 0, false
+	}
+	for _, c := range ref {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.ParseInt(ref, 10, 64)
+	return n, err == nil
+}
+
+// numbered says which numbers the store's runs have when a number named
+// none of them.
+func numbered(kind string, highest int64) string {
+	if highest == 0 {
+		return "no " + kind + " yet"
+	}
+	return fmt.Sprintf("the store's %ss are numbered 1 to %d", kind, highest)
 }
 
 // fewer says how many the store holds when "last~N" went past the oldest.

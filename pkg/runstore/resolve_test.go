@@ -40,6 +40,14 @@ func TestResolve(t *testing.T) {
 		{ref: "r_aaaaaa", err: `run prefix "r_aaaaaa" is ambiguous: it names r_aaaaaa222222, r_aaaaaa111111; give more characters`},
 		{ref: "r_bbb", err: "from 6 characters on"},
 		{ref: "r_cccccc", err: "not found"},
+		// Numbers, in the order the store made the runs.
+		{ref: "1", want: "r_aaaaaa111111"},
+		{ref: "3", want: "r_bbbbbb333333"},
+		{ref: "03", want: "r_bbbbbb333333"},
+		{ref: "4", err: "the store's runs are numbered 1 to 3"},
+		{ref: "0", err: "the store's runs are numbered 1 to 3"},
+		{ref: "+1", err: "not found"},
+		{ref: "1", err: "from 6 characters on", session: true},
 		// Sessions count as --continue does: the MCP server's is left out.
 		{ref: "last", want: "s_chat00000002", session: true},
 		{ref: "last~1", want: "s_chat00000001", session: true},
@@ -64,5 +72,46 @@ func TestResolve(t *testing.T) {
 	}
 	if _, err := s.ResolveRun(ctx, "r_cccccc"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("an unknown prefix: %v, want ErrNotFound", err)
+	}
+}
+
+// A run's number is its place in the store: taken at insert whatever code
+// inserts the row, never given twice, and resolved before a prefix of
+// digits; a store with no runs says so.
+func TestRunNumbers(t *testing.T) {
+	s, _ := openTemp(t)
+	ctx := context.Background()
+	if _, err := s.ResolveRun(ctx, "1"); err == nil || !strings.Contains(err.Error(), "no run yet") {
+		t.Errorf("a number in an empty store: %v, want no run yet", err)
+	}
+	// An ID made only of digits, 6 long, is a prefix once no run has that number.
+	for _, id := range []string{"r_123456aaaa", "r_x2", "r_x3"} {
+		mustRun(t, s, NewRun{ID: id, SessionID: "s_1", Intent: runrecord.IntentDiagnosis})
+	}
+	if _, err := s.db.ExecContext(ctx, `INSERT INTO runs (id, session_id, created_at, query, status) VALUES ('r_raw', 's_1', 1, 'q', 'RUNNING')`); err != nil {
+		t.Fatal(err)
+	}
+	runs, err := s.ListRuns(ctx, ListFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int64{}
+	for _, r := range runs {
+		got[r.ID] = r.Number
+	}
+	want := map[string]int64{"r_123456aaaa": 1, "r_x2": 2, "r_x3": 3, "r_raw": 4}
+	for id, n := range want {
+		if got[id] != n {
+			t.Errorf("%s is number %d, want %d (all: %v)", id, got[id], n, got)
+		}
+	}
+	if id, err := s.ResolveRun(ctx, "123456"); err != nil || id != "r_123456aaaa" {
+		t.Errorf("a prefix of 6 digits no number names: %q, %v", id, err)
+	}
+	if id, err := s.ResolveRun(ctx, "4"); err != nil || id != "r_raw" {
+		t.Errorf("4: %q, %v, want the row another writer inserted", id, err)
+	}
+	if _, err := s.db.ExecContext(ctx, `UPDATE runs SET number = 1 WHERE id = 'r_x2'`); err == nil {
+		t.Error("two runs took number 1")
 	}
 }

@@ -54,7 +54,10 @@ type Finish struct {
 
 // RunSummary is one line of `runs`.
 type RunSummary struct {
-	ID             string
+	ID string
+	// Number is the run's place in this store, 1 for its first run
+	// (docs/SPEC.md#short-names): what a person types to name it.
+	Number         int64
 	SessionID      string
 	CreatedAt      time.Time
 	FinishedAt     time.Time // zero while RUNNING
@@ -365,10 +368,30 @@ func (s *Store) refusal(ctx context.Context, op, runID string) error {
 }
 
 // summaryColumns are the runs columns scanned by scanSummary, in order.
-const summaryColumns = `id, session_id, created_at, finished_at, query, intent, status,
+func (s *Store) summaryColumns() string {
+	return `id, session_id, created_at, finished_at, query, intent, status,
 	release_outcome, stop_reason, lifecycle, model,
 	model_calls, tool_calls, prompt_tokens, completion_tokens, bytes, duration_ms,
-	error_code, replay_of`
+	error_code, replay_of, ` + s.numberColumn()
+}
+
+// runNumbersFrom is the version of the store's own schema from which runs
+// has its number column (migration 6).
+const runNumbersFrom = 6
+
+// unmigratedNumber is a run's number in a file before migration 6, opened
+// read-only and so not migrated: the number migration 6 will give it, its
+// place by creation time, then insertion order.
+const unmigratedNumber = `(SELECT count(*) FROM runs AS earlier
+	WHERE earlier.created_at < runs.created_at OR (earlier.created_at = runs.created_at AND earlier.rowid <= runs.rowid))`
+
+// numberColumn is the expression of a run's number in this file.
+func (s *Store) numberColumn() string {
+	if s.schema < runNumbersFrom {
+		return unmigratedNumber
+	}
+	return "number"
+}
 
 // scanner is a *sql.Row or *sql.Rows.
 type scanner interface{ Scan(dest ...any) error }
@@ -379,16 +402,17 @@ func scanSummary(sc scanner, r *RunSummary, extra ...any) error {
 		created                      int64
 		finished                     sql.NullInt64
 		outcome, lifecycle, replayOf sql.NullString
+		number                       sql.NullInt64
 		u                            = &r.Usage
 	)
 	dest := append([]any{&r.ID, &r.SessionID, &created, &finished, &r.Query, &r.Intent, &r.Status,
 		&outcome, &r.StopReason, &lifecycle, &r.Model,
 		&u.ModelCalls, &u.ToolCalls, &u.PromptTokens, &u.CompletionTokens, &u.Bytes, &u.DurationMS,
-		&r.ErrorCode, &replayOf}, extra...)
+		&r.ErrorCode, &replayOf, &number}, extra...)
 	if err := sc.Scan(dest...); err != nil {
 		return err
 	}
-	r.CreatedAt, r.ErrorCode = fromMS(created), ToolErrorCode(r.ErrorCode)
+	r.CreatedAt, r.ErrorCode, r.Number = fromMS(created), ToolErrorCode(r.ErrorCode), number.Int64
 	if finished.Valid {
 		r.FinishedAt = fromMS(finished.Int64)
 	}
@@ -410,10 +434,10 @@ func (s *Store) ListRuns(ctx context.Context, f ListFilter) ([]RunSummary, error
 		err  error
 	)
 	if f.SessionID == "" {
-		rows, err = s.db.QueryContext(ctx, `SELECT `+summaryColumns+`, pid, hostname FROM runs
+		rows, err = s.db.QueryContext(ctx, `SELECT `+s.summaryColumns()+`, pid, hostname FROM runs
 			ORDER BY created_at DESC, rowid DESC LIMIT ?`, limit)
 	} else {
-		rows, err = s.db.QueryContext(ctx, `SELECT `+summaryColumns+`, pid, hostname FROM runs WHERE session_id = ?
+		rows, err = s.db.QueryContext(ctx, `SELECT `+s.summaryColumns()+`, pid, hostname FROM runs WHERE session_id = ?
 			ORDER BY created_at DESC, rowid DESC LIMIT ?`, f.SessionID, limit)
 	}
 	if err != nil {
@@ -468,7 +492,7 @@ func (s *Store) getRun(ctx context.Context, id string, limit, offset int) (*RunD
 		published, checks, settings sql.NullString
 		clock                       string
 	)
-	err = scanSummary(tx.QueryRowContext(ctx, `SELECT `+summaryColumns+`,
+	err = scanSummary(tx.QueryRowContext(ctx, `SELECT `+s.summaryColumns()+`,
 		answer, published_result, checks, host, clock, budget, error_message, pid, hostname
 		FROM runs WHERE id = ?`, id), &d.RunSummary,
 		&d.Answer, &published, &checks, &d.Host, &clock, &settings, &d.ErrorMessage, &d.PID, &d.Hostname)

@@ -368,7 +368,7 @@ func TestRunRoundTrip(t *testing.T) {
 	}
 	host, _ := os.Hostname()
 	wantSummary := RunSummary{
-		ID: "r_1", SessionID: "s_1", CreatedAt: created, FinishedAt: finished, Query: "order-service 504s since 14:00",
+		ID: "r_1", Number: 2 /* r_orig was stored first */, SessionID: "s_1", CreatedAt: created, FinishedAt: finished, Query: "order-service 504s since 14:00",
 		Intent: runrecord.IntentDiagnosis, Status: runrecord.RunStatusSuccess, ReleaseOutcome: runrecord.OutcomeSuccess, StopReason: "COMPLETED",
 		Lifecycle: runrecord.Completed, Model: "qwen3:8b", Usage: fin.Usage, ReplayOf: "r_orig",
 	}

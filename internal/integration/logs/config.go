@@ -4,11 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/loglayout"
+	"github.com/superbiz/superbiz/pkg/egress"
+	logtool "github.com/superbiz/superbiz/pkg/tools/logs"
 )
 
 // Config is the [[logs]] share of the configuration: the rules of each entry
@@ -16,7 +19,75 @@ import (
 // summary lines, and its globs resolved at load. The table itself is
 // declared in pkg/tools/logs.
 func (Source) Config() config.Part {
-	return config.Part{Table: "logs", Paths: resolvePaths, Check: checkConfig, Summary: summaryLines, Example: example, Docs: keyDocs()}
+	return config.Part{Table: "logs", Paths: resolvePaths, Resolve: resolveCredentials, Check: checkConfig, Summary: summaryLines, Example: example, Docs: keyDocs()}
+}
+
+// resolveCredentials reads each victorialogs entry's secret from the
+// variable its bearer_token_env (or else password_env) names; an unset
+// variable leaves it empty, for Build and doctor to report.
+func resolveCredentials(cfg *config.Config, getenv func(string) string) {
+	for i, s := range cfg.Logs {
+		switch {
+		case s.BearerTokenEnv != "":
+			cfg.Logs[i].Secret = config.NewSecret(getenv(s.BearerTokenEnv))
+		case s.PasswordEnv != "":
+			cfg.Logs[i].Secret = config.NewSecret(getenv(s.PasswordEnv))
+		}
+	}
+}
+
+// vlOnly are the keys of a victorialogs source, with their values in s
+// ("" when unset).
+func vlOnly(s config.LogSource) []struct{ key, val string } {
+	return []struct{ key, val string }{
+		{"url", s.URL}, {"tenant", s.Tenant}, {"username", s.Username}, {"password_env", s.PasswordEnv},
+		{"bearer_token_env", s.BearerTokenEnv}, {"filter", s.Filter}, {"level_field", s.LevelField}, {"service_field", s.ServiceField},
+	}
+}
+
+// checkVictoriaLogs reports the problems of a backend = "victorialogs"
+// entry: its url, tenant, credentials and field names, and any key of a
+// files source.
+func checkVictoriaLogs(i int, s config.LogSource, c *config.Checker) {
+	key := func(k string) string { return fmt.Sprintf("logs[%d].%s", i, k) }
+	if msg := config.BaseURLProblem(s.URL, "http://127.0.0.1:9428"); msg != "" {
+		c.Bad(key("url"), config.Show(egress.Mask(s.URL).String()), msg)
+	}
+	if s.Tenant != "" && !validTenant(s.Tenant) {
+		c.Bad(key("tenant"), config.Show(s.Tenant), `must be "AccountID:ProjectID", two numbers, e.g. "12:0"`)
+	}
+	c.Auth(fmt.Sprintf("logs[%d]", i), s.HTTPAuth)
+	for _, f := range []struct{ key, val string }{{"level_field", s.LevelField}, {"service_field", s.ServiceField}} {
+		if f.val != "" && strings.TrimSpace(f.val) != f.val {
+			c.Bad(key(f.key), config.Show(f.val), "a field name without surrounding spaces, e.g. \"severity\"")
+		}
+	}
+	if strings.TrimSpace(s.Filter) == "" && s.Filter != "" {
+		c.Bad(key("filter"), config.Show(s.Filter), `blank: write a LogsQL stream filter such as '{namespace="shop"}' or remove filter`)
+	}
+	filesOnly := "used only with backend = \"files\": a victorialogs source reads the store at url"
+	if len(s.Paths) > 0 {
+		c.Bad(key("paths"), config.ListOrNone(s.Paths), filesOnly+"; remove paths")
+	}
+	if s.Format != config.FormatAuto {
+		c.Bad(key("format"), config.Show(s.Format), filesOnly+"; remove format")
+	}
+	for _, k := range []struct{ key, val string }{
+		{loglayout.KeyPattern, s.Pattern}, {loglayout.KeyTimeLayout, s.TimeLayout}, {loglayout.KeySample, s.Sample},
+		{"service", s.Service},
+	} {
+		if k.val != "" {
+			c.Bad(key(k.key), config.Show(k.val), filesOnly+"; remove "+k.key+" (service_field names the field holding the service)")
+		}
+	}
+}
+
+// validTenant reports whether t is "AccountID:ProjectID" of two uint32.
+func validTenant(t string) bool {
+	a, p, ok := strings.Cut(t, ":")
+	_, errA := strconv.ParseUint(a, 10, 32)
+	_, errP := strconv.ParseUint(p, 10, 32)
+	return ok && errA == nil && errP == nil
 }
 
 // resolvePaths makes every entry's globs absolute.
@@ -33,6 +104,20 @@ func resolvePaths(cfg *config.Config, r config.Paths) []string {
 func checkConfig(cfg *config.Config, c *config.Checker) {
 	for i, s := range cfg.Logs {
 		key := func(k string) string { return fmt.Sprintf("logs[%d].%s", i, k) }
+		if s.Location == nil {
+			if _, err := config.LoadLocation(s.Timezone); err != nil || s.Timezone == "" {
+				c.Bad(key("timezone"), config.Show(s.Timezone), `not a known time zone, write an IANA name such as "Asia/Shanghai", "UTC" or "Local"`)
+			}
+		}
+		if s.Backend == logtool.BackendVictoriaLogs {
+			checkVictoriaLogs(i, s, c)
+			continue
+		}
+		for _, k := range vlOnly(s) {
+			if k.val != "" {
+				c.Bad(key(k.key), config.Show(k.val), "used only with backend = \"victorialogs\": set backend = \"victorialogs\" or remove "+k.key)
+			}
+		}
 		if len(s.Paths) == 0 {
 			c.Bad(key("paths"), "[]", `must list at least one file or glob, e.g. ["/var/log/app/*.log"]`)
 		}
@@ -52,11 +137,6 @@ func checkConfig(cfg *config.Config, c *config.Checker) {
 		} {
 			if problem := layoutProblems[k.key]; problem != "" {
 				c.Bad(key(k.key), config.Show(k.val), problem)
-			}
-		}
-		if s.Location == nil {
-			if _, err := config.LoadLocation(s.Timezone); err != nil || s.Timezone == "" {
-				c.Bad(key("timezone"), config.Show(s.Timezone), `not a known time zone, write an IANA name such as "Asia/Shanghai", "UTC" or "Local"`)
 			}
 		}
 	}
@@ -105,7 +185,12 @@ func layout(s config.LogSource) map[string]string {
 func summaryLines(cfg *config.Config) []string {
 	var lines []string
 	for _, s := range cfg.Logs {
-		skip := []string{"name", "paths"}
+		if s.Backend == logtool.BackendVictoriaLogs {
+			lines = append(lines, fmt.Sprintf("logs %s: victorialogs %s (%s, auth %s)", s.Name, egress.Mask(s.URL).String(),
+				cfg.Pairs("", s, "name", "url", "paths", "format", "pattern", "time_layout", "sample", "service", "backend", "bearer_token_env", "username", "password_env"), s.Auth()))
+			continue
+		}
+		skip := []string{"name", "paths", "backend", "url", "tenant", "username", "password_env", "bearer_token_env", "filter", "level_field", "service_field"}
 		if s.Format != config.FormatCustom { // the layout keys are unused: not shown
 			skip = append(skip, "pattern", "time_layout", "sample")
 		}

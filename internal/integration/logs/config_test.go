@@ -14,7 +14,48 @@ func TestConfigErrors(t *testing.T) {
 	configtest.Errors(t, []config.Part{Source{}.Config()}, []configtest.Case{
 		{Name: "log without paths", TOML: "[[logs]]\nname = \"a\"\n", Want: []string{"logs[0].paths = [] in ", "at least one"}},
 		{Name: "bad glob", TOML: "[[logs]]\nname = \"a\"\npaths = [\"/var/log/[a.log\"]\n", Want: []string{"logs[0].paths[0] = ", "not a valid glob"}},
+		{Name: "victorialogs without url", TOML: vl(""), Want: []string{"logs[0].url = ", "empty"}},
+		{Name: "victorialogs with a files key", TOML: vl(`url = "http://127.0.0.1:9428"` + "\n" + `paths = ["/var/log/a.log"]`), Want: []string{"logs[0].paths = ", `used only with backend = "files"`}},
+		{Name: "victorialogs with format", TOML: vl(`url = "http://127.0.0.1:9428"` + "\n" + `format = "json"`), Want: []string{"logs[0].format = ", `used only with backend = "files"`}},
+		{Name: "victorialogs with service", TOML: vl(`url = "http://127.0.0.1:9428"` + "\n" + `service = "shop"`), Want: []string{"logs[0].service = ", "service_field"}},
+		{Name: "victorialogs bad tenant", TOML: vl(`url = "http://127.0.0.1:9428"` + "\n" + `tenant = "shop"`), Want: []string{"logs[0].tenant = ", "AccountID:ProjectID"}},
+		{Name: "victorialogs url with credentials", TOML: vl(`url = "http://u:p@127.0.0.1:9428"`), Want: []string{"logs[0].url = ", "credentials"}},
+		{Name: "victorialogs both credentials", TOML: vl(`url = "http://127.0.0.1:9428"` + "\n" + `bearer_token_env = "T"` + "\n" + `username = "u"` + "\n" + `password_env = "P"`), Want: []string{"logs[0].bearer_token_env", "not both"}},
+		{Name: "victorialogs bad backend", TOML: "[[logs]]\nname = \"a\"\nbackend = \"loki\"\n", Want: []string{"logs[0].backend", "loki"}},
+		{Name: "files with a victorialogs key", TOML: "[[logs]]\nname = \"a\"\npaths = [\"/var/log/a.log\"]\nlevel_field = \"severity\"\n", Want: []string{"logs[0].level_field = ", `used only with backend = "victorialogs"`}},
+		{Name: "files with a url", TOML: "[[logs]]\nname = \"a\"\npaths = [\"/var/log/a.log\"]\nurl = \"http://127.0.0.1:9428\"\n", Want: []string{"logs[0].url = ", `used only with backend = "victorialogs"`}},
 	})
+}
+
+// vl is a victorialogs [[logs]] entry with the keys body adds.
+func vl(body string) string {
+	return "[[logs]]\nname = \"store\"\nbackend = \"victorialogs\"\ntimezone = \"UTC\"\n" + body + "\n"
+}
+
+// A victorialogs entry with its keys loads; its password comes from the
+// variable password_env names, and the summary names the variable, never
+// the value.
+func TestVictoriaLogsConfig(t *testing.T) {
+	cfg, _, err := configtest.Load(t, vl(`url = "http://127.0.0.1:9428"
+tenant = "3:7"
+username = "reader"
+password_env = "VL_PW"
+filter = '{namespace="shop"}'
+level_field = "severity"`), map[string]string{"VL_PW": "vl-Secret-991"}, Source{}.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := cfg.Logs[0]
+	if s.Backend != "victorialogs" || s.Secret.Reveal() != "vl-Secret-991" || s.Tenant != "3:7" {
+		t.Fatalf("loaded %+v", s)
+	}
+	if lvl, svc := s.Fields(); lvl != "severity" || svc != "service" {
+		t.Errorf("fields %s %s, want severity and the default service", lvl, svc)
+	}
+	lines := strings.Join(summaryLines(cfg), "\n")
+	if !strings.Contains(lines, "victorialogs http://127.0.0.1:9428") || !strings.Contains(lines, "$VL_PW") || strings.Contains(lines, "vl-Secret-991") {
+		t.Errorf("summary %q", lines)
+	}
 }
 
 // TestCustomLayoutKeys loads [[logs]] entries with format = "custom" and

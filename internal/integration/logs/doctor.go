@@ -19,6 +19,10 @@ func (Source) Doctor(ctx context.Context, cfg *config.Config, _ integration.Env)
 	var out []doctor.Result
 	for _, src := range cfg.Logs {
 		name := "logs " + src.Name
+		if src.Backend == logtool.BackendVictoriaLogs {
+			out = append(out, vlDoctor(ctx, cfg, src))
+			continue
+		}
 		in, err := logtool.Inspect(ctx, src, logtool.InspectOptions{})
 		fixHint := "fix or remove the files listed, or narrow the paths (globs) of log source " + src.Name + " in " + cfg.File
 		switch {

@@ -42,12 +42,14 @@ type logFile struct {
 // Freezes is query_logs.
 func (Source) Freezes() []string { return []string{logtool.ToolName} }
 
-// Freeze freezes each log source the run read: of each of its files, the
+// Freeze freezes each log source the run read: a victorialogs source as
+// the recording of the run's calls on it (freezeRecorded); of each file of
+// a files source, the
 // lines from frozen.Margin before the earliest window the run queried to
 // frozen.Margin after the latest, as written (a gzip file is written
 // unpacked), each entry through redaction, with the source's layout
 // configuration.
-func (Source) Freeze(ctx context.Context, p *frozen.Pack) error {
+func (s Source) Freeze(ctx context.Context, p *frozen.Pack) error {
 	spans := map[string]*frozen.Span{}
 	var names []string
 	for _, inv := range p.Calls(logtool.ToolName) {
@@ -69,17 +71,22 @@ func (Source) Freeze(ctx context.Context, p *frozen.Pack) error {
 		}
 		spans[res.Source].Add(lo, hi)
 	}
+	var recorded []string
 	for _, name := range names {
 		i := slices.IndexFunc(p.Config.Logs, func(s config.LogSource) bool { return s.Name == name })
 		if i < 0 {
 			return p.Gone("log source", name)
+		}
+		if p.Config.Logs[i].Backend == logtool.BackendVictoriaLogs {
+			recorded = append(recorded, name)
+			continue
 		}
 		lo, hi := spans[name].Widened()
 		if err := freezeSource(ctx, p, p.Config.Logs[i], lo, hi); err != nil {
 			return err
 		}
 	}
-	return nil
+	return s.freezeRecorded(p, recorded)
 }
 
 func freezeSource(ctx context.Context, p *frozen.Pack, src config.LogSource, lo, hi time.Time) error {

@@ -19,10 +19,17 @@ type Source struct{}
 // Name is the integration's name.
 func (Source) Name() string { return "logs" }
 
-// Build adds query_logs over every [[logs]] entry; nothing without one.
+// Build adds query_logs over every [[logs]] entry; nothing without one. A
+// victorialogs entry whose credential variable is unset is a configuration
+// error.
 func (Source) Build(_ context.Context, cfg *config.Config, _ integration.Env, parts *integration.Parts) error {
 	if len(cfg.Logs) == 0 {
 		return nil
+	}
+	for _, src := range cfg.Logs {
+		if problem := secretProblem(cfg, src); problem != "" {
+			return integration.Configf("%s", problem)
+		}
 	}
 	return parts.Add(logtool.New(cfg.Logs))
 }

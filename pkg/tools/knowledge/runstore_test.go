@@ -92,7 +92,7 @@ func TestLegacyStoreFile(t *testing.T) {
 	// named after today's file (or fail on its existing table); only the
 	// store's migrations 3 (the runs rebuild for TOOL_CALL) and 4 (the audit
 	// record's members) are new to it.
-	if want := "knowledge/0002_knowledge.sql knowledge/0004_knowledge_vectors.sql runstore/0001_init.sql runstore/0003_knowledge_guard.sql runstore/0003_tool_call_intent.sql runstore/0004_invocation_detail.sql runstore/0005_timeline_intent.sql"; recorded != want {
+	if want := "knowledge/0002_knowledge.sql knowledge/0004_knowledge_vectors.sql runstore/0001_init.sql runstore/0003_knowledge_guard.sql runstore/0003_tool_call_intent.sql runstore/0004_invocation_detail.sql runstore/0005_timeline_intent.sql runstore/0006_run_number.sql"; recorded != want {
 		t.Errorf("recorded migrations %q, want %q", recorded, want)
 	}
 	var sections int

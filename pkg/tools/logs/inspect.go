@@ -129,6 +129,9 @@ func Inspect(ctx context.Context, src Source, opt InspectOptions) (Inspection, e
 		return Inspection{}, err
 	}
 	s := t.sources[0]
+	if s.vl != nil {
+		return Inspection{}, fmt.Errorf("log source %s is a victorialogs source (%s): inspect reads files; superbiz doctor checks it", s.Name, BackendVictoriaLogs)
+	}
 	files, err := Files(s.Paths)
 	if err != nil {
 		return Inspection{}, err

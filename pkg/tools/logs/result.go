@@ -94,6 +94,9 @@ type Result struct {
 	StatsSampled bool `json:"stats_sampled,omitempty"`
 	// Histogram answers the input's histogram (present only when asked).
 	Histogram *Histogram `json:"histogram,omitempty"`
+	// Method says how the answer was made where it is not read from files
+	// (a VictoriaLogs source: MethodVLRead, MethodVLServer).
+	Method string `json:"method,omitempty"`
 	Coverage
 }
 

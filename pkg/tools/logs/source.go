@@ -1,6 +1,11 @@
 package logs
 
-import "time"
+import (
+	"time"
+
+	"github.com/superbiz/superbiz/pkg/egress"
+	"github.com/superbiz/superbiz/pkg/tools"
+)
 
 // Format tells the log tool how to parse a source's lines; auto sniffs it.
 type Format string
@@ -15,7 +20,27 @@ const (
 	FormatCustom Format = "custom"
 )
 
-// Source is one [[logs]] entry: files query_logs may read under one name.
+// Backend is where a source's entries are read.
+type Backend string
+
+// The backends a [[logs]] source reads.
+const (
+	// BackendFiles reads log files on this machine (paths, format, ...).
+	BackendFiles Backend = "files"
+	// BackendVictoriaLogs reads a VictoriaLogs server or cluster over
+	// LogsQL (url, tenant, credentials, filter, level_field, service_field).
+	BackendVictoriaLogs Backend = "victorialogs"
+)
+
+// The field names a VictoriaLogs source reads level and service from when
+// it names none; the message and time are VictoriaLogs' own _msg and _time.
+const (
+	DefaultLevelField   = "level"
+	DefaultServiceField = "service"
+)
+
+// Source is one [[logs]] entry: files query_logs may read under one name,
+// or a VictoriaLogs store (Backend).
 // Its tags give the table's keys, defaults and bounds (internal/config reads
 // them; defaults.Of[Source]() holds the defaults).
 type Source struct {
@@ -38,4 +63,44 @@ type Source struct {
 	// Location is Timezone loaded; it interprets timestamps without an offset.
 	Location  *time.Location `json:"-"`
 	MaxWindow time.Duration  `toml:"max_window" json:"max_window" default:"6h" min:"1m" max:"744h"`
+	// Backend is files (the keys above) or victorialogs (the keys below).
+	Backend Backend `toml:"backend" json:"backend" default:"files" enum:"files,victorialogs"`
+	// URL is a VictoriaLogs single node or a cluster's select front end.
+	URL string `toml:"url" json:"url,omitempty"`
+	// Tenant is "AccountID:ProjectID" ("" for VictoriaLogs' default 0:0).
+	Tenant string `toml:"tenant" json:"tenant,omitempty"`
+	tools.HTTPAuth
+	// Filter is a LogsQL stream filter scoping the source ({namespace="shop"}).
+	Filter string `toml:"filter" json:"filter,omitempty"`
+	// LevelField and ServiceField name the fields holding the level and
+	// the service ("": DefaultLevelField, DefaultServiceField).
+	LevelField   string `toml:"level_field" json:"level_field,omitempty"`
+	ServiceField string `toml:"service_field" json:"service_field,omitempty"`
+	// Secret is the token or password read from the environment at load
+	// ("" when the variable is unset); it prints redacted.
+	Secret egress.Secret `json:"-"`
+}
+
+// Auth describes a VictoriaLogs source's credentials without their value:
+// their kind and the variable they come from, and whether it is set.
+func (s Source) Auth() string {
+	return s.Describe(func(env string) string {
+		if s.Secret.IsZero() {
+			return "$" + env + ", NOT SET"
+		}
+		return "$" + env
+	})
+}
+
+// Fields are the level and service field names of a VictoriaLogs source,
+// defaulted.
+func (s Source) Fields() (level, service string) {
+	level, service = s.LevelField, s.ServiceField
+	if level == "" {
+		level = DefaultLevelField
+	}
+	if service == "" {
+		service = DefaultServiceField
+	}
+	return level, service
 }

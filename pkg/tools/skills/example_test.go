@@ -21,6 +21,7 @@ func ExampleLoad() {
 	// diagnose-jvm-memory-risk builtin
 	// diagnose-mysql-connection-pool builtin
 	// diagnose-payment-timeout builtin
+	// diagnose-pod-restarts builtin
 	// diagnose-redis-timeout builtin
 	// diagnose-slow-response builtin
 }

@@ -12,6 +12,7 @@ var builtinNames = []string{
 	"diagnose-jvm-memory-risk",
 	"diagnose-mysql-connection-pool",
 	"diagnose-payment-timeout",
+	"diagnose-pod-restarts",
 	"diagnose-redis-timeout",
 	"diagnose-slow-response",
 }
@@ -75,7 +76,8 @@ func TestBuiltinToolInputs(t *testing.T) {
 		"query": true, "top_k": true, // lookup_knowledge
 		"source": true, "service": true, "level": true, "contains": true, "start": true, "end": true, "since": true, "limit": true, // query_logs
 		"database": true, "sql": true, "max_rows": true, // query_mysql
-		"step": true, // query_metrics (with query, source, start, end, since)
+		"step": true,                                                                  // query_metrics (with query, source, start, end, since)
+		"view": true, "namespace": true, "selector": true, "name": true, "type": true, // query_kubernetes (with source, start, end, limit)
 	}
 	c, err := Load(nil)
 	if err != nil {
@@ -240,4 +242,26 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("accepted %d bytes", len(data))
 		}
 	})
+}
+
+// The pods playbook teaches the order an engineer follows on Kubernetes
+// (issue 37): the unhealthy pods, their last termination, the Warning
+// events, the latest rollout, then the service's logs and metrics.
+func TestBuiltinPodRestartsOrder(t *testing.T) {
+	c, err := Load(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, ok := c.Get("diagnose-pod-restarts")
+	if !ok {
+		t.Fatal("no built-in playbook diagnose-pod-restarts")
+	}
+	at := -1
+	for _, step := range []string{`"view": "pods"`, "`last_termination`", `"type": "Warning"`, `"view": "rollouts"`, "`query_logs`", "`query_metrics` when offered"} {
+		i := strings.Index(p.Body, step)
+		if i <= at {
+			t.Fatalf("%q is missing or out of order (at %d, after %d) in:\n%s", step, i, at, p.Body)
+		}
+		at = i
+	}
 }
