@@ -33,3 +33,19 @@ func TestProseToken(t *testing.T) {
 		}
 	}
 }
+
+// Full-width forms are folded to ASCII before the rules run, the first
+// (U+FF01 '！') and the last (U+FF5E '～') of the range too, and the
+// ideographic space U+3000: a value written with them is still masked.
+func TestFullWidthRangeEnds(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"密码 ！abc123", "密码 " + Marker},
+		{"密码 ～abc123", "密码 " + Marker},
+		{"密码\u3000abc123", "密码 " + Marker},
+		{"密码 ＂abc123", "密码 ＂abc123"},
+	} {
+		if got := String(tt.in); got != tt.want {
+			t.Errorf("String(%q)\n got %q\nwant %q", tt.in, got, tt.want)
+		}
+	}
+}
