@@ -18,9 +18,6 @@ func (s *scanner) evalEntry(data []byte, hs, end int) {
 	if next < end {
 		cont = data[next:end]
 	}
-	// a joined entry cut at its bound says so when it is returned
-	s.partsCut = hay != nil && cut
-	defer func() { s.partsCut = false }()
 	s.judge(line, cont, -1, func(_ int, w []byte) bool {
 		if hay != nil {
 			return containsFold(hay, w)
@@ -86,7 +83,7 @@ func (s *scanner) judge(line, cont []byte, glued int, has func(i int, w []byte) 
 		glued = s.textLines(cont)
 	}
 	s.acc.glued += glued
-	s.acc.add(r, cont, s.partsCut)
+	s.acc.add(r, cont)
 }
 
 // firstLine is b up to its first newline.
@@ -222,7 +219,7 @@ func (s *scanner) evalRecord(kind logparse.LineKind, r *logparse.Record, raw, re
 	if s.unread(v) {
 		return
 	}
-	s.acc.add(r, nil, false)
+	s.acc.add(r, nil)
 }
 
 // orphan counts a line that belongs to no entry (text before a file's first
