@@ -86,11 +86,31 @@ func bracketed(b []byte, i, max int) ([]byte, int, bool) {
 	if i >= len(b) || b[i] != '[' {
 		return nil, i, false
 	}
-	k := bytes.IndexByte(b[i+1:min(len(b), i+2+max)], ']')
-	if k < 0 {
+	j := closeBracket(b, i, max)
+	if j < 0 {
 		return nil, i, false
 	}
-	return b[i+1 : i+1+k], i + k + 2, true
+	return b[i+1 : j], j + 1, true
+}
+
+// closeBracket is the index of the "]" that closes the "[" at b[i], within
+// max bytes of what it encloses, brackets inside it nested
+// ("[QuorumPeer[myid=1]/…:FastLeaderElection@774]" is one name); -1 when
+// there is none.
+func closeBracket(b []byte, i, max int) int {
+	depth := 0
+	for j := i + 1; j < min(len(b), i+2+max); j++ {
+		switch b[j] {
+		case '[':
+			depth++
+		case ']':
+			if depth == 0 {
+				return j
+			}
+			depth--
+		}
+	}
+	return -1
 }
 
 // parseGunicorn reads gunicorn's error log: "[2026-11-20 09:00:00 +0000]

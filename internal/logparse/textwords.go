@@ -120,11 +120,12 @@ func serviceWord(b []byte, i int) ([]byte, int) {
 	return nil, i
 }
 
-// bracketService reads "[name]" at b[i]: up to 64 bytes without blanks.
+// bracketService reads "[name]" at b[i]: up to MaxServiceText bytes
+// without blanks, brackets inside it nested (closeBracket).
 func bracketService(b []byte, i int) ([]byte, int) {
 	if i < len(b) && b[i] == '[' {
-		if k := bytes.IndexByte(b[i:], ']'); k > 1 && k <= 64 && bytes.IndexByte(b[i+1:i+k], ' ') < 0 {
-			return b[i+1 : i+k], skipSpace(b, i+k+1)
+		if j := closeBracket(b, i, MaxServiceText); j > i+1 && bytes.IndexByte(b[i+1:j], ' ') < 0 {
+			return b[i+1 : j], skipSpace(b, j+1)
 		}
 	}
 	return nil, i
