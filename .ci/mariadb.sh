@@ -77,6 +77,11 @@ GRANT SELECT ON shop.* TO 'ro'@'127.0.0.1';
 CREATE USER 'admin'@'127.0.0.1' IDENTIFIED BY 'admin-secret';
 GRANT ALL PRIVILEGES ON shop.* TO 'admin'@'127.0.0.1';
 GRANT PROCESS ON *.* TO 'admin'@'127.0.0.1';
+-- The canary suite (e2e/canary_test.go) plants its corpus in databases of its
+-- own, canary_*, created and dropped by admin, read by ro: never in shop,
+-- whose checksum other tests compare.
+GRANT ALL PRIVILEGES ON \`canary\\_%\`.* TO 'admin'@'127.0.0.1';
+GRANT SELECT ON \`canary\\_%\`.* TO 'ro'@'127.0.0.1';
 SQL
 		echo "mariadb.sh: creating the shop database and accounts failed" >&2
 		return 1

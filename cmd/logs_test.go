@@ -114,8 +114,8 @@ func TestQueryLogsNoLayoutIsError(t *testing.T) {
 		t.Run(tt.source, func(t *testing.T) {
 			code, out, errOut := cli(t, env, "tools", "call", "-o", "json", "query_logs", `{"source":"`+tt.source+`","since":"1h"}`)
 			o := obsOf(t, out)
-			if code != ExitFailed || o["evidence_status"] != "ERROR" || o["error_code"] != "UNAVAILABLE" {
-				t.Fatalf("exit %d, observation %v; want exit 1, ERROR UNAVAILABLE\nstderr %s", code, o, errOut)
+			if code != ExitUnavailable || o["evidence_status"] != "ERROR" || o["error_code"] != "UNAVAILABLE" {
+				t.Fatalf("exit %d, observation %v; want exit 4, ERROR UNAVAILABLE\nstderr %s", code, o, errOut)
 			}
 			if !strings.Contains(errOut, tt.file) || !strings.Contains(errOut, tt.tried) {
 				t.Errorf("stderr does not name %s and %q:\n%s", tt.file, tt.tried, errOut)

@@ -121,7 +121,7 @@ func TestMetricsAuth(t *testing.T) {
 	env["PROM_PASSWORD"] = "wrong-" + prom.Password
 	code, out, errOut = cli(t, env, "-o", "json", "tools", "call", "query_metrics", input)
 	shown.WriteString(out + errOut)
-	if code != ExitFailed || !strings.Contains(out, `"error_code":"UNAVAILABLE"`) || !strings.Contains(errOut, "HTTP 401") ||
+	if code != ExitUnavailable || !strings.Contains(out, `"error_code":"UNAVAILABLE"`) || !strings.Contains(errOut, "HTTP 401") ||
 		!strings.Contains(errOut, `refused the credentials (check username "grafana" and the password in $PROM_PASSWORD)`) {
 		t.Errorf("wrong password: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}

@@ -115,7 +115,8 @@ observation object itself, whatever the outcome. No run is stored.
 
 Exit codes: 0 for EVIDENCE_FOUND or NO_EVIDENCE, 2 for a rejected input
 (INVALID_INPUT, NOT_READ_ONLY, NOT_ALLOWED, arguments that are not a JSON object, an unknown
-tool), 1 for a backend error (TIMEOUT, UNAVAILABLE, INTERNAL), 130 for a call
+tool), 4 when the tool's source could not be reached or read (UNAVAILABLE), 1 for
+another backend error (TIMEOUT, INTERNAL), 130 for a call
 cancelled by Ctrl-C (CANCELLED; 143 for SIGTERM, 129 for SIGHUP).`,
 		Example: `  superbiz tools call --demo query_logs '{"service":"payment-service","level":"ERROR","since":"1h"}'
   superbiz tools call --demo query_mysql '{"sql":"SELECT status, count(*) FROM orders GROUP BY status"}'

@@ -450,7 +450,7 @@ func collectStrings(v any, b *strings.Builder) {
 }
 
 // A source the tool cannot reach is a backend error: the observation says
-// UNAVAILABLE and the exit code is 1.
+// UNAVAILABLE and the exit code is 4, as for a model that cannot be reached.
 func TestToolsCallBackendError(t *testing.T) {
 	dir := t.TempDir()
 	env := diagnoseEnv(t)
@@ -458,8 +458,8 @@ func TestToolsCallBackendError(t *testing.T) {
 	cfg := filepath.Join(dir, "superbiz.toml")
 	mustWrite(t, cfg, "[knowledge]\npaths = [\"./runbooks\"]\n\n[[databases]]\nname = \"gone\"\ndriver = \"sqlite\"\ndsn = \"./missing.db\"\n")
 	code, out, errOut := cli(t, env, "--config", cfg, "-o", "json", "tools", "call", "query_mysql", `{"sql":"SELECT 1"}`)
-	if code != ExitFailed {
-		t.Fatalf("exit %d, want 1\n%s\n%s", code, out, errOut)
+	if code != ExitUnavailable {
+		t.Fatalf("exit %d, want 4\n%s\n%s", code, out, errOut)
 	}
 	if o := obsOf(t, out); o["evidence_status"] != "ERROR" || o["error_code"] != "UNAVAILABLE" {
 		t.Errorf("observation %v", o)

@@ -192,6 +192,13 @@ func freezeSources(ctx context.Context, p *frozen.Pack) error {
 	if tool := registry.Unfrozen(p.Run.Invocations); tool != "" {
 		return refused("run %s holds evidence from %s, which no integration freezes, so no pack was written: it would leave that evidence out", p.Run.ID, tool)
 	}
+	for _, c := range registry.Composites() {
+		reads, err := c.Inner(p)
+		if err != nil {
+			return err
+		}
+		p.Reads = append(p.Reads, reads...)
+	}
 	for _, f := range registry.Freezers() {
 		if err := f.Freeze(ctx, p); err != nil {
 			return err

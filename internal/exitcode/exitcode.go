@@ -27,7 +27,8 @@ const (
 	Usage = 2
 	// Fallback is a run that finished honestly without a conclusion.
 	Fallback = 3
-	// Unavailable is a model or required backend that cannot be reached.
+	// Unavailable is a model or required backend that cannot be reached:
+	// in `tools call`, a tool's source that answers UNAVAILABLE.
 	Unavailable = 4
 	// Cancelled is a run interrupted by the user (128 + SIGINT); a run
 	// cancelled by SIGTERM or SIGHUP exits 128 + that signal (143, 129).
@@ -142,10 +143,10 @@ type Code struct {
 func Reference() []Code {
 	return []Code{
 		{OK, "a released SUCCESS, or a command that simply worked (also `replay` when identical)"},
-		{Failed, "the run FAILED, a `doctor` check failed, `eval` scored below `--min-pass`, `replay` found a difference, a tool backend failed in `tools call`, the run store's disk is full, or any other error"},
+		{Failed, "the run FAILED, a `doctor` check failed, `eval` scored below `--min-pass`, `replay` found a difference, a tool backend failed in `tools call` (`TIMEOUT`, `INTERNAL`), the run store's disk is full, or any other error"},
 		{Usage, "usage or configuration error, or input rejected before any model call (also a refused tool input in `tools call` and `kb search`, and an `eval` pack that could not be loaded or run, and what `eval pack` refuses to freeze)"},
 		{Fallback, "FALLBACK: the run finished honestly without a conclusion"},
-		{Unavailable, "the model could not be reached or failed (stop reason `MODEL_UNAVAILABLE`; in `chat`, also a router that could not reach it); in `alerts` and `diagnose --alert`, Alertmanager could not be reached or failed; in `eval`, the model server failed a run; in `eval pack`, a metrics server the run read could not be reached"},
+		{Unavailable, "the model could not be reached or failed (stop reason `MODEL_UNAVAILABLE`; in `chat`, also a router that could not reach it); in `alerts` and `diagnose --alert`, Alertmanager could not be reached or failed; in `eval`, the model server failed a run; in `eval pack`, a metrics server the run read could not be reached; in `tools call`, the tool's source could not be reached or read (`UNAVAILABLE`)"},
 		{Cancelled, "cancelled by SIGINT (Ctrl-C), or by `q` or Ctrl-C in the `diagnose` terminal UI; the run is stored CANCELLED"},
 		{Terminated, "cancelled by SIGTERM; the run is stored CANCELLED"},
 		{HungUp, "cancelled by SIGHUP (the terminal closed); the run is stored CANCELLED"},

@@ -83,6 +83,11 @@ type Pack struct {
 	Store *runstore.Store
 	// Dir is the pack's (temporary) folder.
 	Dir string
+	// Reads are the reads the run's composite calls made inside them (a
+	// build_timeline call's query_logs and query_metrics), as calls of the
+	// tools they went to (integration.Composite): Calls lists them with the
+	// run's own, so each source freezes what they read too.
+	Reads []runrecord.Invocation
 
 	tables   []table
 	scenario map[string]any
@@ -100,12 +105,25 @@ type table struct {
 // in order: what a source freezes.
 func (p *Pack) Calls(tool string) []runrecord.Invocation {
 	var out []runrecord.Invocation
-	for _, inv := range p.Run.Invocations {
+	for _, inv := range append(slices.Clone(p.Run.Invocations), p.Reads...) {
 		if inv.Tool == tool && Evidence(inv) {
 			out = append(out, inv)
 		}
 	}
 	return out
+}
+
+// Read is a read the composite call of made inside it, as a completed
+// call of tool (its n-th) whose observation's result is result: the
+// members of the tool's own result type its Freezer reads (the source and
+// the window).
+func Read(of runrecord.Invocation, n int, tool string, result any) (runrecord.Invocation, error) {
+	obs, err := json.Marshal(map[string]any{"evidence_status": tools.EvidenceFound, "result": result})
+	if err != nil {
+		return runrecord.Invocation{}, fmt.Errorf("eval pack: call %s: its read of %s: %w", of.ToolCallID, tool, err)
+	}
+	return runrecord.Invocation{ToolCallID: fmt.Sprintf("%s.%d", of.ToolCallID, n), Tool: tool, Kind: runrecord.KindEvidence,
+		Status: runrecord.InvocationCompleted, EvidenceStatus: tools.EvidenceFound, Observation: obs, StartedAt: of.StartedAt}, nil
 }
 
 // Evidence reports whether a stored call holds evidence a pack must

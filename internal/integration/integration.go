@@ -17,6 +17,7 @@ import (
 	"github.com/superbiz/superbiz/internal/doctor"
 	"github.com/superbiz/superbiz/internal/frozen"
 	"github.com/superbiz/superbiz/pkg/model"
+	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/pkg/runstore"
 	"github.com/superbiz/superbiz/pkg/tools"
 	"github.com/superbiz/superbiz/pkg/tools/knowledge"
@@ -72,6 +73,15 @@ type Freezer interface {
 	// p.Calls and frozen.Result (the tool's own result type), never by a
 	// JSON shape of its own.
 	Freeze(ctx context.Context, p *frozen.Pack) error
+}
+
+// Composite is a Freezer whose tool reads other tools inside one call
+// (build_timeline reads query_logs and query_metrics): Inner gives the
+// reads the run's calls of it made, as calls of the tools they went to, so
+// that those tools' Freezers freeze their evidence too. eval pack asks
+// every Composite before any Freezer freezes.
+type Composite interface {
+	Inner(p *frozen.Pack) ([]runrecord.Invocation, error)
 }
 
 // Replayer is a Source whose frozen evidence eval serves back to a pack's

@@ -281,6 +281,18 @@ func Freezers() []integration.Freezer {
 	return out
 }
 
+// Composites are the sources whose tool reads other tools inside one
+// call, in registry order: eval pack freezes their reads too.
+func Composites() []integration.Composite {
+	var out []integration.Composite
+	for _, s := range Sources() {
+		if c, ok := s.(integration.Composite); ok {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // Unfrozen is the first evidence tool of calls that no Freezer freezes, ""
 // when every one has its Freezer: eval pack refuses to write a pack that
 // would silently leave a source's evidence out.

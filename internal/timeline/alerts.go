@@ -2,7 +2,13 @@ package timeline
 
 import (
 	"context"
+	"encoding/json"
+	"strings"
 	"time"
+
+	"github.com/superbiz/superbiz/internal/schema"
+	"github.com/superbiz/superbiz/pkg/model"
+	"github.com/superbiz/superbiz/pkg/tools"
 )
 
 // AlertsTool is the name of the timeline's read of Alertmanager: a tool
@@ -25,6 +31,20 @@ type AlertsResult struct {
 	Truncated bool `json:"truncated,omitempty"`
 	// Skipped counts alerts left out for a start time that is not one.
 	Skipped int `json:"skipped,omitempty"`
+}
+
+// AlertsDefinition declares read_alerts (to the timeline's registry only).
+func AlertsDefinition() model.Tool {
+	return model.Tool{Name: AlertsTool, Description: "List the firing alerts of the configured Alertmanager.", Parameters: schema.Marshal(schema.Reflect(AlertsInput{}))}
+}
+
+// AlertsCanonical is read_alerts' canonical input: only an empty object.
+func AlertsCanonical(in json.RawMessage) (tools.Canonical, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(in, &m); err != nil || len(m) > 0 {
+		return tools.Canonical{}, tools.InvalidInput("read_alerts takes an empty object {}")
+	}
+	return tools.Canonical{Input: json.RawMessage(`{}`), Summary: "firing alerts"}, nil
 }
 
 // FiringAlert is one alert as the timeline reads it.
@@ -65,15 +85,55 @@ func (b *builder) alerts(ctx context.Context) error {
 		if al.StartsAt.Before(w.Start) || al.StartsAt.After(w.End) {
 			continue
 		}
-		sum := "alert " + al.Name + " started firing"
-		if al.Severity != "" {
-			sum += " (" + al.Severity + ")"
-		}
-		if al.Summary != "" {
-			sum += ": " + al.Summary
-		}
-		es = append(es, Event{At: al.StartsAt, Kind: AlertStarted, Source: "alertmanager", Service: al.Service, Summary: sum, ToolCallID: o.ToolCallID})
+		es = append(es, Event{At: al.StartsAt, Kind: AlertStarted, Source: "alertmanager", Service: al.Service, Summary: startedSummary(al), ToolCallID: o.ToolCallID})
 	}
 	b.done(cov, es...)
 	return nil
+}
+
+// The words of an alert_started event's summary around the alert's name.
+const (
+	alertPrefix  = "alert "
+	alertStarted = " started firing"
+)
+
+// startedSummary is the summary of al's alert_started event: its name,
+// severity and summary annotation (AlertsOf reads them back).
+func startedSummary(al FiringAlert) string {
+	sum := alertPrefix + al.Name + alertStarted
+	if al.Severity != "" {
+		sum += " (" + al.Severity + ")"
+	}
+	if al.Summary != "" {
+		sum += ": " + al.Summary
+	}
+	return sum
+}
+
+// AlertsOf are the alerts whose start tl placed, read back from its
+// alert_started events (name, severity, summary, service, start), oldest
+// first: what eval pack freezes of a timeline's read of Alertmanager. The
+// fingerprint is not in an event and stays "".
+func AlertsOf(tl Timeline) []FiringAlert {
+	out := []FiringAlert{}
+	for _, e := range tl.Events {
+		if e.Kind != AlertStarted {
+			continue
+		}
+		rest, ok := strings.CutPrefix(e.Summary, alertPrefix)
+		if !ok {
+			continue
+		}
+		name, rest, ok := strings.Cut(rest, alertStarted)
+		if !ok {
+			continue
+		}
+		al := FiringAlert{Name: name, StartsAt: e.At, Service: e.Service}
+		if sev, after, ok := strings.Cut(strings.TrimPrefix(rest, " ("), ")"); strings.HasPrefix(rest, " (") && ok {
+			al.Severity, rest = sev, after
+		}
+		al.Summary = strings.TrimPrefix(rest, ": ")
+		out = append(out, al)
+	}
+	return out
 }

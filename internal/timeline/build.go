@@ -211,12 +211,27 @@ func logsCoverage(r logs.Result) (Status, string) {
 
 // baselineOf is how far before the window src is read for what was
 // normal: an hour, less when the source's max_window leaves less.
-func (b *builder) baselineOf(ls LogSource) time.Duration {
+func (b *builder) baselineOf(ls LogSource) time.Duration { return baselineFor(b.plan.Window, ls) }
+
+func baselineFor(w Window, ls LogSource) time.Duration {
 	d := baseline
 	if ls.MaxWindow > 0 {
-		d = min(d, ls.MaxWindow-b.plan.Window.End.Sub(b.plan.Window.Start))
+		d = min(d, ls.MaxWindow-w.End.Sub(w.Start))
 	}
 	return max(d, 0)
+}
+
+// LogSpan is the time a timeline of w reads of the log source ls, from
+// its baseline before the window to the window's end: what eval pack
+// freezes of it.
+func LogSpan(w Window, ls LogSource) (lo, hi time.Time) {
+	return w.Start.Add(-baselineFor(w, ls)), w.End
+}
+
+// MetricSpan is the time a timeline of w reads of each metric: its grid
+// over the window and the baselinePoints steps before it.
+func MetricSpan(w Window) (lo, hi time.Time) {
+	return w.Start.Add(-baselinePoints * metricStep(w.End.Sub(w.Start))), w.End
 }
 
 // readLogs makes a detector's query_logs call and reads its answer: the
@@ -581,7 +596,7 @@ func metricStep(window time.Duration) time.Duration {
 func (b *builder) metric(ctx context.Context, m Metric) error {
 	w := b.plan.Window
 	step := metricStep(w.End.Sub(w.Start))
-	from := w.Start.Add(-baselinePoints * step)
+	from, _ := MetricSpan(w)
 	in := map[string]any{"query": m.Query, "start": stamp(from), "end": stamp(w.End), "step": tools.FormatDuration(step), "values": true}
 	if m.Source != "" {
 		in["source"] = m.Source

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -306,4 +307,12 @@ func (r *reader) read(ctx context.Context, tool string, input any) (Observed, er
 		}
 	}
 	return o, nil
+}
+
+// WithRead is t with the read adapter a added (or replacing the one of its
+// name): eval gives a pack's build_timeline the recorded read_alerts.
+func (t *Tool) WithRead(a tools.Adapter) *Tool {
+	c := &Tool{logs: t.logs, metrics: t.metrics, reads: maps.Clone(t.reads)}
+	c.reads[a.Definition().Name] = a
+	return c
 }

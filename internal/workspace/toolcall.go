@@ -96,7 +96,9 @@ func unknownTool(name string, reg *harness.Toolset) error {
 
 // Verdict is the call's exit (docs/SPEC.md#superbiz-tools-call), nil for
 // evidence or its honest absence; else an *exitcode.Error with the
-// boundary's redacted reason: 2 for a rejected input, 1 for a backend
+// boundary's redacted reason: 2 for a rejected input, 4 when the tool's
+// source could not be reached or read (UNAVAILABLE, as a model or
+// Alertmanager that cannot be reached is 4), 1 for any other backend
 // error, 130 when ctx ended the call. The MCP service shows its message.
 func (r ToolCall) Verdict(ctx context.Context) error {
 	class, code, skillErr, err := usecase.ClassifyObservation(r.Tool, r.Observation)
@@ -130,5 +132,9 @@ func (r ToolCall) Verdict(ctx context.Context) error {
 	case r.Invocation.Control != "":
 		return &exitcode.Error{Code: exitcode.Failed, Err: egress.Errorf("%s was not executed (%s)%s", r.Tool, code, reason)}
 	}
-	return &exitcode.Error{Code: exitcode.Failed, Err: egress.Errorf("%s failed (%s)%s", r.Tool, code, reason)}
+	exit := exitcode.Failed
+	if code == tools.CodeUnavailable {
+		exit = exitcode.Unavailable
+	}
+	return &exitcode.Error{Code: exit, Err: egress.Errorf("%s failed (%s)%s", r.Tool, code, reason)}
 }

@@ -39,9 +39,9 @@ func TestVerdictMessages(t *testing.T) {
 		{"refused", context.Background(), `{"tool_call_id":"c1","tool":"query_postgres","evidence_status":"ERROR","error_code":"NOT_ALLOWED"}`,
 			harness.Invocation{Kind: runrecord.KindEvidence, Detail: refusal},
 			exitcode.Usage, "query_postgres rejected the input (NOT_ALLOWED): " + refusal},
-		{"failed with a secret in the detail", context.Background(), `{"tool_call_id":"c1","tool":"query_logs","evidence_status":"ERROR","error_code":"UNAVAILABLE"}`,
+		{"failed with a secret in the detail", context.Background(), `{"tool_call_id":"c1","tool":"query_logs","evidence_status":"ERROR","error_code":"TIMEOUT"}`,
 			harness.Invocation{Kind: runrecord.KindEvidence, Detail: "dial postgres://app:HunterTwoAlpaca9@db:5432/shop failed"},
-			exitcode.Failed, "query_logs failed (UNAVAILABLE): dial postgres://app:" + egress.Marker + "@db:5432/shop failed"},
+			exitcode.Failed, "query_logs failed (TIMEOUT): dial postgres://app:" + egress.Marker + "@db:5432/shop failed"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -50,6 +50,7 @@ const (
 	StatusCompleted = runrecord.InvocationCompleted
 	StatusRefused   = runrecord.InvocationRefused
 	StatusDiscarded = runrecord.InvocationDiscarded
+	StatusCancelled = runrecord.InvocationCancelled
 )
 
 // Invocation is the canonical record of one tool step of a run, declared
@@ -374,8 +375,15 @@ func (b *Boundary) handleEvidence(adapter tools.Adapter, call model.ToolCall, in
 		}
 	}
 	if r := b.rc.Interrupted(); r != "" {
-		// A result arriving after cancellation or the deadline is not accepted.
+		// A result arriving after cancellation or the deadline is not
+		// accepted. A call the run's cancellation ended is audited
+		// CANCELLED whatever the adapter made of it: an HTTP client reports
+		// the cancellation's cause (the stop signal), not context.Canceled,
+		// and an adapter may have finished just before.
 		inv.Status = StatusDiscarded
+		if r == runrecord.StopCancelled {
+			inv.Status, inv.EvidenceStatus, inv.ErrorCode = StatusCancelled, tools.StatusError, tools.CodeCancelled
+		}
 		o = base
 		o.Control = runrecord.ControlStop
 		return o, inv

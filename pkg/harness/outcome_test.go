@@ -129,22 +129,24 @@ func TestCallsAfterStopRequiredInTheSameTurnDoNotRun(t *testing.T) {
 }
 
 // A tool result that arrives after the run was cancelled or passed its
-// deadline is discarded: the model is told to stop, the step is DISCARDED,
-// no evaluation is asked for it, and the EvidenceGuard refuses a draft
-// citing it.
+// deadline is discarded: the model is told to stop, the step is DISCARDED
+// (after the deadline) or CANCELLED with error code CANCELLED (after a
+// cancel, whatever the tool answered), no evaluation is asked for it, and
+// the EvidenceGuard refuses a draft citing it.
 func TestLateToolResultIsDiscardedAndNeverCitable(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		deadline time.Duration
 		during   func(rc *harness.RunContext) func(context.Context)
 		reason   runrecord.StopReason
+		status   string
 	}{
 		{"cancelled", time.Minute, func(rc *harness.RunContext) func(context.Context) {
 			return func(context.Context) { rc.Cancel() }
-		}, runrecord.StopCancelled},
+		}, runrecord.StopCancelled, harness.StatusCancelled},
 		{"deadline", 50 * time.Millisecond, func(*harness.RunContext) func(context.Context) {
 			return func(ctx context.Context) { <-ctx.Done() }
-		}, runrecord.StopDeadline},
+		}, runrecord.StopDeadline, harness.StatusDiscarded},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := harness.DefaultBudget()
@@ -159,11 +161,14 @@ func TestLateToolResultIsDiscardedAndNeverCitable(t *testing.T) {
 				t.Fatalf("observation %s after %d runs, want STOP_REQUIRED", obs, tool.runs.Load())
 			}
 			invs := bd.Invocations()
-			if len(invs) != 1 || invs[0].Status != harness.StatusDiscarded || invs[0].Ready() {
-				t.Fatalf("invocations %+v, want one DISCARDED step", invs)
+			if len(invs) != 1 || invs[0].Status != tc.status || invs[0].Ready() {
+				t.Fatalf("invocations %+v, want one %s step", invs, tc.status)
 			}
-			if len(rec.invs) != 1 || rec.invs[0].Status != harness.StatusDiscarded {
-				t.Fatalf("audit %+v, want the DISCARDED step", rec.invs)
+			if len(rec.invs) != 1 || rec.invs[0].Status != tc.status {
+				t.Fatalf("audit %+v, want the %s step", rec.invs, tc.status)
+			}
+			if tc.status == harness.StatusCancelled && (rec.invs[0].EvidenceStatus != tools.StatusError || rec.invs[0].ErrorCode != tools.CodeCancelled) {
+				t.Fatalf("audit %+v, want ERROR CANCELLED", rec.invs[0])
 			}
 			if r := rc.Interrupted(); r != tc.reason {
 				t.Fatalf("interrupted %q, want %q", r, tc.reason)

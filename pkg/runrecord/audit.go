@@ -98,11 +98,15 @@ const (
 	InvocationRefused = "REFUSED"
 	// InvocationDiscarded: ran, but the run could not accept its observation.
 	InvocationDiscarded = "DISCARDED"
+	// InvocationCancelled: ran while the run was cancelled (a stop signal,
+	// the client gone): whatever the adapter answered is not accepted, and
+	// the call is audited ERROR CANCELLED.
+	InvocationCancelled = "CANCELLED"
 )
 
 // InvocationStatuses lists every tool-step status, for exhaustive tests.
 func InvocationStatuses() []string {
-	return []string{InvocationCompleted, InvocationRefused, InvocationDiscarded}
+	return []string{InvocationCompleted, InvocationRefused, InvocationDiscarded, InvocationCancelled}
 }
 
 // Invocation is the audit record of one tool step of a run: the harness

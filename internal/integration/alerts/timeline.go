@@ -7,7 +7,6 @@ import (
 	"fmt"
 
 	"github.com/superbiz/superbiz/internal/alerts"
-	"github.com/superbiz/superbiz/internal/schema"
 	"github.com/superbiz/superbiz/internal/timeline"
 	"github.com/superbiz/superbiz/pkg/model"
 	"github.com/superbiz/superbiz/pkg/tools"
@@ -20,17 +19,11 @@ type TimelineReader struct{ Client *alerts.Client }
 var _ tools.Adapter = TimelineReader{}
 
 // Definition declares the tool (to the timeline's registry only).
-func (TimelineReader) Definition() model.Tool {
-	return model.Tool{Name: timeline.AlertsTool, Description: "List the firing alerts of the configured Alertmanager.", Parameters: schema.Marshal(schema.Reflect(timeline.AlertsInput{}))}
-}
+func (TimelineReader) Definition() model.Tool { return timeline.AlertsDefinition() }
 
 // Canonical accepts only an empty object.
 func (TimelineReader) Canonical(in json.RawMessage) (tools.Canonical, error) {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(in, &m); err != nil || len(m) > 0 {
-		return tools.Canonical{}, tools.InvalidInput("read_alerts takes an empty object {}")
-	}
-	return tools.Canonical{Input: json.RawMessage(`{}`), Summary: "firing alerts"}, nil
+	return timeline.AlertsCanonical(in)
 }
 
 // Execute reads the firing alerts.

@@ -11,12 +11,31 @@ import (
 	"github.com/superbiz/superbiz/internal/integration"
 )
 
-// PlantCanaries writes a SQLite database holding lines in every place SQLite
+// PlantCanaries plants lines in both kinds of database query_mysql reads:
+// a SQLite file (plantSQLite) and a database of its own on the MariaDB
+// server CI starts (.ci/mariadb.sh; TEXT, BLOB, JSON cells and a key/value
+// row), which Stop drops.
+func (Source) PlantCanaries(dir string, lines []string) (integration.Planted, error) {
+	sqlite, err := plantSQLite(dir, lines)
+	if err != nil {
+		return sqlite, err
+	}
+	toml, stop, err := plantMariaDB("canary_mariadb", lines)
+	if err != nil {
+		return sqlite, err
+	}
+	sqlite.Config += toml
+	sqlite.Calls = append(sqlite.Calls, cellCalls("canary_mariadb", len(lines), false)...)
+	sqlite.Stop = stop
+	return sqlite, nil
+}
+
+// plantSQLite writes a SQLite database holding lines in every place SQLite
 // keeps text: a TEXT cell, a BLOB cell, a JSON document (TEXT), the value of
 // a key/value row whose key names a secret, an FTS5 index, a column's
 // DEFAULT literal, and a trigger that copies a changed value to another
 // table (which must not fire while a copy is masked).
-func (Source) PlantCanaries(dir string, lines []string) (p integration.Planted, err error) {
+func plantSQLite(dir string, lines []string) (p integration.Planted, err error) {
 	path := filepath.Join(dir, "canary.db")
 	db, err := sql.Open("sqlite", path)
 	if err != nil {
@@ -55,8 +74,8 @@ func (Source) PlantCanaries(dir string, lines []string) (p integration.Planted, 
 	return integration.Planted{
 		Config: fmt.Sprintf("[[databases]]\nname = \"canary\"\ndriver = \"sqlite\"\ndsn = %q\n", path),
 		Calls: []json.RawMessage{
-			json.RawMessage(`{"sql":"SELECT id, body, raw, doc FROM notes","max_rows":100}`),
-			json.RawMessage(`{"sql":"SELECT name, value FROM settings","max_rows":100}`),
+			sqlCall("canary", "SELECT id, body, raw, doc FROM notes"),
+			sqlCall("canary", "SELECT name, value FROM settings"),
 		},
 	}, nil
 }

@@ -12,7 +12,6 @@ import (
 
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/doctor"
-	"github.com/superbiz/superbiz/internal/frozen"
 	"github.com/superbiz/superbiz/internal/integration"
 	alertsource "github.com/superbiz/superbiz/internal/integration/alerts"
 	"github.com/superbiz/superbiz/internal/timeline"
@@ -98,17 +97,4 @@ func (Source) Reads(_, observation json.RawMessage) []string {
 		}
 	}
 	return out
-}
-
-// Freezes is build_timeline.
-func (Source) Freezes() []string { return []string{timeline.ToolName} }
-
-// Freeze refuses a run that built a timeline: its reads are not calls of
-// their own, so no pack file could serve them back; a pack without them
-// would grade a different run.
-func (Source) Freeze(_ context.Context, p *frozen.Pack) error {
-	if calls := p.Calls(timeline.ToolName); len(calls) > 0 {
-		return frozen.Refused("the run built a timeline (%s, call %s), whose reads eval pack cannot freeze yet: freeze a run that did not call %s", timeline.ToolName, calls[0].ToolCallID, timeline.ToolName)
-	}
-	return nil
 }

@@ -3,6 +3,7 @@ package kubernetes
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -297,6 +298,14 @@ func TestHangingServer(t *testing.T) {
 	out, _ = run(ctx, t, tool, time.Now(), `{"view":"events"}`)
 	if out.ErrorCode != tools.CodeCancelled {
 		t.Errorf("cancelled mid-list: %s %v, want CANCELLED", out.ErrorCode, out.Detail)
+	}
+	// a stop signal cancels with a cause, which the HTTP client reports
+	// instead of context.Canceled: still CANCELLED, never UNAVAILABLE
+	cctx, cancelCause := context.WithCancelCause(context.Background())
+	time.AfterFunc(100*time.Millisecond, func() { cancelCause(errors.New("received interrupt")) })
+	out, _ = run(cctx, t, tool, time.Now(), `{"view":"events"}`)
+	if out.ErrorCode != tools.CodeCancelled {
+		t.Errorf("cancelled with a cause mid-list: %s %v, want CANCELLED", out.ErrorCode, out.Detail)
 	}
 }
 

@@ -240,7 +240,7 @@ func (t *Tool) Execute(ctx context.Context, call tools.Call) tools.Outcome {
 		seen, err = r.nodes(ctx, &res)
 	}
 	if err != nil {
-		return t.failed(p, err)
+		return t.failed(ctx, p, err)
 	}
 	if r.partial {
 		res.Coverage = tools.CoveragePartial
@@ -475,10 +475,17 @@ func (r *reader) nodes(ctx context.Context, res *Result) (int, error) {
 }
 
 // failed turns a read's error into an ERROR outcome with its stable code
-// and a detail naming the source, its context and the request refused.
-func (t *Tool) failed(p *parsedInput, err error) tools.Outcome {
+// and a detail naming the source, its context and the request refused. A
+// read that ctx ended is CANCELLED or TIMEOUT by ctx itself: the HTTP
+// client reports a cancellation's cause (a stop signal), not
+// context.Canceled.
+func (t *Tool) failed(ctx context.Context, p *parsedInput, err error) tools.Outcome {
 	detail := fmt.Errorf("query_kubernetes %s (context %s): %w", p.src.Name, p.src.cluster.context, err)
-	if code := tools.ContextCode(err); code != "" {
+	code := tools.ContextCode(ctx.Err())
+	if code == "" {
+		code = tools.ContextCode(err)
+	}
+	if code != "" {
 		if code == tools.CodeTimeout {
 			detail = fmt.Errorf("%w (the source's timeout is %s)", detail, tools.FormatDuration(p.src.Timeout))
 		}

@@ -135,6 +135,19 @@ func TestPGMaskQuoted(t *testing.T) {
 			t.Errorf("%q: got %q, want %q", tt.in, got, tt.want)
 		}
 	}
+	// The server quotes a value without escaping its quotes: masked to the
+	// message's last quote.
+	for _, tt := range []struct{ in, want string }{
+		{`invalid input syntax for type integer: "{"level":"INFO","api_keys":["Cnry02"]}"`, `invalid input syntax for type integer: "[REDACTED]"`},
+		{`invalid input syntax for type json: "a "b" c" at "nope"`, `invalid input syntax for type json: "[REDACTED]"`},
+		{`column "nope" of relation "x" does not exist`, `column "nope" of relation "[REDACTED]" does not exist`},
+		{`value "a""b" is bad`, `value "[REDACTED]" is bad`},
+		{`unterminated "HunterTwo`, `unterminated "[REDACTED]`},
+	} {
+		if got := pgMaskServerQuoted(tt.in, stmt); got != tt.want {
+			t.Errorf("server %q: got %q, want %q", tt.in, got, tt.want)
+		}
+	}
 	if got := pgMaskPlanLiterals(`Filter: ((note <> 'ViewLiteralSecret2'::text) AND (name = 'it''s'))`, stmt); got != `Filter: ((note <> '[REDACTED]'::text) AND (name = 'it''s'))` {
 		t.Errorf("plan: %q", got)
 	}

@@ -31,7 +31,7 @@ func pgMaskError(err error, stmt string) error {
 	}
 	masked := &pgconn.PgError{
 		Severity: pe.Severity, SeverityUnlocalized: pe.SeverityUnlocalized, Code: pe.Code,
-		Message: egress.Mask(pgMaskQuoted(pe.Message, stmt, '"')).String(),
+		Message: egress.Mask(pgMaskServerQuoted(pe.Message, stmt)).String(),
 	}
 	// The whole text passes the egress door too (issue 34's one policy), on
 	// top of the quoted spans this source masks.
@@ -53,8 +53,20 @@ func (e *maskedPGError) Unwrap() error { return e.masked }
 // pgMaskQuoted replaces each span quoted by q (with the doubled quote as
 // its escape) whose content is not found in stmt, case-insensitively, by
 // the quoted marker.
-func pgMaskQuoted(s, stmt string, q byte) string {
+func pgMaskQuoted(s, stmt string, q byte) string { return pgMaskSpans(s, stmt, q, false) }
+
+// pgMaskServerQuoted is pgMaskQuoted of a server message, whose quoted
+// value keeps its own quotes unescaped (`invalid input syntax for type
+// integer: "{"token":["…"]}"`): from the first span that is not text of the
+// statement to the message's last quote, everything is masked, so a quote
+// inside the value cannot end the masking early.
+func pgMaskServerQuoted(s, stmt string) string { return pgMaskSpans(s, stmt, '"', true) }
+
+// pgMaskSpans masks the quoted spans of s not found in stmt; to the last
+// quote of s once one is masked, when rest is true.
+func pgMaskSpans(s, stmt string, q byte, rest bool) string {
 	lower := strings.ToLower(stmt)
+	last := strings.LastIndexByte(s, q)
 	var b strings.Builder
 	for i := 0; i < len(s); {
 		if s[i] != q {
@@ -86,6 +98,9 @@ func pgMaskQuoted(s, stmt string, q byte) string {
 			b.WriteByte(q)
 			b.WriteString(egress.Marker)
 			b.WriteByte(q)
+			if rest && last > end {
+				end = last
+			}
 		}
 		i = end + 1
 	}
