@@ -8,7 +8,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/superbiz/superbiz/internal/config"
+	alertsource "github.com/superbiz/superbiz/internal/integration/alerts"
+	timelinesource "github.com/superbiz/superbiz/internal/integration/timeline"
 	"github.com/superbiz/superbiz/internal/runview"
+	"github.com/superbiz/superbiz/internal/timeline"
 	"github.com/superbiz/superbiz/internal/tui"
 	"github.com/superbiz/superbiz/internal/usecase"
 	"github.com/superbiz/superbiz/pkg/egress"
@@ -36,6 +39,8 @@ and the sequence of tool calls. A diagnosis made in chat is routed again from
 its recorded router rounds, as chat routed it. --live-tools re-queries today's sources; --live-model
 calls the configured model instead of the recording, and a tool call with no
 recorded observation then gets evidence_status ERROR, error_code UNRECORDED.
+A stored TIMELINE run is built again over its window from its recorded reads
+and compared call by call and by its timeline.
 Exit codes: 0 identical, 1 different, 2 a run that cannot be replayed.`,
 		Example: `  superbiz replay 12
   superbiz replay --live-tools r_01jd2k9x
@@ -106,9 +111,18 @@ func (a *app) runReplay(cmd *cobra.Command, id string, f replayFlags) error {
 		printer = &tui.LinePrinter{W: a.io.ErrOut}
 		d.Events = printer
 	}
-	rep, err := d.Replay(ctx, orig.ID, usecase.ReplayOptions{
+	opts := usecase.ReplayOptions{
 		LiveTools: f.liveTools, LiveModel: f.liveModel, Adapters: w.Adapters, Playbooks: w.Playbooks,
-	})
+		Timeline: timeline.Plan{Metrics: cfg.Timeline.Metrics, Logs: timelinesource.LogSources(cfg)},
+	}
+	if orig.Intent == runrecord.IntentTimeline && f.liveTools && cfg.Alerts.URL != "" {
+		client, err := alertsource.Client(cfg, a.getenv)
+		if err != nil {
+			return err
+		}
+		opts.LiveAlerts = alertsource.TimelineReader{Client: client}
+	}
+	rep, err := d.Replay(ctx, orig.ID, opts)
 	if err != nil {
 		return fmt.Errorf("replay %s: %w", orig.ID, err)
 	}
@@ -171,7 +185,8 @@ func writeReplayText(w egress.Writer, rep usecase.ReplayReport, markdown bool) e
 // configuration does not provide, so a replay that is bound to differ for
 // that reason says why before it starts.
 func missingTools(orig *runstore.RunDetail, adapters []tools.Adapter) []string {
-	have := make(map[string]bool, len(adapters))
+	// a timeline's read of Alertmanager is answered from its recording
+	have := map[string]bool{timeline.AlertsTool: true}
 	for _, ad := range adapters {
 		have[ad.Definition().Name] = true
 	}

@@ -214,7 +214,7 @@ func TestReplayRefusals(t *testing.T) {
 		want string
 	}{
 		{[]string{"replay", "r_nope"}, `unknown run "r_nope" in ` + env["SUPERBIZ_DB"]},
-		{[]string{"replay", "r_chat"}, "run r_chat has intent SYSTEM_CHAT: only DIAGNOSIS runs can be replayed"},
+		{[]string{"replay", "r_chat"}, "run r_chat has intent SYSTEM_CHAT: only DIAGNOSIS and TIMELINE runs can be replayed"},
 		{[]string{"replay", "r_running", "-o", "json"}, "run r_running is still running"},
 		{[]string{"replay"}, "superbiz: replay takes one RUN_ID, got 0 argument(s)"},
 	} {

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	alertsource "github.com/superbiz/superbiz/internal/integration/alerts"
+	timelinesource "github.com/superbiz/superbiz/internal/integration/timeline"
 	"github.com/superbiz/superbiz/internal/timeline"
 	"github.com/superbiz/superbiz/internal/usecase"
 	"github.com/superbiz/superbiz/pkg/tools"
@@ -113,9 +114,7 @@ func (a *app) runTimeline(cmd *cobra.Command, opts *timelineOptions) error {
 		return err
 	}
 	req.Plan = timeline.Plan{Window: win, Service: strings.TrimSpace(opts.Service), Metrics: w.Config.Timeline.Metrics}
-	for _, l := range w.Config.Logs {
-		req.Plan.Logs = append(req.Plan.Logs, timeline.LogSource{Name: l.Name, MaxWindow: l.MaxWindow})
-	}
+	req.Plan.Logs = timelinesource.LogSources(w.Config)
 	if len(req.Plan.Metrics) > 0 && len(w.Config.Metrics) == 0 {
 		return &ExitError{Code: ExitUsage, Err: errors.New("[[timeline.metrics]] names metrics but no [[metrics]] source is configured\nhint: add a [[metrics]] section with name and url (see docs/SPEC.md#configuration)")}
 	}

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -151,5 +152,32 @@ func TestTimelineRefusals(t *testing.T) {
 		if r.code != 2 || !strings.Contains(r.stderr, c.want) {
 			t.Errorf("want exit 2 saying %q:\n%s", c.want, r)
 		}
+	}
+}
+
+// TestTimelineReplay: `replay` of a TIMELINE run builds the timeline again
+// from the recorded observations (the same calls, the same events, a new
+// run linked to the original), and says so when a recorded observation
+// no longer matches.
+func TestTimelineReplay(t *testing.T) {
+	e := newEnv(t, "http://127.0.0.1:1")
+	r := e.run(t, "timeline", "--demo", "--start", "2026-11-28T12:00:00Z", "--end", "2026-11-28T15:00:00Z", "-o", "json")
+	var tl timelineJSON
+	if err := json.Unmarshal([]byte(r.stdout), &tl); err != nil || r.code != 0 || len(tl.Events) == 0 {
+		t.Fatalf("%v\n%s", err, r)
+	}
+	assertReplay(t, e, tl.RunID)
+	r = e.run(t, "--demo", "replay", tl.RunID, "-o", "json")
+	var rep struct {
+		Result struct {
+			Intent   string       `json:"intent"`
+			Timeline timelineJSON `json:"timeline"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || r.code != 0 {
+		t.Fatalf("%v\n%s", err, r)
+	}
+	if rep.Result.Intent != "TIMELINE" || !reflect.DeepEqual(rep.Result.Timeline.Events, tl.Events) || !reflect.DeepEqual(rep.Result.Timeline.Coverage, tl.Coverage) {
+		t.Errorf("the replayed timeline:\n%+v\nwant\n%+v", rep.Result, tl)
 	}
 }

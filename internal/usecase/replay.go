@@ -9,6 +9,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/model/replay"
 	"github.com/superbiz/superbiz/internal/termsafe"
+	"github.com/superbiz/superbiz/internal/timeline"
 	"github.com/superbiz/superbiz/pkg/agent"
 	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/harness"
@@ -28,6 +29,12 @@ type ReplayOptions struct {
 	// canonical inputs are used even when observations are recorded).
 	Adapters  []tools.Adapter
 	Playbooks tools.Playbooks
+	// Timeline is the configured sources a replayed TIMELINE run reads
+	// (Logs, Metrics); its window and service are the run's own.
+	Timeline timeline.Plan
+	// LiveAlerts is the read_alerts adapter of the configured Alertmanager
+	// for a TIMELINE run replayed with LiveTools (nil: none configured).
+	LiveAlerts tools.Adapter
 }
 
 // ReplayReport compares a replay with its original run.
@@ -49,18 +56,18 @@ type NotReplayableError struct {
 func (e *NotReplayableError) Error() string { return "run " + e.RunID + " " + e.Reason }
 
 // Replayable is the one statement of Replay's preconditions: only a
-// finished DIAGNOSIS run can be replayed. It returns a *NotReplayableError
+// finished DIAGNOSIS or TIMELINE run can be replayed. It returns a *NotReplayableError
 // otherwise; cmd asks it before warning about tools the run used.
 func Replayable(run *runstore.RunSummary) error {
 	switch {
 	case run.Intent == runrecord.IntentToolCall:
 		return &NotReplayableError{RunID: run.ID, Reason: "is a direct tool call (TOOL_CALL), not a diagnosis: only DIAGNOSIS runs can be replayed; `superbiz tools call` runs a tool again"}
-	case run.Intent != runrecord.IntentDiagnosis:
+	case run.Intent != runrecord.IntentDiagnosis && run.Intent != runrecord.IntentTimeline:
 		intent := egress.Mask(termsafe.Line(run.Intent)).String()
 		if intent == "" {
 			intent = "-"
 		}
-		return &NotReplayableError{RunID: run.ID, Reason: "has intent " + intent + ": only DIAGNOSIS runs can be replayed"}
+		return &NotReplayableError{RunID: run.ID, Reason: "has intent " + intent + ": only DIAGNOSIS and TIMELINE runs can be replayed"}
 	case run.Status == runrecord.RunStatusRunning:
 		return &NotReplayableError{RunID: run.ID, Reason: "is still running: replay it once it has finished"}
 	}
@@ -88,6 +95,9 @@ func (d *Deps) Replay(ctx context.Context, runID string, o ReplayOptions) (Repla
 	}
 	if !orig.Clock.IsZero() {
 		rd.Clock = harness.FixedClock{T: orig.Clock}
+	}
+	if orig.Intent == runrecord.IntentTimeline {
+		return rd.replayTimeline(ctx, orig, o)
 	}
 	if !o.LiveModel {
 		steps, err := recordedSteps(orig.ModelRounds)

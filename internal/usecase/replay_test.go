@@ -22,10 +22,10 @@ func TestReplayable(t *testing.T) {
 		want string
 	}{
 		{runstore.RunDetail{RunSummary: runstore.RunSummary{ID: "r_1", Intent: runrecord.IntentDiagnosis, Status: "SUCCESS"}}, ""},
-		{runstore.RunDetail{RunSummary: runstore.RunSummary{ID: "r_2", Intent: "SYSTEM_CHAT", Status: "SUCCESS"}}, "run r_2 has intent SYSTEM_CHAT: only DIAGNOSIS runs can be replayed"},
-		{runstore.RunDetail{RunSummary: runstore.RunSummary{ID: "r_3", Status: "FAILED"}}, "run r_3 has intent -: only DIAGNOSIS runs can be replayed"},
+		{runstore.RunDetail{RunSummary: runstore.RunSummary{ID: "r_2", Intent: "SYSTEM_CHAT", Status: "SUCCESS"}}, "run r_2 has intent SYSTEM_CHAT: only DIAGNOSIS and TIMELINE runs can be replayed"},
+		{runstore.RunDetail{RunSummary: runstore.RunSummary{ID: "r_3", Status: "FAILED"}}, "run r_3 has intent -: only DIAGNOSIS and TIMELINE runs can be replayed"},
 		{runstore.RunDetail{RunSummary: runstore.RunSummary{ID: "r_5", Intent: "TOOL_CALL", Status: "SUCCESS"}}, "run r_5 is a direct tool call (TOOL_CALL), not a diagnosis: only DIAGNOSIS runs can be replayed; `superbiz tools call` runs a tool again"},
-		{runstore.RunDetail{RunSummary: runstore.RunSummary{ID: "r_4", Intent: "X\x1b[2J", Status: "FAILED"}}, "run r_4 has intent X: only DIAGNOSIS runs can be replayed"},
+		{runstore.RunDetail{RunSummary: runstore.RunSummary{ID: "r_4", Intent: "X\x1b[2J", Status: "FAILED"}}, "run r_4 has intent X: only DIAGNOSIS and TIMELINE runs can be replayed"},
 		{runstore.RunDetail{RunSummary: runstore.RunSummary{ID: "r_5", Intent: runrecord.IntentDiagnosis, Status: runrecord.RunStatusRunning}}, "run r_5 is still running: replay it once it has finished"},
 	} {
 		err := Replayable(&tc.run.RunSummary)

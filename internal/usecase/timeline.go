@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -162,4 +163,78 @@ func (c *timelineCaller) call(ctx context.Context, tool string, input any) (time
 		return o, context.Canceled
 	}
 	return o, nil
+}
+
+// parseTimelineQuery reads back the window and service TimelineQuery wrote.
+func parseTimelineQuery(q string) (timeline.Window, string, error) {
+	rest, ok := strings.CutPrefix(q, "timeline ")
+	span, service, _ := strings.Cut(rest, " service=")
+	lo, hi, ok2 := strings.Cut(span, "..")
+	start, err1 := time.Parse(time.RFC3339, lo)
+	end, err2 := time.Parse(time.RFC3339, hi)
+	if !ok || !ok2 || err1 != nil || err2 != nil {
+		return timeline.Window{}, "", fmt.Errorf("the stored query %q is not a timeline's window", q)
+	}
+	return timeline.Window{Start: start.UTC(), End: end.UTC()}, service, nil
+}
+
+// replayTimeline builds a stored TIMELINE run's timeline again over the
+// same window and service, each read answered by the observation recorded
+// for the same tool and input (live with o.LiveTools), stores it as a new
+// run linked to the original and compares the two: the calls and the
+// timeline (the stored Markdown answer).
+func (d *Deps) replayTimeline(ctx context.Context, orig *runstore.RunDetail, o ReplayOptions) (ReplayReport, error) {
+	w, service, err := parseTimelineQuery(orig.Query)
+	if err != nil {
+		return ReplayReport{}, fmt.Errorf("run %s: %w", orig.ID, err)
+	}
+	adapters := o.Adapters
+	var alerts tools.Adapter = alertsReader{}
+	if !o.LiveTools {
+		adapters = make([]tools.Adapter, len(o.Adapters))
+		for i, a := range o.Adapters {
+			adapters[i] = recordedTool{live: a, recorded: orig.Invocations}
+		}
+		alerts = recordedTool{live: alerts, recorded: orig.Invocations}
+	}
+	if d.Tools, err = harness.NewToolset(adapters, o.Playbooks); err != nil {
+		return ReplayReport{}, err
+	}
+	req := TimelineRequest{Plan: timeline.Plan{Window: w, Service: service, Logs: o.Timeline.Logs, Metrics: o.Timeline.Metrics}, ReplayOf: orig.ID}
+	if slices.ContainsFunc(orig.Invocations, func(inv runrecord.Invocation) bool { return inv.Tool == timeline.AlertsTool }) {
+		// the original read Alertmanager: today's live one when asked, else its recording
+		req.Alerts = alerts
+		if o.LiveTools {
+			req.Alerts = o.LiveAlerts
+		}
+	}
+	tl, err := d.Timeline(ctx, req)
+	if tl.RunID == "" {
+		return ReplayReport{}, err
+	}
+	again, gerr := d.Store.GetRun(context.WithoutCancel(ctx), tl.RunID)
+	if gerr != nil {
+		return ReplayReport{}, errors.Join(err, fmt.Errorf("load replay run: %w", gerr))
+	}
+	diffs := compareRuns(orig, again)
+	if orig.Answer != again.Answer {
+		diffs = append(diffs, "timeline differs")
+	}
+	out := Output{SessionID: again.SessionID, RunID: again.ID, Intent: again.Intent, Status: again.Status, ReleaseOutcome: again.ReleaseOutcome,
+		StopReason: again.StopReason, Answer: again.Answer, Checks: []runrecord.Check{}, Timeline: &tl}
+	return ReplayReport{OriginalRunID: orig.ID, ReplayRunID: again.ID, Identical: len(diffs) == 0, Differences: diffs, Result: out}, err
+}
+
+// alertsReader stands for read_alerts where no Alertmanager is configured:
+// its definition and canonical input, for the recorded observations.
+type alertsReader struct{}
+
+func (alertsReader) Definition() model.Tool { return timeline.AlertsDefinition() }
+
+func (alertsReader) Canonical(in json.RawMessage) (tools.Canonical, error) {
+	return timeline.AlertsCanonical(in)
+}
+
+func (alertsReader) Execute(context.Context, tools.Call) tools.Outcome {
+	return tools.Failed(tools.CodeUnavailable, errors.New("read_alerts: no Alertmanager configured"))
 }
