@@ -170,44 +170,51 @@ func completable(id string) bool {
 
 // runRefNames are the newest runs as runRefs offers them.
 func (a *app) runRefNames(ctx context.Context, cmd *cobra.Command, toComplete string) []string {
-	return runRefs(a.recentRuns(ctx, cmd), toComplete, time.Now(), func(*runstore.RunSummary) bool { return true })
+	all := func(*runstore.RunSummary) bool { return true }
+	return runRefs(a.recentRuns(ctx, cmd), toComplete, time.Now(), all, all)
 }
 
 // replayableRunNames are the newest runs `replay` accepts
 // (usecase.Replayable: finished DIAGNOSIS runs), as runRefs offers them.
 func (a *app) replayableRunNames(ctx context.Context, cmd *cobra.Command, toComplete string) []string {
-	return runRefs(a.recentRuns(ctx, cmd), toComplete, time.Now(), func(r *runstore.RunSummary) bool { return usecase.Replayable(r) == nil })
+	replayable := func(r *runstore.RunSummary) bool { return usecase.Replayable(r) == nil }
+	original := func(r *runstore.RunSummary) bool { return replayable(r) && r.ReplayOf == "" } // runstore.ResolveReplayable's last
+	return runRefs(a.recentRuns(ctx, cmd), toComplete, time.Now(), replayable, original)
 }
 
 // runRefs offers runs (newest first) as a person names them
-// (docs/SPEC.md#short-names): runstore.RefLast when the newest run is one
-// keep accepts, then each accepted run's number, each described by its
-// age, outcome and query. Once the word being completed starts as an ID
+// (docs/SPEC.md#short-names): runstore.RefLast, described as the first
+// run isLast accepts (the run last names for the command), then the number
+// of each run keep accepts, each with its age, outcome and query. Once the word being completed starts as an ID
 // does (neither digits nor the start of "last"), it offers the IDs instead,
 // those printable as they are (completable).
-func runRefs(runs []runstore.RunSummary, toComplete string, now time.Time, keep func(*runstore.RunSummary) bool) []string {
+func runRefs(runs []runstore.RunSummary, toComplete string, now time.Time, keep, isLast func(*runstore.RunSummary) bool) []string {
 	byID := toComplete != "" && !strings.HasPrefix(runstore.RefLast, toComplete) && strings.Trim(toComplete, "0123456789") != ""
 	var out []string
+	for i := range runs {
+		if r := &runs[i]; !byID && isLast(r) {
+			out = append(out, described(runstore.RefLast, "newest, "+runNumber(r.Number)+" · "+runDesc(r, now)))
+			break
+		}
+	}
 	for i := range runs {
 		r := &runs[i]
 		if !keep(r) {
 			continue
 		}
-		desc := runAge(now.Sub(r.CreatedAt)) + " · " + orDash(cell(colResult.cell(*r))) + " · " + r.Query
 		switch {
-		case byID:
-			if completable(r.ID) {
-				out = append(out, described(r.ID, desc))
-			}
-			continue
-		case i == 0:
-			out = append(out, described(runstore.RefLast, "newest, "+runNumber(r.Number)+" · "+desc))
-		}
-		if r.Number > 0 {
-			out = append(out, described(runNumber(r.Number), desc))
+		case byID && completable(r.ID):
+			out = append(out, described(r.ID, runDesc(r, now)))
+		case !byID && r.Number > 0:
+			out = append(out, described(runNumber(r.Number), runDesc(r, now)))
 		}
 	}
 	return out
+}
+
+// runDesc is a run's completion description: its age, outcome and query.
+func runDesc(r *runstore.RunSummary, now time.Time) string {
+	return runAge(now.Sub(r.CreatedAt)) + " · " + orDash(cell(colResult.cell(*r))) + " · " + r.Query
 }
 
 // runAge is how long ago a run was made, in the largest whole unit.

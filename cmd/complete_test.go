@@ -129,18 +129,22 @@ func TestRunRefs(t *testing.T) {
 	}
 	all := func(*runstore.RunSummary) bool { return true }
 	notReplays := func(r *runstore.RunSummary) bool { return r.ReplayOf == "" }
+	failed := func(r *runstore.RunSummary) bool { return r.Status == runrecord.RunStatusFailed }
 	for _, tc := range []struct {
-		typed string
-		keep  func(*runstore.RunSummary) bool
-		want  []string
+		typed        string
+		keep, isLast func(*runstore.RunSummary) bool
+		want         []string
 	}{
-		{"", all, []string{"last\tnewest, 3 · 1m ago · SUCCESS · replayed", "3\t1m ago · SUCCESS · replayed", "2\t3h ago · FAILED · why slow", "1\t3d ago · FALLBACK · first"}},
-		{"la", all, []string{"last\tnewest, 3 · 1m ago · SUCCESS · replayed", "3\t1m ago · SUCCESS · replayed", "2\t3h ago · FAILED · why slow", "1\t3d ago · FALLBACK · first"}},
-		{"2", all, []string{"last\tnewest, 3 · 1m ago · SUCCESS · replayed", "3\t1m ago · SUCCESS · replayed", "2\t3h ago · FAILED · why slow", "1\t3d ago · FALLBACK · first"}},
-		{"r_", all, []string{"r_c\t1m ago · SUCCESS · replayed", "r_b\t3h ago · FAILED · why slow", "r_a\t3d ago · FALLBACK · first"}},
-		{"", notReplays, []string{"2\t3h ago · FAILED · why slow", "1\t3d ago · FALLBACK · first"}},
+		{"", all, all, []string{"last\tnewest, 3 · 1m ago · SUCCESS · replayed", "3\t1m ago · SUCCESS · replayed", "2\t3h ago · FAILED · why slow", "1\t3d ago · FALLBACK · first"}},
+		{"la", all, all, []string{"last\tnewest, 3 · 1m ago · SUCCESS · replayed", "3\t1m ago · SUCCESS · replayed", "2\t3h ago · FAILED · why slow", "1\t3d ago · FALLBACK · first"}},
+		{"2", all, all, []string{"last\tnewest, 3 · 1m ago · SUCCESS · replayed", "3\t1m ago · SUCCESS · replayed", "2\t3h ago · FAILED · why slow", "1\t3d ago · FALLBACK · first"}},
+		{"r_", all, all, []string{"r_c\t1m ago · SUCCESS · replayed", "r_b\t3h ago · FAILED · why slow", "r_a\t3d ago · FALLBACK · first"}},
+		// replay: last names the newest run that is no replay, and every
+		// replayable run is offered by number.
+		{"", all, notReplays, []string{"last\tnewest, 2 · 3h ago · FAILED · why slow", "3\t1m ago · SUCCESS · replayed", "2\t3h ago · FAILED · why slow", "1\t3d ago · FALLBACK · first"}},
+		{"", failed, notReplays, []string{"last\tnewest, 2 · 3h ago · FAILED · why slow", "2\t3h ago · FAILED · why slow"}},
 	} {
-		if got := runRefs(runs, tc.typed, now, tc.keep); strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+		if got := runRefs(runs, tc.typed, now, tc.keep, tc.isLast); strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
 			t.Errorf("typed %q:\n got %q\nwant %q", tc.typed, got, tc.want)
 		}
 	}

@@ -37,8 +37,9 @@ func (a *app) newCompletionCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "completion bash|zsh|fish|powershell",
 		Short: "Print the shell completion script",
-		Long: `Print the completion script for a shell: commands, flags, run IDs, sessions,
-alert names, log sources, playbooks, tools and -o values. To install it:
+		Long: `Print the completion script for a shell: commands, flags, runs (last and
+their numbers), sessions, alert names, log sources, playbooks, tools and -o
+values. To install it:
 
 ` + completionInstall,
 		ValidArgs:             []string{"bash", "zsh", "fish", "powershell"},

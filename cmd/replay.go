@@ -71,7 +71,7 @@ func (a *app) runReplay(cmd *cobra.Command, id string, f replayFlags) error {
 	// Ask up front what Replay would refuse, so the refusal is a usage
 	// error (exit 2) rather than a failed replay, and comes before any
 	// warning about the run's tools.
-	orig, err := runview.Run(ctx, w.Store, id)
+	orig, err := runview.ReplayableRun(ctx, w.Store, id)
 	if err != nil {
 		return err
 	}

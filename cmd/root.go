@@ -154,10 +154,10 @@ func (a *app) newRootCmd() *cobra.Command {
 		Long: `superbiz diagnoses a production problem from evidence: one ReAct agent
 talks to a model (Ollama, or any OpenAI-compatible server with --provider
 openai: vLLM, llama-server, LM Studio, LiteLLM, OpenAI) and reads your
-runbooks, logs, read-only databases and metrics servers through five audited
-evidence tools, guided by diagnosis playbooks (a sixth tool, read_skill),
-then answers with findings that cite what it checked, or says honestly what
-is missing.`,
+runbooks, logs, read-only databases, metrics, alerts, Kubernetes and Redis
+through audited evidence tools ("superbiz tools list" shows them), guided
+by diagnosis playbooks (read_skill), then answers with findings that cite
+what it checked, or says honestly what is missing.`,
 		Example: `  superbiz diagnose --demo
   superbiz diagnose "order-service payment timeouts since 14:00, many 504s"
   superbiz doctor`,

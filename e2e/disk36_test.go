@@ -16,11 +16,12 @@ import (
 
 // logsResult is the part of `tools call query_logs -o json` these tests read.
 type logsResult struct {
-	Matched       int    `json:"matched"`
-	Coverage      string `json:"coverage"`
-	TimeAmbiguous int    `json:"time_ambiguous"`
-	Unplaced      int    `json:"unplaced"`
-	SkippedCount  int    `json:"skipped_count"`
+	Matched       int      `json:"matched"`
+	Coverage      string   `json:"coverage"`
+	TimeAmbiguous int      `json:"time_ambiguous"`
+	Unplaced      int      `json:"unplaced"`
+	SkippedCount  int      `json:"skipped_count"`
+	TruncatedBy   []string `json:"truncated_by"`
 	Entries       []struct {
 		TS      string         `json:"ts"`
 		Message string         `json:"message"`
@@ -355,6 +356,66 @@ func TestJSONNumbersStayNumbers(t *testing.T) {
 	for k, v := range want {
 		if f[k] != v {
 			t.Errorf("fields[%s] = %#v; want %#v (fields %v)", k, f[k], v, f)
+		}
+	}
+}
+
+// criParts writes line as the container runtime does a long one: 16 KiB
+// parts tagged P, the last F, all with stamp.
+func criParts(b *strings.Builder, stamp, line string) {
+	const part = 16 << 10
+	for k := 0; k < len(line); k += part {
+		tag := "P"
+		if k+part >= len(line) {
+			tag = "F"
+		}
+		fmt.Fprintf(b, "%s stdout %s %s\n", stamp, tag, line[k:min(len(line), k+part)])
+	}
+}
+
+// TestCRIPartsInGzip: a container's line of 6 MiB, which containerd
+// writes as 16 KiB parts, is one entry in a rotated .gz as in the plain
+// file (issue 36: split at the 4 MiB read chunk's end, a word in both
+// pieces counted twice); a JSON line whose stack_trace chain runs past 1
+// MiB names the innermost cause within it and says it is not the root.
+func TestCRIPartsInGzip(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, testenv.ClosedURL(t))
+	e.vars["SUPERBIZ_NOW"] = "2026-11-20T12:00:00Z"
+	var b strings.Builder
+	for s := range 60 {
+		fmt.Fprintf(&b, "2026-11-20T09:00:%02d.000000000Z stdout F INFO request %d ok\n", s, s)
+	}
+	criParts(&b, "2026-11-20T09:01:00.000000000Z", "ERROR upload failed for node-17 "+strings.Repeat("z", 6<<20)+" node-17 gave up")
+	var trace strings.Builder
+	trace.WriteString("java.lang.IllegalStateException: outer\nCaused by: java.io.IOException: middle\n")
+	for trace.Len() < 1300<<10 {
+		trace.WriteString("\tat com.example.Service.call(Service.java:42)\n")
+	}
+	trace.WriteString("Caused by: java.sql.SQLException: the root\n")
+	line, err := json.Marshal(map[string]string{"level": "error", "msg": "request failed", "stack_trace": trace.String()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	criParts(&b, "2026-11-20T09:02:00.000000000Z", string(line))
+	b.WriteString("2026-11-20T09:03:00.000000000Z stdout F INFO done\n")
+	for name, data := range map[string][]byte{"app.log": []byte(b.String()), "app.log.1.gz": gzipped(t, []byte(b.String()))} {
+		p := filepath.Join(e.dir, name)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cfg := logSourceConfig(t, e, "", p)
+		got := queryLogs(t, e, cfg, `{"source":"app","start":"2026-11-20T09:00:00Z","end":"2026-11-20T09:05:00Z","contains":"node-17"}`)
+		if got.Matched != 1 || got.Coverage != "data" {
+			t.Errorf("%s: contains node-17 matched %d coverage %s (truncated_by %v); want the one 6 MiB entry", name, got.Matched, got.Coverage, got.TruncatedBy)
+		}
+		got = queryLogs(t, e, cfg, `{"source":"app","start":"2026-11-20T09:01:30Z","end":"2026-11-20T09:02:30Z","level":"ERROR"}`)
+		if got.Matched != 1 || len(got.Entries) != 1 {
+			t.Fatalf("%s: level ERROR matched %d", name, got.Matched)
+		}
+		f := got.Entries[0].Fields
+		if !strings.Contains(fmt.Sprint(f["exception"]), "middle") || !strings.Contains(fmt.Sprint(f["exception_root"]), "not read") {
+			t.Errorf("%s: fields %v; want the middle cause marked as not the root", name, f)
 		}
 	}
 }

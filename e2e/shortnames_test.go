@@ -131,11 +131,16 @@ func TestRunNumbers(t *testing.T) {
 	if r := e.run(t, "runs", "show", "3", "-o", "json"); r.code != 0 || !strings.Contains(r.stdout, `"replay_of": "`+first.RunID+`"`) {
 		t.Errorf("runs show 3: want the replay: %s", r)
 	}
+	// replay last, right after a replay, replays the newest original (run 2),
+	// not the replay (issue 40 #17).
+	if again := e.run(t, "replay", "last", "-o", "json"); again.code != 0 || json.Unmarshal([]byte(again.stdout), &report) != nil || report.Original != second.RunID {
+		t.Errorf("replay last after a replay: want a replay of %s, the newest original: %s", second.RunID, again)
+	}
 	// eval pack resolves 2 to the second run, and refuses it as a demo run.
 	if pack := e.run(t, "eval", "pack", "2", "--dir", t.TempDir(), "--root-cause", "connection pool"); pack.code != 2 || !strings.Contains(pack.stderr, "run "+second.RunID+" was made on the built-in demo workspace") {
 		t.Errorf("eval pack 2: want the second run %s named: %s", second.RunID, pack)
 	}
-	if r := e.run(t, "runs", "show", "9"); r.code != 2 || !strings.Contains(r.stderr, "the store's runs are numbered 1 to 3") {
+	if r := e.run(t, "runs", "show", "9"); r.code != 2 || !strings.Contains(r.stderr, "the store's runs are numbered 1 to 4") {
 		t.Errorf("runs show 9: want exit 2 naming the numbers there are: %s", r)
 	}
 }

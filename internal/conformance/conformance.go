@@ -6,7 +6,7 @@
 // TestEverySourceRunsTheSuite fails for a registered source whose folder
 // has none. The checks are what every source owes through the same paths
 // a command takes: doctor's line, `tools list`, a call through the
-// boundary, an unknown source, an empty window, the observation bound, a
+// boundary (and what eval's grader says it read), an unknown source, an empty window, the observation bound, a
 // cancelled call, and bounded durations in its table.
 package conformance
 
@@ -114,6 +114,13 @@ func Run(t *testing.T, s integration.Source, stand func(t *testing.T) Fixture) {
 		if n := len(obs); n > cfg.Limits.Observation {
 			t.Errorf("the observation is %d bytes, over limits.observation %d", n, cfg.Limits.Observation)
 		}
+		// eval's evidence grader names what the call read (Reads)
+		read := registry.SourcesOf(s.Tool(), f.Call, json.RawMessage(obs))
+		if want := named(f); want != "" && !slices.Contains(read, s.Tool()+":"+want) {
+			t.Errorf("SourcesOf(%s) = %q, want it to name %s:%s", f.Call, read, s.Tool(), want)
+		} else if len(read) < 2 || read[0] != s.Tool() {
+			t.Errorf("SourcesOf(%s) = %q, want the tool, then what the call read", f.Call, read)
+		}
 	})
 	t.Run("unknown source", func(t *testing.T) {
 		if f.NameKey == "" {
@@ -162,6 +169,17 @@ func Run(t *testing.T, s integration.Source, stand func(t *testing.T) Fixture) {
 			}
 		}
 	})
+}
+
+// named is the entry the fixture's Call names under NameKey, "" for none.
+func named(f Fixture) string {
+	if f.NameKey == "" {
+		return ""
+	}
+	var in map[string]any
+	_ = json.Unmarshal(f.Call, &in) // a call that is no object names nothing
+	s, _ := in[f.NameKey].(string)
+	return s
 }
 
 // load loads the fixture's configuration as every command does.

@@ -255,6 +255,12 @@ const (
 	MaxBatchLineBytes = 16 << 20
 )
 
+// MaxJoinedBytes bounds the entry a layout joins from parts (Layout.Join:
+// CRI lines tagged P up to the closing F): its first MaxJoinedBytes are
+// joined and read whole, in plain and compressed files alike; the parts
+// past them are skipped as part of the same entry, which says it was cut.
+const MaxJoinedBytes = 16 << 20
+
 // LineCap is how much of a line l parses: MaxBatchLineBytes for a batch
 // layout, MaxLineBytes for the others.
 func (l *Layout) LineCap() int {

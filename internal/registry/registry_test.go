@@ -14,9 +14,10 @@ import (
 // SourcesOf names, per tool, the sources its integration says a call read:
 // the runbooks a lookup returned, the log source, database or metrics
 // source the input named or the result reports; nothing more for a tool no
-// source owns. Eval's evidence grader matches these names.
+// source owns. Eval's evidence grader matches these names. Every
+// registered source's own call is checked by internal/conformance's suite
+// (the call through the boundary), so no list here names them all.
 func TestSourcesOf(t *testing.T) {
-	tested := map[string]bool{}
 	for _, tt := range []struct {
 		tool, input, obs string
 		want             []string
@@ -33,15 +34,9 @@ func TestSourcesOf(t *testing.T) {
 		{"read_skill", `{"name":"x"}`, `{"result":{"source":"not evidence"}}`, []string{"read_skill"}},
 		{"query_logs", `not json`, `not json`, []string{"query_logs"}},
 	} {
-		tested[tt.tool] = true
 		got := SourcesOf(tt.tool, json.RawMessage(tt.input), json.RawMessage(tt.obs))
 		if !slices.Equal(got, tt.want) {
 			t.Errorf("SourcesOf(%s, %s, %s) = %q, want %q", tt.tool, tt.input, tt.obs, got, tt.want)
-		}
-	}
-	for _, src := range Sources() {
-		if src.Tool() != "" && !tested[src.Tool()] {
-			t.Errorf("no case reads a call of %s (source %s)", src.Tool(), src.Name())
 		}
 	}
 }

@@ -253,9 +253,19 @@ func RunPage(ctx context.Context, store *runstore.Store, ref string, page runsto
 	})
 }
 
-// Run is RunPage with every invocation (eval pack, replay).
+// Run is RunPage with every invocation (eval pack).
 func Run(ctx context.Context, store *runstore.Store, ref string) (*runstore.RunDetail, error) {
 	return loadRun(ctx, store, ref, store.GetRun)
+}
+
+// ReplayableRun is Run for `replay`, whose last and last~N count no
+// replay (runstore.ResolveReplayable).
+func ReplayableRun(ctx context.Context, store *runstore.Store, ref string) (*runstore.RunDetail, error) {
+	id, err := store.ResolveReplayable(ctx, ref)
+	if err = refError(err, "run", ref, store.Path()); err != nil {
+		return nil, err
+	}
+	return loadRun(ctx, store, id, store.GetRun)
 }
 
 // loadRun resolves ref and loads the run with get.

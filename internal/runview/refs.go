@@ -14,7 +14,7 @@ import (
 // resolver, so `last`, `last~N` and unique prefixes work alike everywhere.
 
 // refHint says how runs and sessions can be named, after "unknown run".
-const refHint = "`superbiz runs` lists the runs and their sessions; name one by its ID, `last`, `last~N` or a unique prefix of at least 6 characters"
+const refHint = "`superbiz runs` lists the runs and their sessions; name one by its number (the # column), its ID, `last`, `last~N` or a unique prefix of at least 6 characters"
 
 // ResolveRun is the run ID ref names in store; no such run, or a prefix of
 // several, is a usage error (exit 2) naming the store.

@@ -120,6 +120,20 @@ func (s *Store) ResolveRun(ctx context.Context, ref string) (string, error) {
 	return s.resolve(ctx, runRefs(), ref)
 }
 
+// ResolveReplayable is ResolveRun for `replay`: "last" and "last~N" count
+// only the finished DIAGNOSIS and TIMELINE runs (those usecase.Replayable
+// accepts) that are no replay themselves, so
+// `replay last` right after a replay replays the same original again
+// rather than the replay. IDs, numbers and prefixes name any run.
+func (s *Store) ResolveReplayable(ctx context.Context, ref string) (string, error) {
+	k := runRefs()
+	k.newest = `SELECT id FROM runs WHERE replay_of IS NULL AND intent IN (?, ?) AND status <> ? ORDER BY created_at DESC, rowid DESC LIMIT 1 OFFSET ?`
+	k.newestArgs = func(back int) []any {
+		return []any{runrecord.IntentDiagnosis, runrecord.IntentTimeline, runrecord.RunStatusRunning, back}
+	}
+	return s.resolve(ctx, k, ref)
+}
+
 // ResolveSession is the session ID a reference names, as ResolveRun; "last"
 // is the session --continue would pick.
 func (s *Store) ResolveSession(ctx context.Context, ref string) (string, error) {

@@ -171,6 +171,11 @@ type DocRef struct {
 	Source string `json:"source"`
 }
 
+// MaxToolDescription bounds, in characters, the description every tool
+// declares to the model (small local models pay for every token): the
+// rest of what a tool does is in docs/SPEC.md.
+const MaxToolDescription = 1500
+
 // Failed is a convenience for an ERROR outcome with a stable code.
 func Failed(code string, detail error) Outcome {
 	return Outcome{Status: StatusError, ErrorCode: code, Detail: detail}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/config/configtest"
+	"github.com/superbiz/superbiz/pkg/tools/logs"
 )
 
 // The rules of [[databases]] entries that the tags cannot state are
@@ -23,7 +24,7 @@ func TestValidateBuiltConfig(t *testing.T) {
 	// what Load would, without a file.
 	c := config.Defaults(Source{}.Config())
 	c.DBPath = "/tmp/x.db"
-	c.Logs = []config.LogSource{{Name: "app", Paths: []string{"/x/*.log"}, Format: "xml", Timezone: "UTC", Location: time.UTC, MaxWindow: time.Hour}}
+	c.Logs = []config.LogSource{{Name: "app", Backend: logs.BackendFiles, Paths: []string{"/x/*.log"}, Format: "xml", Timezone: "UTC", Location: time.UTC, MaxWindow: time.Hour}}
 	c.Databases = []config.Database{{Name: "o", Driver: config.DriverSQLite, MaxRows: 50, Timeout: time.Second}}
 	err := c.Validate()
 	if err == nil {

@@ -436,7 +436,7 @@ func (s *scanner) walkSample(data []byte, rep *FileReport, want int) []Entry {
 					rep.first, rep.last = min(rep.first, r.TS), max(rep.last, r.TS)
 					if len(out) < want {
 						a := newAccumulator(1, s.tc.Loc)
-						a.add(r, nil)
+						a.add(r, nil, false)
 						out = append(out, a.result("", 0, 0).Entries...)
 					}
 				})
@@ -446,7 +446,7 @@ func (s *scanner) walkSample(data []byte, rep *FileReport, want int) []Entry {
 				first, cont, _, _ := s.joined(data, i, end)
 				s.parse(first, &r)
 				a := newAccumulator(1, s.tc.Loc)
-				a.add(&r, data[cont:end])
+				a.add(&r, data[cont:end], false)
 				out = append(out, a.result("", 0, 0).Entries...)
 			}
 		case logparse.LineUntimed:

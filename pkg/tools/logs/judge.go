@@ -18,6 +18,9 @@ func (s *scanner) evalEntry(data []byte, hs, end int) {
 	if next < end {
 		cont = data[next:end]
 	}
+	// a joined entry cut at its bound says so when it is returned
+	s.partsCut = hay != nil && cut
+	defer func() { s.partsCut = false }()
 	s.judge(line, cont, -1, func(_ int, w []byte) bool {
 		if hay != nil {
 			return containsFold(hay, w)
@@ -83,7 +86,7 @@ func (s *scanner) judge(line, cont []byte, glued int, has func(i int, w []byte) 
 		glued = s.textLines(cont)
 	}
 	s.acc.glued += glued
-	s.acc.add(r, cont)
+	s.acc.add(r, cont, s.partsCut)
 }
 
 // firstLine is b up to its first newline.
@@ -219,7 +222,7 @@ func (s *scanner) evalRecord(kind logparse.LineKind, r *logparse.Record, raw, re
 	if s.unread(v) {
 		return
 	}
-	s.acc.add(r, nil)
+	s.acc.add(r, nil, false)
 }
 
 // orphan counts a line that belongs to no entry (text before a file's first

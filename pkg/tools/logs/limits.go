@@ -2,7 +2,6 @@ package logs
 
 import (
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/superbiz/superbiz/internal/logparse"
@@ -107,15 +106,4 @@ func fileFault(reason string, err error) error {
 type SkippedFile struct {
 	File   string `json:"file"`
 	Reason string `json:"reason"`
-}
-
-// fmtBytes prints a byte count in MiB or KiB for texts.
-func fmtBytes(n int64) string {
-	if n >= 1<<20 && n%(1<<20) == 0 {
-		return fmt.Sprintf("%d MiB", n>>20)
-	}
-	if n >= 1<<10 && n%(1<<10) == 0 {
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
 }

@@ -201,11 +201,21 @@ const (
 	exceptionRootUnread = "not read: the chain runs past its first 1 MiB; exception is the innermost cause within it"
 )
 
+// entryCutKey and entryCutText mark an entry joined from parts (CRI lines
+// tagged P) that ran past logparse.MaxJoinedBytes: it was read, and its
+// contains words searched, in its first 16 MiB only.
+const (
+	entryCutKey  = "entry_cut"
+	entryCutText = "read to its first 16 MiB: the parts after them were not read"
+)
+
 func newAccumulator(limit int, loc *time.Location) *accumulator {
 	return &accumulator{limit: limit, loc: loc, patterns: map[string]*patternAcc{}, mask: egress.NewKeyNames()}
 }
 
-func (a *accumulator) add(r *logparse.Record, cont []byte) {
+// add records a matched entry: r its header, cont its continuation;
+// partsCut says it is a joined entry read only to logparse.MaxJoinedBytes.
+func (a *accumulator) add(r *logparse.Record, cont []byte, partsCut bool) {
 	a.matched++
 	a.seq++
 	if a.stats != nil {
@@ -250,6 +260,12 @@ func (a *accumulator) add(r *logparse.Record, cont []byte) {
 		if c.past {
 			e.Fields[exceptionRootKey] = exceptionRootUnread
 		}
+	}
+	if partsCut {
+		if e.Fields == nil {
+			e.Fields = map[string]any{}
+		}
+		e.Fields[entryCutKey] = entryCutText
 	}
 	for i, f := range r.Fields {
 		if len(e.Fields) == logparse.MaxFields {

@@ -74,6 +74,10 @@ type scanner struct {
 	pending int
 	// open is the entry a chunk of a chunked scan ended inside.
 	open openEntry
+	// partsCut says the entry being judged is joined from parts and was
+	// cut at logparse.MaxJoinedBytes; skipParts says a chunked scan judged
+	// such an entry from its first chunk and drops its remaining parts.
+	partsCut, skipParts bool
 	// inOrder says the window comes near a change of the source zone's
 	// offset (foldNear): files are read whole, in order, without the
 	// prefilter, so that fold can place the stamps of a repeated hour.
@@ -100,14 +104,24 @@ func (s *scanner) parse(line []byte, r *logparse.Record) logparse.LineKind {
 }
 
 // joined is the one line an entry of partial lines makes (the layout's
-// Join), or the entry's first line cut at lineCap (cut says so); next is
-// where its continuation starts; hay, when not nil, is the joined text the
-// contains words are matched against (nil: match the entry's line heads).
+// Join, over the entry's first logparse.MaxJoinedBytes: cut says the
+// entry went on past them), or the entry's first line cut at lineCap (cut
+// says so); next is where its continuation starts; hay, when not nil, is
+// the joined text the contains words are matched against (nil: match the
+// entry's line heads).
 func (s *scanner) joined(data []byte, hs, end int) (line []byte, next int, hay []byte, cut bool) {
 	line, next, cut = s.line(data, hs, end)
 	if s.lay.Join != nil {
-		if j := s.lay.Join(data[hs:end]); j != nil {
-			return j, end, j, false
+		span := data[hs:end]
+		over := len(span) > logparse.MaxJoinedBytes
+		if over {
+			span = span[:logparse.MaxJoinedBytes]
+			if k := bytes.LastIndexByte(span, '\n'); k > 0 {
+				span = span[:k+1] // whole parts only
+			}
+		}
+		if j := s.lay.Join(span); j != nil {
+			return j, end, j, over
 		}
 	}
 	return line, next, nil, cut

@@ -59,8 +59,8 @@ func (s *scanner) scanChunks(r io.Reader, cands []*logparse.Layout, size int) (r
 	first := s.lay == nil
 	read = !first
 	eof := false
-	s.open.on = false
-	defer func() { s.open.on = false }()
+	s.open.on, s.skipParts = false, false
+	defer func() { s.open.on, s.skipParts = false, false }()
 	// inLong says the buffer starts inside a line longer than a chunk whose
 	// head was scanned: its tail is dropped up to the next newline.
 	inLong := false
@@ -94,6 +94,12 @@ func (s *scanner) scanChunks(r io.Reader, cands []*logparse.Layout, size int) (r
 				}
 				buf = buf[:copy(buf, buf[k+1:])]
 				inLong = false
+			}
+			if s.skipParts {
+				// the parts of an entry judged at its bound: dropped
+				k, long := s.partsEnd(buf)
+				buf = buf[:copy(buf, buf[k:])]
+				inLong = long
 			}
 		}
 		last := eof || readErr != nil
@@ -129,9 +135,18 @@ func (s *scanner) scanChunks(r io.Reader, cands []*logparse.Layout, size int) (r
 			buf = append(make([]byte, 0, min(2*cap(buf), s.lineCap()+1)), buf...)
 			continue
 		}
+		if !last && s.lay != nil && s.lay.Partial != nil && !atHeader && cap(buf) < joinedChunk(size) && cut > 0 && s.lay.Partial(lastLine(buf, cut)) {
+			// an entry of parts (CRI P lines) fills the chunk: it grows to
+			// hold the entry whole, up to its bound, never judged in pieces
+			buf = append(make([]byte, 0, min(2*cap(buf), joinedChunk(size))), buf...)
+			continue
+		}
 		if err := s.scanChunk(buf, cut, !last && !atHeader); err != nil {
 			return read, err
 		}
+		// an entry of parts longer than its bound was judged from what
+		// the chunk held: its other parts are no entries of their own
+		s.skipParts = !last && !atHeader && cut > 0 && s.lay.Partial != nil && s.lay.Partial(lastLine(buf, cut))
 		if last {
 			s.closeOpen()
 			return read, readErr
@@ -147,6 +162,37 @@ func (s *scanner) scanChunks(r io.Reader, cands []*logparse.Layout, size int) (r
 		rest := copy(buf, buf[cut:])
 		buf = buf[:rest]
 	}
+}
+
+// joinedChunk is the largest chunk of a chunked scan reading chunks of
+// size: one that holds an entry joined from parts to its bound whole.
+func joinedChunk(size int) int {
+	return logparse.MaxJoinedBytes + size
+}
+
+// partsEnd is where the parts of the entry being skipped (s.skipParts) end
+// in buf: after its closing line, which ends the skip, or at the start of
+// buf's last incomplete line. long says buf holds one incomplete line only,
+// dropped whole (its tail up to the newline too, inLong): when its head is
+// a part, the skip goes on after it.
+func (s *scanner) partsEnd(buf []byte) (end int, long bool) {
+	for i := 0; i < len(buf); {
+		k := bytes.IndexByte(buf[i:], '\n')
+		if k < 0 {
+			if i > 0 || len(buf) < cap(buf) {
+				return i, false // completed by the next read
+			}
+			s.skipParts = s.lay.Partial(buf[:min(len(buf), s.lineCap())])
+			return len(buf), true
+		}
+		line, next := buf[i:i+k], i+k+1
+		if !s.lay.Partial(bytes.TrimSuffix(line, []byte("\r"))) {
+			s.skipParts = false
+			return next, false
+		}
+		i = next
+	}
+	return len(buf), false
 }
 
 // scanChunk runs the query over buf[:cut], a chunk of a chunked scan: the
@@ -275,7 +321,9 @@ func (s *scanner) lastHeaderStart(buf []byte) (cut int, atHeader bool) {
 		k := bytes.LastIndexByte(buf[:j-1], '\n')
 		ls := k + 1
 		line, _ := lineAt(buf, ls, len(buf))
-		if ls > 0 && s.isHeader(line) && (s.lay.Partial == nil || !s.lay.Partial(lastLine(buf, ls))) {
+		// the cheap test of the line before first: a line after a part
+		// (CRI P) is no header whatever it holds
+		if ls > 0 && (s.lay.Partial == nil || !s.lay.Partial(lastLine(buf, ls))) && s.isHeader(line) {
 			return ls, true
 		}
 		if ls == 0 {

@@ -253,7 +253,7 @@ func (v *vlCall) add(acc *accumulator, rows []victorialogs.Row) error {
 	sort.SliceStable(all, func(i, j int) bool { return all[i].ts < all[j].ts })
 	for _, e := range all {
 		rec := v.record(e.ts, e.row)
-		acc.add(&rec, nil)
+		acc.add(&rec, nil, false)
 	}
 	return nil
 }

@@ -112,8 +112,8 @@ func (t *Tool) Definition() model.Tool {
 	desc := "Run a PromQL range query on a configured Prometheus-compatible metrics source over a time window, " +
 		"given as since (a duration back from now) or start and end (RFC 3339, or 2006-01-02 15:04:05 in local time); bounds per source: " + strings.Join(bounds, "; ") + ". " +
 		"The result summarises each series instead of listing points: labels, points, min, max, avg, last, max_at " +
-		"(when the maximum was first reached) and change_at/change (the largest change between two consecutive points, signed), " +
-		"computed at the finest resolution the source allows (resolution; coarse says when it is coarser than the series' own sample_interval), so a spike between steps is not lost. " +
+		"(when the maximum was first reached) and change_at/change (the largest signed change between consecutive points), " +
+		"at the finest resolution the source allows (resolution; coarse when coarser than the series' sample_interval). " +
 		"Series are ordered by labels; when there are more than max_series, truncated is true and total_series gives the count: " +
 		"aggregate (sum by, topk) to see the rest. NO_EVIDENCE means the query matched no series in the window " +
 		"(a wrong metric or label name is also NO_EVIDENCE); coverage says what the window held (samples: a plain selector's samples in it); " +
