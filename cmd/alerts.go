@@ -1,9 +1,8 @@
 package cmd
 
 import (
-	"fmt"
-
 	wsp "github.com/superbiz/superbiz/internal/workspace"
+	"github.com/superbiz/superbiz/pkg/egress"
 
 	"github.com/spf13/cobra"
 
@@ -74,7 +73,7 @@ func (a *app) runAlerts(cmd *cobra.Command, opts *alertsOptions) error {
 		return alertsFailure(err)
 	}
 	for _, s := range skipped {
-		fmt.Fprintf(a.io.ErrOut, "superbiz: %s\n", s)
+		_ = a.io.ErrOut.Printf("superbiz: %s\n", s)
 	}
 	return a.printAlerts(as, opts)
 }
@@ -99,17 +98,17 @@ func (a *app) printAlerts(as []alerts.Alert, opts *alertsOptions) error {
 		if more == 1 {
 			noun = "alert"
 		}
-		fmt.Fprintf(a.io.ErrOut, "superbiz: %d more firing %s not shown (raise --limit)\n", more, noun)
+		_ = a.io.ErrOut.Printf("superbiz: %d more firing %s not shown (raise --limit)\n", more, noun)
 	}
 	switch {
 	case opts.Output == outputJSON:
 		return writeJSON(a.io.Out, shown)
 	case len(shown) == 0:
-		return writeString(a.io.Out, "No firing alerts.\n")
+		return a.io.Out.Print(egress.Const("No firing alerts.\n"))
 	case opts.Output == outputMarkdown:
-		return writeMarkdownTable(a.io.Out, alertsTable(shown))
+		return printMarkdownTable(a.io.Out, alertsTable(shown))
 	}
-	return writeTextTable(a.io.Out, alertsTable(shown))
+	return printTextTable(a.io.Out, alertsTable(shown))
 }
 
 // alertsTable is the listing of `superbiz alerts` (docs/SPEC.md#superbiz-alerts).

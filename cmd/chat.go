@@ -78,7 +78,7 @@ func (a *app) runChat(cmd *cobra.Command, session string, cont bool) error {
 				// Said on the screen itself, before anything is typed.
 				intro = demo.ChatIntro(why)
 			} else {
-				fmt.Fprintf(a.io.ErrOut, "superbiz: model: %s (%s); it diagnoses %q only\n", demo.TranscriptNote, why, demo.Query)
+				_ = a.io.ErrOut.Printf("superbiz: model: %s (%s); it diagnoses %q only\n", demo.TranscriptNote, why, demo.Query)
 			}
 		}
 	}
@@ -174,7 +174,7 @@ func (a *app) chatLines(ctx context.Context, d *usecase.Deps, cfg *config.Config
 		s.done()
 		if alertErr := (*usecase.AlertError)(nil); errors.As(err, &alertErr) {
 			// No run was stored: the message names no readable firing alert.
-			fmt.Fprintf(a.io.ErrOut, "superbiz: %s: %v\n", usecase.AlertCommand, alertErr.Err)
+			_ = a.io.ErrOut.Printf("superbiz: %s: %v\n", usecase.AlertCommand, alertErr.Err)
 			if code, _ := exitCode(alertErr.Err); code == ExitCancelled {
 				return alertErr.Err
 			}
@@ -182,7 +182,7 @@ func (a *app) chatLines(ctx context.Context, d *usecase.Deps, cfg *config.Config
 			continue
 		}
 		if out.Note != "" {
-			fmt.Fprintf(a.io.ErrOut, "superbiz: %s\n", out.Note)
+			_ = a.io.ErrOut.Printf("superbiz: %s\n", out.Note)
 		}
 		if err != nil {
 			return err
@@ -238,14 +238,14 @@ func (a *app) printChatTurn(out usecase.Output) error {
 		if err != nil {
 			return fmt.Errorf("encode answer: %w", err)
 		}
-		_, err = fmt.Fprintf(a.io.Out, "%s\n", b)
+		err = a.io.Out.Printf("%s\n", b)
 		return err
 	}
 	intent := out.Intent
 	if intent == "" {
 		intent = "UNROUTED"
 	}
-	_, err := fmt.Fprintf(a.io.Out, "[%s] %s · run %s\n\n%s\n\n", intent, outcomeWord(out), out.RunID, strings.TrimRight(termsafe.Strip(out.Answer), "\n"))
+	err := a.io.Out.Printf("[%s] %s · run %s\n\n%s\n\n", intent, outcomeWord(out), out.RunID, strings.TrimRight(termsafe.Strip(out.Answer), "\n"))
 	return err
 }
 
@@ -260,10 +260,10 @@ func (a *app) printLocal(command, markdown string) error {
 		if err != nil {
 			return fmt.Errorf("encode answer: %w", err)
 		}
-		_, err = fmt.Fprintf(a.io.Out, "%s\n", b)
+		err = a.io.Out.Printf("%s\n", b)
 		return err
 	}
-	_, err := fmt.Fprintf(a.io.Out, "%s\n\n", markdown)
+	err := a.io.Out.Printf("%s\n\n", markdown)
 	return err
 }
 
@@ -362,7 +362,7 @@ func (a *app) chatTUI(ctx context.Context, d *usecase.Deps, cfg *config.Config, 
 	// A stop signal (ctx) ends the screen; signals are ours alone, so the
 	// running turn is cancelled through ctx and stored before the exit.
 	// The view declares the alternate screen and the mouse.
-	p = tea.NewProgram(view, tea.WithOutput(a.io.ErrOut), tea.WithInput(a.io.In), tea.WithContext(ctx), tea.WithoutSignalHandler())
+	p = tea.NewProgram(view, tea.WithOutput(a.io.ErrOut.Stream()), tea.WithInput(a.io.In), tea.WithContext(ctx), tea.WithoutSignalHandler())
 	sink = tui.NewEventSink(p)
 	d.Events = sink
 	_, err = p.Run()

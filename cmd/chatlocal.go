@@ -142,7 +142,7 @@ type chatSaid struct {
 // answer, then the session and the command that resumes it.
 func (a *app) printConversation(said []chatSaid, sessionID string) error {
 	for _, t := range said {
-		if _, err := fmt.Fprintf(a.io.Out, "› %s\n", cell(t.query)); err != nil {
+		if err := a.io.Out.Printf("› %s\n", cell(t.query)); err != nil {
 			return fmt.Errorf("print the conversation: %w", err)
 		}
 		if err := a.printChatTurn(t.out); err != nil {
@@ -152,7 +152,7 @@ func (a *app) printConversation(said []chatSaid, sessionID string) error {
 	if sessionID == "" {
 		return nil
 	}
-	_, err := fmt.Fprintf(a.io.Out, "session %s · resume with: %s\n", sessionID, a.resumeCommand(sessionID))
+	err := a.io.Out.Printf("session %s · resume with: %s\n", sessionID, a.resumeCommand(sessionID))
 	return err
 }
 

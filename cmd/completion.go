@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -46,23 +47,26 @@ values. To install it:
 		Args:                  exactArgs(1, "one shell name (bash, zsh, fish or powershell)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			root := cmd.Root()
+			// The script is built from our commands and printed through the
+			// door whole.
+			var script strings.Builder
 			var err error
 			switch args[0] {
 			case "bash":
-				err = root.GenBashCompletionV2(a.io.Out, true)
+				err = root.GenBashCompletionV2(&script, true)
 			case "zsh":
-				err = root.GenZshCompletion(a.io.Out)
+				err = root.GenZshCompletion(&script)
 			case "fish":
-				err = root.GenFishCompletion(a.io.Out, true)
+				err = root.GenFishCompletion(&script, true)
 			case "powershell":
-				err = root.GenPowerShellCompletionWithDesc(a.io.Out)
+				err = root.GenPowerShellCompletionWithDesc(&script)
 			default:
 				return usageErrorf("unknown shell %q: choose bash, zsh, fish or powershell", args[0])
 			}
 			if err != nil {
 				return fmt.Errorf("write %s completion: %w", args[0], err)
 			}
-			return nil
+			return printPage(a.io.Out, script.String())
 		},
 	}
 }

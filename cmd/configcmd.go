@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/pkg/egress"
 )
 
 // newConfigCmd groups the commands that help a newcomer get a configuration file.
@@ -41,7 +42,7 @@ func (a *app) newConfigInitCmd() *cobra.Command {
 			if err := writeNew(path, config.Starter()); err != nil {
 				return err
 			}
-			_, err := fmt.Fprintf(a.io.Out, "wrote %s\n", path)
+			err := a.io.Out.Printf("wrote %s\n", path)
 			return err
 		},
 	}
@@ -84,10 +85,9 @@ func (a *app) newConfigPathCmd() *cobra.Command {
 			}
 			if file == "" {
 				file = config.DefaultFile(a.getenv)
-				fmt.Fprintln(a.io.ErrOut, "no config file yet, so the defaults apply; `superbiz config init` writes this one:")
+				_ = a.io.ErrOut.Print(egress.Const("no config file yet, so the defaults apply; `superbiz config init` writes this one:\n"))
 			}
-			_, err = fmt.Fprintln(a.io.Out, file)
-			return err
+			return a.io.Out.Printf("%s\n", file)
 		},
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -14,7 +13,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/demo"
@@ -131,7 +129,7 @@ func (a *app) noteFreshSession(ctx context.Context, w *workspace, cont bool) err
 		return err
 	}
 	if !ok {
-		fmt.Fprintf(a.io.ErrOut, "superbiz: --continue: the run store %s holds no session yet; starting a new one\n", w.Config.DBPath)
+		_ = a.io.ErrOut.Printf("superbiz: --continue: the run store %s holds no session yet; starting a new one\n", w.Config.DBPath)
 	}
 	return nil
 }
@@ -198,7 +196,7 @@ func (a *app) runDiagnose(cmd *cobra.Command, args []string, f diagnoseFlags) er
 		printer := &tui.LinePrinter{W: a.io.ErrOut, Brief: a.io.ErrTTY && !a.io.OutTTY && !a.flags.noTUI}
 		d.Events = printer
 		if note != "" && a.flags.output == outputJSON {
-			fmt.Fprintln(a.io.ErrOut, note)
+			_ = a.io.ErrOut.Printf("%s\n", note)
 		}
 		out, err = d.Diagnose(ctx, req)
 	}
@@ -259,7 +257,7 @@ func (a *app) printOutput(out usecase.Output, note string, tuiDrew bool) error {
 			outcomeWord(out), out.RunID, out.SessionID, out.Usage.ModelCalls, out.Usage.ToolCalls,
 			out.Usage.PromptTokens+out.Usage.CompletionTokens, (time.Duration(out.Usage.DurationMS) * time.Millisecond).String())
 	}
-	_, err := io.WriteString(a.io.Out, b.String())
+	err := printPage(a.io.Out, b.String())
 	return err
 }
 
@@ -284,10 +282,8 @@ func (a *app) outputWidth() int {
 
 // terminalWidth is stderr's width, 80 when unknown.
 func (a *app) terminalWidth() int {
-	if f, ok := a.io.ErrOut.(*os.File); ok {
-		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
-			return w
-		}
+	if w := a.io.ErrColumns(); w > 0 {
+		return w
 	}
 	return 80
 }
@@ -316,7 +312,7 @@ func (a *app) diagnoseTUI(ctx context.Context, d *usecase.Deps, req usecase.Diag
 	})
 	// Stop signals are ours alone (ctx): they cancel the run, whose report
 	// then ends the screen, instead of tearing the screen down first.
-	opts := []tea.ProgramOption{tea.WithOutput(a.io.ErrOut), tea.WithContext(context.WithoutCancel(ctx)), tea.WithoutSignalHandler()}
+	opts := []tea.ProgramOption{tea.WithOutput(a.io.ErrOut.Stream()), tea.WithContext(context.WithoutCancel(ctx)), tea.WithoutSignalHandler()}
 	if a.io.InTTY {
 		opts = append(opts, tea.WithInput(a.io.In))
 	} else {
@@ -349,7 +345,7 @@ func (a *app) diagnoseTUI(ctx context.Context, d *usecase.Deps, req usecase.Diag
 	}()
 	if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) {
 		// The engine keeps going without a screen; wait for its result.
-		fmt.Fprintf(a.io.ErrOut, "superbiz: terminal UI stopped: %v\n", err)
+		_ = a.io.ErrOut.Printf("superbiz: terminal UI stopped: %v\n", err)
 	}
 	r := <-done
 	return r.out, r.err

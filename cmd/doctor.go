@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/superbiz/superbiz/internal/doctor"
 	"github.com/superbiz/superbiz/internal/registry"
+	"github.com/superbiz/superbiz/pkg/egress"
 )
 
 func (a *app) newDoctorCmd() *cobra.Command {
@@ -82,15 +82,15 @@ func (a *app) printChecks(results []doctor.Result) error {
 	return nil
 }
 
-func (a *app) printCheck(w io.Writer, r doctor.Result, width int) error {
+func (a *app) printCheck(w egress.Writer, r doctor.Result, width int) error {
 	mark := a.mark(r.Status)
 	// Continuation lines of a multi-line detail line up under its first line.
 	detail := strings.ReplaceAll(r.Detail, "\n", "\n"+strings.Repeat(" ", a.markWidth()+1+width+2))
-	if _, err := fmt.Fprintf(w, "%s %-*s  %s\n", mark, width, r.Check, detail); err != nil {
+	if err := w.Printf("%s %-*s  %s\n", mark, width, r.Check, detail); err != nil {
 		return fmt.Errorf("write doctor output: %w", err)
 	}
 	if r.Hint != "" {
-		if _, err := fmt.Fprintf(w, "%s %-*s  hint: %s\n", strings.Repeat(" ", a.markWidth()), width, "", r.Hint); err != nil {
+		if err := w.Printf("%s %-*s  hint: %s\n", strings.Repeat(" ", a.markWidth()), width, "", r.Hint); err != nil {
 			return fmt.Errorf("write doctor output: %w", err)
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -20,6 +19,7 @@ import (
 	"github.com/superbiz/superbiz/internal/eval"
 	"github.com/superbiz/superbiz/internal/filekind"
 	"github.com/superbiz/superbiz/internal/usecase"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/harness"
 )
 
@@ -191,7 +191,7 @@ func minPass(passAt1 eval.Rate, min float64) error {
 	case !ok:
 		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("pass@1 is n/a (no pack was graded), so it cannot reach --min-pass %g", min)}
 	case v < min:
-		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("pass@1 %.4g is below --min-pass %g", v, min)}
+		return &ExitError{Code: ExitFailed, Err: egress.Errorf("pass@1 %.4g is below --min-pass %g", v, min)}
 	}
 	return nil
 }
@@ -236,13 +236,13 @@ func (a *app) evalRun(cmd *cobra.Command, packs []*eval.Pack, f evalFlags, cfg *
 			if p.Pass {
 				word = "pass"
 			}
-			fmt.Fprintf(a.io.ErrOut, "eval: [%d/%d] %s repeat %d/%d %s · %d/%d passed\n", p.Graded, runnable*f.repeat, p.Pack, p.Repeat, p.Of, word, p.Passed, p.Graded)
+			_ = a.io.ErrOut.Printf("eval: [%d/%d] %s repeat %d/%d %s · %d/%d passed\n", p.Graded, runnable*f.repeat, p.Pack, p.Repeat, p.Of, word, p.Passed, p.Graded)
 		},
 	}
 	if f.record {
 		opts.RecordDB = cfg.DBPath
 		if f.parallel > 1 {
-			fmt.Fprintln(a.io.ErrOut, "superbiz: eval --record runs one pack at a time: the run store holds one knowledge index")
+			_ = a.io.ErrOut.Print(egress.Const("superbiz: eval --record runs one pack at a time: the run store holds one knowledge index\n"))
 		}
 	}
 	res, err := eval.Run(ctx, packs, opts, a.evalRunner)
@@ -301,10 +301,10 @@ func (a *app) printEval(r *eval.Results) error {
 	case outputJSON:
 		return writeJSON(a.io.Out, r)
 	case outputMarkdown:
-		_, err := io.WriteString(a.io.Out, evalMarkdown(r))
+		err := printPage(a.io.Out, evalMarkdown(r))
 		return err
 	}
-	_, err := io.WriteString(a.io.Out, evalText(r))
+	err := printPage(a.io.Out, evalText(r))
 	return err
 }
 
@@ -407,7 +407,7 @@ func (a *app) printCompare(c eval.Comparison) error {
 	if len(c.Packs) == 0 {
 		b.WriteString("no pack's grade differs\n")
 	}
-	_, err := io.WriteString(a.io.Out, b.String())
+	err := printPage(a.io.Out, b.String())
 	return err
 }
 

@@ -117,6 +117,5 @@ func (a *app) runEvalPack(cmd *cobra.Command, ref string, f evalPackFlags) (err 
 		fmt.Fprintf(&b, "  %s\n", cell(l))
 	}
 	fmt.Fprintf(&b, "run it: superbiz eval --suite %s --filter %s\n", f.dir, rep.ID)
-	_, err = fmt.Fprint(a.io.Out, b.String())
-	return err
+	return printPage(a.io.Out, b.String())
 }

@@ -8,15 +8,19 @@ import (
 
 	"github.com/mattn/go-isatty"
 	"golang.org/x/term"
+
+	"github.com/superbiz/superbiz/pkg/egress"
 )
 
 // IOStreams is the one place that knows where input and output go and what
 // they are connected to, so commands decide TUI versus plain text, colour and
-// marks from it instead of probing os.Stdout, and tests inject buffers.
+// marks from it instead of probing os.Stdout, and tests inject buffers. Out
+// and ErrOut are egress doors: they print only what the egress policy made
+// (docs/ARCHITECTURE.md "The door"), and the raw streams stay inside them.
 type IOStreams struct {
 	In     io.Reader
-	Out    io.Writer
-	ErrOut io.Writer
+	Out    egress.Writer
+	ErrOut egress.Writer
 
 	// InTTY, OutTTY and ErrTTY say whether each stream is a terminal.
 	InTTY, OutTTY, ErrTTY bool
@@ -27,6 +31,9 @@ type IOStreams struct {
 	// colorFGBG is $COLORFGBG ("15;0"): the background some terminals
 	// state in the environment.
 	colorFGBG string
+	// outFd and errFd are the terminal descriptors of stdout and stderr,
+	// for their sizes; -1 when the stream is not a terminal.
+	outFd, errFd int
 }
 
 // newIOStreams wraps the given streams; a stream is a terminal only when it
@@ -34,11 +41,13 @@ type IOStreams struct {
 func newIOStreams(in io.Reader, out, errOut io.Writer, getenv func(string) string) *IOStreams {
 	s := &IOStreams{
 		In:     in,
-		Out:    out,
-		ErrOut: errOut,
+		Out:    egress.NewWriter(out),
+		ErrOut: egress.NewWriter(errOut),
 		InTTY:  isTerminal(in),
 		OutTTY: isTerminal(out),
 		ErrTTY: isTerminal(errOut),
+		outFd:  terminalFd(out),
+		errFd:  terminalFd(errOut),
 	}
 	s.Color = (s.OutTTY || s.ErrTTY) && getenv("NO_COLOR") == "" && getenv("TERM") != "dumb"
 	s.colorFGBG = getenv("COLORFGBG")
@@ -54,6 +63,35 @@ func isTerminal(v any) bool {
 	return isatty.IsTerminal(fd) || isatty.IsCygwinTerminal(fd)
 }
 
+// terminalFd is the descriptor of a stream that is a terminal, -1 otherwise.
+func terminalFd(v any) int {
+	if !isTerminal(v) {
+		return -1
+	}
+	return int(v.(*os.File).Fd())
+}
+
+// columns is the width of the terminal on fd, 0 when unknown.
+func columns(fd int) int {
+	if fd < 0 {
+		return 0
+	}
+	w, _, err := term.GetSize(fd)
+	if err != nil || w <= 0 {
+		return 0
+	}
+	return w
+}
+
+// ErrColumns is stderr's terminal width, 0 when stderr is not a terminal or
+// its size cannot be read.
+func (s *IOStreams) ErrColumns() int {
+	if !s.ErrTTY {
+		return 0
+	}
+	return columns(s.errFd)
+}
+
 // OutColumns is stdout's terminal width, so tables can fit it; 0 when stdout
 // is not a terminal (piped or redirected output keeps every cell whole) or
 // its size cannot be read.
@@ -61,15 +99,7 @@ func (s *IOStreams) OutColumns() int {
 	if !s.OutTTY {
 		return 0
 	}
-	f, ok := s.Out.(*os.File)
-	if !ok {
-		return 0
-	}
-	w, _, err := term.GetSize(int(f.Fd()))
-	if err != nil || w <= 0 {
-		return 0
-	}
-	return w
+	return columns(s.outFd)
 }
 
 // DarkBackground says whether colour output starts out drawn for a dark

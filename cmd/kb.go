@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/tools"
 	"github.com/superbiz/superbiz/pkg/tools/knowledge"
 )
@@ -90,7 +91,7 @@ printed, on stdout (-o json: the counts as one object).`,
 					Excluded: excluded, ExcludedTotal: st.ExcludedTotal, Embedding: st.Embedding,
 				})
 			}
-			_, err = fmt.Fprintf(a.io.Out, "indexed %d files (%d sections), unchanged %d, removed %d; the index holds %d sections from %d files\n",
+			err = a.io.Out.Printf("indexed %d files (%d sections), unchanged %d, removed %d; the index holds %d sections from %d files\n",
 				st.Indexed, st.Sections, st.Skipped, st.Removed, st.Total, st.Files)
 			if err != nil {
 				return err
@@ -105,21 +106,20 @@ printed, on stdout (-o json: the counts as one object).`,
 
 // writeEmbedding says what was embedded, and why search is BM25 only for
 // the sections left without vectors; nothing without an embedding model.
-func writeEmbedding(w io.Writer, e *knowledge.Embedding) error {
+func writeEmbedding(w egress.Writer, e *knowledge.Embedding) error {
 	if e == nil {
 		return nil
 	}
-	line := fmt.Sprintf("embedded %d sections with %s; %d without vectors", e.Embedded, e.Model, e.Missing)
+	line := egress.Sprintf("embedded %d sections with %s; %d without vectors", e.Embedded, e.Model, e.Missing)
 	if e.Error != "" {
-		line += " (search uses BM25 for them; retried on the next sync): " + termsafe.Strip(e.Error)
+		line = egress.Sprintf("%s (search uses BM25 for them; retried on the next sync): %s", line, egress.Mask(e.Error).Shown())
 	}
-	_, err := fmt.Fprintln(w, line)
-	return err
+	return w.Print(line, egress.Const("\n"))
 }
 
 // writeExclusions lists the files the index left out, one a line, cleaned
 // of control characters (file names are untrusted).
-func writeExclusions(w io.Writer, list []knowledge.Exclusion, total int) error {
+func writeExclusions(w egress.Writer, list []knowledge.Exclusion, total int) error {
 	if total == 0 {
 		return nil
 	}
@@ -131,8 +131,7 @@ func writeExclusions(w io.Writer, list []knowledge.Exclusion, total int) error {
 	if more := total - len(list); more > 0 {
 		fmt.Fprintf(&b, "  … and %d more\n", more)
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return printPage(w, b.String())
 }
 
 // openKnowledge loads the configuration and opens the workspace of a kb
@@ -177,7 +176,7 @@ func indexError(err error) error {
 // progress bar redrawn in place. Piped, it prints nothing: the summary line
 // on stdout says what was done.
 type indexProgress struct {
-	w   io.Writer
+	w   egress.Writer
 	tty bool
 	// bars is w for the bar itself: bubbles v2 draws its blend in true
 	// colour and leaves the terminal's share to the writer, which brings it
@@ -196,7 +195,7 @@ func (a *app) newIndexProgress() *indexProgress {
 	if a.io.Color {
 		profile = colorprofile.ANSI256
 	}
-	bars := &colorprofile.Writer{Forward: a.io.ErrOut, Profile: profile}
+	bars := &colorprofile.Writer{Forward: a.io.ErrOut.Stream(), Profile: profile}
 	return &indexProgress{w: a.io.ErrOut, tty: a.io.ErrTTY, bars: bars, bar: bar, last: -1}
 }
 
@@ -220,7 +219,7 @@ func (p *indexProgress) update(pr knowledge.Progress) {
 // finish clears the bar's line so the summary starts on a clean line.
 func (p *indexProgress) finish() {
 	if p.tty && p.drew {
-		fmt.Fprint(p.w, "\r\x1b[K")
+		_ = p.w.Print(egress.Const("\r\x1b[K"))
 	}
 }
 
@@ -297,6 +296,6 @@ func (a *app) printDocuments(query string, obs json.RawMessage) error {
 			}
 		}
 	}
-	_, err := io.WriteString(a.io.Out, b.String())
+	err := printPage(a.io.Out, b.String())
 	return err
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/tools/knowledge"
 )
 
@@ -122,7 +123,7 @@ func TestKBSearch(t *testing.T) {
 // On a terminal the progress is one bar redrawn in place, cleared at the end.
 func TestIndexProgressTerminal(t *testing.T) {
 	var buf bytes.Buffer
-	a := &app{io: &IOStreams{ErrOut: &buf, ErrTTY: true}}
+	a := &app{io: &IOStreams{ErrOut: egress.NewWriter(&buf), ErrTTY: true}}
 	p := a.newIndexProgress()
 	for i := 1; i <= 300; i++ {
 		p.update(knowledge.Progress{Done: i, Total: 300, Path: "r/x.md"})

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"fmt"
-	"io"
 	"sort"
 	"strings"
 
@@ -145,7 +144,7 @@ func (a *app) printInspection(in logs.Inspection) error {
 	} else if n := logsource.LimitNote(in); n != "" {
 		b.WriteString(n + "\n")
 	}
-	_, err := io.WriteString(a.io.Out, termsafe.Strip(b.String()))
+	err := printPage(a.io.Out, termsafe.Strip(b.String()))
 	return err
 }
 

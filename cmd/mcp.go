@@ -164,10 +164,10 @@ func (a *app) runMCP(cmd *cobra.Command, f *mcpOptions) error {
 	if w.Index != nil {
 		// The runbook resources are the indexed files: index what changed.
 		if _, err := w.Index.Sync(ctx, nil); err != nil {
-			fmt.Fprintf(a.io.ErrOut, "superbiz: mcp: the runbook index could not be synced, resources list what it held: %s\n", egress.Mask(err.Error()).Shown().String())
+			_ = a.io.ErrOut.Printf("superbiz: mcp: the runbook index could not be synced, resources list what it held: %s\n", egress.Error(err).Shown())
 		}
 	}
-	logger := slog.New(slog.NewTextHandler(a.io.ErrOut, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	logger := slog.New(slog.NewTextHandler(a.io.ErrOut.Stream(), &slog.HandlerOptions{Level: slog.LevelWarn}))
 	srv, err := mcpserver.New(mcpservice.New(w, mcpservice.Options{Lines: &tui.LinePrinter{W: a.io.ErrOut}, Notes: a.io.ErrOut}), mcpserver.Options{
 		Name: "superbiz", Version: mcpVersion(), MaxCalls: f.MaxCalls, MaxDiagnose: f.MaxDiagnose,
 		Alerts: w.Config.Alerts.URL != "", Logger: logger, SessionTimeout: f.SessionTimeout,
@@ -178,12 +178,12 @@ func (a *app) runMCP(cmd *cobra.Command, f *mcpOptions) error {
 	if f.HTTP == "" {
 		if a.io.InTTY {
 			// Started by hand: stdin is a terminal, not a client's pipe.
-			fmt.Fprintln(a.io.ErrOut, "superbiz: mcp waits for an MCP client on stdin/stdout; have a client start `superbiz mcp` (e.g. `npx @modelcontextprotocol/inspector superbiz mcp`), or serve HTTP with --http 127.0.0.1:8080; Ctrl-C ends it")
+			_ = a.io.ErrOut.Print(egress.Const("superbiz: mcp waits for an MCP client on stdin/stdout; have a client start `superbiz mcp` (e.g. `npx @modelcontextprotocol/inspector superbiz mcp`), or serve HTTP with --http 127.0.0.1:8080; Ctrl-C ends it\n"))
 		}
 		out := a.io.Out
 		// Everything but the protocol goes to stderr from here on.
 		a.io.Out = a.io.ErrOut
-		err = srv.RunIO(ctx, a.io.In, out)
+		err = srv.RunIO(ctx, a.io.In, out.Protocol())
 	} else {
 		err = a.serveMCPHTTP(ctx, srv, f.HTTP, token)
 	}
@@ -210,7 +210,7 @@ func (a *app) serveMCPHTTP(ctx context.Context, srv *mcpserver.Server, addr, tok
 		h = requireBearer(token, h)
 	}
 	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(a.io.ErrOut, "superbiz: MCP streamable HTTP on http://%s/\n", ln.Addr())
+	_ = a.io.ErrOut.Printf("superbiz: MCP streamable HTTP on http://%s/\n", ln.Addr())
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
 	select {

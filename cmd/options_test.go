@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/superbiz/superbiz/internal/mcpserver"
+	"github.com/superbiz/superbiz/pkg/egress"
 )
 
 // The commands in gh's options-plus-runF shape hand their flags and
@@ -17,7 +18,7 @@ import (
 // tool and its input, read from stdin for "-"; `alerts` and `tools list`
 // their flags; each with the global output format.
 func TestCommandOptions(t *testing.T) {
-	a := &app{io: &IOStreams{In: strings.NewReader(` {"q":1} `), Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}}, getenv: func(string) string { return "" }}
+	a := &app{io: &IOStreams{In: strings.NewReader(` {"q":1} `), Out: egress.NewWriter(&bytes.Buffer{}), ErrOut: egress.NewWriter(&bytes.Buffer{})}, getenv: func(string) string { return "" }}
 
 	var mo *mcpOptions
 	c := a.newMCPCmd(func(_ *cobra.Command, o *mcpOptions) error { mo = o; return nil })

@@ -1,9 +1,10 @@
 package cmd
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
+	"strings"
 
 	"github.com/superbiz/superbiz/pkg/egress"
 )
@@ -46,28 +47,61 @@ func (o *outputFormat) Set(v string) error {
 // Type implements pflag.Value; it is the placeholder shown in help.
 func (o *outputFormat) Type() string { return "format" }
 
-// writeMaskedJSON prints v as writeJSON does, through the egress door: its
-// strings masked and stripped of control characters, for output built from
-// files a user hands over (eval compare's results files).
-func writeMaskedJSON(w io.Writer, v any) error {
-	raw, err := json.Marshal(v)
+// writeMaskedJSON prints v as writeJSON does, its strings also stripped of
+// control characters, for output built from files a user hands over (eval
+// compare's results files).
+func writeMaskedJSON(w egress.Writer, v any) error {
+	doc, err := maskedJSON(v)
 	if err != nil {
-		return fmt.Errorf("write JSON output: %w", err)
+		return err
 	}
-	doc, err := egress.MaskJSON(raw)
-	if err != nil {
-		return fmt.Errorf("write JSON output: %w", err)
-	}
-	return writeJSON(w, doc.Shown())
+	return w.JSON(doc.Shown())
 }
 
-// writeJSON prints v as one indented JSON document followed by a newline.
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
+// writeJSON prints v as one indented JSON document followed by a newline,
+// through the egress door: every string masked, every secret-named member's
+// value replaced.
+func writeJSON(w egress.Writer, v any) error {
+	doc, err := maskedJSON(v)
+	if err != nil {
+		return err
+	}
+	return w.JSON(doc)
+}
+
+// maskedJSON encodes v (HTML characters as they are) and passes it through
+// the egress policy.
+func maskedJSON(v any) (egress.JSON, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
-		return fmt.Errorf("write JSON output: %w", err)
+		return egress.JSON{}, fmt.Errorf("write JSON output: %w", err)
 	}
-	return nil
+	doc, err := egress.MaskJSON(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	if err != nil {
+		return egress.JSON{}, fmt.Errorf("write JSON output: %w", err)
+	}
+	return doc, nil
+}
+
+// printPage prints output a command rendered from masked pieces (a page, a
+// table): the whole of it passes the policy once more, so what two pieces
+// make together is masked too.
+func printPage(w egress.Writer, s string) error { return w.Print(egress.Mask(s)) }
+
+// printTextTable prints a table aligned for a terminal (writeTextTable)
+// through the door.
+func printTextTable(w egress.Writer, t table) error {
+	var b strings.Builder
+	_ = writeTextTable(&b, t) // a strings.Builder never fails
+	return printPage(w, b.String())
+}
+
+// printMarkdownTable prints a table as Markdown (writeMarkdownTable)
+// through the door.
+func printMarkdownTable(w egress.Writer, t table) error {
+	var b strings.Builder
+	_ = writeMarkdownTable(&b, t) // a strings.Builder never fails
+	return printPage(w, b.String())
 }

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 
@@ -93,7 +92,7 @@ func (a *app) runReplay(cmd *cobra.Command, id string, f replayFlags) error {
 			return err
 		}
 		w, cfg = dw, dw.Config
-		fmt.Fprintf(a.io.ErrOut, "superbiz: run %s was a demo run: replaying it on the demo workspace\n", orig.ID)
+		_ = a.io.ErrOut.Printf("superbiz: run %s was a demo run: replaying it on the demo workspace\n", orig.ID)
 	}
 
 	if missing := missingTools(orig, w.Adapters); len(missing) > 0 {
@@ -101,7 +100,7 @@ func (a *app) runReplay(cmd *cobra.Command, id string, f replayFlags) error {
 		if !a.flags.demo {
 			hint += ", or add --demo if the run was a demo run"
 		}
-		fmt.Fprintf(a.io.ErrOut, "superbiz: warning: run %s used %s, not configured here: the replay will be refused those calls (%s)\n",
+		_ = a.io.ErrOut.Printf("superbiz: warning: run %s used %s, not configured here: the replay will be refused those calls (%s)\n",
 			orig.ID, strings.Join(missing, ", "), hint)
 	}
 
@@ -143,13 +142,13 @@ func (a *app) runReplay(cmd *cobra.Command, id string, f replayFlags) error {
 	}
 	if printer != nil && printer.Err() != nil {
 		// Progress is a courtesy: the replay itself is stored and reported.
-		fmt.Fprintf(a.io.ErrOut, "superbiz: progress lines stopped: %v\n", printer.Err())
+		_ = a.io.ErrOut.Printf("superbiz: progress lines stopped: %v\n", printer.Err())
 	}
 	if ctx.Err() != nil && outcomeExit(rep.Result) == ExitCancelled {
 		return cancelled("the replay " + rep.ReplayRunID)
 	}
 	if f.liveModel && rep.Result.StopReason == runrecord.StopModelUnavailable {
-		fmt.Fprintf(a.io.ErrOut, "hint: --live-model needs a reachable model: %s\n", strings.TrimPrefix(serverHint(cfg), "hint: "))
+		_ = a.io.ErrOut.Printf("hint: --live-model needs a reachable model: %s\n", strings.TrimPrefix(serverHint(cfg), "hint: "))
 	}
 	if !rep.Identical {
 		return &ExitError{Code: ExitFailed}
@@ -159,24 +158,24 @@ func (a *app) runReplay(cmd *cobra.Command, id string, f replayFlags) error {
 
 // writeReplayText prints the verdict line and, when different, one line per
 // difference (stored text, so control characters are stripped).
-func writeReplayText(w io.Writer, rep usecase.ReplayReport, markdown bool) error {
-	var b strings.Builder
-	verdict := "identical"
+func writeReplayText(w egress.Writer, rep usecase.ReplayReport, markdown bool) error {
+	var b egress.Builder
+	verdict := egress.Const("identical")
 	if !rep.Identical {
-		verdict = "different"
+		verdict = egress.Const("different")
 	}
-	fmt.Fprintf(&b, "%s: replay %s of %s (%s)\n", verdict, cell(rep.ReplayRunID), cell(rep.OriginalRunID), outcomeWord(rep.Result))
-	bullet := "  - "
+	b.Printf("%s: replay %s of %s (%s)\n", verdict, cell(rep.ReplayRunID), cell(rep.OriginalRunID), outcomeWord(rep.Result))
+	bullet := egress.Const("  - ")
 	if markdown {
-		bullet = "- "
+		bullet = egress.Const("- ")
 		if len(rep.Differences) > 0 {
-			b.WriteString("\n")
+			b.Const("\n")
 		}
 	}
 	for _, d := range rep.Differences {
-		b.WriteString(bullet + cell(d) + "\n")
+		b.Add(bullet, egress.Mask(cell(d)), egress.Const("\n"))
 	}
-	if _, err := io.WriteString(w, b.String()); err != nil {
+	if err := w.Print(b.Text()); err != nil {
 		return fmt.Errorf("write replay report: %w", err)
 	}
 	return nil

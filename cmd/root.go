@@ -18,13 +18,16 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/registry"
+	"github.com/superbiz/superbiz/pkg/egress"
 )
 
 // Execute runs superbiz with the process's arguments, streams and
 // environment and exits with the code of docs/SPEC.md#exit-codes; it is all main does.
 func Execute() {
-	ctx, stop := withSignals(context.Background(), os.Stderr)
-	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
+	// The process's streams enter the egress door here, once: run wraps
+	// them in egress.Writer (IOStreams), and nothing else names them.
+	ctx, stop := withSignals(context.Background(), egress.NewWriter(os.Stderr)) //nolint:forbidigo // the door's entry
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)    //nolint:forbidigo // the door's entry
 	stop()
 	os.Exit(code)
 }
@@ -41,7 +44,7 @@ func (e *signalCause) Error() string { return "received " + e.sig.String() }
 // process exits with 128 + the signal's number. A second signal exits at
 // once (the run is then left to the store's recovery), so a stuck process
 // can still be stopped.
-func withSignals(parent context.Context, stderr io.Writer) (context.Context, func()) {
+func withSignals(parent context.Context, stderr egress.Writer) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(parent)
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
@@ -55,7 +58,7 @@ func withSignals(parent context.Context, stderr io.Writer) (context.Context, fun
 		}
 		select {
 		case sig := <-sigs:
-			fmt.Fprintf(stderr, "superbiz: second %s: exiting now\n", sig)
+			_ = stderr.Printf("superbiz: second %s: exiting now\n", sig)
 			os.Exit(signalExit(sig))
 		case <-done:
 		}
@@ -122,8 +125,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root := a.newRootCmd()
 	root.SetArgs(args)
 	root.SetIn(stdin)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
+	// cobra's own output (help, usage) passes the door write by write.
+	root.SetOut(a.io.Out.Stream())
+	root.SetErr(a.io.ErrOut.Stream())
 
 	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
@@ -135,10 +139,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	var ee *ExitError
 	if !errors.As(err, &ee) || ee.Err != nil {
-		fmt.Fprintf(stderr, "superbiz: %s\n", strings.TrimRight(err.Error(), "\n"))
+		_ = a.io.ErrOut.Printf("superbiz: %s\n", egress.Error(err).TrimRight("\n"))
 	}
 	if usage && cmd != nil {
-		fmt.Fprintf(stderr, "Usage: %s\nRun '%s --help' for details.\n", cmd.UseLine(), cmd.CommandPath())
+		_ = a.io.ErrOut.Printf("Usage: %s\nRun '%s --help' for details.\n", cmd.UseLine(), cmd.CommandPath())
 	}
 	return code
 }

@@ -3,8 +3,9 @@ package cmd
 import (
 	"errors"
 	"fmt"
-	"github.com/superbiz/superbiz/internal/config"
 	"io/fs"
+
+	"github.com/superbiz/superbiz/internal/config"
 
 	"github.com/spf13/cobra"
 

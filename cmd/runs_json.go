@@ -1,9 +1,8 @@
 package cmd
 
 import (
-	"io"
-
 	"github.com/superbiz/superbiz/internal/runview"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/runstore"
 )
 
@@ -11,10 +10,10 @@ import (
 // (docs/SPEC.md#superbiz-runs): stored documents passed through, redacted.
 type jsonRuns struct{}
 
-func (jsonRuns) list(w io.Writer, runs []runstore.RunSummary, _ string) error {
+func (jsonRuns) list(w egress.Writer, runs []runstore.RunSummary, _ string) error {
 	return writeJSON(w, runview.Runs(runs))
 }
 
-func (jsonRuns) show(w io.Writer, d *runstore.RunDetail) error {
+func (jsonRuns) show(w egress.Writer, d *runstore.RunDetail) error {
 	return writeJSON(w, runview.DetailOf(d))
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/pkg/runstore"
 )
@@ -36,7 +37,7 @@ func TestRunsFitTable(t *testing.T) {
 		{140, []string{"#", "RUN", "CREATED", "INTENT", "STATUS", "OUTCOME", "STOP", "CALLS", "DURATION", "QUERY"}},
 	} {
 		var b strings.Builder
-		if err := (pageRuns{page: textPage{}, width: tc.width}).list(&b, runs, ""); err != nil {
+		if err := (pageRuns{page: textPage{}, width: tc.width}).list(egress.NewWriter(&b), runs, ""); err != nil {
 			t.Fatal(err)
 		}
 		lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
@@ -56,7 +57,7 @@ func TestRunsFitTable(t *testing.T) {
 		}
 	}
 	var piped strings.Builder
-	if err := (pageRuns{page: textPage{}}).list(&piped, runs, ""); err != nil {
+	if err := (pageRuns{page: textPage{}}).list(egress.NewWriter(&piped), runs, ""); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(piped.String(), "2026-12-02 05:59") || !strings.Contains(piped.String(), "many 504s at checkout\n") ||

@@ -23,9 +23,9 @@ import (
 type runsRenderer interface {
 	// list writes the listing of `runs`, or empty when there are no runs
 	// (the JSON renderer writes an empty array instead).
-	list(w io.Writer, runs []runstore.RunSummary, empty string) error
+	list(w egress.Writer, runs []runstore.RunSummary, empty string) error
 	// show writes one run in full.
-	show(w io.Writer, d *runstore.RunDetail) error
+	show(w egress.Writer, d *runstore.RunDetail) error
 }
 
 // runsRendererFor is the renderer of an -o value (already validated);
@@ -383,18 +383,21 @@ type pageRuns struct {
 	width int // the terminal width the listing fits, 0 for every column whole
 }
 
-func (r pageRuns) list(w io.Writer, runs []runstore.RunSummary, empty string) error {
+func (r pageRuns) list(w egress.Writer, runs []runstore.RunSummary, empty string) error {
 	if len(runs) == 0 {
-		return writeString(w, empty+"\n")
+		return printPage(w, empty+"\n")
 	}
+	var b strings.Builder
 	if r.width > 0 {
-		return r.page.table(w, runsFitTable(runs, r.width))
+		_ = r.page.table(&b, runsFitTable(runs, r.width)) // a strings.Builder never fails
+	} else {
+		_ = r.page.table(&b, runsWideTable(runs))
 	}
-	return r.page.table(w, runsWideTable(runs))
+	return printPage(w, b.String())
 }
 
 // show writes `runs show` in the page's format.
-func (r pageRuns) show(w io.Writer, d *runstore.RunDetail) error {
+func (r pageRuns) show(w egress.Writer, d *runstore.RunDetail) error {
 	v := newRunView(d)
 	var b strings.Builder
 	r.page.title(&b, v.id)
@@ -412,7 +415,7 @@ func (r pageRuns) show(w io.Writer, d *runstore.RunDetail) error {
 			b.WriteString(s.text)
 		}
 	}
-	return writeString(w, b.String())
+	return printPage(w, b.String())
 }
 
 // textPage lays out for a terminal: aligned tables, underlined headings.
@@ -452,14 +455,6 @@ func (markdownPage) heading(b *strings.Builder, title string) { fmt.Fprintf(b, "
 func (markdownPage) note(b *strings.Builder, line string) { b.WriteString(line + "\n\n") }
 
 func (markdownPage) table(w io.Writer, t table) error { return writeMarkdownTable(w, t) }
-
-// writeString writes rendered output, naming what failed.
-func writeString(w io.Writer, s string) error {
-	if _, err := io.WriteString(w, s); err != nil {
-		return fmt.Errorf("write output: %w", err)
-	}
-	return nil
-}
 
 // columnGap is the space between two columns of a text table.
 const columnGap = 2

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/pkg/runstore"
 	"github.com/superbiz/superbiz/pkg/tools"
@@ -477,7 +478,7 @@ func FuzzRenderRun(f *testing.F) {
 		}
 		for _, format := range []outputFormat{outputText, outputMarkdown} {
 			var b strings.Builder
-			if err := runsRendererFor(format, 0).show(&b, d); err != nil {
+			if err := runsRendererFor(format, 0).show(egress.NewWriter(&b), d); err != nil {
 				t.Fatal(err)
 			}
 			for _, r := range b.String() {
@@ -487,7 +488,7 @@ func FuzzRenderRun(f *testing.F) {
 			}
 		}
 		var b strings.Builder
-		if err := runsRendererFor(outputJSON, 0).show(&b, d); err != nil {
+		if err := runsRendererFor(outputJSON, 0).show(egress.NewWriter(&b), d); err != nil {
 			t.Fatalf("runs show -o json fails on a damaged record: %v", err)
 		}
 		if !json.Valid([]byte(b.String())) {

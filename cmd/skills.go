@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -79,7 +78,7 @@ func (a *app) runSkillsList(cmd *cobra.Command) error {
 	for _, p := range list {
 		t.rows = append(t.rows, []string{p.Name, termsafe.Strip(p.Source), oneLine(p.Description)})
 	}
-	if err := writeTextTable(a.io.Out, t); err != nil {
+	if err := printTextTable(a.io.Out, t); err != nil {
 		return fmt.Errorf("write the playbook list: %w", err)
 	}
 	return nil
@@ -101,7 +100,7 @@ func (a *app) runSkillsShow(cmd *cobra.Command, name string) error {
 	if a.io.OutTTY && a.flags.output == outputText {
 		return a.renderPlaybook(p)
 	}
-	_, err = io.WriteString(a.io.Out, strings.TrimRight(body, "\n")+"\n")
+	err = printPage(a.io.Out, strings.TrimRight(body, "\n")+"\n")
 	return err
 }
 
@@ -113,7 +112,7 @@ func (a *app) renderPlaybook(p tools.Playbook) error {
 	if err != nil {
 		return fmt.Errorf("render playbook %s: %w", p.Name, err)
 	}
-	_, err = fmt.Fprintf(a.io.Out, "%s\n", out)
+	err = a.io.Out.Printf("%s\n", out)
 	return err
 }
 

@@ -183,7 +183,7 @@ func (a *app) printTimeline(tl timeline.Timeline) error {
 	case outputJSON:
 		return writeJSON(a.io.Out, tl)
 	case outputMarkdown:
-		return writeString(a.io.Out, timeline.Markdown(tl))
+		return printPage(a.io.Out, timeline.Markdown(tl))
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Timeline %s – %s (run %s)\n", tl.Window.Start.UTC().Format("2006-01-02 15:04"), tl.Window.End.UTC().Format("2006-01-02 15:04 UTC"), tl.RunID)
@@ -210,7 +210,7 @@ func (a *app) printTimeline(tl timeline.Timeline) error {
 			}
 		}
 	}
-	return writeString(a.io.Out, b.String())
+	return printPage(a.io.Out, b.String())
 }
 
 // orNone is s, or "-" when empty.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/model"
 )
 
@@ -87,7 +88,7 @@ func (a *app) printDefinitions(defs []model.Tool, output outputFormat) error {
 		}
 		fmt.Fprintf(&b, "%s\n  %s\n  parameters:\n    %s\n", d.Name, d.Description, params.String())
 	}
-	_, err := io.WriteString(a.io.Out, b.String())
+	err := printPage(a.io.Out, b.String())
 	return err
 }
 
@@ -162,19 +163,16 @@ func (a *app) runToolsCall(cmd *cobra.Command, opts *toolsCallOptions) error {
 // printObservation writes the observation: with -o json the exact bytes the
 // model would see on one line, else indented for reading.
 func (a *app) printObservation(obs json.RawMessage, output outputFormat) error {
+	doc, err := egress.MaskJSON(obs)
+	if err != nil {
+		return fmt.Errorf("write the observation: %w", err)
+	}
 	if output == outputJSON {
-		_, err := fmt.Fprintf(a.io.Out, "%s\n", obs)
-		if err != nil {
-			return fmt.Errorf("write the observation: %w", err)
-		}
-		return nil
+		err = a.io.Out.Printf("%s\n", doc)
+	} else {
+		err = a.io.Out.JSON(doc)
 	}
-	var b bytes.Buffer
-	if err := json.Indent(&b, obs, "", "  "); err != nil {
-		return fmt.Errorf("indent the observation: %w", err)
-	}
-	b.WriteByte('\n')
-	if _, err := a.io.Out.Write(b.Bytes()); err != nil {
+	if err != nil {
 		return fmt.Errorf("write the observation: %w", err)
 	}
 	return nil

@@ -107,6 +107,5 @@ func (a *app) printVersion() error {
 	if a.flags.output == outputJSON {
 		return writeJSON(a.io.Out, v)
 	}
-	_, err := fmt.Fprintln(a.io.Out, v.String())
-	return err
+	return a.io.Out.Printf("%s\n", v.String())
 }

@@ -84,7 +84,7 @@ func (a *app) buildWorkspace(ctx context.Context, cfg *config.Config) (*workspac
 
 // warn tells the person, on stderr, of a problem that does not stop the
 // command (a playbook skipped).
-func (a *app) warn(msg string) { fmt.Fprintf(a.io.ErrOut, "superbiz: %s\n", msg) }
+func (a *app) warn(msg string) { _ = a.io.ErrOut.Printf("superbiz: %s\n", msg) }
 
 // storeFailure reports a run store that ran out of space as exactly that
 // (exitcode.StoreFailure); any other error is returned unchanged.

@@ -10,6 +10,7 @@ import (
 	"fmt"
 
 	"github.com/superbiz/superbiz/internal/usecase"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/pkg/runstore"
 )
@@ -56,6 +57,16 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// EgressText is the error's text as the egress door passes it: the wrapped
+// error's (our own words kept when it is an egress error), since Error adds
+// no words to it.
+func (e *Error) EgressText() egress.Text {
+	if e.Err == nil {
+		return egress.Sprintf("exit status %d", e.Code)
+	}
+	return egress.Error(e.Err)
+}
 
 // Usagef reports a mistake in the command line: exit 2 and the usage line.
 func Usagef(format string, args ...any) error {

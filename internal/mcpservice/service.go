@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"sync"
 
@@ -30,7 +29,7 @@ type Options struct {
 	// Lines prints a diagnosis's run events as lines (stderr).
 	Lines harness.Sink
 	// Notes receives the notes a command would print (stderr).
-	Notes io.Writer
+	Notes egress.Writer
 }
 
 // Service implements mcpserver.Service over one open workspace.
@@ -125,7 +124,7 @@ func (s *Service) Diagnose(ctx context.Context, in mcpserver.DiagnoseInput, prog
 		return mcpserver.Result{IsError: true, Text: egress.Error(err)}, nil
 	}
 	if prep.Note != "" {
-		fmt.Fprintf(s.o.Notes, "superbiz: %s\n", prep.Note)
+		_ = s.o.Notes.Printf("superbiz: %s\n", prep.Note) // a note that cannot be printed does not stop the diagnosis
 	}
 	d := prep.Deps
 	d.Events = harness.Sinks{s.o.Lines, progressSink(progress)}

@@ -2,12 +2,12 @@ package tui
 
 import (
 	"fmt"
-	"io"
 	"sync"
 	"time"
 
 	"github.com/superbiz/superbiz/internal/termsafe"
 	"github.com/superbiz/superbiz/internal/textclip"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/pkg/tools"
@@ -16,9 +16,10 @@ import (
 // LinePrinter is the progress reporter for a stderr that is not a terminal
 // (or too narrow for the TUI): one plain line per state-changing event, no
 // colour, no redraws, and nothing for BudgetChanged, so logs stay readable.
-// The zero value with W set is ready; use it through a pointer.
+// Each line passes the egress door whole (W takes only what the policy
+// made). The zero value with W set is ready; use it through a pointer.
 type LinePrinter struct {
-	W io.Writer
+	W egress.Writer
 	// Brief writes the run's end line only: a person watches stderr while
 	// the report goes to a redirected stdout, and one short line is enough.
 	Brief bool
@@ -115,10 +116,10 @@ func (p *LinePrinter) stopWaiting() {
 
 // writeLocked writes one line unless an earlier write failed; p.mu is held.
 func (p *LinePrinter) writeLocked(line string) {
-	if p.err != nil || p.W == nil {
+	if p.err != nil || p.W.IsZero() {
 		return
 	}
-	if _, err := io.WriteString(p.W, line+"\n"); err != nil {
+	if err := p.W.Print(egress.Mask(line), egress.Const("\n")); err != nil {
 		p.err = fmt.Errorf("write progress line: %w", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/charmbracelet/x/exp/golden"
 
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/pkg/tools"
@@ -20,7 +21,7 @@ import (
 // state-changing event, none for budget frames, no escape sequences.
 func TestLinePrinterGolden(t *testing.T) {
 	var buf bytes.Buffer
-	p := &LinePrinter{W: &buf}
+	p := &LinePrinter{W: egress.NewWriter(&buf)}
 	events := append(append(append(append([]harness.Event{}, phaseStart...), phaseMidTool...), phaseStop...), phaseEnd...)
 	for _, ev := range events {
 		p.Emit(ev)
@@ -39,7 +40,7 @@ func TestLinePrinterGolden(t *testing.T) {
 func TestLinePrinterBrief(t *testing.T) {
 	var full, brief bytes.Buffer
 	events := append(append(append(append([]harness.Event{}, phaseStart...), phaseMidTool...), phaseStop...), phaseEnd...)
-	fp, bp := &LinePrinter{W: &full}, &LinePrinter{W: &brief, Brief: true}
+	fp, bp := &LinePrinter{W: egress.NewWriter(&full)}, &LinePrinter{W: egress.NewWriter(&brief), Brief: true}
 	for _, ev := range events {
 		fp.Emit(ev)
 		bp.Emit(ev)
@@ -54,7 +55,7 @@ func TestLinePrinterBrief(t *testing.T) {
 // escape sequences or extra lines.
 func TestLinePrinterCleansModelText(t *testing.T) {
 	var buf bytes.Buffer
-	p := &LinePrinter{W: &buf}
+	p := &LinePrinter{W: egress.NewWriter(&buf)}
 	p.Emit(toolDone("call_1", "query_logs", "svc\x1b[2J\nERROR\u202e since 1h", "EVIDENCE_FOUND", ""))
 	want := "[tool] query_logs (svc ERROR since 1h) → EVIDENCE_FOUND\n" // the whole sequence goes: no "[2J" residue
 	if got := buf.String(); got != want {
@@ -72,7 +73,7 @@ func (f *failWriter) Write(p []byte) (int, error) {
 // TestLinePrinterWriteError keeps the first write error and stops writing.
 func TestLinePrinterWriteError(t *testing.T) {
 	w := &failWriter{}
-	p := &LinePrinter{W: w}
+	p := &LinePrinter{W: egress.NewWriter(w)}
 	p.Emit(phaseEnd[1])
 	p.Emit(phaseEnd[1])
 	if err := p.Err(); err == nil || !strings.Contains(err.Error(), "disk full") {
@@ -100,9 +101,9 @@ func TestLinePrinterWaiting(t *testing.T) {
 	// the call finishes: read after that, plain buffers need no lock.
 	var out, brief, never bytes.Buffer
 	const every = 100 * time.Millisecond
-	p := &LinePrinter{W: &out, Waiting: every}
-	bp := &LinePrinter{W: &brief, Brief: true, Waiting: every}
-	np := &LinePrinter{W: &never, Waiting: -1}
+	p := &LinePrinter{W: egress.NewWriter(&out), Waiting: every}
+	bp := &LinePrinter{W: egress.NewWriter(&brief), Brief: true, Waiting: every}
+	np := &LinePrinter{W: egress.NewWriter(&never), Waiting: -1}
 	started := harness.ModelRoundStarted{Meta: meta(), Seq: 3, Purpose: runrecord.PurposeFinal}
 	for _, pr := range []*LinePrinter{p, bp, np} {
 		pr.Emit(started)
@@ -154,7 +155,7 @@ func TestCancelledRunSaysWhatWasFound(t *testing.T) {
 		harness.RunFinished{Meta: meta(), Lifecycle: runrecord.Cancelled, StopReason: runrecord.StopCancelled, Outcome: runrecord.OutcomeCancelled, Duration: time.Second},
 	}
 	var buf bytes.Buffer
-	p := &LinePrinter{W: &buf}
+	p := &LinePrinter{W: egress.NewWriter(&buf)}
 	var s runState
 	for _, ev := range events {
 		p.Emit(ev)

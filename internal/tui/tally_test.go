@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/pkg/tools"
@@ -33,7 +34,7 @@ var talliedRun = []harness.Event{
 // evidence calls had gathered evidence (the refused call is not one).
 func TestLinePrinterTalliesGolden(t *testing.T) {
 	var buf bytes.Buffer
-	p := &LinePrinter{W: &buf}
+	p := &LinePrinter{W: egress.NewWriter(&buf)}
 	for _, ev := range talliedRun {
 		p.Emit(ev)
 	}

@@ -9,7 +9,6 @@ import (
 	"github.com/superbiz/superbiz/internal/exitcode"
 	"github.com/superbiz/superbiz/internal/notfound"
 	"github.com/superbiz/superbiz/internal/registry"
-	"github.com/superbiz/superbiz/internal/termsafe"
 	"github.com/superbiz/superbiz/internal/usecase"
 	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/harness"
@@ -106,32 +105,36 @@ func (r ToolCall) Verdict(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	reason := ""
+	// The message is our words around the boundary's reason, which passed
+	// the egress door when it was recorded and passes it again here.
+	var reason egress.Text
 	if d := r.Invocation.Detail; d != "" {
-		reason = ": " + termsafe.Strip(d)
+		reason = egress.Sprintf(": %s", egress.Mask(d).Shown())
 	}
 	if r.SyntaxErr != nil {
-		reason = ": " + egress.Mask(r.SyntaxErr.Error()).Shown().String()
+		reason = egress.Sprintf(": %s", egress.Error(r.SyntaxErr).Shown())
 	}
 	switch {
 	case class == usecase.ToolCallServed:
 		return nil
 	case skillErr != "":
-		return &exitcode.Error{Code: exitcode.Usage, Err: fmt.Errorf("%s: %s", r.Tool, skillErr)}
+		return &exitcode.Error{Code: exitcode.Usage, Err: egress.Errorf("%s: %s", r.Tool, skillErr)}
 	case class == usecase.ToolCallRejected && r.Invocation.Control == runrecord.ControlRepair:
-		return &exitcode.Error{Code: exitcode.Usage, Err: fmt.Errorf("%s: the input must be one JSON object (%s)%s", r.Tool, code, reason)}
+		return &exitcode.Error{Code: exitcode.Usage, Err: egress.Errorf("%s: the input must be one JSON object (%s)%s", r.Tool, code, reason)}
 	case class == usecase.ToolCallRejected:
-		return &exitcode.Error{Code: exitcode.Usage, Err: fmt.Errorf("%s rejected the input (%s)%s", r.Tool, code, reason)}
+		return &exitcode.Error{Code: exitcode.Usage, Err: egress.Errorf("%s rejected the input (%s)%s", r.Tool, code, reason)}
 	case ctx.Err() != nil:
-		// a stop signal ended the call (CANCELLED, or STOP_REQUIRED when it
-		// came before the backend ran): the root makes it 130, 143 or 129
-		return &exitcode.Error{Code: exitcode.Cancelled, Err: fmt.Errorf("%s was cancelled (%s)%s", r.Tool, code, reason)}
+		// A stop signal ended the call: its outcome is CANCELLED whichever
+		// step the stop caught (the boundary's STOP_REQUIRED control when
+		// it came before the backend ran); the root makes the exit 130, 143
+		// or 129.
+		return &exitcode.Error{Code: exitcode.Cancelled, Err: egress.Errorf("%s was cancelled (%s)", r.Tool, tools.CodeCancelled)}
 	case r.Invocation.Control != "":
-		return &exitcode.Error{Code: exitcode.Failed, Err: fmt.Errorf("%s was not executed (%s)%s", r.Tool, code, reason)}
+		return &exitcode.Error{Code: exitcode.Failed, Err: egress.Errorf("%s was not executed (%s)%s", r.Tool, code, reason)}
 	}
 	exit := exitcode.Failed
 	if code == tools.CodeUnavailable {
 		exit = exitcode.Unavailable
 	}
-	return &exitcode.Error{Code: exit, Err: fmt.Errorf("%s failed (%s)%s", r.Tool, code, reason)}
+	return &exitcode.Error{Code: exit, Err: egress.Errorf("%s failed (%s)%s", r.Tool, code, reason)}
 }

@@ -17,6 +17,7 @@ package egress
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/superbiz/superbiz/internal/termsafe"
@@ -52,6 +53,10 @@ func (t Text) Line() Text { return Text{termsafe.Line(t.s)} }
 // Cut keeps at most n bytes, on a rune boundary. Cutting masked text cannot
 // reveal a secret (the mask came first).
 func (t Text) Cut(n int) Text { return Text{textclip.Bytes(t.s, n)} }
+
+// TrimRight drops the trailing bytes in cutset (a line break at the end of
+// an error's text); trimming masked text cannot reveal a secret.
+func (t Text) TrimRight(cutset constant) Text { return Text{strings.TrimRight(t.s, string(cutset))} }
 
 // constant is the type of our own texts: an untyped string constant converts
 // to it, a string variable cannot (its name is not exported), so only a
@@ -171,6 +176,38 @@ func (p Policy) Error(err error) Text {
 	return p.Text(err.Error())
 }
 
+// Errorf is an error whose text is Sprintf(format, args...): our words, and
+// arguments masked on their own, so egress.Error passes it as it is. A %w
+// verb wraps its error argument (errors.Is and As see it) and inserts its
+// text as Error gives it.
+func Errorf(format constant, args ...any) error {
+	var wrapped []error
+	f := string(format)
+	if strings.Contains(f, "%w") {
+		f = strings.ReplaceAll(f, "%w", "%v")
+		for _, a := range args {
+			if err, ok := a.(error); ok {
+				wrapped = append(wrapped, err)
+			}
+		}
+	}
+	return &ownError{text: Sprintf(constant(f), args...), wrapped: wrapped}
+}
+
+// ownError is Errorf's error.
+type ownError struct {
+	text    Text
+	wrapped []error
+}
+
+func (e *ownError) Error() string { return e.text.s }
+
+// EgressText is the error's text, made by the policy.
+func (e *ownError) EgressText() Text { return e.text }
+
+// Unwrap gives the errors a %w wrapped.
+func (e *ownError) Unwrap() []error { return e.wrapped }
+
 // Sprintf is the package's Sprintf under p.
 func (p Policy) Sprintf(format constant, args ...any) Text {
 	out := make([]any, len(args))
@@ -182,13 +219,32 @@ func (p Policy) Sprintf(format constant, args ...any) Text {
 			out[i] = string(v.b)
 		case nil:
 			out[i] = a
-		case bool, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64, float32, float64:
-			out[i] = v
+		case error:
+			out[i] = p.Error(v).s
 		default:
-			out[i] = p.mask(fmt.Sprint(v))
+			out[i] = p.arg(a)
 		}
 	}
 	return Text{fmt.Sprintf(string(format), out...)}
+}
+
+// arg is one Sprintf argument that is not a Text or a JSON: a number or a
+// boolean (of a named type too, so its verb still applies, and its String
+// method, our own code, names a value) as it is, bytes as the text they
+// hold, anything else formatted and masked.
+func (p Policy) arg(a any) any {
+	v := reflect.ValueOf(a)
+	switch v.Kind() {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128:
+		return a
+	case reflect.Slice:
+		if v.Type().Elem().Kind() == reflect.Uint8 {
+			return p.mask(string(v.Bytes()))
+		}
+	}
+	return p.mask(fmt.Sprint(a))
 }
 
 // JSON passes a JSON document through p.

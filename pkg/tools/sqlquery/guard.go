@@ -328,7 +328,7 @@ func (w walker) visit(node sqlparser.SQLNode) (bool, error) {
 		if egress.SecretName(n.Name.String()) {
 			// a system variable is a column named @@name, which the
 			// masking of secret-named columns need not recognise
-			return false, refuse(ReasonNotAllowed, egress.Sprintf("system variable @@%s is named like a secret: reading it is not allowed; SHOW VARIABLES masks its value", n.Name.String()))
+			return false, refuse(ReasonNotAllowed, egress.Sprintf("system variable @@%s is named like a secret; reading it is not allowed; SHOW VARIABLES masks its value", n.Name.String()))
 		}
 		return false, nil
 	case *sqlparser.AssignmentExpr:

@@ -107,7 +107,7 @@ func admitPGTop(stmt *pgq.Node) (Kind, error) {
 	case stmt.GetVariableShowStmt() != nil:
 		name := stmt.GetVariableShowStmt().GetName()
 		if egress.SecretName(name) || pgSecretSettings()[strings.ToLower(name)] {
-			return "", refuse(ReasonNotAllowed, egress.Sprintf("setting %s is named like a secret: reading it is not allowed", name))
+			return "", refuse(ReasonNotAllowed, egress.Sprintf("setting %s is named like a secret; reading it is not allowed", name))
 		}
 		return KindShow, nil
 	case stmt.GetExplainStmt() != nil:
@@ -118,7 +118,7 @@ func admitPGTop(stmt *pgq.Node) (Kind, error) {
 				return "", refuse(ReasonExplainKind, egress.Sprintf("EXPLAIN ANALYZE executes the statement"))
 			}
 			if name == "verbose" && pgOptionOn(o.GetDefElem()) {
-				return "", refuse(ReasonNotAllowed, egress.Sprintf("EXPLAIN VERBOSE prints %s: reading it is not allowed; EXPLAIN without VERBOSE shows the plan", whyPGBodies))
+				return "", refuse(ReasonNotAllowed, egress.Sprintf("EXPLAIN VERBOSE prints %s; reading it is not allowed; EXPLAIN without VERBOSE shows the plan", whyPGBodies))
 			}
 			if name == "verbose" {
 				continue
@@ -226,7 +226,7 @@ func visitPG(m protoreflect.Message) error {
 			return refuse(ReasonFunction, egress.Sprintf("function %s() is not a built-in: user-defined and other schemas' functions may write", pgDottedName(n.GetFuncname())))
 		}
 		if why, ok := pgNotAllowedFunctions()[name]; ok {
-			return refuse(ReasonNotAllowed, egress.Sprintf("%s() returns %s: reading it is not allowed", name, why))
+			return refuse(ReasonNotAllowed, egress.Sprintf("%s() returns %s; reading it is not allowed", name, why))
 		}
 		if !pgFunctions()[name] {
 			return refuse(ReasonFunction, egress.Sprintf("function %s() is not on the allowlist of side-effect-free functions", name))

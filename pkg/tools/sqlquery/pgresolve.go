@@ -270,7 +270,7 @@ func pgCheckFamilies(ctx context.Context, conn *pgconn.PgConn, rels []*pgRelatio
 			if err != nil {
 				return err
 			}
-			return refuse(ReasonNotAllowed, egress.Sprintf("view %s.%s is built on %s: reading it is not allowed", r.schema, r.ref.GetRelname(), why))
+			return refuse(ReasonNotAllowed, egress.Sprintf("view %s.%s is built on %s; reading it is not allowed", r.schema, r.ref.GetRelname(), why))
 		}
 	}
 	return nil

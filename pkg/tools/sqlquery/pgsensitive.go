@@ -145,11 +145,11 @@ func checkPGSensitive(stmt *pgq.Node) error {
 	})
 	for _, r := range refs {
 		if r.spec.why != "" {
-			return refuse(ReasonNotAllowed, egress.Sprintf("%s holds %s: reading it is not allowed", r.table, r.spec.why))
+			return refuse(ReasonNotAllowed, egress.Sprintf("%s holds %s; reading it is not allowed", r.table, r.spec.why))
 		}
 		for _, c := range r.spec.columns {
 			if columns[c] {
-				return refuse(ReasonNotAllowed, egress.Sprintf("column %s of %s holds %s: reading it is not allowed; name the other columns you need", c, r.table, r.spec.holds))
+				return refuse(ReasonNotAllowed, egress.Sprintf("column %s of %s holds %s; reading it is not allowed; name the other columns you need", c, r.table, r.spec.holds))
 			}
 		}
 		cols := strings.Join(r.spec.columns, ", ")

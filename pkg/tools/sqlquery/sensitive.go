@@ -182,11 +182,11 @@ func checkSensitive(stmt sqlparser.Statement, schema string) error {
 	}, stmt)
 	for _, r := range refs {
 		if r.why != "" {
-			return refuse(ReasonNotAllowed, egress.Sprintf("%s %s: reading it is not allowed", r.table, r.why))
+			return refuse(ReasonNotAllowed, egress.Sprintf("%s %s; reading it is not allowed", r.table, r.why))
 		}
 		for _, c := range r.columns {
 			if columns[c] {
-				return refuse(ReasonNotAllowed, egress.Sprintf("column %s of %s holds %s: reading it is not allowed; name the other columns you need", c, r.table, r.holds))
+				return refuse(ReasonNotAllowed, egress.Sprintf("column %s of %s holds %s; reading it is not allowed; name the other columns you need", c, r.table, r.holds))
 			}
 		}
 		if star {
