@@ -55,7 +55,7 @@ type inspectSkip struct {
 func (a *app) newLogsInspectCmd() *cobra.Command {
 	var entries int
 	c := &cobra.Command{
-		Use:   "inspect SOURCE",
+		Use:   "inspect [SOURCE]",
 		Short: "Show the first entries of a log source exactly as query_logs sees them",
 		Long: `inspect reads every file of the [[logs]] source SOURCE the way query_logs
 does and prints, per file, the layout it is read with (detected under format
@@ -65,10 +65,12 @@ whether the file is out of time order;
 then the first entries as the model would see them (time, level, service,
 message, fields; secrets masked); then the files a call would skip, and why.
 Use it to check a custom pattern and time_layout in seconds. Exits 1 when no
-file of the source can be read.`,
-		Example: `  superbiz logs inspect app
+file of the source can be read. Without SOURCE it lists the [[logs]]
+sources: name, backend and what each reads.`,
+		Example: `  superbiz logs inspect
+  superbiz logs inspect app
   superbiz logs inspect --demo demo --entries 3 -o json`,
-		Args: exactArgs(1, "one SOURCE (a [[logs]] name)"),
+		Args: atMostOneSource,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if entries < 1 || entries > logs.MaxInspectEntries {
 				return usageErrorf("--entries must be between 1 and %d, got %d", logs.MaxInspectEntries, entries)
@@ -76,6 +78,12 @@ file of the source can be read.`,
 			cfg, err := a.loadConfig(cmd)
 			if err != nil {
 				return err
+			}
+			if len(args) == 0 {
+				if len(cfg.Logs) == 0 {
+					return configError(fmt.Errorf("no log source configured: add a [[logs]] section, or use --demo"))
+				}
+				return a.printLogSources(cfg.Logs)
 			}
 			var src *config.LogSource
 			names := make([]string, 0, len(cfg.Logs))
@@ -106,6 +114,46 @@ file of the source can be read.`,
 	}
 	c.Flags().IntVar(&entries, "entries", defaultInspectEntries, fmt.Sprintf("how many entries to show (1-%d)", logs.MaxInspectEntries))
 	return c
+}
+
+// atMostOneSource takes `logs inspect`'s optional SOURCE.
+func atMostOneSource(cmd *cobra.Command, args []string) error {
+	if len(args) > 1 {
+		return usageErrorf("%s takes at most one SOURCE (a [[logs]] name), got %d arguments", commandName(cmd), len(args))
+	}
+	return nil
+}
+
+// logSourceRow is one source of `logs inspect` without SOURCE.
+type logSourceRow struct {
+	Name    string `json:"name"`
+	Backend string `json:"backend"`
+	Reads   string `json:"reads"`
+}
+
+// printLogSources lists the [[logs]] sources `logs inspect` can read: name,
+// backend and what each reads (its globs, or its store's URL).
+func (a *app) printLogSources(srcs []config.LogSource) error {
+	rows := make([]logSourceRow, 0, len(srcs))
+	t := table{header: []string{"SOURCE", "BACKEND", "READS"}}
+	for _, s := range srcs {
+		r := logSourceRow{Name: s.Name, Backend: string(s.Backend), Reads: strings.Join(s.Paths, " ")}
+		if r.Backend == "" {
+			r.Backend = string(logs.BackendFiles)
+		}
+		if s.Backend == logs.BackendVictoriaLogs {
+			r.Reads = s.URL
+		}
+		rows = append(rows, r)
+		t.rows = append(t.rows, []string{cell(r.Name), cell(r.Backend), orDash(cell(r.Reads))})
+	}
+	switch a.flags.output {
+	case outputJSON:
+		return writeJSON(a.io.Out, rows)
+	case outputMarkdown:
+		return printMarkdownTable(a.io.Out, t)
+	}
+	return printTextTable(a.io.Out, t)
 }
 
 // printInspection writes an inspection for a person, or -o json.

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -181,5 +182,23 @@ func TestLogsHelpDescribes(t *testing.T) {
 	code, out, _ := cli(t, nil, "logs", "--help")
 	if code != ExitOK || !strings.Contains(out, "the first entries exactly as\nquery_logs returns them") {
 		t.Errorf("logs --help: exit %d, no description:\n%s", code, out)
+	}
+}
+
+// logs inspect without SOURCE lists the sources it can read (issue 40 #14:
+// it was exit 2, naming none); with none configured it says how to add one.
+func TestLogsInspectListsSources(t *testing.T) {
+	env := diagnoseEnv(t)
+	code, out, errOut := cli(t, env, "--demo", "logs", "inspect", "-o", "json")
+	var rows []struct{ Name, Backend, Reads string }
+	if code != ExitOK || json.Unmarshal([]byte(out), &rows) != nil || len(rows) != 1 || rows[0].Name != "demo" || rows[0].Backend != "files" || !strings.Contains(rows[0].Reads, "demo/logs/") {
+		t.Errorf("--demo logs inspect -o json: exit %d, %q, %q; want the demo source", code, out, errOut)
+	}
+	code, out, _ = cli(t, env, "--demo", "logs", "inspect")
+	if code != ExitOK || !strings.HasPrefix(out, "SOURCE  BACKEND  READS\ndemo    files    ") {
+		t.Errorf("--demo logs inspect: exit %d, %q; want the table", code, out)
+	}
+	if code, _, errOut := cli(t, env, "logs", "inspect"); code != ExitUsage || !strings.Contains(errOut, "no log source configured") {
+		t.Errorf("no [[logs]]: exit %d, %q; want exit 2 saying how to add one", code, errOut)
 	}
 }
