@@ -185,9 +185,10 @@ func (a *app) replayableRunNames(ctx context.Context, cmd *cobra.Command, toComp
 // runRefs offers runs (newest first) as a person names them
 // (docs/SPEC.md#short-names): runstore.RefLast, described as the first
 // run isLast accepts (the run last names for the command), then the number
-// of each run keep accepts, each with its age, outcome and query. Once the word being completed starts as an ID
-// does (neither digits nor the start of "last"), it offers the IDs instead,
-// those printable as they are (completable).
+// of each run keep accepts, each with its age, outcome and query. Once the
+// word being completed starts as an ID does (neither digits nor the start
+// of "last"), it offers the IDs instead, those printable as they are
+// (completable).
 func runRefs(runs []runstore.RunSummary, toComplete string, now time.Time, keep, isLast func(*runstore.RunSummary) bool) []string {
 	byID := toComplete != "" && !strings.HasPrefix(runstore.RefLast, toComplete) && strings.Trim(toComplete, "0123456789") != ""
 	var out []string

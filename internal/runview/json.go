@@ -265,7 +265,7 @@ func ReplayableRun(ctx context.Context, store *runstore.Store, ref string) (*run
 	if err = refError(err, "run", ref, store.Path()); err != nil {
 		return nil, err
 	}
-	return loadRun(ctx, store, id, store.GetRun)
+	return loadID(ctx, store, id, store.GetRun)
 }
 
 // loadRun resolves ref and loads the run with get.
@@ -274,6 +274,11 @@ func loadRun(ctx context.Context, store *runstore.Store, ref string, get func(co
 	if err != nil {
 		return nil, err
 	}
+	return loadID(ctx, store, id, get)
+}
+
+// loadID loads the run of a resolved ID with get.
+func loadID(ctx context.Context, store *runstore.Store, id string, get func(context.Context, string) (*runstore.RunDetail, error)) (*runstore.RunDetail, error) {
 	d, err := get(ctx, id)
 	if errors.Is(err, runstore.ErrNotFound) {
 		return nil, &notfound.Error{Kind: "run", Name: id, Where: store.Path(), Hint: "`superbiz runs` lists the runs"}

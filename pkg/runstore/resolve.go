@@ -14,9 +14,9 @@ import (
 // Short names for runs and sessions (docs/SPEC.md#short-names): wherever a
 // command takes a run or session ID it also takes RefLast ("the newest"),
 // RefLast~N (the one N before it) and a unique prefix of at least
-// MinPrefix characters; a run also takes its number in the store (12). ResolveRun and ResolveSession turn one into an ID,
-// so every command (runs show, replay, chat --session, eval) resolves
-// alike.
+// MinPrefix characters; a run also takes its number in the store (12).
+// ResolveRun and ResolveSession turn one into an ID, so every command
+// (runs show, replay, chat --session, eval) resolves alike.
 
 // RefLast names the newest run or session.
 const RefLast = "last"
@@ -114,8 +114,9 @@ func sessionRefs() refKind {
 }
 
 // ResolveRun is the run ID a reference names: an ID, "last", "last~N", the
-// run's number or a unique prefix (with or without "r_"). No such run wraps ErrNotFound; a
-// prefix of several runs is an *AmbiguousError; "last~x" is an error.
+// run's number or a unique prefix (with or without "r_"). No such run
+// wraps ErrNotFound; a prefix of several runs is an *AmbiguousError;
+// "last~x" is an error.
 func (s *Store) ResolveRun(ctx context.Context, ref string) (string, error) {
 	return s.resolve(ctx, runRefs(), ref)
 }
