@@ -121,9 +121,12 @@ func demoRuns(t *testing.T, bin, dir string, n int) []string {
 }
 
 // offersNumbers reports whether a screen offers last and the runs numbered
-// 2 and 1, each on a line of its own with its description (the query).
+// 2 and 1 with their description (the query). zsh lists candidates whose
+// descriptions are equal on one line ("1  2  -- 15s ago · SUCCESS · …"), as
+// two demo runs stored in the same second are.
 func offersNumbers(screen string) bool {
-	for _, re := range []string{`(?m)^last\s+\S.*newest, 2`, `(?m)^2\s+\S.*payment timeouts`, `(?m)^1\s+\S.*payment timeouts`} {
+	number := func(n string) string { return `(?m)^(?:\d+[ \t]+)*` + n + `(?:[ \t]+\d+)*\s+\S.*payment timeouts` }
+	for _, re := range []string{`(?m)^last\s+\S.*newest, 2`, number("2"), number("1")} {
 		if !regexp.MustCompile(re).MatchString(screen) {
 			return false
 		}
@@ -280,4 +283,23 @@ func readmeBlock(t *testing.T, marker string) []string {
 		}
 	}
 	return lines
+}
+
+// offersNumbers reads both of zsh's listings: one line per run, and runs
+// whose descriptions are equal grouped on one line; a run not offered fails.
+func TestOffersNumbers(t *testing.T) {
+	for _, tc := range []struct {
+		name, screen string
+		want         bool
+	}{
+		{"one per line", "last  -- newest, 2 · 8s ago · SUCCESS · payment timeouts on ord…\n2     -- 8s ago · SUCCESS · payment timeouts on order-service si…\n1     -- 9s ago · SUCCESS · payment timeouts on order-service si…\n", true},
+		{"grouped", "1     2  -- 15s ago · SUCCESS · payment timeouts on order-service s…\nlast     -- newest, 2 · 15s ago · SUCCESS · payment timeouts on or…\n", true},
+		{"run 1 missing", "last  -- newest, 2 · 8s ago · SUCCESS · payment timeouts on ord…\n2     -- 8s ago · SUCCESS · payment timeouts on order-service si…\n", false},
+		{"12 is not 1 or 2", "last  -- newest, 2 · 8s ago · SUCCESS · payment timeouts\n12    -- 8s ago · SUCCESS · payment timeouts on order-service si…\n", false},
+		{"no description", "last  -- newest, 2 · 8s ago · SUCCESS · payment timeouts\n1  2\n", false},
+	} {
+		if got := offersNumbers(tc.screen); got != tc.want {
+			t.Errorf("%s: offersNumbers = %v, want %v\n%s", tc.name, got, tc.want, tc.screen)
+		}
+	}
 }
