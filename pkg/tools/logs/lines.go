@@ -105,7 +105,7 @@ func (s *scanner) isTimed(line []byte) bool {
 // here, once.
 func (s *scanner) entryEnd(data []byte, next, hi int) int {
 	i := next
-	partial := s.lay.Partial != nil && next > 0 && s.lay.Partial(lastLine(data, next))
+	partial := s.lay.Partial != nil && next > 0 && s.lay.Partial(s.lastLine(data, next))
 	for i < hi {
 		line, n, cut := s.line(data, i, hi)
 		if !partial && s.isHeader(line) {
@@ -120,9 +120,10 @@ func (s *scanner) entryEnd(data []byte, next, hi int) int {
 	return hi
 }
 
-// lastLine is the line that ends just before next (a line start > 0).
-func lastLine(data []byte, next int) []byte {
-	line, _ := lineAt(data, prevLineStart(data, next), next)
+// lastLine is the line that ends just before next (a line start > 0), cut
+// at the layout's lineCap as the line's parse sees it.
+func (s *scanner) lastLine(data []byte, next int) []byte {
+	line, _, _ := cutLine(data, prevLineStart(data, next), next, s.lineCap(), nil)
 	return line
 }
 

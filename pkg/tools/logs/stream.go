@@ -142,7 +142,7 @@ func (s *scanner) scanChunks(r io.Reader, cands []*logparse.Layout, size int) (r
 			buf = append(make([]byte, 0, min(2*cap(buf), joinedChunk(size))), buf...)
 			continue
 		}
-		if !last && s.lay != nil && s.lay.Partial != nil && !atHeader && cap(buf) < joinedChunk(size) && cut > 0 && s.lay.Partial(lastLine(buf, cut)) {
+		if !last && s.lay != nil && s.lay.Partial != nil && !atHeader && cap(buf) < joinedChunk(size) && cut > 0 && s.lay.Partial(s.lastLine(buf, cut)) {
 			// an entry of parts (CRI P lines) fills the chunk: it grows to
 			// hold the entry whole, up to its bound, never judged in pieces
 			buf = append(make([]byte, 0, min(2*cap(buf), joinedChunk(size))), buf...)
@@ -161,7 +161,7 @@ func (s *scanner) scanChunks(r io.Reader, cands []*logparse.Layout, size int) (r
 		}
 		// an entry of parts longer than its bound was judged from what
 		// the chunk held: its other parts are no entries of their own
-		s.skipParts = !last && !atHeader && cut > 0 && s.lay.Partial != nil && s.lay.Partial(lastLine(buf, cut))
+		s.skipParts = !last && !atHeader && cut > 0 && s.lay.Partial != nil && s.lay.Partial(s.lastLine(buf, cut))
 		if last {
 			s.closeOpen()
 			return read, readErr
@@ -346,10 +346,10 @@ func (s *scanner) lastHeaderStart(buf []byte) (cut int, atHeader bool) {
 	for j > 0 {
 		k := bytes.LastIndexByte(buf[:j-1], '\n')
 		ls := k + 1
-		line, _ := lineAt(buf, ls, len(buf))
+		line, _, _ := cutLine(buf, ls, len(buf), s.lineCap(), nil)
 		// the cheap test of the line before first: a line after a part
 		// (CRI P) is no header whatever it holds
-		if ls > 0 && (s.lay.Partial == nil || !s.lay.Partial(lastLine(buf, ls))) && s.isHeader(line) {
+		if ls > 0 && (s.lay.Partial == nil || !s.lay.Partial(s.lastLine(buf, ls))) && s.isHeader(line) {
 			return ls, true
 		}
 		if ls == 0 {
