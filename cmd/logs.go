@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/superbiz/superbiz/internal/notfound"
 	"github.com/superbiz/superbiz/internal/termsafe"
 	"github.com/superbiz/superbiz/pkg/egress"
+	"github.com/superbiz/superbiz/pkg/tools"
 	"github.com/superbiz/superbiz/pkg/tools/logs"
 )
 
@@ -39,6 +41,8 @@ type logsInspectOutput struct {
 	Files       int                   `json:"files"`
 	Reports     []logs.FileReport     `json:"reports"`
 	Entries     []logs.InspectedEntry `json:"entries"`
+	Filter      string                `json:"filter,omitempty"`
+	Matched     *int                  `json:"matched,omitempty"`
 	Skipped     []inspectSkip         `json:"skipped"`
 	Empty       []string              `json:"empty,omitempty"`
 	TruncatedBy []string              `json:"truncated_by,omitempty"`
@@ -54,6 +58,7 @@ type inspectSkip struct {
 
 func (a *app) newLogsInspectCmd() *cobra.Command {
 	var entries int
+	var level, contains string
 	c := &cobra.Command{
 		Use:   "inspect [SOURCE]",
 		Short: "Show the first entries of a log source exactly as query_logs sees them",
@@ -64,11 +69,15 @@ the entry before them as continuation lines, the time range covered and
 whether the file is out of time order;
 then the first entries as the model would see them (time, level, service,
 message, fields; secrets masked); then the files a call would skip, and why.
+With --level or --contains, the entries shown are instead those a query_logs
+call with that filter matches anywhere in the files, newest first: how an
+ERROR entry with its stack trace reads.
 Use it to check a custom pattern and time_layout in seconds. Exits 1 when no
 file of the source can be read. Without SOURCE it lists the [[logs]]
 sources: name, backend and what each reads.`,
 		Example: `  superbiz logs inspect
   superbiz logs inspect app
+  superbiz logs inspect app --level error --contains timeout
   superbiz logs inspect --demo demo --entries 3 -o json`,
 		Args: atMostOneSource,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -99,7 +108,10 @@ sources: name, backend and what each reads.`,
 				}
 				return &notfound.Error{Kind: "log source", Name: args[0], Valid: names}
 			}
-			in, err := logs.Inspect(cmd.Context(), *src, logs.InspectOptions{Entries: entries})
+			in, err := logs.Inspect(cmd.Context(), *src, logs.InspectOptions{Entries: entries, Level: level, Contains: contains})
+			if errors.Is(err, tools.ErrInvalidInput) {
+				return usageErrorf("logs inspect --level/--contains: %s", strings.TrimPrefix(err.Error(), tools.ErrInvalidInput.Error()+": "))
+			}
 			if err != nil {
 				return configError(err)
 			}
@@ -113,6 +125,8 @@ sources: name, backend and what each reads.`,
 		},
 	}
 	c.Flags().IntVar(&entries, "entries", defaultInspectEntries, fmt.Sprintf("how many entries to show (1-%d)", logs.MaxInspectEntries))
+	c.Flags().StringVar(&level, "level", "", "show the entries of this level (ERROR, WARN, INFO or DEBUG) anywhere in the files")
+	c.Flags().StringVar(&contains, "contains", "", "show the entries holding all these words (any case) anywhere in the files")
 	return c
 }
 
@@ -160,6 +174,9 @@ func (a *app) printLogSources(srcs []config.LogSource) error {
 func (a *app) printInspection(in logs.Inspection) error {
 	if a.flags.output == outputJSON {
 		out := logsInspectOutput{Source: in.Source, Files: in.Files, Reports: in.Reports, Entries: in.Entries, Skipped: []inspectSkip{}, Empty: in.Empty, TruncatedBy: in.TruncatedBy}
+		if in.Filter != "" {
+			out.Filter, out.Matched = in.Filter, &in.Matched
+		}
 		if out.Reports == nil {
 			out.Reports = []logs.FileReport{}
 		}
@@ -179,7 +196,16 @@ func (a *app) printInspection(in logs.Inspection) error {
 	for _, f := range in.Empty {
 		fmt.Fprintf(&b, "  %s: %s\n", f, logsource.EmptyFile)
 	}
-	if len(in.Entries) > 0 {
+	switch {
+	case in.Filter != "" && in.Matched == 0:
+		fmt.Fprintf(&b, "\nno entry matches %s in the files read\n", in.Filter)
+	case in.Filter != "":
+		noun := "entries match"
+		if in.Matched == 1 {
+			noun = "entry matches"
+		}
+		fmt.Fprintf(&b, "\n%d %s %s; the newest %d, as query_logs returns them:\n", in.Matched, noun, in.Filter, len(in.Entries))
+	case len(in.Entries) > 0:
 		b.WriteString("\nfirst entries, as query_logs returns them:\n")
 	}
 	for _, e := range in.Entries {

@@ -82,21 +82,11 @@ func (t *Tool) decodeInput(raw []byte) (*parsedInput, error) {
 	if len(p.in.Service) > maxService {
 		return nil, tools.InvalidInput("service is longer than %d bytes", maxService)
 	}
-	if in.Level != "" {
-		lv := strings.ToUpper(strings.TrimSpace(in.Level))
-		switch lv {
-		case "ERROR", "WARN", "INFO", "DEBUG":
-			p.in.Level = lv
-		default:
-			return nil, tools.InvalidInput("level %q is not one of ERROR, WARN, INFO, DEBUG", in.Level)
-		}
+	if p.in.Level, err = canonicalLevel(in.Level); err != nil {
+		return nil, err
 	}
-	if len(in.Contains) > maxContains {
-		return nil, tools.InvalidInput("contains is longer than %d bytes: give a few distinctive words", maxContains)
-	}
-	p.words = strings.Fields(strings.ToLower(in.Contains))
-	if len(p.words) > maxWords {
-		return nil, tools.InvalidInput("contains has %d words: give at most %d", len(p.words), maxWords)
+	if p.words, err = containsWords(in.Contains); err != nil {
+		return nil, err
 	}
 	p.in.Contains = strings.Join(p.words, " ")
 
@@ -136,4 +126,31 @@ func (t *Tool) decodeInput(raw []byte) (*parsedInput, error) {
 		p.in.Histogram = tools.FormatDuration(p.every)
 	}
 	return p, nil
+}
+
+// canonicalLevel is a level filter as the search compares it: one of ERROR,
+// WARN, INFO, DEBUG in upper case, or "" for none.
+func canonicalLevel(level string) (string, error) {
+	if level == "" {
+		return "", nil
+	}
+	lv := strings.ToUpper(strings.TrimSpace(level))
+	switch lv {
+	case "ERROR", "WARN", "INFO", "DEBUG":
+		return lv, nil
+	}
+	return "", tools.InvalidInput("level %q is not one of ERROR, WARN, INFO, DEBUG", level)
+}
+
+// containsWords splits a contains filter into its lower-case words, within
+// maxContains bytes and maxWords words.
+func containsWords(contains string) ([]string, error) {
+	if len(contains) > maxContains {
+		return nil, tools.InvalidInput("contains is longer than %d bytes: give a few distinctive words", maxContains)
+	}
+	words := strings.Fields(strings.ToLower(contains))
+	if len(words) > maxWords {
+		return nil, tools.InvalidInput("contains has %d words: give at most %d", len(words), maxWords)
+	}
+	return words, nil
 }

@@ -10,6 +10,9 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/superbiz/superbiz/internal/logparse"
@@ -38,8 +41,14 @@ type Inspection struct {
 	// ("" when no sampled line has a time).
 	FirstTS, LastTS string
 	// Entries are the first entries of the files, in file order, exactly
-	// as query_logs would return them (cleaned, masked, bounded).
+	// as query_logs would return them (cleaned, masked, bounded); with a
+	// filter, the newest matching entries of all the files, newest first.
 	Entries []InspectedEntry
+	// Filter is the level and contains words the entries were matched
+	// with ("" without one); Matched counts the matches, of which Entries
+	// holds the first.
+	Filter  string
+	Matched int
 	// Empty are the files with no line to read (blank): a call reads them
 	// and finds nothing, without complaint.
 	Empty []string
@@ -94,6 +103,8 @@ type FileReport struct {
 	NULRuns int `json:"nul_runs,omitempty"`
 
 	first, last int64
+	// path is the file's path as found (File is cleaned for display).
+	path string
 	// openEnd says the sample read neither the whole file nor its tail (a
 	// compressed or UTF-16 file): its last time is a lower bound.
 	openEnd bool
@@ -115,6 +126,11 @@ type SkippedFileDetail struct {
 type InspectOptions struct {
 	// Entries is how many entries to return (at most MaxInspectEntries).
 	Entries int
+	// Level and Contains, when set, replace the first entries by the ones
+	// a query_logs call with this level and contains matches over the
+	// whole of each file, up to now: how an ERROR entry with its trace
+	// reads, wherever it is in the file.
+	Level, Contains string
 }
 
 // Inspect reads every file of src the way a query_logs call does (same
@@ -124,6 +140,10 @@ type InspectOptions struct {
 // range. An error means the source itself is misconfigured or the globs
 // cannot be expanded.
 func Inspect(ctx context.Context, src Source, opt InspectOptions) (Inspection, error) {
+	flt, err := newFilter(opt.Level, opt.Contains)
+	if err != nil {
+		return Inspection{}, err
+	}
 	t, err := New([]Source{src})
 	if err != nil {
 		return Inspection{}, err
@@ -162,6 +182,11 @@ func Inspect(ctx context.Context, src Source, opt InspectOptions) (Inspection, e
 	in.TruncatedBy = rep.truncatedBy
 
 	want := min(max(opt.Entries, 0), MaxInspectEntries)
+	sampled := want
+	if flt.set() {
+		sampled = 0
+		in.Filter = flt.String()
+	}
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {
 			return in, err
@@ -170,7 +195,7 @@ func Inspect(ctx context.Context, src Source, opt InspectOptions) (Inspection, e
 		if skipped[name] {
 			continue
 		}
-		r, entries, err := s.sample(ctx, f, want-len(in.Entries))
+		r, entries, err := s.sample(ctx, f, sampled-len(in.Entries))
 		if err != nil {
 			// read by the scan a moment ago: the file changed since
 			in.Skipped = append(in.Skipped, SkippedFileDetail{SkippedFile: SkippedFile{File: name, Reason: reasonOpen}, Err: err})
@@ -180,18 +205,100 @@ func Inspect(ctx context.Context, src Source, opt InspectOptions) (Inspection, e
 			in.Empty = append(in.Empty, name) // searched without complaint
 			continue
 		}
-		r.File = name
+		r.File, r.path = name, f
 		r.Ordered = r.Ordered && !rep.unordered[f]
 		in.Reports = append(in.Reports, r)
 		for _, e := range entries {
 			in.Entries = append(in.Entries, InspectedEntry{File: name, Entry: e})
 		}
 	}
-	if first, last, ok, _ := spanOf(in.Reports); ok {
+	first, last, ok, _ := spanOf(in.Reports)
+	if ok {
 		a := newAccumulator(1, s.Location)
 		in.FirstTS, in.LastTS = a.ts(first), a.ts(last)
 	}
+	if !flt.set() {
+		return in, nil
+	}
+	// the window a call asking "up to now" reads (and past the newest
+	// sampled time, so a file stamped ahead of this clock is read too)
+	endNS := time.Now().Add(time.Hour).UnixNano()
+	if ok {
+		endNS = max(endNS, last+int64(time.Hour))
+	}
+	type timed struct {
+		ns int64
+		e  InspectedEntry
+	}
+	var found []timed
+	for _, r := range in.Reports {
+		if err := ctx.Err(); err != nil {
+			return in, err
+		}
+		q := &query{startNS: 0, endNS: endNS, level: flt.level, words: flt.words, limit: want}
+		acc := newAccumulator(q.limit, s.Location)
+		rep, err := t.scan(ctx, s, q, acc, []string{r.path})
+		if err != nil {
+			return in, fmt.Errorf("search log file %s: %w", r.File, err)
+		}
+		for _, l := range rep.truncatedBy {
+			if !slices.Contains(in.TruncatedBy, l) {
+				in.TruncatedBy = append(in.TruncatedBy, l)
+			}
+		}
+		in.Matched += acc.matched
+		held := acc.newestFirst()
+		for i, e := range acc.result(s.Name, q.startNS, q.endNS).Entries {
+			found = append(found, timed{held[i].ts, InspectedEntry{File: r.File, Entry: e}})
+		}
+	}
+	sort.SliceStable(found, func(i, j int) bool { return found[i].ns > found[j].ns })
+	for _, f := range found[:min(len(found), want)] {
+		in.Entries = append(in.Entries, f.e)
+	}
 	return in, nil
+}
+
+// filter is the level and contains words of an inspection, validated as a
+// query_logs call validates them.
+type filter struct {
+	level    string
+	contains string
+	words    [][]byte
+}
+
+// newFilter validates level (one of ERROR, WARN, INFO, DEBUG, any case) and
+// contains (at most maxWords words) as query_logs does.
+func newFilter(level, contains string) (filter, error) {
+	lv, err := canonicalLevel(level)
+	if err != nil {
+		return filter{}, err
+	}
+	f := filter{level: lv}
+	words, err := containsWords(contains)
+	if err != nil {
+		return filter{}, err
+	}
+	f.contains = strings.Join(words, " ")
+	for _, w := range words {
+		f.words = append(f.words, lowerWord(w))
+	}
+	return f, nil
+}
+
+// set reports whether the filter selects anything.
+func (f filter) set() bool { return f.level != "" || len(f.words) > 0 }
+
+// String is the filter as the inspection names it: level ERROR, contains "a b".
+func (f filter) String() string {
+	var parts []string
+	if f.level != "" {
+		parts = append(parts, "level "+f.level)
+	}
+	if f.contains != "" {
+		parts = append(parts, fmt.Sprintf("contains %q", f.contains))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // sample reads the head and tail of path the way Inspect does (sampleFile),

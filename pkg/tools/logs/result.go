@@ -369,8 +369,9 @@ func (a *accumulator) ts(ns int64) string {
 	return time.Unix(0, ns).In(a.loc).Format("2006-01-02T15:04:05.000Z07:00")
 }
 
-// result builds the projection: entries newest first, patterns by count.
-func (a *accumulator) result(source string, start, end int64) Result {
+// newestFirst is a copy of the held entries in the order result returns
+// them: newest first, the later read first among equal times.
+func (a *accumulator) newestFirst() []heldEntry {
 	held := append([]heldEntry(nil), a.held...)
 	sort.Slice(held, func(i, j int) bool {
 		if held[i].ts != held[j].ts {
@@ -378,6 +379,12 @@ func (a *accumulator) result(source string, start, end int64) Result {
 		}
 		return held[i].seq > held[j].seq
 	})
+	return held
+}
+
+// result builds the projection: entries newest first, patterns by count.
+func (a *accumulator) result(source string, start, end int64) Result {
+	held := a.newestFirst()
 	res := Result{
 		Source:   source,
 		Window:   Window{Start: a.ts(start), End: a.ts(end)},
