@@ -89,6 +89,7 @@ func (a *app) runTimeline(ctx context.Context, opts *timelineOptions) error {
 		now = d.Clock.Now()
 	}
 	req := usecase.TimelineRequest{}
+	var alertExpr *timeline.Metric
 	if w.Config.Alerts.URL != "" {
 		client, err := alertsource.Client(w.Config, a.getenv)
 		if err != nil {
@@ -104,6 +105,9 @@ func (a *app) runTimeline(ctx context.Context, opts *timelineOptions) error {
 			if opts.Service == "" {
 				opts.Service = al.Service()
 			}
+			if m, ok := timelinesource.AlertMetric(w.Config, al); ok {
+				alertExpr = &m
+			}
 		}
 	} else if opts.Alert != "" {
 		_, err := alertsource.Client(w.Config, a.getenv) // says how to configure [alerts]
@@ -113,7 +117,7 @@ func (a *app) runTimeline(ctx context.Context, opts *timelineOptions) error {
 	if err != nil {
 		return err
 	}
-	req.Plan = timeline.Plan{Window: win, Service: strings.TrimSpace(opts.Service), Metrics: w.Config.Timeline.Metrics}
+	req.Plan = timeline.Plan{Window: win, Service: strings.TrimSpace(opts.Service), Metrics: w.Config.Timeline.Metrics, AlertExpr: alertExpr}
 	req.Plan.Logs, req.Plan.AlertSeries = timelinesource.LogSources(w.Config), timelinesource.AlertSeries(w.Config)
 	if len(req.Plan.Metrics) > 0 && len(w.Config.Metrics) == 0 {
 		return &ExitError{Code: ExitUsage, Err: errors.New("[[timeline.metrics]] names metrics but no [[metrics]] source is configured\nhint: add a [[metrics]] section with name and url (see docs/SPEC.md#configuration)")}

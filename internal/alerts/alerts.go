@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -34,6 +35,9 @@ const (
 	MaxValue = 1024
 	// MaxRef bounds an alert reference (a name or a fingerprint) in bytes.
 	MaxRef = 256
+	// MaxGeneratorURL bounds the generatorURL kept of an alert, in bytes;
+	// a longer one is left out whole (its expression would be cut).
+	MaxGeneratorURL = 8 << 10
 )
 
 // The label and annotation names the listing and the query pick out.
@@ -54,6 +58,21 @@ type Alert struct {
 	Annotations map[string]string `json:"annotations"`
 	StartsAt    time.Time         `json:"startsAt"`
 	Fingerprint string            `json:"fingerprint"`
+	// GeneratorURL links the rule that fired it (Prometheus' graph page of
+	// the rule's expression, g0.expr), "" when absent or too long. Not
+	// listed: it is read for the rule's expression.
+	GeneratorURL string `json:"-"`
+}
+
+// Expr is the expression of the rule that fired the alert, read from its
+// generatorURL (Prometheus writes it as the g0.expr parameter), "" when
+// the URL holds none.
+func (a Alert) Expr() string {
+	u, err := url.Parse(a.GeneratorURL)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(u.Query().Get("g0.expr"))
 }
 
 // Name is the alert's alertname label.
@@ -78,7 +97,9 @@ type wireAlert struct {
 	Annotations map[string]string `json:"annotations"`
 	StartsAt    json.RawMessage   `json:"startsAt"`
 	Fingerprint string            `json:"fingerprint"`
-	Status      *struct {
+	// GeneratorURL is optional in the API.
+	GeneratorURL string `json:"generatorURL"`
+	Status       *struct {
 		State string `json:"state"`
 	} `json:"status"`
 }
@@ -143,14 +164,29 @@ func Decode(body []byte) (as []Alert, skipped []string, err error) {
 			continue
 		}
 		out = append(out, Alert{
-			Labels:      cleanPairs(w.Labels, termsafe.Line, keyLabels),
-			Annotations: cleanPairs(w.Annotations, termsafe.Strip, keyAnnotations),
-			StartsAt:    start.UTC(),
-			Fingerprint: w.Fingerprint,
+			Labels:       cleanPairs(w.Labels, termsafe.Line, keyLabels),
+			Annotations:  cleanPairs(w.Annotations, termsafe.Strip, keyAnnotations),
+			StartsAt:     start.UTC(),
+			Fingerprint:  w.Fingerprint,
+			GeneratorURL: generatorURL(w.GeneratorURL),
 		})
 	}
 	SortNewestFirst(out)
 	return out, skipped, nil
+}
+
+// generatorURL is raw as an alert keeps it: on one line, without
+// credentials, "" when longer than MaxGeneratorURL or not a URL.
+func generatorURL(raw string) string {
+	if len(raw) > MaxGeneratorURL {
+		return ""
+	}
+	u, err := url.Parse(termsafe.Line(raw))
+	if err != nil {
+		return ""
+	}
+	u.User = nil
+	return u.String()
 }
 
 // The names kept before any other when an alert has more than MaxPairs

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -73,6 +74,9 @@ type Plan struct {
 	Metrics []Metric
 	// Alerts says whether an Alertmanager is configured.
 	Alerts bool
+	// AlertExpr, for the timeline of an alert, is the series its rule's
+	// expression compares, watched like Metrics; nil otherwise.
+	AlertExpr *Metric
 	// AlertSeries are the [[metrics]] sources whose alert state (the ALERTS
 	// and ALERTS_FOR_STATE series Prometheus keeps) is read for the alerts
 	// that started and resolved in the window.
@@ -148,7 +152,11 @@ func Build(ctx context.Context, plan Plan, call Caller, progress Progress) (Time
 			func(ctx context.Context) error { return b.newErrors(ctx, src) },
 			func(ctx context.Context) error { return b.restarts(ctx, src) })
 	}
-	for _, m := range plan.Metrics {
+	metrics := plan.Metrics
+	if plan.AlertExpr != nil {
+		metrics = append(slices.Clone(metrics), *plan.AlertExpr)
+	}
+	for _, m := range metrics {
 		steps = append(steps, func(ctx context.Context) error { return b.metric(ctx, m) })
 	}
 	for _, step := range steps {

@@ -42,16 +42,25 @@ type TimelineRequest struct {
 }
 
 // TimelineQuery is the stored query of a timeline: its window, service
-// and detectors' sources on one line, so `runs` shows what it covered and
-// replay can build the same plan.
+// and the alert expression it watched on one line, so `runs` shows what it
+// covered and replay can build the same plan.
 func TimelineQuery(p timeline.Plan) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "timeline %s..%s", p.Window.Start.UTC().Format(time.RFC3339), p.Window.End.UTC().Format(time.RFC3339))
 	if p.Service != "" {
 		fmt.Fprintf(&b, " service=%s", p.Service)
 	}
+	if p.AlertExpr != nil {
+		// last: the expression may hold any text, " service=" too
+		if expr, err := json.Marshal(p.AlertExpr); err == nil {
+			fmt.Fprintf(&b, "%s%s", alertExprMark, expr)
+		}
+	}
 	return b.String()
 }
+
+// alertExprMark starts the alert expression in a timeline's stored query.
+const alertExprMark = " alert_expr="
 
 // Timeline builds the incident timeline of req.Plan as a stored run of
 // intent TIMELINE: every read is a tool call through a Boundary (audited,
@@ -77,7 +86,7 @@ func (d *Deps) Timeline(ctx context.Context, req TimelineRequest) (timeline.Time
 	if run.Tools, err = harness.NewToolset(adapters, nil); err != nil {
 		return timeline.Timeline{}, fmt.Errorf("timeline tools: %w", err)
 	}
-	calls := 1 + timelineCallsPerLogSource*len(req.Plan.Logs) + len(req.Plan.Metrics) + len(req.Plan.AlertSeries)
+	calls := 1 + timelineCallsPerLogSource*len(req.Plan.Logs) + len(req.Plan.Metrics) + len(req.Plan.AlertSeries) + 1
 	run.Budget.MaxToolCalls = min(max(run.Budget.MaxToolCalls, calls), 100)
 	run.Budget.MaxRunBytes = max(run.Budget.MaxRunBytes, timelineRunBytes)
 	sessionID, err := run.resolveSession(context.WithoutCancel(ctx), "", false)
@@ -165,17 +174,26 @@ func (c *timelineCaller) call(ctx context.Context, tool string, input any) (time
 	return o, nil
 }
 
-// parseTimelineQuery reads back the window and service TimelineQuery wrote.
-func parseTimelineQuery(q string) (timeline.Window, string, error) {
+// parseTimelineQuery reads back the window, alert expression and service
+// TimelineQuery wrote.
+func parseTimelineQuery(q string) (timeline.Window, *timeline.Metric, string, error) {
 	rest, ok := strings.CutPrefix(q, "timeline ")
+	rest, expr, hasExpr := strings.Cut(rest, alertExprMark)
 	span, service, _ := strings.Cut(rest, " service=")
 	lo, hi, ok2 := strings.Cut(span, "..")
 	start, err1 := time.Parse(time.RFC3339, lo)
 	end, err2 := time.Parse(time.RFC3339, hi)
 	if !ok || !ok2 || err1 != nil || err2 != nil {
-		return timeline.Window{}, "", fmt.Errorf("the stored query %q is not a timeline's window", q)
+		return timeline.Window{}, nil, "", fmt.Errorf("the stored query %q is not a timeline's window", q)
 	}
-	return timeline.Window{Start: start.UTC(), End: end.UTC()}, service, nil
+	var m *timeline.Metric
+	if hasExpr {
+		m = &timeline.Metric{}
+		if err := json.Unmarshal([]byte(expr), m); err != nil {
+			return timeline.Window{}, nil, "", fmt.Errorf("the stored query %q: its alert expression: %w", q, err)
+		}
+	}
+	return timeline.Window{Start: start.UTC(), End: end.UTC()}, m, service, nil
 }
 
 // replayTimeline builds a stored TIMELINE run's timeline again over the
@@ -184,7 +202,7 @@ func parseTimelineQuery(q string) (timeline.Window, string, error) {
 // run linked to the original and compares the two: the calls and the
 // timeline (the stored Markdown answer).
 func (d *Deps) replayTimeline(ctx context.Context, orig *runstore.RunDetail, o ReplayOptions) (ReplayReport, error) {
-	w, service, err := parseTimelineQuery(orig.Query)
+	w, alertExpr, service, err := parseTimelineQuery(orig.Query)
 	if err != nil {
 		return ReplayReport{}, fmt.Errorf("run %s: %w", orig.ID, err)
 	}
@@ -200,7 +218,7 @@ func (d *Deps) replayTimeline(ctx context.Context, orig *runstore.RunDetail, o R
 	if d.Tools, err = harness.NewToolset(adapters, o.Playbooks); err != nil {
 		return ReplayReport{}, err
 	}
-	req := TimelineRequest{Plan: timeline.Plan{Window: w, Service: service, Logs: o.Timeline.Logs, Metrics: o.Timeline.Metrics, AlertSeries: o.Timeline.AlertSeries}, ReplayOf: orig.ID}
+	req := TimelineRequest{Plan: timeline.Plan{Window: w, Service: service, Logs: o.Timeline.Logs, Metrics: o.Timeline.Metrics, AlertExpr: alertExpr, AlertSeries: o.Timeline.AlertSeries}, ReplayOf: orig.ID}
 	if slices.ContainsFunc(orig.Invocations, func(inv runrecord.Invocation) bool { return inv.Tool == timeline.AlertsTool }) {
 		// the original read Alertmanager: today's live one when asked, else its recording
 		req.Alerts = alerts

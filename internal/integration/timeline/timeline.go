@@ -8,8 +8,11 @@ package timeline
 import (
 	"context"
 	"encoding/json"
+	"net/url"
 	"slices"
+	"strings"
 
+	"github.com/superbiz/superbiz/internal/alerts"
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/doctor"
 	"github.com/superbiz/superbiz/internal/integration"
@@ -114,4 +117,39 @@ func (Source) Reads(_, observation json.RawMessage) []string {
 		}
 	}
 	return out
+}
+
+// AlertMetric is what the timeline of al watches of the rule that fired
+// it: the series its expression compares (metricstool.Watched of the
+// expression its generatorURL holds), named "NAME expression", with al's
+// service, on the [[metrics]] source whose URL has the generatorURL's host
+// (the only one when one is configured). ok is false when no [[metrics]]
+// source is configured or al holds no expression to read; with several
+// sources and none on that host, the source stays "" and the read's
+// coverage line says which to choose.
+func AlertMetric(cfg *config.Config, al alerts.Alert) (timeline.Metric, bool) {
+	expr := al.Expr()
+	if len(cfg.Metrics) == 0 || expr == "" {
+		return timeline.Metric{}, false
+	}
+	watched, ok := metricstool.Watched(expr)
+	if !ok || len(watched) > metricstool.MaxQuery {
+		return timeline.Metric{}, false
+	}
+	m := timeline.Metric{Name: al.Name() + " expression", Query: watched, Service: al.Service()}
+	if len(cfg.Metrics) == 1 {
+		m.Source = cfg.Metrics[0].Name
+		return m, true
+	}
+	gen, err := url.Parse(al.GeneratorURL)
+	if err != nil {
+		return m, true
+	}
+	for _, s := range cfg.Metrics {
+		if u, err := url.Parse(s.URL); err == nil && strings.EqualFold(u.Host, gen.Host) {
+			m.Source = s.Name
+			break
+		}
+	}
+	return m, true
 }
