@@ -261,8 +261,10 @@ func (a *app) printOutput(out usecase.Output, note string, tuiDrew bool) error {
 	return err
 }
 
+// outcomeWord is the outcome with the reason the run stopped, when that
+// says more than the outcome itself ("CANCELLED", not "CANCELLED (CANCELLED)").
 func outcomeWord(out usecase.Output) string {
-	if out.StopReason != "" && out.ReleaseOutcome != runrecord.OutcomeSuccess {
+	if out.StopReason != "" && out.ReleaseOutcome != runrecord.OutcomeSuccess && string(out.StopReason) != string(out.ReleaseOutcome) {
 		return string(out.ReleaseOutcome) + " (" + string(out.StopReason) + ")"
 	}
 	return string(out.ReleaseOutcome)

@@ -179,9 +179,17 @@ func (r *mdRenderer) container(n ast.Node, width int, tight bool, depth int) []s
 func (r *mdRenderer) block(n ast.Node, width, depth int) []string {
 	switch n := n.(type) {
 	case *ast.Heading:
-		prefix := strings.Repeat("#", n.Level) + " "
-		s := r.st.paint(r.st.heading, prefix) + r.inlines(n, inlineFlags{heading: true})
-		return wrapLines(s, width)
+		// A heading reads as one, not as its "##" markers: its text (bold
+		// in the accent colour where there is colour) over a rule as wide.
+		lines := wrapLines(r.inlines(n, inlineFlags{heading: true}), width)
+		if len(lines) == 0 {
+			return nil
+		}
+		rule := 0
+		for _, l := range lines {
+			rule = max(rule, ansi.StringWidth(l))
+		}
+		return append(lines, r.st.paint(r.st.rule, strings.Repeat("─", min(rule, max(width, mdMinWidth)))))
 	case *ast.Paragraph, *ast.TextBlock:
 		return wrapLines(r.inlines(n, inlineFlags{}), width)
 	case *ast.ThematicBreak:
