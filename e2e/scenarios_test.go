@@ -479,6 +479,14 @@ func checkRequests(t *testing.T, sc scenario, reqs []ollamatest.ChatRequest) {
 	if len(first.Messages) != 2 || first.Messages[0].Role != "system" || first.Messages[1].Role != "user" {
 		t.Fatalf("first request messages %+v, want system then user", roles(first))
 	}
+	// The list of evidence tools comes from the integrations' folders
+	// (registry.ToolGuide): every one is listed, whatever is configured.
+	sys := first.Messages[0].Content
+	for _, line := range []string{"\n  - `lookup_knowledge`", "\n  - `query_mysql`, `query_postgres`", "\n  - `query_redis`", "\n  - `query_kubernetes`"} {
+		if !strings.Contains(sys, line) || strings.Contains(sys, "{{") {
+			t.Errorf("the system prompt lacks %q or keeps a placeholder", line)
+		}
+	}
 	in := userInput(t, first)
 	if in.Query != sc.query || string(in.PreviousTurn) != "null" {
 		t.Errorf("user message %s, want query %q and previous_turn null", first.Messages[1].Content, sc.query)

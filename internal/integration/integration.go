@@ -95,6 +95,18 @@ type Replayer interface {
 	Replay(r frozen.Replay) (frozen.Served, error)
 }
 
+// Guided is a Source whose tool the diagnosis prompt describes: its line
+// in the prompt's list of evidence tools (registry.ToolGuide), kept in the
+// folder with the tool, so adding a source touches no prompt file. A line
+// may name several tools (query_mysql and query_postgres share one).
+type Guided interface {
+	Guide() Guide
+}
+
+// Guide is a Guided source's line in each prompt language, without the
+// list's "- " (each names its tools in backquotes first).
+type Guide struct{ EN, ZH string }
+
 // Configured is an integration with a share of the configuration: its
 // table's rules, its summary lines and the credentials it reads at load
 // (config.Part). registry.Load hands every share to config.Load, so

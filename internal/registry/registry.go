@@ -103,6 +103,20 @@ func Load(opts config.LoadOptions) (*config.Config, error) {
 // as Load would.
 func Defaults() config.Config { return config.Defaults(Parts()...) }
 
+// ToolGuide is the diagnosis prompt's list of evidence tools by prompt
+// language ("en", "zh"): the line of every Guided source, in registry
+// order, as agent.SystemPrompt puts it in place of {{TOOLS}}.
+func ToolGuide() map[string]string {
+	var en, zh []string
+	for _, s := range Sources() {
+		if g, ok := s.(integration.Guided); ok {
+			en = append(en, "  - "+g.Guide().EN)
+			zh = append(zh, "  - "+g.Guide().ZH)
+		}
+	}
+	return map[string]string{"en": strings.Join(en, "\n"), "zh": strings.Join(zh, "\n")}
+}
+
 // Provider is the provider model.provider names. Config validates the
 // name, so an unknown one here is a programming error reported as such.
 func Provider(cfg *config.Config) (integration.Provider, error) {

@@ -192,7 +192,7 @@ func (d *Deps) systemChat(rc *harness.RunContext, t release.Chat, query string) 
 // the run is stored — the single agent with the session's PreviousTurn, then
 // release, which takes the run's terminal transition.
 func (d *Deps) diagnosis(rc *harness.RunContext, obs Observer, query string, prev *agent.PreviousTurn) release.Decision {
-	res := agent.Run(rc, agent.Config{Model: d.Model, Tools: d.Tools, Limits: d.Limits, Language: d.Language, Reserved: 1}, agent.Input{Query: query, PreviousTurn: prev})
+	res := agent.Run(rc, agent.Config{Model: d.Model, Tools: d.Tools, Limits: d.Limits, Language: d.Language, ToolGuide: d.ToolGuide, Reserved: 1}, agent.Input{Query: query, PreviousTurn: prev})
 	notify(obs, StatusReleasing)
 	return release.Release(rc, release.Config{Model: d.Model, Language: d.Language, ObservationLimit: d.Limits.Observation, Hints: cliHints()}, query, res)
 }

@@ -37,6 +37,9 @@ type Deps struct {
 	Budget   harness.Budget
 	Limits   agent.Limits
 	Language string
+	// ToolGuide is the prompt's list of the evidence tools by language
+	// (registry.ToolGuide, agent.Config.ToolGuide).
+	ToolGuide map[string]string
 	// Demo marks the runs as made on the built-in demo workspace (stored in
 	// their settings, so replay finds that workspace by itself).
 	Demo bool
@@ -128,7 +131,7 @@ func (d *Deps) Diagnose(ctx context.Context, req DiagnoseRequest) (Output, error
 	}
 	defer rc.Release()
 
-	dec := diagnosis.Diagnose(rc, diagnosis.Config{Model: d.Model, Tools: d.Tools, Limits: d.Limits, Language: d.Language, Hints: cliHints()}, diagnosis.Request{Query: req.Query, PreviousTurn: prev})
+	dec := diagnosis.Diagnose(rc, diagnosis.Config{Model: d.Model, Tools: d.Tools, Limits: d.Limits, Language: d.Language, ToolGuide: d.ToolGuide, Hints: cliHints()}, diagnosis.Request{Query: req.Query, PreviousTurn: prev})
 	out, err := d.finish(rc, runrecord.IntentDiagnosis, dec)
 	if err != nil || !slices.ContainsFunc(out.Checks, func(c runrecord.Check) bool { return c.Tool == timeline.ToolName }) {
 		return out, err

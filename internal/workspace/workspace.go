@@ -102,7 +102,7 @@ func (w *Workspace) Deps() *usecase.Deps {
 	cfg := w.Config
 	d := &usecase.Deps{
 		Store: w.Store, Model: w.Model, ModelName: cfg.Model.Name, Host: cfg.Model.Endpoint(), Provider: cfg.Model.Provider, Tools: w.Tools,
-		Budget: cfg.Budget, Limits: cfg.Limits, Language: string(cfg.Model.Language), Demo: w.Demo,
+		Budget: cfg.Budget, Limits: cfg.Limits, Language: string(cfg.Model.Language), ToolGuide: registry.ToolGuide(), Demo: w.Demo,
 	}
 	if !cfg.Now.IsZero() {
 		d.Clock = harness.FixedClock{T: cfg.Now}

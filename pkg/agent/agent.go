@@ -49,6 +49,12 @@ type Config struct {
 	Limits Limits
 	// Language is auto, zh or en: the system prompt's language.
 	Language string
+	// ToolGuide is the system prompt's list of the evidence tools by prompt
+	// language ("en", "zh"): one "  - `tool`: what it reads" line each,
+	// written by whoever assembled the tools (superbiz's integrations give
+	// theirs). Without the language's entry the list names the offered
+	// tools only.
+	ToolGuide map[string]string
 	// Reserved is how many model calls must stay free after the agent (the
 	// SemanticGuard's call).
 	Reserved int
@@ -87,7 +93,7 @@ func Run(rc *harness.RunContext, cfg Config, in Input) Result {
 	boundary := harness.NewBoundary(rc, cfg.Tools, cfg.Limits.Observation)
 	a := &loop{rc: rc, cfg: cfg, boundary: boundary}
 	a.msgs = []model.Message{
-		{Role: model.RoleSystem, Content: SystemPrompt(cfg.Language, in.Query, playbooks)},
+		{Role: model.RoleSystem, Content: SystemPrompt(cfg.Language, in.Query, playbooks, toolGuide(cfg))},
 		{Role: model.RoleUser, Content: userMsg},
 	}
 	res := a.run()
@@ -263,13 +269,37 @@ func (a *loop) fail(err error) Result {
 	return Result{StopReason: runrecord.StopInternal, Err: err}
 }
 
-// SystemPrompt assembles the system prompt for the query's language.
-func SystemPrompt(language, query string, playbooks tools.Playbooks) string {
+// SystemPrompt assembles the system prompt for the query's language: its
+// rules, the list of evidence tools (guide, by language, as
+// Config.ToolGuide), the playbook catalog and the draft's schema.
+func SystemPrompt(language, query string, playbooks tools.Playbooks, guide map[string]string) string {
+	lang := PromptLanguage(language, query)
 	base := prompts.DiagnosisEN
-	if PromptLanguage(language, query) == "zh" {
+	if lang == "zh" {
 		base = prompts.DiagnosisZH
 	}
-	return strings.NewReplacer("{{CATALOG}}", Catalog(playbooks), "{{SCHEMA}}", string(DraftSchema())).Replace(base)
+	return strings.NewReplacer("{{TOOLS}}", guide[lang], "{{CATALOG}}", Catalog(playbooks), "{{SCHEMA}}", string(DraftSchema())).Replace(base)
+}
+
+// toolGuide is cfg.ToolGuide, or, for a language it has no list for, the
+// names of the evidence tools cfg offers.
+func toolGuide(cfg Config) map[string]string {
+	var names []string
+	if cfg.Tools != nil {
+		for _, n := range cfg.Tools.Names() {
+			if n != harness.ReadSkillTool {
+				names = append(names, "  - `"+n+"`")
+			}
+		}
+	}
+	out := map[string]string{}
+	for _, lang := range []string{"en", "zh"} {
+		out[lang] = cfg.ToolGuide[lang]
+		if out[lang] == "" {
+			out[lang] = strings.Join(names, "\n")
+		}
+	}
+	return out
 }
 
 // PromptLanguage resolves auto by the query's script: Han characters → zh.

@@ -36,6 +36,9 @@ type Config struct {
 	Limits agent.Limits
 	// Language is the answer's language: auto (or ""), en or zh.
 	Language string
+	// ToolGuide is the system prompt's list of the evidence tools by
+	// language (agent.Config.ToolGuide); nil lists the offered tools' names.
+	ToolGuide map[string]string
 	// Clock is the run's notion of now; nil is the real time.
 	Clock harness.Clock
 	// Events receives the run's typed events; nil drops them.
@@ -114,7 +117,7 @@ func Run(ctx context.Context, cfg Config, req Request) (Result, error) {
 // with cfg's model, tools, limits and language, then the release guards,
 // which end the run. cfg's Store, Budget and Clock are not used here.
 func Diagnose(rc *harness.RunContext, cfg Config, req Request) release.Decision {
-	res := agent.Run(rc, agent.Config{Model: cfg.Model, Tools: cfg.Tools, Limits: cfg.Limits, Language: cfg.Language, Reserved: 1}, agent.Input{Query: req.Query, PreviousTurn: req.PreviousTurn})
+	res := agent.Run(rc, agent.Config{Model: cfg.Model, Tools: cfg.Tools, Limits: cfg.Limits, Language: cfg.Language, ToolGuide: cfg.ToolGuide, Reserved: 1}, agent.Input{Query: req.Query, PreviousTurn: req.PreviousTurn})
 	return release.Release(rc, release.Config{Model: cfg.Model, Language: cfg.Language, ObservationLimit: cfg.Limits.Observation, Hints: cfg.Hints}, req.Query, res)
 }
 

@@ -48,3 +48,11 @@ func (Source) Tool() string { return sqlquery.ToolName }
 func (Source) Setup() string {
 	return `add a [[databases]] entry (driver = "mysql" or "sqlite") to the config`
 }
+
+// Guide is query_mysql's line in the diagnosis prompt's list of evidence tools.
+func (Source) Guide() integration.Guide {
+	return integration.Guide{
+		EN: "`query_mysql`, `query_postgres`: one read-only SQL statement on a MySQL/MariaDB or PostgreSQL database.",
+		ZH: "`query_mysql`、`query_postgres`：在 MySQL/MariaDB 或 PostgreSQL 数据库上执行一条只读 SQL。",
+	}
+}

@@ -93,3 +93,11 @@ func (Source) Tool() string { return kubetool.ToolName }
 func (Source) Setup() string {
 	return "add a [[kubernetes]] source (name, and kubeconfig/context when not the current ones) to the config"
 }
+
+// Guide is query_kubernetes's line in the diagnosis prompt's list of evidence tools.
+func (Source) Guide() integration.Guide {
+	return integration.Guide{
+		EN: "`query_kubernetes`: what a Kubernetes cluster says, read-only: `pods` (restarts, CrashLoopBackOff, OOMKilled, the last termination), `events` (Warning first), `rollouts` (each Deployment revision with its images) and `nodes` (conditions under pressure). When pods restart or are unhealthy, follow an engineer's order: the unhealthy pods, their last termination, the Warning events, the latest rollout, then the service's logs and metrics.",
+		ZH: "`query_kubernetes`：只读地查看 Kubernetes 集群的状态：`pods`（重启次数、CrashLoopBackOff、OOMKilled、上一次终止）、`events`（Warning 优先）、`rollouts`（每个 Deployment 修订版本及其镜像）和 `nodes`（处于压力状态的节点条件）。当 Pod 反复重启或不健康时，按工程师的顺序排查：不健康的 Pod、它们的上一次终止、Warning 事件、最近一次发布，然后再看该服务的日志和指标。",
+	}
+}

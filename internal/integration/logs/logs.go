@@ -44,3 +44,11 @@ func (Source) Tool() string { return logtool.ToolName }
 
 // Setup says how to configure the tool when the configuration has none.
 func (Source) Setup() string { return "add a [[logs]] source to the config" }
+
+// Guide is query_logs's line in the diagnosis prompt's list of evidence tools.
+func (Source) Guide() integration.Guide {
+	return integration.Guide{
+		EN: "`query_logs`: log lines; a time window is required.",
+		ZH: "`query_logs`：日志，必须给时间窗口。",
+	}
+}

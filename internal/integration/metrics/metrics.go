@@ -122,3 +122,11 @@ func (Source) Tool() string { return metricstool.ToolName }
 
 // Setup says how to configure the tool when the configuration has none.
 func (Source) Setup() string { return "add a [[metrics]] source to the config" }
+
+// Guide is query_metrics's line in the diagnosis prompt's list of evidence tools.
+func (Source) Guide() integration.Guide {
+	return integration.Guide{
+		EN: "`query_metrics`: a PromQL query over a Prometheus-compatible metrics source, summarised per series.",
+		ZH: "`query_metrics`：在 Prometheus 兼容的指标源上执行一条 PromQL 查询，按序列汇总。",
+	}
+}

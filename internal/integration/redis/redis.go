@@ -123,3 +123,11 @@ func (Source) Tool() string { return redistool.ToolName }
 
 // Setup says how to configure the tool when the configuration has none.
 func (Source) Setup() string { return "add a [[redis]] source to the config" }
+
+// Guide is query_redis's line in the diagnosis prompt's list of evidence tools.
+func (Source) Guide() integration.Guide {
+	return integration.Guide{
+		EN: "`query_redis`: a Redis server's fixed read-only views (info, slowlog, latency, clients, memory, cluster).",
+		ZH: "`query_redis`：Redis 服务器的固定只读视图（info、slowlog、latency、clients、memory、cluster）。",
+	}
+}

@@ -98,3 +98,11 @@ func (Source) Tool() string { return knowledge.Name }
 
 // Setup says how to configure the tool when the configuration has none.
 func (Source) Setup() string { return "set [knowledge] paths in the config" }
+
+// Guide is lookup_knowledge's line in the diagnosis prompt's list of evidence tools.
+func (Source) Guide() integration.Guide {
+	return integration.Guide{
+		EN: "`lookup_knowledge`: the team's runbooks.",
+		ZH: "`lookup_knowledge`：团队 runbook。",
+	}
+}

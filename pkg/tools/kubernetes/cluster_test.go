@@ -43,7 +43,8 @@ func shopFixture(t *testing.T) shop {
 			"phase": "Running", "startTime": started,
 			"containerStatuses": []any{kubetest.ContainerStatus(false, 7,
 				map[string]any{"waiting": map[string]any{"reason": "CrashLoopBackOff", "message": "back-off 5m0s restarting failed container"}},
-				map[string]any{"terminated": map[string]any{"reason": "Error", "exitCode": 1, "startedAt": kubetest.Time(now.Add(-11 * time.Minute)), "finishedAt": kubetest.Time(now.Add(-10 * time.Minute))}})},
+				map[string]any{"terminated": map[string]any{"reason": "Error", "exitCode": 1, "startedAt": kubetest.Time(now.Add(-11 * time.Minute)), "finishedAt": kubetest.Time(now.Add(-10 * time.Minute)),
+					"message": "panic: connect to postgres://app:Hunter2Secret@db:5432/shop: connection refused\ngoroutine 1 [running]:"}})},
 		})
 		adm.Pod(f.ns, "worker-oom", "node-b", map[string]any{
 			"phase": "Running", "startTime": started,
@@ -141,6 +142,11 @@ func TestViewsOnRealServer(t *testing.T) {
 		crash.LastTermination == nil || crash.LastTermination.Reason != "Error" || crash.LastTermination.ExitCode != 1 ||
 		crash.LastTermination.FinishedAt != kubetest.Time(f.now.Add(-10*time.Minute)) || crash.Node != "node-a" || crash.Phase != "Running" {
 		t.Errorf("first pod = %+v %+v, want web-crash in CrashLoopBackOff, 7 restarts, last Error exit 1", crash, crash.LastTermination)
+	}
+	// the termination message, its credential masked, on one line
+	if lt := crash.LastTermination; lt == nil || !strings.HasPrefix(lt.Message, "panic: connect to postgres://") || !strings.Contains(lt.Message, "connection refused goroutine 1") ||
+		strings.Contains(lt.Message, "Hunter2Secret") {
+		t.Errorf("last termination message = %+v, want the panic on one line, its password masked", lt)
 	}
 	if oom.Name != "worker-oom" || oom.Restarts != 3 || oom.Ready != "1/1" || oom.LastTermination == nil || oom.LastTermination.Reason != "OOMKilled" || oom.LastTermination.ExitCode != 137 {
 		t.Errorf("second pod = %+v, want worker-oom with its OOMKilled exit 137", oom)

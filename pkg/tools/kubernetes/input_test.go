@@ -87,7 +87,7 @@ func TestOutsideAllowlistSendsNothing(t *testing.T) {
 // node projects without panicking, every text bounded and free of control
 // characters.
 func FuzzProjections(f *testing.F) {
-	f.Add([]byte(`{"metadata":{"name":"p","namespace":"n","ownerReferences":[{"kind":"ReplicaSet","name":"r","controller":true}]},"status":{"phase":"Running","containerStatuses":[{"name":"a","restartCount":3,"state":{"waiting":{"reason":"CrashLoopBackOff"}},"lastState":{"terminated":{"reason":"OOMKilled","exitCode":137}}}]}}`))
+	f.Add([]byte(`{"metadata":{"name":"p","namespace":"n","ownerReferences":[{"kind":"ReplicaSet","name":"r","controller":true}]},"status":{"phase":"Running","containerStatuses":[{"name":"a","restartCount":3,"state":{"waiting":{"reason":"CrashLoopBackOff"}},"lastState":{"terminated":{"reason":"OOMKilled","exitCode":137,"message":"panic: db_password=hunter2\n\u001b[31mgoroutine 1"}}}]}}`))
 	f.Add([]byte(`{"involvedObject":{"kind":"Pod","name":"p"},"type":"Warning","reason":"BackOff","message":"x\u001b[31m password=hunter2","count":2,"series":{"count":9,"lastObservedTime":"2026-01-15T09:00:00.000000Z"}}`))
 	f.Add([]byte(`{"metadata":{"name":"n1"},"spec":{"unschedulable":true,"taints":[{"key":"k","value":"v","effect":"NoSchedule"}]},"status":{"conditions":[{"type":"Ready","status":"Unknown"}]}}`))
 	f.Fuzz(func(t *testing.T, raw []byte) {
@@ -99,7 +99,7 @@ func FuzzProjections(f *testing.F) {
 			pod := podOf(&p)
 			texts = append(texts, pod.Reason)
 			if pod.LastTermination != nil {
-				texts = append(texts, pod.LastTermination.Reason)
+				texts = append(texts, pod.LastTermination.Reason, pod.LastTermination.Message)
 			}
 		}
 		if json.Unmarshal(raw, &e) == nil {

@@ -149,7 +149,7 @@ func (t *Tool) Definition() model.Tool {
 		scopes = append(scopes, s.Name+": "+scope)
 	}
 	desc := "Read what a configured Kubernetes cluster says, read-only (" + strings.Join(scopes, "; ") + "). " +
-		"view pods: pods with phase, ready (\"1/2\"), restarts, reason (CrashLoopBackOff, OOMKilled, ...), last_termination (reason, exit_code, finished_at; 137 is a kill, often OOM), node, owner, started_at; the unhealthy first. " +
+		"view pods: pods with phase, ready (\"1/2\"), restarts, reason (CrashLoopBackOff, OOMKilled, ...), last_termination (reason, exit_code, finished_at, message: the termination message or log tail; 137 is a kill, often OOM), node, owner, started_at; the unhealthy first. " +
 		"view events: events seen in the window (default the last hour), Warning first, newest first (the API server keeps events about an hour). " +
 		"view rollouts: each Deployment revision with its images, created_at, replicas/ready/available and the current revision's Progressing/Available conditions; in_window marks a revision created in the window, a change to weigh. " +
 		"view nodes: ready, conditions not healthy (MemoryPressure, DiskPressure, PIDPressure, NetworkUnavailable), unschedulable, taints. " +

@@ -63,6 +63,10 @@ type Termination struct {
 	Reason     string `json:"reason"`
 	ExitCode   int32  `json:"exit_code"`
 	FinishedAt string `json:"finished_at,omitempty"`
+	// Message is what the container wrote to its termination message
+	// path, or its log's tail (FallbackToLogsOnError): a panic's first
+	// line, the last error it logged.
+	Message string `json:"message,omitempty"`
 }
 
 // failingReasons are the container reasons that mark a pod failing.
@@ -97,7 +101,7 @@ func podOf(p *corev1.Pod) Pod {
 		}
 		if t := c.LastTerminationState.Terminated; t != nil && (out.LastTermination == nil || t.FinishedAt.After(last)) {
 			last = t.FinishedAt.Time
-			out.LastTermination = &Termination{Reason: textOf(t.Reason), ExitCode: t.ExitCode, FinishedAt: stamp(t.FinishedAt.Time)}
+			out.LastTermination = &Termination{Reason: textOf(t.Reason), ExitCode: t.ExitCode, FinishedAt: stamp(t.FinishedAt.Time), Message: textOf(t.Message)}
 		}
 	}
 	if out.Reason == "" {

@@ -190,5 +190,30 @@ func (t *Tool) Grants(ctx context.Context, name string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", h.where(), err)
 	}
-	return w, nil
+	v, err := ViewWarnings(ctx, pool)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", h.where(), err)
+	}
+	return append(w, v...), nil
+}
+
+// ViewWarnings says when the account cannot read the bodies of views in
+// the connection's database (every database it sees when the DSN names
+// none): it lacks SHOW VIEW, so query_mysql cannot tell which of their
+// columns are computed from a secret and masks every column of them.
+func ViewWarnings(ctx context.Context, db *sql.DB) ([]string, error) {
+	var n int
+	var names sql.NullString
+	err := db.QueryRowContext(ctx, `SELECT COUNT(*), SUBSTRING_INDEX(GROUP_CONCAT(CONCAT(TABLE_SCHEMA, '.', TABLE_NAME) ORDER BY TABLE_SCHEMA, TABLE_NAME SEPARATOR ', '), ', ', 3)
+FROM information_schema.VIEWS
+WHERE COALESCE(VIEW_DEFINITION, '') = ''
+  AND (TABLE_SCHEMA = DATABASE() OR (DATABASE() IS NULL AND TABLE_SCHEMA NOT IN ('mysql', 'sys', 'information_schema', 'performance_schema')))`).Scan(&n, &names)
+	if err != nil {
+		return nil, fmt.Errorf("read which view bodies the account can read: %w", err)
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	return []string{fmt.Sprintf("account cannot read the bodies of %d views (%s%s): it lacks SHOW VIEW, so query_mysql masks every column of them; grant SHOW VIEW on the database so each view is judged by what it is built on",
+		n, names.String, map[bool]string{true: ", …", false: ""}[n > 3])}, nil
 }

@@ -1,6 +1,7 @@
 package sqlquery
 
 import (
+	"maps"
 	"strings"
 
 	"github.com/superbiz/superbiz/pkg/egress"
@@ -25,16 +26,24 @@ type columnMask struct {
 // secret key (password, API_KEY, authentication_string, an alias such as
 // `x AS token`), and, when the admitted statement is known, a column computed
 // from a secret column under another name (`password AS p`, a derived table
-// or CTE that renames it).
-func newColumnMask(c *Checked, names []string) columnMask {
+// or CTE that renames it), and a column of a view computed from a secret
+// or whose body cannot be judged (views, from myViewTaint; nil for none).
+func newColumnMask(c *Checked, names []string, views *viewTaint) columnMask {
 	m := columnMask{secret: make([]bool, len(names)), key: -1, val: -1}
 	var tainted map[string]bool
 	var exprs [][]sqlparser.SelectExpr
+	var seed map[string]bool
+	if views != nil {
+		seed = views.tainted
+	}
 	if c != nil && c.Kind == KindSelect {
-		tainted = taintedNames(c.stmt)
+		tainted = taintedNames(c.stmt, seed)
 		if ts, ok := c.stmt.(sqlparser.TableStatement); ok {
 			exprs = branchExprs(ts)
 		}
+	}
+	if tainted == nil {
+		tainted = seed
 	}
 	m.key, m.val = KeyValueColumns(names)
 	for i, n := range names {
@@ -88,9 +97,10 @@ func (m columnMask) apply(row []any) {
 }
 
 // taintedNames are the lower-cased names (aliases, CTE and derived-table
-// column names) whose value is computed from a secret-named column, found by
-// following renames to a fixed point.
-func taintedNames(stmt sqlparser.Statement) map[string]bool {
+// column names) whose value is computed from a secret-named column or from
+// one of seed's names (a view's tainted columns), found by following renames
+// to a fixed point; seed's names are among them.
+func taintedNames(stmt sqlparser.Statement, seed map[string]bool) map[string]bool {
 	type alias struct {
 		name string
 		expr sqlparser.Expr
@@ -118,7 +128,10 @@ func taintedNames(stmt sqlparser.Statement) map[string]bool {
 		}
 		return true, nil
 	}, stmt)
-	tainted := map[string]bool{}
+	tainted := maps.Clone(seed)
+	if tainted == nil {
+		tainted = map[string]bool{}
+	}
 	for changed := true; changed; {
 		changed = false
 		for _, a := range aliases {

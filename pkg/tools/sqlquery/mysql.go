@@ -198,7 +198,14 @@ func (h *handle) runMySQL(ctx context.Context, text string, maxRows int, checked
 	defer cancel()
 	killed := make(chan error, 1)
 	stop := context.AfterFunc(qctx, func() { killed <- h.killQuery(ctx, connID) })
-	res, qerr := readRows(qctx, conn, text, maxRows, checked)
+	var views *viewTaint
+	qerr := error(nil)
+	if checked != nil && checked.Kind == KindSelect {
+		views, qerr = myViewTaint(qctx, conn, checked.stmt)
+	}
+	if qerr == nil {
+		res, qerr = readRows(qctx, conn, text, maxRows, checked, views)
+	}
 	// After the rows are read (or failed) the kill is moot; if it already
 	// started, wait for it so the server is done with the statement.
 	wasKilled := false

@@ -191,7 +191,7 @@ func readPGRows(ctx context.Context, conn *pgconn.PgConn, text string, maxRows i
 	for i, f := range fields {
 		res.Columns[i] = Cell(f.Name).(string)
 	}
-	mask := newColumnMask(nil, res.Columns)
+	mask := newColumnMask(nil, res.Columns, nil)
 	for i, secret := range pgSecretOutputs(c, res.Columns, resolved) {
 		mask.secret[i] = mask.secret[i] || secret
 	}

@@ -21,8 +21,9 @@ import (
 // to know whether the answer was truncated. Cells are bounded, cleaned and
 // masked: by column name (and, when the admitted statement c is known, by
 // what the column is computed from), by key in key/value answers, and by
-// member name in JSON text.
-func readRows(ctx context.Context, conn *sql.Conn, text string, maxRows int, c *Checked) (Result, error) {
+// member name in JSON text; views says what the statement's views are built
+// on (nil when not judged), and its note becomes the result's.
+func readRows(ctx context.Context, conn *sql.Conn, text string, maxRows int, c *Checked, views *viewTaint) (Result, error) {
 	rows, err := conn.QueryContext(ctx, text)
 	if err != nil {
 		return Result{}, err
@@ -38,7 +39,8 @@ func readRows(ctx context.Context, conn *sql.Conn, text string, maxRows int, c *
 		res.Columns[i] = Cell(c.Name()).(string)
 		numeric[i] = isNumericType(c.DatabaseTypeName())
 	}
-	mask := newColumnMask(c, res.Columns)
+	res.Note = views.note()
+	mask := newColumnMask(c, res.Columns, views)
 	vals := make([]any, len(cols))
 	ptrs := make([]any, len(cols))
 	for i := range vals {

@@ -109,7 +109,7 @@ func (h *handle) runSQLite(ctx context.Context, text string, maxRows int, checke
 	}()
 	qctx, cancel := context.WithTimeout(ctx, h.db.Timeout)
 	defer cancel()
-	res, err := readRows(qctx, conn, text, maxRows, checked)
+	res, err := readRows(qctx, conn, text, maxRows, checked, nil)
 	if err != nil {
 		switch {
 		case tools.ContextCode(ctx.Err()) == tools.CodeCancelled:

@@ -248,6 +248,9 @@ type Result struct {
 	Rows      [][]any  `json:"rows"`
 	RowCount  int      `json:"row_count"`
 	Truncated bool     `json:"truncated"`
+	// Note says which columns were masked whole and why (a view whose body
+	// the account cannot read); absent when none was.
+	Note string `json:"note,omitempty"`
 }
 
 // Tally says how many rows a result's statement returned ("20 rows").
