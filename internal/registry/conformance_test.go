@@ -177,9 +177,7 @@ func conformsFreeze(t *testing.T, s integration.Source) {
 // uncanaried are the sources that add a tool but plant no canaries yet,
 // with why: each must shrink to nothing (issue 34 item 3), and a listed
 // source that gains the hook fails until its line goes.
-var uncanaried = map[string]string{
-	"timeline": "canary34c: build_timeline over planted log lines and alert annotations not planted yet",
-}
+var uncanaried = map[string]string{}
 
 // conformsCanaried: a source that adds a tool plants the canary corpus
 // (integration.Canaried), so e2e's canary suite, which runs over this same
