@@ -42,7 +42,7 @@ func coverage(ctx context.Context, src *source, files []string, q *query, acc *a
 		if err := ctx.Err(); err != nil {
 			return "", err
 		}
-		r, _, err := src.sample(ctx, f, 0)
+		r, err := src.span(ctx, f)
 		if err != nil {
 			continue // the scan skipped it or it changed since: not part of the range
 		}

@@ -56,6 +56,8 @@ type source struct {
 	layouts []*logparse.Layout
 	// vl reads a victorialogs source (nil for files).
 	vl *victorialogs.Client
+	// spans keeps each file's coverage sample while the file is unchanged.
+	spans *spanCache
 }
 
 // Tool is the query_logs adapter (tools.Adapter) over a fixed set of sources.
@@ -120,7 +122,7 @@ func New(sources []Source) (*Tool, error) {
 			return nil, fmt.Errorf("logs source %q: %w", name, err)
 		}
 		s.Name, s.Paths = name, append([]string(nil), s.Paths...)
-		t.sources = append(t.sources, &source{Source: s, format: f, layouts: lays})
+		t.sources = append(t.sources, &source{Source: s, format: f, layouts: lays, spans: &spanCache{}})
 	}
 	return t, nil
 }
