@@ -207,11 +207,11 @@ what it checked, or says honestly what is missing.`,
 
 	root.AddCommand(
 		a.newDiagnoseCmd(),
-		a.newEvalCmd(),
+		a.newEvalCmd(nil),
 		a.newChatCmd(),
 		a.newAlertsCmd(nil),
 		a.newTimelineCmd(nil),
-		a.newDoctorCmd(),
+		a.newDoctorCmd(nil),
 		a.newConfigCmd(),
 		a.newRunsCmd(nil), a.newReplayCmd(nil), a.newMCPCmd(nil),
 		a.newKBCmd(), a.newLogsCmd(), a.newSkillsCmd(nil), a.newToolsCmd(),
