@@ -206,9 +206,9 @@ what it checked, or says honestly what is missing.`,
 	pf.BoolVar(&a.flags.demo, "demo", false, "use the built-in demo workspace (runbooks, logs, orders database)")
 
 	root.AddCommand(
-		a.newDiagnoseCmd(),
+		a.newDiagnoseCmd(nil),
 		a.newEvalCmd(nil),
-		a.newChatCmd(),
+		a.newChatCmd(nil),
 		a.newAlertsCmd(nil),
 		a.newTimelineCmd(nil),
 		a.newDoctorCmd(nil),
