@@ -258,7 +258,7 @@ func (a *app) printChatTurn(out usecase.Output, output outputFormat) error {
 		intent = "UNROUTED"
 	}
 	answer := strings.TrimRight(termsafe.Strip(out.Answer), "\n")
-	if a.flags.output == outputText && a.io.OutTTY {
+	if output == outputText && a.io.OutTTY {
 		// A person reads the conversation left in the scrollback: render the
 		// Markdown for the terminal, as diagnose does, rather than leave
 		// "##" markers and lines the terminal wraps mid-word.
