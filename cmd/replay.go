@@ -113,7 +113,7 @@ func (a *app) runReplay(cmd *cobra.Command, id string, f replayFlags) error {
 	}
 	opts := usecase.ReplayOptions{
 		LiveTools: f.liveTools, LiveModel: f.liveModel, Adapters: w.Adapters, Playbooks: w.Playbooks,
-		Timeline: timeline.Plan{Metrics: cfg.Timeline.Metrics, Logs: timelinesource.LogSources(cfg)},
+		Timeline: timeline.Plan{Metrics: cfg.Timeline.Metrics, Logs: timelinesource.LogSources(cfg), Kubernetes: timelinesource.KubernetesSources(cfg)},
 	}
 	if orig.Intent == runrecord.IntentTimeline && f.liveTools && cfg.Alerts.URL != "" {
 		client, err := alertsource.Client(cfg, a.getenv)

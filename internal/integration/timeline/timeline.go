@@ -16,6 +16,7 @@ import (
 	alertsource "github.com/superbiz/superbiz/internal/integration/alerts"
 	"github.com/superbiz/superbiz/internal/timeline"
 	"github.com/superbiz/superbiz/pkg/tools"
+	kubetool "github.com/superbiz/superbiz/pkg/tools/kubernetes"
 	logtool "github.com/superbiz/superbiz/pkg/tools/logs"
 	metricstool "github.com/superbiz/superbiz/pkg/tools/metrics"
 )
@@ -32,7 +33,7 @@ func (Source) Name() string { return "timeline" }
 func (Source) Build(_ context.Context, cfg *config.Config, env integration.Env, parts *integration.Parts) error {
 	var reads []tools.Adapter
 	for _, a := range parts.Adapters {
-		if n := a.Definition().Name; n == logtool.ToolName || (n == metricstool.ToolName && len(cfg.Timeline.Metrics) > 0) {
+		if n := a.Definition().Name; n == logtool.ToolName || n == kubetool.ToolName || (n == metricstool.ToolName && len(cfg.Timeline.Metrics) > 0) {
 			reads = append(reads, a)
 		}
 	}
@@ -50,7 +51,20 @@ func (Source) Build(_ context.Context, cfg *config.Config, env integration.Env, 
 	if len(reads) == 0 {
 		return nil
 	}
-	return parts.Add(timeline.NewTool(reads, LogSources(cfg), cfg.Timeline.Metrics))
+	t, err := timeline.NewTool(reads, LogSources(cfg), cfg.Timeline.Metrics)
+	if err == nil {
+		t = t.WithKubernetes(KubernetesSources(cfg))
+	}
+	return parts.Add(t, err)
+}
+
+// KubernetesSources are the [[kubernetes]] sources a timeline reads.
+func KubernetesSources(cfg *config.Config) []string {
+	out := make([]string, 0, len(cfg.Kubernetes))
+	for _, k := range cfg.Kubernetes {
+		out = append(out, k.Name)
+	}
+	return out
 }
 
 // LogSources are the [[logs]] sources a timeline reads, with their max_window.
@@ -91,6 +105,8 @@ func (Source) Reads(_, observation json.RawMessage) []string {
 		switch c.Detector {
 		case timeline.DetectBursts, timeline.DetectNewError, timeline.DetectRestarts:
 			r = logtool.ToolName + ":" + c.Source
+		case timeline.DetectKubeDeploys, timeline.DetectKubeRestarts, timeline.DetectKubeWarnings:
+			r = kubetool.ToolName + ":" + c.Source
 		}
 		if !slices.Contains(out, r) {
 			out = append(out, r)
