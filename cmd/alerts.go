@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"context"
+
 	wsp "github.com/superbiz/superbiz/internal/workspace"
 	"github.com/superbiz/superbiz/pkg/egress"
 
@@ -20,15 +22,15 @@ const defaultAlertsLimit = 50
 const summaryColumnWidth = 60
 
 // alertsOptions are what `superbiz alerts` was given: how many alerts to
-// show and the output format (-o).
+// show and the global flags (the configuration and -o).
 type alertsOptions struct {
-	Limit  int
-	Output outputFormat
+	globalOptions
+	Limit int
 }
 
 // newAlertsCmd is `superbiz alerts`; runF replaces runAlerts (tests), nil
 // runs it.
-func (a *app) newAlertsCmd(runF func(*cobra.Command, *alertsOptions) error) *cobra.Command {
+func (a *app) newAlertsCmd(runF func(context.Context, *alertsOptions) error) *cobra.Command {
 	opts := &alertsOptions{}
 	c := &cobra.Command{
 		Use:   "alerts",
@@ -44,11 +46,8 @@ unreachable or failing.`,
   superbiz diagnose --alert HighLatency`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts.Output = a.flags.output
-			if runF != nil {
-				return runF(cmd, opts)
-			}
-			return a.runAlerts(cmd, opts)
+			opts.globalOptions = a.flags.options(cmd)
+			return runWith(cmd.Context(), opts, runF, a.runAlerts)
 		},
 	}
 	c.Flags().IntVar(&opts.Limit, "limit", defaultAlertsLimit, "at most this many alerts (the newest)")
@@ -56,11 +55,11 @@ unreachable or failing.`,
 }
 
 // runAlerts lists the firing alerts.
-func (a *app) runAlerts(cmd *cobra.Command, opts *alertsOptions) error {
+func (a *app) runAlerts(ctx context.Context, opts *alertsOptions) error {
 	if opts.Limit < 1 {
 		return usageErrorf("--limit must be at least 1, got %d", opts.Limit)
 	}
-	cfg, err := a.loadConfig(cmd)
+	cfg, err := a.loadConfigOf(ctx, opts.globalOptions)
 	if err != nil {
 		return err
 	}
@@ -68,7 +67,7 @@ func (a *app) runAlerts(cmd *cobra.Command, opts *alertsOptions) error {
 	if err != nil {
 		return err
 	}
-	as, skipped, err := client.Firing(cmd.Context())
+	as, skipped, err := client.Firing(ctx)
 	if err != nil {
 		return alertsFailure(err)
 	}

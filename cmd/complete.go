@@ -44,8 +44,13 @@ const completeDescBytes = 60
 // completion is a cobra completion function.
 type completion = func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective)
 
-// namer lists the candidates of one completion within ctx's deadline.
-type namer = func(ctx context.Context, cmd *cobra.Command) []string
+// namer lists the candidates of one completion within ctx's deadline, for
+// a command given the global flags g.
+type namer = func(ctx context.Context, g globalOptions) []string
+
+// globalsOf copies the global flags a command was given into its options
+// (globalFlags.options, read when the completer runs).
+type globalsOf = func(*cobra.Command) globalOptions
 
 // noCompletion answers nothing and no file names.
 func noCompletion() ([]string, cobra.ShellCompDirective) {
@@ -53,26 +58,26 @@ func noCompletion() ([]string, cobra.ShellCompDirective) {
 }
 
 // firstArgTyped is firstArg for names that depend on the word typed so far.
-func firstArgTyped(names func(ctx context.Context, cmd *cobra.Command, toComplete string) []string) completion {
+func firstArgTyped(globals globalsOf, names func(ctx context.Context, g globalOptions, toComplete string) []string) completion {
 	return func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-		return firstArg(func(ctx context.Context, cmd *cobra.Command) []string { return names(ctx, cmd, toComplete) })(cmd, args, toComplete)
+		return firstArg(globals, func(ctx context.Context, g globalOptions) []string { return names(ctx, g, toComplete) })(cmd, args, toComplete)
 	}
 }
 
 // firstArg completes only a command's first argument with names.
-func firstArg(names namer) completion {
+func firstArg(globals globalsOf, names namer) completion {
 	return func(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 		if len(args) > 0 {
 			return noCompletion()
 		}
-		return bounded(cmd, names), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder
+		return bounded(cmd, globals(cmd), names), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder
 	}
 }
 
 // flagValues completes a flag's value with names.
-func flagValues(names namer) completion {
+func flagValues(globals globalsOf, names namer) completion {
 	return func(cmd *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
-		return bounded(cmd, names), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder
+		return bounded(cmd, globals(cmd), names), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder
 	}
 }
 
@@ -80,11 +85,11 @@ func flagValues(names namer) completion {
 // offering nothing, even when what it waits on does not heed its context
 // (SQLite's busy wait on a locked file): the process prints the candidates
 // and exits, and a read abandoned on the way ends with it.
-func bounded(cmd *cobra.Command, names namer) []string {
+func bounded(cmd *cobra.Command, g globalOptions, names namer) []string {
 	ctx, cancel := context.WithTimeout(completionContext(cmd), completeTimeout)
 	defer cancel()
 	got := make(chan []string, 1)
-	go func() { got <- names(ctx, cmd) }()
+	go func() { got <- names(ctx, g) }()
 	select {
 	case out := <-got:
 		return out
@@ -117,12 +122,12 @@ func completionContext(cmd *cobra.Command) context.Context {
 	return context.Background()
 }
 
-// completionConfig is the configuration a completer reads: loadConfig's,
+// completionConfig is the configuration a completer reads: loadConfigOf's,
 // except that --demo points at the demo workspace's layout without
 // building it (completion writes nothing).
-func (a *app) completionConfig(cmd *cobra.Command) (*config.Config, error) {
-	cfg, err := a.resolveConfig(cmd, config.Overrides{})
-	if err != nil || !a.flags.demo {
+func (a *app) completionConfig(g globalOptions) (*config.Config, error) {
+	cfg, err := a.resolveConfigOf(g)
+	if err != nil || !g.Demo {
 		return cfg, err
 	}
 	ws, err := demo.Layout(demo.DefaultDir(a.getenv))
@@ -135,8 +140,8 @@ func (a *app) completionConfig(cmd *cobra.Command) (*config.Config, error) {
 // recentRuns lists the newest stored runs as a snapshot (runstore.OpenSnapshot):
 // a store that does not exist yet is not created, one of a newer superbiz is
 // not read, and no -wal or -shm file is left beside one nobody has open.
-func (a *app) recentRuns(ctx context.Context, cmd *cobra.Command) []runstore.RunSummary {
-	cfg, err := a.completionConfig(cmd)
+func (a *app) recentRuns(ctx context.Context, g globalOptions) []runstore.RunSummary {
+	cfg, err := a.completionConfig(g)
 	if err != nil {
 		return nil
 	}
@@ -169,17 +174,17 @@ func completable(id string) bool {
 }
 
 // runRefNames are the newest runs as runRefs offers them.
-func (a *app) runRefNames(ctx context.Context, cmd *cobra.Command, toComplete string) []string {
+func (a *app) runRefNames(ctx context.Context, g globalOptions, toComplete string) []string {
 	all := func(*runstore.RunSummary) bool { return true }
-	return runRefs(a.recentRuns(ctx, cmd), toComplete, time.Now(), all, all)
+	return runRefs(a.recentRuns(ctx, g), toComplete, time.Now(), all, all)
 }
 
 // replayableRunNames are the newest runs `replay` accepts
 // (usecase.Replayable: finished DIAGNOSIS runs), as runRefs offers them.
-func (a *app) replayableRunNames(ctx context.Context, cmd *cobra.Command, toComplete string) []string {
+func (a *app) replayableRunNames(ctx context.Context, g globalOptions, toComplete string) []string {
 	replayable := func(r *runstore.RunSummary) bool { return usecase.Replayable(r) == nil }
 	original := func(r *runstore.RunSummary) bool { return replayable(r) && r.ReplayOf == "" } // runstore.ResolveReplayable's last
-	return runRefs(a.recentRuns(ctx, cmd), toComplete, time.Now(), replayable, original)
+	return runRefs(a.recentRuns(ctx, g), toComplete, time.Now(), replayable, original)
 }
 
 // runRefs offers runs (newest first) as a person names them
@@ -233,10 +238,10 @@ func runAge(d time.Duration) string {
 
 // sessionNames are the sessions of the newest runs, newest first, each with
 // the query of its newest run.
-func (a *app) sessionNames(ctx context.Context, cmd *cobra.Command) []string {
+func (a *app) sessionNames(ctx context.Context, g globalOptions) []string {
 	seen := map[string]bool{}
 	var out []string
-	for _, r := range a.recentRuns(ctx, cmd) {
+	for _, r := range a.recentRuns(ctx, g) {
 		if !completable(r.SessionID) || seen[r.SessionID] {
 			continue
 		}
@@ -248,8 +253,8 @@ func (a *app) sessionNames(ctx context.Context, cmd *cobra.Command) []string {
 
 // alertNames are the firing alerts' names, each with its summary, newest
 // first and each name once.
-func (a *app) alertNames(ctx context.Context, cmd *cobra.Command) []string {
-	cfg, err := a.completionConfig(cmd)
+func (a *app) alertNames(ctx context.Context, g globalOptions) []string {
+	cfg, err := a.completionConfig(g)
 	if err != nil || cfg.Alerts.URL == "" {
 		return nil
 	}
@@ -273,8 +278,8 @@ func (a *app) alertNames(ctx context.Context, cmd *cobra.Command) []string {
 }
 
 // logSourceNames are the configured [[logs]] names.
-func (a *app) logSourceNames(ctx context.Context, cmd *cobra.Command) []string {
-	cfg, err := a.completionConfig(cmd)
+func (a *app) logSourceNames(_ context.Context, g globalOptions) []string {
+	cfg, err := a.completionConfig(g)
 	if err != nil {
 		return nil
 	}
@@ -286,8 +291,8 @@ func (a *app) logSourceNames(ctx context.Context, cmd *cobra.Command) []string {
 }
 
 // playbookNames are the playbooks of the catalog, each with its description.
-func (a *app) playbookNames(ctx context.Context, cmd *cobra.Command) []string {
-	cfg, err := a.completionConfig(cmd)
+func (a *app) playbookNames(_ context.Context, g globalOptions) []string {
+	cfg, err := a.completionConfig(g)
 	if err != nil {
 		return nil
 	}
@@ -305,8 +310,8 @@ func (a *app) playbookNames(ctx context.Context, cmd *cobra.Command) []string {
 // toolNames are the tools `tools list` declares for the configuration,
 // named from the registry's declarations: no store is opened, no source
 // connected to.
-func (a *app) toolNames(ctx context.Context, cmd *cobra.Command) []string {
-	cfg, err := a.completionConfig(cmd)
+func (a *app) toolNames(ctx context.Context, g globalOptions) []string {
+	cfg, err := a.completionConfig(g)
 	if err != nil {
 		return nil
 	}
@@ -321,7 +326,7 @@ func (a *app) toolNames(ctx context.Context, cmd *cobra.Command) []string {
 }
 
 // outputNames are the -o values.
-func outputNames(context.Context, *cobra.Command) []string {
+func outputNames(context.Context, globalOptions) []string {
 	return []string{
 		described(string(outputText), "plain text (the default)"),
 		described(string(outputMarkdown), "the answer as Markdown"),
@@ -339,24 +344,27 @@ func (a *app) registerCompletions(root *cobra.Command) {
 			panic("register completion: " + err.Error())
 		}
 	}
-	must(root.RegisterFlagCompletionFunc("output", flagValues(outputNames)))
+	// Each completer takes the global flags its command was given, read
+	// when it runs (after cobra parsed them).
+	globals := func(cmd *cobra.Command) globalOptions { return a.flags.options(cmd) }
+	must(root.RegisterFlagCompletionFunc("output", flagValues(globals, outputNames)))
 	if c, _, err := root.Find([]string{"runs", "show"}); err == nil {
-		c.ValidArgsFunction = firstArgTyped(a.runRefNames)
+		c.ValidArgsFunction = firstArgTyped(globals, a.runRefNames)
 	}
 	if c, _, err := root.Find([]string{"replay"}); err == nil {
-		c.ValidArgsFunction = firstArgTyped(a.replayableRunNames)
+		c.ValidArgsFunction = firstArgTyped(globals, a.replayableRunNames)
 	}
 	if c, _, err := root.Find([]string{"eval", "pack"}); err == nil && c.Name() == "pack" {
-		c.ValidArgsFunction = firstArgTyped(a.runRefNames)
-		must(c.RegisterFlagCompletionFunc("outcome", flagValues(packOutcomeNames)))
+		c.ValidArgsFunction = firstArgTyped(globals, a.runRefNames)
+		must(c.RegisterFlagCompletionFunc("outcome", flagValues(globals, packOutcomeNames)))
 	}
 	for _, path := range [][]string{{"runs"}, {"runs", "list"}, {"chat"}, {"diagnose"}} {
 		if c, _, err := root.Find(path); err == nil && c.Flags().Lookup("session") != nil {
-			must(c.RegisterFlagCompletionFunc("session", flagValues(a.sessionNames)))
+			must(c.RegisterFlagCompletionFunc("session", flagValues(globals, a.sessionNames)))
 		}
 	}
 	if c, _, err := root.Find([]string{"diagnose"}); err == nil {
-		must(c.RegisterFlagCompletionFunc("alert", flagValues(a.alertNames)))
+		must(c.RegisterFlagCompletionFunc("alert", flagValues(globals, a.alertNames)))
 	}
 	for path, names := range map[string]namer{
 		"logs inspect": a.logSourceNames,
@@ -364,7 +372,7 @@ func (a *app) registerCompletions(root *cobra.Command) {
 		"tools call":   a.toolNames,
 	} {
 		if c, _, err := root.Find(strings.Fields(path)); err == nil {
-			c.ValidArgsFunction = firstArg(names)
+			c.ValidArgsFunction = firstArg(globals, names)
 		}
 	}
 }

@@ -99,20 +99,20 @@ func TestCompleteBounded(t *testing.T) {
 	release := make(chan struct{})
 	defer close(release)
 	cmd := &cobra.Command{}
-	stuck := func(context.Context, *cobra.Command) []string {
+	stuck := func(context.Context, globalOptions) []string {
 		<-release
 		return []string{"late"}
 	}
-	if got := bounded(cmd, stuck); got != nil {
+	if got := bounded(cmd, globalOptions{}, stuck); got != nil {
 		t.Errorf("a stuck completer: %q, want nothing", got)
 	}
-	quick := func(ctx context.Context, _ *cobra.Command) []string {
+	quick := func(ctx context.Context, _ globalOptions) []string {
 		if _, ok := ctx.Deadline(); !ok {
 			return []string{"no deadline"}
 		}
 		return []string{"a", "b"}
 	}
-	if got := bounded(cmd, quick); strings.Join(got, ",") != "a,b" {
+	if got := bounded(cmd, globalOptions{}, quick); strings.Join(got, ",") != "a,b" {
 		t.Errorf("a quick completer: %q, want a and b under a deadline", got)
 	}
 }

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -33,7 +34,16 @@ PowerShell:
 
 Open a new shell afterwards.`
 
-func (a *app) newCompletionCmd() *cobra.Command {
+// completionOptions are what `superbiz completion` was given: the shell,
+// and the command tree its script completes.
+type completionOptions struct {
+	Shell string
+	Root  *cobra.Command
+}
+
+// newCompletionCmd is `superbiz completion`; runF replaces runCompletion
+// (tests), nil runs it.
+func (a *app) newCompletionCmd(runF func(context.Context, *completionOptions) error) *cobra.Command {
 	return &cobra.Command{
 		Use:   "completion bash|zsh|fish|powershell",
 		Short: "Print the shell completion script",
@@ -46,27 +56,32 @@ values. To install it:
 		DisableFlagsInUseLine: true,
 		Args:                  exactArgs(1, "one shell name (bash, zsh, fish or powershell)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			root := cmd.Root()
-			// The script is built from our commands and printed through the
-			// door whole.
-			var script strings.Builder
-			var err error
-			switch args[0] {
-			case "bash":
-				err = root.GenBashCompletionV2(&script, true)
-			case "zsh":
-				err = root.GenZshCompletion(&script)
-			case "fish":
-				err = root.GenFishCompletion(&script, true)
-			case "powershell":
-				err = root.GenPowerShellCompletionWithDesc(&script)
-			default:
-				return usageErrorf("unknown shell %q: choose bash, zsh, fish or powershell", args[0])
-			}
-			if err != nil {
-				return fmt.Errorf("write %s completion: %w", args[0], err)
-			}
-			return printPage(a.io.Out, script.String())
+			opts := &completionOptions{Shell: args[0], Root: cmd.Root()}
+			return runWith(cmd.Context(), opts, runF, a.runCompletion)
 		},
 	}
+}
+
+// runCompletion prints the completion script of opts.Shell.
+func (a *app) runCompletion(_ context.Context, opts *completionOptions) error {
+	// The script is built from our commands and printed through the door
+	// whole.
+	var script strings.Builder
+	var err error
+	switch opts.Shell {
+	case "bash":
+		err = opts.Root.GenBashCompletionV2(&script, true)
+	case "zsh":
+		err = opts.Root.GenZshCompletion(&script)
+	case "fish":
+		err = opts.Root.GenFishCompletion(&script, true)
+	case "powershell":
+		err = opts.Root.GenPowerShellCompletionWithDesc(&script)
+	default:
+		return usageErrorf("unknown shell %q: choose bash, zsh, fish or powershell", opts.Shell)
+	}
+	if err != nil {
+		return fmt.Errorf("write %s completion: %w", opts.Shell, err)
+	}
+	return printPage(a.io.Out, script.String())
 }

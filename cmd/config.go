@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"context"
+
 	"github.com/spf13/cobra"
 
 	"github.com/superbiz/superbiz/internal/config"
@@ -8,56 +10,43 @@ import (
 	"github.com/superbiz/superbiz/internal/registry"
 )
 
-// loadConfig is the one place the configuration is resolved: the file found
-// by the lookup order, then the environment, then the global flags the user
-// actually gave (cobra's Changed, so "--model ”" differs from no flag). Any
-// failure is a configuration error: exit 2 without the usage line.
+// loadConfig is loadConfigOf with the global flags cmd was given, for the
+// commands not yet in the one command pattern.
 func (a *app) loadConfig(cmd *cobra.Command) (*config.Config, error) {
 	return a.loadConfigWith(cmd, config.Overrides{})
 }
 
-// loadConfigWith is loadConfig with a command's own overrides (the diagnose
-// budget flags); with --demo the runbook, log and database tools point at the demo workspace.
+// loadConfigWith is loadConfig with a command's own overrides.
 func (a *app) loadConfigWith(cmd *cobra.Command, ov config.Overrides) (*config.Config, error) {
-	cfg, err := a.resolveConfig(cmd, ov)
+	return a.loadConfigOf(cmd.Context(), a.flags.options(cmd).overriding(ov))
+}
+
+// loadConfigOf is the one place the configuration is resolved: the file
+// found by the lookup order, then the environment, then the flags the user
+// actually gave (g.Overrides); with --demo the runbook, log and database
+// tools point at the demo workspace. Any failure is a configuration error:
+// exit 2 without the usage line.
+func (a *app) loadConfigOf(ctx context.Context, g globalOptions) (*config.Config, error) {
+	cfg, err := a.resolveConfigOf(g)
 	if err != nil {
 		return nil, err
 	}
-	if a.flags.demo {
-		if _, err := applyDemo(cmd.Context(), cfg, demo.DefaultDir(a.getenv)); err != nil {
+	if g.Demo {
+		if _, err := applyDemo(ctx, cfg, demo.DefaultDir(a.getenv)); err != nil {
 			return nil, err
 		}
 	}
 	return cfg, nil
 }
 
-// resolveConfig is loadConfigWith without --demo: the file, the
+// resolveConfigOf is loadConfigOf without --demo: the file, the
 // environment and the flags given, read and never written.
-func (a *app) resolveConfig(cmd *cobra.Command, ov config.Overrides) (*config.Config, error) {
-	changed := func(name string) bool {
-		f := cmd.Flags().Lookup(name)
-		return f != nil && f.Changed
-	}
-	if changed("db") {
-		ov.DBPath = &a.flags.dbPath
-	}
-	if changed("model") {
-		ov.Model = &a.flags.model
-	}
-	if changed("host") {
-		ov.Host = &a.flags.host
-	}
-	if changed("provider") {
-		ov.Provider = &a.flags.provider
-	}
-	if changed("url") {
-		ov.URL = &a.flags.url
-	}
+func (a *app) resolveConfigOf(g globalOptions) (*config.Config, error) {
 	cfg, err := registry.Load(config.LoadOptions{
-		ConfigPath: a.flags.configPath,
+		ConfigPath: g.ConfigPath,
 		WorkDir:    a.workDir,
 		Getenv:     a.getenv,
-		Overrides:  ov,
+		Overrides:  g.Overrides,
 	})
 	if err != nil {
 		return nil, configError(err)

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -23,29 +24,41 @@ func (a *app) newConfigCmd() *cobra.Command {
 			return cmd.Help()
 		},
 	}
-	c.AddCommand(a.newConfigInitCmd(), a.newConfigPathCmd())
+	c.AddCommand(a.newConfigInitCmd(nil), a.newConfigPathCmd(nil))
 	return c
 }
 
-// newConfigInitCmd writes the commented starter file to --config PATH or
-// $XDG_CONFIG_HOME/superbiz/config.toml, never over an existing file.
-func (a *app) newConfigInitCmd() *cobra.Command {
+// configOptions are what `config init` and `config path` were given: the
+// global flags (--config).
+type configOptions struct {
+	globalOptions
+}
+
+// newConfigInitCmd is `superbiz config init`; runF replaces runConfigInit
+// (tests), nil runs it.
+func (a *app) newConfigInitCmd(runF func(context.Context, *configOptions) error) *cobra.Command {
 	return &cobra.Command{
 		Use:   "init",
 		Short: "Write a commented starting config to $XDG_CONFIG_HOME/superbiz/config.toml (never overwrites)",
 		Args:  noArgs,
-		RunE: func(_ *cobra.Command, _ []string) error {
-			path := a.flags.configPath
-			if path == "" {
-				path = config.DefaultFile(a.getenv)
-			}
-			if err := writeNew(path, config.Starter()); err != nil {
-				return err
-			}
-			err := a.io.Out.Printf("wrote %s\n", path)
-			return err
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts := &configOptions{globalOptions: a.flags.options(cmd)}
+			return runWith(cmd.Context(), opts, runF, a.runConfigInit)
 		},
 	}
+}
+
+// runConfigInit writes the commented starter file to --config PATH or
+// $XDG_CONFIG_HOME/superbiz/config.toml, never over an existing file.
+func (a *app) runConfigInit(_ context.Context, opts *configOptions) error {
+	path := opts.ConfigPath
+	if path == "" {
+		path = config.DefaultFile(a.getenv)
+	}
+	if err := writeNew(path, config.Starter()); err != nil {
+		return err
+	}
+	return a.io.Out.Printf("wrote %s\n", path)
 }
 
 // writeNew creates path (and its directory) with content; an existing file
@@ -71,23 +84,30 @@ func writeNew(path, content string) error {
 	return nil
 }
 
-// newConfigPathCmd prints the file the lookup order finds; with none, it
-// prints where `config init` would write and says on stderr that it is absent.
-func (a *app) newConfigPathCmd() *cobra.Command {
+// newConfigPathCmd is `superbiz config path`; runF replaces runConfigPath
+// (tests), nil runs it.
+func (a *app) newConfigPathCmd(runF func(context.Context, *configOptions) error) *cobra.Command {
 	return &cobra.Command{
 		Use:   "path",
 		Short: "Print the configuration file in use (by the lookup order)",
 		Args:  noArgs,
-		RunE: func(_ *cobra.Command, _ []string) error {
-			file, err := config.FindFile(config.LoadOptions{ConfigPath: a.flags.configPath, WorkDir: a.workDir, Getenv: a.getenv})
-			if err != nil {
-				return configError(err)
-			}
-			if file == "" {
-				file = config.DefaultFile(a.getenv)
-				_ = a.io.ErrOut.Print(egress.Const("no config file yet, so the defaults apply; `superbiz config init` writes this one:\n"))
-			}
-			return a.io.Out.Printf("%s\n", file)
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts := &configOptions{globalOptions: a.flags.options(cmd)}
+			return runWith(cmd.Context(), opts, runF, a.runConfigPath)
 		},
 	}
+}
+
+// runConfigPath prints the file the lookup order finds; with none, it
+// prints where `config init` would write and says on stderr that it is absent.
+func (a *app) runConfigPath(_ context.Context, opts *configOptions) error {
+	file, err := config.FindFile(config.LoadOptions{ConfigPath: opts.ConfigPath, WorkDir: a.workDir, Getenv: a.getenv})
+	if err != nil {
+		return configError(err)
+	}
+	if file == "" {
+		file = config.DefaultFile(a.getenv)
+		_ = a.io.ErrOut.Print(egress.Const("no config file yet, so the defaults apply; `superbiz config init` writes this one:\n"))
+	}
+	return a.io.Out.Printf("%s\n", file)
 }

@@ -261,7 +261,7 @@ func (a *app) evalRun(cmd *cobra.Command, packs []*eval.Pack, f evalFlags, cfg *
 // evalRunner is one pack's diagnosis through exactly the wiring and use
 // case of `superbiz diagnose` (or `diagnose --alert` for a pack's alert).
 func (a *app) evalRunner(ctx context.Context, job eval.Job) (string, error) {
-	w, err := a.buildWorkspace(ctx, job.Config)
+	w, err := a.buildWorkspace(ctx, job.Config, a.flags.demo)
 	if err != nil {
 		return "", err
 	}

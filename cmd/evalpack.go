@@ -64,7 +64,7 @@ written), 1 any other failure.`,
 var packOutcomes = []runrecord.Outcome{runrecord.OutcomeSuccess, runrecord.OutcomeFallback}
 
 // packOutcomeNames are packOutcomes for the completion of --outcome.
-func packOutcomeNames(context.Context, *cobra.Command) []string {
+func packOutcomeNames(context.Context, globalOptions) []string {
 	return []string{string(packOutcomes[0]), string(packOutcomes[1])}
 }
 

@@ -147,7 +147,7 @@ func (a *app) openKnowledge(cmd *cobra.Command) (*workspace, error) {
 	if len(cfg.Knowledge.Paths) > 0 {
 		walk = knowledge.StartWalk(cmd.Context(), cfg.Knowledge.Paths)
 	}
-	w, err := a.buildEvidenceWorkspace(cmd.Context(), cfg)
+	w, err := a.buildEvidenceWorkspace(cmd.Context(), cfg, a.flags.demo)
 	if err != nil {
 		return nil, err
 	}

@@ -14,7 +14,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/exitcode"
 	"github.com/superbiz/superbiz/internal/mcpserver"
 	"github.com/superbiz/superbiz/internal/mcpservice"
@@ -24,8 +23,9 @@ import (
 	"github.com/superbiz/superbiz/pkg/tools"
 )
 
-// mcpOptions are the flags of `superbiz mcp`.
+// mcpOptions are the flags of `superbiz mcp`, the global ones included.
 type mcpOptions struct {
+	globalOptions
 	HTTP        string
 	TokenEnv    string
 	MaxCalls    int
@@ -37,7 +37,6 @@ type mcpOptions struct {
 // mcpShutdown bounds how long a stopping HTTP server waits for its requests.
 const mcpShutdown = 10 * time.Second
 
-// newMCPCmd is `superbiz mcp`; runF replaces runMCP (tests), nil runs it.
 // evidenceToolNames lists the evidence tools every registered source can
 // add, in registry order, and read_skill: mcp --help names them all, so a
 // new source is named there by joining the registry.
@@ -64,7 +63,8 @@ func evidenceToolNames() string {
 	return b.String() + line
 }
 
-func (a *app) newMCPCmd(runF func(*cobra.Command, *mcpOptions) error) *cobra.Command {
+// newMCPCmd is `superbiz mcp`; runF replaces runMCP (tests), nil runs it.
+func (a *app) newMCPCmd(runF func(context.Context, *mcpOptions) error) *cobra.Command {
 	f := &mcpOptions{}
 	c := &cobra.Command{
 		Use:   "mcp",
@@ -89,10 +89,8 @@ A stop signal cancels the calls in flight (stored CANCELLED) and exits 130
   SUPERBIZ_MCP_TOKEN=… superbiz mcp --http 0.0.0.0:8765 --token-env SUPERBIZ_MCP_TOKEN`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if runF != nil {
-				return runF(cmd, f)
-			}
-			return a.runMCP(cmd, f)
+			f.globalOptions = a.flags.options(cmd)
+			return runWith(cmd.Context(), f, runF, a.runMCP)
 		},
 	}
 	fl := c.Flags()
@@ -144,7 +142,7 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-func (a *app) runMCP(cmd *cobra.Command, f *mcpOptions) error {
+func (a *app) runMCP(ctx context.Context, f *mcpOptions) error {
 	if f.MaxCalls < 1 || f.MaxDiagnose < 1 {
 		return usageErrorf("--max-calls and --max-diagnose must be at least 1")
 	}
@@ -155,8 +153,7 @@ func (a *app) runMCP(cmd *cobra.Command, f *mcpOptions) error {
 	if err != nil {
 		return err
 	}
-	ctx := cmd.Context()
-	w, err := a.openWorkspace(cmd, config.Overrides{})
+	w, err := a.openWorkspaceOf(ctx, f.globalOptions)
 	if err != nil {
 		return err
 	}

@@ -1,13 +1,13 @@
 package cmd
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/superbiz/superbiz/internal/config"
 	alertsource "github.com/superbiz/superbiz/internal/integration/alerts"
 	timelinesource "github.com/superbiz/superbiz/internal/integration/timeline"
 	"github.com/superbiz/superbiz/internal/runview"
@@ -20,14 +20,19 @@ import (
 	"github.com/superbiz/superbiz/pkg/tools"
 )
 
-// replayFlags are the flags of `superbiz replay` only.
-type replayFlags struct {
-	liveTools bool
-	liveModel bool
+// replayOptions are what `superbiz replay` was given, the global flags
+// included.
+type replayOptions struct {
+	globalOptions
+	ID        string
+	LiveTools bool
+	LiveModel bool
 }
 
-func (a *app) newReplayCmd() *cobra.Command {
-	var f replayFlags
+// newReplayCmd is `superbiz replay`; runF replaces runReplay (tests), nil
+// runs it.
+func (a *app) newReplayCmd(runF func(context.Context, *replayOptions) error) *cobra.Command {
+	opts := &replayOptions{}
 	c := &cobra.Command{
 		Use:   "replay RUN_ID",
 		Short: "Re-execute a stored diagnosis and report whether the outcome is identical",
@@ -47,17 +52,19 @@ Exit codes: 0 identical, 1 different, 2 a run that cannot be replayed.`,
   superbiz replay --live-model --model qwen3:14b r_01jd2k9x -o json`,
 		Args: exactArgs(1, "one RUN_ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.runReplay(cmd, args[0], f)
+			opts.globalOptions, opts.ID = a.flags.options(cmd), args[0]
+			return runWith(cmd.Context(), opts, runF, a.runReplay)
 		},
 	}
-	c.Flags().BoolVar(&f.liveTools, "live-tools", false, "re-query today's sources instead of the recorded observations")
-	c.Flags().BoolVar(&f.liveModel, "live-model", false, "call the configured model instead of playing the recorded responses")
+	c.Flags().BoolVar(&opts.LiveTools, "live-tools", false, "re-query today's sources instead of the recorded observations")
+	c.Flags().BoolVar(&opts.LiveModel, "live-model", false, "call the configured model instead of playing the recorded responses")
 	return c
 }
 
-func (a *app) runReplay(cmd *cobra.Command, id string, f replayFlags) error {
-	ctx := cmd.Context()
-	w, err := a.openWorkspace(cmd, config.Overrides{})
+// runReplay replays one stored run and reports whether it came out the same.
+func (a *app) runReplay(ctx context.Context, opts *replayOptions) error {
+	g := opts.globalOptions
+	w, err := a.openWorkspaceOf(ctx, g)
 	if err != nil {
 		return err
 	}
@@ -71,14 +78,14 @@ func (a *app) runReplay(cmd *cobra.Command, id string, f replayFlags) error {
 	// Ask up front what Replay would refuse, so the refusal is a usage
 	// error (exit 2) rather than a failed replay, and comes before any
 	// warning about the run's tools.
-	orig, err := runview.ReplayableRun(ctx, w.Store, id)
+	orig, err := runview.ReplayableRun(ctx, w.Store, opts.ID)
 	if err != nil {
 		return err
 	}
 	if err := usecase.Replayable(&orig.RunSummary); err != nil {
 		return &ExitError{Code: ExitUsage, Err: err}
 	}
-	if s, ok, _ := orig.DecodeSettings(); ok && s.Demo && !a.flags.demo {
+	if s, ok, _ := orig.DecodeSettings(); ok && s.Demo && !g.Demo {
 		// The store knows the run was a demo run: replay it on the demo
 		// workspace, as if --demo had been given.
 		closeErr := w.Close()
@@ -86,8 +93,8 @@ func (a *app) runReplay(cmd *cobra.Command, id string, f replayFlags) error {
 		if closeErr != nil {
 			return fmt.Errorf("close the run store: %w", closeErr)
 		}
-		a.flags.demo = true
-		dw, err := a.openWorkspace(cmd, config.Overrides{})
+		g.Demo = true
+		dw, err := a.openWorkspaceOf(ctx, g)
 		if err != nil {
 			return err
 		}
@@ -97,7 +104,7 @@ func (a *app) runReplay(cmd *cobra.Command, id string, f replayFlags) error {
 
 	if missing := missingTools(orig, w.Adapters); len(missing) > 0 {
 		hint := "configure them"
-		if !a.flags.demo {
+		if !g.Demo {
 			hint += ", or add --demo if the run was a demo run"
 		}
 		_ = a.io.ErrOut.Printf("superbiz: warning: run %s used %s, not configured here: the replay will be refused those calls (%s)\n",
@@ -107,22 +114,22 @@ func (a *app) runReplay(cmd *cobra.Command, id string, f replayFlags) error {
 	// Replay itself fixes the clock, budget and limits to the recorded ones.
 	d := w.Deps()
 	var printer *tui.LinePrinter
-	if a.flags.output != outputJSON {
+	if g.Output != outputJSON {
 		printer = &tui.LinePrinter{W: a.io.ErrOut}
 		d.Events = printer
 	}
-	opts := usecase.ReplayOptions{
-		LiveTools: f.liveTools, LiveModel: f.liveModel, Adapters: w.Adapters, Playbooks: w.Playbooks,
+	ro := usecase.ReplayOptions{
+		LiveTools: opts.LiveTools, LiveModel: opts.LiveModel, Adapters: w.Adapters, Playbooks: w.Playbooks,
 		Timeline: timeline.Plan{Metrics: cfg.Timeline.Metrics, Logs: timelinesource.LogSources(cfg), Kubernetes: timelinesource.KubernetesSources(cfg)},
 	}
-	if orig.Intent == runrecord.IntentTimeline && f.liveTools && cfg.Alerts.URL != "" {
+	if orig.Intent == runrecord.IntentTimeline && opts.LiveTools && cfg.Alerts.URL != "" {
 		client, err := alertsource.Client(cfg, a.getenv)
 		if err != nil {
 			return err
 		}
-		opts.LiveAlerts = alertsource.TimelineReader{Client: client}
+		ro.LiveAlerts = alertsource.TimelineReader{Client: client}
 	}
-	rep, err := d.Replay(ctx, orig.ID, opts)
+	rep, err := d.Replay(ctx, orig.ID, ro)
 	if err != nil {
 		return fmt.Errorf("replay %s: %w", orig.ID, err)
 	}
@@ -133,11 +140,11 @@ func (a *app) runReplay(cmd *cobra.Command, id string, f replayFlags) error {
 		// They quote stored inputs: redacted as `runs show` shows them.
 		rep.Differences[i] = egress.Mask(d).String()
 	}
-	if a.flags.output == outputJSON {
+	if g.Output == outputJSON {
 		if err := writeJSON(a.io.Out, rep); err != nil {
 			return err
 		}
-	} else if err := writeReplayText(a.io.Out, rep, a.flags.output == outputMarkdown); err != nil {
+	} else if err := writeReplayText(a.io.Out, rep, g.Output == outputMarkdown); err != nil {
 		return err
 	}
 	if printer != nil && printer.Err() != nil {
@@ -147,7 +154,7 @@ func (a *app) runReplay(cmd *cobra.Command, id string, f replayFlags) error {
 	if ctx.Err() != nil && outcomeExit(rep.Result) == ExitCancelled {
 		return cancelled("the replay " + rep.ReplayRunID)
 	}
-	if f.liveModel && rep.Result.StopReason == runrecord.StopModelUnavailable {
+	if opts.LiveModel && rep.Result.StopReason == runrecord.StopModelUnavailable {
 		_ = a.io.ErrOut.Printf("hint: --live-model needs a reachable model: %s\n", strings.TrimPrefix(serverHint(cfg), "hint: "))
 	}
 	if !rep.Identical {

@@ -180,7 +180,7 @@ what it checked, or says honestly what is missing.`,
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if a.flags.version {
-				return a.printVersion()
+				return a.runVersion(cmd.Context(), &versionOptions{globalOptions: a.flags.options(cmd)})
 			}
 			return cmd.Help()
 		},
@@ -213,10 +213,10 @@ what it checked, or says honestly what is missing.`,
 		a.newTimelineCmd(nil),
 		a.newDoctorCmd(),
 		a.newConfigCmd(),
-		a.newRunsCmd(), a.newReplayCmd(), a.newMCPCmd(nil),
-		a.newKBCmd(), a.newLogsCmd(), a.newSkillsCmd(), a.newToolsCmd(),
-		a.newVersionCmd(),
-		a.newCompletionCmd(),
+		a.newRunsCmd(nil), a.newReplayCmd(nil), a.newMCPCmd(nil),
+		a.newKBCmd(), a.newLogsCmd(), a.newSkillsCmd(nil), a.newToolsCmd(),
+		a.newVersionCmd(nil),
+		a.newCompletionCmd(nil),
 	)
 	a.registerCompletions(root)
 	return root

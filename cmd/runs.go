@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,17 +14,25 @@ import (
 	"github.com/superbiz/superbiz/pkg/runstore"
 )
 
-// runsFlags are the flags of `superbiz runs` and `superbiz runs list`.
-type runsFlags struct {
-	session string
-	limit   int
+// runsListOptions are what `superbiz runs` (`runs list`) was given, the
+// global flags included.
+type runsListOptions struct {
+	globalOptions
+	Session string
+	Limit   int
 }
 
-func (a *app) newRunsCmd() *cobra.Command {
-	var f runsFlags
+// newRunsCmd is `superbiz runs` and its `list`; runF replaces runRunsList
+// (tests), nil runs it.
+func (a *app) newRunsCmd(runF func(context.Context, *runsListOptions) error) *cobra.Command {
+	opts := &runsListOptions{}
 	addFlags := func(c *cobra.Command) {
-		c.Flags().StringVar(&f.session, "session", "", "only the runs of this session")
-		c.Flags().IntVar(&f.limit, "limit", runstore.DefaultListLimit, "at most this many runs")
+		c.Flags().StringVar(&opts.Session, "session", "", "only the runs of this session")
+		c.Flags().IntVar(&opts.Limit, "limit", runstore.DefaultListLimit, "at most this many runs")
+	}
+	runE := func(cmd *cobra.Command, _ []string) error {
+		opts.globalOptions = a.flags.options(cmd)
+		return runWith(cmd.Context(), opts, runF, a.runRunsList)
 	}
 	c := &cobra.Command{
 		Use:   "runs [list]",
@@ -37,21 +46,32 @@ full with its audit (tool invocations, model rounds, guard reviews).`,
   superbiz runs -o json
   superbiz runs show r_01jd2k9x`,
 		Args: subcommandArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.runRunsList(cmd, f)
-		},
+		RunE: runE,
 	}
 	addFlags(c)
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "List stored runs, newest first (the default)",
 		Args:  noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.runRunsList(cmd, f)
-		},
+		RunE:  runE,
 	}
 	addFlags(list)
-	var page runstore.InvocationPage
+	c.AddCommand(list, a.newRunsShowCmd(nil))
+	return c
+}
+
+// runsShowOptions are what `superbiz runs show` was given, the global
+// flags included.
+type runsShowOptions struct {
+	globalOptions
+	ID   string
+	Page runstore.InvocationPage
+}
+
+// newRunsShowCmd is `superbiz runs show`; runF replaces runRunsShow
+// (tests), nil runs it.
+func (a *app) newRunsShowCmd(runF func(context.Context, *runsShowOptions) error) *cobra.Command {
+	opts := &runsShowOptions{}
 	show := &cobra.Command{
 		Use:   "show RUN_ID",
 		Short: "Print one run in full: answer, result, checks, tool invocations, model rounds",
@@ -65,13 +85,13 @@ reviews. Guard reasons are local audit data and are never published.`,
   superbiz runs show r_01jd2k9x --offset 50 -o json`,
 		Args: exactArgs(1, "one RUN_ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.runRunsShow(cmd, args[0], page)
+			opts.globalOptions, opts.ID = a.flags.options(cmd), args[0]
+			return runWith(cmd.Context(), opts, runF, a.runRunsShow)
 		},
 	}
-	show.Flags().IntVar(&page.Offset, "offset", 0, "skip this many tool invocations first")
-	show.Flags().IntVar(&page.Limit, "limit", runstore.DefaultInvocationPage, fmt.Sprintf("show at most this many tool invocations (1 to %d)", runstore.MaxInvocationPage))
-	c.AddCommand(list, show)
-	return c
+	show.Flags().IntVar(&opts.Page.Offset, "offset", 0, "skip this many tool invocations first")
+	show.Flags().IntVar(&opts.Page.Limit, "limit", runstore.DefaultInvocationPage, fmt.Sprintf("show at most this many tool invocations (1 to %d)", runstore.MaxInvocationPage))
+	return show
 }
 
 // errNoStoreYet is the default run store not created yet: no run so far.
@@ -83,14 +103,14 @@ var errNoStoreYet = errors.New("no run store yet")
 // default store missing is errNoStoreYet (nothing was run yet), one named
 // by --db, $SUPERBIZ_DB or the config file missing is an error (a typo
 // would otherwise list an empty new store).
-func (a *app) openStore(cmd *cobra.Command) (*runstore.Store, error) {
-	cfg, err := a.loadConfig(cmd)
+func (a *app) openStore(ctx context.Context, g globalOptions) (*runstore.Store, error) {
+	cfg, err := a.loadConfigOf(ctx, g)
 	if err != nil {
 		return nil, err
 	}
 	// Read-only: an archived copy or a read-only mount can be listed. Only
 	// an older schema opens it writable, to migrate it.
-	store, err := runstore.OpenReadOnly(cmd.Context(), cfg.DBPath)
+	store, err := runstore.OpenReadOnly(ctx, cfg.DBPath)
 	if errors.Is(err, fs.ErrNotExist) {
 		if cfg.DBPath == config.DefaultDBPath(a.getenv) {
 			return nil, errNoStoreYet
@@ -102,7 +122,7 @@ func (a *app) openStore(cmd *cobra.Command) (*runstore.Store, error) {
 		return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("the run store %s%s does not exist: check the path (reading runs never creates a store)", cfg.DBPath, named)}
 	}
 	if errors.Is(err, runstore.ErrSchemaBehind) {
-		store, err = openRunStore(cmd.Context(), cfg.DBPath)
+		store, err = openRunStore(ctx, cfg.DBPath)
 	}
 	if err != nil {
 		return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("open the run store %s: %w", cfg.DBPath, err)}
@@ -110,32 +130,33 @@ func (a *app) openStore(cmd *cobra.Command) (*runstore.Store, error) {
 	return store, nil
 }
 
-func (a *app) runRunsList(cmd *cobra.Command, f runsFlags) (err error) {
-	if f.limit < 1 {
-		return usageErrorf("--limit must be at least 1, got %d", f.limit)
+// runRunsList lists the stored runs, newest first.
+func (a *app) runRunsList(ctx context.Context, opts *runsListOptions) (err error) {
+	if opts.Limit < 1 {
+		return usageErrorf("--limit must be at least 1, got %d", opts.Limit)
 	}
-	ctx := cmd.Context()
-	store, err := a.openStore(cmd)
+	session := opts.Session
+	store, err := a.openStore(ctx, opts.globalOptions)
 	if errors.Is(err, errNoStoreYet) {
-		if f.session != "" {
-			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("unknown session %q: no run was stored yet", f.session)}
+		if session != "" {
+			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("unknown session %q: no run was stored yet", session)}
 		}
-		return runsRendererFor(a.flags.output, a.io.OutColumns()).list(a.io.Out, nil, noRunsLine(""))
+		return runsRendererFor(opts.Output, a.io.OutColumns()).list(a.io.Out, nil, noRunsLine(""))
 	}
 	if err != nil {
 		return err
 	}
 	defer func() { err = errors.Join(err, store.Close()) }()
-	if f.session != "" {
-		if f.session, err = runview.ResolveSession(ctx, store, f.session, false); err != nil {
+	if session != "" {
+		if session, err = runview.ResolveSession(ctx, store, session, false); err != nil {
 			return err
 		}
 	}
-	runs, err := store.ListRuns(ctx, runstore.ListFilter{SessionID: f.session, Limit: f.limit})
+	runs, err := store.ListRuns(ctx, runstore.ListFilter{SessionID: session, Limit: opts.Limit})
 	if err != nil {
 		return err
 	}
-	return runsRendererFor(a.flags.output, a.io.OutColumns()).list(a.io.Out, runs, noRunsLine(f.session))
+	return runsRendererFor(opts.Output, a.io.OutColumns()).list(a.io.Out, runs, noRunsLine(session))
 }
 
 // noRunsLine is what an empty listing says instead of an empty table.
@@ -146,21 +167,22 @@ func noRunsLine(session string) string {
 	return "No runs yet: try `superbiz diagnose --demo`."
 }
 
-func (a *app) runRunsShow(cmd *cobra.Command, id string, page runstore.InvocationPage) (err error) {
-	if err := page.Check(); err != nil {
+// runRunsShow prints one stored run in full.
+func (a *app) runRunsShow(ctx context.Context, opts *runsShowOptions) (err error) {
+	if err := opts.Page.Check(); err != nil {
 		return usageErrorf("--%s", err)
 	}
-	store, err := a.openStore(cmd)
+	store, err := a.openStore(ctx, opts.globalOptions)
 	if errors.Is(err, errNoStoreYet) {
-		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("unknown run %q: no run was stored yet\nhint: `superbiz diagnose --demo` stores a first run", id)}
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("unknown run %q: no run was stored yet\nhint: `superbiz diagnose --demo` stores a first run", opts.ID)}
 	}
 	if err != nil {
 		return err
 	}
 	defer func() { err = errors.Join(err, store.Close()) }()
-	d, err := runview.RunPage(cmd.Context(), store, id, page)
+	d, err := runview.RunPage(ctx, store, opts.ID, opts.Page)
 	if err != nil {
 		return err
 	}
-	return runsRendererFor(a.flags.output, a.io.OutColumns()).show(a.io.Out, d)
+	return runsRendererFor(opts.Output, a.io.OutColumns()).show(a.io.Out, d)
 }

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -14,7 +15,17 @@ import (
 	"github.com/superbiz/superbiz/pkg/tools/skills"
 )
 
-func (a *app) newSkillsCmd() *cobra.Command {
+// skillsOptions are what `superbiz skills list` (or `skills`) and `skills
+// show` were given: the playbook to show, and the global flags.
+type skillsOptions struct {
+	globalOptions
+	// Name is the playbook `skills show` prints; "" for the list.
+	Name string
+}
+
+// newSkillsCmd is `superbiz skills`, which lists like `skills list`; runF
+// replaces runSkillsList (tests), nil runs it.
+func (a *app) newSkillsCmd(runF func(context.Context, *skillsOptions) error) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "skills",
 		Short: "List the diagnosis playbooks, or show one playbook's body",
@@ -22,25 +33,43 @@ func (a *app) newSkillsCmd() *cobra.Command {
 playbooks plus those under [skills] paths) and the body read_skill returns.
 A malformed user playbook is reported on stderr by path and skipped.`,
 		Args: subcommandArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return a.runSkillsList(cmd) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts := &skillsOptions{globalOptions: a.flags.options(cmd)}
+			return runWith(cmd.Context(), opts, runF, a.runSkillsList)
+		},
 	}
-	c.AddCommand(
-		&cobra.Command{
-			Use:     "list",
-			Short:   "List the playbooks: name, description and source",
-			Example: "  superbiz skills list\n  superbiz skills list -o json",
-			Args:    noArgs,
-			RunE:    func(cmd *cobra.Command, _ []string) error { return a.runSkillsList(cmd) },
-		},
-		&cobra.Command{
-			Use:     "show NAME",
-			Short:   "Print one playbook's body (rendered Markdown on a terminal)",
-			Example: "  superbiz skills show diagnose-redis-timeout",
-			Args:    exactArgs(1, "one playbook NAME"),
-			RunE:    func(cmd *cobra.Command, args []string) error { return a.runSkillsShow(cmd, args[0]) },
-		},
-	)
+	c.AddCommand(a.newSkillsListCmd(nil), a.newSkillsShowCmd(nil))
 	return c
+}
+
+// newSkillsListCmd is `superbiz skills list`; runF replaces runSkillsList
+// (tests), nil runs it.
+func (a *app) newSkillsListCmd(runF func(context.Context, *skillsOptions) error) *cobra.Command {
+	return &cobra.Command{
+		Use:     "list",
+		Short:   "List the playbooks: name, description and source",
+		Example: "  superbiz skills list\n  superbiz skills list -o json",
+		Args:    noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts := &skillsOptions{globalOptions: a.flags.options(cmd)}
+			return runWith(cmd.Context(), opts, runF, a.runSkillsList)
+		},
+	}
+}
+
+// newSkillsShowCmd is `superbiz skills show`; runF replaces runSkillsShow
+// (tests), nil runs it.
+func (a *app) newSkillsShowCmd(runF func(context.Context, *skillsOptions) error) *cobra.Command {
+	return &cobra.Command{
+		Use:     "show NAME",
+		Short:   "Print one playbook's body (rendered Markdown on a terminal)",
+		Example: "  superbiz skills show diagnose-redis-timeout",
+		Args:    exactArgs(1, "one playbook NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts := &skillsOptions{globalOptions: a.flags.options(cmd), Name: args[0]}
+			return runWith(cmd.Context(), opts, runF, a.runSkillsShow)
+		},
+	}
 }
 
 // skillOutput is one playbook in `skills list|show -o json`.
@@ -53,21 +82,22 @@ type skillOutput struct {
 
 // loadPlaybooks loads the catalog of the configuration and reports every
 // skipped playbook on stderr by path.
-func (a *app) loadPlaybooks(cmd *cobra.Command) (*skills.Catalog, error) {
-	cfg, err := a.loadConfig(cmd)
+func (a *app) loadPlaybooks(ctx context.Context, g globalOptions) (*skills.Catalog, error) {
+	cfg, err := a.loadConfigOf(ctx, g)
 	if err != nil {
 		return nil, err
 	}
 	return playbooks.Load(cfg, a.warn)
 }
 
-func (a *app) runSkillsList(cmd *cobra.Command) error {
-	cat, err := a.loadPlaybooks(cmd)
+// runSkillsList prints the playbook catalog.
+func (a *app) runSkillsList(ctx context.Context, opts *skillsOptions) error {
+	cat, err := a.loadPlaybooks(ctx, opts.globalOptions)
 	if err != nil {
 		return err
 	}
 	list := cat.List()
-	if a.flags.output == outputJSON {
+	if opts.Output == outputJSON {
 		out := make([]skillOutput, 0, len(list))
 		for _, p := range list {
 			out = append(out, skillOutput{Name: p.Name, Description: p.Description, Source: p.Source})
@@ -84,20 +114,21 @@ func (a *app) runSkillsList(cmd *cobra.Command) error {
 	return nil
 }
 
-func (a *app) runSkillsShow(cmd *cobra.Command, name string) error {
-	cat, err := a.loadPlaybooks(cmd)
+// runSkillsShow prints one playbook's body.
+func (a *app) runSkillsShow(ctx context.Context, opts *skillsOptions) error {
+	cat, err := a.loadPlaybooks(ctx, opts.globalOptions)
 	if err != nil {
 		return err
 	}
-	p, ok := cat.Get(name)
+	p, ok := cat.Get(opts.Name)
 	if !ok {
-		return &notfound.Error{Kind: "playbook", Name: name, Valid: cat.Names()}
+		return &notfound.Error{Kind: "playbook", Name: opts.Name, Valid: cat.Names()}
 	}
 	body := termsafe.Strip(p.Body)
-	if a.flags.output == outputJSON {
+	if opts.Output == outputJSON {
 		return writeJSON(a.io.Out, skillOutput{Name: p.Name, Description: p.Description, Source: p.Source, Body: body})
 	}
-	if a.io.OutTTY && a.flags.output == outputText {
+	if a.io.OutTTY && opts.Output == outputText {
 		return a.renderPlaybook(p)
 	}
 	err = printPage(a.io.Out, strings.TrimRight(body, "\n")+"\n")

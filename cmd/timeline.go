@@ -25,8 +25,10 @@ const (
 	timelineBeforeAlert = time.Hour
 )
 
-// timelineOptions are what `superbiz timeline` was given.
+// timelineOptions are what `superbiz timeline` was given, the global
+// flags included.
 type timelineOptions struct {
+	globalOptions
 	Alert      string
 	Since      time.Duration
 	Start, End string
@@ -35,7 +37,7 @@ type timelineOptions struct {
 
 // newTimelineCmd is `superbiz timeline`; runF replaces runTimeline (tests),
 // nil runs it.
-func (a *app) newTimelineCmd(runF func(*cobra.Command, *timelineOptions) error) *cobra.Command {
+func (a *app) newTimelineCmd(runF func(context.Context, *timelineOptions) error) *cobra.Command {
 	opts := &timelineOptions{}
 	c := &cobra.Command{
 		Use:   "timeline",
@@ -57,10 +59,8 @@ the Alertmanager of --alert unreachable, 130 cancelled.`,
   superbiz timeline --alert HighLatency -o markdown`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if runF != nil {
-				return runF(cmd, opts)
-			}
-			return a.runTimeline(cmd, opts)
+			opts.globalOptions = a.flags.options(cmd)
+			return runWith(cmd.Context(), opts, runF, a.runTimeline)
 		},
 	}
 	f := c.Flags()
@@ -77,8 +77,8 @@ the Alertmanager of --alert unreachable, 130 cancelled.`,
 }
 
 // runTimeline builds, stores and prints one timeline.
-func (a *app) runTimeline(cmd *cobra.Command, opts *timelineOptions) error {
-	w, err := a.openEvidenceWorkspace(cmd)
+func (a *app) runTimeline(ctx context.Context, opts *timelineOptions) error {
+	w, err := a.openEvidenceWorkspaceOf(ctx, opts.globalOptions)
 	if err != nil {
 		return err
 	}
@@ -96,7 +96,7 @@ func (a *app) runTimeline(cmd *cobra.Command, opts *timelineOptions) error {
 		}
 		req.Alerts = alertsource.TimelineReader{Client: client}
 		if opts.Alert != "" {
-			al, _, err := client.Find(cmd.Context(), opts.Alert)
+			al, _, err := client.Find(ctx, opts.Alert)
 			if err != nil {
 				return alertsFailure(err)
 			}
@@ -119,7 +119,7 @@ func (a *app) runTimeline(cmd *cobra.Command, opts *timelineOptions) error {
 	if len(req.Plan.Metrics) > 0 && len(w.Config.Metrics) == 0 {
 		return &ExitError{Code: ExitUsage, Err: errors.New("[[timeline.metrics]] names metrics but no [[metrics]] source is configured\nhint: add a [[metrics]] section with name and url (see docs/SPEC.md#configuration)")}
 	}
-	tl, err := d.Timeline(cmd.Context(), req)
+	tl, err := d.Timeline(ctx, req)
 	switch {
 	case errors.Is(err, context.Canceled):
 		return cancelled("the timeline")
@@ -129,7 +129,7 @@ func (a *app) runTimeline(cmd *cobra.Command, opts *timelineOptions) error {
 		}
 		return err
 	}
-	return a.printTimeline(tl)
+	return a.printTimeline(tl, opts.Output)
 }
 
 // timelineWindow is the absolute window the options give at now.
@@ -179,8 +179,8 @@ func parseFlagTime(s string) (time.Time, error) {
 
 // printTimeline writes the timeline: JSON, Markdown, or a text table that
 // fits 80 columns, then what was not fully read.
-func (a *app) printTimeline(tl timeline.Timeline) error {
-	switch a.flags.output {
+func (a *app) printTimeline(tl timeline.Timeline, output outputFormat) error {
+	switch output {
 	case outputJSON:
 		return writeJSON(a.io.Out, tl)
 	case outputMarkdown:

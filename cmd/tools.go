@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -34,14 +35,15 @@ one of them by hand on the configured sources (or the demo workspace with
 	return c
 }
 
-// toolsListOptions are what `tools list` was given: the output format (-o).
+// toolsListOptions are what `tools list` was given: the global flags
+// (the workspace and -o).
 type toolsListOptions struct {
-	Output outputFormat
+	globalOptions
 }
 
 // newToolsListCmd is `superbiz tools list`; runF replaces runToolsList
 // (tests), nil runs it.
-func (a *app) newToolsListCmd(runF func(*cobra.Command, *toolsListOptions) error) *cobra.Command {
+func (a *app) newToolsListCmd(runF func(context.Context, *toolsListOptions) error) *cobra.Command {
 	return &cobra.Command{
 		Use:   "list",
 		Short: "Print the tool definitions exactly as the model receives them",
@@ -52,18 +54,15 @@ read_skill guidance tool. -o json prints the definitions as one JSON array.`,
   superbiz tools list -o json`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts := &toolsListOptions{Output: a.flags.output}
-			if runF != nil {
-				return runF(cmd, opts)
-			}
-			return a.runToolsList(cmd, opts)
+			opts := &toolsListOptions{globalOptions: a.flags.options(cmd)}
+			return runWith(cmd.Context(), opts, runF, a.runToolsList)
 		},
 	}
 }
 
 // runToolsList prints the tool definitions of the configured workspace.
-func (a *app) runToolsList(cmd *cobra.Command, opts *toolsListOptions) error {
-	w, err := a.openEvidenceWorkspace(cmd)
+func (a *app) runToolsList(ctx context.Context, opts *toolsListOptions) error {
+	w, err := a.openEvidenceWorkspaceOf(ctx, opts.globalOptions)
 	if err != nil {
 		return err
 	}
@@ -93,16 +92,16 @@ func (a *app) printDefinitions(defs []model.Tool, output outputFormat) error {
 }
 
 // toolsCallOptions are what `tools call` was given: the tool, its input
-// and the output format (-o).
+// and the global flags (the workspace and -o).
 type toolsCallOptions struct {
-	Name   string
-	Input  []byte
-	Output outputFormat
+	globalOptions
+	Name  string
+	Input []byte
 }
 
 // newToolsCallCmd is `superbiz tools call`; runF replaces runToolsCall
 // (tests), nil runs it.
-func (a *app) newToolsCallCmd(runF func(*cobra.Command, *toolsCallOptions) error) *cobra.Command {
+func (a *app) newToolsCallCmd(runF func(context.Context, *toolsCallOptions) error) *cobra.Command {
 	return &cobra.Command{
 		Use:   "call NAME JSON|-",
 		Short: "Run one tool on a business input and print the observation the model would see",
@@ -124,7 +123,7 @@ cancelled by Ctrl-C (CANCELLED; 143 for SIGTERM, 129 for SIGHUP).`,
   superbiz tools call read_skill '{"name":"diagnose-redis-timeout"}'`,
 		Args: exactArgs(2, "a tool NAME and a JSON input (or - for stdin)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts := &toolsCallOptions{Name: args[0], Input: []byte(args[1]), Output: a.flags.output}
+			opts := &toolsCallOptions{globalOptions: a.flags.options(cmd), Name: args[0], Input: []byte(args[1])}
 			if args[1] == "-" {
 				b, err := io.ReadAll(io.LimitReader(a.io.In, maxToolInputBytes+1))
 				if err != nil {
@@ -135,29 +134,26 @@ cancelled by Ctrl-C (CANCELLED; 143 for SIGTERM, 129 for SIGHUP).`,
 				}
 				opts.Input = bytes.TrimSpace(b)
 			}
-			if runF != nil {
-				return runF(cmd, opts)
-			}
-			return a.runToolsCall(cmd, opts)
+			return runWith(cmd.Context(), opts, runF, a.runToolsCall)
 		},
 	}
 }
 
 // runToolsCall runs one tool by hand, unaudited, and prints its observation.
-func (a *app) runToolsCall(cmd *cobra.Command, opts *toolsCallOptions) error {
-	w, err := a.openEvidenceWorkspace(cmd)
+func (a *app) runToolsCall(ctx context.Context, opts *toolsCallOptions) error {
+	w, err := a.openEvidenceWorkspaceOf(ctx, opts.globalOptions)
 	if err != nil {
 		return err
 	}
 	defer w.Close()
-	res, err := w.CallTool(cmd.Context(), opts.Name, opts.Input, wsp.NoAudit)
+	res, err := w.CallTool(ctx, opts.Name, opts.Input, wsp.NoAudit)
 	if err != nil {
 		return err
 	}
 	if err := a.printObservation(res.Observation, opts.Output); err != nil {
 		return err
 	}
-	return res.Verdict(cmd.Context())
+	return res.Verdict(ctx)
 }
 
 // printObservation writes the observation: with -o json the exact bytes the

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"runtime/debug"
@@ -88,23 +89,32 @@ func (v versionInfo) String() string {
 	return fmt.Sprintf("superbiz %s (commit %s, built %s, %s %s/%s)", v.Version, v.Commit, v.Date, v.GoVersion, v.OS, v.Arch)
 }
 
-func (a *app) newVersionCmd() *cobra.Command {
+// versionOptions are what `superbiz version` (or `--version`) was given:
+// the global flags (-o).
+type versionOptions struct {
+	globalOptions
+}
+
+// newVersionCmd is `superbiz version`; runF replaces runVersion (tests),
+// nil runs it.
+func (a *app) newVersionCmd(runF func(context.Context, *versionOptions) error) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the version, commit and build date",
 		Args:  noArgs,
-		RunE: func(_ *cobra.Command, _ []string) error {
-			return a.printVersion()
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts := &versionOptions{globalOptions: a.flags.options(cmd)}
+			return runWith(cmd.Context(), opts, runF, a.runVersion)
 		},
 	}
 }
 
-// printVersion is `superbiz version` and `superbiz --version`: one line, or
+// runVersion is `superbiz version` and `superbiz --version`: one line, or
 // an object with -o json.
-func (a *app) printVersion() error {
+func (a *app) runVersion(_ context.Context, opts *versionOptions) error {
 	bi, _ := debug.ReadBuildInfo() // nil when absent: resolveVersion falls back
 	v := resolveVersion(version, commit, date, bi)
-	if a.flags.output == outputJSON {
+	if opts.Output == outputJSON {
 		return writeJSON(a.io.Out, v)
 	}
 	return a.io.Out.Printf("%s\n", v.String())

@@ -49,37 +49,45 @@ func useDemo(cfg *config.Config, ws *demo.Workspace) error {
 	return nil
 }
 
-// openWorkspace resolves the configuration (with a command's own overrides),
-// opens the store and builds the tools and the model client.
+// openWorkspace is openWorkspaceOf with the global flags cmd was given
+// and a command's own overrides, for the commands not yet in the one
+// command pattern.
 func (a *app) openWorkspace(cmd *cobra.Command, ov config.Overrides) (*workspace, error) {
-	cfg, err := a.loadConfigWith(cmd, ov)
-	if err != nil {
-		return nil, err
-	}
-	return a.buildWorkspace(cmd.Context(), cfg)
+	return a.openWorkspaceOf(cmd.Context(), a.flags.options(cmd).overriding(ov))
 }
 
-// openEvidenceWorkspace is openWorkspace for a command that never asks the
-// model (tools, timeline): no model client is built, so a model
-// configuration it would not use cannot stop it.
-func (a *app) openEvidenceWorkspace(cmd *cobra.Command) (*workspace, error) {
-	cfg, err := a.loadConfigWith(cmd, config.Overrides{})
+// openWorkspaceOf resolves the configuration of g, opens the store and
+// builds the tools and the model client.
+func (a *app) openWorkspaceOf(ctx context.Context, g globalOptions) (*workspace, error) {
+	cfg, err := a.loadConfigOf(ctx, g)
 	if err != nil {
 		return nil, err
 	}
-	return a.buildEvidenceWorkspace(cmd.Context(), cfg)
+	return a.buildWorkspace(ctx, cfg, g.Demo)
+}
+
+// openEvidenceWorkspaceOf is openWorkspaceOf for a command that never asks
+// the model (tools, timeline): no model client is built, so a model
+// configuration it would not use cannot stop it.
+func (a *app) openEvidenceWorkspaceOf(ctx context.Context, g globalOptions) (*workspace, error) {
+	cfg, err := a.loadConfigOf(ctx, g)
+	if err != nil {
+		return nil, err
+	}
+	return a.buildEvidenceWorkspace(ctx, cfg, g.Demo)
 }
 
 // buildEvidenceWorkspace is buildWorkspace without a model client (see
-// openEvidenceWorkspace).
-func (a *app) buildEvidenceWorkspace(ctx context.Context, cfg *config.Config) (*workspace, error) {
-	return wsp.Open(ctx, cfg, wsp.Env{Getenv: a.getenv, Warn: a.warn, Demo: a.flags.demo, NoModel: true})
+// openEvidenceWorkspaceOf).
+func (a *app) buildEvidenceWorkspace(ctx context.Context, cfg *config.Config, isDemo bool) (*workspace, error) {
+	return wsp.Open(ctx, cfg, wsp.Env{Getenv: a.getenv, Warn: a.warn, Demo: isDemo, NoModel: true})
 }
 
 // buildWorkspace opens the workspace of a resolved configuration
-// (workspace.Open): every command's wiring, eval's packs too.
-func (a *app) buildWorkspace(ctx context.Context, cfg *config.Config) (*workspace, error) {
-	return wsp.Open(ctx, cfg, wsp.Env{Getenv: a.getenv, Warn: a.warn, Demo: a.flags.demo})
+// (workspace.Open), isDemo for --demo: every command's wiring, eval's packs
+// too.
+func (a *app) buildWorkspace(ctx context.Context, cfg *config.Config, isDemo bool) (*workspace, error) {
+	return wsp.Open(ctx, cfg, wsp.Env{Getenv: a.getenv, Warn: a.warn, Demo: isDemo})
 }
 
 // warn tells the person, on stderr, of a problem that does not stop the
