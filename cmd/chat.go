@@ -181,8 +181,8 @@ func (a *app) chatLines(ctx context.Context, d *usecase.Deps, cfg *config.Config
 			worst = max(worst, ExitFailed)
 			continue
 		}
-		if out.Note != "" {
-			_ = a.io.ErrOut.Printf("superbiz: %s\n", out.Note)
+		if out.Note != nil {
+			_ = a.io.ErrOut.Printf("superbiz: %s\n", *out.Note)
 		}
 		if err != nil {
 			return err
@@ -342,8 +342,8 @@ func (a *app) chatTUI(ctx context.Context, d *usecase.Deps, cfg *config.Config, 
 				sink.Post(tui.TurnFinishedMsg{Intent: "", Markdown: "**" + usecase.AlertCommand + ":** " + termsafe.Strip(alertErr.Err.Error()), Outcome: runrecord.OutcomeFailed})
 				return
 			}
-			if out.Note != "" {
-				out.Answer = "_" + out.Note + "_\n\n" + out.Answer
+			if out.Note != nil {
+				out.Answer = "_" + *out.Note + "_\n\n" + out.Answer
 			}
 			if err != nil {
 				errMu.Lock()

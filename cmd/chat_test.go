@@ -103,7 +103,7 @@ func TestChatLineModeMarkdownAndUnreachable(t *testing.T) {
 	env := diagnoseEnv(t)
 	var out, errOut bytes.Buffer
 	code := run(context.Background(), []string{"chat"}, strings.NewReader("hello\n"), &out, &errOut, func(k string) string { return env[k] })
-	if code != ExitUnavailable || !strings.Contains(out.String(), "[UNROUTED] FAILED (ROUTING_UNAVAILABLE)") || !strings.Contains(errOut.String(), "ollama serve") {
+	if code != ExitUnavailable || !strings.Contains(out.String(), "[UNROUTED] FAILED · ROUTING_UNAVAILABLE") || !strings.Contains(errOut.String(), "ollama serve") {
 		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errOut.String())
 	}
 }

@@ -126,7 +126,7 @@ func TestDiagnoseDemoWithoutModel(t *testing.T) {
 		if code != ExitOK {
 			t.Fatalf("%q: exit %d\nstdout %s\nstderr %s", args, code, out, errOut)
 		}
-		for _, want := range []string{"model: scripted demo transcript (no model reachable at http://127.0.0.1:", "## Conclusion", "HikariPool", "SUCCESS · run r_"} {
+		for _, want := range []string{"model: scripted demo transcript (no model reachable at http://127.0.0.1:", "\nConclusion\n", "HikariPool", "SUCCESS · run r_"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("%q: stdout lacks %q:\n%s", args, want, out)
 			}

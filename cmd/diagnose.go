@@ -208,15 +208,23 @@ func (a *app) runDiagnose(cmd *cobra.Command, args []string, f diagnoseFlags) er
 	}
 	err = runExit(out, cfg)
 	var xe *ExitError
-	if !a.flags.demo && errors.As(err, &xe) && xe.Code == ExitUnavailable && xe.Err != nil {
+	if errors.As(err, &xe) && xe.Code == ExitUnavailable && xe.Err != nil {
 		// A newcomer without a model server can still see a diagnosis.
-		xe.Err = fmt.Errorf("%w\n%s", xe.Err, demoHint)
+		hint := demoHint
+		if a.flags.demo {
+			hint = demoQueryHint
+		}
+		xe.Err = fmt.Errorf("%w\n%s", xe.Err, hint)
 	}
 	return err
 }
 
 // demoHint is said under a diagnosis the model server could not serve.
 const demoHint = "hint: `superbiz diagnose --demo` shows a whole diagnosis with no model at all (a scripted transcript over built-in data)"
+
+// demoQueryHint is said under a --demo diagnosis of another question than
+// the demo's own that no model could serve: only that one is scripted.
+const demoQueryHint = "hint: with no model, --demo plays a scripted transcript of its own question only: run `superbiz diagnose --demo` with no QUERY"
 
 // demoPace is how long each scripted demo round waits: demo.Pace when a
 // person watches the full-screen view on a terminal stdout, so the live
@@ -228,7 +236,8 @@ func (a *app) demoPace(useTUI bool) time.Duration {
 	return 0
 }
 
-// printOutput writes the answer to stdout: one JSON object, or Markdown.
+// printOutput writes the answer to stdout: one JSON object, the Markdown
+// (-o markdown) or text for a person (-o text, docs/SPEC.md#output).
 // After the TUI drew the report on a terminal stdout, it is not repeated.
 func (a *app) printOutput(out usecase.Output, note string, tuiDrew bool) error {
 	if a.flags.output == outputJSON {
@@ -237,22 +246,31 @@ func (a *app) printOutput(out usecase.Output, note string, tuiDrew bool) error {
 	if tuiDrew && a.io.OutTTY {
 		return nil
 	}
-	var b strings.Builder
+	md := strings.TrimRight(out.Answer, "\n") + "\n"
 	if note != "" {
-		fmt.Fprintf(&b, "_%s_\n\n", note)
+		md = "_" + note + "_\n\n" + md
 	}
-	b.WriteString(strings.TrimRight(out.Answer, "\n"))
-	b.WriteString("\n")
-	if a.flags.output == outputText && a.io.OutTTY {
-		// A person reads it: render the Markdown for the terminal. Piped or
-		// with -o markdown it stays Markdown.
-		style := tui.MarkdownStyle(a.io.Color, a.io.DarkBackground())
-		if r, err := tui.RenderMarkdown(b.String(), a.outputWidth(), style); err == nil {
-			b.Reset()
-			b.WriteString(r)
+	var b strings.Builder
+	if a.flags.output != outputText {
+		b.WriteString(md)
+	} else {
+		// Text is for a person: the Markdown rendered, in colour on a colour
+		// terminal, else plain (no escape sequence, no Markdown marks, the
+		// note on its own unwrapped first line); -o markdown keeps the
+		// Markdown itself.
+		style := tui.PlainStyle
+		if a.io.Color && a.io.OutTTY {
+			style = tui.MarkdownStyle(true, a.io.DarkBackground())
+		} else if note != "" {
+			fmt.Fprintf(&b, "%s\n\n", note)
+			md = out.Answer
 		}
-	}
-	if a.flags.output == outputText {
+		r, err := tui.RenderMarkdown(md, a.outputWidth(), style)
+		if err != nil {
+			return fmt.Errorf("render the answer as text: %w", err)
+		}
+		b.WriteString(r)
+		b.WriteString("\n")
 		fmt.Fprintf(&b, "\n%s · run %s · session %s · %d model calls, %d tool calls, %d tokens, %s\n",
 			outcomeWord(out), out.RunID, out.SessionID, out.Usage.ModelCalls, out.Usage.ToolCalls,
 			out.Usage.PromptTokens+out.Usage.CompletionTokens, (time.Duration(out.Usage.DurationMS) * time.Millisecond).String())
@@ -261,9 +279,13 @@ func (a *app) printOutput(out usecase.Output, note string, tuiDrew bool) error {
 	return err
 }
 
+// outcomeWord names a run's end the way the terminal UI's end line and the
+// [done] progress line do: the release outcome, then the stop reason
+// unless the run simply succeeded or the reason repeats the outcome
+// ("FALLBACK · TOOL_BUDGET_EXHAUSTED", "CANCELLED").
 func outcomeWord(out usecase.Output) string {
-	if out.StopReason != "" && out.ReleaseOutcome != runrecord.OutcomeSuccess {
-		return string(out.ReleaseOutcome) + " (" + string(out.StopReason) + ")"
+	if out.StopReason != "" && out.ReleaseOutcome != runrecord.OutcomeSuccess && string(out.StopReason) != string(out.ReleaseOutcome) {
+		return string(out.ReleaseOutcome) + " · " + string(out.StopReason)
 	}
 	return string(out.ReleaseOutcome)
 }

@@ -76,7 +76,7 @@ func TestReplayDemoIdentical(t *testing.T) {
 
 	// A failed run replays to the same failure: identical too.
 	code, out, errOut = cli(t, env, "--demo", "replay", failed["run_id"].(string))
-	if m := replayLine.FindStringSubmatch(out); code != ExitOK || m == nil || m[1] != "identical" || !strings.Contains(out, "FAILED (MODEL_UNAVAILABLE)") {
+	if m := replayLine.FindStringSubmatch(out); code != ExitOK || m == nil || m[1] != "identical" || !strings.Contains(out, "(FAILED · MODEL_UNAVAILABLE)") {
 		t.Errorf("replay of the failed run: exit %d\n%s\n%s", code, out, errOut)
 	}
 

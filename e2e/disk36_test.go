@@ -19,6 +19,7 @@ type logsResult struct {
 	Matched       int      `json:"matched"`
 	Coverage      string   `json:"coverage"`
 	TimeAmbiguous int      `json:"time_ambiguous"`
+	ContainsCut   int      `json:"contains_cut"`
 	Unplaced      int      `json:"unplaced"`
 	SkippedCount  int      `json:"skipped_count"`
 	TruncatedBy   []string `json:"truncated_by"`

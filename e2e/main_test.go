@@ -173,6 +173,9 @@ type diagnoseOutput struct {
 		Code    string `json:"code"`
 		Message string `json:"message"`
 	} `json:"error"`
+	Model    string  `json:"model"`
+	Provider string  `json:"provider"`
+	Note     *string `json:"note"`
 	// Timeline is the timeline the run's build_timeline call built, null
 	// when it made none (docs/SPEC.md#diagnose--o-json).
 	Timeline json.RawMessage `json:"timeline"`

@@ -28,11 +28,11 @@ func TestReadmeFirstCommand(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d, want 0\n%s", r.code, r)
 	}
-	const note = "_model: scripted demo transcript (no model reachable at " + "http://127.0.0.1:"
+	const note = "model: scripted demo transcript (no model reachable at " + "http://127.0.0.1:"
 	if !strings.HasPrefix(r.stdout, note) {
 		t.Errorf("stdout does not start with %q:\n%s", note, r.stdout)
 	}
-	for _, want := range []string{"## Conclusion", "HikariPool", "\nSUCCESS · run r_"} {
+	for _, want := range []string{"\nConclusion\n", "HikariPool", "\nSUCCESS · run r_"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
 		}

@@ -384,7 +384,7 @@ func TestDiagnoseRedirectedInTmux(t *testing.T) {
 			shown = append(shown, l)
 		}
 	}
-	if len(shown) != 1 || !strings.HasPrefix(shown[0], "[done] ✔ COMPLETED · SUCCESS") {
+	if len(shown) != 1 || !strings.HasPrefix(shown[0], "[done] ✔ SUCCESS · COMPLETED") {
 		t.Fatalf("the terminal shows %d lines, want the one [done] line:\n%s", len(shown), screen)
 	}
 }

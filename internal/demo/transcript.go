@@ -10,6 +10,11 @@ import (
 // TranscriptNote is what the output says when the scripted transcript plays.
 const TranscriptNote = "scripted demo transcript"
 
+// Provider is the provider a run answered by the scripted transcript names
+// (stored with the run, said in `diagnose -o json`), instead of the
+// configured one, which it never reached.
+const Provider = "demo"
+
 // Pace is how long each scripted round waits when a person watches the demo
 // on a terminal: the seven rounds take about 3 s, long enough to see the live
 // budget panel move (the unpaced run takes under 0.1 s).

@@ -195,6 +195,26 @@ func FuzzCRIJoin(f *testing.F) {
 	})
 }
 
+// FuzzDockerJoin: joining any entry never panics, and what it joins is a
+// docker json-file line of the first piece's stream and time.
+func FuzzDockerJoin(f *testing.F) {
+	f.Add([]byte(`{"log":"a \"b","stream":"stdout","time":"2026-11-20T14:01:40.000000001Z"}` + "\n" + `{"log":"c\n","stream":"stdout","time":"2026-11-20T14:01:40.000000002Z"}` + "\n"))
+	f.Fuzz(func(t *testing.T, entry []byte) {
+		j := dockerJoin(entry)
+		if j == nil {
+			return
+		}
+		first, _, _ := bytes.Cut(entry, []byte("\n"))
+		d, _ := readDocker(bytes.TrimSuffix(first, []byte("\r")))
+		got, ok := readDocker(j)
+		// JSON carries text: an invalid UTF-8 byte comes back as U+FFFD
+		valid := func(b []byte) []byte { return []byte(string([]rune(string(b)))) }
+		if !ok || !bytes.Equal(got.stamp, valid(d.stamp)) || !bytes.Equal(got.stream, valid(d.stream)) {
+			t.Fatalf("joined %q from %q", j, entry)
+		}
+	})
+}
+
 // fuzzFixture fuzzes the layout called name from every line of the shared
 // fixture file, the real-format sample it was written from.
 func fuzzFixture(f *testing.F, name, file string) {

@@ -2,6 +2,7 @@ package logparse
 
 import (
 	"bytes"
+	"encoding/json"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -20,33 +21,106 @@ import (
 // among its first words) for its level, service, message and fields, and the
 // service comes from the path (PathService).
 
-// parseDockerJSON reads one docker json-file line: an object with the
-// members log, stream and time and no others that matter; any other JSON
-// line is left to the json layout.
-func parseDockerJSON(line []byte, tc *TimeCtx, r *Record) LineKind {
+// MaxDockerLineBytes is how much of a docker json-file line is parsed:
+// docker splits a longer line into pieces of 16 KiB of text, and a piece
+// escaped as JSON (\u0001 is 6 bytes for 1) stays within it, so every line
+// docker writes is read whole, its time (the last member) included.
+const MaxDockerLineBytes = 128 << 10
+
+// dockerLine is one docker json-file line's members: log (decoded),
+// stream and time.
+type dockerLine struct {
+	log, stream, stamp []byte
+}
+
+// readDocker reads the members of a docker json-file line.
+func readDocker(line []byte) (d dockerLine, ok bool) {
 	i := skipSpace(line, 0)
 	if i >= len(line) || line[i] != '{' {
-		return LineCont
+		return d, false
 	}
-	var log, stream, stamp []byte
-	ok := jsonMembers(line, i, func(key []byte, vs, _ int) bool {
+	ok = jsonMembers(line, i, func(key []byte, vs, _ int) bool {
 		if line[vs] != '"' {
 			return true // attrs and the like
 		}
 		v, _, _ := jsonString(line, vs)
 		switch string(key) {
 		case "log":
-			log = v
+			d.log = v
 		case "stream":
-			stream = v
+			d.stream = v
 		case "time":
-			stamp = v
+			d.stamp = v
 		}
 		return true
 	})
-	if !ok || log == nil || stream == nil || stamp == nil {
+	return d, ok && d.log != nil && d.stream != nil && d.stamp != nil
+}
+
+// partial says the line is a piece of a longer one: docker writes a line
+// longer than 16 KiB as pieces whose log does not end in a newline, the
+// last piece's does.
+func (d dockerLine) partial() bool {
+	return !bytes.HasSuffix(d.log, []byte("\n"))
+}
+
+// dockerPartial reports whether a docker json-file line is a piece that the
+// next line continues.
+func dockerPartial(line []byte) bool {
+	d, ok := readDocker(line)
+	return ok && d.partial()
+}
+
+// dockerJoin turns an entry that starts with pieces into one docker
+// json-file line: the first piece's stream and time and the log of every
+// piece in order up to the last; nil when the entry's first line is no
+// piece.
+func dockerJoin(entry []byte) []byte {
+	first, rest, _ := bytes.Cut(entry, []byte("\n"))
+	d, ok := readDocker(bytes.TrimSuffix(first, []byte("\r")))
+	if !ok || !d.partial() {
+		return nil
+	}
+	log := append([]byte{}, d.log...)
+	for len(rest) > 0 {
+		var line []byte
+		line, rest, _ = bytes.Cut(rest, []byte("\n"))
+		if p, ok := readDocker(bytes.TrimSuffix(line, []byte("\r"))); ok {
+			log = append(log, p.log...)
+			if !p.partial() {
+				break
+			}
+		}
+	}
+	out := append([]byte(`{"log":`), jsonQuote(log)...)
+	out = append(append(out, `,"stream":`...), jsonQuote(d.stream)...)
+	out = append(append(out, `,"time":`...), jsonQuote(d.stamp)...)
+	return append(out, '}')
+}
+
+// jsonQuote is b as a JSON string.
+func jsonQuote(b []byte) []byte {
+	q, err := json.Marshal(string(b))
+	if err != nil { // a string always marshals
+		return []byte(`""`)
+	}
+	return q
+}
+
+// parseDockerJSON reads one docker json-file line: an object with the
+// members log, stream and time and no others that matter; any other JSON
+// line is left to the json layout. A line cut to its MaxDockerLineBytes
+// head (never one docker wrote) is an entry of its own without a time
+// (docker writes the time last), never glued to the entry before it.
+func parseDockerJSON(line []byte, tc *TimeCtx, r *Record) LineKind {
+	d, ok := readDocker(line)
+	if !ok {
+		if len(line) >= MaxDockerLineBytes && bytes.HasPrefix(line[skipSpace(line, 0):], []byte(`{"log":"`)) {
+			return LineUntimed
+		}
 		return LineCont
 	}
+	log, stream, stamp := d.log, d.stream, d.stamp
 	ts, timed := valueTime(stamp, tc)
 	parseInner(trimNewline(log), tc, r)
 	r.Fields = append(r.Fields, KV{Key: []byte("stream"), Val: stream})

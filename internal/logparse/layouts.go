@@ -46,6 +46,9 @@ type Layout struct {
 	// from the detection sample (the general reader learns which columns
 	// hold the stamp and the level); DetectLayout calls it on its choice.
 	Learn func(sample [][]byte, tc *TimeCtx) *Layout
+	// Cap, when set, is how much of a line the layout parses instead of
+	// MaxLineBytes (docker json-file: MaxDockerLineBytes).
+	Cap int
 	// LevelNext, when set, reads an entry's level from the line after its
 	// stamp line (java.util.logging's "SEVERE: msg") when the stamp line
 	// gave none.
@@ -148,7 +151,7 @@ const (
 // layouts from the most specific to the general ISO text.
 func BuiltinLayouts() []*Layout {
 	return []*Layout{
-		{Name: LayoutDocker, Parse: parseDockerJSON, Wrapped: true},
+		{Name: LayoutDocker, Parse: parseDockerJSON, Wrapped: true, Partial: dockerPartial, Join: dockerJoin, Cap: MaxDockerLineBytes},
 		{Name: LayoutJSON, Parse: parseJSON},
 		{Name: LayoutOTLPBatch, Parse: parseOTLPBatch, Each: eachOTLPBatch},
 		{Name: LayoutCRI, Parse: parseCRI, Wrapped: true, Partial: criPartial, Join: criJoin},
@@ -262,10 +265,13 @@ const (
 const MaxJoinedBytes = 16 << 20
 
 // LineCap is how much of a line l parses: MaxBatchLineBytes for a batch
-// layout, MaxLineBytes for the others.
+// layout, its Cap when set, MaxLineBytes for the others.
 func (l *Layout) LineCap() int {
-	if l.Each != nil {
+	switch {
+	case l.Each != nil:
 		return MaxBatchLineBytes
+	case l.Cap > 0:
+		return l.Cap
 	}
 	return MaxLineBytes
 }

@@ -338,3 +338,69 @@ func (w *tailBuffer) Write(p []byte) (int, error) {
 
 // String returns the kept tail.
 func (w *tailBuffer) String() string { return string(w.b) }
+
+// LiveOptions is what a Prometheus that evaluates rules is started with.
+type LiveOptions struct {
+	// History is OpenMetrics text backfilled before it starts ("" for none).
+	History string
+	// Rules is a rule file's YAML: its alerting rules are evaluated live.
+	Rules string
+	// Targets are host:port addresses scraped at /metrics.
+	Targets []string
+	// Alertmanager is the host:port alerts are sent to ("" for none).
+	Alertmanager string
+	// Interval is the scrape and evaluation interval (default 1s).
+	Interval time.Duration
+}
+
+// LivePrometheus starts Prometheus that scrapes opts.Targets and evaluates
+// opts.Rules every opts.Interval, sending alerts to opts.Alertmanager, on
+// the backfilled opts.History: an alert that fires and resolves while the
+// test runs is written to its ALERTS series as Prometheus writes it in
+// production. The server stops with the test.
+func LivePrometheus(t testing.TB, opts LiveOptions) *Server {
+	t.Helper()
+	prom, promtool := Binary(t, "prometheus"), Binary(t, "promtool")
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	if opts.History != "" {
+		om := filepath.Join(dir, "history.om")
+		if err := os.WriteFile(om, []byte(opts.History), 0o600); err != nil {
+			t.Fatalf("write the OpenMetrics history: %v", err)
+		}
+		out, err := exec.Command(promtool, "tsdb", "create-blocks-from", "openmetrics", om, data).CombinedOutput()
+		if err != nil {
+			t.Fatalf("promtool tsdb create-blocks-from openmetrics: %v\n%s", err, out)
+		}
+	}
+	every := opts.Interval
+	if every <= 0 {
+		every = time.Second
+	}
+	rules := filepath.Join(dir, "rules.yml")
+	if err := os.WriteFile(rules, []byte(opts.Rules), 0o600); err != nil {
+		t.Fatalf("write the rules: %v", err)
+	}
+	var cfg strings.Builder
+	fmt.Fprintf(&cfg, "global:\n  scrape_interval: %s\n  evaluation_interval: %s\nrule_files: [%q]\n", every, every, rules)
+	if len(opts.Targets) > 0 {
+		q := make([]string, len(opts.Targets))
+		for i, tg := range opts.Targets {
+			q[i] = strconv.Quote(tg)
+		}
+		fmt.Fprintf(&cfg, "scrape_configs:\n  - job_name: app\n    static_configs:\n      - targets: [%s]\n", strings.Join(q, ", "))
+	}
+	if opts.Alertmanager != "" {
+		fmt.Fprintf(&cfg, "alerting:\n  alertmanagers:\n    - static_configs:\n        - targets: [%q]\n", opts.Alertmanager)
+	}
+	path := filepath.Join(dir, "prometheus.yml")
+	if err := os.WriteFile(path, []byte(cfg.String()), 0o600); err != nil {
+		t.Fatalf("write the Prometheus config: %v", err)
+	}
+	srv := &Server{}
+	srv.URL = start(t, "prometheus", func(addr string) *exec.Cmd {
+		return exec.Command(prom, "--config.file", path, "--storage.tsdb.path", data, "--storage.tsdb.retention.time", "100y",
+			"--web.listen-address", addr)
+	}, "/-/ready", srv)
+	return srv
+}

@@ -57,38 +57,76 @@ type FiringAlert struct {
 	Summary     string    `json:"summary,omitempty"`
 }
 
-// alerts places the start of every alert firing in the window. Alertmanager
-// lists firing alerts only: one that started and resolved within the
-// window is gone from it, which the coverage line says.
+// AlertmanagerSource is the source the events and the coverage line of a
+// timeline's read of Alertmanager name.
+const AlertmanagerSource = "alertmanager"
+
+// alerts places the alerts that started and resolved in the window.
+// Alertmanager lists firing alerts only, each with its exact start; an
+// alert that resolved is gone from it. Prometheus keeps every alert's state
+// as the ALERTS and ALERTS_FOR_STATE series, which each [[metrics]] source
+// of plan.AlertSeries is read for (alertState): the alerts that started and
+// resolved there, to the step of the read. An alert both list starts at
+// Alertmanager's time.
 func (b *builder) alerts(ctx context.Context) error {
-	if !b.plan.Alerts {
+	if !b.plan.Alerts && len(b.plan.AlertSeries) == 0 {
 		return nil
 	}
+	w := b.plan.Window
+	var covs []Coverage
+	var listed []FiringAlert
+	var es []Event
+	if b.plan.Alerts {
+		cov, as, err := b.alertmanager(ctx)
+		if err != nil {
+			return err
+		}
+		covs, listed = append(covs, cov), as
+		for _, al := range as {
+			if !al.StartsAt.Before(w.Start) && !al.StartsAt.After(w.End) {
+				es = append(es, Event{At: al.StartsAt, Kind: AlertStarted, Source: AlertmanagerSource, Service: al.Service, Summary: startedSummary(al), ToolCallID: cov.ToolCallID})
+			}
+		}
+	}
+	for _, src := range b.plan.AlertSeries {
+		cov, runs, err := b.alertState(ctx, src)
+		if err != nil {
+			return err
+		}
+		covs = append(covs, cov)
+		es = append(es, runEvents(runs, listed, w, cov.Source, cov.ToolCallID)...)
+	}
+	for i, c := range covs {
+		if i < len(covs)-1 {
+			b.done(c)
+			continue
+		}
+		b.done(c, es...)
+	}
+	return nil
+}
+
+// alertmanager reads the firing alerts (read_alerts): its coverage line
+// and the alerts, none when the read failed.
+func (b *builder) alertmanager(ctx context.Context) (Coverage, []FiringAlert, error) {
 	o, err := b.call(ctx, AlertsTool, AlertsInput{})
 	if err != nil {
-		return err
+		return Coverage{}, nil, err
 	}
-	cov := Coverage{Detector: DetectAlerts, Source: "alertmanager", ToolCallID: o.ToolCallID, Status: Read,
-		Note: "firing alerts only: an alert resolved before now is not listed"}
+	note := "firing alerts only: an alert resolved before now is not listed"
+	if len(b.plan.AlertSeries) > 0 {
+		note += "; resolved alerts are read from the ALERTS series of " + strings.Join(b.plan.AlertSeries, ", ")
+	}
+	cov := Coverage{Detector: DetectAlerts, Source: AlertmanagerSource, ToolCallID: o.ToolCallID, Status: Read, Note: note}
 	var r AlertsResult
 	if f := decode(o, &r); f != "" {
 		cov.Status, cov.Note = Failed, f
-		b.done(cov)
-		return nil
+		return cov, nil, nil
 	}
 	if r.Truncated || r.Skipped > 0 {
 		cov.Status = Partial
 	}
-	w := b.plan.Window
-	var es []Event
-	for _, al := range r.Alerts {
-		if al.StartsAt.Before(w.Start) || al.StartsAt.After(w.End) {
-			continue
-		}
-		es = append(es, Event{At: al.StartsAt, Kind: AlertStarted, Source: "alertmanager", Service: al.Service, Summary: startedSummary(al), ToolCallID: o.ToolCallID})
-	}
-	b.done(cov, es...)
-	return nil
+	return cov, r.Alerts, nil
 }
 
 // The words of an alert_started event's summary around the alert's name.
@@ -111,13 +149,13 @@ func startedSummary(al FiringAlert) string {
 }
 
 // AlertsOf are the alerts whose start tl placed, read back from its
-// alert_started events (name, severity, summary, service, start), oldest
-// first: what eval pack freezes of a timeline's read of Alertmanager. The
+// alert_started events read from Alertmanager (name, severity, summary,
+// service, start), oldest first: what eval pack freezes of a timeline's read of Alertmanager. The
 // fingerprint is not in an event and stays "".
 func AlertsOf(tl Timeline) []FiringAlert {
 	out := []FiringAlert{}
 	for _, e := range tl.Events {
-		if e.Kind != AlertStarted {
+		if e.Kind != AlertStarted || e.Source != AlertmanagerSource {
 			continue
 		}
 		rest, ok := strings.CutPrefix(e.Summary, alertPrefix)

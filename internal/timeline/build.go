@@ -73,6 +73,10 @@ type Plan struct {
 	Metrics []Metric
 	// Alerts says whether an Alertmanager is configured.
 	Alerts bool
+	// AlertSeries are the [[metrics]] sources whose alert state (the ALERTS
+	// and ALERTS_FOR_STATE series Prometheus keeps) is read for the alerts
+	// that started and resolved in the window.
+	AlertSeries []string
 	// Kubernetes are the [[kubernetes]] sources to read (kubernetes.go).
 	Kubernetes []string
 }
@@ -236,8 +240,11 @@ func LogSpan(w Window, ls LogSource) (lo, hi time.Time) {
 // MetricSpan is the time a timeline of w reads of each metric: its grid
 // over the window and the baselinePoints steps before it.
 func MetricSpan(w Window) (lo, hi time.Time) {
-	return w.Start.Add(-baselinePoints * metricStep(w.End.Sub(w.Start))), w.End
+	return w.Start.Add(-baselinePoints * MetricStep(w)), w.End
 }
+
+// MetricStep is the grid step of the metrics a timeline of w reads.
+func MetricStep(w Window) time.Duration { return metricStep(w.End.Sub(w.Start)) }
 
 // readLogs makes a detector's query_logs call and reads its answer: the
 // result and the coverage it gives; ok false when the call gave no result,

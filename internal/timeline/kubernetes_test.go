@@ -61,7 +61,7 @@ func kubeTool(t *testing.T, ns string) *Tool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tool, err := NewTool([]tools.Adapter{kt}, nil, nil)
+	tool, err := NewTool([]tools.Adapter{kt}, nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func TestKubernetesCoverageSaysWhatWasNotRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tool, err := NewTool([]tools.Adapter{kt}, nil, nil)
+	tool, err := NewTool([]tools.Adapter{kt}, nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,12 +18,13 @@ type Kind string
 
 // The kinds of event (docs/SPEC.md#superbiz-timeline).
 const (
-	AlertStarted Kind = "alert_started"
-	MetricShift  Kind = "metric_shift"
-	ErrorBurst   Kind = "error_burst"
-	NewError     Kind = "new_error"
-	Restart      Kind = "restart"
-	Deploy       Kind = "deploy"
+	AlertStarted  Kind = "alert_started"
+	AlertResolved Kind = "alert_resolved"
+	MetricShift   Kind = "metric_shift"
+	ErrorBurst    Kind = "error_burst"
+	NewError      Kind = "new_error"
+	Restart       Kind = "restart"
+	Deploy        Kind = "deploy"
 )
 
 // Event is one thing that happened, with the call that shows it.

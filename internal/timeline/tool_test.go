@@ -21,7 +21,7 @@ func incidentTool(t *testing.T) *Tool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tool, err := NewTool([]tools.Adapter{lt}, []LogSource{{Name: "app", MaxWindow: 24 * time.Hour}}, nil)
+	tool, err := NewTool([]tools.Adapter{lt}, []LogSource{{Name: "app", MaxWindow: 24 * time.Hour}}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func TestToolNothingReadIsUnavailable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tool, err := NewTool([]tools.Adapter{mt}, nil, []Metric{{Name: "p99", Query: "up"}})
+	tool, err := NewTool([]tools.Adapter{mt}, nil, []Metric{{Name: "p99", Query: "up"}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func TestToolNothingReadIsUnavailable(t *testing.T) {
 	if out.Status != tools.StatusError || out.ErrorCode != tools.CodeUnavailable || !strings.Contains(out.Detail.Error(), "metric_shift p99") {
 		t.Errorf("%s %s %v: want ERROR UNAVAILABLE naming the detector", out.Status, out.ErrorCode, out.Detail)
 	}
-	if _, err := NewTool(nil, []LogSource{{Name: "app"}}, nil); err == nil {
+	if _, err := NewTool(nil, []LogSource{{Name: "app"}}, nil, nil); err == nil {
 		t.Error("a tool with no adapter to read was built")
 	}
 }

@@ -173,7 +173,7 @@ func progressLine(ev harness.Event) string {
 	case harness.RunFinished:
 		u := e.Usage
 		return fmt.Sprintf("[done] %s %s · %d model calls, %d tool calls, %s tokens, %s",
-			endMark(string(e.Lifecycle), string(e.Outcome)), statusWords(string(e.Lifecycle), string(e.StopReason), string(e.Outcome)), u.ModelCalls, u.ToolCalls, comma(u.Tokens()), seconds(e.Duration))
+			endMark(string(e.Lifecycle), string(e.Outcome)), statusWords(string(e.Outcome), string(e.StopReason), string(e.Lifecycle)), u.ModelCalls, u.ToolCalls, comma(u.Tokens()), seconds(e.Duration))
 	}
 	return ""
 }

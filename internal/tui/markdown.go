@@ -46,7 +46,10 @@ const (
 // color false every function returns its text unchanged, so "notty" output
 // carries no escape sequence at all.
 type mdStyle struct {
-	color                                    bool
+	color bool
+	// plain is text for a file or a pipe: no margin, and headings as
+	// their text (levels 1 and 2 underlined) instead of "## Text".
+	plain                                    bool
 	heading, strong, emph, code, link, url   lipgloss.Style
 	quoteBar, codeBlock, rule, strongEmph    lipgloss.Style
 	headingEmph, headingCode, headingLinkURL lipgloss.Style
@@ -58,12 +61,14 @@ func newMDStyle(name string) (mdStyle, error) {
 	switch name {
 	case "notty":
 		return mdStyle{}, nil
+	case "plain":
+		return mdStyle{plain: true}, nil
 	case "dark":
 		accent, code, link, url, muted = "39", "203", "35", "30", "244"
 	case "light":
 		accent, code, link, url, muted = "27", "160", "36", "30", "242"
 	default:
-		return mdStyle{}, fmt.Errorf("render markdown: unknown style %q; use notty, dark or light", name)
+		return mdStyle{}, fmt.Errorf("render markdown: unknown style %q; use plain, notty, dark or light", name)
 	}
 	// 256-colour styles: the caller already decided that colour is wanted,
 	// and rendering never probes the terminal (lipgloss v2 styles carry no
@@ -144,18 +149,39 @@ func renderMarkdownBlocks(md string, width int, st mdStyle) string {
 	)
 	doc := p.Parse(text.NewReader(src))
 	r := mdRenderer{src: src, st: st}
-	lines := r.container(doc, width-len(mdMargin), false, 0)
+	margin := mdMargin
+	if st.plain {
+		margin = ""
+	}
+	lines := r.container(doc, width-len(margin), false, 0)
 	var b strings.Builder
 	for i, l := range lines {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
 		if l != "" {
-			b.WriteString(mdMargin)
+			b.WriteString(margin)
 			b.WriteString(l)
 		}
 	}
 	return b.String()
+}
+
+// plainHeading underlines a heading of level 1 (═) or 2 (─) as wide as
+// its longest line, the way plain text marks one; deeper ones stay as they are.
+func plainHeading(lines []string, level int) []string {
+	if level > 2 || len(lines) == 0 {
+		return lines
+	}
+	w := 0
+	for _, l := range lines {
+		w = max(w, ansi.StringWidth(l))
+	}
+	rule := "─"
+	if level == 1 {
+		rule = "═"
+	}
+	return append(lines, strings.Repeat(rule, w))
 }
 
 // container lays out the block children of n one after the other, with a
@@ -179,6 +205,9 @@ func (r *mdRenderer) container(n ast.Node, width int, tight bool, depth int) []s
 func (r *mdRenderer) block(n ast.Node, width, depth int) []string {
 	switch n := n.(type) {
 	case *ast.Heading:
+		if r.st.plain {
+			return plainHeading(wrapLines(r.inlines(n, inlineFlags{heading: true}), width), n.Level)
+		}
 		prefix := strings.Repeat("#", n.Level) + " "
 		s := r.st.paint(r.st.heading, prefix) + r.inlines(n, inlineFlags{heading: true})
 		return wrapLines(s, width)

@@ -99,9 +99,14 @@ func colourStyle(style string) bool {
 	return style == MarkdownStyle(true, true) || style == MarkdownStyle(true, false)
 }
 
+// PlainStyle is RenderMarkdown's style for text read outside a terminal
+// (`-o text` to a file or a pipe): no escape sequence, no Markdown mark, no
+// margin.
+const PlainStyle = "plain"
+
 // RenderMarkdown renders an answer for the terminal in a fixed style (see
-// MarkdownStyle; "" means "notty") wrapped at width columns, a two-column
-// left margin included. Control characters in md are removed first and
+// MarkdownStyle and PlainStyle; "" means "notty") wrapped at width columns,
+// a two-column left margin included (none in PlainStyle). Control characters in md are removed first and
 // every piece of text is cleaned again after Markdown unescaping: the answer
 // may quote model output, and "notty" output holds no escape sequence.
 func RenderMarkdown(md string, width int, style string) (string, error) {

@@ -81,6 +81,8 @@ func (d *Deps) chatAlert(ctx context.Context, req ChatRequest, ref string) (Outp
 	}
 	ar := NewAlertRun(al, note, clock.Now(), d.Limits.Query)
 	out, err := d.DiagnoseAlert(ctx, ar, DiagnoseRequest{SessionID: req.SessionID, Continue: req.Continue, OnStart: req.OnStart})
-	out.Note = ar.Note
+	if ar.Note != "" {
+		out.Note = &ar.Note
+	}
 	return out, err
 }

@@ -31,8 +31,12 @@ type Deps struct {
 	Model     model.ChatModel
 	ModelName string
 	Host      string
-	// Provider names the model provider, recorded with the run (ollama, openai).
+	// Provider names the model provider, recorded with the run (ollama,
+	// openai, or demo for the scripted demo transcript).
 	Provider string
+	// Note is said with every answer of these deps (the scripted demo
+	// transcript's notice), so a reader of the output alone sees it; "" for none.
+	Note     string
 	Tools    *harness.Toolset
 	Budget   harness.Budget
 	Limits   agent.Limits
@@ -89,15 +93,22 @@ type Output struct {
 	Checks         []runrecord.Check        `json:"checks"`
 	Usage          runrecord.Usage          `json:"usage"`
 	Error          *OutputError             `json:"error"`
+	// Model is the model that answered the run: model.name, or the
+	// scripted demo transcript.
+	Model string `json:"model"`
+	// Provider is the provider that served the model: ollama, openai, or
+	// demo for the scripted demo transcript.
+	Provider string `json:"provider"`
+	// Note is said with the answer (the scripted demo transcript's notice,
+	// or which of several same-named alerts chat's "/alert REF" picked);
+	// nil for none.
+	Note *string `json:"note"`
 	// Timeline is the incident timeline the agent built (its last
 	// build_timeline call that completed), else nil.
 	Timeline *timeline.Timeline `json:"timeline"`
 	// ModelError is the model server failure that ended the run, for the
 	// command's exit code and hint; not part of the JSON output.
 	ModelError *model.Error `json:"-"`
-	// Note says which of several same-named alerts a chat "/alert REF"
-	// picked, for the front end to show; not part of the JSON output.
-	Note string `json:"-"`
 }
 
 // OutputError explains a failed run with a stable code.
@@ -201,6 +212,11 @@ func (d *Deps) finish(rc *harness.RunContext, intent string, dec release.Decisio
 		Status: res.Decision.Outcome.Status(), ReleaseOutcome: res.Decision.Outcome, StopReason: res.Decision.StopReason,
 		Answer: res.Decision.Answer, Result: res.Decision.Published, Checks: res.Checks,
 		Usage: res.Usage, ModelError: res.Decision.ModelError,
+		Model: d.ModelName, Provider: runrecord.Settings{Provider: d.Provider}.ProviderName(),
+	}
+	if d.Note != "" {
+		note := d.Note
+		out.Note = &note
 	}
 	if res.RunID == "" {
 		return Output{}, err

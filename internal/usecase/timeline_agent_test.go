@@ -31,7 +31,7 @@ func TestAgentBuildsTheTimelineFirst(t *testing.T) {
 		for _, s := range ws.LogSources {
 			logSources = append(logSources, timeline.LogSource{Name: s.Name, MaxWindow: s.MaxWindow})
 		}
-		tt, err := timeline.NewTool(adapters, logSources, nil)
+		tt, err := timeline.NewTool(adapters, logSources, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -53,18 +53,15 @@ func (w *Workspace) PrepareDiagnosis(ctx context.Context, in Diagnosis) (Prepare
 			w.env.Warn(alert.Note)
 		}
 	}
-	var m model.ChatModel = w.Model
-	modelName := cfg.Model.Name
+	d := w.Deps()
 	note := ""
 	if w.Demo && query == demo.Query {
 		if why := w.ModelUnusable(ctx); why != "" {
-			m = replay.NewPaced(demo.Transcript(), in.Pace)
-			modelName = demo.TranscriptNote
 			note = fmt.Sprintf("model: %s (%s)", demo.TranscriptNote, why)
+			d.Model, d.ModelName, d.Provider = replay.NewPaced(demo.Transcript(), in.Pace), demo.TranscriptNote, demo.Provider
+			d.Note = note
 		}
 	}
-	d := w.Deps()
-	d.Model, d.ModelName = m, modelName
 	if in.FromAlert {
 		d.Clock = harness.FixedClock{T: alert.Clock}
 	}

@@ -22,9 +22,6 @@ import (
 // recording of read_alerts that eval answers the timeline's read with.
 const AlertsFile = "timeline_alerts.json"
 
-// alertsSource is the name the recording gives the Alertmanager.
-const alertsSource = "alertmanager"
-
 // Freezes is build_timeline.
 func (Source) Freezes() []string { return []string{timeline.ToolName} }
 
@@ -32,7 +29,8 @@ func (Source) Freezes() []string { return []string{timeline.ToolName} }
 // query_logs and query_metrics they were: of each log source a detector
 // read, the window and the baseline before it (timeline.LogSpan); of each
 // [[timeline.metrics]] entry read, its query over the window and its
-// baseline (timeline.MetricSpan). The logs and metrics sources freeze them
+// baseline (timeline.MetricSpan); of each metrics source whose alert state
+// it read, the ALERTS and ALERTS_FOR_STATE series over the same span. The logs and metrics sources freeze them
 // as they freeze the run's own calls.
 func (Source) Inner(p *frozen.Pack) ([]runrecord.Invocation, error) {
 	var out []runrecord.Invocation
@@ -74,6 +72,12 @@ func (Source) Inner(p *frozen.Pack) ([]runrecord.Invocation, error) {
 				}
 				lo, hi := timeline.MetricSpan(tl.Window)
 				tool, res = metricstool.ToolName, metricstool.Result{Source: m.Source, Query: m.Query, Start: stamp(lo), End: stamp(hi)}
+			case timeline.DetectAlerts:
+				if c.Source == timeline.AlertmanagerSource {
+					continue // frozen as AlertsFile
+				}
+				lo, hi := timeline.MetricSpan(tl.Window)
+				tool, res = metricstool.ToolName, metricstool.Result{Source: c.Source, Query: timeline.AlertStateQuery(timeline.MetricStep(tl.Window)), Start: stamp(lo), End: stamp(hi)}
 			default:
 				continue
 			}
@@ -125,7 +129,7 @@ func (Source) Freeze(_ context.Context, p *frozen.Pack) error {
 		}
 		for _, c := range tl.Coverage {
 			switch {
-			case c.Status == timeline.Failed:
+			case c.Status == timeline.Failed, c.Detector == timeline.DetectAlerts && c.Source != timeline.AlertmanagerSource:
 			case c.Detector == timeline.DetectMetrics && !slices.ContainsFunc(metrics, func(m timeline.Metric) bool { return m.Name == c.Source }):
 				m, err := metricOf(p, c.Source)
 				if err != nil {
@@ -162,7 +166,7 @@ func (Source) Freeze(_ context.Context, p *frozen.Pack) error {
 	if len(alerts) == 0 {
 		status = tools.NoEvidence
 	}
-	rec := frozen.Recording{Tool: timeline.AlertsTool, Sources: []string{alertsSource},
+	rec := frozen.Recording{Tool: timeline.AlertsTool, Sources: []string{timeline.AlertmanagerSource},
 		Calls: []frozen.RecordedCall{{Tool: timeline.AlertsTool, Input: json.RawMessage(`{}`), EvidenceStatus: status, Result: body}}}
 	p.Frozen("timeline alerts: %d alert(s) the timelines placed (an alert firing outside their windows is not held)", len(alerts))
 	return p.WriteRecorded(p.Path(AlertsFile), rec)
@@ -207,7 +211,7 @@ func (s alertsServed) Wrap(adapters []tools.Adapter) []tools.Adapter {
 			return out
 		}
 	}
-	if t, err := timeline.NewTool([]tools.Adapter{read}, nil, nil); err == nil {
+	if t, err := timeline.NewTool([]tools.Adapter{read}, nil, nil, nil); err == nil {
 		out = append(out, t)
 	}
 	return out

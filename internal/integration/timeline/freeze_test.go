@@ -38,7 +38,7 @@ func TestFreezeTimelineAlerts(t *testing.T) {
 		{Name: "HighLatency", Fingerprint: "a1", StartsAt: now.Add(-58 * time.Minute), Service: "checkout", Severity: "critical", Summary: "p99 over 2s: see the runbook"},
 		{Name: "ErrorsUp", Fingerprint: "b2", StartsAt: now.Add(-40 * time.Minute), Service: "payments"},
 	}}}
-	tool, err := timeline.NewTool([]tools.Adapter{live}, nil, nil)
+	tool, err := timeline.NewTool([]tools.Adapter{live}, nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,11 +29,12 @@ type Source struct{}
 func (Source) Name() string { return "timeline" }
 
 // Build adds build_timeline over the query_logs and query_metrics already
-// in parts and the [alerts] Alertmanager; nothing when none is configured.
+// in parts (the [[timeline.metrics]] and every [[metrics]] source's alert
+// state) and the [alerts] Alertmanager; nothing when none is configured.
 func (Source) Build(_ context.Context, cfg *config.Config, env integration.Env, parts *integration.Parts) error {
 	var reads []tools.Adapter
 	for _, a := range parts.Adapters {
-		if n := a.Definition().Name; n == logtool.ToolName || n == kubetool.ToolName || (n == metricstool.ToolName && len(cfg.Timeline.Metrics) > 0) {
+		if n := a.Definition().Name; n == logtool.ToolName || n == metricstool.ToolName || n == kubetool.ToolName {
 			reads = append(reads, a)
 		}
 	}
@@ -51,7 +52,7 @@ func (Source) Build(_ context.Context, cfg *config.Config, env integration.Env, 
 	if len(reads) == 0 {
 		return nil
 	}
-	t, err := timeline.NewTool(reads, LogSources(cfg), cfg.Timeline.Metrics)
+	t, err := timeline.NewTool(reads, LogSources(cfg), cfg.Timeline.Metrics, AlertSeries(cfg))
 	if err == nil {
 		t = t.WithKubernetes(KubernetesSources(cfg))
 	}
@@ -63,6 +64,17 @@ func KubernetesSources(cfg *config.Config) []string {
 	out := make([]string, 0, len(cfg.Kubernetes))
 	for _, k := range cfg.Kubernetes {
 		out = append(out, k.Name)
+	}
+	return out
+}
+
+// AlertSeries are the [[metrics]] sources a timeline reads the alert state
+// of (timeline.Plan.AlertSeries): every one, since any may be the
+// Prometheus that evaluates the alerting rules.
+func AlertSeries(cfg *config.Config) []string {
+	out := make([]string, 0, len(cfg.Metrics))
+	for _, m := range cfg.Metrics {
+		out = append(out, m.Name)
 	}
 	return out
 }
@@ -84,11 +96,12 @@ func (Source) Tool() string { return timeline.ToolName }
 
 // Setup says how to give the timeline something to read.
 func (Source) Setup() string {
-	return "configure a [[logs]] source, [alerts] url or [[timeline.metrics]] with a [[metrics]] source"
+	return "configure a [[logs]] source, [alerts] url or a [[metrics]] source"
 }
 
-// Reads names the log sources and the Alertmanager a timeline read (its
-// coverage lines that read something), as the tools that read them.
+// Reads names the log sources, the metrics sources whose alert state it
+// read and the Alertmanager a timeline read (its coverage lines that read
+// something), as the tools that read them.
 func (Source) Reads(_, observation json.RawMessage) []string {
 	var obs struct {
 		Result timeline.Timeline `json:"result"`
@@ -107,6 +120,10 @@ func (Source) Reads(_, observation json.RawMessage) []string {
 			r = logtool.ToolName + ":" + c.Source
 		case timeline.DetectKubeDeploys, timeline.DetectKubeRestarts, timeline.DetectKubeWarnings:
 			r = kubetool.ToolName + ":" + c.Source
+		case timeline.DetectAlerts:
+			if c.Source != timeline.AlertmanagerSource {
+				r = metricstool.ToolName + ":" + c.Source
+			}
 		}
 		if !slices.Contains(out, r) {
 			out = append(out, r)

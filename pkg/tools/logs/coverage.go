@@ -42,7 +42,7 @@ func coverage(ctx context.Context, src *source, files []string, q *query, acc *a
 		if err := ctx.Err(); err != nil {
 			return "", err
 		}
-		r, _, err := src.sample(ctx, f, 0)
+		r, err := src.span(ctx, f)
 		if err != nil {
 			continue // the scan skipped it or it changed since: not part of the range
 		}
@@ -97,6 +97,9 @@ func partialAccount(name string, q *query, res *Result) string {
 	}
 	if res.TimeAmbiguous > 0 {
 		parts = append(parts, fmt.Sprintf("%d entries whose local time a daylight-saving change makes ambiguous (one reading inside the window, one outside)", res.TimeAmbiguous))
+	}
+	if res.ContainsCut > 0 {
+		parts = append(parts, fmt.Sprintf("%d entries searched for the contains words in their first 16 MiB of a line only, which lack a word there (the rest was not searched)", res.ContainsCut))
 	}
 	if res.PartlyRead > 0 {
 		parts = append(parts, fmt.Sprintf("possibly entries in the unread rest of %d files not read to their end (skipped_files)", res.PartlyRead))

@@ -458,6 +458,11 @@ var errSampleSkip = errors.New("the sample ends at a run longer than it reads pa
 // there were (ending early with ctx's error once the call has ended, and
 // with errSampleSkip past sampleSkip of them).
 func discardNULs(ctx context.Context, br *bufio.Reader) (int64, error) {
+	// most lines start with another byte: look at one before asking for a
+	// whole buffer, which would move and refill it at every line
+	if b, err := br.Peek(1); err != nil || b[0] != 0 {
+		return 0, err
+	}
 	var n int64
 	for {
 		if n > sampleSkip {

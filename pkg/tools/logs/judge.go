@@ -23,7 +23,11 @@ func (s *scanner) evalEntry(data []byte, hs, end int) {
 	defer func() { s.partsCut = false }()
 	s.judge(line, cont, -1, func(_ int, w []byte) bool {
 		if hay != nil {
-			return containsFold(hay, w)
+			if containsFold(hay, w) {
+				return true
+			}
+			s.searchCut = s.searchCut || cut // the parts past the bound were not searched
+			return false
 		}
 		return s.entryContains(data, hs, end, w)
 	})
@@ -63,8 +67,13 @@ func (s *scanner) judge(line, cont []byte, glued int, has func(i int, w []byte) 
 	if v == failed {
 		return
 	}
+	s.searchCut = false
 	for i, w := range s.q.words {
 		if !has(i, w) {
+			if s.searchCut {
+				// the word may lie in what was not searched: no negative
+				s.acc.containsCut++
+			}
 			return
 		}
 	}

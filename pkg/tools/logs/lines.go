@@ -105,7 +105,7 @@ func (s *scanner) isTimed(line []byte) bool {
 // here, once.
 func (s *scanner) entryEnd(data []byte, next, hi int) int {
 	i := next
-	partial := s.lay.Partial != nil && next > 0 && s.lay.Partial(lastLine(data, next))
+	partial := s.lay.Partial != nil && next > 0 && s.lay.Partial(s.lastLine(data, next))
 	for i < hi {
 		line, n, cut := s.line(data, i, hi)
 		if !partial && s.isHeader(line) {
@@ -120,24 +120,52 @@ func (s *scanner) entryEnd(data []byte, next, hi int) int {
 	return hi
 }
 
-// lastLine is the line that ends just before next (a line start > 0).
-func lastLine(data []byte, next int) []byte {
-	line, _ := lineAt(data, prevLineStart(data, next), next)
+// lastLine is the line that ends just before next (a line start > 0), cut
+// at the layout's lineCap as the line's parse sees it.
+func (s *scanner) lastLine(data []byte, next int) []byte {
+	line, _, _ := cutLine(data, prevLineStart(data, next), next, s.lineCap(), nil)
 	return line
 }
 
-// entryContains reports whether the entry [hs,end) holds w; in an entry
-// longer than a line's head, only the heads of its lines are searched.
+// maxSearchLine is how much of one line the contains words are matched
+// against: a line is searched whole up to it (a long line's tail too, not
+// only the head its layout parses); past it, a word not found is no
+// negative: the entry counts in contains_cut.
+const maxSearchLine = logparse.MaxJoinedBytes
+
+// entryContains reports whether the entry [hs,end) holds w: each of its
+// lines is searched whole, up to maxSearchLine of it. A line searched
+// short of its end (longer than maxSearchLine, or going on past data when
+// end is s.goesOnAt) sets s.searchCut, so a word not found is not taken
+// for a negative.
 func (s *scanner) entryContains(data []byte, hs, end int, w []byte) bool {
-	if end-hs <= s.lineCap() {
+	if end-hs <= s.lineCap() && end != s.goesOnAt {
 		return containsFold(data[hs:end], w)
 	}
 	for i := hs; i < end; {
-		line, next, _ := cutLine(data, i, end, s.lineCap(), s.stopped)
-		if containsFold(line, w) {
-			return true
+		lim := min(end, i+maxSearchLine+1)
+		k := indexChunked(data, i, lim, '\n', s.stopped)
+		switch {
+		case k < lim: // a whole line
+			if containsFold(data[i:k], w) {
+				return true
+			}
+			i = k + 1
+		case lim < end: // the line goes on past maxSearchLine
+			if containsFold(data[i:i+maxSearchLine], w) {
+				return true
+			}
+			s.searchCut = true
+			i = skipLine(data, lim, end, s.stopped)
+		default: // the line ends with the data (or the call ended)
+			if containsFold(data[i:end], w) {
+				return true
+			}
+			if end == s.goesOnAt || s.stopped() {
+				s.searchCut = true
+			}
+			return false
 		}
-		i = next
 	}
 	return false
 }

@@ -34,9 +34,11 @@ func longLineFile(t *testing.T, dir string, size int, gz bool) string {
 }
 
 // TestLongLineCut: a line longer than logparse.MaxLineBytes is read by its head
-// (stamp, level, message) and counted in long_lines, its tail is neither
-// parsed nor searched, and the lines around it are read as usual, whatever
-// the layout or whether the file is mapped or streamed.
+// (stamp, level, message) and counted in long_lines, its tail is not
+// parsed but is searched for the contains words (issue 36: a word past the
+// head answered matched 0, coverage data), and the lines around it are
+// read as usual, whatever the layout or whether the file is mapped or
+// streamed.
 func TestLongLineCut(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -66,14 +68,53 @@ func TestLongLineCut(t *testing.T) {
 			if !strings.Contains(string(mustJSON(t, res)), `"long_lines":1`) {
 				t.Fatal("long_lines is not in the observation")
 			}
-			// the tail is skipped, not searched
-			out, res := run(t, tool, `{"since":"2h","contains":"tailword"}`, now, 1<<20)
-			if out.Status != tools.NoEvidence || res.Matched != 0 {
-				t.Fatalf("a word of the skipped tail matched: %+v", res)
+			// the tail is not parsed, but it is searched
+			_, res = run(t, tool, `{"since":"2h","contains":"tailword"}`, now, 1<<20)
+			if res.Matched != 1 || res.Entries[0].TS != "2026-03-14T14:02:00.000Z" || res.ContainsCut != 0 || res.Coverage.Coverage != coverageData {
+				t.Fatalf("a word of the long line's tail: matched %d contains_cut %d coverage %s; want the 14:02 entry, 0, data", res.Matched, res.ContainsCut, res.Coverage.Coverage)
+			}
+			out, res := run(t, tool, `{"since":"2h","contains":"tailword absent"}`, now, 1<<20)
+			if out.Status != tools.NoEvidence || res.Matched != 0 || res.ContainsCut != 0 {
+				t.Fatalf("a word in no entry: %s matched %d contains_cut %d", out.Status, res.Matched, res.ContainsCut)
 			}
 			_, res = run(t, tool, `{"since":"2h","contains":"last payment"}`, now, 1<<20)
 			if res.Matched != 1 || res.Entries[0].TS != "2026-03-14T14:03:00.000Z" {
 				t.Fatalf("the line after the long one: %+v", res)
+			}
+		})
+	}
+}
+
+// TestContainsPastSearchBound: in a line longer than maxSearchLine, a
+// contains word past what was searched is no negative: the entry counts in
+// contains_cut and the coverage is partial, in a mapped file, a gzip and a
+// continuation line carried across a gzip's chunks alike; a word within the
+// bound matches.
+func TestContainsPastSearchBound(t *testing.T) {
+	pad := strings.Repeat("x", maxSearchLine+streamChunk+1<<20)
+	for _, tc := range []struct {
+		name, text string
+		gz         bool
+	}{
+		{"mapped", "2026-03-14 14:02:00 ERROR [api] huge payment " + pad + " tailword\n", false},
+		{"gzip", "2026-03-14 14:02:00 ERROR [api] huge payment " + pad + " tailword\n", true},
+		{"gzip, a continuation line", "2026-03-14 14:02:00 ERROR [api] huge payment\n" + pad + " tailword\n", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			text := "2026-03-14 14:01:00 ERROR [api] first payment failed\n" + tc.text + "2026-03-14 14:03:00 ERROR [api] last payment failed\n"
+			p := writeFile(t, t.TempDir(), "long.log", text, tc.gz)
+			tool := newTool(t, Source{Name: "app", Paths: []string{p}})
+			now := base.Add(time.Hour)
+			out, res := run(t, tool, `{"since":"2h","contains":"tailword"}`, now, 1<<20)
+			if res.Matched != 0 || res.ContainsCut != 1 || res.Coverage.Coverage != tools.CoveragePartial {
+				t.Fatalf("a word past the search bound: %s matched %d contains_cut %d coverage %s; want 0, 1, partial", out.Status, res.Matched, res.ContainsCut, res.Coverage.Coverage)
+			}
+			if !strings.Contains(string(mustJSON(t, res)), `"contains_cut":1`) {
+				t.Fatal("contains_cut is not in the observation")
+			}
+			_, res = run(t, tool, `{"since":"2h","contains":"huge payment xxx"}`, now, 1<<20)
+			if res.Matched != 1 || res.ContainsCut != 0 || res.Coverage.Coverage != coverageData {
+				t.Fatalf("a word within the bound: matched %d contains_cut %d coverage %s", res.Matched, res.ContainsCut, res.Coverage.Coverage)
 			}
 		})
 	}

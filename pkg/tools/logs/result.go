@@ -76,6 +76,11 @@ type Result struct {
 	// hour the file's order does not resolve, or a skipped hour) with one
 	// reading inside the window and one outside (coverage "partial").
 	TimeAmbiguous int `json:"time_ambiguous,omitempty"`
+	// ContainsCut counts the entries that pass every other filter but in
+	// which a contains word was not found in what was searched of a line
+	// longer than maxSearchLine (its first 16 MiB): the word may lie past
+	// it (coverage "partial"), so no negative rests on it unsaid.
+	ContainsCut int `json:"contains_cut,omitempty"`
 	// SkippedCount is how many files could not be read (fully); the first
 	// maxSkippedListed are named in SkippedFiles.
 	SkippedCount int `json:"skipped_count,omitempty"`
@@ -179,11 +184,12 @@ type accumulator struct {
 	// levelUnread, serviceUnread and unplaced are the Result's; services
 	// counts the window's entries that name a service.
 	levelUnread, serviceUnread, unplaced, services int
-	// timeAmbiguous is the Result's TimeAmbiguous.
-	timeAmbiguous int
-	seq           int64
-	held          entryHeap
-	patterns      map[string]*patternAcc
+	// timeAmbiguous and containsCut are the Result's TimeAmbiguous and
+	// ContainsCut.
+	timeAmbiguous, containsCut int
+	seq                        int64
+	held                       entryHeap
+	patterns                   map[string]*patternAcc
 	// mask masks values by key name before messages are grouped and
 	// clipped, so templates differ by no secret and no cut hides one.
 	mask egress.KeyNames
@@ -429,6 +435,7 @@ func (a *accumulator) result(source string, start, end int64) Result {
 	res.ServiceUnread = a.serviceUnread
 	res.Unplaced = a.unplaced
 	res.TimeAmbiguous = a.timeAmbiguous
+	res.ContainsCut = a.containsCut
 	res.Truncated = res.Truncated || res.Returned < res.Matched
 	return res
 }

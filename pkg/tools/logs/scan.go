@@ -83,6 +83,12 @@ type scanner struct {
 	// prefilter, so that fold can place the stamps of a repeated hour.
 	inOrder bool
 	fold    foldState
+	// searchCut says a contains word was searched for in an entry of which
+	// a line was not searched to its end (entryContains), and goesOnAt is
+	// where the chunk being scanned ends inside a line that goes on past
+	// it, unread (0: the data holds its lines whole).
+	searchCut bool
+	goesOnAt  int
 }
 
 // parse reads an entry's header line into r: the layout's parse, then for

@@ -82,7 +82,7 @@ func (s *scanner) scanFiltered(data []byte, lo, hi int) error {
 				return err
 			}
 			line, _, _ := s.line(data, j, hi)
-			if (s.lay.Partial == nil || j <= done || !s.lay.Partial(lastLine(data, j))) && s.isHeader(line) {
+			if (s.lay.Partial == nil || j <= done || !s.lay.Partial(s.lastLine(data, j))) && s.isHeader(line) {
 				hs = j
 				break
 			}

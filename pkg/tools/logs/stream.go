@@ -135,25 +135,41 @@ func (s *scanner) scanChunks(r io.Reader, cands []*logparse.Layout, size int) (r
 			buf = append(make([]byte, 0, min(2*cap(buf), s.lineCap()+1)), buf...)
 			continue
 		}
-		if !last && s.lay != nil && s.lay.Partial != nil && !atHeader && cap(buf) < joinedChunk(size) && cut > 0 && s.lay.Partial(lastLine(buf, cut)) {
+		if !last && s.lay != nil && len(s.q.words) > 0 && cut == len(buf) && cap(buf) < joinedChunk(size) && bytes.IndexByte(buf, '\n') < 0 {
+			// one line fills the chunk and contains words are searched: the
+			// chunk grows to hold the line whole, up to maxSearchLine, for
+			// the words may lie past its head
+			buf = append(make([]byte, 0, min(2*cap(buf), joinedChunk(size))), buf...)
+			continue
+		}
+		if !last && s.lay != nil && s.lay.Partial != nil && !atHeader && cap(buf) < joinedChunk(size) && cut > 0 && s.lay.Partial(s.lastLine(buf, cut)) {
 			// an entry of parts (CRI P lines) fills the chunk: it grows to
 			// hold the entry whole, up to its bound, never judged in pieces
 			buf = append(make([]byte, 0, min(2*cap(buf), joinedChunk(size))), buf...)
 			continue
 		}
-		if err := s.scanChunk(buf, cut, !last && !atHeader); err != nil {
+		// one line fills the chunk: it goes on past it, unread
+		long := !last && cut == len(buf) && bytes.IndexByte(buf, '\n') < 0
+		s.goesOnAt = 0
+		if long {
+			s.goesOnAt = len(buf)
+		}
+		err := s.scanChunk(buf, cut, !last && !atHeader)
+		s.goesOnAt = 0
+		if err != nil {
 			return read, err
 		}
 		// an entry of parts longer than its bound was judged from what
 		// the chunk held: its other parts are no entries of their own
-		s.skipParts = !last && !atHeader && cut > 0 && s.lay.Partial != nil && s.lay.Partial(lastLine(buf, cut))
+		s.skipParts = !last && !atHeader && cut > 0 && s.lay.Partial != nil && s.lay.Partial(s.lastLine(buf, cut))
 		if last {
 			s.closeOpen()
 			return read, readErr
 		}
-		if cut == len(buf) && bytes.IndexByte(buf, '\n') < 0 {
-			// one line fills the chunk: its head was scanned, the tail is
-			// skipped (counted here when the head was not already cut)
+		if long {
+			// its head was scanned (and its words searched for in the
+			// chunk), the tail is skipped (counted here when the head was
+			// not already cut)
 			inLong = true
 			if len(buf) <= s.lineCap() {
 				s.acc.longLines++
@@ -212,7 +228,7 @@ func (s *scanner) scanChunk(buf []byte, cut int, goesOn bool) error {
 	if goesOn && from == 0 && s.carries() {
 		if line, next, cut0 := s.line(buf, 0, cut); s.isHeader(line) {
 			s.countCut(cut0)
-			s.openAt(line)
+			s.openAt(line, bytes.TrimRight(buf[:next], "\r\n"), next == s.goesOnAt)
 			s.continueOpen(buf, next, cut)
 			return nil
 		}
@@ -231,6 +247,9 @@ type openEntry struct {
 	glued int
 	// found has bit i set once the i-th contains word was found.
 	found uint
+	// searchCut says a line of it was not searched to its end: one that
+	// went on past the chunk holding it.
+	searchCut bool
 }
 
 // carries says whether an entry a chunk ends inside is carried to the next
@@ -241,12 +260,14 @@ func (s *scanner) carries() bool {
 	return s.lay.Each == nil && s.lay.Join == nil && s.lay.Partial == nil
 }
 
-// openAt opens the entry whose header line is line.
-func (s *scanner) openAt(line []byte) {
+// openAt opens the entry whose header line is line (cut at its lineCap),
+// whole the line as the chunk holds it: its words are searched in whole,
+// and goesOn says the line goes on past the chunk, unsearched.
+func (s *scanner) openAt(line, whole []byte, goesOn bool) {
 	o := &s.open
-	*o = openEntry{on: true, head: append(o.head[:0], line...), cont: o.cont[:0]}
+	*o = openEntry{on: true, head: append(o.head[:0], line...), cont: o.cont[:0], searchCut: goesOn}
 	s.entered = true
-	o.search(s.q.words, line)
+	o.search(s.q.words, whole)
 }
 
 // search marks the words line holds.
@@ -272,7 +293,9 @@ func (s *scanner) continueOpen(data []byte, from, hi int) int {
 		}
 		s.countCut(cut)
 		if o.found != all {
-			o.search(s.q.words, line)
+			// the whole line as the chunk holds it, not only its head
+			o.search(s.q.words, bytes.TrimRight(data[i:next], "\r\n"))
+			o.searchCut = o.searchCut || next == s.goesOnAt
 		}
 		if len(bytes.TrimSpace(line)) > 0 {
 			o.glued++
@@ -295,14 +318,17 @@ func (s *scanner) closeOpen() {
 		return
 	}
 	o.on = false
-	if s.pf != nil {
+	if s.pf != nil && !o.searchCut {
 		for i, w := range s.q.words {
 			if bytes.Equal(w, s.pf.word) && o.found&(1<<i) == 0 {
 				return
 			}
 		}
 	}
-	s.judge(o.head, o.cont, o.glued, func(i int, _ []byte) bool { return o.found&(1<<i) != 0 })
+	s.judge(o.head, o.cont, o.glued, func(i int, _ []byte) bool {
+		s.searchCut = s.searchCut || o.searchCut
+		return o.found&(1<<i) != 0
+	})
 }
 
 // lastHeaderStart is where the next chunk must begin: the last header line of
@@ -320,10 +346,10 @@ func (s *scanner) lastHeaderStart(buf []byte) (cut int, atHeader bool) {
 	for j > 0 {
 		k := bytes.LastIndexByte(buf[:j-1], '\n')
 		ls := k + 1
-		line, _ := lineAt(buf, ls, len(buf))
+		line, _, _ := cutLine(buf, ls, len(buf), s.lineCap(), nil)
 		// the cheap test of the line before first: a line after a part
 		// (CRI P) is no header whatever it holds
-		if ls > 0 && (s.lay.Partial == nil || !s.lay.Partial(lastLine(buf, ls))) && s.isHeader(line) {
+		if ls > 0 && (s.lay.Partial == nil || !s.lay.Partial(s.lastLine(buf, ls))) && s.isHeader(line) {
 			return ls, true
 		}
 		if ls == 0 {

@@ -211,6 +211,9 @@ func matchFoldAt(b, w []byte) bool {
 }
 
 // containsFold reports whether hay contains w (lower case) ignoring case.
+// The next byte of each case of w's first byte is kept until the search
+// passes it, so a hay of many MiB (a long line searched whole) costs a
+// pass, never a search to its end per candidate.
 func containsFold(hay, w []byte) bool {
 	if len(w) == 0 {
 		return true
@@ -220,20 +223,32 @@ func containsFold(hay, w []byte) bool {
 	}
 	c := w[0]
 	up := upper(c)
-	for i := 0; i+len(w) <= len(hay); i++ {
-		k := bytes.IndexByte(hay[i:], c)
-		if up != c {
-			if k2 := bytes.IndexByte(hay[i:], up); k2 >= 0 && (k < 0 || k2 < k) {
-				k = k2
-			}
+	last := len(hay) - len(w)
+	next := func(b byte, from int) int {
+		if k := bytes.IndexByte(hay[from:last+1], b); k >= 0 {
+			return from + k
 		}
-		if k < 0 {
+		return last + 1
+	}
+	ci, ui := -1, -1 // the next c and up at or after i (last+1: none)
+	for i := 0; i <= last; {
+		if ci < i {
+			ci = next(c, i)
+		}
+		if up != c && ui < i {
+			ui = next(up, i)
+		}
+		k := ci
+		if up != c {
+			k = min(k, ui)
+		}
+		if k > last {
 			return false
 		}
-		i += k
-		if matchFoldAt(hay[i:], w) {
+		if matchFoldAt(hay[k:], w) {
 			return true
 		}
+		i = k + 1
 	}
 	return false
 }
