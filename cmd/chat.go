@@ -245,7 +245,20 @@ func (a *app) printChatTurn(out usecase.Output) error {
 	if intent == "" {
 		intent = "UNROUTED"
 	}
-	err := a.io.Out.Printf("[%s] %s · run %s\n\n%s\n\n", intent, outcomeWord(out), out.RunID, strings.TrimRight(termsafe.Strip(out.Answer), "\n"))
+	answer := strings.TrimRight(termsafe.Strip(out.Answer), "\n")
+	if a.flags.output == outputText && a.io.OutTTY {
+		// A person reads the conversation left in the scrollback: render the
+		// Markdown for the terminal, as diagnose does, rather than leave
+		// "##" markers and lines the terminal wraps mid-word.
+		if r, err := tui.RenderMarkdown(answer, a.outputWidth(), tui.MarkdownStyle(a.io.Color, a.io.DarkBackground())); err == nil {
+			answer = strings.TrimRight(r, "\n")
+		}
+	}
+	if (out.ReleaseOutcome == runrecord.OutcomeCancelled || out.ReleaseOutcome == runrecord.OutcomeFailed) && out.RunID != "" && out.Usage.ToolCalls > 0 {
+		// what the turn gathered before it ended is stored with the run
+		answer += fmt.Sprintf("\n\n%d tool call(s) before it ended: superbiz runs show %s", out.Usage.ToolCalls, out.RunID)
+	}
+	err := a.io.Out.Printf("[%s] %s · run %s\n\n%s\n\n", intent, outcomeWord(out), out.RunID, answer)
 	return err
 }
 

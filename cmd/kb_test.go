@@ -14,6 +14,7 @@ import (
 
 func TestKBIndexPlainCounts(t *testing.T) {
 	env := diagnoseEnv(t)
+	env["XDG_CACHE_HOME"] = t.TempDir() // the demo's own index, new
 	code, out, errOut := cli(t, env, "kb", "index", "--demo")
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)

@@ -433,7 +433,7 @@ func lookupKey(m map[string]any, key string) (any, bool) {
 // loader decodes by (internal/config's TestKeysAreTheDecodersKeys ties the two).
 func acceptedConfigKeys(t *testing.T) []string {
 	t.Helper()
-	keys := config.Keys()
+	keys := config.Keys(registry.Parts()...)
 	if len(keys) == 0 {
 		t.Fatal("config.Keys() declares no keys")
 	}

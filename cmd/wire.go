@@ -80,14 +80,23 @@ func (a *app) openEvidenceWorkspaceOf(ctx context.Context, g globalOptions) (*wo
 // buildEvidenceWorkspace is buildWorkspace without a model client (see
 // openEvidenceWorkspaceOf).
 func (a *app) buildEvidenceWorkspace(ctx context.Context, cfg *config.Config, isDemo bool) (*workspace, error) {
-	return wsp.Open(ctx, cfg, wsp.Env{Getenv: a.getenv, Warn: a.warn, Demo: isDemo, NoModel: true})
+	return wsp.Open(ctx, cfg, wsp.Env{Getenv: a.getenv, Warn: a.warn, Demo: isDemo, IndexDB: a.demoIndex(isDemo), NoModel: true})
+}
+
+// demoIndex is the runbook index file of --demo (demo.IndexDB), "" (the
+// run store's) without it.
+func (a *app) demoIndex(isDemo bool) string {
+	if !isDemo {
+		return ""
+	}
+	return demo.IndexDB(a.getenv)
 }
 
 // buildWorkspace opens the workspace of a resolved configuration
 // (workspace.Open), isDemo for --demo: every command's wiring, eval's packs
 // too.
 func (a *app) buildWorkspace(ctx context.Context, cfg *config.Config, isDemo bool) (*workspace, error) {
-	return wsp.Open(ctx, cfg, wsp.Env{Getenv: a.getenv, Warn: a.warn, Demo: isDemo})
+	return wsp.Open(ctx, cfg, wsp.Env{Getenv: a.getenv, Warn: a.warn, Demo: isDemo, IndexDB: a.demoIndex(isDemo)})
 }
 
 // warn tells the person, on stderr, of a problem that does not stop the

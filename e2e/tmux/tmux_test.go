@@ -340,20 +340,33 @@ func TestChatKeepsConversationInTmux(t *testing.T) {
 	p.run("send-keys", "-t", p.name, "-l", "hello")
 	p.run("send-keys", "-t", p.name, "Enter")
 	p.waitFor(`\[SYSTEM_CHAT\] SUCCESS · run r_`, 20*time.Second)
+	p.run("send-keys", "-t", p.name, "Tab")
+	p.run("send-keys", "-t", p.name, "Enter")
+	p.waitFor(`References(.|\n)*runbooks/zh/payment-timeout\.md`, 30*time.Second)
 	p.run("send-keys", "-t", p.name, "C-c")
 	p.waitFor(`ctrl\+d quits \(or ctrl\+c again\)`, 10*time.Second)
 	p.run("send-keys", "-t", p.name, "C-c")
 	end := p.waitFor(`EXIT=\d+`, 20*time.Second)
 	t.Logf("after quitting:\n%s", end)
 	m := regexp.MustCompile(`session (s_\w+) · resume with: superbiz chat --session (s_\w+)`).FindStringSubmatch(end)
-	if !strings.Contains(end, "EXIT=0") || !strings.Contains(end, "› hello") || !strings.Contains(end, "[SYSTEM_CHAT] SUCCESS · run r_") || m == nil || m[1] != m[2] {
+	if !strings.Contains(end, "EXIT=0") || m == nil || m[1] != m[2] {
 		t.Fatalf("the conversation, the session and its resume command are not left on the screen:\n%s", end)
+	}
+	// the answer left in the scrollback is drawn for the terminal, as on
+	// the screen, not Markdown the terminal wraps (issue 40 #12)
+	if strings.Contains(end, "## ") || !regexp.MustCompile(`(?m)^  References\s*\n  ──────────`).MatchString(end) {
+		t.Fatalf("the diagnosis left in the scrollback is raw Markdown, or its headings are not drawn:\n%s", end)
+	}
+	all := p.run("capture-pane", "-p", "-J", "-S", "-200", "-t", p.name)
+	if !strings.Contains(all, "› hello") || !strings.Contains(all, "[SYSTEM_CHAT] SUCCESS · run r_") || !strings.Contains(all, "[DIAGNOSIS] SUCCESS · run r_") {
+		t.Fatalf("the turns are not in the scrollback:\n%s", all)
 	}
 
 	q := session(t, tmux, env+" chat --continue; echo EXIT=$?; sleep 60")
 	resumed := q.waitFor(`enter send`, 20*time.Second)
 	t.Logf("resumed:\n%s", resumed)
-	if !strings.Contains(resumed, "› hello") || !strings.Contains(resumed, "[SYSTEM_CHAT] SUCCESS · run r_") {
+	// the past turns end with the diagnosis, the screen with its references
+	if !strings.Contains(resumed, "(runbooks/zh/payment-timeout.md)") {
 		t.Fatalf("chat --continue does not show the past turn:\n%s", resumed)
 	}
 	q.run("send-keys", "-t", q.name, "C-d")

@@ -19,7 +19,6 @@ import (
 	"github.com/superbiz/superbiz/pkg/tools/kubernetes"
 	"github.com/superbiz/superbiz/pkg/tools/logs"
 	"github.com/superbiz/superbiz/pkg/tools/metrics"
-	"github.com/superbiz/superbiz/pkg/tools/redis"
 	"github.com/superbiz/superbiz/pkg/tools/sqlquery"
 )
 
@@ -50,7 +49,6 @@ type Config struct {
 	Databases  []Database         `toml:"databases" json:"databases"`
 	Metrics    []MetricsSource    `toml:"metrics" json:"metrics"`
 	Kubernetes []KubernetesSource `toml:"kubernetes" json:"kubernetes"`
-	Redis      []RedisSource      `toml:"redis" json:"redis"`
 	Skills     Skills             `toml:"skills" json:"skills"`
 	Alerts     Alerts             `toml:"alerts" json:"alerts"`
 	Timeline   Timeline           `toml:"timeline" json:"timeline"`
@@ -68,6 +66,11 @@ type Config struct {
 	// parts are the integrations' shares of the configuration (LoadOptions.Parts),
 	// which Validate and Summary run after config's own.
 	parts []Part
+
+	// tables hold the tables the parts declare (Part.Schema), by key, each
+	// a value of its declared type; copied on write (SetTable), so a copy
+	// of a Config never changes another's.
+	tables map[string]any
 }
 
 // The model providers of model.provider.
@@ -181,9 +184,6 @@ type MetricsSource = metrics.Source
 
 // KubernetesSource is one [[kubernetes]] entry, declared in pkg/tools/kubernetes.
 type KubernetesSource = kubernetes.Source
-
-// RedisSource is one [[redis]] entry, declared in pkg/tools/redis.
-type RedisSource = redis.Source
 
 // Secret is a credential read from the environment that prints redacted,
 // declared in pkg/redact.

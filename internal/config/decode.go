@@ -41,7 +41,9 @@ func decode(data []byte, file string, cfg *Config) (probs []string, fatal bool) 
 		cfg.fileKeys[k.String()] = true
 	}
 	d := &decoder{md: &md, file: file}
-	d.table("", root, reflect.ValueOf(cfg).Elem())
+	shares := cfg.declaredTables()
+	d.table("", root, reflect.ValueOf(cfg).Elem(), shares...)
+	cfg.storeTables(shares)
 	return d.probs, false
 }
 
@@ -72,8 +74,9 @@ func (d *decoder) typeErr(key string, v any, want string) {
 }
 
 // table decodes the TOML table p into the struct v, key by key in
-// declaration order, then reports the keys nobody declared.
-func (d *decoder) table(path string, p toml.Primitive, v reflect.Value) {
+// declaration order, and its keys named by shares (the tables the parts
+// declare, at the root), then reports the keys nobody declared.
+func (d *decoder) table(path string, p toml.Primitive, v reflect.Value, shares ...table) {
 	if _, ok := d.raw(p).(map[string]any); !ok {
 		d.addf("%s in %s: must be a table ([%s]), found %s", path, d.file, path, kind(d.raw(p)))
 		return
@@ -89,13 +92,21 @@ func (d *decoder) table(path string, p toml.Primitive, v reflect.Value) {
 			delete(keys, s.key)
 		}
 	}
+	known := keysOf(v.Type())
+	for _, t := range shares {
+		if kp, ok := keys[t.key]; ok {
+			d.value(t.key, kp, t.v)
+			delete(keys, t.key)
+		}
+		known = append(known, t.key)
+	}
 	switch x := v.Addr().Interface().(type) {
 	case *LogSource:
 		d.loadZone(path, x)
 	case *Database:
 		d.checkDSN(path, x)
 	}
-	d.unknown(path, keys, specs)
+	d.unknown(path, keys, known)
 }
 
 // value decodes p into the field v named key: a table, an array of tables or
@@ -262,17 +273,13 @@ func (d *decoder) checkDSN(path string, db *Database) {
 	}
 }
 
-// unknown reports every key of the table at path that no field declares.
-func (d *decoder) unknown(path string, keys map[string]toml.Primitive, specs []spec) {
+// unknown reports every key of the table at path that is not known.
+func (d *decoder) unknown(path string, keys map[string]toml.Primitive, known []string) {
 	names := make([]string, 0, len(keys))
 	for k := range keys {
 		names = append(names, k)
 	}
 	sort.Strings(names)
-	known := make([]string, len(specs))
-	for i, s := range specs {
-		known[i] = s.key
-	}
 	for _, k := range names {
 		msg := fmt.Sprintf("unknown key %s in %s", strconv.Quote(clip(join(path, k))), d.file)
 		if sug := suggest(k, known); sug != "" {

@@ -18,6 +18,15 @@ import (
 type Part struct {
 	// Table is the key of the table the part belongs to ("logs", "model").
 	Table string
+	// Schema, when set, declares the table itself, so that Config needs no
+	// field for it: a value of the table's Go type, a struct for [x] or a
+	// slice of structs for [[x]] (e.g. []redis.Source(nil)), whose struct
+	// tags are its keys, defaults and bounds as for config's own tables.
+	// Load decodes it (unknown keys refused by name), Validate checks its
+	// ranges, enums and names, and Summary, the JSON view, Keys and
+	// KeySpecs show it after config's own tables, in the parts' order. The
+	// folder reads it with TableOf; a Go program sets it with SetTable.
+	Schema any
 	// Env are the variables that set a key of the table, at the
 	// environment's place in the precedence (flag > environment > file >
 	// default): OLLAMA_HOST for model.host. A server URL key's value is

@@ -83,11 +83,12 @@ func keysOf(t reflect.Type) []string {
 }
 
 // Keys lists every key a configuration file may hold, in the reference's
-// notation ("db", "model.host", "logs[].name"), in declaration order; it is
-// how tests and docs learn the keys without retyping them.
-func Keys() []string {
+// notation ("db", "model.host", "logs[].name"), in declaration order, the
+// keys of the tables parts declare last; it is how tests and docs learn
+// the keys without retyping them.
+func Keys(parts ...Part) []string {
 	var out []string
-	for _, s := range KeySpecs() {
+	for _, s := range KeySpecs(parts...) {
 		out = append(out, s.Key)
 	}
 	return out
@@ -148,9 +149,6 @@ func NewMetricsSource() MetricsSource { return defaultsOf[MetricsSource]() }
 // NewKubernetesSource returns a [[kubernetes]] entry holding the declared defaults.
 func NewKubernetesSource() KubernetesSource { return defaultsOf[KubernetesSource]() }
 
-// NewRedisSource returns a [[redis]] entry holding the declared defaults.
-func NewRedisSource() RedisSource { return defaultsOf[RedisSource]() }
-
 // Defaults returns the built-in configuration read from the declarations,
 // without the environment-dependent run store path. Validate and Summary
 // run the integrations' parts given here beside config's own
@@ -158,6 +156,7 @@ func NewRedisSource() RedisSource { return defaultsOf[RedisSource]() }
 func Defaults(parts ...Part) Config {
 	c := defaultsOf[Config]()
 	c.parts = parts
+	c.tables = newTables(parts)
 	return c
 }
 
@@ -313,7 +312,14 @@ func appendMembers(b []byte, v reflect.Value, first bool) ([]byte, bool, error) 
 // a generated reference reads any declared key without retyping the schema.
 // An undeclared key is a programming error and panics.
 func (c *Config) Values(key string) []any {
-	return valuesAt(reflect.ValueOf(c).Elem(), strings.Split(key, "."))
+	parts := strings.Split(key, ".")
+	name, array := strings.CutSuffix(parts[0], "[]")
+	for _, t := range c.declaredTables() {
+		if t.key == name {
+			return fanOut(t.v, array, parts[1:])
+		}
+	}
+	return valuesAt(reflect.ValueOf(c).Elem(), parts)
 }
 
 // valuesAt follows the key's parts from v, fanning out over the entries of
@@ -323,22 +329,33 @@ func valuesAt(v reflect.Value, parts []string) []any {
 		return []any{v.Interface()}
 	}
 	name, array := strings.CutSuffix(parts[0], "[]")
-	f := fieldByKey(v, name)
+	return fanOut(fieldByKey(v, name), array, parts[1:])
+}
+
+// fanOut is valuesAt of the rest of a key from f, over each entry of f
+// when it is an array of tables.
+func fanOut(f reflect.Value, array bool, rest []string) []any {
 	if !array {
-		return valuesAt(f, parts[1:])
+		return valuesAt(f, rest)
 	}
 	var out []any
 	for i := range f.Len() {
-		out = append(out, valuesAt(f.Index(i), parts[1:])...)
+		out = append(out, valuesAt(f.Index(i), rest)...)
 	}
 	return out
 }
 
 // Default is the value the loader gives key when the file leaves it out
-// (a fresh entry's, for a key of an array of tables).
-func Default(key string) any {
-	c := Defaults()
+// (a fresh entry's, for a key of an array of tables); a key of a table a
+// share declares needs that share among parts.
+func Default(key string, parts ...Part) any {
+	c := Defaults(parts...)
 	oneEntryEach(reflect.ValueOf(&c).Elem())
+	ts := c.declaredTables()
+	for _, t := range ts {
+		oneEntry(t.v, t.typ)
+	}
+	c.storeTables(ts)
 	return c.Values(key)[0]
 }
 
@@ -346,15 +363,20 @@ func Default(key string) any {
 // holding its declared defaults.
 func oneEntryEach(v reflect.Value) {
 	for _, s := range specsOf(v.Type()) {
-		f := v.FieldByIndex(s.index)
-		switch {
-		case isTable(s.typ):
-			oneEntryEach(f)
-		case s.typ.Kind() == reflect.Slice && isTable(s.typ.Elem()):
-			f.Set(reflect.Append(reflect.MakeSlice(s.typ, 0, 1), reflect.New(s.typ.Elem()).Elem()))
-			fillDefaults(f.Index(0))
-			oneEntryEach(f.Index(0))
-		}
+		oneEntry(v.FieldByIndex(s.index), s.typ)
+	}
+}
+
+// oneEntry gives the value f of type t, when it is an array of tables, one
+// entry holding its declared defaults, and so on in every table below.
+func oneEntry(f reflect.Value, t reflect.Type) {
+	switch {
+	case isTable(t):
+		oneEntryEach(f)
+	case t.Kind() == reflect.Slice && isTable(t.Elem()):
+		f.Set(reflect.Append(reflect.MakeSlice(t, 0, 1), reflect.New(t.Elem()).Elem()))
+		fillDefaults(f.Index(0))
+		oneEntryEach(f.Index(0))
 	}
 }
 
@@ -376,22 +398,31 @@ type KeySpec struct {
 	Provider string
 }
 
-// KeySpecs are every declared key's tags, in Keys' order.
-func KeySpecs() []KeySpec {
-	return appendSpecs(nil, "", reflect.TypeFor[Config]())
+// KeySpecs are every declared key's tags, in Keys' order: config's own,
+// then those of the tables the parts declare (Part.Schema).
+func KeySpecs(parts ...Part) []KeySpec {
+	out := appendSpecs(nil, "", reflect.TypeFor[Config]())
+	for _, t := range schemaTables(parts) {
+		out = appendSpec(out, "", spec{key: t.key, typ: t.typ})
+	}
+	return out
 }
 
 func appendSpecs(out []KeySpec, prefix string, t reflect.Type) []KeySpec {
 	for _, s := range specsOf(t) {
-		switch {
-		case isTable(s.typ):
-			out = appendSpecs(out, prefix+s.key+".", s.typ)
-		case s.typ.Kind() == reflect.Slice && isTable(s.typ.Elem()):
-			out = appendSpecs(out, prefix+s.key+"[].", s.typ.Elem())
-		default:
-			out = append(out, KeySpec{Key: prefix + s.key, Type: s.typ, Default: s.def, HasDefault: s.hasDef,
-				Min: s.min, Max: s.max, Enum: s.enum, Provider: s.provider})
-		}
+		out = appendSpec(out, prefix, s)
 	}
 	return out
+}
+
+// appendSpec appends the key s declares at prefix, or the keys of its table.
+func appendSpec(out []KeySpec, prefix string, s spec) []KeySpec {
+	switch {
+	case isTable(s.typ):
+		return appendSpecs(out, prefix+s.key+".", s.typ)
+	case s.typ.Kind() == reflect.Slice && isTable(s.typ.Elem()):
+		return appendSpecs(out, prefix+s.key+"[].", s.typ.Elem())
+	}
+	return append(out, KeySpec{Key: prefix + s.key, Type: s.typ, Default: s.def, HasDefault: s.hasDef,
+		Min: s.min, Max: s.max, Enum: s.enum, Provider: s.provider})
 }

@@ -21,7 +21,7 @@ func (c *Config) Summary() []string {
 		file = "defaults (no config file)"
 	}
 	lines := []string{"config: " + file}
-	for _, s := range specsOf(reflect.TypeFor[Config]()) {
+	for _, s := range c.allTables() {
 		for _, p := range c.partsOf(s.key) {
 			if p.Summary != nil {
 				lines = append(lines, p.Summary(c)...)
@@ -83,7 +83,21 @@ func listOrNone(ps []string) string {
 // secrets redacted, identically under encoding/json and json/v2. The members
 // and their order are the struct declarations' (appendJSON).
 func (c Config) MarshalJSON() ([]byte, error) {
-	return appendJSON(nil, reflect.ValueOf(c))
+	b, first, err := appendMembers([]byte{'{'}, reflect.ValueOf(c), true)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range c.declaredTables() {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(strconv.AppendQuote(b, t.key), ':')
+		if b, err = appendJSON(b, t.v); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, '}'), nil
 }
 
 // jsonMarshal encodes a leaf value of the JSON view.

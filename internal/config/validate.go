@@ -54,9 +54,8 @@ func isAlnum(c byte) bool {
 // calls it; a program calls it on a configuration it built itself.
 func (c *Config) Validate() error {
 	v := &Checker{c: c}
-	root := reflect.ValueOf(c).Elem()
-	for _, s := range specsOf(root.Type()) {
-		fv := root.FieldByIndex(s.index)
+	for _, s := range c.allTables() {
+		fv := s.v
 		switch {
 		case isTable(s.typ):
 			v.checkFields(s.key, fv, nil)

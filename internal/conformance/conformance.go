@@ -161,7 +161,7 @@ func Run(t *testing.T, s integration.Source, stand func(t *testing.T) Fixture) {
 		if c, ok := s.(integration.Configured); ok {
 			table = c.Config().Table
 		}
-		for _, k := range config.KeySpecs() {
+		for _, k := range config.KeySpecs(registry.Parts()...) {
 			if strings.HasPrefix(k.Key, table+".") || strings.HasPrefix(k.Key, table+"[].") {
 				if k.Type.String() == "time.Duration" && (k.Min == "" || k.Max == "") {
 					t.Errorf("%s is a duration without min and max", k.Key)

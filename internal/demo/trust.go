@@ -40,6 +40,10 @@ func DefaultDir(getenv func(string) string) string {
 	return filepath.Join(base, "superbiz", "demo")
 }
 
+// IndexDB is the file the demo's runbook index lives in, beside the demo
+// workspace (DefaultDir), so --demo never writes into the person's run store.
+func IndexDB(getenv func(string) string) string { return DefaultDir(getenv) + "-index.db" }
+
 // errUntrusted marks a workspace that must be rebuilt before use.
 var errUntrusted = errors.New("demo workspace does not match this superbiz")
 

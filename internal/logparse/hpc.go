@@ -43,7 +43,7 @@ func parseRAS(line []byte, tc *TimeCtx, r *Record) LineKind {
 		r.Fields = append(r.Fields, KV{Key: []byte("alert"), Val: tag})
 	}
 	i := skipSpace(line, ne)
-	if _, n, ok := syslogTime(line[i:], tc); ok { // Thunderbird
+	if n, ok := rasSyslogTime(line[i:], tc); ok { // Thunderbird
 		i = skipSpace(line, i+n)
 		he := token(line, i)
 		if j, ok := syslogTag(line, skipSpace(line, he), r); ok {
@@ -74,6 +74,26 @@ func parseRAS(line []byte, tc *TimeCtx, r *Record) LineKind {
 	}
 	r.Msg = trimEnd(line[i:])
 	return LineTimed
+}
+
+// rasSyslogTime is the length of the syslog stamp a Thunderbird line
+// carries after its node: "Nov  9 12:01:01", or Loghub's "Nov 9 12:01:01"
+// with the day's padding squeezed out (its samples write every day so).
+func rasSyslogTime(b []byte, tc *TimeCtx) (int, bool) {
+	if _, n, ok := syslogTime(b, tc); ok {
+		return n, true
+	}
+	if len(b) < 14 || b[3] != ' ' || !isDigit(b[4]) || b[5] != ' ' {
+		return 0, false
+	}
+	var pad [15]byte
+	copy(pad[:], b[:4])
+	pad[4] = ' '
+	copy(pad[5:], b[4:14])
+	if _, _, ok := syslogTime(pad[:], tc); ok {
+		return 14, true
+	}
+	return 0, false
 }
 
 // parseHPC reads the LANL HPC layout "134681 node-246 unix.hw

@@ -77,7 +77,7 @@ func conformsConfig(t *testing.T, s integration.Source) {
 	}
 	table := c.Config().Table
 	header := ""
-	for _, k := range config.Keys() {
+	for _, k := range config.Keys(Parts()...) {
 		switch {
 		case strings.HasPrefix(k, table+"[]."):
 			header = "[[" + table + "]]\nname = \"x\"\n"
@@ -87,6 +87,19 @@ func conformsConfig(t *testing.T, s integration.Source) {
 	}
 	if header == "" {
 		t.Fatalf("the share's table %q declares no key", table)
+	}
+	// Declared once: by a field of config.Config or by a share's Schema.
+	own := slices.ContainsFunc(config.Keys(), func(k string) bool {
+		return strings.HasPrefix(k, table+".") || strings.HasPrefix(k, table+"[].")
+	})
+	schemas := 0
+	for _, p := range Parts() {
+		if p.Table == table && p.Schema != nil {
+			schemas++
+		}
+	}
+	if (own && schemas > 0) || schemas > 1 {
+		t.Errorf("[%s] is declared %d times by a share's Schema and %v by config.Config: declare it once", table, schemas, own)
 	}
 	_, _, _, err := load(t, header+"no_such_key_xyz = 1\n", nil)
 	if err == nil || !strings.Contains(err.Error(), "no_such_key_xyz") {
@@ -111,7 +124,7 @@ func conformsExample(t *testing.T, s integration.Source) {
 		t.Fatalf("the example of [%s] does not load: %v", part.Table, err)
 	}
 	def := Defaults()
-	if slices.ContainsFunc(config.Keys(), func(k string) bool {
+	if slices.ContainsFunc(config.Keys(Parts()...), func(k string) bool {
 		return strings.HasPrefix(k, part.Table+".") || strings.HasPrefix(k, part.Table+"[].")
 	}) && slices.Equal(tableValues(cfg, part.Table), tableValues(&def, part.Table)) {
 		t.Errorf("the example of [%s] leaves the table at its defaults", part.Table)
@@ -121,7 +134,7 @@ func conformsExample(t *testing.T, s integration.Source) {
 // tableValues are the values of every key of table in cfg.
 func tableValues(cfg *config.Config, table string) []string {
 	var out []string
-	for _, k := range config.Keys() {
+	for _, k := range config.Keys(Parts()...) {
 		if strings.HasPrefix(k, table+".") || strings.HasPrefix(k, table+"[].") {
 			out = append(out, fmt.Sprint(cfg.Values(k)))
 		}

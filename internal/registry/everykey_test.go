@@ -59,14 +59,14 @@ func TestEveryKeyIsDecoded(t *testing.T) {
 			t.Errorf("Load %s: %v", file, err)
 			continue
 		}
-		for _, key := range config.Keys() {
-			def := config.Default(key)
+		for _, key := range config.Keys(Parts()...) {
+			def := config.Default(key, Parts()...)
 			for _, v := range cfg.Values(key) {
 				decoded[key] = decoded[key] || !reflect.DeepEqual(v, def)
 			}
 		}
 	}
-	for _, key := range config.Keys() {
+	for _, key := range config.Keys(Parts()...) {
 		if !decoded[key] {
 			t.Errorf("%s: no every_key file loads a value other than its default (the decoder skipped it, or no file sets it: add it to its folder's testdata/every_key.toml)", key)
 		}

@@ -73,7 +73,7 @@ func Keys() (string, error) {
 	var b strings.Builder
 	b.WriteString("| key | type | default | accepted |\n| --- | --- | --- | --- |\n")
 	declared := map[string]bool{}
-	for _, s := range config.KeySpecs() {
+	for _, s := range config.KeySpecs(registry.Parts()...) {
 		declared[s.Key] = true
 		d, ok := docs[s.Key]
 		if !ok {

@@ -82,6 +82,10 @@ type chatTurn struct {
 	runID      string
 	rendered   string // markdown rendered at renderedW
 	renderedW  int
+	// steps are the tool calls (and the end) of a cancelled or failed turn,
+	// kept from its live panel: what it had gathered stays on the screen,
+	// as diagnose keeps it (a fallback's answer lists what was checked).
+	steps []step
 }
 
 // Chat is the bubbletea model of `superbiz chat`: the conversation in a
@@ -335,6 +339,29 @@ func (m *Chat) file(f TurnFinishedMsg) {
 	if t.stopReason == "" {
 		t.stopReason = m.run.stopReason
 	}
+	if t.outcome == string(runrecord.OutcomeCancelled) || t.outcome == string(runrecord.OutcomeFailed) {
+		t.steps = keptSteps(m.run.steps)
+	}
+}
+
+// keptSteps are the tool calls and the end of a turn's steps, or none when
+// it made no tool call.
+func keptSteps(steps []step) []step {
+	var kept []step
+	calls := 0
+	for _, sp := range steps {
+		switch sp.kind {
+		case stepTool:
+			calls++
+			kept = append(kept, sp)
+		case stepFinish, stepStop:
+			kept = append(kept, sp)
+		}
+	}
+	if calls == 0 {
+		return nil
+	}
+	return kept
 }
 
 func (m Chat) plain() bool { return m.width < NarrowWidth }
@@ -397,6 +424,16 @@ func (m *Chat) conversation() string {
 		}
 		if t.rendered != "" {
 			b = append(b, t.rendered)
+		}
+		if len(t.steps) > 0 {
+			head := "gathered before the turn ended"
+			if id := termsafe.Line(t.runID); id != "" {
+				head += " (superbiz runs show " + id + ")"
+			}
+			b = append(b, m.st.dim.Render(textclip.Width(head+":", m.width)))
+			for _, sp := range t.steps {
+				b = append(b, stepLine(m.st, sp, m.width))
+			}
 		}
 		b = append(b, "")
 	}

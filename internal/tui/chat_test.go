@@ -9,6 +9,9 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/teatest/v2"
+
+	"github.com/superbiz/superbiz/pkg/harness"
+	"github.com/superbiz/superbiz/pkg/runrecord"
 )
 
 // recorder keeps what the chat asked of the application.
@@ -131,7 +134,8 @@ func TestChatGolden(t *testing.T) {
 }
 
 // TestChatCancel: Esc while a turn runs calls OnCancel once and keeps the
-// chat; the turn ends CANCELLED and the input takes text again.
+// chat; the turn ends CANCELLED, what it had gathered stays on the screen
+// (issue 40 #12: it was lost), and the input takes text again.
 func TestChatCancel(t *testing.T) {
 	for _, k := range []tea.KeyPressMsg{{Code: tea.KeyEscape}, ctrl('c')} {
 		t.Run(k.String(), func(t *testing.T) {
@@ -139,7 +143,7 @@ func TestChatCancel(t *testing.T) {
 			tm := teatest.NewTestModel(t, testChat(r, 100, 30), teatest.WithInitialTermSize(100, 30))
 			tm.Type("payments slow")
 			tm.Send(enter())
-			for _, m := range script(phaseStart) {
+			for _, m := range script(phaseStart, phaseMidTool) {
 				tm.Send(m)
 			}
 			tm.Send(k)
@@ -154,6 +158,7 @@ func TestChatCancel(t *testing.T) {
 			case <-time.After(10 * time.Second):
 				t.Fatal("OnCancel was not called")
 			}
+			tm.Send(EventMsg{Event: harness.RunFinished{Meta: meta(), Lifecycle: runrecord.Cancelled, StopReason: runrecord.StopCancelled, Outcome: "CANCELLED"}})
 			tm.Send(TurnFinishedMsg{Intent: "DIAGNOSIS", Markdown: "The run was cancelled.", Outcome: "CANCELLED", StopReason: "CANCELLED", RunID: "r_chat0002"})
 			tm.Type("next question")
 			if err := tm.Quit(); err != nil {
@@ -172,6 +177,12 @@ func TestChatCancel(t *testing.T) {
 			// Said once, with the run, and no exit code: chat did not exit.
 			if v := screen(fm.View()); !strings.Contains(v, "[DIAGNOSIS] CANCELLED · run r_chat0002") || strings.Contains(v, "exit 130") || strings.Contains(v, "CANCELLED · CANCELLED") {
 				t.Fatalf("the cancelled turn is not shown as \"CANCELLED · run r_chat0002\":\n%s", v)
+			}
+			v := screen(fm.View())
+			for _, want := range []string{"gathered before the turn ended (superbiz runs show r_chat0002):", "↳ query_logs  order-service ERROR since 1h → EVIDENCE_FOUND · 412 matched", "1 of 1 tool call had gathered evidence"} {
+				if !strings.Contains(v, want) {
+					t.Errorf("the cancelled turn does not keep %q:\n%s", want, v)
+				}
 			}
 		})
 	}

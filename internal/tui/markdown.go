@@ -205,12 +205,15 @@ func (r *mdRenderer) container(n ast.Node, width int, tight bool, depth int) []s
 func (r *mdRenderer) block(n ast.Node, width, depth int) []string {
 	switch n := n.(type) {
 	case *ast.Heading:
-		if r.st.plain {
-			return plainHeading(wrapLines(r.inlines(n, inlineFlags{heading: true}), width), n.Level)
+		// A heading reads as one, not as its "##" markers: its text (bold
+		// in the accent colour where there is colour), underlined at levels
+		// 1 and 2 as plain text marks one.
+		lines := wrapLines(r.inlines(n, inlineFlags{heading: true}), width)
+		ruled := plainHeading(lines, n.Level)
+		if len(ruled) > len(lines) {
+			ruled[len(ruled)-1] = r.st.paint(r.st.rule, ruled[len(ruled)-1])
 		}
-		prefix := strings.Repeat("#", n.Level) + " "
-		s := r.st.paint(r.st.heading, prefix) + r.inlines(n, inlineFlags{heading: true})
-		return wrapLines(s, width)
+		return ruled
 	case *ast.Paragraph, *ast.TextBlock:
 		return wrapLines(r.inlines(n, inlineFlags{}), width)
 	case *ast.ThematicBreak:

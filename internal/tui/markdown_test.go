@@ -16,9 +16,9 @@ import (
 // answer uses, at width 80 (two columns of margin included).
 func TestRenderMarkdownConstructs(t *testing.T) {
 	cases := []struct{ name, md, want string }{
-		{"heading", "# Title\n\ntext", "  # Title\n\n  text"},
-		{"subheadings", "## Two\n### Three\ntext", "  ## Two\n\n  ### Three\n\n  text"},
-		{"setext heading", "Title\n=====\n\ntext", "  # Title\n\n  text"},
+		{"heading", "# Title\n\ntext", "  Title\n  ═════\n\n  text"},
+		{"subheadings", "## Two\n### Three\ntext", "  Two\n  ───\n\n  Three\n\n  text"},
+		{"setext heading", "Title\n=====\n\ntext", "  Title\n  ═════\n\n  text"},
 		{"paragraphs", "one\ntwo\n\nthree", "  one two\n\n  three"},
 		{"strong label", "**Summary:** pool exhaustion", "  Summary: pool exhaustion"},
 		{"emphasis", "*a* _b_ ***c*** __d__", "  a b c d"},
@@ -54,7 +54,7 @@ func TestRenderMarkdownConstructs(t *testing.T) {
 		{"html comment block", "<!-- nothing -->\n\ntext", "  text"},
 		{"empty", "", ""},
 		{"blank", " \n\n \t\n", ""},
-		{"chinese", "## 结论\n\n**摘要：** 连接池耗尽", "  ## 结论\n\n  摘要： 连接池耗尽"},
+		{"chinese", "## 结论\n\n**摘要：** 连接池耗尽", "  结论\n  ────\n\n  摘要： 连接池耗尽"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

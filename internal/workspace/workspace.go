@@ -32,6 +32,10 @@ type Env struct {
 	Warn func(string)
 	// Demo says the tools read the built-in demo workspace (--demo).
 	Demo bool
+	// IndexDB is the SQLite file the runbook index lives in, "" for the run
+	// store: --demo keeps its runbooks in an index of its own, never in the
+	// person's.
+	IndexDB string
 	// NoModel says the command never asks the model (tools, timeline): no
 	// client is built, so a model configuration it would not use cannot
 	// stop it. Model is then nil.
@@ -69,7 +73,14 @@ func Open(ctx context.Context, cfg *config.Config, env Env) (*Workspace, error) 
 	}
 	w.Store = store
 	w.closers = append(w.closers, store.Close)
-	parts, err := registry.Build(ctx, cfg, integration.Env{Store: store, Getenv: env.Getenv, Warn: env.Warn})
+	indexStore := store
+	if env.IndexDB != "" {
+		if indexStore, err = registry.OpenStore(ctx, env.IndexDB); err != nil {
+			return nil, errors.Join(fmt.Errorf("open the runbook index %s: %w", env.IndexDB, err), w.Close())
+		}
+		w.closers = append(w.closers, indexStore.Close)
+	}
+	parts, err := registry.Build(ctx, cfg, integration.Env{Store: indexStore, Getenv: env.Getenv, Warn: env.Warn})
 	if err != nil {
 		return nil, errors.Join(err, w.Close())
 	}

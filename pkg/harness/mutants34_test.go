@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -458,5 +459,46 @@ func TestSinksFanOut(t *testing.T) {
 	Sinks{&a, nil, &b}.Emit(StopRequired{Reason: runrecord.StopSaturated})
 	if len(a.Events()) != 1 || len(b.Events()) != 1 {
 		t.Fatalf("events %v and %v, want one each", a.Events(), b.Events())
+	}
+}
+
+// failing answers ERROR with a detail holding a secret.
+type failing struct{}
+
+func (failing) Definition() model.Tool {
+	return model.Tool{Name: "failing", Description: "failing", Parameters: json.RawMessage(`{"type":"object"}`)}
+}
+func (failing) Canonical(in json.RawMessage) (tools.Canonical, error) {
+	return tools.Canonical{Input: in, Summary: "failing"}, nil
+}
+func (failing) Execute(context.Context, tools.Call) tools.Outcome {
+	return tools.Failed(tools.CodeUnavailable, errStoreFull)
+}
+
+var errStoreFull = errors.New("write index: password=hunter2 database or disk is full")
+
+// A failed call's detail is recorded masked; when it is the run store out
+// of space, the run ends INTERNAL with that audit error.
+func TestFailedCallDetail(t *testing.T) {
+	for _, full := range []bool{false, true} {
+		reg, err := NewToolset([]tools.Adapter{failing{}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rc, err := NewRunContext(context.Background(), RunOptions{SessionID: "s", RunID: "r", Budget: DefaultBudget(),
+			StoreFull: func(e error) bool { return full && errors.Is(e, errStoreFull) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rc.Release()
+		b := NewBoundary(rc, reg, 8192)
+		b.Handle(model.ToolCall{ID: "c1", Name: "failing", Arguments: json.RawMessage(`{"input":{}}`)})
+		inv := b.Invocations()[0]
+		if !strings.Contains(inv.Detail, "disk is full") || strings.Contains(inv.Detail, "hunter2") || inv.ErrorCode != tools.CodeUnavailable {
+			t.Fatalf("detail %q code %q", inv.Detail, inv.ErrorCode)
+		}
+		if lc, r := rc.State(); (lc == runrecord.Failed && r == runrecord.StopInternal && rc.AuditError() != nil) != full {
+			t.Fatalf("store full %v: state %s %s, audit error %v", full, lc, r, rc.AuditError())
+		}
 	}
 }

@@ -143,6 +143,7 @@ func TestKeyedEdges(t *testing.T) {
 		{"key over maxKeyBytes", false, `{"x` + long + `":"hunter2"}`, `{"x` + long + `":"hunter2"}`},
 		{"prefix before quote", false, `x"password":"hunter2"`, `x"password":"` + Marker + `"`},
 		{"escaped member", false, `{\"token\":\"hunter2\",\"user\":\"bob\"}`, `{\"token\":\"` + Marker + `\",\"user\":\"bob\"}`},
+		{"escaped key of maxKeyBytes", false, `{\"` + long + `\":\"hunter2\"}`, `{\"` + long + `\":\"` + Marker + `\"}`},
 		{"escaped scalar", false, `{\"token\":12345,\"user\":\"bob\"}`, `{\"token\":\"` + Marker + `\",\"user\":\"bob\"}`},
 		{"value spaces to end", false, `"password":   `, `"password":   `},
 		{"value cut after spaces", false, `"password": "hunt`, `"password": "` + Marker},
@@ -264,6 +265,17 @@ func TestRuleEdges(t *testing.T) {
 // leaves a two-word secret name whole (api__key, api_key_, _api_key).
 func TestKeySeparatorRuns(t *testing.T) {
 	for _, key := range []string{"api__key", "api_key_", "_api_key", "private--key", "session..token"} {
+		if !IsSecretKey(key) {
+			t.Errorf("IsSecretKey(%q) = false, want true", key)
+		}
+	}
+}
+
+// An upper-case run followed by a capitalised word splits before the
+// word's first letter (SESSIONToken is session + token), so the name is
+// judged by its words.
+func TestUpperRunSplit(t *testing.T) {
+	for _, key := range []string{"SESSIONToken", "SIGNINGKey", "CLIENTSecret", "HTTPPassword"} {
 		if !IsSecretKey(key) {
 			t.Errorf("IsSecretKey(%q) = false, want true", key)
 		}

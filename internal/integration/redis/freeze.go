@@ -28,7 +28,7 @@ func (Source) Freezes() []string { return []string{redistool.ToolName} }
 func (s Source) Freeze(_ context.Context, p *frozen.Pack) error {
 	names := p.SourcesRead(redistool.ToolName, s.Reads)
 	for _, name := range names {
-		if !slices.ContainsFunc(p.Config.Redis, func(r config.RedisSource) bool { return r.Name == name }) {
+		if !slices.ContainsFunc(Entries(p.Config), func(r redistool.Source) bool { return r.Name == name }) {
 			return p.Gone("redis source", name)
 		}
 	}
@@ -53,7 +53,7 @@ func (Source) Replay(r frozen.Replay) (frozen.Served, error) {
 
 // addRecorded adds the recorded source name to cfg, on no server.
 func addRecorded(cfg *config.Config, name string) {
-	r := config.NewRedisSource()
+	r := NewEntry()
 	r.Name, r.URL = name, recordedURL
-	cfg.Redis = append(cfg.Redis, r)
+	config.SetTable(cfg, table, append(slices.Clone(Entries(cfg)), r))
 }

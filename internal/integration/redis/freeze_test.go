@@ -31,9 +31,9 @@ func call(source, view string, status tools.EvidenceStatus, result string) runre
 func configured(names ...string) *config.Config {
 	cfg := config.Defaults(Source{}.Config())
 	for _, n := range names {
-		r := config.NewRedisSource()
+		r := NewEntry()
 		r.Name, r.URL, r.PasswordEnv, r.Secret = n, "redis://diag@10.1.2.3:6379/0", "REDIS_PW", config.NewSecret("Hunter2Secret")
-		cfg.Redis = append(cfg.Redis, r)
+		config.SetTable(&cfg, table, append(Entries(&cfg), r))
 	}
 	return &cfg
 }
@@ -79,10 +79,10 @@ func TestFreezeAndReplay(t *testing.T) {
 	if err := srv.Configure(&cfg); err != nil {
 		t.Fatal(err)
 	}
-	if len(cfg.Redis) != 1 || cfg.Redis[0].Name != "cache" || cfg.Redis[0].URL != recordedURL {
-		t.Fatalf("configured %+v", cfg.Redis)
+	if len(Entries(&cfg)) != 1 || Entries(&cfg)[0].Name != "cache" || Entries(&cfg)[0].URL != recordedURL {
+		t.Fatalf("configured %+v", Entries(&cfg))
 	}
-	live, err := redistool.New(cfg.Redis)
+	live, err := redistool.New(Entries(&cfg))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,15 +27,16 @@ func (Source) Name() string { return "redis" }
 // nothing without one. An entry whose password variable is unset is a
 // configuration error.
 func (Source) Build(_ context.Context, cfg *config.Config, _ integration.Env, parts *integration.Parts) error {
-	if len(cfg.Redis) == 0 {
+	entries := Entries(cfg)
+	if len(entries) == 0 {
 		return nil
 	}
-	for i := range cfg.Redis {
+	for i := range entries {
 		if problem := secretProblem(cfg, i); problem != "" {
 			return integration.Configf("%s", problem)
 		}
 	}
-	return parts.Add(redistool.New(cfg.Redis))
+	return parts.Add(redistool.New(entries))
 }
 
 // Reads names the redis source a call asked for and its result reports.
@@ -46,7 +47,7 @@ func (Source) Reads(input, observation json.RawMessage) []string {
 // secretProblem says which variable entry i names but the environment
 // lacks, "" when its password (if any) is there.
 func secretProblem(cfg *config.Config, i int) string {
-	r := cfg.Redis[i]
+	r := Entries(cfg)[i]
 	if r.PasswordEnv == "" || !r.Secret.IsZero() {
 		return ""
 	}
@@ -63,13 +64,14 @@ func secretProblem(cfg *config.Config, i int) string {
 // read-only ACL user (SPEC's line) keeps it so.
 func (Source) Doctor(ctx context.Context, cfg *config.Config, _ integration.Env) []doctor.Result {
 	var out []doctor.Result
-	for i, r := range cfg.Redis {
+	entries := Entries(cfg)
+	for i, r := range entries {
 		name := "redis " + r.Name
 		if problem := secretProblem(cfg, i); problem != "" {
 			out = append(out, doctor.Failed(name, problem, "export the variable (its value is never printed), or change the [[redis]] entry"))
 			continue
 		}
-		tool, err := redistool.New(cfg.Redis[i : i+1])
+		tool, err := redistool.New(entries[i : i+1])
 		if err != nil {
 			out = append(out, doctor.Failed(name, err.Error(), "fix the [[redis]] entry in "+cfg.File))
 			continue
@@ -81,7 +83,7 @@ func (Source) Doctor(ctx context.Context, cfg *config.Config, _ integration.Env)
 }
 
 // check is one source's doctor line.
-func check(ctx context.Context, tool *redistool.Tool, r config.RedisSource) doctor.Result {
+func check(ctx context.Context, tool *redistool.Tool, r redistool.Source) doctor.Result {
 	name := "redis " + r.Name
 	cctx, cancel := context.WithTimeout(ctx, doctor.Timeout)
 	defer cancel()
@@ -105,7 +107,7 @@ func check(ctx context.Context, tool *redistool.Tool, r config.RedisSource) doct
 func aclLine() string { return "ACL SETUSER superbiz on >PASSWORD " + redistool.ACLRules }
 
 // hint names the fix for a failed Redis check.
-func hint(r config.RedisSource, err error) string {
+func hint(r redistool.Source, err error) string {
 	msg := err.Error()
 	switch {
 	case strings.Contains(msg, "WRONGPASS") || strings.Contains(msg, "NOAUTH") || strings.Contains(msg, "invalid password"):

@@ -38,11 +38,11 @@ func TestPasswordFromEnvironment(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
-	if cfg.Redis[0].Secret.Reveal() != "Hunter2Secret" {
+	if Entries(cfg)[0].Secret.Reveal() != "Hunter2Secret" {
 		t.Errorf("the password was not read from the variable")
 	}
 	b, _ := json.Marshal(cfg)
-	shown := cfg.String() + string(b) + fmt.Sprintf("%+v %#v", cfg.Redis, cfg.Redis)
+	shown := cfg.String() + string(b) + fmt.Sprintf("%+v %#v", Entries(cfg), Entries(cfg))
 	if strings.Contains(shown, "Hunter2Secret") {
 		t.Errorf("the password is shown:\n%s", shown)
 	}

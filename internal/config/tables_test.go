@@ -1,0 +1,122 @@
+package config
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// widget is an [[widgets]] entry a share declares (Part.Schema) with no
+// field on Config, as an integration's folder does.
+type widget struct {
+	Name    string        `toml:"name" json:"name"`
+	URL     string        `toml:"url" json:"url"`
+	Timeout time.Duration `toml:"timeout" json:"timeout" default:"10s" min:"1s" max:"1m"`
+	Mode    string        `toml:"mode" json:"mode" default:"fast" enum:"fast,slow"`
+}
+
+// gadget is a [gadget] table a share declares.
+type gadget struct {
+	Level int `toml:"level" json:"level" default:"3" min:"1" max:"9"`
+}
+
+func widgetParts() []Part {
+	return []Part{
+		{Table: "widgets", Schema: []widget(nil), Summary: func(c *Config) []string {
+			var out []string
+			for _, w := range TableOf[[]widget](c, "widgets") {
+				out = append(out, "widget "+w.Name+": "+c.Pairs("", w, "name"))
+			}
+			return out
+		}},
+		{Table: "gadget", Schema: gadget{}},
+	}
+}
+
+// A table declared by its share is loaded, defaulted, checked, shown,
+// encoded and listed like a field of Config: a new integration adds its
+// table with no line in this package.
+func TestTableDeclaredByItsShare(t *testing.T) {
+	const file = "/etc/superbiz.toml"
+	load := func(body string) (*Config, error) {
+		return load([]byte(body), file, "/", func(string) string { return "" }, Overrides{}, nil, widgetParts()...)
+	}
+	cfg, err := load("[[widgets]]\nname = \"w1\"\nurl = \"http://x\"\n\n[[widgets]]\nname = \"w2\"\nmode = \"slow\"\ntimeout = \"20s\"\n\n[gadget]\nlevel = 5\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := TableOf[[]widget](cfg, "widgets")
+	if len(ws) != 2 || ws[0] != (widget{Name: "w1", URL: "http://x", Timeout: 10 * time.Second, Mode: "fast"}) || ws[1].Timeout != 20*time.Second || ws[1].Mode != "slow" {
+		t.Errorf("widgets = %+v", ws)
+	}
+	if g := TableOf[gadget](cfg, "gadget"); g.Level != 5 {
+		t.Errorf("gadget = %+v", g)
+	}
+	if s := cfg.String(); !strings.Contains(s, "widget w2: url , timeout 20s, mode slow") {
+		t.Errorf("summary:\n%s", s)
+	}
+	b, err := json.Marshal(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"widgets":[{"name":"w1","url":"http://x","timeout":"10s","mode":"fast"},`) || !strings.HasSuffix(string(b), `"gadget":{"level":5}}`) {
+		t.Errorf("JSON view: %s", b)
+	}
+	if got := cfg.Values("widgets[].mode"); !slices.Equal(got, []any{"fast", "slow"}) {
+		t.Errorf("Values(widgets[].mode) = %v", got)
+	}
+	keys := Keys(widgetParts()...)
+	if !slices.Contains(keys, "widgets[].timeout") || !slices.Contains(keys, "gadget.level") || slices.Contains(Keys(), "gadget.level") {
+		t.Errorf("Keys: %v", keys)
+	}
+	if Default("widgets[].timeout", widgetParts()...) != 10*time.Second || Default("gadget.level", widgetParts()...) != 3 {
+		t.Error("Default of a declared table's key")
+	}
+	// Without a file the tables hold their defaults: no entry, a defaulted table.
+	def := Defaults(widgetParts()...)
+	if len(TableOf[[]widget](&def, "widgets")) != 0 || TableOf[gadget](&def, "gadget").Level != 3 {
+		t.Errorf("defaults: %+v %+v", TableOf[[]widget](&def, "widgets"), TableOf[gadget](&def, "gadget"))
+	}
+
+	for _, tt := range []struct{ body, want string }{
+		{"[[widgets]]\nname = \"w\"\ntimout = \"1s\"\n", `unknown key "widgets[0].timout" in /etc/superbiz.toml (did you mean "widgets[0].timeout"?)`},
+		{"[[widgets]]\nname = \"w\"\ntimeout = \"2h\"\n", `widgets[0].timeout = "2h" in /etc/superbiz.toml: must be between 1s and 1m`},
+		{"[[widgets]]\nname = \"w\"\nmode = \"odd\"\n", `widgets[0].mode = "odd" in /etc/superbiz.toml: must be one of fast, slow`},
+		{"[[widgets]]\nname = \"w\"\n[[widgets]]\nname = \"w\"\n", "duplicate: widgets[0] already uses this name"},
+		{"[[widgets]]\nurl = \"x\"\n", `widgets[0].name = "" in /etc/superbiz.toml: missing`},
+		{"[gadget]\nlevel = 0\n", "gadget.level = 0 in /etc/superbiz.toml: must be between 1 and 9"},
+		{"gadgets = 1\n", `unknown key "gadgets" in /etc/superbiz.toml (did you mean "gadget"?)`},
+		{"widgets = 1\n", "widgets in /etc/superbiz.toml: must be an array of tables ([[widgets]])"},
+	} {
+		_, err := load(tt.body)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%q: error %v, want %q", tt.body, err, tt.want)
+		}
+	}
+}
+
+// SetTable changes one copy of a configuration, never another, and
+// refuses a table no share declares or a value of another type.
+func TestSetTable(t *testing.T) {
+	a := Defaults(widgetParts()...)
+	b := a
+	SetTable(&b, "widgets", []widget{{Name: "only-b"}})
+	if len(TableOf[[]widget](&a, "widgets")) != 0 || TableOf[[]widget](&b, "widgets")[0].Name != "only-b" {
+		t.Errorf("a %+v, b %+v", TableOf[[]widget](&a, "widgets"), TableOf[[]widget](&b, "widgets"))
+	}
+	for name, set := range map[string]func(){
+		"undeclared":   func() { SetTable(&a, "nope", []widget{}) },
+		"another type": func() { SetTable(&a, "gadget", widget{}) },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: SetTable did not panic", name)
+				}
+			}()
+			set()
+		}()
+	}
+}

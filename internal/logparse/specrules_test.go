@@ -1,0 +1,113 @@
+package logparse
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// specText is docs/SPEC.md, the product contract these rules are read from.
+func specText(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "SPEC.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// specPart is the SPEC text from the first line starting with from up to
+// the next occurrence of to.
+func specPart(t *testing.T, spec, from, to string) string {
+	t.Helper()
+	i := strings.Index(spec, from)
+	if i < 0 {
+		t.Fatalf("SPEC no longer says %q", from)
+	}
+	j := strings.Index(spec[i:], to)
+	if j < 0 {
+		t.Fatalf("SPEC no longer says %q after %q", to, from)
+	}
+	return spec[i : i+j]
+}
+
+// TestSpecServiceRule ties SPEC's service rule (issue 36 §2) to the
+// reader: every member SPEC names as a service by convention is read as
+// the entry's service, and every name SPEC says is a field (a logger, a
+// class, a component, a module, a thread) is never the service.
+func TestSpecServiceRule(t *testing.T) {
+	spec := specText(t)
+	named := specPart(t, spec, "*The service.*", "A logger, a class")
+	keys := regexp.MustCompile("`([^`]+)`").FindAllStringSubmatch(named, -1)
+	if len(keys) < 8 {
+		t.Fatalf("SPEC's service paragraph names %d members: %q", len(keys), named)
+	}
+	for _, m := range keys {
+		k := m[1]
+		role, _ := keyRole([]byte(k))
+		if role != roleService && !strings.Contains(k, "/") {
+			t.Errorf("SPEC names %q a service by convention; the reader takes it as role %d", k, role)
+		}
+		if strings.Contains(k, "/") { // app_kubernetes_io/name: a kubernetes label
+			if r, _ := keyRole([]byte("kubernetes.labels." + strings.TrimPrefix(k, "kubernetes.labels."))); r != roleService {
+				t.Errorf("SPEC names the label %q a service; the reader does not", k)
+			}
+		}
+	}
+	fields := specPart(t, spec, "A logger, a class", "never its")
+	for _, f := range regexp.MustCompile("`([a-z_]+)`").FindAllStringSubmatch(fields, -1) {
+		if role, _ := keyRole([]byte(f[1])); role == roleService {
+			t.Errorf("SPEC says %q is a field, never the service; the reader takes it as the service", f[1])
+		}
+	}
+	// a JSON line whose logger names a class and whose app names the
+	// service: the service is the app, the logger a field
+	var r Record
+	tc := &TimeCtx{Loc: time.UTC}
+	parseJSON([]byte(`{"time":"2026-11-20T09:00:00Z","level":"error","logger":"o.h.engine.jdbc.spi.SqlExceptionHelper","app":"checkout","msg":"x"}`), tc, &r)
+	if string(r.Service) != "checkout" {
+		t.Errorf("service %q; want the app, checkout, not the logger", r.Service)
+	}
+}
+
+// TestSpecLevelWords ties SPEC's list of level spellings to the reader:
+// every word SPEC lists under a level maps to it.
+func TestSpecLevelWords(t *testing.T) {
+	spec := specText(t)
+	part := specPart(t, spec, "Levels of any spelling map to", "; lines\nwhose layout gives no level")
+	groups := regexp.MustCompile("`([A-Z]+)` \\(([^)]*)\\)").FindAllStringSubmatch(part, -1)
+	if len(groups) != 4 {
+		t.Fatalf("SPEC's level list has %d levels: %q", len(groups), part)
+	}
+	for _, g := range groups {
+		for _, w := range strings.Split(g[2], ",") {
+			w = strings.TrimSpace(w)
+			switch {
+			case strings.HasSuffix(w, "…"): // debug1…debug5, fine…
+				lo, hi, ok := strings.Cut(w, "…")
+				for _, x := range []string{lo, hi} {
+					if ok && x != "" && NormLevel(x) != g[1] {
+						t.Errorf("SPEC maps %q to %s; the reader gives %q", x, g[1], NormLevel(x))
+					}
+				}
+			case strings.Contains(w, "…"):
+				lo, hi, _ := strings.Cut(w, "…")
+				for _, x := range []string{lo, hi} {
+					if NormLevel(x) != g[1] {
+						t.Errorf("SPEC maps %q to %s; the reader gives %q", x, g[1], NormLevel(x))
+					}
+				}
+			default:
+				if NormLevel(w) != g[1] {
+					t.Errorf("SPEC maps %q to %s; the reader gives %q", w, g[1], NormLevel(w))
+				}
+				if NormLevel(strings.ToUpper(w)) != g[1] {
+					t.Errorf("SPEC maps %q (any case) to %s; the reader gives %q", strings.ToUpper(w), g[1], NormLevel(strings.ToUpper(w)))
+				}
+			}
+		}
+	}
+}
