@@ -118,8 +118,9 @@ func TestEmbedBounds(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := ollamatest.New(t, ollamatest.WithModels(ollamatest.Model{Name: embedModel + ":latest", Capabilities: []string{"embedding"}}))
 			s.EmbedWith(wide(tt.dims))
-			// a long timeout: a 17 MiB answer under a loaded CI machine
-			c, err := New(Options{Host: s.URL(), Model: embedModel, NumCtx: 2048, RequestTimeout: time.Minute})
+			// a long timeout: the test server encodes an 18 MB answer under
+			// -race, which took over a minute on a machine at load 50
+			c, err := New(Options{Host: s.URL(), Model: embedModel, NumCtx: 2048, RequestTimeout: 5 * time.Minute})
 			if err != nil {
 				t.Fatal(err)
 			}
