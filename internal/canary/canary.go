@@ -21,11 +21,18 @@ type Canary struct {
 	Text   string
 }
 
+// The affixes every canary's secret begins and ends with (Secrets finds
+// them in a line).
+const (
+	secretPrefix = "Cnry"
+	secretSuffix = "Qz7"
+)
+
 // Corpus is every canary, one per shape; seed makes the values of one
 // suite's corpus differ from another's (a run planting "logs" does not
 // match a run planting "runbooks").
 func Corpus(seed string) []Canary {
-	v := func(n int) string { return fmt.Sprintf("Cnry%s%02dQz7", seed, n) }
+	v := func(n int) string { return fmt.Sprintf("%s%s%02d%s", secretPrefix, seed, n, secretSuffix) }
 	return []Canary{
 		{"json member", v(1), `{"level":"INFO","password":"` + v(1) + `"}`},
 		{"json array", v(2), `{"level":"INFO","api_keys":["` + v(2) + `"]}`},
@@ -67,6 +74,24 @@ func Found(c []Canary, b []byte) []Canary {
 				out = append(out, x)
 				break
 			}
+		}
+	}
+	return out
+}
+
+// Secrets are the bare secrets the lines of a corpus hold, one per line
+// ("" for a line holding none): a source plants them where no shape
+// marks them but their place does (a secret-named column), so only the
+// source's own masking can hide them.
+func Secrets(lines []string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		start := strings.Index(l, secretPrefix)
+		if start < 0 {
+			continue
+		}
+		if end := strings.Index(l[start:], secretSuffix); end >= 0 {
+			out[i] = l[start : start+end+len(secretSuffix)]
 		}
 	}
 	return out

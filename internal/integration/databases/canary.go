@@ -14,7 +14,7 @@ import (
 // PlantCanaries plants lines in both kinds of database query_mysql reads:
 // a SQLite file (plantSQLite) and a database of its own on the MariaDB
 // server CI starts (.ci/mariadb.sh; TEXT, BLOB, JSON cells and a key/value
-// row), which Stop drops.
+// row, and each text cell quoted by the server in an error), which Stop drops.
 func (Source) PlantCanaries(dir string, lines []string) (integration.Planted, error) {
 	sqlite, err := plantSQLite(dir, lines)
 	if err != nil {
@@ -25,7 +25,8 @@ func (Source) PlantCanaries(dir string, lines []string) (integration.Planted, er
 		return sqlite, err
 	}
 	sqlite.Config += toml
-	sqlite.Calls = append(sqlite.Calls, cellCalls("canary_mariadb", len(lines), false)...)
+	sqlite.Calls = append(sqlite.Calls, cellCalls("canary_mariadb", len(lines), mariadbQuoting)...)
+	sqlite.Calls = append(sqlite.Calls, vaultCalls("canary_mariadb", len(lines))...)
 	sqlite.Stop = stop
 	return sqlite, nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/superbiz/superbiz/internal/canary"
 	"github.com/superbiz/superbiz/internal/integration"
 	"github.com/superbiz/superbiz/internal/localserver"
 )
@@ -54,8 +55,10 @@ func canaryDatabase() (string, error) {
 
 // plantMariaDB creates a canary database on the MariaDB server CI starts
 // and plants lines in a TEXT cell, a BLOB cell, a JSON document and the
-// value of a key/value row whose key names a secret; the TOML entry reads
-// it as the read-only account, stop drops it.
+// value of a key/value row whose key names a secret, and each line's bare
+// secret in a password column, also read through a view that renames it
+// (only the column's name and the view's body make those secrets); the
+// TOML entry reads it as the read-only account, stop drops it.
 func plantMariaDB(entry string, lines []string) (toml string, stop func() error, err error) {
 	adminDSN, readerDSN, err := serverDSNs(EnvMySQLAdmin, EnvMySQL, ".ci/mariadb.sh")
 	if err != nil {
@@ -105,6 +108,8 @@ func plantMariaDB(entry string, lines []string) (toml string, stop func() error,
 	for _, q := range []string{
 		"CREATE TABLE `" + name + "`.notes (id INT PRIMARY KEY, body TEXT, raw BLOB, doc JSON)",
 		"CREATE TABLE `" + name + "`.settings (name VARCHAR(64), value TEXT)",
+		"CREATE TABLE `" + name + "`.vault (id INT PRIMARY KEY, password TEXT)",
+		"CREATE VIEW `" + name + "`.vault_view AS SELECT id, password AS pw FROM `" + name + "`.vault",
 	} {
 		if err := exec(q); err != nil {
 			return "", nil, errors.Join(err, stop())
@@ -119,6 +124,11 @@ func plantMariaDB(entry string, lines []string) (toml string, stop func() error,
 			return "", nil, errors.Join(err, stop())
 		}
 		if err := exec("INSERT INTO `"+name+"`.settings VALUES (?, ?)", fmt.Sprintf("smtp_password_%d", i), l); err != nil {
+			return "", nil, errors.Join(err, stop())
+		}
+	}
+	for i, secret := range canary.Secrets(lines) {
+		if err := exec("INSERT INTO `"+name+"`.vault VALUES (?, ?)", i, secret); err != nil {
 			return "", nil, errors.Join(err, stop())
 		}
 	}
@@ -202,15 +212,41 @@ func sqlCall(database, statement string) json.RawMessage {
 }
 
 // cellCalls are the calls reading every planted cell of database, and, with
-// quoted, one call per line whose error the server writes quoting the cell
-// (`invalid input syntax for type integer: "…"`).
-func cellCalls(database string, n int, quoted bool) []json.RawMessage {
+// a quoting statement (a format taking the row's id), one call per line whose
+// error the server writes quoting the cell.
+func cellCalls(database string, n int, quoting string) []json.RawMessage {
 	out := []json.RawMessage{
 		sqlCall(database, "SELECT * FROM notes ORDER BY id"),
 		sqlCall(database, "SELECT name, value FROM settings"),
 	}
-	for i := 0; quoted && i < n; i++ {
-		out = append(out, sqlCall(database, fmt.Sprintf("SELECT body::int FROM notes WHERE id = %d", i)))
+	for i := 0; quoting != "" && i < n; i++ {
+		out = append(out, sqlCall(database, fmt.Sprintf(quoting, i)))
+	}
+	return out
+}
+
+// The statements that make each server quote a planted cell in an error:
+// PostgreSQL's cast (`invalid input syntax for type integer: "…"`), and
+// MariaDB's recursive CTE whose INT column the cell is stored into
+// (`Incorrect integer value: '…' for column …`; a plain cast is only a
+// warning there).
+const (
+	pgQuoting      = "SELECT body::int FROM notes WHERE id = %d"
+	mariadbQuoting = "WITH RECURSIVE c(n, d) AS (SELECT 1, 0 UNION ALL SELECT body, d + 1 FROM c JOIN notes ON notes.id = %d WHERE d < 1) SELECT n FROM c"
+	// vaultQuoting quotes a bare secret of the password column.
+	vaultQuoting = "WITH RECURSIVE c(n, d) AS (SELECT 1, 0 UNION ALL SELECT password, d + 1 FROM c JOIN vault ON vault.id = %d WHERE d < 1) SELECT n FROM c"
+)
+
+// vaultCalls read the bare secrets of plantMariaDB's password column: by
+// the column, through the view that renames it, and quoted by the server
+// in an error, one call per line.
+func vaultCalls(database string, n int) []json.RawMessage {
+	out := []json.RawMessage{
+		sqlCall(database, "SELECT id, password FROM vault ORDER BY id"),
+		sqlCall(database, "SELECT id, pw FROM vault_view ORDER BY id"),
+	}
+	for i := range n {
+		out = append(out, sqlCall(database, fmt.Sprintf(vaultQuoting, i)))
 	}
 	return out
 }
@@ -225,5 +261,5 @@ func (Postgres) PlantCanaries(_ string, lines []string) (p integration.Planted, 
 	if err != nil {
 		return p, err
 	}
-	return integration.Planted{Config: toml, Calls: cellCalls("canary", len(lines), true), Stop: stop}, nil
+	return integration.Planted{Config: toml, Calls: cellCalls("canary", len(lines), pgQuoting), Stop: stop}, nil
 }

@@ -206,6 +206,9 @@ func (h *handle) runMySQL(ctx context.Context, text string, maxRows int, checked
 	if qerr == nil {
 		res, qerr = readRows(qctx, conn, text, maxRows, checked, views)
 	}
+	// A server error is evidence and passes the same door: what it quotes
+	// from data is masked before any wrapping sees it.
+	qerr = myMaskError(qerr, text)
 	// After the rows are read (or failed) the kill is moot; if it already
 	// started, wait for it so the server is done with the statement.
 	wasKilled := false

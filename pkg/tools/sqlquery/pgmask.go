@@ -36,19 +36,20 @@ func pgMaskError(err error, stmt string) error {
 	// The whole text passes the egress door too (issue 34's one policy), on
 	// top of the quoted spans this source masks.
 	text := egress.Mask(strings.Replace(err.Error(), pe.Error(), masked.Error(), 1)).String()
-	return &maskedPGError{masked: masked, text: text}
+	return &maskedServerError{masked: masked, text: text}
 }
 
-// maskedPGError is a server error with its quoted data masked: its text is
-// the wrapping error's with the server's part masked, and errors.As finds
-// the masked *pgconn.PgError (SQLSTATE kept, so classify still reads it).
-type maskedPGError struct {
-	masked *pgconn.PgError
+// maskedServerError is a server error with its quoted data masked: its
+// text is the wrapping error's with the server's part masked, and
+// errors.As finds the masked server error (*pgconn.PgError with its
+// SQLSTATE, *mysql.MySQLError with its number), so classify still reads it.
+type maskedServerError struct {
+	masked error
 	text   string
 }
 
-func (e *maskedPGError) Error() string { return e.text }
-func (e *maskedPGError) Unwrap() error { return e.masked }
+func (e *maskedServerError) Error() string { return e.text }
+func (e *maskedServerError) Unwrap() error { return e.masked }
 
 // pgMaskQuoted replaces each span quoted by q (with the doubled quote as
 // its escape) whose content is not found in stmt, case-insensitively, by
