@@ -24,9 +24,17 @@ import (
 	"github.com/superbiz/superbiz/internal/usecase"
 )
 
-func (a *app) newChatCmd() *cobra.Command {
-	var session string
-	var cont bool
+// chatOptions are what `superbiz chat` was given, the global flags
+// included.
+type chatOptions struct {
+	globalOptions
+	Session  string
+	Continue bool
+}
+
+// newChatCmd is `superbiz chat`; runF replaces runChat (tests), nil runs it.
+func (a *app) newChatCmd(runF func(context.Context, *chatOptions) error) *cobra.Command {
+	opts := &chatOptions{}
 	c := &cobra.Command{
 		Use:   "chat",
 		Short: "Chat: every message is routed to small talk, a runbook answer or a diagnosis",
@@ -41,18 +49,21 @@ A message "/alert NAME" (or "/alert FINGERPRINT") is a diagnosis started from
 that firing alert of [alerts] url, as "diagnose --alert".`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.runChat(cmd, session, cont)
+			opts.globalOptions = a.flags.options(cmd)
+			return runWith(cmd.Context(), opts, runF, a.runChat)
 		},
 	}
-	c.Flags().StringVar(&session, "session", "", "continue this session")
-	c.Flags().BoolVar(&cont, "continue", false, "continue the most recent session")
+	c.Flags().StringVar(&opts.Session, "session", "", "continue this session")
+	c.Flags().BoolVar(&opts.Continue, "continue", false, "continue the most recent session")
 	c.MarkFlagsMutuallyExclusive("session", "continue")
 	return c
 }
 
-func (a *app) runChat(cmd *cobra.Command, session string, cont bool) error {
-	ctx := cmd.Context()
-	w, err := a.openWorkspace(cmd, config.Overrides{})
+// runChat holds one chat session: full screen on a terminal, else one
+// message per input line.
+func (a *app) runChat(ctx context.Context, opts *chatOptions) error {
+	g, session, cont := opts.globalOptions, opts.Session, opts.Continue
+	w, err := a.openWorkspaceOf(ctx, g)
 	if err != nil {
 		return err
 	}
@@ -68,12 +79,12 @@ func (a *app) runChat(cmd *cobra.Command, session string, cont bool) error {
 	}
 	d := w.Deps()
 	d.FindAlert = a.findAlert(cfg)
-	useTUI := a.io.InTTY && a.io.ErrTTY && !a.flags.noTUI
+	useTUI := a.io.InTTY && a.io.ErrTTY && !g.NoTUI
 	var intro string
-	if a.flags.demo {
+	if g.Demo {
 		if why := w.ModelUnusable(ctx); why != "" {
 			// The demo covers chat too: the scripted router and answers.
-			d.Model, d.ModelName = demo.NewChat(a.demoPace(useTUI)), demo.TranscriptNote
+			d.Model, d.ModelName = demo.NewChat(a.demoPace(useTUI, g.Output)), demo.TranscriptNote
 			if useTUI {
 				// Said on the screen itself, before anything is typed.
 				intro = demo.ChatIntro(why)
@@ -83,9 +94,9 @@ func (a *app) runChat(cmd *cobra.Command, session string, cont bool) error {
 		}
 	}
 	if useTUI {
-		return storeFailure(cfg.DBPath, a.chatTUI(ctx, d, cfg, session, cont, intro))
+		return storeFailure(cfg.DBPath, a.chatTUI(ctx, d, cfg, session, cont, intro, g))
 	}
-	return storeFailure(cfg.DBPath, a.chatLines(ctx, d, cfg, session, cont))
+	return storeFailure(cfg.DBPath, a.chatLines(ctx, d, cfg, session, cont, g.Output))
 }
 
 // demoOnly is text when a demo transcript plays, else "".
@@ -141,8 +152,9 @@ func (s *chatSession) Cancel() {
 	}
 }
 
-// chatLines is line mode: one message per input line, one answer per message.
-func (a *app) chatLines(ctx context.Context, d *usecase.Deps, cfg *config.Config, session string, cont bool) error {
+// chatLines is line mode: one message per input line, one answer per
+// message (JSON lines with -o json).
+func (a *app) chatLines(ctx context.Context, d *usecase.Deps, cfg *config.Config, session string, cont bool, output outputFormat) error {
 	d.Events = &tui.LinePrinter{W: a.io.ErrOut}
 	s := &chatSession{id: session, cont: cont}
 	worst := ExitOK
@@ -165,7 +177,7 @@ func (a *app) chatLines(ctx context.Context, d *usecase.Deps, cfg *config.Config
 			if r.quit {
 				break
 			}
-			if err := a.printLocal(line, r.markdown); err != nil {
+			if err := a.printLocal(line, r.markdown, output); err != nil {
 				return err
 			}
 			continue
@@ -187,7 +199,7 @@ func (a *app) chatLines(ctx context.Context, d *usecase.Deps, cfg *config.Config
 		if err != nil {
 			return err
 		}
-		if err := a.printChatTurn(out); err != nil {
+		if err := a.printChatTurn(out, output); err != nil {
 			return err
 		}
 		if outcomeExit(out) == ExitCancelled {
@@ -232,8 +244,8 @@ func chatExit(out usecase.Output) int {
 }
 
 // printChatTurn prints one answer: a JSON line, or Markdown with its intent.
-func (a *app) printChatTurn(out usecase.Output) error {
-	if a.flags.output == outputJSON {
+func (a *app) printChatTurn(out usecase.Output, output outputFormat) error {
+	if output == outputJSON {
 		b, err := json.Marshal(out)
 		if err != nil {
 			return fmt.Errorf("encode answer: %w", err)
@@ -246,7 +258,7 @@ func (a *app) printChatTurn(out usecase.Output) error {
 		intent = "UNROUTED"
 	}
 	answer := strings.TrimRight(termsafe.Strip(out.Answer), "\n")
-	if a.flags.output == outputText && a.io.OutTTY {
+	if output == outputText && a.io.OutTTY {
 		// A person reads the conversation left in the scrollback: render the
 		// Markdown for the terminal, as diagnose does, rather than leave
 		// "##" markers and lines the terminal wraps mid-word.
@@ -264,8 +276,8 @@ func (a *app) printChatTurn(out usecase.Output) error {
 
 // printLocal prints a chat command's answer: a JSON line {"command",
 // "answer"} with -o json, else the text and a blank line.
-func (a *app) printLocal(command, markdown string) error {
-	if a.flags.output == outputJSON {
+func (a *app) printLocal(command, markdown string, output outputFormat) error {
+	if output == outputJSON {
 		b, err := json.Marshal(struct {
 			Command string `json:"command"`
 			Answer  string `json:"answer"`
@@ -313,7 +325,7 @@ func (g *turnGate) closeAndWait() {
 // chatTUI is the full-screen chat on stderr.
 // intro, when set, is the demo's notice, shown at the top of the screen with
 // the demo question one Tab away.
-func (a *app) chatTUI(ctx context.Context, d *usecase.Deps, cfg *config.Config, session string, cont bool, intro string) error {
+func (a *app) chatTUI(ctx context.Context, d *usecase.Deps, cfg *config.Config, session string, cont bool, intro string, g globalOptions) error {
 	s := &chatSession{id: session, cont: cont}
 	var sink *tui.EventSink
 	var storeErr error
@@ -386,7 +398,7 @@ func (a *app) chatTUI(ctx context.Context, d *usecase.Deps, cfg *config.Config, 
 	if shown == "" && len(past) > 0 {
 		shown = resumed // resumed, but nothing said this time
 	}
-	printErr := a.printConversation(said, shown)
+	printErr := a.printConversation(said, shown, g)
 	errMu.Unlock()
 	if printErr != nil {
 		return printErr

@@ -139,36 +139,37 @@ type chatSaid struct {
 
 // printConversation leaves the conversation in the scrollback when the
 // full-screen chat closes (the screen itself is wiped): each message and its
-// answer, then the session and the command that resumes it.
-func (a *app) printConversation(said []chatSaid, sessionID string) error {
+// answer, then the session and the command that resumes it (with the
+// global flags g it needs).
+func (a *app) printConversation(said []chatSaid, sessionID string, g globalOptions) error {
 	for _, t := range said {
 		if err := a.io.Out.Printf("› %s\n", cell(t.query)); err != nil {
 			return fmt.Errorf("print the conversation: %w", err)
 		}
-		if err := a.printChatTurn(t.out); err != nil {
+		if err := a.printChatTurn(t.out, g.Output); err != nil {
 			return err
 		}
 	}
 	if sessionID == "" {
 		return nil
 	}
-	err := a.io.Out.Printf("session %s · resume with: %s\n", sessionID, a.resumeCommand(sessionID))
+	err := a.io.Out.Printf("session %s · resume with: %s\n", sessionID, resumeCommand(sessionID, g))
 	return err
 }
 
 // resumeCommand is the command line that resumes a chat session: with the
 // flags this one needed to find the session and answer it the same way
 // (--demo, --config and --db when given), each value quoted for a POSIX shell.
-func (a *app) resumeCommand(sessionID string) string {
+func resumeCommand(sessionID string, g globalOptions) string {
 	line := "superbiz chat --session " + shellWord(sessionID)
-	if a.flags.demo {
+	if g.Demo {
 		line += " --demo"
 	}
-	if a.flags.configPath != "" {
-		line += " --config " + shellWord(a.flags.configPath)
+	if g.ConfigPath != "" {
+		line += " --config " + shellWord(g.ConfigPath)
 	}
-	if a.flags.dbPath != "" {
-		line += " --db " + shellWord(a.flags.dbPath)
+	if db := g.Overrides.DBPath; db != nil && *db != "" {
+		line += " --db " + shellWord(*db)
 	}
 	return line
 }

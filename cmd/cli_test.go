@@ -111,8 +111,7 @@ func TestDemoPace(t *testing.T) {
 		{"-o json on a terminal", true, true, outputJSON, 0},
 	} {
 		a := &app{io: &IOStreams{OutTTY: tt.outTTY}}
-		a.flags.output = tt.output
-		if got := a.demoPace(tt.tui); got != tt.want {
+		if got := a.demoPace(tt.tui, tt.output); got != tt.want {
 			t.Errorf("%s: pace %v, want %v", tt.name, got, tt.want)
 		}
 	}

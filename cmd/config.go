@@ -3,23 +3,10 @@ package cmd
 import (
 	"context"
 
-	"github.com/spf13/cobra"
-
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/demo"
 	"github.com/superbiz/superbiz/internal/registry"
 )
-
-// loadConfig is loadConfigOf with the global flags cmd was given, for the
-// commands not yet in the one command pattern.
-func (a *app) loadConfig(cmd *cobra.Command) (*config.Config, error) {
-	return a.loadConfigWith(cmd, config.Overrides{})
-}
-
-// loadConfigWith is loadConfig with a command's own overrides.
-func (a *app) loadConfigWith(cmd *cobra.Command, ov config.Overrides) (*config.Config, error) {
-	return a.loadConfigOf(cmd.Context(), a.flags.options(cmd).overriding(ov))
-}
 
 // loadConfigOf is the one place the configuration is resolved: the file
 // found by the lookup order, then the environment, then the flags the user

@@ -23,19 +23,26 @@ import (
 	"github.com/superbiz/superbiz/pkg/runrecord"
 )
 
-// diagnoseFlags are the flags of `superbiz diagnose` only.
-type diagnoseFlags struct {
-	session       string
-	cont          bool
-	maxModelCalls int
-	maxToolCalls  int
-	maxTokens     int
-	timeout       time.Duration
-	alert         string
+// diagnoseOptions are what `superbiz diagnose` was given, the global
+// flags included; the budget flags given are in Overrides.
+type diagnoseOptions struct {
+	globalOptions
+	// Args are the positional arguments: none, QUERY or "-" (stdin).
+	Args     []string
+	Session  string
+	Continue bool
+	Alert    string
+	// FromAlert says --alert was given.
+	FromAlert bool
+	// The budget flags, in Overrides when given.
+	MaxModelCalls, MaxToolCalls, MaxTokens int
+	Timeout                                time.Duration
 }
 
-func (a *app) newDiagnoseCmd() *cobra.Command {
-	var f diagnoseFlags
+// newDiagnoseCmd is `superbiz diagnose`; runF replaces runDiagnose (tests),
+// nil runs it.
+func (a *app) newDiagnoseCmd(runF func(context.Context, *diagnoseOptions) error) *cobra.Command {
+	f := &diagnoseOptions{}
 	c := &cobra.Command{
 		Use:   "diagnose [QUERY|-]",
 		Short: "Diagnose a production problem from evidence (one DIAGNOSIS run)",
@@ -59,19 +66,34 @@ cancelled (143 on SIGTERM, 129 on SIGHUP).`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.runDiagnose(cmd, args, f)
+			ov := config.Overrides{}
+			changed := cmd.Flags().Changed
+			if changed("max-model-calls") {
+				ov.MaxModelCalls = &f.MaxModelCalls
+			}
+			if changed("max-tool-calls") {
+				ov.MaxToolCalls = &f.MaxToolCalls
+			}
+			if changed("max-tokens") {
+				ov.MaxTokens = &f.MaxTokens
+			}
+			if changed("timeout") {
+				ov.Timeout = &f.Timeout
+			}
+			f.globalOptions, f.Args, f.FromAlert = a.flags.options(cmd).overriding(ov), args, changed("alert")
+			return runWith(cmd.Context(), f, runF, a.runDiagnose)
 		},
 	}
 	fl := c.Flags()
-	fl.StringVar(&f.session, "session", "", "continue this session (its last released diagnosis becomes the previous turn)")
-	fl.BoolVar(&f.cont, "continue", false, "continue the most recent session")
+	fl.StringVar(&f.Session, "session", "", "continue this session (its last released diagnosis becomes the previous turn)")
+	fl.BoolVar(&f.Continue, "continue", false, "continue the most recent session")
 	c.MarkFlagsMutuallyExclusive("session", "continue")
 	def := config.Defaults().Budget
-	fl.IntVar(&f.maxModelCalls, "max-model-calls", 0, fmt.Sprintf("model call budget (default from config: %d)", def.MaxModelCalls))
-	fl.IntVar(&f.maxToolCalls, "max-tool-calls", 0, fmt.Sprintf("tool call budget (default from config: %d)", def.MaxToolCalls))
-	fl.IntVar(&f.maxTokens, "max-tokens", 0, fmt.Sprintf("token budget (default from config: %d)", def.MaxTokens))
-	fl.DurationVar(&f.timeout, "timeout", 0, "deadline of the run (default from config: "+config.FormatDuration(def.Deadline)+")")
-	fl.StringVar(&f.alert, "alert", "", "start from this firing alert of [alerts] url: an alert name (the newest of that name) or a fingerprint")
+	fl.IntVar(&f.MaxModelCalls, "max-model-calls", 0, fmt.Sprintf("model call budget (default from config: %d)", def.MaxModelCalls))
+	fl.IntVar(&f.MaxToolCalls, "max-tool-calls", 0, fmt.Sprintf("tool call budget (default from config: %d)", def.MaxToolCalls))
+	fl.IntVar(&f.MaxTokens, "max-tokens", 0, fmt.Sprintf("token budget (default from config: %d)", def.MaxTokens))
+	fl.DurationVar(&f.Timeout, "timeout", 0, "deadline of the run (default from config: "+config.FormatDuration(def.Deadline)+")")
+	fl.StringVar(&f.Alert, "alert", "", "start from this firing alert of [alerts] url: an alert name (the newest of that name) or a fingerprint")
 	return c
 }
 
@@ -83,13 +105,14 @@ const maxStdinQuery = 1 << 20
 var errStdinTooLarge = fmt.Errorf("the query on stdin has more than %d bytes (1 MiB), the most that is read", maxStdinQuery)
 
 // readQuery takes the query from the argument or from stdin; a query on
-// stdin over maxStdinQuery is errStdinTooLarge, never silently cut.
-func (a *app) readQuery(args []string) (string, error) {
+// stdin over maxStdinQuery is errStdinTooLarge, never silently cut; with
+// --demo (isDemo) no query is the demo's.
+func (a *app) readQuery(args []string, isDemo bool) (string, error) {
 	if len(args) == 1 && args[0] != "-" {
 		return args[0], nil
 	}
 	if len(args) == 0 && a.io.InTTY {
-		if a.flags.demo {
+		if isDemo {
 			return demo.Query, nil
 		}
 		return "", usageErrorf("diagnose needs a QUERY (an argument, or text on stdin)")
@@ -102,7 +125,7 @@ func (a *app) readQuery(args []string) (string, error) {
 		return "", errStdinTooLarge
 	}
 	q := strings.TrimSpace(string(b))
-	if q == "" && len(args) == 0 && a.flags.demo {
+	if q == "" && len(args) == 0 && isDemo {
 		return demo.Query, nil
 	}
 	return q, nil
@@ -134,13 +157,13 @@ func (a *app) noteFreshSession(ctx context.Context, w *workspace, cont bool) err
 	return nil
 }
 
-func (a *app) runDiagnose(cmd *cobra.Command, args []string, f diagnoseFlags) error {
-	ctx := cmd.Context()
-	fromAlert := cmd.Flags().Changed("alert")
+// runDiagnose runs one diagnosis and prints its answer.
+func (a *app) runDiagnose(ctx context.Context, f *diagnoseOptions) error {
+	fromAlert := f.FromAlert
 	var query string
 	var readErr error
 	if !fromAlert {
-		query, readErr = a.readQuery(args)
+		query, readErr = a.readQuery(f.Args, f.Demo)
 	}
 	if readErr != nil && !errors.Is(readErr, errStdinTooLarge) {
 		return readErr
@@ -148,21 +171,7 @@ func (a *app) runDiagnose(cmd *cobra.Command, args []string, f diagnoseFlags) er
 	if !fromAlert && readErr == nil && strings.TrimSpace(query) == "" {
 		return &ExitError{Code: ExitUsage, Err: errors.New("the query is empty: say what is wrong, e.g. \"payment timeouts on order-service since 14:00\"")}
 	}
-	ov := config.Overrides{}
-	changed := func(name string) bool { return cmd.Flags().Changed(name) }
-	if changed("max-model-calls") {
-		ov.MaxModelCalls = &f.maxModelCalls
-	}
-	if changed("max-tool-calls") {
-		ov.MaxToolCalls = &f.maxToolCalls
-	}
-	if changed("max-tokens") {
-		ov.MaxTokens = &f.maxTokens
-	}
-	if changed("timeout") {
-		ov.Timeout = &f.timeout
-	}
-	w, err := a.openWorkspace(cmd, ov)
+	w, err := a.openWorkspaceOf(ctx, f.globalOptions)
 	if err != nil {
 		return err
 	}
@@ -173,29 +182,30 @@ func (a *app) runDiagnose(cmd *cobra.Command, args []string, f diagnoseFlags) er
 	}
 	// The full-screen view only when stdout is a terminal too: with the
 	// report redirected (> report.md, | jq) stderr gets one end line.
-	useTUI := a.io.ErrTTY && a.io.OutTTY && !a.flags.noTUI && a.terminalWidth() >= tui.NarrowWidth
-	prep, err := w.PrepareDiagnosis(ctx, wsp.Diagnosis{Query: query, Alert: f.alert, FromAlert: fromAlert, Pace: a.demoPace(useTUI)})
+	useTUI := a.io.ErrTTY && a.io.OutTTY && !f.NoTUI && a.terminalWidth() >= tui.NarrowWidth
+	prep, err := w.PrepareDiagnosis(ctx, wsp.Diagnosis{Query: query, Alert: f.Alert, FromAlert: fromAlert, Pace: a.demoPace(useTUI, f.Output)})
 	if err != nil {
 		return err
 	}
 	d, query, note := prep.Deps, prep.Query, prep.Note
-	if f.session != "" {
-		if f.session, err = runview.ResolveSession(ctx, w.Store, f.session, true); err != nil {
+	session := f.Session
+	if session != "" {
+		if session, err = runview.ResolveSession(ctx, w.Store, session, true); err != nil {
 			return err
 		}
 	}
-	if err := a.noteFreshSession(ctx, w, f.cont); err != nil {
+	if err := a.noteFreshSession(ctx, w, f.Continue); err != nil {
 		return storeFailure(cfg.DBPath, err)
 	}
-	req := usecase.DiagnoseRequest{Query: query, SessionID: f.session, Continue: f.cont}
+	req := usecase.DiagnoseRequest{Query: query, SessionID: session, Continue: f.Continue}
 
 	var out usecase.Output
 	if useTUI {
 		out, err = a.diagnoseTUI(ctx, d, req, note)
 	} else {
-		printer := &tui.LinePrinter{W: a.io.ErrOut, Brief: a.io.ErrTTY && !a.io.OutTTY && !a.flags.noTUI}
+		printer := &tui.LinePrinter{W: a.io.ErrOut, Brief: a.io.ErrTTY && !a.io.OutTTY && !f.NoTUI}
 		d.Events = printer
-		if note != "" && a.flags.output == outputJSON {
+		if note != "" && f.Output == outputJSON {
 			_ = a.io.ErrOut.Printf("%s\n", note)
 		}
 		out, err = d.Diagnose(ctx, req)
@@ -203,7 +213,7 @@ func (a *app) runDiagnose(cmd *cobra.Command, args []string, f diagnoseFlags) er
 	if err != nil {
 		return storeFailure(cfg.DBPath, err)
 	}
-	if err := a.printOutput(out, note, useTUI); err != nil {
+	if err := a.printOutput(out, note, useTUI, f.Output); err != nil {
 		return err
 	}
 	err = runExit(out, cfg)
@@ -211,7 +221,7 @@ func (a *app) runDiagnose(cmd *cobra.Command, args []string, f diagnoseFlags) er
 	if errors.As(err, &xe) && xe.Code == ExitUnavailable && xe.Err != nil {
 		// A newcomer without a model server can still see a diagnosis.
 		hint := demoHint
-		if a.flags.demo {
+		if f.Demo {
 			hint = demoQueryHint
 		}
 		xe.Err = fmt.Errorf("%w\n%s", xe.Err, hint)
@@ -229,8 +239,8 @@ const demoQueryHint = "hint: with no model, --demo plays a scripted transcript o
 // demoPace is how long each scripted demo round waits: demo.Pace when a
 // person watches the full-screen view on a terminal stdout, so the live
 // budget panel can be seen; 0 when piped, with -o json or --no-tui.
-func (a *app) demoPace(useTUI bool) time.Duration {
-	if useTUI && a.io.OutTTY && a.flags.output != outputJSON {
+func (a *app) demoPace(useTUI bool, output outputFormat) time.Duration {
+	if useTUI && a.io.OutTTY && output != outputJSON {
 		return demo.Pace
 	}
 	return 0
@@ -239,8 +249,8 @@ func (a *app) demoPace(useTUI bool) time.Duration {
 // printOutput writes the answer to stdout: one JSON object, the Markdown
 // (-o markdown) or text for a person (-o text, docs/SPEC.md#output).
 // After the TUI drew the report on a terminal stdout, it is not repeated.
-func (a *app) printOutput(out usecase.Output, note string, tuiDrew bool) error {
-	if a.flags.output == outputJSON {
+func (a *app) printOutput(out usecase.Output, note string, tuiDrew bool, output outputFormat) error {
+	if output == outputJSON {
 		return writeJSON(a.io.Out, out)
 	}
 	if tuiDrew && a.io.OutTTY {
@@ -251,7 +261,7 @@ func (a *app) printOutput(out usecase.Output, note string, tuiDrew bool) error {
 		md = "_" + note + "_\n\n" + md
 	}
 	var b strings.Builder
-	if a.flags.output != outputText {
+	if output != outputText {
 		b.WriteString(md)
 	} else {
 		// Text is for a person: the Markdown rendered, in colour on a colour

@@ -13,7 +13,14 @@ import (
 	"github.com/superbiz/superbiz/pkg/egress"
 )
 
-func (a *app) newDoctorCmd() *cobra.Command {
+// doctorOptions are what `superbiz doctor` was given: the global flags.
+type doctorOptions struct {
+	globalOptions
+}
+
+// newDoctorCmd is `superbiz doctor`; runF replaces runDoctor (tests), nil
+// runs it.
+func (a *app) newDoctorCmd(runF func(context.Context, *doctorOptions) error) *cobra.Command {
 	return &cobra.Command{
 		Use:   "doctor",
 		Short: "Check the configuration, run store, model server, model and every source",
@@ -28,33 +35,38 @@ comes with a hint that names the fix. Exits 1 when any check fails (warnings
 do not fail), 2 when the configuration does not load.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			results, cfgErr := a.doctor(cmd.Context(), cmd)
-			if err := a.printChecks(results); err != nil {
-				return err
-			}
-			failed := 0
-			for _, r := range results {
-				if r.Status == doctor.Fail {
-					failed++
-				}
-			}
-			switch {
-			case cfgErr != nil:
-				// A configuration that does not load is a configuration error.
-				return &ExitError{Code: ExitUsage, Err: errors.New("doctor: the configuration does not load")}
-			case failed > 0:
-				return &ExitError{Code: ExitFailed, Err: fmt.Errorf("doctor: %d of %d checks failed", failed, len(results))}
-			}
-			return nil
+			return runWith(cmd.Context(), &doctorOptions{globalOptions: a.flags.options(cmd)}, runF, a.runDoctor)
 		},
 	}
+}
+
+// runDoctor runs every check and prints one line each.
+func (a *app) runDoctor(ctx context.Context, opts *doctorOptions) error {
+	results, cfgErr := a.doctor(ctx, opts.globalOptions)
+	if err := a.printChecks(results, opts.Output); err != nil {
+		return err
+	}
+	failed := 0
+	for _, r := range results {
+		if r.Status == doctor.Fail {
+			failed++
+		}
+	}
+	switch {
+	case cfgErr != nil:
+		// A configuration that does not load is a configuration error.
+		return &ExitError{Code: ExitUsage, Err: errors.New("doctor: the configuration does not load")}
+	case failed > 0:
+		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("doctor: %d of %d checks failed", failed, len(results))}
+	}
+	return nil
 }
 
 // doctor loads the configuration and runs every check over the registry,
 // each integration's own, with the clients a run would use. A configuration that does not load stops it there,
 // reported both as the failed config check and as the error.
-func (a *app) doctor(ctx context.Context, cmd *cobra.Command) ([]doctor.Result, error) {
-	cfg, err := a.loadConfig(cmd)
+func (a *app) doctor(ctx context.Context, g globalOptions) ([]doctor.Result, error) {
+	cfg, err := a.loadConfigOf(ctx, g)
 	if err != nil {
 		return []doctor.Result{doctor.ConfigNotLoaded(err)}, err
 	}
@@ -63,8 +75,8 @@ func (a *app) doctor(ctx context.Context, cmd *cobra.Command) ([]doctor.Result, 
 
 // printChecks writes the results as lines (a mark, the check, the detail, a
 // hint line under anything not fine) or, with -o json, as one array.
-func (a *app) printChecks(results []doctor.Result) error {
-	if a.flags.output == outputJSON {
+func (a *app) printChecks(results []doctor.Result, output outputFormat) error {
+	if output == outputJSON {
 		if results == nil {
 			results = []doctor.Result{}
 		}

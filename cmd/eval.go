@@ -23,20 +23,25 @@ import (
 	"github.com/superbiz/superbiz/pkg/harness"
 )
 
-// evalFlags are the flags of `superbiz eval`.
-type evalFlags struct {
-	suites   []string
-	filter   string
-	repeat   int
-	parallel int
-	junit    string
-	record   bool
-	minPass  float64
-	regrade  string
+// evalOptions are what `superbiz eval` was given, the global flags
+// included.
+type evalOptions struct {
+	globalOptions
+	Suites   []string
+	Filter   string
+	Repeat   int
+	Parallel int
+	JUnit    string
+	Record   bool
+	MinPass  float64
+	// MinPassGiven says --min-pass was given: only then does it gate.
+	MinPassGiven bool
+	Regrade      string
 }
 
-func (a *app) newEvalCmd() *cobra.Command {
-	var f evalFlags
+// newEvalCmd is `superbiz eval`; runF replaces runEval (tests), nil runs it.
+func (a *app) newEvalCmd(runF func(context.Context, *evalOptions) error) *cobra.Command {
+	f := &evalOptions{}
 	c := &cobra.Command{
 		Use:   "eval",
 		Short: "Measure how well a model diagnoses, on incident packs graded without a judge model",
@@ -58,39 +63,54 @@ error, 4 the model server failed, 130 cancelled.`,
   superbiz eval compare before.json after.json`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.runEval(cmd, f)
+			f.globalOptions, f.MinPassGiven = a.flags.options(cmd), cmd.Flags().Changed("min-pass")
+			return runWith(cmd.Context(), f, runF, a.runEval)
 		},
 	}
 	fl := c.Flags()
-	fl.StringArrayVar(&f.suites, "suite", nil, "a suite: builtin, or a directory of packs (repeatable; default builtin)")
-	fl.StringVar(&f.filter, "filter", "", "only the packs with this tag or id")
-	fl.IntVar(&f.repeat, "repeat", 1, "runs per pack (K of pass^k)")
-	fl.IntVar(&f.parallel, "parallel", 1, "packs run at once")
-	fl.StringVar(&f.junit, "junit", "", "also write the results as JUnit XML to FILE")
-	fl.BoolVar(&f.record, "record", false, "keep every run in the run store (--db) for runs show and --regrade")
-	fl.Float64Var(&f.minPass, "min-pass", 0, "exit 1 when pass@1 (a fraction, 0 to 1) is below this")
-	fl.StringVar(&f.regrade, "regrade", "", "grade the runs of RESULTS.json (recorded with --record) again, with no model")
-	c.AddCommand(a.newEvalCompareCmd(), a.newEvalPackCmd())
+	fl.StringArrayVar(&f.Suites, "suite", nil, "a suite: builtin, or a directory of packs (repeatable; default builtin)")
+	fl.StringVar(&f.Filter, "filter", "", "only the packs with this tag or id")
+	fl.IntVar(&f.Repeat, "repeat", 1, "runs per pack (K of pass^k)")
+	fl.IntVar(&f.Parallel, "parallel", 1, "packs run at once")
+	fl.StringVar(&f.JUnit, "junit", "", "also write the results as JUnit XML to FILE")
+	fl.BoolVar(&f.Record, "record", false, "keep every run in the run store (--db) for runs show and --regrade")
+	fl.Float64Var(&f.MinPass, "min-pass", 0, "exit 1 when pass@1 (a fraction, 0 to 1) is below this")
+	fl.StringVar(&f.Regrade, "regrade", "", "grade the runs of RESULTS.json (recorded with --record) again, with no model")
+	c.AddCommand(a.newEvalCompareCmd(nil), a.newEvalPackCmd(nil))
 	return c
 }
 
-func (a *app) newEvalCompareCmd() *cobra.Command {
+// evalCompareOptions are what `superbiz eval compare` was given: the
+// results files, and the global flags (-o).
+type evalCompareOptions struct {
+	globalOptions
+	Files []string
+}
+
+// newEvalCompareCmd is `superbiz eval compare`; runF replaces
+// runEvalCompare (tests), nil runs it.
+func (a *app) newEvalCompareCmd(runF func(context.Context, *evalCompareOptions) error) *cobra.Command {
 	return &cobra.Command{
 		Use:   "compare A.json B.json [C.json]...",
 		Short: "Compare eval results (-o json files) side by side: one column per file, headed by its model",
 		Args:  compareArgs,
-		RunE: func(_ *cobra.Command, args []string) error {
-			rs := make([]*eval.Results, len(args))
-			for i, name := range args {
-				r, err := eval.ReadResults(name)
-				if err != nil {
-					return &ExitError{Code: ExitUsage, Err: err}
-				}
-				rs[i] = r
-			}
-			return a.printCompare(eval.Compare(args, rs))
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runWith(cmd.Context(), &evalCompareOptions{globalOptions: a.flags.options(cmd), Files: args}, runF, a.runEvalCompare)
 		},
 	}
+}
+
+// runEvalCompare prints the results files side by side.
+func (a *app) runEvalCompare(_ context.Context, opts *evalCompareOptions) error {
+	rs := make([]*eval.Results, len(opts.Files))
+	for i, name := range opts.Files {
+		r, err := eval.ReadResults(name)
+		if err != nil {
+			return &ExitError{Code: ExitUsage, Err: err}
+		}
+		rs[i] = r
+	}
+	return a.printCompare(eval.Compare(opts.Files, rs), opts.Output)
 }
 
 // superbizVersion is this binary's version and commit in one string, as
@@ -113,22 +133,22 @@ func compareArgs(cmd *cobra.Command, args []string) error {
 	return nil
 }
 
-func (a *app) runEval(cmd *cobra.Command, f evalFlags) error {
-	ctx := cmd.Context()
+// runEval runs (or regrades) the selected packs and prints the results.
+func (a *app) runEval(ctx context.Context, f *evalOptions) error {
 	switch {
-	case f.repeat < 1 || f.repeat > 100:
-		return usageErrorf("--repeat %d: give 1 to 100", f.repeat)
-	case f.parallel < 1 || f.parallel > 64:
-		return usageErrorf("--parallel %d: give 1 to 64", f.parallel)
-	case !(f.minPass >= 0 && f.minPass <= 1): // NaN is neither
-		return usageErrorf("--min-pass %g: give a fraction from 0 to 1", f.minPass)
+	case f.Repeat < 1 || f.Repeat > 100:
+		return usageErrorf("--repeat %d: give 1 to 100", f.Repeat)
+	case f.Parallel < 1 || f.Parallel > 64:
+		return usageErrorf("--parallel %d: give 1 to 64", f.Parallel)
+	case !(f.MinPass >= 0 && f.MinPass <= 1): // NaN is neither
+		return usageErrorf("--min-pass %g: give a fraction from 0 to 1", f.MinPass)
 	}
-	if f.junit != "" {
-		if st, err := os.Stat(f.junit); err == nil && !st.Mode().IsRegular() {
-			return usageErrorf("--junit %s is %s, not a regular file: name the XML file to write", f.junit, filekind.Describe(st.Mode()))
+	if f.JUnit != "" {
+		if st, err := os.Stat(f.JUnit); err == nil && !st.Mode().IsRegular() {
+			return usageErrorf("--junit %s is %s, not a regular file: name the XML file to write", f.JUnit, filekind.Describe(st.Mode()))
 		}
 	}
-	cfg, err := a.loadConfig(cmd)
+	cfg, err := a.loadConfigOf(ctx, f.globalOptions)
 	if err != nil {
 		return err
 	}
@@ -137,22 +157,22 @@ func (a *app) runEval(cmd *cobra.Command, f evalFlags) error {
 		return fmt.Errorf("create the eval directory: %w", err)
 	}
 	defer os.RemoveAll(tmp)
-	packs, err := loadSuites(f.suites, tmp)
+	packs, err := loadSuites(f.Suites, tmp)
 	if err != nil {
 		return &ExitError{Code: ExitUsage, Err: err}
 	}
 	var sel []*eval.Pack
 	for _, p := range packs {
-		if p.Match(f.filter) || (p.Err != nil && f.filter == "") {
+		if p.Match(f.Filter) || (p.Err != nil && f.Filter == "") {
 			sel = append(sel, p)
 		}
 	}
 	if len(sel) == 0 {
-		return usageErrorf("--filter %q selects no pack", f.filter)
+		return usageErrorf("--filter %q selects no pack", f.Filter)
 	}
 	var res *eval.Results
-	if f.regrade != "" {
-		prev, err := eval.ReadResults(f.regrade)
+	if f.Regrade != "" {
+		prev, err := eval.ReadResults(f.Regrade)
 		if err != nil {
 			return &ExitError{Code: ExitUsage, Err: err}
 		}
@@ -162,22 +182,22 @@ func (a *app) runEval(cmd *cobra.Command, f evalFlags) error {
 			}
 			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("--regrade: %w", err)}
 		}
-	} else if res, err = a.evalRun(cmd, sel, f, cfg); err != nil {
+	} else if res, err = a.evalRun(ctx, sel, f, cfg); err != nil {
 		return err
 	}
-	if err := a.printEval(res); err != nil {
+	if err := a.printEval(res, f.Output); err != nil {
 		return err
 	}
-	if f.junit != "" {
-		if err := writeJUnit(f.junit, res); err != nil {
+	if f.JUnit != "" {
+		if err := writeJUnit(f.JUnit, res); err != nil {
 			return err
 		}
 	}
 	switch {
 	case res.Errors() > 0:
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%d pack(s) could not be loaded or run; see their error", res.Errors())}
-	case cmd.Flags().Changed("min-pass"):
-		return minPass(res.Summary.PassAt1, f.minPass)
+	case f.MinPassGiven:
+		return minPass(res.Summary.PassAt1, f.MinPass)
 	}
 	return nil
 }
@@ -221,8 +241,7 @@ func loadSuites(suites []string, tmp string) ([]*eval.Pack, error) {
 
 // evalRun runs the packs through the diagnose wiring, with a progress line
 // per attempt on stderr.
-func (a *app) evalRun(cmd *cobra.Command, packs []*eval.Pack, f evalFlags, cfg *config.Config) (*eval.Results, error) {
-	ctx := cmd.Context()
+func (a *app) evalRun(ctx context.Context, packs []*eval.Pack, f *evalOptions, cfg *config.Config) (*eval.Results, error) {
 	runnable := 0
 	for _, p := range packs {
 		if p.Err == nil {
@@ -230,22 +249,24 @@ func (a *app) evalRun(cmd *cobra.Command, packs []*eval.Pack, f evalFlags, cfg *
 		}
 	}
 	opts := eval.Options{
-		Repeat: f.repeat, Parallel: f.parallel, Getenv: a.getenv, Model: cfg, Version: superbizVersion(),
+		Repeat: f.Repeat, Parallel: f.Parallel, Getenv: a.getenv, Model: cfg, Version: superbizVersion(),
 		Progress: func(p eval.Progress) {
 			word := "fail"
 			if p.Pass {
 				word = "pass"
 			}
-			_ = a.io.ErrOut.Printf("eval: [%d/%d] %s repeat %d/%d %s · %d/%d passed\n", p.Graded, runnable*f.repeat, p.Pack, p.Repeat, p.Of, word, p.Passed, p.Graded)
+			_ = a.io.ErrOut.Printf("eval: [%d/%d] %s repeat %d/%d %s · %d/%d passed\n", p.Graded, runnable*f.Repeat, p.Pack, p.Repeat, p.Of, word, p.Passed, p.Graded)
 		},
 	}
-	if f.record {
+	if f.Record {
 		opts.RecordDB = cfg.DBPath
-		if f.parallel > 1 {
+		if f.Parallel > 1 {
 			_ = a.io.ErrOut.Print(egress.Const("superbiz: eval --record runs one pack at a time: the run store holds one knowledge index\n"))
 		}
 	}
-	res, err := eval.Run(ctx, packs, opts, a.evalRunner)
+	res, err := eval.Run(ctx, packs, opts, func(ctx context.Context, job eval.Job) (string, error) {
+		return a.evalRunner(ctx, job, f.Demo)
+	})
 	if ctx.Err() != nil {
 		return nil, cancelled("")
 	}
@@ -259,9 +280,10 @@ func (a *app) evalRun(cmd *cobra.Command, packs []*eval.Pack, f evalFlags, cfg *
 }
 
 // evalRunner is one pack's diagnosis through exactly the wiring and use
-// case of `superbiz diagnose` (or `diagnose --alert` for a pack's alert).
-func (a *app) evalRunner(ctx context.Context, job eval.Job) (string, error) {
-	w, err := a.buildWorkspace(ctx, job.Config, a.flags.demo)
+// case of `superbiz diagnose` (or `diagnose --alert` for a pack's alert),
+// on the demo workspace with --demo.
+func (a *app) evalRunner(ctx context.Context, job eval.Job, isDemo bool) (string, error) {
+	w, err := a.buildWorkspace(ctx, job.Config, isDemo)
 	if err != nil {
 		return "", err
 	}
@@ -296,8 +318,8 @@ func (a *app) evalRunner(ctx context.Context, job eval.Job) (string, error) {
 }
 
 // printEval writes the results as text, Markdown tables or JSON.
-func (a *app) printEval(r *eval.Results) error {
-	switch a.flags.output {
+func (a *app) printEval(r *eval.Results, output outputFormat) error {
+	switch output {
 	case outputJSON:
 		return writeJSON(a.io.Out, r)
 	case outputMarkdown:
@@ -355,8 +377,8 @@ var compareLabels = map[string]string{
 
 // printCompare writes the comparison: -o json as it is, else a table with
 // one column per file (Markdown with -o markdown, aligned text otherwise).
-func (a *app) printCompare(c eval.Comparison) error {
-	if a.flags.output == outputJSON {
+func (a *app) printCompare(c eval.Comparison, output outputFormat) error {
+	if output == outputJSON {
 		return writeMaskedJSON(a.io.Out, c)
 	}
 	rows := [][]string{{""}, {"provider"}, {"url"}, {"superbiz"}, {"started"}, {"file"}}
@@ -384,7 +406,7 @@ func (a *app) printCompare(c eval.Comparison) error {
 		rows = append(rows, row)
 	}
 	var b strings.Builder
-	if a.flags.output == outputMarkdown {
+	if output == outputMarkdown {
 		for i, row := range rows {
 			b.WriteString("|")
 			for _, v := range row {

@@ -15,17 +15,23 @@ import (
 	"github.com/superbiz/superbiz/pkg/runrecord"
 )
 
-// evalPackFlags are the flags of `superbiz eval pack`.
-type evalPackFlags struct {
-	dir        string
-	id         string
-	rootCauses []string
-	outcome    string
-	force      bool
+// evalPackOptions are what `superbiz eval pack` was given, the global
+// flags included.
+type evalPackOptions struct {
+	globalOptions
+	// Ref names the run: an ID, its number, last, last~N or a prefix.
+	Ref        string
+	Dir        string
+	ID         string
+	RootCauses []string
+	Outcome    string
+	Force      bool
 }
 
-func (a *app) newEvalPackCmd() *cobra.Command {
-	var f evalPackFlags
+// newEvalPackCmd is `superbiz eval pack`; runF replaces runEvalPack
+// (tests), nil runs it.
+func (a *app) newEvalPackCmd(runF func(context.Context, *evalPackOptions) error) *cobra.Command {
+	f := &evalPackOptions{}
 	c := &cobra.Command{
 		Use:   "pack RUN_ID --dir DIR",
 		Short: "Freeze a stored diagnosis into a regression pack: its question, clock and the evidence it read",
@@ -48,15 +54,16 @@ written), 1 any other failure.`,
   superbiz eval --suite ./packs --filter frozen`,
 		Args: exactArgs(1, "one RUN_ID (an ID, its number, last, last~N or a unique prefix)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.runEvalPack(cmd, args[0], f)
+			f.globalOptions, f.Ref = a.flags.options(cmd), args[0]
+			return runWith(cmd.Context(), f, runF, a.runEvalPack)
 		},
 	}
 	fl := c.Flags()
-	fl.StringVar(&f.dir, "dir", "", "the suite directory the pack is written into, as DIR/<id> (required)")
-	fl.StringVar(&f.id, "id", "", "the pack's id (default: from the run's ID)")
-	fl.StringArrayVar(&f.rootCauses, "root-cause", nil, "words a correct root cause contains: comma-separated alternatives; repeat for each idea (required for SUCCESS)")
-	fl.StringVar(&f.outcome, "outcome", "", "the expected outcome, SUCCESS or FALLBACK (default: the run's)")
-	fl.BoolVar(&f.force, "force", false, "replace DIR/<id> when it exists")
+	fl.StringVar(&f.Dir, "dir", "", "the suite directory the pack is written into, as DIR/<id> (required)")
+	fl.StringVar(&f.ID, "id", "", "the pack's id (default: from the run's ID)")
+	fl.StringArrayVar(&f.RootCauses, "root-cause", nil, "words a correct root cause contains: comma-separated alternatives; repeat for each idea (required for SUCCESS)")
+	fl.StringVar(&f.Outcome, "outcome", "", "the expected outcome, SUCCESS or FALLBACK (default: the run's)")
+	fl.BoolVar(&f.Force, "force", false, "replace DIR/<id> when it exists")
 	return c
 }
 
@@ -68,19 +75,19 @@ func packOutcomeNames(context.Context, globalOptions) []string {
 	return []string{string(packOutcomes[0]), string(packOutcomes[1])}
 }
 
-func (a *app) runEvalPack(cmd *cobra.Command, ref string, f evalPackFlags) (err error) {
-	ctx := cmd.Context()
-	if strings.TrimSpace(f.dir) == "" {
+// runEvalPack freezes one stored diagnosis into a regression pack.
+func (a *app) runEvalPack(ctx context.Context, f *evalPackOptions) (err error) {
+	if strings.TrimSpace(f.Dir) == "" {
 		return usageErrorf("eval pack needs --dir DIR: the suite directory the pack is written into")
 	}
-	out := runrecord.Outcome(strings.ToUpper(f.outcome))
-	if f.outcome != "" && out != runrecord.OutcomeSuccess && out != runrecord.OutcomeFallback {
-		return usageErrorf("--outcome %q: give %s or %s", f.outcome, packOutcomes[0], packOutcomes[1])
+	out := runrecord.Outcome(strings.ToUpper(f.Outcome))
+	if f.Outcome != "" && out != runrecord.OutcomeSuccess && out != runrecord.OutcomeFallback {
+		return usageErrorf("--outcome %q: give %s or %s", f.Outcome, packOutcomes[0], packOutcomes[1])
 	}
-	if a.flags.demo {
+	if f.Demo {
 		return &ExitError{Code: ExitUsage, Err: errors.New("eval pack freezes your own incidents: the built-in demo workspace (--demo) is none")}
 	}
-	cfg, err := a.loadConfig(cmd)
+	cfg, err := a.loadConfigOf(ctx, f.globalOptions)
 	if err != nil {
 		return err
 	}
@@ -92,11 +99,11 @@ func (a *app) runEvalPack(cmd *cobra.Command, ref string, f evalPackFlags) (err 
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("open the run store %s: %w", cfg.DBPath, err)}
 	}
 	defer func() { err = errors.Join(err, store.Close()) }()
-	d, err := runview.Run(ctx, store, ref)
+	d, err := runview.Run(ctx, store, f.Ref)
 	if err != nil {
 		return err
 	}
-	rep, err := evalpack.Freeze(ctx, evalpack.Options{Run: d, Config: cfg, Dir: f.dir, ID: f.id, RootCauses: f.rootCauses, Outcome: out, Force: f.force, Getenv: a.getenv, Store: store})
+	rep, err := evalpack.Freeze(ctx, evalpack.Options{Run: d, Config: cfg, Dir: f.Dir, ID: f.ID, RootCauses: f.RootCauses, Outcome: out, Force: f.Force, Getenv: a.getenv, Store: store})
 	var unavailable *evalpack.UnavailableError
 	switch {
 	case ctx.Err() != nil:
@@ -108,7 +115,7 @@ func (a *app) runEvalPack(cmd *cobra.Command, ref string, f evalPackFlags) (err 
 	case err != nil:
 		return err
 	}
-	if a.flags.output == outputJSON {
+	if f.Output == outputJSON {
 		return writeJSON(a.io.Out, rep)
 	}
 	var b strings.Builder
@@ -116,6 +123,6 @@ func (a *app) runEvalPack(cmd *cobra.Command, ref string, f evalPackFlags) (err 
 	for _, l := range rep.Frozen {
 		fmt.Fprintf(&b, "  %s\n", cell(l))
 	}
-	fmt.Fprintf(&b, "run it: superbiz eval --suite %s --filter %s\n", f.dir, rep.ID)
+	fmt.Fprintf(&b, "run it: superbiz eval --suite %s --filter %s\n", f.Dir, rep.ID)
 	return printPage(a.io.Out, b.String())
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	"github.com/spf13/cobra"
 
-	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/tools"
 	"github.com/superbiz/superbiz/pkg/tools/knowledge"
@@ -35,7 +34,7 @@ lookup_knowledge tool does for the model.`,
 		Args: subcommandArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	c.AddCommand(a.newKBIndexCmd(), a.newKBSearchCmd())
+	c.AddCommand(a.newKBIndexCmd(nil), a.newKBSearchCmd(nil))
 	return c
 }
 
@@ -55,7 +54,17 @@ type kbIndexOutput struct {
 	Embedding *knowledge.Embedding `json:"embedding,omitempty"`
 }
 
-func (a *app) newKBIndexCmd() *cobra.Command {
+// kbOptions are what `kb index` and `kb search` were given: the query and
+// how many sections to return (search), and the global flags.
+type kbOptions struct {
+	globalOptions
+	Query string
+	TopK  int
+}
+
+// newKBIndexCmd is `superbiz kb index`; runF replaces runKBIndex (tests),
+// nil runs it.
+func (a *app) newKBIndexCmd(runF func(context.Context, *kbOptions) error) *cobra.Command {
 	return &cobra.Command{
 		Use:   "index",
 		Short: "(Re)index the knowledge paths, incrementally",
@@ -68,40 +77,45 @@ printed, on stdout (-o json: the counts as one object).`,
   superbiz kb index --demo -o json`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			w, err := a.openKnowledge(cmd)
-			if err != nil {
-				return err
-			}
-			defer w.Close()
-			p := a.newIndexProgress()
-			st, err := w.Index.Sync(ctx, p.update)
-			p.finish()
-			if err != nil {
-				return indexError(err)
-			}
-			if a.flags.output == outputJSON {
-				excluded := st.Excluded
-				if excluded == nil {
-					excluded = []knowledge.Exclusion{}
-				}
-				return writeJSON(a.io.Out, kbIndexOutput{
-					Files: st.Files, Indexed: st.Indexed, Skipped: st.Skipped, Removed: st.Removed,
-					Sections: st.Sections, TotalSections: st.Total,
-					Excluded: excluded, ExcludedTotal: st.ExcludedTotal, Embedding: st.Embedding,
-				})
-			}
-			err = a.io.Out.Printf("indexed %d files (%d sections), unchanged %d, removed %d; the index holds %d sections from %d files\n",
-				st.Indexed, st.Sections, st.Skipped, st.Removed, st.Total, st.Files)
-			if err != nil {
-				return err
-			}
-			if err := writeEmbedding(a.io.Out, st.Embedding); err != nil {
-				return err
-			}
-			return writeExclusions(a.io.Out, st.Excluded, st.ExcludedTotal)
+			return runWith(cmd.Context(), &kbOptions{globalOptions: a.flags.options(cmd)}, runF, a.runKBIndex)
 		},
 	}
+}
+
+// runKBIndex brings the knowledge index in step with the runbooks and
+// says what it did.
+func (a *app) runKBIndex(ctx context.Context, opts *kbOptions) error {
+	w, err := a.openKnowledge(ctx, opts.globalOptions)
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	p := a.newIndexProgress()
+	st, err := w.Index.Sync(ctx, p.update)
+	p.finish()
+	if err != nil {
+		return indexError(err)
+	}
+	if opts.Output == outputJSON {
+		excluded := st.Excluded
+		if excluded == nil {
+			excluded = []knowledge.Exclusion{}
+		}
+		return writeJSON(a.io.Out, kbIndexOutput{
+			Files: st.Files, Indexed: st.Indexed, Skipped: st.Skipped, Removed: st.Removed,
+			Sections: st.Sections, TotalSections: st.Total,
+			Excluded: excluded, ExcludedTotal: st.ExcludedTotal, Embedding: st.Embedding,
+		})
+	}
+	err = a.io.Out.Printf("indexed %d files (%d sections), unchanged %d, removed %d; the index holds %d sections from %d files\n",
+		st.Indexed, st.Sections, st.Skipped, st.Removed, st.Total, st.Files)
+	if err != nil {
+		return err
+	}
+	if err := writeEmbedding(a.io.Out, st.Embedding); err != nil {
+		return err
+	}
+	return writeExclusions(a.io.Out, st.Excluded, st.ExcludedTotal)
 }
 
 // writeEmbedding says what was embedded, and why search is BM25 only for
@@ -136,8 +150,8 @@ func writeExclusions(w egress.Writer, list []knowledge.Exclusion, total int) err
 
 // openKnowledge loads the configuration and opens the workspace of a kb
 // command, refusing one with no knowledge path.
-func (a *app) openKnowledge(cmd *cobra.Command) (*workspace, error) {
-	cfg, err := a.loadConfigWith(cmd, config.Overrides{})
+func (a *app) openKnowledge(ctx context.Context, g globalOptions) (*workspace, error) {
+	cfg, err := a.loadConfigOf(ctx, g)
 	if err != nil {
 		return nil, err
 	}
@@ -145,9 +159,9 @@ func (a *app) openKnowledge(cmd *cobra.Command) (*workspace, error) {
 	// the store opens.
 	var walk *knowledge.Walk
 	if len(cfg.Knowledge.Paths) > 0 {
-		walk = knowledge.StartWalk(cmd.Context(), cfg.Knowledge.Paths)
+		walk = knowledge.StartWalk(ctx, cfg.Knowledge.Paths)
 	}
-	w, err := a.buildEvidenceWorkspace(cmd.Context(), cfg, a.flags.demo)
+	w, err := a.buildEvidenceWorkspace(ctx, cfg, g.Demo)
 	if err != nil {
 		return nil, err
 	}
@@ -223,8 +237,10 @@ func (p *indexProgress) finish() {
 	}
 }
 
-func (a *app) newKBSearchCmd() *cobra.Command {
-	var topK int
+// newKBSearchCmd is `superbiz kb search`; runF replaces runKBSearch
+// (tests), nil runs it.
+func (a *app) newKBSearchCmd(runF func(context.Context, *kbOptions) error) *cobra.Command {
+	opts := &kbOptions{}
 	c := &cobra.Command{
 		Use:   "search QUERY",
 		Short: "Search the runbooks exactly as lookup_knowledge does for the model",
@@ -236,38 +252,44 @@ for "tools call": 0 found or not found, 2 rejected input, 1 backend error.`,
   superbiz kb search --demo "支付超时" --top-k 5 -o json`,
 		Args: exactArgs(1, "one QUERY (quote it)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			w, err := a.openKnowledge(cmd)
-			if err != nil {
-				return err
-			}
-			defer w.Close()
-			// The tool syncs; checking the paths first turns a missing one
-			// into a configuration error naming it instead of an UNAVAILABLE
-			// observation, without walking the tree twice.
-			if err := w.Index.CheckRoots(); err != nil {
-				return indexError(err)
-			}
-			input, err := json.Marshal(knowledge.Input{Query: args[0], TopK: topK})
-			if err != nil {
-				return fmt.Errorf("encode the search input: %w", err)
-			}
-			res, err := w.CallTool(ctx, knowledge.Name, input, wsp.NoAudit)
-			if err != nil {
-				return err
-			}
-			if a.flags.output == outputJSON {
-				if err := a.printObservation(res.Observation, a.flags.output); err != nil {
-					return err
-				}
-			} else if err := a.printDocuments(args[0], res.Observation); err != nil {
-				return err
-			}
-			return res.Verdict(cmd.Context())
+			opts.globalOptions, opts.Query = a.flags.options(cmd), args[0]
+			return runWith(cmd.Context(), opts, runF, a.runKBSearch)
 		},
 	}
-	c.Flags().IntVar(&topK, "top-k", knowledge.DefaultTopK, fmt.Sprintf("how many sections to return (1-%d)", knowledge.MaxTopK))
+	c.Flags().IntVar(&opts.TopK, "top-k", knowledge.DefaultTopK, fmt.Sprintf("how many sections to return (1-%d)", knowledge.MaxTopK))
 	return c
+}
+
+// runKBSearch syncs the index and runs lookup_knowledge on opts.Query, as
+// the model would.
+func (a *app) runKBSearch(ctx context.Context, opts *kbOptions) error {
+	w, err := a.openKnowledge(ctx, opts.globalOptions)
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	// The tool syncs; checking the paths first turns a missing one into a
+	// configuration error naming it instead of an UNAVAILABLE observation,
+	// without walking the tree twice.
+	if err := w.Index.CheckRoots(); err != nil {
+		return indexError(err)
+	}
+	input, err := json.Marshal(knowledge.Input{Query: opts.Query, TopK: opts.TopK})
+	if err != nil {
+		return fmt.Errorf("encode the search input: %w", err)
+	}
+	res, err := w.CallTool(ctx, knowledge.Name, input, wsp.NoAudit)
+	if err != nil {
+		return err
+	}
+	if opts.Output == outputJSON {
+		if err := a.printObservation(res.Observation, opts.Output); err != nil {
+			return err
+		}
+	} else if err := a.printDocuments(opts.Query, res.Observation); err != nil {
+		return err
+	}
+	return res.Verdict(ctx)
 }
 
 // printDocuments writes lookup_knowledge's documents for a person: rank,

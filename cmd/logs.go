@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sort"
@@ -31,7 +32,7 @@ query_logs returns them to the model, and the files a call would skip and why.`,
 		Args: subcommandArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	c.AddCommand(a.newLogsInspectCmd())
+	c.AddCommand(a.newLogsInspectCmd(nil))
 	return c
 }
 
@@ -56,9 +57,20 @@ type inspectSkip struct {
 	Error  string `json:"error"`
 }
 
-func (a *app) newLogsInspectCmd() *cobra.Command {
-	var entries int
-	var level, contains string
+// logsInspectOptions are what `superbiz logs inspect` was given, the
+// global flags included.
+type logsInspectOptions struct {
+	globalOptions
+	// Source is the [[logs]] name; "" lists the sources.
+	Source          string
+	Entries         int
+	Level, Contains string
+}
+
+// newLogsInspectCmd is `superbiz logs inspect`; runF replaces
+// runLogsInspect (tests), nil runs it.
+func (a *app) newLogsInspectCmd(runF func(context.Context, *logsInspectOptions) error) *cobra.Command {
+	opts := &logsInspectOptions{}
 	c := &cobra.Command{
 		Use:   "inspect [SOURCE]",
 		Short: "Show the first entries of a log source exactly as query_logs sees them",
@@ -81,53 +93,63 @@ sources: name, backend and what each reads.`,
   superbiz logs inspect --demo demo --entries 3 -o json`,
 		Args: atMostOneSource,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if entries < 1 || entries > logs.MaxInspectEntries {
-				return usageErrorf("--entries must be between 1 and %d, got %d", logs.MaxInspectEntries, entries)
+			opts.globalOptions, opts.Source = a.flags.options(cmd), ""
+			if len(args) > 0 {
+				opts.Source = args[0]
 			}
-			cfg, err := a.loadConfig(cmd)
-			if err != nil {
-				return err
-			}
-			if len(args) == 0 {
-				if len(cfg.Logs) == 0 {
-					return configError(fmt.Errorf("no log source configured: add a [[logs]] section, or use --demo"))
-				}
-				return a.printLogSources(cfg.Logs)
-			}
-			var src *config.LogSource
-			names := make([]string, 0, len(cfg.Logs))
-			for i := range cfg.Logs {
-				names = append(names, cfg.Logs[i].Name)
-				if cfg.Logs[i].Name == args[0] {
-					src = &cfg.Logs[i]
-				}
-			}
-			if src == nil {
-				if len(names) == 0 {
-					return configError(fmt.Errorf("no log source configured: add a [[logs]] section, or use --demo"))
-				}
-				return &notfound.Error{Kind: "log source", Name: args[0], Valid: names}
-			}
-			in, err := logs.Inspect(cmd.Context(), *src, logs.InspectOptions{Entries: entries, Level: level, Contains: contains})
-			if errors.Is(err, tools.ErrInvalidInput) {
-				return usageErrorf("logs inspect --level/--contains: %s", strings.TrimPrefix(err.Error(), tools.ErrInvalidInput.Error()+": "))
-			}
-			if err != nil {
-				return configError(err)
-			}
-			if err := a.printInspection(in); err != nil {
-				return err
-			}
-			if !in.Readable() {
-				return &ExitError{Code: ExitFailed, Err: fmt.Errorf("logs inspect: no file of source %s can be read: %s", in.Source, in.Unreadable())}
-			}
-			return nil
+			return runWith(cmd.Context(), opts, runF, a.runLogsInspect)
 		},
 	}
-	c.Flags().IntVar(&entries, "entries", defaultInspectEntries, fmt.Sprintf("how many entries to show (1-%d)", logs.MaxInspectEntries))
-	c.Flags().StringVar(&level, "level", "", "show the entries of this level (ERROR, WARN, INFO or DEBUG) anywhere in the files")
-	c.Flags().StringVar(&contains, "contains", "", "show the entries holding all these words (any case) anywhere in the files")
+	c.Flags().IntVar(&opts.Entries, "entries", defaultInspectEntries, fmt.Sprintf("how many entries to show (1-%d)", logs.MaxInspectEntries))
+	c.Flags().StringVar(&opts.Level, "level", "", "show the entries of this level (ERROR, WARN, INFO or DEBUG) anywhere in the files")
+	c.Flags().StringVar(&opts.Contains, "contains", "", "show the entries holding all these words (any case) anywhere in the files")
 	return c
+}
+
+// runLogsInspect prints how query_logs reads one [[logs]] source, or lists
+// the sources without one.
+func (a *app) runLogsInspect(ctx context.Context, opts *logsInspectOptions) error {
+	if opts.Entries < 1 || opts.Entries > logs.MaxInspectEntries {
+		return usageErrorf("--entries must be between 1 and %d, got %d", logs.MaxInspectEntries, opts.Entries)
+	}
+	cfg, err := a.loadConfigOf(ctx, opts.globalOptions)
+	if err != nil {
+		return err
+	}
+	if opts.Source == "" {
+		if len(cfg.Logs) == 0 {
+			return configError(fmt.Errorf("no log source configured: add a [[logs]] section, or use --demo"))
+		}
+		return a.printLogSources(cfg.Logs, opts.Output)
+	}
+	var src *config.LogSource
+	names := make([]string, 0, len(cfg.Logs))
+	for i := range cfg.Logs {
+		names = append(names, cfg.Logs[i].Name)
+		if cfg.Logs[i].Name == opts.Source {
+			src = &cfg.Logs[i]
+		}
+	}
+	if src == nil {
+		if len(names) == 0 {
+			return configError(fmt.Errorf("no log source configured: add a [[logs]] section, or use --demo"))
+		}
+		return &notfound.Error{Kind: "log source", Name: opts.Source, Valid: names}
+	}
+	in, err := logs.Inspect(ctx, *src, logs.InspectOptions{Entries: opts.Entries, Level: opts.Level, Contains: opts.Contains})
+	if errors.Is(err, tools.ErrInvalidInput) {
+		return usageErrorf("logs inspect --level/--contains: %s", strings.TrimPrefix(err.Error(), tools.ErrInvalidInput.Error()+": "))
+	}
+	if err != nil {
+		return configError(err)
+	}
+	if err := a.printInspection(in, opts.Output); err != nil {
+		return err
+	}
+	if !in.Readable() {
+		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("logs inspect: no file of source %s can be read: %s", in.Source, in.Unreadable())}
+	}
+	return nil
 }
 
 // atMostOneSource takes `logs inspect`'s optional SOURCE.
@@ -147,7 +169,7 @@ type logSourceRow struct {
 
 // printLogSources lists the [[logs]] sources `logs inspect` can read: name,
 // backend and what each reads (its globs, or its store's URL).
-func (a *app) printLogSources(srcs []config.LogSource) error {
+func (a *app) printLogSources(srcs []config.LogSource, output outputFormat) error {
 	rows := make([]logSourceRow, 0, len(srcs))
 	t := table{header: []string{"SOURCE", "BACKEND", "READS"}}
 	for _, s := range srcs {
@@ -161,7 +183,7 @@ func (a *app) printLogSources(srcs []config.LogSource) error {
 		rows = append(rows, r)
 		t.rows = append(t.rows, []string{cell(r.Name), cell(r.Backend), orDash(cell(r.Reads))})
 	}
-	switch a.flags.output {
+	switch output {
 	case outputJSON:
 		return writeJSON(a.io.Out, rows)
 	case outputMarkdown:
@@ -171,8 +193,8 @@ func (a *app) printLogSources(srcs []config.LogSource) error {
 }
 
 // printInspection writes an inspection for a person, or -o json.
-func (a *app) printInspection(in logs.Inspection) error {
-	if a.flags.output == outputJSON {
+func (a *app) printInspection(in logs.Inspection, output outputFormat) error {
+	if output == outputJSON {
 		out := logsInspectOutput{Source: in.Source, Files: in.Files, Reports: in.Reports, Entries: in.Entries, Skipped: []inspectSkip{}, Empty: in.Empty, TruncatedBy: in.TruncatedBy}
 		if in.Filter != "" {
 			out.Filter, out.Matched = in.Filter, &in.Matched

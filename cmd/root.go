@@ -206,12 +206,12 @@ what it checked, or says honestly what is missing.`,
 	pf.BoolVar(&a.flags.demo, "demo", false, "use the built-in demo workspace (runbooks, logs, orders database)")
 
 	root.AddCommand(
-		a.newDiagnoseCmd(),
-		a.newEvalCmd(),
-		a.newChatCmd(),
+		a.newDiagnoseCmd(nil),
+		a.newEvalCmd(nil),
+		a.newChatCmd(nil),
 		a.newAlertsCmd(nil),
 		a.newTimelineCmd(nil),
-		a.newDoctorCmd(),
+		a.newDoctorCmd(nil),
 		a.newConfigCmd(),
 		a.newRunsCmd(nil), a.newReplayCmd(nil), a.newMCPCmd(nil),
 		a.newKBCmd(), a.newLogsCmd(), a.newSkillsCmd(nil), a.newToolsCmd(),

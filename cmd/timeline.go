@@ -119,6 +119,7 @@ func (a *app) runTimeline(ctx context.Context, opts *timelineOptions) error {
 	}
 	req.Plan = timeline.Plan{Window: win, Service: strings.TrimSpace(opts.Service), Metrics: w.Config.Timeline.Metrics, AlertExpr: alertExpr}
 	req.Plan.Logs, req.Plan.AlertSeries = timelinesource.LogSources(w.Config), timelinesource.AlertSeries(w.Config)
+	req.Plan.Kubernetes = timelinesource.KubernetesSources(w.Config)
 	if len(req.Plan.Metrics) > 0 && len(w.Config.Metrics) == 0 {
 		return &ExitError{Code: ExitUsage, Err: errors.New("[[timeline.metrics]] names metrics but no [[metrics]] source is configured\nhint: add a [[metrics]] section with name and url (see docs/SPEC.md#configuration)")}
 	}

@@ -7,7 +7,6 @@ import (
 	"github.com/superbiz/superbiz/internal/exitcode"
 	wsp "github.com/superbiz/superbiz/internal/workspace"
 
-	"github.com/spf13/cobra"
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/demo"
 	"github.com/superbiz/superbiz/internal/registry"
@@ -47,13 +46,6 @@ func useDemo(cfg *config.Config, ws *demo.Workspace) error {
 		cfg.Now = demo.Now()
 	}
 	return nil
-}
-
-// openWorkspace is openWorkspaceOf with the global flags cmd was given
-// and a command's own overrides, for the commands not yet in the one
-// command pattern.
-func (a *app) openWorkspace(cmd *cobra.Command, ov config.Overrides) (*workspace, error) {
-	return a.openWorkspaceOf(cmd.Context(), a.flags.options(cmd).overriding(ov))
 }
 
 // openWorkspaceOf resolves the configuration of g, opens the store and

@@ -30,7 +30,7 @@ func TestSourcesOf(t *testing.T) {
 		{"query_metrics", `{"source":"prom"}`, `{"error":{"code":"TIMEOUT"}}`, []string{"query_metrics", "query_metrics:prom"}},
 		{"query_redis", `{"view":"slowlog"}`, `{"result":{"source":"cache","view":"slowlog"}}`, []string{"query_redis", "query_redis:cache"}},
 		{"query_kubernetes", `{"view":"pods"}`, `{"result":{"source":"prod","view":"pods"}}`, []string{"query_kubernetes", "query_kubernetes:prod"}},
-		{"build_timeline", `{"since":"1h"}`, `{"result":{"coverage":[{"detector":"alerts","source":"alertmanager","status":"read"},{"detector":"error_burst","source":"app","status":"partial"},{"detector":"new_error","source":"app","status":"read"},{"detector":"restart","source":"nginx","status":"failed"}]}}`, []string{"build_timeline", "build_timeline:alertmanager", "query_logs:app"}},
+		{"build_timeline", `{"since":"1h"}`, `{"result":{"coverage":[{"detector":"alerts","source":"alertmanager","status":"read"},{"detector":"error_burst","source":"app","status":"partial"},{"detector":"new_error","source":"app","status":"read"},{"detector":"restart","source":"nginx","status":"failed"},{"detector":"k8s_deploy","source":"prod","status":"read"},{"detector":"k8s_warning","source":"prod","status":"empty"}]}}`, []string{"build_timeline", "build_timeline:alertmanager", "query_logs:app", "query_kubernetes:prod"}},
 		{"read_skill", `{"name":"x"}`, `{"result":{"source":"not evidence"}}`, []string{"read_skill"}},
 		{"query_logs", `not json`, `not json`, []string{"query_logs"}},
 	} {

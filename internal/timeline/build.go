@@ -81,6 +81,8 @@ type Plan struct {
 	// and ALERTS_FOR_STATE series Prometheus keeps) is read for the alerts
 	// that started and resolved in the window.
 	AlertSeries []string
+	// Kubernetes are the [[kubernetes]] sources to read (kubernetes.go).
+	Kubernetes []string
 }
 
 // LogSource is one [[logs]] source to read and the longest window one
@@ -158,6 +160,9 @@ func Build(ctx context.Context, plan Plan, call Caller, progress Progress) (Time
 	}
 	for _, m := range metrics {
 		steps = append(steps, func(ctx context.Context) error { return b.metric(ctx, m) })
+	}
+	for _, k := range plan.Kubernetes {
+		steps = append(steps, func(ctx context.Context) error { return b.kubernetes(ctx, k) })
 	}
 	for _, step := range steps {
 		if err := step(ctx); err != nil {

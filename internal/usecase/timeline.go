@@ -86,7 +86,7 @@ func (d *Deps) Timeline(ctx context.Context, req TimelineRequest) (timeline.Time
 	if run.Tools, err = harness.NewToolset(adapters, nil); err != nil {
 		return timeline.Timeline{}, fmt.Errorf("timeline tools: %w", err)
 	}
-	calls := 1 + timelineCallsPerLogSource*len(req.Plan.Logs) + len(req.Plan.Metrics) + len(req.Plan.AlertSeries) + 1
+	calls := 1 + timelineCallsPerLogSource*len(req.Plan.Logs) + len(req.Plan.Metrics) + len(req.Plan.AlertSeries) + timeline.KubeCalls(len(req.Plan.Kubernetes)) + 1
 	run.Budget.MaxToolCalls = min(max(run.Budget.MaxToolCalls, calls), 100)
 	run.Budget.MaxRunBytes = max(run.Budget.MaxRunBytes, timelineRunBytes)
 	sessionID, err := run.resolveSession(context.WithoutCancel(ctx), "", false)
@@ -218,7 +218,7 @@ func (d *Deps) replayTimeline(ctx context.Context, orig *runstore.RunDetail, o R
 	if d.Tools, err = harness.NewToolset(adapters, o.Playbooks); err != nil {
 		return ReplayReport{}, err
 	}
-	req := TimelineRequest{Plan: timeline.Plan{Window: w, Service: service, Logs: o.Timeline.Logs, Metrics: o.Timeline.Metrics, AlertExpr: alertExpr, AlertSeries: o.Timeline.AlertSeries}, ReplayOf: orig.ID}
+	req := TimelineRequest{Plan: timeline.Plan{Window: w, Service: service, Logs: o.Timeline.Logs, Metrics: o.Timeline.Metrics, AlertExpr: alertExpr, AlertSeries: o.Timeline.AlertSeries, Kubernetes: o.Timeline.Kubernetes}, ReplayOf: orig.ID}
 	if slices.ContainsFunc(orig.Invocations, func(inv runrecord.Invocation) bool { return inv.Tool == timeline.AlertsTool }) {
 		// the original read Alertmanager: today's live one when asked, else its recording
 		req.Alerts = alerts

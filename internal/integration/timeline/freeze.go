@@ -62,6 +62,9 @@ func (Source) Inner(p *frozen.Pack) ([]runrecord.Invocation, error) {
 				}
 				lo, hi := timeline.LogSpan(tl.Window, timeline.LogSource{Name: c.Source, MaxWindow: p.Config.Logs[i].MaxWindow})
 				tool, res = logtool.ToolName, logtool.Result{Source: c.Source, Window: logtool.Window{Start: stamp(lo), End: stamp(hi)}}
+			case timeline.DetectKubeDeploys, timeline.DetectKubeRestarts, timeline.DetectKubeWarnings:
+				// a cluster is frozen as the run's own calls and their answers; these reads are none of them
+				return nil, frozen.Refused("the run's timeline (call %s) read the Kubernetes source %q, whose reads inside build_timeline eval pack cannot record: build the timeline with superbiz timeline, whose reads are the run's calls", inv.ToolCallID, c.Source)
 			case timeline.DetectMetrics:
 				m, err := metricOf(p, c.Source)
 				if err != nil {

@@ -3,6 +3,7 @@ package timeline
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -89,5 +90,20 @@ func TestFreezeTimelineAlerts(t *testing.T) {
 	}
 	if s, err := (Source{}).Replay(frozen.Replay{Dir: none.Dir}); s != nil || err != nil {
 		t.Errorf("a pack without the file: %v %v", s, err)
+	}
+}
+
+// A build_timeline that read a Kubernetes source cannot be packed: its
+// reads are not the run's calls, and a pack answers recorded calls only;
+// eval pack says so rather than pack a timeline eval cannot build again.
+func TestFreezeRefusesKubernetesReads(t *testing.T) {
+	res := `{"window":{"start":"2026-11-20T14:00:00Z","end":"2026-11-20T15:00:00Z"},"events":[],` +
+		`"coverage":[{"detector":"k8s_deploy","source":"prod","status":"read","tool_call_id":"call_7"}]}`
+	inv := runrecord.Invocation{ToolCallID: "call_7", Tool: timeline.ToolName, Kind: runrecord.KindEvidence, Status: runrecord.InvocationCompleted,
+		EvidenceStatus: tools.NoEvidence, Observation: json.RawMessage(`{"evidence_status":"NO_EVIDENCE","result":` + res + `}`)}
+	cfg := config.Defaults()
+	p := &frozen.Pack{Run: &runstore.RunDetail{Invocations: []runrecord.Invocation{inv}}, Config: &cfg, Dir: t.TempDir()}
+	if reads, err := (Source{}).Inner(p); err == nil || !strings.Contains(err.Error(), `Kubernetes source "prod"`) {
+		t.Errorf("Inner = %v, %v; want a refusal naming the Kubernetes source", reads, err)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	alertsource "github.com/superbiz/superbiz/internal/integration/alerts"
 	"github.com/superbiz/superbiz/internal/timeline"
 	"github.com/superbiz/superbiz/pkg/tools"
+	kubetool "github.com/superbiz/superbiz/pkg/tools/kubernetes"
 	logtool "github.com/superbiz/superbiz/pkg/tools/logs"
 	metricstool "github.com/superbiz/superbiz/pkg/tools/metrics"
 )
@@ -36,7 +37,7 @@ func (Source) Name() string { return "timeline" }
 func (Source) Build(_ context.Context, cfg *config.Config, env integration.Env, parts *integration.Parts) error {
 	var reads []tools.Adapter
 	for _, a := range parts.Adapters {
-		if n := a.Definition().Name; n == logtool.ToolName || n == metricstool.ToolName {
+		if n := a.Definition().Name; n == logtool.ToolName || n == metricstool.ToolName || n == kubetool.ToolName {
 			reads = append(reads, a)
 		}
 	}
@@ -54,7 +55,20 @@ func (Source) Build(_ context.Context, cfg *config.Config, env integration.Env, 
 	if len(reads) == 0 {
 		return nil
 	}
-	return parts.Add(timeline.NewTool(reads, LogSources(cfg), cfg.Timeline.Metrics, AlertSeries(cfg)))
+	t, err := timeline.NewTool(reads, LogSources(cfg), cfg.Timeline.Metrics, AlertSeries(cfg))
+	if err == nil {
+		t = t.WithKubernetes(KubernetesSources(cfg))
+	}
+	return parts.Add(t, err)
+}
+
+// KubernetesSources are the [[kubernetes]] sources a timeline reads.
+func KubernetesSources(cfg *config.Config) []string {
+	out := make([]string, 0, len(cfg.Kubernetes))
+	for _, k := range cfg.Kubernetes {
+		out = append(out, k.Name)
+	}
+	return out
 }
 
 // AlertSeries are the [[metrics]] sources a timeline reads the alert state
@@ -107,6 +121,8 @@ func (Source) Reads(_, observation json.RawMessage) []string {
 		switch c.Detector {
 		case timeline.DetectBursts, timeline.DetectNewError, timeline.DetectRestarts:
 			r = logtool.ToolName + ":" + c.Source
+		case timeline.DetectKubeDeploys, timeline.DetectKubeRestarts, timeline.DetectKubeWarnings:
+			r = kubetool.ToolName + ":" + c.Source
 		case timeline.DetectAlerts:
 			if c.Source != timeline.AlertmanagerSource {
 				r = metricstool.ToolName + ":" + c.Source
