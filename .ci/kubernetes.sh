@@ -6,8 +6,8 @@
 # It installs Debian's etcd-server when etcd is missing, builds the upstream
 # kube-apiserver v1.34.0 from .ci/kube-apiserver/ once and keeps the binary
 # in ${XDG_CACHE_HOME:-$HOME/.cache}/superbiz-ci/ (a later run on the same
-# machine reuses it: the build takes about 8 minutes on two cores and 2 GB of
-# memory), starts etcd and the API server on free loopback ports with RBAC
+# machine reuses it: the build costs about 1,100 CPU-seconds, 10 minutes on an
+# idle two-core machine, and 1.8 GB of memory), starts etcd and the API server on free loopback ports with RBAC
 # and static token authentication, creates the read-only ClusterRole of
 # docs/SPEC.md#query_kubernetes (file testdata below) bound to the user
 # `reader` and a powerful role bound to `power`, writes one kubeconfig per
@@ -47,7 +47,7 @@ superbiz_kube_start() {
 		bin="$cache/kube-apiserver-$(cat "$here/kube-apiserver/go.mod" "$here/kube-apiserver/main.go" | sha256sum | cut -c1-12)"
 		if [ ! -x "$bin" ]; then
 			mkdir -p "$cache"
-			echo "kubernetes.sh: building kube-apiserver v1.34.0 into $bin (about 8 minutes on two cores)" >&2
+			echo "kubernetes.sh: building kube-apiserver v1.34.0 into $bin (about 10 minutes on two cores)" >&2
 			local start=$SECONDS
 			(cd "$here/kube-apiserver" && go build -trimpath -ldflags=-s -o "$bin.tmp" .) >&2 ||
 				{ echo "kubernetes.sh: building kube-apiserver failed" >&2; return 1; }
