@@ -101,8 +101,9 @@ type Output struct {
 	Provider string `json:"provider"`
 	// Note is said with the answer (the scripted demo transcript's notice,
 	// or which of several same-named alerts chat's "/alert REF" picked);
-	// nil for none.
-	Note *string `json:"note"`
+	// nil for none, so its schema says null too (an MCP client validates
+	// diagnose's structured result against it).
+	Note *string `json:"note" jsonschema:"nullable"`
 	// Timeline is the incident timeline the agent built (its last
 	// build_timeline call that completed), else nil.
 	Timeline *timeline.Timeline `json:"timeline"`
