@@ -50,7 +50,6 @@ type Config struct {
 	Metrics    []MetricsSource    `toml:"metrics" json:"metrics"`
 	Kubernetes []KubernetesSource `toml:"kubernetes" json:"kubernetes"`
 	Skills     Skills             `toml:"skills" json:"skills"`
-	Alerts     Alerts             `toml:"alerts" json:"alerts"`
 	Timeline   Timeline           `toml:"timeline" json:"timeline"`
 	// Now, when not zero, fixes the clock for reproducible runs ($SUPERBIZ_NOW).
 	Now time.Time `json:"now,omitzero"`
@@ -212,17 +211,6 @@ type Knowledge struct {
 // Skills lists extra playbook directories (<name>/SKILL.md) beside the built-in ones.
 type Skills struct {
 	Paths []string `toml:"paths" json:"paths"`
-}
-
-// Alerts is the [alerts] table: the Alertmanager (API v2) whose firing
-// alerts `superbiz alerts` lists and `diagnose --alert` starts from. No URL,
-// no alerts. Secrets are never in the file: the keys name the environment
-// variables that hold them.
-type Alerts struct {
-	// URL is Alertmanager's base URL, e.g. "http://127.0.0.1:9093" (no credentials in it).
-	URL string `toml:"url" json:"url"`
-	HTTPAuth
-	Timeout time.Duration `toml:"timeout" json:"timeout" default:"10s" min:"100ms" max:"5m"`
 }
 
 // Timeline is the [timeline] table: the metrics `superbiz timeline` watches

@@ -41,7 +41,7 @@ func (Source) Build(_ context.Context, cfg *config.Config, env integration.Env, 
 			reads = append(reads, a)
 		}
 	}
-	if cfg.Alerts.URL != "" {
+	if alertsource.Configured(cfg) {
 		getenv := env.Getenv
 		if getenv == nil {
 			getenv = func(string) string { return "" }
