@@ -3,6 +3,7 @@ package registry
 import (
 	"encoding/json"
 	alertsource "github.com/superbiz/superbiz/internal/integration/alerts"
+	kubesource "github.com/superbiz/superbiz/internal/integration/kubernetes"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -226,7 +227,7 @@ kubeconfig = "kube/config"
 		{"logs[0].paths", cfg.Logs[0].Paths, []string{filepath.Join(dir, "logs", "*.log"), "/var/log/x.log"}},
 		{"databases[0].dsn", cfg.Databases[0].DSN.Reveal(), filepath.Join(dir, "data", "orders.db")},
 		{"databases[1].dsn", cfg.Databases[1].DSN.Reveal(), filepath.Join(home, "etc", "other.db")},
-		{"kubernetes[0].kubeconfig", cfg.Kubernetes[0].Kubeconfig, filepath.Join(dir, "kube", "config")},
+		{"kubernetes[0].kubeconfig", kubesource.Entries(cfg)[0].Kubeconfig, filepath.Join(dir, "kube", "config")},
 	}
 	for _, c := range checks {
 		if !reflect.DeepEqual(c.got, c.want) {
