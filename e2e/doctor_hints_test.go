@@ -34,11 +34,11 @@ func TestDoctorKeyHintOnce(t *testing.T) {
 func TestDoctorConfigHint(t *testing.T) {
 	e := newEnv(t, testenv.ClosedURL(t))
 	bad := filepath.Join(e.dir, "bad.toml")
-	if err := os.WriteFile(bad, []byte("[model]\nnmae = \"qwen3:8b\"\n"), 0o600); err != nil {
+	if err := os.WriteFile(bad, []byte("[model]\nnmme = \"qwen3:8b\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	r := e.run(t, "--config", bad, "doctor")
-	if r.code != 2 || !strings.Contains(r.stdout, `unknown key "model.nmae" in `+bad) {
+	if r.code != 2 || !strings.Contains(r.stdout, `unknown key "model.nmme" in `+bad) {
 		t.Fatalf("doctor with an unknown key: exit %d, want 2 and the key named\n%s", r.code, r)
 	}
 	for _, want := range []string{"docs/SPEC.md#keys", "`superbiz config init`", "`superbiz config path`"} {
