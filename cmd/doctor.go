@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/spf13/cobra"
 
 	"github.com/superbiz/superbiz/internal/doctor"
@@ -96,17 +97,67 @@ func (a *app) printChecks(results []doctor.Result, output outputFormat) error {
 
 func (a *app) printCheck(w egress.Writer, r doctor.Result, width int) error {
 	mark := a.mark(r.Status)
+	indent := a.markWidth() + 1 + width + 2
+	cols := a.io.OutColumns()
 	// Continuation lines of a multi-line detail line up under its first line.
-	detail := strings.ReplaceAll(r.Detail, "\n", "\n"+strings.Repeat(" ", a.markWidth()+1+width+2))
+	detail := hangingIndent(r.Detail, indent, cols)
 	if err := w.Printf("%s %-*s  %s\n", mark, width, r.Check, detail); err != nil {
 		return fmt.Errorf("write doctor output: %w", err)
 	}
 	if r.Hint != "" {
-		if err := w.Printf("%s %-*s  hint: %s\n", strings.Repeat(" ", a.markWidth()), width, "", r.Hint); err != nil {
+		hint := hangingIndent("hint: "+r.Hint, indent, cols)
+		if err := w.Printf("%s %-*s  %s\n", strings.Repeat(" ", a.markWidth()), width, "", hint); err != nil {
 			return fmt.Errorf("write doctor output: %w", err)
 		}
 	}
 	return nil
+}
+
+// minDoctorText is the narrowest text column doctor wraps to; a terminal
+// narrower than the check names plus this is left to wrap by itself.
+const minDoctorText = 20
+
+// hangingIndent joins the lines of text with the continuation lines
+// indented to column indent and, on a terminal of cols columns (0: piped,
+// lines kept whole for scripts), word-wrapped to fit it, so a long detail
+// or hint reads as a block under its first line instead of being cut
+// mid-word at the edge (issue 40 #13).
+func hangingIndent(text string, indent, cols int) string {
+	pad := "\n" + strings.Repeat(" ", indent)
+	room := cols - indent
+	if cols == 0 || room < minDoctorText {
+		return strings.ReplaceAll(text, "\n", pad)
+	}
+	var lines []string
+	for l := range strings.SplitSeq(text, "\n") {
+		lines = append(lines, wordWrap(l, room)...)
+	}
+	return strings.Join(lines, pad)
+}
+
+// wordWrap breaks line at spaces into lines of at most room columns; only a
+// word wider than room is cut (a hyphen is no break: "--host" and
+// "payment-service" stay whole).
+func wordWrap(line string, room int) []string {
+	var lines []string
+	cur := ""
+	for _, word := range strings.Fields(line) {
+		switch {
+		case cur == "":
+			cur = word
+		case ansi.StringWidth(cur)+1+ansi.StringWidth(word) <= room:
+			cur += " " + word
+		default:
+			lines = append(lines, cur)
+			cur = word
+		}
+		if ansi.StringWidth(cur) > room {
+			parts := strings.Split(ansi.Hardwrap(cur, room, false), "\n")
+			lines = append(lines, parts[:len(parts)-1]...)
+			cur = parts[len(parts)-1]
+		}
+	}
+	return append(lines, cur)
 }
 
 // markWidth is the visible width of a mark, for aligning hint lines.

@@ -507,10 +507,37 @@ func TestMCPHTTPHardening(t *testing.T) {
 	if code, _ := post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, "", session); code >= 300 {
 		t.Fatalf("initialized: HTTP %d", code)
 	}
+	idle := time.Now() // the session is idle from the end of this ping on
 	if code, _ := post(`{"jsonrpc":"2.0","id":2,"method":"ping"}`, "", session); code != http.StatusOK {
 		t.Fatalf("ping in the live session: HTTP %d", code)
 	}
-	time.Sleep(2500 * time.Millisecond)
+	// The session's event stream (GET) does not count as a request: it
+	// stays open while the session lives and ends when --session-timeout
+	// closes it, the event this waits for.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", session)
+	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("GET the session's event stream: %v\n%s", err, stderr)
+	}
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET the session's event stream: HTTP %d", resp.StatusCode)
+	}
+	_, err = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatalf("the session's event stream did not end when the session timed out: %v\n%s", err, stderr)
+	}
+	if waited := time.Since(idle); waited < time.Second {
+		t.Errorf("the session was closed after %v idle, before --session-timeout 1s", waited)
+	}
 	if code, _ := post(`{"jsonrpc":"2.0","id":3,"method":"ping"}`, "", session); code != http.StatusNotFound {
 		t.Errorf("ping in a session idle past --session-timeout: HTTP %d, want 404", code)
 	}

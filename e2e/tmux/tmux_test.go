@@ -179,9 +179,22 @@ func sessionName(dir string) string {
 // session starts shell in a new tmux session of its own, killed at the end.
 func session(t *testing.T, tmux, shell string) pane {
 	t.Helper()
+	return sessionSized(t, tmux, shell, 110, 40)
+}
+
+// session80 is session on an 80-column terminal, the narrowest a person
+// is expected to use.
+func session80(t *testing.T, tmux, shell string) pane {
+	t.Helper()
+	return sessionSized(t, tmux, shell, 80, 60)
+}
+
+// sessionSized is session on a terminal of the given columns and rows.
+func sessionSized(t *testing.T, tmux, shell string, columns, rows int) pane {
+	t.Helper()
 	name := sessionName(t.TempDir())
 	p := pane{t: t, tmux: tmux, name: name}
-	p.run("new-session", "-d", "-s", name, "-x", "110", "-y", "40", shell)
+	p.run("new-session", "-d", "-s", name, "-x", strconv.Itoa(columns), "-y", strconv.Itoa(rows), shell)
 	t.Cleanup(func() { _ = exec.Command(tmux, "kill-session", "-t", name).Run() })
 	return p
 }

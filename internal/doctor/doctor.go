@@ -93,10 +93,15 @@ func Skipped(check, detail string) Result {
 // doctor.
 const Timeout = 10 * time.Second
 
+// ConfigHint is the fix of a configuration that does not load: where every
+// key is described, and a commented file to compare with (the error names
+// the file or the variable at fault).
+const ConfigHint = "every key, its type and default is in docs/SPEC.md#keys; `superbiz config init` writes a commented starting file, `superbiz config path` says which file is read; then run `superbiz doctor` again"
+
 // ConfigNotLoaded is the one result when the configuration does not load:
 // every other check depends on what the file says.
 func ConfigNotLoaded(err error) Result {
-	return Failed("config", err.Error(), "fix the configuration (see `superbiz --help` and the README), then run `superbiz doctor` again")
+	return Failed("config", err.Error(), ConfigHint)
 }
 
 // Config says which file (or the defaults) was loaded, which model,

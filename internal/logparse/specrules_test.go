@@ -111,3 +111,85 @@ func TestSpecLevelWords(t *testing.T) {
 		}
 	}
 }
+
+// TestSpecGeneralReader ties SPEC's paragraph on the general reader to the
+// code: every stamp spelling it lists is read by the general layout as
+// 2026-11-20 09:00 (the date all its examples spell), every zone it lists
+// places the stamp whatever the source's timezone, and every level word
+// and decoration it lists is read as a level.
+func TestSpecGeneralReader(t *testing.T) {
+	spec := specText(t)
+	para := specPart(t, spec, "The general reader. A file no listed layout", "Access fields.")
+	quoted := regexp.MustCompile("`([^`]+)`")
+	general := LayoutByName(LayoutGeneral)
+	want := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
+	read := func(line string, loc *time.Location) (time.Time, string, bool) {
+		tc := TimeCtx{Loc: loc}
+		tc.SetRef(want.Add(3 * time.Hour).UnixNano())
+		var r Record
+		if general.ParseLine([]byte(line), &tc, &r) != LineTimed {
+			return time.Time{}, "", false
+		}
+		return time.Unix(0, r.TS).UTC(), r.Level, true
+	}
+
+	spellings := specPart(t, para, "in these spellings:", "Any clock")
+	n := 0
+	for _, m := range quoted.FindAllStringSubmatch(spellings, -1) {
+		stamp := strings.ReplaceAll(m[1], "\n", " ") // SPEC's lines wrap inside a stamp
+		if len(stamp) < 8 || !strings.ContainsAny(stamp, "0123456789") {
+			continue // "-", "/", "T": the separators, not spellings
+		}
+		n++
+		line := stamp + " [main] ERROR boom"
+		got, lvl, ok := read(line, time.UTC)
+		if !ok {
+			t.Errorf("SPEC lists the spelling %q; the general reader finds no stamp in %q", stamp, line)
+			continue
+		}
+		if got.Truncate(time.Second) != want {
+			t.Errorf("SPEC's spelling %q read as %s, want %s", stamp, got.Format(time.RFC3339Nano), want.Format(time.RFC3339))
+		}
+		if stamp[0] == 'E' && lvl != "ERROR" { // a level letter joined to the date
+			t.Errorf("SPEC's %q joins the level letter E to the date; the reader gives level %q", stamp, lvl)
+		}
+	}
+	if n < 15 {
+		t.Fatalf("SPEC's general reader lists %d stamp spellings; the paragraph changed shape: %q", n, spellings)
+	}
+
+	zones := specPart(t, para, "a zone written after it", "places the stamp")
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nz := 0
+	for _, m := range quoted.FindAllStringSubmatch(zones, -1) {
+		nz++
+		line := "2026-11-20 09:00:00" + m[1] + " ERROR boom"
+		if got, _, ok := read(line, ny); !ok || !got.Equal(want) {
+			t.Errorf("SPEC says the zone %q places the stamp; %q in a New York source reads %s (timed %v)", m[1], line, got.Format(time.RFC3339), ok)
+		}
+	}
+	if nz < 4 {
+		t.Fatalf("SPEC lists %d zones: %q", nz, zones)
+	}
+
+	words := specPart(t, para, "and also `SEVERE`", "in any decoration")
+	for _, m := range quoted.FindAllStringSubmatch("`SEVERE`"+words, -1) {
+		if tokenLevel([]byte(m[1]), false, false) == "" {
+			t.Errorf("SPEC lists %q as a level word; the general reader reads none", m[1])
+		}
+	}
+	decorations := specPart(t, para, "in any decoration:", "; before the columns")
+	nd := 0
+	for _, m := range quoted.FindAllStringSubmatch(decorations, -1) {
+		nd++
+		if tokenLevel([]byte(m[1]), true, false) == "" {
+			t.Errorf("SPEC lists the decoration %q; the general reader reads no level from it before it has learned the file's columns", m[1])
+		}
+	}
+	if nd < 8 {
+		t.Fatalf("SPEC lists %d decorations: %q", nd, decorations)
+	}
+}

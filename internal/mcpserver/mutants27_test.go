@@ -125,6 +125,14 @@ func connect(t *testing.T, svc Service) *mcp.ClientSession {
 // connectWith is connect with the server's call slots and the client's options.
 func connectWith(t *testing.T, svc Service, maxCalls, maxDiagnose int, copts *mcp.ClientOptions, mws ...mcp.Middleware) *mcp.ClientSession {
 	t.Helper()
+	_, cs := serveWith(t, svc, maxCalls, maxDiagnose, copts, mws...)
+	return cs
+}
+
+// serveWith is connectWith that also gives the server, for a test that
+// watches its slots.
+func serveWith(t *testing.T, svc Service, maxCalls, maxDiagnose int, copts *mcp.ClientOptions, mws ...mcp.Middleware) (*Server, *mcp.ClientSession) {
+	t.Helper()
 	s, err := New(svc, Options{Name: "superbiz", Version: "test", MaxCalls: maxCalls, MaxDiagnose: maxDiagnose})
 	if err != nil {
 		t.Fatal(err)
@@ -146,7 +154,7 @@ func connectWith(t *testing.T, svc Service, maxCalls, maxDiagnose int, copts *mc
 			t.Errorf("the server ended with %v", err)
 		}
 	})
-	return cs
+	return s, cs
 }
 
 // call sends one tools/call with raw arguments and returns the result's text.
@@ -258,7 +266,7 @@ func TestQueuedCancelledCallReachesTheService(t *testing.T) {
 func TestQueuedDiagnosisGivesBackItsCallSlot(t *testing.T) {
 	svc := &recorder{hold: make(chan struct{})}
 	mw, second := onCall(2)
-	cs := connectWith(t, svc, 2, 1, nil, mw)
+	srv, cs := serveWith(t, svc, 2, 1, nil, mw)
 	t.Cleanup(func() { close(svc.hold) }) // before the connection closes
 	go func() {
 		_, _ = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: ToolDiagnose, Arguments: json.RawMessage(`{"query":"first"}`)})
@@ -271,10 +279,10 @@ func TestQueuedDiagnosisGivesBackItsCallSlot(t *testing.T) {
 		_, _ = cs.CallTool(ctx, &mcp.CallToolParams{Name: ToolDiagnose, Arguments: json.RawMessage(`{"query":"second"}`)})
 	}()
 	<-second
-	// the server holds it; a moment more lets it take a call slot and wait
-	// for the diagnosis slot (cancelled sooner, it takes none: the test
-	// then passes without exercising the give-back)
-	time.Sleep(50 * time.Millisecond)
+	// Cancelled only once it holds the second call slot and waits for the
+	// diagnosis slot: cancelled sooner, it takes none, and the test would
+	// pass without exercising the give-back.
+	waitFor(t, func() bool { return len(srv.calls) == 2 })
 	cancel()
 	<-queued
 	// bounded: a lost slot would hold this call until the first diagnosis ends

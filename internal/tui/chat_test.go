@@ -98,7 +98,7 @@ func TestChatGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 		fm := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Chat)
-		shows(t, screen(fm.View()), "EVIDENCE_FOUND")
+		shows(t, screen(fm.View()), "query_logs  order-service ERROR since… → found")
 		if v := screen(fm.View()); strings.Contains(v, "█") || strings.Contains(v, "╭") {
 			t.Fatalf("below 60 columns the panel is plain lines:\n%s", v)
 		}

@@ -27,8 +27,8 @@ func TestDiagnoseGolden(t *testing.T) {
 		{name: "start", width: 100, msgs: script(phaseStart), want: "waiting for the model"},
 		{name: "mid_tool", width: 100, msgs: script(phaseStart, phaseMidTool), want: "EVIDENCE_FOUND"},
 		{name: "stop_required", width: 100, msgs: script(phaseStart, phaseMidTool, phaseStop), want: "final answer, no tools"},
-		{name: "narrow", width: 50, msgs: script(phaseStart, phaseMidTool), want: "EVIDENCE_FOUND"},
-		{name: "resized", width: 100, msgs: script(phaseStart, phaseMidTool), resize: &tea.WindowSizeMsg{Width: 72, Height: 30}, want: "EVIDENCE_FOUND"},
+		{name: "narrow", width: 50, msgs: script(phaseStart, phaseMidTool), want: "query_logs  order-service ERROR since… → found"},
+		{name: "resized", width: 100, msgs: script(phaseStart, phaseMidTool), resize: &tea.WindowSizeMsg{Width: 72, Height: 30}, want: "query_logs  order-service ERROR since 1h → found · 412 matched"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -28,14 +28,36 @@ type LinePrinter struct {
 	// is not mistaken for a hang; 0 means DefaultWaiting, negative never.
 	Waiting time.Duration
 
+	// clock times the waiting reports; nil is the real one (a test sets a
+	// fake one, so the reports are driven without sleeping).
+	clock timeSource
+
 	mu      sync.Mutex
 	err     error
-	waiting *time.Timer // reports the model call in progress; nil when none
+	waiting stopper // reports the model call in progress; nil when none
 	calls   int         // model calls started, telling a stale report from the current one
 	// toolCalls and found count the evidence calls finished and those that
 	// found evidence, for the [done] line of a cancelled run.
 	toolCalls, found int
 }
+
+// timeSource is the time a LinePrinter reads: time.Now and time.AfterFunc.
+type timeSource interface {
+	Now() time.Time
+	AfterFunc(d time.Duration, f func()) stopper
+}
+
+// stopper is a timer started by timeSource.AfterFunc.
+type stopper interface{ Stop() bool }
+
+// realClock is the process's own timeSource.
+type realClock struct{}
+
+// Now implements timeSource.
+func (realClock) Now() time.Time { return time.Now() }
+
+// AfterFunc implements timeSource.
+func (realClock) AfterFunc(d time.Duration, f func()) stopper { return time.AfterFunc(d, f) }
 
 // DefaultWaiting is how often a LinePrinter reports a model call still
 // running when Waiting is 0.
@@ -88,8 +110,12 @@ func (p *LinePrinter) watch(ev harness.Event) {
 		if pt := purposeText(e.Purpose); pt != "" {
 			head += " (" + pt + ")"
 		}
+		clk := p.clock
+		if clk == nil {
+			clk = realClock{}
+		}
 		p.calls++
-		call, start := p.calls, time.Now()
+		call, start := p.calls, clk.Now()
 		var report func()
 		report = func() {
 			p.mu.Lock()
@@ -97,10 +123,10 @@ func (p *LinePrinter) watch(ev harness.Event) {
 			if p.waiting == nil || p.calls != call {
 				return // the call finished while this report waited for the lock
 			}
-			p.writeLocked(head + " waiting · " + seconds(time.Since(start)))
-			p.waiting = time.AfterFunc(every, report)
+			p.writeLocked(head + " waiting · " + seconds(clk.Now().Sub(start)))
+			p.waiting = clk.AfterFunc(every, report)
 		}
-		p.waiting = time.AfterFunc(every, report)
+		p.waiting = clk.AfterFunc(every, report)
 	case harness.ModelRoundFinished, harness.RunFinished:
 		p.stopWaiting()
 	}

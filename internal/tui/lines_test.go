@@ -3,9 +3,8 @@ package tui
 import (
 	"bytes"
 	"errors"
-	"regexp"
-	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -94,53 +93,130 @@ func TestProgressLineSkipsBudget(t *testing.T) {
 }
 
 // TestLinePrinterWaiting: a model call still running is reported every
-// Waiting with its elapsed time, and the reports stop when it finishes; a
-// brief printer and a negative Waiting report nothing.
+// Waiting with its elapsed time, and the reports stop when it finishes (a
+// report already due then, waiting for the printer's lock, writes nothing);
+// a brief printer and a negative Waiting report nothing. A fake clock runs
+// the reports' timers: no sleep.
 func TestLinePrinterWaiting(t *testing.T) {
-	// The printer writes under its lock, and stops its reports under it when
-	// the call finishes: read after that, plain buffers need no lock.
 	var out, brief, never bytes.Buffer
-	const every = 100 * time.Millisecond
-	p := &LinePrinter{W: egress.NewWriter(&out), Waiting: every}
-	bp := &LinePrinter{W: egress.NewWriter(&brief), Brief: true, Waiting: every}
-	np := &LinePrinter{W: egress.NewWriter(&never), Waiting: -1}
+	const every = 10 * time.Second
+	clk := &fakeClock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	p := &LinePrinter{W: egress.NewWriter(&out), Waiting: every, clock: clk}
+	bp := &LinePrinter{W: egress.NewWriter(&brief), Brief: true, Waiting: every, clock: clk}
+	np := &LinePrinter{W: egress.NewWriter(&never), Waiting: -1, clock: clk}
 	started := harness.ModelRoundStarted{Meta: meta(), Seq: 3, Purpose: runrecord.PurposeFinal}
 	for _, pr := range []*LinePrinter{p, bp, np} {
 		pr.Emit(started)
 	}
-	time.Sleep(3*every + every/2)
+	for range 3 {
+		clk.advance(every)
+	}
+	due := clk.pending() // the next report, as if its timer fired just now
+	if len(due) != 1 {
+		t.Fatalf("%d timers pending after 3 reports, want the next report's only", len(due))
+	}
 	for _, pr := range []*LinePrinter{p, bp, np} {
 		pr.Emit(roundDone(3, runrecord.PurposeFinal, 100, 10))
 	}
 	got := out.String()
-	time.Sleep(2 * every)
+	due[0]()
+	clk.advance(2 * every)
 	if after := out.String(); after != got {
 		t.Errorf("reports went on after the call finished:\n%s", after)
 	}
-	lines := strings.Split(strings.TrimSpace(got), "\n")
-	if len(lines) < 3 {
-		t.Fatalf("want at least 2 waiting reports and the round line, got:\n%s", got)
+	if n := len(clk.pending()); n != 0 {
+		t.Errorf("%d timers still pending after the call finished", n)
 	}
-	waitLine := regexp.MustCompile(`^\[model\] round 3 \(final answer, no tools\) waiting · (\d+\.\d)s$`)
-	var last float64
-	for i, l := range lines[:len(lines)-1] {
-		m := waitLine.FindStringSubmatch(l)
-		if m == nil {
-			t.Fatalf("line %q is not a waiting report", l)
-		}
-		s, _ := strconv.ParseFloat(m[1], 64)
-		// The n-th report comes n intervals after the start or later.
-		if s < last || s < every.Seconds()*float64(i+1)-0.05 {
-			t.Errorf("elapsed %v after %v: not the time since the call started", s, last)
-		}
-		last = s
+	want := "[model] round 3 (final answer, no tools) waiting · 10.0s\n" +
+		"[model] round 3 (final answer, no tools) waiting · 20.0s\n" +
+		"[model] round 3 (final answer, no tools) waiting · 30.0s\n"
+	if !strings.HasPrefix(got, want) {
+		t.Fatalf("got:\n%s\nwant the 3 waiting reports with the time since the call started:\n%s", got, want)
 	}
-	if !strings.HasPrefix(lines[len(lines)-1], "[model] round 3 (final answer, no tools) · 110 tokens") {
-		t.Errorf("last line %q, want the round's end", lines[len(lines)-1])
+	if last := strings.TrimPrefix(got, want); !strings.HasPrefix(last, "[model] round 3 (final answer, no tools) · 110 tokens") || strings.Count(last, "\n") != 1 {
+		t.Errorf("after the reports %q, want the round's end line only", last)
 	}
 	if brief.String() != "" || strings.Contains(never.String(), "waiting") {
 		t.Errorf("brief %q, never %q: want no waiting reports", brief.String(), never.String())
 	}
+}
+
+// fakeClock is a LinePrinter clock that moves only when advance is called,
+// running the timers that fall due on the caller's goroutine.
+type fakeClock struct {
+	mu     sync.Mutex
+	now    time.Time
+	timers []*fakeTimer
+}
+
+// fakeTimer is one fakeClock.AfterFunc.
+type fakeTimer struct {
+	clock *fakeClock
+	at    time.Time
+	f     func()
+	done  bool // fired or stopped
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) AfterFunc(d time.Duration, f func()) stopper {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t := &fakeTimer{clock: c, at: c.now.Add(d), f: f}
+	c.timers = append(c.timers, t)
+	return t
+}
+
+func (t *fakeTimer) Stop() bool {
+	t.clock.mu.Lock()
+	defer t.clock.mu.Unlock()
+	was := !t.done
+	t.done = true
+	return was
+}
+
+// advance moves the clock by d, one due timer at a time, and runs each
+// timer that falls due (one started by a running timer included).
+func (c *fakeClock) advance(d time.Duration) {
+	c.mu.Lock()
+	end := c.now.Add(d)
+	c.mu.Unlock()
+	for {
+		c.mu.Lock()
+		var next *fakeTimer
+		for _, t := range c.timers {
+			if !t.done && !t.at.After(end) && (next == nil || t.at.Before(next.at)) {
+				next = t
+			}
+		}
+		if next == nil {
+			c.now = end
+			c.mu.Unlock()
+			return
+		}
+		next.done, c.now = true, next.at
+		c.mu.Unlock()
+		next.f()
+	}
+}
+
+// pending are the functions of the timers neither fired nor stopped; it
+// marks them fired, as a timer whose function is about to run.
+func (c *fakeClock) pending() []func() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var fs []func()
+	for _, t := range c.timers {
+		if !t.done {
+			t.done = true
+			fs = append(fs, t.f)
+		}
+	}
+	return fs
 }
 
 // What was found stays said: each tool line ends with the adapter's tally,

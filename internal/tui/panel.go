@@ -306,6 +306,23 @@ func outcomeStyle(st styles, outcome string) lipgloss.Style {
 	return st.warn
 }
 
+// minSummaryWidth is the room a tool line's argument keeps before its
+// tally is cut.
+const minSummaryWidth = 24
+
+// shortOutcome is the status word of a tool line that does not fit: the
+// two evidence verdicts shrink to one word; errors and controls keep
+// theirs (they say what went wrong).
+func shortOutcome(outcome string) string {
+	switch outcome {
+	case string(tools.EvidenceFound):
+		return "found"
+	case string(tools.NoEvidence):
+		return "none"
+	}
+	return outcome
+}
+
 // timeline draws the steps, keeping only the last maxLines rows (0: all)
 // with a note of how many earlier ones were left out.
 func (s *runState) timeline(st styles, width int, maxLines int) []string {
@@ -352,10 +369,28 @@ func stepLine(st styles, sp step, width int) string {
 		if t := termsafe.Line(sp.tally); t != "" {
 			found = " · " + t
 		}
-		if over := width - ansi.StringWidth(head) - ansi.StringWidth(tail); ansi.StringWidth(found) > over {
+		summary := termsafe.Line(sp.summary)
+		outcome := sp.outcome
+		if summary != "" && !sp.guidance && ansi.StringWidth(head+"  "+summary+tail+found) > width {
+			// the argument says what was read: on a narrow line the status
+			// word gives way first, then the tally's detail (issue 40 #13)
+			outcome = shortOutcome(outcome)
+			tail = " → " + outcome
+			if ansi.StringWidth(head+"  "+summary+tail+found) > width {
+				found, _, _ = strings.Cut(found, ",")
+			}
+		}
+		over := width - ansi.StringWidth(head) - ansi.StringWidth(tail)
+		if summary != "" && !sp.guidance {
+			over -= 2 + min(ansi.StringWidth(summary), minSummaryWidth) // the argument keeps its room
+		}
+		switch {
+		case ansi.StringWidth(found) <= over:
+		case over < len(" · x"):
+			found = ""
+		default:
 			found = textclip.Width(found, over) // the tally goes after the summary, before the line wraps
 		}
-		summary := termsafe.Line(sp.summary)
 		room := width - ansi.StringWidth(head) - ansi.StringWidth(tail) - ansi.StringWidth(found) - 2
 		if summary != "" && room >= 8 {
 			head += "  " + textclip.Width(summary, room)
@@ -363,7 +398,7 @@ func stepLine(st styles, sp step, width int) string {
 		if sp.guidance {
 			return head + st.dim.Render(tail)
 		}
-		return head + " → " + outcomeStyle(st, sp.outcome).Render(sp.outcome) + found
+		return head + " → " + outcomeStyle(st, sp.outcome).Render(outcome) + found
 	case stepStop:
 		return st.bad.Render(textclip.Width("■ stop required · "+termsafe.Line(sp.reason), width))
 	case stepFinish:

@@ -46,8 +46,9 @@ func TestLinePrinterTalliesGolden(t *testing.T) {
 
 // TestTimelineTalliesGolden: the live view's tool rows end with the same
 // tallies, which stay on the cancelled screen; on a narrow screen the
-// summary is dropped first, then the tally is cut, and no row is wider
-// than the screen.
+// status word shrinks first (EVIDENCE_FOUND to found), then the tally is
+// cut, keeping the argument (issue 40 #13), and no row is wider than the
+// screen.
 func TestTimelineTalliesGolden(t *testing.T) {
 	var s runState
 	for _, ev := range talliedRun {

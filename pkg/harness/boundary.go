@@ -262,74 +262,39 @@ func (b *Boundary) Handle(call model.ToolCall) string {
 	return b.finish(obs, inv)
 }
 
-// handleEvidence runs the protocol for one evidence call; b.mu is held.
+// handleEvidence runs the protocol for one evidence call; b.mu is held:
+// the run may continue, the envelope decodes, the previous evaluation is
+// taken, the input is valid and not a repeat, the budget has a call left;
+// then the adapter runs and its outcome becomes the observation, unless
+// the run was interrupted meanwhile.
 func (b *Boundary) handleEvidence(adapter tools.Adapter, call model.ToolCall, inv Invocation) (observation, Invocation) {
-	refuse := func(o observation, detail string) (observation, Invocation) {
-		inv.Kind, inv.Status, inv.Control, inv.ErrorCode, inv.Detail = runrecord.KindControl, StatusRefused, o.Control, o.ErrorCode, detail
-		return o, inv
-	}
 	base := observation{ToolCallID: call.ID, Tool: call.Name}
 	if b.stop != "" {
-		o := base
-		o.Control = runrecord.ControlStop
-		return refuse(o, "stop required: "+string(b.stop))
+		return refused(base.control(runrecord.ControlStop), inv, "stop required: "+string(b.stop))
 	}
 	prev, input, err := decodeEnvelope(call.Arguments)
 	if err != nil {
-		o := base
-		o.Control, o.ErrorCode, o.Expected = runrecord.ControlRepair, RepairEnvelope, b.pending
+		code := RepairEnvelope
 		if prev != nil && prev.ToolCallID != "" && b.pending != "" {
-			o.ErrorCode = RepairWrong
+			code = RepairWrong
 		}
 		inv.Input = boundedRaw(call.Arguments)
-		return refuse(o, err.Error())
+		return refused(b.repair(base, code), inv, err.Error())
 	}
 	inv.Input = input
-	if b.pending != "" {
-		switch {
-		case prev == nil:
-			o := base
-			o.Control, o.ErrorCode, o.Expected = runrecord.ControlRepair, RepairMissing, b.pending
-			return refuse(o, "previous_observation missing")
-		case prev.ToolCallID != b.pending:
-			o := base
-			o.Control, o.ErrorCode, o.Expected = runrecord.ControlRepair, RepairWrong, b.pending
-			return refuse(o, "previous_observation names another call")
-		}
-		// The evaluation is consumed by this call, whatever happens next.
-		inv.Evaluated, inv.Evaluation = prev.ToolCallID, prev.Evaluation
-		b.pending = ""
-		if prev.Evaluation == Gained {
-			b.gained++
-			b.noGainRun = 0
-		} else {
-			b.noGain++
-			b.noGainRun++
-		}
-		if b.noGainRun >= b.rc.budget.MaxNoGain {
-			b.requireStopLocked(runrecord.StopSaturated)
-			o := base
-			o.Control = runrecord.ControlStop
-			return refuse(o, "information saturated")
-		}
+	if o, detail, ok := b.evaluate(prev, base, &inv); !ok {
+		return refused(o, inv, detail)
 	}
 	canon, err := adapter.Canonical(input)
 	if err != nil {
-		if rerr := b.rc.reserveToolCall(); rerr != nil {
-			return b.stopOn(rerr, base, inv)
-		}
-		inv.Kind, inv.Status = runrecord.KindEvidence, StatusCompleted
-		inv.EvidenceStatus, inv.ErrorCode, inv.Detail = tools.StatusError, tools.CodeInvalidInput, egress.Error(err).String()
-		o := base
-		o.EvidenceStatus, o.ErrorCode = string(tools.StatusError), tools.CodeInvalidInput
-		return o, inv
+		return b.invalidInput(err, base, inv)
 	}
 	inv.Input, inv.Summary = canon.Input, termsafe.Strip(canon.Summary)
 	key := call.Name + "\x00" + string(canon.Input)
 	if orig, dup := b.seen[key]; dup {
-		o := base
-		o.Control, o.Original = runrecord.ControlDuplicate, orig
-		return refuse(o, "equivalent to "+orig)
+		o := base.control(runrecord.ControlDuplicate)
+		o.Original = orig
+		return refused(o, inv, "equivalent to "+orig)
 	}
 	if err := b.rc.reserveToolCall(); err != nil {
 		return b.stopOn(err, base, inv)
@@ -343,6 +308,87 @@ func (b *Boundary) handleEvidence(adapter tools.Adapter, call model.ToolCall, in
 			b.rc.emit(ToolCallProgress{Meta: b.rc.meta(), ToolCallID: call.ID, Tool: call.Name, Step: s})
 		},
 	})
+	o, inv := b.observe(adapter, out, limit, base, inv)
+	if r := b.rc.Interrupted(); r != "" {
+		return discarded(r, base, inv)
+	}
+	if inv.EvidenceStatus == tools.EvidenceFound {
+		b.pending = call.ID
+	}
+	return o, inv
+}
+
+// control is the observation with a control answer and nothing else.
+func (o observation) control(c string) observation {
+	o.Control = c
+	return o
+}
+
+// repair asks the model to repair its call (code says what), naming the
+// call whose evaluation is awaited, if any.
+func (b *Boundary) repair(base observation, code string) observation {
+	o := base.control(runrecord.ControlRepair)
+	o.ErrorCode, o.Expected = code, b.pending
+	return o
+}
+
+// refused records a call answered by control alone: not run, not counted.
+func refused(o observation, inv Invocation, detail string) (observation, Invocation) {
+	inv.Kind, inv.Status, inv.Control, inv.ErrorCode, inv.Detail = runrecord.KindControl, StatusRefused, o.Control, o.ErrorCode, detail
+	return o, inv
+}
+
+// evaluate takes the model's evaluation (previous_observation) of the
+// EVIDENCE_FOUND call awaiting one, if any: this call consumes it whatever
+// happens next, and it counts towards saturation. ok is false, with the
+// observation and detail of the refusal, when the evaluation is missing,
+// names another call, or saturates the run (STOP_REQUIRED from then on).
+func (b *Boundary) evaluate(prev *previousObservation, base observation, inv *Invocation) (o observation, detail string, ok bool) {
+	if b.pending == "" {
+		return base, "", true
+	}
+	switch {
+	case prev == nil:
+		return b.repair(base, RepairMissing), "previous_observation missing", false
+	case prev.ToolCallID != b.pending:
+		return b.repair(base, RepairWrong), "previous_observation names another call", false
+	}
+	inv.Evaluated, inv.Evaluation = prev.ToolCallID, prev.Evaluation
+	b.pending = ""
+	if prev.Evaluation == Gained {
+		b.gained++
+		b.noGainRun = 0
+	} else {
+		b.noGain++
+		b.noGainRun++
+	}
+	if b.noGainRun >= b.rc.budget.MaxNoGain {
+		b.requireStopLocked(runrecord.StopSaturated)
+		return base.control(runrecord.ControlStop), "information saturated", false
+	}
+	return base, "", true
+}
+
+// invalidInput answers an input the tool's Canonical refused: it takes a
+// tool call of the budget (STOP_REQUIRED when none is left) and is recorded
+// as an evidence step that ended INVALID_INPUT.
+func (b *Boundary) invalidInput(err error, base observation, inv Invocation) (observation, Invocation) {
+	if rerr := b.rc.reserveToolCall(); rerr != nil {
+		return b.stopOn(rerr, base, inv)
+	}
+	inv.Kind, inv.Status = runrecord.KindEvidence, StatusCompleted
+	inv.EvidenceStatus, inv.ErrorCode, inv.Detail = tools.StatusError, tools.CodeInvalidInput, egress.Error(err).String()
+	o := base
+	o.EvidenceStatus, o.ErrorCode = string(tools.StatusError), tools.CodeInvalidInput
+	return o, inv
+}
+
+// observe turns an adapter's outcome into the observation and the record:
+// a result is projected and must fit limit (else INTERNAL), with its tally
+// and empty window kept redacted and bounded; an unknown status is
+// INTERNAL; a failure's detail is recorded redacted, and one saying the
+// store is full ends the run's audit.
+func (b *Boundary) observe(adapter tools.Adapter, out tools.Outcome, limit int, base observation, inv Invocation) (observation, Invocation) {
 	inv.Kind, inv.Status = runrecord.KindEvidence, StatusCompleted
 	o := base
 	switch out.Status {
@@ -377,24 +423,21 @@ func (b *Boundary) handleEvidence(adapter tools.Adapter, call model.ToolCall, in
 			b.rc.auditFailed(out.Detail)
 		}
 	}
-	if r := b.rc.Interrupted(); r != "" {
-		// A result arriving after cancellation or the deadline is not
-		// accepted. A call the run's cancellation ended is audited
-		// CANCELLED whatever the adapter made of it: an HTTP client reports
-		// the cancellation's cause (the stop signal), not context.Canceled,
-		// and an adapter may have finished just before.
-		inv.Status = StatusDiscarded
-		if r == runrecord.StopCancelled {
-			inv.Status, inv.EvidenceStatus, inv.ErrorCode = StatusCancelled, tools.StatusError, tools.CodeCancelled
-		}
-		o = base
-		o.Control = runrecord.ControlStop
-		return o, inv
-	}
-	if inv.EvidenceStatus == tools.EvidenceFound {
-		b.pending = call.ID
-	}
 	return o, inv
+}
+
+// discarded answers a call whose result arrived after the run was
+// interrupted (r): it is not accepted, and the model is told to stop. A
+// call the run's cancellation ended is audited CANCELLED whatever the
+// adapter made of it: an HTTP client reports the cancellation's cause (the
+// stop signal), not context.Canceled, and an adapter may have finished
+// just before.
+func discarded(r runrecord.StopReason, base observation, inv Invocation) (observation, Invocation) {
+	inv.Status = StatusDiscarded
+	if r == runrecord.StopCancelled {
+		inv.Status, inv.EvidenceStatus, inv.ErrorCode = StatusCancelled, tools.StatusError, tools.CodeCancelled
+	}
+	return base.control(runrecord.ControlStop), inv
 }
 
 // RefuseExcess answers call, the first of the n calls of one answer past

@@ -119,12 +119,15 @@ func (Provider) Doctor(ctx context.Context, cfg *config.Config) []doctor.Result 
 		case me != nil && (me.Kind == model.ErrUnreachable || me.Kind == model.ErrTimeout):
 			hint = fmt.Sprintf("start the model server or point model.url / %s at a running one (tried %s)", adapter.EnvBaseURL, host)
 		case me != nil && (me.Status == 401 || me.Status == 403):
-			hint = fmt.Sprintf("put the server's API key in $%s (model.api_key_env names the variable)", m.APIKeyEnv)
+			keyHint := fmt.Sprintf("put the server's API key in $%s (model.api_key_env names the variable)", m.APIKeyEnv)
 			if !m.APIKey.IsZero() {
-				key = doctor.Failed(checkAPIKey, fmt.Sprintf("$%s is set but %s refused it (HTTP %d)", m.APIKeyEnv, host, me.Status), hint)
+				key = doctor.Failed(checkAPIKey, fmt.Sprintf("$%s is set but %s refused it (HTTP %d)", m.APIKeyEnv, host, me.Status), keyHint)
 			} else {
-				key = doctor.Failed(checkAPIKey, fmt.Sprintf("$%s is not set and %s wants a key (HTTP %d)", m.APIKeyEnv, host, me.Status), hint)
+				key = doctor.Failed(checkAPIKey, fmt.Sprintf("$%s is not set and %s wants a key (HTTP %d)", m.APIKeyEnv, host, me.Status), keyHint)
 			}
+			// the key's line says the fix; this one says only where to look,
+			// so the same hint is not printed twice (issue 40 #13)
+			hint = fmt.Sprintf("the server answers but refuses the request: see the %s check", checkAPIKey)
 		}
 		return append([]doctor.Result{doctor.Failed(checkOpenAI, err.Error(), hint), key}, later("not checked: /models could not be read")...)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -142,30 +141,20 @@ func (ix *Index) unembedded(ctx context.Context, after int64, n int) ([]int64, [
 }
 
 // storeVectors writes one batch of vectors in a transaction.
-func (ix *Index) storeVectors(ctx context.Context, ids []int64, vecs [][]float32) (err error) {
+func (ix *Index) storeVectors(ctx context.Context, ids []int64, vecs [][]float32) error {
 	if len(vecs) != len(ids) {
 		return fmt.Errorf("store section vectors: %d vectors for %d sections", len(vecs), len(ids))
 	}
-	tx, err := ix.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("store section vectors: begin: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			err = errors.Join(err, rollback(tx))
+	return ix.inTx(ctx, "store section vectors", func(tx *sql.Tx) error {
+		for i, id := range ids {
+			_, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO kb_vectors(section_id, model, dim, vec) VALUES(?, ?, ?, ?)`,
+				id, ix.embedName, len(vecs[i]), encodeVector(vecs[i]))
+			if err != nil {
+				return fmt.Errorf("store vector of section %d: %w", id, err)
+			}
 		}
-	}()
-	for i, id := range ids {
-		_, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO kb_vectors(section_id, model, dim, vec) VALUES(?, ?, ?, ?)`,
-			id, ix.embedName, len(vecs[i]), encodeVector(vecs[i]))
-		if err != nil {
-			return fmt.Errorf("store vector of section %d: %w", id, err)
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("store section vectors: commit: %w", err)
-	}
-	return nil
+		return nil
+	})
 }
 
 // encodeVector is the stored form: little-endian float32s.
