@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	alertsource "github.com/superbiz/superbiz/internal/integration/alerts"
 	"strings"
 	"time"
 	"unicode"
@@ -255,7 +256,7 @@ func (a *app) sessionNames(ctx context.Context, g globalOptions) []string {
 // first and each name once.
 func (a *app) alertNames(ctx context.Context, g globalOptions) []string {
 	cfg, err := a.completionConfig(g)
-	if err != nil || cfg.Alerts.URL == "" {
+	if err != nil || !alertsource.Configured(cfg) {
 		return nil
 	}
 	client, err := a.alertsClient(cfg)
