@@ -15,6 +15,7 @@ import (
 	"github.com/superbiz/superbiz/internal/demo"
 	"github.com/superbiz/superbiz/internal/eval"
 	"github.com/superbiz/superbiz/internal/integration"
+	alertsource "github.com/superbiz/superbiz/internal/integration/alerts"
 	"github.com/superbiz/superbiz/internal/integration/playbooks"
 	"github.com/superbiz/superbiz/internal/registry"
 	"github.com/superbiz/superbiz/internal/textclip"
@@ -258,7 +259,7 @@ func (a *app) sessionNames(ctx context.Context, g globalOptions) []string {
 // first and each name once.
 func (a *app) alertNames(ctx context.Context, g globalOptions) []string {
 	cfg, err := a.completionConfig(g)
-	if err != nil || cfg.Alerts.URL == "" {
+	if err != nil || !alertsource.Configured(cfg) {
 		return nil
 	}
 	client, err := a.alertsClient(cfg)

@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	alertsource "github.com/superbiz/superbiz/internal/integration/alerts"
 	"log/slog"
 	"net"
 	"net/http"
@@ -167,7 +168,7 @@ func (a *app) runMCP(ctx context.Context, f *mcpOptions) error {
 	logger := slog.New(slog.NewTextHandler(a.io.ErrOut.Stream(), &slog.HandlerOptions{Level: slog.LevelWarn}))
 	srv, err := mcpserver.New(mcpservice.New(w, mcpservice.Options{Lines: &tui.LinePrinter{W: a.io.ErrOut}, Notes: a.io.ErrOut}), mcpserver.Options{
 		Name: "superbiz", Version: mcpVersion(), MaxCalls: f.MaxCalls, MaxDiagnose: f.MaxDiagnose,
-		Alerts: w.Config.Alerts.URL != "", Logger: logger, SessionTimeout: f.SessionTimeout,
+		Alerts: alertsource.Configured(w.Config), Logger: logger, SessionTimeout: f.SessionTimeout,
 	})
 	if err != nil {
 		return err

@@ -90,7 +90,7 @@ func (a *app) runTimeline(ctx context.Context, opts *timelineOptions) error {
 	}
 	req := usecase.TimelineRequest{}
 	var alertExpr *timeline.Metric
-	if w.Config.Alerts.URL != "" {
+	if alertsource.Configured(w.Config) {
 		client, err := alertsource.Client(w.Config, a.getenv)
 		if err != nil {
 			return err

@@ -16,7 +16,6 @@ import (
 	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/pkg/tools"
-	"github.com/superbiz/superbiz/pkg/tools/kubernetes"
 	"github.com/superbiz/superbiz/pkg/tools/logs"
 	"github.com/superbiz/superbiz/pkg/tools/metrics"
 	"github.com/superbiz/superbiz/pkg/tools/sqlquery"
@@ -40,18 +39,16 @@ type Config struct {
 	// File is the configuration file that was read, "" when none was (defaults).
 	File string `json:"file"`
 	// DBPath is the run store's SQLite file (absolute).
-	DBPath     string             `toml:"db" json:"db_path"`
-	Model      Model              `toml:"model" json:"model"`
-	Budget     Budget             `toml:"budget" json:"budget"`
-	Limits     Limits             `toml:"limits" json:"limits"`
-	Knowledge  Knowledge          `toml:"knowledge" json:"knowledge"`
-	Logs       []LogSource        `toml:"logs" json:"logs"`
-	Databases  []Database         `toml:"databases" json:"databases"`
-	Metrics    []MetricsSource    `toml:"metrics" json:"metrics"`
-	Kubernetes []KubernetesSource `toml:"kubernetes" json:"kubernetes"`
-	Skills     Skills             `toml:"skills" json:"skills"`
-	Alerts     Alerts             `toml:"alerts" json:"alerts"`
-	Timeline   Timeline           `toml:"timeline" json:"timeline"`
+	DBPath    string          `toml:"db" json:"db_path"`
+	Model     Model           `toml:"model" json:"model"`
+	Budget    Budget          `toml:"budget" json:"budget"`
+	Limits    Limits          `toml:"limits" json:"limits"`
+	Knowledge Knowledge       `toml:"knowledge" json:"knowledge"`
+	Logs      []LogSource     `toml:"logs" json:"logs"`
+	Databases []Database      `toml:"databases" json:"databases"`
+	Metrics   []MetricsSource `toml:"metrics" json:"metrics"`
+	Skills    Skills          `toml:"skills" json:"skills"`
+	Timeline  Timeline        `toml:"timeline" json:"timeline"`
 	// Now, when not zero, fixes the clock for reproducible runs ($SUPERBIZ_NOW).
 	Now time.Time `json:"now,omitzero"`
 
@@ -182,9 +179,6 @@ type DSN = sqlquery.DSN
 // MetricsSource is one [[metrics]] entry, declared in pkg/tools/metrics.
 type MetricsSource = metrics.Source
 
-// KubernetesSource is one [[kubernetes]] entry, declared in pkg/tools/kubernetes.
-type KubernetesSource = kubernetes.Source
-
 // Secret is a credential read from the environment that prints redacted,
 // declared in pkg/redact.
 type Secret = egress.Secret
@@ -212,17 +206,6 @@ type Knowledge struct {
 // Skills lists extra playbook directories (<name>/SKILL.md) beside the built-in ones.
 type Skills struct {
 	Paths []string `toml:"paths" json:"paths"`
-}
-
-// Alerts is the [alerts] table: the Alertmanager (API v2) whose firing
-// alerts `superbiz alerts` lists and `diagnose --alert` starts from. No URL,
-// no alerts. Secrets are never in the file: the keys name the environment
-// variables that hold them.
-type Alerts struct {
-	// URL is Alertmanager's base URL, e.g. "http://127.0.0.1:9093" (no credentials in it).
-	URL string `toml:"url" json:"url"`
-	HTTPAuth
-	Timeout time.Duration `toml:"timeout" json:"timeout" default:"10s" min:"100ms" max:"5m"`
 }
 
 // Timeline is the [timeline] table: the metrics `superbiz timeline` watches

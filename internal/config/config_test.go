@@ -202,8 +202,6 @@ func TestFileErrors(t *testing.T) {
 		{"empty model name", "[model]\nname = \"\"\n", []string{`model.name = "" in `, "model name"}, nil},
 		{"think not bool", "[model]\nthink = \"no\"\n", []string{`model.think = "no" in `, "true or false"}, nil},
 		{"date-time value", "[model]\nname = 1979-05-27T07:32:00Z\n", []string{"model.name = a date-time in ", "must be a string"}, nil},
-		{"alerts timeout zero", "[alerts]\nurl = \"http://am:9093\"\ntimeout = \"0s\"\n", []string{`alerts.timeout = "0s" in `, "between 100ms and 5m"}, nil},
-		{"alerts unknown key", "[alerts]\nurl = \"http://am:9093\"\ntoken = \"Hunter2Secret\"\n", []string{`unknown key "alerts.token"`}, []string{"Hunter2Secret"}},
 		{"long value is clipped", "[model]\nlanguage = \"" + strings.Repeat("x", 200) + "\"\n", []string{`model.language = "` + strings.Repeat("x", 61) + `…" in `}, []string{strings.Repeat("x", 62)}},
 		{"multi-line value shows its first line only", "[model]\nlanguage = \"\"\"fr\nline2Hunter2Secret\"\"\"\n", []string{`model.language = "fr…" in `}, []string{"Hunter2Secret"}},
 	}

@@ -146,9 +146,6 @@ func NewDatabase() Database { return defaultsOf[Database]() }
 // NewMetricsSource returns a [[metrics]] entry holding the declared defaults.
 func NewMetricsSource() MetricsSource { return defaultsOf[MetricsSource]() }
 
-// NewKubernetesSource returns a [[kubernetes]] entry holding the declared defaults.
-func NewKubernetesSource() KubernetesSource { return defaultsOf[KubernetesSource]() }
-
 // Defaults returns the built-in configuration read from the declarations,
 // without the environment-dependent run store path. Validate and Summary
 // run the integrations' parts given here beside config's own

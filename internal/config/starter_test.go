@@ -28,43 +28,8 @@ func TestStarterLoadsAsDefaults(t *testing.T) {
 	if !reflect.DeepEqual(cfg.Model, def.Model) || cfg.Budget != def.Budget {
 		t.Errorf("starter model %+v budget %+v, want the defaults %+v %+v", cfg.Model, cfg.Budget, def.Model, def.Budget)
 	}
-	if len(cfg.Logs)+len(cfg.Databases)+len(cfg.Metrics) != 0 || cfg.Alerts.URL != "" {
+	if len(cfg.Logs)+len(cfg.Databases)+len(cfg.Metrics) != 0 {
 		t.Errorf("starter configures a source: %v", cfg.Summary())
-	}
-}
-
-// Every commented example of the starter file is valid once uncommented, so a
-// newcomer who uncomments one gets a working source, not a config error.
-func TestStarterExamplesLoad(t *testing.T) {
-	code := regexp.MustCompile(`^# (\[|[a-z_]+ = )`)
-	var lines []string
-	n := 0
-	inModel := false
-	for line := range strings.Lines(Starter()) {
-		if strings.HasPrefix(line, "[") {
-			inModel = line == "[model]\n" // its provider choice: TestStarterEitherProvider
-		}
-		if code.MatchString(line) && !inModel {
-			line = strings.TrimPrefix(line, "# ")
-			n++
-		}
-		lines = append(lines, line)
-	}
-	if n < 15 {
-		t.Fatalf("only %d commented example lines found", n)
-	}
-	w := newWorkspace(t)
-	w.env["PROM_TOKEN"] = "t"
-	writeFile(t, filepath.Join(w.wd, "superbiz.toml"), strings.Join(lines, ""))
-	cfg, err := w.load(Overrides{}, "")
-	if err != nil {
-		t.Fatalf("Load of the uncommented starter: %v", err)
-	}
-	if len(cfg.Logs) != 1 || len(cfg.Databases) != 3 || len(cfg.Metrics) != 1 || cfg.Alerts.URL == "" {
-		t.Errorf("uncommented starter: %v", cfg.Summary())
-	}
-	if cfg.Databases[0].Driver != DriverSQLite || cfg.Databases[2].Driver != DriverPostgres {
-		t.Errorf("database drivers %q, %q, want the SQLite example first and the PostgreSQL one last", cfg.Databases[0].Driver, cfg.Databases[2].Driver)
 	}
 }
 

@@ -7,13 +7,15 @@
 // has none. The checks are what every source owes through the same paths
 // a command takes: doctor's line, `tools list`, a call through the
 // boundary (and what eval's grader says it read), an unknown source, an empty window, the observation bound, a
-// cancelled call, and bounded durations in its table.
+// cancelled call, bounded durations in its table, and the eval pack round
+// trip: the call stored, frozen by `eval pack` and served back by eval.
 package conformance
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -22,11 +24,16 @@ import (
 
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/doctor"
+	"github.com/superbiz/superbiz/internal/eval"
+	"github.com/superbiz/superbiz/internal/evalpack"
 	"github.com/superbiz/superbiz/internal/exitcode"
+	"github.com/superbiz/superbiz/internal/frozen"
 	"github.com/superbiz/superbiz/internal/integration"
 	"github.com/superbiz/superbiz/internal/registry"
 	"github.com/superbiz/superbiz/internal/workspace"
+	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/model"
+	"github.com/superbiz/superbiz/pkg/runrecord"
 )
 
 // Fixture is one source stood up for the suite.
@@ -156,6 +163,9 @@ func Run(t *testing.T, s integration.Source, stand func(t *testing.T) Fixture) {
 			t.Errorf("a cancelled call: %v, want exit %d", err, exitcode.Cancelled)
 		}
 	})
+	t.Run("eval pack round trip", func(t *testing.T) {
+		roundTrip(t, w, s, f, getenv)
+	})
 	t.Run("bounded durations", func(t *testing.T) {
 		table := ""
 		if c, ok := s.(integration.Configured); ok {
@@ -169,6 +179,83 @@ func Run(t *testing.T, s integration.Source, stand func(t *testing.T) Fixture) {
 			}
 		}
 	})
+}
+
+// roundTrip stores the fixture's call as a run would (audited), freezes
+// that run with `eval pack` (evalpack.Freeze: every registered Freezer, a
+// tool none freezes refused), loads the pack with eval's own loader, starts
+// what it serves and configures a fresh workspace from its superbiz.toml
+// the way an eval attempt does, then makes the same call there: the
+// evidence read holds the marker again, with the source's own server or
+// files out of reach of nothing but the pack.
+func roundTrip(t *testing.T, w *workspace.Workspace, s integration.Source, f Fixture, getenv func(string) string) {
+	t.Helper()
+	ctx := context.Background()
+	res, err := w.CallTool(ctx, s.Tool(), f.Call, workspace.Audit{})
+	if err != nil || res.RunID == "" {
+		t.Fatalf("an audited %s call: run %q, %v", s.Tool(), res.RunID, err)
+	}
+	run, err := w.Store.GetRun(ctx, res.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// eval pack freezes a finished diagnosis: the stored call is its evidence
+	run.Intent, run.ReleaseOutcome, run.Query = runrecord.IntentDiagnosis, runrecord.OutcomeFallback, "conformance round trip of "+s.Tool()
+	suite := t.TempDir()
+	rep, err := evalpack.Freeze(ctx, evalpack.Options{Run: run, Config: w.Config, Dir: suite, ID: "conformance", Getenv: getenv, Store: w.Store})
+	if err != nil {
+		t.Fatalf("eval pack of a run that read %s: %v", s.Tool(), err)
+	}
+	p := eval.LoadPack(rep.Dir)
+	if p.Err != nil {
+		t.Fatalf("the frozen pack does not load: %v", p.Err)
+	}
+	work := t.TempDir()
+	db := filepath.Join(work, "runs.db")
+	cfg, err := eval.LoadConfig(filepath.Join(p.Dir, eval.ConfigFile), func(string) string { return "" }, config.Overrides{DBPath: &db}, nil)
+	if err != nil {
+		t.Fatalf("the pack's configuration: %v", err)
+	}
+	cfg.Now = p.Now
+	var wrappers []frozen.Wrapper
+	for i, sv := range p.Served {
+		if why := sv.Missing(); why != "" {
+			t.Skipf("the pack's %T cannot be served here: %s", sv, why)
+		}
+		srv, err := sv.Start(ctx, filepath.Join(work, fmt.Sprintf("served%d", i)))
+		if err != nil {
+			t.Fatalf("serve the pack: %v", err)
+		}
+		t.Cleanup(func() {
+			if err := srv.Stop(); err != nil {
+				t.Errorf("stop the pack's server: %v", err)
+			}
+		})
+		if err := srv.Configure(cfg); err != nil {
+			t.Fatal(err)
+		}
+		if wr, ok := srv.(frozen.Wrapper); ok {
+			wrappers = append(wrappers, wr)
+		}
+	}
+	ew, err := workspace.Open(ctx, cfg, workspace.Env{Getenv: func(string) string { return "" }, Warn: func(string) {}, NoModel: true})
+	if err != nil {
+		t.Fatalf("open the pack's workspace: %v", err)
+	}
+	defer ew.Close()
+	for _, wr := range wrappers {
+		ew.Adapters = wr.Wrap(ew.Adapters)
+	}
+	if ew.Tools, err = harness.NewToolset(ew.Adapters, ew.Playbooks); err != nil {
+		t.Fatal(err)
+	}
+	again, err := ew.CallTool(ctx, s.Tool(), f.Call, workspace.NoAudit)
+	if err != nil {
+		t.Fatalf("%s served from the pack: %v", s.Tool(), err)
+	}
+	if obs := string(again.Observation); !strings.Contains(obs, f.Marker) {
+		t.Errorf("eval served %s from the pack without the fixture's %q: %s", s.Tool(), f.Marker, clip(obs))
+	}
 }
 
 // named is the entry the fixture's Call names under NameKey, "" for none.

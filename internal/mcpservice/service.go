@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	alertsource "github.com/superbiz/superbiz/internal/integration/alerts"
 	"strings"
 	"sync"
 
@@ -167,7 +168,7 @@ func progressSink(progress func(mcpserver.Progress)) harness.Sink {
 
 // ListAlerts is `superbiz alerts -o json`.
 func (s *Service) ListAlerts(ctx context.Context) (mcpserver.Result, error) {
-	if s.w.Config.Alerts.URL == "" {
+	if !alertsource.Configured(s.w.Config) {
 		return mcpserver.Result{IsError: true, Text: egress.Const("no Alertmanager configured")}, nil
 	}
 	v, err := s.w.FiringAlerts(ctx)

@@ -2,6 +2,8 @@ package registry
 
 import (
 	"encoding/json"
+	alertsource "github.com/superbiz/superbiz/internal/integration/alerts"
+	kubesource "github.com/superbiz/superbiz/internal/integration/kubernetes"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -67,8 +69,8 @@ func TestHTTPAuthSharedByAlertsAndMetrics(t *testing.T) {
 		t.Fatalf("Load: %v", err)
 	}
 	want := config.HTTPAuth{Username: "oncall", PasswordEnv: "AM_PASSWORD"}
-	if cfg.Alerts.HTTPAuth != want || cfg.Metrics[0].HTTPAuth != want {
-		t.Errorf("auth = %+v and %+v, want %+v", cfg.Alerts.HTTPAuth, cfg.Metrics[0].HTTPAuth, want)
+	if alertsource.Of(cfg).HTTPAuth != want || cfg.Metrics[0].HTTPAuth != want {
+		t.Errorf("auth = %+v and %+v, want %+v", alertsource.Of(cfg).HTTPAuth, cfg.Metrics[0].HTTPAuth, want)
 	}
 	b, err := json.Marshal(cfg)
 	if err != nil {
@@ -114,6 +116,7 @@ dsn = "readonly:DsnPassw0rdX@tcp(127.0.0.1:3306)/orders?timeout=2s"
 func TestStarterExamplesLoad(t *testing.T) {
 	code := regexp.MustCompile(`^# (\[|[a-z_]+ = )`)
 	var lines []string
+	n := 0
 	inModel := false
 	for line := range strings.Lines(config.Starter()) {
 		if strings.HasPrefix(line, "[") {
@@ -121,15 +124,34 @@ func TestStarterExamplesLoad(t *testing.T) {
 		}
 		if code.MatchString(line) && !inModel {
 			line = strings.TrimPrefix(line, "# ")
+			n++
 		}
 		lines = append(lines, line)
+	}
+	if n < 15 {
+		t.Fatalf("only %d commented example lines found", n)
 	}
 	cfg, _, _, err := load(t, strings.Join(lines, ""), map[string]string{"PROM_TOKEN": "t"})
 	if err != nil {
 		t.Fatalf("Load of the uncommented starter: %v", err)
 	}
-	if len(cfg.Logs) == 0 || len(cfg.Databases) == 0 || len(cfg.Metrics) == 0 || cfg.Alerts.URL == "" {
+	if len(cfg.Logs) != 1 || len(cfg.Databases) != 3 || len(cfg.Metrics) != 1 || !alertsource.Configured(cfg) {
 		t.Errorf("uncommented starter configures too little: %v", cfg.Summary())
+	}
+	if dbs := cfg.Databases; len(dbs) == 3 && (dbs[0].Driver != config.DriverSQLite || dbs[2].Driver != config.DriverPostgres) {
+		t.Errorf("database drivers %q, %q, want the SQLite example first and the PostgreSQL one last", dbs[0].Driver, dbs[2].Driver)
+	}
+}
+
+// The starter file as `config init` writes it configures no source: its
+// examples are commented out.
+func TestStarterConfiguresNoSource(t *testing.T) {
+	cfg, _, _, err := load(t, config.Starter(), nil)
+	if err != nil {
+		t.Fatalf("Load of the starter: %v", err)
+	}
+	if len(cfg.Logs)+len(cfg.Databases)+len(cfg.Metrics) != 0 || alertsource.Configured(cfg) {
+		t.Errorf("starter configures a source: %v", cfg.Summary())
 	}
 }
 
@@ -205,7 +227,7 @@ kubeconfig = "kube/config"
 		{"logs[0].paths", cfg.Logs[0].Paths, []string{filepath.Join(dir, "logs", "*.log"), "/var/log/x.log"}},
 		{"databases[0].dsn", cfg.Databases[0].DSN.Reveal(), filepath.Join(dir, "data", "orders.db")},
 		{"databases[1].dsn", cfg.Databases[1].DSN.Reveal(), filepath.Join(home, "etc", "other.db")},
-		{"kubernetes[0].kubeconfig", cfg.Kubernetes[0].Kubeconfig, filepath.Join(dir, "kube", "config")},
+		{"kubernetes[0].kubeconfig", kubesource.Entries(cfg)[0].Kubeconfig, filepath.Join(dir, "kube", "config")},
 	}
 	for _, c := range checks {
 		if !reflect.DeepEqual(c.got, c.want) {

@@ -48,7 +48,9 @@ var conformance = []func(t *testing.T, s integration.Source){
 	conformsReads,
 	conformsFreeze,
 	conformsCanaried,
-	// pack35: the eval pack freeze and replay round trip goes here.
+	// The eval pack round trip (a stored call frozen by eval pack and
+	// served back by eval) needs the source stood up: internal/conformance's
+	// suite runs it, and TestEverySourceRunsTheSuite makes every source run it.
 }
 
 // conformsSetup: a source that adds a tool says how to configure it, naming

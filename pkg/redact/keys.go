@@ -69,6 +69,14 @@ func IsSecretKey(key string) bool {
 	if len(words) >= 2 && secretPairs[[2]string{words[len(words)-2], last}] {
 		return true
 	}
+	// A secret word split in two by its case or punctuation: "PassWord",
+	// "userPassWd", "Pass_Phrase".
+	for i := 0; i+1 < len(words); i++ {
+		w := words[i] + words[i+1]
+		if secretAnyWords[w] || i+2 == len(words) && secretLastWords[strings.TrimRightFunc(w, unicode.IsDigit)] {
+			return true
+		}
+	}
 	return false
 }
 

@@ -35,6 +35,12 @@ func TestIsSecretKey(t *testing.T) {
 		{"privateKey", true},
 		{"aws_secret_access_key", true},
 		{"awsSecretAccessKey", true},
+		{"PassWord", true}, // a column typed so in a view body (issue 34)
+		{"userPassWd", true},
+		{"Pass_Phrase", true},
+		{"PassWord2", true},
+		{"KeyWord", false},
+		{"pass_through_count", false},
 		{"credentials", true},
 		{"authentication_string", true},
 		{"mysql.user.authentication_string", true},

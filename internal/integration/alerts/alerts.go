@@ -31,7 +31,7 @@ func (Source) Build(context.Context, *config.Config, integration.Env, *integrati
 // that is unset, is a *integration.ConfigError; the secret itself is never
 // printed.
 func Client(cfg *config.Config, getenv func(string) string) (*alerts.Client, error) {
-	ac := cfg.Alerts
+	ac := Of(cfg)
 	if ac.URL == "" {
 		return nil, &integration.ConfigError{Err: errors.New("no Alertmanager configured\nhint: add [alerts] url = \"http://127.0.0.1:9093\" to the configuration file (see docs/SPEC.md#configuration)")}
 	}

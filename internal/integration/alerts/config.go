@@ -2,23 +2,48 @@ package alerts
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/pkg/egress"
+	"github.com/superbiz/superbiz/pkg/tools"
 )
 
-// Config is the [alerts] share of the configuration: the rules its tags
-// cannot state and its summary line. Its credential is read when Client
-// builds the client, never at load.
+// Config is the [alerts] share of the configuration: the table (Table,
+// handed to config by Schema: config has no field for it), the rules its
+// tags cannot state and its summary line. Its credential is read when
+// Client builds the client, never at load.
 func (Source) Config() config.Part {
-	return config.Part{Table: "alerts", Check: checkConfig, Summary: summaryLines, Example: example, Docs: keyDocs()}
+	return config.Part{Table: table, Schema: Table{}, Check: checkConfig, Summary: summaryLines, Example: example, Docs: keyDocs()}
 }
+
+// table is the key of the [alerts] table.
+const table = "alerts"
+
+// Table is the [alerts] table: the Alertmanager (API v2) whose firing
+// alerts `superbiz alerts` lists and `diagnose --alert` starts from. No URL,
+// no alerts. Secrets are never in the file: the keys name the environment
+// variables that hold them.
+type Table struct {
+	// URL is Alertmanager's base URL, e.g. "http://127.0.0.1:9093" (no credentials in it).
+	URL string `toml:"url" json:"url"`
+	tools.HTTPAuth
+	Timeout time.Duration `toml:"timeout" json:"timeout" default:"10s" min:"100ms" max:"5m"`
+}
+
+// Of is the configuration's [alerts] table, as loaded (its defaults when
+// the file has none).
+func Of(cfg *config.Config) Table { return config.TableOf[Table](cfg, table) }
+
+// Configured reports whether [alerts] names an Alertmanager: without a url,
+// `alerts`, `diagnose --alert` and MCP's list_alerts are not available.
+func Configured(cfg *config.Config) bool { return Of(cfg).URL != "" }
 
 // checkConfig wants a plain http(s) URL without credentials, and at most one way
 // of authenticating, each naming a variable (never holding the secret
 // itself), and no authentication without a URL.
 func checkConfig(cfg *config.Config, c *config.Checker) {
-	a := cfg.Alerts
+	a := Of(cfg)
 	if a.URL != "" {
 		if msg := config.BaseURLProblem(a.URL, "http://127.0.0.1:9093"); msg != "" {
 			c.Bad("alerts.url", config.ShowHost(a.URL), msg)
@@ -33,7 +58,7 @@ func checkConfig(cfg *config.Config, c *config.Checker) {
 // summaryLines is where Alertmanager is, how it is authenticated (the
 // variable's name only) and the timeout.
 func summaryLines(cfg *config.Config) []string {
-	a := cfg.Alerts
+	a := Of(cfg)
 	if a.URL == "" {
 		return []string{"alerts: none configured"}
 	}

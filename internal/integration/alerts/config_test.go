@@ -18,6 +18,8 @@ func TestConfigErrors(t *testing.T) {
 		{Name: "alerts secret in the env key", TOML: "[alerts]\nurl = \"http://am:9093\"\nbearer_token_env = \"eyJhb.Hunter2Secret\"\n", Want: []string{"alerts.bearer_token_env = ", "must name an environment variable"}},
 		{Name: "alerts two auth methods", TOML: "[alerts]\nurl = \"http://am:9093\"\nbearer_token_env = \"T\"\nusername = \"u\"\npassword_env = \"P\"\n", Want: []string{"alerts.bearer_token_env in ", "not both"}},
 		{Name: "alerts username without password_env", TOML: "[alerts]\nurl = \"http://am:9093\"\nusername = \"u\"\n", Want: []string{"alerts.username in ", "needs both username and password_env"}},
+		{Name: "alerts timeout zero", TOML: "[alerts]\nurl = \"http://am:9093\"\ntimeout = \"0s\"\n", Want: []string{`alerts.timeout = "0s" in `, "between 100ms and 5m"}},
+		{Name: "alerts unknown key", TOML: "[alerts]\nurl = \"http://am:9093\"\ntoken = \"Hunter2Secret\"\n", Want: []string{`unknown key "alerts.token"`}, Not: []string{"Hunter2Secret"}},
 		{Name: "alerts auth without url", TOML: "[alerts]\nbearer_token_env = \"T\"\n", Want: []string{"alerts.url in ", "no url"}},
 	})
 }

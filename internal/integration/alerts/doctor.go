@@ -16,7 +16,7 @@ import (
 // the credential variable set, Alertmanager answering its API v2 with the
 // credentials, within Timeout.
 func (Source) Doctor(ctx context.Context, cfg *config.Config, env integration.Env) []doctor.Result {
-	if cfg.Alerts.URL == "" {
+	if !Configured(cfg) {
 		return nil
 	}
 	client, err := Client(cfg, env.Getenv)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/superbiz/superbiz/internal/canary"
 	"github.com/superbiz/superbiz/internal/integration"
 )
 
@@ -34,8 +35,9 @@ func (Source) PlantCanaries(dir string, lines []string) (integration.Planted, er
 // plantSQLite writes a SQLite database holding lines in every place SQLite
 // keeps text: a TEXT cell, a BLOB cell, a JSON document (TEXT), the value of
 // a key/value row whose key names a secret, an FTS5 index, a column's
-// DEFAULT literal, and a trigger that copies a changed value to another
-// table (which must not fire while a copy is masked).
+// DEFAULT literal, a trigger that copies a changed value to another table
+// (which must not fire while a copy is masked), and the bare secrets of a
+// password column read through a view that renames it (vault_view.pw).
 func plantSQLite(dir string, lines []string) (p integration.Planted, err error) {
 	path := filepath.Join(dir, "canary.db")
 	db, err := sql.Open("sqlite", path)
@@ -47,6 +49,8 @@ func plantSQLite(dir string, lines []string) (p integration.Planted, err error) 
 		CREATE TABLE settings(name TEXT, value TEXT);
 		CREATE VIRTUAL TABLE search USING fts5(body);
 		CREATE TABLE audit(old TEXT);
+		CREATE TABLE vault(id INTEGER PRIMARY KEY, password TEXT);
+		CREATE VIEW vault_view AS SELECT id, password AS pw FROM vault;
 		CREATE TRIGGER keep_old AFTER UPDATE ON settings BEGIN INSERT INTO audit VALUES (old.value); END`); err != nil {
 		return p, fmt.Errorf("plant canaries: %w", err)
 	}
@@ -65,6 +69,11 @@ func plantSQLite(dir string, lines []string) (p integration.Planted, err error) 
 			return p, fmt.Errorf("plant canaries: %w", err)
 		}
 	}
+	for i, secret := range canary.Secrets(lines) {
+		if _, err := db.Exec(`INSERT INTO vault VALUES (?, ?)`, i, secret); err != nil {
+			return p, fmt.Errorf("plant canaries: %w", err)
+		}
+	}
 	defaults := make([]string, len(lines))
 	for i, l := range lines {
 		defaults[i] = fmt.Sprintf("c%d TEXT DEFAULT '%s'", i, strings.ReplaceAll(l, "'", "''"))
@@ -77,6 +86,8 @@ func plantSQLite(dir string, lines []string) (p integration.Planted, err error) 
 		Calls: []json.RawMessage{
 			sqlCall("canary", "SELECT id, body, raw, doc FROM notes"),
 			sqlCall("canary", "SELECT name, value FROM settings"),
+			sqlCall("canary", "SELECT id, password FROM vault ORDER BY id"),
+			sqlCall("canary", "SELECT id, pw FROM vault_view ORDER BY id"),
 		},
 	}, nil
 }

@@ -25,8 +25,8 @@ func TestSummary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasSuffix(cfg.Kubernetes[0].Kubeconfig, "/kube/prod.yaml") || !strings.HasPrefix(cfg.Kubernetes[0].Kubeconfig, "/") {
-		t.Errorf("kubeconfig = %q, want it absolute beside the file", cfg.Kubernetes[0].Kubeconfig)
+	if !strings.HasSuffix(Entries(cfg)[0].Kubeconfig, "/kube/prod.yaml") || !strings.HasPrefix(Entries(cfg)[0].Kubeconfig, "/") {
+		t.Errorf("kubeconfig = %q, want it absolute beside the file", Entries(cfg)[0].Kubeconfig)
 	}
 	s := cfg.String()
 	for _, want := range []string{"kubernetes prod: kubeconfig /", "context ro, namespaces shop (timeout 10s", "kubernetes dev: kubeconfig $KUBECONFIG or ~/.kube/config, context current, every namespace"} {

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	kubetool "github.com/superbiz/superbiz/pkg/tools/kubernetes"
+
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/doctor"
 	"github.com/superbiz/superbiz/internal/integration"
@@ -21,9 +23,11 @@ func TestDoctorOnRealServer(t *testing.T) {
 	adm := kubetest.NewAdmin(t)
 	ns := adm.Namespace("doctor")
 	dir := t.TempDir()
-	cfg := &config.Config{File: "superbiz.toml"}
+	c := config.Defaults(Source{}.Config())
+	cfg := &c
+	cfg.File = "superbiz.toml"
 	add := func(name, kubeconfig string) {
-		cfg.Kubernetes = append(cfg.Kubernetes, config.KubernetesSource{Name: name, Kubeconfig: kubeconfig, Timeout: 10 * time.Second})
+		SetEntries(cfg, append(Entries(cfg), kubetool.Source{Name: name, Kubeconfig: kubeconfig, Timeout: 10 * time.Second}))
 	}
 	add("reader", kubetest.Kubeconfig(t, kubetest.EnvReader))
 	add("power", kubetest.Kubeconfig(t, kubetest.EnvPower))

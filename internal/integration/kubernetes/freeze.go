@@ -27,11 +27,12 @@ func (s Source) Freeze(_ context.Context, p *frozen.Pack) error {
 	names := p.SourcesRead(kubetool.ToolName, s.Reads)
 	rec := frozen.Recording{Tool: kubetool.ToolName, Sources: names, Calls: p.Record(kubetool.ToolName, names, s.Reads)}
 	for _, name := range names {
-		i := slices.IndexFunc(p.Config.Kubernetes, func(k config.KubernetesSource) bool { return k.Name == name })
+		es := Entries(p.Config)
+		i := slices.IndexFunc(es, func(k kubetool.Source) bool { return k.Name == name })
 		if i < 0 {
 			return p.Gone("kubernetes source", name)
 		}
-		if ns := p.Config.Kubernetes[i].Namespaces; len(ns) > 0 {
+		if ns := es[i].Namespaces; len(ns) > 0 {
 			if rec.Allowlists == nil {
 				rec.Allowlists = map[string][]string{}
 			}
@@ -51,10 +52,10 @@ func (Source) Replay(r frozen.Replay) (frozen.Served, error) {
 		return nil, err
 	}
 	return rec.Serve(func(cfg *config.Config, name string) {
-		k := config.NewKubernetesSource()
+		k := NewEntry()
 		// no kubeconfig at all (never the user's own): the recording
 		// answers every call on the source, none reaches a cluster
 		k.Name, k.Namespaces, k.Kubeconfig = name, rec.Allowlists[name], os.DevNull
-		cfg.Kubernetes = append(cfg.Kubernetes, k)
+		SetEntries(cfg, append(slices.Clone(Entries(cfg)), k))
 	}), nil
 }

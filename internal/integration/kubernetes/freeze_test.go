@@ -33,10 +33,10 @@ func call(t *testing.T, input string, status tools.EvidenceStatus, result string
 // kubeconfig and context set, namespaces shop and payments) and staging.
 func configured() *config.Config {
 	cfg := config.Defaults(Source{}.Config())
-	prod, staging := config.NewKubernetesSource(), config.NewKubernetesSource()
+	prod, staging := NewEntry(), NewEntry()
 	prod.Name, prod.Kubeconfig, prod.Context, prod.Namespaces = "prod", "/home/oncall/.kube/prod-Hunter2Secret.yaml", "prod-admin", []string{"shop", "payments"}
 	staging.Name = "staging"
-	cfg.Kubernetes = append(cfg.Kubernetes, prod, staging)
+	SetEntries(&cfg, []kubetool.Source{prod, staging})
 	return &cfg
 }
 
@@ -82,10 +82,11 @@ func TestFreezeAndReplay(t *testing.T) {
 	if err := srv.Configure(&cfg); err != nil {
 		t.Fatal(err)
 	}
-	if len(cfg.Kubernetes) != 1 || cfg.Kubernetes[0].Name != "prod" || strings.Join(cfg.Kubernetes[0].Namespaces, ",") != "shop,payments" || cfg.Kubernetes[0].Kubeconfig != os.DevNull {
-		t.Fatalf("configured %+v", cfg.Kubernetes)
+	es := Entries(&cfg)
+	if len(es) != 1 || es[0].Name != "prod" || strings.Join(es[0].Namespaces, ",") != "shop,payments" || es[0].Kubeconfig != os.DevNull {
+		t.Fatalf("configured %+v", es)
 	}
-	live, err := kubetool.New(cfg.Kubernetes)
+	live, err := kubetool.New(es)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,10 +31,10 @@ func (Source) Name() string { return "kubernetes" }
 // without one. A kubeconfig that cannot be read at its context fails that
 // source's calls (UNAVAILABLE) and doctor, not the whole configuration.
 func (Source) Build(_ context.Context, cfg *config.Config, _ integration.Env, parts *integration.Parts) error {
-	if len(cfg.Kubernetes) == 0 {
+	if len(Entries(cfg)) == 0 {
 		return nil
 	}
-	return parts.Add(kubetool.New(cfg.Kubernetes))
+	return parts.Add(kubetool.New(Entries(cfg)))
 }
 
 // Reads names the kubernetes source a call asked for and its result reports.
@@ -48,9 +48,10 @@ func (Source) Reads(input, observation json.RawMessage) []string {
 // powers (like a database account that can write).
 func (Source) Doctor(ctx context.Context, cfg *config.Config, _ integration.Env) []doctor.Result {
 	var out []doctor.Result
-	for i, k := range cfg.Kubernetes {
+	es := Entries(cfg)
+	for i, k := range es {
 		name := "kubernetes " + k.Name
-		tool, err := kubetool.New(cfg.Kubernetes[i : i+1])
+		tool, err := kubetool.New(es[i : i+1])
 		if err != nil {
 			out = append(out, doctor.Failed(name, err.Error(), "fix kubeconfig or context of the [[kubernetes]] entry "+k.Name+" in "+cfg.File))
 			continue

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 
+	kubesource "github.com/superbiz/superbiz/internal/integration/kubernetes"
+
 	"github.com/superbiz/superbiz/internal/alerts"
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/doctor"
@@ -41,7 +43,7 @@ func (Source) Build(_ context.Context, cfg *config.Config, env integration.Env, 
 			reads = append(reads, a)
 		}
 	}
-	if cfg.Alerts.URL != "" {
+	if alertsource.Configured(cfg) {
 		getenv := env.Getenv
 		if getenv == nil {
 			getenv = func(string) string { return "" }
@@ -64,8 +66,9 @@ func (Source) Build(_ context.Context, cfg *config.Config, env integration.Env, 
 
 // KubernetesSources are the [[kubernetes]] sources a timeline reads.
 func KubernetesSources(cfg *config.Config) []string {
-	out := make([]string, 0, len(cfg.Kubernetes))
-	for _, k := range cfg.Kubernetes {
+	es := kubesource.Entries(cfg)
+	out := make([]string, 0, len(es))
+	for _, k := range es {
 		out = append(out, k.Name)
 	}
 	return out

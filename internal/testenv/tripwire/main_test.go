@@ -16,7 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/superbiz/superbiz/internal/config"
+	alertsource "github.com/superbiz/superbiz/internal/integration/alerts"
+	"github.com/superbiz/superbiz/internal/registry"
 )
 
 // freePort returns a loopback port nothing listens on; busyPort one this
@@ -182,8 +183,8 @@ func TestParsePorts(t *testing.T) {
 // TestDefaultPortsFollowConfig: the port of every URL the configuration
 // defaults to is watched, so a new default cannot slip past the tripwire.
 func TestDefaultPortsFollowConfig(t *testing.T) {
-	d := config.Defaults()
-	urls := []string{d.Model.Host.Reveal(), d.Model.URL.Reveal(), d.Alerts.URL}
+	d := registry.Defaults()
+	urls := []string{d.Model.Host.Reveal(), d.Model.URL.Reveal(), alertsource.Of(&d).URL}
 	for _, m := range d.Metrics {
 		urls = append(urls, m.URL)
 	}

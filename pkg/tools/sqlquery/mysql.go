@@ -201,7 +201,7 @@ func (h *handle) runMySQL(ctx context.Context, text string, maxRows int, checked
 	var views *viewTaint
 	qerr := error(nil)
 	if checked != nil && checked.Kind == KindSelect {
-		views, qerr = myViewTaint(qctx, conn, checked.stmt)
+		views, qerr = myViewTaint(qctx, conn, checked.stmt, dialect)
 	}
 	if qerr == nil {
 		res, qerr = readRows(qctx, conn, text, maxRows, checked, views)

@@ -57,6 +57,10 @@ type viewTaint struct {
 	notes []string
 	// looked counts the views read, bounded by myMaxViewLookups.
 	looked int
+	// dialect says where views are kept and how their bodies are written:
+	// information_schema and a server-qualified SELECT (MySQL, MariaDB), or
+	// sqlite_master and the CREATE VIEW statement as its author typed it.
+	dialect Dialect
 }
 
 // note is the answer's note: which views were masked whole and why.
@@ -85,10 +89,11 @@ func tableRefs(stmt sqlparser.SQLNode) []myTableRef {
 }
 
 // myViewTaint judges the views stmt reads, on conn (the statement's own
-// connection, inside its READ ONLY transaction). A view built on a table
-// the guard refuses is refused like that table.
-func myViewTaint(ctx context.Context, conn *sql.Conn, stmt sqlparser.Statement) (*viewTaint, error) {
-	vt := &viewTaint{tainted: map[string]bool{}}
+// connection, inside its READ ONLY transaction, or SQLite's rolled-back
+// one). A view built on a table the guard refuses is refused like that
+// table (MySQL and MariaDB: SQLite has no such tables).
+func myViewTaint(ctx context.Context, conn *sql.Conn, stmt sqlparser.Statement, d Dialect) (*viewTaint, error) {
+	vt := &viewTaint{tainted: map[string]bool{}, dialect: d}
 	secret, err := vt.judge(ctx, conn, tableRefs(stmt), "", 0)
 	if err != nil {
 		return nil, err
@@ -107,7 +112,11 @@ func (vt *viewTaint) judge(ctx context.Context, conn *sql.Conn, refs []myTableRe
 	if len(refs) == 0 {
 		return out, nil
 	}
-	views, err := lookupViews(ctx, conn, refs, schema)
+	lookup := lookupViews
+	if vt.dialect == SQLite {
+		lookup = sqliteLookupViews
+	}
+	views, err := lookup(ctx, conn, refs, schema)
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +156,14 @@ func (vt *viewTaint) viewColumns(ctx context.Context, conn *sql.Conn, v myView, 
 	if err != nil {
 		return nil, "", fmt.Errorf("build SQL parser: %w", err)
 	}
-	stmt, err := safeParse(parser, v.body)
+	body := v.body
+	if vt.dialect == SQLite {
+		var readable bool
+		if body, readable = sqliteViewSelect(v.body); !readable {
+			return nil, "the SQL parser cannot read its body", nil
+		}
+	}
+	stmt, err := safeParse(parser, body)
 	if err != nil {
 		return nil, "the SQL parser cannot read its body", nil //nolint:nilerr // unreadable is masked, not an error
 	}
@@ -155,12 +171,14 @@ func (vt *viewTaint) viewColumns(ctx context.Context, conn *sql.Conn, v myView, 
 	if !ok {
 		return nil, "its body is not a SELECT", nil
 	}
-	if err := checkSensitive(stmt, v.schema); err != nil {
-		var r *Refusal
-		if errors.As(err, &r) {
-			return nil, "", refuse(ReasonNotAllowed, egress.Sprintf("view %s.%s is built on what the guard refuses: %s", v.schema, v.name, r.text))
+	if vt.dialect != SQLite {
+		if err := checkSensitive(stmt, v.schema); err != nil {
+			var r *Refusal
+			if errors.As(err, &r) {
+				return nil, "", refuse(ReasonNotAllowed, egress.Sprintf("view %s.%s is built on what the guard refuses: %s", v.schema, v.name, r.text))
+			}
+			return nil, "", err
 		}
-		return nil, "", err
 	}
 	seed, err := vt.judge(ctx, conn, tableRefs(stmt), v.schema, depth+1)
 	if err != nil {
@@ -173,9 +191,20 @@ func (vt *viewTaint) viewColumns(ctx context.Context, conn *sql.Conn, v myView, 
 		hit := egress.SecretName(col) || tainted[strings.ToLower(col)]
 		for _, list := range lists {
 			e := outputExpr(list, i, len(v.columns))
-			// A position the body does not name (the server expands stars
-			// in a stored body, so this is unexpected) is masked.
-			hit = hit || e == nil || exprTainted(e, tainted)
+			switch {
+			case e != nil:
+				hit = hit || exprTainted(e, tainted)
+			case vt.dialect == SQLite:
+				// SQLite keeps a body's stars as written: a star column
+				// keeps its source's name, which the names above judge
+				// (a repeated name is kept as "name:N").
+				base := sqliteColumnBase(col)
+				hit = hit || egress.SecretName(base) || tainted[strings.ToLower(base)]
+			default:
+				// A position the body does not name (the server expands
+				// stars in a stored body, so this is unexpected) is masked.
+				hit = true
+			}
 		}
 		if hit {
 			secret = append(secret, col)
@@ -212,12 +241,20 @@ ORDER BY v.TABLE_SCHEMA, v.TABLE_NAME, c.ORDINAL_POSITION`
 	if err != nil {
 		return nil, fmt.Errorf("read the statement's views from information_schema: %w", err)
 	}
+	return collectViews(rows, func(v *myView, col *string) error {
+		return rows.Scan(&v.schema, &v.name, &v.body, col)
+	})
+}
+
+// collectViews reads rows of one view column each, ordered by view and
+// column position, into views; scan fills one row's view and column name.
+func collectViews(rows *sql.Rows, scan func(v *myView, col *string) error) ([]myView, error) {
 	defer rows.Close()
 	var out []myView
 	for rows.Next() {
 		var v myView
 		var col string
-		if err := rows.Scan(&v.schema, &v.name, &v.body, &col); err != nil {
+		if err := scan(&v, &col); err != nil {
 			return nil, fmt.Errorf("read the statement's views: %w", err)
 		}
 		if n := len(out); n > 0 && out[n-1].schema == v.schema && out[n-1].name == v.name {

@@ -109,7 +109,14 @@ func (h *handle) runSQLite(ctx context.Context, text string, maxRows int, checke
 	}()
 	qctx, cancel := context.WithTimeout(ctx, h.db.Timeout)
 	defer cancel()
-	res, err := readRows(qctx, conn, text, maxRows, checked, nil)
+	var views *viewTaint
+	if checked != nil && checked.Kind == KindSelect {
+		views, err = myViewTaint(qctx, conn, checked.stmt, SQLite)
+	}
+	var res Result
+	if err == nil {
+		res, err = readRows(qctx, conn, text, maxRows, checked, views)
+	}
 	if err != nil {
 		switch {
 		case tools.ContextCode(ctx.Err()) == tools.CodeCancelled:
