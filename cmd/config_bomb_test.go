@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/superbiz/superbiz/internal/fixture"
 )
 
 // Hostile configuration files end the command with exit 2 and one line
@@ -17,9 +19,9 @@ func TestConfigBombsExit2(t *testing.T) {
 	dir := t.TempDir()
 	deep := filepath.Join(dir, "deep.toml")
 	n := 100 << 10
-	mustWrite(t, deep, strings.Repeat("a={", n)+strings.Repeat("}", n))
+	fixture.WriteFile(t, deep, strings.Repeat("a={", n)+strings.Repeat("}", n))
 	big := filepath.Join(dir, "big.toml")
-	mustWrite(t, big, "# "+strings.Repeat("x", 2<<20))
+	fixture.WriteFile(t, big, "# "+strings.Repeat("x", 2<<20))
 	fifo := filepath.Join(dir, "fifo.toml")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Fatalf("mkfifo: %v", err)

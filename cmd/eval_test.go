@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/superbiz/superbiz/internal/eval"
+	"github.com/superbiz/superbiz/internal/fixture"
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
 	"github.com/superbiz/superbiz/internal/promtest"
 	"github.com/superbiz/superbiz/internal/testenv"
@@ -182,8 +183,8 @@ func TestEvalCommand(t *testing.T) {
 		}
 	}
 	broken := filepath.Join(suite, "broken")
-	mustWrite(t, filepath.Join(broken, "scenario.toml"), "id = \"broken\"\ntitle = \"t\"\nnow = \"2026-11-20T09:30:00Z\"\nquestion = \"q\"\n[expect]\noutcome = \"FALLBACK\"\nsevere = true\n")
-	mustWrite(t, filepath.Join(broken, "superbiz.toml"), "")
+	fixture.WriteFile(t, filepath.Join(broken, "scenario.toml"), "id = \"broken\"\ntitle = \"t\"\nnow = \"2026-11-20T09:30:00Z\"\nquestion = \"q\"\n[expect]\noutcome = \"FALLBACK\"\nsevere = true\n")
+	fixture.WriteFile(t, filepath.Join(broken, "superbiz.toml"), "")
 	tr := loadTranscript(t, id)
 	srv := ollamatest.New(t)
 	env := diagnoseEnv(t)
@@ -212,7 +213,7 @@ func TestEvalCommand(t *testing.T) {
 		t.Errorf("junit %s %v", x, err)
 	}
 	good := filepath.Join(dir, "good.json")
-	mustWrite(t, good, out)
+	fixture.WriteFile(t, good, out)
 	if err := os.RemoveAll(broken); err != nil {
 		t.Fatal(err)
 	}
@@ -228,12 +229,12 @@ func TestEvalCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustWrite(t, scenario, strings.Replace(string(b), `forbidden = [`, `forbidden = ["(?i)x509", `, 1))
+	fixture.WriteFile(t, scenario, strings.Replace(string(b), `forbidden = [`, `forbidden = ["(?i)x509", `, 1))
 	code, out, errOut = cli(t, env, "eval", "--suite", suite, "--filter", id, "--regrade", good, "-o", "markdown")
 	if code != ExitUsage || !strings.Contains(out, "| tls-expiry-checkout | SUCCESS | SUCCESS | FAIL |") || !strings.Contains(out, "forbidden: (?i)x509 matches") {
 		t.Fatalf("regrade after the edit: exit %d\n%s\n%s", code, out, errOut)
 	}
-	mustWrite(t, scenario, string(b))
+	fixture.WriteFile(t, scenario, string(b))
 
 	// A bad answer: exit 0 without --min-pass, 1 below it.
 	env["OLLAMA_HOST"] = srv.URL()
@@ -243,7 +244,7 @@ func TestEvalCommand(t *testing.T) {
 		t.Fatalf("bad: exit %d\n%s\n%s", code, out, errOut)
 	}
 	bad := filepath.Join(dir, "bad.json")
-	mustWrite(t, bad, out)
+	fixture.WriteFile(t, bad, out)
 	srv.Script(tr.Bad.turns(tr.Calls)...)
 	code, _, errOut = cli(t, env, "eval", "--suite", suite, "--min-pass", "0.5")
 	if code != ExitFailed || !strings.Contains(errOut, "pass@1 0 is below --min-pass 0.5") {
@@ -319,7 +320,7 @@ func TestEvalNullRates(t *testing.T) {
 	env := diagnoseEnv(t)
 	dir := t.TempDir()
 	prev := filepath.Join(dir, "prev.json")
-	mustWrite(t, prev, `{"summary": {"model": {"name": "m", "provider": "ollama", "url": "http://x"}, "pass_at_1": null}, "packs": [
+	fixture.WriteFile(t, prev, `{"summary": {"model": {"name": "m", "provider": "ollama", "url": "http://x"}, "pass_at_1": null}, "packs": [
 		{"id": "jvm-gc-pauses", "expected_outcome": "SUCCESS", "skipped": true, "skip_reason": "promtool is not on PATH", "run_ids": []}]}`)
 	junit := filepath.Join(dir, "eval.xml")
 	code, out, errOut := cli(t, env, "eval", "--regrade", prev, "-o", "json", "--junit", junit)
@@ -429,8 +430,8 @@ func TestEvalMinPassBounds(t *testing.T) {
 func TestEvalCleansPackNames(t *testing.T) {
 	suite := t.TempDir()
 	evil := filepath.Join(suite, "evil\x1b]0;owned\x07\x1b[2J\nPASS  forged-pack")
-	mustWrite(t, filepath.Join(evil, "scenario.toml"), "id = \"Bad Id\"\n")
-	mustWrite(t, filepath.Join(evil, "superbiz.toml"), "")
+	fixture.WriteFile(t, filepath.Join(evil, "scenario.toml"), "id = \"Bad Id\"\n")
+	fixture.WriteFile(t, filepath.Join(evil, "superbiz.toml"), "")
 	env := diagnoseEnv(t)
 	for _, format := range []string{"text", "markdown"} {
 		code, out, errOut := cli(t, env, "eval", "--suite", suite, "-o", format)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/superbiz/superbiz/internal/fixture"
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
 	"github.com/superbiz/superbiz/internal/promtest"
 )
@@ -28,7 +29,7 @@ func TestAlertMetricsLogsRunbookDiagnosis(t *testing.T) {
 	am.WaitFiring(t, 1)
 
 	dir := t.TempDir()
-	mustWrite(t, filepath.Join(dir, "runbooks", "checkout-latency.md"), "# CheckoutLatencyHigh\n\n"+
+	fixture.WriteFile(t, filepath.Join(dir, "runbooks", "checkout-latency.md"), "# CheckoutLatencyHigh\n\n"+
 		"## Symptoms\n\nCheckout p99 latency above 2 s; customers see slow payment pages.\n\n"+
 		"## Checks\n\nQuery checkout_latency_p99_seconds around the alert and look for upstream payment timeouts in the checkout logs.\n")
 	var logLines strings.Builder
@@ -37,9 +38,9 @@ func TestAlertMetricsLogsRunbookDiagnosis(t *testing.T) {
 		fmt.Fprintf(&logLines, `{"ts":%q,"level":"ERROR","service":"checkout","msg":"upstream payment-service timeout after 3000ms","order_id":%d}`+"\n", at.Format(time.RFC3339), 1000+i)
 		fmt.Fprintf(&logLines, `{"ts":%q,"level":"INFO","service":"checkout","msg":"order placed","order_id":%d}`+"\n", at.Add(-5*time.Minute).Format(time.RFC3339), 2000+i)
 	}
-	mustWrite(t, filepath.Join(dir, "logs", "checkout.log"), logLines.String())
+	fixture.WriteFile(t, filepath.Join(dir, "logs", "checkout.log"), logLines.String())
 	cfg := filepath.Join(dir, "superbiz.toml")
-	mustWrite(t, cfg, fmt.Sprintf("[knowledge]\npaths = [%q]\n\n[[logs]]\nname = \"app\"\npaths = [%q]\n\n[[metrics]]\nname = \"prom\"\nurl = %q\n\n[alerts]\nurl = %q\n",
+	fixture.WriteFile(t, cfg, fmt.Sprintf("[knowledge]\npaths = [%q]\n\n[[logs]]\nname = \"app\"\npaths = [%q]\n\n[[metrics]]\nname = \"prom\"\nurl = %q\n\n[alerts]\nurl = %q\n",
 		filepath.Join(dir, "runbooks"), filepath.Join(dir, "logs", "*.log"), prom.URL, am.URL))
 
 	window := fmt.Sprintf(`"start":%q,"end":%q`, promtest.Start.Format(time.RFC3339), promtest.End.Format(time.RFC3339))

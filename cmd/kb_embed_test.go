@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/internal/fixture"
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
 	"github.com/superbiz/superbiz/internal/model/openaitest"
 	"github.com/superbiz/superbiz/internal/testenv"
@@ -22,10 +23,10 @@ func TestKBIndexEmbeds(t *testing.T) {
 	env := diagnoseEnv(t)
 	srv := ollamatest.New(t, ollamatest.WithModels(ollamatest.Model{Name: "bge-m3:latest", Capabilities: []string{"embedding"}}))
 	env["OLLAMA_HOST"] = srv.URL()
-	mustWrite(t, filepath.Join(dir, "runbooks", "a.md"), "# Alpha\n\n## One\nfirst\n\n## Two\nsecond\n")
-	mustWrite(t, filepath.Join(dir, "runbooks", "b.md"), "# Beta\n\nbody\n")
+	fixture.WriteFile(t, filepath.Join(dir, "runbooks", "a.md"), "# Alpha\n\n## One\nfirst\n\n## Two\nsecond\n")
+	fixture.WriteFile(t, filepath.Join(dir, "runbooks", "b.md"), "# Beta\n\nbody\n")
 	cfg := filepath.Join(dir, "superbiz.toml")
-	mustWrite(t, cfg, "[knowledge]\npaths = [\"./runbooks\"]\nembed_model = \"bge-m3\"\n")
+	fixture.WriteFile(t, cfg, "[knowledge]\npaths = [\"./runbooks\"]\nembed_model = \"bge-m3\"\n")
 	code, out, errOut := cli(t, env, "--config", cfg, "kb", "index", "-o", "json")
 	var st kbIndexOutput
 	if err := json.Unmarshal([]byte(out), &st); code != ExitOK || err != nil {
@@ -61,10 +62,10 @@ func TestKBIndexEmbedsOpenAI(t *testing.T) {
 	srv := openaitest.New(t, openaitest.WithModels("bge-m3"))
 	env[config.EnvProvider] = config.ProviderOpenAI
 	env[openaiwire.EnvBaseURL] = srv.URL()
-	mustWrite(t, filepath.Join(dir, "runbooks", "a.md"), "# Alpha\n\n## One\nfirst\n\n## Two\nsecond\n")
-	mustWrite(t, filepath.Join(dir, "runbooks", "b.md"), "# Beta\n\nbody\n")
+	fixture.WriteFile(t, filepath.Join(dir, "runbooks", "a.md"), "# Alpha\n\n## One\nfirst\n\n## Two\nsecond\n")
+	fixture.WriteFile(t, filepath.Join(dir, "runbooks", "b.md"), "# Beta\n\nbody\n")
 	cfg := filepath.Join(dir, "superbiz.toml")
-	mustWrite(t, cfg, "[knowledge]\npaths = [\"./runbooks\"]\nembed_model = \"bge-m3\"\n")
+	fixture.WriteFile(t, cfg, "[knowledge]\npaths = [\"./runbooks\"]\nembed_model = \"bge-m3\"\n")
 	answered := func(status int) (n int) {
 		for _, r := range srv.Requests() {
 			if r.Path == "/v1/embeddings" && r.Status == status {
@@ -103,7 +104,7 @@ func TestKBIndexEmbedsOpenAI(t *testing.T) {
 // file changed whatever the file system's time resolution.
 func rewrite(t *testing.T, p, body string, ahead time.Duration) {
 	t.Helper()
-	mustWrite(t, p, body)
+	fixture.WriteFile(t, p, body)
 	at := time.Now().Add(ahead)
 	if err := os.Chtimes(p, at, at); err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/superbiz/superbiz/internal/fixture"
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
 	"github.com/superbiz/superbiz/pkg/tools/knowledge"
 )
@@ -20,19 +21,19 @@ import (
 func TestKBIndexReportsExclusions(t *testing.T) {
 	dir := t.TempDir()
 	secret := filepath.Join(t.TempDir(), "credentials.md")
-	mustWrite(t, secret, "# creds\nZq7NeverIndexed\n")
+	fixture.WriteFile(t, secret, "# creds\nZq7NeverIndexed\n")
 	rb := filepath.Join(dir, "runbooks")
-	mustWrite(t, filepath.Join(rb, "a.md"), "# Alpha\nfirst\n")
-	mustWrite(t, filepath.Join(rb, "huge.md"), "# Huge\n"+strings.Repeat("x", knowledge.MaxFileBytes))
-	mustWrite(t, filepath.Join(rb, "latin1.md"), "# Caf\xe9\nR\xe9sum\xe9\n")
-	mustWrite(t, filepath.Join(rb, "notes.txt"), "not a runbook\n")
+	fixture.WriteFile(t, filepath.Join(rb, "a.md"), "# Alpha\nfirst\n")
+	fixture.WriteFile(t, filepath.Join(rb, "huge.md"), "# Huge\n"+strings.Repeat("x", knowledge.MaxFileBytes))
+	fixture.WriteFile(t, filepath.Join(rb, "latin1.md"), "# Caf\xe9\nR\xe9sum\xe9\n")
+	fixture.WriteFile(t, filepath.Join(rb, "notes.txt"), "not a runbook\n")
 	for name, target := range map[string]string{"creds.md": secret, "gone.md": filepath.Join(rb, "nope.md")} {
 		if err := os.Symlink(target, filepath.Join(rb, name)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	cfg := filepath.Join(dir, "superbiz.toml")
-	mustWrite(t, cfg, "[knowledge]\npaths = [\"./runbooks\"]\n")
+	fixture.WriteFile(t, cfg, "[knowledge]\npaths = [\"./runbooks\"]\n")
 	env := diagnoseEnv(t)
 
 	code, out, errOut := cli(t, env, "--config", cfg, "kb", "index")
@@ -92,7 +93,7 @@ func TestKBIndexRefusesSpecialPaths(t *testing.T) {
 	env := diagnoseEnv(t)
 	for _, p := range paths {
 		cfg := filepath.Join(dir, "superbiz.toml")
-		mustWrite(t, cfg, "[knowledge]\npaths = [\""+p+"\"]\n")
+		fixture.WriteFile(t, cfg, "[knowledge]\npaths = [\""+p+"\"]\n")
 		for _, args := range [][]string{{"kb", "index"}, {"kb", "search", "alpha"}} {
 			code, out, errOut := cli(t, env, append([]string{"--config", cfg}, args...)...)
 			if code != ExitUsage || out != "" || !strings.Contains(errOut, p+" is ") {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/superbiz/superbiz/internal/fixture"
 	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/tools/knowledge"
 )
@@ -44,10 +45,10 @@ func TestKBIndexPlainCounts(t *testing.T) {
 func TestKBIndexOwnRunbooks(t *testing.T) {
 	dir := t.TempDir()
 	env := diagnoseEnv(t)
-	mustWrite(t, filepath.Join(dir, "runbooks", "a.md"), "# Alpha\n\n## One\nfirst\n\n## Two\nsecond\n")
-	mustWrite(t, filepath.Join(dir, "runbooks", "b.md"), "# Beta\n\nbody\n")
+	fixture.WriteFile(t, filepath.Join(dir, "runbooks", "a.md"), "# Alpha\n\n## One\nfirst\n\n## Two\nsecond\n")
+	fixture.WriteFile(t, filepath.Join(dir, "runbooks", "b.md"), "# Beta\n\nbody\n")
 	cfg := filepath.Join(dir, "superbiz.toml")
-	mustWrite(t, cfg, "[knowledge]\npaths = [\"./runbooks\"]\n")
+	fixture.WriteFile(t, cfg, "[knowledge]\npaths = [\"./runbooks\"]\n")
 	code, out, errOut := cli(t, env, "--config", cfg, "kb", "index")
 	if code != ExitOK || !strings.HasPrefix(out, "indexed 2 files (") {
 		t.Fatalf("exit %d, %q %q", code, out, errOut)
@@ -61,7 +62,7 @@ func TestKBIndexOwnRunbooks(t *testing.T) {
 	}
 
 	missing := filepath.Join(dir, "nowhere")
-	mustWrite(t, cfg, "[knowledge]\npaths = [\"./nowhere\"]\n")
+	fixture.WriteFile(t, cfg, "[knowledge]\npaths = [\"./nowhere\"]\n")
 	for _, args := range [][]string{{"kb", "index"}, {"kb", "search", "alpha"}} {
 		code, out, errOut = cli(t, env, append([]string{"--config", cfg}, args...)...)
 		if code != ExitUsage || out != "" || !strings.Contains(errOut, "knowledge path not found: "+missing) {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/superbiz/superbiz/internal/fixture"
 	"github.com/superbiz/superbiz/internal/kubetest"
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
 	"github.com/superbiz/superbiz/internal/model/providertest"
@@ -55,7 +56,7 @@ func TestKubernetesDiagnosisThroughEachProvider(t *testing.T) {
 
 		dir := t.TempDir()
 		cfg := filepath.Join(dir, "superbiz.toml")
-		mustWrite(t, cfg, fmt.Sprintf("[knowledge]\npaths = []\n\n[[kubernetes]]\nname = \"prod\"\nkubeconfig = %q\n", reader))
+		fixture.WriteFile(t, cfg, fmt.Sprintf("[knowledge]\npaths = []\n\n[[kubernetes]]\nname = \"prod\"\nkubeconfig = %q\n", reader))
 		srv := providertest.Start(t, prov)
 		env := diagnoseEnv(t)
 		maps.Copy(env, srv.Env())

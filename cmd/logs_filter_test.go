@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/superbiz/superbiz/internal/fixture"
 )
 
 // filteredLogsWorkspace writes two logback files whose ERROR entries (with
@@ -24,10 +26,10 @@ func filteredLogsWorkspace(t *testing.T) map[string]string {
 		fmt.Fprintf(&b, "2026-03-01 %s:00.123 ERROR [http-nio-8080-exec-3] c.s.pay.PaymentClient - Payment gateway Timeout for order 7\n", f.errAt)
 		b.WriteString("java.net.SocketTimeoutException: Read timed out\n\tat java.base/sun.nio.ch.NioSocketImpl.timedRead(NioSocketImpl.java:288)\n\tat com.shop.pay.PaymentClient.charge(PaymentClient.java:42)\n")
 		fmt.Fprintf(&b, "2026-03-01 %s:01.000 INFO  [http-nio-8080-exec-4] c.s.order.OrderController - order 8 accepted\n", f.errAt)
-		mustWrite(t, filepath.Join(dir, "logs", f.name), b.String())
+		fixture.WriteFile(t, filepath.Join(dir, "logs", f.name), b.String())
 	}
 	cfg := filepath.Join(dir, "superbiz.toml")
-	mustWrite(t, cfg, "[knowledge]\npaths = []\n\n[[logs]]\nname = \"shop\"\npaths = [\"./logs/*.log\"]\ntimezone = \"UTC\"\n")
+	fixture.WriteFile(t, cfg, "[knowledge]\npaths = []\n\n[[logs]]\nname = \"shop\"\npaths = [\"./logs/*.log\"]\ntimezone = \"UTC\"\n")
 	env["SUPERBIZ_CONFIG"] = cfg
 	return env
 }

@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/superbiz/superbiz/internal/fixture"
 )
 
 // TestLogsInspectQueryDoctorAgree: logs inspect, query_logs and doctor give
@@ -36,9 +38,9 @@ func TestLogsInspectQueryDoctorAgree(t *testing.T) {
 			dir := t.TempDir()
 			env := diagnoseEnv(t)
 			env["SUPERBIZ_NOW"] = "2026-03-01T12:00:00Z"
-			mustWrite(t, filepath.Join(dir, "logs", "app.log"), tt.content)
+			fixture.WriteFile(t, filepath.Join(dir, "logs", "app.log"), tt.content)
 			cfg := filepath.Join(dir, "superbiz.toml")
-			mustWrite(t, cfg, "[knowledge]\npaths = []\n\n[[logs]]\nname = \"app\"\npaths = [\"./logs/app.log\"]\ntimezone = \"UTC\"\n")
+			fixture.WriteFile(t, cfg, "[knowledge]\npaths = []\n\n[[logs]]\nname = \"app\"\npaths = [\"./logs/app.log\"]\ntimezone = \"UTC\"\n")
 			env["SUPERBIZ_CONFIG"] = cfg
 
 			code, out, errOut := cli(t, env, "logs", "inspect", "app")

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/superbiz/superbiz/internal/fixture"
 	"github.com/superbiz/superbiz/internal/goldenfile"
 )
 
@@ -23,10 +24,10 @@ func customLogsWorkspace(t *testing.T) (env map[string]string, dir string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		mustWrite(t, filepath.Join(dir, "logs", f), string(b))
+		fixture.WriteFile(t, filepath.Join(dir, "logs", f), string(b))
 	}
 	cfg := filepath.Join(dir, "superbiz.toml")
-	mustWrite(t, cfg, `[knowledge]
+	fixture.WriteFile(t, cfg, `[knowledge]
 paths = []
 
 [[logs]]

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/superbiz/superbiz/internal/fixture"
 	"github.com/superbiz/superbiz/internal/reliability"
 	"github.com/superbiz/superbiz/internal/testenv"
 	"github.com/superbiz/superbiz/pkg/egress"
@@ -37,7 +38,7 @@ func TestOneMarkerEverySink(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustWrite(t, filepath.Join(dir, "logs", "app.log"), string(line)+"\n")
+	fixture.WriteFile(t, filepath.Join(dir, "logs", "app.log"), string(line)+"\n")
 
 	db, err := sql.Open("sqlite", filepath.Join(dir, "shop.db"))
 	if err != nil {
@@ -55,7 +56,7 @@ func TestOneMarkerEverySink(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := filepath.Join(dir, "superbiz.toml")
-	mustWrite(t, cfg, `[[logs]]
+	fixture.WriteFile(t, cfg, `[[logs]]
 name = "app"
 paths = ["./logs/*.log"]
 format = "json"

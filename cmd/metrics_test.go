@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/superbiz/superbiz/internal/fixture"
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
 	"github.com/superbiz/superbiz/internal/promtest"
 	"github.com/superbiz/superbiz/internal/reliability"
@@ -42,7 +43,7 @@ func TestToolsCallQueryMetrics(t *testing.T) {
 	vm := promtest.VictoriaMetrics(t)
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "superbiz.toml")
-	mustWrite(t, cfg, fmt.Sprintf("[knowledge]\npaths = []\n\n[[metrics]]\nname = \"prom\"\nurl = %q\n\n[[metrics]]\nname = \"vm\"\nurl = %q\n", prom.URL, vm.URL))
+	fixture.WriteFile(t, cfg, fmt.Sprintf("[knowledge]\npaths = []\n\n[[metrics]]\nname = \"prom\"\nurl = %q\n\n[[metrics]]\nname = \"vm\"\nurl = %q\n", prom.URL, vm.URL))
 	env := diagnoseEnv(t)
 	call := func(input string) (int, metricsObservation, string) {
 		t.Helper()
@@ -102,7 +103,7 @@ func TestMetricsAuth(t *testing.T) {
 	model := ollamatest.New(t)
 	env, dir := doctorEnv(t, model.URL())
 	env["SUPERBIZ_DB"] = filepath.Join(dir, "superbiz.db")
-	mustWrite(t, filepath.Join(dir, "superbiz.toml"), fmt.Sprintf("[knowledge]\npaths = []\n\n[[metrics]]\nname = \"prom\"\nurl = %q\nusername = %q\npassword_env = \"PROM_PASSWORD\"\n", prom.URL, prom.Username))
+	fixture.WriteFile(t, filepath.Join(dir, "superbiz.toml"), fmt.Sprintf("[knowledge]\npaths = []\n\n[[metrics]]\nname = \"prom\"\nurl = %q\nusername = %q\npassword_env = \"PROM_PASSWORD\"\n", prom.URL, prom.Username))
 	input := fmt.Sprintf(`{"query":%q,%s}`, promtest.LatencySelector, metricsWindow())
 	var shown strings.Builder
 
@@ -161,7 +162,7 @@ func TestMetricsAuth(t *testing.T) {
 // server: a configured [[metrics]] source is not offered there.
 func TestDemoHasNoMetricsSource(t *testing.T) {
 	cfg := filepath.Join(t.TempDir(), "superbiz.toml")
-	mustWrite(t, cfg, "[[metrics]]\nname = \"prom\"\nurl = \"http://127.0.0.1:9\"\n")
+	fixture.WriteFile(t, cfg, "[[metrics]]\nname = \"prom\"\nurl = \"http://127.0.0.1:9\"\n")
 	env := diagnoseEnv(t)
 	for args, want := range map[string]bool{"--demo": false, "": true} {
 		argv := []string{"--config", cfg, "tools", "list", "-o", "json"}
@@ -191,7 +192,7 @@ func TestDemoHasNoMetricsSource(t *testing.T) {
 func TestDiagnosisCitesMetrics(t *testing.T) {
 	prom := promtest.Prometheus(t, promtest.PromOptions{})
 	cfg := filepath.Join(t.TempDir(), "superbiz.toml")
-	mustWrite(t, cfg, fmt.Sprintf("[knowledge]\npaths = []\n\n[[metrics]]\nname = \"prom\"\nurl = %q\n", prom.URL))
+	fixture.WriteFile(t, cfg, fmt.Sprintf("[knowledge]\npaths = []\n\n[[metrics]]\nname = \"prom\"\nurl = %q\n", prom.URL))
 	draft := `{"conclusion":{"summary":"Checkout p99 latency spiked to 4.8 s at 09:10 and was back to 0.2 s by 09:12.","root_cause":"A latency spike in checkout at 09:10; its trigger is not in the metrics checked.","confidence":"LOW"},` +
 		`"analysis":[{"type":"FINDING","claim":"checkout_latency_p99_seconds peaked at 4.8 s at 09:10 (largest change +4.6 s at 09:10), 0.2 s otherwise.","scope":"prom, service checkout, 09:00-09:30","tool_call_ids":["call_m1"]}],` +
 		`"action_plan":[{"priority":"P2","step":"Look at what checkout called at 09:10.","risk":"LOW"}],"recommendations":["Alert on checkout p99 above 2 s."],` +

@@ -15,6 +15,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/eval"
+	"github.com/superbiz/superbiz/internal/fixture"
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
 	"github.com/superbiz/superbiz/internal/model/providertest"
 	"github.com/superbiz/superbiz/internal/testenv"
@@ -43,7 +44,7 @@ var providerChoices = []providerChoice{
 		if srv.Provider() == providertest.OpenAI {
 			body = "[model]\nprovider = \"openai\"\nurl = \"" + srv.URL() + "\"\n"
 		}
-		mustWrite(t, file, body)
+		fixture.WriteFile(t, file, body)
 		// OLLAMA_HOST would rightly beat the file: unset it.
 		return map[string]string{config.EnvConfig: file, ollamawire.EnvHost: ""}, nil
 	}},

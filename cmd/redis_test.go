@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/superbiz/superbiz/internal/fixture"
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
 	"github.com/superbiz/superbiz/internal/model/providertest"
 	"github.com/superbiz/superbiz/internal/redistest"
@@ -45,7 +46,7 @@ func TestRedisDiagnosisThroughEachProvider(t *testing.T) {
 		}
 		dir := t.TempDir()
 		cfg := filepath.Join(dir, "superbiz.toml")
-		mustWrite(t, cfg, fmt.Sprintf("[knowledge]\npaths = []\n\n[[redis]]\nname = \"cache\"\nurl = %q\npassword_env = \"CACHE_PW\"\n", rs.URL("diag")))
+		fixture.WriteFile(t, cfg, fmt.Sprintf("[knowledge]\npaths = []\n\n[[redis]]\nname = \"cache\"\nurl = %q\npassword_env = \"CACHE_PW\"\n", rs.URL("diag")))
 		srv := providertest.Start(t, prov)
 		env := diagnoseEnv(t)
 		maps.Copy(env, srv.Env())

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/superbiz/superbiz/internal/fixture"
 	"github.com/superbiz/superbiz/pkg/tools/skills"
 )
 
@@ -74,12 +75,12 @@ func TestSkillsShow(t *testing.T) {
 func TestSkillsUserPlaybooks(t *testing.T) {
 	dir := t.TempDir()
 	env := diagnoseEnv(t)
-	mustWrite(t, filepath.Join(dir, "skills", "check-kafka-lag", "SKILL.md"),
+	fixture.WriteFile(t, filepath.Join(dir, "skills", "check-kafka-lag", "SKILL.md"),
 		"---\nname: check-kafka-lag\ndescription: Consumer lag grows on a topic.\n---\n# Check Kafka lag\n\nRead the \x1b[31mconsumer\x1b[0m logs first.\n")
 	broken := filepath.Join(dir, "skills", "broken", "SKILL.md")
-	mustWrite(t, broken, "# no front matter\n")
+	fixture.WriteFile(t, broken, "# no front matter\n")
 	cfg := filepath.Join(dir, "superbiz.toml")
-	mustWrite(t, cfg, "[skills]\npaths = [\"./skills\"]\n")
+	fixture.WriteFile(t, cfg, "[skills]\npaths = [\"./skills\"]\n")
 
 	code, out, errOut := cli(t, env, "--config", cfg, "skills", "list")
 	if code != ExitOK {

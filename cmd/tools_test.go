@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/superbiz/superbiz/internal/fixture"
 	"github.com/superbiz/superbiz/internal/goldenfile"
 
 	_ "modernc.org/sqlite"
@@ -274,7 +275,7 @@ func injectionWorkspace(t *testing.T) (env map[string]string, cfgPath string, fi
 	env["SUPERBIZ_NOW"] = "2026-03-01T12:00:00Z"
 
 	runbook := filepath.Join(dir, "runbooks", "notes.md")
-	mustWrite(t, runbook, "# Cache notes\n\nWhen the cache is cold, "+injection+".\n")
+	fixture.WriteFile(t, runbook, "# Cache notes\n\nWhen the cache is cold, "+injection+".\n")
 
 	line, err := json.Marshal(map[string]string{
 		"ts": "2026-03-01T11:50:00Z", "level": "ERROR", "service": "billing",
@@ -284,7 +285,7 @@ func injectionWorkspace(t *testing.T) (env map[string]string, cfgPath string, fi
 		t.Fatal(err)
 	}
 	logFile := filepath.Join(dir, "logs", "app.log")
-	mustWrite(t, logFile, string(line)+"\n"+`{"ts":"2026-03-01T11:55:00Z","level":"INFO","service":"billing","msg":"ok"}`+"\n")
+	fixture.WriteFile(t, logFile, string(line)+"\n"+`{"ts":"2026-03-01T11:55:00Z","level":"INFO","service":"billing","msg":"ok"}`+"\n")
 
 	dbFile := filepath.Join(dir, "shop.db")
 	db, err := sql.Open("sqlite", dbFile)
@@ -307,7 +308,7 @@ func injectionWorkspace(t *testing.T) (env map[string]string, cfgPath string, fi
 	}
 
 	cfgPath = filepath.Join(dir, "superbiz.toml")
-	mustWrite(t, cfgPath, `[knowledge]
+	fixture.WriteFile(t, cfgPath, `[knowledge]
 paths = ["./runbooks"]
 
 [[logs]]
@@ -322,16 +323,6 @@ driver = "sqlite"
 dsn = "./shop.db"
 `)
 	return env, cfgPath, []string{runbook, logFile, dbFile}
-}
-
-func mustWrite(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
 
 func fileSums(t *testing.T, files []string) []string {
@@ -454,9 +445,9 @@ func collectStrings(v any, b *strings.Builder) {
 func TestToolsCallBackendError(t *testing.T) {
 	dir := t.TempDir()
 	env := diagnoseEnv(t)
-	mustWrite(t, filepath.Join(dir, "runbooks", "a.md"), "# A\n\ntext\n")
+	fixture.WriteFile(t, filepath.Join(dir, "runbooks", "a.md"), "# A\n\ntext\n")
 	cfg := filepath.Join(dir, "superbiz.toml")
-	mustWrite(t, cfg, "[knowledge]\npaths = [\"./runbooks\"]\n\n[[databases]]\nname = \"gone\"\ndriver = \"sqlite\"\ndsn = \"./missing.db\"\n")
+	fixture.WriteFile(t, cfg, "[knowledge]\npaths = [\"./runbooks\"]\n\n[[databases]]\nname = \"gone\"\ndriver = \"sqlite\"\ndsn = \"./missing.db\"\n")
 	code, out, errOut := cli(t, env, "--config", cfg, "-o", "json", "tools", "call", "query_mysql", `{"sql":"SELECT 1"}`)
 	if code != ExitUnavailable {
 		t.Fatalf("exit %d, want 4\n%s\n%s", code, out, errOut)

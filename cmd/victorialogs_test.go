@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/superbiz/superbiz/internal/fixture"
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
 	"github.com/superbiz/superbiz/internal/model/providertest"
 	"github.com/superbiz/superbiz/internal/testenv"
@@ -53,7 +54,7 @@ func TestVictoriaLogsDiagnosisThroughEachProvider(t *testing.T) {
 		vlogstest.Ingest(t, vl, lines, "service", "namespace")
 		dir := t.TempDir()
 		cfg := filepath.Join(dir, "superbiz.toml")
-		mustWrite(t, cfg, fmt.Sprintf("[knowledge]\npaths = []\n\n[[logs]]\nname = \"shop\"\nbackend = \"victorialogs\"\nurl = %q\nbearer_token_env = \"VL_TOKEN\"\nfilter = '{namespace=\"shop\"}'\ntimezone = \"UTC\"\n", vl.URL))
+		fixture.WriteFile(t, cfg, fmt.Sprintf("[knowledge]\npaths = []\n\n[[logs]]\nname = \"shop\"\nbackend = \"victorialogs\"\nurl = %q\nbearer_token_env = \"VL_TOKEN\"\nfilter = '{namespace=\"shop\"}'\ntimezone = \"UTC\"\n", vl.URL))
 		srv := providertest.Start(t, prov)
 		env := diagnoseEnv(t)
 		maps.Copy(env, srv.Env())

@@ -8,10 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 
 	"github.com/superbiz/superbiz/internal/eval"
+	"github.com/superbiz/superbiz/internal/fixture"
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
 	"github.com/superbiz/superbiz/internal/reliability"
 	"github.com/superbiz/superbiz/internal/testenv"
@@ -209,9 +209,9 @@ func TestEvalHostilePacksListedOthersRun(t *testing.T) {
 		"deep-scenario/superbiz.toml": cfg,
 		"deep-scenario/scenario.toml": hostileScenario("deep-scenario") + "x = " + strings.Repeat("[", 100) + strings.Repeat("]", 100) + "\n",
 	})
-	mkfifo(t, filepath.Join(suite, "fifo", "scenario.toml"))
-	mkfifo(t, filepath.Join(suite, "fifo-log", "app.log"))
-	mkfifo(t, filepath.Join(suite, "fifo-sql", "db.sql"))
+	fixture.Mkfifo(t, filepath.Join(suite, "fifo", "scenario.toml"))
+	fixture.Mkfifo(t, filepath.Join(suite, "fifo-log", "app.log"))
+	fixture.Mkfifo(t, filepath.Join(suite, "fifo-sql", "db.sql"))
 	link(t, "/dev/zero", filepath.Join(suite, "zero", "scenario.toml"))
 	link(t, "/dev/zero", filepath.Join(suite, "zero-sql", "db.sql"))
 	link(t, "/etc/passwd", filepath.Join(suite, "linked", "app.log"))
@@ -262,7 +262,7 @@ func TestEvalHostilePacksListedOthersRun(t *testing.T) {
 
 	// --junit writes, and --regrade and compare read, only regular files.
 	fifo := filepath.Join(e.dir, "results.json")
-	mkfifo(t, fifo)
+	fixture.Mkfifo(t, fifo)
 	files := [][]string{
 		{"eval", "--suite", "./packs", "--junit", fifo},
 		{"eval", "--suite", "./packs", "--junit", "/dev/zero"},
@@ -282,13 +282,6 @@ func TestEvalHostilePacksListedOthersRun(t *testing.T) {
 	reliability.Record(t, reliability.SectionBombs, "eval --junit, --regrade and compare on a FIFO or /dev/zero (built binary)", map[string]any{
 		"tried": len(files), "refused": refused,
 	})
-}
-
-func mkfifo(t *testing.T, path string) {
-	t.Helper()
-	if err := syscall.Mkfifo(path, 0o600); err != nil {
-		t.Fatal(err)
-	}
 }
 
 func link(t *testing.T, target, path string) {

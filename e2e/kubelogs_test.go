@@ -7,35 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/superbiz/superbiz/internal/fixture"
 	"github.com/superbiz/superbiz/internal/reliability"
 	"github.com/superbiz/superbiz/internal/testenv"
 )
-
-// copyTree copies the files under src into dst, keeping their paths.
-func copyTree(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, err := filepath.Rel(src, p)
-		if err != nil {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		out := filepath.Join(dst, rel)
-		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-			return err
-		}
-		return os.WriteFile(out, data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
 
 // Kubernetes node logs, as the binary reads them: six containers' files
 // under var/log/containers and var/log/pods, wrapped by docker's json-file
@@ -45,7 +20,7 @@ func copyTree(t *testing.T, src, dst string) {
 // from the container name in the path, contains sees a joined CRI line whole.
 func TestKubernetesNodeLogs(t *testing.T) {
 	e := newEnv(t, testenv.ClosedURL(t))
-	copyTree(t, filepath.Join("testdata", "kube"), e.dir)
+	fixture.CopyTree(t, filepath.Join("testdata", "kube"), e.dir)
 	cfg := "[[logs]]\nname = \"k8s\"\ntimezone = \"UTC\"\npaths = [\"var/log/containers/*.log\", \"var/log/pods/*/*/*.log\"]\n"
 	if err := os.WriteFile(filepath.Join(e.dir, "superbiz.toml"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)

@@ -21,6 +21,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/superbiz/superbiz/internal/fixture"
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
 	"github.com/superbiz/superbiz/internal/testenv"
 )
@@ -256,8 +257,8 @@ func TestMCPStdioDemo(t *testing.T) {
 		}
 	}
 	res := callTool(t, s, "read_skill", `{"name":"diagnose-payment-timeout"}`)
-	if res.IsError || !strings.Contains(string(mustJSON(t, res.StructuredContent)), "diagnose-payment-timeout") {
-		t.Errorf("read_skill: isError %v, %s", res.IsError, mustJSON(t, res.StructuredContent))
+	if res.IsError || !strings.Contains(string(fixture.JSON(t, res.StructuredContent)), "diagnose-payment-timeout") {
+		t.Errorf("read_skill: isError %v, %s", res.IsError, fixture.JSON(t, res.StructuredContent))
 	}
 
 	// Malformed inputs: the same code and message as tools call, isError, and
@@ -379,15 +380,6 @@ func TestMCPStdioDemo(t *testing.T) {
 	if err != nil || len(gp.Messages) != 1 || !strings.Contains(gp.Messages[0].Content.(*mcp.TextContent).Text, queryPayment) {
 		t.Errorf("prompt: %v %+v", err, gp)
 	}
-}
-
-func mustJSON(t *testing.T, v any) []byte {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 // jsonEqual compares two JSON documents by value.
@@ -545,7 +537,7 @@ func TestMCPStdoutOnlyFrames(t *testing.T) {
 	var raw syncBuffer
 	c, _, s, stderr := pipedSession(t, e, &raw, "--config", cfg, "mcp")
 	res := callTool(t, s, "query_logs", `{"source":"app","start":"2026-11-28T13:00:00Z","end":"2026-11-28T15:00:00Z"}`)
-	obs := string(mustJSON(t, res.StructuredContent))
+	obs := string(fixture.JSON(t, res.StructuredContent))
 	if res.IsError || !strings.Contains(obs, "boom") || !strings.Contains(obs, "jsonrpc") {
 		t.Fatalf("query_logs: isError %v %s\n%s", res.IsError, obs, stderr)
 	}
@@ -806,7 +798,7 @@ func TestMCPToolCallsAudited(t *testing.T) {
 		t.Fatalf("the served call's run holds %d invocations, want 1:\n%s", len(detail.Invocations), show.stdout)
 	}
 	inv := detail.Invocations[0]
-	got := mustJSON(t, ok.StructuredContent)
+	got := fixture.JSON(t, ok.StructuredContent)
 	if inv.Tool != "query_logs" || inv.Kind != "EVIDENCE" || inv.EvidenceStatus != found || inv.DurationMS == nil ||
 		!strings.Contains(string(inv.Input), `"payment-service"`) || !jsonEqual(t, inv.Observation, got) {
 		t.Errorf("the audited invocation %+v\nobservation %s\nthe client got %s", inv, inv.Observation, got)

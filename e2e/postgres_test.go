@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/superbiz/superbiz/internal/fixture"
 	"github.com/superbiz/superbiz/internal/reliability"
 	"github.com/superbiz/superbiz/internal/testenv"
 )
@@ -50,15 +51,15 @@ func TestPostgresHostileCorpusThroughBinary(t *testing.T) {
 	s, stderr := mcpSession(t, e, nil, "mcp")
 
 	ok := callTool(t, s, "query_postgres", `{"sql":"SELECT status, count(*) FROM orders GROUP BY status ORDER BY status"}`)
-	if ok.IsError || !strings.Contains(string(mustJSON(t, ok.StructuredContent)), `"pending",3`) {
-		t.Fatalf("benign read: isError %v %s %s", ok.IsError, mustJSON(t, ok.StructuredContent), resultText(ok))
+	if ok.IsError || !strings.Contains(string(fixture.JSON(t, ok.StructuredContent)), `"pending",3`) {
+		t.Fatalf("benign read: isError %v %s %s", ok.IsError, fixture.JSON(t, ok.StructuredContent), resultText(ok))
 	}
 	corpus := append(pgCorpus(t, "refused.sql"), pgCorpus(t, "not_allowed.sql")...)
 	admitted := 0
 	for _, q := range corpus {
 		args, _ := json.Marshal(map[string]string{"sql": q})
 		res := callTool(t, s, "query_postgres", string(args))
-		text := resultText(res) + string(mustJSON(t, res.StructuredContent))
+		text := resultText(res) + string(fixture.JSON(t, res.StructuredContent))
 		if !res.IsError || !(strings.Contains(text, "NOT_READ_ONLY") || strings.Contains(text, "NOT_ALLOWED")) {
 			admitted++
 			t.Errorf("%q: isError %v %s", q, res.IsError, text)
@@ -132,7 +133,7 @@ func TestPostgresIssue34ThroughBinary(t *testing.T) {
 	for _, q := range statements {
 		args, _ := json.Marshal(map[string]string{"sql": q})
 		res := callTool(t, s, "query_postgres", string(args))
-		if c := pgLeaked(resultText(res) + string(mustJSON(t, res.StructuredContent))); c != "" {
+		if c := pgLeaked(resultText(res) + string(fixture.JSON(t, res.StructuredContent))); c != "" {
 			t.Errorf("%q: %s reached the MCP client", q, c)
 		}
 	}

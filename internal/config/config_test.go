@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/superbiz/superbiz/internal/fixture"
 )
 
 // testEnv is an injected environment: tests never read the process's.
@@ -37,17 +39,6 @@ func newWorkspace(t *testing.T) *workspace {
 	}
 	w.env = testEnv{"XDG_CONFIG_HOME": w.configHome, "XDG_DATA_HOME": w.dataHome, "HOME": w.home}
 	return w
-}
-
-func writeFile(t *testing.T, path, content string) string {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
 }
 
 func (w *workspace) load(ov Overrides, configPath string) (*Config, error) {
@@ -105,7 +96,7 @@ func TestSpecExampleLoads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	file := writeFile(t, filepath.Join(w.wd, "superbiz.toml"), string(data))
+	file := fixture.WriteFile(t, filepath.Join(w.wd, "superbiz.toml"), string(data))
 	cfg, err := w.load(Overrides{}, "")
 	if err != nil {
 		t.Fatalf("Load: %v", err)
@@ -208,7 +199,7 @@ func TestFileErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			w := newWorkspace(t)
-			file := writeFile(t, filepath.Join(w.wd, "superbiz.toml"), tt.toml)
+			file := fixture.WriteFile(t, filepath.Join(w.wd, "superbiz.toml"), tt.toml)
 			cfg, err := w.load(Overrides{}, "")
 			if err == nil {
 				t.Fatalf("Load succeeded, want error; config:\n%s", cfg)
@@ -234,7 +225,7 @@ func TestFileErrors(t *testing.T) {
 
 func TestAllProblemsReportedAtOnce(t *testing.T) {
 	w := newWorkspace(t)
-	writeFile(t, filepath.Join(w.wd, "superbiz.toml"), "[model]\nnam = 1\nlanguage = \"fr\"\n[budget]\nmax_tool_calls = 0\ndeadline = \"soon\"\n")
+	fixture.WriteFile(t, filepath.Join(w.wd, "superbiz.toml"), "[model]\nnam = 1\nlanguage = \"fr\"\n[budget]\nmax_tool_calls = 0\ndeadline = \"soon\"\n")
 	_, err := w.load(Overrides{}, "")
 	var ce *Error
 	if !errors.As(err, &ce) {
@@ -248,7 +239,7 @@ func TestAllProblemsReportedAtOnce(t *testing.T) {
 	if !strings.HasPrefix(err.Error(), "2 configuration problems:") {
 		t.Errorf("error = %q", err)
 	}
-	writeFile(t, filepath.Join(w.wd, "superbiz.toml"), "[model]\nlanguage = \"fr\"\n[budget]\nmax_tool_calls = 0\n")
+	fixture.WriteFile(t, filepath.Join(w.wd, "superbiz.toml"), "[model]\nlanguage = \"fr\"\n[budget]\nmax_tool_calls = 0\n")
 	_, err = w.load(Overrides{}, "")
 	if !errors.As(err, &ce) || len(ce.Problems) != 2 {
 		t.Fatalf("want 2 validation problems, got %v", err)
@@ -321,7 +312,7 @@ func TestLookupOrder(t *testing.T) {
 			}
 			flag := ""
 			for _, p := range tt.present {
-				writeFile(t, paths[p], "[model]\nname = \""+p+"\"\n")
+				fixture.WriteFile(t, paths[p], "[model]\nname = \""+p+"\"\n")
 				switch p {
 				case "flag":
 					flag = "conf/flag.toml" // relative to the working directory
@@ -433,7 +424,7 @@ deadline = "14m"
 					t.Run(name, func(t *testing.T) {
 						w := newWorkspace(t)
 						if withFile {
-							writeFile(t, filepath.Join(w.wd, "superbiz.toml"), fileTOML)
+							fixture.WriteFile(t, filepath.Join(w.wd, "superbiz.toml"), fileTOML)
 						}
 						if withEnv {
 							w.env[f.envKey] = f.envVal
@@ -524,7 +515,7 @@ func TestRelativeDBPath(t *testing.T) {
 	t.Run("against the file's directory", func(t *testing.T) {
 		w := newWorkspace(t)
 		dir := filepath.Join(w.home, "etc", "superbiz")
-		file := writeFile(t, filepath.Join(dir, "my.toml"), body)
+		file := fixture.WriteFile(t, filepath.Join(dir, "my.toml"), body)
 		cfg, err := w.load(Overrides{}, file)
 		if err != nil {
 			t.Fatal(err)
@@ -536,7 +527,7 @@ func TestRelativeDBPath(t *testing.T) {
 	t.Run("flag and env paths: against the working directory", func(t *testing.T) {
 		w := newWorkspace(t)
 		dir := filepath.Join(w.home, "cfg")
-		file := writeFile(t, filepath.Join(dir, "c.toml"), body)
+		file := fixture.WriteFile(t, filepath.Join(dir, "c.toml"), body)
 		cfg, err := w.load(Overrides{DBPath: ptr("x/flag.db")}, file)
 		if err != nil {
 			t.Fatal(err)

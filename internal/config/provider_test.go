@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/superbiz/superbiz/internal/fixture"
 )
 
 // model.provider: flag > $SUPERBIZ_PROVIDER > file > default, each origin named.
@@ -23,7 +25,7 @@ func TestProviderPrecedence(t *testing.T) {
 		// The base URL comes from the environment, which no provider refuses.
 		w.env[envBaseURL] = "http://10.0.0.8:8000/v1"
 		if tt.file != "" {
-			writeFile(t, filepath.Join(w.wd, "superbiz.toml"), "[model]\nprovider = \""+tt.file+"\"\n")
+			fixture.WriteFile(t, filepath.Join(w.wd, "superbiz.toml"), "[model]\nprovider = \""+tt.file+"\"\n")
 		}
 		if tt.env != "" {
 			w.env[EnvProvider] = tt.env
@@ -45,7 +47,7 @@ func TestProviderPrecedence(t *testing.T) {
 // $OPENAI_BASE_URL overrides model.url, is validated like model.host and its password never shown.
 func TestOpenAIBaseURL(t *testing.T) {
 	w := newWorkspace(t)
-	writeFile(t, filepath.Join(w.wd, "superbiz.toml"), "[model]\nprovider = \"openai\"\nurl = \"http://file:8000/v1\"\n")
+	fixture.WriteFile(t, filepath.Join(w.wd, "superbiz.toml"), "[model]\nprovider = \"openai\"\nurl = \"http://file:8000/v1\"\n")
 	cfg, err := w.load(Overrides{}, "")
 	if err != nil || cfg.Model.URL.Reveal() != "http://file:8000/v1" {
 		t.Fatalf("file url: %v %v", cfg, err)
@@ -84,7 +86,7 @@ func TestProviderKeys(t *testing.T) {
 		{file: "[model]\nprovider = \"openai\"\nurl = \"http://h:8000/v1\"\napi_key_env = \"not a name\"\n", says: []string{"model.api_key_env", "must name an environment variable"}},
 	} {
 		w := newWorkspace(t)
-		writeFile(t, filepath.Join(w.wd, "superbiz.toml"), tt.file)
+		fixture.WriteFile(t, filepath.Join(w.wd, "superbiz.toml"), tt.file)
 		for k, v := range tt.env {
 			w.env[k] = v
 		}
@@ -97,7 +99,7 @@ func TestProviderKeys(t *testing.T) {
 	}
 	// The other provider's environment is ambient: it is ignored.
 	w := newWorkspace(t)
-	writeFile(t, filepath.Join(w.wd, "superbiz.toml"), "[model]\nprovider = \"openai\"\nurl = \"http://h:8000/v1\"\napi_key_env = \"VLLM_KEY\"\n")
+	fixture.WriteFile(t, filepath.Join(w.wd, "superbiz.toml"), "[model]\nprovider = \"openai\"\nurl = \"http://h:8000/v1\"\napi_key_env = \"VLLM_KEY\"\n")
 	w.env[envHost] = "elsewhere:11434"
 	if _, err := w.load(Overrides{}, ""); err != nil {
 		t.Fatalf("OLLAMA_HOST with openai: %v", err)

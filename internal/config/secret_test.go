@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/superbiz/superbiz/internal/fixture"
 )
 
 func TestParseHost(t *testing.T) {
@@ -76,7 +77,7 @@ func TestParseHost(t *testing.T) {
 func secretConfig(t *testing.T) *Config {
 	t.Helper()
 	w := newWorkspace(t)
-	writeFile(t, filepath.Join(w.wd, "superbiz.toml"), `[model]
+	fixture.WriteFile(t, filepath.Join(w.wd, "superbiz.toml"), `[model]
 host = "https://ops:HostPassw0rdX@ollama.internal/api-gw"
 [[databases]]
 name = "orders"

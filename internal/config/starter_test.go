@@ -6,13 +6,15 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/superbiz/superbiz/internal/fixture"
 )
 
 // The starter file `config init` writes loads as the defaults: its
 // uncommented values are the defaults, so writing it changes nothing.
 func TestStarterLoadsAsDefaults(t *testing.T) {
 	w := newWorkspace(t)
-	file := writeFile(t, DefaultFile(w.env.get), Starter())
+	file := fixture.WriteFile(t, DefaultFile(w.env.get), Starter())
 	if file != filepath.Join(w.configHome, "superbiz", "config.toml") {
 		t.Fatalf("DefaultFile = %q, want under $XDG_CONFIG_HOME", file)
 	}
@@ -74,7 +76,7 @@ func TestStarterEitherProvider(t *testing.T) {
 			for k, v := range tt.env {
 				w.env[k] = v
 			}
-			writeFile(t, filepath.Join(w.wd, "superbiz.toml"), tt.file)
+			fixture.WriteFile(t, filepath.Join(w.wd, "superbiz.toml"), tt.file)
 			cfg, err := w.load(Overrides{}, "")
 			if err != nil {
 				t.Fatalf("Load: %v", err)

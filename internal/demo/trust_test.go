@@ -2,11 +2,12 @@ package demo
 
 import (
 	"context"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/superbiz/superbiz/internal/fixture"
 )
 
 // built materializes a workspace in dir and returns the embedded bytes of
@@ -22,32 +23,6 @@ func built(t *testing.T, dir string) (*Workspace, []byte) {
 		t.Fatal(err)
 	}
 	return ws, want
-}
-
-// copyTree copies a materialized workspace, keeping the root private.
-func copyTree(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, p)
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o700)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 // A workspace someone changed is rebuilt before use: a modified runbook
@@ -128,7 +103,7 @@ func TestMaterializeRebuildsTamperedWorkspace(t *testing.T) {
 	for name, tamper := range tampers {
 		t.Run(name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "demo")
-			copyTree(t, template, dir)
+			fixture.CopyTree(t, template, dir)
 			if err := verify(dir); err != nil {
 				t.Fatalf("an exact copy does not verify: %v", err)
 			}

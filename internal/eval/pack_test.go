@@ -4,9 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
+	"github.com/superbiz/superbiz/internal/fixture"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 )
 
@@ -167,13 +167,13 @@ func TestLoadPackSpecialFiles(t *testing.T) {
 		make          func(t *testing.T, dir string)
 		want          string
 	}{
-		{"scenario FIFO", ScenarioFile, func(t *testing.T, dir string) { mkfifo(t, filepath.Join(dir, ScenarioFile)) }, ScenarioFile + " is a named pipe (FIFO), not a regular file"},
-		{"config FIFO", ConfigFile, func(t *testing.T, dir string) { mkfifo(t, filepath.Join(dir, ConfigFile)) }, ConfigFile + ": is a named pipe (FIFO), not a regular file"},
+		{"scenario FIFO", ScenarioFile, func(t *testing.T, dir string) { fixture.Mkfifo(t, filepath.Join(dir, ScenarioFile)) }, ScenarioFile + " is a named pipe (FIFO), not a regular file"},
+		{"config FIFO", ConfigFile, func(t *testing.T, dir string) { fixture.Mkfifo(t, filepath.Join(dir, ConfigFile)) }, ConfigFile + ": is a named pipe (FIFO), not a regular file"},
 		{"scenario /dev/zero", ScenarioFile, func(t *testing.T, dir string) { symlink(t, "/dev/zero", filepath.Join(dir, ScenarioFile)) }, "is a device, not a regular file"},
-		{"log FIFO", "", func(t *testing.T, dir string) { mkfifo(t, filepath.Join(dir, "app.log")) }, "app.log: is a named pipe (FIFO)"},
+		{"log FIFO", "", func(t *testing.T, dir string) { fixture.Mkfifo(t, filepath.Join(dir, "app.log")) }, "app.log: is a named pipe (FIFO)"},
 		{"log linked out", "", func(t *testing.T, dir string) { symlink(t, outside, filepath.Join(dir, "app.log")) }, "app.log: links to " + outside + ", outside the pack"},
 		{"folder linked out", "", func(t *testing.T, dir string) { symlink(t, filepath.Dir(outside), filepath.Join(dir, "runbooks")) }, "runbooks: links to"},
-		{"metrics FIFO", "", func(t *testing.T, dir string) { mkfifo(t, filepath.Join(dir, "metrics.om")) }, "metrics.om: is a named pipe (FIFO)"},
+		{"metrics FIFO", "", func(t *testing.T, dir string) { fixture.Mkfifo(t, filepath.Join(dir, "metrics.om")) }, "metrics.om: is a named pipe (FIFO)"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -203,13 +203,6 @@ func TestLoadPackSpecialFiles(t *testing.T) {
 	symlink(t, "a.txt", filepath.Join(dir, "app.log"))
 	if p := LoadPack(dir); p.Err != nil {
 		t.Errorf("a link inside the pack: %v", p.Err)
-	}
-}
-
-func mkfifo(t *testing.T, path string) {
-	t.Helper()
-	if err := syscall.Mkfifo(path, 0o600); err != nil {
-		t.Fatal(err)
 	}
 }
 

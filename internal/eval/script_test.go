@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/superbiz/superbiz/internal/fixture"
 )
 
 // A pack's .sql script builds its own fresh file and nothing else: every
@@ -93,7 +95,7 @@ func TestLoadScriptBounds(t *testing.T) {
 		t.Errorf("big script: %v", err)
 	}
 	fifo := filepath.Join(dir, "fifo.sql")
-	mkfifo(t, fifo)
+	fixture.Mkfifo(t, fifo)
 	if err := loadScript(context.Background(), fifo, filepath.Join(dir, "c.db")); err == nil || !strings.Contains(err.Error(), "named pipe (FIFO)") {
 		t.Errorf("FIFO script: %v", err)
 	}

@@ -3,10 +3,10 @@ package knowledge
 import (
 	"database/sql"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/superbiz/superbiz/internal/fixture"
 	_ "modernc.org/sqlite"
 )
 
@@ -44,33 +44,17 @@ func applyMigrations(tb testing.TB, db *sql.DB) {
 	}
 }
 
-// writeFile creates a file (and its directories) under dir.
+// writeFile creates a file (and its directories) at the slash path rel
+// under dir.
 func writeFile(tb testing.TB, dir, rel, content string) string {
 	tb.Helper()
-	p := filepath.Join(dir, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		tb.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		tb.Fatal(err)
-	}
-	return p
+	return fixture.WriteFile(tb, filepath.Join(dir, filepath.FromSlash(rel)), content)
 }
 
 // copyDir copies the Markdown corpus src into a new runbooks directory.
 func copyDir(tb testing.TB, src string) string {
 	tb.Helper()
 	dst := filepath.Join(tb.TempDir(), "runbooks")
-	entries, err := os.ReadDir(src)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for _, e := range entries {
-		data, err := os.ReadFile(filepath.Join(src, e.Name()))
-		if err != nil {
-			tb.Fatal(err)
-		}
-		writeFile(tb, dst, e.Name(), string(data))
-	}
+	fixture.CopyTree(tb, src, dst)
 	return dst
 }

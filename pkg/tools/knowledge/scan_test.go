@@ -11,10 +11,10 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/superbiz/superbiz/internal/fixture"
 	"github.com/superbiz/superbiz/internal/testenv"
 	"github.com/superbiz/superbiz/pkg/egress"
 
@@ -164,24 +164,12 @@ func TestSyncRootIsLink(t *testing.T) {
 	}
 }
 
-// mkfifo makes a named pipe or skips the test where there are none (a
-// failure under CI, which runs on Linux).
-func mkfifo(t *testing.T, p string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Mkfifo(p, 0o644); err != nil {
-		testenv.Missing(t, "mkfifo: "+err.Error(), "CI runs on Linux, which has named pipes")
-	}
-}
-
 // A FIFO inside a tree is skipped and reported, never opened (it would block).
 func TestSyncSpecialFileInTree(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "runbooks")
 	writeFile(t, dir, "a.md", "# Alpha\nalpha\n")
 	fifo := filepath.Join(dir, "pipe.md")
-	mkfifo(t, fifo)
+	fixture.Mkfifo(t, fifo)
 	symlink(t, "pipe.md", filepath.Join(dir, "pipe-link.md"))
 	ix := NewIndex(openDB(t), []string{dir})
 	st, err := syncWithin(t, ix)
@@ -198,7 +186,7 @@ func TestSyncSpecialFileInTree(t *testing.T) {
 // refused with ErrRootInvalid naming it, at once.
 func TestSyncRootRefused(t *testing.T) {
 	fifo := filepath.Join(t.TempDir(), "fifo")
-	mkfifo(t, fifo)
+	fixture.Mkfifo(t, fifo)
 	type rootCase struct{ label, path, says string }
 	roots := []rootCase{
 		{"a FIFO", fifo, "is a named pipe (FIFO)"},
@@ -350,7 +338,7 @@ func TestReadRunbookRefusesSwaps(t *testing.T) {
 		t.Errorf("read through a link: %q", data)
 	}
 	fifo := filepath.Join(dir, "pipe.md")
-	mkfifo(t, fifo)
+	fixture.Mkfifo(t, fifo)
 	done := make(chan error, 1)
 	go func() { _, err := readRunbook(fifo); done <- err }()
 	select {

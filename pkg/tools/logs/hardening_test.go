@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/superbiz/superbiz/internal/fixture"
 	"github.com/superbiz/superbiz/internal/testenv"
 
 	"github.com/superbiz/superbiz/internal/logparse"
@@ -365,16 +366,9 @@ func TestScanTimeLimit(t *testing.T) {
 	}
 	tool.limits.time = time.Hour
 	_, res = run(t, tool, `{"since":"1h"}`, base.Add(30*time.Minute), 0)
-	if res.Matched != 1 || res.TruncatedBy != nil || bytes.Contains(mustJSON(t, res), []byte("truncated_by")) {
+	if res.Matched != 1 || res.TruncatedBy != nil || bytes.Contains(fixture.JSON(t, res), []byte("truncated_by")) {
 		t.Fatalf("within the limits: %+v", res)
 	}
-}
-
-func mustJSON(t testing.TB, v any) []byte {
-	t.Helper()
-	b, err := json.Marshal(v)
-	must(t, err)
-	return b
 }
 
 // TestFileShrinksWhileMapped: a plain file truncated while it is mapped

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/superbiz/superbiz/internal/fixture"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
 
@@ -65,7 +66,7 @@ func TestLongLineCut(t *testing.T) {
 			if got := res.Entries[1].Message; !strings.HasPrefix(got, "huge payment xxx") || len(got) > maxMessage+8 {
 				t.Fatalf("long line's message %q", textclipShort(got))
 			}
-			if !strings.Contains(string(mustJSON(t, res)), `"long_lines":1`) {
+			if !strings.Contains(string(fixture.JSON(t, res)), `"long_lines":1`) {
 				t.Fatal("long_lines is not in the observation")
 			}
 			// the tail is not parsed, but it is searched
@@ -109,7 +110,7 @@ func TestContainsPastSearchBound(t *testing.T) {
 			if res.Matched != 0 || res.ContainsCut != 1 || res.Coverage.Coverage != tools.CoveragePartial {
 				t.Fatalf("a word past the search bound: %s matched %d contains_cut %d coverage %s; want 0, 1, partial", out.Status, res.Matched, res.ContainsCut, res.Coverage.Coverage)
 			}
-			if !strings.Contains(string(mustJSON(t, res)), `"contains_cut":1`) {
+			if !strings.Contains(string(fixture.JSON(t, res)), `"contains_cut":1`) {
 				t.Fatal("contains_cut is not in the observation")
 			}
 			_, res = run(t, tool, `{"since":"2h","contains":"huge payment xxx"}`, now, 1<<20)

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/superbiz/superbiz/internal/fixture"
 	"github.com/superbiz/superbiz/internal/promtest"
 	"github.com/superbiz/superbiz/internal/reliability"
 	"github.com/superbiz/superbiz/internal/testenv"
@@ -103,7 +104,7 @@ func TestQueryRealServers(t *testing.T) {
 				s.Min != promtest.BaseLatency || s.Last != promtest.BaseLatency || s.Labels["instance"] != promtest.LatencyInstance {
 				t.Errorf("latency summary %+v %+v: want max %g at %s, change at %s, %d points", s, *s.Stats, promtest.SpikeValue, spike, spike, points)
 			}
-			got["latency"] = mustJSON(t, res.Series)
+			got["latency"] = string(fixture.JSON(t, res.Series))
 
 			o := call(t, tool, `{"query":`+jsonString(promtest.HeapSelector)+`,`+incidentWindow()+`}`, time.Time{})
 			if o.Status != tools.EvidenceFound {
@@ -114,7 +115,7 @@ func TestQueryRealServers(t *testing.T) {
 			if h.Max != promtest.HeapAt(promtest.Minutes()-1) || h.MaxAt != promtest.End.Format(time.RFC3339) || h.Min != promtest.HeapFirst {
 				t.Errorf("heap summary %+v: want the climb to %g at the end", *h.Stats, promtest.HeapAt(promtest.Minutes()-1))
 			}
-			got["heap auto step "+res.Step] = mustJSON(t, res.Series)
+			got["heap auto step "+res.Step] = string(fixture.JSON(t, res.Series))
 
 			o = call(t, tool, `{"query":"nonexistent_metric_total{job=\"x\"}",`+incidentWindow()+`}`, time.Time{})
 			if o.Status != tools.NoEvidence || o.Result.(Result).TotalSeries != 0 {
@@ -273,15 +274,6 @@ func TestResolution(t *testing.T) {
 
 func jsonString(s string) string {
 	b, _ := json.Marshal(s)
-	return string(b)
-}
-
-func mustJSON(t *testing.T, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
 	return string(b)
 }
 
