@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"github.com/superbiz/superbiz/internal/integration/playbooks"
 
 	"github.com/superbiz/superbiz/internal/exitcode"
 	wsp "github.com/superbiz/superbiz/internal/workspace"
@@ -40,7 +41,7 @@ func useDemo(cfg *config.Config, ws *demo.Workspace) error {
 	db := config.NewDatabase()
 	db.Name, db.Driver, db.DSN = ws.DBName, config.DriverSQLite, dsn
 	cfg.Databases = []config.Database{db}
-	cfg.Skills.Paths = nil
+	playbooks.SetPaths(cfg, nil)
 	cfg.Metrics = nil // the demo has no metrics server; its report lists metrics as missing
 	if cfg.Now.IsZero() {
 		cfg.Now = demo.Now()

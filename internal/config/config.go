@@ -47,7 +47,6 @@ type Config struct {
 	Logs      []LogSource     `toml:"logs" json:"logs"`
 	Databases []Database      `toml:"databases" json:"databases"`
 	Metrics   []MetricsSource `toml:"metrics" json:"metrics"`
-	Skills    Skills          `toml:"skills" json:"skills"`
 	Timeline  Timeline        `toml:"timeline" json:"timeline"`
 	// Now, when not zero, fixes the clock for reproducible runs ($SUPERBIZ_NOW).
 	Now time.Time `json:"now,omitzero"`
@@ -201,11 +200,6 @@ type Knowledge struct {
 	// EmbedModel is the embedding model, on the configured provider's
 	// server, that makes runbook search semantic; empty leaves search BM25 only.
 	EmbedModel string `toml:"embed_model" json:"embed_model,omitempty" default:""`
-}
-
-// Skills lists extra playbook directories (<name>/SKILL.md) beside the built-in ones.
-type Skills struct {
-	Paths []string `toml:"paths" json:"paths"`
 }
 
 // Timeline is the [timeline] table: the metrics `superbiz timeline` watches

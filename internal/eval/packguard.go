@@ -3,6 +3,7 @@ package eval
 import (
 	"errors"
 	"fmt"
+	"github.com/superbiz/superbiz/internal/integration/playbooks"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -91,7 +92,7 @@ func insidePack(dir string, cfg *config.Config) error {
 	for i, p := range cfg.Knowledge.Paths {
 		paths = append(paths, named{fmt.Sprintf("knowledge.paths[%d]", i), p})
 	}
-	for i, p := range cfg.Skills.Paths {
+	for i, p := range playbooks.Paths(cfg) {
 		paths = append(paths, named{fmt.Sprintf("skills.paths[%d]", i), p})
 	}
 	for _, n := range paths {

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/superbiz/superbiz/internal/integration/playbooks"
+
 	"github.com/superbiz/superbiz/internal/alerts"
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/eval"
@@ -129,9 +131,9 @@ func TestFreezeRunbooksAndPlaybook(t *testing.T) {
 	if err := os.WriteFile(skill, []byte("---\nname: checkout-tls\ndescription: check the certificate first\n---\nLog in with password=SkillPw42xyz and look at the expiry.\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cfg := config.Defaults()
+	cfg := registry.Defaults()
 	cfg.Knowledge.Paths = []string{rb}
-	cfg.Skills.Paths = []string{filepath.Join(dir, "playbooks")}
+	playbooks.SetPaths(&cfg, []string{filepath.Join(dir, "playbooks")})
 	clock := time.Date(2026, 11, 20, 9, 30, 0, 0, time.UTC)
 	run := &runstore.RunDetail{
 		RunSummary: runstore.RunSummary{ID: "r_0123", Intent: runrecord.IntentDiagnosis, Status: runrecord.RunStatusSuccess, ReleaseOutcome: runrecord.OutcomeFallback, Query: "checkout 502?"},

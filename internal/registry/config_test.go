@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	alertsource "github.com/superbiz/superbiz/internal/integration/alerts"
 	kubesource "github.com/superbiz/superbiz/internal/integration/kubernetes"
+	"github.com/superbiz/superbiz/internal/integration/playbooks"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -223,7 +224,7 @@ kubeconfig = "kube/config"
 		got, want any
 	}{
 		{"knowledge.paths", cfg.Knowledge.Paths, []string{filepath.Join(dir, "runbooks"), "/abs/kb", filepath.Join(home, "kb")}},
-		{"skills.paths", cfg.Skills.Paths, []string{filepath.Join(dir, "skills")}},
+		{"skills.paths", playbooks.Paths(cfg), []string{filepath.Join(dir, "skills")}},
 		{"logs[0].paths", cfg.Logs[0].Paths, []string{filepath.Join(dir, "logs", "*.log"), "/var/log/x.log"}},
 		{"databases[0].dsn", cfg.Databases[0].DSN.Reveal(), filepath.Join(dir, "data", "orders.db")},
 		{"databases[1].dsn", cfg.Databases[1].DSN.Reveal(), filepath.Join(home, "etc", "other.db")},

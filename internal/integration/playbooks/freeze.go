@@ -38,10 +38,10 @@ func (Source) Freeze(_ context.Context, p *frozen.Pack) error {
 			names = append(names, in.Name)
 		}
 	}
-	if len(names) == 0 || len(p.Config.Skills.Paths) == 0 {
+	if len(names) == 0 || len(Paths(p.Config)) == 0 {
 		return nil
 	}
-	cat, err := skills.Load(p.Config.Skills.Paths)
+	cat, err := skills.Load(Paths(p.Config))
 	if err != nil {
 		return fmt.Errorf("eval pack: playbooks: %w", err)
 	}

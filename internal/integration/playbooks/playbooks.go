@@ -36,7 +36,7 @@ func (Source) Build(_ context.Context, cfg *config.Config, env integration.Env, 
 // warn (nil: nobody) of each one skipped, by path and reason: the one way
 // a run, `superbiz skills` and the shell completion read them.
 func Load(cfg *config.Config, warn func(string)) (*skills.Catalog, error) {
-	cat, err := skills.Load(cfg.Skills.Paths)
+	cat, err := skills.Load(Paths(cfg))
 	if err != nil {
 		return nil, fmt.Errorf("load playbooks: %w", err)
 	}
