@@ -125,7 +125,9 @@ func TestDiagnoseDemoWithoutModel(t *testing.T) {
 		if code != ExitOK {
 			t.Fatalf("%q: exit %d\nstdout %s\nstderr %s", args, code, out, errOut)
 		}
-		for _, want := range []string{"model: scripted demo transcript (no model reachable at http://127.0.0.1:", "\nConclusion\n", "HikariPool", "SUCCESS · run r_"} {
+		// the timeline the transcript built follows the report, without its call
+		timeline := "\nTimeline 2026-11-28 13:00 – 2026-11-28 15:00 UTC\n13:58:30  restart      payment-service\n    started: Started PaymentApplication"
+		for _, want := range []string{"model: scripted demo transcript (no model reachable at http://127.0.0.1:", "\nConclusion\n", "HikariPool", "SUCCESS · run r_", timeline} {
 			if !strings.Contains(out, want) {
 				t.Errorf("%q: stdout lacks %q:\n%s", args, want, out)
 			}

@@ -17,6 +17,7 @@ import (
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/demo"
 	"github.com/superbiz/superbiz/internal/runview"
+	"github.com/superbiz/superbiz/internal/timeline"
 	"github.com/superbiz/superbiz/internal/tui"
 	"github.com/superbiz/superbiz/internal/usecase"
 	"github.com/superbiz/superbiz/pkg/egress"
@@ -263,6 +264,10 @@ func (a *app) printOutput(out usecase.Output, note string, tuiDrew bool, output 
 	var b strings.Builder
 	if output != outputText {
 		b.WriteString(md)
+		if out.Timeline != nil {
+			// the incident timeline the diagnosis used, for the channel too
+			b.WriteString("\n" + timeline.PublishedMarkdown(*out.Timeline))
+		}
 	} else {
 		// Text is for a person: the Markdown rendered, in colour on a colour
 		// terminal, else plain (no escape sequence, no Markdown marks, the
@@ -281,6 +286,10 @@ func (a *app) printOutput(out usecase.Output, note string, tuiDrew bool, output 
 		}
 		b.WriteString(r)
 		b.WriteString("\n")
+		if out.Timeline != nil {
+			// the incident timeline the diagnosis used (the live screen's panel)
+			b.WriteString("\n" + timelineText(*out.Timeline, false))
+		}
 		fmt.Fprintf(&b, "\n%s · run %s · session %s · %d model calls, %d tool calls, %d tokens, %s\n",
 			outcomeWord(out), out.RunID, out.SessionID, out.Usage.ModelCalls, out.Usage.ToolCalls,
 			out.Usage.PromptTokens+out.Usage.CompletionTokens, (time.Duration(out.Usage.DurationMS) * time.Millisecond).String())

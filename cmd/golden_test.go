@@ -15,6 +15,7 @@ func TestHelpGolden(t *testing.T) {
 	}{
 		{"help.golden", []string{"--help"}},
 		{"doctor-help.golden", []string{"doctor", "--help"}},
+		{"timeline-help.golden", []string{"timeline", "--help"}},
 	} {
 		code, out, errOut := cli(t, nil, tt.args...)
 		if code != ExitOK || errOut != "" {

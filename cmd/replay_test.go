@@ -44,8 +44,8 @@ func TestReplayDemoIdentical(t *testing.T) {
 	if shown["clock"] != "2026-11-28T15:00:00Z" {
 		t.Errorf("replay clock = %v, want the recorded one", shown["clock"])
 	}
-	if invs := shown["invocations"].([]any); len(invs) != 5 {
-		t.Errorf("replay has %d invocations, want 5", len(invs))
+	if invs := shown["invocations"].([]any); len(invs) != 6 {
+		t.Errorf("replay has %d invocations, want 6", len(invs))
 	}
 
 	for _, args := range [][]string{{"--demo", "replay", id, "-o", "json"}, {"--demo", "replay", "--live-tools", id, "-o", "json"}} {
@@ -145,7 +145,7 @@ func TestReplayLiveModelUnrecordedCall(t *testing.T) {
 			t.Fatalf("report = %v", got)
 		}
 		diffs := strings.Join(toStrings(got["differences"].([]any)), "\n")
-		for _, want := range []string{"release_outcome: \"SUCCESS\" → \"FALLBACK\"", "tool calls: 5 recorded, 1 replayed", "call_live0001 query_logs", "UNRECORDED"} {
+		for _, want := range []string{"release_outcome: \"SUCCESS\" → \"FALLBACK\"", "tool calls: 6 recorded, 1 replayed", "call_live0001 query_logs", "UNRECORDED"} {
 			if !strings.Contains(diffs, want) {
 				t.Errorf("differences lack %q:\n%s", want, diffs)
 			}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/superbiz/superbiz/internal/demo"
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
 	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/runrecord"
@@ -113,7 +114,7 @@ func TestRunsListTableAndJSON(t *testing.T) {
 			t.Errorf("failed row lacks %q: %q", want, lines[1])
 		}
 	}
-	for _, want := range []string{"DIAGNOSIS", "SUCCESS", "COMPLETED", "7/4", "payment timeouts on order-service"} {
+	for _, want := range []string{"DIAGNOSIS", "SUCCESS", "COMPLETED", "7/5", "payment timeouts on order-service"} {
 		if !strings.Contains(lines[2], want) {
 			t.Errorf("success row lacks %q: %q", want, lines[2])
 		}
@@ -160,7 +161,7 @@ func TestRunsListTableAndJSON(t *testing.T) {
 	if got[0]["error_code"] != "MODEL_UNAVAILABLE" || got[1]["error_code"] != nil {
 		t.Errorf("error_code: %v, %v", got[0]["error_code"], got[1]["error_code"])
 	}
-	if u := got[1]["usage"].(map[string]any); u["model_calls"] != 7.0 || u["tool_calls"] != 4.0 || u["prompt_tokens"] != 19000.0 {
+	if u := got[1]["usage"].(map[string]any); u["model_calls"] != 7.0 || u["tool_calls"] != 5.0 || u["prompt_tokens"] != 19000.0 {
 		t.Errorf("success usage = %v", u)
 	}
 
@@ -224,12 +225,12 @@ func TestRunsShowJSON(t *testing.T) {
 	if r, ok := got["result"].(map[string]any); !ok || r["conclusion"] == nil {
 		t.Errorf("result = %v, want the published result", got["result"])
 	}
-	if c, ok := got["checks"].([]any); !ok || len(c) != 4 {
-		t.Errorf("checks = %v, want the 4 evidence checks", got["checks"])
+	if c, ok := got["checks"].([]any); !ok || len(c) != 5 {
+		t.Errorf("checks = %v, want the 5 evidence checks (the timeline's among them)", got["checks"])
 	}
 
 	invs := got["invocations"].([]any)
-	wantTools := []string{"read_skill", "query_logs", "query_logs", "query_mysql", "lookup_knowledge"}
+	wantTools := []string{"read_skill", "build_timeline", "query_logs", "query_logs", "query_mysql", "lookup_knowledge"}
 	if len(invs) != len(wantTools) {
 		t.Fatalf("%d invocations, want %d: %v", len(invs), len(wantTools), invs)
 	}
@@ -240,7 +241,11 @@ func TestRunsShowJSON(t *testing.T) {
 				t.Errorf("invocation %d lacks %q", i, k)
 			}
 		}
-		if inv["seq"] != float64(i+1) || inv["tool"] != wantTools[i] || inv["tool_call_id"] != fmt.Sprintf("call_demo%04d", i+1) {
+		wantID := fmt.Sprintf("call_demo%04d", max(i, 1))
+		if i == 1 {
+			wantID = demo.TimelineCallID
+		}
+		if inv["seq"] != float64(i+1) || inv["tool"] != wantTools[i] || inv["tool_call_id"] != wantID {
 			t.Errorf("invocation %d = %v", i, inv)
 		}
 		if _, ok := inv["input"].(map[string]any); !ok {
@@ -311,7 +316,7 @@ func TestRunsShowText(t *testing.T) {
 			t.Fatalf("%s: exit %d, stderr %q", format, code, errOut)
 		}
 		for _, want := range []string{id, "payment timeouts on order-service", "SUCCESS · outcome SUCCESS · stop COMPLETED · lifecycle COMPLETED",
-			"scripted demo transcript", "7 model calls, 4 tool calls", "## Conclusion", "conclusion (HIGH confidence)",
+			"scripted demo transcript", "7 model calls, 5 tool calls", "## Conclusion", "conclusion (HIGH confidence)",
 			"Guard reviews (local audit data, never published)", "SEMANTIC: SUPPORTED", "Each finding restates", "SEMANTIC_GUARD"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("%s: output lacks %q:\n%s", format, want, out)

@@ -43,14 +43,18 @@ func (a *app) newTimelineCmd(runF func(context.Context, *timelineOptions) error)
 		Use:   "timeline",
 		Short: "Order what changed, and when, from every source: alerts, metrics, errors, restarts",
 		Long: `timeline builds the incident timeline of a window from every configured source
-at once, without a model: alerts that started firing (Alertmanager), metrics
-that left their band ([[timeline.metrics]]), the first minute of an error burst,
-error patterns the hour before never had, and process restarts and deploys
-(start-up lines, version changes) in the logs. Each event cites the tool call
-whose observation shows it; the coverage lists what each detector could not
-read, so a missing event is never "nothing happened". The timeline is stored
-as a run (runs, runs show). The window is --since back from now (default 1h),
---start and --end, or the hour before an alert's start up to now (--alert).
+at once, without a model: alerts that started firing (Alertmanager, and the
+ALERTS series Prometheus or vmalert keeps in each [[metrics]] source) and that
+resolved (those ALERTS series), metrics that left their band
+([[timeline.metrics]], and with --alert the series its rule compares), the
+first minute of an error burst, error patterns the hour before never had,
+process restarts and deploys (start-up lines, version changes) in the logs,
+and Deployment rollouts, pod restarts and Warning events of [[kubernetes]]
+sources. Each event cites the tool call whose observation shows it; the
+coverage lists what each detector could not read, so a missing event is never
+"nothing happened". The timeline is stored as a run (runs, runs show). The
+window is --since back from now (default 1h), --start and --end, or the hour
+before an alert's start up to now (--alert).
 
 Exit codes: 0 built (even with no event), 2 a bad flag or configuration, 4
 the Alertmanager of --alert unreachable, 130 cancelled.`,
@@ -190,15 +194,31 @@ func (a *app) printTimeline(tl timeline.Timeline, output outputFormat) error {
 	case outputMarkdown:
 		return printPage(a.io.Out, timeline.Markdown(tl))
 	}
+	return printPage(a.io.Out, timelineText(tl, true))
+}
+
+// timelineText is the timeline as text for a person, 80 columns: one line
+// per event and its summary wrapped under it, then what was not fully read.
+// Without calls (a diagnosis's report, which names its checks, never Tool
+// Call IDs) the lines leave the run and the calls out.
+func timelineText(tl timeline.Timeline, calls bool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Timeline %s – %s (run %s)\n", tl.Window.Start.UTC().Format("2006-01-02 15:04"), tl.Window.End.UTC().Format("2006-01-02 15:04 UTC"), tl.RunID)
+	fmt.Fprintf(&b, "Timeline %s – %s", tl.Window.Start.UTC().Format("2006-01-02 15:04"), tl.Window.End.UTC().Format("2006-01-02 15:04 UTC"))
+	if calls {
+		fmt.Fprintf(&b, " (run %s)", tl.RunID)
+	}
+	b.WriteString("\n")
 	if len(tl.Events) == 0 {
 		b.WriteString("No event found in the window.\n")
 	}
 	for _, e := range tl.Events {
 		// one line for when, what kind, whose and the call; the summary under
 		// it, wrapped to 80 columns
-		fmt.Fprintf(&b, "%s  %-12s %s  [%s]\n", e.At.UTC().Format("15:04:05"), e.Kind, orNone(e.Service), e.ToolCallID)
+		fmt.Fprintf(&b, "%s  %-12s %s", e.At.UTC().Format("15:04:05"), e.Kind, orNone(e.Service))
+		if calls {
+			fmt.Fprintf(&b, "  [%s]", e.ToolCallID)
+		}
+		b.WriteString("\n")
 		for l := range strings.SplitSeq(ansi.Wrap(strings.Join(strings.Fields(e.Summary), " "), 76, ""), "\n") {
 			fmt.Fprintf(&b, "    %s\n", l)
 		}
@@ -215,7 +235,7 @@ func (a *app) printTimeline(tl timeline.Timeline, output outputFormat) error {
 			}
 		}
 	}
-	return printPage(a.io.Out, b.String())
+	return b.String()
 }
 
 // orNone is s, or "-" when empty.

@@ -9,15 +9,29 @@ import (
 // Markdown is the timeline as a Markdown document for an incident channel:
 // the window, a table of events in time order with the call each cites,
 // and what each detector could not read.
-func Markdown(tl Timeline) string {
+func Markdown(tl Timeline) string { return markdown(tl, true) }
+
+// PublishedMarkdown is Markdown without the call column, for a diagnosis's
+// report: a published answer names its checks, never Tool Call IDs.
+func PublishedMarkdown(tl Timeline) string { return markdown(tl, false) }
+
+func markdown(tl Timeline, calls bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## Timeline %s – %s\n\n", tl.Window.Start.UTC().Format(time.RFC3339), tl.Window.End.UTC().Format(time.RFC3339))
 	if len(tl.Events) == 0 {
 		b.WriteString("No event found in the window.\n")
 	} else {
-		b.WriteString("| time (UTC) | kind | service | what | call |\n| --- | --- | --- | --- | --- |\n")
+		head, rule := "| time (UTC) | kind | service | what |", "| --- | --- | --- | --- |"
+		if calls {
+			head, rule = head+" call |", rule+" --- |"
+		}
+		b.WriteString(head + "\n" + rule + "\n")
 		for _, e := range tl.Events {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", e.At.UTC().Format("2006-01-02 15:04:05"), e.Kind, cell(orDash(e.Service)), cell(e.Summary), e.ToolCallID)
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |", e.At.UTC().Format("2006-01-02 15:04:05"), e.Kind, cell(orDash(e.Service)), cell(e.Summary))
+			if calls {
+				fmt.Fprintf(&b, " %s |", e.ToolCallID)
+			}
+			b.WriteString("\n")
 		}
 	}
 	if gaps := Gaps(tl.Coverage); len(gaps) > 0 {

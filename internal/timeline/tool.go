@@ -13,6 +13,7 @@ import (
 	jsonv2 "github.com/go-json-experiment/json"
 
 	"github.com/superbiz/superbiz/internal/schema"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/model"
 	"github.com/superbiz/superbiz/pkg/tools"
 	kubetool "github.com/superbiz/superbiz/pkg/tools/kubernetes"
@@ -57,7 +58,10 @@ type Tool struct {
 	reads       map[string]tools.Adapter
 }
 
-var _ tools.Adapter = (*Tool)(nil)
+var (
+	_ tools.Adapter = (*Tool)(nil)
+	_ tools.Tallier = (*Tool)(nil)
+)
 
 // NewTool is build_timeline over reads (the adapters its detectors call, by
 // their names: query_logs, query_metrics, read_alerts), the log sources,
@@ -185,7 +189,10 @@ func (t *Tool) Execute(ctx context.Context, call tools.Call) tools.Outcome {
 	ctx, cancel := context.WithTimeout(ctx, ToolTimeout)
 	defer cancel()
 	r := &reader{t: t, call: call}
-	tl, err := Build(ctx, t.plan(in, w, call.Now), r.read, nil)
+	plan := t.plan(in, w, call.Now)
+	tl, err := Build(ctx, plan, r.read, func(c Coverage, es []Event) {
+		call.Report(Detected{Window: plan.Window, Coverage: c, Events: es}.masked())
+	})
 	if err != nil {
 		code := tools.ContextCode(err)
 		if code == "" {
@@ -205,6 +212,36 @@ func (t *Tool) Execute(ctx context.Context, call tools.Call) tools.Outcome {
 		return tools.Outcome{Status: tools.NoEvidence, Result: tl}
 	}
 	return tools.Outcome{Status: tools.EvidenceFound, Result: tl}
+}
+
+// Detected is one detector's coverage and events, reported while
+// build_timeline runs (a tools.Step) so a screen fills in as detectors
+// finish; masked as the call's observation is.
+type Detected struct {
+	Window   Window   `json:"window"`
+	Coverage Coverage `json:"coverage"`
+	Events   []Event  `json:"events"`
+}
+
+// StepOf implements tools.Step.
+func (Detected) StepOf() string { return ToolName }
+
+// masked is d as the observation shows it: through the egress door's
+// JSON masking, as the harness masks a result; a step that cannot be
+// masked keeps its coverage line only, without notes or events.
+func (d Detected) masked() Detected {
+	raw, err := json.Marshal(d)
+	if err == nil {
+		var m egress.JSON
+		if m, err = egress.MaskJSON(raw); err == nil {
+			var out Detected
+			if err = json.Unmarshal(m.Shown().Bytes(), &out); err == nil {
+				return out
+			}
+		}
+	}
+	d.Coverage.Note, d.Events = "", nil
+	return d
 }
 
 // anyRead says whether some detector read its source (whole or in part).
@@ -337,4 +374,26 @@ func (t *Tool) WithKubernetes(names []string) *Tool {
 		c.kube = names
 	}
 	return c
+}
+
+// Tally says how many events a result holds and when the first one was
+// ("5 events, first 13:58:30"), and how many detectors did not read
+// everything ("2 not fully read"); "" when the result does not read.
+func (t *Tool) Tally(result json.RawMessage) string {
+	var tl Timeline
+	if json.Unmarshal(result, &tl) != nil {
+		return ""
+	}
+	n := len(tl.Events) + tl.OmittedEvents
+	out := fmt.Sprintf("%d events", n)
+	if n == 1 {
+		out = "1 event"
+	}
+	if len(tl.Events) > 0 {
+		out += ", first " + tl.Events[0].At.UTC().Format("15:04:05")
+	}
+	if g := len(Gaps(tl.Coverage)); g > 0 {
+		out += fmt.Sprintf(", %d not fully read", g)
+	}
+	return out
 }

@@ -237,16 +237,29 @@ func (m Diagnose) frame() string {
 	}
 	b = append(b, m.st.title.Render(textclip.Width(title, w)))
 	b = append(b, m.run.budgetView(m.st, w, m.plain(), now))
+	rows := panelLiveRows
+	if m.report != nil {
+		rows = panelFinalRows
+	}
+	panel := m.run.panel.view(m.st, w, m.plain(), rows)
 	maxSteps := 0
 	if m.height > 0 && m.report == nil {
-		// Keep the header, the budgets, the spinner and the key hints on screen.
+		// Keep the header, the budgets, the timeline panel, the spinner and
+		// the key hints on screen.
 		budgetH := lipgloss.Height(b[1])
-		maxSteps = max(m.height-budgetH-6, 3)
+		panelH := 0
+		if panel != "" {
+			panelH = lipgloss.Height(panel) + 1
+		}
+		maxSteps = max(m.height-budgetH-panelH-6, 3)
 	}
 	steps := m.run.timeline(m.st, w, maxSteps)
 	if len(steps) > 0 {
 		b = append(b, "")
 		b = append(b, steps...)
+	}
+	if panel != "" {
+		b = append(b, "", panel)
 	}
 	if m.report == nil {
 		frame := m.spin.View()

@@ -35,7 +35,7 @@ type LinePrinter struct {
 	mu      sync.Mutex
 	err     error
 	waiting stopper // reports the model call in progress; nil when none
-	calls   int         // model calls started, telling a stale report from the current one
+	calls   int     // model calls started, telling a stale report from the current one
 	// toolCalls and found count the evidence calls finished and those that
 	// found evidence, for the [done] line of a cancelled run.
 	toolCalls, found int

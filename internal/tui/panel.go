@@ -92,6 +92,9 @@ type runState struct {
 	// modelWait is the spinner row's text while a model call runs ("":
 	// modelWaitDefault), so a demo says it plays its transcript.
 	modelWait string
+	// panel is the timeline of the run's latest build_timeline call, nil
+	// before one starts (timelinepanel.go).
+	panel *timelinePanel
 }
 
 // modelWaitDefault is the spinner row while a model call runs.
@@ -100,6 +103,7 @@ const modelWaitDefault = "waiting for the model…"
 // apply folds one event into the state; now is the view's clock, used to
 // count the time left down between budget reports.
 func (s *runState) apply(ev harness.Event, now time.Time) {
+	s.applyTimeline(ev)
 	switch e := ev.(type) {
 	case harness.RunStarted:
 		s.query, s.runID = e.Query, e.RunID

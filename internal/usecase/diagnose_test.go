@@ -14,6 +14,7 @@ import (
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
 	"github.com/superbiz/superbiz/internal/model/providertest"
 	"github.com/superbiz/superbiz/internal/model/replay"
+	"github.com/superbiz/superbiz/internal/timeline"
 	"github.com/superbiz/superbiz/pkg/agent"
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/model"
@@ -71,7 +72,15 @@ func demoDeps(t *testing.T, m model.ChatModel) (*Deps, []tools.Adapter, tools.Pl
 	if err != nil {
 		t.Fatal(err)
 	}
-	adapters := []tools.Adapter{kt, lt, st}
+	var srcs []timeline.LogSource
+	for _, s := range ws.LogSources {
+		srcs = append(srcs, timeline.LogSource{Name: s.Name, MaxWindow: s.MaxWindow})
+	}
+	tt, err := timeline.NewTool([]tools.Adapter{lt}, srcs, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	adapters := []tools.Adapter{kt, lt, st, tt}
 	reg, err := harness.NewToolset(adapters, cat)
 	if err != nil {
 		t.Fatal(err)
@@ -86,6 +95,14 @@ func demoDeps(t *testing.T, m model.ChatModel) (*Deps, []tools.Adapter, tools.Pl
 func TestDemoTranscriptSucceedsAndReplaysIdentically(t *testing.T) {
 	d, adapters, cat := demoDeps(t, replay.New(demo.Transcript()))
 	ctx := context.Background()
+	var steps []timeline.Detected
+	d.Events = harness.SinkFunc(func(ev harness.Event) {
+		if p, ok := ev.(harness.ToolCallProgress); ok {
+			if s, ok := p.Step.(timeline.Detected); ok && p.ToolCallID == demo.TimelineCallID {
+				steps = append(steps, s)
+			}
+		}
+	})
 	out, err := d.Diagnose(ctx, DiagnoseRequest{Query: demo.Query})
 	if err != nil {
 		t.Fatal(err)
@@ -93,19 +110,32 @@ func TestDemoTranscriptSucceedsAndReplaysIdentically(t *testing.T) {
 	if out.Status != "SUCCESS" || out.ReleaseOutcome != "SUCCESS" || out.Result == nil {
 		t.Fatalf("outcome %s/%s stop %s error %+v\n%s", out.Status, out.ReleaseOutcome, out.StopReason, out.Error, out.Answer)
 	}
+	// the demo's timeline call reported each detector as it finished: the
+	// three logs detectors of its one source, with the events the
+	// diagnosis carries
+	if out.Timeline == nil || len(steps) != len(out.Timeline.Coverage) || len(steps) != 3 {
+		t.Fatalf("%d progress steps for the timeline %+v", len(steps), out.Timeline)
+	}
+	n := 0
+	for _, s := range steps {
+		n += len(s.Events)
+	}
+	if n != len(out.Timeline.Events) || n == 0 {
+		t.Fatalf("the steps reported %d events, the timeline holds %d", n, len(out.Timeline.Events))
+	}
 	for _, id := range []string{"call_demo0002", "call_demo0004"} {
 		if strings.Contains(out.Answer, id) {
 			t.Fatalf("answer leaks %s", id)
 		}
 	}
-	if len(out.Checks) != 4 || out.Usage.ModelCalls != 7 || out.Usage.ToolCalls != 4 {
+	if len(out.Checks) != 5 || out.Usage.ModelCalls != 7 || out.Usage.ToolCalls != 5 {
 		t.Fatalf("checks %d usage %+v", len(out.Checks), out.Usage)
 	}
 	run, err := d.Store.GetRun(ctx, out.RunID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(run.Invocations) != 5 || len(run.ModelRounds) != 7 || run.Lifecycle != "COMPLETED" || len(run.GuardReviews) != 2 {
+	if len(run.Invocations) != 6 || len(run.ModelRounds) != 7 || run.Lifecycle != "COMPLETED" || len(run.GuardReviews) != 2 {
 		t.Fatalf("stored: %d invocations, %d rounds, lifecycle %s, %d reviews", len(run.Invocations), len(run.ModelRounds), run.Lifecycle, len(run.GuardReviews))
 	}
 

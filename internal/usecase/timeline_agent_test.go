@@ -11,7 +11,6 @@ import (
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
 	"github.com/superbiz/superbiz/internal/model/providertest"
 	"github.com/superbiz/superbiz/internal/timeline"
-	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
@@ -22,22 +21,8 @@ import (
 func TestAgentBuildsTheTimelineFirst(t *testing.T) {
 	providertest.Each(t, func(t *testing.T, prov providertest.Provider) {
 		srv := providertest.Start(t, prov)
-		d, adapters, cat := demoDeps(t, srv.Client())
-		ws, err := demo.Materialize(context.Background(), t.TempDir())
-		if err != nil {
-			t.Fatal(err)
-		}
-		var logSources []timeline.LogSource
-		for _, s := range ws.LogSources {
-			logSources = append(logSources, timeline.LogSource{Name: s.Name, MaxWindow: s.MaxWindow})
-		}
-		tt, err := timeline.NewTool(adapters, logSources, nil, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d.Tools, err = harness.NewToolset(append(adapters, tt), cat); err != nil {
-			t.Fatal(err)
-		}
+		// demoDeps offers build_timeline over the demo's log source
+		d, _, _ := demoDeps(t, srv.Client())
 		draft := `{"conclusion":{"summary":"Errors burst at 14:00 after payment-service restarted at 13:58.","root_cause":"payment-service's connection pool stopped serving after its 13:58 restart.","confidence":"MEDIUM"},` +
 			`"analysis":[{"type":"FINDING","claim":"The timeline shows payment-service restarting at 13:58:30 and an error burst from 14:00.","scope":"demo logs, 13:00-15:00","tool_call_ids":["call_t1"]}],` +
 			`"action_plan":[{"priority":"P1","step":"Read payment-service's start-up logs.","risk":"LOW"}],"recommendations":[],"limitations":{"scope":"the demo logs 13:00-15:00","missing_info":[]}}`

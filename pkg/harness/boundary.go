@@ -304,6 +304,9 @@ func (b *Boundary) handleEvidence(adapter tools.Adapter, call model.ToolCall, in
 	out := adapter.Execute(b.rc.ctx, tools.Call{
 		SessionID: b.rc.sessionID, RunID: b.rc.runID, ToolCallID: call.ID, Tool: call.Name,
 		Input: canon.Input, Now: b.rc.Now(), MaxBytes: limit,
+		Progress: func(s tools.Step) {
+			b.rc.emit(ToolCallProgress{Meta: b.rc.meta(), ToolCallID: call.ID, Tool: call.Name, Step: s})
+		},
 	})
 	o, inv := b.observe(adapter, out, limit, base, inv)
 	if r := b.rc.Interrupted(); r != "" {

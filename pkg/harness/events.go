@@ -6,6 +6,7 @@ import (
 
 	"github.com/superbiz/superbiz/pkg/model"
 	"github.com/superbiz/superbiz/pkg/runrecord"
+	"github.com/superbiz/superbiz/pkg/tools"
 )
 
 // Meta identifies the run an event belongs to; every event carries it.
@@ -102,6 +103,16 @@ type ToolCallFinished struct {
 	Invocation Invocation
 }
 
+// ToolCallProgress reports one part of a tool call that finished while the
+// call runs (build_timeline: a detector's coverage and events), so a screen
+// fills in before ToolCallFinished; Step's type is the tool's own.
+type ToolCallProgress struct {
+	Meta
+	ToolCallID string
+	Tool       string
+	Step       tools.Step
+}
+
 // BudgetChanged reports usage after any change, for live progress bars.
 type BudgetChanged struct {
 	Meta
@@ -142,6 +153,9 @@ func (e ToolCallStarted) EventMeta() Meta { return e.Meta }
 
 // EventMeta implements Event.
 func (e ToolCallFinished) EventMeta() Meta { return e.Meta }
+
+// EventMeta implements Event.
+func (e ToolCallProgress) EventMeta() Meta { return e.Meta }
 
 // EventMeta implements Event.
 func (e BudgetChanged) EventMeta() Meta { return e.Meta }

@@ -77,6 +77,25 @@ type Call struct {
 	Now time.Time
 	// MaxBytes bounds the JSON encoding of Outcome.Result: shrink to fit.
 	MaxBytes int
+	// Progress, when set, is told each part of a long call as it finishes
+	// (build_timeline: one detector's coverage and events), so a screen can
+	// fill in before the result; nil when nobody watches. It must not block.
+	Progress func(Step)
+}
+
+// Report tells c.Progress that step finished, when someone watches.
+func (c Call) Report(step Step) {
+	if c.Progress != nil && step != nil {
+		c.Progress(step)
+	}
+}
+
+// Step is one finished part of a long call, reported while the call runs.
+// The tool that reports it defines its type (timeline.Detected) and masks
+// it as its result is masked; observers switch on the type they know.
+type Step interface {
+	// StepOf names the tool whose call reported the step.
+	StepOf() string
 }
 
 // Outcome is an adapter's answer. Result is a whitelisted projection (a value

@@ -279,10 +279,7 @@ func newFilter(level, contains string) (filter, error) {
 	if err != nil {
 		return filter{}, err
 	}
-	f.contains = strings.Join(words, " ")
-	for _, w := range words {
-		f.words = append(f.words, lowerWord(w))
-	}
+	f.contains, f.words = strings.Join(words, " "), lowerWords(words)
 	return f, nil
 }
 

@@ -284,16 +284,12 @@ func (t *Tool) Execute(ctx context.Context, call tools.Call) tools.Outcome {
 	if len(files) == 0 {
 		return tools.Failed(tools.CodeUnavailable, fmt.Errorf("log source %q: no file matches %s", p.src.Name, strings.Join(p.src.Paths, ", ")))
 	}
-	words := make([][]byte, len(p.words))
-	for i, w := range p.words {
-		words[i] = lowerWord(w)
-	}
 	q := &query{
 		startNS: start.UnixNano(),
 		endNS:   end.UnixNano(),
 		service: p.in.Service,
 		level:   p.in.Level,
-		words:   words,
+		words:   lowerWords(p.words),
 		limit:   *p.in.Limit,
 	}
 	acc := newAccumulator(q.limit, p.src.Location)

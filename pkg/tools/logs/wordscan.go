@@ -192,6 +192,15 @@ func lowerWord(w string) []byte {
 	return bytes.ToLower([]byte(w))
 }
 
+// lowerWords lower-cases the filter words of a query (lowerWord), nil for none.
+func lowerWords(ws []string) [][]byte {
+	var out [][]byte
+	for _, w := range ws {
+		out = append(out, lowerWord(w))
+	}
+	return out
+}
+
 // matchFoldAt reports whether b starts with w (already lower case), ASCII
 // letters compared without case.
 func matchFoldAt(b, w []byte) bool {

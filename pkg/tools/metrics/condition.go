@@ -59,32 +59,18 @@ func topLevel(expr string) (topOps, bool) {
 	depth := 0
 	for i := 0; i < len(expr); {
 		c := expr[i]
-		switch {
-		case c == '"' || c == '\'' || c == '`':
-			end := skipString(expr, i)
+		if end := skipClosed(expr, i); end != i {
 			if end < 0 {
 				return ops, false
 			}
 			i = end
 			continue
+		}
+		switch {
 		case c == '#':
 			end := strings.IndexByte(expr[i:], '\n')
 			if end < 0 {
 				return ops, true
-			}
-			i += end + 1
-			continue
-		case c == '{':
-			end := skipBraces(expr, i)
-			if end < 0 {
-				return ops, false
-			}
-			i = end
-			continue
-		case c == '[':
-			end := strings.IndexByte(expr[i:], ']')
-			if end < 0 {
-				return ops, false
 			}
 			i += end + 1
 			continue

@@ -34,26 +34,17 @@ func exprSelectors(expr string) (sels []string, ok bool) {
 	}
 	for i := 0; i < len(expr); {
 		c := expr[i]
+		if end := skipClosed(expr, i); end != i {
+			if end < 0 {
+				return nil, false
+			}
+			if c == '{' {
+				add(expr[i:end])
+			}
+			i = end
+			continue
+		}
 		switch {
-		case c == '"' || c == '\'' || c == '`':
-			end := skipString(expr, i)
-			if end < 0 {
-				return nil, false
-			}
-			i = end
-		case c == '[':
-			end := strings.IndexByte(expr[i:], ']')
-			if end < 0 {
-				return nil, false
-			}
-			i += end + 1
-		case c == '{':
-			end := skipBraces(expr, i)
-			if end < 0 {
-				return nil, false
-			}
-			add(expr[i:end])
-			i = end
 		case isNameStart(c):
 			j := i + 1
 			for j < len(expr) && isNameChar(expr[j]) {
@@ -141,6 +132,25 @@ func skipString(s string, i int) int {
 		}
 	}
 	return -1
+}
+
+// skipClosed skips what PromQL closes again, starting at i: a string, a
+// range or subquery bracket, or label matchers in braces. It returns where
+// what follows starts, -1 when it is not closed, and i itself when none
+// starts there.
+func skipClosed(expr string, i int) int {
+	switch expr[i] {
+	case '"', '\'', '`':
+		return skipString(expr, i)
+	case '[':
+		if end := strings.IndexByte(expr[i:], ']'); end >= 0 {
+			return i + end + 1
+		}
+		return -1
+	case '{':
+		return skipBraces(expr, i)
+	}
+	return i
 }
 
 // skipBraces returns the index after the matcher block starting at i,
