@@ -3,7 +3,8 @@ package cmd
 import (
 	"context"
 	"fmt"
-	alertsource "github.com/superbiz/superbiz/internal/integration/alerts"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 	"unicode"
@@ -12,7 +13,9 @@ import (
 
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/demo"
+	"github.com/superbiz/superbiz/internal/eval"
 	"github.com/superbiz/superbiz/internal/integration"
+	alertsource "github.com/superbiz/superbiz/internal/integration/alerts"
 	"github.com/superbiz/superbiz/internal/integration/playbooks"
 	"github.com/superbiz/superbiz/internal/registry"
 	"github.com/superbiz/superbiz/internal/textclip"
@@ -326,6 +329,40 @@ func (a *app) toolNames(ctx context.Context, g globalOptions) []string {
 	return out
 }
 
+// suiteNames completes --suite: builtin, then the folders that start with
+// what was typed (a suite is a folder of packs). A folder is offered with
+// its trailing slash and no space after it, so Tab goes on into it.
+func suiteNames(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	var out []string
+	if strings.HasPrefix(eval.BuiltinSuite, toComplete) {
+		out = append(out, described(eval.BuiltinSuite, "the packs built into superbiz"))
+	}
+	dirs, _ := filepath.Glob(globEscape(toComplete) + "*") // a bad pattern offers no folders
+	directive := cobra.ShellCompDirectiveNoFileComp
+	hidden := strings.HasPrefix(filepath.Base(toComplete+"x"), ".")
+	for _, d := range dirs {
+		if strings.HasPrefix(filepath.Base(d), ".") && !hidden {
+			continue // as shells do: dot folders only when a dot is typed
+		}
+		if st, err := os.Stat(d); err == nil && st.IsDir() {
+			out = append(out, d+string(filepath.Separator))
+			directive |= cobra.ShellCompDirectiveNoSpace
+		}
+		if len(out) >= maxSuiteCandidates {
+			break
+		}
+	}
+	return out, directive
+}
+
+// maxSuiteCandidates bounds the folders --suite offers at once.
+const maxSuiteCandidates = 200
+
+// globEscape quotes the glob metacharacters of a typed path.
+func globEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, "*", `\*`, "?", `\?`, "[", `\[`).Replace(s)
+}
+
 // outputNames are the -o values.
 func outputNames(context.Context, globalOptions) []string {
 	return []string{
@@ -366,6 +403,9 @@ func (a *app) registerCompletions(root *cobra.Command) {
 	}
 	if c, _, err := root.Find([]string{"diagnose"}); err == nil {
 		must(c.RegisterFlagCompletionFunc("alert", flagValues(globals, a.alertNames)))
+	}
+	if c, _, err := root.Find([]string{"eval"}); err == nil && c.Flags().Lookup("suite") != nil {
+		must(c.RegisterFlagCompletionFunc("suite", suiteNames))
 	}
 	for path, names := range map[string]namer{
 		"logs inspect": a.logSourceNames,

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"text/tabwriter"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/spf13/cobra"
 
 	"github.com/superbiz/superbiz/internal/config"
@@ -326,24 +327,83 @@ func (a *app) printEval(r *eval.Results, output outputFormat) error {
 		err := printPage(a.io.Out, evalMarkdown(r))
 		return err
 	}
-	err := printPage(a.io.Out, evalText(r))
+	err := printPage(a.io.Out, evalText(r, a.io.OutColumns()))
 	return err
 }
 
-func evalText(r *eval.Results) string {
+// evalText is the results as text: a table of the packs, one row each with
+// why a failed pack failed at its end, the full reasons (or the error)
+// under it, then the summary line. On a terminal (width > 0) the rows are
+// cut and the reasons wrapped to fit; piped, every cell is whole.
+func evalText(r *eval.Results, width int) string {
 	var b strings.Builder
 	s := r.Summary
-	fmt.Fprintf(&b, "model %s · superbiz %s · started %s\n\n", cell(s.Model.String()), cell(orDash(s.SuperbizVersion)), cell(orDash(s.StartedAt)))
+	b.WriteString(fitParts([]string{"model " + cell(s.Model.String()), "superbiz " + cell(orDash(s.SuperbizVersion)), "started " + cell(orDash(s.StartedAt))}, width) + "\n\n")
+	t := table{fit: width, header: []string{"GRADE", "PACK", "CALLS", "TOKENS", "TIME", "OUTCOME"}}
+	indent := len("GRADE")
 	for _, p := range r.Packs {
-		fmt.Fprintf(&b, "%-5s %-32s expected %-8s got %-8s %2d tools %2d model calls %6d tokens %6d ms", strings.ToUpper(p.State()), cell(p.ID), cell(p.ExpectedOutcome), cell(p.Outcome), p.ToolCalls, p.ModelCalls, p.Tokens, p.WallMS)
-		if n := cell(p.Note()); n != "" {
-			fmt.Fprintf(&b, "\n      %s", n)
-		}
-		b.WriteString("\n")
+		grade := strings.ToUpper(p.State())
+		indent = max(indent, len(grade))
+		t.rows = append(t.rows, []string{grade, cell(p.ID), fmt.Sprintf("%d/%d", p.ModelCalls, p.ToolCalls), strconv.Itoa(p.Tokens), durationMS(p.WallMS), evalOutcome(p)})
 	}
-	fmt.Fprintf(&b, "\n%d packs, %d graded, %d skipped · pass@1 %s · pass^k %s · false success %s · abstention %s · evidence recall %s · guard blocks %d · median %d tokens, %d ms\n",
-		s.Packs, s.Graded, s.Skipped, s.PassAt1.Text(), s.PassHatK.Text(), s.FalseSuccessRate.Text(), s.AbstentionRate.Text(), s.EvidenceRecall.Text(), s.GuardBlocks, s.MedianTokens, s.MedianMS)
+	indent += columnGap
+	var rows strings.Builder
+	_ = writeTextTable(&rows, t) // a strings.Builder never fails
+	lines := strings.Split(strings.TrimSuffix(rows.String(), "\n"), "\n")
+	b.WriteString(lines[0] + "\n")
+	for i, p := range r.Packs {
+		b.WriteString(lines[i+1] + "\n")
+		if p.Skipped {
+			continue // the reason is the row's outcome
+		}
+		for _, n := range p.Notes() {
+			fmt.Fprintf(&b, "%s%s\n", strings.Repeat(" ", indent), hangingIndent(cell(n), indent, width))
+		}
+	}
+	b.WriteString("\n" + fitParts([]string{
+		fmt.Sprintf("%d packs, %d graded, %d skipped", s.Packs, s.Graded, s.Skipped),
+		"pass@1 " + s.PassAt1.Text(), "pass^k " + s.PassHatK.Text(), "false success " + s.FalseSuccessRate.Text(),
+		"abstention " + s.AbstentionRate.Text(), "evidence recall " + s.EvidenceRecall.Text(),
+		fmt.Sprintf("guard blocks %d", s.GuardBlocks), fmt.Sprintf("median %d tokens, %d ms", s.MedianTokens, s.MedianMS),
+	}, width) + "\n")
 	return b.String()
+}
+
+// fitParts joins parts with " · " on one line, or on a terminal of width
+// columns (0: piped, one line) on as many lines as they need, each break
+// between two parts.
+func fitParts(parts []string, width int) string {
+	var lines []string
+	cur := ""
+	for _, p := range parts {
+		switch {
+		case cur == "":
+			cur = p
+		case width == 0 || ansi.StringWidth(cur+" · "+p) <= width:
+			cur += " · " + p
+		default:
+			lines = append(lines, cur)
+			cur = p
+		}
+	}
+	return strings.Join(append(lines, cur), "\n")
+}
+
+// evalOutcome is a pack row's last cell: the outcome it got and, for a
+// failed pack, why in a few words; a skipped pack's reason; "-" for a pack
+// that did not run.
+func evalOutcome(p eval.PackResult) string {
+	switch {
+	case p.Skipped:
+		return cell(p.SkipReason)
+	case p.Error != "":
+		return "-"
+	}
+	out := cell(orDash(p.Outcome))
+	if why := p.Why(); why != "" {
+		out += " · " + why
+	}
+	return out
 }
 
 // mdCell makes text safe inside a Markdown table cell: cleaned as `runs`
@@ -429,8 +489,22 @@ func (a *app) printCompare(c eval.Comparison, output outputFormat) error {
 	if len(c.Packs) == 0 {
 		b.WriteString("no pack's grade differs\n")
 	}
+	if !c.SamePacks {
+		b.WriteString("\n" + hangingIndent(differentPacksNote(c), 0, a.io.OutColumns()) + "\n")
+	}
 	err := printPage(a.io.Out, b.String())
 	return err
+}
+
+// differentPacksNote says that the files graded different packs, so their
+// rates do not compare: how many each graded and how many all did.
+func differentPacksNote(c eval.Comparison) string {
+	var each []string
+	for _, f := range c.Files {
+		each = append(each, fmt.Sprintf("%d in %s", f.Graded, cell(f.File)))
+	}
+	return fmt.Sprintf("Note: the files graded different packs (%s; %d in all of them): pass@1 and the other rates are over different pack sets and do not compare. Run eval with the same --suite and --filter, or compare the pack rows.",
+		strings.Join(each, ", "), c.CommonPacks)
 }
 
 // JUnit XML: one testcase per pack, a failure per failed pack, a skipped
@@ -496,7 +570,7 @@ func writeJUnit(path string, r *eval.Results) error {
 			c.Skipped = &junitText{Message: p.SkipReason}
 		case !p.Pass:
 			s.Failures++
-			c.Failure = &junitText{Message: "expected " + p.ExpectedOutcome + ", got " + p.Outcome, Text: p.Note()}
+			c.Failure = &junitText{Message: "expected " + p.ExpectedOutcome + ", got " + p.Outcome + ": " + p.Why(), Text: p.Note()}
 		}
 		s.Cases = append(s.Cases, c)
 	}

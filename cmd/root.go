@@ -19,6 +19,7 @@ import (
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/registry"
 	"github.com/superbiz/superbiz/pkg/egress"
+	"github.com/superbiz/superbiz/pkg/runstore"
 )
 
 // Execute runs superbiz with the process's arguments, streams and
@@ -139,12 +140,26 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	var ee *ExitError
 	if !errors.As(err, &ee) || ee.Err != nil {
-		_ = a.io.ErrOut.Printf("superbiz: %s\n", egress.Error(err).TrimRight("\n"))
+		_ = a.io.ErrOut.Printf("superbiz: %s\n", egress.Error(storeHint(err)).TrimRight("\n"))
 	}
 	if usage && cmd != nil {
 		_ = a.io.ErrOut.Printf("Usage: %s\nRun '%s --help' for details.\n", cmd.UseLine(), cmd.CommandPath())
 	}
 	return code
+}
+
+// storeHint says what to do about a run store pkg/runstore refused, in the
+// CLI's words (pkg/ names no flag): the error of an empty path or of a file
+// a newer superbiz migrated ends with its hint. Any other error is err.
+func storeHint(err error) error {
+	var newer *runstore.NewerError
+	switch {
+	case errors.Is(err, runstore.ErrNoPath):
+		return fmt.Errorf("%w: set --db or SUPERBIZ_DB to a file path", err)
+	case errors.As(err, &newer):
+		return fmt.Errorf("%w: upgrade superbiz, or point --db at another file", err)
+	}
+	return err
 }
 
 func (a *app) newRootCmd() *cobra.Command {

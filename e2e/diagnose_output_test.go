@@ -17,10 +17,7 @@ const demoNote = "model: scripted demo transcript (no model reachable at http://
 func TestDiagnoseTextIsPlain(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, testenv.ClosedURL(t))
-	r := e.run(t, "diagnose", "--demo")
-	if r.code != 0 {
-		t.Fatalf("exit %d, want 0\n%s", r.code, r)
-	}
+	r := e.runExit(t, 0, "diagnose", "--demo")
 	if !strings.HasPrefix(r.stdout, demoNote) {
 		t.Errorf("text does not start with the notice %q:\n%s", demoNote, r.stdout)
 	}
@@ -43,10 +40,7 @@ func TestDiagnoseTextIsPlain(t *testing.T) {
 func TestDiagnoseJSONNamesModel(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, testenv.ClosedURL(t))
-	r := e.run(t, "diagnose", "--demo", "-o", "json")
-	if r.code != 0 {
-		t.Fatalf("exit %d, want 0\n%s", r.code, r)
-	}
+	r := e.runExit(t, 0, "diagnose", "--demo", "-o", "json")
 	out := decodeOutput(t, r)
 	if out.Model != "scripted demo transcript" || out.Provider != "demo" || out.Note == nil || !strings.HasPrefix(*out.Note, demoNote) {
 		t.Errorf("model %q, provider %q, note %v; want the scripted demo transcript, demo and its notice", out.Model, out.Provider, out.Note)
@@ -55,10 +49,7 @@ func TestDiagnoseJSONNamesModel(t *testing.T) {
 		t.Errorf("stderr lacks the notice:\n%s", r.stderr)
 	}
 
-	down := e.run(t, "diagnose", "-o", "json", "why is checkout slow")
-	if down.code != 4 {
-		t.Fatalf("exit %d, want 4\n%s", down.code, down)
-	}
+	down := e.runExit(t, 4, "diagnose", "-o", "json", "why is checkout slow")
 	out = decodeOutput(t, down)
 	if out.Model != "qwen3:8b" || out.Provider != "ollama" || out.Note != nil {
 		t.Errorf("model %q, provider %q, note %v; want qwen3:8b, ollama and null", out.Model, out.Provider, out.Note)
@@ -78,10 +69,7 @@ func TestDiagnoseJSONNamesModel(t *testing.T) {
 func TestFallbackNamedOnce(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, testenv.ClosedURL(t))
-	r := e.run(t, "diagnose", "--demo", "--max-tool-calls", "1")
-	if r.code != 3 {
-		t.Fatalf("exit %d, want 3\n%s", r.code, r)
-	}
+	r := e.runExit(t, 3, "diagnose", "--demo", "--max-tool-calls", "1")
 	const words = "FALLBACK · TOOL_BUDGET_EXHAUSTED · "
 	lines := strings.Split(strings.TrimRight(r.stdout, "\n"), "\n")
 	if last := lines[len(lines)-1]; !strings.HasPrefix(last, words+"run r_") {

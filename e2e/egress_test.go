@@ -21,10 +21,7 @@ func TestUnknownPlaybookIsNotShownLoaded(t *testing.T) {
 		[]ollamatest.Turn{skill("call_e2e0000", "no-such-playbook")}, paymentTurns()...),
 		text(draftText(t, "payment-timeout")), verdict("SUPPORTED"))...)
 	e := newEnv(t, srv.URL())
-	r := e.run(t, "--demo", "diagnose", queryPayment)
-	if r.code != 0 {
-		t.Fatalf("exit %d, want 0\n%s", r.code, r)
-	}
+	r := e.runExit(t, 0, "--demo", "diagnose", queryPayment)
 	var bad, good string
 	for _, line := range strings.Split(r.stderr, "\n") {
 		switch {

@@ -183,6 +183,35 @@ func TestEvalPackRoundTrip(t *testing.T) {
 		}
 	}
 
+	// The one runbook root (the demo's runbooks) is the pack's runbooks
+	// folder, not runbooks/runbooks (issue 40 #16); a pack laid out the old
+	// way, its [knowledge] path saying so, still reads and passes below.
+	pool := filepath.Join(packs, "payment-pool")
+	if _, ok := files[filepath.Join(pool, "runbooks", "en", "payment-timeout.md")]; !ok {
+		t.Errorf("the pack lacks runbooks/en/payment-timeout.md")
+	}
+	if _, err := os.Stat(filepath.Join(pool, "runbooks", "runbooks")); !os.IsNotExist(err) {
+		t.Errorf("the pack has runbooks/runbooks (%v)", err)
+	}
+	toml := string(files[filepath.Join(pool, "superbiz.toml")])
+	if !strings.Contains(toml, `paths = ["runbooks"]`) {
+		t.Fatalf("the pack's [knowledge] paths are not [\"runbooks\"]:\n%s", toml)
+	}
+	old := filepath.Join(pool, "runbooks.old")
+	if err := os.Rename(filepath.Join(pool, "runbooks"), old); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(pool, "runbooks"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(old, filepath.Join(pool, "runbooks", "runbooks")); err != nil {
+		t.Fatal(err)
+	}
+	toml = strings.Replace(toml, `paths = ["runbooks"]`, `paths = ["runbooks/runbooks"]`, 1)
+	if err := os.WriteFile(filepath.Join(pool, "superbiz.toml"), []byte(toml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
 	// Played with the run's own answers: the right cause passes, the wrong fails.
 	srv.Script(append(paymentRun(t), paymentRun(t)...)...)
 	r = e.run(t, "eval", "--suite", packs, "-o", "json")

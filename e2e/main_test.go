@@ -144,6 +144,16 @@ func (e *env) run(t testing.TB, args ...string) result {
 	return r
 }
 
+// runExit runs the binary like run and stops the test unless it exits want.
+func (e *env) runExit(t testing.TB, want int, args ...string) result {
+	t.Helper()
+	r := e.run(t, args...)
+	if r.code != want {
+		t.Fatalf("%s: exit %d, want %d\n%s", strings.Join(args, " "), r.code, want, r)
+	}
+	return r
+}
+
 // diagnoseOutput is `diagnose -o json` (docs/SPEC.md#diagnose--o-json).
 type diagnoseOutput struct {
 	SessionID      string          `json:"session_id"`

@@ -24,10 +24,7 @@ func TestReadmeFirstCommand(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, testenv.ClosedURL(t))
 	e.vars["XDG_CACHE_HOME"] = t.TempDir() // materialize the demo from scratch
-	r := e.run(t, "diagnose", "--demo")
-	if r.code != 0 {
-		t.Fatalf("exit %d, want 0\n%s", r.code, r)
-	}
+	r := e.runExit(t, 0, "diagnose", "--demo")
 	const note = "model: scripted demo transcript (no model reachable at " + "http://127.0.0.1:"
 	if !strings.HasPrefix(r.stdout, note) {
 		t.Errorf("stdout does not start with %q:\n%s", note, r.stdout)
@@ -55,10 +52,7 @@ func TestOllamaDown(t *testing.T) {
 	t.Parallel()
 	host := testenv.ClosedURL(t)
 	e := newEnv(t, host)
-	r := e.run(t, "--demo", "diagnose", "-o", "json", "why is checkout slow")
-	if r.code != 4 {
-		t.Fatalf("exit %d, want 4\n%s", r.code, r)
-	}
+	r := e.runExit(t, 4, "--demo", "diagnose", "-o", "json", "why is checkout slow")
 	if !strings.Contains(r.stderr, host) || !strings.Contains(r.stderr, "ollama serve") {
 		t.Errorf("stderr does not name the host %s and `ollama serve`:\n%s", host, r.stderr)
 	}

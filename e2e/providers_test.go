@@ -143,10 +143,7 @@ func TestOpenAIQuirks(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte(toml), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			r := e.run(t, "--demo", "diagnose", "-o", "json", queryPayment)
-			if r.code != 0 {
-				t.Fatalf("exit %d, want 0\n%s", r.code, r)
-			}
+			r := e.runExit(t, 0, "--demo", "diagnose", "-o", "json", queryPayment)
 			out := decodeOutput(t, r)
 			if out.Status != "SUCCESS" || len(out.Checks) != 4 || !strings.Contains(out.Answer, "payment-timeout.md") {
 				t.Errorf("status %s, %d checks, answer:\n%s", out.Status, len(out.Checks), out.Answer)
@@ -203,10 +200,7 @@ func TestOpenAIFaults(t *testing.T) {
 			turn := openaitest.Turn{Content: []string{"partial"}, Fault: f, RetryAfter: "0"}
 			srv.srv.Script(turn, turn, turn, turn)
 			e := srv.env(t)
-			r := e.run(t, "--demo", "diagnose", "--no-tui", queryPayment)
-			if r.code != 4 {
-				t.Fatalf("exit %d, want 4\n%s", r.code, r)
-			}
+			r := e.runExit(t, 4, "--demo", "diagnose", "--no-tui", queryPayment)
 			says := map[openaitest.Fault]string{
 				openaitest.FaultUnauthorized:     "refused the API key from $OPENAI_API_KEY",
 				openaitest.FaultForbidden:        "HTTP 403",
@@ -240,10 +234,7 @@ func TestOpenAIShortKeyIsNotScrubbed(t *testing.T) {
 	srv.Script(append(paymentTurns(), text(draftText(t, "payment-timeout")), verdict("SUPPORTED"))...)
 	e := srv.env(t)
 	e.vars["OPENAI_API_KEY"] = "e"
-	r := e.run(t, "--demo", "diagnose", "-o", "json", queryPayment)
-	if r.code != 0 {
-		t.Fatalf("exit %d, want 0\n%s", r.code, r)
-	}
+	r := e.runExit(t, 0, "--demo", "diagnose", "-o", "json", queryPayment)
 	out := decodeOutput(t, r)
 	if out.Status != "SUCCESS" || len(out.Checks) != 4 {
 		t.Errorf("status %s with %d checks, want SUCCESS with 4", out.Status, len(out.Checks))

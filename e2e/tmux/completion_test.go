@@ -184,6 +184,10 @@ func TestBashCompletionInTmux(t *testing.T) {
 	with.tab("superbiz rep")
 	with.waitFor(`(?m)^\$ superbiz replay\s*$`, 10*time.Second)
 	with.clearLine()
+	// --suite takes builtin or a folder of packs (issue 40 #16)
+	with.tab("superbiz eval --suite bu")
+	with.waitFor(`(?m)^\$ superbiz eval --suite builtin\s*$`, 10*time.Second)
+	with.clearLine()
 	for _, cmd := range []string{"superbiz runs show ", "superbiz replay "} {
 		screen := with.tabUntil(cmd, `(?m)^last\s`)
 		t.Logf("%s⇥⇥:\n%s", cmd, screen)

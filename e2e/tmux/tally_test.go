@@ -22,12 +22,7 @@ func talliedModel(t *testing.T) *ollamatest.Server {
 		{ID: "call_tally003", Name: "query_mysql", Args: `{"previous_observation":{"tool_call_id":"call_tally002","evaluation":"GAINED"},"input":{"sql":"SELECT status, count(*) FROM payments GROUP BY status"}}`},
 	}
 	srv.Handle(func(req ollamatest.ChatRequest) ollamatest.Turn {
-		done := 0
-		for _, m := range req.Messages {
-			if m.Role == "tool" {
-				done++
-			}
-		}
+		done := toolResults(req)
 		if done < len(calls) {
 			return ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{calls[done]}, PromptEvalCount: 3000, EvalCount: 40, FirstByteDelay: 300 * time.Millisecond}
 		}

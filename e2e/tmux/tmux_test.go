@@ -59,12 +59,7 @@ func scriptedModel(t *testing.T) *ollamatest.Server {
 		if strings.Contains(user, "latency") {
 			return ollamatest.Turn{Content: []string{"{}"}, FirstByteDelay: 60 * time.Second}
 		}
-		tools := 0
-		for _, m := range req.Messages {
-			if m.Role == "tool" {
-				tools++
-			}
-		}
+		tools := toolResults(req)
 		if tools == 0 {
 			return ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{{ID: "call_tmux0001", Name: "query_logs",
 				Args: `{"input":{"service":"payment-service","level":"ERROR","since":"1h","limit":5}}`}},
@@ -74,6 +69,18 @@ func scriptedModel(t *testing.T) *ollamatest.Server {
 			PromptEvalCount: 4000, EvalCount: 200, FirstByteDelay: 1500 * time.Millisecond}
 	})
 	return srv
+}
+
+// toolResults counts the tool results a request carries: how many calls
+// the scripted model has had answered so far.
+func toolResults(req ollamatest.ChatRequest) int {
+	n := 0
+	for _, m := range req.Messages {
+		if m.Role == "tool" {
+			n++
+		}
+	}
+	return n
 }
 
 type pane struct {

@@ -240,6 +240,11 @@ type Comparison struct {
 	Files []ComparedFile `json:"files"`
 	Rates []RateRow      `json:"rates"`
 	Packs []PackRow      `json:"packs"`
+	// SamePacks says whether every file graded the same packs; when not,
+	// the rates are over different pack sets and do not compare.
+	SamePacks bool `json:"same_packs"`
+	// CommonPacks counts the packs graded in every file.
+	CommonPacks int `json:"common_packs"`
 }
 
 // ComparedFile is one column: the file and what it measured.
@@ -248,6 +253,8 @@ type ComparedFile struct {
 	Model           ModelInfo `json:"model"`
 	SuperbizVersion string    `json:"superbiz_version"`
 	StartedAt       string    `json:"started_at"`
+	// Graded counts the packs the file's rates are over.
+	Graded int `json:"graded"`
 }
 
 // RateRow is one summary rate across the files.
@@ -283,9 +290,23 @@ var comparedRates = []struct {
 // first appear.
 func Compare(files []string, rs []*Results) Comparison {
 	c := Comparison{Files: []ComparedFile{}, Rates: []RateRow{}, Packs: []PackRow{}}
+	graded := map[string]int{} // pack id: how many files graded it
 	for i, r := range rs {
-		c.Files = append(c.Files, ComparedFile{File: files[i], Model: r.Summary.Model, SuperbizVersion: r.Summary.SuperbizVersion, StartedAt: r.Summary.StartedAt})
+		n := 0
+		for _, p := range r.Packs {
+			if st := p.State(); st == "pass" || st == "fail" {
+				graded[p.ID]++
+				n++
+			}
+		}
+		c.Files = append(c.Files, ComparedFile{File: files[i], Model: r.Summary.Model, SuperbizVersion: r.Summary.SuperbizVersion, StartedAt: r.Summary.StartedAt, Graded: n})
 	}
+	for _, n := range graded {
+		if n == len(rs) {
+			c.CommonPacks++
+		}
+	}
+	c.SamePacks = c.CommonPacks == len(graded)
 	for _, cr := range comparedRates {
 		row := RateRow{Name: cr.name}
 		for _, r := range rs {
@@ -341,6 +362,35 @@ func (p PackResult) Grade() string {
 	return fmt.Sprintf("%s: %s (%s)", st, strings.Join(checks, ","), cmpOr(p.Outcome, "no outcome"))
 }
 
+// checkWords are the few words a failed check is named by in a table row,
+// before the full reason (Note) on the lines below.
+var checkWords = map[string]string{
+	CheckRootCause: "cause words missed",
+	CheckForbidden: "forbidden claim",
+	CheckEvidence:  "evidence missing",
+}
+
+// Why is the reason of a failed pack in a few words, for a table row: the
+// outcome it should have had, then each failed check by name, so a fail
+// whose outcome is the expected one still says why ("cause words
+// missed"); "" for any other state.
+func (p PackResult) Why() string {
+	if p.State() != "fail" {
+		return ""
+	}
+	var words []string
+	for _, c := range p.FailedChecks {
+		w, ok := checkWords[c.Check]
+		if c.Check == CheckOutcome {
+			w, ok = "want "+p.ExpectedOutcome, true
+		}
+		if ok && !slices.Contains(words, w) {
+			words = append(words, w)
+		}
+	}
+	return strings.Join(words, ", ")
+}
+
 // State is the pack's grade in one word: pass, fail, skipped or error.
 func (p PackResult) State() string {
 	switch {
@@ -356,12 +406,15 @@ func (p PackResult) State() string {
 
 // Note is what a reader needs after the grade: the failed checks, the
 // skip reason or the error, in one line.
-func (p PackResult) Note() string {
+func (p PackResult) Note() string { return strings.Join(p.Notes(), "; ") }
+
+// Notes are the parts of Note, one each: a table prints them one a line.
+func (p PackResult) Notes() []string {
 	switch {
 	case p.Error != "":
-		return p.Error
+		return []string{p.Error}
 	case p.Skipped:
-		return p.SkipReason
+		return []string{p.SkipReason}
 	}
 	var parts []string
 	for _, c := range p.FailedChecks {
@@ -370,7 +423,7 @@ func (p PackResult) Note() string {
 	if p.NotRecorded > 0 {
 		parts = append(parts, fmt.Sprintf("%d statement(s) %s: not in the pack's recording", p.NotRecorded, tools.CodeNotRecorded))
 	}
-	return strings.Join(parts, "; ")
+	return parts
 }
 
 // note is a pack result's outcome and notes, for Compare.

@@ -9,18 +9,6 @@ import (
 	"github.com/superbiz/superbiz/prompts"
 )
 
-type catalog []tools.Playbook
-
-func (c catalog) List() []tools.Playbook { return c }
-func (c catalog) Get(name string) (tools.Playbook, bool) {
-	for _, p := range c {
-		if p.Name == name {
-			return p, true
-		}
-	}
-	return tools.Playbook{}, false
-}
-
 func TestPromptLanguage(t *testing.T) {
 	for _, tc := range []struct{ setting, query, want string }{
 		{"auto", "payment timeouts on order-service", "en"},
@@ -38,7 +26,7 @@ func TestPromptLanguage(t *testing.T) {
 // The system prompt is the language's rules plus the compact catalog (names
 // and descriptions only, never bodies) and the draft schema.
 func TestSystemPrompt(t *testing.T) {
-	cat := catalog{{Name: "diagnose-redis-timeout", Description: "Redis commands time out", Body: "SECRET BODY STEPS"}}
+	cat := tools.PlaybookList{{Name: "diagnose-redis-timeout", Description: "Redis commands time out", Body: "SECRET BODY STEPS"}}
 	for lang, base := range map[string]string{"en": prompts.DiagnosisEN, "zh": prompts.DiagnosisZH} {
 		p := SystemPrompt(lang, "q", cat, map[string]string{lang: "  - `query_disk`: " + lang + " disk line"})
 		if !strings.Contains(p, "）：\n  - `query_disk`: "+lang+" disk line\n") && !strings.Contains(p, "input):\n  - `query_disk`: "+lang+" disk line\n") {
@@ -71,7 +59,7 @@ func TestSystemPrompt(t *testing.T) {
 // names the tools the run offers (an embedding program's own), never
 // another program's.
 func TestToolGuideFallsBackToTheOfferedTools(t *testing.T) {
-	ts, err := harness.NewToolset([]tools.Adapter{&stubTool{name: "query_disk"}}, catalog{{Name: "p", Description: "d"}})
+	ts, err := harness.NewToolset([]tools.Adapter{&stubTool{name: "query_disk"}}, tools.PlaybookList{{Name: "p", Description: "d"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,19 +17,6 @@ import (
 // package (issue 34, docs/MUTATION.md): each asserts a behaviour of the
 // boundary or the run's budgets at an edge the other tests did not reach.
 
-// catalog is a fixed playbook catalog.
-type catalog []tools.Playbook
-
-func (c catalog) List() []tools.Playbook { return c }
-func (c catalog) Get(name string) (tools.Playbook, bool) {
-	for _, p := range c {
-		if p.Name == name {
-			return p, true
-		}
-	}
-	return tools.Playbook{}, false
-}
-
 // skillObs is read_skill's observation as the model reads it.
 type skillObs struct {
 	Name       string   `json:"name"`
@@ -44,7 +31,7 @@ type skillObs struct {
 // bad arguments; without a catalog it is an unknown tool, and an evidence
 // tool is never taken for it.
 func TestReadSkill(t *testing.T) {
-	pbs := catalog{{Name: "pay-timeout", Body: "check \x1b[31mthe gateway"}, {Name: "db-locks", Body: "look at locks"}}
+	pbs := tools.PlaybookList{{Name: "pay-timeout", Body: "check \x1b[31mthe gateway"}, {Name: "db-locks", Body: "look at locks"}}
 	reg, err := NewToolset([]tools.Adapter{echoTool{}}, pbs)
 	if err != nil {
 		t.Fatal(err)

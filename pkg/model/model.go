@@ -156,6 +156,23 @@ type ChatModel interface {
 	Chat(ctx context.Context, req Request) (Response, error)
 }
 
+// OptionError is an Options value an adapter's New cannot use (a server
+// URL that is no URL, an empty model name), named by the Options field: the
+// caller says in its own words where the value came from (a file key, a
+// flag), for no package of pkg/ names them.
+type OptionError struct {
+	// Provider is the adapter ("ollama", "openai"); Option, the Options
+	// field ("Host", "URL", "Model").
+	Provider, Option string
+	Err              error
+}
+
+func (e *OptionError) Error() string {
+	return e.Provider + ": Options." + e.Option + ": " + e.Err.Error()
+}
+
+func (e *OptionError) Unwrap() error { return e.Err }
+
 // ErrorKind lets callers tell model failures apart without provider types.
 type ErrorKind string
 

@@ -203,14 +203,32 @@ func migrate(ctx context.Context, db *sql.DB, comps []Component) error {
 	return nil
 }
 
+// NewerError refuses a file that a newer superbiz migrated: this one
+// cannot read or write it safely. What to do about it (upgrade, or open
+// another file) is the caller's to say, in its own words.
+type NewerError struct {
+	// Component is the schema's component ("runstore"), "" for the file's
+	// own bookkeeping.
+	Component string
+	// Version is the file's schema version; Known, the newest this build knows.
+	Version, Known int
+}
+
+func (e *NewerError) Error() string {
+	if e.Component == "" {
+		return fmt.Sprintf("database schema version %d is newer than this superbiz knows (%d)", e.Version, e.Known)
+	}
+	return fmt.Sprintf("database schema version %d of %s is newer than this superbiz knows (%d)", e.Version, e.Component, e.Known)
+}
+
 // newerError refuses a file migrated by a newer superbiz.
 func newerError(component string, cur, latest int) error {
-	return fmt.Errorf("database schema version %d of %s is newer than this superbiz knows (%d): upgrade superbiz, or point --db at another file", cur, component, latest)
+	return &NewerError{Component: component, Version: cur, Known: latest}
 }
 
 // newerFile refuses a file whose bookkeeping a newer superbiz changed.
 func newerFile(v int) error {
-	return fmt.Errorf("database schema version %d is newer than this superbiz knows (%d): upgrade superbiz, or point --db at another file", v, bookkeepingVersion)
+	return &NewerError{Version: v, Known: bookkeepingVersion}
 }
 
 // ensureBookkeeping creates schema_migrations on a new file, or on a file of

@@ -3,6 +3,7 @@ package runstore
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -136,10 +137,14 @@ func TestOpenRefusesNewerSchema(t *testing.T) {
 		s2.Close()
 		t.Fatal("Open accepted a schema newer than the binary")
 	}
-	for _, want := range []string{"newer than this superbiz knows", "upgrade superbiz", strconv.Itoa(latest + 1)} {
+	for _, want := range []string{"newer than this superbiz knows", strconv.Itoa(latest + 1)} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not contain %q", err, want)
 		}
+	}
+	var ne *NewerError
+	if !errors.As(err, &ne) || ne.Version != latest+1 || ne.Known != latest || strings.Contains(err.Error(), "--db") {
+		t.Errorf("error %q: want a *NewerError of version %d (known %d) naming no flag", err, latest+1, latest)
 	}
 }
 

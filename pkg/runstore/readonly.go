@@ -46,7 +46,7 @@ func OpenSnapshot(ctx context.Context, path string) (*Store, error) {
 // immutable when snapshot is set.
 func openReadOnly(ctx context.Context, path string, snapshot bool) (*Store, error) {
 	if strings.TrimSpace(path) == "" {
-		return nil, errors.New("open run store: empty database path: set --db or SUPERBIZ_DB to a file path")
+		return nil, ErrNoPath
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {

@@ -66,6 +66,10 @@ type Store struct {
 	schema int
 }
 
+// ErrNoPath is an empty or blank path given to Open, OpenReadOnly or
+// OpenSnapshot; the caller says where a path comes from.
+var ErrNoPath = errors.New("open run store: empty database path")
+
 // Open opens (creating if needed, with its parent directory as 0700) the run
 // store at path, applies its pending migrations and those of the registered
 // components, and marks runs left RUNNING by a dead process on this host as
@@ -73,7 +77,7 @@ type Store struct {
 // registered component's) is newer than this binary knows.
 func Open(ctx context.Context, path string, registered ...Component) (*Store, error) {
 	if strings.TrimSpace(path) == "" {
-		return nil, errors.New("open run store: empty database path: set --db or SUPERBIZ_DB to a file path")
+		return nil, ErrNoPath
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {

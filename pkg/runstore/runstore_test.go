@@ -107,6 +107,9 @@ func TestOpenRejectsBadPaths(t *testing.T) {
 			if !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("Open(%q) error = %v, want it to contain %q", tt.path, err, tt.want)
 			}
+			if strings.TrimSpace(tt.path) == "" && (!errors.Is(err, ErrNoPath) || strings.Contains(err.Error(), "--db")) {
+				t.Errorf("Open(%q) error = %v, want ErrNoPath naming no flag", tt.path, err)
+			}
 		})
 	}
 }

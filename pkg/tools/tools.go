@@ -215,6 +215,23 @@ type Playbooks interface {
 	Get(name string) (Playbook, bool)
 }
 
+// PlaybookList is a fixed Playbooks catalog, in its order: playbooks a
+// program (or a test) declares in code instead of loading them from files.
+type PlaybookList []Playbook
+
+// List implements Playbooks.
+func (l PlaybookList) List() []Playbook { return l }
+
+// Get implements Playbooks: the first playbook named name, if any.
+func (l PlaybookList) Get(name string) (Playbook, bool) {
+	for _, p := range l {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Playbook{}, false
+}
+
 // EncodeCanonical encodes a canonical input the way every adapter must: no
 // HTML escaping (so `>=` stays readable in the audit) and no trailing newline.
 func EncodeCanonical(v any) (json.RawMessage, error) {

@@ -5,6 +5,7 @@ package ollama
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -28,11 +29,22 @@ func (Provider) Client(m config.Model, name string, timeout time.Duration) (inte
 	return client(m, name, timeout)
 }
 
+// client builds the adapter, saying an option it refuses in the CLI's
+// words (the adapter, in pkg/, names no flag).
 func client(m config.Model, name string, timeout time.Duration) (*adapter.Client, error) {
-	return adapter.New(adapter.Options{
+	c, err := adapter.New(adapter.Options{
 		Host: m.Host.Reveal(), Model: name, NumCtx: m.NumCtx,
 		Temperature: m.Temperature, Think: m.Think, RequestTimeout: timeout,
 	})
+	var oe *model.OptionError
+	switch {
+	case !errors.As(err, &oe):
+	case oe.Option == "Host":
+		return nil, fmt.Errorf("ollama: model.host (or --host / %s): %w", adapter.EnvHost, oe.Err)
+	case oe.Option == "Model":
+		return nil, errors.New("ollama: model name is empty: set model.name (or --model / SUPERBIZ_MODEL), e.g. qwen3:8b")
+	}
+	return c, err
 }
 
 // ServerHint tells a person how to get Ollama to answer.

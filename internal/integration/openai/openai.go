@@ -8,6 +8,7 @@ package openai
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -37,10 +38,19 @@ func client(m config.Model, name string, timeout time.Duration) (*adapter.Client
 	if m.URL.IsZero() {
 		return nil, errURLRequired
 	}
-	return adapter.New(adapter.Options{
+	c, err := adapter.New(adapter.Options{
 		URL: m.URL.Reveal(), Model: name, APIKey: m.APIKey.Reveal(), APIKeyEnv: m.APIKeyEnv,
 		Temperature: m.Temperature, Stream: m.Stream, Structured: m.Structured, RequestTimeout: timeout,
 	})
+	var oe *model.OptionError
+	switch {
+	case !errors.As(err, &oe):
+	case oe.Option == "URL":
+		return nil, fmt.Errorf("openai: model.url (or %s): %w", adapter.EnvBaseURL, oe.Err)
+	case oe.Option == "Model":
+		return nil, errors.New("openai: model name is empty: set model.name (or --model / SUPERBIZ_MODEL) to the id the server's /models lists")
+	}
+	return c, err
 }
 
 // ServerHint tells a person how to get an OpenAI-compatible server to answer.

@@ -168,13 +168,13 @@ func (s Source) Freeze(ctx context.Context, p *frozen.Pack) error {
 			unread++ // the index cannot read it either (ReasonEncoding)
 			continue
 		}
-		dst := p.Path(PackDir, rb.root.id, filepath.FromSlash(rb.rel))
+		dst := filepath.Join(rootInPack(p, roots, *rb.root), filepath.FromSlash(rb.rel))
 		if err := p.WriteText(dst, egress.Mask(text)); err != nil {
 			return err
 		}
 	}
 	for _, rt := range roots {
-		dir := p.Path(PackDir, rt.id)
+		dir := rootInPack(p, roots, rt)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return fmt.Errorf("eval pack: %w", err)
 		}
@@ -185,6 +185,19 @@ func (s Source) Freeze(ctx context.Context, p *frozen.Pack) error {
 	}
 	p.Frozen("runbooks: %d of %d document(s), %s", len(chosen)-unread, len(all), how)
 	return nil
+}
+
+// rootInPack is the pack folder of a root's runbooks: PackDir itself for
+// the one root of a set the index names PackDir (the usual ./runbooks), so
+// a pack holds runbooks/en/…, not runbooks/runbooks/en/…; else a folder
+// under PackDir named as the index names the root. Either way the folder's
+// base name is the root's id, so the documents keep their ids. Packs
+// written before keep working: their [knowledge] paths say where.
+func rootInPack(p *frozen.Pack, roots []runbookRoot, rt runbookRoot) string {
+	if len(roots) == 1 && rt.id == PackDir {
+		return p.Path(PackDir)
+	}
+	return p.Path(PackDir, rt.id)
 }
 
 // topRunbooks are the files among all that the run's knowledge queries

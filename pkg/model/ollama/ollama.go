@@ -66,7 +66,7 @@ var _ model.ChatModel = (*Client)(nil)
 func New(opts Options) (*Client, error) {
 	host, err := modelhost.Parse(opts.Host)
 	if err != nil {
-		return nil, fmt.Errorf("ollama: model.host (or --host / OLLAMA_HOST): %w", err)
+		return nil, &model.OptionError{Provider: "ollama", Option: "Host", Err: err}
 	}
 	// Credentials in the URL (a reverse proxy's basic auth) are sent by
 	// net/http but never shown: errors and doctor name the redacted URL.
@@ -76,7 +76,7 @@ func New(opts Options) (*Client, error) {
 		return nil, fmt.Errorf("ollama: model.host %s is not a valid URL", host.Redacted())
 	}
 	if strings.TrimSpace(opts.Model) == "" {
-		return nil, errors.New("ollama: model name is empty: set model.name (or --model / SUPERBIZ_MODEL), e.g. qwen3:8b")
+		return nil, &model.OptionError{Provider: "ollama", Option: "Model", Err: errors.New("empty: give the model to run, e.g. qwen3:8b")}
 	}
 	if opts.NumCtx <= 0 {
 		return nil, fmt.Errorf("ollama: num_ctx is %d: set model.num_ctx to the context window in tokens, e.g. 16384", opts.NumCtx)

@@ -421,12 +421,12 @@ func TestNewValidates(t *testing.T) {
 		mod  func(*Options)
 		frag string
 	}{
-		{"empty host", func(o *Options) { o.Host = " " }, "model.host"},
+		{"empty host", func(o *Options) { o.Host = " " }, "Options.Host"},
 		{"bad scheme", func(o *Options) { o.Host = "ftp://x" }, "http:// or https://"},
 		{"bad port", func(o *Options) { o.Host = "http://x:99999" }, "invalid port"},
 		{"query", func(o *Options) { o.Host = "http://x:1/?a=b" }, "query"},
 		{"half-bracketed IPv6", func(o *Options) { o.Host = "http://[::1:11434" }, "both brackets"},
-		{"no model", func(o *Options) { o.Model = "" }, "model.name"},
+		{"no model", func(o *Options) { o.Model = "" }, "Options.Model"},
 		{"no num_ctx", func(o *Options) { o.NumCtx = 0 }, "model.num_ctx"},
 		{"no timeout", func(o *Options) { o.RequestTimeout = 0 }, "model.request_timeout"},
 		{"negative temperature", func(o *Options) { o.Temperature = -1 }, "model.temperature"},

@@ -96,7 +96,7 @@ const EnvBaseURL = "OPENAI_BASE_URL"
 func New(opts Options) (*Client, error) {
 	host, err := modelhost.Parse(opts.URL)
 	if err != nil {
-		return nil, fmt.Errorf("openai: model.url (or OPENAI_BASE_URL): %w", err)
+		return nil, &model.OptionError{Provider: "openai", Option: "URL", Err: err}
 	}
 	u, err := url.Parse(host.Reveal())
 	if err != nil {
@@ -104,7 +104,7 @@ func New(opts Options) (*Client, error) {
 		return nil, fmt.Errorf("openai: model.url %s is not a valid URL", host.Redacted())
 	}
 	if strings.TrimSpace(opts.Model) == "" {
-		return nil, errors.New("openai: model name is empty: set model.name (or --model / SUPERBIZ_MODEL) to the id the server's /models lists")
+		return nil, &model.OptionError{Provider: "openai", Option: "Model", Err: errors.New("empty: give the id the server's /models lists")}
 	}
 	if opts.RequestTimeout <= 0 {
 		return nil, fmt.Errorf("openai: request_timeout is %s: set model.request_timeout to a positive duration, e.g. \"180s\"", opts.RequestTimeout)

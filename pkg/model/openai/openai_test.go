@@ -316,15 +316,15 @@ func TestModelsAndEmbeddings(t *testing.T) {
 	}
 }
 
-// New refuses what cannot work, naming the key to fix; the URL's password is masked.
+// New refuses what cannot work, naming the option (or key) to fix; the URL's password is masked.
 func TestNewValidates(t *testing.T) {
 	for _, tt := range []struct {
 		o    openai.Options
 		says string
 	}{
-		{openai.Options{URL: "ftp://x", Model: "m", RequestTimeout: time.Second}, "model.url"},
+		{openai.Options{URL: "ftp://x", Model: "m", RequestTimeout: time.Second}, "Options.URL"},
 		{openai.Options{URL: "http://x/v1?a=b", Model: "m", RequestTimeout: time.Second}, "query"},
-		{openai.Options{URL: "http://x/v1", RequestTimeout: time.Second}, "model.name"},
+		{openai.Options{URL: "http://x/v1", RequestTimeout: time.Second}, "Options.Model"},
 		{openai.Options{URL: "http://x/v1", Model: "m", RequestTimeout: time.Second, Structured: "xml"}, "structured"},
 	} {
 		if _, err := openai.New(tt.o); err == nil || !strings.Contains(err.Error(), tt.says) {

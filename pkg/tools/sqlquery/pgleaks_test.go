@@ -55,23 +55,9 @@ func TestPostgresLeakCorpus(t *testing.T) {
 	corpus := loadCorpus(t, "postgres/leaks.sql")
 	for _, role := range pgRoles {
 		t.Run(role.name, func(t *testing.T) {
-			tool := postgresTool(t, role.env, 5*time.Second)
-			answered := 0
-			for _, q := range corpus {
-				out := execute(t, tool, q, 50)
-				b, _ := json.Marshal(out.Result)
-				text := string(b)
-				if out.Detail != nil {
-					text += " " + out.Detail.Error()
-				} else {
-					answered++
-				}
-				if c := pgFindCanary(text); c != "" {
-					t.Errorf("%q: %s reached the %s: %s", q, c, role.name, text)
-				}
-			}
+			answered, leaked := corpusLeaks(t, postgresTool(t, role.env, 5*time.Second), corpus, pgFindCanary, "the "+role.name)
 			reliability.Record(t, reliability.SectionSQL, "postgres leak corpus, "+role.name, map[string]any{
-				"tried": len(corpus), "answered": answered, "leaked": 0,
+				"tried": len(corpus), "answered": answered, "leaked": leaked,
 			})
 		})
 	}

@@ -42,7 +42,7 @@ func sqliteViewTool(t *testing.T) *Tool {
 // CTEs, joins and SQLite's quoted identifiers, returns no planted secret.
 func TestSQLiteViewLeakCorpus(t *testing.T) {
 	corpus := loadCorpus(t, "sqlite/leaks.sql")
-	answered, leaked := viewLeaks(t, sqliteViewTool(t), corpus)
+	answered, leaked := corpusLeaks(t, sqliteViewTool(t), corpus, myFindCanary, "the answer")
 	if answered != len(corpus) {
 		t.Errorf("only %d of %d statements answered: the corpus tests masking, not refusals", answered, len(corpus))
 	}
