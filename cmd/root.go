@@ -234,6 +234,7 @@ what it checked, or says honestly what is missing.`,
 		a.newCompletionCmd(nil),
 	)
 	a.registerCompletions(root)
+	root.SetUsageTemplate(globalFlagsPointer(root.UsageTemplate()))
 	return root
 }
 
@@ -283,4 +284,28 @@ func commandName(cmd *cobra.Command) string {
 	}
 	_, rest, _ := strings.Cut(cmd.CommandPath(), " ")
 	return rest
+}
+
+// globalBlock is the part of cobra's usage template that lists every
+// global flag under each subcommand's help.
+const globalBlock = `{{if .HasAvailableInheritedFlags}}
+
+Global Flags:
+{{.InheritedFlags.FlagUsages | trimTrailingWhitespaces}}{{end}}`
+
+// globalPointer replaces it: one line naming where the global flags are
+// described, as gh does, instead of 9 lines repeated under every
+// subcommand whether they mean anything there or not (issue 40 #17).
+const globalPointer = `{{if .HasAvailableInheritedFlags}}
+
+Global flags (--config, --db, --demo, --model, -o, …): see "superbiz --help".{{end}}`
+
+// globalFlagsPointer is the usage template with globalBlock replaced by
+// globalPointer; it panics if cobra's template no longer holds the block
+// (a programming error the help goldens would show anyway).
+func globalFlagsPointer(template string) string {
+	if !strings.Contains(template, globalBlock) {
+		panic("cmd: cobra's usage template has no Global Flags block to replace")
+	}
+	return strings.Replace(template, globalBlock, globalPointer, 1)
 }
