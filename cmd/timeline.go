@@ -14,6 +14,7 @@ import (
 	timelinesource "github.com/superbiz/superbiz/internal/integration/timeline"
 	"github.com/superbiz/superbiz/internal/timeline"
 	"github.com/superbiz/superbiz/internal/usecase"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
 
@@ -109,8 +110,11 @@ func (a *app) runTimeline(ctx context.Context, opts *timelineOptions) error {
 			if opts.Service == "" {
 				opts.Service = al.Service()
 			}
-			if m, ok := timelinesource.AlertMetric(w.Config, al); ok {
+			m, note, ok := timelinesource.AlertMetric(ctx, w.Config, al)
+			if ok {
 				alertExpr = &m
+			} else if note != "" {
+				_ = a.io.ErrOut.Printf("superbiz: %s\n", egress.Mask(note).Shown())
 			}
 		}
 	} else if opts.Alert != "" {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -396,4 +397,16 @@ func (t *Tool) Tally(result json.RawMessage) string {
 		out += fmt.Sprintf(", %d not fully read", g)
 	}
 	return out
+}
+
+// WithAlertExpr is t also watching m, the series the rule of the alert a
+// diagnosis started from compares (Plan.AlertExpr), when its reads hold
+// query_metrics (t itself otherwise): `diagnose --alert` gives the run's
+// build_timeline the alert's own expression, as `timeline --alert` watches it.
+func (t *Tool) WithAlertExpr(m Metric) *Tool {
+	if t.reads["query_metrics"] == nil {
+		return t
+	}
+	c := &Tool{logs: t.logs, metrics: append(slices.Clone(t.metrics), m), alertSeries: t.alertSeries, kube: t.kube, reads: t.reads}
+	return c
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/superbiz/superbiz/internal/alerts"
+	"github.com/superbiz/superbiz/internal/timeline"
 	"github.com/superbiz/superbiz/pkg/harness"
 )
 
@@ -46,6 +47,10 @@ type AlertRun struct {
 	Clock time.Time
 	// Note says which of several same-named alerts was picked, "" otherwise.
 	Note string
+	// Watch is the series the alert's rule compares, which the run's
+	// build_timeline watches besides [[timeline.metrics]]; nil when it
+	// cannot be read (no [[metrics]] source, no expression found).
+	Watch *timeline.Metric
 }
 
 // NewAlertRun is the diagnosis of alert al at the real time now: the clock

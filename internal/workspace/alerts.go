@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/superbiz/superbiz/internal/alerts"
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/exitcode"
 	alertsource "github.com/superbiz/superbiz/internal/integration/alerts"
+	timelinesource "github.com/superbiz/superbiz/internal/integration/timeline"
 	"github.com/superbiz/superbiz/internal/usecase"
 )
 
@@ -64,7 +66,13 @@ func ResolveAlert(ctx context.Context, cfg *config.Config, getenv func(string) s
 	if now.IsZero() {
 		now = time.Now()
 	}
-	return usecase.NewAlertRun(al, note, now, cfg.Limits.Query), nil
+	ar := usecase.NewAlertRun(al, note, now, cfg.Limits.Query)
+	if m, why, ok := timelinesource.AlertMetric(ctx, cfg, al); ok {
+		ar.Watch = &m
+	} else if why != "" {
+		ar.Note = strings.TrimSpace(ar.Note + "\n" + why)
+	}
+	return ar, nil
 }
 
 // Firing is the MCP tool list_alerts' result: the firing alerts (as

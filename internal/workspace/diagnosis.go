@@ -10,9 +10,11 @@ import (
 	"github.com/superbiz/superbiz/internal/exitcode"
 	"github.com/superbiz/superbiz/internal/model/replay"
 	"github.com/superbiz/superbiz/internal/registry"
+	"github.com/superbiz/superbiz/internal/timeline"
 	"github.com/superbiz/superbiz/internal/usecase"
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/model"
+	"github.com/superbiz/superbiz/pkg/tools"
 )
 
 // Diagnosis is what to diagnose: a question, or a firing alert.
@@ -64,6 +66,13 @@ func (w *Workspace) PrepareDiagnosis(ctx context.Context, in Diagnosis) (Prepare
 	}
 	if in.FromAlert {
 		d.Clock = harness.FixedClock{T: alert.Clock}
+		if alert.Watch != nil {
+			tools, err := watchAlert(d.Tools, *alert.Watch)
+			if err != nil {
+				return Prepared{}, err
+			}
+			d.Tools = tools
+		}
 	}
 	return Prepared{Deps: d, Query: query, Note: note}, nil
 }
@@ -115,4 +124,27 @@ func ModelHint(cfg *config.Config, me *model.Error) string {
 		return "hint: " + err.Error()
 	}
 	return p.Hint(cfg, me)
+}
+
+// watchAlert is ts with its build_timeline watching m too, the series the
+// alert's rule compares; ts itself when it offers no build_timeline.
+func watchAlert(ts *harness.Toolset, m timeline.Metric) (*harness.Toolset, error) {
+	a, ok := ts.Adapter(timeline.ToolName)
+	tt, isTool := a.(*timeline.Tool)
+	if !ok || !isTool {
+		return ts, nil
+	}
+	adapters := make([]tools.Adapter, 0, len(ts.Names()))
+	for _, n := range ts.Names() {
+		if n == timeline.ToolName {
+			adapters = append(adapters, tt.WithAlertExpr(m))
+		} else if a, ok := ts.Adapter(n); ok {
+			adapters = append(adapters, a)
+		}
+	}
+	out, err := harness.NewToolset(adapters, ts.Playbooks())
+	if err != nil {
+		return nil, fmt.Errorf("the alert's timeline: %w", err)
+	}
+	return out, nil
 }

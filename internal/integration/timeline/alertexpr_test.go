@@ -69,7 +69,7 @@ func TestAlertExpression(t *testing.T) {
 		t.Fatalf("the alert's expression %q (generatorURL %q)", got, al.GeneratorURL)
 	}
 	src := metricstool.Source{Name: "prom", URL: prom.URL, Timeout: 10 * time.Second, MaxSeries: 50, MaxPoints: 400, MaxWindow: 48 * time.Hour}
-	m, ok := AlertMetric(&config.Config{Metrics: []config.MetricsSource{src}}, al)
+	m, _, ok := AlertMetric(context.Background(), &config.Config{Metrics: []config.MetricsSource{src}}, al)
 	if !ok || m.Query != `demo_latency_seconds{job="app"}` || m.Source != "prom" || m.Name != "HighLatency expression" || m.Service != "checkout" {
 		t.Fatalf("AlertMetric %+v, %v", m, ok)
 	}

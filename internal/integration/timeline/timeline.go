@@ -8,6 +8,8 @@ package timeline
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/url"
 	"slices"
 	"strings"
@@ -19,7 +21,9 @@ import (
 	"github.com/superbiz/superbiz/internal/doctor"
 	"github.com/superbiz/superbiz/internal/integration"
 	alertsource "github.com/superbiz/superbiz/internal/integration/alerts"
+	"github.com/superbiz/superbiz/internal/textclip"
 	"github.com/superbiz/superbiz/internal/timeline"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/tools"
 	kubetool "github.com/superbiz/superbiz/pkg/tools/kubernetes"
 	logtool "github.com/superbiz/superbiz/pkg/tools/logs"
@@ -139,36 +143,84 @@ func (Source) Reads(_, observation json.RawMessage) []string {
 }
 
 // AlertMetric is what the timeline of al watches of the rule that fired
-// it: the series its expression compares (metricstool.Watched of the
-// expression its generatorURL holds), named "NAME expression", with al's
-// service, on the [[metrics]] source whose URL has the generatorURL's host
-// (the only one when one is configured). ok is false when no [[metrics]]
-// source is configured or al holds no expression to read; with several
+// it: the series its expression compares (metricstool.Watched), named
+// "NAME expression", with al's service, on the [[metrics]] source whose URL
+// has the generatorURL's host (the only one when one is configured). The
+// expression is the one al's generatorURL holds (Prometheus' g0.expr);
+// when it holds none (vmalert, Thanos Ruler, a rewritten URL), the rules of
+// the [[metrics]] sources are asked for it (GET /api/v1/rules, the rule of
+// al's name and labels: metricstool.RuleExpr), the generatorURL's host
+// first, and the source that has the rule is read. ok is false when no
+// [[metrics]] source is configured or no expression can be read; note then
+// says why for a person ("" when there is nothing to say). With several
 // sources and none on that host, the source stays "" and the read's
 // coverage line says which to choose.
-func AlertMetric(cfg *config.Config, al alerts.Alert) (timeline.Metric, bool) {
-	expr := al.Expr()
-	if len(cfg.Metrics) == 0 || expr == "" {
-		return timeline.Metric{}, false
+func AlertMetric(ctx context.Context, cfg *config.Config, al alerts.Alert) (m timeline.Metric, note string, ok bool) {
+	if len(cfg.Metrics) == 0 {
+		return timeline.Metric{}, "", false
+	}
+	expr, source := al.Expr(), hostSource(cfg, al.GeneratorURL)
+	if expr == "" {
+		var why string
+		if expr, source, why = ruleExpr(ctx, cfg, al, source); expr == "" {
+			return timeline.Metric{}, why, false
+		}
 	}
 	watched, ok := metricstool.Watched(expr)
 	if !ok || len(watched) > metricstool.MaxQuery {
-		return timeline.Metric{}, false
+		return timeline.Metric{}, fmt.Sprintf("the expression of %s compares no series the timeline can watch: %s", al.Name(), textclip.Bytes(expr, 200)), false
 	}
-	m := timeline.Metric{Name: al.Name() + " expression", Query: watched, Service: al.Service()}
+	return timeline.Metric{Name: al.Name() + " expression", Query: watched, Service: al.Service(), Source: source}, "", true
+}
+
+// hostSource is the [[metrics]] source whose URL has gen's host, the only
+// one when one is configured, else "".
+func hostSource(cfg *config.Config, gen string) string {
 	if len(cfg.Metrics) == 1 {
-		m.Source = cfg.Metrics[0].Name
-		return m, true
+		return cfg.Metrics[0].Name
 	}
-	gen, err := url.Parse(al.GeneratorURL)
-	if err != nil {
-		return m, true
+	g, err := url.Parse(gen)
+	if err != nil || g.Host == "" {
+		return ""
 	}
 	for _, s := range cfg.Metrics {
-		if u, err := url.Parse(s.URL); err == nil && strings.EqualFold(u.Host, gen.Host) {
-			m.Source = s.Name
-			break
+		if u, err := url.Parse(s.URL); err == nil && strings.EqualFold(u.Host, g.Host) {
+			return s.Name
 		}
 	}
-	return m, true
+	return ""
+}
+
+// ruleExpr asks the [[metrics]] sources' rules for the expression of al's
+// rule, first the source first (when set): the expression and the source
+// that has it, or "" and why none was read.
+func ruleExpr(ctx context.Context, cfg *config.Config, al alerts.Alert, first string) (expr, source, why string) {
+	mt, err := metricstool.New(cfg.Metrics)
+	if err != nil {
+		return "", "", "the metrics sources cannot be asked for the rule of " + al.Name() + ": " + err.Error()
+	}
+	names := make([]string, 0, len(cfg.Metrics))
+	if first != "" {
+		names = append(names, first)
+	}
+	for _, s := range cfg.Metrics {
+		if s.Name != first {
+			names = append(names, s.Name)
+		}
+	}
+	var fails []string
+	for _, n := range names {
+		e, err := mt.RuleExpr(ctx, n, al.Name(), al.Labels)
+		if err == nil {
+			return e, n, ""
+		}
+		if !errors.Is(err, metricstool.ErrRuleNotFound) {
+			fails = append(fails, n+": "+egress.Error(err).String())
+		}
+	}
+	why = fmt.Sprintf("the alert %s carries no rule expression and no [[metrics]] source's rules (/api/v1/rules) name it", al.Name())
+	if len(fails) > 0 {
+		why += " (" + strings.Join(fails, "; ") + ")"
+	}
+	return "", "", why + ": its series is not watched"
 }
