@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -37,13 +39,50 @@ func needTmux(t *testing.T) string {
 
 func build(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "superbiz")
-	cmd := exec.Command("go", "build", "-o", bin, "github.com/superbiz/superbiz")
-	cmd.Env = testenv.BuildEnv() // without CI's -race: the binary a user builds
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
+	asked.Store(true)
+	b, err := binary()
+	if err != nil {
+		t.Fatalf("build: %v\n%s", err, b.out)
 	}
-	return bin
+	return b.path
+}
+
+// built is the package's one binary: its path, the directory that holds
+// only it (the tests that put it on a shell's PATH need that), and what
+// go build printed.
+type built struct {
+	path, dir string
+	out       []byte
+}
+
+// binary builds the binary once for the whole package, on first use (a
+// run whose tests all skip builds nothing): about twenty tests drive it,
+// and a build each took most of the package's time (40–55 s each on a
+// loaded two-core machine). TestMain removes it.
+var binary = sync.OnceValues(func() (built, error) {
+	dir, err := os.MkdirTemp("", "superbiz-tmux-bin-")
+	if err != nil {
+		return built{}, err
+	}
+	b := built{path: filepath.Join(dir, "superbiz"), dir: dir}
+	cmd := exec.Command("go", "build", "-o", b.path, "github.com/superbiz/superbiz")
+	cmd.Env = testenv.BuildEnv() // without CI's -race: the binary a user builds
+	b.out, err = cmd.CombinedOutput()
+	return b, err
+})
+
+// asked says a test asked for the binary, so TestMain has one to remove
+// (and calling binary then builds nothing).
+var asked atomic.Bool
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if asked.Load() {
+		if b, _ := binary(); b.dir != "" {
+			_ = os.RemoveAll(b.dir)
+		}
+	}
+	os.Exit(code)
 }
 
 // scriptedModel routes every message to DIAGNOSIS; the checkout question
