@@ -32,6 +32,13 @@ var secretAnyWords = map[string]bool{
 	"password": true, "passwd": true, "authorization": true, "cookie": true, "secret": true,
 }
 
+// quantifiers are the words that make the secret word after them a count
+// or a switch, not a secret: --min-pass 3, max_token=5, --no-pass.
+var quantifiers = map[string]bool{
+	"min": true, "max": true, "minimum": true, "maximum": true, "num": true, "number": true,
+	"count": true, "no": true, "skip": true, "dry": true,
+}
+
 // secretWholeKeys are key tails (words joined by "_") that hold secrets
 // without a secret word in them: MySQL's password-hash column.
 var secretWholeKeys = map[string]bool{
@@ -58,6 +65,9 @@ func IsSecretKey(key string) bool {
 		if secretAnyWords[w] {
 			return true
 		}
+	}
+	if len(words) >= 2 && quantifiers[words[len(words)-2]] {
+		return false // min_pass, max_token: a count
 	}
 	last := strings.TrimRightFunc(words[len(words)-1], unicode.IsDigit) // password2, token_2
 	if last == "" && len(words) >= 2 {

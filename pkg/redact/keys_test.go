@@ -41,6 +41,11 @@ func TestIsSecretKey(t *testing.T) {
 		{"PassWord2", true},
 		{"KeyWord", false},
 		{"pass_through_count", false},
+		{"min_pass", false}, // a count (issue 34)
+		{"max-token", false},
+		{"noPass", false},
+		{"db_pass", true},
+		{"min_password", true},
 		{"credentials", true},
 		{"authentication_string", true},
 		{"mysql.user.authentication_string", true},

@@ -58,6 +58,10 @@ type rule struct {
 	// trigger holds one of them, so the rule is skipped when none occurs.
 	keyed bool
 	gate  []string
+	// nameOnly says a match is no secret by its key alone (a --min-pass
+	// count, Android's wtoken): s is the text searched, start where the
+	// match begins, key the match up to its first secret group.
+	nameOnly func(s string, start int, key string) bool
 }
 
 // keyTriggers are the triggers of the rules keyed by a secret word.
@@ -217,6 +221,7 @@ var compiledRules = sync.OnceValue(func() []rule {
 			triggers:   keyTriggers(),
 			keyed:      true,
 			keep:       isMarkerOrEmpty,
+			nameOnly:   handleOrCount,
 		},
 		{
 			// The bare word "pass" as a key (pass=x, db_pass=x, "pass":"x"). It
@@ -231,6 +236,7 @@ var compiledRules = sync.OnceValue(func() []rule {
 			gate:       keyTriggers(),
 			keep:       isMarkerOrEmpty,
 			wordStart:  true,
+			nameOnly:   quantifiedKey,
 		},
 		{
 			// The bare word "pass" before an unquoted colon (smtp pass: x,
@@ -262,6 +268,7 @@ var compiledRules = sync.OnceValue(func() []rule {
 			notAfter:   "-_",
 			window:     true,
 			lead:       64, // a long --my-service-db-password prefix
+			nameOnly:   quantifiedFlag,
 		},
 		{
 			// The MySQL/MariaDB client's -pPASSWORD (no space: with one, the
@@ -624,6 +631,61 @@ func (r *rule) startsWord(s string, i int) bool {
 	return strings.IndexByte(r.notAfter, c) < 0
 }
 
+// firstGroup is where the first participating secret group of match m
+// starts (the match's end when none does).
+func firstGroup(m []int, groups []int) int {
+	for _, g := range groups {
+		if m[2*g] >= 0 {
+			return m[2*g]
+		}
+	}
+	return m[1]
+}
+
+// quantifiedFlag reports a flag whose secret word follows a quantifier
+// (--min-pass 3): key is the flag as matched, dashes to separator.
+func quantifiedFlag(_ string, _ int, key string) bool {
+	name := strings.TrimLeft(key, "-")
+	if i := strings.IndexAny(name, " \t=\"',"); i >= 0 {
+		name = name[:i]
+	}
+	words := strings.FieldsFunc(name, func(r rune) bool { return r == '-' || r == '_' })
+	return len(words) >= 2 && quantifiers[words[len(words)-2]]
+}
+
+// quantifiedKey reports a key whose secret word, at start, follows a
+// quantifier and a dash or underscore (--max-pass=5, min_pass=3).
+func quantifiedKey(s string, start int, _ string) bool {
+	if start < 2 || s[start-1] != '-' && s[start-1] != '_' {
+		return false
+	}
+	i := start - 1
+	for i > 0 && asciiLetter(s[i-1]) {
+		i--
+	}
+	return quantifiers[s[i:start-1]]
+}
+
+// handleToken reports "token" glued to one letter before it, at the start
+// of a word: Android's object handles (wtoken = AppWindowToken{…}, mToken),
+// named in Hungarian notation, not credentials; token=, x-token=,
+// access_token= and apptoken= stay secrets.
+func handleToken(s string, start int, key string) bool {
+	if !strings.HasPrefix(key, "token") || start == 0 || !asciiLetter(s[start-1]) {
+		return false
+	}
+	return start == 1 || !asciiLetter(s[start-2]) && (s[start-2] < '0' || s[start-2] > '9')
+}
+
+// handleOrCount is handleToken or quantifiedKey: the key value rule's
+// names that hold no secret.
+func handleOrCount(s string, start int, key string) bool {
+	return handleToken(s, start, key) || quantifiedKey(s, start, key)
+}
+
+// asciiLetter reports an ASCII letter.
+func asciiLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
 // applyFrom replaces the secret groups of every match of r in s that starts
 // at from or later; low is s ASCII-lower-cased (or s itself), searched
 // instead of s when r.matchLower.
@@ -649,7 +711,7 @@ func (r *rule) applyFrom(s, low string, from int) (string, bool) {
 	last := 0
 	changed := false
 	for _, m := range matches {
-		if !r.startsWord(s, m[0]) {
+		if !r.startsWord(s, m[0]) || r.nameOnly != nil && r.nameOnly(hay, m[0], hay[m[0]:firstGroup(m, r.groups)]) {
 			continue
 		}
 		for _, g := range r.groups {

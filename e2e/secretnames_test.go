@@ -1,0 +1,49 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/superbiz/superbiz/internal/testenv"
+)
+
+// TestSecretLookalikesInLogs: `tools call query_logs` keeps what only looks
+// like a secret's name (a --min-pass count, --bypass-cache, Android's
+// wtoken window handles, issue 34) and still masks the real secrets on the
+// same lines (--password, --db-pass, --pass, token=, x-token=,
+// access_token=).
+func TestSecretLookalikesInLogs(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, testenv.ClosedURL(t))
+	lines := []string{
+		"spawn checker --min-pass 3 --bypass-cache yes --password Nm1Secret01",
+		"spawn backup --db-pass Nm2Secret02 --pass Nm3Secret03 --max-pass=5",
+		"opening app wtoken = AppWindowToken{9f4ef63 token=Nm4Secret04}",
+		"callback x-token=Nm5Secret05 access_token=Nm6Secret06 wtoken=AppWindowToken",
+	}
+	var b strings.Builder
+	for _, l := range lines {
+		b.WriteString("2026-03-14 14:01:00 ERROR [api] " + l + "\n")
+	}
+	logPath := filepath.Join(e.dir, "app.log")
+	if err := os.WriteFile(logPath, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := customLogSource(t, e, logPath)
+	r := e.run(t, append(cfg, "-o", "json", "tools", "call", "query_logs", `{"source":"app","since":"2h","level":"ERROR","limit":50}`)...)
+	if r.code != 0 || !strings.Contains(r.stdout, `"matched":4`) && !strings.Contains(r.stdout, `"matched": 4`) {
+		t.Fatalf("query_logs did not read the 4 lines:\n%s", r)
+	}
+	for _, s := range []string{"Nm1Secret01", "Nm2Secret02", "Nm3Secret03", "Nm4Secret04", "Nm5Secret05", "Nm6Secret06"} {
+		if strings.Contains(r.stdout+r.stderr, s) {
+			t.Errorf("secret %s printed", s)
+		}
+	}
+	for _, kept := range []string{"--min-pass 3", "--bypass-cache yes", "--max-pass=5", "wtoken = AppWindowToken{9f4ef63", "wtoken=AppWindowToken"} {
+		if !strings.Contains(r.stdout, kept) {
+			t.Errorf("%q was masked:\n%s", kept, r.stdout)
+		}
+	}
+}
