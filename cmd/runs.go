@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/superbiz/superbiz/internal/runview"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/runstore"
 )
 
@@ -102,12 +103,21 @@ var errNoStoreYet = errors.New("no run store yet")
 // fast, and must work on a store it cannot write. It never creates one: the
 // default store missing is errNoStoreYet (nothing was run yet), one named
 // by --db, $SUPERBIZ_DB or the config file missing is an error (a typo
-// would otherwise list an empty new store).
-func (a *app) openStore(ctx context.Context, g globalOptions) (*runstore.Store, error) {
+// would otherwise list an empty new store). out is where the stored runs
+// are printed: the door with every credential the configuration holds, so
+// text stored before one was configured is masked as well.
+func (a *app) openStore(ctx context.Context, g globalOptions) (store *runstore.Store, out egress.Writer, err error) {
 	cfg, err := a.loadConfigOf(ctx, g)
 	if err != nil {
-		return nil, err
+		return nil, out, err
 	}
+	out = a.io.Out.WithPolicy(cfg.Policy(a.getenv))
+	store, err = a.readStore(ctx, cfg)
+	return store, out, err
+}
+
+// readStore opens cfg's run store for reading (openStore).
+func (a *app) readStore(ctx context.Context, cfg *config.Config) (*runstore.Store, error) {
 	// Read-only: an archived copy or a read-only mount can be listed. Only
 	// an older schema opens it writable, to migrate it.
 	store, err := runstore.OpenReadOnly(ctx, cfg.DBPath)
@@ -136,12 +146,12 @@ func (a *app) runRunsList(ctx context.Context, opts *runsListOptions) (err error
 		return usageErrorf("--limit must be at least 1, got %d", opts.Limit)
 	}
 	session := opts.Session
-	store, err := a.openStore(ctx, opts.globalOptions)
+	store, out, err := a.openStore(ctx, opts.globalOptions)
 	if errors.Is(err, errNoStoreYet) {
 		if session != "" {
 			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("unknown session %q: no run was stored yet", session)}
 		}
-		return runsRendererFor(opts.Output, a.io.OutColumns()).list(a.io.Out, nil, noRunsLine(""))
+		return runsRendererFor(opts.Output, a.io.OutColumns()).list(out, nil, noRunsLine(""))
 	}
 	if err != nil {
 		return err
@@ -156,7 +166,7 @@ func (a *app) runRunsList(ctx context.Context, opts *runsListOptions) (err error
 	if err != nil {
 		return err
 	}
-	return runsRendererFor(opts.Output, a.io.OutColumns()).list(a.io.Out, runs, noRunsLine(session))
+	return runsRendererFor(opts.Output, a.io.OutColumns()).list(out, runs, noRunsLine(session))
 }
 
 // noRunsLine is what an empty listing says instead of an empty table.
@@ -172,7 +182,7 @@ func (a *app) runRunsShow(ctx context.Context, opts *runsShowOptions) (err error
 	if err := opts.Page.Check(); err != nil {
 		return usageErrorf("--%s", err)
 	}
-	store, err := a.openStore(ctx, opts.globalOptions)
+	store, out, err := a.openStore(ctx, opts.globalOptions)
 	if errors.Is(err, errNoStoreYet) {
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("unknown run %q: no run was stored yet\nhint: `superbiz diagnose --demo` stores a first run", opts.ID)}
 	}
@@ -184,5 +194,5 @@ func (a *app) runRunsShow(ctx context.Context, opts *runsShowOptions) (err error
 	if err != nil {
 		return err
 	}
-	return runsRendererFor(opts.Output, a.io.OutColumns()).show(a.io.Out, d)
+	return runsRendererFor(opts.Output, a.io.OutColumns()).show(out, d)
 }

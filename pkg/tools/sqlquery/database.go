@@ -123,6 +123,23 @@ func (d DSN) Driver() Driver { return d.driver }
 // IsZero reports whether no DSN was set.
 func (d DSN) IsZero() bool { return d.raw == "" }
 
+// Password is the password the DSN carries (zero for none, for SQLite, and
+// for a DSN that does not parse), for a policy that removes it from text
+// read back later (runs show).
+func (d DSN) Password() egress.Secret {
+	switch d.driver {
+	case DriverMySQL:
+		if cfg, err := mysql.ParseDSN(d.raw); err == nil {
+			return egress.NewSecret(cfg.Passwd)
+		}
+	case DriverPostgres:
+		if cfg, err := pgconn.ParseConfig(d.raw); err == nil {
+			return egress.NewSecret(cfg.Password)
+		}
+	}
+	return egress.Secret{}
+}
+
 // Redacted returns the DSN with its password replaced by egress.Marker, the only form
 // that may appear in output, logs, prompts and the run store.
 func (d DSN) Redacted() string { return d.shown().String() }

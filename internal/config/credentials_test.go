@@ -1,0 +1,43 @@
+package config
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/superbiz/superbiz/pkg/egress"
+)
+
+// Policy gathers every credential the configuration holds, wherever it
+// sits, and masks each in text read back later; a short one is left alone.
+func TestPolicyHoldsConfiguredCredentials(t *testing.T) {
+	mysqlDSN, err := NewDSN(DriverMySQL, "app:MysqlPw4Amber@tcp(db:3306)/shop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pgDSN, err := NewDSN(DriverPostgres, "postgres://ro:PgPass5Coral@db:5432/shop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &Config{
+		Model:     Model{APIKey: NewSecret("sk-ModelKey6Slate")},
+		Databases: []Database{{Name: "a", DSN: mysqlDSN}, {Name: "b", DSN: pgDSN}},
+		Metrics:   []MetricsSource{{Name: "m", Secret: NewSecret("MetricsTok7Plum")}},
+		Alerts:    Alerts{URL: "http://am", HTTPAuth: HTTPAuth{BearerTokenEnv: "AM_TOKEN"}},
+	}
+	env := map[string]string{"AM_TOKEN": "AlertTok8Jade", "SHORT": "abc"}
+	p := c.Policy(func(k string) string { return env[k] })
+	secrets := []string{"MysqlPw4Amber", "PgPass5Coral", "sk-ModelKey6Slate", "MetricsTok7Plum", "AlertTok8Jade"}
+	got := p.Text("stored: " + strings.Join(secrets, " ") + " ordinary words").String()
+	for _, s := range secrets {
+		if strings.Contains(got, s) {
+			t.Errorf("%s not masked: %q", s, got)
+		}
+	}
+	if !strings.Contains(got, "ordinary words") || strings.Count(got, egress.Marker) != len(secrets) {
+		t.Errorf("got %q", got)
+	}
+	var none Config
+	if got := none.Policy(func(string) string { return "" }).Text("abc MysqlPw4Amber").String(); got != "abc MysqlPw4Amber" {
+		t.Errorf("an empty configuration masked %q", got)
+	}
+}
