@@ -21,8 +21,10 @@ func TestPolicyHoldsConfiguredCredentials(t *testing.T) {
 	c := &Config{
 		Model:     Model{APIKey: NewSecret("sk-ModelKey6Slate")},
 		Databases: []Database{{Name: "a", DSN: mysqlDSN}, {Name: "b", DSN: pgDSN}},
-		Metrics:   []MetricsSource{{Name: "m", Secret: NewSecret("MetricsTok7Plum")}},
-		Alerts:    Alerts{URL: "http://am", HTTPAuth: HTTPAuth{BearerTokenEnv: "AM_TOKEN"}},
+		Metrics: []MetricsSource{
+			{Name: "m", Secret: NewSecret("MetricsTok7Plum")},
+			{Name: "n", HTTPAuth: HTTPAuth{BearerTokenEnv: "AM_TOKEN"}},
+		},
 	}
 	env := map[string]string{"AM_TOKEN": "AlertTok8Jade", "SHORT": "abc"}
 	p := c.Policy(func(k string) string { return env[k] })

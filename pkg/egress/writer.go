@@ -14,11 +14,22 @@ import (
 // terminal or a pipe without passing the policy. It holds the stream it
 // writes to and never hands it out; Stream gives a writer that masks every
 // write, for a library that writes by itself. The zero value discards.
-type Writer struct{ w io.Writer }
+type Writer struct {
+	w io.Writer
+	p Policy // what the policy adds to every text and JSON written
+}
 
 // NewWriter wraps the stream printed output goes to (the process's stdout or
 // stderr, a buffer in tests).
 func NewWriter(w io.Writer) Writer { return Writer{w: w} }
+
+// WithPolicy is w that also masks what p adds (its configured credentials)
+// in everything it writes: text read back from a store that was written
+// before the credential was configured passes the same door on its way out.
+func (w Writer) WithPolicy(p Policy) Writer {
+	w.p.creds = append(append([]Credential(nil), w.p.creds...), p.creds...)
+	return w
+}
 
 // IsZero reports a Writer that writes nowhere.
 func (w Writer) IsZero() bool { return w.w == nil }
@@ -49,6 +60,13 @@ func (w Writer) JSON(j JSON) error {
 	raw := j.b
 	if len(raw) == 0 {
 		raw = []byte("null")
+	}
+	if len(w.p.creds) > 0 {
+		var err error
+		if j, err = w.p.JSON(raw); err != nil {
+			return fmt.Errorf("write JSON output: %w", err)
+		}
+		raw = j.b
 	}
 	var buf bytes.Buffer
 	if err := json.Indent(&buf, raw, "", "  "); err != nil {
@@ -118,6 +136,7 @@ func (w Writer) write(s string) error {
 	if s == "" {
 		return nil
 	}
+	s = w.p.extra(s)
 	if _, err := io.WriteString(w.w, s); err != nil {
 		return fmt.Errorf("write output: %w", err)
 	}

@@ -103,3 +103,26 @@ func TestSprintfArguments(t *testing.T) {
 		t.Errorf("TrimRight: %q", got)
 	}
 }
+
+func TestWriterWithPolicy(t *testing.T) {
+	var buf bytes.Buffer
+	w := NewWriter(&buf).WithPolicy(Policy{}.WithCredential("", "", "StoredTok9Amber"))
+	if err := w.Print(Const("answer: "), Mask("StoredTok9Amber and password=x\n")); err != nil {
+		t.Fatal(err)
+	}
+	j, err := MaskJSON([]byte(`{"detail":"dial: StoredTok9Amber refused"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.JSON(j); err != nil {
+		t.Fatal(err)
+	}
+	s := w.Stream()
+	if _, err := io.WriteString(s, "log StoredTok9Amber\n"); err != nil {
+		t.Fatal(err)
+	}
+	want := "answer: " + Marker + " and password=" + Marker + "\n{\n  \"detail\": \"dial: " + Marker + " refused\"\n}\nlog " + Marker + "\n"
+	if buf.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", buf.String(), want)
+	}
+}
