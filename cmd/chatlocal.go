@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/superbiz/superbiz/internal/tui"
 	"github.com/superbiz/superbiz/internal/usecase"
 	"github.com/superbiz/superbiz/pkg/runrecord"
@@ -153,8 +154,19 @@ func (a *app) printConversation(said []chatSaid, sessionID string, g globalOptio
 	if sessionID == "" {
 		return nil
 	}
-	err := a.io.Out.Printf("session %s · resume with: %s\n", sessionID, resumeCommand(sessionID, g))
-	return err
+	command := resumeCommand(sessionID, g)
+	if resumeFits(sessionID, command, a.io.OutColumns()) {
+		return a.io.Out.Printf("session %s · resume with: %s\n", sessionID, command)
+	}
+	return a.io.Out.Printf("session %s\nresume with: %s\n", sessionID, command)
+}
+
+// resumeFits says whether the session and its resume command fit one line
+// of cols columns (0: piped output, which keeps the one line scripts read);
+// when they do not, they go on two lines, so a terminal never wraps the line
+// inside the session ID.
+func resumeFits(sessionID, command string, cols int) bool {
+	return cols <= 0 || ansi.StringWidth("session "+sessionID+" · resume with: "+command) <= cols
 }
 
 // resumeCommand is the command line that resumes a chat session: with the

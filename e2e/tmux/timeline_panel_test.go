@@ -63,3 +63,52 @@ func TestDemoTimelinePanelInTmux(t *testing.T) {
 		}
 	}
 }
+
+// `chat --demo` on an 80×40 terminal with NO_COLOR: the demo question is
+// routed to a diagnosis whose first round builds the timeline, and the
+// chat screen shows that call's panel while the turn runs (over the input
+// line that says the turn is answering), then keeps the finished panel
+// under the answer, every box line whole within 80 columns.
+func TestChatDemoTimelinePanelInTmux(t *testing.T) {
+	tmux := needTmux(t)
+	bin := build(t)
+	p := sessionSized(t, tmux, demoCommand(t, bin)+" chat; echo EXIT=$?; sleep 60", 80, 40)
+	p.waitFor(`tab fills the demo question`, 20*time.Second)
+	p.run("send-keys", "-t", p.name, "Tab")
+	p.waitFor(`› payment timeouts on order-service since 14:00`, 10*time.Second)
+	p.run("send-keys", "-t", p.name, "Enter")
+
+	live := p.waitFor(`Timeline 13:00–15:00 UTC · \d+ detectors?, \d+ events?`, 30*time.Second)
+	t.Logf("live:\n%s", live)
+	if !strings.Contains(live, "input is back when the turn ends") {
+		t.Fatalf("the panel was first seen after the turn ended; the live screen never showed it:\n%s", live)
+	}
+	done := p.waitFor(`References[\s\S]*Timeline 13:00–15:00 UTC · \d+ detectors, \d+ events · done[\s\S]*tab fills the demo question`, 60*time.Second)
+	t.Logf("answered:\n%s", done)
+	lines := strings.Split(done, "\n")
+	head := -1
+	for i, l := range lines {
+		if strings.Contains(l, "Timeline 13:00–15:00 UTC") {
+			head = i
+		}
+	}
+	var rows []string
+	for _, l := range lines[head+1:] {
+		if strings.HasPrefix(l, "╰") {
+			break
+		}
+		rows = append(rows, l)
+	}
+	if len(rows) == 0 || !regexp.MustCompile(`^│ 13:58:30 `).MatchString(rows[0]) {
+		t.Fatalf("the kept panel does not start with the 13:58:30 start-up:\n%s", strings.Join(rows, "\n"))
+	}
+	for i, r := range rows {
+		if !strings.HasPrefix(r, "│ ") || !strings.HasSuffix(r, "│") || utf8.RuneCountInString(r) > 80 {
+			t.Fatalf("panel row %d is not a whole box line within 80 columns: %q", i+1, r)
+		}
+	}
+	p.run("send-keys", "-t", p.name, "C-d")
+	if end := p.waitFor(`EXIT=\d+`, 20*time.Second); !strings.Contains(end, "EXIT=0") {
+		t.Fatalf("the chat did not exit 0:\n%s", end)
+	}
+}

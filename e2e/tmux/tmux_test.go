@@ -415,7 +415,7 @@ func TestChatKeepsConversationInTmux(t *testing.T) {
 	p.run("send-keys", "-t", p.name, "C-c")
 	end := p.waitFor(`EXIT=\d+`, 20*time.Second)
 	t.Logf("after quitting:\n%s", end)
-	m := regexp.MustCompile(`session (s_\w+) · resume with: superbiz chat --session (s_\w+)`).FindStringSubmatch(end)
+	m := regexp.MustCompile(`session (s_\w+)(?: · |\s*\n)resume with: superbiz chat --session (s_\w+)`).FindStringSubmatch(end)
 	if !strings.Contains(end, "EXIT=0") || m == nil || m[1] != m[2] {
 		t.Fatalf("the conversation, the session and its resume command are not left on the screen:\n%s", end)
 	}
@@ -439,6 +439,26 @@ func TestChatKeepsConversationInTmux(t *testing.T) {
 	q.run("send-keys", "-t", q.name, "C-d")
 	if end := q.waitFor(`EXIT=\d+`, 20*time.Second); !strings.Contains(end, "resume with: superbiz chat --session "+m[1]) {
 		t.Fatalf("the resumed chat did not keep session %s:\n%s", m[1], end)
+	}
+}
+
+// At 80 columns the session and its resume command, left in the scrollback
+// when chat closes, are two whole lines: the one-line form (88 columns and
+// more) used to wrap inside the session ID.
+func TestChatResumeLineAt80InTmux(t *testing.T) {
+	tmux := needTmux(t)
+	bin := build(t)
+	p := session80(t, tmux, demoCommand(t, bin)+" chat; echo EXIT=$?; sleep 60")
+	p.waitFor(`enter send`, 20*time.Second)
+	p.run("send-keys", "-t", p.name, "-l", "hello")
+	p.run("send-keys", "-t", p.name, "Enter")
+	p.waitFor(`\[SYSTEM_CHAT\] SUCCESS · run r_`, 20*time.Second)
+	p.run("send-keys", "-t", p.name, "C-d")
+	end := p.waitFor(`EXIT=\d+`, 20*time.Second)
+	id := regexp.MustCompile(`(?m)^session (s_\w+)\s*$`).FindStringSubmatch(end)
+	resume := regexp.MustCompile(`(?m)^resume with: superbiz chat --session (s_\w+) --demo`).FindStringSubmatch(end)
+	if !strings.Contains(end, "EXIT=0") || id == nil || resume == nil || id[1] != resume[1] {
+		t.Fatalf("want the session and its resume command on two whole lines at 80 columns:\n%s", end)
 	}
 }
 

@@ -86,6 +86,10 @@ type chatTurn struct {
 	// kept from its live panel: what it had gathered stays on the screen,
 	// as diagnose keeps it (a fallback's answer lists what was checked).
 	steps []step
+	// timeline is the turn's incident timeline (its latest build_timeline
+	// call), kept under the answer as diagnose's final screen keeps it;
+	// nil when the turn built none.
+	timeline *timelinePanel
 }
 
 // Chat is the bubbletea model of `superbiz chat`: the conversation in a
@@ -112,6 +116,14 @@ type Chat struct {
 // chatPanelSteps bounds the timeline of the turn in progress so the
 // conversation keeps most of the screen.
 const chatPanelSteps = 6
+
+// chatMinSteps and chatMinConversation are what the live panel keeps on a
+// short screen when a timeline panel needs room: that many steps, and that
+// many rows of the conversation.
+const (
+	chatMinSteps        = 3
+	chatMinConversation = 3
+)
 
 // NewChat builds the chat view.
 func NewChat(o ChatOptions) Chat {
@@ -342,6 +354,7 @@ func (m *Chat) file(f TurnFinishedMsg) {
 	if t.outcome == string(runrecord.OutcomeCancelled) || t.outcome == string(runrecord.OutcomeFailed) {
 		t.steps = keptSteps(m.run.steps)
 	}
+	t.timeline = m.run.panel
 }
 
 // keptSteps are the tool calls and the end of a turn's steps, or none when
@@ -425,6 +438,9 @@ func (m *Chat) conversation() string {
 		if t.rendered != "" {
 			b = append(b, t.rendered)
 		}
+		if tl := t.timeline.view(m.st, m.width, m.plain(), panelFinalRows); tl != "" {
+			b = append(b, tl)
+		}
 		if len(t.steps) > 0 {
 			head := "gathered before the turn ended"
 			if id := termsafe.Line(t.runID); id != "" {
@@ -454,21 +470,39 @@ func (m *Chat) renderAnswer(md string) string {
 	return out
 }
 
-// panel is the live budgets, recent steps and spinner of the turn in progress.
+// panel is the live budgets, recent steps, the timeline panel of a
+// build_timeline call (timelinepanel.go, as diagnose draws it) and the
+// spinner of the turn in progress. On a short screen the steps give way to
+// the timeline down to chatMinSteps, then the timeline's rows, so that the
+// conversation keeps chatMinConversation rows.
 func (m Chat) panel() string {
 	if !m.running {
 		return ""
 	}
 	now := m.opts.Now()
-	b := []string{m.run.budgetView(m.st, m.width, m.plain(), now)}
-	b = append(b, m.run.timeline(m.st, m.width, chatPanelSteps)...)
+	budget := m.run.budgetView(m.st, m.width, m.plain(), now)
 	frame := m.spin.View()
-	if line := m.run.waitLine(frame, m.cancelling, now); line != "" {
-		b = append(b, line)
-	} else {
-		b = append(b, frame+"working…")
+	wait := m.run.waitLine(frame, m.cancelling, now)
+	if wait == "" {
+		wait = frame + "working…"
 	}
-	return strings.Join(b, "\n")
+	// the title, the input line and the help line are the screen's own
+	room := m.height - 3 - chatMinConversation - lipgloss.Height(budget) - 1
+	steps, tl := m.run.timeline(m.st, m.width, chatPanelSteps), ""
+	for rows := panelLiveRows; rows >= 0; rows-- {
+		tl = m.run.panel.view(m.st, m.width, m.plain(), rows)
+		if tl == "" || lipgloss.Height(tl)+min(len(steps), chatMinSteps) <= room {
+			break
+		}
+	}
+	if tl != "" {
+		steps = m.run.timeline(m.st, m.width, min(max(room-lipgloss.Height(tl), chatMinSteps), chatPanelSteps))
+	}
+	b := append([]string{budget}, steps...)
+	if tl != "" {
+		b = append(b, tl)
+	}
+	return strings.Join(append(b, wait), "\n")
 }
 
 // View is the full-screen chat (alternate screen, mouse wheel scrolling).

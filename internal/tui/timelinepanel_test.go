@@ -125,3 +125,58 @@ func TestTimelinePanelOnlyForTimelineCalls(t *testing.T) {
 		t.Fatalf("the second build_timeline call kept the first one's events:\n%s", v)
 	}
 }
+
+// The chat screen shows the timeline of a diagnosis turn's build_timeline
+// call as diagnose does: the panel fills in under the turn's steps as its
+// detectors finish, and the finished panel stays under the turn's answer.
+// On an 80×24 terminal every frame fits (the steps and then the panel's
+// rows give way, the conversation keeps its rows).
+func TestChatTimelinePanel(t *testing.T) {
+	const w, h = 80, 24
+	m := testChat(newRecorder(), w, h)
+	step := func(msg tea.Msg) string {
+		t.Helper()
+		next, _ := m.Update(msg)
+		m = next.(Chat)
+		f := plain(m.screen())
+		lines := strings.Split(f, "\n")
+		if len(lines) > h {
+			t.Fatalf("the screen is %d rows, over %d:\n%s", len(lines), h, f)
+		}
+		for i, l := range lines {
+			if lw := ansi.StringWidth(l); lw > w {
+				t.Fatalf("line %d is %d columns wide, over %d:\n%s", i+1, lw, w, f)
+			}
+		}
+		return f
+	}
+	step(TurnStartedMsg{Query: query})
+	for _, ev := range append(append([]harness.Event{}, phaseStart...), phaseMidTool...) {
+		step(EventMsg{Event: ev})
+	}
+	f := step(EventMsg{Event: harness.ToolCallStarted{Meta: meta(), ToolCallID: "call_tl", Tool: timeline.ToolName}})
+	shows(t, f, "Timeline · 0 detectors, 0 events · building…")
+	f = step(EventMsg{Event: detected(timeline.Coverage{Detector: timeline.DetectRestarts, Source: "app", Status: timeline.Read},
+		tlEvent(t0.Add(-90*time.Second), timeline.Deploy, "payment-service", "started: payment-service v2.4.1"))})
+	shows(t, f, "Timeline 13:00–15:00 UTC · 1 detector, 1 event · building…")
+	shows(t, f, "13:58:30 deploy         payment-service started: payment-service v2.4.1")
+	for i := range panelLiveRows + 2 {
+		f = step(EventMsg{Event: detected(timeline.Coverage{Detector: timeline.DetectNewError, Source: "app", Status: timeline.Read},
+			tlEvent(t0.Add(time.Duration(20+i)*time.Minute), timeline.NewError, "order-service", "new error"))})
+	}
+	shows(t, f, "later events")
+	f = step(EventMsg{Event: toolDone("call_tl", timeline.ToolName, "timeline since 2h", tools.EvidenceFound, "")})
+	shows(t, f, "9 detectors, 9 events · done")
+	shows(t, f, "↳ build_timeline")
+
+	for _, ev := range append(append([]harness.Event{}, phaseStop...), phaseEnd...) {
+		step(EventMsg{Event: ev})
+	}
+	step(TurnFinishedMsg{Intent: "DIAGNOSIS", Markdown: fallbackMarkdown, Outcome: "FALLBACK", RunID: "r_chat0001"})
+	conv := plain(m.conversation())
+	answer, panel := strings.Index(conv, "No conclusion"), strings.Index(conv, "Timeline 13:00–15:00 UTC · 9 detectors, 9 events · done")
+	if answer < 0 || panel < answer {
+		t.Fatalf("the finished timeline is not kept under the answer:\n%s", conv)
+	}
+	shows(t, conv, "14:27:00 new_error      order-service   new error")
+}
