@@ -36,8 +36,9 @@ func (Source) PlantCanaries(dir string, lines []string) (p integration.Planted, 
 	if err != nil {
 		return p, fmt.Errorf("plant canaries: %w", err)
 	}
-	// Two pairs per line and the alert's own must fit what a client keeps.
-	if 2*len(lines)+3 > alerts.MaxPairs {
+	// Two annotations per line and the alert's own two must fit what a
+	// client keeps.
+	if 2*len(lines)+2 > alerts.MaxPairs {
 		return p, fmt.Errorf("plant canaries: %d lines do not fit the %d annotations an alert keeps", len(lines), alerts.MaxPairs)
 	}
 	labels := map[string]string{alerts.LabelName: CanaryAlert, alerts.LabelSeverity: "critical", alerts.LabelService: "canary"}
