@@ -124,6 +124,16 @@ type Guided interface {
 // list's "- " (each names its tools in backquotes first).
 type Guide struct{ EN, ZH string }
 
+// InputDocumented is a Source whose tool's input table in docs/SPEC.md
+// internal/specref generates: the members, their order, types and
+// "required" come from the tool's input schema, the rest of each row from
+// InputDocs, keyed by member ("start, end" for one row of two members).
+// Each bound, default and fixed enum value the schema states must appear
+// in its member's text.
+type InputDocumented interface {
+	InputDocs() map[string]string
+}
+
 // Configured is an integration with a share of the configuration: its
 // table's rules, its summary lines and the credentials it reads at load
 // (config.Part). registry.Load hands every share to config.Load, so

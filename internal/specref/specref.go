@@ -1,7 +1,8 @@
 // Package specref generates docs/SPEC.md's reference tables from the
 // declarations they describe: the configuration keys (their tags and the
-// Docs of config and of every registered integration's share) and the exit
-// codes (internal/exitcode). Each table sits between two markers in
+// Docs of config and of every registered integration's share), the exit
+// codes (internal/exitcode) and each evidence tool's input table (its
+// schema and its source's InputDocs). Each table sits between two markers in
 // SPEC.md, <!-- generated:NAME --> and <!-- /generated:NAME -->; the
 // package's test fails when SPEC.md differs and rewrites it under -update.
 package specref
@@ -31,7 +32,11 @@ func Sections() ([]Section, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []Section{{Name: "config-keys", Body: keys}, {Name: "exit-codes", Body: ExitCodes()}}, nil
+	inputs, err := ToolInputs()
+	if err != nil {
+		return nil, err
+	}
+	return append([]Section{{Name: "config-keys", Body: keys}, {Name: "exit-codes", Body: ExitCodes()}}, inputs...), nil
 }
 
 // Apply replaces each section's table in doc, between its markers; a
