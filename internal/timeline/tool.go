@@ -399,6 +399,20 @@ func (t *Tool) Tally(result json.RawMessage) string {
 	return out
 }
 
+// alertExprSuffix ends the name of the series an alert's rule compares,
+// as a timeline of that alert watches it ("HighLatency expression").
+const alertExprSuffix = " expression"
+
+// AlertExprName is the name of the series the rule of alert alertname
+// compares, as the timeline of that alert watches and cites it.
+func AlertExprName(alertname string) string { return alertname + alertExprSuffix }
+
+// IsAlertExprName reports whether a metric_shift source that is no
+// [[timeline.metrics]] entry is an alert's expression (AlertExprName).
+func IsAlertExprName(name string) bool {
+	return strings.HasSuffix(name, alertExprSuffix) && len(name) > len(alertExprSuffix)
+}
+
 // WithAlertExpr is t also watching m, the series the rule of the alert a
 // diagnosis started from compares (Plan.AlertExpr), when its reads hold
 // query_metrics (t itself otherwise): `diagnose --alert` gives the run's
