@@ -3,6 +3,7 @@ package eval
 import (
 	"errors"
 	"fmt"
+	"github.com/superbiz/superbiz/internal/integration/databases"
 	"github.com/superbiz/superbiz/internal/integration/playbooks"
 	"io/fs"
 	"os"
@@ -86,7 +87,7 @@ func insidePack(dir string, cfg *config.Config) error {
 			paths = append(paths, named{fmt.Sprintf("logs[%d].paths[%d]", i, j), p})
 		}
 	}
-	for i, d := range cfg.Databases {
+	for i, d := range databases.Entries(cfg) {
 		paths = append(paths, named{fmt.Sprintf("databases[%d].dsn", i), d.DSN.Reveal()})
 	}
 	for i, p := range cfg.Knowledge.Paths {
