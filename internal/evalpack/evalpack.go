@@ -105,6 +105,12 @@ func Freeze(ctx context.Context, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("eval pack: %w", err)
 	}
+	// Absolute, for the Freezers join frozen.Pack.Path's paths (Dir/...)
+	// and Create joins a relative path to Dir once more: with a relative
+	// --dir the files landed in a copy of the path below the pack.
+	if tmp, err = filepath.Abs(tmp); err != nil {
+		return nil, fmt.Errorf("eval pack: %w", err)
+	}
 	defer os.RemoveAll(tmp)
 	p := &frozen.Pack{Run: run, Config: opts.Config, Getenv: opts.Getenv, Store: opts.Store, Dir: tmp}
 	if err := freezeSources(ctx, p); err != nil {

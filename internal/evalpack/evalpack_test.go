@@ -94,10 +94,21 @@ func TestDefaultID(t *testing.T) {
 
 // A run's runbooks and playbook are frozen by their integrations; the pack
 // written loads, and holds a FALLBACK expectation with the run's question
-// and clock.
+// and clock. The suite directory may be relative (`--dir ./packs`): the
+// files land in the pack, not in a copy of its path below it.
 func TestFreezeRunbooksAndPlaybook(t *testing.T) {
+	t.Run("absolute dir", func(t *testing.T) { freezeRunbooksAndPlaybook(t, false) })
+	t.Run("relative dir", func(t *testing.T) { freezeRunbooksAndPlaybook(t, true) })
+}
+
+func freezeRunbooksAndPlaybook(t *testing.T, relative bool) {
 	ctx := context.Background()
 	dir := t.TempDir()
+	packs := filepath.Join(dir, "packs")
+	if relative {
+		t.Chdir(dir)
+		packs = "packs"
+	}
 	rb := filepath.Join(dir, "kb")
 	for name, body := range map[string]string{
 		"tls.md":   "# Certificate expiry\n\nWhen the x509 certificate expired, checkout returns 502.\n",
@@ -147,7 +158,7 @@ func TestFreezeRunbooksAndPlaybook(t *testing.T) {
 			Observation: json.RawMessage(`{"evidence_status":"EVIDENCE_FOUND","result":{"documents":[{"source":"kb/tls.md"}]}}`),
 		}},
 	}
-	rep, err := Freeze(ctx, Options{Run: run, Config: &cfg, Dir: filepath.Join(dir, "packs"), Store: store})
+	rep, err := Freeze(ctx, Options{Run: run, Config: &cfg, Dir: packs, Store: store})
 	if err != nil {
 		t.Fatal(err)
 	}

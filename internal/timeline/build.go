@@ -426,11 +426,21 @@ func (b *builder) newErrors(ctx context.Context, ls LogSource) error {
 		b.done(cov)
 		return nil
 	}
+	// levelBlind: the baseline's only gap is entries whose level the
+	// layout could not read (continuation lines, banners): they may be
+	// errors of any pattern, so a pattern is new only when its words are
+	// in no entry of the baseline, whatever its level
+	levelBlind := false
 	if st, note := logsCoverage(br); st != Read {
-		// without a baseline every pattern would look new
-		cov.Status, cov.Note = Partial, "the time before the window: "+note+"; no pattern is called new"
-		b.done(cov)
-		return nil
+		if !onlyLevelUnread(br) {
+			// without a baseline every pattern would look new
+			cov.Status, cov.Note = Partial, "the time before the window: "+note+"; no pattern is called new"
+			b.done(cov)
+			return nil
+		}
+		levelBlind = true
+		cov.Status = Partial
+		cov.Note = strings.TrimPrefix(cov.Note+fmt.Sprintf("; the time before the window held %d entries whose level could not be read: a pattern is called new only when its words are in no entry there", br.LevelUnread), "; ")
 	}
 	known := map[string]bool{}
 	for _, p := range br.Patterns {
@@ -443,14 +453,17 @@ func (b *builder) newErrors(ctx context.Context, ls LogSource) error {
 			continue
 		}
 		support := cov.ToolCallID
-		if len(br.Patterns) >= maxPatterns {
+		if levelBlind || len(br.Patterns) >= maxPatterns {
 			words := distinctiveWords(p.Template)
 			if len(words) == 0 || checks == maxNewErrorChecks {
 				continue // cannot be checked: not called new
 			}
 			checks++
 			cin := b.logsInput(src, w.Start.Add(-before), w.Start)
-			cin["level"], cin["limit"], cin["contains"] = "ERROR", 1, strings.Join(words, " ")
+			cin["limit"], cin["contains"] = 1, strings.Join(words, " ")
+			if !levelBlind {
+				cin["level"] = "ERROR"
+			}
 			co, err := b.call(ctx, logs.ToolName, cin)
 			if err != nil {
 				return err
@@ -477,6 +490,13 @@ func (b *builder) newErrors(ctx context.Context, ls LogSource) error {
 	}
 	b.done(cov, es...)
 	return nil
+}
+
+// onlyLevelUnread says the answer r is partial only for entries whose
+// level the layout could not read: every line was read and placed.
+func onlyLevelUnread(r logs.Result) bool {
+	return r.LevelUnread > 0 && r.ServiceUnread == 0 && r.Unplaced == 0 && r.TimeAmbiguous == 0 && r.ContainsCut == 0 &&
+		r.PartlyRead == 0 && r.SkippedCount == 0 && len(r.TruncatedBy) == 0 && (r.Matched > 0 || r.Unparsed == 0)
 }
 
 // serviceOf is the service most ERROR entries of template's words name in

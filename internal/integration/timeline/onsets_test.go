@@ -67,16 +67,7 @@ func TestOnsetsOnNezha(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			in, _ := json.Marshal(map[string]string{"start": w.Start.Format(time.RFC3339), "end": w.End.Format(time.RFC3339)})
-			cin, err := tool.Canonical(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out := tool.Execute(context.Background(), tools.Call{ToolCallID: "call_1", Tool: timeline.ToolName, Input: cin.Input, Now: w.End, MaxBytes: 1 << 20})
-			tl, ok := out.Result.(timeline.Timeline)
-			if !ok {
-				t.Fatalf("%s %s %v", out.Status, out.ErrorCode, out.Detail)
-			}
+			tl := timelineOf(t, tool, w)
 			for _, cv := range tl.Coverage {
 				if cv.Status != timeline.Read {
 					t.Errorf("coverage %+v", cv)
@@ -112,4 +103,24 @@ func TestOnsetsOnNezha(t *testing.T) {
 		})
 	}
 	t.Logf("%d of %d injections placed within 5 minutes by a metric_shift on the injected service", placed, len(nezhaCases))
+}
+
+// timelineOf is tool's answer for the window w, asked at its end; the
+// test fails at once when the call gives none.
+func timelineOf(t *testing.T, tool *timeline.Tool, w timeline.Window) timeline.Timeline {
+	t.Helper()
+	in, err := json.Marshal(map[string]string{"start": w.Start.Format(time.RFC3339), "end": w.End.Format(time.RFC3339)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cin, err := tool.Canonical(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := tool.Execute(context.Background(), tools.Call{ToolCallID: "call_1", Tool: timeline.ToolName, Input: cin.Input, Now: w.End, MaxBytes: 1 << 20})
+	tl, ok := out.Result.(timeline.Timeline)
+	if !ok {
+		t.Fatalf("%s %s %v", out.Status, out.ErrorCode, out.Detail)
+	}
+	return tl
 }

@@ -1,0 +1,96 @@
+package timeline
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/superbiz/superbiz/pkg/tools/logs"
+)
+
+// buildLogs runs the log detectors over one file of lines (already in time
+// order) for the window w.
+func buildLogs(t *testing.T, lines []string, w Window) Timeline {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "app.log")
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lt, err := logs.New([]logs.Source{{Name: "app", Paths: []string{p}, MaxWindow: 24 * time.Hour}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	call, _ := adapterCaller(t, w.End.Add(time.Hour), lt)
+	tl, err := Build(context.Background(), Plan{Window: w, Logs: []LogSource{{Name: "app", MaxWindow: 24 * time.Hour}}}, call, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tl
+}
+
+// javaDay is an hour of a Spring service's text log, each line
+// "HH:MM:SS.mmm LEVEL logger message" after an ISO date, as TrainTicket's
+// services write through docker (Nezha's data), with a continuation line
+// holding no level every minute (a wrapped message), then from 14:00:20 a
+// new ERROR; known is an ERROR line the baseline already had.
+func javaDay(newMsg string, baselineExtra string) []string {
+	day := time.Date(2026, 11, 20, 13, 0, 0, 0, time.UTC)
+	var ls []string
+	line := func(at time.Time, lvl, msg string) {
+		ls = append(ls, fmt.Sprintf("%s %s  c.s.ContactsServiceImpl#37 %s", at.Format("2006-01-02T15:04:05.000Z"), lvl, msg))
+	}
+	for m := 0; m < 90; m++ {
+		at := day.Add(time.Duration(m) * time.Minute)
+		line(at.Add(2*time.Second), "INFO", "[findContactsById][Find contacts]")
+		ls = append(ls, at.Add(3*time.Second).Format("2006-01-02T15:04:05.000Z")+" Get")
+		if m%5 == 0 {
+			line(at.Add(4*time.Second), "ERROR", "[getAllFood][Get the Get Food Request Failed!]")
+		}
+		if m == 20 && baselineExtra != "" {
+			ls = append(ls, at.Add(5*time.Second).Format("2006-01-02T15:04:05.000Z")+" "+baselineExtra)
+		}
+		if m >= 60 && m < 70 {
+			for s := 20; s < 60; s += 10 {
+				line(at.Add(time.Duration(s)*time.Second), "ERROR", newMsg)
+			}
+		}
+	}
+	return ls
+}
+
+// TestNewErrorWithUnreadLevels: a baseline holding lines whose level the
+// layout cannot read (continuation lines, banners: common in real logs;
+// every Nezha TrainTicket hour has hundreds) still lets a pattern be called
+// new when its words appear in no entry of the baseline at any level; a
+// pattern whose words the baseline has, in a line of unread level, is not.
+func TestNewErrorWithUnreadLevels(t *testing.T) {
+	w := Window{Start: time.Date(2026, 11, 20, 13, 45, 0, 0, time.UTC), End: time.Date(2026, 11, 20, 14, 30, 0, 0, time.UTC)}
+	msg := "[findContactsById][contactsRepository.findById][No contacts according to contactsId]"
+	tl := buildLogs(t, javaDay(msg, ""), w)
+	var got []Event
+	for _, e := range tl.Events {
+		if e.Kind == NewError {
+			got = append(got, e)
+		}
+	}
+	want := time.Date(2026, 11, 20, 14, 0, 20, 0, time.UTC)
+	if len(got) != 1 || !got[0].At.Equal(want) || !strings.Contains(got[0].Summary, "No contacts") {
+		t.Fatalf("new errors %s\nwant one at %s; coverage %s", mustJSON(t, got), want, mustJSON(t, tl.Coverage))
+	}
+	for _, c := range tl.Coverage {
+		if c.Detector == DetectNewError && (c.Status != Partial || !strings.Contains(c.Note, "level")) {
+			t.Errorf("new_error coverage %+v: want partial, saying the baseline's levels were not all read", c)
+		}
+	}
+	// the same words in a baseline line of unread level: not new
+	tl = buildLogs(t, javaDay(msg, "No contacts according to contactsId in findContactsById of contactsRepository.findById, ContactsServiceImpl"), w)
+	for _, e := range tl.Events {
+		if e.Kind == NewError {
+			t.Errorf("new error %s: its words are in the baseline, in a line whose level was not read", mustJSON(t, e))
+		}
+	}
+}
