@@ -204,7 +204,11 @@ func roundTrip(t *testing.T, w *workspace.Workspace, s integration.Source, f Fix
 	suite := t.TempDir()
 	rep, err := evalpack.Freeze(ctx, evalpack.Options{Run: run, Config: w.Config, Dir: suite, ID: "conformance", Getenv: getenv, Store: w.Store})
 	if err != nil {
-		t.Fatalf("eval pack of a run that read %s: %v", s.Tool(), err)
+		hint := ""
+		if strings.Contains(err.Error(), "a pack may hold only") {
+			hint = " (a Freeze that appends its own table to the pack's superbiz.toml declares it: integration.Packed, as playbooks/freeze.go)"
+		}
+		t.Fatalf("eval pack of a run that read %s: %v%s", s.Tool(), err, hint)
 	}
 	p := eval.LoadPack(rep.Dir)
 	if p.Err != nil {

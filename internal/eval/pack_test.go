@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/superbiz/superbiz/internal/fixture"
+	"github.com/superbiz/superbiz/internal/registry"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 )
 
@@ -53,6 +54,24 @@ func TestLoadPack(t *testing.T) {
 	}
 }
 
+// The table of every Packed source of the registry is one a pack may hold,
+// named in the refusal of any other: no list here names them.
+func TestPackTablesOfTheRegistry(t *testing.T) {
+	tables := registry.PackTables()
+	if len(tables) == 0 {
+		t.Fatal("no registered source is Packed: [skills] is")
+	}
+	err := checkTables(ConfigFile, map[string]any{"model": map[string]any{}})
+	for _, pt := range tables {
+		if err == nil || !strings.Contains(err.Error(), pt.Shown) {
+			t.Errorf("the refusal of [model] does not name %s: %v", pt.Shown, err)
+		}
+		if err := checkTables(ConfigFile, map[string]any{pt.Key: map[string]any{}}); err != nil {
+			t.Errorf("[%s] refused: %v", pt.Key, err)
+		}
+	}
+}
+
 // A bad pack's error names the file and the key.
 func TestLoadPackErrors(t *testing.T) {
 	for _, tt := range []struct {
@@ -70,7 +89,7 @@ func TestLoadPackErrors(t *testing.T) {
 		{"no question", strings.Replace(goodScenario, `question = "why do writes fail?"`, ``, 1), goodConfig, ScenarioFile, "question: missing"},
 		{"no root cause", strings.Replace(goodScenario, `root_cause_any = [["disk", "space"]]`, ``, 1), goodConfig, ScenarioFile, "expect.root_cause_any: missing"},
 		{"missing config", goodScenario, "", ConfigFile, "no such file"},
-		{"model in config", goodScenario, goodConfig + "[model]\nname = \"x\"\n", ConfigFile, "model: a pack may hold only [[logs]], [[databases]], [knowledge] and [skills]"},
+		{"model in config", goodScenario, goodConfig + "[model]\nname = \"x\"\n", ConfigFile, "model: a pack may hold only [[logs]], [[databases]], [knowledge]"},
 		{"alerts in config", goodScenario, goodConfig + "[alerts]\nurl = \"http://127.0.0.3:9093\"\n", ConfigFile, "alerts: a pack may hold only"},
 		{"metrics with a token", goodScenario, goodConfig + "[[metrics]]\nname = \"m\"\nurl = \"http://127.0.0.3:1\"\nbearer_token_env = \"AWS_SECRET_ACCESS_KEY\"\n", ConfigFile, "metrics: a pack may hold only"},
 		{"metrics with a password", goodScenario, goodConfig + "[[metrics]]\nname = \"m\"\nurl = \"http://127.0.0.3:1\"\nusername = \"u\"\npassword_env = \"HOME\"\n", ConfigFile, "metrics: a pack may hold only"},

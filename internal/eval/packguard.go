@@ -3,8 +3,6 @@ package eval
 import (
 	"errors"
 	"fmt"
-	"github.com/superbiz/superbiz/internal/integration/databases"
-	"github.com/superbiz/superbiz/internal/integration/playbooks"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,6 +11,8 @@ import (
 
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/filekind"
+	"github.com/superbiz/superbiz/internal/integration/databases"
+	"github.com/superbiz/superbiz/internal/registry"
 )
 
 // A pack is shared data (a suite cloned from a colleague, a published
@@ -41,12 +41,23 @@ func readTOML(file string) ([]byte, error) {
 	return data, nil
 }
 
-// packTables are the superbiz.toml tables a pack may hold. Every other one
-// is refused: [model] (the eval command line chooses the model), [alerts]
+// packTables are the superbiz.toml tables a pack may hold beside those of
+// the registry's Packed sources (registry.PackTables). Every other one is
+// refused: [model] (the eval command line chooses the model), [alerts]
 // (the alert is in scenario.toml), [[metrics]] (a pack's metrics are its
 // metrics.om), and the rest, which would name a network endpoint, an
 // environment variable or the runner's own files.
-var packTables = []string{"logs", "databases", "knowledge", "skills"}
+var packTables = []registry.PackTable{{Key: "logs", Shown: "[[logs]]"}, {Key: "databases", Shown: "[[databases]]"}, {Key: "knowledge", Shown: "[knowledge]"}}
+
+// allowedTables are the keys of every table a pack may hold, and the
+// sentence naming them ("[[logs]], …, [knowledge] and [skills]").
+func allowedTables() (keys []string, shown string) {
+	var names []string
+	for _, t := range append(slices.Clone(packTables), registry.PackTables()...) {
+		keys, names = append(keys, t.Key), append(names, t.Shown)
+	}
+	return keys, strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
 
 // checkTables refuses a table a pack may not hold, and a database that is
 // not a SQLite file of the pack (a MySQL DSN is a network endpoint).
@@ -56,9 +67,10 @@ func checkTables(file string, raw map[string]any) error {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
+	allowed, shown := allowedTables()
 	for _, k := range keys {
-		if !slices.Contains(packTables, k) {
-			return packError(file, k, "a pack may hold only [[logs]], [[databases]], [knowledge] and [skills] (and its own %s): the model comes from the eval command line, the alert from %s, and a pack names no network endpoint, environment variable or file outside its folder", strings.Join(ownedFiles(), ", "), ScenarioFile)
+		if !slices.Contains(allowed, k) {
+			return packError(file, k, "a pack may hold only %s (and its own %s): the model comes from the eval command line, the alert from %s, and a pack names no network endpoint, environment variable or file outside its folder", shown, strings.Join(ownedFiles(), ", "), ScenarioFile)
 		}
 	}
 	dbs, _ := raw["databases"].([]map[string]any)
@@ -77,8 +89,8 @@ func within(dir, path string) bool {
 }
 
 // insidePack refuses a resolved pack configuration naming a path outside
-// the pack's folder dir: a log path, a SQLite DSN, a runbook or a playbook
-// folder.
+// the pack's folder dir: a log path, a SQLite DSN, a runbook folder, or a
+// path of a Packed source's table (a playbook folder).
 func insidePack(dir string, cfg *config.Config) error {
 	type named struct{ key, path string }
 	var paths []named
@@ -93,8 +105,8 @@ func insidePack(dir string, cfg *config.Config) error {
 	for i, p := range cfg.Knowledge.Paths {
 		paths = append(paths, named{fmt.Sprintf("knowledge.paths[%d]", i), p})
 	}
-	for i, p := range playbooks.Paths(cfg) {
-		paths = append(paths, named{fmt.Sprintf("skills.paths[%d]", i), p})
+	for _, pp := range registry.PackPaths(cfg) {
+		paths = append(paths, named{pp.Key, pp.Path})
 	}
 	for _, n := range paths {
 		if !filepath.IsAbs(n.path) || !within(dir, filepath.Clean(n.path)) {

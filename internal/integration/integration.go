@@ -75,6 +75,23 @@ type Freezer interface {
 	Freeze(ctx context.Context, p *frozen.Pack) error
 }
 
+// Packed is a Freezer whose frozen evidence is a table of the pack's own
+// superbiz.toml naming files inside the pack (a file-backed source: its
+// Freeze appends its entry with frozen.Pack.Append). A pack's superbiz.toml
+// may hold only such tables, and every path they name must lie inside the
+// pack: internal/eval's pack guard asks every registered Packed source, so
+// a new file-backed source needs no line there.
+type Packed interface {
+	// PackTable is the key of the table Freeze writes: its own table.
+	PackTable() string
+	// PackPaths are the files and folders the table names in a loaded
+	// configuration, each with its key ("statuspage[0].path").
+	PackPaths(cfg *config.Config) []PackPath
+}
+
+// PackPath is one path a pack's table names, and the key naming it.
+type PackPath struct{ Key, Path string }
+
 // Composite is a Freezer whose tool reads other tools inside one call
 // (build_timeline reads query_logs and query_metrics): Inner gives the
 // reads the run's calls of it made, as calls of the tools they went to, so

@@ -3,6 +3,7 @@ package registry
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -47,6 +48,7 @@ var conformance = []func(t *testing.T, s integration.Source){
 	conformsExample,
 	conformsReads,
 	conformsFreeze,
+	conformsPacked,
 	conformsCanaried,
 	// The eval pack round trip (a stored call frozen by eval pack and
 	// served back by eval) needs the source stood up: internal/conformance's
@@ -186,6 +188,38 @@ func conformsFreeze(t *testing.T, s integration.Source) {
 	f, ok := s.(integration.Freezer)
 	if !ok || !slices.Contains(f.Freezes(), tool) {
 		t.Errorf("%s adds %s but does not freeze it for eval pack (integration.Freezer)", s.Name(), tool)
+	}
+}
+
+// conformsPacked: a source whose Freeze writes a table of the pack's
+// superbiz.toml (integration.Packed) writes its own, and names the paths
+// of its example, each under its table's key, so eval's pack guard keeps
+// every one of them inside the pack (a path it forgot would let a pack
+// read a file outside its folder).
+func conformsPacked(t *testing.T, s integration.Source) {
+	p, ok := s.(integration.Packed)
+	if !ok {
+		return
+	}
+	c, ok := s.(integration.Configured)
+	if !ok || p.PackTable() != c.Config().Table {
+		t.Fatalf("%s writes the pack table [%s], not its own configuration table", s.Name(), p.PackTable())
+	}
+	cfg, _, _, err := load(t, c.Config().Example, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := p.PackPaths(cfg)
+	if len(paths) == 0 {
+		t.Errorf("%s: PackPaths of its example %q names no path", s.Name(), c.Config().Example)
+	}
+	for _, pp := range paths {
+		if !strings.HasPrefix(pp.Key, p.PackTable()+".") && !strings.HasPrefix(pp.Key, p.PackTable()+"[") || !filepath.IsAbs(pp.Path) {
+			t.Errorf("%s: pack path %s = %q, want a key of [%s] and the loaded (absolute) path", s.Name(), pp.Key, pp.Path, p.PackTable())
+		}
+	}
+	if !slices.ContainsFunc(PackTables(), func(pt PackTable) bool { return pt.Key == p.PackTable() && strings.Contains(pt.Shown, "["+pt.Key+"]") }) {
+		t.Errorf("PackTables lacks [%s]: %v", p.PackTable(), PackTables())
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -290,6 +291,38 @@ func Freezers() []integration.Freezer {
 	for _, s := range Sources() {
 		if f, ok := s.(integration.Freezer); ok {
 			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// PackTable is a table a pack's superbiz.toml may hold because a Packed
+// source writes it: its key, and how a file writes it ("[[statuspage]]").
+type PackTable struct{ Key, Shown string }
+
+// PackTables are the tables of every Packed source, in registry order.
+func PackTables() []PackTable {
+	var out []PackTable
+	for _, s := range Sources() {
+		p, ok := s.(integration.Packed)
+		if !ok {
+			continue
+		}
+		shown := "[" + p.PackTable() + "]"
+		if c, ok := s.(integration.Configured); ok && c.Config().Schema != nil && reflect.TypeOf(c.Config().Schema).Kind() == reflect.Slice {
+			shown = "[" + shown + "]"
+		}
+		out = append(out, PackTable{Key: p.PackTable(), Shown: shown})
+	}
+	return out
+}
+
+// PackPaths are the paths every Packed source's table names in cfg.
+func PackPaths(cfg *config.Config) []integration.PackPath {
+	var out []integration.PackPath
+	for _, s := range Sources() {
+		if p, ok := s.(integration.Packed); ok {
+			out = append(out, p.PackPaths(cfg)...)
 		}
 	}
 	return out

@@ -554,10 +554,22 @@ func sortByLenDesc(ws []string) {
 // startRE is a process start-up line: Spring Boot's "Started X in 4.2
 // seconds", "server started", "starting server", "listening on",
 // databases' "ready to accept connections", nginx's "start worker
-// process"; a job or campaign that "started" is not a process start.
+// process", init scripts' "cupsd startup succeeded", syslogd's "syslogd
+// 1.4.1: restart.", a version banner that starts ("syslog-ng version 1.6.0
+// starting", "rpc.statd: Version 1.0.6 Starting"), Spark's "Starting
+// executor"; a job, task or campaign that "started" is not a process start.
 var startRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)(\bstarted [\w.$-]+ in [\d.]+ ?s|\b(server|service|application|app|worker|process|daemon|instance|node) (has )?(started|starting)\b|\bstarting (up|server|service|application|worker|http server|grpc server)\b|\blistening on\b|\bready to accept connections\b|\bready for connections\b|\bstart worker process\b)`)
+	return regexp.MustCompile(`(?i)(\bstarted [\w.$-]+ in [\d.]+ ?s|\b(server|service|application|app|worker|process|daemon|instance|node) (has )?(started|starting|starts successfully)\b|\bstarting (up|server|service|application|worker|executor|http server|grpc server)\b|\blistening on\b|\bready to accept connections\b|\bready for connections\b|\bstart worker process\b|\bstart-?up (succeeded|complete|completed|finished)\b|^\S+( [\d.]+)?: restart\.?$|\bversion v?\d[\w.-]* (starting|started)\b)`)
 })
+
+// restartWords are the words whose entries the restart detector reads (a
+// start-up line holds one): "start" first; when it matches more lines than
+// one read lists (business lines naming a startStation or a start time),
+// the narrower words after it are read too.
+var (
+	restartWords = []string{"start", "listening", "ready"}
+	narrowStarts = []string{"started", "starting", "startup", "start-up", "restart", "start worker", "starts successfully"}
+)
 
 // versionRE finds a version banner's version.
 var versionRE = sync.OnceValue(func() *regexp.Regexp {
@@ -571,23 +583,63 @@ var versionRE = sync.OnceValue(func() *regexp.Regexp {
 func (b *builder) restarts(ctx context.Context, ls LogSource) error {
 	src, before := ls.Name, b.baselineOf(ls)
 	w := b.plan.Window
-	// the hour before the window gives the version a service ran before
-	in := b.logsInput(src, w.Start.Add(-before), w.End)
-	in["contains"], in["limit"] = "start", maxRestartEntries
-	r, cov, ok, err := b.readLogs(ctx, DetectRestarts, src, in)
-	if err != nil || !ok {
-		return err
+	var cov Coverage
+	var all []logs.Entry
+	seenEntry := map[string]bool{}
+	var notes []string
+	read := func(word string) (bool, error) {
+		// the hour before the window gives the version a service ran before
+		in := b.logsInput(src, w.Start.Add(-before), w.End)
+		in["contains"], in["limit"] = word, maxRestartEntries
+		r, c, ok, err := b.readLogs(ctx, DetectRestarts, src, in)
+		if err != nil || !ok {
+			return false, err
+		}
+		if cov.ToolCallID == "" {
+			cov = c
+		} else if c.Status != Read && cov.Status == Read {
+			cov.Status, cov.Note = c.Status, c.Note
+		}
+		for _, e := range r.Entries {
+			if k := e.TS + "|" + e.Service + "|" + e.Message; !seenEntry[k] {
+				seenEntry[k] = true
+				all = append(all, e)
+			}
+		}
+		full := r.Matched > len(r.Entries)
+		if full {
+			notes = append(notes, fmt.Sprintf("the newest %d of %d lines holding %q were read", len(r.Entries), r.Matched, word))
+		}
+		return full, nil
 	}
-	if r.Matched > len(r.Entries) {
+	for _, word := range restartWords {
+		full, err := read(word)
+		if err != nil {
+			return err
+		}
+		if cov.ToolCallID == "" {
+			return nil // the first read failed: its coverage is recorded
+		}
+		if word != "start" || !full {
+			continue
+		}
+		notes = notes[:len(notes)-1]
+		for _, nw := range narrowStarts {
+			if _, err := read(nw); err != nil {
+				return err
+			}
+		}
+	}
+	if len(notes) > 0 {
 		cov.Status = Partial
-		cov.Note = strings.TrimPrefix(cov.Note+fmt.Sprintf("; the newest %d of %d lines holding \"start\" were read", len(r.Entries), r.Matched), "; ")
+		cov.Note = strings.TrimPrefix(cov.Note+"; "+strings.Join(notes, "; "), "; ")
 	}
-	// entries come newest first: walk them oldest first
+	// walk the entries oldest first
+	slices.SortStableFunc(all, func(x, y logs.Entry) int { return strings.Compare(x.TS, y.TS) })
 	seen := map[string]bool{}
 	lastVersion := map[string]string{}
 	var es []Event
-	for i := len(r.Entries) - 1; i >= 0; i-- {
-		e := r.Entries[i]
+	for _, e := range all {
 		if !startRE().MatchString(e.Message) {
 			continue
 		}

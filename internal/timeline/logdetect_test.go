@@ -94,3 +94,73 @@ func TestNewErrorWithUnreadLevels(t *testing.T) {
 		}
 	}
 }
+
+// TestRestartOnRealStartLines: start-up lines as real systems write them
+// (Loghub's Linux and Thunderbird syslogs, PostgreSQL, Redis, Spring Boot)
+// are restarts, each placed at its line; lines that name a start without
+// being one (Spark's "Started reading broadcast variable", Hadoop's
+// ATTEMPT_START, Android's "restart: false") are not; and a start-up line
+// is found behind more business lines holding "start" (TrainTicket's
+// startStation) than one read lists, and behind none ("listening on",
+// "ready to accept connections" hold no "start").
+func TestRestartOnRealStartLines(t *testing.T) {
+	day := time.Date(2026, 11, 20, 13, 0, 0, 0, time.UTC)
+	var ls []string
+	line := func(at time.Time, svc, msg string) {
+		ls = append(ls, fmt.Sprintf("ts=%s level=INFO service=%s msg=%q", at.Format(time.RFC3339Nano), svc, msg))
+	}
+	starts := []struct {
+		min      int
+		svc, msg string
+	}{
+		{50, "syslogd", "syslogd 1.4.1: restart."},
+		{52, "cups", "cupsd startup succeeded"},
+		{54, "syslog-ng", "syslog-ng version 1.6.0rc3 starting"},
+		{56, "postgres", "database system is ready to accept connections"},
+		{58, "redis", "Ready to accept connections tcp"},
+		{60, "order-service", "Started OrderApplication in 4.1 seconds (JVM running for 5.2)"},
+		{62, "gateway", "Listening on 0.0.0.0:8080"},
+	}
+	for m := 0; m < 90; m++ {
+		at := day.Add(time.Duration(m) * time.Minute)
+		if m%3 == 0 {
+			line(at.Add(time.Second), "spark", "Started reading broadcast variable 12")
+			line(at.Add(2*time.Second), "hadoop", "ATTEMPT_START task_1445144423722_0020_m_000004")
+			line(at.Add(3*time.Second), "android", "cleanUpApplicationRecordLocked, pid: 1234, restart: false")
+		}
+		for _, s := range starts {
+			if s.min == m {
+				line(at.Add(30*time.Second), s.svc, s.msg)
+			}
+		}
+		// after the start-up lines, more business lines naming a start
+		// than one read lists
+		if m > 62 {
+			for i := 0; i < 3; i++ {
+				line(at.Add(time.Duration(40+i)*time.Second), "travel-service", fmt.Sprintf("Route(startStation=shanghai, endStation=suzhou, id=%d)", m*10+i))
+			}
+		}
+	}
+	w := Window{Start: time.Date(2026, 11, 20, 13, 45, 0, 0, time.UTC), End: time.Date(2026, 11, 20, 14, 30, 0, 0, time.UTC)}
+	tl := buildLogs(t, ls, w)
+	var got []Event
+	for _, e := range tl.Events {
+		if e.Kind == Restart || e.Kind == Deploy {
+			got = append(got, e)
+		}
+	}
+	if len(got) != len(starts) {
+		t.Fatalf("restarts %s\nwant %d, one per start-up line; coverage %s", mustJSON(t, got), len(starts), mustJSON(t, tl.Coverage))
+	}
+	for i, s := range starts {
+		want := day.Add(time.Duration(s.min)*time.Minute + 30*time.Second)
+		if e := got[i]; !e.At.Equal(want) || e.Service != s.svc {
+			t.Errorf("restart %d: %s at %s; want %s at %s", i, e.Service, e.At, s.svc, want)
+		}
+	}
+	for _, c := range tl.Coverage {
+		if c.Detector == DetectRestarts && c.Status != Read {
+			t.Errorf("restart coverage %+v: want read (the narrower words each fit one read)", c)
+		}
+	}
+}

@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/frozen"
+	"github.com/superbiz/superbiz/internal/integration"
 	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/tools"
 	"github.com/superbiz/superbiz/pkg/tools/skills"
@@ -21,6 +23,19 @@ const PackDir = "skills"
 // skillsFile is the pack's [skills] table.
 type skillsFile struct {
 	Paths []string `toml:"paths"`
+}
+
+// PackTable is [skills]: Freeze writes the pack's own (integration.Packed).
+func (Source) PackTable() string { return table }
+
+// PackPaths are the configuration's skills.paths, which a pack's must keep
+// inside it.
+func (Source) PackPaths(cfg *config.Config) []integration.PackPath {
+	var out []integration.PackPath
+	for i, p := range Paths(cfg) {
+		out = append(out, integration.PackPath{Key: fmt.Sprintf("skills.paths[%d]", i), Path: p})
+	}
+	return out
 }
 
 // Freezes is read_skill.
