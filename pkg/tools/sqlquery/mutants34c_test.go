@@ -1,6 +1,7 @@
 package sqlquery
 
 import (
+	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -246,5 +247,97 @@ func TestMariaDBViewInAnotherDatabase(t *testing.T) {
 	b, _ := json.Marshal(res)
 	if c := myFindCanary(string(b)); c != "" || res.Rows[0][1] != egress.Marker || res.Rows[0][2] != "ann" {
 		t.Errorf("v_list read from another database: %s (canary %q)", b, c)
+	}
+}
+
+// A column list closes where it opened: a write privilege after a
+// privilege with a column list is still split off and warned about.
+func TestGrantColumnListThenWrite(t *testing.T) {
+	got := GrantWarnings([]string{"GRANT SELECT (id, name), INSERT, UPDATE (a, b), DELETE ON `shop`.* TO `x`@`%`"})
+	if len(got) != 1 || !strings.Contains(got[0], "INSERT, UPDATE, DELETE on `shop`.*") {
+		t.Fatalf("warnings %q, want one naming INSERT, UPDATE, DELETE", got)
+	}
+}
+
+// doctor's Ping of a reachable database succeeds: a SQLite file through
+// SQLite (not the servers' path), MariaDB through its server.
+func TestPingReachable(t *testing.T) {
+	if err := sqliteWith(t, []string{"CREATE TABLE t (id INTEGER)"}).Ping(context.Background(), "shop"); err != nil {
+		t.Errorf("ping of a SQLite database: %v", err)
+	}
+	if err := mariadbTool(t, "SUPERBIZ_TEST_MYSQL_DSN", 5*time.Second).Ping(context.Background(), "shop"); err != nil {
+		t.Errorf("ping of MariaDB: %v", err)
+	}
+}
+
+// doctor's Grants of a SQLite database: none for a query_only connection,
+// an error (not an empty list) for a file that is missing.
+func TestSQLiteGrants(t *testing.T) {
+	if w, err := sqliteWith(t, []string{"CREATE TABLE t (id INTEGER)"}).Grants(context.Background(), "shop"); err != nil || len(w) != 0 {
+		t.Errorf("grants of a SQLite database: %q, %v", w, err)
+	}
+	gone, err := New([]Database{{Name: "gone", Driver: DriverSQLite, DSN: testDSN(t, DriverSQLite, filepath.Join(t.TempDir(), "missing.db"))}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gone.Close()
+	if w, err := gone.Grants(context.Background(), "gone"); err == nil {
+		t.Errorf("grants of a missing SQLite file: %q and no error", w)
+	}
+}
+
+// A DSN gives the egress policy its password (MySQL, PostgreSQL) and shows
+// itself with the password hidden and the rest readable; an unset DSN
+// shows as nothing.
+func TestDSNPasswordAndRedacted(t *testing.T) {
+	for _, tt := range []struct {
+		driver Driver
+		raw    string
+		shown  string
+	}{
+		{DriverMySQL, "ro:Pw-Cobalt-77@tcp(db.internal:3306)/shop", "db.internal:3306"},
+		{DriverPostgres, "postgres://ro:Pw-Cobalt-77@db.internal:5432/shop?sslmode=disable", "db.internal:5432"},
+	} {
+		d, err := NewDSN(tt.driver, tt.raw)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.raw, err)
+		}
+		if got := d.Password().Reveal(); got != "Pw-Cobalt-77" {
+			t.Errorf("%s: password %q", tt.driver, got)
+		}
+		if r := d.Redacted(); strings.Contains(r, "Pw-Cobalt-77") || !strings.Contains(r, tt.shown) {
+			t.Errorf("%s: redacted %q, want the password hidden and %s shown", tt.driver, r, tt.shown)
+		}
+	}
+	if r := (DSN{}).Redacted(); r != "" {
+		t.Errorf("an unset DSN shows as %q", r)
+	}
+}
+
+// doctor names at most 3 of the views whose bodies the account cannot
+// read, and says "…" only when there are more than 3.
+func TestMariaDBViewWarningNames(t *testing.T) {
+	admin, reader := myViewsDatabase(t)
+	warning := func() string {
+		t.Helper()
+		w, err := myViewTool(t, reader).Grants(context.Background(), "shop")
+		if err != nil || len(w) != 1 {
+			t.Fatalf("warnings %q, err %v", w, err)
+		}
+		return w[0]
+	}
+	if w := warning(); !strings.Contains(w, "13 views") || !strings.Contains(w, ", …)") {
+		t.Errorf("13 views: %q, want 3 named and …", w)
+	}
+	db, err := sql.Open("mysql", admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec("DROP VIEW v_rename, v_list, v_computed, v_of_view, v_deep, v_star, v_union, v_json, v_sub, v_derived"); err != nil {
+		t.Fatal(err)
+	}
+	if w := warning(); !strings.Contains(w, "3 views (") || !strings.Contains(w, "v_join)") || strings.Contains(w, "…") {
+		t.Errorf("3 views: %q, want all 3 named and no …", w)
 	}
 }
