@@ -387,7 +387,7 @@ func (a *app) chatTUI(ctx context.Context, d *usecase.Deps, cfg *config.Config, 
 	// A stop signal (ctx) ends the screen; signals are ours alone, so the
 	// running turn is cancelled through ctx and stored before the exit.
 	// The view declares the alternate screen and the mouse.
-	p = tea.NewProgram(view, tea.WithOutput(a.io.ErrOut.Stream()), tea.WithInput(a.io.In), tea.WithContext(ctx), tea.WithoutSignalHandler())
+	p = tea.NewProgram(view, tea.WithOutput(a.io.ErrOut.Screen()), tea.WithInput(a.io.In), tea.WithContext(ctx), tea.WithoutSignalHandler())
 	sink = tui.NewEventSink(p)
 	d.Events = sink
 	_, err = p.Run()

@@ -353,7 +353,7 @@ func (a *app) diagnoseTUI(ctx context.Context, d *usecase.Deps, req usecase.Diag
 	})
 	// Stop signals are ours alone (ctx): they cancel the run, whose report
 	// then ends the screen, instead of tearing the screen down first.
-	opts := []tea.ProgramOption{tea.WithOutput(a.io.ErrOut.Stream()), tea.WithContext(context.WithoutCancel(ctx)), tea.WithoutSignalHandler()}
+	opts := []tea.ProgramOption{tea.WithOutput(a.io.ErrOut.Screen()), tea.WithContext(context.WithoutCancel(ctx)), tea.WithoutSignalHandler()}
 	if a.io.InTTY {
 		opts = append(opts, tea.WithInput(a.io.In))
 	} else {

@@ -197,9 +197,12 @@ type indexProgress struct {
 	// down to 256 colours (as the Markdown on a terminal) or, without Color,
 	// to none.
 	bars io.Writer
-	bar  progress.Model
-	last int // last percent drawn
-	drew bool
+	// stream is what bars writes to: it holds a line's tail until the line
+	// ends, so each redraw is flushed as soon as it is drawn.
+	stream egress.Stream
+	bar    progress.Model
+	last   int // last percent drawn
+	drew   bool
 }
 
 func (a *app) newIndexProgress() *indexProgress {
@@ -209,8 +212,9 @@ func (a *app) newIndexProgress() *indexProgress {
 	if a.io.Color {
 		profile = colorprofile.ANSI256
 	}
-	bars := &colorprofile.Writer{Forward: a.io.ErrOut.Stream(), Profile: profile}
-	return &indexProgress{w: a.io.ErrOut, tty: a.io.ErrTTY, bars: bars, bar: bar, last: -1}
+	stream := a.io.ErrOut.Stream()
+	bars := &colorprofile.Writer{Forward: stream, Profile: profile}
+	return &indexProgress{w: a.io.ErrOut, tty: a.io.ErrTTY, bars: bars, stream: stream, bar: bar, last: -1}
 }
 
 // update is Sync's progress callback.
@@ -228,10 +232,12 @@ func (p *indexProgress) update(pr knowledge.Progress) {
 	p.last = pct
 	p.drew = true
 	fmt.Fprintf(p.bars, "\r%s %d/%d files", p.bar.ViewAs(float64(pr.Done)/float64(pr.Total)), pr.Done, pr.Total)
+	_ = p.stream.Flush() // the redraw shows now; a broken terminal fails the summary's print
 }
 
 // finish clears the bar's line so the summary starts on a clean line.
 func (p *indexProgress) finish() {
+	_ = p.stream.Close() // nothing is held after a redraw's Flush; a broken terminal fails the next print
 	if p.tty && p.drew {
 		_ = p.w.Print(egress.Const("\r\x1b[K"))
 	}

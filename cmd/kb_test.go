@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -129,6 +130,11 @@ func TestIndexProgressTerminal(t *testing.T) {
 	p := a.newIndexProgress()
 	for i := 1; i <= 300; i++ {
 		p.update(knowledge.Progress{Done: i, Total: 300, Path: "r/x.md"})
+		// Each redraw reaches the terminal as it is drawn, whole, in order
+		// (the egress stream holds a line's tail until the line ends).
+		if i%3 == 0 && !strings.HasSuffix(buf.String(), fmt.Sprintf(" %d/300 files", i)) {
+			t.Fatalf("redraw %d not on the terminal yet: it ends %q", i, buf.String()[max(0, buf.Len()-60):])
+		}
 	}
 	p.finish()
 	got := buf.String()

@@ -126,11 +126,15 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root := a.newRootCmd()
 	root.SetArgs(args)
 	root.SetIn(stdin)
-	// cobra's own output (help, usage) passes the door write by write.
-	root.SetOut(a.io.Out.Stream())
-	root.SetErr(a.io.ErrOut.Stream())
+	// cobra's own output (help, usage) passes the door line by line: its
+	// templates write a line in pieces; a line's held tail is written when
+	// the command ends.
+	cobraOut, cobraErr := a.io.Out.Stream(), a.io.ErrOut.Stream()
+	root.SetOut(cobraOut)
+	root.SetErr(cobraErr)
 
 	cmd, err := root.ExecuteContextC(ctx)
+	_, _ = cobraOut.Close(), cobraErr.Close() // nothing to report a failed write to
 	if err == nil {
 		return ExitOK
 	}

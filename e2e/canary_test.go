@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -83,22 +84,45 @@ func TestCanariesLeaveThroughNoSink(t *testing.T) {
 					t.Errorf("tools call %s %s shows no masked value, so it read no canary:\n%s", tool, call, r)
 				}
 			}
+			// The source's own commands (a source with no tool).
+			for _, args := range planted.Commands {
+				r := e.run(t, args...)
+				check(strings.Join(args, " ")+" stdout", []byte(r.stdout))
+				check(strings.Join(args, " ")+" stderr", []byte(r.stderr))
+				if r.code != 0 || !strings.Contains(r.stdout+r.stderr, egress.Marker) && slices.Contains(args, "json") {
+					t.Errorf("%s read no canary:\n%s", strings.Join(args, " "), r)
+				}
+			}
 			// An MCP client's view of the same calls.
 			_, _, s, stderr := pipedSession(t, e, nil, "mcp")
+			mcpCalls := planted.MCPCalls
 			for _, call := range planted.Calls {
-				res := callTool(t, s, tool, string(call))
+				mcpCalls = append(mcpCalls, integration.MCPCall{Tool: tool, Args: call})
+			}
+			for _, call := range mcpCalls {
+				res := callTool(t, s, call.Tool, string(call.Args))
 				b, _ := json.Marshal(res)
 				check("mcp result", b)
+				if !strings.Contains(string(b), egress.Marker) {
+					t.Errorf("MCP %s %s shows no masked value, so it read no canary: %.2000s", call.Tool, call.Args, b)
+				}
 			}
 			check("mcp stderr", []byte(stderr.String()))
-			// A diagnosis whose model calls the tool: what the model server
-			// received, the printed answer and progress.
-			args := string(planted.Calls[0])
-			if tool != harness.ReadSkillTool {
-				args = `{"input":` + args + `}`
+			// A diagnosis whose model calls the tool (or that starts from
+			// the fixtures): what the model server received, the printed
+			// answer and progress.
+			diagnose := []string{"diagnose", "canary check"}
+			if planted.Diagnose != nil {
+				diagnose = append([]string{"diagnose"}, planted.Diagnose...)
+				srv.Script(text(draftText(t, "no-evidence")))
+			} else {
+				args := string(planted.Calls[0])
+				if tool != harness.ReadSkillTool {
+					args = `{"input":` + args + `}`
+				}
+				srv.Script(ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{{ID: "call_canary01", Name: tool, Args: args}}}, text(draftText(t, "no-evidence")))
 			}
-			srv.Script(ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{{ID: "call_canary01", Name: tool, Args: args}}}, text(draftText(t, "no-evidence")))
-			r := e.run(t, "diagnose", "canary check")
+			r := e.run(t, diagnose...)
 			check("diagnose stdout", []byte(r.stdout))
 			check("diagnose stderr", []byte(r.stderr))
 			reqs, _ := json.Marshal(srv.ChatRequests())

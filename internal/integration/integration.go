@@ -250,12 +250,25 @@ type Canaried interface {
 // Planted is what a Canaried source planted: the configuration (TOML) that
 // points it at the fixtures, the tool that reads them ("" for the source's
 // Tool()) and its calls (the tool's input, no envelope) that read every
-// planted line back. A server-backed source plants into a server it starts
-// (Stop stops it, nil when none); one whose server is not installed
-// returns an error wrapping localserver.ErrMissing.
+// planted line back. A source that adds no tool (alerts) reads them back
+// through its commands instead: Commands (arguments of the binary),
+// MCPCalls (tools only the MCP server has) and Diagnose (the arguments
+// that start a diagnosis from the fixtures, such as --alert NAME). A
+// server-backed source plants into a server it starts (Stop stops it, nil
+// when none); one whose server is not installed returns an error wrapping
+// localserver.ErrMissing.
 type Planted struct {
-	Config string
-	Tool   string
-	Calls  []json.RawMessage
-	Stop   func() error
+	Config   string
+	Tool     string
+	Calls    []json.RawMessage
+	Commands [][]string
+	MCPCalls []MCPCall
+	Diagnose []string
+	Stop     func() error
+}
+
+// MCPCall is one call of an MCP tool: its name and arguments.
+type MCPCall struct {
+	Tool string
+	Args json.RawMessage
 }

@@ -7,13 +7,15 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 )
 
 // Writer is the door for printed output (stdout, stderr, progress lines): it
 // writes only a Text or a JSON, so a string read at run time cannot reach a
 // terminal or a pipe without passing the policy. It holds the stream it
-// writes to and never hands it out; Stream gives a writer that masks every
-// write, for a library that writes by itself. The zero value discards.
+// writes to and never hands it out; Stream and Screen give a writer that
+// masks what it is given, for a library that writes by itself. The zero
+// value discards.
 type Writer struct {
 	w io.Writer
 	p Policy // what the policy adds to every text and JSON written
@@ -79,18 +81,48 @@ func (w Writer) JSON(j JSON) error {
 	return nil
 }
 
-// Stream is an io.Writer whose every write passes Mask before it reaches
-// w's stream, for a library that writes by itself (a terminal UI's frames,
-// log records). Each write is masked on its own, so a caller writes whole
-// lines or frames, never a secret in pieces. When w writes to a file (a
-// terminal), the stream also has the file's Fd and Read, so a terminal UI
-// can size the screen and switch its modes; Close leaves the file open.
-func (w Writer) Stream() io.Writer {
-	if f, ok := w.w.(*os.File); ok {
-		return fileStream{stream{w}, f}
-	}
-	return stream{w}
+// Stream is the stream Writer.Stream and Writer.Screen give a library that
+// writes by itself: every byte passes Mask before it reaches the Writer's
+// stream. Flush writes what a line-holding stream holds back (a progress
+// bar calls it after each redraw); Close flushes too and leaves the
+// process's stream open.
+type Stream interface {
+	io.WriteCloser
+	Flush() error
 }
+
+// Stream is a Stream that masks whole lines, for a library that writes a
+// line in pieces (cobra's help templates, log records, a progress bar): a
+// write's text up to its last line end ('\n' or '\r') is masked and written
+// at once, and the tail after it is held back until a later write ends the
+// line, Flush or Close, so a secret split across writes is masked whole. A
+// tail that ends in a terminal control sequence (cursor movement, erase,
+// mode: anything but colour) is written at once, as is a tail over
+// MaxStreamTail bytes: a terminal sees a redraw when it is drawn, memory is
+// bounded and nothing is lost. No timer writes behind the caller's back,
+// so what the stream writes keeps its order with what the Writer prints.
+// When w writes to a file (a terminal), the stream also has the file's Fd
+// and Read.
+func (w Writer) Stream() Stream { return w.newStream(false) }
+
+// Screen is a Stream for a terminal UI whose every write is a whole frame
+// (bubbletea's renderer writes a frame in one Write): each write is masked
+// whole and written at once, since a frame's last line has no line end and
+// must show now. With a file, it has the file's Fd and Read, so the UI can
+// size the screen and switch its modes.
+func (w Writer) Screen() Stream { return w.newStream(true) }
+
+func (w Writer) newStream(frames bool) Stream {
+	s := &stream{w: w, frames: frames}
+	if f, ok := w.w.(*os.File); ok {
+		return fileStream{s, f}
+	}
+	return s
+}
+
+// MaxStreamTail bounds the tail Stream holds back (a line longer than this
+// is masked in pieces of at least this size).
+const MaxStreamTail = 64 << 10
 
 // Protocol is w's stream for a protocol whose payloads passed the door
 // already (MCP over stdio: its results, errors and resources are Text and
@@ -107,7 +139,7 @@ func (w Writer) Protocol() io.Writer {
 // fileStream is the Stream of a file: the terminal's descriptor for the
 // library that draws on it, every write masked.
 type fileStream struct {
-	stream
+	*stream
 	f *os.File
 }
 
@@ -117,19 +149,74 @@ func (s fileStream) Read(p []byte) (int, error) { return s.f.Read(p) }
 // Fd is the file's descriptor.
 func (s fileStream) Fd() uintptr { return s.f.Fd() }
 
-// Close does nothing: the process's stream outlives the library using it.
-func (fileStream) Close() error { return nil }
+// stream is Writer.Stream and Writer.Screen: the tail of the last line
+// written, held back until its line ends, Flush or Close (never with
+// frames, whose every write is written whole).
+type stream struct {
+	w      Writer
+	frames bool
 
-// stream is Writer.Stream.
-type stream struct{ w Writer }
+	mu   sync.Mutex
+	tail []byte
+}
 
-// Write masks p and writes it; it reports len(p) written when the masked
+// Write masks and writes p's complete lines (with the tail held before
+// them) and holds back the rest; it reports len(p) written when the masked
 // text was, since the caller wrote p, not what the policy made of it.
-func (s stream) Write(p []byte) (int, error) {
-	if err := s.w.Print(Mask(string(p))); err != nil {
+func (s *stream) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.tail = append(s.tail, p...)
+	cut := bytes.LastIndexAny(s.tail, "\n\r") + 1
+	if s.frames || len(s.tail) > MaxStreamTail || endsInControl(s.tail) {
+		cut = len(s.tail)
+	}
+	if err := s.emit(cut); err != nil {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// Flush writes the held tail, masked.
+func (s *stream) Flush() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.emit(len(s.tail))
+}
+
+// Close writes the held tail, masked; the stream stays usable (the
+// process's stream outlives the library using it).
+func (s *stream) Close() error { return s.Flush() }
+
+// emit masks and writes the first n bytes of the tail and keeps the rest.
+// The caller holds mu.
+func (s *stream) emit(n int) error {
+	if n == 0 {
+		return nil
+	}
+	text := string(s.tail[:n])
+	s.tail = append(s.tail[:0], s.tail[n:]...)
+	return s.w.Print(Mask(text))
+}
+
+// endsInControl reports text ending in a complete CSI control sequence
+// other than SGR (colour, 'm'): a cursor movement, an erase or a mode
+// switch, which a writer sends when the terminal must show what it drew.
+func endsInControl(text []byte) bool {
+	n := len(text)
+	if n < 3 {
+		return false
+	}
+	final := text[n-1]
+	if final < 0x40 || final > 0x7e || final == 'm' {
+		return false
+	}
+	// Parameter (0x30-0x3f) and intermediate (0x20-0x2f) bytes back to "ESC [".
+	i := n - 2
+	for i >= 0 && text[i] >= 0x20 && text[i] <= 0x3f {
+		i--
+	}
+	return i >= 1 && text[i] == '[' && text[i-1] == 0x1b
 }
 
 func (w Writer) write(s string) error {

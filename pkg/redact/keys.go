@@ -52,7 +52,7 @@ var secretWholeKeys = map[string]bool{
 // secret; "token_count", "max_tokens", "keyspace" are not.
 func IsSecretKey(key string) bool {
 	words := keyWords(key)
-	if len(words) == 0 {
+	if len(words) == 0 || hungarianToken(key) {
 		return false
 	}
 	joined := strings.Join(words, "_")
@@ -88,6 +88,25 @@ func IsSecretKey(key string) bool {
 		}
 	}
 	return false
+}
+
+// hungarianToken reports a field named in Hungarian notation whose name is
+// the bare word token: one lower-case letter glued to "Token" (mToken,
+// sToken, mToken2), as Android and Java dumps name an object handle
+// (dumpsys window: mToken=WindowToken{b3f8a6f0 null}), not a credential.
+// A qualified token keeps its secret (mAccessToken, mAuthToken: their
+// words decide), and so do tokens with more letters before them (apiToken,
+// authToken) or a separator (x-token, x_token).
+func hungarianToken(key string) bool {
+	if len(key) < 6 || key[0] < 'a' || key[0] > 'z' || !strings.HasPrefix(key[1:], "Token") {
+		return false
+	}
+	for _, c := range key[6:] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // field is the one rule of a named field's value, whoever decides which

@@ -111,9 +111,11 @@ func TestFlagAtWindowStart(t *testing.T) {
 		t.Fatalf("flag's trigger at %d, want the lead 64", strings.Index(flag, "password"))
 	}
 	for _, tt := range []struct{ in, want string }{
-		{"x" + flag + " hunter2", "x" + flag + " hunter2"},
-		{"run " + flag + " hunter2", "run " + flag + " " + Marker},
-		{"log line\nx" + flag + " hunter2", "log line\nx" + flag + " hunter2"},
+		// (a word after the value: alone on its line, "KEY value" is the
+		// spaced key rule's)
+		{"x" + flag + " hunter2 -v", "x" + flag + " hunter2 -v"},
+		{"run " + flag + " hunter2 -v", "run " + flag + " " + Marker + " -v"},
+		{"log line\nx" + flag + " hunter2 -v", "log line\nx" + flag + " hunter2 -v"},
 	} {
 		if got := String(tt.in); got != tt.want {
 			t.Errorf("String(%q)\n got %q\nwant %q", tt.in, got, tt.want)

@@ -14,6 +14,7 @@ package redact
 import (
 	"encoding/base64"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -251,6 +252,37 @@ var compiledRules = sync.OnceValue(func() []rule {
 			gate:       keyTriggers(),
 			keep:       func(s string) bool { return isMarkerOrEmpty(s) || isNumber(s) },
 			wordStart:  true,
+		},
+		{
+			// A secret-named key and its value separated by blanks only, as
+			// shells, env dumps and config files write them: `export
+			// MY_SERVICE_DB_PASSWORD hunter2`, `setenv DB_PASSWORD x`, `CONFIG
+			// SET requirepass x`, redis.conf's `requirepass x` and `masterauth
+			// x`, a properties line `db.password x`. The pair ends its line
+			// (a comment may follow), so prose that names a key ("DB_PASSWORD
+			// is read at start") stays; a plain word as the key is the next
+			// rule's.
+			name:     "spaced key",
+			re:       regexp.MustCompile(`(?:^[ \t]*(?:(?i:export|setenv|set|declare[ \t]+-x|typeset[ \t]+-x)[ \t]+)?|[ \t;&|](?i:export|setenv|set)[ \t]+)[A-Za-z_][A-Za-z0-9_.-]*[ \t]+(?:"([^"\r\n]*)"|'([^'\r\n]*)'|([^\s"'#;]+))[ \t]*(?:#[^\r\n]*)?\r?$`),
+			groups:   []int{1, 2, 3},
+			lower:    true,
+			triggers: append(keyTriggers(), spacedDirectives...),
+			keep:     isMarkerOrEmpty,
+			nameOnly: notSpacedSecretKey,
+		},
+		{
+			// A plain secret word and a value alone on a line, or after a
+			// .netrc login (`password hunter2`, `machine db login app
+			// password hunter2`): masked unless the value is a plain word or
+			// a number, so a heading or prose ("Password policy", "token
+			// 42") stays.
+			name:       "spaced word key",
+			re:         regexp.MustCompile(`(?:^[ \t]*|\blogin[ \t]+\S+[ \t]+)(?:password|passwd|pass|pwd|passphrase|secret|token)[ \t]+([^\s"'#;]+)[ \t]*\r?$`),
+			groups:     []int{1},
+			lower:      true,
+			matchLower: true,
+			triggers:   []string{"pass", "pwd", "secret", "token"},
+			keep:       func(s string) bool { return isMarkerOrEmpty(s) || isNumber(s) || plainWord(s) },
 		},
 		{
 			// Command-line flags: --password x, --db-password "x", -storepass x,
@@ -664,6 +696,38 @@ func quantifiedKey(s string, start int, _ string) bool {
 		i--
 	}
 	return quantifiers[s[i:start-1]]
+}
+
+// spacedDirectives are configuration keys that hold a secret with no
+// secret word a key name judges (redis.conf's requirepass and masterauth).
+var spacedDirectives = []string{"requirepass", "masterauth"}
+
+// notSpacedSecretKey reports a "spaced key" match whose key (the last word
+// before the value) holds no secret, or is a word as prose writes it
+// (password, Token), which the "spaced word key" rule judges by its value.
+func notSpacedSecretKey(_ string, _ int, key string) bool {
+	f := strings.Fields(strings.TrimRight(key, "\"' \t"))
+	if len(f) == 0 {
+		return true
+	}
+	name := f[len(f)-1]
+	if slices.Contains(spacedDirectives, strings.ToLower(name)) {
+		return false
+	}
+	// A word as prose writes it (password, Token), not as code names a
+	// variable (PASSWORD, apiToken).
+	prose := plainWord(name) && strings.ToLower(name[1:]) == name[1:]
+	return !IsSecretKey(name) || prose
+}
+
+// plainWord reports a word of ASCII letters only.
+func plainWord(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !asciiLetter(s[i]) {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // handleToken reports "token" glued to one letter before it, at the start

@@ -15,9 +15,11 @@ import (
 // quoted identifiers ("x", [x], `x`) are turned into the parser's before the
 // same judgment reads it, and a body it still cannot read is masked whole.
 
-// sqliteLookupViews asks sqlite_master which of refs are views (SQLite's
-// names are case-insensitive; an attached database cannot exist:
-// SQLITE_LIMIT_ATTACHED is 0), with their CREATE VIEW text and columns.
+// sqliteLookupViews asks sqlite_master and sqlite_temp_master which of
+// refs are views (SQLite's names are case-insensitive, and an unqualified
+// name finds a temp view before a main one, so both are judged), with
+// their CREATE VIEW text and columns. An attached database cannot exist:
+// SQLITE_LIMIT_ATTACHED is 0, so ATTACH fails on every connection.
 func sqliteLookupViews(ctx context.Context, conn *sql.Conn, refs []myTableRef, _ string) ([]myView, error) {
 	var where []string
 	var args []any
@@ -25,17 +27,18 @@ func sqliteLookupViews(ctx context.Context, conn *sql.Conn, refs []myTableRef, _
 		where = append(where, "m.name = ? COLLATE NOCASE")
 		args = append(args, r.name)
 	}
-	q := `SELECT m.name, COALESCE(m.sql, ''), p.name
-FROM sqlite_master AS m, pragma_table_info(m.name) AS p
+	q := `SELECT m.db, m.name, COALESCE(m.sql, ''), p.name
+FROM (SELECT 'temp' AS db, type, name, sql FROM sqlite_temp_master
+      UNION ALL SELECT 'main', type, name, sql FROM sqlite_master) AS m,
+     pragma_table_info(m.name, m.db) AS p
 WHERE m.type = 'view' AND (` + strings.Join(where, " OR ") + `)
-ORDER BY m.name, p.cid`
+ORDER BY m.db, m.name, p.cid`
 	rows, err := conn.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, fmt.Errorf("read the statement's views from sqlite_master: %w", err)
+		return nil, fmt.Errorf("read the statement's views from sqlite_master and sqlite_temp_master: %w", err)
 	}
 	return collectViews(rows, func(v *myView, col *string) error {
-		v.schema = "main"
-		return rows.Scan(&v.name, &v.body, col)
+		return rows.Scan(&v.schema, &v.name, &v.body, col)
 	})
 }
 
