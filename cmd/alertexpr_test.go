@@ -1,7 +1,10 @@
 package cmd
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,8 +15,9 @@ import (
 	"github.com/superbiz/superbiz/internal/promtest"
 )
 
-// `diagnose --alert NAME` gives the run's build_timeline the series the
-// alert's rule compares, as `timeline --alert` watches it. The alert comes
+// `diagnose --alert NAME` and chat's "/alert NAME" give the run's
+// build_timeline the series the alert's rule compares, as `timeline
+// --alert` watches it (one path: usecase.ResolveAlert). The alert comes
 // without a generatorURL (as vmalert or a relay sends it), so the rule's
 // expression is read from the real Prometheus' rules (/api/v1/rules): the
 // model is offered build_timeline watching "HighLatency expression", and
@@ -32,13 +36,33 @@ func TestDiagnoseFromAlertWatchesItsRule(t *testing.T) {
 	}
 	env["SUPERBIZ_CONFIG"] = cfg
 	env["SUPERBIZ_NOW"] = alertStart.Add(3 * time.Hour).Format(time.RFC3339)
+	for _, fe := range []struct {
+		name, stdin string
+		args        []string
+	}{
+		{name: "diagnose", args: []string{"diagnose", "--alert", "HighLatency", "-o", "json"}},
+		{name: "chat", stdin: "/alert HighLatency\n", args: []string{"chat", "-o", "json"}},
+	} {
+		t.Run(fe.name, func(t *testing.T) {
+			alertWatchedBy(t, env, fe.stdin, fe.args...)
+		})
+	}
+}
+
+// alertWatchedBy runs args (stdin the messages) on a model that calls
+// build_timeline once and checks that the call watched the alert's rule.
+func alertWatchedBy(t *testing.T, env map[string]string, stdin string, args ...string) {
+	t.Helper()
 	srv := ollamatest.New(t)
 	srv.Script(ollamatest.Turn{ToolCalls: []ollamatest.ToolCall{{ID: "call_t1", Name: "build_timeline", Args: `{"input":{"since":"1h"}}`}}})
 	srv.Handle(func(ollamatest.ChatRequest) ollamatest.Turn { return ollamatest.Turn{Content: []string{noConclusion}} })
+	env = maps.Clone(env)
 	env["OLLAMA_HOST"] = srv.URL()
-	code, out, errOut := cli(t, env, "diagnose", "--alert", "HighLatency", "-o", "json")
-	if code != ExitFallback {
-		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), args, strings.NewReader(stdin), &stdout, &stderr, func(k string) string { return env[k] })
+	out, errOut := stdout.String(), stderr.String()
+	if want := map[bool]int{true: ExitOK, false: ExitFallback}[stdin != ""]; code != want { // chat's fallback is an answer
+		t.Fatalf("exit %d, want %d\n%s\n%s", code, want, out, errOut)
 	}
 	reqs := srv.ChatRequests()
 	offered := ""

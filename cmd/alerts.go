@@ -12,7 +12,6 @@ import (
 	"github.com/superbiz/superbiz/internal/config"
 	alertsource "github.com/superbiz/superbiz/internal/integration/alerts"
 	"github.com/superbiz/superbiz/internal/textclip"
-	"github.com/superbiz/superbiz/internal/usecase"
 )
 
 // defaultAlertsLimit is how many alerts `superbiz alerts` shows without --limit.
@@ -126,7 +125,3 @@ func alertsTable(as []alerts.Alert) table {
 	}
 	return t
 }
-
-// findAlert is the FindAlert of cfg's [alerts] (workspace.FindAlert), for
-// `diagnose --alert` and chat's "/alert REF" alike.
-func (a *app) findAlert(cfg *config.Config) usecase.FindAlert { return wsp.FindAlert(cfg, a.getenv) }

@@ -78,7 +78,6 @@ func (a *app) runChat(ctx context.Context, opts *chatOptions) error {
 		return storeFailure(cfg.DBPath, err)
 	}
 	d := w.Deps()
-	d.FindAlert = a.findAlert(cfg)
 	useTUI := a.io.InTTY && a.io.ErrTTY && !g.NoTUI
 	var intro string
 	if g.Demo {

@@ -3,6 +3,8 @@ package cmd
 import (
 	"context"
 	"fmt"
+
+	"github.com/superbiz/superbiz/internal/integration/databases"
 	"github.com/superbiz/superbiz/internal/integration/playbooks"
 
 	"github.com/superbiz/superbiz/internal/exitcode"
@@ -38,9 +40,9 @@ func useDemo(cfg *config.Config, ws *demo.Workspace) error {
 	if err != nil {
 		return fmt.Errorf("demo database: %w", err)
 	}
-	db := config.NewDatabase()
+	db := databases.NewEntry()
 	db.Name, db.Driver, db.DSN = ws.DBName, config.DriverSQLite, dsn
-	cfg.Databases = []config.Database{db}
+	databases.SetEntries(cfg, db)
 	playbooks.SetPaths(cfg, nil)
 	cfg.Metrics = nil // the demo has no metrics server; its report lists metrics as missing
 	if cfg.Now.IsZero() {

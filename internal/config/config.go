@@ -45,7 +45,6 @@ type Config struct {
 	Limits    Limits          `toml:"limits" json:"limits"`
 	Knowledge Knowledge       `toml:"knowledge" json:"knowledge"`
 	Logs      []LogSource     `toml:"logs" json:"logs"`
-	Databases []Database      `toml:"databases" json:"databases"`
 	Metrics   []MetricsSource `toml:"metrics" json:"metrics"`
 	Timeline  Timeline        `toml:"timeline" json:"timeline"`
 	// Now, when not zero, fixes the clock for reproducible runs ($SUPERBIZ_NOW).
@@ -167,9 +166,6 @@ const (
 // LogSource is one [[logs]] entry, declared in pkg/tools/logs (logs.New
 // takes it) so the Go API names no internal type.
 type LogSource = logs.Source
-
-// Database is one [[databases]] entry, declared in pkg/tools/sqlquery.
-type Database = sqlquery.Database
 
 // DSN is a database data source name that never prints its password,
 // declared in pkg/tools/sqlquery.

@@ -43,7 +43,7 @@ func newWorkspace(t *testing.T) *workspace {
 }
 
 func (w *workspace) load(ov Overrides, configPath string) (*Config, error) {
-	return Load(LoadOptions{ConfigPath: configPath, WorkDir: w.wd, Getenv: w.env.get, Overrides: ov, Parts: envParts})
+	return Load(LoadOptions{ConfigPath: configPath, WorkDir: w.wd, Getenv: w.env.get, Overrides: ov, Parts: testParts})
 }
 
 // The variables the providers' shares declare (Part.Env; the ollama and
@@ -65,7 +65,7 @@ func TestDefaultsWithoutFile(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
-	want := Defaults(envParts...)
+	want := Defaults(testParts...)
 	want.DBPath = filepath.Join(w.dataHome, "superbiz", "superbiz.db")
 	want.origins = map[string]string{}
 	if !reflect.DeepEqual(*cfg, want) {
@@ -99,11 +99,11 @@ func TestSpecExampleLoads(t *testing.T) {
 	}
 	file := fixture.WriteFile(t, filepath.Join(w.wd, "superbiz.toml"), string(data))
 	// [skills] is declared by its share (internal/integration/playbooks);
-	// a share of the same shape stands in for it here
+	// a share of the same shape stands in for it here, beside sourceShares
 	type skillsTable struct {
 		Paths []string `toml:"paths"`
 	}
-	cfg, err := Load(LoadOptions{WorkDir: w.wd, Getenv: w.env.get, Parts: append(slices.Clone(envParts), Part{Table: "skills", Schema: skillsTable{}})})
+	cfg, err := Load(LoadOptions{WorkDir: w.wd, Getenv: w.env.get, Parts: append(slices.Clone(testParts), Part{Table: "skills", Schema: skillsTable{}})})
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
@@ -113,27 +113,20 @@ func TestSpecExampleLoads(t *testing.T) {
 	if cfg.File != file {
 		t.Errorf("File = %q, want %q", cfg.File, file)
 	}
-	if len(cfg.Logs) != 1 || len(cfg.Databases) != 1 {
-		t.Fatalf("logs=%d databases=%d, want 1 and 1", len(cfg.Logs), len(cfg.Databases))
+	if len(cfg.Logs) != 1 || len(databasesOf(cfg)) != 1 {
+		t.Fatalf("logs=%d databases=%d, want 1 and 1", len(cfg.Logs), len(databasesOf(cfg)))
 	}
 	lg := cfg.Logs[0]
 	if lg.Name != "app" || lg.Format != FormatAuto || lg.Timezone != "Local" || lg.Location != time.Local ||
 		lg.MaxWindow != 6*time.Hour || !reflect.DeepEqual(lg.Paths, []string{"/var/log/app/*.log", "/var/log/app/*.log.gz"}) {
 		t.Errorf("logs[0] = %+v", lg)
 	}
-	db := cfg.Databases[0]
+	db := databasesOf(cfg)[0]
 	if db.Name != "orders" || db.Driver != DriverMySQL || db.MaxRows != 50 || db.Timeout != 5*time.Second ||
 		db.DSN.Reveal() != "readonly:secret@tcp(127.0.0.1:3306)/orders" {
 		t.Errorf("databases[0] = %+v (dsn %q)", db, db.DSN.Reveal())
 	}
 }
-
-const validDB = `
-[[databases]]
-name = "orders"
-driver = "mysql"
-dsn = "readonly:secret@tcp(127.0.0.1:3306)/orders"
-`
 
 const validLog = `
 [[logs]]
@@ -152,7 +145,6 @@ func TestFileErrors(t *testing.T) {
 		{"unknown nested key with suggestion", "[model]\nnam = \"x\"\n", []string{`unknown key "model.nam"`, `did you mean "model.name"?`}, nil},
 		{"unknown table", "[modle]\nname = \"x\"\n", []string{`unknown key "modle"`, `did you mean "model"?`}, nil}, //nolint:misspell // the typo is the test
 		{"unknown key in [[logs]]", validLog + "[[logs]]\nname = \"b\"\npaths = [\"x\"]\nformatt = \"json\"\n", []string{`unknown key "logs[1].formatt"`, `did you mean "logs[1].format"?`}, nil},
-		{"unknown key in [[databases]]", "[[databases]]\nname = \"o\"\ndriver = \"sqlite\"\ndsn = \"o.db\"\npassword = \"hunter22\"\n", []string{`unknown key "databases[0].password"`}, []string{"hunter22"}},
 		{"unknown key without suggestion lists valid keys", "[limits]\nzzzzzzzz = 1\n", []string{`unknown key "limits.zzzzzzzz"`, "valid keys here: query, previous_turn"}, nil},
 		{"syntax error names the line", "[model]\nname = \"x\"\nnum_ctx = = 3\n", []string{":3: TOML syntax error"}, nil},
 		{"unterminated string names the line", "[model]\n\nname = \"qwen\n", []string{":3: TOML syntax error"}, nil},
@@ -171,7 +163,6 @@ func TestFileErrors(t *testing.T) {
 		{"input smaller than query", "[limits]\nquery = 8192\ninput = 4096\nprevious_turn = 1024\n", []string{"limits.input in ", "4096 is smaller than limits.query (8192)"}, nil},
 		{"run bytes smaller than input", "[budget]\nmax_run_bytes = 8192\n", []string{"budget.max_run_bytes in ", "8192 is smaller than limits.input (12288)"}, nil},
 		{"duplicate log names", validLog + validLog, []string{`logs[1].name = "app" in `, "duplicate: logs[0] already uses this name"}, nil},
-		{"duplicate database names", validDB + validDB, []string{`databases[1].name = "orders" in `, "duplicate: databases[0] already uses this name"}, []string{"secret"}},
 		{"missing log name", "[[logs]]\npaths = [\"x\"]\n", []string{`logs[0].name = "" in `, "missing"}, nil},
 		{"bad log name", "[[logs]]\nname = \"my app\"\npaths = [\"x\"]\n", []string{`logs[0].name = "my app" in `, "letters, digits"}, nil},
 		{"duplicate metrics names", "[[metrics]]\nname = \"p\"\nurl = \"http://h:9090\"\n[[metrics]]\nname = \"p\"\nurl = \"http://h:9091\"\n", []string{`metrics[1].name = "p" in `, "duplicate: metrics[0]"}, nil},
@@ -180,17 +171,6 @@ func TestFileErrors(t *testing.T) {
 		{"logs as a table", "[logs]\nname = \"a\"\n", []string{"logs in ", "must be an array of tables ([[logs]])"}, nil},
 		{"model as a string", "model = \"qwen\"\n", []string{"model in ", "must be a table ([model])"}, nil},
 		{"paths not strings", "[knowledge]\npaths = [1, 2]\n", []string{"knowledge.paths[0] = 1 in ", "must be a string"}, nil},
-		{"missing driver", "[[databases]]\nname = \"o\"\ndsn = \"u:pw12345@tcp(h:1)/d\"\n", []string{`databases[0].driver = "" in `, "must be one of mysql, postgres, sqlite"}, []string{"pw12345"}},
-		{"bad driver", "[[databases]]\nname = \"o\"\ndriver = \"oracle\"\ndsn = \"oracle://u:pw12345@h/d\"\n", []string{`databases[0].driver = "oracle" in `, "must be one of mysql, postgres, sqlite"}, []string{"pw12345"}},
-		{"invalid postgres dsn hides password", "[[databases]]\nname = \"o\"\ndriver = \"postgres\"\ndsn = \"postgres://ro:Hunter2Secret@h:notaport/d\"\n", []string{"databases[0].dsn in ", "not a valid PostgreSQL DSN"}, []string{"Hunter2Secret", "Hunter2"}},
-		{"invalid mysql dsn hides password (no slash)", "[[databases]]\nname = \"o\"\ndriver = \"mysql\"\ndsn = \"readonly:Hunter2Secret@tcp(127.0.0.1:3306)\"\n", []string{"databases[0].dsn in ", "not a valid MySQL DSN", "slash"}, []string{"Hunter2Secret", "Hunter2"}},
-		{"invalid mysql dsn hides password (no tcp)", "[[databases]]\nname = \"o\"\ndriver = \"mysql\"\ndsn = \"readonly:Hunter2Secret@127.0.0.1:3306/orders\"\n", []string{"databases[0].dsn in ", "not a valid MySQL DSN", "tcp(...)"}, []string{"Hunter2Secret", "127.0.0.1:3306"}},
-		{"invalid mysql dsn hides password (bad param)", "[[databases]]\nname = \"o\"\ndriver = \"mysql\"\ndsn = \"ro:Hunter2Secret@tcp(h:3306)/o?parseTime=Hunter2Secret\"\n", []string{"databases[0].dsn in ", "not a valid MySQL DSN"}, []string{"Hunter2Secret"}},
-		{"invalid mysql dsn hides password (unclosed address)", "[[databases]]\nname = \"o\"\ndriver = \"mysql\"\ndsn = \"ro:Hunter2Secret@tcp(h:3306/o\"\n", []string{"databases[0].dsn in ", "not a valid MySQL DSN"}, []string{"Hunter2Secret"}},
-		{"sqlite in-memory refused", "[[databases]]\nname = \"o\"\ndriver = \"sqlite\"\ndsn = \":memory:\"\n", []string{"databases[0].dsn in ", "in-memory"}, nil},
-		{"sqlite with parameters refused", "[[databases]]\nname = \"o\"\ndriver = \"sqlite\"\ndsn = \"file:o.db?mode=rw\"\n", []string{"databases[0].dsn in ", "remove the ?parameters"}, nil},
-		{"max_rows over 100", "[[databases]]\nname = \"o\"\ndriver = \"sqlite\"\ndsn = \"o.db\"\nmax_rows = 500\n", []string{"databases[0].max_rows = 500 in ", "between 1 and 100"}, nil},
-		{"db timeout zero", "[[databases]]\nname = \"o\"\ndriver = \"sqlite\"\ndsn = \"o.db\"\ntimeout = \"0s\"\n", []string{`databases[0].timeout = "0s" in `, "between 100ms and 10m"}, nil},
 		{"metrics max_points over Prometheus' limit", "[[metrics]]\nname = \"p\"\nurl = \"http://h:9090\"\nmax_points = 20000\n", []string{"metrics[0].max_points = 20000 in ", "between 10 and 11000"}, nil},
 		{"metrics unknown key", "[[metrics]]\nname = \"p\"\nurl = \"http://h:9090\"\ntoken = \"x\"\n", []string{`unknown key "metrics[0].token"`}, nil},
 		{"bad host scheme", "[model]\nhost = \"ftp://h:1\"\n", []string{`model.host = "ftp://h:1" in `, `scheme "ftp" not supported`}, nil},

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/superbiz/superbiz/pkg/egress"
+	"github.com/superbiz/superbiz/pkg/tools/sqlquery"
 )
 
 // Policy gathers every credential the configuration holds, wherever it
@@ -18,14 +19,15 @@ func TestPolicyHoldsConfiguredCredentials(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &Config{
-		Model:     Model{APIKey: NewSecret("sk-ModelKey6Slate")},
-		Databases: []Database{{Name: "a", DSN: mysqlDSN}, {Name: "b", DSN: pgDSN}},
-		Metrics: []MetricsSource{
-			{Name: "m", Secret: NewSecret("MetricsTok7Plum")},
-			{Name: "n", HTTPAuth: HTTPAuth{BearerTokenEnv: "AM_TOKEN"}},
-		},
+	def := Defaults(sourceShares...)
+	c := &def
+	c.Model.APIKey = NewSecret("sk-ModelKey6Slate")
+	c.Metrics = []MetricsSource{
+		{Name: "m", Secret: NewSecret("MetricsTok7Plum")},
+		{Name: "n", HTTPAuth: HTTPAuth{BearerTokenEnv: "AM_TOKEN"}},
 	}
+	// a table a share declares: its DSNs' passwords are credentials too
+	SetTable(c, "databases", []sqlquery.Database{{Name: "a", DSN: mysqlDSN}, {Name: "b", DSN: pgDSN}})
 	env := map[string]string{"AM_TOKEN": "AlertTok8Jade", "SHORT": "abc"}
 	p := c.Policy(func(k string) string { return env[k] })
 	secrets := []string{"MysqlPw4Amber", "PgPass5Coral", "sk-ModelKey6Slate", "MetricsTok7Plum", "AlertTok8Jade"}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/superbiz/superbiz/internal/notfound"
+	"github.com/superbiz/superbiz/pkg/tools/sqlquery"
 )
 
 // decode reads the TOML bytes of file over cfg and reports every type error,
@@ -103,7 +104,7 @@ func (d *decoder) table(path string, p toml.Primitive, v reflect.Value, shares .
 	switch x := v.Addr().Interface().(type) {
 	case *LogSource:
 		d.loadZone(path, x)
-	case *Database:
+	case *sqlquery.Database:
 		d.checkDSN(path, x)
 	}
 	d.unknown(path, keys, known)
@@ -255,7 +256,7 @@ func loadLocation(name string) (*time.Location, error) {
 // checkDSN checks a database's DSN, decoded as unchecked text, for its
 // driver. An unknown driver is Validate's to report; the DSN stays fully
 // redacted meanwhile.
-func (d *decoder) checkDSN(path string, db *Database) {
+func (d *decoder) checkDSN(path string, db *sqlquery.Database) {
 	if strings.TrimSpace(db.DSN.Reveal()) == "" {
 		db.DSN = DSN{}
 		return

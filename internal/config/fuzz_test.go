@@ -53,7 +53,7 @@ func FuzzLoad(f *testing.F) {
 		}
 		doc := string(prefix) + "\n[[databases]]\nname = \"fuzzdb\"\ndriver = \"mysql\"\ndsn = " + lit + "\n"
 		env := testEnv{"XDG_DATA_HOME": "/data", "XDG_CONFIG_HOME": "/config", "HOME": "/home/u"}
-		cfg, err := load([]byte(doc), "/etc/superbiz.toml", "/wd", env.get, Overrides{}, nil)
+		cfg, err := load([]byte(doc), "/etc/superbiz.toml", "/wd", env.get, Overrides{}, nil, sourceShares...)
 		if err != nil {
 			if strings.Contains(err.Error(), fuzzSecret) {
 				t.Fatalf("error leaks the planted password:\n%v", err)
@@ -63,7 +63,7 @@ func FuzzLoad(f *testing.F) {
 		// The fuzzed prefix may swallow the DSN line into another value (an
 		// unterminated multi-line string): then it is no DSN, and is shown as written.
 		inDSN := false
-		for _, db := range cfg.Databases {
+		for _, db := range databasesOf(cfg) {
 			inDSN = inDSN || strings.Contains(db.DSN.Reveal(), fuzzSecret)
 		}
 		out := cfg.String() + strings.Join(cfg.Summary(), "\n")

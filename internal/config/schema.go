@@ -140,9 +140,6 @@ func defaultsOf[T any]() T {
 // NewLogSource returns a [[logs]] entry holding the declared defaults.
 func NewLogSource() LogSource { return defaultsOf[LogSource]() }
 
-// NewDatabase returns a [[databases]] entry holding the declared defaults.
-func NewDatabase() Database { return defaultsOf[Database]() }
-
 // NewMetricsSource returns a [[metrics]] entry holding the declared defaults.
 func NewMetricsSource() MetricsSource { return defaultsOf[MetricsSource]() }
 

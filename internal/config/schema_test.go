@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/superbiz/superbiz/pkg/tools/sqlquery"
 )
 
 // tables lists every table type of the schema with its dotted prefix.
@@ -89,7 +91,7 @@ func TestEnumsMatchConstants(t *testing.T) {
 	}{
 		{"model.language", enumOf(reflect.TypeFor[Model](), "language"), []string{string(LanguageAuto), string(LanguageZH), string(LanguageEN)}},
 		{"logs[].format", enumOf(reflect.TypeFor[LogSource](), "format"), []string{string(FormatJSON), string(FormatLogfmt), string(FormatText), string(FormatAuto), string(FormatCustom)}},
-		{"databases[].driver", enumOf(reflect.TypeFor[Database](), "driver"), []string{string(DriverMySQL), string(DriverPostgres), string(DriverSQLite)}},
+		{"databases[].driver", enumOf(reflect.TypeFor[sqlquery.Database](), "driver"), []string{string(DriverMySQL), string(DriverPostgres), string(DriverSQLite)}},
 	}
 	for _, tt := range tests {
 		if !reflect.DeepEqual(tt.got, tt.want) {
@@ -155,16 +157,17 @@ func TestKeysAreTheDecodersKeys(t *testing.T) {
 // []. The order and the arrays are read from the declarations, so a new
 // table needs no edit here; config's own tables are pinned literally.
 func TestJSONView(t *testing.T) {
-	c := Defaults()
+	c := Defaults(sourceShares...)
 	c.File, c.DBPath = "/etc/s.toml", "/d/s.db"
 	c.Knowledge.Paths = []string{"/kb"}
-	c.Databases = []Database{NewDatabase()}
-	c.Databases[0].Name, c.Databases[0].Driver = "o", DriverMySQL
+	db := defaultsOf[sqlquery.Database]()
+	db.Name, db.Driver = "o", DriverMySQL
 	dsn, err := NewDSN(DriverMySQL, "ro:Hunter2Secret@tcp(h:3306)/o")
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.Databases[0].DSN = dsn
+	db.DSN = dsn
+	SetTable(&c, "databases", []sqlquery.Database{db})
 	c.Now = time.Date(2025, 3, 1, 14, 5, 0, 0, time.UTC)
 	b, err := json.Marshal(c)
 	if err != nil {
@@ -202,6 +205,9 @@ func TestJSONView(t *testing.T) {
 		if f.Type.Kind() == reflect.Slice && isTable(f.Type.Elem()) && reflect.ValueOf(c).Field(i).Len() == 0 && string(got[name]) != "[]" {
 			t.Errorf("empty array of tables %s is %s, want []", name, got[name])
 		}
+	}
+	for _, p := range declared(sourceShares) { // a declared table follows config's own
+		want = append(want, p.Table)
 	}
 	if !slices.Equal(members, want) {
 		t.Errorf("JSON members %q, want the declaration order %q", members, want)

@@ -107,25 +107,25 @@ var secrets = []string{"HostPassw0rdX", "DsnPassw0rdX", "Pa@ss/Wo:rdX", "Wo:rdX"
 
 func TestRedactedForms(t *testing.T) {
 	cfg := secretConfig(t)
-	if got, want := cfg.Databases[0].DSN.String(), "readonly:[REDACTED]@tcp(127.0.0.1:3306)/orders?timeout=2s"; got != want {
+	if got, want := databasesOf(cfg)[0].DSN.String(), "readonly:[REDACTED]@tcp(127.0.0.1:3306)/orders?timeout=2s"; got != want {
 		t.Errorf("DSN.String() = %q, want %q", got, want)
 	}
-	if got, want := cfg.Databases[1].DSN.String(), "u@ser:[REDACTED]@tcp(db:3306)/shop"; got != want {
+	if got, want := databasesOf(cfg)[1].DSN.String(), "u@ser:[REDACTED]@tcp(db:3306)/shop"; got != want {
 		t.Errorf("DSN.String() = %q, want %q", got, want)
 	}
-	if got, want := cfg.Databases[2].DSN.String(), "postgres://ro:[REDACTED]@db.internal:5432/shop?application_name=superbiz&sslmode=require&sslpassword=[REDACTED]"; got != want {
+	if got, want := databasesOf(cfg)[2].DSN.String(), "postgres://ro:[REDACTED]@db.internal:5432/shop?application_name=superbiz&sslmode=require&sslpassword=[REDACTED]"; got != want {
 		t.Errorf("DSN.String() = %q, want %q", got, want)
 	}
-	if got, want := cfg.Databases[3].DSN.String(), "host=db.internal port=5432 user=ro password=[REDACTED] dbname=shop sslmode=require"; got != want {
+	if got, want := databasesOf(cfg)[3].DSN.String(), "host=db.internal port=5432 user=ro password=[REDACTED] dbname=shop sslmode=require"; got != want {
 		t.Errorf("DSN.String() = %q, want %q", got, want)
 	}
-	if got := cfg.Databases[2].DSN.Reveal(); !strings.Contains(got, "PgUrlPassw0rdX") {
+	if got := databasesOf(cfg)[2].DSN.Reveal(); !strings.Contains(got, "PgUrlPassw0rdX") {
 		t.Errorf("Reveal() = %q lost the password", got)
 	}
 	if got, want := cfg.Model.Host.String(), "https://ops:[REDACTED]@ollama.internal:443/api-gw"; got != want {
 		t.Errorf("HostURL.String() = %q, want %q", got, want)
 	}
-	if got := cfg.Databases[0].DSN.Reveal(); !strings.Contains(got, "DsnPassw0rdX") {
+	if got := databasesOf(cfg)[0].DSN.Reveal(); !strings.Contains(got, "DsnPassw0rdX") {
 		t.Errorf("Reveal() = %q lost the password", got)
 	}
 	if got := cfg.Model.Host.Reveal(); got != "https://ops:HostPassw0rdX@ollama.internal:443/api-gw" {
@@ -145,15 +145,15 @@ func TestNoSecretUnderAnyFormatting(t *testing.T) {
 	values := map[string]any{
 		"config":      *cfg,
 		"*config":     cfg,
-		"dsn":         cfg.Databases[0].DSN,
-		"*dsn":        &cfg.Databases[0].DSN,
+		"dsn":         databasesOf(cfg)[0].DSN,
+		"*dsn":        &databasesOf(cfg)[0].DSN,
 		"host":        cfg.Model.Host,
-		"database":    cfg.Databases[0],
-		"databases":   cfg.Databases,
+		"database":    databasesOf(cfg)[0],
+		"databases":   databasesOf(cfg),
 		"model":       cfg.Model,
-		"struct{dsn}": struct{ D DSN }{cfg.Databases[1].DSN},
-		"pg url dsn":  cfg.Databases[2].DSN,
-		"pg kw dsn":   cfg.Databases[3].DSN,
+		"struct{dsn}": struct{ D DSN }{databasesOf(cfg)[1].DSN},
+		"pg url dsn":  databasesOf(cfg)[2].DSN,
+		"pg kw dsn":   databasesOf(cfg)[3].DSN,
 	}
 	verbs := []string{"%v", "%+v", "%#v", "%s", "%q", "%x", "%X", "%20s", "%-40v", "%d", "%T %v"}
 	for name, v := range values {
@@ -190,10 +190,10 @@ func TestNoSecretUnderAnyFormatting(t *testing.T) {
 		}
 	}
 	// Hex of the redacted text, not of the secret.
-	if got := fmt.Sprintf("%x", cfg.Databases[0].DSN); strings.Contains(got, fmt.Sprintf("%x", "DsnPassw0rdX")) {
+	if got := fmt.Sprintf("%x", databasesOf(cfg)[0].DSN); strings.Contains(got, fmt.Sprintf("%x", "DsnPassw0rdX")) {
 		t.Errorf("%%x leaks the password in hex: %s", got)
 	}
-	if got := fmt.Sprintf("%#v", cfg.Databases[0].DSN); got != `sqlquery.DSN("readonly:[REDACTED]@tcp(127.0.0.1:3306)/orders?timeout=2s")` {
+	if got := fmt.Sprintf("%#v", databasesOf(cfg)[0].DSN); got != `sqlquery.DSN("readonly:[REDACTED]@tcp(127.0.0.1:3306)/orders?timeout=2s")` {
 		t.Errorf("%%#v = %s", got)
 	}
 }

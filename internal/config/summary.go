@@ -3,6 +3,7 @@ package config
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"reflect"
 	"slices"
 	"strconv"
@@ -39,6 +40,18 @@ func (c Config) String() string { return strings.Join(c.Summary(), "\n") }
 
 // GoString keeps %#v from walking the struct; it prints the redacted summary.
 func (c Config) GoString() string { return "config.Config{" + strconv.Quote(c.String()) + "}" }
+
+// Format prints the redacted summary under every verb: without it a verb
+// that ignores String (%d) walks the struct, and the tables the parts
+// declare sit in an unexported field, where fmt prints a DSN's password
+// raw rather than through the DSN's own redacting methods.
+func (c Config) Format(f fmt.State, verb rune) {
+	if verb == 'v' && f.Flag('#') {
+		_, _ = io.WriteString(f, c.GoString())
+		return
+	}
+	_, _ = fmt.Fprintf(f, fmt.FormatString(f, verb), c.String())
+}
 
 // pairs renders the declared keys of table v as "key value" pairs in
 // declaration order, each followed by the flag or variable that set it; keys

@@ -13,6 +13,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/frozen"
+	"github.com/superbiz/superbiz/internal/integration/databases"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/pkg/runstore"
 	"github.com/superbiz/superbiz/pkg/tools"
@@ -289,7 +290,9 @@ func ReadAttempt(ctx context.Context, path, runID string) (Attempt, error) {
 // loadScripts turns every SQLite database whose DSN is a .sql script into
 // a fresh database file in dir, loaded with that script.
 func loadScripts(ctx context.Context, cfg *config.Config, dir string) error {
-	for i, d := range cfg.Databases {
+	dbs := slices.Clone(databases.Entries(cfg))
+	defer databases.SetEntries(cfg, dbs...)
+	for i, d := range dbs {
 		script := d.DSN.Reveal()
 		if d.Driver != config.DriverSQLite || !strings.HasSuffix(script, ".sql") {
 			continue
@@ -299,7 +302,7 @@ func loadScripts(ctx context.Context, cfg *config.Config, dir string) error {
 			return fmt.Errorf("databases %s: %w", d.Name, err)
 		}
 		var err error
-		if cfg.Databases[i].DSN, err = config.NewDSN(config.DriverSQLite, file); err != nil {
+		if dbs[i].DSN, err = config.NewDSN(config.DriverSQLite, file); err != nil {
 			return fmt.Errorf("databases %s: %w", d.Name, err)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/filekind"
+	"github.com/superbiz/superbiz/internal/integration/databases"
 	"github.com/superbiz/superbiz/internal/registry"
 )
 
@@ -98,7 +99,7 @@ func insidePack(dir string, cfg *config.Config) error {
 			paths = append(paths, named{fmt.Sprintf("logs[%d].paths[%d]", i, j), p})
 		}
 	}
-	for i, d := range cfg.Databases {
+	for i, d := range databases.Entries(cfg) {
 		paths = append(paths, named{fmt.Sprintf("databases[%d].dsn", i), d.DSN.Reveal()})
 	}
 	for i, p := range cfg.Knowledge.Paths {

@@ -63,11 +63,13 @@ type Result struct {
 	IsError    bool
 }
 
-// Progress is one budget snapshot of a running diagnosis: the calls used of
-// the maximum (model and tool calls together) and the phase it is in.
+// Progress is how far a call is: a diagnosis's calls used of its maximum
+// (model and tool calls together) and the phase it is in, or a tool's
+// parts finished of its parts (build_timeline: its detectors) and the last
+// one's result. Max 0 is an unknown total. Message passed the egress door.
 type Progress struct {
 	Used, Max int
-	Message   string
+	Message   egress.Text
 }
 
 // Document is one runbook or playbook served as a resource.
@@ -105,8 +107,10 @@ type RunShowInput struct {
 type Service interface {
 	// Tools are the evidence tools and read_skill, as the agent has them.
 	Tools() []Tool
-	// CallTool runs one of Tools on its business input like `tools call`.
-	CallTool(ctx context.Context, name string, input json.RawMessage) (Result, error)
+	// CallTool runs one of Tools on its business input like `tools call`,
+	// reporting each part of the call that finishes (build_timeline's
+	// detectors) as progress.
+	CallTool(ctx context.Context, name string, input json.RawMessage, progress func(Progress)) (Result, error)
 	// Diagnose runs one diagnosis like `superbiz diagnose`, reporting progress.
 	Diagnose(ctx context.Context, in DiagnoseInput, progress func(Progress)) (Result, error)
 	// ListAlerts lists the firing alerts like `superbiz alerts -o json`.
@@ -285,7 +289,7 @@ func (s *Server) addTools() error {
 				// MCP arguments have no envelope: say what is wrong with them.
 				return refused(name, egress.Const("the input is not valid UTF-8")), nil
 			}
-			return s.svc.CallTool(ctx, name, req.Params.Arguments)
+			return s.svc.CallTool(ctx, name, req.Params.Arguments, s.progress(ctx, req))
 		}))
 	}
 	s.server.AddTool(&mcp.Tool{
@@ -451,8 +455,9 @@ func (s *Server) acquire(ctx context.Context, diagnosis bool) (func(), error) {
 	return func() { <-s.diagnose; <-s.calls }, nil
 }
 
-// progress sends a diagnosis's budget snapshots as progress notifications
-// when the client asked for them (a progress token).
+// progress sends a call's progress (a diagnosis's budget snapshots, a
+// tool's finished parts) as progress notifications when the client asked
+// for them (a progress token).
 func (s *Server) progress(ctx context.Context, req *mcp.CallToolRequest) func(Progress) {
 	token := req.Params.GetProgressToken()
 	if token == nil || req.Session == nil {
@@ -469,7 +474,7 @@ func (s *Server) progress(ctx context.Context, req *mcp.CallToolRequest) func(Pr
 			v = last + 0.001
 		}
 		last = v
-		if err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: v, Total: float64(p.Max), Message: p.Message}); err != nil {
+		if err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: v, Total: float64(p.Max), Message: p.Message.Shown().String()}); err != nil {
 			s.opts.Logger.Debug("progress notification not sent", "error", err)
 		}
 	}

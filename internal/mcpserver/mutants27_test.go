@@ -60,7 +60,7 @@ func (r *recorder) Tools() []Tool {
 	}
 }
 
-func (r *recorder) CallTool(ctx context.Context, name string, input json.RawMessage) (Result, error) {
+func (r *recorder) CallTool(ctx context.Context, name string, input json.RawMessage, _ func(Progress)) (Result, error) {
 	ended := ""
 	if ctx.Err() != nil {
 		ended = " (cancelled)"
@@ -85,7 +85,7 @@ func (r *recorder) CallTool(ctx context.Context, name string, input json.RawMess
 func (r *recorder) Diagnose(ctx context.Context, in DiagnoseInput, progress func(Progress)) (Result, error) {
 	r.note("diagnose " + in.Query + "|" + in.Alert)
 	for _, v := range r.steps {
-		progress(Progress{Used: v, Max: 10, Message: "step"})
+		progress(Progress{Used: v, Max: 10, Message: egress.Const("step")})
 	}
 	r.wait(ctx)
 	return Result{Text: egress.Const("ok")}, nil

@@ -35,20 +35,20 @@ func TestToolResultMasksFailures(t *testing.T) {
 func TestCallToolThroughWorkspace(t *testing.T) {
 	ctx := context.Background()
 	svc := New(openDemo(t), Options{})
-	r, err := svc.CallTool(ctx, "query_logs", json.RawMessage(`{"service":"payment-service","level":"ERROR","since":"1h"}`))
+	r, err := svc.CallTool(ctx, "query_logs", json.RawMessage(`{"service":"payment-service","level":"ERROR","since":"1h"}`), nil)
 	if err != nil || r.IsError || !strings.Contains(string(r.Structured.Bytes()), `"evidence_status":"EVIDENCE_FOUND"`) {
 		t.Fatalf("served call: %+v, %v; want the observation with evidence", r, err)
 	}
-	r, err = svc.CallTool(ctx, "query_logs", json.RawMessage(`{"level":"LOUD"}`))
+	r, err = svc.CallTool(ctx, "query_logs", json.RawMessage(`{"level":"LOUD"}`), nil)
 	if err != nil || !r.IsError || !strings.Contains(r.Text.String(), "query_logs rejected the input (INVALID_INPUT)") {
 		t.Errorf("rejected call: %+v, %v; want tools call's message", r, err)
 	}
-	r, err = svc.CallTool(ctx, "query_redis", nil)
+	r, err = svc.CallTool(ctx, "query_redis", nil, nil)
 	if err != nil || !r.IsError || !strings.Contains(r.Text.String(), "query_logs") {
 		t.Errorf("unknown tool: %+v, %v; want an isError result listing the tools", r, err)
 	}
 	// The workspace's own error names the tool: masked like the rest.
-	r, err = svc.CallTool(ctx, "password=hunter2", nil)
+	r, err = svc.CallTool(ctx, "password=hunter2", nil, nil)
 	if err != nil || !r.IsError || strings.Contains(r.Text.String(), "hunter2") || !strings.Contains(r.Text.String(), egress.Marker) {
 		t.Errorf("unknown tool with a password in its name: %+v, %v; want it masked", r, err)
 	}

@@ -11,9 +11,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	alertsource "github.com/superbiz/superbiz/internal/integration/alerts"
 	"strings"
 	"sync"
+
+	alertsource "github.com/superbiz/superbiz/internal/integration/alerts"
+	"github.com/superbiz/superbiz/internal/timeline"
 
 	"github.com/superbiz/superbiz/internal/exitcode"
 	"github.com/superbiz/superbiz/internal/mcpserver"
@@ -66,11 +68,12 @@ func (s *Service) Tools() []mcpserver.Tool {
 }
 
 // CallTool runs the tool exactly as `tools call` does, and audits it: each
-// call is a stored TOOL_CALL run, under one session per server. A rejected
+// call is a stored TOOL_CALL run, under one session per server; each part
+// of it that finishes (build_timeline: a detector) is progress. A rejected
 // input or a failure is an error result with the message `tools call`
 // prints. A call whose context already ended (cancelled while it waited for
 // a slot) is stored CANCELLED without running.
-func (s *Service) CallTool(ctx context.Context, name string, input json.RawMessage) (mcpserver.Result, error) {
+func (s *Service) CallTool(ctx context.Context, name string, input json.RawMessage, progress func(mcpserver.Progress)) (mcpserver.Result, error) {
 	if len(input) == 0 {
 		input = json.RawMessage(`{}`)
 	}
@@ -78,7 +81,7 @@ func (s *Service) CallTool(ctx context.Context, name string, input json.RawMessa
 	if err != nil {
 		return mcpserver.Result{}, err
 	}
-	call, err := s.w.CallTool(ctx, name, input, workspace.Audit{SessionID: session})
+	call, err := s.w.CallTool(ctx, name, input, workspace.Audit{SessionID: session, Events: stepSink(progress)})
 	if err != nil {
 		return mcpserver.Result{IsError: true, Text: egress.Error(err)}, nil
 	}
@@ -148,22 +151,63 @@ func (s *Service) Diagnose(ctx context.Context, in mcpserver.DiagnoseInput, prog
 
 // progressSink turns the run's budget snapshots into progress: the model
 // and tool calls used of their maxima, and the phase (the last model
-// round's purpose or tool called).
+// round's purpose or tool called); a tool's finished part (a
+// build_timeline detector) is a progress of its own at the same count,
+// saying what it found.
 func progressSink(progress func(mcpserver.Progress)) harness.Sink {
 	phase := "starting"
+	var last mcpserver.Progress
 	return harness.SinkFunc(func(ev harness.Event) {
 		switch e := ev.(type) {
 		case harness.ModelRoundStarted:
 			phase = "model " + string(e.Purpose)
 		case harness.ToolCallStarted:
 			phase = "tool " + e.Tool
+		case harness.ToolCallProgress:
+			if line, ok := stepLine(e); ok {
+				progress(mcpserver.Progress{Used: last.Used, Max: last.Max, Message: egress.Sprintf("tool %s: %s", e.Tool, line)})
+			}
 		case harness.BudgetChanged:
-			progress(mcpserver.Progress{
+			last = mcpserver.Progress{
 				Used: e.Usage.ModelCalls + e.Usage.ToolCalls, Max: e.Budget.MaxModelCalls + e.Budget.MaxToolCalls,
-				Message: fmt.Sprintf("%s: %d/%d model calls, %d/%d tool calls", phase, e.Usage.ModelCalls, e.Budget.MaxModelCalls, e.Usage.ToolCalls, e.Budget.MaxToolCalls),
-			})
+				Message: egress.Sprintf("%s: %d/%d model calls, %d/%d tool calls", phase, e.Usage.ModelCalls, e.Budget.MaxModelCalls, e.Usage.ToolCalls, e.Budget.MaxToolCalls),
+			}
+			progress(last)
 		}
 	})
+}
+
+// stepSink turns a direct tool call's finished parts into progress: a
+// build_timeline call's detectors finished of the coverage lines it gives
+// (timeline.Detected.Lines), the last one's result in words, masked.
+func stepSink(progress func(mcpserver.Progress)) harness.Sink {
+	if progress == nil {
+		return nil
+	}
+	done := 0
+	return harness.SinkFunc(func(ev harness.Event) {
+		e, ok := ev.(harness.ToolCallProgress)
+		if !ok {
+			return
+		}
+		line, ok := stepLine(e)
+		if !ok {
+			return
+		}
+		done++
+		d, _ := e.Step.(timeline.Detected)
+		progress(mcpserver.Progress{Used: done, Max: max(d.Lines, done), Message: line})
+	})
+}
+
+// stepLine is one finished part of a tool call in words, through the
+// egress door; false for a step this service does not know.
+func stepLine(e harness.ToolCallProgress) (egress.Text, bool) {
+	d, ok := e.Step.(timeline.Detected)
+	if !ok {
+		return egress.Text{}, false
+	}
+	return egress.Mask(d.Line()), true
 }
 
 // ListAlerts is `superbiz alerts -o json`.

@@ -85,6 +85,23 @@ type Plan struct {
 	Kubernetes []string
 }
 
+// logDetectors are the detectors a [[logs]] source is read by.
+var logDetectors = [...]string{DetectBursts, DetectNewError, DetectRestarts}
+
+// Lines is how many coverage lines a timeline of p holds once every
+// detector finished (one per detector and source it reads), so a watcher
+// of the detectors' progress knows how far they are.
+func (p Plan) Lines() int {
+	n := len(p.AlertSeries) + len(logDetectors)*len(p.Logs) + len(p.Metrics) + KubeCalls(len(p.Kubernetes))
+	if p.Alerts {
+		n++
+	}
+	if p.AlertExpr != nil {
+		n++
+	}
+	return n
+}
+
 // LogSource is one [[logs]] source to read and the longest window one
 // query may ask of it (its max_window).
 type LogSource struct {
@@ -145,7 +162,7 @@ func Build(ctx context.Context, plan Plan, call Caller, progress Progress) (Time
 	for _, src := range plan.Logs {
 		if long := plan.Window.End.Sub(plan.Window.Start); src.MaxWindow > 0 && long > src.MaxWindow {
 			note := fmt.Sprintf("the window (%s) is longer than the source's max_window (%s): ask a shorter window", tools.FormatDuration(long), tools.FormatDuration(src.MaxWindow))
-			for _, d := range []string{DetectBursts, DetectNewError, DetectRestarts} {
+			for _, d := range logDetectors {
 				b.done(Coverage{Detector: d, Source: src.Name, Status: Failed, Note: note})
 			}
 			continue

@@ -14,6 +14,7 @@ import (
 	jsonv2 "github.com/go-json-experiment/json"
 
 	"github.com/superbiz/superbiz/internal/schema"
+	"github.com/superbiz/superbiz/internal/textclip"
 	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/model"
 	"github.com/superbiz/superbiz/pkg/tools"
@@ -192,7 +193,7 @@ func (t *Tool) Execute(ctx context.Context, call tools.Call) tools.Outcome {
 	r := &reader{t: t, call: call}
 	plan := t.plan(in, w, call.Now)
 	tl, err := Build(ctx, plan, r.read, func(c Coverage, es []Event) {
-		call.Report(Detected{Window: plan.Window, Coverage: c, Events: es}.masked())
+		call.Report(Detected{Window: plan.Window, Lines: plan.Lines(), Coverage: c, Events: es}.masked())
 	})
 	if err != nil {
 		code := tools.ContextCode(err)
@@ -219,13 +220,44 @@ func (t *Tool) Execute(ctx context.Context, call tools.Call) tools.Outcome {
 // build_timeline runs (a tools.Step) so a screen fills in as detectors
 // finish; masked as the call's observation is.
 type Detected struct {
-	Window   Window   `json:"window"`
+	Window Window `json:"window"`
+	// Lines is how many coverage lines the whole call gives (Plan.Lines).
+	Lines    int      `json:"lines"`
 	Coverage Coverage `json:"coverage"`
 	Events   []Event  `json:"events"`
 }
 
 // StepOf implements tools.Step.
 func (Detected) StepOf() string { return ToolName }
+
+// Line says in one line what the detector read and found, for a progress
+// report ("error_burst on app: read, 1 event, first 14:00:00
+// payment-service: errors rose from 0 to 14.2 a minute: …", the summary
+// cut to lineSummary bytes); as masked as d.
+func (d Detected) Line() string {
+	c := d.Coverage
+	line := fmt.Sprintf("%s on %s: %s", c.Detector, c.Source, c.Status)
+	switch len(d.Events) {
+	case 0:
+		line += ", no event"
+	case 1:
+		line += ", 1 event"
+	default:
+		line += fmt.Sprintf(", %d events", len(d.Events))
+	}
+	if len(d.Events) > 0 {
+		first := slices.MinFunc(d.Events, func(a, b Event) int { return a.At.Compare(b.At) })
+		line += ", first " + first.At.UTC().Format("15:04:05")
+		if first.Service != "" {
+			line += " " + first.Service
+		}
+		line += ": " + textclip.Bytes(first.Summary, lineSummary)
+	}
+	return line
+}
+
+// lineSummary bounds the event summary a Detected.Line carries.
+const lineSummary = 120
 
 // masked is d as the observation shows it: through the egress door's
 // JSON masking, as the harness masks a result; a step that cannot be
@@ -397,6 +429,20 @@ func (t *Tool) Tally(result json.RawMessage) string {
 		out += fmt.Sprintf(", %d not fully read", g)
 	}
 	return out
+}
+
+// alertExprSuffix ends the name of the series an alert's rule compares,
+// as a timeline of that alert watches it ("HighLatency expression").
+const alertExprSuffix = " expression"
+
+// AlertExprName is the name of the series the rule of alert alertname
+// compares, as the timeline of that alert watches and cites it.
+func AlertExprName(alertname string) string { return alertname + alertExprSuffix }
+
+// IsAlertExprName reports whether a metric_shift source that is no
+// [[timeline.metrics]] entry is an alert's expression (AlertExprName).
+func IsAlertExprName(name string) bool {
+	return strings.HasSuffix(name, alertExprSuffix) && len(name) > len(alertExprSuffix)
 }
 
 // WithAlertExpr is t also watching m, the series the rule of the alert a

@@ -28,14 +28,28 @@ func incidentTool(t *testing.T) *Tool {
 	return tool
 }
 
-// runTool canonicalises input and executes it as the harness would.
+// runTool canonicalises input and executes it as the harness would, and
+// checks its progress: one step per coverage line of the result, each
+// saying how many lines the whole call gives (Detected.Lines).
 func runTool(t *testing.T, tool *Tool, input string, now time.Time, maxBytes int) (tools.Outcome, Timeline) {
 	t.Helper()
 	c, err := tool.Canonical(json.RawMessage(input))
 	if err != nil {
 		t.Fatalf("canonical %s: %v", input, err)
 	}
-	out := tool.Execute(context.Background(), tools.Call{RunID: "r_1", ToolCallID: "call_7", Tool: ToolName, Input: c.Input, Now: now, MaxBytes: maxBytes})
+	var steps []Detected
+	out := tool.Execute(context.Background(), tools.Call{RunID: "r_1", ToolCallID: "call_7", Tool: ToolName, Input: c.Input, Now: now, MaxBytes: maxBytes,
+		Progress: func(s tools.Step) { steps = append(steps, s.(Detected)) }})
+	defer func() {
+		if out.Status == tools.StatusError && out.ErrorCode != tools.CodeUnavailable {
+			return // stopped before every detector finished
+		}
+		for i, s := range steps {
+			if s.Lines != len(steps) {
+				t.Errorf("step %d (%s) says the call gives %d coverage lines; it reported %d", i+1, s.Line(), s.Lines, len(steps))
+			}
+		}
+	}()
 	var tl Timeline
 	if out.Result != nil {
 		raw, err := json.Marshal(out.Result)

@@ -53,9 +53,12 @@ type Deps struct {
 	Events harness.Sink
 	// NewID makes session and run IDs; nil uses the store's time-ordered IDs.
 	NewID func(prefix string) string
-	// FindAlert resolves chat's "/alert REF" ([alerts] url); nil answers
-	// such a message with an *AlertError.
+	// FindAlert finds the alert of `diagnose --alert` and chat's "/alert
+	// REF" ([alerts] url); nil answers such a message with an *AlertError.
 	FindAlert FindAlert
+	// WatchAlert gives the series an alert's rule compares, which the
+	// alert's diagnosis has build_timeline watch; nil watches none.
+	WatchAlert WatchAlert
 }
 
 // DiagnoseRequest is one `superbiz diagnose` invocation.

@@ -62,7 +62,7 @@ func demoDeps(t *testing.T, m model.ChatModel) (*Deps, []tools.Adapter, tools.Pl
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := sqlquery.New([]config.Database{{Name: ws.DBName, Driver: config.DriverSQLite, DSN: dsn, MaxRows: 50, Timeout: 5 * time.Second}})
+	st, err := sqlquery.New([]sqlquery.Database{{Name: ws.DBName, Driver: config.DriverSQLite, DSN: dsn, MaxRows: 50, Timeout: 5 * time.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}

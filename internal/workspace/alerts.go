@@ -4,14 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
-	"time"
 
 	"github.com/superbiz/superbiz/internal/alerts"
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/exitcode"
 	alertsource "github.com/superbiz/superbiz/internal/integration/alerts"
 	timelinesource "github.com/superbiz/superbiz/internal/integration/timeline"
+	"github.com/superbiz/superbiz/internal/timeline"
 	"github.com/superbiz/superbiz/internal/usecase"
 )
 
@@ -53,26 +52,13 @@ func FindAlert(cfg *config.Config, getenv func(string) string) usecase.FindAlert
 	}
 }
 
-// ResolveAlert finds the firing alert ref names and builds its diagnosis:
-// the query (bounded by limits.query) and the clock anchored to its start,
-// counted from SUPERBIZ_NOW when set. Which of several same-named alerts
-// was picked is in the query and the note, which the caller shows.
-func ResolveAlert(ctx context.Context, cfg *config.Config, getenv func(string) string, ref string) (usecase.AlertRun, error) {
-	al, note, err := FindAlert(cfg, getenv)(ctx, ref)
-	if err != nil {
-		return usecase.AlertRun{}, err
+// WatchAlert is the WatchAlert of cfg's [[metrics]]: the series the
+// alert's rule compares, from its generatorURL or the sources' rules
+// (timelinesource.AlertMetric).
+func WatchAlert(cfg *config.Config) usecase.WatchAlert {
+	return func(ctx context.Context, al alerts.Alert) (timeline.Metric, string, bool) {
+		return timelinesource.AlertMetric(ctx, cfg, al)
 	}
-	now := cfg.Now
-	if now.IsZero() {
-		now = time.Now()
-	}
-	ar := usecase.NewAlertRun(al, note, now, cfg.Limits.Query)
-	if m, why, ok := timelinesource.AlertMetric(ctx, cfg, al); ok {
-		ar.Watch = &m
-	} else if why != "" {
-		ar.Note = strings.TrimSpace(ar.Note + "\n" + why)
-	}
-	return ar, nil
 }
 
 // Firing is the MCP tool list_alerts' result: the firing alerts (as

@@ -10,11 +10,8 @@ import (
 	"github.com/superbiz/superbiz/internal/exitcode"
 	"github.com/superbiz/superbiz/internal/model/replay"
 	"github.com/superbiz/superbiz/internal/registry"
-	"github.com/superbiz/superbiz/internal/timeline"
 	"github.com/superbiz/superbiz/internal/usecase"
-	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/model"
-	"github.com/superbiz/superbiz/pkg/tools"
 )
 
 // Diagnosis is what to diagnose: a question, or a firing alert.
@@ -42,12 +39,12 @@ type Prepared struct {
 // transcript when --demo asks the demo question and no model answers (its
 // note returned; its rounds paced by Pace), and the use case's deps.
 func (w *Workspace) PrepareDiagnosis(ctx context.Context, in Diagnosis) (Prepared, error) {
-	cfg := w.Config
+	d := w.Deps()
 	query := in.Query
 	var alert usecase.AlertRun
 	if in.FromAlert {
 		var err error
-		if alert, err = ResolveAlert(ctx, cfg, w.env.Getenv, in.Alert); err != nil {
+		if alert, err = d.ResolveAlert(ctx, in.Alert); err != nil {
 			return Prepared{}, err
 		}
 		query = alert.Query
@@ -55,7 +52,6 @@ func (w *Workspace) PrepareDiagnosis(ctx context.Context, in Diagnosis) (Prepare
 			w.env.Warn(alert.Note)
 		}
 	}
-	d := w.Deps()
 	note := ""
 	if w.Demo && query == demo.Query {
 		if why := w.ModelUnusable(ctx); why != "" {
@@ -65,13 +61,9 @@ func (w *Workspace) PrepareDiagnosis(ctx context.Context, in Diagnosis) (Prepare
 		}
 	}
 	if in.FromAlert {
-		d.Clock = harness.FixedClock{T: alert.Clock}
-		if alert.Watch != nil {
-			tools, err := watchAlert(d.Tools, *alert.Watch)
-			if err != nil {
-				return Prepared{}, err
-			}
-			d.Tools = tools
+		var err error
+		if d, err = d.ForAlert(alert); err != nil {
+			return Prepared{}, err
 		}
 	}
 	return Prepared{Deps: d, Query: query, Note: note}, nil
@@ -124,27 +116,4 @@ func ModelHint(cfg *config.Config, me *model.Error) string {
 		return "hint: " + err.Error()
 	}
 	return p.Hint(cfg, me)
-}
-
-// watchAlert is ts with its build_timeline watching m too, the series the
-// alert's rule compares; ts itself when it offers no build_timeline.
-func watchAlert(ts *harness.Toolset, m timeline.Metric) (*harness.Toolset, error) {
-	a, ok := ts.Adapter(timeline.ToolName)
-	tt, isTool := a.(*timeline.Tool)
-	if !ok || !isTool {
-		return ts, nil
-	}
-	adapters := make([]tools.Adapter, 0, len(ts.Names()))
-	for _, n := range ts.Names() {
-		if n == timeline.ToolName {
-			adapters = append(adapters, tt.WithAlertExpr(m))
-		} else if a, ok := ts.Adapter(n); ok {
-			adapters = append(adapters, a)
-		}
-	}
-	out, err := harness.NewToolset(adapters, ts.Playbooks())
-	if err != nil {
-		return nil, fmt.Errorf("the alert's timeline: %w", err)
-	}
-	return out, nil
 }

@@ -27,10 +27,14 @@ type ToolCall struct {
 }
 
 // Audit says whether CallTool stores the call: as a TOOL_CALL run under
-// SessionID ("" creates a session), or, with Off, not at all (`tools call`).
+// SessionID ("" creates a session), or, with Off, not at all (`tools call`);
+// and who watches it.
 type Audit struct {
 	Off       bool
 	SessionID string
+	// Events, when set, receives the call's run events (MCP: the tool's
+	// progress, harness.ToolCallProgress).
+	Events harness.Sink
 }
 
 // NoAudit is `tools call`'s choice: nothing is stored.
@@ -72,6 +76,7 @@ func (w *Workspace) CallTool(ctx context.Context, name string, input []byte, aud
 	d := w.Deps()
 	// No model answers a direct call: the run names none.
 	d.Model, d.ModelName, d.Host, d.Provider = nil, "", "", ""
+	d.Events = audit.Events
 	req := usecase.ToolCallRequest{Tool: name, Arguments: args, SessionID: audit.SessionID, Unaudited: audit.Off}
 	out, err := d.CallTool(ctx, req)
 	res.ToolCallOutput = out

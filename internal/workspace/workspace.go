@@ -108,7 +108,8 @@ func (w *Workspace) Close() error {
 }
 
 // Deps wires the use case over the workspace: store, model, tools, the
-// configured budget, limits and language, and the fixed clock if any.
+// configured budget, limits and language, the fixed clock if any, and the
+// firing alerts of [alerts] with the series their rules compare.
 func (w *Workspace) Deps() *usecase.Deps {
 	cfg := w.Config
 	d := &usecase.Deps{
@@ -118,6 +119,7 @@ func (w *Workspace) Deps() *usecase.Deps {
 	if !cfg.Now.IsZero() {
 		d.Clock = harness.FixedClock{T: cfg.Now}
 	}
+	d.FindAlert, d.WatchAlert = FindAlert(cfg, w.env.Getenv), WatchAlert(cfg)
 	return d
 }
 

@@ -2,21 +2,43 @@ package databases
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/pkg/defaults"
+	"github.com/superbiz/superbiz/pkg/tools/sqlquery"
 )
 
 // Config is the [[databases]] share of the configuration, for every driver
 // (query_mysql's and query_postgres's): the rules of each entry its tags
 // cannot state, its summary lines, and a SQLite file's path resolved at
-// load. The table is declared in pkg/tools/sqlquery.
+// load. The table is declared in pkg/tools/sqlquery (sqlquery.Database's
+// tags) and handed to config by Schema: config has no field for it. Each
+// DSN's password still reaches config.Policy, which walks every table.
 func (Source) Config() config.Part {
-	return config.Part{Table: "databases", Paths: resolvePaths, Check: checkConfig, Summary: summaryLines, Example: example, Docs: keyDocs()}
+	return config.Part{Table: table, Schema: []sqlquery.Database(nil), Paths: resolvePaths, Check: checkConfig, Summary: summaryLines, Example: example, Docs: keyDocs()}
 }
+
+// table is the key of the [[databases]] table.
+const table = "databases"
+
+// Entries are the configuration's [[databases]] entries, every driver's, as loaded.
+func Entries(cfg *config.Config) []sqlquery.Database {
+	return config.TableOf[[]sqlquery.Database](cfg, table)
+}
+
+// NewEntry is a [[databases]] entry holding its declared defaults.
+func NewEntry() sqlquery.Database { return defaults.Of[sqlquery.Database]() }
+
+// SetEntries replaces the configuration's [[databases]] entries (the
+// demo's, eval's recorded ones); other copies of cfg keep theirs.
+func SetEntries(cfg *config.Config, es ...sqlquery.Database) { config.SetTable(cfg, table, es) }
 
 // resolvePaths makes every SQLite entry's file path absolute.
 func resolvePaths(cfg *config.Config, r config.Paths) (probs []string) {
-	for i, db := range cfg.Databases {
+	es := slices.Clone(Entries(cfg))
+	defer SetEntries(cfg, es...)
+	for i, db := range es {
 		if db.DSN.Driver() != config.DriverSQLite || db.DSN.IsZero() {
 			continue
 		}
@@ -25,7 +47,7 @@ func resolvePaths(cfg *config.Config, r config.Paths) (probs []string) {
 			probs = append(probs, fmt.Sprintf("databases[%d].dsn: %v", i, err))
 			continue
 		}
-		cfg.Databases[i].DSN = dsn
+		es[i].DSN = dsn
 	}
 	return probs
 }
@@ -33,7 +55,7 @@ func resolvePaths(cfg *config.Config, r config.Paths) (probs []string) {
 // checkConfig reports, per entry, a missing DSN, or one not checked for the
 // entry's driver (a configuration built in Go).
 func checkConfig(cfg *config.Config, c *config.Checker) {
-	for i, d := range cfg.Databases {
+	for i, d := range Entries(cfg) {
 		key := fmt.Sprintf("databases[%d].dsn", i)
 		switch d.Driver {
 		case config.DriverMySQL, config.DriverPostgres, config.DriverSQLite:
@@ -51,10 +73,10 @@ func checkConfig(cfg *config.Config, c *config.Checker) {
 // summaryLines is one line per database, its DSN masked.
 func summaryLines(cfg *config.Config) []string {
 	var lines []string
-	for _, d := range cfg.Databases {
+	for _, d := range Entries(cfg) {
 		lines = append(lines, fmt.Sprintf("database %s: %s %s (%s)", d.Name, d.Driver, d.DSN.Redacted(), cfg.Pairs("", d, "name", "driver", "dsn")))
 	}
-	if len(cfg.Databases) == 0 {
+	if len(Entries(cfg)) == 0 {
 		lines = append(lines, "databases: none configured")
 	}
 	return lines

@@ -23,13 +23,13 @@ func (Source) Name() string { return "databases" }
 // Build adds query_mysql over every mysql and sqlite [[databases]] entry,
 // and its closer (the connection pools); nothing without one.
 func (Source) Build(_ context.Context, cfg *config.Config, _ integration.Env, parts *integration.Parts) error {
-	dbs, _ := sqlquery.Split(cfg.Databases)
+	dbs, _ := sqlquery.Split(Entries(cfg))
 	return build(dbs, sqlquery.New, parts)
 }
 
 // build adds the SQL tool new makes over dbs, and its closer; nothing
 // without an entry.
-func build(dbs []config.Database, newTool func([]config.Database) (*sqlquery.Tool, error), parts *integration.Parts) error {
+func build(dbs []sqlquery.Database, newTool func([]sqlquery.Database) (*sqlquery.Tool, error), parts *integration.Parts) error {
 	if len(dbs) == 0 {
 		return nil
 	}

@@ -15,13 +15,13 @@ import (
 // query_mysql will, then reports what the account may do: anything beyond
 // reading is a warning, since the account is the real read-only boundary.
 func (Source) Doctor(ctx context.Context, cfg *config.Config, _ integration.Env) []doctor.Result {
-	dbs, _ := sqlquery.Split(cfg.Databases)
+	dbs, _ := sqlquery.Split(Entries(cfg))
 	return check(ctx, cfg, dbs, sqlquery.New, "give superbiz an account with SELECT only (GRANT SELECT ON db.* TO ...)")
 }
 
 // check connects to each of dbs through the tool new makes and reads what
 // its account may do; readOnly is the account to recommend.
-func check(ctx context.Context, cfg *config.Config, dbs []config.Database, newTool func([]config.Database) (*sqlquery.Tool, error), readOnly string) []doctor.Result {
+func check(ctx context.Context, cfg *config.Config, dbs []sqlquery.Database, newTool func([]sqlquery.Database) (*sqlquery.Tool, error), readOnly string) []doctor.Result {
 	if len(dbs) == 0 {
 		return nil
 	}

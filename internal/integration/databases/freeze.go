@@ -64,12 +64,13 @@ func freezeTool(ctx context.Context, p *frozen.Pack, tool string, reads func(inp
 		}
 	}
 	rec := Recording{}
+	dbs := Entries(p.Config)
 	for _, name := range names {
-		i := slices.IndexFunc(p.Config.Databases, func(d config.Database) bool { return d.Name == name })
+		i := slices.IndexFunc(dbs, func(d sqlquery.Database) bool { return d.Name == name })
 		if i < 0 {
 			return p.Gone("database", name)
 		}
-		db := p.Config.Databases[i]
+		db := dbs[i]
 		if db.Driver == config.DriverSQLite {
 			if err := freezeSQLite(ctx, p, db); err != nil {
 				return err
@@ -83,7 +84,7 @@ func freezeTool(ctx context.Context, p *frozen.Pack, tool string, reads func(inp
 
 // freezeSQLite copies the SQLite database db into the pack and masks it as
 // the egress policy masks what leaves the process (maskSQLite).
-func freezeSQLite(ctx context.Context, p *frozen.Pack, db config.Database) error {
+func freezeSQLite(ctx context.Context, p *frozen.Pack, db sqlquery.Database) error {
 	dst := p.Path(PackDir, db.Name+".db")
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return fmt.Errorf("eval pack: %w", err)
@@ -137,7 +138,7 @@ func ident(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"
 // (read by tool) and their observations to rec: the canonical inputs and
 // results as the run store keeps them, redacted. The DSN is not kept, only
 // the name, the engine and MySQL's default schema.
-func record(p *frozen.Pack, rec *Recording, db config.Database, tool string, reads func(input, observation json.RawMessage) []string) {
+func record(p *frozen.Pack, rec *Recording, db sqlquery.Database, tool string, reads func(input, observation json.RawMessage) []string) {
 	rd := RecordedDatabase{Name: db.Name, Driver: db.Driver}
 	if db.Driver == config.DriverMySQL {
 		if c, err := mysql.ParseDSN(db.DSN.Reveal()); err == nil {

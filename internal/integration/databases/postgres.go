@@ -20,7 +20,7 @@ func (Postgres) Name() string { return "postgres" }
 // Build adds query_postgres over every postgres [[databases]] entry, and
 // its closer; nothing without one.
 func (Postgres) Build(_ context.Context, cfg *config.Config, _ integration.Env, parts *integration.Parts) error {
-	_, dbs := sqlquery.Split(cfg.Databases)
+	_, dbs := sqlquery.Split(Entries(cfg))
 	return build(dbs, sqlquery.NewPostgres, parts)
 }
 
@@ -28,7 +28,7 @@ func (Postgres) Build(_ context.Context, cfg *config.Config, _ integration.Env, 
 // reads the role's attributes, predefined roles and table privileges: a
 // role that can write is a warning.
 func (Postgres) Doctor(ctx context.Context, cfg *config.Config, _ integration.Env) []doctor.Result {
-	_, dbs := sqlquery.Split(cfg.Databases)
+	_, dbs := sqlquery.Split(Entries(cfg))
 	return check(ctx, cfg, dbs, sqlquery.NewPostgres, "give superbiz a role with pg_read_all_data or SELECT grants only (CREATE ROLE superbiz LOGIN PASSWORD '...' IN ROLE pg_read_all_data)")
 }
 

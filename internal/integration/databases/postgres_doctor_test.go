@@ -11,6 +11,7 @@ import (
 	"github.com/superbiz/superbiz/internal/doctor"
 	"github.com/superbiz/superbiz/internal/integration"
 	"github.com/superbiz/superbiz/internal/testenv"
+	"github.com/superbiz/superbiz/pkg/tools/sqlquery"
 )
 
 // TestDatabasesPostgres: against the cluster .ci/postgres.sh starts, doctor
@@ -24,7 +25,10 @@ func TestDatabasesPostgres(t *testing.T) {
 		"ro":     "SUPERBIZ_TEST_POSTGRES_DSN",
 		"reader": "SUPERBIZ_TEST_POSTGRES_READER_DSN",
 	}
-	cfg := &config.Config{File: "superbiz.toml"}
+	c := config.Defaults(Source{}.Config())
+	cfg := &c
+	cfg.File = "superbiz.toml"
+	var dbs []sqlquery.Database
 	for _, name := range []string{"admin", "ro", "reader"} {
 		raw := os.Getenv(envs[name])
 		if raw == "" {
@@ -34,14 +38,15 @@ func TestDatabasesPostgres(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cfg.Databases = append(cfg.Databases, config.Database{Name: name, Driver: config.DriverPostgres, DSN: dsn, Timeout: 5 * time.Second})
+		dbs = append(dbs, sqlquery.Database{Name: name, Driver: config.DriverPostgres, DSN: dsn, Timeout: 5 * time.Second})
 	}
 	closed := strings.TrimPrefix(testenv.ClosedURL(t), "http://")
 	my, err := config.NewDSN(config.DriverMySQL, "ro:mysql-secret-9@tcp("+closed+")/shop")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Databases = append(cfg.Databases, config.Database{Name: "legacy", Driver: config.DriverMySQL, DSN: my, Timeout: 5 * time.Second})
+	dbs = append(dbs, sqlquery.Database{Name: "legacy", Driver: config.DriverMySQL, DSN: my, Timeout: 5 * time.Second})
+	SetEntries(cfg, dbs...)
 
 	got := append(Postgres{}.Doctor(context.Background(), cfg, integration.Env{}), Source{}.Doctor(context.Background(), cfg, integration.Env{})...)
 	want := map[string]doctor.Status{"database admin": doctor.Warn, "database ro": doctor.Pass, "database reader": doctor.Pass, "database legacy": doctor.Fail}

@@ -68,6 +68,7 @@ const recordedHost = "127.0.0.1:9"
 // their statements as the run's tools did; WithRecording then answers for
 // them. Their DSNs name no server a statement could reach.
 func addRecorded(cfg *config.Config, rec *Recording) error {
+	dbs := slices.Clone(Entries(cfg))
 	for _, d := range rec.Databases {
 		raw := "recorded@tcp(" + recordedHost + ")/" + d.Schema
 		if d.Driver == sqlquery.DriverPostgres {
@@ -77,10 +78,11 @@ func addRecorded(cfg *config.Config, rec *Recording) error {
 		if err != nil {
 			return fmt.Errorf("recorded database %s: %w", d.Name, err)
 		}
-		db := config.NewDatabase()
+		db := NewEntry()
 		db.Name, db.Driver, db.DSN = d.Name, d.Driver, dsn
-		cfg.Databases = append(cfg.Databases, db)
+		dbs = append(dbs, db)
 	}
+	SetEntries(cfg, dbs...)
 	// The names are the pack's: checked as any configured database's.
 	if err := cfg.Validate(); err != nil {
 		return fmt.Errorf("%s: %w", RecordedFile, err)

@@ -50,11 +50,11 @@ func TestRecordedTool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := config.Defaults()
+	cfg := config.Defaults(Source{}.Config())
 	if err := srv.Configure(&cfg); err != nil {
 		t.Fatal(err)
 	}
-	_, pg := sqlquery.Split(cfg.Databases)
+	_, pg := sqlquery.Split(Entries(&cfg))
 	live, err := sqlquery.NewPostgres(pg)
 	if err != nil {
 		t.Fatal(err)
@@ -97,7 +97,7 @@ func TestRecordingErrors(t *testing.T) {
 		}
 	}
 	// A name no configuration accepts is refused when the attempt adds it.
-	cfg := config.Defaults()
+	cfg := config.Defaults(Source{}.Config())
 	if err := addRecorded(&cfg, &Recording{Databases: []RecordedDatabase{{Name: "no such name!", Driver: sqlquery.DriverMySQL}}}); err == nil {
 		t.Error("a bad database name was added")
 	}
@@ -112,9 +112,9 @@ func TestRecordedMySQL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db := config.NewDatabase()
+	db := NewEntry()
 	db.Name, db.Driver, db.DSN = "billing", config.DriverMySQL, dsn
-	orig, err := sqlquery.New([]config.Database{db})
+	orig, err := sqlquery.New([]sqlquery.Database{db})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,11 +127,11 @@ func TestRecordedMySQL(t *testing.T) {
 		Databases: []RecordedDatabase{{Name: "billing", Driver: sqlquery.DriverMySQL, Schema: "shop"}},
 		Calls:     []RecordedCall{{Tool: sqlquery.ToolName, Input: c.Input, EvidenceStatus: tools.EvidenceFound, Result: json.RawMessage(`{"rows":[[1]]}`)}},
 	}
-	cfg := config.Defaults()
+	cfg := config.Defaults(Source{}.Config())
 	if err := addRecorded(&cfg, rec); err != nil {
 		t.Fatal(err)
 	}
-	live, err := sqlquery.New(cfg.Databases)
+	live, err := sqlquery.New(Entries(&cfg))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -95,7 +95,11 @@ func (Source) Inner(p *frozen.Pack) ([]runrecord.Invocation, error) {
 // only [[metrics]] source when the entry names none).
 func metricOf(p *frozen.Pack, name string) (timeline.Metric, error) {
 	i := slices.IndexFunc(p.Config.Timeline.Metrics, func(m timeline.Metric) bool { return m.Name == name })
-	if i < 0 {
+	switch {
+	case i < 0 && timeline.IsAlertExprName(name):
+		// the configuration never had it: the run's alert gave it
+		return timeline.Metric{}, frozen.Refused("the run's timeline watched %q, the series the alert's rule compares, which is no [[timeline.metrics]] entry: a pack cannot build that timeline again; freeze a diagnosis whose timelines watched the configured metrics only", name)
+	case i < 0:
 		return timeline.Metric{}, p.Gone("timeline metric", name)
 	}
 	m := p.Config.Timeline.Metrics[i]

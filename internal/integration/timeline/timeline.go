@@ -170,7 +170,7 @@ func AlertMetric(ctx context.Context, cfg *config.Config, al alerts.Alert) (m ti
 	if !ok || len(watched) > metricstool.MaxQuery {
 		return timeline.Metric{}, fmt.Sprintf("the expression of %s compares no series the timeline can watch: %s", al.Name(), textclip.Bytes(expr, 200)), false
 	}
-	return timeline.Metric{Name: al.Name() + " expression", Query: watched, Service: al.Service(), Source: source}, "", true
+	return timeline.Metric{Name: timeline.AlertExprName(al.Name()), Query: watched, Service: al.Service(), Source: source}, "", true
 }
 
 // hostSource is the [[metrics]] source whose URL has gen's host, the only

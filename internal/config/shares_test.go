@@ -1,0 +1,19 @@
+package config
+
+import "github.com/superbiz/superbiz/pkg/tools/sqlquery"
+
+// sourceShares declare, as the integrations' folders do (Part.Schema),
+// the tables whose values config itself decodes, redacts and encodes but
+// does not own: [[databases]], whose DSN is a secret config checks for
+// its driver at decode. Only the declaration: each folder tests its own
+// rules, summary lines and paths (internal/registry tests them together).
+// The folders import this package, so its tests cannot import them.
+var sourceShares = []Part{{Table: "databases", Schema: []sqlquery.Database(nil)}}
+
+// testParts are envParts and sourceShares: what config's own tests load with.
+var testParts = append(append([]Part(nil), envParts...), sourceShares...)
+
+// databasesOf is cfg's [[databases]] table as sourceShares declare it.
+func databasesOf(cfg *Config) []sqlquery.Database {
+	return TableOf[[]sqlquery.Database](cfg, "databases")
+}
