@@ -1,17 +1,14 @@
 package timeline
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/superbiz/superbiz/internal/fixture"
 	"github.com/superbiz/superbiz/internal/timeline"
 	"github.com/superbiz/superbiz/pkg/tools"
 	logtool "github.com/superbiz/superbiz/pkg/tools/logs"
@@ -115,27 +112,7 @@ func TestRestartOnsetsOnLoghub(t *testing.T) {
 // with mtime (the year of its year-less stamps), and returns its path.
 func loghubSample(t *testing.T, system string, mtime time.Time) string {
 	t.Helper()
-	f, err := os.Open(filepath.Join("..", "..", "..", "testdata", "logs", "loghub", system+"_2k.log.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = f.Close() }()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b bytes.Buffer
-	if _, err := io.Copy(&b, zr); err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(t.TempDir(), system+".log")
-	if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chtimes(p, mtime, mtime); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return fixture.Gunzip(t, filepath.Join("..", "..", "..", "testdata", "logs", "loghub", system+"_2k.log.gz"), filepath.Join(t.TempDir(), system+".log"), mtime)
 }
 
 // nthLine is where query_logs places the nth oldest entry of source

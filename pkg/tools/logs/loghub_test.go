@@ -1,14 +1,12 @@
 package logs
 
 import (
-	"bytes"
-	"compress/gzip"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/superbiz/superbiz/internal/fixture"
 )
 
 // loghubDir holds the Loghub 2k samples (github.com/logpai/loghub), kept
@@ -89,25 +87,5 @@ func TestLoghubFigures(t *testing.T) {
 // directory with the given write time (the year of year-less stamps).
 func loghubFile(t *testing.T, name string, mtime time.Time) string {
 	t.Helper()
-	f, err := os.Open(filepath.Join(loghubDir, name+"_2k.log.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b bytes.Buffer
-	if _, err := io.Copy(&b, zr); err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(t.TempDir(), name+".log")
-	if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chtimes(p, mtime, mtime); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return fixture.Gunzip(t, filepath.Join(loghubDir, name+"_2k.log.gz"), filepath.Join(t.TempDir(), name+".log"), mtime)
 }
