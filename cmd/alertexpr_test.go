@@ -23,11 +23,7 @@ import (
 // model is offered build_timeline watching "HighLatency expression", and
 // the call it makes reads that series from the [[metrics]] source.
 func TestDiagnoseFromAlertWatchesItsRule(t *testing.T) {
-	prom := promtest.LivePrometheus(t, promtest.LiveOptions{
-		Rules: "groups:\n  - name: app\n    rules:\n      - alert: HighLatency\n        expr: demo_latency_seconds{job=\"app\"} > 1\n        labels: {severity: page}\n"})
-	am := promtest.StartAlertmanager(t)
-	am.Post(t, promtest.Alert{Labels: map[string]string{"alertname": "HighLatency", "severity": "page", "service": "checkout"}, StartsAt: alertStart})
-	am.WaitFiring(t, 1)
+	prom, am := promtest.FiringRuleAlert(t, alertStart)
 	env := diagnoseEnv(t)
 	cfg := filepath.Join(t.TempDir(), "superbiz.toml")
 	toml := "[knowledge]\npaths = []\n\n[alerts]\nurl = \"" + am.URL + "\"\ntimeout = \"10s\"\n\n[[metrics]]\nname = \"prom\"\nurl = \"" + prom.URL + "\"\n"

@@ -17,12 +17,8 @@ import (
 // Prometheus' /api/v1/rules; the run's build_timeline call watched
 // "HighLatency expression"; eval pack exits 2 naming it and writes nothing.
 func TestEvalPackRefusesAlertExpression(t *testing.T) {
-	prom := promtest.LivePrometheus(t, promtest.LiveOptions{
-		Rules: "groups:\n  - name: app\n    rules:\n      - alert: HighLatency\n        expr: demo_latency_seconds{job=\"app\"} > 1\n        labels: {severity: page}\n"})
-	am := promtest.StartAlertmanager(t)
 	start := time.Date(2026, 11, 28, 14, 2, 0, 0, time.UTC)
-	am.Post(t, promtest.Alert{Labels: map[string]string{"alertname": "HighLatency", "severity": "page", "service": "checkout"}, StartsAt: start})
-	am.WaitFiring(t, 1)
+	prom, am := promtest.FiringRuleAlert(t, start)
 	srv := newServer(t)
 	e := newEnv(t, srv.URL())
 	writeFiles(t, e.dir, map[string]string{"superbiz.toml": "[knowledge]\npaths = []\n\n[alerts]\nurl = \"" + am.URL + "\"\n\n[[metrics]]\nname = \"prom\"\nurl = \"" + prom.URL + "\"\n"})

@@ -44,7 +44,7 @@ func TestAlertExpression(t *testing.T) {
 	shift := now.Add(-10 * time.Minute)
 	am := promtest.StartAlertmanager(t)
 	prom := promtest.LivePrometheus(t, promtest.LiveOptions{History: latencyHistory(now, shift), Alertmanager: hostOf(t, am.URL),
-		Rules: "groups:\n  - name: app\n    rules:\n      - alert: HighLatency\n        expr: demo_latency_seconds{job=\"app\"} > 1\n        labels: {severity: page}\n"})
+		Rules: promtest.HighLatencyRule})
 	waitFor(t, "the history to be served", func() bool { return query(t, prom.URL, `demo_latency_seconds`) == 1 })
 	waitFor(t, "HighLatency to fire", func() bool { return query(t, prom.URL, `ALERTS{alertname="HighLatency",alertstate="firing"}`) == 1 })
 	client, err := alerts.New(alerts.Options{URL: am.URL, Timeout: 10 * time.Second})
