@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -263,18 +264,56 @@ var (
 	podsLog = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]+\.log(\..*)?$`) })
 )
 
-// PathService is the container name a Kubernetes node log's path holds:
+// PathService is the service a Kubernetes node log's path names:
 // /var/log/containers/<pod>_<namespace>_<container>-<id>.log, or
 // /var/log/pods/<namespace>_<pod>_<uid>/<container>/<n>.log (rotated
-// <n>.log.<date> too); "" for any other path.
+// <n>.log.<date> too); "" for any other path. It is the container's name,
+// unless that name is generic (GenericContainers: TrainTicket names every
+// service's container "server"), when it is the pod's workload
+// (PodWorkload).
 func PathService(path string) string {
 	base := filepath.Base(path)
 	if m := podLog().FindStringSubmatch(base); m != nil {
-		return m[3]
+		return containerService(m[3], base[:strings.IndexByte(base, '_')])
 	}
 	dir := filepath.Dir(path)
-	if podsLog().MatchString(base) && podsDir().MatchString(filepath.Base(filepath.Dir(dir))) {
-		return strings.ToLower(filepath.Base(dir))
+	if pd := filepath.Base(filepath.Dir(dir)); podsLog().MatchString(base) && podsDir().MatchString(pd) {
+		pod, _, _ := strings.Cut(pd[strings.IndexByte(pd, '_')+1:], "_")
+		return containerService(strings.ToLower(filepath.Base(dir)), pod)
 	}
 	return ""
+}
+
+// GenericContainers are container names that say nothing of the service:
+// a pod's container so named is the pod's workload's.
+var GenericContainers = []string{"app", "application", "container", "main", "server", "service", "web"}
+
+// containerService is the service of container in pod.
+func containerService(container, pod string) string {
+	if slices.Contains(GenericContainers, container) {
+		if w := PodWorkload(pod); w != "" {
+			return w
+		}
+	}
+	return container
+}
+
+// podHash is the end of a pod's name its controller added: a Deployment's
+// ReplicaSet hash (pod-template-hash: 6 to 10 characters of the alphabet
+// Kubernetes writes them in, which has no vowels, or digits in older
+// releases) and the pod's own 5 characters; a ReplicaSet's, DaemonSet's
+// or Job's 5 characters alone; a StatefulSet's ordinal.
+var podHash = sync.OnceValue(func() *regexp.Regexp {
+	const safe = `[bcdfghjklmnpqrstvwxz2456789]`
+	return regexp.MustCompile(`^(.+?)(-(` + safe + `{6,10}|[0-9]{6,10})-` + safe + `{5}|-` + safe + `{5}|-[0-9]+)$`)
+})
+
+// PodWorkload is the workload a pod's name belongs to, its controller's
+// suffixes stripped (ts-order-service-5b67c48447-mv5hb: ts-order-service;
+// web-0: web); the name itself when it has none.
+func PodWorkload(pod string) string {
+	if m := podHash().FindStringSubmatch(pod); m != nil {
+		return m[1]
+	}
+	return pod
 }

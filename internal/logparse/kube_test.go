@@ -6,15 +6,22 @@ import (
 )
 
 // The container name is read from both Kubernetes node log paths, and from
-// no other path.
+// no other path; a generic container name gives the pod's workload.
 func TestPathService(t *testing.T) {
 	const id = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 	for path, want := range map[string]string{
 		"/var/log/containers/verify-code-5b7c9d8f4-pl2mz_shop_verify-code-" + id + ".log":                                    "verify-code",
 		"/var/log/pods/shop_payments-6f5d7c9b8-abcde_0f8e7d6c-5b4a-4392-8170-6e5d4c3b2a19/payments/0.log":                    "payments",
 		"/var/log/pods/shop_payments-6f5d7c9b8-abcde_0f8e7d6c-5b4a-4392-8170-6e5d4c3b2a19/payments/0.log.20260314-140000.gz": "payments",
-		"/var/log/containers/not-a-pod.log": "",
-		"/var/log/app/payments/0.log":       "",
+		// a generic container name: the pod's workload
+		"/var/log/pods/train_ts-order-service-5b67c48447-mv5hb_0f8e7d6c-5b4a-4392-8170-6e5d4c3b2a19/server/0.log": "ts-order-service",
+		"/var/log/containers/ts-station-food-service-dc4d75dd-fw6ft_train_server-" + id + ".log":                  "ts-station-food-service",
+		"/var/log/pods/monitoring_node-exporter-x2k4p_0f8e7d6c-5b4a-4392-8170-6e5d4c3b2a19/app/0.log":             "node-exporter",
+		"/var/log/containers/web-0_shop_web-" + id + ".log":                                                       "web",
+		"/var/log/containers/checkout_shop_main-" + id + ".log":                                                   "checkout",
+		"/var/log/pods/shop_payments-6f5d7c9b8-abcde_0f8e7d6c-5b4a-4392-8170-6e5d4c3b2a19/istio-proxy/0.log":      "istio-proxy",
+		"/var/log/containers/not-a-pod.log":                                                                       "",
+		"/var/log/app/payments/0.log":                                                                             "",
 	} {
 		if got := PathService(path); got != want {
 			t.Errorf("PathService(%q) = %q, want %q", path, got, want)

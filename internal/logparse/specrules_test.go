@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -37,7 +38,9 @@ func specPart(t *testing.T, spec, from, to string) string {
 // TestSpecServiceRule ties SPEC's service rule (issue 36 §2) to the
 // reader: every member SPEC names as a service by convention is read as
 // the entry's service, and every name SPEC says is a field (a logger, a
-// class, a component, a module, a thread) is never the service.
+// class, a component, a module, a thread) is never the service; on a
+// Kubernetes node log path a generic container name gives the pod's
+// workload, as SPEC lists them.
 func TestSpecServiceRule(t *testing.T) {
 	spec := specText(t)
 	named := specPart(t, spec, "*The service.*", "A logger, a class")
@@ -61,6 +64,31 @@ func TestSpecServiceRule(t *testing.T) {
 	for _, f := range regexp.MustCompile("`([a-z_]+)`").FindAllStringSubmatch(fields, -1) {
 		if role, _ := keyRole([]byte(f[1])); role == roleService {
 			t.Errorf("SPEC says %q is a field, never the service; the reader takes it as the service", f[1])
+		}
+	}
+	// a Kubernetes node log: the generic container names SPEC lists are
+	// the reader's, and its examples of a pod's workload hold
+	kube := specPart(t, spec, "On a Kubernetes node log path", "\n\n")
+	generic := specPart(t, kube, "when that name is generic", ")")
+	var names []string
+	for _, m := range regexp.MustCompile("`([^`]+)`").FindAllStringSubmatch(generic, -1) {
+		names = append(names, m[1])
+	}
+	if !slices.Equal(names, GenericContainers) {
+		t.Errorf("SPEC's generic container names %q; the reader's %q", names, GenericContainers)
+	}
+	examples := regexp.MustCompile("`([^`]+)` → `([^`]+)`").FindAllStringSubmatch(kube, -1)
+	if len(examples) < 3 {
+		t.Fatalf("SPEC gives %d examples of a pod's workload: %q", len(examples), kube)
+	}
+	for _, m := range examples {
+		if got := PodWorkload(m[1]); got != m[2] {
+			t.Errorf("SPEC says pod %s is of %s; the reader says %q", m[1], m[2], got)
+		}
+		for _, c := range GenericContainers {
+			if got := PathService("/var/log/pods/ns_" + m[1] + "_0f8e7d6c-5b4a-4392-8170-6e5d4c3b2a19/" + c + "/0.log"); got != m[2] {
+				t.Errorf("pod %s, container %s: service %q, SPEC says %s", m[1], c, got, m[2])
+			}
 		}
 	}
 	// a JSON line whose logger names a class and whose app names the
