@@ -45,7 +45,7 @@ func TestDemoTimelinePanelInTmux(t *testing.T) {
 		}
 		rows = append(rows, l)
 	}
-	want := []string{`^│ 13:58:30 restart +payment-service started: Started PaymentApplication`, `^│ 14:00:00 error_burst +gateway +errors rose from 0 to`,
+	want := []string{`^│ 13:58:30 restart +payment-service started: Started PaymentApplication`, `^│ 14:00:00 error_burst +gateway +errors of gateway rose from 0 to`,
 		`^│ 14:00:10 new_error `, `^│ 14:00:13 new_error `, `^│ 14:00:13 new_error `}
 	if len(rows) != len(want) {
 		t.Fatalf("the panel shows %d rows, want %d:\n%s", len(rows), len(want), strings.Join(rows, "\n"))

@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -299,9 +300,17 @@ func (b *builder) logsInput(src string, start, end time.Time) map[string]any {
 	return in
 }
 
-// errorBursts finds each minute in which src's error rate rises well above
-// its baseline: a histogram of ERROR entries over the baseline and the
-// window, then for each burst (at most maxBursts) its placing.
+// errorBursts finds, per service, each minute in which the service's own
+// error rate rises well above its own baseline. A histogram of the
+// source's ERROR entries over the baseline and the window gives the
+// coverage and the first services to judge (those its newest entries
+// name); the first bucket of each rise of the whole source's errors (one
+// service's burst may lie there, though the others' errors hide it from a
+// burst of the whole source) names the others. Each of at most maxBurstServices services is then read alone, its
+// histogram judged against its own baseline, and each of its bursts (at
+// most maxBursts a source, the earliest) is placed and named by it. A burst
+// of the whole source whose minute names no service is an event whose
+// service is unknown, and says so.
 func (b *builder) errorBursts(ctx context.Context, ls LogSource) error {
 	src, before := ls.Name, b.baselineOf(ls)
 	w := b.plan.Window
@@ -311,7 +320,7 @@ func (b *builder) errorBursts(ctx context.Context, ls LogSource) error {
 		every += time.Minute
 	}
 	in := b.logsInput(src, from, w.End)
-	in["level"], in["histogram"], in["limit"] = "ERROR", tools.FormatDuration(every), 1
+	in["level"], in["histogram"], in["limit"] = "ERROR", tools.FormatDuration(every), maxListed
 	r, cov, ok, err := b.readLogs(ctx, DetectBursts, src, in)
 	if err != nil || !ok {
 		return err
@@ -322,29 +331,185 @@ func (b *builder) errorBursts(ctx context.Context, ls LogSource) error {
 		return nil
 	}
 	h0, _ := parseTS(r.Histogram.Start)
-	found := bursts(r.Histogram.Counts, buckets(w.Start.Sub(h0), every))
-	if len(found) > maxBursts {
-		found = found[:maxBursts]
-		cov.Status = Partial
-		cov.Note = strings.TrimPrefix(cov.Note+fmt.Sprintf("; the first %d bursts are placed", maxBursts), "; ")
-	}
+	first := buckets(w.Start.Sub(h0), every)
+	var notes []string
+	var found []serviceBurst
 	var es []Event
-	for _, bu := range found {
-		ev, err := b.placeBurst(ctx, src, from, every, h0, bu, cov.ToolCallID)
+	if b.plan.Service != "" {
+		// the read is the service's own
+		for _, bu := range bursts(r.Histogram.Counts, first) {
+			found = append(found, serviceBurst{service: b.plan.Service, burst: bu, support: cov.ToolCallID})
+		}
+	} else {
+		whole := map[int]burst{}
+		for _, bu := range bursts(r.Histogram.Counts, first) {
+			whole[bu.at] = bu
+		}
+		svcs := servicesOf(r.Entries)
+		var minutes []serviceCount
+		for i, at0 := range rises(r.Histogram.Counts, first) {
+			if i == maxBursts {
+				notes = append(notes, fmt.Sprintf("the services of the source's first %d rises in errors are judged", maxBursts))
+				break
+			}
+			// the services of the rise's first bucket
+			at := h0.Add(time.Duration(at0) * every)
+			bin := b.logsInput(src, at, at.Add(every))
+			bin["level"], bin["limit"] = "ERROR", maxListed
+			mo, err := b.call(ctx, logs.ToolName, bin)
+			if err != nil {
+				return err
+			}
+			var mr logs.Result
+			if f := decode(mo, &mr); f != "" {
+				notes = append(notes, fmt.Sprintf("the services of the source's burst at %s could not be read: %s", stamp(at), f))
+				continue
+			}
+			named := servicesOf(mr.Entries)
+			if bu, ok := whole[at0]; ok && len(named) == 0 {
+				perMin := every.Minutes()
+				es = append(es, Event{At: at, Kind: ErrorBurst, Source: src, Before: ptr(round(bu.before / perMin)), After: ptr(round(bu.after / perMin)), ToolCallID: mo.ToolCallID,
+					Summary: fmt.Sprintf("errors rose from %s to %s a minute%s (%s)", fmtNum(bu.before/perMin), fmtNum(bu.after/perMin), commonest(mr), serviceUnknown)})
+				continue
+			}
+			minutes = append(minutes, named...)
+		}
+		judged := mergeCounts(minutes, svcs)
+		if len(judged) > maxBurstServices {
+			notes = append(notes, fmt.Sprintf("%d services judged (%s), the ones most named by the source's burst minutes and newest errors; %d more were not", maxBurstServices, strings.Join(judged[:maxBurstServices], ", "), len(judged)-maxBurstServices))
+			judged = judged[:maxBurstServices]
+		}
+		for _, svc := range judged {
+			sin := b.logsInput(src, from, w.End)
+			sin["service"], sin["level"], sin["histogram"], sin["limit"] = svc, "ERROR", tools.FormatDuration(every), 1
+			so, err := b.call(ctx, logs.ToolName, sin)
+			if err != nil {
+				return err
+			}
+			var sr logs.Result
+			if f := decode(so, &sr); f != "" || sr.Histogram == nil {
+				if f == "" {
+					f = "the answer has no histogram"
+				}
+				notes = append(notes, fmt.Sprintf("%s's errors could not be read: %s", svc, f))
+				continue
+			}
+			if st, note := logsCoverage(sr); st != Read && note != "" {
+				notes = append(notes, svc+": "+note)
+			}
+			s0, _ := parseTS(sr.Histogram.Start)
+			for _, bu := range bursts(sr.Histogram.Counts, buckets(w.Start.Sub(s0), every)) {
+				bu.at += int(s0.Sub(h0) / every)
+				found = append(found, serviceBurst{service: svc, burst: bu, support: so.ToolCallID})
+			}
+		}
+	}
+	slices.SortStableFunc(found, func(x, y serviceBurst) int {
+		return cmp.Or(cmp.Compare(x.at, y.at), strings.Compare(x.service, y.service))
+	})
+	if len(found)+len(es) > maxBursts {
+		notes = append(notes, fmt.Sprintf("the first %d bursts are placed", maxBursts))
+		found = found[:max(maxBursts-len(es), 0)]
+	}
+	for _, sb := range found {
+		ev, err := b.placeBurst(ctx, src, from, every, h0, sb)
 		if err != nil {
 			return err
 		}
 		es = append(es, ev)
 	}
+	if len(notes) > 0 {
+		cov.Status = Partial
+		cov.Note = strings.TrimPrefix(cov.Note+"; "+strings.Join(notes, "; "), "; ")
+	}
 	b.done(cov, es...)
 	return nil
 }
 
-// placeBurst makes one burst an event: placed to the minute (when the
-// histogram's buckets are longer, by a histogram over the half hour before
-// its bucket and the bucket itself), with its first minute's service and
-// commonest message.
-func (b *builder) placeBurst(ctx context.Context, src string, from time.Time, every time.Duration, h0 time.Time, bu burst, support string) (Event, error) {
+// Bounds of the error bursts of one source.
+const (
+	// maxListed is how many entries a read that names services lists.
+	maxListed = 50
+	// maxBurstServices bounds the services whose errors are read alone.
+	maxBurstServices = 5
+	// maxServiceChecks bounds the services read alone for one new
+	// pattern's service.
+	maxServiceChecks = 2
+)
+
+// LogCalls is the most calls the logs detectors make over one source:
+// error bursts (the source's histogram, a read of each rise's first
+// bucket, each judged service's histogram, two reads placing each burst),
+// new errors (the window, the time before it, the checks, and for each
+// service looked up a read of its words and the services read alone),
+// restarts (each word read).
+func LogCalls() int {
+	bursts := 1 + maxBursts + maxBurstServices + 2*maxBursts
+	newErrors := 2 + maxNewErrorChecks + maxNewErrorServices*(1+maxServiceChecks)
+	return bursts + newErrors + len(restartWords) + len(narrowStarts)
+}
+
+// serviceUnknown is what an event whose entries name no service says.
+const serviceUnknown = "service unknown: its entries name none"
+
+// serviceBurst is one burst of one service's errors and the read showing it.
+type serviceBurst struct {
+	service string
+	burst
+	support string
+}
+
+// serviceCount is a service and how many listed entries name it.
+type serviceCount struct {
+	service string
+	n       int
+}
+
+// servicesOf are the services es name, most named first (ties by name).
+func servicesOf(es []logs.Entry) []serviceCount {
+	n := map[string]int{}
+	for _, e := range es {
+		if e.Service != "" {
+			n[e.Service]++
+		}
+	}
+	out := make([]serviceCount, 0, len(n))
+	for s, c := range n {
+		out = append(out, serviceCount{s, c})
+	}
+	slices.SortFunc(out, func(x, y serviceCount) int {
+		return cmp.Or(cmp.Compare(y.n, x.n), strings.Compare(x.service, y.service))
+	})
+	return out
+}
+
+// mergeCounts lists the services of each list in turn, each once.
+func mergeCounts(lists ...[]serviceCount) []string {
+	var out []string
+	for _, l := range lists {
+		for _, c := range l {
+			if !slices.Contains(out, c.service) {
+				out = append(out, c.service)
+			}
+		}
+	}
+	return out
+}
+
+// commonest is ": " and the commonest pattern of r, "" when it has none.
+func commonest(r logs.Result) string {
+	if len(r.Patterns) == 0 {
+		return ""
+	}
+	return ": " + textclip.Bytes(r.Patterns[0].Template, 100)
+}
+
+// placeBurst makes one service's burst an event: placed to the minute
+// (when the histogram's buckets are longer, by a histogram of the
+// service's errors over the half hour before its bucket and the bucket
+// itself), with its first minute's commonest message of that service.
+func (b *builder) placeBurst(ctx context.Context, src string, from time.Time, every time.Duration, h0 time.Time, sb serviceBurst) (Event, error) {
+	bu, support := sb.burst, sb.support
 	burstAt := h0.Add(time.Duration(bu.at) * every)
 	perMin := every.Minutes()
 	before, after := bu.before/perMin, bu.after/perMin
@@ -354,7 +519,7 @@ func (b *builder) placeBurst(ctx context.Context, src string, from time.Time, ev
 			fs = from
 		}
 		fin := b.logsInput(src, fs, burstAt.Add(every))
-		fin["level"], fin["histogram"], fin["limit"] = "ERROR", "1m", 1
+		fin["service"], fin["level"], fin["histogram"], fin["limit"] = sb.service, "ERROR", "1m", 1
 		fo, err := b.call(ctx, logs.ToolName, fin)
 		if err != nil {
 			return Event{}, err
@@ -367,10 +532,10 @@ func (b *builder) placeBurst(ctx context.Context, src string, from time.Time, ev
 			}
 		}
 	}
-	ev := Event{At: burstAt, Kind: ErrorBurst, Source: src, Service: b.plan.Service, Before: ptr(round(before)), After: ptr(round(after)), ToolCallID: support}
-	// who and what: the burst's first minute
+	ev := Event{At: burstAt, Kind: ErrorBurst, Source: src, Service: sb.service, Before: ptr(round(before)), After: ptr(round(after)), ToolCallID: support}
+	// what: the commonest message of the service's first minute
 	win := b.logsInput(src, burstAt, burstAt.Add(time.Minute))
-	win["level"], win["limit"] = "ERROR", 20
+	win["service"], win["level"], win["limit"] = sb.service, "ERROR", 1
 	wo, err := b.call(ctx, logs.ToolName, win)
 	if err != nil {
 		return Event{}, err
@@ -378,31 +543,10 @@ func (b *builder) placeBurst(ctx context.Context, src string, from time.Time, ev
 	var wr logs.Result
 	what := ""
 	if decode(wo, &wr) == "" {
-		if ev.Service == "" {
-			ev.Service = dominantService(wr.Entries)
-		}
-		if len(wr.Patterns) > 0 {
-			what = ": " + textclip.Bytes(wr.Patterns[0].Template, 100)
-		}
+		what = commonest(wr)
 	}
-	ev.Summary = fmt.Sprintf("errors rose from %s to %s a minute%s", fmtNum(before), fmtNum(after), what)
+	ev.Summary = fmt.Sprintf("errors of %s rose from %s to %s a minute%s", sb.service, fmtNum(before), fmtNum(after), what)
 	return ev, nil
-}
-
-// dominantService is the service most entries name, "" when none does.
-func dominantService(es []logs.Entry) string {
-	n := map[string]int{}
-	best := ""
-	for _, e := range es {
-		if e.Service == "" {
-			continue
-		}
-		n[e.Service]++
-		if n[e.Service] > n[best] || (n[e.Service] == n[best] && e.Service < best) {
-			best = e.Service
-		}
-	}
-	return best
 }
 
 // maxPatterns is how many patterns query_logs lists: a baseline answer
@@ -495,15 +639,20 @@ func (b *builder) newErrors(ctx context.Context, ls LogSource) error {
 		if !ok {
 			continue
 		}
-		svc := b.plan.Service
+		svc, unknownWhy := b.plan.Service, "service not looked up"
 		if svc == "" && lookups < maxNewErrorServices {
 			lookups++
 			if svc, err = b.serviceOf(ctx, src, p.Template, at); err != nil {
 				return err
 			}
+			unknownWhy = "service unknown: no service's entries of its minute hold it"
+		}
+		what := textclip.Bytes(p.Template, 100)
+		if svc == "" {
+			what += " (" + unknownWhy + ")"
 		}
 		es = append(es, Event{At: at, Kind: NewError, Source: src, Service: svc, ToolCallID: support,
-			Summary: fmt.Sprintf("new error (%d in the window, none in the %s before): %s", p.Count, tools.FormatDuration(before), textclip.Bytes(p.Template, 100))})
+			Summary: fmt.Sprintf("new error (%d in the window, none in the %s before): %s", p.Count, tools.FormatDuration(before), what)})
 	}
 	b.done(cov, es...)
 	return nil
@@ -516,15 +665,18 @@ func onlyLevelUnread(r logs.Result) bool {
 		r.PartlyRead == 0 && r.SkippedCount == 0 && len(r.TruncatedBy) == 0 && (r.Matched > 0 || r.Unparsed == 0)
 }
 
-// serviceOf is the service most ERROR entries of template's words name in
-// the minute from at, "" when none does or the read gave nothing.
+// serviceOf is the service whose ERROR entries of template's words in the
+// minute from at hold template itself: the services those entries name,
+// most named first, are each read alone (at most two) until one's patterns
+// hold template. "" when none does or a read gave nothing: the service is
+// then unknown, never guessed from entries of another message.
 func (b *builder) serviceOf(ctx context.Context, src, template string, at time.Time) (string, error) {
 	words := distinctiveWords(template)
 	if len(words) == 0 {
 		return "", nil
 	}
 	in := b.logsInput(src, at, at.Add(time.Minute))
-	in["level"], in["limit"], in["contains"] = "ERROR", 20, strings.Join(words, " ")
+	in["level"], in["limit"], in["contains"] = "ERROR", maxListed, strings.Join(words, " ")
 	o, err := b.call(ctx, logs.ToolName, in)
 	if err != nil {
 		return "", err
@@ -533,7 +685,26 @@ func (b *builder) serviceOf(ctx context.Context, src, template string, at time.T
 	if decode(o, &r) != "" {
 		return "", nil
 	}
-	return dominantService(r.Entries), nil
+	named := servicesOf(r.Entries)
+	for i, c := range named {
+		if i == maxServiceChecks {
+			break
+		}
+		sin := b.logsInput(src, at, at.Add(time.Minute))
+		sin["service"], sin["level"], sin["limit"], sin["contains"] = c.service, "ERROR", 1, strings.Join(words, " ")
+		so, err := b.call(ctx, logs.ToolName, sin)
+		if err != nil {
+			return "", err
+		}
+		var sr logs.Result
+		if decode(so, &sr) != "" {
+			continue
+		}
+		if slices.ContainsFunc(sr.Patterns, func(p logs.Pattern) bool { return p.Template == template }) {
+			return c.service, nil
+		}
+	}
+	return "", nil
 }
 
 // wordRE finds the words of a template that are worth searching for:

@@ -153,8 +153,14 @@ func changes(vs []*float64, from int) []change {
 
 // Error bursts: counts per bucket are judged like a series, with the band
 // widened to what chance gives a count (Poisson: 4 √median) and at least
-// minBurst entries, so a quiet service's 0 → 2 is not a burst.
-const minBurst = 5
+// minBurst entries, so a quiet service's 0 → 2 is not a burst. One
+// service's errors wander about the limit while an incident lasts (5, 2, 8,
+// 3 a minute): a dip of fewer than burstQuiet buckets within it does not
+// end a burst, so the incident is one burst, placed at its first bucket.
+const (
+	minBurst   = 5
+	burstQuiet = 5
+)
 
 // burst is one run of buckets well above their trailing baseline.
 type burst struct {
@@ -166,7 +172,7 @@ type burst struct {
 
 // bursts finds, from index from on, every bucket whose count rises well
 // above its trailing baseline after the buckets before it did not: the
-// start of each burst, its baseline and its mean count.
+// start of each burst, its baseline and its mean count over its buckets.
 func bursts(counts []int, from int) []burst {
 	var out []burst
 	for i := max(from, 0); i < len(counts); i++ {
@@ -188,12 +194,45 @@ func bursts(counts []int, from int) []burst {
 		if c := float64(counts[i]); c < minBurst || c <= limit {
 			continue
 		}
-		sum, j := 0, i
-		for ; j < len(counts) && float64(counts[j]) > limit; j++ {
-			sum += counts[j]
+		// the burst lasts to its last bucket above the limit that fewer
+		// than burstQuiet buckets within it follow
+		last := i
+		for j := i + 1; j < len(counts) && j-last <= burstQuiet; j++ {
+			if float64(counts[j]) > limit {
+				last = j
+			}
 		}
-		out = append(out, burst{at: i, end: j, before: m, after: float64(sum) / float64(j-i)})
-		i = j - 1
+		sum := 0
+		for _, c := range counts[i : last+1] {
+			sum += c
+		}
+		out = append(out, burst{at: i, end: last + 1, before: m, after: float64(sum) / float64(last+1-i)})
+		i = last
+	}
+	return out
+}
+
+// rises finds, from index from on, every bucket whose count exceeds its
+// trailing baseline's median by minBurst or more after the bucket before
+// it did not: where one service's burst may lie, though the other
+// services' errors hide it from bursts over the whole source.
+func rises(counts []int, from int) []int {
+	var out []int
+	up := false
+	for i := max(from, 0); i < len(counts); i++ {
+		lo := max(0, i-baselinePoints)
+		if i-lo < minBaseline/2 {
+			continue
+		}
+		xs := make([]float64, 0, i-lo)
+		for _, c := range counts[lo:i] {
+			xs = append(xs, float64(c))
+		}
+		rising := float64(counts[i])-median(xs) >= minBurst
+		if rising && !up {
+			out = append(out, i)
+		}
+		up = rising
 	}
 	return out
 }

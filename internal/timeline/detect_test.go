@@ -101,6 +101,7 @@ func TestBursts(t *testing.T) {
 		{"steady errors", []int{10, 12, 9, 11, 10, 13, 8, 10, 12, 11, 9, 10, 11, 12, 10, 9, 11}, nil},
 		{"quiet 0 to 3", append(make([]int, 20), 3, 0, 0), nil},
 		{"too early to judge", []int{0, 50, 50, 50}, nil},
+		{"one burst dipping to the limit", append(make([]int, 20), 5, 3, 7, 5, 2, 8, 3, 9, 0, 0, 0, 0, 0, 0), []int{20}},
 		{"two bursts", append(append(append(make([]int, 20), 40, 50, 45), make([]int, 30)...), 30, 30), []int{20, 53}},
 	}
 	for _, c := range cases {

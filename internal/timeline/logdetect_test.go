@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -162,5 +163,82 @@ func TestRestartOnRealStartLines(t *testing.T) {
 		if c.Detector == DetectRestarts && c.Status != Read {
 			t.Errorf("restart coverage %+v: want read (the narrower words each fit one read)", c)
 		}
+	}
+}
+
+// TestErrorBurstPerService: a quiet service's errors rising from none to
+// six a minute are its burst, though a noisier service's steady errors in
+// the same source hide the rise in the source's total; the event names
+// the quiet service and gives its own message. Its new error is named by
+// it too, though the noisy service's older errors, more of them that
+// minute, hold every word of its pattern.
+func TestErrorBurstPerService(t *testing.T) {
+	day := time.Date(2026, 11, 20, 13, 0, 0, 0, time.UTC)
+	var ls []string
+	line := func(at time.Time, svc, msg string) {
+		ls = append(ls, fmt.Sprintf("ts=%s level=ERROR service=%s msg=%q", at.Format(time.RFC3339Nano), svc, msg))
+	}
+	for m := 0; m < 90; m++ {
+		at := day.Add(time.Duration(m) * time.Minute)
+		for s := 0; s < 10; s++ {
+			line(at.Add(time.Duration(s)*5*time.Second+time.Second), "gateway", "gateway saw payment timeout after retry")
+		}
+		if m >= 60 && m < 75 {
+			for s := 0; s < 6; s++ {
+				line(at.Add(time.Duration(20+s*6)*time.Second), "payment-service", fmt.Sprintf("payment timeout after %d ms", 3000+s))
+			}
+		}
+	}
+	slices.Sort(ls) // one stamp layout: in time order
+	w := Window{Start: time.Date(2026, 11, 20, 13, 45, 0, 0, time.UTC), End: time.Date(2026, 11, 20, 14, 30, 0, 0, time.UTC)}
+	tl := buildLogs(t, ls, w)
+	var got []Event
+	for _, e := range tl.Events {
+		if e.Kind == ErrorBurst || e.Kind == NewError {
+			got = append(got, e)
+		}
+	}
+	onset := day.Add(time.Hour)
+	if len(got) != 2 {
+		t.Fatalf("events %s\nwant payment-service's burst and new error; coverage %s", mustJSON(t, got), mustJSON(t, tl.Coverage))
+	}
+	for _, e := range got {
+		if e.Service != "payment-service" || !strings.Contains(e.Summary, "payment timeout after") || strings.Contains(e.Summary, "gateway saw") {
+			t.Errorf("%s names %q: %q; want payment-service and its own message", e.Kind, e.Service, e.Summary)
+		}
+	}
+	if b := got[0]; b.Kind != ErrorBurst || !b.At.Equal(onset) || *b.Before != 0 || *b.After != 6 {
+		t.Errorf("burst %s; want at %s from 0 to 6 a minute", mustJSON(t, b), onset)
+	}
+}
+
+// TestErrorBurstServiceUnknown: a burst in a source whose entries name no
+// service is an event without a service that says the service is unknown.
+func TestErrorBurstServiceUnknown(t *testing.T) {
+	day := time.Date(2026, 11, 20, 13, 0, 0, 0, time.UTC)
+	var ls []string
+	for m := 0; m < 90; m++ {
+		at := day.Add(time.Duration(m) * time.Minute)
+		ls = append(ls, at.Format("2006-01-02T15:04:05.000Z")+" INFO  c.s.OrderServiceImpl#12 [getOrder][ok]")
+		if m >= 60 && m < 70 {
+			for s := 0; s < 8; s++ {
+				ls = append(ls, at.Add(time.Duration(10+s*5)*time.Second).Format("2006-01-02T15:04:05.000Z")+" ERROR c.s.OrderServiceImpl#40 [getOrder][database unreachable]")
+			}
+		}
+	}
+	w := Window{Start: time.Date(2026, 11, 20, 13, 45, 0, 0, time.UTC), End: time.Date(2026, 11, 20, 14, 30, 0, 0, time.UTC)}
+	tl := buildLogs(t, ls, w)
+	n := 0
+	for _, e := range tl.Events {
+		if e.Kind != ErrorBurst {
+			continue
+		}
+		n++
+		if e.Service != "" || !strings.Contains(e.Summary, serviceUnknown) || !e.At.Equal(day.Add(time.Hour)) {
+			t.Errorf("burst %s; want at 14:00, no service, saying it is unknown", mustJSON(t, e))
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d bursts in %s; want one", n, mustJSON(t, tl.Events))
 	}
 }

@@ -24,10 +24,6 @@ const (
 	timelineObservation = 256 << 10
 	// timelineRunBytes bounds what one timeline's observations hold.
 	timelineRunBytes = 8 << 20
-	// timelineCallsPerLogSource is the most calls the logs detectors make
-	// per source: bursts (1 + 2 for each of 5), new errors (2 + 3 checks
-	// + 3 service reads), restarts (1).
-	timelineCallsPerLogSource = 20
 )
 
 // TimelineRequest is one incident timeline: `superbiz timeline`.
@@ -86,7 +82,7 @@ func (d *Deps) Timeline(ctx context.Context, req TimelineRequest) (timeline.Time
 	if run.Tools, err = harness.NewToolset(adapters, nil); err != nil {
 		return timeline.Timeline{}, fmt.Errorf("timeline tools: %w", err)
 	}
-	calls := 1 + timelineCallsPerLogSource*len(req.Plan.Logs) + len(req.Plan.Metrics) + len(req.Plan.AlertSeries) + timeline.KubeCalls(len(req.Plan.Kubernetes)) + 1
+	calls := 1 + timeline.LogCalls()*len(req.Plan.Logs) + len(req.Plan.Metrics) + len(req.Plan.AlertSeries) + timeline.KubeCalls(len(req.Plan.Kubernetes)) + 1
 	run.Budget.MaxToolCalls = min(max(run.Budget.MaxToolCalls, calls), 100)
 	run.Budget.MaxRunBytes = max(run.Budget.MaxRunBytes, timelineRunBytes)
 	sessionID, err := run.resolveSession(context.WithoutCancel(ctx), "", false)
