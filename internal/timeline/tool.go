@@ -53,6 +53,8 @@ type ToolInput struct {
 // query_metrics, read_alerts) are the same adapters a run's calls use, each
 // canonicalised and bounded as the harness bounds a call.
 type Tool struct {
+	// timeout bounds one call (ToolTimeout unless SetTimeout).
+	timeout     time.Duration
 	logs        []LogSource
 	metrics     []Metric
 	alertSeries []string
@@ -70,7 +72,7 @@ var (
 // the metrics it watches and the [[metrics]] sources whose alert state it
 // reads (Plan.AlertSeries). Detectors whose adapter is absent are not run.
 func NewTool(reads []tools.Adapter, logs []LogSource, metrics []Metric, alertSeries []string) (*Tool, error) {
-	t := &Tool{reads: map[string]tools.Adapter{}}
+	t := &Tool{reads: map[string]tools.Adapter{}, timeout: ToolTimeout}
 	for _, a := range reads {
 		t.reads[a.Definition().Name] = a
 	}
@@ -87,6 +89,17 @@ func NewTool(reads []tools.Adapter, logs []LogSource, metrics []Metric, alertSer
 		return nil, fmt.Errorf("%s: no source to read: configure [[logs]], [alerts], [[metrics]] or [[kubernetes]]", ToolName)
 	}
 	return t, nil
+}
+
+// SetTimeout sets how long one call may take, all its reads together
+// (ToolTimeout unless set): a measurement over data on disk that must not
+// depend on the machine's load gives its calls longer, with its reads'
+// own limits (query_logs' SetScanTime). The product's calls keep the
+// default.
+func (t *Tool) SetTimeout(d time.Duration) {
+	if d > 0 {
+		t.timeout = d
+	}
 }
 
 // Definition declares the tool.
@@ -188,7 +201,7 @@ func (t *Tool) Execute(ctx context.Context, call tools.Call) tools.Outcome {
 	if err != nil {
 		return tools.Failed(tools.CodeInvalidInput, err)
 	}
-	ctx, cancel := context.WithTimeout(ctx, ToolTimeout)
+	ctx, cancel := context.WithTimeout(ctx, t.timeout)
 	defer cancel()
 	r := &reader{t: t, call: call}
 	plan := t.plan(in, w, call.Now)

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/superbiz/superbiz/internal/logparse"
 	"github.com/superbiz/superbiz/internal/timeline"
 	"github.com/superbiz/superbiz/pkg/tools"
 	logtool "github.com/superbiz/superbiz/pkg/tools/logs"
@@ -82,10 +83,13 @@ type onsetTally struct {
 // of one minute, each `Log` cell a docker json-file line written
 // unchanged; Nezha kept the three minutes from each injection's minute,
 // about 35 s before it to 2 min after. The lines are laid out per pod as a
-// node keeps them (/var/log/pods/<namespace>_<pod>_<uid>/<container>/0.log),
-// the container named after the pod's workload (ts-travel2-service):
-// Nezha's own container name, "server", is the same for every service.
-// One [[logs]] source reads them all, as a user would configure it.
+// node keeps them (/var/log/pods/<namespace>_<pod>_<uid>/server/0.log):
+// Nezha's container name, "server", is the same for every service, whose
+// name query_logs reads from the pod's (ts-travel2-service-5c66d57d58-6mp2b:
+// ts-travel2-service). One [[logs]] source reads them all, as a user would
+// configure it; its calls may scan for a minute each (query_logs' 5 s
+// would cut them short on a loaded machine, and the figures would measure
+// the load).
 //
 // Each injection is a case: build_timeline runs through the real
 // query_logs over the window from 5 minutes before the injection (or the
@@ -170,7 +174,7 @@ func nezhaDay(t *testing.T, dir string) []logCase {
 			t.Logf("%s %s: the log of the injection's minute is absent: not measured", date, f.InjectTime)
 			continue
 		}
-		svc := workload(f.InjectPod)
+		svc := logparse.PodWorkload(f.InjectPod)
 		cases = append(cases, logCase{name: fmt.Sprintf("%s-%s-%s-%s", date, at.Format("1504"), strings.TrimPrefix(svc, "ts-"), f.InjectType),
 			service: svc, kind: f.InjectType, inject: at, notBefore: prevEnd, day: day})
 		// its log: the files of its minute and the two after (a file HH_MM
@@ -184,16 +188,6 @@ func nezhaDay(t *testing.T, dir string) []logCase {
 		}
 	}
 	return cases
-}
-
-// workload is a pod's Deployment: its name without the ReplicaSet's and
-// the pod's suffixes.
-func workload(pod string) string {
-	parts := strings.Split(pod, "-")
-	if len(parts) > 2 {
-		parts = parts[:len(parts)-2]
-	}
-	return strings.Join(parts, "-")
 }
 
 // readMinute reads one minute's CSV (rca_data/DATE/log/HH_MM_log.csv):
@@ -253,6 +247,10 @@ func readMinute(p string, damaged *int) (time.Time, map[string][]podLine, error)
 	return at, byPod, nil
 }
 
+// nezhaContainer is the name Nezha's TrainTicket gives every service's
+// container: the service is its pod's workload (logparse.PathService).
+const nezhaContainer = "server"
+
 // writeCase lays out under dir the minutes of d from lo to hi (those a
 // timeline of the case reads), one docker json-file log per pod as a node
 // keeps it (/var/log/pods/<namespace>_<pod>_<uid>/<container>/0.log),
@@ -284,7 +282,7 @@ func (d *nezhaLogs) writeCase(dir string, lo, hi time.Time) ([]string, error) {
 		sum := sha256.Sum256([]byte(pod))
 		h := fmt.Sprintf("%x", sum[:16])
 		uid := h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
-		pd := filepath.Join(dir, "var", "log", "pods", "default_"+pod+"_"+uid, workload(pod))
+		pd := filepath.Join(dir, "var", "log", "pods", "default_"+pod+"_"+uid, nezhaContainer)
 		if err := os.MkdirAll(pd, 0o755); err != nil {
 			return nil, err
 		}
@@ -410,6 +408,10 @@ func errorsNear(t *testing.T, lt *logtool.Tool, c logCase) (n int, whole bool) {
 	return r.Matched, len(r.TruncatedBy) == 0 && r.SkippedCount == 0
 }
 
+// nezhaScanTime is how long one query_logs call of the measurement may
+// scan: the figures must not depend on the machine's load.
+const nezhaScanTime = time.Minute
+
 // logTimeline is build_timeline's answer for c over one [[logs]] source of
 // c's files, and that source's query_logs; the test fails when the case
 // could not be read.
@@ -430,10 +432,12 @@ func logTimeline(t *testing.T, c logCase) (timeline.Timeline, *logtool.Tool) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	lt.SetScanTime(nezhaScanTime)
 	tool, err := timeline.NewTool([]tools.Adapter{lt}, []timeline.LogSource{src}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	tool.SetTimeout(time.Duration(timeline.LogCalls()) * nezhaScanTime)
 	tl := timelineOf(t, tool, w)
 	for _, cv := range tl.Coverage {
 		if cv.Status == timeline.Failed {

@@ -349,13 +349,14 @@ func TestGzipBomb(t *testing.T) {
 	})
 }
 
-// TestScanTimeLimit: a call whose own time limit passes stops and says so,
-// with what it found; the run's deadline still fails it with TIMEOUT.
+// TestScanTimeLimit: a call whose own time limit (SetScanTime) passes stops
+// and says so, with what it found; the run's deadline still fails it with
+// TIMEOUT.
 func TestScanTimeLimit(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "a.log", `{"ts":"2026-03-14T14:01:00Z","level":"error","msg":"x"}`+"\n", false)
 	tool := newTool(t, Source{Name: "app", Paths: []string{filepath.Join(dir, "a.log")}})
-	tool.limits.time = time.Nanosecond // spent before the first file
+	tool.SetScanTime(time.Nanosecond) // spent before the first file
 	out, res := run(t, tool, `{"since":"1h"}`, base.Add(30*time.Minute), 0)
 	if out.Status != tools.NoEvidence || !res.Truncated || fmt.Sprint(res.TruncatedBy) != "["+limitTime+"]" {
 		t.Fatalf("status %s %+v", out.Status, res)
@@ -364,7 +365,7 @@ func TestScanTimeLimit(t *testing.T) {
 	if !bytes.Contains(enc, []byte(`"truncated_by":["time"]`)) {
 		t.Fatalf("not in the observation: %s", enc)
 	}
-	tool.limits.time = time.Hour
+	tool.SetScanTime(time.Hour)
 	_, res = run(t, tool, `{"since":"1h"}`, base.Add(30*time.Minute), 0)
 	if res.Matched != 1 || res.TruncatedBy != nil || bytes.Contains(fixture.JSON(t, res), []byte("truncated_by")) {
 		t.Fatalf("within the limits: %+v", res)

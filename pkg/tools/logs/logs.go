@@ -74,6 +74,16 @@ type Tool struct {
 
 var _ tools.Adapter = (*Tool)(nil)
 
+// SetScanTime sets how long one call scans before it stops with
+// truncated_by ["time"] (5 s unless set): a measurement over data on disk
+// that must not depend on the machine's load gives its calls longer. It is
+// no [[logs]] key; the product's calls keep the default.
+func (t *Tool) SetScanTime(d time.Duration) {
+	if d > 0 {
+		t.limits.time = d
+	}
+}
+
 // New validates the [[logs]] entries (paths already absolute, time zone
 // loaded by config) and builds the tool; errors name the bad source. A nil
 // Location means UTC, a zero MaxWindow 24h.
