@@ -174,3 +174,14 @@ func TestToolNothingReadIsUnavailable(t *testing.T) {
 		t.Error("a tool with no adapter to read was built")
 	}
 }
+
+// SetTimeout bounds one call, all its reads together: a call whose time is
+// spent fails TIMEOUT rather than answering.
+func TestToolTimeout(t *testing.T) {
+	tool := incidentTool(t)
+	tool.SetTimeout(time.Nanosecond)
+	out, _ := runTool(t, tool, `{"since": "1h"}`, time.Date(2026, 11, 20, 14, 30, 0, 0, time.UTC), 0)
+	if out.Status != tools.StatusError || out.ErrorCode != tools.CodeTimeout {
+		t.Fatalf("status %s %s (%v): want TIMEOUT", out.Status, out.ErrorCode, out.Detail)
+	}
+}
