@@ -407,19 +407,21 @@ func (r *reader) read(ctx context.Context, tool string, input any) (Observed, er
 // WithRead is t with the read adapter a added (or replacing the one of its
 // name): eval gives a pack's build_timeline the recorded read_alerts.
 func (t *Tool) WithRead(a tools.Adapter) *Tool {
-	c := &Tool{logs: t.logs, metrics: t.metrics, alertSeries: t.alertSeries, kube: t.kube, reads: maps.Clone(t.reads)}
+	c := *t
+	c.reads = maps.Clone(t.reads)
 	c.reads[a.Definition().Name] = a
-	return c
+	return &c
 }
 
 // WithKubernetes is t reading the [[kubernetes]] sources names too, when
 // its reads hold query_kubernetes (none otherwise).
 func (t *Tool) WithKubernetes(names []string) *Tool {
-	c := &Tool{logs: t.logs, metrics: t.metrics, alertSeries: t.alertSeries, reads: t.reads}
+	c := *t
+	c.kube = nil
 	if t.reads[kubetool.ToolName] != nil {
 		c.kube = names
 	}
-	return c
+	return &c
 }
 
 // Tally says how many events a result holds and when the first one was
@@ -466,6 +468,7 @@ func (t *Tool) WithAlertExpr(m Metric) *Tool {
 	if t.reads["query_metrics"] == nil {
 		return t
 	}
-	c := &Tool{logs: t.logs, metrics: append(slices.Clone(t.metrics), m), alertSeries: t.alertSeries, kube: t.kube, reads: t.reads}
-	return c
+	c := *t
+	c.metrics = append(slices.Clone(t.metrics), m)
+	return &c
 }

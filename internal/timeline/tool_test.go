@@ -176,12 +176,18 @@ func TestToolNothingReadIsUnavailable(t *testing.T) {
 }
 
 // SetTimeout bounds one call, all its reads together: a call whose time is
-// spent fails TIMEOUT rather than answering.
+// spent fails TIMEOUT rather than answering; the tool's copies keep it.
 func TestToolTimeout(t *testing.T) {
+	now := time.Date(2026, 11, 20, 14, 30, 0, 0, time.UTC)
 	tool := incidentTool(t)
 	tool.SetTimeout(time.Nanosecond)
-	out, _ := runTool(t, tool, `{"since": "1h"}`, time.Date(2026, 11, 20, 14, 30, 0, 0, time.UTC), 0)
-	if out.Status != tools.StatusError || out.ErrorCode != tools.CodeTimeout {
-		t.Fatalf("status %s %s (%v): want TIMEOUT", out.Status, out.ErrorCode, out.Detail)
+	for _, c := range []*Tool{tool, tool.WithKubernetes(nil)} {
+		if out, _ := runTool(t, c, `{"since": "1h"}`, now, 0); out.Status != tools.StatusError || out.ErrorCode != tools.CodeTimeout {
+			t.Fatalf("status %s %s (%v): want TIMEOUT", out.Status, out.ErrorCode, out.Detail)
+		}
+	}
+	// a copy keeps the default too
+	if out, _ := runTool(t, incidentTool(t).WithKubernetes(nil), `{"since": "1h"}`, now, 0); out.Status != tools.EvidenceFound {
+		t.Fatalf("a copy of the tool: status %s %s (%v)", out.Status, out.ErrorCode, out.Detail)
 	}
 }
