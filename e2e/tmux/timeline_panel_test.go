@@ -34,7 +34,7 @@ func TestDemoTimelinePanelInTmux(t *testing.T) {
 	if !strings.Contains(text, "EXIT=0") {
 		t.Fatal("the demo did not exit 0")
 	}
-	head := strings.Index(text, "Timeline 13:00–15:00 UTC · 3 detectors, 5 events · done")
+	head := strings.Index(text, "Timeline 13:00–15:00 UTC · 3 detectors, 7 events · done")
 	if head < 0 {
 		t.Fatal("the final screen lacks the finished panel's header")
 	}
@@ -46,7 +46,8 @@ func TestDemoTimelinePanelInTmux(t *testing.T) {
 		rows = append(rows, l)
 	}
 	want := []string{`^│ 13:58:30 restart +payment-service started: Started PaymentApplication`, `^│ 14:00:00 error_burst +gateway +errors of gateway rose from 0 to`,
-		`^│ 14:00:10 new_error `, `^│ 14:00:13 new_error `, `^│ 14:00:13 new_error `}
+		`^│ 14:00:00 error_burst +order-service +errors of order-service rose`, `^│ 14:00:00 error_burst +payment-service +errors of payment-service rose`,
+		`^│ 14:00:10 new_error +gateway `, `^│ 14:00:13 new_error +payment-service `, `^│ … 1 later event +│$`}
 	if len(rows) != len(want) {
 		t.Fatalf("the panel shows %d rows, want %d:\n%s", len(rows), len(want), strings.Join(rows, "\n"))
 	}
