@@ -27,12 +27,6 @@ type Table struct {
 // Metrics are the configuration's [[timeline.metrics]] entries, as loaded.
 func Metrics(cfg *config.Config) []timeline.Metric { return config.TableOf[Table](cfg, table).Metrics }
 
-// SetMetrics replaces the configuration's [[timeline.metrics]] entries (a
-// test's); other copies of cfg keep theirs.
-func SetMetrics(cfg *config.Config, ms ...timeline.Metric) {
-	config.SetTable(cfg, table, Table{Metrics: ms})
-}
-
 // example is the [timeline] table of the registry's tests.
 const example = `[timeline]
 
