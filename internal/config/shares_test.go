@@ -1,6 +1,10 @@
 package config
 
-import "github.com/superbiz/superbiz/pkg/tools/sqlquery"
+import (
+	"slices"
+
+	"github.com/superbiz/superbiz/pkg/tools/sqlquery"
+)
 
 // sourceShares declare, as the integrations' folders do (Part.Schema),
 // the tables whose values config itself decodes, redacts and encodes but
@@ -12,6 +16,16 @@ var sourceShares = []Part{{Table: "databases", Schema: []sqlquery.Database(nil)}
 
 // testParts are envParts and sourceShares: what config's own tests load with.
 var testParts = append(append([]Part(nil), envParts...), sourceShares...)
+
+// pathsTable stands in for [knowledge] and [skills] (declared by the
+// runbooks and playbooks folders) where a test loads SPEC's example,
+// which sets their paths.
+type pathsTable struct {
+	Paths []string `toml:"paths"`
+}
+
+// specParts are testParts and the stand-ins SPEC's example needs.
+var specParts = append(slices.Clone(testParts), Part{Table: "knowledge", Schema: pathsTable{}}, Part{Table: "skills", Schema: pathsTable{}})
 
 // databasesOf is cfg's [[databases]] table as sourceShares declare it.
 func databasesOf(cfg *Config) []sqlquery.Database {

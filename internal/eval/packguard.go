@@ -12,6 +12,7 @@ import (
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/filekind"
 	"github.com/superbiz/superbiz/internal/integration/databases"
+	"github.com/superbiz/superbiz/internal/integration/runbooks"
 	"github.com/superbiz/superbiz/internal/registry"
 )
 
@@ -102,7 +103,7 @@ func insidePack(dir string, cfg *config.Config) error {
 	for i, d := range databases.Entries(cfg) {
 		paths = append(paths, named{fmt.Sprintf("databases[%d].dsn", i), d.DSN.Reveal()})
 	}
-	for i, p := range cfg.Knowledge.Paths {
+	for i, p := range runbooks.Paths(cfg) {
 		paths = append(paths, named{fmt.Sprintf("knowledge.paths[%d]", i), p})
 	}
 	for _, pp := range registry.PackPaths(cfg) {
