@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/superbiz/superbiz/internal/integration/runbooks"
 	"github.com/superbiz/superbiz/internal/termsafe"
 	wsp "github.com/superbiz/superbiz/internal/workspace"
 
@@ -158,8 +159,8 @@ func (a *app) openKnowledge(ctx context.Context, g globalOptions) (*workspace, e
 	// Both kb commands sync at once: the walk of the runbooks runs while
 	// the store opens.
 	var walk *knowledge.Walk
-	if len(cfg.Knowledge.Paths) > 0 {
-		walk = knowledge.StartWalk(ctx, cfg.Knowledge.Paths)
+	if ps := runbooks.Paths(cfg); len(ps) > 0 {
+		walk = knowledge.StartWalk(ctx, ps)
 	}
 	w, err := a.buildEvidenceWorkspace(ctx, cfg, g.Demo)
 	if err != nil {

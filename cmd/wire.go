@@ -7,6 +7,7 @@ import (
 	"github.com/superbiz/superbiz/internal/integration/databases"
 	logsource "github.com/superbiz/superbiz/internal/integration/logs"
 	"github.com/superbiz/superbiz/internal/integration/playbooks"
+	"github.com/superbiz/superbiz/internal/integration/runbooks"
 
 	"github.com/superbiz/superbiz/internal/exitcode"
 	wsp "github.com/superbiz/superbiz/internal/workspace"
@@ -35,7 +36,7 @@ func applyDemo(ctx context.Context, cfg *config.Config, dir string) (*demo.Works
 // no metrics source) at the demo workspace ws, whether built or not (the
 // shell completion names its sources without building it).
 func useDemo(cfg *config.Config, ws *demo.Workspace) error {
-	cfg.Knowledge.Paths = []string{ws.RunbooksDir}
+	runbooks.SetPaths(cfg, []string{ws.RunbooksDir})
 	logsource.SetEntries(cfg, ws.LogSources...)
 	dsn, err := config.NewDSN(config.DriverSQLite, ws.DBPath)
 	if err != nil {

@@ -38,13 +38,12 @@ type Config struct {
 	// File is the configuration file that was read, "" when none was (defaults).
 	File string `json:"file"`
 	// DBPath is the run store's SQLite file (absolute).
-	DBPath    string          `toml:"db" json:"db_path"`
-	Model     Model           `toml:"model" json:"model"`
-	Budget    Budget          `toml:"budget" json:"budget"`
-	Limits    Limits          `toml:"limits" json:"limits"`
-	Knowledge Knowledge       `toml:"knowledge" json:"knowledge"`
-	Metrics   []MetricsSource `toml:"metrics" json:"metrics"`
-	Timeline  Timeline        `toml:"timeline" json:"timeline"`
+	DBPath   string          `toml:"db" json:"db_path"`
+	Model    Model           `toml:"model" json:"model"`
+	Budget   Budget          `toml:"budget" json:"budget"`
+	Limits   Limits          `toml:"limits" json:"limits"`
+	Metrics  []MetricsSource `toml:"metrics" json:"metrics"`
+	Timeline Timeline        `toml:"timeline" json:"timeline"`
 	// Now, when not zero, fixes the clock for reproducible runs ($SUPERBIZ_NOW).
 	Now time.Time `json:"now,omitzero"`
 
@@ -169,15 +168,6 @@ func NewDSN(driver Driver, raw string) (DSN, error) { return sqlquery.NewDSN(dri
 // HTTPAuth is the credentials of an HTTP source ([alerts], [[metrics]]),
 // declared in pkg/tools with the other parts sources share.
 type HTTPAuth = tools.HTTPAuth
-
-// Knowledge lists the runbook directories lookup_knowledge indexes.
-type Knowledge struct {
-	// Paths are absolute directories (relative ones resolved at load).
-	Paths []string `toml:"paths" json:"paths" default:"./runbooks"`
-	// EmbedModel is the embedding model, on the configured provider's
-	// server, that makes runbook search semantic; empty leaves search BM25 only.
-	EmbedModel string `toml:"embed_model" json:"embed_model,omitempty" default:""`
-}
 
 // Timeline is the [timeline] table: the metrics `superbiz timeline` watches
 // for shifts and spikes, each a [[timeline.metrics]] entry with a name, a

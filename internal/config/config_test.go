@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -99,16 +98,15 @@ func TestSpecExampleLoads(t *testing.T) {
 		t.Fatal(err)
 	}
 	file := fixture.WriteFile(t, filepath.Join(w.wd, "superbiz.toml"), string(data))
-	// [skills] is declared by its share (internal/integration/playbooks);
-	// a share of the same shape stands in for it here, beside sourceShares
-	type skillsTable struct {
-		Paths []string `toml:"paths"`
-	}
-	cfg, err := Load(LoadOptions{WorkDir: w.wd, Getenv: w.env.get, Parts: append(slices.Clone(testParts), Part{Table: "skills", Schema: skillsTable{}})})
+	cfg, err := Load(LoadOptions{WorkDir: w.wd, Getenv: w.env.get, Parts: specParts})
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
-	if got := TableOf[skillsTable](cfg, "skills").Paths; !reflect.DeepEqual(got, []string{"./skills"}) { // resolved by its share (internal/registry's TestRelativePaths)
+	// resolved by their shares (internal/registry's TestRelativePaths)
+	if got := TableOf[pathsTable](cfg, "knowledge").Paths; !reflect.DeepEqual(got, []string{"./runbooks"}) {
+		t.Errorf("knowledge.paths = %v", got)
+	}
+	if got := TableOf[pathsTable](cfg, "skills").Paths; !reflect.DeepEqual(got, []string{"./skills"}) {
 		t.Errorf("skills.paths = %v", got)
 	}
 	if cfg.File != file {
@@ -171,7 +169,6 @@ func TestFileErrors(t *testing.T) {
 		{"max_window zero", "[[logs]]\nname = \"a\"\npaths = [\"x\"]\nmax_window = \"0s\"\n", []string{`logs[0].max_window = "0s" in `, "must be between 1m and 744h"}, nil},
 		{"logs as a table", "[logs]\nname = \"a\"\n", []string{"logs in ", "must be an array of tables ([[logs]])"}, nil},
 		{"model as a string", "model = \"qwen\"\n", []string{"model in ", "must be a table ([model])"}, nil},
-		{"paths not strings", "[knowledge]\npaths = [1, 2]\n", []string{"knowledge.paths[0] = 1 in ", "must be a string"}, nil},
 		{"metrics max_points over Prometheus' limit", "[[metrics]]\nname = \"p\"\nurl = \"http://h:9090\"\nmax_points = 20000\n", []string{"metrics[0].max_points = 20000 in ", "between 10 and 11000"}, nil},
 		{"metrics unknown key", "[[metrics]]\nname = \"p\"\nurl = \"http://h:9090\"\ntoken = \"x\"\n", []string{`unknown key "metrics[0].token"`}, nil},
 		{"bad host scheme", "[model]\nhost = \"ftp://h:1\"\n", []string{`model.host = "ftp://h:1" in `, `scheme "ftp" not supported`}, nil},
@@ -548,7 +545,7 @@ func BenchmarkLoadSpecExample(b *testing.B) {
 	env := testEnv{"XDG_DATA_HOME": "/data", "XDG_CONFIG_HOME": "/config"}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := load(data, "/etc/superbiz.toml", "/wd", env.get, Overrides{}, nil); err != nil {
+		if _, err := load(data, "/etc/superbiz.toml", "/wd", env.get, Overrides{}, nil, specParts...); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -219,7 +219,7 @@ func TestConfigBombs(t *testing.T) {
 // A config at the bounds (a full 1 MiB, nesting exactly MaxDepth) still loads.
 func TestConfigAtBoundsLoads(t *testing.T) {
 	w := newWorkspace(t)
-	doc := "[knowledge]\npaths = [\"a\"]\n# "
+	doc := "[model]\nname = \"a\"\n# "
 	doc += strings.Repeat("y", MaxFileBytes-len(doc)-1) + "\n"
 	if len(doc) != MaxFileBytes {
 		t.Fatalf("fixture is %d bytes, want %d", len(doc), MaxFileBytes)

@@ -160,7 +160,6 @@ func TestKeysAreTheDecodersKeys(t *testing.T) {
 func TestJSONView(t *testing.T) {
 	c := Defaults(sourceShares...)
 	c.File, c.DBPath = "/etc/s.toml", "/d/s.db"
-	c.Knowledge.Paths = []string{"/kb"}
 	db := defaultsOf[sqlquery.Database]()
 	db.Name, db.Driver = "o", DriverMySQL
 	dsn, err := NewDSN(DriverMySQL, "ro:Hunter2Secret@tcp(h:3306)/o")

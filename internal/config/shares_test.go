@@ -1,6 +1,8 @@
 package config
 
 import (
+	"slices"
+
 	"github.com/superbiz/superbiz/pkg/tools/logs"
 	"github.com/superbiz/superbiz/pkg/tools/sqlquery"
 )
@@ -25,6 +27,16 @@ var testParts = append(append([]Part(nil), envParts...), sourceShares...)
 func logsOf(cfg *Config) []logs.Source {
 	return TableOf[[]logs.Source](cfg, "logs")
 }
+
+// pathsTable stands in for [knowledge] and [skills] (declared by the
+// runbooks and playbooks folders) where a test loads SPEC's example,
+// which sets their paths.
+type pathsTable struct {
+	Paths []string `toml:"paths"`
+}
+
+// specParts are testParts and the stand-ins SPEC's example needs.
+var specParts = append(slices.Clone(testParts), Part{Table: "knowledge", Schema: pathsTable{}}, Part{Table: "skills", Schema: pathsTable{}})
 
 // databasesOf is cfg's [[databases]] table as sourceShares declare it.
 func databasesOf(cfg *Config) []sqlquery.Database {

@@ -13,6 +13,7 @@ import (
 	"github.com/superbiz/superbiz/internal/filekind"
 	"github.com/superbiz/superbiz/internal/integration/databases"
 	logsource "github.com/superbiz/superbiz/internal/integration/logs"
+	"github.com/superbiz/superbiz/internal/integration/runbooks"
 	"github.com/superbiz/superbiz/internal/registry"
 )
 
@@ -103,7 +104,7 @@ func insidePack(dir string, cfg *config.Config) error {
 	for i, d := range databases.Entries(cfg) {
 		paths = append(paths, named{fmt.Sprintf("databases[%d].dsn", i), d.DSN.Reveal()})
 	}
-	for i, p := range cfg.Knowledge.Paths {
+	for i, p := range runbooks.Paths(cfg) {
 		paths = append(paths, named{fmt.Sprintf("knowledge.paths[%d]", i), p})
 	}
 	for _, pp := range registry.PackPaths(cfg) {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/superbiz/superbiz/internal/integration/playbooks"
+	"github.com/superbiz/superbiz/internal/integration/runbooks"
 
 	"github.com/superbiz/superbiz/internal/alerts"
 	"github.com/superbiz/superbiz/internal/config"
@@ -143,7 +144,7 @@ func freezeRunbooksAndPlaybook(t *testing.T, relative bool) {
 		t.Fatal(err)
 	}
 	cfg := registry.Defaults()
-	cfg.Knowledge.Paths = []string{rb}
+	runbooks.SetPaths(&cfg, []string{rb})
 	playbooks.SetPaths(&cfg, []string{filepath.Join(dir, "playbooks")})
 	clock := time.Date(2026, 11, 20, 9, 30, 0, 0, time.UTC)
 	run := &runstore.RunDetail{

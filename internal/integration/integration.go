@@ -159,8 +159,9 @@ type Provider interface {
 	// Hint tells a person what to do about a model failure that ended a
 	// run (never nil; an unreachable server is ServerHint's).
 	Hint(cfg *config.Config, me *model.Error) string
-	// EmbedHint is the fix when knowledge.embed_model could not embed.
-	EmbedHint(cfg *config.Config, host string, err error) string
+	// EmbedHint is the fix when embedModel (knowledge.embed_model) could
+	// not embed on the server at host.
+	EmbedHint(embedModel, host string, err error) string
 }
 
 // Client is what a command needs of a provider's adapter: the model port

@@ -7,6 +7,7 @@ import (
 	kubesource "github.com/superbiz/superbiz/internal/integration/kubernetes"
 	logsource "github.com/superbiz/superbiz/internal/integration/logs"
 	"github.com/superbiz/superbiz/internal/integration/playbooks"
+	"github.com/superbiz/superbiz/internal/integration/runbooks"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -225,7 +226,7 @@ kubeconfig = "kube/config"
 		name      string
 		got, want any
 	}{
-		{"knowledge.paths", cfg.Knowledge.Paths, []string{filepath.Join(dir, "runbooks"), "/abs/kb", filepath.Join(home, "kb")}},
+		{"knowledge.paths", runbooks.Paths(cfg), []string{filepath.Join(dir, "runbooks"), "/abs/kb", filepath.Join(home, "kb")}},
 		{"skills.paths", playbooks.Paths(cfg), []string{filepath.Join(dir, "skills")}},
 		{"logs[0].paths", logsource.Entries(cfg)[0].Paths, []string{filepath.Join(dir, "logs", "*.log"), "/var/log/x.log"}},
 		{"databases[0].dsn", dbsource.Entries(cfg)[0].DSN.Reveal(), filepath.Join(dir, "data", "orders.db")},
@@ -242,8 +243,8 @@ kubeconfig = "kube/config"
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := []string{filepath.Join(wd, "runbooks")}; !reflect.DeepEqual(cfg.Knowledge.Paths, want) {
-			t.Errorf("knowledge = %v, want %v", cfg.Knowledge.Paths, want)
+		if want := []string{filepath.Join(wd, "runbooks")}; !reflect.DeepEqual(runbooks.Paths(cfg), want) {
+			t.Errorf("knowledge = %v, want %v", runbooks.Paths(cfg), want)
 		}
 	})
 	t.Run("empty knowledge list stays empty", func(t *testing.T) {
@@ -251,8 +252,8 @@ kubeconfig = "kube/config"
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(cfg.Knowledge.Paths) != 0 {
-			t.Errorf("knowledge = %v, want none", cfg.Knowledge.Paths)
+		if ps := runbooks.Paths(cfg); len(ps) != 0 {
+			t.Errorf("knowledge = %v, want none", ps)
 		}
 	})
 }

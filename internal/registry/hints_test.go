@@ -32,7 +32,7 @@ func TestProviderHints(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cfg.Model.Host, cfg.Model.URL, cfg.Knowledge.EmbedModel = u, u, "embedder"
+		cfg.Model.Host, cfg.Model.URL = u, u
 		fmt.Fprintf(&b, "## %s\nserver: %s\n", p.Name(), p.ServerHint(&cfg))
 		for _, me := range failures {
 			name := "nil"
@@ -43,7 +43,7 @@ func TestProviderHints(t *testing.T) {
 		}
 		for _, kind := range []model.ErrorKind{model.ErrUnreachable, model.ErrTimeout, model.ErrServer, model.ErrProtocol, model.ErrModelNotFound} {
 			err := &model.Error{Kind: kind, Err: errors.New("x")}
-			fmt.Fprintf(&b, "embed %s: %s\n", kind, p.EmbedHint(&cfg, "http://model.example:8000/v1", err))
+			fmt.Fprintf(&b, "embed %s: %s\n", kind, p.EmbedHint("embedder", "http://model.example:8000/v1", err))
 		}
 	}
 	goldenfile.Check(t, "hints.golden", []byte(b.String()))

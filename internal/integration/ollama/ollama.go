@@ -70,9 +70,8 @@ func (p Provider) Hint(cfg *config.Config, me *model.Error) string {
 	}.For(me)
 }
 
-// EmbedHint is the fix when knowledge.embed_model could not embed.
-func (Provider) EmbedHint(cfg *config.Config, host string, err error) string {
-	name := cfg.Knowledge.EmbedModel
+// EmbedHint is the fix when name, knowledge.embed_model, could not embed.
+func (Provider) EmbedHint(name, host string, err error) string {
 	return integration.EmbedHints{
 		Down:   fmt.Sprintf("start Ollama with `ollama serve` (then `ollama pull %s`) or set --host/OLLAMA_HOST (tried %s)", name, host),
 		Failed: fmt.Sprintf("check the Ollama server log at %s; `ollama pull %s` if the model is missing", host, name),

@@ -79,7 +79,7 @@ func (p Provider) Hint(cfg *config.Config, me *model.Error) string {
 }
 
 // EmbedHint is the fix when knowledge.embed_model could not embed.
-func (Provider) EmbedHint(_ *config.Config, host string, err error) string {
+func (Provider) EmbedHint(_, host string, err error) string {
 	return integration.EmbedHints{
 		Down:  fmt.Sprintf("start the model server or point model.url / %s at a running one (tried %s)", adapter.EnvBaseURL, host),
 		Other: fmt.Sprintf("set knowledge.embed_model to an embedding model the server at %s lists on /models and serves on /embeddings", host),

@@ -27,7 +27,7 @@ func (Source) Doctor(ctx context.Context, cfg *config.Config, env integration.En
 // default ./runbooks) is only a warning: superbiz runs without runbooks.
 func paths(ctx context.Context, cfg *config.Config) []doctor.Result {
 	var out []doctor.Result
-	for _, p := range cfg.Knowledge.Paths {
+	for _, p := range Paths(cfg) {
 		const name = "knowledge"
 		_, err := os.Stat(p)
 		if err != nil {
@@ -86,7 +86,7 @@ const embedCheckName = "knowledge embed"
 // only), ok (the model embedded a probe text), or unavailable (BM25 only,
 // with the provider's fix).
 func embed(ctx context.Context, cfg *config.Config, p integration.Provider) doctor.Result {
-	name := cfg.Knowledge.EmbedModel
+	name := Of(cfg).EmbedModel
 	if name == "" {
 		return doctor.Skipped(embedCheckName, "not configured: runbook search is BM25 only (set [knowledge] embed_model to an embedding model of the model server for semantic search)")
 	}
@@ -98,7 +98,7 @@ func embed(ctx context.Context, cfg *config.Config, p integration.Provider) doct
 	defer cancel()
 	vecs, err := c.Embed(ectx, []string{"superbiz doctor"})
 	if err != nil {
-		return doctor.Warned(embedCheckName, fmt.Sprintf("%s unavailable, runbook search is BM25 only: %v", name, err), p.EmbedHint(cfg, c.Host(), err))
+		return doctor.Warned(embedCheckName, fmt.Sprintf("%s unavailable, runbook search is BM25 only: %v", name, err), p.EmbedHint(name, c.Host(), err))
 	}
 	return doctor.Passed(embedCheckName, fmt.Sprintf("%s embeds (%d dimensions): runbook search fuses BM25 and vectors", name, len(vecs[0])))
 }

@@ -127,7 +127,7 @@ func (Source) Freezes() []string { return []string{knowledge.Name} }
 // table, empty when the configuration names no runbook that exists.
 func (s Source) Freeze(ctx context.Context, p *frozen.Pack) error {
 	var existing []string
-	for _, path := range p.Config.Knowledge.Paths {
+	for _, path := range Paths(p.Config) {
 		if _, err := os.Stat(path); err == nil {
 			existing = append(existing, path)
 		}
@@ -210,7 +210,7 @@ func topRunbooks(ctx context.Context, p *frozen.Pack, all []runbook) ([]runbook,
 	if err != nil {
 		return nil, fmt.Errorf("eval pack: the runbook index: %w", err)
 	}
-	ix := knowledge.NewIndex(tables, p.Config.Knowledge.Paths)
+	ix := knowledge.NewIndex(tables, Paths(p.Config))
 	var out []runbook
 	for _, inv := range p.Calls(knowledge.Name) {
 		var in knowledge.Input

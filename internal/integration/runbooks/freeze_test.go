@@ -46,8 +46,8 @@ func TestFreezeTopRunbooks(t *testing.T) {
 	if _, err := knowledge.NewIndex(tables, []string{rb}).Sync(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	cfg := config.Defaults()
-	cfg.Knowledge.Paths = []string{rb}
+	cfg := config.Defaults(Source{}.Config())
+	SetPaths(&cfg, []string{rb})
 	run := &runstore.RunDetail{Invocations: []runrecord.Invocation{{
 		ToolCallID: "call_1", Tool: knowledge.Name, Kind: runrecord.KindEvidence, Status: runrecord.InvocationCompleted,
 		EvidenceStatus: "EVIDENCE_FOUND", Input: json.RawMessage(`{"query":"certificate expired 502"}`),

@@ -46,8 +46,8 @@ func (Source) Build(_ context.Context, cfg *config.Config, env integration.Env, 
 	if err != nil {
 		return fmt.Errorf("runbook index: %w", err)
 	}
-	parts.Index = knowledge.NewIndex(tables, cfg.Knowledge.Paths)
-	if name := cfg.Knowledge.EmbedModel; name != "" {
+	parts.Index = knowledge.NewIndex(tables, Paths(cfg))
+	if name := Of(cfg).EmbedModel; name != "" {
 		emb, err := embedClient(cfg, env.Provider)
 		if err != nil {
 			return &integration.ConfigError{Err: err}
@@ -68,12 +68,12 @@ func (Source) Declare(cfg *config.Config) []model.Tool {
 }
 
 // configured reports whether the configuration asks for the tool.
-func configured(cfg *config.Config) bool { return len(cfg.Knowledge.Paths) > 0 }
+func configured(cfg *config.Config) bool { return len(Paths(cfg)) > 0 }
 
 // embedClient is the client of [knowledge] embed_model, on the configured
 // provider's server, by the one builder.
 func embedClient(cfg *config.Config, p integration.Provider) (integration.Client, error) {
-	return p.Client(cfg.Model, cfg.Knowledge.EmbedModel, min(cfg.Model.RequestTimeout, EmbedTimeout))
+	return p.Client(cfg.Model, Of(cfg).EmbedModel, min(cfg.Model.RequestTimeout, EmbedTimeout))
 }
 
 // Reads names the runbooks a lookup returned.
