@@ -14,7 +14,6 @@ import (
 	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/pkg/tools"
-	"github.com/superbiz/superbiz/pkg/tools/logs"
 	"github.com/superbiz/superbiz/pkg/tools/metrics"
 	"github.com/superbiz/superbiz/pkg/tools/sqlquery"
 )
@@ -41,7 +40,6 @@ type Config struct {
 	Model   Model           `toml:"model" json:"model"`
 	Budget  Budget          `toml:"budget" json:"budget"`
 	Limits  Limits          `toml:"limits" json:"limits"`
-	Logs    []LogSource     `toml:"logs" json:"logs"`
 	Metrics []MetricsSource `toml:"metrics" json:"metrics"`
 	// Now, when not zero, fixes the clock for reproducible runs ($SUPERBIZ_NOW).
 	Now time.Time `json:"now,omitzero"`
@@ -135,19 +133,6 @@ type Budget = runrecord.Budget
 // (agent.Limits); declared in pkg/runrecord for the same reason.
 type Limits = runrecord.Limits
 
-// LogFormat tells the log tool how to parse a source's lines; declared in
-// pkg/tools/logs with the table it belongs to.
-type LogFormat = logs.Format
-
-// The log line formats query_logs understands.
-const (
-	FormatJSON   = logs.FormatJSON
-	FormatLogfmt = logs.FormatLogfmt
-	FormatText   = logs.FormatText
-	FormatAuto   = logs.FormatAuto
-	FormatCustom = logs.FormatCustom
-)
-
 // Driver names the database engine behind a query_mysql source; declared in
 // pkg/tools/sqlquery.
 type Driver = sqlquery.Driver
@@ -158,10 +143,6 @@ const (
 	DriverPostgres = sqlquery.DriverPostgres
 	DriverSQLite   = sqlquery.DriverSQLite
 )
-
-// LogSource is one [[logs]] entry, declared in pkg/tools/logs (logs.New
-// takes it) so the Go API names no internal type.
-type LogSource = logs.Source
 
 // DSN is a database data source name that never prints its password,
 // declared in pkg/tools/sqlquery.

@@ -284,6 +284,24 @@ func TestCancelledBeforeTheStatement(t *testing.T) {
 	}
 }
 
+// A cancelled call whose statement the guard refuses is still refused
+// (NOT_READ_ONLY): only what a driver makes of a broken
+// connection becomes CANCELLED.
+func TestCancelledCallKeepsItsRefusal(t *testing.T) {
+	tool, _ := newSQLiteTool(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for sql, want := range map[string]string{
+		"DELETE FROM orders":                 tools.CodeNotReadOnly,
+		"SELECT id FROM orders WHERE id = 1": tools.CodeCancelled,
+	} {
+		in, _ := json.Marshal(canonicalInput{Database: "orders", SQL: sql, MaxRows: 5})
+		if out := tool.Execute(ctx, tools.Call{ToolCallID: "call_1", Tool: ToolName, Input: in}); out.ErrorCode != want {
+			t.Errorf("%s: got %s (%v), want %s", sql, out.ErrorCode, out.Detail, want)
+		}
+	}
+}
+
 // testDSN is raw checked as config does it at load, the only way a DSN
 // reaches New.
 func testDSN(t testing.TB, driver Driver, raw string) DSN {
