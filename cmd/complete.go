@@ -16,6 +16,7 @@ import (
 	"github.com/superbiz/superbiz/internal/eval"
 	"github.com/superbiz/superbiz/internal/integration"
 	alertsource "github.com/superbiz/superbiz/internal/integration/alerts"
+	logsource "github.com/superbiz/superbiz/internal/integration/logs"
 	"github.com/superbiz/superbiz/internal/integration/playbooks"
 	"github.com/superbiz/superbiz/internal/registry"
 	"github.com/superbiz/superbiz/internal/textclip"
@@ -287,8 +288,9 @@ func (a *app) logSourceNames(_ context.Context, g globalOptions) []string {
 	if err != nil {
 		return nil
 	}
-	out := make([]string, 0, len(cfg.Logs))
-	for _, s := range cfg.Logs {
+	srcs := logsource.Entries(cfg)
+	out := make([]string, 0, len(srcs))
+	for _, s := range srcs {
 		out = append(out, described(s.Name, strings.Join(s.Paths, " ")))
 	}
 	return out

@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/superbiz/superbiz/internal/config"
 	logsource "github.com/superbiz/superbiz/internal/integration/logs"
 	"github.com/superbiz/superbiz/internal/notfound"
 	"github.com/superbiz/superbiz/internal/termsafe"
@@ -116,18 +115,19 @@ func (a *app) runLogsInspect(ctx context.Context, opts *logsInspectOptions) erro
 	if err != nil {
 		return err
 	}
+	srcs := logsource.Entries(cfg)
 	if opts.Source == "" {
-		if len(cfg.Logs) == 0 {
+		if len(srcs) == 0 {
 			return configError(fmt.Errorf("no log source configured: add a [[logs]] section, or use --demo"))
 		}
-		return a.printLogSources(cfg.Logs, opts.Output)
+		return a.printLogSources(srcs, opts.Output)
 	}
-	var src *config.LogSource
-	names := make([]string, 0, len(cfg.Logs))
-	for i := range cfg.Logs {
-		names = append(names, cfg.Logs[i].Name)
-		if cfg.Logs[i].Name == opts.Source {
-			src = &cfg.Logs[i]
+	var src *logs.Source
+	names := make([]string, 0, len(srcs))
+	for i := range srcs {
+		names = append(names, srcs[i].Name)
+		if srcs[i].Name == opts.Source {
+			src = &srcs[i]
 		}
 	}
 	if src == nil {
@@ -169,7 +169,7 @@ type logSourceRow struct {
 
 // printLogSources lists the [[logs]] sources `logs inspect` can read: name,
 // backend and what each reads (its globs, or its store's URL).
-func (a *app) printLogSources(srcs []config.LogSource, output outputFormat) error {
+func (a *app) printLogSources(srcs []logs.Source, output outputFormat) error {
 	rows := make([]logSourceRow, 0, len(srcs))
 	t := table{header: []string{"SOURCE", "BACKEND", "READS"}}
 	for _, s := range srcs {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/superbiz/superbiz/internal/integration/databases"
+	logsource "github.com/superbiz/superbiz/internal/integration/logs"
 	"github.com/superbiz/superbiz/internal/integration/playbooks"
 	"github.com/superbiz/superbiz/internal/integration/runbooks"
 
@@ -36,7 +37,7 @@ func applyDemo(ctx context.Context, cfg *config.Config, dir string) (*demo.Works
 // shell completion names its sources without building it).
 func useDemo(cfg *config.Config, ws *demo.Workspace) error {
 	runbooks.SetPaths(cfg, []string{ws.RunbooksDir})
-	cfg.Logs = append([]config.LogSource(nil), ws.LogSources...)
+	logsource.SetEntries(cfg, ws.LogSources...)
 	dsn, err := config.NewDSN(config.DriverSQLite, ws.DBPath)
 	if err != nil {
 		return fmt.Errorf("demo database: %w", err)

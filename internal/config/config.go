@@ -11,12 +11,9 @@ import (
 	"reflect"
 	"time"
 
-	"github.com/superbiz/superbiz/internal/timeline"
-
 	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/pkg/tools"
-	"github.com/superbiz/superbiz/pkg/tools/logs"
 	"github.com/superbiz/superbiz/pkg/tools/metrics"
 	"github.com/superbiz/superbiz/pkg/tools/sqlquery"
 )
@@ -39,13 +36,11 @@ type Config struct {
 	// File is the configuration file that was read, "" when none was (defaults).
 	File string `json:"file"`
 	// DBPath is the run store's SQLite file (absolute).
-	DBPath   string          `toml:"db" json:"db_path"`
-	Model    Model           `toml:"model" json:"model"`
-	Budget   Budget          `toml:"budget" json:"budget"`
-	Limits   Limits          `toml:"limits" json:"limits"`
-	Logs     []LogSource     `toml:"logs" json:"logs"`
-	Metrics  []MetricsSource `toml:"metrics" json:"metrics"`
-	Timeline Timeline        `toml:"timeline" json:"timeline"`
+	DBPath  string          `toml:"db" json:"db_path"`
+	Model   Model           `toml:"model" json:"model"`
+	Budget  Budget          `toml:"budget" json:"budget"`
+	Limits  Limits          `toml:"limits" json:"limits"`
+	Metrics []MetricsSource `toml:"metrics" json:"metrics"`
 	// Now, when not zero, fixes the clock for reproducible runs ($SUPERBIZ_NOW).
 	Now time.Time `json:"now,omitzero"`
 
@@ -138,19 +133,6 @@ type Budget = runrecord.Budget
 // (agent.Limits); declared in pkg/runrecord for the same reason.
 type Limits = runrecord.Limits
 
-// LogFormat tells the log tool how to parse a source's lines; declared in
-// pkg/tools/logs with the table it belongs to.
-type LogFormat = logs.Format
-
-// The log line formats query_logs understands.
-const (
-	FormatJSON   = logs.FormatJSON
-	FormatLogfmt = logs.FormatLogfmt
-	FormatText   = logs.FormatText
-	FormatAuto   = logs.FormatAuto
-	FormatCustom = logs.FormatCustom
-)
-
 // Driver names the database engine behind a query_mysql source; declared in
 // pkg/tools/sqlquery.
 type Driver = sqlquery.Driver
@@ -161,10 +143,6 @@ const (
 	DriverPostgres = sqlquery.DriverPostgres
 	DriverSQLite   = sqlquery.DriverSQLite
 )
-
-// LogSource is one [[logs]] entry, declared in pkg/tools/logs (logs.New
-// takes it) so the Go API names no internal type.
-type LogSource = logs.Source
 
 // DSN is a database data source name that never prints its password,
 // declared in pkg/tools/sqlquery.
@@ -187,14 +165,6 @@ func NewDSN(driver Driver, raw string) (DSN, error) { return sqlquery.NewDSN(dri
 // HTTPAuth is the credentials of an HTTP source ([alerts], [[metrics]]),
 // declared in pkg/tools with the other parts sources share.
 type HTTPAuth = tools.HTTPAuth
-
-// Timeline is the [timeline] table: the metrics `superbiz timeline` watches
-// for shifts and spikes, each a [[timeline.metrics]] entry with a name, a
-// PromQL query, optionally the service it measures and the [[metrics]]
-// source to ask.
-type Timeline struct {
-	Metrics []timeline.Metric `toml:"metrics" json:"metrics"`
-}
 
 // Origin reports where the value of key (e.g. "model.name") came from when a
 // flag or the environment set it ("--model", "$SUPERBIZ_MODEL"); "" otherwise.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/superbiz/superbiz/internal/fixture"
+	"github.com/superbiz/superbiz/pkg/tools/logs"
 )
 
 // testEnv is an injected environment: tests never read the process's.
@@ -111,11 +112,12 @@ func TestSpecExampleLoads(t *testing.T) {
 	if cfg.File != file {
 		t.Errorf("File = %q, want %q", cfg.File, file)
 	}
-	if len(cfg.Logs) != 1 || len(databasesOf(cfg)) != 1 {
-		t.Fatalf("logs=%d databases=%d, want 1 and 1", len(cfg.Logs), len(databasesOf(cfg)))
+	if len(logsOf(cfg)) != 1 || len(databasesOf(cfg)) != 1 {
+		t.Fatalf("logs=%d databases=%d, want 1 and 1", len(logsOf(cfg)), len(databasesOf(cfg)))
 	}
-	lg := cfg.Logs[0]
-	if lg.Name != "app" || lg.Format != FormatAuto || lg.Timezone != "Local" || lg.Location != time.Local ||
+	// the zone is loaded by the [[logs]] share's Decoded (its folder's TestZoneLoaded)
+	lg := logsOf(cfg)[0]
+	if lg.Name != "app" || lg.Format != logs.FormatAuto || lg.Timezone != "Local" ||
 		lg.MaxWindow != 6*time.Hour || !reflect.DeepEqual(lg.Paths, []string{"/var/log/app/*.log", "/var/log/app/*.log.gz"}) {
 		t.Errorf("logs[0] = %+v", lg)
 	}
@@ -164,7 +166,6 @@ func TestFileErrors(t *testing.T) {
 		{"missing log name", "[[logs]]\npaths = [\"x\"]\n", []string{`logs[0].name = "" in `, "missing"}, nil},
 		{"bad log name", "[[logs]]\nname = \"my app\"\npaths = [\"x\"]\n", []string{`logs[0].name = "my app" in `, "letters, digits"}, nil},
 		{"duplicate metrics names", "[[metrics]]\nname = \"p\"\nurl = \"http://h:9090\"\n[[metrics]]\nname = \"p\"\nurl = \"http://h:9091\"\n", []string{`metrics[1].name = "p" in `, "duplicate: metrics[0]"}, nil},
-		{"bad timezone", "[[logs]]\nname = \"a\"\npaths = [\"x\"]\ntimezone = \"Mars/Olympus\"\n", []string{`logs[0].timezone = "Mars/Olympus" in `, "not a known time zone"}, nil},
 		{"max_window zero", "[[logs]]\nname = \"a\"\npaths = [\"x\"]\nmax_window = \"0s\"\n", []string{`logs[0].max_window = "0s" in `, "must be between 1m and 744h"}, nil},
 		{"logs as a table", "[logs]\nname = \"a\"\n", []string{"logs in ", "must be an array of tables ([[logs]])"}, nil},
 		{"model as a string", "model = \"qwen\"\n", []string{"model in ", "must be a table ([model])"}, nil},

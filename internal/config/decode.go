@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/BurntSushi/toml"
 	"github.com/superbiz/superbiz/internal/notfound"
@@ -102,8 +101,6 @@ func (d *decoder) table(path string, p toml.Primitive, v reflect.Value, shares .
 		known = append(known, t.key)
 	}
 	switch x := v.Addr().Interface().(type) {
-	case *LogSource:
-		d.loadZone(path, x)
 	case *sqlquery.Database:
 		d.checkDSN(path, x)
 	}
@@ -230,27 +227,6 @@ func join(path, k string) string {
 		return k
 	}
 	return path + "." + k
-}
-
-// loadZone loads a log source's time zone, reporting an unknown one.
-func (d *decoder) loadZone(path string, src *LogSource) {
-	if src.Timezone == "" {
-		return
-	}
-	loc, err := loadLocation(src.Timezone)
-	if err != nil {
-		d.addf("%s = %s in %s: not a known time zone, write an IANA name such as \"Asia/Shanghai\", \"UTC\" or \"Local\"", join(path, "timezone"), show(src.Timezone), d.file)
-		return
-	}
-	src.Location = loc
-}
-
-// loadLocation loads a zone name; "Local" and "UTC" never touch the zone database.
-func loadLocation(name string) (*time.Location, error) {
-	if strings.ContainsAny(name, "\x00") || strings.HasPrefix(name, "/") || strings.Contains(name, "..") {
-		return nil, errors.New("invalid zone name")
-	}
-	return time.LoadLocation(name)
 }
 
 // checkDSN checks a database's DSN, decoded as unchecked text, for its

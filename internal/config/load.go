@@ -167,7 +167,11 @@ func load(data []byte, file, wd string, getenv func(string) string, ov Overrides
 	if file != "" {
 		base = filepath.Dir(file)
 		probs, fatal := decode(data, file, &cfg)
-		if fatal || len(probs) > 0 {
+		if fatal {
+			return nil, &Error{File: file, Problems: probs}
+		}
+		probs = append(probs, decoded(&cfg, parts)...)
+		if len(probs) > 0 {
 			return nil, &Error{File: file, Problems: probs}
 		}
 	}
@@ -242,6 +246,35 @@ func load(data []byte, file, wd string, getenv func(string) string, ov Overrides
 		return nil, &Error{File: file, Problems: probs}
 	}
 	return &cfg, nil
+}
+
+// decoded runs each share's Decoded on the file's decoded tables and
+// renders its problems as the decoder's: the key, its value and the file.
+func decoded(cfg *Config, parts []Part) []string {
+	v := &Checker{c: cfg}
+	for _, p := range parts {
+		if p.Decoded == nil {
+			continue
+		}
+		err := p.Decoded(cfg)
+		errs := []error{err}
+		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			errs = j.Unwrap()
+		}
+		for _, err := range errs {
+			var ke *KeyError
+			switch {
+			case err == nil:
+			case errors.As(err, &ke) && ke.Shown == "":
+				v.Rule(ke.Key, ke.Problem)
+			case errors.As(err, &ke):
+				v.Bad(ke.Key, ke.Shown, ke.Problem)
+			default:
+				v.probs = append(v.probs, fmt.Sprintf("%s in %s: %v", p.Table, cfg.File, err))
+			}
+		}
+	}
+	return v.probs
 }
 
 // resolveEnv applies the environment (config's own variables, then each

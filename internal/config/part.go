@@ -6,7 +6,6 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // Part is one integration's share of the configuration beside its table's
@@ -27,6 +26,13 @@ type Part struct {
 	// KeySpecs show it after config's own tables, in the parts' order. The
 	// folder reads it with TableOf; a Go program sets it with SetTable.
 	Schema any
+	// Decoded, when set, runs on the table as the file decoded it, before
+	// paths, the environment and Check: it completes what the table's Go
+	// type cannot decode by itself (a log source's time zone loaded by
+	// name). Its error names the key at fault: a *KeyError is reported
+	// as the file's other values are (`key = "x" in FILE: problem`), and
+	// several are joined (errors.Join). It does not run without a file.
+	Decoded func(cfg *Config) error
 	// Env are the variables that set a key of the table, at the
 	// environment's place in the precedence (flag > environment > file >
 	// default): OLLAMA_HOST for model.host. A server URL key's value is
@@ -57,6 +63,20 @@ type Part struct {
 	// one (internal/specref fails otherwise), so a key is documented where
 	// it is added.
 	Docs map[string]KeyDoc
+}
+
+// KeyError is a problem with one key's value that a share finds in the
+// decoded file (Part.Decoded). Shown is the value as a message may echo
+// it (Show, ShowHost), "" to echo none (a DSN).
+type KeyError struct{ Key, Shown, Problem string }
+
+// Error reads `key = shown: problem` (`key: problem` without Shown); Load
+// names the file after the value.
+func (e *KeyError) Error() string {
+	if e.Shown == "" {
+		return e.Key + ": " + e.Problem
+	}
+	return e.Key + " = " + e.Shown + ": " + e.Problem
 }
 
 // EnvKey is one environment variable of a share (Part.Env) and the key it sets.
@@ -171,10 +191,6 @@ func Show(v any) string { return show(v) }
 
 // ShowHost renders a URL for a message with any userinfo hidden.
 func ShowHost(s string) string { return showHost(s) }
-
-// LoadLocation loads a time zone name; "Local" and "UTC" never touch the
-// zone database, and a path is refused.
-func LoadLocation(name string) (*time.Location, error) { return loadLocation(name) }
 
 // BaseURLProblem says what is wrong with raw as a server's base URL ("" when
 // nothing): http or https, a host, an optional path prefix

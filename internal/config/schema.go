@@ -129,16 +129,13 @@ func fillDefaults(v reflect.Value) {
 	}
 }
 
-// defaultsOf returns a T with its declared defaults, for one [[logs]] or
-// [[databases]] entry.
+// defaultsOf returns a T with its declared defaults, for one [[metrics]]
+// entry.
 func defaultsOf[T any]() T {
 	var x T
 	fillDefaults(reflect.ValueOf(&x).Elem())
 	return x
 }
-
-// NewLogSource returns a [[logs]] entry holding the declared defaults.
-func NewLogSource() LogSource { return defaultsOf[LogSource]() }
 
 // NewMetricsSource returns a [[metrics]] entry holding the declared defaults.
 func NewMetricsSource() MetricsSource { return defaultsOf[MetricsSource]() }

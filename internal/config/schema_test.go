@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/superbiz/superbiz/pkg/tools/logs"
 	"github.com/superbiz/superbiz/pkg/tools/sqlquery"
 )
 
@@ -90,7 +91,7 @@ func TestEnumsMatchConstants(t *testing.T) {
 		want []string
 	}{
 		{"model.language", enumOf(reflect.TypeFor[Model](), "language"), []string{string(LanguageAuto), string(LanguageZH), string(LanguageEN)}},
-		{"logs[].format", enumOf(reflect.TypeFor[LogSource](), "format"), []string{string(FormatJSON), string(FormatLogfmt), string(FormatText), string(FormatAuto), string(FormatCustom)}},
+		{"logs[].format", enumOf(reflect.TypeFor[logs.Source](), "format"), []string{string(logs.FormatJSON), string(logs.FormatLogfmt), string(logs.FormatText), string(logs.FormatAuto), string(logs.FormatCustom)}},
 		{"databases[].driver", enumOf(reflect.TypeFor[sqlquery.Database](), "driver"), []string{string(DriverMySQL), string(DriverPostgres), string(DriverSQLite)}},
 	}
 	for _, tt := range tests {

@@ -11,6 +11,7 @@ import (
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/superbiz/superbiz/internal/fixture"
+	"github.com/superbiz/superbiz/pkg/tools/logs"
 )
 
 func TestParseHost(t *testing.T) {
@@ -100,10 +101,14 @@ dsn = "host=db.internal port=5432 user=ro password='Pg Kw\\'Passw0rdX' dbname=sh
 	if err != nil {
 		t.Fatal(err)
 	}
+	// a [[logs]] entry's credential, which its share reads at load (Resolve)
+	vl := defaultsOf[logs.Source]()
+	vl.Name, vl.Backend, vl.URL, vl.BearerTokenEnv, vl.Secret = "store", logs.BackendVictoriaLogs, "http://127.0.0.1:9428", "VL_TOKEN", NewSecret("VlTokPassw0rdX")
+	SetTable(cfg, "logs", []logs.Source{vl})
 	return cfg
 }
 
-var secrets = []string{"HostPassw0rdX", "DsnPassw0rdX", "Pa@ss/Wo:rdX", "Wo:rdX", "PgUrlPassw0rdX", "PgKeyPassX", "Kw\\'Passw0rdX", "Passw0rdX"}
+var secrets = []string{"VlTokPassw0rdX", "HostPassw0rdX", "DsnPassw0rdX", "Pa@ss/Wo:rdX", "Wo:rdX", "PgUrlPassw0rdX", "PgKeyPassX", "Kw\\'Passw0rdX", "Passw0rdX"}
 
 func TestRedactedForms(t *testing.T) {
 	cfg := secretConfig(t)

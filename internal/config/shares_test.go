@@ -3,19 +3,30 @@ package config
 import (
 	"slices"
 
+	"github.com/superbiz/superbiz/pkg/tools/logs"
 	"github.com/superbiz/superbiz/pkg/tools/sqlquery"
 )
 
 // sourceShares declare, as the integrations' folders do (Part.Schema),
 // the tables whose values config itself decodes, redacts and encodes but
-// does not own: [[databases]], whose DSN is a secret config checks for
-// its driver at decode. Only the declaration: each folder tests its own
-// rules, summary lines and paths (internal/registry tests them together).
-// The folders import this package, so its tests cannot import them.
-var sourceShares = []Part{{Table: "databases", Schema: []sqlquery.Database(nil)}}
+// does not own: [[logs]] and [[databases]], whose DSN is a secret config
+// checks for its driver at decode. Only the declarations: each folder
+// tests its own rules, summary lines, paths and what it completes after
+// decode (a log source's time zone); internal/registry tests them
+// together. The folders import this package, so its tests cannot import
+// them.
+var sourceShares = []Part{
+	{Table: "logs", Schema: []logs.Source(nil)},
+	{Table: "databases", Schema: []sqlquery.Database(nil)},
+}
 
 // testParts are envParts and sourceShares: what config's own tests load with.
 var testParts = append(append([]Part(nil), envParts...), sourceShares...)
+
+// logsOf is cfg's [[logs]] table as sourceShares declare it.
+func logsOf(cfg *Config) []logs.Source {
+	return TableOf[[]logs.Source](cfg, "logs")
+}
 
 // pathsTable stands in for [knowledge] and [skills] (declared by the
 // runbooks and playbooks folders) where a test loads SPEC's example,

@@ -2,6 +2,8 @@ package config
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -118,5 +120,67 @@ func TestSetTable(t *testing.T) {
 			}()
 			set()
 		}()
+	}
+}
+
+// A share's Decoded runs on its table as the file decoded it: what it
+// stores is kept, and each of its errors is a problem of the file beside
+// the decoder's own, a *KeyError shown as a bad value of the file.
+func TestDecodedHook(t *testing.T) {
+	const file = "/etc/superbiz.toml"
+	calls := 0
+	parts := widgetParts()
+	parts[0].Decoded = func(c *Config) error {
+		calls++
+		ws := slices.Clone(TableOf[[]widget](c, "widgets"))
+		var errs []error
+		for i, w := range ws {
+			switch w.URL {
+			case "bad":
+				errs = append(errs, &KeyError{Key: fmt.Sprintf("widgets[%d].url", i), Shown: Show(w.URL), Problem: "not a widget URL"})
+			case "hidden":
+				errs = append(errs, &KeyError{Key: fmt.Sprintf("widgets[%d].url", i), Problem: "not shown"})
+			case "plain":
+				errs = append(errs, errors.New("no such widget"))
+			default:
+				ws[i].URL = "decoded:" + w.URL
+			}
+		}
+		SetTable(c, "widgets", ws)
+		return errors.Join(errs...)
+	}
+	load := func(body string) (*Config, error) {
+		return load([]byte(body), file, "/", func(string) string { return "" }, Overrides{}, nil, parts...)
+	}
+	cfg, err := load("[[widgets]]\nname = \"w1\"\nurl = \"x\"\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ws := TableOf[[]widget](cfg, "widgets"); ws[0].URL != "decoded:x" {
+		t.Errorf("widgets = %+v, want the URL Decoded stored", ws)
+	}
+	_, err = load("[[widgets]]\nname = \"w1\"\nurl = \"bad\"\n[[widgets]]\nname = \"w2\"\nurl = \"hidden\"\n[[widgets]]\nname = \"w3\"\nurl = \"plain\"\n[[widgets]]\nname = \"w4\"\ntimeout = 5\n")
+	var ce *Error
+	if !errors.As(err, &ce) {
+		t.Fatalf("error %v, want a *Error", err)
+	}
+	want := []string{
+		"widgets[3].timeout = 5 in " + file + `: must be a duration string such as "180s" or "3m"`,
+		`widgets[0].url = "bad" in ` + file + ": not a widget URL",
+		"widgets[1].url in " + file + ": not shown",
+		"widgets in " + file + ": no such widget",
+	}
+	if !slices.Equal(ce.Problems, want) {
+		t.Errorf("problems\n%q\nwant\n%q", ce.Problems, want)
+	}
+	// without a file nothing was decoded: Decoded does not run
+	calls = 0
+	if _, err := load(""); err != nil || calls != 1 {
+		t.Errorf("an empty file: %v, %d calls, want Decoded run once", err, calls)
+	}
+	dir := t.TempDir()
+	getenv := func(k string) string { return map[string]string{"XDG_CONFIG_HOME": dir, "XDG_DATA_HOME": dir}[k] }
+	if _, err := Load(LoadOptions{WorkDir: dir, Getenv: getenv, Parts: parts}); err != nil || calls != 1 {
+		t.Errorf("no file: %v, %d calls in all, want none more", err, calls)
 	}
 }

@@ -20,12 +20,13 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/superbiz/superbiz/internal/config"
+	"github.com/superbiz/superbiz/pkg/defaults"
+	logtool "github.com/superbiz/superbiz/pkg/tools/logs"
 )
 
 // Version names the content of the workspace; bump it whenever generated or
 // embedded content changes so Materialize rewrites stale workspaces.
-const Version = "superbiz-demo/1"
+const Version = "superbiz-demo/2"
 
 // The fixed demo day and clock: every relative window ("since 1h") of the demo
 // query resolves against NowText, the way SUPERBIZ_NOW would.
@@ -91,7 +92,7 @@ type Workspace struct {
 	Root        string
 	RunbooksDir string
 	// LogSources are the demo's [[logs]] entries, as config would load them.
-	LogSources []config.LogSource
+	LogSources []logtool.Source
 	// DBPath is the SQLite orders database; open it read-only.
 	DBPath string
 	// DBName is the database name the query_mysql tool exposes.
@@ -223,7 +224,7 @@ func layout(root string) *Workspace {
 	return &Workspace{
 		Root:        root,
 		RunbooksDir: filepath.Join(root, "runbooks"),
-		LogSources:  []config.LogSource{logSource(logs)},
+		LogSources:  []logtool.Source{logSource(logs)},
 		DBPath:      filepath.Join(root, "orders.db"),
 		DBName:      DatabaseName,
 	}
@@ -231,11 +232,11 @@ func layout(root string) *Workspace {
 
 // logSource is the demo's one [[logs]] entry over the log directory: the
 // declared defaults, format auto, every stamp in UTC.
-func logSource(dir string) config.LogSource {
-	s := config.NewLogSource()
+func logSource(dir string) logtool.Source {
+	s := defaults.Of[logtool.Source]()
 	s.Name = LogSourceName
 	s.Paths = []string{filepath.Join(dir, "*", "*.log"), filepath.Join(dir, "*", "*.log.*.gz")}
-	s.Format = config.FormatAuto
+	s.Format = logtool.FormatAuto
 	s.Timezone, s.Location = "UTC", time.UTC
 	return s
 }

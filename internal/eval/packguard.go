@@ -12,6 +12,7 @@ import (
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/filekind"
 	"github.com/superbiz/superbiz/internal/integration/databases"
+	logsource "github.com/superbiz/superbiz/internal/integration/logs"
 	"github.com/superbiz/superbiz/internal/integration/runbooks"
 	"github.com/superbiz/superbiz/internal/registry"
 )
@@ -95,7 +96,7 @@ func within(dir, path string) bool {
 func insidePack(dir string, cfg *config.Config) error {
 	type named struct{ key, path string }
 	var paths []named
-	for i, l := range cfg.Logs {
+	for i, l := range logsource.Entries(cfg) {
 		for j, p := range l.Paths {
 			paths = append(paths, named{fmt.Sprintf("logs[%d].paths[%d]", i, j), p})
 		}

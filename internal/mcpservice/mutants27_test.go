@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/superbiz/superbiz/internal/demo"
+	logsource "github.com/superbiz/superbiz/internal/integration/logs"
 	"github.com/superbiz/superbiz/internal/mcpserver"
 	"github.com/superbiz/superbiz/internal/registry"
 	"github.com/superbiz/superbiz/internal/workspace"
@@ -80,7 +81,7 @@ func openDemo(t *testing.T) *workspace.Workspace {
 	}
 	cfg := registry.Defaults()
 	cfg.DBPath = filepath.Join(dir, "superbiz.db")
-	cfg.Logs = ws.LogSources
+	logsource.SetEntries(&cfg, ws.LogSources...)
 	cfg.Now = demo.Now()
 	w, err := workspace.Open(ctx, &cfg, workspace.Env{Getenv: func(string) string { return "" }, Warn: func(m string) { t.Log(m) }, Demo: true})
 	if err != nil {

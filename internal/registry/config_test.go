@@ -5,6 +5,7 @@ import (
 	alertsource "github.com/superbiz/superbiz/internal/integration/alerts"
 	dbsource "github.com/superbiz/superbiz/internal/integration/databases"
 	kubesource "github.com/superbiz/superbiz/internal/integration/kubernetes"
+	logsource "github.com/superbiz/superbiz/internal/integration/logs"
 	"github.com/superbiz/superbiz/internal/integration/playbooks"
 	"github.com/superbiz/superbiz/internal/integration/runbooks"
 	"os"
@@ -138,7 +139,7 @@ func TestStarterExamplesLoad(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Load of the uncommented starter: %v", err)
 	}
-	if len(cfg.Logs) != 1 || len(dbsource.Entries(cfg)) != 3 || len(cfg.Metrics) != 1 || !alertsource.Configured(cfg) {
+	if len(logsource.Entries(cfg)) != 1 || len(dbsource.Entries(cfg)) != 3 || len(cfg.Metrics) != 1 || !alertsource.Configured(cfg) {
 		t.Errorf("uncommented starter configures too little: %v", cfg.Summary())
 	}
 	if dbs := dbsource.Entries(cfg); len(dbs) == 3 && (dbs[0].Driver != config.DriverSQLite || dbs[2].Driver != config.DriverPostgres) {
@@ -153,7 +154,7 @@ func TestStarterConfiguresNoSource(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Load of the starter: %v", err)
 	}
-	if len(cfg.Logs)+len(dbsource.Entries(cfg))+len(cfg.Metrics) != 0 || alertsource.Configured(cfg) {
+	if len(logsource.Entries(cfg))+len(dbsource.Entries(cfg))+len(cfg.Metrics) != 0 || alertsource.Configured(cfg) {
 		t.Errorf("starter configures a source: %v", cfg.Summary())
 	}
 }
@@ -227,7 +228,7 @@ kubeconfig = "kube/config"
 	}{
 		{"knowledge.paths", runbooks.Paths(cfg), []string{filepath.Join(dir, "runbooks"), "/abs/kb", filepath.Join(home, "kb")}},
 		{"skills.paths", playbooks.Paths(cfg), []string{filepath.Join(dir, "skills")}},
-		{"logs[0].paths", cfg.Logs[0].Paths, []string{filepath.Join(dir, "logs", "*.log"), "/var/log/x.log"}},
+		{"logs[0].paths", logsource.Entries(cfg)[0].Paths, []string{filepath.Join(dir, "logs", "*.log"), "/var/log/x.log"}},
 		{"databases[0].dsn", dbsource.Entries(cfg)[0].DSN.Reveal(), filepath.Join(dir, "data", "orders.db")},
 		{"databases[1].dsn", dbsource.Entries(cfg)[1].DSN.Reveal(), filepath.Join(home, "etc", "other.db")},
 		{"kubernetes[0].kubeconfig", kubesource.Entries(cfg)[0].Kubeconfig, filepath.Join(dir, "kube", "config")},

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/superbiz/superbiz/internal/integration"
+	logsource "github.com/superbiz/superbiz/internal/integration/logs"
 	"github.com/superbiz/superbiz/pkg/harness"
 	"github.com/superbiz/superbiz/pkg/model"
 )
@@ -65,7 +66,9 @@ func TestDeclaredIsBuild(t *testing.T) {
 	}
 
 	// A source that cannot build is left out, the others still declared.
-	cfg.Logs[0].Paths = []string{"["}
+	bad := slices.Clone(logsource.Entries(cfg))
+	bad[0].Paths = []string{"["}
+	logsource.SetEntries(cfg, bad...)
 	declared, err = Declared(ctx, cfg, integration.Env{Getenv: func(string) string { return "" }})
 	if err == nil || !strings.Contains(err.Error(), "bad glob") {
 		t.Errorf("a bad log source: error %v, want its bad glob", err)

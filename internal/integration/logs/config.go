@@ -4,41 +4,99 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/loglayout"
+	"github.com/superbiz/superbiz/pkg/defaults"
 	"github.com/superbiz/superbiz/pkg/egress"
 	logtool "github.com/superbiz/superbiz/pkg/tools/logs"
 )
 
 // Config is the [[logs]] share of the configuration: the rules of each entry
 // its tags cannot state (name, paths, time zone, a custom layout) and its
-// summary lines, and its globs resolved at load. The table itself is
-// declared in pkg/tools/logs.
+// summary lines, each entry's time zone loaded once the file is decoded,
+// and its globs resolved at load. The table is declared in pkg/tools/logs
+// (logtool.Source's tags) and handed to config by Schema: config has no
+// field for it.
 func (Source) Config() config.Part {
-	return config.Part{Table: "logs", Paths: resolvePaths, Resolve: resolveCredentials, Check: checkConfig, Summary: summaryLines, Example: example, Docs: keyDocs()}
+	return config.Part{Table: table, Schema: []logtool.Source(nil), Decoded: loadZones, Paths: resolvePaths, Resolve: resolveCredentials, Check: checkConfig, Summary: summaryLines, Example: example, Docs: keyDocs()}
+}
+
+// table is the key of the [[logs]] table.
+const table = "logs"
+
+// Entries are the configuration's [[logs]] entries, as loaded.
+func Entries(cfg *config.Config) []logtool.Source {
+	return config.TableOf[[]logtool.Source](cfg, table)
+}
+
+// NewEntry is a [[logs]] entry holding its declared defaults.
+func NewEntry() logtool.Source { return defaults.Of[logtool.Source]() }
+
+// SetEntries replaces the configuration's [[logs]] entries (the demo's,
+// eval's recorded ones); other copies of cfg keep theirs.
+func SetEntries(cfg *config.Config, es ...logtool.Source) { config.SetTable(cfg, table, es) }
+
+// loadZones loads each decoded entry's time zone by name (Location); an
+// unknown one is an error naming its key. An empty name is left for
+// checkConfig to report.
+func loadZones(cfg *config.Config) error {
+	es := slices.Clone(Entries(cfg))
+	var errs []error
+	for i, s := range es {
+		if s.Timezone == "" {
+			continue
+		}
+		loc, err := loadLocation(s.Timezone)
+		if err != nil {
+			errs = append(errs, &config.KeyError{Key: fmt.Sprintf("logs[%d].timezone", i), Shown: config.Show(s.Timezone), Problem: unknownZone})
+			continue
+		}
+		es[i].Location = loc
+	}
+	SetEntries(cfg, es...)
+	return errors.Join(errs...)
+}
+
+// unknownZone is the problem of a timezone no zone database knows.
+const unknownZone = `not a known time zone, write an IANA name such as "Asia/Shanghai", "UTC" or "Local"`
+
+// loadLocation loads a zone name; "Local" and "UTC" never touch the zone
+// database, and a path is refused.
+func loadLocation(name string) (*time.Location, error) {
+	if strings.ContainsAny(name, "\x00") || strings.HasPrefix(name, "/") || strings.Contains(name, "..") {
+		return nil, errors.New("invalid zone name")
+	}
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return nil, fmt.Errorf("time zone %q: %w", name, err)
+	}
+	return loc, nil
 }
 
 // resolveCredentials reads each victorialogs entry's secret from the
 // variable its bearer_token_env (or else password_env) names; an unset
 // variable leaves it empty, for Build and doctor to report.
 func resolveCredentials(cfg *config.Config, getenv func(string) string) {
-	for i, s := range cfg.Logs {
+	es := slices.Clone(Entries(cfg))
+	for i, s := range es {
 		switch {
 		case s.BearerTokenEnv != "":
-			cfg.Logs[i].Secret = config.NewSecret(getenv(s.BearerTokenEnv))
+			es[i].Secret = config.NewSecret(getenv(s.BearerTokenEnv))
 		case s.PasswordEnv != "":
-			cfg.Logs[i].Secret = config.NewSecret(getenv(s.PasswordEnv))
+			es[i].Secret = config.NewSecret(getenv(s.PasswordEnv))
 		}
 	}
+	SetEntries(cfg, es...)
 }
 
 // vlOnly are the keys of a victorialogs source, with their values in s
 // ("" when unset).
-func vlOnly(s config.LogSource) []struct{ key, val string } {
+func vlOnly(s logtool.Source) []struct{ key, val string } {
 	return []struct{ key, val string }{
 		{"url", s.URL}, {"tenant", s.Tenant}, {"username", s.Username}, {"password_env", s.PasswordEnv},
 		{"bearer_token_env", s.BearerTokenEnv}, {"filter", s.Filter}, {"level_field", s.LevelField}, {"service_field", s.ServiceField},
@@ -48,7 +106,7 @@ func vlOnly(s config.LogSource) []struct{ key, val string } {
 // checkVictoriaLogs reports the problems of a backend = "victorialogs"
 // entry: its url, tenant, credentials and field names, and any key of a
 // files source.
-func checkVictoriaLogs(i int, s config.LogSource, c *config.Checker) {
+func checkVictoriaLogs(i int, s logtool.Source, c *config.Checker) {
 	key := func(k string) string { return fmt.Sprintf("logs[%d].%s", i, k) }
 	if msg := config.BaseURLProblem(s.URL, "http://127.0.0.1:9428"); msg != "" {
 		c.Bad(key("url"), config.Show(egress.Mask(s.URL).String()), msg)
@@ -69,7 +127,7 @@ func checkVictoriaLogs(i int, s config.LogSource, c *config.Checker) {
 	if len(s.Paths) > 0 {
 		c.Bad(key("paths"), config.ListOrNone(s.Paths), filesOnly+"; remove paths")
 	}
-	if s.Format != config.FormatAuto {
+	if s.Format != logtool.FormatAuto {
 		c.Bad(key("format"), config.Show(s.Format), filesOnly+"; remove format")
 	}
 	for _, k := range []struct{ key, val string }{
@@ -92,9 +150,11 @@ func validTenant(t string) bool {
 
 // resolvePaths makes every entry's globs absolute.
 func resolvePaths(cfg *config.Config, r config.Paths) []string {
-	for i := range cfg.Logs {
-		cfg.Logs[i].Paths = r.All(cfg.Logs[i].Paths)
+	es := slices.Clone(Entries(cfg))
+	for i := range es {
+		es[i].Paths = r.All(es[i].Paths)
 	}
+	SetEntries(cfg, es...)
 	return nil
 }
 
@@ -102,11 +162,11 @@ func resolvePaths(cfg *config.Config, r config.Paths) []string {
 // glob, a custom layout key at fault and an unknown zone (config checks
 // the names of every array of tables).
 func checkConfig(cfg *config.Config, c *config.Checker) {
-	for i, s := range cfg.Logs {
+	for i, s := range Entries(cfg) {
 		key := func(k string) string { return fmt.Sprintf("logs[%d].%s", i, k) }
 		if s.Location == nil {
-			if _, err := config.LoadLocation(s.Timezone); err != nil || s.Timezone == "" {
-				c.Bad(key("timezone"), config.Show(s.Timezone), `not a known time zone, write an IANA name such as "Asia/Shanghai", "UTC" or "Local"`)
+			if _, err := loadLocation(s.Timezone); err != nil || s.Timezone == "" {
+				c.Bad(key("timezone"), config.Show(s.Timezone), unknownZone)
 			}
 		}
 		if s.Backend == logtool.BackendVictoriaLogs {
@@ -144,12 +204,12 @@ func checkConfig(cfg *config.Config, c *config.Checker) {
 
 // layout checks an entry's custom layout keys and returns the problem of
 // each key at fault (pattern, time_layout, sample).
-func layout(s config.LogSource) map[string]string {
+func layout(s logtool.Source) map[string]string {
 	probs := map[string]string{}
-	if s.Format != config.FormatCustom {
+	if s.Format != logtool.FormatCustom {
 		for key, val := range map[string]string{loglayout.KeyPattern: s.Pattern, loglayout.KeyTimeLayout: s.TimeLayout, loglayout.KeySample: s.Sample} {
 			if val != "" {
-				probs[key] = fmt.Sprintf("used only with format = %q (format is %q): set format = %q or remove %s", config.FormatCustom, s.Format, config.FormatCustom, key)
+				probs[key] = fmt.Sprintf("used only with format = %q (format is %q): set format = %q or remove %s", logtool.FormatCustom, s.Format, logtool.FormatCustom, key)
 			}
 		}
 		return probs
@@ -170,7 +230,7 @@ func layout(s config.LogSource) map[string]string {
 	loc := s.Location
 	if loc == nil {
 		var lerr error
-		if loc, lerr = config.LoadLocation(s.Timezone); lerr != nil {
+		if loc, lerr = loadLocation(s.Timezone); lerr != nil {
 			loc = time.UTC // the timezone key reports its own problem
 		}
 	}
@@ -184,14 +244,14 @@ func layout(s config.LogSource) map[string]string {
 // (the layout keys only with format = "custom", service only when set).
 func summaryLines(cfg *config.Config) []string {
 	var lines []string
-	for _, s := range cfg.Logs {
+	for _, s := range Entries(cfg) {
 		if s.Backend == logtool.BackendVictoriaLogs {
 			lines = append(lines, fmt.Sprintf("logs %s: victorialogs %s (%s, auth %s)", s.Name, egress.Mask(s.URL).String(),
 				cfg.Pairs("", s, "name", "url", "paths", "format", "pattern", "time_layout", "sample", "service", "backend", "bearer_token_env", "username", "password_env"), s.Auth()))
 			continue
 		}
 		skip := []string{"name", "paths", "backend", "url", "tenant", "username", "password_env", "bearer_token_env", "filter", "level_field", "service_field"}
-		if s.Format != config.FormatCustom { // the layout keys are unused: not shown
+		if s.Format != logtool.FormatCustom { // the layout keys are unused: not shown
 			skip = append(skip, "pattern", "time_layout", "sample")
 		}
 		if s.Service == "" { // unset: the entries' own services
@@ -199,7 +259,7 @@ func summaryLines(cfg *config.Config) []string {
 		}
 		lines = append(lines, fmt.Sprintf("logs %s: %s (%s)", s.Name, config.ListOrNone(s.Paths), cfg.Pairs("", s, skip...)))
 	}
-	if len(cfg.Logs) == 0 {
+	if len(Entries(cfg)) == 0 {
 		lines = append(lines, "logs: none configured")
 	}
 	return lines

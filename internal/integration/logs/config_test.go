@@ -3,15 +3,29 @@ package logs
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/config/configtest"
+	logtool "github.com/superbiz/superbiz/pkg/tools/logs"
 )
+
+// configured is a configuration of file superbiz.toml with the [[logs]]
+// entries srcs, as a Go program builds it.
+func configured(srcs ...logtool.Source) *config.Config {
+	cfg := config.Defaults(Source{}.Config())
+	cfg.File = "superbiz.toml"
+	SetEntries(&cfg, srcs...)
+	return &cfg
+}
 
 // The rules of [[logs]] entries that the tags cannot state are reported at
 // load, naming the key and the file.
 func TestConfigErrors(t *testing.T) {
 	configtest.Errors(t, []config.Part{Source{}.Config()}, []configtest.Case{
+		{Name: "bad timezone", TOML: "[[logs]]\nname = \"a\"\npaths = [\"x\"]\ntimezone = \"Mars/Olympus\"\n", Want: []string{`logs[0].timezone = "Mars/Olympus" in `, "not a known time zone"}},
+		{Name: "bad timezone beside a bad value", TOML: "[[logs]]\nname = \"a\"\npaths = [\"x\"]\nmax_window = 5\n[[logs]]\nname = \"b\"\npaths = [\"x\"]\ntimezone = \"../etc/passwd\"\n", Want: []string{"logs[0].max_window = 5 in ", `logs[1].timezone = "../etc/passwd" in `, "not a known time zone"}},
+		{Name: "empty timezone", TOML: "[[logs]]\nname = \"a\"\npaths = [\"x\"]\ntimezone = \"\"\n", Want: []string{`logs[0].timezone = "" in `, "not a known time zone"}},
 		{Name: "log without paths", TOML: "[[logs]]\nname = \"a\"\n", Want: []string{"logs[0].paths = [] in ", "at least one"}},
 		{Name: "bad glob", TOML: "[[logs]]\nname = \"a\"\npaths = [\"/var/log/[a.log\"]\n", Want: []string{"logs[0].paths[0] = ", "not a valid glob"}},
 		{Name: "victorialogs without url", TOML: vl(""), Want: []string{"logs[0].url = ", "empty"}},
@@ -45,7 +59,7 @@ level_field = "severity"`), map[string]string{"VL_PW": "vl-Secret-991"}, Source{
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := cfg.Logs[0]
+	s := Entries(cfg)[0]
 	if s.Backend != "victorialogs" || s.Secret.Reveal() != "vl-Secret-991" || s.Tenant != "3:7" {
 		t.Fatalf("loaded %+v", s)
 	}
@@ -122,8 +136,8 @@ sample = "2026-13-45 99:00:00 boom"`, "logs[0].sample", "does not parse with tim
 				if err != nil {
 					t.Fatalf("load: %v", err)
 				}
-				if cfg.Logs[0].Format != config.FormatCustom || cfg.Logs[0].Pattern == "" {
-					t.Fatalf("custom layout not kept: %+v", cfg.Logs[0])
+				if s := Entries(cfg)[0]; s.Format != logtool.FormatCustom || s.Pattern == "" {
+					t.Fatalf("custom layout not kept: %+v", s)
 				}
 				return
 			}
@@ -135,5 +149,37 @@ sample = "2026-13-45 99:00:00 boom"`, "logs[0].sample", "does not parse with tim
 				t.Fatalf("error %q: want key %s, file %s and %q", msg, tt.wantKey, path, tt.wantText)
 			}
 		})
+	}
+}
+
+// Each entry's time zone is loaded by name once the file is decoded
+// (Part.Decoded), so query_logs reads stamps without a zone in it.
+func TestZoneLoaded(t *testing.T) {
+	cfg, _, err := configtest.Load(t, "[[logs]]\nname = \"a\"\npaths = [\"x\"]\ntimezone = \"Asia/Shanghai\"\n[[logs]]\nname = \"b\"\npaths = [\"x\"]\n", nil, Source{}.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	es := Entries(cfg)
+	if len(es) != 2 || es[0].Location == nil || es[0].Location.String() != "Asia/Shanghai" || es[1].Timezone != "Local" || es[1].Location != time.Local {
+		t.Fatalf("entries %+v", es)
+	}
+}
+
+// A configuration built in Go (the demo's) is checked by Validate as a
+// file is by Load.
+func TestValidateBuiltConfig(t *testing.T) {
+	s := NewEntry()
+	s.Name, s.Paths, s.Format, s.Timezone = "app", []string{"/x/*.log"}, "xml", "Mars/Olympus"
+	cfg := configured(s)
+	err := cfg.Validate()
+	for _, want := range []string{`logs[0].format = "xml" in superbiz.toml: must be one of`, `logs[0].timezone = "Mars/Olympus" in superbiz.toml: not a known time zone`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Validate: %v, want %q", err, want)
+		}
+	}
+	s.Format, s.Timezone, s.Location = logtool.FormatJSON, "UTC", time.UTC
+	SetEntries(cfg, s)
+	if err := cfg.Validate(); err != nil {
+		t.Errorf("Validate: %v", err)
 	}
 }

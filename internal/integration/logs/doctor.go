@@ -17,7 +17,7 @@ import (
 // truncated or corrupt gzip, binary data, no recognisable timestamps).
 func (Source) Doctor(ctx context.Context, cfg *config.Config, _ integration.Env) []doctor.Result {
 	var out []doctor.Result
-	for _, src := range cfg.Logs {
+	for _, src := range Entries(cfg) {
 		name := "logs " + src.Name
 		if src.Backend == logtool.BackendVictoriaLogs {
 			out = append(out, vlDoctor(ctx, cfg, src))

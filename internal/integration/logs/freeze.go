@@ -72,24 +72,25 @@ func (s Source) Freeze(ctx context.Context, p *frozen.Pack) error {
 		spans[res.Source].Add(lo, hi)
 	}
 	var recorded []string
+	srcs := Entries(p.Config)
 	for _, name := range names {
-		i := slices.IndexFunc(p.Config.Logs, func(s config.LogSource) bool { return s.Name == name })
+		i := slices.IndexFunc(srcs, func(s logtool.Source) bool { return s.Name == name })
 		if i < 0 {
 			return p.Gone("log source", name)
 		}
-		if p.Config.Logs[i].Backend == logtool.BackendVictoriaLogs {
+		if srcs[i].Backend == logtool.BackendVictoriaLogs {
 			recorded = append(recorded, name)
 			continue
 		}
 		lo, hi := spans[name].Widened()
-		if err := freezeSource(ctx, p, p.Config.Logs[i], lo, hi); err != nil {
+		if err := freezeSource(ctx, p, srcs[i], lo, hi); err != nil {
 			return err
 		}
 	}
 	return s.freezeRecorded(p, recorded)
 }
 
-func freezeSource(ctx context.Context, p *frozen.Pack, src config.LogSource, lo, hi time.Time) error {
+func freezeSource(ctx context.Context, p *frozen.Pack, src logtool.Source, lo, hi time.Time) error {
 	_, cands, err := logparse.LayoutsFor(string(src.Format), src.Pattern, src.TimeLayout)
 	if err != nil {
 		return fmt.Errorf("eval pack: log source %s: %w", src.Name, err)
@@ -357,7 +358,7 @@ func trimEOL(b []byte) []byte {
 // the zone of whichever machine runs the pack, so it is written as the
 // name of this machine's zone ($TZ, /etc/localtime), or UTC with a note
 // saying so when the zone has no name to give.
-func zoneName(src config.LogSource, getenv func(string) string) (string, string) {
+func zoneName(src logtool.Source, getenv func(string) string) (string, string) {
 	if src.Timezone != "" && src.Timezone != "Local" {
 		return src.Timezone, ""
 	}

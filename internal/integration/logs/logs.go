@@ -23,15 +23,16 @@ func (Source) Name() string { return "logs" }
 // victorialogs entry whose credential variable is unset is a configuration
 // error.
 func (Source) Build(_ context.Context, cfg *config.Config, _ integration.Env, parts *integration.Parts) error {
-	if len(cfg.Logs) == 0 {
+	srcs := Entries(cfg)
+	if len(srcs) == 0 {
 		return nil
 	}
-	for _, src := range cfg.Logs {
+	for _, src := range srcs {
 		if problem := secretProblem(cfg, src); problem != "" {
 			return integration.Configf("%s", problem)
 		}
 	}
-	return parts.Add(logtool.New(cfg.Logs))
+	return parts.Add(logtool.New(srcs))
 }
 
 // Reads names the log source a call asked for and its result reports.

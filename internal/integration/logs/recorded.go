@@ -2,6 +2,7 @@ package logs
 
 import (
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/superbiz/superbiz/internal/config"
@@ -49,7 +50,7 @@ func (Source) Replay(r frozen.Replay) (frozen.Served, error) {
 
 // addRecorded adds the recorded source name to cfg, on no server.
 func addRecorded(cfg *config.Config, name string) {
-	s := config.NewLogSource()
+	s := NewEntry()
 	s.Name, s.Backend, s.URL, s.Timezone, s.MaxWindow = name, logtool.BackendVictoriaLogs, recordedURL, "UTC", maxRecordedWindow
-	cfg.Logs = append(cfg.Logs, s)
+	SetEntries(cfg, append(slices.Clone(Entries(cfg)), s)...)
 }

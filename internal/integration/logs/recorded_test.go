@@ -24,8 +24,8 @@ func TestFreezeAndReplayVictoriaLogs(t *testing.T) {
 	src := vlSource("store", "http://10.1.2.3:9428")
 	src.Tenant, src.BearerTokenEnv, src.Secret = "42:7", "VL_TOKEN", config.NewSecret("Hunter2Secret")
 	cfg := config.Defaults(Source{}.Config())
-	cfg.Logs = []config.LogSource{src}
-	tool, err := logtool.New(cfg.Logs)
+	SetEntries(&cfg, src)
+	tool, err := logtool.New(Entries(&cfg))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,10 +71,10 @@ func TestFreezeAndReplayVictoriaLogs(t *testing.T) {
 	if err := srv.Configure(&replayCfg); err != nil {
 		t.Fatal(err)
 	}
-	if len(replayCfg.Logs) != 1 || replayCfg.Logs[0].URL != recordedURL || replayCfg.Logs[0].Backend != logtool.BackendVictoriaLogs {
-		t.Fatalf("configured %+v", replayCfg.Logs)
+	if got := Entries(&replayCfg); len(got) != 1 || got[0].URL != recordedURL || got[0].Backend != logtool.BackendVictoriaLogs {
+		t.Fatalf("configured %+v", got)
 	}
-	live, err := logtool.New(replayCfg.Logs)
+	live, err := logtool.New(Entries(&replayCfg))
 	if err != nil {
 		t.Fatal(err)
 	}

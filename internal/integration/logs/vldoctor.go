@@ -17,7 +17,7 @@ import (
 
 // secretProblem says which variable a victorialogs source names but the
 // environment lacks, "" when its secret (if any) is there.
-func secretProblem(cfg *config.Config, src config.LogSource) string {
+func secretProblem(cfg *config.Config, src logtool.Source) string {
 	env := src.BearerTokenEnv
 	if env == "" {
 		env = src.PasswordEnv
@@ -32,7 +32,7 @@ func secretProblem(cfg *config.Config, src config.LogSource) string {
 // credential's variable, then a tiny query (its entries of the last hour)
 // that shows the server answers, for this tenant, with these credentials
 // and this filter.
-func vlDoctor(ctx context.Context, cfg *config.Config, src config.LogSource) doctor.Result {
+func vlDoctor(ctx context.Context, cfg *config.Config, src logtool.Source) doctor.Result {
 	name := "logs " + src.Name
 	if problem := secretProblem(cfg, src); problem != "" {
 		return doctor.Failed(name, problem, "export the variable (its value is never printed), or change the [[logs]] entry")
@@ -54,7 +54,7 @@ func vlDoctor(ctx context.Context, cfg *config.Config, src config.LogSource) doc
 }
 
 // vlHint is the hint of a failed probe: what to check for the way it failed.
-func vlHint(err error, src config.LogSource, file string) string {
+func vlHint(err error, src logtool.Source, file string) string {
 	var ve *victorialogs.Error
 	var he *httpsource.Error
 	switch {

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/doctor"
 	"github.com/superbiz/superbiz/internal/integration"
 	"github.com/superbiz/superbiz/internal/vlogstest"
@@ -15,8 +14,8 @@ import (
 )
 
 // vlSource is a victorialogs [[logs]] entry at url.
-func vlSource(name, url string) config.LogSource {
-	s := config.NewLogSource()
+func vlSource(name, url string) logtool.Source {
+	s := NewEntry()
 	s.Name, s.Backend, s.URL, s.Location = name, logtool.BackendVictoriaLogs, url, time.UTC
 	return s
 }
@@ -42,7 +41,7 @@ func TestVictoriaLogsDoctor(t *testing.T) {
 	down := vlogstest.Single(t)
 	gone := vlSource("gone", down.URL)
 	down.Stop(t)
-	cfg := &config.Config{File: "superbiz.toml", Logs: []config.LogSource{good, badFilter, unset, gone}}
+	cfg := configured(good, badFilter, unset, gone)
 	got := Source{}.Doctor(context.Background(), cfg, integration.Env{})
 	if len(got) != 4 {
 		t.Fatalf("got %d results: %+v", len(got), got)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/frozen"
+	logsource "github.com/superbiz/superbiz/internal/integration/logs"
 	"github.com/superbiz/superbiz/internal/timeline"
 	"github.com/superbiz/superbiz/pkg/model"
 	"github.com/superbiz/superbiz/pkg/runrecord"
@@ -52,15 +53,16 @@ func (Source) Inner(p *frozen.Pack) ([]runrecord.Invocation, error) {
 			var res any
 			switch c.Detector {
 			case timeline.DetectBursts, timeline.DetectNewError, timeline.DetectRestarts:
-				i := slices.IndexFunc(p.Config.Logs, func(s config.LogSource) bool { return s.Name == c.Source })
+				srcs := logsource.Entries(p.Config)
+				i := slices.IndexFunc(srcs, func(s logtool.Source) bool { return s.Name == c.Source })
 				if i < 0 {
 					return nil, p.Gone("log source", c.Source)
 				}
-				if p.Config.Logs[i].Backend == logtool.BackendVictoriaLogs {
+				if srcs[i].Backend == logtool.BackendVictoriaLogs {
 					// a recording answers equal calls only, and the timeline's reads are none of the run's
 					return nil, frozen.Refused("the run's timeline (call %s) read the VictoriaLogs source %q, whose reads inside build_timeline eval pack cannot record", inv.ToolCallID, c.Source)
 				}
-				lo, hi := timeline.LogSpan(tl.Window, timeline.LogSource{Name: c.Source, MaxWindow: p.Config.Logs[i].MaxWindow})
+				lo, hi := timeline.LogSpan(tl.Window, timeline.LogSource{Name: c.Source, MaxWindow: srcs[i].MaxWindow})
 				tool, res = logtool.ToolName, logtool.Result{Source: c.Source, Window: logtool.Window{Start: stamp(lo), End: stamp(hi)}}
 			case timeline.DetectKubeDeploys, timeline.DetectKubeRestarts, timeline.DetectKubeWarnings:
 				// a cluster is frozen as the run's own calls and their answers; these reads are none of them
@@ -94,7 +96,7 @@ func (Source) Inner(p *frozen.Pack) ([]runrecord.Invocation, error) {
 // metricOf is the [[timeline.metrics]] entry name, its source named (the
 // only [[metrics]] source when the entry names none).
 func metricOf(p *frozen.Pack, name string) (timeline.Metric, error) {
-	i := slices.IndexFunc(p.Config.Timeline.Metrics, func(m timeline.Metric) bool { return m.Name == name })
+	i := slices.IndexFunc(Metrics(p.Config), func(m timeline.Metric) bool { return m.Name == name })
 	switch {
 	case i < 0 && timeline.IsAlertExprName(name):
 		// the configuration never had it: the run's alert gave it
@@ -102,7 +104,7 @@ func metricOf(p *frozen.Pack, name string) (timeline.Metric, error) {
 	case i < 0:
 		return timeline.Metric{}, p.Gone("timeline metric", name)
 	}
-	m := p.Config.Timeline.Metrics[i]
+	m := Metrics(p.Config)[i]
 	if m.Source == "" {
 		if len(p.Config.Metrics) != 1 {
 			return m, frozen.Refused("the timeline metric %q names no [[metrics]] source, and the configuration has %d: name its source", name, len(p.Config.Metrics))

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	kubesource "github.com/superbiz/superbiz/internal/integration/kubernetes"
+	logsource "github.com/superbiz/superbiz/internal/integration/logs"
 
 	"github.com/superbiz/superbiz/internal/alerts"
 	"github.com/superbiz/superbiz/internal/config"
@@ -61,7 +62,7 @@ func (Source) Build(_ context.Context, cfg *config.Config, env integration.Env, 
 	if len(reads) == 0 {
 		return nil
 	}
-	t, err := timeline.NewTool(reads, LogSources(cfg), cfg.Timeline.Metrics, AlertSeries(cfg))
+	t, err := timeline.NewTool(reads, LogSources(cfg), Metrics(cfg), AlertSeries(cfg))
 	if err == nil {
 		t = t.WithKubernetes(KubernetesSources(cfg))
 	}
@@ -91,8 +92,9 @@ func AlertSeries(cfg *config.Config) []string {
 
 // LogSources are the [[logs]] sources a timeline reads, with their max_window.
 func LogSources(cfg *config.Config) []timeline.LogSource {
-	out := make([]timeline.LogSource, 0, len(cfg.Logs))
-	for _, l := range cfg.Logs {
+	srcs := logsource.Entries(cfg)
+	out := make([]timeline.LogSource, 0, len(srcs))
+	for _, l := range srcs {
 		out = append(out, timeline.LogSource{Name: l.Name, MaxWindow: l.MaxWindow})
 	}
 	return out
