@@ -437,7 +437,7 @@ func logTimeline(t *testing.T, c logCase) (timeline.Timeline, *logtool.Tool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tool.SetTimeout(time.Duration(timeline.LogCalls()) * nezhaScanTime)
+	tool.SetTimeout(time.Duration(timeline.LogCalls) * nezhaScanTime)
 	tl := timelineOf(t, tool, w)
 	for _, cv := range tl.Coverage {
 		if cv.Status == timeline.Failed {
