@@ -126,7 +126,7 @@ func TestDiagnoseDemoWithoutModel(t *testing.T) {
 			t.Fatalf("%q: exit %d\nstdout %s\nstderr %s", args, code, out, errOut)
 		}
 		// the timeline the transcript built follows the report, without its call
-		timeline := "\nTimeline 2026-11-28 13:00 – 2026-11-28 15:00 UTC\n13:58:30  restart      payment-service\n    started: Started PaymentApplication"
+		timeline := "\nTimeline 2026-11-28 13:00 – 2026-11-28 15:00 UTC\n13:58:21  deploy       payment-service\n    started version 2.14.0 (was 2.13.4): Starting PaymentApplication v2.14.0"
 		for _, want := range []string{"model: scripted demo transcript (no model reachable at http://127.0.0.1:", "\nConclusion\n", "HikariPool", "SUCCESS · run r_", timeline} {
 			if !strings.Contains(out, want) {
 				t.Errorf("%q: stdout lacks %q:\n%s", args, want, out)

@@ -63,6 +63,33 @@ func TestSpacedSecretsInLogs(t *testing.T) {
 	}
 }
 
+// TestRedisAndDefaultPasswordsInLogs: `tools call query_logs` masks a
+// redis.conf directive after the log's prefix, sentinel's auth-pass and a
+// well-known default password after a password word, and keeps prose about
+// passwords on the same file (issue 34).
+func TestRedisAndDefaultPasswordsInLogs(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, testenv.ClosedURL(t))
+	lines := []string{
+		"redis.conf: requirepass Rd1Secret01",
+		"sentinel.conf: sentinel auth-pass mymaster Rd2Secret02",
+		"admin created with password changeme, rotate it",
+		"password reset email sent",
+		"the password field is required",
+	}
+	r := queryLogLines(t, e, lines)
+	for _, s := range []string{"Rd1Secret01", "Rd2Secret02", "changeme"} {
+		if strings.Contains(r.stdout+r.stderr, s) {
+			t.Errorf("secret %s printed", s)
+		}
+	}
+	for _, kept := range []string{"requirepass [REDACTED]", "auth-pass mymaster [REDACTED]", "password [REDACTED], rotate it", "password reset email sent", "the password field is required"} {
+		if !strings.Contains(r.stdout, kept) {
+			t.Errorf("%q not in the output:\n%s", kept, r.stdout)
+		}
+	}
+}
+
 // queryLogLines writes lines as ERROR entries of a log file and reads them
 // all back with `tools call query_logs -o json`.
 func queryLogLines(t *testing.T, e *env, lines []string) result {

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/superbiz/superbiz/internal/demo"
+	"github.com/superbiz/superbiz/internal/fixture"
 )
 
 // timelineJSON is `timeline -o json` as SPEC gives it.
@@ -19,14 +21,15 @@ type timelineJSON struct {
 		Start, End time.Time
 	} `json:"window"`
 	Events []struct {
-		At         time.Time `json:"at"`
-		Kind       string    `json:"kind"`
-		Source     string    `json:"source"`
-		Service    string    `json:"service"`
-		Summary    string    `json:"summary"`
-		Before     *float64  `json:"before"`
-		After      *float64  `json:"after"`
-		ToolCallID string    `json:"tool_call_id"`
+		At      time.Time `json:"at"`
+		Kind    string    `json:"kind"`
+		Source  string    `json:"source"`
+		Service string    `json:"service"`
+		Summary string    `json:"summary"`
+		// Before and After are numbers, a deploy's versions, or null.
+		Before     any    `json:"before"`
+		After      any    `json:"after"`
+		ToolCallID string `json:"tool_call_id"`
 	} `json:"events"`
 	Coverage []struct {
 		Detector, Source, Status, Note string
@@ -36,7 +39,9 @@ type timelineJSON struct {
 
 // TestTimelineDemo builds the demo's timeline through the binary: the
 // Redis and payment incidents' error bursts within a minute of their true
-// starts, the payment-service restart before the second, nothing else; the
+// starts, payment-service's restart on its running version, then its
+// deploy of 2.14.0 (from 2.13.4) before the payment incident, nothing
+// else; the
 // timeline is a stored TIMELINE run whose recorded calls are the ones each
 // event cites; the text fits 80 columns.
 func TestTimelineDemo(t *testing.T) {
@@ -57,7 +62,7 @@ func TestTimelineDemo(t *testing.T) {
 		}
 	}
 	var bursts []time.Time
-	restarts := 0
+	restarts, deploys := 0, 0
 	for _, ev := range tl.Events {
 		if ev.ToolCallID == "" || ev.Summary == "" {
 			t.Errorf("event without its call or summary: %+v", ev)
@@ -65,13 +70,20 @@ func TestTimelineDemo(t *testing.T) {
 		switch ev.Kind {
 		case "error_burst":
 			bursts = append(bursts, ev.At)
-			if ev.Before == nil || ev.After == nil || *ev.After <= *ev.Before {
+			before, ok1 := ev.Before.(float64)
+			after, ok2 := ev.After.(float64)
+			if !ok1 || !ok2 || after <= before {
 				t.Errorf("burst %+v: want the rate before and a higher one after", ev)
 			}
 		case "restart":
 			restarts++
-			if ev.Service != "payment-service" || ev.At.After(truth["order-service"]) {
-				t.Errorf("restart %+v: want payment-service's restart before the payment incident", ev)
+			if ev.Service != "payment-service" || ev.Before != nil || ev.After != nil || !ev.At.Equal(time.Date(2026, 11, 28, 12, 21, 37, 402e6, time.UTC)) {
+				t.Errorf("restart %+v: want payment-service's restart on its running version at 12:21:37.402", ev)
+			}
+		case "deploy":
+			deploys++
+			if ev.Service != "payment-service" || ev.Before != "2.13.4" || ev.After != "2.14.0" || !ev.At.Equal(time.Date(2026, 11, 28, 13, 58, 21, 14e6, time.UTC)) {
+				t.Errorf("deploy %+v: want payment-service's 2.13.4 -> 2.14.0 at its start-up banner, 13:58:21.014", ev)
 			}
 		default:
 			t.Errorf("unexpected event %+v", ev)
@@ -86,8 +98,8 @@ func TestTimelineDemo(t *testing.T) {
 			t.Errorf("burst %d at %s, %s after its incident's start %s: want within one step (1m)", i, bursts[i], d, want[i])
 		}
 	}
-	if restarts != 1 {
-		t.Errorf("%d restarts, want the one of payment-service", restarts)
+	if restarts != 1 || deploys != 1 {
+		t.Errorf("%d restarts and %d deploys, want payment-service's one each", restarts, deploys)
 	}
 
 	// the run is stored, and every cited call is one of its invocations
@@ -151,6 +163,46 @@ func TestTimelineRefusals(t *testing.T) {
 		r := e.run(t, c.args...)
 		if r.code != 2 || !strings.Contains(r.stderr, c.want) {
 			t.Errorf("want exit 2 saying %q:\n%s", c.want, r)
+		}
+	}
+}
+
+// TestTimelineReplayOfAnOlderRun: a timeline run recorded before the
+// restart detector read "listening" and "ready" as well as "start"
+// (27c8fc8; the store in testdata was recorded by 27c8fc8^'s binary:
+// `timeline --demo --since 6h`, then `--since 2h`) replays to the same
+// events, and says why it is not identical: the reads it has no recorded
+// observation for, and the one coverage line that says so.
+func TestTimelineReplayOfAnOlderRun(t *testing.T) {
+	e := newEnv(t, "http://127.0.0.1:1")
+	fixture.Gunzip(t, filepath.Join("testdata", "replay", "timeline-before-27c8fc8.db.gz"), e.vars["SUPERBIZ_DB"], time.Now())
+	for _, run := range []struct{ id, start string }{{"1", "2026-11-28T09:00:00Z"}, {"2", "2026-11-28T12:00:00Z"}} {
+		r := e.run(t, "replay", run.id, "-o", "json")
+		var out replayOutput
+		if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || r.code != 1 || out.Identical {
+			t.Fatalf("run %s: want exit 1, different: %v\n%s", run.id, err, r)
+		}
+		unrecorded := 0
+		for _, d := range out.Differences {
+			switch {
+			case strings.HasPrefix(d, "tool calls: "):
+			case strings.Contains(d, "(none) → ") && strings.HasSuffix(d, "[ERROR UNRECORDED]"):
+				unrecorded++
+				if !strings.Contains(d, `"contains":"listening","start":"`+run.start) && !strings.Contains(d, `"contains":"ready","start":"`+run.start) {
+					t.Errorf("run %s: an unrecorded read other than listening's or ready's: %s", run.id, d)
+				}
+			case strings.HasPrefix(d, "timeline differs: + "):
+				// only the restart detector's coverage line is new: no event
+				if added := strings.TrimPrefix(d, "timeline differs: + "); added != "### Not fully read" &&
+					!strings.HasPrefix(added, `- restart on demo: partial (the lines holding "listening" were not read: the call failed (UNRECORDED)`) {
+					t.Errorf("run %s: the replay's timeline adds %q", run.id, added)
+				}
+			default:
+				t.Errorf("run %s: difference %q; want the unrecorded reads and the coverage line only (the same events)", run.id, d)
+			}
+		}
+		if unrecorded != 2 {
+			t.Errorf("run %s: %d unrecorded reads named, want listening's and ready's:\n%q", run.id, unrecorded, out.Differences)
 		}
 	}
 }

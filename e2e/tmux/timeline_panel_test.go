@@ -12,7 +12,7 @@ import (
 // `diagnose --demo` on an 80-column terminal with NO_COLOR shows the
 // timeline panel of the transcript's build_timeline call while the run is
 // live and keeps it on the final screen: its events in time order (the
-// payment-service restart at 13:58:30 first, the error burst at 14:00),
+// payment-service deploy at 13:58:21 first, the error burst at 14:00),
 // every line of the box whole within 80 columns, and no colour.
 func TestDemoTimelinePanelInTmux(t *testing.T) {
 	tmux := needTmux(t)
@@ -45,7 +45,7 @@ func TestDemoTimelinePanelInTmux(t *testing.T) {
 		}
 		rows = append(rows, l)
 	}
-	want := []string{`^│ 13:58:30 restart +payment-service started: Started PaymentApplication`, `^│ 14:00:00 error_burst +gateway +errors rose from 0 to`,
+	want := []string{`^│ 13:58:21 deploy +payment-service started version 2\.14\.0 \(was 2\.13\.4\)`, `^│ 14:00:00 error_burst +gateway +errors rose from 0 to`,
 		`^│ 14:00:10 new_error `, `^│ 14:00:13 new_error `, `^│ 14:00:13 new_error `}
 	if len(rows) != len(want) {
 		t.Fatalf("the panel shows %d rows, want %d:\n%s", len(rows), len(want), strings.Join(rows, "\n"))
@@ -58,7 +58,7 @@ func TestDemoTimelinePanelInTmux(t *testing.T) {
 	// NO_COLOR: the panel's lines carry no colour (bold is not a colour)
 	colour := regexp.MustCompile(`\x1b\[(?:[0-9;]*;)?(?:3[0-9]|4[0-9]|9[0-7]|10[0-7])(?:;[0-9;]*)?m`)
 	for _, l := range strings.Split(all, "\n") {
-		if strings.Contains(l, "13:58:30 restart") && colour.MatchString(l) {
+		if strings.Contains(l, "13:58:21 deploy") && colour.MatchString(l) {
 			t.Fatalf("NO_COLOR=1: a panel line is coloured: %q", l)
 		}
 	}
@@ -99,8 +99,8 @@ func TestChatDemoTimelinePanelInTmux(t *testing.T) {
 		}
 		rows = append(rows, l)
 	}
-	if len(rows) == 0 || !regexp.MustCompile(`^│ 13:58:30 `).MatchString(rows[0]) {
-		t.Fatalf("the kept panel does not start with the 13:58:30 start-up:\n%s", strings.Join(rows, "\n"))
+	if len(rows) == 0 || !regexp.MustCompile(`^│ 13:58:21 `).MatchString(rows[0]) {
+		t.Fatalf("the kept panel does not start with the 13:58:21 start-up:\n%s", strings.Join(rows, "\n"))
 	}
 	for i, r := range rows {
 		if !strings.HasPrefix(r, "│ ") || !strings.HasSuffix(r, "│") || utf8.RuneCountInString(r) > 80 {

@@ -26,7 +26,7 @@ import (
 
 // Version names the content of the workspace; bump it whenever generated or
 // embedded content changes so Materialize rewrites stale workspaces.
-const Version = "superbiz-demo/1"
+const Version = "superbiz-demo/2"
 
 // The fixed demo day and clock: every relative window ("since 1h") of the demo
 // query resolves against NowText, the way SUPERBIZ_NOW would.

@@ -505,10 +505,20 @@ func (g *gen) scheduled(day time.Time) {
 	g.add(&g.orders, sale, jsonLine(sale, "INFO", "order-service", "c.s.order.Campaigns", "flash sale campaign started: order history and search traffic expected x3", "",
 		kv{"campaign", "black-friday-flash"}))
 
+	// A routine restart of the running version (a node drained), then a
+	// deploy of 2.14.0; each logs Spring Boot's own start-up lines.
+	springStart := func(started time.Time, version string, took time.Duration, running float64) {
+		starting := started.Add(-took)
+		g.add(&g.pay, starting, jsonLine(starting, "INFO", "payment-service", "c.s.payment.PaymentApplication",
+			"Starting PaymentApplication v"+version+" using Java 17.0.13 with PID 1 (/app/payment-service.jar started by app in /app)", "", kv{"version", version}))
+		g.add(&g.pay, started, jsonLine(started, "INFO", "payment-service", "c.s.payment.PaymentApplication",
+			fmt.Sprintf("Started PaymentApplication in %.1f seconds (process running for %.1f)", took.Seconds(), running), "", kv{"version", version}))
+	}
+	springStart(at("12:21:47.802"), "2.13.4", 10400*time.Millisecond, 11.2)
+
 	// Payment timeouts: a deploy adds a lookup by order_id on payments (no index).
 	deploy := at("13:58:30.114")
-	g.add(&g.pay, deploy, jsonLine(deploy, "INFO", "payment-service", "c.s.payment.PaymentApplication",
-		"Started PaymentApplication in 9.1 seconds", "", kv{"version", "2.14.0"}))
+	springStart(deploy, "2.14.0", 9100*time.Millisecond, 9.8)
 	g.add(&g.pay, deploy.Add(time.Second), jsonLine(deploy.Add(time.Second), "INFO", "payment-service", "c.s.payment.IdempotencyCheck",
 		"feature enabled: duplicate-charge check looks up payments by order_id before authorizing", "", kv{"feature", "idempotency-check"}))
 	for t := mustTime(PaymentStart).Add(20 * time.Second); t.Before(mustTime(PaymentEnd)); t = t.Add(30 * time.Second) {

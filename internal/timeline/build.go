@@ -88,6 +88,12 @@ type Plan struct {
 // logDetectors are the detectors a [[logs]] source is read by.
 var logDetectors = [...]string{DetectBursts, DetectNewError, DetectRestarts}
 
+// LogCalls is the most reads the logs detectors make of one source:
+// bursts (the histogram, then a placing and a first minute for each),
+// new errors (the window, the time before it, the checks and the service
+// reads), restarts (each word, the narrower ones when "start" fills a read).
+const LogCalls = 1 + 2*maxBursts + 2 + maxNewErrorChecks + maxNewErrorServices + len(restartWords) + len(narrowStarts)
+
 // Lines is how many coverage lines a timeline of p holds once every
 // detector finished (one per detector and source it reads), so a watcher
 // of the detectors' progress knows how far they are.
@@ -367,7 +373,7 @@ func (b *builder) placeBurst(ctx context.Context, src string, from time.Time, ev
 			}
 		}
 	}
-	ev := Event{At: burstAt, Kind: ErrorBurst, Source: src, Service: b.plan.Service, Before: ptr(round(before)), After: ptr(round(after)), ToolCallID: support}
+	ev := Event{At: burstAt, Kind: ErrorBurst, Source: src, Service: b.plan.Service, Before: number(before), After: number(after), ToolCallID: support}
 	// who and what: the burst's first minute
 	win := b.logsInput(src, burstAt, burstAt.Add(time.Minute))
 	win["level"], win["limit"] = "ERROR", 20
@@ -568,15 +574,25 @@ func sortByLenDesc(ws []string) {
 	}
 }
 
-// startRE is a process start-up line: Spring Boot's "Started X in 4.2
-// seconds", "server started", "starting server", "listening on",
-// databases' "ready to accept connections", nginx's "start worker
-// process", init scripts' "cupsd startup succeeded", syslogd's "syslogd
-// 1.4.1: restart.", a version banner that starts ("syslog-ng version 1.6.0
+// startRE is a process start-up line: Spring Boot's "Starting X v2.14.0
+// using Java 17.0.13 with PID 1 (…)" and "Started X in 4.2 seconds",
+// "server started", "starting server", a name and its version starting
+// ("Starting payment-service v2.14.0"), "listening on", databases' "ready
+// to accept connections", nginx's "start worker process", init scripts'
+// "cupsd startup succeeded", syslogd's "syslogd 1.4.1: restart.", a version
+// banner that starts ("syslog-ng version 1.6.0 starting", "Mailpit v1.12.0
 // starting", "rpc.statd: Version 1.0.6 Starting"), Spark's "Starting
 // executor"; a job, task or campaign that "started" is not a process start.
 var startRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)(\bstarted [\w.$-]+ in [\d.]+ ?s|\b(server|service|application|app|worker|process|daemon|instance|node) (has )?(started|starting|starts successfully)\b|\bstarting (up|server|service|application|worker|executor|http server|grpc server)\b|\blistening on\b|\bready to accept connections\b|\bready for connections\b|\bstart worker process\b|\bstart-?up (succeeded|complete|completed|finished)\b|^\S+( [\d.]+)?: restart\.?$|\bversion v?\d[\w.-]* (starting|started)\b)`)
+	return regexp.MustCompile(`(?i)(\bstarted [\w.$-]+ in [\d.]+ ?s|\bstarting [\w.$-]+ (v\d[\w.+-]* )?(using java \S+ )?(on \S+ )?with pid \d+|^starting [\w.$-]+ (v|version )\d+\.\d+|\b(server|service|application|app|worker|process|daemon|instance|node) (has )?(started|starting|starts successfully)\b|\bstarting (up|server|service|application|worker|executor|http server|grpc server)\b|\blistening on\b|\bready to accept connections\b|\bready for connections\b|\bstart worker process\b|\bstart-?up (succeeded|complete|completed|finished)\b|^\S+( [\d.]+)?: restart\.?$|\b(version v?|v)\d[\w.+-]* (starting|started)\b)`)
+})
+
+// bannerRE is a program's own start banner whose version is a field of
+// the entry: Prometheus' and Alertmanager's msg="Starting Prometheus
+// Server" version="(version=2.48.1, …)", Grafana's msg="Starting Grafana"
+// version=12.4.0; a start-up line only with that field.
+var bannerRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^starting [\w.-]+( server)?$`)
 })
 
 // restartWords are the words whose entries the restart detector reads (a
@@ -584,8 +600,8 @@ var startRE = sync.OnceValue(func() *regexp.Regexp {
 // one read lists (business lines naming a startStation or a start time),
 // the narrower words after it are read too.
 var (
-	restartWords = []string{"start", "listening", "ready"}
-	narrowStarts = []string{"started", "starting", "startup", "start-up", "restart", "start worker", "starts successfully"}
+	restartWords = [...]string{"start", "listening", "ready"}
+	narrowStarts = [...]string{"started", "starting", "startup", "start-up", "restart", "start worker", "starts successfully"}
 )
 
 // versionRE finds a version banner's version.
@@ -593,8 +609,60 @@ var versionRE = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)\b(?:version|ver|v)[ :=]*v?(\d+\.\d+(?:\.\d+)?(?:[-+.][0-9A-Za-z.]+)?)`)
 })
 
+// bareVersionRE is a version field that is the version alone ("2.14.0",
+// "v2.14.0", "2.45.3+ds").
+var bareVersionRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^v?(\d+\.\d+(?:\.\d+)?(?:[-+.][0-9A-Za-z.]+)?)$`)
+})
+
+// versionFields are the fields a structured log names its program's
+// version in: slog's or zap's version, OpenTelemetry's service.version.
+var versionFields = []string{"version", "service.version", "resource.service.version", "app.version", "app_version"}
+
+// startVersion is the version a start-up line names: in its message
+// ("v2.14.0", "version 1.6.0"), else in a version field; "" when none.
+func startVersion(e logs.Entry) string {
+	if m := versionRE().FindStringSubmatch(e.Message); m != nil {
+		return m[1]
+	}
+	for _, k := range versionFields {
+		v, ok := e.Fields[k]
+		if !ok {
+			continue
+		}
+		s := strings.TrimSpace(fmt.Sprint(v))
+		if m := bareVersionRE().FindStringSubmatch(s); m != nil {
+			return m[1]
+		}
+		if m := versionRE().FindStringSubmatch(s); m != nil {
+			return m[1]
+		}
+	}
+	return ""
+}
+
+// isStart says e is a process start-up line, and the version it names.
+func isStart(e logs.Entry) (bool, string) {
+	v := startVersion(e)
+	return startRE().MatchString(e.Message) || (v != "" && bannerRE().MatchString(strings.TrimSpace(e.Message))), v
+}
+
+// startSpan is how long one start of a service lasts: its start-up lines
+// within it of the first (a banner, then "Started … in 9.1 seconds", the
+// workers, "listening on") are one start.
+const startSpan = 2 * time.Minute
+
+// start is one process start of a service in the window: its first
+// start-up line and the first version its lines name.
+type start struct {
+	at      time.Time
+	service string
+	line    string
+	version string
+}
+
 // restarts lists the process starts of the window: start-up lines, one
-// event per service and minute, a deploy when the version a service starts
+// event per service and start, a deploy when the version a service starts
 // with differs from the one it started with before (in the window or the
 // hour before it).
 func (b *builder) restarts(ctx context.Context, ls LogSource) error {
@@ -604,18 +672,32 @@ func (b *builder) restarts(ctx context.Context, ls LogSource) error {
 	var all []logs.Entry
 	seenEntry := map[string]bool{}
 	var notes []string
-	read := func(word string) (bool, error) {
+	// read lists the entries holding word; full says it listed fewer than
+	// matched. A read after the first that gives no result (a recording
+	// made before the detector read that word has none) is a note of the
+	// one coverage line, its events those the other reads show.
+	read := func(word string) (full bool, err error) {
 		// the hour before the window gives the version a service ran before
 		in := b.logsInput(src, w.Start.Add(-before), w.End)
 		in["contains"], in["limit"] = word, maxRestartEntries
-		r, c, ok, err := b.readLogs(ctx, DetectRestarts, src, in)
-		if err != nil || !ok {
+		o, err := b.call(ctx, logs.ToolName, in)
+		if err != nil {
 			return false, err
 		}
+		var r logs.Result
+		if f := decode(o, &r); f != "" {
+			if cov.ToolCallID == "" {
+				cov = Coverage{Detector: DetectRestarts, Source: src, ToolCallID: o.ToolCallID, Status: Failed, Note: f}
+			} else {
+				notes = append(notes, fmt.Sprintf("the lines holding %q were not read: %s", word, f))
+			}
+			return false, nil
+		}
+		st, note := logsCoverage(r)
 		if cov.ToolCallID == "" {
-			cov = c
-		} else if c.Status != Read && cov.Status == Read {
-			cov.Status, cov.Note = c.Status, c.Note
+			cov = Coverage{Detector: DetectRestarts, Source: src, ToolCallID: o.ToolCallID, Status: st, Note: note}
+		} else if st != Read && cov.Status == Read {
+			cov.Status, cov.Note = st, note
 		}
 		for _, e := range r.Entries {
 			if k := e.TS + "|" + e.Service + "|" + e.Message; !seenEntry[k] {
@@ -623,7 +705,7 @@ func (b *builder) restarts(ctx context.Context, ls LogSource) error {
 				all = append(all, e)
 			}
 		}
-		full := r.Matched > len(r.Entries)
+		full = r.Matched > len(r.Entries)
 		if full {
 			notes = append(notes, fmt.Sprintf("the newest %d of %d lines holding %q were read", len(r.Entries), r.Matched, word))
 		}
@@ -634,8 +716,9 @@ func (b *builder) restarts(ctx context.Context, ls LogSource) error {
 		if err != nil {
 			return err
 		}
-		if cov.ToolCallID == "" {
-			return nil // the first read failed: its coverage is recorded
+		if cov.Status == Failed {
+			b.done(cov) // the first read failed: nothing was read
+			return nil
 		}
 		if word != "start" || !full {
 			continue
@@ -651,42 +734,56 @@ func (b *builder) restarts(ctx context.Context, ls LogSource) error {
 		cov.Status = Partial
 		cov.Note = strings.TrimPrefix(cov.Note+"; "+strings.Join(notes, "; "), "; ")
 	}
+	b.done(cov, startEvents(all, w, src, cov.ToolCallID)...)
+	return nil
+}
+
+// startEvents are the starts among entries (start-up lines and others) in
+// w: a restart each, a deploy when its version differs from the one the
+// service started with before.
+func startEvents(entries []logs.Entry, w Window, src, support string) []Event {
 	// walk the entries oldest first
-	slices.SortStableFunc(all, func(x, y logs.Entry) int { return strings.Compare(x.TS, y.TS) })
-	seen := map[string]bool{}
+	slices.SortStableFunc(entries, func(x, y logs.Entry) int { return strings.Compare(x.TS, y.TS) })
 	lastVersion := map[string]string{}
-	var es []Event
-	for _, e := range all {
-		if !startRE().MatchString(e.Message) {
+	open := map[string]int{} // a service's latest start, in starts
+	var starts []start
+	for _, e := range entries {
+		ok, v := isStart(e)
+		if !ok {
 			continue
 		}
 		at, ok := parseTS(e.TS)
 		if !ok {
 			continue
 		}
-		m := versionRE().FindStringSubmatch(e.Message)
 		if at.Before(w.Start) {
-			if m != nil {
-				lastVersion[e.Service] = m[1]
+			if v != "" {
+				lastVersion[e.Service] = v
 			}
 			continue
 		}
-		key := e.Service + "|" + at.UTC().Truncate(time.Minute).String()
-		if seen[key] {
+		if i, ok := open[e.Service]; ok && at.Sub(starts[i].at) < startSpan {
+			if starts[i].version == "" {
+				starts[i].version = v
+			}
 			continue
 		}
-		seen[key] = true
-		ev := Event{At: at, Kind: Restart, Source: src, Service: e.Service, ToolCallID: cov.ToolCallID, Summary: "started: " + textclip.Bytes(e.Message, 100)}
-		if m != nil {
-			if prev, ok := lastVersion[e.Service]; ok && prev != m[1] {
-				ev.Kind, ev.Summary = Deploy, fmt.Sprintf("started version %s (was %s): %s", m[1], prev, textclip.Bytes(e.Message, 80))
-			}
-			lastVersion[e.Service] = m[1]
+		open[e.Service] = len(starts)
+		starts = append(starts, start{at: at, service: e.Service, line: e.Message, version: v})
+	}
+	es := make([]Event, 0, len(starts))
+	for _, s := range starts {
+		ev := Event{At: s.at, Kind: Restart, Source: src, Service: s.service, ToolCallID: support, Summary: "started: " + textclip.Bytes(s.line, 100)}
+		if prev, ok := lastVersion[s.service]; ok && s.version != "" && prev != s.version {
+			ev.Kind, ev.Before, ev.After = Deploy, version(prev), version(s.version)
+			ev.Summary = fmt.Sprintf("started version %s (was %s): %s", s.version, prev, textclip.Bytes(s.line, 80))
+		}
+		if s.version != "" {
+			lastVersion[s.service] = s.version
 		}
 		es = append(es, ev)
 	}
-	b.done(cov, es...)
-	return nil
+	return es
 }
 
 // metricStep is the grid step of a metric over the window: the smallest
@@ -754,7 +851,7 @@ func (b *builder) metric(ctx context.Context, m Metric) error {
 				what = fmt.Sprintf("%s from %s to %s", dir, fmtNum(c.before), fmtNum(c.after))
 			}
 			es = append(es, Event{At: start.Add(time.Duration(c.at) * step), Kind: MetricShift, Source: r.Source, Service: svc,
-				Summary: fmt.Sprintf("%s %s (%s)", m.Name, what, seriesName(s.Labels)), Before: ptr(round(c.before)), After: ptr(round(c.after)), ToolCallID: o.ToolCallID})
+				Summary: fmt.Sprintf("%s %s (%s)", m.Name, what, seriesName(s.Labels)), Before: number(c.before), After: number(c.after), ToolCallID: o.ToolCallID})
 		}
 	}
 	b.done(cov, es...)

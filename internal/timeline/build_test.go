@@ -126,8 +126,11 @@ func TestBuildFromLogs(t *testing.T) {
 		}
 	}
 	burst := tl.Events[1]
-	if *burst.Before != 0 || *burst.After < 20 {
-		t.Errorf("burst before %v after %v: want 0 before and about 30 a minute after", *burst.Before, *burst.After)
+	if burst.Before.Number != 0 || burst.After.Number < 20 {
+		t.Errorf("burst before %v after %v: want 0 before and about 30 a minute after", burst.Before, burst.After)
+	}
+	if d := tl.Events[0]; d.Before == nil || d.After == nil || d.Before.Version != "2.3.0" || d.After.Version != "2.4.0" {
+		t.Errorf("deploy before %v after %v: want the versions 2.3.0 and 2.4.0", d.Before, d.After)
 	}
 	for _, c := range tl.Coverage {
 		if c.Status != Read || c.ToolCallID == "" {

@@ -15,6 +15,8 @@ func series(xs ...float64) []*float64 {
 	return out
 }
 
+func ptr(v float64) *float64 { return &v }
+
 func flat(n int, v float64) []float64 {
 	out := make([]float64, n)
 	for i := range out {

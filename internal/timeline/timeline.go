@@ -8,7 +8,10 @@
 package timeline
 
 import (
+	"bytes"
 	"cmp"
+	"encoding/json"
+	"fmt"
 	"slices"
 	"time"
 )
@@ -34,11 +37,12 @@ type Event struct {
 	Source  string    `json:"source"`
 	Service string    `json:"service"`
 	Summary string    `json:"summary"`
-	// Before and After are the value (a metric) or the rate per minute (an
-	// error burst) before and after the event; nil where the kind has none.
-	Before     *float64 `json:"before"`
-	After      *float64 `json:"after"`
-	ToolCallID string   `json:"tool_call_id"`
+	// Before and After are the value (a metric), the rate per minute (an
+	// error burst) or the version (a deploy read from the logs) before and
+	// after the event; nil where the kind has none.
+	Before     *Value `json:"before"`
+	After      *Value `json:"after"`
+	ToolCallID string `json:"tool_call_id"`
 }
 
 // Status says how much of a detector's evidence was read.
@@ -97,4 +101,54 @@ func sortEvents(es []Event) {
 	})
 }
 
-func ptr(v float64) *float64 { return &v }
+// Value is an event's before or after: a number, or the version a
+// service ran (a JSON string) for a deploy read from the logs.
+type Value struct {
+	Number float64
+	// Version is the version; "" for a number.
+	Version string
+}
+
+// number is v as an event's before or after, rounded to 4 significant
+// digits so JSON does not carry float noise.
+func number(v float64) *Value { return &Value{Number: round(v)} }
+
+// version is the version s as an event's before or after.
+func version(s string) *Value { return &Value{Version: s} }
+
+// String is the number as fmtNum says it, or the version.
+func (v Value) String() string {
+	if v.Version != "" {
+		return v.Version
+	}
+	return fmtNum(v.Number)
+}
+
+// MarshalJSON writes a version as a string, else the number.
+func (v Value) MarshalJSON() ([]byte, error) {
+	if v.Version != "" {
+		return json.Marshal(v.Version)
+	}
+	return json.Marshal(v.Number)
+}
+
+// UnmarshalJSON reads a number or a version string.
+func (v *Value) UnmarshalJSON(b []byte) error {
+	if b = bytes.TrimSpace(b); len(b) > 0 && b[0] == '"' {
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return fmt.Errorf("an event's version: %w", err)
+		}
+		if s == "" {
+			return fmt.Errorf("an event's version is empty")
+		}
+		*v = Value{Version: s}
+		return nil
+	}
+	var n float64
+	if err := json.Unmarshal(b, &n); err != nil {
+		return fmt.Errorf("an event's value is neither a number nor a version: %w", err)
+	}
+	*v = Value{Number: n}
+	return nil
+}

@@ -3,6 +3,7 @@ package timeline
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -118,7 +119,7 @@ func TestToolFitsTheObservation(t *testing.T) {
 	if out.Status != tools.EvidenceFound || tl.OmittedEvents == 0 || len(tl.Events)+tl.OmittedEvents != len(whole.Events) {
 		t.Fatalf("status %s, %d events, %d omitted; want some of %d left out", out.Status, len(tl.Events), tl.OmittedEvents, len(whole.Events))
 	}
-	if tl.Events[0] != whole.Events[0] {
+	if !reflect.DeepEqual(tl.Events[0], whole.Events[0]) {
 		t.Errorf("first event %+v, want the earliest kept: %+v", tl.Events[0], whole.Events[0])
 	}
 	out, _ = runTool(t, tool, `{"since": "1h"}`, now, 200)

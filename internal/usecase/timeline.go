@@ -24,10 +24,6 @@ const (
 	timelineObservation = 256 << 10
 	// timelineRunBytes bounds what one timeline's observations hold.
 	timelineRunBytes = 8 << 20
-	// timelineCallsPerLogSource is the most calls the logs detectors make
-	// per source: bursts (1 + 2 for each of 5), new errors (2 + 3 checks
-	// + 3 service reads), restarts (1).
-	timelineCallsPerLogSource = 20
 )
 
 // TimelineRequest is one incident timeline: `superbiz timeline`.
@@ -86,7 +82,7 @@ func (d *Deps) Timeline(ctx context.Context, req TimelineRequest) (timeline.Time
 	if run.Tools, err = harness.NewToolset(adapters, nil); err != nil {
 		return timeline.Timeline{}, fmt.Errorf("timeline tools: %w", err)
 	}
-	calls := 1 + timelineCallsPerLogSource*len(req.Plan.Logs) + len(req.Plan.Metrics) + len(req.Plan.AlertSeries) + timeline.KubeCalls(len(req.Plan.Kubernetes)) + 1
+	calls := 1 + timeline.LogCalls*len(req.Plan.Logs) + len(req.Plan.Metrics) + len(req.Plan.AlertSeries) + timeline.KubeCalls(len(req.Plan.Kubernetes)) + 1
 	run.Budget.MaxToolCalls = min(max(run.Budget.MaxToolCalls, calls), 100)
 	run.Budget.MaxRunBytes = max(run.Budget.MaxRunBytes, timelineRunBytes)
 	sessionID, err := run.resolveSession(context.WithoutCancel(ctx), "", false)
@@ -235,12 +231,46 @@ func (d *Deps) replayTimeline(ctx context.Context, orig *runstore.RunDetail, o R
 		return ReplayReport{}, errors.Join(err, fmt.Errorf("load replay run: %w", gerr))
 	}
 	diffs := compareRuns(orig, again)
-	if orig.Answer != again.Answer {
-		diffs = append(diffs, "timeline differs")
-	}
+	diffs = append(diffs, answerDiffs(orig.Answer, again.Answer)...)
 	out := Output{SessionID: again.SessionID, RunID: again.ID, Intent: again.Intent, Status: again.Status, ReleaseOutcome: again.ReleaseOutcome,
 		StopReason: again.StopReason, Answer: again.Answer, Checks: []runrecord.Check{}, Timeline: &tl}
 	return ReplayReport{OriginalRunID: orig.ID, ReplayRunID: again.ID, Identical: len(diffs) == 0, Differences: diffs, Result: out}, err
+}
+
+// maxAnswerDiffs bounds the lines answerDiffs names each way.
+const maxAnswerDiffs = 8
+
+// answerDiffs names how two Markdown timelines differ: the original's
+// lines the replay lacks ("-") and the replay's lines the original lacks
+// ("+"), at most maxAnswerDiffs each way; none when they are equal.
+func answerDiffs(orig, again string) []string {
+	if orig == again {
+		return nil
+	}
+	was, now := strings.Split(orig, "\n"), strings.Split(again, "\n")
+	var out []string
+	for _, side := range []struct {
+		mark       string
+		lines, not []string
+	}{{"-", was, now}, {"+", now, was}} {
+		n := 0
+		for _, l := range side.lines {
+			if l == "" || slices.Contains(side.not, l) {
+				continue
+			}
+			if n++; n <= maxAnswerDiffs {
+				out = append(out, "timeline differs: "+side.mark+" "+l)
+			}
+		}
+		if n > maxAnswerDiffs {
+			out = append(out, fmt.Sprintf("timeline differs: %s %d more lines", side.mark, n-maxAnswerDiffs))
+		}
+	}
+	if len(out) == 0 {
+		// the same lines in another order or count
+		out = append(out, "timeline differs: the same lines, in another order")
+	}
+	return out
 }
 
 // alertsReader stands for read_alerts where no Alertmanager is configured:

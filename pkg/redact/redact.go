@@ -285,6 +285,38 @@ var compiledRules = sync.OnceValue(func() []rule {
 			keep:       func(s string) bool { return isMarkerOrEmpty(s) || isNumber(s) || plainWord(s) },
 		},
 		{
+			// Redis directives whose value is a password, wherever the line
+			// starts (a log prefix, `redis.conf: requirepass x`):
+			// requirepass, masterauth, and sentinel's auth-pass after the
+			// master's name (sentinel.conf's `sentinel auth-pass mymaster x`,
+			// `SENTINEL SET mymaster auth-pass x`). As in the spaced key rule
+			// the value ends its line (a comment may follow), so prose that
+			// names a directive ("requirepass is not set") stays.
+			name:       "redis password directive",
+			re:         regexp.MustCompile(`(?:requirepass|masterauth|sentinel[ \t]+auth-pass[ \t]+\S+|sentinel[ \t]+set[ \t]+\S+[ \t]+auth-pass)[ \t]+(?:"([^"\r\n]*)"|'([^'\r\n]*)'|([^\s"'#;]+))[ \t]*(?:#[^\r\n]*)?\r?$`),
+			groups:     []int{1, 2, 3},
+			lower:      true,
+			matchLower: true,
+			triggers:   []string{"requirepass", "masterauth", "auth-pass"},
+			keep:       isMarkerOrEmpty,
+			wordStart:  true,
+		},
+		{
+			// A password word and a well-known default password after one
+			// blank or more, anywhere on the line (`password changeme`,
+			// `keystore pass changeit`): a plain word after "password" is
+			// prose as often as not ("password policy", "password reset"),
+			// but these are no prose words.
+			name:       "default password",
+			re:         regexp.MustCompile(`(?:password|passwd|pass|pwd|passphrase)[ \t]+(` + defaultPasswords + `)\b`),
+			groups:     []int{1},
+			lower:      true,
+			matchLower: true,
+			triggers:   []string{"pass", "pwd"},
+			keep:       isMarkerOrEmpty,
+			wordStart:  true,
+		},
+		{
 			// Command-line flags: --password x, --db-password "x", -storepass x,
 			// --token=x, and an argument list ["--password", "x"]. A following flag (--password --verbose: prompt) is not
 			// a value, and --password-file x names a file, not a secret.
@@ -697,6 +729,12 @@ func quantifiedKey(s string, start int, _ string) bool {
 	}
 	return quantifiers[s[i:start-1]]
 }
+
+// defaultPasswords are the passwords that products and their documentation
+// ship as defaults or examples (changeit: Java keystores; foobared:
+// redis.conf; mysecretpassword: the postgres image), which no prose writes
+// after a password word.
+const defaultPasswords = `changeme|changeit|letmein|foobared|passw0rd|p@ssw0rd|p@ssword|mysecretpassword|trustno1|qwerty`
 
 // spacedDirectives are configuration keys that hold a secret with no
 // secret word a key name judges (redis.conf's requirepass and masterauth).

@@ -24,6 +24,21 @@ func TestSpacedKeyBothSides(t *testing.T) {
 		{"password hunter2", "password [REDACTED]"},
 		{"machine db.internal login app password hunter2", "machine db.internal login app password [REDACTED]"},
 		{"token ghx1Abc9", "token [REDACTED]"},
+		// Redis sentinel's auth-pass (sentinel.conf and SENTINEL SET), and a
+		// redis.conf directive after a log prefix (issue 34).
+		{"sentinel auth-pass mymaster s3cr3tPass", "sentinel auth-pass mymaster [REDACTED]"},
+		{`sentinel auth-pass mymaster "s3cr3t Pass" # primary`, `sentinel auth-pass mymaster "[REDACTED]" # primary`},
+		{"SENTINEL SET mymaster auth-pass s3cr3tPass", "SENTINEL SET mymaster auth-pass [REDACTED]"},
+		{"2026-12-06T10:00:00Z redis.conf: requirepass s3cr3tPass", "2026-12-06T10:00:00Z redis.conf: requirepass [REDACTED]"},
+		{"2026-12-06T10:00:00Z redis.conf: masterauth 'foobared'\r", "2026-12-06T10:00:00Z redis.conf: masterauth '[REDACTED]'\r"},
+		// A well-known default password after a password word, anywhere on
+		// the line: no prose word, unlike "password policy" (issue 34).
+		{"password changeme", "password [REDACTED]"},
+		{"Password ChangeMe", "Password [REDACTED]"},
+		{"2026-12-06T10:00:00Z app: admin created with password changeme, rotate it", "2026-12-06T10:00:00Z app: admin created with password [REDACTED], rotate it"},
+		{"keystore pass changeit", "keystore pass [REDACTED]"},
+		{"db_password p@ssw0rd used", "db_password [REDACTED] used"},
+		{"machine db.internal login app password letmein", "machine db.internal login app password [REDACTED]"},
 		// Prose and keys that hold no secret stay.
 		{"the password was reset", "the password was reset"},
 		{"password policy", "password policy"},
@@ -42,6 +57,14 @@ func TestSpacedKeyBothSides(t *testing.T) {
 		{"set password policy", "set password policy"},
 		{"we set the token", "we set the token"},
 		{"export DB_PASSWORD", "export DB_PASSWORD"},
+		{"requirepass is not set in redis.conf", "requirepass is not set in redis.conf"},
+		{"sentinel auth-pass is required for mymaster", "sentinel auth-pass is required for mymaster"},
+		{"password reset email sent", "password reset email sent"},
+		{"the password field is required", "the password field is required"},
+		{"password changes are audited", "password changes are audited"},
+		{"password changemeplease", "password changemeplease"},
+		{"bypass changeme", "bypass changeme"},
+		{"changeme is the default password", "changeme is the default password"},
 	}
 	for _, tc := range tests {
 		if got := String(tc.in); got != tc.want {

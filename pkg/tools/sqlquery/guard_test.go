@@ -314,3 +314,54 @@ func TestDefinitionRefusalSaysWhy(t *testing.T) {
 		}
 	}
 }
+
+// The text checks every dialect shares, at their edges: a statement of
+// exactly MaxSQLBytes is read, one byte more is too long; a NUL byte is
+// refused wherever it stands, the first byte included; a refusal names the
+// statement it refuses.
+func TestCheckTextEdges(t *testing.T) {
+	pad := func(n int) string { return "SELECT 1" + strings.Repeat(" ", n-len("SELECT 1")) }
+	for _, tt := range []struct {
+		name, sql string
+		reason    Reason // "" when admitted
+		says      string
+	}{
+		{"at the limit", pad(MaxSQLBytes), "", ""},
+		{"a byte over", pad(MaxSQLBytes + 1), ReasonTooLong, "the limit is 4096"},
+		{"NUL first", "\x00SELECT 1", ReasonUnparsable, "NUL byte"},
+		{"NUL last", "SELECT 1\x00", ReasonUnparsable, "NUL byte"},
+		{"a write", "DELETE FROM orders", ReasonStatementKind, "DELETE is not a read"},
+		{"EXPLAIN of a write", "EXPLAIN DELETE FROM orders", ReasonExplainKind, "not DELETE"},
+	} {
+		_, err := Check(tt.sql, MySQL, "shop")
+		if tt.reason == "" {
+			if err != nil {
+				t.Errorf("%s: refused: %v", tt.name, err)
+			}
+			continue
+		}
+		r, ok := IsRefusal(err)
+		if !ok || r.Reason != tt.reason || !strings.Contains(err.Error(), tt.says) {
+			t.Errorf("%s: got %v, want a %s refusal saying %q", tt.name, err, tt.reason, tt.says)
+		}
+	}
+}
+
+// A Refusal made outside the guard (Reason and Detail only) says its
+// Detail, masked; the parser's message is cut to its first line.
+func TestRefusalDetailAndFirstLine(t *testing.T) {
+	r := &Refusal{Reason: ReasonNotAllowed, Detail: "mysql.user password=hunter2"}
+	if got, want := r.Error(), "statement refused (not_allowed): mysql.user password=[REDACTED]"; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+	for _, tt := range []struct{ in, want string }{
+		{"syntax error at position 7\nnear 'FORM'", "syntax error at position 7"},
+		{"Code: INVALID_ARGUMENT\nsyntax error at position 7\nmore", "syntax error at position 7"},
+		{"\nsecond line", ""},
+		{" one line ", "one line"},
+	} {
+		if got := firstLine(tt.in); got != tt.want {
+			t.Errorf("firstLine(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

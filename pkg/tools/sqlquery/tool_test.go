@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -81,6 +82,8 @@ func TestCanonical(t *testing.T) {
 		{in: `{"sql":""}`, invalid: true},
 		{in: `{"sql":"SELECT 1","max_rows":0}`, invalid: true},
 		{in: `{"sql":"SELECT 1","max_rows":101}`, invalid: true},
+		{in: `{"sql":"SELECT 1","max_rows":1}`, want: `{"database":"orders","sql":"select 1 from dual","max_rows":1}`, summary: "orders: select 1 from dual"},
+		{in: `{"sql":"SELECT 1","max_rows":100}`, want: `{"database":"orders","sql":"select 1 from dual","max_rows":100}`, summary: "orders: select 1 from dual"},
 		{in: `{"sql":"SELECT 1","database":"nope"}`, invalid: true},
 		{in: `{"sql":"SELECT '` + strings.Repeat("x", MaxSQLBytes) + `'"}`, invalid: true},
 		{in: `[]`, invalid: true},
@@ -281,6 +284,24 @@ func TestCancelledBeforeTheStatement(t *testing.T) {
 	}
 }
 
+// A cancelled call whose statement the guard refuses is still refused
+// (NOT_READ_ONLY): only what a driver makes of a broken
+// connection becomes CANCELLED.
+func TestCancelledCallKeepsItsRefusal(t *testing.T) {
+	tool, _ := newSQLiteTool(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for sql, want := range map[string]string{
+		"DELETE FROM orders":                 tools.CodeNotReadOnly,
+		"SELECT id FROM orders WHERE id = 1": tools.CodeCancelled,
+	} {
+		in, _ := json.Marshal(canonicalInput{Database: "orders", SQL: sql, MaxRows: 5})
+		if out := tool.Execute(ctx, tools.Call{ToolCallID: "call_1", Tool: ToolName, Input: in}); out.ErrorCode != want {
+			t.Errorf("%s: got %s (%v), want %s", sql, out.ErrorCode, out.Detail, want)
+		}
+	}
+}
+
 // testDSN is raw checked as config does it at load, the only way a DSN
 // reaches New.
 func testDSN(t testing.TB, driver Driver, raw string) DSN {
@@ -366,6 +387,11 @@ func TestCell(t *testing.T) {
 		{[]byte("1250"), true, json.Number("1250")},
 		{[]byte("12.50"), true, json.Number("12.50")},
 		{[]byte("1250"), false, "1250"},
+		// pgx gives NUMERIC as a string: a number stays one, a value that
+		// does not parse stays text.
+		{"12.50", true, json.Number("12.50")},
+		{"NaNx", true, "NaNx"},
+		{"12.50", false, "12.50"},
 		{[]byte{0xff, 0x00}, false, "<binary 2 bytes>"},
 		{ts, false, "2026-03-01T14:00:00Z"},
 		{"a\x1b[31mred", false, "ared"},
@@ -375,5 +401,83 @@ func TestCell(t *testing.T) {
 		if got := cell(tt.in, tt.numeric); got != tt.want {
 			t.Errorf("cell(%#v) = %#v, want %#v", tt.in, got, tt.want)
 		}
+	}
+}
+
+// Which tool reads which database, and the limits New and Canonical hold at
+// their edges: max_rows of exactly MaxRowsLimit is accepted, a statement of
+// exactly MaxSQLBytes too; query_postgres describes PostgreSQL; Close of a
+// tool whose pools closed cleanly reports no error.
+func TestToolEdges(t *testing.T) {
+	dbs := []Database{{Name: "a", Driver: DriverMySQL}, {Name: "b", Driver: DriverPostgres}, {Name: "c", Driver: DriverSQLite}}
+	my, pg := Split(dbs)
+	if len(my) != 2 || my[0].Name != "a" || my[1].Name != "c" || len(pg) != 1 || pg[0].Name != "b" {
+		t.Errorf("Split: mysql %v, postgres %v", my, pg)
+	}
+	for d, want := range map[Driver]string{DriverMySQL: ToolName, DriverSQLite: ToolName, DriverPostgres: PostgresToolName} {
+		if got := toolFor(d); got != want {
+			t.Errorf("toolFor(%s) = %s, want %s", d, got, want)
+		}
+	}
+
+	path := sqliteFixture(t)
+	tool, err := New([]Database{{Name: "orders", Driver: DriverSQLite, DSN: testDSN(t, DriverSQLite, path), MaxRows: MaxRowsLimit}})
+	if err != nil {
+		t.Fatalf("max_rows %d refused: %v", MaxRowsLimit, err)
+	}
+	sqlAtLimit := "SELECT 1" + strings.Repeat(" ", MaxSQLBytes-len("SELECT 1"))
+	in, _ := json.Marshal(map[string]string{"sql": sqlAtLimit})
+	if _, err := tool.Canonical(in); err != nil {
+		t.Errorf("a statement of %d bytes refused: %v", MaxSQLBytes, err)
+	}
+	if _, out := run(t, tool, `{"sql":"SELECT COUNT(*) AS n FROM orders"}`, 4096); out.Status != tools.EvidenceFound {
+		t.Fatalf("query: %+v", out)
+	}
+	if err := tool.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+
+	// Execute holds max_rows to 1..MaxRowsLimit itself (an input that did
+	// not pass Canonical), and MaxBytes 0 means no observation limit.
+	for _, tt := range []struct {
+		maxRows  int
+		maxBytes int
+		code     string
+	}{{1, 4096, ""}, {MaxRowsLimit, 4096, ""}, {0, 4096, tools.CodeInvalidInput}, {MaxRowsLimit + 1, 4096, tools.CodeInvalidInput}, {5, 0, ""}} {
+		in := fmt.Sprintf(`{"database":"orders","sql":"select id from orders","max_rows":%d}`, tt.maxRows)
+		out := tool.Execute(context.Background(), tools.Call{ToolCallID: "call_1", Tool: ToolName, Input: json.RawMessage(in), MaxBytes: tt.maxBytes})
+		if out.ErrorCode != tt.code || tt.code == "" && out.Status != tools.EvidenceFound {
+			t.Errorf("max_rows %d, MaxBytes %d: %s %s %v, want code %q", tt.maxRows, tt.maxBytes, out.Status, out.ErrorCode, out.Detail, tt.code)
+		}
+	}
+
+	myTool, err := New([]Database{{Name: "shop", Driver: DriverMySQL, DSN: testDSN(t, DriverMySQL, "ro:x@tcp(127.0.0.1:1)/shop")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, err := myTool.Canonical(json.RawMessage(`{"sql":"SELECT  id FROM orders"}`)); err != nil || !strings.Contains(string(c.Input), `"sql":"select id from orders"`) {
+		t.Errorf("query_mysql canonical: %s %v", c.Input, err)
+	}
+	pgTool, err := NewPostgres([]Database{{Name: "pg", Driver: DriverPostgres, DSN: testDSN(t, DriverPostgres, "postgres://diag:x@127.0.0.1:1/shop")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if def := pgTool.Definition(); def.Name != PostgresToolName || def.Description != pgDescription {
+		t.Errorf("query_postgres definition: %s %q", def.Name, def.Description)
+	}
+	if c, err := pgTool.Canonical(json.RawMessage(`{"sql":"select  id from orders"}`)); err != nil || !strings.Contains(string(c.Input), `"sql":"SELECT id FROM orders"`) {
+		t.Errorf("query_postgres canonical: %s %v", c.Input, err)
+	}
+}
+
+// shrink keeps a result that is exactly maxBytes long whole.
+func TestShrinkAtTheLimit(t *testing.T) {
+	res := Result{Columns: []string{"id"}, Rows: [][]any{{1}, {2}, {3}}, RowCount: 3}
+	b, _ := json.Marshal(res)
+	if err := shrink(&res, len(b)); err != nil || res.RowCount != 3 || res.Truncated {
+		t.Errorf("at %d bytes: %v, %d rows, truncated %t", len(b), err, res.RowCount, res.Truncated)
+	}
+	if err := shrink(&res, len(b)-1); err != nil || res.RowCount != 2 || !res.Truncated {
+		t.Errorf("a byte under: %v, %d rows, truncated %t", err, res.RowCount, res.Truncated)
 	}
 }
