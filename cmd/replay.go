@@ -120,7 +120,7 @@ func (a *app) runReplay(ctx context.Context, opts *replayOptions) error {
 	}
 	ro := usecase.ReplayOptions{
 		LiveTools: opts.LiveTools, LiveModel: opts.LiveModel, Adapters: w.Adapters, Playbooks: w.Playbooks,
-		Timeline: timeline.Plan{Metrics: cfg.Timeline.Metrics, Logs: timelinesource.LogSources(cfg), AlertSeries: timelinesource.AlertSeries(cfg), Kubernetes: timelinesource.KubernetesSources(cfg)},
+		Timeline: timeline.Plan{Metrics: timelinesource.Metrics(cfg), Logs: timelinesource.LogSources(cfg), AlertSeries: timelinesource.AlertSeries(cfg), Kubernetes: timelinesource.KubernetesSources(cfg)},
 	}
 	if orig.Intent == runrecord.IntentTimeline && opts.LiveTools && alertsource.Configured(cfg) {
 		client, err := alertsource.Client(cfg, a.getenv)

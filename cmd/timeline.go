@@ -125,7 +125,7 @@ func (a *app) runTimeline(ctx context.Context, opts *timelineOptions) error {
 	if err != nil {
 		return err
 	}
-	req.Plan = timeline.Plan{Window: win, Service: strings.TrimSpace(opts.Service), Metrics: w.Config.Timeline.Metrics, AlertExpr: alertExpr}
+	req.Plan = timeline.Plan{Window: win, Service: strings.TrimSpace(opts.Service), Metrics: timelinesource.Metrics(w.Config), AlertExpr: alertExpr}
 	req.Plan.Logs, req.Plan.AlertSeries = timelinesource.LogSources(w.Config), timelinesource.AlertSeries(w.Config)
 	req.Plan.Kubernetes = timelinesource.KubernetesSources(w.Config)
 	if len(req.Plan.Metrics) > 0 && len(w.Config.Metrics) == 0 {

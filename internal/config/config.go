@@ -11,8 +11,6 @@ import (
 	"reflect"
 	"time"
 
-	"github.com/superbiz/superbiz/internal/timeline"
-
 	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/pkg/tools"
@@ -38,12 +36,11 @@ type Config struct {
 	// File is the configuration file that was read, "" when none was (defaults).
 	File string `json:"file"`
 	// DBPath is the run store's SQLite file (absolute).
-	DBPath   string          `toml:"db" json:"db_path"`
-	Model    Model           `toml:"model" json:"model"`
-	Budget   Budget          `toml:"budget" json:"budget"`
-	Limits   Limits          `toml:"limits" json:"limits"`
-	Metrics  []MetricsSource `toml:"metrics" json:"metrics"`
-	Timeline Timeline        `toml:"timeline" json:"timeline"`
+	DBPath  string          `toml:"db" json:"db_path"`
+	Model   Model           `toml:"model" json:"model"`
+	Budget  Budget          `toml:"budget" json:"budget"`
+	Limits  Limits          `toml:"limits" json:"limits"`
+	Metrics []MetricsSource `toml:"metrics" json:"metrics"`
 	// Now, when not zero, fixes the clock for reproducible runs ($SUPERBIZ_NOW).
 	Now time.Time `json:"now,omitzero"`
 
@@ -168,14 +165,6 @@ func NewDSN(driver Driver, raw string) (DSN, error) { return sqlquery.NewDSN(dri
 // HTTPAuth is the credentials of an HTTP source ([alerts], [[metrics]]),
 // declared in pkg/tools with the other parts sources share.
 type HTTPAuth = tools.HTTPAuth
-
-// Timeline is the [timeline] table: the metrics `superbiz timeline` watches
-// for shifts and spikes, each a [[timeline.metrics]] entry with a name, a
-// PromQL query, optionally the service it measures and the [[metrics]]
-// source to ask.
-type Timeline struct {
-	Metrics []timeline.Metric `toml:"metrics" json:"metrics"`
-}
 
 // Origin reports where the value of key (e.g. "model.name") came from when a
 // flag or the environment set it ("--model", "$SUPERBIZ_MODEL"); "" otherwise.

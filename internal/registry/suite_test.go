@@ -13,12 +13,14 @@ import (
 // Every registered source that adds a tool runs internal/conformance's
 // suite from its own folder, stood up for real: a test there calls
 // conformance.Run with the source's type. A new source's line in Sources()
-// fails here until its folder has one. A source without a table of its own
-// (build_timeline, over the tools of the others) reaches no system of its
-// own to stand up, and is not asked.
+// fails here until its folder has one. A source without a table of its own,
+// or a Composite (build_timeline, over the tools of the others, its
+// [timeline] table naming what they read), reaches no system of its own to
+// stand up, and is not asked.
 func TestEverySourceRunsTheSuite(t *testing.T) {
 	for _, s := range Sources() {
-		if _, own := s.(integration.Configured); s.Tool() == "" || !own {
+		_, own := s.(integration.Configured)
+		if _, composite := s.(integration.Composite); s.Tool() == "" || !own || composite {
 			continue
 		}
 		dir := folderOf(s)

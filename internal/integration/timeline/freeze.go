@@ -96,7 +96,7 @@ func (Source) Inner(p *frozen.Pack) ([]runrecord.Invocation, error) {
 // metricOf is the [[timeline.metrics]] entry name, its source named (the
 // only [[metrics]] source when the entry names none).
 func metricOf(p *frozen.Pack, name string) (timeline.Metric, error) {
-	i := slices.IndexFunc(p.Config.Timeline.Metrics, func(m timeline.Metric) bool { return m.Name == name })
+	i := slices.IndexFunc(Metrics(p.Config), func(m timeline.Metric) bool { return m.Name == name })
 	switch {
 	case i < 0 && timeline.IsAlertExprName(name):
 		// the configuration never had it: the run's alert gave it
@@ -104,7 +104,7 @@ func metricOf(p *frozen.Pack, name string) (timeline.Metric, error) {
 	case i < 0:
 		return timeline.Metric{}, p.Gone("timeline metric", name)
 	}
-	m := p.Config.Timeline.Metrics[i]
+	m := Metrics(p.Config)[i]
 	if m.Source == "" {
 		if len(p.Config.Metrics) != 1 {
 			return m, frozen.Refused("the timeline metric %q names no [[metrics]] source, and the configuration has %d: name its source", name, len(p.Config.Metrics))

@@ -62,7 +62,7 @@ func (Source) Build(_ context.Context, cfg *config.Config, env integration.Env, 
 	if len(reads) == 0 {
 		return nil
 	}
-	t, err := timeline.NewTool(reads, LogSources(cfg), cfg.Timeline.Metrics, AlertSeries(cfg))
+	t, err := timeline.NewTool(reads, LogSources(cfg), Metrics(cfg), AlertSeries(cfg))
 	if err == nil {
 		t = t.WithKubernetes(KubernetesSources(cfg))
 	}
