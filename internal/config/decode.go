@@ -11,7 +11,6 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/superbiz/superbiz/internal/notfound"
-	"github.com/superbiz/superbiz/pkg/tools/sqlquery"
 )
 
 // decode reads the TOML bytes of file over cfg and reports every type error,
@@ -99,10 +98,6 @@ func (d *decoder) table(path string, p toml.Primitive, v reflect.Value, shares .
 			delete(keys, t.key)
 		}
 		known = append(known, t.key)
-	}
-	switch x := v.Addr().Interface().(type) {
-	case *sqlquery.Database:
-		d.checkDSN(path, x)
 	}
 	d.unknown(path, keys, known)
 }
@@ -227,27 +222,6 @@ func join(path, k string) string {
 		return k
 	}
 	return path + "." + k
-}
-
-// checkDSN checks a database's DSN, decoded as unchecked text, for its
-// driver. An unknown driver is Validate's to report; the DSN stays fully
-// redacted meanwhile.
-func (d *decoder) checkDSN(path string, db *sqlquery.Database) {
-	if strings.TrimSpace(db.DSN.Reveal()) == "" {
-		db.DSN = DSN{}
-		return
-	}
-	switch db.Driver {
-	case DriverMySQL, DriverPostgres, DriverSQLite:
-		dsn, err := NewDSN(db.Driver, db.DSN.Reveal())
-		if err != nil {
-			// The message is built from fixed texts only: no part of the DSN.
-			d.addf("%s in %s: %v", join(path, "dsn"), d.file, err)
-			db.DSN = DSN{}
-			return
-		}
-		db.DSN = dsn
-	}
 }
 
 // unknown reports every key of the table at path that is not known.

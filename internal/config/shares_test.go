@@ -9,15 +9,15 @@ import (
 
 // sourceShares declare, as the integrations' folders do (Part.Schema),
 // the tables whose values config itself decodes, redacts and encodes but
-// does not own: [[logs]] and [[databases]], whose DSN is a secret config
-// checks for its driver at decode. Only the declarations: each folder
-// tests its own rules, summary lines, paths and what it completes after
-// decode (a log source's time zone); internal/registry tests them
+// does not own: [[logs]] and [[databases]], whose DSN is a secret. Only
+// the declarations (and the DSNs checked for their drivers, as a load
+// gives them): each folder tests its own rules, summary lines, paths and
+// what it completes after decode; internal/registry tests them
 // together. The folders import this package, so its tests cannot import
 // them.
 var sourceShares = []Part{
 	{Table: "logs", Schema: []logs.Source(nil)},
-	{Table: "databases", Schema: []sqlquery.Database(nil)},
+	{Table: "databases", Schema: []sqlquery.Database(nil), Decoded: checkedDSNs},
 }
 
 // testParts are envParts and sourceShares: what config's own tests load with.
@@ -37,6 +37,22 @@ type pathsTable struct {
 
 // specParts are testParts and the stand-ins SPEC's example needs.
 var specParts = append(slices.Clone(testParts), Part{Table: "knowledge", Schema: pathsTable{}}, Part{Table: "skills", Schema: pathsTable{}})
+
+// checkedDSNs checks each [[databases]] DSN for its driver, as the
+// folder's share does after decode (without its messages), so config's
+// tests see the DSNs a load gives.
+func checkedDSNs(cfg *Config) error {
+	dbs := slices.Clone(databasesOf(cfg))
+	for i := range dbs {
+		dsn, err := dbs[i].DSN.ForDriver(dbs[i].Driver)
+		if err != nil {
+			return err
+		}
+		dbs[i].DSN = dsn
+	}
+	SetTable(cfg, "databases", dbs)
+	return nil
+}
 
 // databasesOf is cfg's [[databases]] table as sourceShares declare it.
 func databasesOf(cfg *Config) []sqlquery.Database {

@@ -1,6 +1,7 @@
 package databases
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -16,7 +17,7 @@ import (
 // tags) and handed to config by Schema: config has no field for it. Each
 // DSN's password still reaches config.Policy, which walks every table.
 func (Source) Config() config.Part {
-	return config.Part{Table: table, Schema: []sqlquery.Database(nil), Paths: resolvePaths, Check: checkConfig, Summary: summaryLines, Example: example, Docs: keyDocs()}
+	return config.Part{Table: table, Schema: []sqlquery.Database(nil), Decoded: checkDSNs, Paths: resolvePaths, Check: checkConfig, Summary: summaryLines, Example: example, Docs: keyDocs()}
 }
 
 // table is the key of the [[databases]] table.
@@ -33,6 +34,24 @@ func NewEntry() sqlquery.Database { return defaults.Of[sqlquery.Database]() }
 // SetEntries replaces the configuration's [[databases]] entries (the
 // demo's, eval's recorded ones); other copies of cfg keep theirs.
 func SetEntries(cfg *config.Config, es ...sqlquery.Database) { config.SetTable(cfg, table, es) }
+
+// checkDSNs checks each decoded entry's DSN, read as unchecked text, for
+// its driver (DSN.ForDriver); one that fails is an error naming its key
+// and never echoing the DSN. An unknown driver is checkConfig's to
+// report; its DSN stays redacted whole meanwhile.
+func checkDSNs(cfg *config.Config) error {
+	es := slices.Clone(Entries(cfg))
+	var errs []error
+	for i, db := range es {
+		dsn, err := db.DSN.ForDriver(db.Driver)
+		if err != nil {
+			errs = append(errs, &config.KeyError{Key: fmt.Sprintf("databases[%d].dsn", i), Problem: err.Error()})
+		}
+		es[i].DSN = dsn
+	}
+	SetEntries(cfg, es...)
+	return errors.Join(errs...)
+}
 
 // resolvePaths makes every SQLite entry's file path absolute.
 func resolvePaths(cfg *config.Config, r config.Paths) (probs []string) {

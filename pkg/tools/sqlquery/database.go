@@ -193,6 +193,21 @@ func (d *DSN) UnmarshalText(text []byte) error {
 	return nil
 }
 
+// ForDriver checks d, a DSN decoded as text (UnmarshalText), for driver:
+// blank text is no DSN, and for a driver that is none of the three d
+// stays unchecked and redacted whole (the driver is what is wrong). The
+// error never contains the password.
+func (d DSN) ForDriver(driver Driver) (DSN, error) {
+	if strings.TrimSpace(d.raw) == "" {
+		return DSN{}, nil
+	}
+	switch driver {
+	case DriverMySQL, DriverPostgres, DriverSQLite:
+		return NewDSN(driver, d.raw)
+	}
+	return d, nil
+}
+
 // LogValue keeps slog output redacted.
 func (d DSN) LogValue() slog.Value { return slog.StringValue(d.Redacted()) }
 
