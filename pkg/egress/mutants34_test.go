@@ -134,6 +134,22 @@ func TestSecretForms(t *testing.T) {
 	}
 }
 
+// A struct that holds a Secret, printed under any verb, never shows the
+// value: %d, %x and %+v walk into the struct's fields, where a Stringer is
+// not asked (the logs folder's entry holds a VictoriaLogs token this way).
+func TestSecretInAStructUnderEveryVerb(t *testing.T) {
+	v := struct {
+		Name  string
+		Token Secret
+	}{"vl", NewSecret("Hunter2Alpaca")}
+	for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q", "%d", "%x", "%X", "%o", "%t", "%10.3s"} {
+		if got := fmt.Sprintf(verb, v); strings.Contains(got, "Hunter2Alpaca") || strings.Contains(got, fmt.Sprintf("%x", "Hunter2Alpaca")) ||
+			strings.Contains(got, fmt.Sprintf("%X", "Hunter2Alpaca")) {
+			t.Errorf("%s shows the secret: %s", verb, got)
+		}
+	}
+}
+
 // formatted is a value holding a credential, shown through Format.
 type formatted struct{ shown Text }
 

@@ -29,6 +29,10 @@ func (s Secret) String() string {
 // GoString keeps %#v from showing the value.
 func (s Secret) GoString() string { return "egress.Secret(" + strconv.Quote(s.String()) + ")" }
 
+// Format keeps every verb from showing the value: without it %d or %x on a
+// struct holding a Secret print the field's string itself.
+func (s Secret) Format(f fmt.State, verb rune) { Format(f, verb, Text{s: s.String()}, s.GoString()) }
+
 // MarshalJSON encodes the redacted form.
 func (s Secret) MarshalJSON() ([]byte, error) { return []byte(strconv.Quote(s.String())), nil }
 
