@@ -170,19 +170,30 @@ type burst struct {
 	before, after float64
 }
 
+// trailing is the baseline of bucket i: the counts of the up to
+// baselinePoints buckets before it, and false when there are fewer than
+// minBaseline/2 of them to judge by.
+func trailing(counts []int, i int) ([]float64, bool) {
+	lo := max(0, i-baselinePoints)
+	if i-lo < minBaseline/2 {
+		return nil, false
+	}
+	xs := make([]float64, 0, i-lo)
+	for _, c := range counts[lo:i] {
+		xs = append(xs, float64(c))
+	}
+	return xs, true
+}
+
 // bursts finds, from index from on, every bucket whose count rises well
 // above its trailing baseline after the buckets before it did not: the
 // start of each burst, its baseline and its mean count over its buckets.
 func bursts(counts []int, from int) []burst {
 	var out []burst
 	for i := max(from, 0); i < len(counts); i++ {
-		lo := max(0, i-baselinePoints)
-		if i-lo < minBaseline/2 {
+		xs, ok := trailing(counts, i)
+		if !ok {
 			continue
-		}
-		xs := make([]float64, 0, i-lo)
-		for _, c := range counts[lo:i] {
-			xs = append(xs, float64(c))
 		}
 		m := median(xs)
 		dev := make([]float64, len(xs))
@@ -220,13 +231,9 @@ func rises(counts []int, from int) []int {
 	var out []int
 	up := false
 	for i := max(from, 0); i < len(counts); i++ {
-		lo := max(0, i-baselinePoints)
-		if i-lo < minBaseline/2 {
+		xs, ok := trailing(counts, i)
+		if !ok {
 			continue
-		}
-		xs := make([]float64, 0, i-lo)
-		for _, c := range counts[lo:i] {
-			xs = append(xs, float64(c))
 		}
 		rising := float64(counts[i])-median(xs) >= minBurst
 		if rising && !up {
