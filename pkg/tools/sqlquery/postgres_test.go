@@ -406,3 +406,59 @@ func TestPGClip(t *testing.T) {
 		}
 	}
 }
+
+// pgSessionSetup bounds the statement and lock waits by the limit, in
+// milliseconds and at least 1, and an idle transaction by the limit plus
+// killTimeout, so the cancel request has its time before the server ends
+// the session.
+func TestPGSessionSetupLimits(t *testing.T) {
+	tests := []struct {
+		limit           time.Duration
+		statement, idle string
+	}{
+		{1500 * time.Millisecond, "statement_timeout = 1500;", "idle_in_transaction_session_timeout = 4500;"},
+		{100 * time.Microsecond, "statement_timeout = 1;", "idle_in_transaction_session_timeout = 3000;"},
+	}
+	for _, tt := range tests {
+		got := pgSessionSetup(tt.limit)
+		if !strings.Contains(got, tt.statement) || !strings.Contains(got, strings.Replace(tt.statement, "statement", "lock", 1)) || !strings.Contains(got, tt.idle) {
+			t.Errorf("pgSessionSetup(%s) = %q, want %q, its lock_timeout and %q", tt.limit, got, tt.statement, tt.idle)
+		}
+	}
+}
+
+// A call cancelled before its connection is open is CANCELLED, said to be
+// so while connecting, not a server out of reach.
+func TestPostgresCancelledWhileConnecting(t *testing.T) {
+	tool := postgresTool(t, pgEnvRO, 5*time.Second)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := tool.dbs["shop"].query(ctx, "SELECT 1", 5)
+	if classify(err) != tools.CodeCancelled || !strings.Contains(err.Error(), "while connecting") {
+		t.Fatalf("got %v (%s), want CANCELLED while connecting", err, classify(err))
+	}
+}
+
+// pgExecutable adds a LIMIT of one row past the cap to a SELECT that has
+// none, keeps a SELECT's own LIMIT, adds none to SHOW or EXPLAIN, and
+// leaves the checked statement as it was.
+func TestPGExecutableRowCap(t *testing.T) {
+	tests := []struct{ sql, want string }{
+		{"SELECT id FROM orders", "SELECT id FROM orders LIMIT 11"},
+		{"SELECT id FROM orders LIMIT 3", "SELECT id FROM orders LIMIT 3"},
+		{"SELECT 1 UNION SELECT 2", "SELECT 1 UNION SELECT 2 LIMIT 11"},
+		{"EXPLAIN SELECT id FROM orders", "EXPLAIN SELECT id FROM orders"},
+		{"SHOW work_mem", "SHOW work_mem"},
+	}
+	for _, tt := range tests {
+		c, err := checkPostgres(tt.sql)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.sql, err)
+		}
+		for range 2 { // the second call sees the tree the first one left
+			if got, err := pgExecutable(c, 10); err != nil || got != tt.want {
+				t.Errorf("pgExecutable(%s) = %q, %v; want %q", tt.sql, got, err, tt.want)
+			}
+		}
+	}
+}
