@@ -12,6 +12,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/reliability"
 	"github.com/superbiz/superbiz/internal/testenv"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
 
@@ -459,6 +460,44 @@ func TestPGExecutableRowCap(t *testing.T) {
 			if got, err := pgExecutable(c, 10); err != nil || got != tt.want {
 				t.Errorf("pgExecutable(%s) = %q, %v; want %q", tt.sql, got, err, tt.want)
 			}
+		}
+	}
+}
+
+// An answer of settings by name masks a secret setting's value wherever the
+// value column stands: SHOW ALL's (name, setting, description), a value
+// column before the name, and a lone setting column that is the key itself.
+func TestPostgresSettingAnswersMasked(t *testing.T) {
+	tool := postgresTool(t, pgEnvAdmin, 10*time.Second)
+	tests := []struct {
+		sql  string
+		key  int      // the column holding the setting's name
+		want []string // the cells of the row whose key is primary_conninfo, "" for any
+	}{
+		{"SHOW ALL", 0, []string{"primary_conninfo", egress.Marker, ""}},
+		{"SELECT * FROM (VALUES ('pw-in-value', 'primary_conninfo', 'other')) AS t(value, name, setting)", 1, []string{egress.Marker, "primary_conninfo", "other"}},
+		{"SELECT * FROM (VALUES ('primary_conninfo', 'x')) AS t(setting, other)", 0, []string{"primary_conninfo", "x"}},
+	}
+	for _, tt := range tests {
+		// Past the tool's max_rows bound: SHOW ALL has hundreds of rows.
+		res, err := tool.dbs["shop"].query(context.Background(), tt.sql, 1000)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.sql, err)
+		}
+		found := false
+		for _, row := range res.Rows {
+			if row[tt.key] != "primary_conninfo" {
+				continue
+			}
+			found = true
+			for i, want := range tt.want {
+				if want != "" && row[i] != want {
+					t.Errorf("%s: column %d is %v, want %q", tt.sql, i, row[i], want)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: no primary_conninfo row in %v", tt.sql, res.Rows)
 		}
 	}
 }
