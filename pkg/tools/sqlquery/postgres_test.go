@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/superbiz/superbiz/internal/reliability"
 	"github.com/superbiz/superbiz/internal/testenv"
@@ -498,6 +499,35 @@ func TestPostgresSettingAnswersMasked(t *testing.T) {
 		}
 		if !found {
 			t.Errorf("%s: no primary_conninfo row in %v", tt.sql, res.Rows)
+		}
+	}
+}
+
+// pgCell keeps numbers as numbers up to float64's range, the non-finite
+// ones (NaN, ±Infinity, beyond ±1e308) as text, booleans as booleans, NULL
+// as null, and everything else as text.
+func TestPGCell(t *testing.T) {
+	tests := []struct {
+		in   []byte
+		oid  uint32
+		want any
+	}{
+		{[]byte("42"), pgtype.Int4OID, json.Number("42")},
+		{[]byte("1e308"), pgtype.Float8OID, json.Number("1e308")},
+		{[]byte("-1e308"), pgtype.Float8OID, json.Number("-1e308")},
+		{[]byte("1e309"), pgtype.NumericOID, "1e309"},
+		{[]byte("-1e309"), pgtype.NumericOID, "-1e309"},
+		{[]byte("NaN"), pgtype.Float8OID, "NaN"},
+		{[]byte("Infinity"), pgtype.Float8OID, "Infinity"},
+		{[]byte("t"), pgtype.BoolOID, true},
+		{[]byte("f"), pgtype.BoolOID, false},
+		{[]byte("maybe"), pgtype.BoolOID, "maybe"},
+		{nil, pgtype.TextOID, nil},
+		{[]byte("42"), pgtype.TextOID, "42"},
+	}
+	for _, tt := range tests {
+		if got := pgCell(tt.in, tt.oid); got != tt.want {
+			t.Errorf("pgCell(%q, %d) = %T %v, want %T %v", tt.in, tt.oid, got, got, tt.want, tt.want)
 		}
 	}
 }
