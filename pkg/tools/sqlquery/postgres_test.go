@@ -3,6 +3,9 @@ package sqlquery
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
 	"os"
 	"strings"
 	"testing"
@@ -528,6 +531,30 @@ func TestPGCell(t *testing.T) {
 	for _, tt := range tests {
 		if got := pgCell(tt.in, tt.oid); got != tt.want {
 			t.Errorf("pgCell(%q, %d) = %T %v, want %T %v", tt.in, tt.oid, got, got, tt.want, tt.want)
+		}
+	}
+}
+
+// isPGConnError: the SQLSTATE classes of a lost or refused connection, and
+// the network's own errors when the server sent none.
+func TestIsPGConnError(t *testing.T) {
+	tests := []struct {
+		err  error
+		want bool
+	}{
+		{&pgconn.PgError{Code: "08006"}, true},
+		{&pgconn.PgError{Code: "28P01"}, true},
+		{&pgconn.PgError{Code: "3D000"}, true},
+		{&pgconn.PgError{Code: "57P01"}, true},
+		{&pgconn.PgError{Code: "42601"}, false},
+		{&pgconn.PgError{Code: "57014"}, false},
+		{fmt.Errorf("read: %w", net.ErrClosed), true},
+		{&net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}, true},
+		{errors.New("something else"), false},
+	}
+	for _, tt := range tests {
+		if got := isPGConnError(tt.err); got != tt.want {
+			t.Errorf("isPGConnError(%v) = %t, want %t", tt.err, got, tt.want)
 		}
 	}
 }
