@@ -185,13 +185,15 @@ func TestPostgresViewsOfViews(t *testing.T) {
 // the same name is the table, resolved by the server and masked by its
 // columns, while the CTE's own rows are not the table's. A lone name that
 // is an output column of a derived table is that column, not the whole row
-// of the range of the same name.
+// of the range of the same name; an unnamed cast's column is named after
+// its type, and masked under that name when it reads a secret.
 func TestPostgresNamesAsResolved(t *testing.T) {
 	tool := postgresTool(t, pgEnvRO, 10*time.Second)
 	for _, tt := range []struct{ sql, want string }{
 		{"WITH users AS (SELECT 1 AS id) SELECT u::text AS r FROM public.users u", egress.Marker},
 		{"WITH users AS (SELECT 7 AS id) SELECT u::text AS r FROM users u", "(7)"},
 		{"SELECT u FROM (SELECT id AS u FROM users) u", "1"},
+		{"SELECT text FROM (SELECT (password || '')::text FROM users) s", egress.Marker},
 	} {
 		out := execute(t, tool, tt.sql, 5)
 		res, ok := out.Result.(Result)
