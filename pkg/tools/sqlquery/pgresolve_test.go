@@ -186,7 +186,8 @@ func TestPostgresViewsOfViews(t *testing.T) {
 // columns, while the CTE's own rows are not the table's. A lone name that
 // is an output column of a derived table is that column, not the whole row
 // of the range of the same name; an unnamed cast's column is named after
-// its type, and masked under that name when it reads a secret.
+// its type, an unnamed call's after its function, and masked under that
+// name when it reads a secret.
 func TestPostgresNamesAsResolved(t *testing.T) {
 	tool := postgresTool(t, pgEnvRO, 10*time.Second)
 	for _, tt := range []struct{ sql, want string }{
@@ -194,6 +195,7 @@ func TestPostgresNamesAsResolved(t *testing.T) {
 		{"WITH users AS (SELECT 7 AS id) SELECT u::text AS r FROM users u", "(7)"},
 		{"SELECT u FROM (SELECT id AS u FROM users) u", "1"},
 		{"SELECT text FROM (SELECT (password || '')::text FROM users) s", egress.Marker},
+		{"SELECT lower FROM (SELECT lower(password) FROM users) s", egress.Marker},
 	} {
 		out := execute(t, tool, tt.sql, 5)
 		res, ok := out.Result.(Result)
