@@ -187,7 +187,8 @@ func TestPostgresViewsOfViews(t *testing.T) {
 // is an output column of a derived table is that column, not the whole row
 // of the range of the same name; an unnamed cast's column is named after
 // its type, an unnamed call's after its function, and masked under that
-// name when it reads a secret.
+// name when it reads a secret. A star inside an expression reads every
+// column its ranges have.
 func TestPostgresNamesAsResolved(t *testing.T) {
 	tool := postgresTool(t, pgEnvRO, 10*time.Second)
 	for _, tt := range []struct{ sql, want string }{
@@ -196,6 +197,7 @@ func TestPostgresNamesAsResolved(t *testing.T) {
 		{"SELECT u FROM (SELECT id AS u FROM users) u", "1"},
 		{"SELECT text FROM (SELECT (password || '')::text FROM users) s", egress.Marker},
 		{"SELECT lower FROM (SELECT lower(password) FROM users) s", egress.Marker},
+		{"WITH p AS (SELECT password FROM users) SELECT ARRAY(SELECT * FROM p) AS a", egress.Marker},
 	} {
 		out := execute(t, tool, tt.sql, 5)
 		res, ok := out.Result.(Result)
