@@ -6,6 +6,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/integration/databases"
 	logsource "github.com/superbiz/superbiz/internal/integration/logs"
+	metricsource "github.com/superbiz/superbiz/internal/integration/metrics"
 	"github.com/superbiz/superbiz/internal/integration/playbooks"
 	"github.com/superbiz/superbiz/internal/integration/runbooks"
 
@@ -46,7 +47,7 @@ func useDemo(cfg *config.Config, ws *demo.Workspace) error {
 	db.Name, db.Driver, db.DSN = ws.DBName, config.DriverSQLite, dsn
 	databases.SetEntries(cfg, db)
 	playbooks.SetPaths(cfg, nil)
-	cfg.Metrics = nil // the demo has no metrics server; its report lists metrics as missing
+	metricsource.SetEntries(cfg) // the demo has no metrics server; its report lists metrics as missing
 	if cfg.Now.IsZero() {
 		cfg.Now = demo.Now()
 	}

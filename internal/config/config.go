@@ -14,7 +14,6 @@ import (
 	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/pkg/tools"
-	"github.com/superbiz/superbiz/pkg/tools/metrics"
 	"github.com/superbiz/superbiz/pkg/tools/sqlquery"
 )
 
@@ -36,11 +35,10 @@ type Config struct {
 	// File is the configuration file that was read, "" when none was (defaults).
 	File string `json:"file"`
 	// DBPath is the run store's SQLite file (absolute).
-	DBPath  string          `toml:"db" json:"db_path"`
-	Model   Model           `toml:"model" json:"model"`
-	Budget  Budget          `toml:"budget" json:"budget"`
-	Limits  Limits          `toml:"limits" json:"limits"`
-	Metrics []MetricsSource `toml:"metrics" json:"metrics"`
+	DBPath string `toml:"db" json:"db_path"`
+	Model  Model  `toml:"model" json:"model"`
+	Budget Budget `toml:"budget" json:"budget"`
+	Limits Limits `toml:"limits" json:"limits"`
 	// Now, when not zero, fixes the clock for reproducible runs ($SUPERBIZ_NOW).
 	Now time.Time `json:"now,omitzero"`
 
@@ -147,9 +145,6 @@ const (
 // DSN is a database data source name that never prints its password,
 // declared in pkg/tools/sqlquery.
 type DSN = sqlquery.DSN
-
-// MetricsSource is one [[metrics]] entry, declared in pkg/tools/metrics.
-type MetricsSource = metrics.Source
 
 // Secret is a credential read from the environment that prints redacted,
 // declared in pkg/redact.

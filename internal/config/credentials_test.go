@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/superbiz/superbiz/pkg/egress"
+	"github.com/superbiz/superbiz/pkg/tools/metrics"
 	"github.com/superbiz/superbiz/pkg/tools/sqlquery"
 )
 
@@ -22,10 +23,10 @@ func TestPolicyHoldsConfiguredCredentials(t *testing.T) {
 	def := Defaults(sourceShares...)
 	c := &def
 	c.Model.APIKey = NewSecret("sk-ModelKey6Slate")
-	c.Metrics = []MetricsSource{
+	SetTable(c, "metrics", []metrics.Source{
 		{Name: "m", Secret: NewSecret("MetricsTok7Plum")},
 		{Name: "n", HTTPAuth: HTTPAuth{BearerTokenEnv: "AM_TOKEN"}},
-	}
+	})
 	// a table a share declares: its DSNs' passwords are credentials too
 	SetTable(c, "databases", []sqlquery.Database{{Name: "a", DSN: mysqlDSN}, {Name: "b", DSN: pgDSN}})
 	env := map[string]string{"AM_TOKEN": "AlertTok8Jade", "SHORT": "abc"}

@@ -129,16 +129,12 @@ func fillDefaults(v reflect.Value) {
 	}
 }
 
-// defaultsOf returns a T with its declared defaults, for one [[metrics]]
-// entry.
+// defaultsOf returns a T with its declared defaults.
 func defaultsOf[T any]() T {
 	var x T
 	fillDefaults(reflect.ValueOf(&x).Elem())
 	return x
 }
-
-// NewMetricsSource returns a [[metrics]] entry holding the declared defaults.
-func NewMetricsSource() MetricsSource { return defaultsOf[MetricsSource]() }
 
 // Defaults returns the built-in configuration read from the declarations,
 // without the environment-dependent run store path. Validate and Summary

@@ -6,6 +6,7 @@ import (
 	dbsource "github.com/superbiz/superbiz/internal/integration/databases"
 	kubesource "github.com/superbiz/superbiz/internal/integration/kubernetes"
 	logsource "github.com/superbiz/superbiz/internal/integration/logs"
+	metricsource "github.com/superbiz/superbiz/internal/integration/metrics"
 	"github.com/superbiz/superbiz/internal/integration/playbooks"
 	"github.com/superbiz/superbiz/internal/integration/runbooks"
 	"os"
@@ -73,8 +74,8 @@ func TestHTTPAuthSharedByAlertsAndMetrics(t *testing.T) {
 		t.Fatalf("Load: %v", err)
 	}
 	want := config.HTTPAuth{Username: "oncall", PasswordEnv: "AM_PASSWORD"}
-	if alertsource.Of(cfg).HTTPAuth != want || cfg.Metrics[0].HTTPAuth != want {
-		t.Errorf("auth = %+v and %+v, want %+v", alertsource.Of(cfg).HTTPAuth, cfg.Metrics[0].HTTPAuth, want)
+	if alertsource.Of(cfg).HTTPAuth != want || metricsource.Entries(cfg)[0].HTTPAuth != want {
+		t.Errorf("auth = %+v and %+v, want %+v", alertsource.Of(cfg).HTTPAuth, metricsource.Entries(cfg)[0].HTTPAuth, want)
 	}
 	b, err := json.Marshal(cfg)
 	if err != nil {
@@ -139,7 +140,7 @@ func TestStarterExamplesLoad(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Load of the uncommented starter: %v", err)
 	}
-	if len(logsource.Entries(cfg)) != 1 || len(dbsource.Entries(cfg)) != 3 || len(cfg.Metrics) != 1 || !alertsource.Configured(cfg) {
+	if len(logsource.Entries(cfg)) != 1 || len(dbsource.Entries(cfg)) != 3 || len(metricsource.Entries(cfg)) != 1 || !alertsource.Configured(cfg) {
 		t.Errorf("uncommented starter configures too little: %v", cfg.Summary())
 	}
 	if dbs := dbsource.Entries(cfg); len(dbs) == 3 && (dbs[0].Driver != config.DriverSQLite || dbs[2].Driver != config.DriverPostgres) {
@@ -154,7 +155,7 @@ func TestStarterConfiguresNoSource(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Load of the starter: %v", err)
 	}
-	if len(logsource.Entries(cfg))+len(dbsource.Entries(cfg))+len(cfg.Metrics) != 0 || alertsource.Configured(cfg) {
+	if len(logsource.Entries(cfg))+len(dbsource.Entries(cfg))+len(metricsource.Entries(cfg)) != 0 || alertsource.Configured(cfg) {
 		t.Errorf("starter configures a source: %v", cfg.Summary())
 	}
 }
