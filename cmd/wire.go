@@ -39,12 +39,10 @@ func applyDemo(ctx context.Context, cfg *config.Config, dir string) (*demo.Works
 func useDemo(cfg *config.Config, ws *demo.Workspace) error {
 	runbooks.SetPaths(cfg, []string{ws.RunbooksDir})
 	logsource.SetEntries(cfg, ws.LogSources...)
-	dsn, err := config.NewDSN(config.DriverSQLite, ws.DBPath)
+	db, err := databases.SQLite(ws.DBName, ws.DBPath)
 	if err != nil {
-		return fmt.Errorf("demo database: %w", err)
+		return fmt.Errorf("demo: %w", err)
 	}
-	db := databases.NewEntry()
-	db.Name, db.Driver, db.DSN = ws.DBName, config.DriverSQLite, dsn
 	databases.SetEntries(cfg, db)
 	playbooks.SetPaths(cfg, nil)
 	metricsource.SetEntries(cfg) // the demo has no metrics server; its report lists metrics as missing

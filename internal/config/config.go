@@ -14,7 +14,6 @@ import (
 	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/pkg/tools"
-	"github.com/superbiz/superbiz/pkg/tools/sqlquery"
 )
 
 // Language selects the prompts' language; auto picks it from the query's script.
@@ -131,31 +130,12 @@ type Budget = runrecord.Budget
 // (agent.Limits); declared in pkg/runrecord for the same reason.
 type Limits = runrecord.Limits
 
-// Driver names the database engine behind a query_mysql source; declared in
-// pkg/tools/sqlquery.
-type Driver = sqlquery.Driver
-
-// The database engines query_mysql can read.
-const (
-	DriverMySQL    = sqlquery.DriverMySQL
-	DriverPostgres = sqlquery.DriverPostgres
-	DriverSQLite   = sqlquery.DriverSQLite
-)
-
-// DSN is a database data source name that never prints its password,
-// declared in pkg/tools/sqlquery.
-type DSN = sqlquery.DSN
-
 // Secret is a credential read from the environment that prints redacted,
 // declared in pkg/redact.
 type Secret = egress.Secret
 
 // NewSecret wraps a credential (redact.NewSecret).
 func NewSecret(v string) Secret { return egress.NewSecret(v) }
-
-// NewDSN checks raw as a data source name for driver (sqlquery.NewDSN); the
-// error never contains the password.
-func NewDSN(driver Driver, raw string) (DSN, error) { return sqlquery.NewDSN(driver, raw) }
 
 // HTTPAuth is the credentials of an HTTP source ([alerts], [[metrics]]),
 // declared in pkg/tools with the other parts sources share.

@@ -12,11 +12,11 @@ import (
 // Policy gathers every credential the configuration holds, wherever it
 // sits, and masks each in text read back later; a short one is left alone.
 func TestPolicyHoldsConfiguredCredentials(t *testing.T) {
-	mysqlDSN, err := NewDSN(DriverMySQL, "app:MysqlPw4Amber@tcp(db:3306)/shop")
+	mysqlDSN, err := sqlquery.NewDSN(sqlquery.DriverMySQL, "app:MysqlPw4Amber@tcp(db:3306)/shop")
 	if err != nil {
 		t.Fatal(err)
 	}
-	pgDSN, err := NewDSN(DriverPostgres, "postgres://ro:PgPass5Coral@db:5432/shop")
+	pgDSN, err := sqlquery.NewDSN(sqlquery.DriverPostgres, "postgres://ro:PgPass5Coral@db:5432/shop")
 	if err != nil {
 		t.Fatal(err)
 	}

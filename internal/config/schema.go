@@ -1,6 +1,7 @@
 package config
 
 import (
+	"encoding"
 	"fmt"
 	"reflect"
 	"strconv"
@@ -28,7 +29,7 @@ var (
 	durationType = reflect.TypeFor[time.Duration]()
 	timeType     = reflect.TypeFor[time.Time]()
 	hostType     = reflect.TypeFor[HostURL]()
-	dsnType      = reflect.TypeFor[DSN]()
+	textType     = reflect.TypeFor[encoding.TextUnmarshaler]()
 )
 
 // spec is one declared key: a struct field and its tags.
@@ -116,7 +117,14 @@ func fieldByKey(v reflect.Value, key string) reflect.Value {
 // isTable reports whether t is a TOML table of the schema (not a value type
 // that happens to be a struct).
 func isTable(t reflect.Type) bool {
-	return t.Kind() == reflect.Struct && t != hostType && t != dsnType && t != timeType
+	return t.Kind() == reflect.Struct && !isText(t)
+}
+
+// isText reports whether a value of t is read from a TOML string by its own
+// UnmarshalText: a value type, even as a struct (HostURL, a [[databases]]
+// entry's DSN, which keeps the text for its share to check, a time).
+func isText(t reflect.Type) bool {
+	return reflect.PointerTo(t).Implements(textType)
 }
 
 // fillDefaults sets every field of the struct v that declares a default,
@@ -226,7 +234,7 @@ func mustFloat(s string) float64 {
 // appendJSON writes the JSON view of v: tables as objects in declaration
 // order under their json names, durations as text ("5m"), times as RFC 3339,
 // arrays of tables as [] when empty, everything else through encoding/json
-// (so HostURL and DSN encode redacted).
+// (so HostURL and a DSN encode redacted).
 func appendJSON(b []byte, v reflect.Value) ([]byte, error) {
 	t := v.Type()
 	switch {

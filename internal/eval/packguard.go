@@ -15,6 +15,7 @@ import (
 	logsource "github.com/superbiz/superbiz/internal/integration/logs"
 	"github.com/superbiz/superbiz/internal/integration/runbooks"
 	"github.com/superbiz/superbiz/internal/registry"
+	"github.com/superbiz/superbiz/pkg/tools/sqlquery"
 )
 
 // A pack is shared data (a suite cloned from a colleague, a published
@@ -77,7 +78,7 @@ func checkTables(file string, raw map[string]any) error {
 	}
 	dbs, _ := raw["databases"].([]map[string]any)
 	for i, db := range dbs {
-		if d, ok := db["driver"].(string); ok && d != string(config.DriverSQLite) {
+		if d, ok := db["driver"].(string); ok && d != string(sqlquery.DriverSQLite) {
 			return packError(file, fmt.Sprintf("databases[%d].driver", i), "%q: a pack's database is a SQLite file or .sql script in the pack; a %s DSN names a network endpoint", d, d)
 		}
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/goldenfile"
+	"github.com/superbiz/superbiz/pkg/tools/sqlquery"
 )
 
 // load writes body as ./superbiz.toml of a fresh working directory and
@@ -143,7 +144,7 @@ func TestStarterExamplesLoad(t *testing.T) {
 	if len(logsource.Entries(cfg)) != 1 || len(dbsource.Entries(cfg)) != 3 || len(metricsource.Entries(cfg)) != 1 || !alertsource.Configured(cfg) {
 		t.Errorf("uncommented starter configures too little: %v", cfg.Summary())
 	}
-	if dbs := dbsource.Entries(cfg); len(dbs) == 3 && (dbs[0].Driver != config.DriverSQLite || dbs[2].Driver != config.DriverPostgres) {
+	if dbs := dbsource.Entries(cfg); len(dbs) == 3 && (dbs[0].Driver != sqlquery.DriverSQLite || dbs[2].Driver != sqlquery.DriverPostgres) {
 		t.Errorf("database drivers %q, %q, want the SQLite example first and the PostgreSQL one last", dbs[0].Driver, dbs[2].Driver)
 	}
 }
