@@ -93,7 +93,8 @@ func (b *builder) kubernetes(ctx context.Context, src string) error {
 }
 
 // kubeDeploys are the Deployment revisions created in the window, each
-// with its images and those of the revision before it.
+// with its images and those of the revision before it, in its summary and
+// as its after and before (before only where that revision is listed).
 func kubeDeploys(r kubetool.Result, src, call string) []Event {
 	prev := map[string][]string{}
 	for _, ro := range r.Rollouts {
@@ -105,11 +106,15 @@ func kubeDeploys(r kubetool.Result, src, call string) []Event {
 		if !ro.InWindow || !ok {
 			continue
 		}
-		sum := fmt.Sprintf("Deployment %s/%s revision %d: %s", ro.Namespace, ro.Deployment, ro.Revision, strings.Join(ro.Images, ", "))
+		images := strings.Join(ro.Images, ", ")
+		ev := Event{At: at, Kind: Deploy, Source: src, Service: ro.Deployment, ToolCallID: call, After: version(images)}
+		sum := fmt.Sprintf("Deployment %s/%s revision %d: %s", ro.Namespace, ro.Deployment, ro.Revision, images)
 		if was, ok := prev[fmt.Sprintf("%s/%s/%d", ro.Namespace, ro.Deployment, ro.Revision-1)]; ok {
-			sum += " (was " + strings.Join(was, ", ") + ")"
+			ev.Before = version(strings.Join(was, ", "))
+			sum += " (was " + ev.Before.Version + ")"
 		}
-		es = append(es, Event{At: at, Kind: Deploy, Source: src, Service: ro.Deployment, ToolCallID: call, Summary: textclip.Bytes(sum, 200)})
+		ev.Summary = textclip.Bytes(sum, 200)
+		es = append(es, ev)
 	}
 	return es
 }

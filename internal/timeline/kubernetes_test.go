@@ -85,18 +85,20 @@ func TestKubernetesEventsOnRealServer(t *testing.T) {
 		t.Fatalf("status %s %s (%v)", out.Status, out.ErrorCode, out.Detail)
 	}
 	type want struct {
-		at      time.Time
-		kind    Kind
-		service string
-		summary string
+		at            time.Time
+		kind          Kind
+		service       string
+		summary       string
+		before, after string // a deploy's images, JSON as the event gives them
 	}
 	wants := []want{
-		{start, KubeWarning, "checkout", "Unhealthy on Deployment/checkout (40×, first seen " + stamp(now.Add(-3*time.Hour))},
-		{now.Add(-30 * time.Minute), KubeWarning, "", "FailedScheduling on Pod/checkout-2-pending (2×, last"},
-		{now.Add(-10 * time.Minute), Restart, "checkout", "pod " + ns + "/checkout-2-oom restarted (3 restarts; last OOMKilled, exit 137)"},
-		{now.Add(-9 * time.Minute), KubeWarning, "checkout", "BackOff on Pod/checkout-2-oom (5×, last"},
-		{rev2, Deploy, "checkout", "Deployment " + ns + "/checkout revision 1: registry.example/checkout:1.4.0"},
-		{rev2, Deploy, "checkout", "Deployment " + ns + "/checkout revision 2: registry.example/checkout:1.5.0 (was registry.example/checkout:1.4.0)"},
+		{start, KubeWarning, "checkout", "Unhealthy on Deployment/checkout (40×, first seen " + stamp(now.Add(-3*time.Hour)), "", ""},
+		{now.Add(-30 * time.Minute), KubeWarning, "", "FailedScheduling on Pod/checkout-2-pending (2×, last", "", ""},
+		{now.Add(-10 * time.Minute), Restart, "checkout", "pod " + ns + "/checkout-2-oom restarted (3 restarts; last OOMKilled, exit 137)", "", ""},
+		{now.Add(-9 * time.Minute), KubeWarning, "checkout", "BackOff on Pod/checkout-2-oom (5×, last", "", ""},
+		{rev2, Deploy, "checkout", "Deployment " + ns + "/checkout revision 1: registry.example/checkout:1.4.0", "null", `"registry.example/checkout:1.4.0"`},
+		{rev2, Deploy, "checkout", "Deployment " + ns + "/checkout revision 2: registry.example/checkout:1.5.0 (was registry.example/checkout:1.4.0)",
+			`"registry.example/checkout:1.4.0"`, `"registry.example/checkout:1.5.0"`},
 	}
 	if len(tl.Events) != len(wants) {
 		t.Fatalf("%d events, want %d:\n%s", len(tl.Events), len(wants), mustJSON(t, tl.Events))
@@ -106,6 +108,9 @@ func TestKubernetesEventsOnRealServer(t *testing.T) {
 		// the revision's time is the server's: within one second of what it says
 		if e.At.Sub(w.at).Abs() > time.Second || e.Kind != w.kind || e.Service != w.service || !strings.HasPrefix(e.Summary, w.summary) || e.Source != "prod" || e.ToolCallID != "call_7" {
 			t.Errorf("event %d = %+v\nwant at %s %s service %q summary %q…", i, e, w.at, w.kind, w.service, w.summary)
+		}
+		if w.kind == Deploy && (mustJSON(t, e.Before) != w.before || mustJSON(t, e.After) != w.after) {
+			t.Errorf("deploy %d: before %s after %s, want %s and %s", i, mustJSON(t, e.Before), mustJSON(t, e.After), w.before, w.after)
 		}
 	}
 	detectors := map[string]Status{}

@@ -38,8 +38,9 @@ type Event struct {
 	Service string    `json:"service"`
 	Summary string    `json:"summary"`
 	// Before and After are the value (a metric), the rate per minute (an
-	// error burst) or the version (a deploy read from the logs) before and
-	// after the event; nil where the kind has none.
+	// error burst), the version (a deploy read from the logs) or the images
+	// (a Kubernetes deploy) before and after the event; nil where the kind
+	// has none.
 	Before     *Value `json:"before"`
 	After      *Value `json:"after"`
 	ToolCallID string `json:"tool_call_id"`
@@ -102,7 +103,8 @@ func sortEvents(es []Event) {
 }
 
 // Value is an event's before or after: a number, or the version a
-// service ran (a JSON string) for a deploy read from the logs.
+// service ran (a JSON string) for a deploy read from the logs, or a
+// Deployment revision's images, joined by ", ", for a Kubernetes deploy.
 type Value struct {
 	Number float64
 	// Version is the version; "" for a number.

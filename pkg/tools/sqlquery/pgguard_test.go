@@ -84,6 +84,7 @@ func TestCheckPostgresReasons(t *testing.T) {
 		{"SELECT * INTO x FROM orders", ReasonInto, "INTO"},
 		{"EXPLAIN ANALYZE SELECT 1", ReasonExplainKind, "ANALYZE"},
 		{"EXPLAIN DELETE FROM orders", ReasonExplainKind, "DELETE"},
+		{"EXPLAIN (VERBOSE 1) SELECT 1", ReasonNotAllowed, "EXPLAIN VERBOSE"},
 		{"SELECT nextval('s')", ReasonFunction, "nextval"},
 		{"SELECT public.lower(1)", ReasonFunction, "public.lower"},
 		{"SELECT 1 OPERATOR(public.===) 1", ReasonFunction, "public.==="},

@@ -1,8 +1,14 @@
 package sqlquery
 
 import (
+	"context"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/superbiz/superbiz/pkg/egress"
+	"github.com/superbiz/superbiz/pkg/tools"
 )
 
 func pgStmtOf(t *testing.T, sql string) *PostgresChecked {
@@ -125,6 +131,67 @@ func TestPGQuote(t *testing.T) {
 	for name, want := range map[string]bool{"archive_command": true, "PRIMARY_CONNINFO": true, "myapp.password": true, "work_mem": false} {
 		if pgSecretSetting(name) != want {
 			t.Errorf("%s: %t", name, !want)
+		}
+	}
+}
+
+// What a view is built on decides, through views of views: a chain of
+// views built on a refused column is refused with every view of it named;
+// views nested pgMaxViewDepth deep are judged, one deeper is refused; a
+// view of pg_catalog may call the statement-text and settings readers, a
+// user's view may not. The views are this test's own, under names no other
+// run uses.
+func TestPostgresViewsOfViews(t *testing.T) {
+	admin := pgAdmin(t)
+	exec := func(q string) {
+		if _, err := admin.Exec(context.Background(), q).ReadAll(); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	p := "superbiz_v" + strconv.FormatInt(time.Now().UnixNano(), 36) + "_"
+	create := func(name, body string) {
+		exec("CREATE VIEW public." + p + name + " AS " + body)
+		t.Cleanup(func() { exec("DROP VIEW public." + p + name) })
+	}
+	create("m1", "SELECT srvname FROM public.mapping_view")
+	create("m2", "SELECT srvname FROM public."+p+"m1")
+	create("d1", "SELECT id FROM public.orders")
+	for i := 2; i <= pgMaxViewDepth+1; i++ {
+		create("d"+strconv.Itoa(i), "SELECT id FROM public."+p+"d"+strconv.Itoa(i-1))
+	}
+	create("setting", "SELECT pg_catalog.current_setting('work_mem') AS v")
+	tool := postgresTool(t, pgEnvAdmin, 10*time.Second)
+	for _, tt := range []struct{ sql, refused string }{
+		{"SELECT srvname FROM " + p + "m1", "view public." + p + "m1 is built on public.mapping_view, itself built on pg_user_mappings.umoptions"},
+		{"SELECT srvname FROM " + p + "m2", "view public." + p + "m2 is built on public." + p + "m1, itself built on public.mapping_view, itself built on pg_user_mappings.umoptions"},
+		{"SELECT count(*) FROM " + p + "d" + strconv.Itoa(pgMaxViewDepth), ""},
+		{"SELECT count(*) FROM " + p + "d" + strconv.Itoa(pgMaxViewDepth+1), "views nested deeper than " + strconv.Itoa(pgMaxViewDepth)},
+		{"SELECT count(*) FROM pg_stat_replication", ""},
+		{"SELECT v FROM " + p + "setting", "current_setting(), which returns what a refused catalog holds"},
+	} {
+		out := execute(t, tool, tt.sql, 5)
+		if tt.refused == "" && out.ErrorCode != "" {
+			t.Errorf("%s: got %s/%s (%v), want an answer", tt.sql, out.Status, out.ErrorCode, out.Detail)
+		}
+		if tt.refused != "" && (out.ErrorCode != tools.CodeNotAllowed || !strings.Contains(out.Detail.Error(), tt.refused)) {
+			t.Errorf("%s: got %s/%s (%v), want NOT_ALLOWED naming %q", tt.sql, out.Status, out.ErrorCode, out.Detail, tt.refused)
+		}
+	}
+}
+
+// A name the statement's CTE defines is that CTE only when unqualified: a
+// schema-qualified table of the same name is the table, resolved by the
+// server and masked by its columns; the CTE's own rows are not the table's.
+func TestPostgresCTEOrTable(t *testing.T) {
+	tool := postgresTool(t, pgEnvRO, 10*time.Second)
+	for _, tt := range []struct{ sql, want string }{
+		{"WITH users AS (SELECT 1 AS id) SELECT u::text AS r FROM public.users u", egress.Marker},
+		{"WITH users AS (SELECT 7 AS id) SELECT u::text AS r FROM users u", "(7)"},
+	} {
+		out := execute(t, tool, tt.sql, 5)
+		res, ok := out.Result.(Result)
+		if !ok || len(res.Rows) != 1 || res.Rows[0][0] != tt.want {
+			t.Errorf("%s: got %s/%s (%v) %+v, want one row %q", tt.sql, out.Status, out.ErrorCode, out.Detail, out.Result, tt.want)
 		}
 	}
 }

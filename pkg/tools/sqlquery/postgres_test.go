@@ -319,6 +319,10 @@ func TestPostgresGrants(t *testing.T) {
 		if got := len(w) > 0 && strings.Contains(strings.Join(w, " "), "can write"); got != tt.write {
 			t.Errorf("%s: warnings %q, want can-write %t", tt.env, w, tt.write)
 		}
+		// A role that can write is told which tables, by name.
+		if got := strings.Join(w, " "); tt.write && !strings.Contains(got, `table(s) ("`) {
+			t.Errorf("%s: warnings %q name no writable table", tt.env, w)
+		}
 	}
 }
 
@@ -354,5 +358,51 @@ func TestPostgresUnavailable(t *testing.T) {
 	}
 	if err := wrongPW.Ping(context.Background(), "shop"); err == nil || strings.Contains(err.Error(), "wrong-secret-42") {
 		t.Fatalf("ping: %v", err)
+	}
+}
+
+// postgresConfig gives a DSN without connect_timeout the 5 s default and
+// keeps the one a DSN sets; every config bounds the messages it reads.
+func TestPostgresConfigDefaults(t *testing.T) {
+	tests := []struct {
+		dsn     string
+		connect time.Duration
+	}{
+		{"postgres://ro:pw@127.0.0.1:5432/shop", 5 * time.Second},
+		{"postgres://ro:pw@127.0.0.1:5432/shop?connect_timeout=2", 2 * time.Second},
+		{"host=127.0.0.1 user=ro dbname=shop connect_timeout=7", 7 * time.Second},
+	}
+	for _, tt := range tests {
+		cfg, err := postgresConfig(Database{Name: "shop", Driver: DriverPostgres, DSN: testDSN(t, DriverPostgres, tt.dsn)})
+		if err != nil {
+			t.Fatalf("%s: %v", tt.dsn, err)
+		}
+		if cfg.ConnectTimeout != tt.connect || cfg.MaxProtocolMessageBodyLen != pgMaxMessageBytes {
+			t.Errorf("%s: connect timeout %s, message limit %d; want %s, %d", tt.dsn, cfg.ConnectTimeout, cfg.MaxProtocolMessageBodyLen, tt.connect, pgMaxMessageBytes)
+		}
+	}
+}
+
+// pgClip keeps a cell up to pgCellReadBytes whole and cuts a longer one
+// there, or before it when a character straddles the cut.
+func TestPGClip(t *testing.T) {
+	ascii := strings.Repeat("a", pgCellReadBytes)
+	tests := []struct {
+		in   string
+		want int
+	}{
+		{"short", 5},
+		{ascii, pgCellReadBytes},
+		{ascii + "b", pgCellReadBytes},
+		{ascii[:pgCellReadBytes-1] + "é", pgCellReadBytes - 1},  // é's second byte is at the cut
+		{ascii[:pgCellReadBytes-2] + "€x", pgCellReadBytes - 2}, // € (3 bytes) ends past the cut
+		{ascii[:pgCellReadBytes-3] + "€x", pgCellReadBytes},     // € ends at the cut
+		{ascii[:pgCellReadBytes-1] + "😀x", pgCellReadBytes - 1}, // a 4-byte character
+		{strings.Repeat("\x80", pgCellReadBytes+1), 0},          // bytes that never start a character
+	}
+	for _, tt := range tests {
+		if got := pgClip([]byte(tt.in)); len(got) != tt.want || string(got) != tt.in[:tt.want] {
+			t.Errorf("pgClip of %d bytes: %d bytes, want %d", len(tt.in), len(got), tt.want)
+		}
 	}
 }
