@@ -18,7 +18,7 @@ import (
 //	default:"…"      the value when the file leaves the key out
 //	min:"…" max:"…"  the range Validate checks (numbers, durations)
 //	enum:"a,b"       the values Validate accepts
-//	required:"true"  an empty enum value is reported as missing
+//	required:"true"  an empty value is reported as missing (a string's, an enum's)
 //	why:"…"          appended to the range message
 //	provider:"x"     a [model] key that means something for provider x only
 //
@@ -156,8 +156,9 @@ func Defaults(parts ...Part) Config {
 }
 
 // checkFields checks every key of the struct v (at prefix) against its
-// declared range or enum, in declaration order; a key in custom is checked
-// by that function instead.
+// declared range, enum or requirement, in declaration order, and the keys
+// of the tables and arrays of tables below it ([[timeline.metrics]]); a key
+// in custom is checked by that function instead.
 func (v *Checker) checkFields(prefix string, x reflect.Value, custom map[string]func(key string)) {
 	for _, s := range specsOf(x.Type()) {
 		key := prefix + "." + s.key
@@ -167,8 +168,16 @@ func (v *Checker) checkFields(prefix string, x reflect.Value, custom map[string]
 		}
 		fv := x.FieldByIndex(s.index)
 		switch {
+		case isTable(s.typ):
+			v.checkFields(key, fv, nil)
+		case s.typ.Kind() == reflect.Slice && isTable(s.typ.Elem()):
+			for i := range fv.Len() {
+				v.checkFields(fmt.Sprintf("%s[%d]", key, i), fv.Index(i), nil)
+			}
 		case s.enum != nil:
 			v.enum(key, fv.String(), s)
+		case s.required && fv.Kind() == reflect.String && fv.String() == "":
+			v.Bad(key, `""`, missing(prefix, x, s.key))
 		case s.min == "" && s.max == "":
 		case s.typ == durationType:
 			lo, hi := mustDur(s.min), mustDur(s.max)
@@ -186,6 +195,21 @@ func (v *Checker) checkFields(prefix string, x reflect.Value, custom map[string]
 			}
 		}
 	}
+}
+
+// missing is the problem of the required key k left empty in the table x
+// at prefix: `missing: every [[timeline.metrics]] entry needs its name`,
+// or, for an entry that has a name, `missing: the [[timeline.metrics]]
+// entry "p99" needs its query`.
+func missing(prefix string, x reflect.Value, k string) string {
+	i := strings.LastIndexByte(prefix, '[')
+	if i < 0 || !strings.HasSuffix(prefix, "]") {
+		return fmt.Sprintf("missing: [%s] needs its %s", prefix, k)
+	}
+	if name, ok := nameOf(x); ok && name != "" {
+		return fmt.Sprintf("missing: the [[%s]] entry %s needs its %s", prefix[:i], show(name), k)
+	}
+	return fmt.Sprintf("missing: every [[%s]] entry needs its %s", prefix[:i], k)
 }
 
 // enum checks val against the declared values of s.
