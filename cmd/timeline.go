@@ -22,7 +22,12 @@ import (
 // Bounds of `superbiz timeline`'s window.
 const (
 	defaultTimelineSince = time.Hour
-	minTimelineWindow    = 5 * time.Minute
+	// demoTimelineSince is --since's default with --demo: the demo's clock
+	// reads 15:00 and its payment incident began at 14:00, so the hour
+	// before it, with the 13:58 deploy, is in the window (as in the demo
+	// diagnosis's own build_timeline call).
+	demoTimelineSince = 2 * time.Hour
+	minTimelineWindow = 5 * time.Minute
 	// timelineBeforeAlert is how far before an alert's start its timeline begins.
 	timelineBeforeAlert = time.Hour
 )
@@ -55,12 +60,13 @@ and Deployment rollouts, pod restarts and Warning events of [[kubernetes]]
 sources. Each event cites the tool call whose observation shows it; the
 coverage lists what each detector could not read, so a missing event is never
 "nothing happened". The timeline is stored as a run (runs, runs show). The
-window is --since back from now (default 1h), --start and --end, or the hour
-before an alert's start up to now (--alert).
+window is --since back from now (default 1h; 2h with --demo, whose incident
+began an hour before its clock), --start and --end, or the hour before an
+alert's start up to now (--alert).
 
 Exit codes: 0 built (even with no event), 2 a bad flag or configuration, 4
 the Alertmanager of --alert unreachable, 130 cancelled.`,
-		Example: `  superbiz timeline --demo --since 2h
+		Example: `  superbiz timeline --demo
   superbiz timeline --start "2026-11-20 13:30:00" --end "2026-11-20 15:00:00" --service order-service
   superbiz timeline --alert HighLatency -o markdown`,
 		Args: noArgs,
@@ -71,7 +77,7 @@ the Alertmanager of --alert unreachable, 130 cancelled.`,
 	}
 	f := c.Flags()
 	f.StringVar(&opts.Alert, "alert", "", "build the timeline of a firing alert (NAME or FINGERPRINT): from an hour before it started to now")
-	f.DurationVar(&opts.Since, "since", 0, "the window back from now, 5m to 24h (default 1h)")
+	f.DurationVar(&opts.Since, "since", 0, "the window back from now, 5m to 24h (default 1h; 2h with --demo)")
 	f.StringVar(&opts.Start, "start", "", "window start: RFC 3339 or \"2006-01-02 15:04:05\" (local time); needs --end")
 	f.StringVar(&opts.End, "end", "", "window end, same formats as --start")
 	f.StringVar(&opts.Service, "service", "", "narrow the logs detectors to this service")
@@ -170,6 +176,9 @@ func timelineWindow(opts *timelineOptions, now time.Time) (timeline.Window, erro
 	since := opts.Since
 	if since == 0 {
 		since = defaultTimelineSince
+		if opts.Demo {
+			since = demoTimelineSince
+		}
 	}
 	if since < minTimelineWindow || since > timeline.MaxWindow {
 		return timeline.Window{}, usageErrorf("--since %s is out of range: give %s to %s", tools.FormatDuration(since), tools.FormatDuration(minTimelineWindow), tools.FormatDuration(timeline.MaxWindow))

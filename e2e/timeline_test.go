@@ -160,6 +160,38 @@ func TestTimelineDemo(t *testing.T) {
 
 // TestTimelineRefusals: flags that cannot make a window, and --alert
 // without an Alertmanager, are usage errors (exit 2) naming the problem.
+// TestTimelineDemoDefaultWindow: `timeline --demo` with no window flag
+// looks two hours back from the demo's clock, so its payment incident's
+// cause, payment-service's deploy of 2.14.0 two minutes before the errors,
+// is in it; --since still overrides it.
+func TestTimelineDemoDefaultWindow(t *testing.T) {
+	e := newEnv(t, "http://127.0.0.1:1")
+	for _, c := range []struct {
+		args       []string
+		start      string
+		wantDeploy bool
+	}{
+		{nil, "2026-11-28T13:00:00Z", true},
+		{[]string{"--since", "1h"}, "2026-11-28T14:00:00Z", false},
+	} {
+		r := e.run(t, append([]string{"timeline", "--demo", "-o", "json"}, c.args...)...)
+		var tl timelineJSON
+		if r.code != 0 || json.Unmarshal([]byte(r.stdout), &tl) != nil {
+			t.Fatalf("%v: %s", c.args, r)
+		}
+		if got := tl.Window.Start.Format(time.RFC3339); got != c.start || tl.Window.End.Format(time.RFC3339) != "2026-11-28T15:00:00Z" {
+			t.Errorf("%v: window %s – %s, want %s – 2026-11-28T15:00:00Z", c.args, got, tl.Window.End.Format(time.RFC3339), c.start)
+		}
+		deploy := false
+		for _, ev := range tl.Events {
+			deploy = deploy || (ev.Kind == "deploy" && ev.Service == "payment-service" && ev.After == "2.14.0")
+		}
+		if deploy != c.wantDeploy {
+			t.Errorf("%v: payment-service's deploy of 2.14.0 in the timeline = %v, want %v:\n%s", c.args, deploy, c.wantDeploy, r.stdout)
+		}
+	}
+}
+
 func TestTimelineRefusals(t *testing.T) {
 	e := newEnv(t, "http://127.0.0.1:1")
 	for _, c := range []struct {

@@ -2,6 +2,7 @@ package sqlquery
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -179,18 +180,22 @@ func TestPostgresViewsOfViews(t *testing.T) {
 	}
 }
 
-// A name the statement's CTE defines is that CTE only when unqualified: a
-// schema-qualified table of the same name is the table, resolved by the
-// server and masked by its columns; the CTE's own rows are not the table's.
-func TestPostgresCTEOrTable(t *testing.T) {
+// Names mean what PostgreSQL resolves them to. A name the statement's CTE
+// defines is that CTE only when unqualified: a schema-qualified table of
+// the same name is the table, resolved by the server and masked by its
+// columns, while the CTE's own rows are not the table's. A lone name that
+// is an output column of a derived table is that column, not the whole row
+// of the range of the same name.
+func TestPostgresNamesAsResolved(t *testing.T) {
 	tool := postgresTool(t, pgEnvRO, 10*time.Second)
 	for _, tt := range []struct{ sql, want string }{
 		{"WITH users AS (SELECT 1 AS id) SELECT u::text AS r FROM public.users u", egress.Marker},
 		{"WITH users AS (SELECT 7 AS id) SELECT u::text AS r FROM users u", "(7)"},
+		{"SELECT u FROM (SELECT id AS u FROM users) u", "1"},
 	} {
 		out := execute(t, tool, tt.sql, 5)
 		res, ok := out.Result.(Result)
-		if !ok || len(res.Rows) != 1 || res.Rows[0][0] != tt.want {
+		if !ok || len(res.Rows) != 1 || fmt.Sprint(res.Rows[0][0]) != tt.want {
 			t.Errorf("%s: got %s/%s (%v) %+v, want one row %q", tt.sql, out.Status, out.ErrorCode, out.Detail, out.Result, tt.want)
 		}
 	}

@@ -3,15 +3,20 @@ package sqlquery
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/superbiz/superbiz/internal/reliability"
 	"github.com/superbiz/superbiz/internal/testenv"
+	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/tools"
 )
 
@@ -403,6 +408,153 @@ func TestPGClip(t *testing.T) {
 	for _, tt := range tests {
 		if got := pgClip([]byte(tt.in)); len(got) != tt.want || string(got) != tt.in[:tt.want] {
 			t.Errorf("pgClip of %d bytes: %d bytes, want %d", len(tt.in), len(got), tt.want)
+		}
+	}
+}
+
+// pgSessionSetup bounds the statement and lock waits by the limit, in
+// milliseconds and at least 1, and an idle transaction by the limit plus
+// killTimeout, so the cancel request has its time before the server ends
+// the session.
+func TestPGSessionSetupLimits(t *testing.T) {
+	tests := []struct {
+		limit           time.Duration
+		statement, idle string
+	}{
+		{1500 * time.Millisecond, "statement_timeout = 1500;", "idle_in_transaction_session_timeout = 4500;"},
+		{100 * time.Microsecond, "statement_timeout = 1;", "idle_in_transaction_session_timeout = 3000;"},
+	}
+	for _, tt := range tests {
+		got := pgSessionSetup(tt.limit)
+		if !strings.Contains(got, tt.statement) || !strings.Contains(got, strings.Replace(tt.statement, "statement", "lock", 1)) || !strings.Contains(got, tt.idle) {
+			t.Errorf("pgSessionSetup(%s) = %q, want %q, its lock_timeout and %q", tt.limit, got, tt.statement, tt.idle)
+		}
+	}
+}
+
+// A call cancelled before its connection is open is CANCELLED, said to be
+// so while connecting, not a server out of reach.
+func TestPostgresCancelledWhileConnecting(t *testing.T) {
+	tool := postgresTool(t, pgEnvRO, 5*time.Second)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := tool.dbs["shop"].query(ctx, "SELECT 1", 5)
+	if classify(err) != tools.CodeCancelled || !strings.Contains(err.Error(), "while connecting") {
+		t.Fatalf("got %v (%s), want CANCELLED while connecting", err, classify(err))
+	}
+}
+
+// pgExecutable adds a LIMIT of one row past the cap to a SELECT that has
+// none, keeps a SELECT's own LIMIT, adds none to SHOW or EXPLAIN, and
+// leaves the checked statement as it was.
+func TestPGExecutableRowCap(t *testing.T) {
+	tests := []struct{ sql, want string }{
+		{"SELECT id FROM orders", "SELECT id FROM orders LIMIT 11"},
+		{"SELECT id FROM orders LIMIT 3", "SELECT id FROM orders LIMIT 3"},
+		{"SELECT 1 UNION SELECT 2", "SELECT 1 UNION SELECT 2 LIMIT 11"},
+		{"EXPLAIN SELECT id FROM orders", "EXPLAIN SELECT id FROM orders"},
+		{"SHOW work_mem", "SHOW work_mem"},
+	}
+	for _, tt := range tests {
+		c, err := checkPostgres(tt.sql)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.sql, err)
+		}
+		for range 2 { // the second call sees the tree the first one left
+			if got, err := pgExecutable(c, 10); err != nil || got != tt.want {
+				t.Errorf("pgExecutable(%s) = %q, %v; want %q", tt.sql, got, err, tt.want)
+			}
+		}
+	}
+}
+
+// An answer of settings by name masks a secret setting's value wherever the
+// value column stands: SHOW ALL's (name, setting, description), a value
+// column before the name, and a lone setting column that is the key itself.
+func TestPostgresSettingAnswersMasked(t *testing.T) {
+	tool := postgresTool(t, pgEnvAdmin, 10*time.Second)
+	tests := []struct {
+		sql  string
+		key  int      // the column holding the setting's name
+		want []string // the cells of the row whose key is primary_conninfo, "" for any
+	}{
+		{"SHOW ALL", 0, []string{"primary_conninfo", egress.Marker, ""}},
+		{"SELECT * FROM (VALUES ('pw-in-value', 'primary_conninfo', 'other')) AS t(value, name, setting)", 1, []string{egress.Marker, "primary_conninfo", "other"}},
+		{"SELECT * FROM (VALUES ('primary_conninfo', 'x')) AS t(setting, other)", 0, []string{"primary_conninfo", "x"}},
+	}
+	for _, tt := range tests {
+		// Past the tool's max_rows bound: SHOW ALL has hundreds of rows.
+		res, err := tool.dbs["shop"].query(context.Background(), tt.sql, 1000)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.sql, err)
+		}
+		found := false
+		for _, row := range res.Rows {
+			if row[tt.key] != "primary_conninfo" {
+				continue
+			}
+			found = true
+			for i, want := range tt.want {
+				if want != "" && row[i] != want {
+					t.Errorf("%s: column %d is %v, want %q", tt.sql, i, row[i], want)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: no primary_conninfo row in %v", tt.sql, res.Rows)
+		}
+	}
+}
+
+// pgCell keeps numbers as numbers up to float64's range, the non-finite
+// ones (NaN, ±Infinity, beyond ±1e308) as text, booleans as booleans, NULL
+// as null, and everything else as text.
+func TestPGCell(t *testing.T) {
+	tests := []struct {
+		in   []byte
+		oid  uint32
+		want any
+	}{
+		{[]byte("42"), pgtype.Int4OID, json.Number("42")},
+		{[]byte("1e308"), pgtype.Float8OID, json.Number("1e308")},
+		{[]byte("-1e308"), pgtype.Float8OID, json.Number("-1e308")},
+		{[]byte("1e309"), pgtype.NumericOID, "1e309"},
+		{[]byte("-1e309"), pgtype.NumericOID, "-1e309"},
+		{[]byte("NaN"), pgtype.Float8OID, "NaN"},
+		{[]byte("Infinity"), pgtype.Float8OID, "Infinity"},
+		{[]byte("t"), pgtype.BoolOID, true},
+		{[]byte("f"), pgtype.BoolOID, false},
+		{[]byte("maybe"), pgtype.BoolOID, "maybe"},
+		{nil, pgtype.TextOID, nil},
+		{[]byte("42"), pgtype.TextOID, "42"},
+	}
+	for _, tt := range tests {
+		if got := pgCell(tt.in, tt.oid); got != tt.want {
+			t.Errorf("pgCell(%q, %d) = %T %v, want %T %v", tt.in, tt.oid, got, got, tt.want, tt.want)
+		}
+	}
+}
+
+// isPGConnError: the SQLSTATE classes of a lost or refused connection, and
+// the network's own errors when the server sent none.
+func TestIsPGConnError(t *testing.T) {
+	tests := []struct {
+		err  error
+		want bool
+	}{
+		{&pgconn.PgError{Code: "08006"}, true},
+		{&pgconn.PgError{Code: "28P01"}, true},
+		{&pgconn.PgError{Code: "3D000"}, true},
+		{&pgconn.PgError{Code: "57P01"}, true},
+		{&pgconn.PgError{Code: "42601"}, false},
+		{&pgconn.PgError{Code: "57014"}, false},
+		{fmt.Errorf("read: %w", net.ErrClosed), true},
+		{&net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}, true},
+		{errors.New("something else"), false},
+	}
+	for _, tt := range tests {
+		if got := isPGConnError(tt.err); got != tt.want {
+			t.Errorf("isPGConnError(%v) = %t, want %t", tt.err, got, tt.want)
 		}
 	}
 }
