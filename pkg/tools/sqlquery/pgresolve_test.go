@@ -185,18 +185,40 @@ func TestPostgresViewsOfViews(t *testing.T) {
 // the same name is the table, resolved by the server and masked by its
 // columns, while the CTE's own rows are not the table's. A lone name that
 // is an output column of a derived table is that column, not the whole row
-// of the range of the same name.
+// of the range of the same name; an unnamed cast's column is named after
+// its type, an unnamed call's after its function, and masked under that
+// name when it reads a secret. A star inside an expression reads every
+// column its ranges have. A set operation's column is secret when any of
+// its branches reads a secret there.
 func TestPostgresNamesAsResolved(t *testing.T) {
 	tool := postgresTool(t, pgEnvRO, 10*time.Second)
 	for _, tt := range []struct{ sql, want string }{
 		{"WITH users AS (SELECT 1 AS id) SELECT u::text AS r FROM public.users u", egress.Marker},
 		{"WITH users AS (SELECT 7 AS id) SELECT u::text AS r FROM users u", "(7)"},
 		{"SELECT u FROM (SELECT id AS u FROM users) u", "1"},
+		{"SELECT text FROM (SELECT (password || '')::text FROM users) s", egress.Marker},
+		{"SELECT lower FROM (SELECT lower(password) FROM users) s", egress.Marker},
+		{"WITH p AS (SELECT password FROM users) SELECT ARRAY(SELECT * FROM p) AS a", egress.Marker},
+		{"SELECT name FROM users WHERE false UNION ALL SELECT password FROM users", egress.Marker},
 	} {
 		out := execute(t, tool, tt.sql, 5)
 		res, ok := out.Result.(Result)
 		if !ok || len(res.Rows) != 1 || fmt.Sprint(res.Rows[0][0]) != tt.want {
 			t.Errorf("%s: got %s/%s (%v) %+v, want one row %q", tt.sql, out.Status, out.ErrorCode, out.Detail, out.Result, tt.want)
+		}
+	}
+}
+
+// A column list longer than its query's columns is the server's error to
+// report (INVALID_INPUT), not a failure of the masking that reads the list.
+func TestPostgresMoreAliasesThanColumns(t *testing.T) {
+	tool := postgresTool(t, pgEnvRO, 10*time.Second)
+	for _, sql := range []string{
+		"WITH c(a, b) AS (SELECT 1) SELECT a FROM c",
+		"SELECT a FROM (SELECT 1) AS s(a, b)",
+	} {
+		if out := execute(t, tool, sql, 5); out.ErrorCode != tools.CodeInvalidInput {
+			t.Errorf("%s: got %s/%s (%v), want INVALID_INPUT", sql, out.Status, out.ErrorCode, out.Detail)
 		}
 	}
 }
