@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	alertsource "github.com/superbiz/superbiz/internal/integration/alerts"
+	metricsource "github.com/superbiz/superbiz/internal/integration/metrics"
 	timelinesource "github.com/superbiz/superbiz/internal/integration/timeline"
 	"github.com/superbiz/superbiz/internal/timeline"
 	"github.com/superbiz/superbiz/internal/usecase"
@@ -134,7 +135,7 @@ func (a *app) runTimeline(ctx context.Context, opts *timelineOptions) error {
 	req.Plan = timeline.Plan{Window: win, Service: strings.TrimSpace(opts.Service), Metrics: timelinesource.Metrics(w.Config), AlertExpr: alertExpr}
 	req.Plan.Logs, req.Plan.AlertSeries = timelinesource.LogSources(w.Config), timelinesource.AlertSeries(w.Config)
 	req.Plan.Kubernetes = timelinesource.KubernetesSources(w.Config)
-	if len(req.Plan.Metrics) > 0 && len(w.Config.Metrics) == 0 {
+	if len(req.Plan.Metrics) > 0 && len(metricsource.Entries(w.Config)) == 0 {
 		return &ExitError{Code: ExitUsage, Err: errors.New("[[timeline.metrics]] names metrics but no [[metrics]] source is configured\nhint: add a [[metrics]] section with name and url (see docs/SPEC.md#configuration)")}
 	}
 	tl, err := d.Timeline(ctx, req)

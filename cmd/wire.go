@@ -6,6 +6,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/integration/databases"
 	logsource "github.com/superbiz/superbiz/internal/integration/logs"
+	metricsource "github.com/superbiz/superbiz/internal/integration/metrics"
 	"github.com/superbiz/superbiz/internal/integration/playbooks"
 	"github.com/superbiz/superbiz/internal/integration/runbooks"
 
@@ -38,15 +39,13 @@ func applyDemo(ctx context.Context, cfg *config.Config, dir string) (*demo.Works
 func useDemo(cfg *config.Config, ws *demo.Workspace) error {
 	runbooks.SetPaths(cfg, []string{ws.RunbooksDir})
 	logsource.SetEntries(cfg, ws.LogSources...)
-	dsn, err := config.NewDSN(config.DriverSQLite, ws.DBPath)
+	db, err := databases.SQLite(ws.DBName, ws.DBPath)
 	if err != nil {
-		return fmt.Errorf("demo database: %w", err)
+		return fmt.Errorf("demo: %w", err)
 	}
-	db := databases.NewEntry()
-	db.Name, db.Driver, db.DSN = ws.DBName, config.DriverSQLite, dsn
 	databases.SetEntries(cfg, db)
 	playbooks.SetPaths(cfg, nil)
-	cfg.Metrics = nil // the demo has no metrics server; its report lists metrics as missing
+	metricsource.SetEntries(cfg) // the demo has no metrics server; its report lists metrics as missing
 	if cfg.Now.IsZero() {
 		cfg.Now = demo.Now()
 	}

@@ -14,8 +14,6 @@ import (
 	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/pkg/tools"
-	"github.com/superbiz/superbiz/pkg/tools/metrics"
-	"github.com/superbiz/superbiz/pkg/tools/sqlquery"
 )
 
 // Language selects the prompts' language; auto picks it from the query's script.
@@ -36,11 +34,10 @@ type Config struct {
 	// File is the configuration file that was read, "" when none was (defaults).
 	File string `json:"file"`
 	// DBPath is the run store's SQLite file (absolute).
-	DBPath  string          `toml:"db" json:"db_path"`
-	Model   Model           `toml:"model" json:"model"`
-	Budget  Budget          `toml:"budget" json:"budget"`
-	Limits  Limits          `toml:"limits" json:"limits"`
-	Metrics []MetricsSource `toml:"metrics" json:"metrics"`
+	DBPath string `toml:"db" json:"db_path"`
+	Model  Model  `toml:"model" json:"model"`
+	Budget Budget `toml:"budget" json:"budget"`
+	Limits Limits `toml:"limits" json:"limits"`
 	// Now, when not zero, fixes the clock for reproducible runs ($SUPERBIZ_NOW).
 	Now time.Time `json:"now,omitzero"`
 
@@ -133,34 +130,12 @@ type Budget = runrecord.Budget
 // (agent.Limits); declared in pkg/runrecord for the same reason.
 type Limits = runrecord.Limits
 
-// Driver names the database engine behind a query_mysql source; declared in
-// pkg/tools/sqlquery.
-type Driver = sqlquery.Driver
-
-// The database engines query_mysql can read.
-const (
-	DriverMySQL    = sqlquery.DriverMySQL
-	DriverPostgres = sqlquery.DriverPostgres
-	DriverSQLite   = sqlquery.DriverSQLite
-)
-
-// DSN is a database data source name that never prints its password,
-// declared in pkg/tools/sqlquery.
-type DSN = sqlquery.DSN
-
-// MetricsSource is one [[metrics]] entry, declared in pkg/tools/metrics.
-type MetricsSource = metrics.Source
-
 // Secret is a credential read from the environment that prints redacted,
 // declared in pkg/redact.
 type Secret = egress.Secret
 
 // NewSecret wraps a credential (redact.NewSecret).
 func NewSecret(v string) Secret { return egress.NewSecret(v) }
-
-// NewDSN checks raw as a data source name for driver (sqlquery.NewDSN); the
-// error never contains the password.
-func NewDSN(driver Driver, raw string) (DSN, error) { return sqlquery.NewDSN(driver, raw) }
 
 // HTTPAuth is the credentials of an HTTP source ([alerts], [[metrics]]),
 // declared in pkg/tools with the other parts sources share.

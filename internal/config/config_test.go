@@ -11,6 +11,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/fixture"
 	"github.com/superbiz/superbiz/pkg/tools/logs"
+	"github.com/superbiz/superbiz/pkg/tools/sqlquery"
 )
 
 // testEnv is an injected environment: tests never read the process's.
@@ -122,7 +123,7 @@ func TestSpecExampleLoads(t *testing.T) {
 		t.Errorf("logs[0] = %+v", lg)
 	}
 	db := databasesOf(cfg)[0]
-	if db.Name != "orders" || db.Driver != DriverMySQL || db.MaxRows != 50 || db.Timeout != 5*time.Second ||
+	if db.Name != "orders" || db.Driver != sqlquery.DriverMySQL || db.MaxRows != 50 || db.Timeout != 5*time.Second ||
 		db.DSN.Reveal() != "readonly:secret@tcp(127.0.0.1:3306)/orders" {
 		t.Errorf("databases[0] = %+v (dsn %q)", db, db.DSN.Reveal())
 	}
@@ -176,6 +177,9 @@ func TestFileErrors(t *testing.T) {
 		{"host password with slash hidden", "[model]\nhost = \"http://bob:Hun/ter2Secret@h:x\"\n", []string{"model.host = ", "invalid port"}, []string{"Hun/ter2Secret", "ter2Secret"}},
 		{"empty model name", "[model]\nname = \"\"\n", []string{`model.name = "" in `, "model name"}, nil},
 		{"think not bool", "[model]\nthink = \"no\"\n", []string{`model.think = "no" in `, "true or false"}, nil},
+		{"dsn as an integer", "[[databases]]\nname = \"o\"\ndriver = \"sqlite\"\ndsn = 5\n", []string{"databases[0].dsn = 5 in ", "must be a string"}, nil},
+		{"dsn as a table", "[[databases]]\nname = \"o\"\ndriver = \"sqlite\"\ndsn = { path = \"o.db\" }\n", []string{"databases[0].dsn = a table in ", "must be a string"}, []string{"unknown key"}},
+		{"host as a table", "[model]\nhost = { url = \"http://h:1\" }\n", []string{"model.host = a table in ", "must be a string"}, []string{"unknown key"}},
 		{"date-time value", "[model]\nname = 1979-05-27T07:32:00Z\n", []string{"model.name = a date-time in ", "must be a string"}, nil},
 		{"long value is clipped", "[model]\nlanguage = \"" + strings.Repeat("x", 200) + "\"\n", []string{`model.language = "` + strings.Repeat("x", 61) + `…" in `}, []string{strings.Repeat("x", 62)}},
 		{"multi-line value shows its first line only", "[model]\nlanguage = \"\"\"fr\nline2Hunter2Secret\"\"\"\n", []string{`model.language = "fr…" in `}, []string{"Hunter2Secret"}},

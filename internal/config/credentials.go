@@ -26,6 +26,10 @@ var (
 	authType   = reflect.TypeFor[tools.HTTPAuth]()
 )
 
+// passworded is a value that holds a password among other text, such as
+// a [[databases]] entry's DSN (sqlquery.DSN): Policy adds the password.
+type passworded interface{ Password() egress.Secret }
+
 // withCredentials adds to p every credential v holds, at any depth of its
 // exported fields, slices and pointers.
 func withCredentials(p egress.Policy, v reflect.Value, getenv func(string) string) egress.Policy {
@@ -42,11 +46,12 @@ func withCredentials(p egress.Policy, v reflect.Value, getenv func(string) strin
 		if !v.CanInterface() {
 			return p
 		}
+		if pw, ok := v.Interface().(passworded); ok {
+			return p.WithCredential("", "", pw.Password().Reveal())
+		}
 		switch v.Type() {
 		case secretType:
 			return p.WithCredential("", "", v.Interface().(egress.Secret).Reveal())
-		case dsnType:
-			return p.WithCredential("", "", v.Interface().(DSN).Password().Reveal())
 		case authType:
 			a := v.Interface().(tools.HTTPAuth)
 			for _, env := range []string{a.BearerTokenEnv, a.PasswordEnv} {

@@ -5,27 +5,28 @@ import (
 	"testing"
 
 	"github.com/superbiz/superbiz/pkg/egress"
+	"github.com/superbiz/superbiz/pkg/tools/metrics"
 	"github.com/superbiz/superbiz/pkg/tools/sqlquery"
 )
 
 // Policy gathers every credential the configuration holds, wherever it
 // sits, and masks each in text read back later; a short one is left alone.
 func TestPolicyHoldsConfiguredCredentials(t *testing.T) {
-	mysqlDSN, err := NewDSN(DriverMySQL, "app:MysqlPw4Amber@tcp(db:3306)/shop")
+	mysqlDSN, err := sqlquery.NewDSN(sqlquery.DriverMySQL, "app:MysqlPw4Amber@tcp(db:3306)/shop")
 	if err != nil {
 		t.Fatal(err)
 	}
-	pgDSN, err := NewDSN(DriverPostgres, "postgres://ro:PgPass5Coral@db:5432/shop")
+	pgDSN, err := sqlquery.NewDSN(sqlquery.DriverPostgres, "postgres://ro:PgPass5Coral@db:5432/shop")
 	if err != nil {
 		t.Fatal(err)
 	}
 	def := Defaults(sourceShares...)
 	c := &def
 	c.Model.APIKey = NewSecret("sk-ModelKey6Slate")
-	c.Metrics = []MetricsSource{
+	SetTable(c, "metrics", []metrics.Source{
 		{Name: "m", Secret: NewSecret("MetricsTok7Plum")},
 		{Name: "n", HTTPAuth: HTTPAuth{BearerTokenEnv: "AM_TOKEN"}},
-	}
+	})
 	// a table a share declares: its DSNs' passwords are credentials too
 	SetTable(c, "databases", []sqlquery.Database{{Name: "a", DSN: mysqlDSN}, {Name: "b", DSN: pgDSN}})
 	env := map[string]string{"AM_TOKEN": "AlertTok8Jade", "SHORT": "abc"}

@@ -162,7 +162,7 @@ func (d *decoder) array(p toml.Primitive) (items []toml.Primitive, ok bool) {
 func (d *decoder) scalar(key string, p toml.Primitive, v reflect.Value) bool {
 	t, raw := v.Type(), d.raw(p)
 	str, isStr := raw.(string)
-	if !isStr && (t == durationType || t == hostType || t == dsnType) {
+	if !isStr && (t == durationType || isText(t)) {
 		// toml would read an integer as nanoseconds, or a number as text.
 		d.typeErr(key, raw, expected(t))
 		return false

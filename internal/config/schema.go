@@ -1,6 +1,7 @@
 package config
 
 import (
+	"encoding"
 	"fmt"
 	"reflect"
 	"strconv"
@@ -17,7 +18,7 @@ import (
 //	default:"…"      the value when the file leaves the key out
 //	min:"…" max:"…"  the range Validate checks (numbers, durations)
 //	enum:"a,b"       the values Validate accepts
-//	required:"true"  an empty enum value is reported as missing
+//	required:"true"  an empty value is reported as missing (a string's, an enum's)
 //	why:"…"          appended to the range message
 //	provider:"x"     a [model] key that means something for provider x only
 //
@@ -28,7 +29,7 @@ var (
 	durationType = reflect.TypeFor[time.Duration]()
 	timeType     = reflect.TypeFor[time.Time]()
 	hostType     = reflect.TypeFor[HostURL]()
-	dsnType      = reflect.TypeFor[DSN]()
+	textType     = reflect.TypeFor[encoding.TextUnmarshaler]()
 )
 
 // spec is one declared key: a struct field and its tags.
@@ -116,7 +117,14 @@ func fieldByKey(v reflect.Value, key string) reflect.Value {
 // isTable reports whether t is a TOML table of the schema (not a value type
 // that happens to be a struct).
 func isTable(t reflect.Type) bool {
-	return t.Kind() == reflect.Struct && t != hostType && t != dsnType && t != timeType
+	return t.Kind() == reflect.Struct && !isText(t)
+}
+
+// isText reports whether a value of t is read from a TOML string by its own
+// UnmarshalText: a value type, even as a struct (HostURL, a [[databases]]
+// entry's DSN, which keeps the text for its share to check, a time).
+func isText(t reflect.Type) bool {
+	return reflect.PointerTo(t).Implements(textType)
 }
 
 // fillDefaults sets every field of the struct v that declares a default,
@@ -129,16 +137,12 @@ func fillDefaults(v reflect.Value) {
 	}
 }
 
-// defaultsOf returns a T with its declared defaults, for one [[metrics]]
-// entry.
+// defaultsOf returns a T with its declared defaults.
 func defaultsOf[T any]() T {
 	var x T
 	fillDefaults(reflect.ValueOf(&x).Elem())
 	return x
 }
-
-// NewMetricsSource returns a [[metrics]] entry holding the declared defaults.
-func NewMetricsSource() MetricsSource { return defaultsOf[MetricsSource]() }
 
 // Defaults returns the built-in configuration read from the declarations,
 // without the environment-dependent run store path. Validate and Summary
@@ -152,8 +156,9 @@ func Defaults(parts ...Part) Config {
 }
 
 // checkFields checks every key of the struct v (at prefix) against its
-// declared range or enum, in declaration order; a key in custom is checked
-// by that function instead.
+// declared range, enum or requirement, in declaration order, and the keys
+// of the tables and arrays of tables below it ([[timeline.metrics]]); a key
+// in custom is checked by that function instead.
 func (v *Checker) checkFields(prefix string, x reflect.Value, custom map[string]func(key string)) {
 	for _, s := range specsOf(x.Type()) {
 		key := prefix + "." + s.key
@@ -163,8 +168,16 @@ func (v *Checker) checkFields(prefix string, x reflect.Value, custom map[string]
 		}
 		fv := x.FieldByIndex(s.index)
 		switch {
+		case isTable(s.typ):
+			v.checkFields(key, fv, nil)
+		case s.typ.Kind() == reflect.Slice && isTable(s.typ.Elem()):
+			for i := range fv.Len() {
+				v.checkFields(fmt.Sprintf("%s[%d]", key, i), fv.Index(i), nil)
+			}
 		case s.enum != nil:
 			v.enum(key, fv.String(), s)
+		case s.required && fv.Kind() == reflect.String && fv.String() == "":
+			v.Bad(key, `""`, missing(prefix, x, s.key))
 		case s.min == "" && s.max == "":
 		case s.typ == durationType:
 			lo, hi := mustDur(s.min), mustDur(s.max)
@@ -182,6 +195,21 @@ func (v *Checker) checkFields(prefix string, x reflect.Value, custom map[string]
 			}
 		}
 	}
+}
+
+// missing is the problem of the required key k left empty in the table x
+// at prefix: `missing: every [[timeline.metrics]] entry needs its name`,
+// or, for an entry that has a name, `missing: the [[timeline.metrics]]
+// entry "p99" needs its query`.
+func missing(prefix string, x reflect.Value, k string) string {
+	i := strings.LastIndexByte(prefix, '[')
+	if i < 0 || !strings.HasSuffix(prefix, "]") {
+		return fmt.Sprintf("missing: [%s] needs its %s", prefix, k)
+	}
+	if name, ok := nameOf(x); ok && name != "" {
+		return fmt.Sprintf("missing: the [[%s]] entry %s needs its %s", prefix[:i], show(name), k)
+	}
+	return fmt.Sprintf("missing: every [[%s]] entry needs its %s", prefix[:i], k)
 }
 
 // enum checks val against the declared values of s.
@@ -230,7 +258,7 @@ func mustFloat(s string) float64 {
 // appendJSON writes the JSON view of v: tables as objects in declaration
 // order under their json names, durations as text ("5m"), times as RFC 3339,
 // arrays of tables as [] when empty, everything else through encoding/json
-// (so HostURL and DSN encode redacted).
+// (so HostURL and a DSN encode redacted).
 func appendJSON(b []byte, v reflect.Value) ([]byte, error) {
 	t := v.Type()
 	switch {

@@ -92,7 +92,7 @@ func TestEnumsMatchConstants(t *testing.T) {
 	}{
 		{"model.language", enumOf(reflect.TypeFor[Model](), "language"), []string{string(LanguageAuto), string(LanguageZH), string(LanguageEN)}},
 		{"logs[].format", enumOf(reflect.TypeFor[logs.Source](), "format"), []string{string(logs.FormatJSON), string(logs.FormatLogfmt), string(logs.FormatText), string(logs.FormatAuto), string(logs.FormatCustom)}},
-		{"databases[].driver", enumOf(reflect.TypeFor[sqlquery.Database](), "driver"), []string{string(DriverMySQL), string(DriverPostgres), string(DriverSQLite)}},
+		{"databases[].driver", enumOf(reflect.TypeFor[sqlquery.Database](), "driver"), []string{string(sqlquery.DriverMySQL), string(sqlquery.DriverPostgres), string(sqlquery.DriverSQLite)}},
 	}
 	for _, tt := range tests {
 		if !reflect.DeepEqual(tt.got, tt.want) {
@@ -161,8 +161,8 @@ func TestJSONView(t *testing.T) {
 	c := Defaults(sourceShares...)
 	c.File, c.DBPath = "/etc/s.toml", "/d/s.db"
 	db := defaultsOf[sqlquery.Database]()
-	db.Name, db.Driver = "o", DriverMySQL
-	dsn, err := NewDSN(DriverMySQL, "ro:Hunter2Secret@tcp(h:3306)/o")
+	db.Name, db.Driver = "o", sqlquery.DriverMySQL
+	dsn, err := sqlquery.NewDSN(sqlquery.DriverMySQL, "ro:Hunter2Secret@tcp(h:3306)/o")
 	if err != nil {
 		t.Fatal(err)
 	}

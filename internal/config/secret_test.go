@@ -12,6 +12,7 @@ import (
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/superbiz/superbiz/internal/fixture"
 	"github.com/superbiz/superbiz/pkg/tools/logs"
+	"github.com/superbiz/superbiz/pkg/tools/sqlquery"
 )
 
 func TestParseHost(t *testing.T) {
@@ -136,7 +137,7 @@ func TestRedactedForms(t *testing.T) {
 	if got := cfg.Model.Host.Reveal(); got != "https://ops:HostPassw0rdX@ollama.internal:443/api-gw" {
 		t.Errorf("Reveal() = %q", got)
 	}
-	nopw, err := NewDSN(DriverMySQL, "ro@tcp(h:3306)/d")
+	nopw, err := sqlquery.NewDSN(sqlquery.DriverMySQL, "ro@tcp(h:3306)/d")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +157,7 @@ func TestNoSecretUnderAnyFormatting(t *testing.T) {
 		"database":    databasesOf(cfg)[0],
 		"databases":   databasesOf(cfg),
 		"model":       cfg.Model,
-		"struct{dsn}": struct{ D DSN }{databasesOf(cfg)[1].DSN},
+		"struct{dsn}": struct{ D sqlquery.DSN }{databasesOf(cfg)[1].DSN},
 		"pg url dsn":  databasesOf(cfg)[2].DSN,
 		"pg kw dsn":   databasesOf(cfg)[3].DSN,
 	}
@@ -222,11 +223,11 @@ func TestNewDSNErrorsNeverEchoTheDSN(t *testing.T) {
 		"u:" + pw + "(h:1)/db",
 	}
 	for _, raw := range bad {
-		if _, err := NewDSN(DriverMySQL, raw); err == nil {
+		if _, err := sqlquery.NewDSN(sqlquery.DriverMySQL, raw); err == nil {
 			// Accepted is fine for some shapes; the point is no leak when refused.
 			continue
 		} else if strings.Contains(err.Error(), pw) {
-			t.Errorf("NewDSN(%q) error leaks the password: %v", raw, err)
+			t.Errorf("sqlquery.NewDSN(%q) error leaks the password: %v", raw, err)
 		}
 	}
 	for _, raw := range []string{
@@ -236,14 +237,14 @@ func TestNewDSNErrorsNeverEchoTheDSN(t *testing.T) {
 		"host=h password='" + pw,
 		"postgres://u:" + pw + "@h/db?connect_timeout=" + pw,
 	} {
-		if _, err := NewDSN(DriverPostgres, raw); err == nil {
-			t.Errorf("NewDSN(postgres) accepted %q", raw)
+		if _, err := sqlquery.NewDSN(sqlquery.DriverPostgres, raw); err == nil {
+			t.Errorf("sqlquery.NewDSN(postgres) accepted %q", raw)
 		} else if strings.Contains(err.Error(), pw) {
-			t.Errorf("NewDSN(postgres, %q) error leaks the password: %v", raw, err)
+			t.Errorf("sqlquery.NewDSN(postgres, %q) error leaks the password: %v", raw, err)
 		}
 	}
 	for _, raw := range []string{"u:" + pw + "@tcp(h:1)", "u:" + pw + "(0)/", "u:" + pw + "@udp(h:1)/d"} {
-		if _, err := NewDSN(DriverMySQL, raw); err == nil {
+		if _, err := sqlquery.NewDSN(sqlquery.DriverMySQL, raw); err == nil {
 			t.Errorf("NewDSN accepted %q", raw)
 		}
 	}

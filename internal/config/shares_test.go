@@ -4,12 +4,14 @@ import (
 	"slices"
 
 	"github.com/superbiz/superbiz/pkg/tools/logs"
+	"github.com/superbiz/superbiz/pkg/tools/metrics"
 	"github.com/superbiz/superbiz/pkg/tools/sqlquery"
 )
 
 // sourceShares declare, as the integrations' folders do (Part.Schema),
 // the tables whose values config itself decodes, redacts and encodes but
-// does not own: [[logs]] and [[databases]], whose DSN is a secret. Only
+// does not own: [[logs]], [[databases]], whose DSN is a secret, and
+// [[metrics]], whose credentials Policy gathers. Only
 // the declarations (and the DSNs checked for their drivers, as a load
 // gives them): each folder tests its own rules, summary lines, paths and
 // what it completes after decode; internal/registry tests them
@@ -18,6 +20,7 @@ import (
 var sourceShares = []Part{
 	{Table: "logs", Schema: []logs.Source(nil)},
 	{Table: "databases", Schema: []sqlquery.Database(nil), Decoded: checkedDSNs},
+	{Table: "metrics", Schema: []metrics.Source(nil)},
 }
 
 // testParts are envParts and sourceShares: what config's own tests load with.
@@ -52,6 +55,11 @@ func checkedDSNs(cfg *Config) error {
 	}
 	SetTable(cfg, "databases", dbs)
 	return nil
+}
+
+// metricsOf is cfg's [[metrics]] table as sourceShares declare it.
+func metricsOf(cfg *Config) []metrics.Source {
+	return TableOf[[]metrics.Source](cfg, "metrics")
 }
 
 // databasesOf is cfg's [[databases]] table as sourceShares declare it.

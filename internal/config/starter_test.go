@@ -30,7 +30,7 @@ func TestStarterLoadsAsDefaults(t *testing.T) {
 	if !reflect.DeepEqual(cfg.Model, def.Model) || cfg.Budget != def.Budget {
 		t.Errorf("starter model %+v budget %+v, want the defaults %+v %+v", cfg.Model, cfg.Budget, def.Model, def.Budget)
 	}
-	if len(logsOf(cfg))+len(databasesOf(cfg))+len(cfg.Metrics) != 0 {
+	if len(logsOf(cfg))+len(databasesOf(cfg))+len(metricsOf(cfg)) != 0 {
 		t.Errorf("starter configures a source: %v", cfg.Summary())
 	}
 }

@@ -184,3 +184,47 @@ func TestDecodedHook(t *testing.T) {
 		t.Errorf("no file: %v, %d calls in all, want none more", err, calls)
 	}
 }
+
+// rig is a [rig] table a share declares with a required key and an array
+// of tables below it, as [timeline] holds [[timeline.metrics]].
+type rig struct {
+	Label string    `toml:"label" json:"label" required:"true"`
+	Parts []rigPart `toml:"parts" json:"parts"`
+}
+
+type rigPart struct {
+	Name  string `toml:"name" json:"name" required:"true"`
+	Query string `toml:"query" json:"query" required:"true"`
+	Level int    `toml:"level" json:"level" default:"3" min:"1" max:"9"`
+}
+
+// A required key left empty, and a bound broken, are refused at any depth,
+// naming the key, the table and the entry (by its name when it has one).
+func TestRequiredAndBoundsBelowATable(t *testing.T) {
+	const file = "/etc/superbiz.toml"
+	parts := []Part{{Table: "rig", Schema: rig{}}}
+	tests := []struct {
+		name, toml string
+		want       []string
+	}{
+		{"complete", "[rig]\nlabel = \"r\"\n[[rig.parts]]\nname = \"a\"\nquery = \"q\"\n", nil},
+		{"no label", "[[rig.parts]]\nname = \"a\"\nquery = \"q\"\n", []string{`rig.label = "" in ` + file + `: missing: [rig] needs its label`}},
+		{"an entry without its query", "[rig]\nlabel = \"r\"\n[[rig.parts]]\nname = \"a\"\nquery = \"\"\n", []string{`rig.parts[0].query = "" in ` + file + `: missing: the [[rig.parts]] entry "a" needs its query`}},
+		{"an entry without a name", "[rig]\nlabel = \"r\"\n[[rig.parts]]\nname = \"a\"\nquery = \"q\"\n[[rig.parts]]\nquery = \"q\"\n", []string{`rig.parts[1].name = "" in ` + file + `: missing: every [[rig.parts]] entry needs its name`}},
+		{"an entry's bound", "[rig]\nlabel = \"r\"\n[[rig.parts]]\nname = \"a\"\nquery = \"q\"\nlevel = 99\n", []string{"rig.parts[0].level = 99 in " + file + ": must be between 1 and 9"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := load([]byte(tt.toml), file, "/", func(string) string { return "" }, Overrides{}, nil, parts...)
+			var got []string
+			if ce := (*Error)(nil); errors.As(err, &ce) {
+				got = ce.Problems
+			} else if err != nil {
+				t.Fatalf("error %T: %v", err, err)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("problems\n%q\nwant\n%q", got, tt.want)
+			}
+		})
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/superbiz/superbiz/pkg/runrecord"
 	"github.com/superbiz/superbiz/pkg/runstore"
 	"github.com/superbiz/superbiz/pkg/tools"
+	"github.com/superbiz/superbiz/pkg/tools/sqlquery"
 )
 
 // Job is one attempt of a pack, ready for the diagnosis path: the pack's
@@ -294,7 +295,7 @@ func loadScripts(ctx context.Context, cfg *config.Config, dir string) error {
 	defer databases.SetEntries(cfg, dbs...)
 	for i, d := range dbs {
 		script := d.DSN.Reveal()
-		if d.Driver != config.DriverSQLite || !strings.HasSuffix(script, ".sql") {
+		if d.Driver != sqlquery.DriverSQLite || !strings.HasSuffix(script, ".sql") {
 			continue
 		}
 		file := filepath.Join(dir, d.Name+".db")
@@ -302,7 +303,7 @@ func loadScripts(ctx context.Context, cfg *config.Config, dir string) error {
 			return fmt.Errorf("databases %s: %w", d.Name, err)
 		}
 		var err error
-		if dbs[i].DSN, err = config.NewDSN(config.DriverSQLite, file); err != nil {
+		if dbs[i].DSN, err = sqlquery.NewDSN(sqlquery.DriverSQLite, file); err != nil {
 			return fmt.Errorf("databases %s: %w", d.Name, err)
 		}
 	}

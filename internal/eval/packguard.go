@@ -13,8 +13,8 @@ import (
 	"github.com/superbiz/superbiz/internal/filekind"
 	"github.com/superbiz/superbiz/internal/integration/databases"
 	logsource "github.com/superbiz/superbiz/internal/integration/logs"
-	"github.com/superbiz/superbiz/internal/integration/runbooks"
 	"github.com/superbiz/superbiz/internal/registry"
+	"github.com/superbiz/superbiz/pkg/tools/sqlquery"
 )
 
 // A pack is shared data (a suite cloned from a colleague, a published
@@ -49,7 +49,7 @@ func readTOML(file string) ([]byte, error) {
 // (the alert is in scenario.toml), [[metrics]] (a pack's metrics are its
 // metrics.om), and the rest, which would name a network endpoint, an
 // environment variable or the runner's own files.
-var packTables = []registry.PackTable{{Key: "logs", Shown: "[[logs]]"}, {Key: "databases", Shown: "[[databases]]"}, {Key: "knowledge", Shown: "[knowledge]"}}
+var packTables = []registry.PackTable{{Key: "logs", Shown: "[[logs]]"}, {Key: "databases", Shown: "[[databases]]"}}
 
 // allowedTables are the keys of every table a pack may hold, and the
 // sentence naming them ("[[logs]], …, [knowledge] and [skills]").
@@ -77,7 +77,7 @@ func checkTables(file string, raw map[string]any) error {
 	}
 	dbs, _ := raw["databases"].([]map[string]any)
 	for i, db := range dbs {
-		if d, ok := db["driver"].(string); ok && d != string(config.DriverSQLite) {
+		if d, ok := db["driver"].(string); ok && d != string(sqlquery.DriverSQLite) {
 			return packError(file, fmt.Sprintf("databases[%d].driver", i), "%q: a pack's database is a SQLite file or .sql script in the pack; a %s DSN names a network endpoint", d, d)
 		}
 	}
@@ -91,8 +91,8 @@ func within(dir, path string) bool {
 }
 
 // insidePack refuses a resolved pack configuration naming a path outside
-// the pack's folder dir: a log path, a SQLite DSN, a runbook folder, or a
-// path of a Packed source's table (a playbook folder).
+// the pack's folder dir: a log path, a SQLite DSN, or a path of a Packed
+// source's table (a runbook or playbook folder).
 func insidePack(dir string, cfg *config.Config) error {
 	type named struct{ key, path string }
 	var paths []named
@@ -103,9 +103,6 @@ func insidePack(dir string, cfg *config.Config) error {
 	}
 	for i, d := range databases.Entries(cfg) {
 		paths = append(paths, named{fmt.Sprintf("databases[%d].dsn", i), d.DSN.Reveal()})
-	}
-	for i, p := range runbooks.Paths(cfg) {
-		paths = append(paths, named{fmt.Sprintf("knowledge.paths[%d]", i), p})
 	}
 	for _, pp := range registry.PackPaths(cfg) {
 		paths = append(paths, named{pp.Key, pp.Path})

@@ -92,6 +92,16 @@ type Packed interface {
 // PackPath is one path a pack's table names, and the key naming it.
 type PackPath struct{ Key, Path string }
 
+// PathList is the PackPaths of the list of paths at key ("skills.paths"),
+// each named by its index ("skills.paths[0]").
+func PathList(key string, paths []string) []PackPath {
+	out := make([]PackPath, 0, len(paths))
+	for i, p := range paths {
+		out = append(out, PackPath{Key: fmt.Sprintf("%s[%d]", key, i), Path: p})
+	}
+	return out
+}
+
 // Composite is a Freezer whose tool reads other tools inside one call
 // (build_timeline reads query_logs and query_metrics): Inner gives the
 // reads the run's calls of it made, as calls of the tools they went to, so

@@ -6,6 +6,7 @@ import (
 	dbsource "github.com/superbiz/superbiz/internal/integration/databases"
 	kubesource "github.com/superbiz/superbiz/internal/integration/kubernetes"
 	logsource "github.com/superbiz/superbiz/internal/integration/logs"
+	metricsource "github.com/superbiz/superbiz/internal/integration/metrics"
 	"github.com/superbiz/superbiz/internal/integration/playbooks"
 	"github.com/superbiz/superbiz/internal/integration/runbooks"
 	"os"
@@ -16,8 +17,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/BurntSushi/toml"
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/goldenfile"
+	"github.com/superbiz/superbiz/pkg/tools/sqlquery"
 )
 
 // load writes body as ./superbiz.toml of a fresh working directory and
@@ -42,9 +45,12 @@ func load(t *testing.T, body string, env map[string]string) (cfg *config.Config,
 	return cfg, wd, data, err
 }
 
-// The summary of SPEC's example file, every integration's lines in the
-// order of the tables, is the golden file; it never shows the DSN's
-// password.
+// The summary of SPEC's example file: config's own tables' lines, then
+// every source's, its share's Summary, in registry order. The golden file
+// holds the lines of the tables the example sets; a source it leaves
+// unset says so in one line, `<table>: none configured` (or says
+// nothing), so a new source needs no line in the golden. It never shows
+// the DSN's password.
 func TestSpecExampleSummary(t *testing.T) {
 	body, err := os.ReadFile("../config/testdata/spec.toml")
 	if err != nil {
@@ -54,7 +60,31 @@ func TestSpecExampleSummary(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
-	got := strings.Join(cfg.Summary(), "\n") + "\n"
+	var set map[string]any
+	if _, err := toml.Decode(string(body), &set); err != nil {
+		t.Fatal(err)
+	}
+	all := cfg.Summary()
+	var sources, shown []string
+	for _, p := range Parts() {
+		if p.Schema == nil || p.Summary == nil {
+			continue // a provider's line is [model]'s, among config's own
+		}
+		lines := p.Summary(cfg)
+		sources = append(sources, lines...)
+		if _, ok := set[p.Table]; ok {
+			shown = append(shown, lines...)
+			continue
+		}
+		if len(lines) > 0 && !slices.Equal(lines, []string{p.Table + ": none configured"}) {
+			t.Errorf("the summary of [%s], which SPEC's example leaves unset, is %q, want %q (or no line); or set the table in internal/config/testdata/spec.toml", p.Table, lines, p.Table+": none configured")
+		}
+	}
+	own, tail := all[:max(0, len(all)-len(sources))], all[max(0, len(all)-len(sources)):]
+	if !slices.Equal(tail, sources) {
+		t.Fatalf("the summary does not end with every source's lines in registry order:\n%s\nwant the end\n%s", strings.Join(all, "\n"), strings.Join(sources, "\n"))
+	}
+	got := strings.Join(slices.Concat(own, shown), "\n") + "\n"
 	got = strings.ReplaceAll(got, wd, "$WD")
 	got = strings.ReplaceAll(got, data, "$XDG_DATA_HOME")
 	goldenfile.Check(t, "spec.summary.golden", []byte(got))
@@ -73,8 +103,8 @@ func TestHTTPAuthSharedByAlertsAndMetrics(t *testing.T) {
 		t.Fatalf("Load: %v", err)
 	}
 	want := config.HTTPAuth{Username: "oncall", PasswordEnv: "AM_PASSWORD"}
-	if alertsource.Of(cfg).HTTPAuth != want || cfg.Metrics[0].HTTPAuth != want {
-		t.Errorf("auth = %+v and %+v, want %+v", alertsource.Of(cfg).HTTPAuth, cfg.Metrics[0].HTTPAuth, want)
+	if alertsource.Of(cfg).HTTPAuth != want || metricsource.Entries(cfg)[0].HTTPAuth != want {
+		t.Errorf("auth = %+v and %+v, want %+v", alertsource.Of(cfg).HTTPAuth, metricsource.Entries(cfg)[0].HTTPAuth, want)
 	}
 	b, err := json.Marshal(cfg)
 	if err != nil {
@@ -139,10 +169,10 @@ func TestStarterExamplesLoad(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Load of the uncommented starter: %v", err)
 	}
-	if len(logsource.Entries(cfg)) != 1 || len(dbsource.Entries(cfg)) != 3 || len(cfg.Metrics) != 1 || !alertsource.Configured(cfg) {
+	if len(logsource.Entries(cfg)) != 1 || len(dbsource.Entries(cfg)) != 3 || len(metricsource.Entries(cfg)) != 1 || !alertsource.Configured(cfg) {
 		t.Errorf("uncommented starter configures too little: %v", cfg.Summary())
 	}
-	if dbs := dbsource.Entries(cfg); len(dbs) == 3 && (dbs[0].Driver != config.DriverSQLite || dbs[2].Driver != config.DriverPostgres) {
+	if dbs := dbsource.Entries(cfg); len(dbs) == 3 && (dbs[0].Driver != sqlquery.DriverSQLite || dbs[2].Driver != sqlquery.DriverPostgres) {
 		t.Errorf("database drivers %q, %q, want the SQLite example first and the PostgreSQL one last", dbs[0].Driver, dbs[2].Driver)
 	}
 }
@@ -154,7 +184,7 @@ func TestStarterConfiguresNoSource(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Load of the starter: %v", err)
 	}
-	if len(logsource.Entries(cfg))+len(dbsource.Entries(cfg))+len(cfg.Metrics) != 0 || alertsource.Configured(cfg) {
+	if len(logsource.Entries(cfg))+len(dbsource.Entries(cfg))+len(metricsource.Entries(cfg)) != 0 || alertsource.Configured(cfg) {
 		t.Errorf("starter configures a source: %v", cfg.Summary())
 	}
 }

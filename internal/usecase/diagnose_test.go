@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/demo"
 	"github.com/superbiz/superbiz/internal/model/ollamatest"
 	"github.com/superbiz/superbiz/internal/model/providertest"
@@ -58,11 +57,11 @@ func demoDeps(t *testing.T, m model.ChatModel) (*Deps, []tools.Adapter, tools.Pl
 	if err != nil {
 		t.Fatal(err)
 	}
-	dsn, err := config.NewDSN(config.DriverSQLite, ws.DBPath)
+	dsn, err := sqlquery.NewDSN(sqlquery.DriverSQLite, ws.DBPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := sqlquery.New([]sqlquery.Database{{Name: ws.DBName, Driver: config.DriverSQLite, DSN: dsn, MaxRows: 50, Timeout: 5 * time.Second}})
+	st, err := sqlquery.New([]sqlquery.Database{{Name: ws.DBName, Driver: sqlquery.DriverSQLite, DSN: dsn, MaxRows: 50, Timeout: 5 * time.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}

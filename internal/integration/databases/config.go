@@ -31,6 +31,18 @@ func Entries(cfg *config.Config) []sqlquery.Database {
 // NewEntry is a [[databases]] entry holding its declared defaults.
 func NewEntry() sqlquery.Database { return defaults.Of[sqlquery.Database]() }
 
+// SQLite is a [[databases]] entry holding its declared defaults that
+// reads the SQLite file at path under name (the demo's database).
+func SQLite(name, path string) (sqlquery.Database, error) {
+	dsn, err := sqlquery.NewDSN(sqlquery.DriverSQLite, path)
+	if err != nil {
+		return sqlquery.Database{}, fmt.Errorf("database %s: %w", name, err)
+	}
+	db := NewEntry()
+	db.Name, db.Driver, db.DSN = name, sqlquery.DriverSQLite, dsn
+	return db, nil
+}
+
 // SetEntries replaces the configuration's [[databases]] entries (the
 // demo's, eval's recorded ones); other copies of cfg keep theirs.
 func SetEntries(cfg *config.Config, es ...sqlquery.Database) { config.SetTable(cfg, table, es) }
@@ -58,10 +70,10 @@ func resolvePaths(cfg *config.Config, r config.Paths) (probs []string) {
 	es := slices.Clone(Entries(cfg))
 	defer SetEntries(cfg, es...)
 	for i, db := range es {
-		if db.DSN.Driver() != config.DriverSQLite || db.DSN.IsZero() {
+		if db.DSN.Driver() != sqlquery.DriverSQLite || db.DSN.IsZero() {
 			continue
 		}
-		dsn, err := config.NewDSN(config.DriverSQLite, r.Abs(db.DSN.Reveal()))
+		dsn, err := sqlquery.NewDSN(sqlquery.DriverSQLite, r.Abs(db.DSN.Reveal()))
 		if err != nil {
 			probs = append(probs, fmt.Sprintf("databases[%d].dsn: %v", i, err))
 			continue
@@ -77,14 +89,14 @@ func checkConfig(cfg *config.Config, c *config.Checker) {
 	for i, d := range Entries(cfg) {
 		key := fmt.Sprintf("databases[%d].dsn", i)
 		switch d.Driver {
-		case config.DriverMySQL, config.DriverPostgres, config.DriverSQLite:
+		case sqlquery.DriverMySQL, sqlquery.DriverPostgres, sqlquery.DriverSQLite:
 		default:
 			continue // the driver's own problem is reported
 		}
 		if d.DSN.IsZero() {
 			c.Bad(key, `""`, `empty: write e.g. "readonly:secret@tcp(127.0.0.1:3306)/orders" (mysql), "postgres://readonly:secret@127.0.0.1:5432/orders" (postgres) or a file path (sqlite)`)
 		} else if d.DSN.Driver() != d.Driver {
-			c.Rule(key, fmt.Sprintf("was not checked for driver %q: build it with config.NewDSN", d.Driver))
+			c.Rule(key, fmt.Sprintf("was not checked for driver %q: build it with sqlquery.NewDSN", d.Driver))
 		}
 	}
 }

@@ -45,7 +45,7 @@ func TestValidateBuiltConfig(t *testing.T) {
 	// what Load would, without a file.
 	c := config.Defaults(Source{}.Config())
 	c.DBPath = "/tmp/x.db"
-	SetEntries(&c, sqlquery.Database{Name: "o", Driver: config.DriverSQLite, MaxRows: 50, Timeout: time.Second})
+	SetEntries(&c, sqlquery.Database{Name: "o", Driver: sqlquery.DriverSQLite, MaxRows: 50, Timeout: time.Second})
 	err := c.Validate()
 	if err == nil {
 		t.Fatal("Validate accepted an empty DSN")
@@ -55,15 +55,15 @@ func TestValidateBuiltConfig(t *testing.T) {
 			t.Errorf("error lacks %q: %v", s, err)
 		}
 	}
-	dsn, err := config.NewDSN(config.DriverSQLite, "/tmp/orders.db")
+	dsn, err := sqlquery.NewDSN(sqlquery.DriverSQLite, "/tmp/orders.db")
 	if err != nil {
 		t.Fatal(err)
 	}
-	SetEntries(&c, sqlquery.Database{Name: "o", Driver: config.DriverSQLite, DSN: dsn, MaxRows: 50, Timeout: time.Second})
+	SetEntries(&c, sqlquery.Database{Name: "o", Driver: sqlquery.DriverSQLite, DSN: dsn, MaxRows: 50, Timeout: time.Second})
 	if err := c.Validate(); err != nil {
 		t.Errorf("Validate: %v", err)
 	}
-	SetEntries(&c, sqlquery.Database{Name: "o", Driver: config.DriverMySQL, DSN: dsn, MaxRows: 50, Timeout: time.Second})
+	SetEntries(&c, sqlquery.Database{Name: "o", Driver: sqlquery.DriverMySQL, DSN: dsn, MaxRows: 50, Timeout: time.Second})
 	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "was not checked for driver") {
 		t.Errorf("driver/DSN mismatch not caught: %v", err)
 	}

@@ -71,7 +71,7 @@ func freezeTool(ctx context.Context, p *frozen.Pack, tool string, reads func(inp
 			return p.Gone("database", name)
 		}
 		db := dbs[i]
-		if db.Driver == config.DriverSQLite {
+		if db.Driver == sqlquery.DriverSQLite {
 			if err := freezeSQLite(ctx, p, db); err != nil {
 				return err
 			}
@@ -106,7 +106,7 @@ func freezeSQLite(ctx context.Context, p *frozen.Pack, db sqlquery.Database) err
 		return fmt.Errorf("eval pack: database %s: %w", db.Name, err)
 	}
 	p.Append("databases", databaseFile{
-		Name: db.Name, Driver: string(config.DriverSQLite), DSN: p.Rel(dst),
+		Name: db.Name, Driver: string(sqlquery.DriverSQLite), DSN: p.Rel(dst),
 		MaxRows: db.MaxRows, Timeout: config.FormatDuration(db.Timeout),
 	})
 	p.Frozen("database %s: the SQLite file, %d cell(s) masked%s", db.Name, m.cells, strings.Join(append([]string{""}, m.notes...), "; "))
@@ -140,7 +140,7 @@ func ident(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"
 // the name, the engine and MySQL's default schema.
 func record(p *frozen.Pack, rec *Recording, db sqlquery.Database, tool string, reads func(input, observation json.RawMessage) []string) {
 	rd := RecordedDatabase{Name: db.Name, Driver: db.Driver}
-	if db.Driver == config.DriverMySQL {
+	if db.Driver == sqlquery.DriverMySQL {
 		if c, err := mysql.ParseDSN(db.DSN.Reveal()); err == nil {
 			rd.Schema = c.DBName
 		}

@@ -34,18 +34,18 @@ func TestDatabasesPostgres(t *testing.T) {
 		if raw == "" {
 			testenv.Missing(t, envs[name]+" not set: source .ci/postgres.sh to run the PostgreSQL doctor check", ".ci/run must source .ci/postgres.sh")
 		}
-		dsn, err := config.NewDSN(config.DriverPostgres, raw)
+		dsn, err := sqlquery.NewDSN(sqlquery.DriverPostgres, raw)
 		if err != nil {
 			t.Fatal(err)
 		}
-		dbs = append(dbs, sqlquery.Database{Name: name, Driver: config.DriverPostgres, DSN: dsn, Timeout: 5 * time.Second})
+		dbs = append(dbs, sqlquery.Database{Name: name, Driver: sqlquery.DriverPostgres, DSN: dsn, Timeout: 5 * time.Second})
 	}
 	closed := strings.TrimPrefix(testenv.ClosedURL(t), "http://")
-	my, err := config.NewDSN(config.DriverMySQL, "ro:mysql-secret-9@tcp("+closed+")/shop")
+	my, err := sqlquery.NewDSN(sqlquery.DriverMySQL, "ro:mysql-secret-9@tcp("+closed+")/shop")
 	if err != nil {
 		t.Fatal(err)
 	}
-	dbs = append(dbs, sqlquery.Database{Name: "legacy", Driver: config.DriverMySQL, DSN: my, Timeout: 5 * time.Second})
+	dbs = append(dbs, sqlquery.Database{Name: "legacy", Driver: sqlquery.DriverMySQL, DSN: my, Timeout: 5 * time.Second})
 	SetEntries(cfg, dbs...)
 
 	got := append(Postgres{}.Doctor(context.Background(), cfg, integration.Env{}), Source{}.Doctor(context.Background(), cfg, integration.Env{})...)

@@ -74,7 +74,7 @@ func addRecorded(cfg *config.Config, rec *Recording) error {
 		if d.Driver == sqlquery.DriverPostgres {
 			raw = "postgres://recorded@" + recordedHost + "/recorded?sslmode=disable"
 		}
-		dsn, err := config.NewDSN(d.Driver, raw)
+		dsn, err := sqlquery.NewDSN(d.Driver, raw)
 		if err != nil {
 			return fmt.Errorf("recorded database %s: %w", d.Name, err)
 		}

@@ -108,12 +108,12 @@ func TestRecordingErrors(t *testing.T) {
 // canonicalised again with no server: the same statement, spaced and cased
 // otherwise, gets the recorded answer.
 func TestRecordedMySQL(t *testing.T) {
-	dsn, err := config.NewDSN(config.DriverMySQL, "app:pw@tcp(127.0.0.1:1)/shop")
+	dsn, err := sqlquery.NewDSN(sqlquery.DriverMySQL, "app:pw@tcp(127.0.0.1:1)/shop")
 	if err != nil {
 		t.Fatal(err)
 	}
 	db := NewEntry()
-	db.Name, db.Driver, db.DSN = "billing", config.DriverMySQL, dsn
+	db.Name, db.Driver, db.DSN = "billing", sqlquery.DriverMySQL, dsn
 	orig, err := sqlquery.New([]sqlquery.Database{db})
 	if err != nil {
 		t.Fatal(err)

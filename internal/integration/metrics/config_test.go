@@ -33,17 +33,18 @@ func TestMetricsSecretFromEnvironment(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
-	if got := cfg.Metrics[0].Secret.Reveal(); got != "tok-Hunter2Secret" {
+	es := Entries(cfg)
+	if got := es[0].Secret.Reveal(); got != "tok-Hunter2Secret" {
 		t.Errorf("metrics[0] secret = %q, want the variable's value", got)
 	}
-	if !cfg.Metrics[1].Secret.IsZero() {
+	if !es[1].Secret.IsZero() {
 		t.Errorf("metrics[1] secret set from an unset variable")
 	}
 	b, err := json.Marshal(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	shown := strings.Join([]string{cfg.String(), string(b), fmt.Sprintf("%v %+v %#v", cfg.Metrics, cfg.Metrics, cfg.Metrics)}, "\n")
+	shown := strings.Join([]string{cfg.String(), string(b), fmt.Sprintf("%v %+v %#v", es, es, es)}, "\n")
 	if strings.Contains(shown, "Hunter2Secret") {
 		t.Errorf("the token is shown:\n%s", shown)
 	}

@@ -14,7 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/frozen"
 	"github.com/superbiz/superbiz/internal/httpsource"
 	"github.com/superbiz/superbiz/pkg/egress"
@@ -67,12 +66,13 @@ func (Source) Freeze(ctx context.Context, p *frozen.Pack) error {
 	lo, hi := sp.Widened()
 	series := map[string]*omSeries{}
 	var names []string
+	es := Entries(p.Config)
 	for _, c := range calls {
-		i := slices.IndexFunc(p.Config.Metrics, func(m config.MetricsSource) bool { return m.Name == c.source })
+		i := slices.IndexFunc(es, func(m metricstool.Source) bool { return m.Name == c.source })
 		if i < 0 {
 			return p.Gone("metrics source", c.source)
 		}
-		src := p.Config.Metrics[i]
+		src := es[i]
 		if !slices.Contains(names, src.Name) {
 			names = append(names, src.Name)
 		}
@@ -103,7 +103,7 @@ type omSeries struct {
 
 // rawSamples reads the samples of selector sel in [lo, hi] from src with the
 // instant query sel[range] at hi, and adds them to series.
-func rawSamples(ctx context.Context, src config.MetricsSource, sel string, lo, hi time.Time, series map[string]*omSeries) error {
+func rawSamples(ctx context.Context, src metricstool.Source, sel string, lo, hi time.Time, series map[string]*omSeries) error {
 	var auth httpsource.Auth
 	switch {
 	case src.BearerTokenEnv != "":

@@ -28,13 +28,14 @@ func (Source) Name() string { return "metrics" }
 // Build adds query_metrics over every [[metrics]] entry; nothing without
 // one. An entry whose secret variable is unset is a configuration error.
 func (Source) Build(_ context.Context, cfg *config.Config, _ integration.Env, parts *integration.Parts) error {
-	if len(cfg.Metrics) == 0 {
+	es := Entries(cfg)
+	if len(es) == 0 {
 		return nil
 	}
 	if err := secretsSet(cfg); err != nil {
 		return &integration.ConfigError{Err: err}
 	}
-	return parts.Add(metricstool.New(cfg.Metrics))
+	return parts.Add(metricstool.New(es))
 }
 
 // Reads names the metrics source a call asked for and its result reports.
@@ -45,7 +46,7 @@ func (Source) Reads(input, observation json.RawMessage) []string {
 // secretsSet refuses a [[metrics]] entry whose secret variable is
 // unset (naming the key and the variable, never a value).
 func secretsSet(cfg *config.Config) error {
-	for i := range cfg.Metrics {
+	for i := range Entries(cfg) {
 		if problem := secretProblem(cfg, i); problem != "" {
 			return errors.New(problem)
 		}
@@ -56,7 +57,7 @@ func secretsSet(cfg *config.Config) error {
 // secretProblem says which variable entry i names but the
 // environment lacks, "" when its credentials (if any) are there.
 func secretProblem(cfg *config.Config, i int) string {
-	m := cfg.Metrics[i]
+	m := Entries(cfg)[i]
 	env, key := m.BearerTokenEnv, "bearer_token_env"
 	if env == "" {
 		env, key = m.PasswordEnv, "password_env"
@@ -75,13 +76,14 @@ func secretProblem(cfg *config.Config, i int) string {
 // query_metrics sends queries (same URL, credentials and timeout).
 func (Source) Doctor(ctx context.Context, cfg *config.Config, _ integration.Env) []doctor.Result {
 	var out []doctor.Result
-	for i, m := range cfg.Metrics {
+	es := Entries(cfg)
+	for i, m := range es {
 		name := "metrics " + m.Name
 		if problem := secretProblem(cfg, i); problem != "" {
 			out = append(out, doctor.Failed(name, problem, "export the variable (its value is never printed), or change the [[metrics]] entry"))
 			continue
 		}
-		tool, err := metricstool.New(cfg.Metrics[i : i+1])
+		tool, err := metricstool.New(es[i : i+1])
 		if err != nil {
 			out = append(out, doctor.Failed(name, err.Error(), "fix the [[metrics]] entry in "+cfg.File))
 			continue
@@ -99,7 +101,7 @@ func (Source) Doctor(ctx context.Context, cfg *config.Config, _ integration.Env)
 }
 
 // hint names the fix for a failed metrics check.
-func hint(m config.MetricsSource, err error) string {
+func hint(m metricstool.Source, err error) string {
 	var ae *metricstool.APIError
 	if !errors.As(err, &ae) {
 		return "check the url of metrics " + m.Name

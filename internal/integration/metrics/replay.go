@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/frozen"
@@ -94,11 +95,13 @@ type server struct {
 
 // Configure adds a [[metrics]] source on the pack's Prometheus for each name.
 func (s server) Configure(cfg *config.Config) error {
+	es := slices.Clone(Entries(cfg))
 	for _, name := range s.names {
-		m := config.NewMetricsSource()
+		m := NewEntry()
 		m.Name, m.URL = name, s.prom.URL
-		cfg.Metrics = append(cfg.Metrics, m)
+		es = append(es, m)
 	}
+	SetEntries(cfg, es...)
 	// The names are the pack's: checked as any configured source's.
 	if err := cfg.Validate(); err != nil {
 		return fmt.Errorf("%s: %s: %w", frozen.ScenarioFile, ScenarioKey, err)

@@ -31,11 +31,7 @@ func (Source) PackTable() string { return table }
 // PackPaths are the configuration's skills.paths, which a pack's must keep
 // inside it.
 func (Source) PackPaths(cfg *config.Config) []integration.PackPath {
-	var out []integration.PackPath
-	for i, p := range Paths(cfg) {
-		out = append(out, integration.PackPath{Key: fmt.Sprintf("skills.paths[%d]", i), Path: p})
-	}
-	return out
+	return integration.PathList(table+".paths", Paths(cfg))
 }
 
 // Freezes is read_skill.

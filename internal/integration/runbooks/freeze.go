@@ -12,7 +12,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/frozen"
+	"github.com/superbiz/superbiz/internal/integration"
 	"github.com/superbiz/superbiz/pkg/egress"
 	"github.com/superbiz/superbiz/pkg/tools/knowledge"
 )
@@ -116,6 +118,15 @@ func listRunbooks(roots []runbookRoot) ([]runbook, error) {
 		}
 	}
 	return out, nil
+}
+
+// PackTable is [knowledge]: Freeze writes the pack's own (integration.Packed).
+func (Source) PackTable() string { return table }
+
+// PackPaths are the configuration's knowledge.paths, which a pack's must
+// keep inside it.
+func (Source) PackPaths(cfg *config.Config) []integration.PackPath {
+	return integration.PathList(table+".paths", Paths(cfg))
 }
 
 // Freezes is lookup_knowledge.

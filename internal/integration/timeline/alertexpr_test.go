@@ -11,6 +11,7 @@ import (
 
 	"github.com/superbiz/superbiz/internal/alerts"
 	"github.com/superbiz/superbiz/internal/config"
+	metricsource "github.com/superbiz/superbiz/internal/integration/metrics"
 	"github.com/superbiz/superbiz/internal/promtest"
 	"github.com/superbiz/superbiz/internal/timeline"
 	"github.com/superbiz/superbiz/pkg/tools"
@@ -69,7 +70,7 @@ func TestAlertExpression(t *testing.T) {
 		t.Fatalf("the alert's expression %q (generatorURL %q)", got, al.GeneratorURL)
 	}
 	src := metricstool.Source{Name: "prom", URL: prom.URL, Timeout: 10 * time.Second, MaxSeries: 50, MaxPoints: 400, MaxWindow: 48 * time.Hour}
-	m, _, ok := AlertMetric(context.Background(), &config.Config{Metrics: []config.MetricsSource{src}}, al)
+	m, _, ok := AlertMetric(context.Background(), metricsConfig(src), al)
 	if !ok || m.Query != `demo_latency_seconds{job="app"}` || m.Source != "prom" || m.Name != "HighLatency expression" || m.Service != "checkout" {
 		t.Fatalf("AlertMetric %+v, %v", m, ok)
 	}
@@ -108,4 +109,12 @@ func TestAlertExpression(t *testing.T) {
 		t.Errorf("event %s\nwant the rise at %s (±%s)", dump, shift, step)
 	}
 	t.Logf("the rise placed %s from its true time (step %s)", e.At.Sub(shift), step)
+}
+
+// metricsConfig is a configuration whose [[metrics]] entries are srcs, as
+// a Go program builds it.
+func metricsConfig(srcs ...metricstool.Source) *config.Config {
+	cfg := config.Defaults(metricsource.Source{}.Config())
+	metricsource.SetEntries(&cfg, srcs...)
+	return &cfg
 }

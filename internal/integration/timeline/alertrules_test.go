@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/superbiz/superbiz/internal/alerts"
-	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/promtest"
 	"github.com/superbiz/superbiz/internal/testenv"
 	metricstool "github.com/superbiz/superbiz/pkg/tools/metrics"
@@ -29,7 +28,7 @@ func TestAlertExpressionFromRules(t *testing.T) {
 	waitFor(t, "HighLatency to fire", func() bool { return query(t, prom.URL, `ALERTS{alertname="HighLatency",alertstate="firing"}`) == 1 })
 	src := metricstool.Source{Name: "prom", URL: prom.URL, Timeout: 10 * time.Second, MaxSeries: 50, MaxPoints: 400, MaxWindow: 48 * time.Hour}
 	down := metricstool.Source{Name: "down", URL: testenv.ClosedURL(t), Timeout: 2 * time.Second, MaxSeries: 50, MaxPoints: 400, MaxWindow: 48 * time.Hour}
-	cfg := &config.Config{Metrics: []config.MetricsSource{down, src}}
+	cfg := metricsConfig(down, src)
 	al := alerts.Alert{Labels: map[string]string{"alertname": "HighLatency", "job": "app", "service": "checkout", "severity": "page", "cluster": "eu-1"},
 		StartsAt: now.Add(-9 * time.Minute)}
 	if al.Expr() != "" {

@@ -15,6 +15,10 @@ func TestConfigErrors(t *testing.T) {
 		{Name: "unknown key in an entry", TOML: "[[timeline.metrics]]\nname = \"up\"\nquery = \"up\"\nservices = \"x\"\n", Want: []string{`unknown key "timeline.metrics[0].services"`, `did you mean "timeline.metrics[0].service"?`}},
 		{Name: "unknown key in [timeline]", TOML: "[timeline]\nmetric = 1\n", Want: []string{`unknown key "timeline.metric"`, `did you mean "timeline.metrics"?`}},
 		{Name: "metrics as a table", TOML: "[timeline.metrics]\nname = \"up\"\n", Want: []string{"timeline.metrics in ", "must be an array of tables ([[timeline.metrics]])"}},
+		{Name: "entry without a name", TOML: "[[timeline.metrics]]\nquery = \"up\"\n", Want: []string{`timeline.metrics[0].name = "" in `, "missing: every [[timeline.metrics]] entry needs its name"}},
+		{Name: "entry with an empty name", TOML: "[[timeline.metrics]]\nname = \"\"\nquery = \"up\"\n", Want: []string{`timeline.metrics[0].name = "" in `, "missing: every [[timeline.metrics]] entry needs its name"}},
+		{Name: "entry without a query", TOML: "[[timeline.metrics]]\nname = \"checkout p99\"\n", Want: []string{`timeline.metrics[0].query = "" in `, `missing: the [[timeline.metrics]] entry "checkout p99" needs its query`}},
+		{Name: "second entry without either", TOML: example + "\n[[timeline.metrics]]\nservice = \"x\"\n", Want: []string{`timeline.metrics[1].name = "" in `, `timeline.metrics[1].query = "" in `, "every [[timeline.metrics]] entry needs its query"}, Not: []string{"timeline.metrics[0]"}},
 	})
 }
 

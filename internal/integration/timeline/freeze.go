@@ -11,6 +11,7 @@ import (
 	"github.com/superbiz/superbiz/internal/config"
 	"github.com/superbiz/superbiz/internal/frozen"
 	logsource "github.com/superbiz/superbiz/internal/integration/logs"
+	metricsource "github.com/superbiz/superbiz/internal/integration/metrics"
 	"github.com/superbiz/superbiz/internal/timeline"
 	"github.com/superbiz/superbiz/pkg/model"
 	"github.com/superbiz/superbiz/pkg/runrecord"
@@ -106,10 +107,11 @@ func metricOf(p *frozen.Pack, name string) (timeline.Metric, error) {
 	}
 	m := Metrics(p.Config)[i]
 	if m.Source == "" {
-		if len(p.Config.Metrics) != 1 {
-			return m, frozen.Refused("the timeline metric %q names no [[metrics]] source, and the configuration has %d: name its source", name, len(p.Config.Metrics))
+		srcs := metricsource.Entries(p.Config)
+		if len(srcs) != 1 {
+			return m, frozen.Refused("the timeline metric %q names no [[metrics]] source, and the configuration has %d: name its source", name, len(srcs))
 		}
-		m.Source = p.Config.Metrics[0].Name
+		m.Source = srcs[0].Name
 	}
 	return m, nil
 }

@@ -16,6 +16,7 @@ import (
 
 	kubesource "github.com/superbiz/superbiz/internal/integration/kubernetes"
 	logsource "github.com/superbiz/superbiz/internal/integration/logs"
+	metricsource "github.com/superbiz/superbiz/internal/integration/metrics"
 
 	"github.com/superbiz/superbiz/internal/alerts"
 	"github.com/superbiz/superbiz/internal/config"
@@ -83,8 +84,9 @@ func KubernetesSources(cfg *config.Config) []string {
 // of (timeline.Plan.AlertSeries): every one, since any may be the
 // Prometheus that evaluates the alerting rules.
 func AlertSeries(cfg *config.Config) []string {
-	out := make([]string, 0, len(cfg.Metrics))
-	for _, m := range cfg.Metrics {
+	srcs := metricsource.Entries(cfg)
+	out := make([]string, 0, len(srcs))
+	for _, m := range srcs {
 		out = append(out, m.Name)
 	}
 	return out
@@ -158,7 +160,7 @@ func (Source) Reads(_, observation json.RawMessage) []string {
 // sources and none on that host, the source stays "" and the read's
 // coverage line says which to choose.
 func AlertMetric(ctx context.Context, cfg *config.Config, al alerts.Alert) (m timeline.Metric, note string, ok bool) {
-	if len(cfg.Metrics) == 0 {
+	if len(metricsource.Entries(cfg)) == 0 {
 		return timeline.Metric{}, "", false
 	}
 	expr, source := al.Expr(), hostSource(cfg, al.GeneratorURL)
@@ -178,14 +180,15 @@ func AlertMetric(ctx context.Context, cfg *config.Config, al alerts.Alert) (m ti
 // hostSource is the [[metrics]] source whose URL has gen's host, the only
 // one when one is configured, else "".
 func hostSource(cfg *config.Config, gen string) string {
-	if len(cfg.Metrics) == 1 {
-		return cfg.Metrics[0].Name
+	srcs := metricsource.Entries(cfg)
+	if len(srcs) == 1 {
+		return srcs[0].Name
 	}
 	g, err := url.Parse(gen)
 	if err != nil || g.Host == "" {
 		return ""
 	}
-	for _, s := range cfg.Metrics {
+	for _, s := range srcs {
 		if u, err := url.Parse(s.URL); err == nil && strings.EqualFold(u.Host, g.Host) {
 			return s.Name
 		}
@@ -197,15 +200,16 @@ func hostSource(cfg *config.Config, gen string) string {
 // rule, first the source first (when set): the expression and the source
 // that has it, or "" and why none was read.
 func ruleExpr(ctx context.Context, cfg *config.Config, al alerts.Alert, first string) (expr, source, why string) {
-	mt, err := metricstool.New(cfg.Metrics)
+	srcs := metricsource.Entries(cfg)
+	mt, err := metricstool.New(srcs)
 	if err != nil {
 		return "", "", "the metrics sources cannot be asked for the rule of " + al.Name() + ": " + err.Error()
 	}
-	names := make([]string, 0, len(cfg.Metrics))
+	names := make([]string, 0, len(srcs))
 	if first != "" {
 		names = append(names, first)
 	}
-	for _, s := range cfg.Metrics {
+	for _, s := range srcs {
 		if s.Name != first {
 			names = append(names, s.Name)
 		}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	alertsource "github.com/superbiz/superbiz/internal/integration/alerts"
+	metricsource "github.com/superbiz/superbiz/internal/integration/metrics"
 	"github.com/superbiz/superbiz/internal/registry"
 )
 
@@ -185,7 +186,7 @@ func TestParsePorts(t *testing.T) {
 func TestDefaultPortsFollowConfig(t *testing.T) {
 	d := registry.Defaults()
 	urls := []string{d.Model.Host.Reveal(), d.Model.URL.Reveal(), alertsource.Of(&d).URL}
-	for _, m := range d.Metrics {
+	for _, m := range metricsource.Entries(&d) {
 		urls = append(urls, m.URL)
 	}
 	watched, err := parsePorts(defaultPorts)

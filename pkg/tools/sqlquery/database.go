@@ -125,7 +125,8 @@ func (d DSN) IsZero() bool { return d.raw == "" }
 
 // Password is the password the DSN carries (zero for none, for SQLite, and
 // for a DSN that does not parse), for a policy that removes it from text
-// read back later (runs show).
+// read back later (runs show): internal/config's Policy finds it by this
+// method in every table.
 func (d DSN) Password() egress.Secret {
 	switch d.driver {
 	case DriverMySQL:
