@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/spf13/cobra"
 
+	"github.com/superbiz/superbiz/internal/demo"
 	alertsource "github.com/superbiz/superbiz/internal/integration/alerts"
 	metricsource "github.com/superbiz/superbiz/internal/integration/metrics"
 	timelinesource "github.com/superbiz/superbiz/internal/integration/timeline"
@@ -22,12 +23,7 @@ import (
 // Bounds of `superbiz timeline`'s window.
 const (
 	defaultTimelineSince = time.Hour
-	// demoTimelineSince is --since's default with --demo: the demo's clock
-	// reads 15:00 and its payment incident began at 14:00, so the hour
-	// before it, with the 13:58 deploy, is in the window (as in the demo
-	// diagnosis's own build_timeline call).
-	demoTimelineSince = 2 * time.Hour
-	minTimelineWindow = 5 * time.Minute
+	minTimelineWindow    = 5 * time.Minute
 	// timelineBeforeAlert is how far before an alert's start its timeline begins.
 	timelineBeforeAlert = time.Hour
 )
@@ -177,7 +173,7 @@ func timelineWindow(opts *timelineOptions, now time.Time) (timeline.Window, erro
 	if since == 0 {
 		since = defaultTimelineSince
 		if opts.Demo {
-			since = demoTimelineSince
+			since = demo.TimelineSince
 		}
 	}
 	if since < minTimelineWindow || since > timeline.MaxWindow {

@@ -35,6 +35,12 @@ const (
 	NowText = "2026-11-28T15:00:00Z"
 )
 
+// TimelineSince is how far back from NowText the demo's timeline looks
+// (`timeline --demo`'s default and the demo diagnosis's build_timeline
+// call): its payment incident began at 14:00, so the hour before it, with
+// payment-service's 13:58 deploy, must be in the window.
+const TimelineSince = 2 * time.Hour
+
 // Query is the built-in demo query: the default when --demo is given no query,
 // and the only query the scripted demo transcript answers.
 const Query = "payment timeouts on order-service since 14:00, many 504s at checkout"

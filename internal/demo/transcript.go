@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/superbiz/superbiz/pkg/model"
+	"github.com/superbiz/superbiz/pkg/tools"
 )
 
 // TranscriptNote is what the output says when the scripted transcript plays.
@@ -47,7 +48,7 @@ func Transcript() []model.Response {
 	return []model.Response{
 		calls(
 			model.ToolCall{ID: "call_demo0001", Name: "read_skill", Arguments: json.RawMessage(`{"name":"diagnose-payment-timeout"}`)},
-			model.ToolCall{ID: TimelineCallID, Name: "build_timeline", Arguments: json.RawMessage(`{"input":{"since":"2h"}}`)},
+			model.ToolCall{ID: TimelineCallID, Name: "build_timeline", Arguments: json.RawMessage(`{"input":{"since":"` + tools.FormatDuration(TimelineSince) + `"}}`)},
 		),
 		call("call_demo0002", "query_logs", `{"previous_observation":{"tool_call_id":"`+TimelineCallID+`","evaluation":"GAINED"},"input":{"service":"payment-service","level":"ERROR","contains":"connection is not available","since":"1h","limit":5}}`),
 		call("call_demo0003", "query_logs", `{"previous_observation":{"tool_call_id":"call_demo0002","evaluation":"GAINED"},"input":{"service":"payment-service","level":"WARN","contains":"active=50","since":"1h","limit":5}}`),
