@@ -301,7 +301,7 @@ func (b *Boundary) handleEvidence(adapter tools.Adapter, call model.ToolCall, in
 	}
 	b.seen[key] = call.ID
 	limit := b.obsLimit - len(call.ID) - len(call.Name) - 96
-	out := adapter.Execute(b.rc.ctx, tools.Call{
+	out := execute(b.rc.ctx, adapter, tools.Call{
 		SessionID: b.rc.sessionID, RunID: b.rc.runID, ToolCallID: call.ID, Tool: call.Name,
 		Input: canon.Input, Now: b.rc.Now(), MaxBytes: limit,
 		Progress: func(s tools.Step) {
@@ -316,6 +316,18 @@ func (b *Boundary) handleEvidence(adapter tools.Adapter, call model.ToolCall, in
 		b.pending = call.ID
 	}
 	return o, inv
+}
+
+// execute runs the tool's call and turns a panic of it (on the calling
+// goroutine) into an INTERNAL failure, so a faulty tool ends its own call,
+// audited like any failure, and not the run, its store or an MCP server.
+func execute(ctx context.Context, adapter tools.Adapter, call tools.Call) (out tools.Outcome) {
+	defer func() {
+		if r := recover(); r != nil {
+			out = tools.Failed(tools.CodeInternal, fmt.Errorf("%s failed inside the tool (a bug of superbiz, please report it): %v", call.Tool, r))
+		}
+	}()
+	return adapter.Execute(ctx, call)
 }
 
 // control is the observation with a control answer and nothing else.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -273,5 +274,40 @@ func TestHasProgress(t *testing.T) {
 	}
 	if (harness.ProgressSnapshot{}).HasProgress() {
 		t.Error("an empty snapshot has progress")
+	}
+}
+
+// A tool that panics ends its own call as ERROR/INTERNAL, recorded with
+// the panic's message masked like any detail; the run goes on and the next
+// call runs.
+func TestToolPanicIsAnInternalFailure(t *testing.T) {
+	const secret = "Hunt3rPw42"
+	rec := &recorder{}
+	rc := newRun(t, harness.DefaultBudget(), rec)
+	tool := &countingTool{}
+	tool.during = func(context.Context) {
+		if tool.runs.Load() == 1 {
+			panic("index out of range reading password=" + secret)
+		}
+	}
+	bd := boundary(t, rc, tool)
+	obs := bd.Handle(probe("call_1", `{"input":{"q":"a"}}`))
+	var o struct {
+		Status    string `json:"evidence_status"`
+		ErrorCode string `json:"error_code"`
+	}
+	if err := json.Unmarshal([]byte(obs), &o); err != nil {
+		t.Fatalf("observation %s: %v", obs, err)
+	}
+	if o.Status != string(tools.StatusError) || o.ErrorCode != tools.CodeInternal || strings.Contains(obs, secret) {
+		t.Errorf("the panicking call's observation = %s, want ERROR INTERNAL without the secret", obs)
+	}
+	if obs := bd.Handle(probe("call_2", `{"input":{"q":"b"}}`)); tool.runs.Load() != 2 || control(t, obs) != "" {
+		t.Errorf("the call after a panic: ran %d times in all, observation %s", tool.runs.Load(), obs)
+	}
+	invs := bd.Invocations()
+	if len(invs) != 2 || invs[0].ErrorCode != tools.CodeInternal || !strings.Contains(invs[0].Detail, "probe failed inside the tool") ||
+		!strings.Contains(invs[0].Detail, "index out of range") || strings.Contains(invs[0].Detail, secret) {
+		t.Fatalf("invocations %+v, want the first INTERNAL with the panic's masked message", invs)
 	}
 }
