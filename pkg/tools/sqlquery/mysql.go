@@ -210,11 +210,19 @@ func (h *handle) runMySQL(ctx context.Context, text string, maxRows int, checked
 	// from data is masked before any wrapping sees it.
 	qerr = myMaskError(qerr, text)
 	// After the rows are read (or failed) the kill is moot; if it already
-	// started, wait for it so the server is done with the statement.
+	// started, wait for it so the server is done with the statement. The
+	// driver can see the deadline and return before the context runs the
+	// kill: stop then wins, and a statement failed by the deadline gets its
+	// KILL QUERY here, or it would go on running on the server.
 	wasKilled := false
 	var killErr error
-	if !stop() {
+	switch {
+	case !stop():
 		killErr = <-killed
+		wasKilled = killErr == nil
+		discard = true
+	case qerr != nil && qctx.Err() != nil:
+		killErr = h.killQuery(ctx, connID)
 		wasKilled = killErr == nil
 		discard = true
 	}
